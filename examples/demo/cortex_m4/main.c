@@ -1,0 +1,129 @@
+/*
+ * arenascope demo firmware for QEMU mps2-an386 (Cortex-M4F): the agent, a TFLM-shaped
+ * workload on a tensor arena placed right below the stack, and the scenario selector.
+ * Register addresses: ARMv7-M Architecture Reference Manual B3.2 (SCB, SysTick) and the
+ * MPS2 AN386 memory map (CMSDK UART0 at 0x40004000). Output goes to UART0 (QEMU's stdout).
+ */
+#include <stdint.h>
+
+#include "arenascope/agent.h"
+#include "workload.h"
+
+#define REG(addr) (*(volatile uint32_t *)(addr))
+#define SCB_CCR REG(0xE000ED14u)   /* Configuration and Control: DIV_0_TRP is bit 4   */
+#define SCB_SHCSR REG(0xE000ED24u) /* MEMFAULTENA 16, BUSFAULTENA 17, USGFAULTENA 18   */
+#define SYST_CSR REG(0xE000E010u)
+#define SYST_RVR REG(0xE000E014u)
+#define SYST_CVR REG(0xE000E018u)
+#define UART0_DATA REG(0x40004000u)
+#define UART0_CTRL REG(0x40004008u)
+#define UART0_BAUDDIV REG(0x40004010u)
+
+#define SHCSR_FAULT_HANDLERS (7u << 16)
+#define CCR_DIV_0_TRP (1u << 4)
+#define UNMAPPED_ADDRESS 0xF0000000u /* nothing is mapped there on mps2-an386 */
+#define IDLE_TICKS 10u               /* 1 ms ticks between invokes */
+
+extern uint32_t __StackLimit, __StackTop, __guard_start, __guard_end;
+
+/* The tensor arena and the guard band: the linker script places them right below the stack. */
+__attribute__((section(".tensor_arena"), aligned(16))) uint8_t tensor_arena[DEMO_ARENA_BYTES];
+__attribute__((section(".stack_guard"), aligned(4))) uint8_t stack_guard[DEMO_GUARD_BYTES];
+uint8_t *const demo_arena = tensor_arena;
+
+static volatile uint32_t ticks;
+
+void demo_systick_isr(void)
+{
+    ticks++;
+}
+
+static void uart_puts(const char *s)
+{
+    while (*s != '\0') {
+        UART0_DATA = (uint32_t)(uint8_t)*s++;
+    }
+}
+
+static void uart_putu(uint32_t v)
+{
+    char buf[11];
+    int i = 10;
+
+    buf[i] = '\0';
+    do {
+        buf[--i] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0u);
+    uart_puts(&buf[i]);
+}
+
+static void idle(uint32_t n)
+{
+    uint32_t until = ticks + n;
+
+    while ((int32_t)(ticks - until) < 0) {
+        __asm__ volatile("wfi"); /* a spinning guest would take a whole host core */
+    }
+}
+
+/* Provokes the fault scenarios (workload.h). The configurable fault handlers are enabled at
+ * boot; DEMO_HARD_FAULT turns them off first, so the bus fault escalates (HFSR.FORCED). */
+static void provoke(uint32_t scenario)
+{
+    volatile uint32_t zero = 0u, one = 1u;
+    void (*volatile null_fn)(void) = 0;
+
+    uart_puts("arenascope demo: scenario ");
+    uart_putu(scenario);
+    uart_puts("\n");
+    switch (scenario) {
+    case DEMO_HARD_FAULT:
+        SCB_SHCSR &= ~SHCSR_FAULT_HANDLERS;
+        __asm__ volatile("dsb\n isb");
+        /* fall through */
+    case DEMO_BUS_FAULT:
+        REG(UNMAPPED_ADDRESS) = 0u;
+        break;
+    case DEMO_UNDEFINED:
+        __asm__ volatile("udf #0");
+        break;
+    case DEMO_DIV_BY_ZERO:
+        SCB_CCR |= CCR_DIV_0_TRP;
+        __asm__ volatile("dsb\n isb");
+        one = one / zero;
+        break;
+    case DEMO_NULL_CALL:
+        null_fn();
+        break;
+    default:
+        break;
+    }
+}
+
+int main(void)
+{
+    uint32_t invokes = 0;
+
+    arenascope_init(&__StackLimit, &__StackTop, &__guard_start, &__guard_end);
+    UART0_BAUDDIV = 16u;
+    UART0_CTRL = 1u; /* TX enable */
+    SCB_SHCSR |= SHCSR_FAULT_HANDLERS;
+    SYST_RVR = 25000u - 1u; /* 1 ms at the 25 MHz system clock */
+    SYST_CVR = 0u;
+    SYST_CSR = 7u; /* enable, interrupt, processor clock */
+
+    demo_allocate();
+    uart_puts("arenascope demo: arena ready, running inferences\n");
+    for (;;) {
+        uint32_t scenario;
+        demo_invoke();
+        arenascope_measure();
+        demo_invoke_done(++invokes);
+        scenario = demo_run_scenario(demo_scenario);
+        if (scenario != DEMO_NORMAL) {
+            provoke(scenario);
+        }
+        idle(IDLE_TICKS);
+    }
+}
