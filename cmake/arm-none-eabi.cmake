@@ -10,14 +10,12 @@ set(CMAKE_SIZE arm-none-eabi-size)
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
 set(ARENASCOPE_CPU_FLAGS "-mcpu=cortex-m4 -mthumb -mfloat-abi=softfp -mfpu=fpv4-sp-d16")
-set(CMAKE_C_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -ffunction-sections -fdata-sections")
-set(CMAKE_CXX_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti")
-set(CMAKE_ASM_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS}")
+set(CMAKE_C_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -g -ffunction-sections -fdata-sections")
+set(CMAKE_CXX_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -g -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti")
+set(CMAKE_ASM_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -g")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -nostartfiles --specs=nano.specs -Wl,--gc-sections")
-# -Os as the footprint budget is stated, -g so GDB sees types and symbols.
-set(CMAKE_C_FLAGS_RELEASE "-Os -g")
-set(CMAKE_CXX_FLAGS_RELEASE "-Os -g")
-set(CMAKE_ASM_FLAGS_RELEASE "-g")
+# Build with CMAKE_BUILD_TYPE=MinSizeRel (-Os, as the footprint budget is stated); -g (above)
+# so GDB sees types and symbols.
 
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)

@@ -1,0 +1,121 @@
+"""Test harness: real QEMU (mps2-an386) and real gdb-multiarch / gdb, started per test.
+
+Everything expected is computed here or in the tests from independent sources: the ELF's
+symbol table (pyelftools), the linker map, the hand-written ABI fixture and, when
+../shared is present, the real TFLM figures.
+"""
+import contextlib
+import json
+import os
+import pathlib
+import re
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("ARENASCOPE_BUILD_DIR", ROOT / "build"))
+FIRMWARE = BUILD / "firmware" / "demo_fw.elf"
+FIRMWARE_MAP = BUILD / "firmware" / "demo_fw.map"
+HOST_DEMO = BUILD / "examples" / "demo" / "host" / "demo_host"
+ABI = json.loads((ROOT / "target_agent" / "abi" / "agent_abi_v1.json").read_text())
+PROBE = pathlib.Path(__file__).with_name("gdb_probe.py")
+SHARED = ROOT.parent / "shared"
+TFLM_FIGURES = SHARED / "tflm-figures" / "tflm-figures.json"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def qemu(elf=FIRMWARE):
+    """Starts QEMU halted at reset with its gdbstub on a free loopback port; always kills it."""
+    port = free_port()
+    log = tempfile.NamedTemporaryFile(prefix="qemu-", suffix=".log", delete=False)
+    proc = subprocess.Popen(
+        ["timeout", "300", "qemu-system-arm", "-M", "mps2-an386", "-kernel", str(elf), "-nographic",
+         "-monitor", "none", "-S", "-gdb", f"tcp:127.0.0.1:{port}"],
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        yield port, pathlib.Path(log.name)
+    finally:
+        proc.kill()
+        proc.wait()
+        os.unlink(log.name)
+
+
+def gdb_batch(elf, commands, reads=(), remote_port=None, gdb="gdb-multiarch", timeout=90, args=()):
+    """Runs GDB in batch mode on elf (over the remote protocol when remote_port is given, else
+    as a local process with args), runs commands, then dumps `reads` (see gdb_probe.py).
+    Returns (dump dict, GDB's output)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp) / "probe.json"
+        ex = []
+        if remote_port is not None:
+            ex += ["-ex", f"target remote 127.0.0.1:{remote_port}"]
+        for c in commands:
+            ex += ["-ex", c]
+        ex += ["-ex", f'python probe_dump("{out}")', "-ex", "kill"]
+        cmd = [gdb, "-q", "-nx", "-batch", "-x", str(PROBE)] + ex
+        cmd += [str(elf)] if remote_port is not None else ["--args", str(elf), *args]
+        env = dict(os.environ, PROBE_READS=json.dumps([list(r) for r in reads]))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                              stdin=subprocess.DEVNULL)
+        text = proc.stdout + proc.stderr
+        assert out.exists(), f"GDB did not reach the probe:\n{text}"
+        return json.loads(out.read_text()), text
+
+
+def elf_symbols(elf):
+    """Symbol name -> address from the ELF's own symbol table (pyelftools)."""
+    from elftools.elf.elffile import ELFFile
+    with open(elf, "rb") as f:
+        e = ELFFile(f)
+        return {s.name: s["st_value"] for s in e.get_section_by_name(".symtab").iter_symbols() if s.name}
+
+
+def map_sections(map_path):
+    """Output section name -> (address, size) from a GNU ld map file."""
+    sections = {}
+    pattern = re.compile(r"^(\.[\w.]+)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)", re.M)
+    for name, addr, size in pattern.findall(pathlib.Path(map_path).read_text()):
+        sections.setdefault(name, (int(addr, 16), int(size, 16)))
+    return sections
+
+
+_FMT = {"u8": "B", "u16": "H", "u32": "I", "i16": "h"}
+
+
+def decode(type_name, data, addr_size, offset=0):
+    """Decodes one ABI struct from bytes at the fixture's offsets (test-side, independent of
+    the agent's code and of the plugin's decoder)."""
+    layout = ABI["layouts"][str(addr_size)]
+    out = {}
+    for field, ftype in ABI["types"][type_name]:
+        at = offset + layout[type_name][field]
+        if ftype == "addr":
+            out[field] = struct.unpack_from("<Q" if addr_size == 8 else "<I", data, at)[0]
+        elif ftype == "char[8]":
+            out[field] = data[at:at + 8]
+        elif ftype == "band":
+            out[field] = decode("band", data, addr_size, at)
+        elif ftype == "arena[]":
+            out[field] = [decode("arena", data, addr_size, at)]
+        else:
+            out[field] = struct.unpack_from("<" + _FMT[ftype], data, at)[0]
+    return out
+
+
+def decode_regions(data, count):
+    return [decode("region", data, 4, 16 * i) for i in range(count)]

@@ -1,0 +1,30 @@
+"""docs/agent-abi.md is the layout users read: its tables must say what the golden fixture says."""
+import re
+
+from harness import ABI, ROOT
+
+SECTIONS = {"Header": "descriptor", "Band": "band", "Arena entry": "arena", "Region entry": "region"}
+
+
+def doc_tables():
+    text = (ROOT / "docs" / "agent-abi.md").read_text()
+    tables = {}
+    for heading, body in re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", text, re.M | re.S):
+        key = next((v for k, v in SECTIONS.items() if heading.startswith(k)), None)
+        if key is None:
+            continue
+        rows = re.findall(r"^\| (\d+) \| (\d+) \| [^|]+ \| ([^|]+) \| (\w+) \|", body, re.M)
+        tables[key] = [(int(a), int(b), t.strip(), f) for a, b, t, f in rows]
+    return tables
+
+
+def test_every_field_in_the_docs_has_the_fixture_offsets_and_type():
+    tables = doc_tables()
+    assert set(tables) == set(SECTIONS.values())
+    for type_name, rows in tables.items():
+        declared = ABI["types"][type_name]
+        assert [f for *_, f in rows] == [f for f, _ in declared], type_name
+        for (off4, off8, doc_type, field), (_, fixture_type) in zip(rows, declared):
+            assert off4 == ABI["layouts"]["4"][type_name][field], f"{type_name}.{field} (addr 4)"
+            assert off8 == ABI["layouts"]["8"][type_name][field], f"{type_name}.{field} (addr 8)"
+            assert doc_type == fixture_type, f"{type_name}.{field} type"

@@ -1,0 +1,37 @@
+"""The same agent and workload built for the host (x86-64 Linux), under plain gdb: the
+descriptor must sit where the compiler put the demo's RAM block, with 8-byte addresses."""
+import pytest
+
+from harness import ABI, HOST_DEMO, decode, gdb_batch
+
+NONE = ABI["sentinels"]["none"]
+DESC_BYTES = ABI["layouts"]["8"]["descriptor"]["_size_one_arena"]
+ARENA_BYTES, GUARD_BYTES, STACK_BYTES = 12288, 256, 64 * 1024  # demo_plan.h, host/main.c
+
+pytestmark = pytest.mark.skipif(not HOST_DEMO.exists(), reason=f"{HOST_DEMO} not built")
+
+
+def test_host_demo_descriptor_under_gdb():
+    dump, text = gdb_batch(HOST_DEMO, ["break demo_invoke_done", "run", "continue"], gdb="gdb", args=["3"],
+                           reads=[("desc", "&arenascope_descriptor", DESC_BYTES), ("ram", "&ram", 1)])
+    assert dump["frame"] == "demo_invoke_done", text
+    d = decode("descriptor", bytes.fromhex(dump["mem"]["desc"]), 8)
+    ram = dump["addr"]["ram"]  # where the compiler and loader put the static RAM block
+    assert d["magic"] == b"ARENASCP" and d["addr_size"] == 8 and d["descriptor_size"] == DESC_BYTES
+    a = d["arena"][0]
+    assert a["base_addr"] == ram and a["size_bytes"] == ARENA_BYTES
+    assert (d["guard"]["low_addr"], d["guard"]["high_addr"]) == (ram + ARENA_BYTES, ram + ARENA_BYTES + GUARD_BYTES)
+    stack_low = ram + ARENA_BYTES + GUARD_BYTES
+    assert (d["stack"]["low_addr"], d["stack"]["high_addr"]) == (stack_low, stack_low + STACK_BYTES)
+    assert d["invoke_phase"] == 4  # stopped after the 2nd measured invoke
+    # The thread painted its stack below its frame; the measured peak is inside the stack.
+    assert 0 < d["stack"]["touched_lo"] < STACK_BYTES
+    assert d["guard"]["touched_lo"] == NONE and a["canary"]["touched_lo"] == NONE
+    assert a["region_count"] == 43 and a["head_bytes"] == 672
+
+
+def test_host_demo_runs_to_completion():
+    import subprocess
+    proc = subprocess.run([str(HOST_DEMO), "3"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "3 inferences, 6 invoke marks" in proc.stdout

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The demo: installs what is missing, builds, boots the demo firmware on QEMU's mps2-an386
+# (Cortex-M4F) halted at reset, attaches gdb-multiarch over the remote protocol (as it would
+# through OpenOCD on a board) and walks through examples/demo/demo.gdb.
+#   tools/demo.sh                 scripted walk-through, then exit
+#   tools/demo.sh --interactive   the same, then stay at the (gdb) prompt
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup-deps.sh
+bash tools/build.sh
+
+ELF=build/firmware/demo_fw.elf
+PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+UART_LOG=$(mktemp /tmp/arenascope-uart.XXXXXX)
+qemu-system-arm -M mps2-an386 -kernel "$ELF" -nographic -monitor none -S \
+  -gdb "tcp:127.0.0.1:$PORT" >"$UART_LOG" 2>&1 </dev/null &
+QEMU_PID=$!
+trap 'kill $QEMU_PID 2>/dev/null || true; rm -f "$UART_LOG"' EXIT
+for _ in $(seq 50); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
+  sleep 0.1
+done
+
+echo "arenascope demo: QEMU mps2-an386 (Cortex-M4F) running $ELF, gdbstub on 127.0.0.1:$PORT"
+if [ "${1:-}" = "--interactive" ]; then
+  gdb-multiarch -q -nx "$ELF" -ex "target remote 127.0.0.1:$PORT" -x examples/demo/demo.gdb
+else
+  gdb-multiarch -q -nx -batch "$ELF" -ex "target remote 127.0.0.1:$PORT" -x examples/demo/demo.gdb
+fi
+echo
+echo "== what the firmware printed on its UART:"
+cat "$UART_LOG"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages arenascope needs, only the missing ones (apt-get; sudo when
+# not root). Used by tools/demo.sh and tools/test.sh; safe to run again.
+set -euo pipefail
+
+PACKAGES=(
+  cmake make g++ gdb python3 python3-pytest python3-pyelftools libgtest-dev nlohmann-json3-dev
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gdb-multiarch
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "arenascope: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
