@@ -147,7 +147,7 @@ def test_magic_appears_once_in_ram_and_never_in_the_flash_image():
     assert hits == [elf_symbols(FIRMWARE)["arenascope_descriptor"]]
 
 
-def test_magic_is_absent_before_init_and_present_after():
+def test_magic_is_all_zero_until_init_runs():
     dump, _, _ = run_to_invoke(0, before=["break arenascope_init", "continue"],
                                reads=[("desc", "&arenascope_descriptor", 8)])
     assert dump["frame"] == "arenascope_init"

@@ -35,3 +35,20 @@ def test_host_demo_runs_to_completion():
     proc = subprocess.run([str(HOST_DEMO), "3"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "3 inferences, 6 invoke marks" in proc.stdout
+
+
+@pytest.mark.parametrize("scenario,signal", [(1, "SIGSEGV"), (3, "SIGSEGV"), (5, "SIGILL"), (6, "SIGFPE"),
+                                             (7, "SIGSEGV")])
+def test_host_fault_scenarios_become_signals(scenario, signal):
+    dump, text = gdb_batch(HOST_DEMO, ["break demo_invoke_done", "run", f"set var demo_scenario = {scenario}",
+                                       "delete", "continue"], gdb="gdb", args=["0"])
+    assert f"received signal {signal}" in text, text
+
+
+def test_host_stack_into_arena_leaves_its_bytes_in_the_guard_band_and_tail():
+    dump, text = gdb_batch(HOST_DEMO, ["break demo_invoke_done", "run", "set var demo_scenario = 1", "delete",
+                                       "continue"], gdb="gdb", args=["0"],
+                           reads=[("guard", "&ram.guard", GUARD_BYTES), ("nodes", "nodes", 8)])
+    assert "received signal SIGSEGV" in text, text
+    assert bytes.fromhex(dump["mem"]["guard"]) != b"\xaa" * GUARD_BYTES
+    assert bytes.fromhex(dump["mem"]["nodes"]) == b"\x5a" * 8  # the operator table's first pointer
