@@ -13,7 +13,9 @@ set(ARENASCOPE_CPU_FLAGS "-mcpu=cortex-m4 -mthumb -mfloat-abi=softfp -mfpu=fpv4-
 set(CMAKE_C_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -g -ffunction-sections -fdata-sections")
 set(CMAKE_CXX_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -g -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti")
 set(CMAKE_ASM_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -g")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -nostartfiles --specs=nano.specs -Wl,--gc-sections")
+# No --gc-sections: the debug info of dropped functions stays at address 0, where the vector
+# table is, and GDB then names them in backtraces through a null call.
+set(CMAKE_EXE_LINKER_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -nostartfiles --specs=nano.specs")
 # Build with CMAKE_BUILD_TYPE=MinSizeRel (-Os, as the footprint budget is stated); -g (above)
 # so GDB sees types and symbols.
 

@@ -5,6 +5,10 @@
 #   tools/demo.sh                 scripted walk-through, then exit
 #   tools/demo.sh --interactive   the same, then stay at the (gdb) prompt
 set -euo pipefail
+case "${1:-}" in
+  ""|--interactive) ;;
+  *) echo "usage: tools/demo.sh [--interactive]"; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 bash tools/setup-deps.sh
 bash tools/build.sh
@@ -16,16 +20,15 @@ qemu-system-arm -M mps2-an386 -kernel "$ELF" -nographic -monitor none -S \
   -gdb "tcp:127.0.0.1:$PORT" >"$UART_LOG" 2>&1 </dev/null &
 QEMU_PID=$!
 trap 'kill $QEMU_PID 2>/dev/null || true; rm -f "$UART_LOG"' EXIT
-for _ in $(seq 50); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-  sleep 0.1
-done
+# No probe connection: QEMU's gdbstub takes the first client and lets the guest run when it
+# leaves. GDB retries until QEMU listens.
+CONNECT=(-ex "set tcp auto-retry on" -ex "set tcp connect-timeout 15" -ex "target remote 127.0.0.1:$PORT")
 
 echo "arenascope demo: QEMU mps2-an386 (Cortex-M4F) running $ELF, gdbstub on 127.0.0.1:$PORT"
 if [ "${1:-}" = "--interactive" ]; then
-  gdb-multiarch -q -nx "$ELF" -ex "target remote 127.0.0.1:$PORT" -x examples/demo/demo.gdb
+  gdb-multiarch -q -nx "$ELF" "${CONNECT[@]}" -x examples/demo/demo.gdb
 else
-  gdb-multiarch -q -nx -batch "$ELF" -ex "target remote 127.0.0.1:$PORT" -x examples/demo/demo.gdb
+  gdb-multiarch -q -nx -batch "$ELF" "${CONNECT[@]}" -x examples/demo/demo.gdb
 fi
 echo
 echo "== what the firmware printed on its UART:"

@@ -23,9 +23,15 @@ def main():
     build = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else root / "build" / "firmware"
     lib = build / "target_agent" / "libarenascope_agent.a"
     if not lib.exists():
-        print(f"footprint: {lib} not found; build first (cmake --build build)", file=sys.stderr)
+        print(f"footprint: {lib} not found: build first (bash tools/build.sh), then pass the firmware build "
+              "directory (default build/firmware)", file=sys.stderr)
         return 2
-    out = subprocess.run(["arm-none-eabi-size", "-B", str(lib)], capture_output=True, text=True, check=True).stdout
+    proc = subprocess.run(["arm-none-eabi-size", "-B", str(lib)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"footprint: {lib} is not a Cortex-M build of the agent ({proc.stderr.strip().splitlines()[-1]}); "
+              "pass the firmware build directory, e.g. build/firmware", file=sys.stderr)
+        return 2
+    out = proc.stdout
     rows = []
     for line in out.splitlines()[1:]:
         text, data, bss, _dec, _hex, name = line.split(None, 5)

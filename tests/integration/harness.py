@@ -13,7 +13,6 @@ import socket
 import struct
 import subprocess
 import tempfile
-import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("ARENASCOPE_BUILD_DIR", ROOT / "build"))
@@ -42,12 +41,8 @@ def qemu(elf=FIRMWARE):
          "-monitor", "none", "-S", "-gdb", f"tcp:127.0.0.1:{port}"],
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
+        # No probe connection: QEMU's gdbstub takes the first client, and when it leaves the
+        # guest starts running. GDB itself retries the connection (gdb_batch: tcp auto-retry).
         yield port, pathlib.Path(log.name)
     finally:
         proc.kill()
@@ -63,7 +58,8 @@ def gdb_batch(elf, commands, reads=(), remote_port=None, gdb="gdb-multiarch", ti
         out = pathlib.Path(tmp) / "probe.json"
         ex = []
         if remote_port is not None:
-            ex += ["-ex", f"target remote 127.0.0.1:{remote_port}"]
+            ex += ["-ex", "set tcp auto-retry on", "-ex", "set tcp connect-timeout 15",
+                   "-ex", f"target remote 127.0.0.1:{remote_port}"]
         for c in commands:
             ex += ["-ex", c]
         ex += ["-ex", f'python probe_dump("{out}")', "-ex", "kill"]

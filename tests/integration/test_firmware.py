@@ -23,10 +23,12 @@ pytestmark = pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not b
 
 
 def run_to_invoke(count=1, before=(), after=(), reads=()):
-    """Boots the firmware, stops at the count-th demo_invoke_done, runs `after`, dumps reads."""
+    """Boots the firmware, stops in demo_invoke_done after the count-th measured invoke (a
+    conditional breakpoint, so the stop is exact), runs `after`, dumps reads."""
     with qemu() as (port, log):
-        commands = list(before) + ["break demo_invoke_done"]
-        commands += ["continue"] * count
+        commands = list(before)
+        if count:
+            commands += [f"break demo_invoke_done if invokes == {count}", "continue", "delete"]
         commands += list(after)
         dump, text = gdb_batch(FIRMWARE, commands, reads, remote_port=port)
         return dump, text, log.read_text(errors="replace")
@@ -206,7 +208,9 @@ def test_usage_fault_scenarios(scenario, bit):
 
 
 def test_tensor_overrun_is_measured_in_the_free_band():
-    dump, text, _ = run_to_invoke(2, after=["set var demo_scenario = 2", "continue"], reads=descriptor_reads())
+    dump, text, _ = run_to_invoke(2, after=["set var demo_scenario = 2", "break demo_invoke_done if invokes == 3",
+                                            "continue"], reads=descriptor_reads())
+    assert dump["frame"] == "demo_invoke_done", text
     a = decode("descriptor", bytes.fromhex(dump["mem"]["desc"]), 4)["arena"][0]
     regions = decode_regions(bytes.fromhex(dump["mem"]["regions"]), a["region_count"])
     # Operator 1 (scope 2) writes its output 128 bytes too long.

@@ -74,9 +74,6 @@ static void provoke(uint32_t scenario)
     volatile uint32_t zero = 0u, one = 1u;
     void (*volatile null_fn)(void) = 0;
 
-    uart_puts("arenascope demo: scenario ");
-    uart_putu(scenario);
-    uart_puts("\n");
     switch (scenario) {
     case DEMO_HARD_FAULT:
         SCB_SHCSR &= ~SHCSR_FAULT_HANDLERS;
@@ -120,6 +117,11 @@ int main(void)
         demo_invoke();
         arenascope_measure();
         demo_invoke_done(++invokes);
+        if (demo_scenario != DEMO_NORMAL) {
+            uart_puts("arenascope demo: scenario ");
+            uart_putu(demo_scenario);
+            uart_puts("\n");
+        }
         scenario = demo_run_scenario(demo_scenario);
         if (scenario != DEMO_NORMAL) {
             provoke(scenario);

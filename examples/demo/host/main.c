@@ -84,8 +84,17 @@ int main(int argc, char **argv)
     pthread_attr_t attr;
     pthread_t thread;
 
-    if (argc > 1) {
-        invoke_limit = strtoul(argv[1], NULL, 10);
+    if (argc > 2 || (argc == 2 && (argv[1][0] < '0' || argv[1][0] > '9'))) {
+        fprintf(stderr, "usage: demo_host [INVOKES]   (number of inferences, default 5, 0 = until killed)\n");
+        return 2;
+    }
+    if (argc == 2) {
+        char *end;
+        invoke_limit = strtoul(argv[1], &end, 10);
+        if (*end != '\0') {
+            fprintf(stderr, "demo_host: INVOKES must be a number, not %s\n", argv[1]);
+            return 2;
+        }
     }
     arenascope_init(ram.stack, ram.stack + sizeof ram.stack, ram.guard, ram.guard + sizeof ram.guard);
     pthread_attr_init(&attr);

@@ -14,8 +14,9 @@
  *   docs/agent-abi.md; the offsets there are checked against this header by the unit tests.
  *
  * Rules the whole API keeps
- *   - No heap, no stdio, no libc beyond memset/memcpy. Nothing here blocks.
- *   - Every call is O(1) except the explicit fill/paint/measure calls, which are O(band size).
+ *   - No heap, no stdio, no libc calls (a struct copy may become memcpy). Nothing here blocks.
+ *   - Every call is O(1) except the explicit fill/paint/measure calls, which are O(band size),
+ *     and arenascope_init, which fills the guard band.
  *   - Calls are for thread context, one caller at a time (the inference thread). They are not
  *     reentrant; an interrupt or fault handler must not call them.
  *   - Units: sizes and offsets in bytes; offsets are from the arena's base_addr; addresses are
@@ -25,7 +26,7 @@
  * Consistency for a host that reads while the target runs (seqlock)
  *   `seq` is odd while the target changes the descriptor, even otherwise. A host reads seq,
  *   the block, then seq again, and trusts the block only if both reads are equal and even.
- *   `layout_generation` changes only when a region table changes (publish, clear, new arena):
+ *   `layout_generation` changes only when a region table changes (publish, clear):
  *   a live host re-reads region tables only then.
  *
  * Lifetimes
@@ -77,12 +78,13 @@ extern "C" {
 #define ARENASCOPE_FLAG_MEASURED 0x01u      /* the bands' touched_lo/hi hold a measurement      */
 
 /* Arena flags (arenascope_arena_t.flags). */
-#define ARENASCOPE_ARENA_TFLM 0x01u          /* head/temp/tail are TFLM's own figures: then     */
+#define ARENASCOPE_ARENA_TFLM 0x01u          /* set by the TFLM adapter (target_agent, issue #7):*/
+                                             /* head/temp/tail are TFLM's own figures: then     */
                                              /* arena_used_bytes() == max(head,temp) + size - tail */
 
 #define ARENASCOPE_NONE 0xFFFFFFFFu /* touched_lo/hi: nothing touched                           */
 #define ARENASCOPE_ID_NONE 0xFFFFu  /* region id: no tensor index                             */
-#define ARENASCOPE_USE_NONE (-1)    /* first_use/last_use: unknown                            */
+#define ARENASCOPE_USE_NONE (-1)    /* first_use/last_use: not planned (lives the whole run)  */
 
 /*-----------------------------------------------------------------------------------------
  * [SECTION] Descriptor layout
@@ -122,8 +124,9 @@ typedef struct arenascope_arena {
     arenascope_addr_t regions_addr; /*  4 region table (arenascope_region_t[]), 0 if none           */
     arenascope_addr_t model_addr;   /*  8 model flatbuffer, 0 if not published                      */
     uint32_t size_bytes;            /* 12 arena size                                                */
-    uint32_t head_bytes;            /* 16 end of the planned non-persistent head                    */
-    uint32_t temp_bytes;            /* 20 temp high-water: highest end of temp use seen (>= head)   */
+    uint32_t head_bytes;            /* 16 end of the planned head, as an offset from base (= its size)*/
+    uint32_t temp_bytes;            /* 20 temp high-water: highest end offset of temp use seen,     */
+                                    /*    >= head_bytes (temp size = temp_bytes - head_bytes)       */
     uint32_t tail_offset;           /* 24 start of the persistent tail (size_bytes if empty)        */
     uint32_t model_size_bytes;      /* 28 length of the model flatbuffer, 0 if not published        */
     arenascope_band_t canary;       /* 32 the free band [temp, tail) as filled (word-trimmed);      */
@@ -218,6 +221,7 @@ void arenascope_invoke_mark(void);
  * lowest/highest changed word of the guard band and of every filled free band, into the
  * bands' touched_lo/hi, so a live host need not read the bands. Sets ARENASCOPE_FLAG_MEASURED.
  * O(stack + bands): call it when idle (the demo does after each invoke), not in a hot loop.
+ * The touched_* figures are as fresh as the last call: a fault after it is not in them.
  *
  * Painting the stack is a port's job, because it must not use the stack it paints:
  * ports/cortex_m/arenascope_port.h (from the reset handler, all of it) and
