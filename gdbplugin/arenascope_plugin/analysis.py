@@ -1,0 +1,317 @@
+"""Figures, checks, the plan over time and address ownership, from a decoded Descriptor
+(pure Python). Every number the commands print and the snapshot carries is computed here once.
+
+Definitions (units: bytes):
+- used = max(head, temp) + (size - tail): TFLM's MicroAllocator::used_bytes() formula
+  (tensorflow/lite/micro/micro_allocator.cc; arena_used_bytes()).
+- peak = used, raised to the end of any canary damage in the free band: the most of the arena
+  anything has been seen to use.
+- headroom = size - peak, and as a percentage of peak. Measured against the used bytes, it is an
+  UPPER estimate: TFLM needs more than arena_used_bytes() while it allocates (its planner takes
+  all free space), up to 58 % more for real models (../shared/tflm-figures: hello_world int8 on
+  a Cortex-M4, 676 B used, 1068 B needed). The minimum arena comes from the planner tool later.
+- stack peak = stack high - high-water mark; stack room = stack high - end of the arena below
+  the stack (the room the stack has before it reaches the arena); rule: room >= 1.5 x peak.
+- live bytes at scope t = sum of sizes of the planned regions with first_use <= t <= last_use;
+  lower bound = the largest live bytes over all scopes (no plan can use less head).
+"""
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import abi
+
+STACK_RULE_FACTOR = 1.5
+HEADROOM_WARN_PCT = 10.0
+HEADROOM_NOTE_PCT = 20.0
+PASS, WARN, FAIL = "PASS", "WARN", "FAIL"
+
+
+@dataclass
+class Check:
+    rule: str
+    verdict: str
+    reason: str
+
+
+@dataclass
+class ArenaFigures:
+    used: int
+    peak: int
+    headroom: int
+    headroom_pct: float
+    free_band_size: int
+    free_intact: int
+    damage: Optional[tuple]          # (start offset, end offset) in the arena, or None
+    minimum_arena: Optional[int] = None   # from the planner tool, when it can tell
+
+
+@dataclass
+class StackFigures:
+    low: int
+    high: int
+    sp: Optional[int]
+    hwm: Optional[int]               # lowest address that lost its paint; None: unknown
+    source: str                      # "agent", "scan" or "none"
+    painted: bool
+    arena_end: Optional[int]         # end of the arena just below the stack
+
+    @property
+    def size(self):
+        return self.high - self.low
+
+    @property
+    def peak(self):
+        return None if self.hwm is None else self.high - self.hwm
+
+    @property
+    def overflowed(self):
+        return self.hwm is not None and self.hwm <= self.low
+
+    @property
+    def room(self):
+        return None if self.arena_end is None else self.high - self.arena_end
+
+    @property
+    def required_room(self):
+        return None if self.peak is None else int(self.peak * STACK_RULE_FACTOR + 0.999)
+
+
+@dataclass
+class Plan:
+    scopes: int                       # scopes 0..scopes-1
+    live_bytes: List[int]
+    live_regions: List[List[int]]     # region indices live at each scope
+    lower_bound: int
+    lower_bound_scope: int
+
+
+@dataclass
+class Overlap:
+    a: int
+    b: int
+    start: int
+    end: int
+
+
+def changed_range(data, pattern):
+    """(first, end) byte offsets of the words of data that differ from the 32-bit pattern, as the
+    agent's arenascope_measure computes them (whole little-endian words; a partial last word is
+    ignored), or (NONE, NONE) when every word holds it."""
+    word = pattern.to_bytes(4, "little")
+    n = len(data) // 4 * 4
+    lo = next((i for i in range(0, n, 4) if data[i:i + 4] != word), None)
+    if lo is None:
+        return abi.NONE, abi.NONE
+    hi = next(i for i in range(n - 4, lo - 4, -4) if data[i:i + 4] != word) + 4
+    return lo, hi
+
+
+def arena_figures(arena):
+    used = max(arena.head, arena.temp) + (arena.size - arena.tail)
+    band = arena.canary
+    damage = None
+    high_water = max(arena.head, arena.temp)
+    if band.filled and band.touched:
+        start = band.low_addr - arena.base_addr + band.touched_lo
+        end = band.low_addr - arena.base_addr + band.touched_hi
+        damage = (start, end)
+        high_water = max(high_water, end)
+    peak = high_water + (arena.size - arena.tail)
+    headroom = arena.size - peak
+    return ArenaFigures(used=used, peak=peak, headroom=headroom,
+                        headroom_pct=(100.0 * headroom / peak) if peak else 0.0,
+                        free_band_size=band.size, free_intact=band.size - band.touched_bytes, damage=damage)
+
+
+def stack_below(desc):
+    """The arena whose end is nearest below the stack's low end (the one the stack runs into)."""
+    below = [a for a in desc.arenas if a.end_addr <= desc.stack.low_addr]
+    return max(below, key=lambda a: a.end_addr) if below else None
+
+
+def stack_figures(desc, sp=None, scanned_hwm=None, bounds=None):
+    """Stack figures from the agent's measurement, else from a host scan (scanned_hwm)."""
+    low, high = bounds if bounds else (desc.stack.low_addr, desc.stack.high_addr)
+    arena = stack_below(desc)
+    hwm, source = None, "none"
+    if scanned_hwm is not None:
+        hwm, source = scanned_hwm, "scan"
+    elif desc.measured and desc.stack.filled and bounds is None:
+        hwm = desc.stack.high_addr if desc.stack.touched_lo == abi.NONE else desc.stack.low_addr + desc.stack.touched_lo
+        source = "agent"
+    painted = hwm is not None and hwm > low
+    return StackFigures(low=low, high=high, sp=sp, hwm=hwm, source=source, painted=painted,
+                        arena_end=arena.end_addr if arena else None)
+
+
+def plan(arena):
+    planned = [r for r in arena.regions if r.planned and r.kind in ("tensor", "scratch")]
+    scopes = max((r.last_use for r in planned), default=-1) + 1
+    live_bytes, live_regions = [], []
+    for t in range(scopes):
+        live = [r.index for r in planned if r.first_use <= t <= r.last_use]
+        live_regions.append(live)
+        live_bytes.append(sum(arena.regions[i].size for i in live))
+    lower = max(live_bytes, default=0)
+    return Plan(scopes=scopes, live_bytes=live_bytes, live_regions=live_regions, lower_bound=lower,
+                lower_bound_scope=live_bytes.index(lower) if live_bytes else 0)
+
+
+def _lifetimes_overlap(a, b):
+    if not a.planned or not b.planned:
+        return True  # persistent regions live for the whole run
+    return a.first_use <= b.last_use and b.first_use <= a.last_use
+
+
+def overlaps(arena):
+    """Pairs of regions that share bytes while both are live (each a plan error)."""
+    out = []
+    regions = sorted(arena.regions, key=lambda r: r.offset)
+    for i, a in enumerate(regions):
+        for b in regions[i + 1:]:
+            if b.offset >= a.end:
+                break
+            if b.size and a.size and _lifetimes_overlap(a, b):
+                out.append(Overlap(a.index, b.index, b.offset, min(a.end, b.end)))
+    return out
+
+
+def region_label(r):
+    if r.name:
+        return r.name
+    if r.kind == "tensor":
+        return f"tensor {r.id}"
+    if r.kind == "scratch":
+        return f"scratch {r.id}" if r.id != abi.ID_NONE else "scratch"
+    if r.kind == "persistent" and r.id != abi.ID_NONE:
+        return f"tensor {r.id} (persistent)"
+    return r.kind
+
+
+def _near(arena, offset):
+    """The region that ends nearest at or below offset: who probably wrote past its end."""
+    below = [r for r in arena.regions if r.end <= offset and r.kind in ("tensor", "scratch")]
+    if not below:
+        return ""
+    r = max(below, key=lambda r: (r.end, -r.offset))
+    return f"; the nearest region below is {region_label(r)} at +{r.offset}..+{r.end}"
+
+
+def checks(desc, stack, figures_by_arena, seq_odd=False):
+    """The `arena check` rules, each PASS/WARN/FAIL with a reason."""
+    out = []
+    if not desc.measured:
+        out.append(Check("measured", WARN, "the agent has not measured yet (arenascope_measure not called): canary "
+                                           "and stack figures are from the host or unknown"))
+    if seq_odd:
+        out.append(Check("consistent", WARN, "the target was halted while it updated the descriptor (odd seq): "
+                                             "figures may mix old and new values; step past the update"))
+    for arena in desc.arenas:
+        fig = figures_by_arena[arena.index]
+        tag = f"arena {arena.index}" if len(desc.arenas) > 1 else "arena"
+        band = arena.canary
+        if not band.filled:
+            out.append(Check("canary", WARN, f"{tag}: free band not filled (arenascope_canary_fill not called)"))
+        elif fig.damage:
+            s, e = fig.damage
+            out.append(Check("canary", FAIL, f"{tag}: free band overwritten at +{s}..+{e} "
+                                             f"({arena.base_addr + s:#x}-{arena.base_addr + e:#x}, {e - s} B)"
+                                             f"{_near(arena, s)}: something wrote past its buffer"))
+        else:
+            out.append(Check("canary", PASS, f"{tag}: free band intact ({band.size} B)"))
+        if arena.base_addr % 16 or (arena.alignment and arena.base_addr % arena.alignment):
+            out.append(Check("alignment", FAIL, f"{tag}: base {arena.base_addr:#x} is not {max(16, arena.alignment)}"
+                                                "-byte aligned (TFLM aligns up and loses up to 15 B)"))
+        else:
+            out.append(Check("alignment", PASS, f"{tag}: base {arena.base_addr:#x} is 16-byte aligned"))
+        bad = [r for r in arena.regions if r.end > arena.size]
+        ov = overlaps(arena)
+        if bad:
+            r = bad[0]
+            out.append(Check("plan", FAIL, f"{tag}: {len(bad)} region(s) extend past the arena's {arena.size} B, "
+                                           f"first {region_label(r)} at +{r.offset}..+{r.end}"))
+        elif ov:
+            o = ov[0]
+            a, b = arena.regions[o.a], arena.regions[o.b]
+            out.append(Check("plan", FAIL, f"{tag}: {len(ov)} pair(s) of regions share bytes while both are live, "
+                                           f"first {region_label(a)} and {region_label(b)} at +{o.start}..+{o.end}"))
+        else:
+            out.append(Check("plan", PASS, f"{tag}: no two regions with overlapping lifetimes share bytes "
+                                           f"({len(arena.regions)} regions)"))
+        if fig.peak > arena.size or max(arena.head, arena.temp) > arena.tail:
+            out.append(Check("used", FAIL, f"{tag}: head/temp end {max(arena.head, arena.temp)} B runs into the tail "
+                                           f"at {arena.tail} B (peak {fig.peak} B of {arena.size} B)"))
+        else:
+            out.append(Check("used", PASS, f"{tag}: peak {fig.peak} B <= size {arena.size} B"))
+        basis = ("against the planner's minimum arena" if fig.minimum_arena else
+                 "an upper estimate, measured against used bytes: TFLM needs more while it allocates; never "
+                 "shrink the arena on this figure alone")
+        pct = f"{fig.headroom_pct:.1f} %"
+        if fig.headroom_pct < HEADROOM_WARN_PCT:
+            out.append(Check("headroom", WARN, f"{tag}: headroom {fig.headroom} B = {pct} of peak, below the "
+                                               f"10-20 % band ({basis})"))
+        elif fig.headroom_pct > HEADROOM_NOTE_PCT:
+            out.append(Check("headroom", PASS, f"{tag}: headroom {fig.headroom} B = {pct} of peak, above 20 % "
+                                               f"(note: room to spare; {basis})"))
+        else:
+            out.append(Check("headroom", PASS, f"{tag}: headroom {fig.headroom} B = {pct} of peak ({basis})"))
+    if desc.guard.filled:
+        g = desc.guard
+        if g.touched:
+            out.append(Check("guard", FAIL, f"guard band overwritten at {g.low_addr + g.touched_lo:#x}-"
+                                            f"{g.low_addr + g.touched_hi:#x} ({g.touched_bytes} B): the stack (from "
+                                            "above) or the arena (from below) reached it"))
+        else:
+            out.append(Check("guard", PASS, f"guard band intact ({g.size} B at {g.low_addr:#x})"))
+    out.append(_stack_check(stack))
+    return out
+
+
+def _stack_check(s):
+    if s.hwm is None:
+        return Check("stack", WARN, "stack high-water mark unknown (no agent measurement, stack not painted)")
+    if s.overflowed:
+        return Check("stack", FAIL, f"stack paint gone down to its limit {s.low:#x}: the stack overflowed "
+                                    "(or was never painted); enlarge it or cut recursion/locals")
+    if s.room is None:
+        return Check("stack", PASS, f"stack peak {s.peak} B of {s.size} B (no arena below the stack)")
+    verdict = PASS if s.room >= s.required_room else FAIL
+    op = ">=" if verdict == PASS else "<"
+    advice = "" if verdict == PASS else ": move the arena away from the stack or give the stack more room"
+    return Check("stack", verdict, f"room from stack top to arena end {s.room} B {op} 1.5 x peak "
+                                   f"{s.peak} B = {s.required_room} B{advice}")
+
+
+def worst(check_list):
+    order = {PASS: 0, WARN: 1, FAIL: 2}
+    return max((c.verdict for c in check_list), key=order.get, default=PASS)
+
+
+def whereis(desc, addr, stack=None):
+    """What owns addr: a list of lines (regions may share bytes over time)."""
+    lines = []
+    for arena in desc.arenas:
+        if arena.base_addr <= addr < arena.end_addr:
+            off = addr - arena.base_addr
+            owners = [r for r in arena.regions if r.offset <= off < r.end]
+            area = ("head (planned)" if off < arena.head else "temp" if off < arena.temp else
+                    "persistent tail" if off >= arena.tail else "free band")
+            lines.append(f"{addr:#x} is in arena {arena.index} at +{off} ({area})")
+            for r in owners:
+                life = (f"live in scopes {r.first_use}..{r.last_use}" if r.planned else "whole run")
+                lines.append(f"  owned by {region_label(r)}: +{r.offset}..+{r.end} ({r.size} B, {r.kind}, {life})")
+            if not owners:
+                lines.append("  no region owns it")
+    g = desc.guard
+    if g.filled and g.low_addr <= addr < g.high_addr:
+        lines.append(f"{addr:#x} is in the guard band {g.low_addr:#x}-{g.high_addr:#x} (+{addr - g.low_addr})")
+    s = stack
+    if s is not None and s.low <= addr < s.high:
+        state = "" if s.hwm is None else (" (used: at or above the high-water mark)" if addr >= s.hwm
+                                          else " (never used so far)")
+        lines.append(f"{addr:#x} is in the stack {s.low:#x}-{s.high:#x}{state}")
+    if desc.address <= addr < desc.address + desc.descriptor_size:
+        lines.append(f"{addr:#x} is in the arenascope descriptor (+{addr - desc.address})")
+    if not lines:
+        lines.append(f"{addr:#x} is outside every arena, the guard band and the stack")
+    return lines

@@ -1,0 +1,488 @@
+"""The `arena` commands and `set/show arena ...` settings (GDB side). Each command gathers the
+figures through the layers below (target -> session -> decode -> analysis) and prints them with
+render; every error becomes one line `arena CMD: what happened, where, what to do`."""
+import argparse
+import json
+import traceback
+
+import gdb  # pylint: disable=import-error
+
+from . import abi, analysis, render, snapshot, style
+from .decode import DecodeError
+from .locate import NotFoundError, locate
+from .reader import MemoryReadError
+from .session import DescriptorSession, TornReadError
+from .target import (STACK_SYMBOLS, GdbReader, TargetError, check_readable, elf_ram_ranges, parse_address, register,
+                     stack_symbols, symbol_address)
+
+EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError)
+
+
+# ----------------------------------------------------------------------------- settings
+
+class _Setting(gdb.Parameter):
+    """A `set arena NAME` / `show arena NAME` parameter."""
+
+    def __init__(self, name, kind, default, doc, show_doc):
+        self.__doc__ = doc
+        self.set_doc = f"Set {show_doc}."
+        self.show_doc = f"Show {show_doc}."
+        super().__init__(f"arena {name}", gdb.COMMAND_DATA, kind)
+        self.value = default
+        self._name = name
+
+    def get_set_string(self):
+        return ""
+
+    def get_show_string(self, svalue):
+        return f"arena {self._name}: {svalue}"
+
+
+class _SetArena(gdb.Command):
+    """Settings of the arenascope plugin: `set arena NAME VALUE` (see `show arena`)."""
+
+    def __init__(self):
+        super().__init__("set arena", gdb.COMMAND_DATA, prefix=True)
+
+    def invoke(self, arg, from_tty):
+        gdb.execute("help set arena")
+
+
+class _ShowArena(gdb.Command):
+    """Show the arenascope plugin's settings: `show arena` lists them all."""
+
+    def __init__(self):
+        super().__init__("show arena", gdb.COMMAND_DATA, prefix=True)
+
+    def invoke(self, arg, from_tty):
+        for name, param in SETTINGS.items():
+            value = param.value
+            if isinstance(value, bool):
+                value = "on" if value else "off"
+            gdb.write(f"arena {name}: {value}\n")
+
+
+SETTINGS = {}
+
+
+def _register_settings():
+    _SetArena()
+    _ShowArena()
+    specs = [
+        ("colour", gdb.PARAM_BOOLEAN, True, "Colour in the arena commands' output (off: plain letters in the map).",
+         "whether arena output uses colour"),
+        ("canary-pattern", gdb.PARAM_STRING, "auto",
+         "Canary word for host-side scans: 'auto' uses the descriptor's (0xAAAAAAAA by default), or a 32-bit number.",
+         "the canary word"),
+        ("stack-paint-pattern", gdb.PARAM_STRING, "auto",
+         "Stack paint word for host-side stack scans: 'auto' uses the descriptor's (0xCCCCCCCC), or a 32-bit number.",
+         "the stack paint word"),
+        ("stack-range", gdb.PARAM_STRING, "auto",
+         "Stack bounds 'LOW HIGH' (addresses or expressions) overriding the descriptor and the linker symbols; "
+         "'auto' to clear.", "the stack range override"),
+        ("descriptor-address", gdb.PARAM_STRING, "auto",
+         "Address (or expression) of the arenascope descriptor, when it has no symbol; 'auto' finds it by "
+         "symbol, else by scanning.", "the descriptor address override"),
+        ("scan-range", gdb.PARAM_STRING, "auto",
+         "RAM range 'START END' to scan for the descriptor's magic when it has no symbol; 'auto' scans the "
+         "loaded ELF's writable sections. Scans read through the probe: keep it small.", "the descriptor scan range"),
+        ("debug", gdb.PARAM_BOOLEAN, False, "Show Python tracebacks of internal errors (for bug reports).",
+         "whether internal errors show tracebacks"),
+    ]
+    for name, kind, default, doc, show in specs:
+        SETTINGS[name] = _Setting(name, kind, default, doc, show)
+
+
+def setting(name):
+    return SETTINGS[name].value
+
+
+def _word_setting(name, fallback):
+    text = str(setting(name)).strip()
+    if text in ("", "auto"):
+        return fallback
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise TargetError(f"`set arena {name}` is {text!r}: expected 'auto' or a 32-bit number like 0xAAAAAAAA") \
+            from None
+    return value & 0xFFFFFFFF
+
+
+def _range_setting(name):
+    text = str(setting(name)).strip()
+    if text in ("", "auto"):
+        return None
+    parts = text.split()
+    if len(parts) != 2:
+        raise TargetError(f"`set arena {name}` is {text!r}: expected 'START END' (two addresses) or 'auto'")
+    lo, hi = (parse_address(p) for p in parts)
+    if hi <= lo:
+        raise TargetError(f"`set arena {name}`: end {hi:#x} is not above start {lo:#x}")
+    return lo, hi
+
+
+# ----------------------------------------------------------------------------- gathering
+
+_SESSIONS = {}
+
+
+def _forget(_event=None):
+    _SESSIONS.clear()
+
+
+class Context:
+    """What one command invocation knows: the descriptor (or None), figures and stack."""
+
+    def __init__(self):
+        self.reader = GdbReader()
+        self.desc = None
+        self.located_by = None
+        self.figs = {}
+        self.stack = None
+        self.seq_odd = False
+        self.note = None
+        self.stack_source = "the descriptor"
+
+
+def _find_descriptor(ctx):
+    override = None
+    text = str(setting("descriptor-address")).strip()
+    if text not in ("", "auto"):
+        override = parse_address(text)
+    user_range = _range_setting("scan-range")
+    if user_range:
+        ranges, source = [(user_range[0], user_range[1], "scan-range")], "`set arena scan-range`"
+    else:
+        ranges, source = elf_ram_ranges(), "the ELF's RAM sections"
+    symbol = None if override is not None else symbol_address("arenascope_descriptor")
+    if symbol is None and override is None and not ranges:
+        ranges = []
+    address, how = locate(ctx.reader, override=override, symbol=symbol, ranges=ranges, range_source=source)
+    key = (gdb.selected_inferior().num, address)
+    if key not in _SESSIONS:
+        ram = [(lo, hi) for lo, hi, _ in elf_ram_ranges()] or None
+        _SESSIONS[key] = DescriptorSession(ctx.reader, address, ram_ranges=ram)
+    session = _SESSIONS[key]
+    session.reader = ctx.reader
+    ctx.desc = session.read()
+    ctx.located_by = how
+    ctx.seq_odd = bool(ctx.desc.seq % 2)
+
+
+def _read_chunked(reader, addr, length):
+    out = bytearray()
+    while len(out) < length:
+        out += reader.read(addr + len(out), min(4096, length - len(out)))
+    return bytes(out)
+
+
+def _scan_stack(reader, low, high, pattern):
+    """High-water mark by a host scan: the lowest address in [low, high) whose word lost the
+    paint (high if none)."""
+    lo, _ = analysis.changed_range(_read_chunked(reader, low, high - low), pattern)
+    return high if lo == abi.NONE else low + lo
+
+
+def _verify_bands(ctx):
+    """Re-measures the guard band and the free bands from target memory now (the agent's figures
+    are from its last arenascope_measure, which a fault may have overtaken)."""
+    desc = ctx.desc
+    pattern = _word_setting("canary-pattern", desc.canary_pattern)
+    for band in [desc.guard] + [a.canary for a in desc.arenas]:
+        if band.filled:
+            band.touched_lo, band.touched_hi = analysis.changed_range(
+                _read_chunked(ctx.reader, band.low_addr, band.size), pattern)
+    desc.flags |= abi.FLAG_MEASURED
+    desc.measured_by = "host scan of target memory, now"
+
+
+def gather(need_descriptor=True, verify=False):
+    """Reads everything a command needs. verify: re-measure the bands and the stack from target
+    memory instead of trusting the agent's last measurement (check, map, stack, snapshot)."""
+    check_readable()
+    ctx = Context()
+    try:
+        _find_descriptor(ctx)
+    except (NotFoundError, DecodeError) as exc:
+        if need_descriptor:
+            raise
+        ctx.note = f"no usable arenascope descriptor ({exc})"
+    sp = register("sp")
+    bounds = _range_setting("stack-range")
+    if ctx.desc is not None:
+        if verify:
+            _verify_bands(ctx)
+        ctx.figs = {a.index: analysis.arena_figures(a) for a in ctx.desc.arenas}
+        scanned = None
+        if bounds or verify or not ctx.desc.measured:
+            lo, hi = bounds or (ctx.desc.stack.low_addr, ctx.desc.stack.high_addr)
+            pattern = _word_setting("stack-paint-pattern", ctx.desc.stack_paint_pattern)
+            scanned = _scan_stack(ctx.reader, lo, hi, pattern) if hi > lo else None
+        ctx.stack = analysis.stack_figures(ctx.desc, sp=sp, scanned_hwm=scanned, bounds=bounds)
+    else:
+        found = bounds or stack_symbols()
+        ctx.stack_source = "`set arena stack-range`" if bounds else f"the linker symbols {found[2]}" if found else ""
+        if not found:
+            raise TargetError("no stack bounds: no arenascope descriptor, no linker symbols (" +
+                              ", ".join(f"{a}/{b}" for a, b in STACK_SYMBOLS
+                                        ) + "); set them with `set arena stack-range LOW HIGH`")
+        lo, hi = found[0], found[1]
+        pattern = _word_setting("stack-paint-pattern", 0xCCCCCCCC)
+        hwm = _scan_stack(ctx.reader, lo, hi, pattern)
+        ctx.stack = analysis.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan", painted=hwm > lo,
+                                          arena_end=None)
+    return ctx
+
+
+def checks_of(ctx):
+    return analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd)
+
+
+# ----------------------------------------------------------------------------- commands
+
+class _ArgError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _ArgError(f"{message} (see `help arena {self.prog.split()[-1]}`)")
+
+    def exit(self, status=0, message=None):
+        raise _ArgError(message or "")
+
+    def print_help(self, file=None):
+        gdb.write(self.format_help())
+
+
+def _write(lines):
+    for line in lines:
+        gdb.write(line + "\n")
+
+
+class ArenaPrefix(gdb.Command):
+    """Inspect TensorFlow Lite Micro tensor arenas through the arenascope agent's descriptor.
+
+Commands (all read-only: they never write target memory or call target functions):
+  arena info              bounds, head/temp/tail, used, peak, headroom, canary and stack figures
+  arena map [--width N]   the arena as a bar, a legend, then the regions by address
+  arena regions [--sort address|size|lifetime]   the region table
+  arena plan [--width N]  live bytes per operator, the lower bound
+  arena stack             stack bounds, paint, high-water mark (works without the agent too)
+  arena check             PASS/WARN/FAIL rules; a FAIL makes `gdb -batch` exit non-zero
+  arena whereis ADDR      what owns an address
+  arena snapshot FILE     everything above as JSON (docs/snapshot-schema.md)
+Settings: `show arena` lists them; `set arena colour off` for plain output.
+Docs: docs/gdb-commands.md."""
+
+    def __init__(self):
+        super().__init__("arena", gdb.COMMAND_DATA, prefix=True)
+
+    def invoke(self, arg, from_tty):
+        if arg.strip():
+            raise gdb.GdbError(f"arena: unknown command {arg.split()[0]!r}; `help arena` lists the commands")
+        gdb.execute("help arena")
+
+
+class _Sub(gdb.Command):
+    sub = ""
+    options = ()
+
+    def __init__(self):
+        super().__init__(f"arena {self.sub}", gdb.COMMAND_DATA)
+        self.parser = _Parser(prog=f"arena {self.sub}", add_help=True, description=self.__doc__.splitlines()[0])
+        self.add_arguments(self.parser)
+
+    def add_arguments(self, parser):
+        pass
+
+    def complete(self, text, word):
+        return [o for o in self.options if o.startswith(word or "")]
+
+    def invoke(self, arg, from_tty):
+        style.enabled = bool(setting("colour"))
+        try:
+            args = self.parser.parse_args(gdb.string_to_argv(arg))
+        except _ArgError as exc:
+            if str(exc).strip():
+                raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
+            return
+        try:
+            self.run(args)
+        except EXPECTED as exc:
+            raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
+        except gdb.GdbError:
+            raise
+        except gdb.error as exc:
+            raise gdb.GdbError(f"arena {self.sub}: GDB could not do it: {exc}") from None
+        except Exception as exc:  # pylint: disable=broad-except
+            if setting("debug"):
+                traceback.print_exc()
+            raise gdb.GdbError(f"arena {self.sub}: internal error {exc!r}; `set arena debug on` shows the "
+                               "traceback: please report it") from None
+
+    def run(self, args):
+        raise NotImplementedError
+
+
+class InfoCommand(_Sub):
+    """Arena bounds and figures, one per line: size, head, temp, tail, used, peak, canary-intact
+bytes, headroom, stack bounds, SP, high-water mark, peak depth and the stack rule.
+
+Usage: arena info
+Units are bytes unless shown. Headroom is an upper estimate until the planner tool gives the
+model's minimum arena (TFLM needs more than arena_used_bytes() while it allocates)."""
+    sub = "info"
+
+    def run(self, args):
+        ctx = gather()
+        _write(render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by))
+
+
+def _width(text):
+    """argparse type of --width: a cell count in 16..400."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 16 <= value <= 400:
+        raise argparse.ArgumentTypeError(f"{value}: use 16..400 cells")
+    return value
+
+
+class MapCommand(_Sub):
+    """The arena as a text bar (head, temp, free band, persistent tail, guard band, canary
+damage), a legend, then every region sorted by address.
+
+Usage: arena map [--width N]    (N cells, default 64)"""
+    sub = "map"
+    options = ("--width",)
+
+    def add_arguments(self, parser):
+        parser.add_argument("--width", type=_width, default=64, help="cells in the bar (16..400)")
+
+    def run(self, args):
+        ctx = gather(verify=True)
+        _write(render.map_lines(ctx.desc, ctx.figs, args.width))
+
+
+class RegionsCommand(_Sub):
+    """The region table: index, id, kind, offset, address, size, first/last use, flags,
+name/shape/type (when the model gives them).
+
+Usage: arena regions [--sort address|size|lifetime]"""
+    sub = "regions"
+    options = ("--sort", "address", "size", "lifetime")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--sort", choices=sorted(render.SORT_KEYS), default="address")
+
+    def run(self, args):
+        ctx = gather()
+        _write(render.region_table(ctx.desc, args.sort))
+
+
+class PlanCommand(_Sub):
+    """The memory plan over operator index: one row per allocation scope with the live bytes,
+a bar of the live tensors and scratch buffers over the head, and the lower bound.
+
+Usage: arena plan [--width N]
+Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1."""
+    sub = "plan"
+    options = ("--width",)
+
+    def add_arguments(self, parser):
+        parser.add_argument("--width", type=_width, default=64, help="cells in the bar (16..400)")
+
+    def run(self, args):
+        ctx = gather()
+        for a in ctx.desc.arenas:
+            _write(render.plan_lines(a, analysis.plan(a), args.width))
+
+
+class StackCommand(_Sub):
+    """Stack bounds, paint state, high-water mark and peak depth; scanned from target memory
+when the agent has not measured it. Bounds: the descriptor, else the linker symbols
+(__StackLimit/__StackTop, _sstack/_estack, ...), else `set arena stack-range LOW HIGH`.
+
+Usage: arena stack"""
+    sub = "stack"
+
+    def run(self, args):
+        ctx = gather(need_descriptor=False, verify=True)
+        if ctx.desc is None:
+            gdb.write(f"{ctx.note}: stack bounds from {ctx.stack_source}, high-water mark scanned from memory\n")
+        _write(render.stack_lines(ctx.stack, indent=""))
+
+
+class CheckCommand(_Sub):
+    """Check the rules, each PASS/WARN/FAIL with its reason: canary intact (free band and guard
+band), stack room >= 1.5 x stack peak, arena 16-byte aligned, no two regions with
+overlapping lifetimes share bytes, headroom in the 10-20 % band, used <= size.
+
+Usage: arena check
+A FAIL ends the command with an error, so `gdb -batch -ex 'arena check'` exits non-zero."""
+    sub = "check"
+
+    def run(self, args):
+        ctx = gather(verify=True)
+        result = checks_of(ctx)
+        _write(render.check_lines(result))
+        failed = [c.rule for c in result if c.verdict == analysis.FAIL]
+        if failed:
+            raise gdb.GdbError(f"arena check: FAIL ({', '.join(failed)})")
+
+
+class WhereisCommand(_Sub):
+    """Which region, tensor or area owns an address (or that it is free, guard, stack, outside).
+
+Usage: arena whereis ADDR    (a number, symbol or expression)"""
+    sub = "whereis"
+
+    def complete(self, text, word):
+        return gdb.COMPLETE_EXPRESSION
+
+    def add_arguments(self, parser):
+        parser.add_argument("address", nargs="+", help="address expression")
+
+    def run(self, args):
+        addr = parse_address(" ".join(args.address))
+        ctx = gather()
+        _write(analysis.whereis(ctx.desc, addr, ctx.stack))
+
+
+class SnapshotCommand(_Sub):
+    """Write everything the other commands compute to FILE as JSON (docs/snapshot-schema.md).
+
+Usage: arena snapshot FILE"""
+    sub = "snapshot"
+
+    def complete(self, text, word):
+        return gdb.COMPLETE_FILENAME
+
+    def add_arguments(self, parser):
+        parser.add_argument("file")
+
+    def run(self, args):
+        ctx = gather(verify=True)
+        progspace = gdb.current_progspace()
+        source = {"elf": progspace.filename if progspace else None, "located_by": ctx.located_by}
+        snap = snapshot.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx), source)
+        try:
+            with open(args.file, "w", encoding="utf-8") as f:
+                json.dump(snap, f, indent=1)
+        except OSError as exc:
+            raise TargetError(f"cannot write {args.file}: {exc.strerror}") from None
+        gdb.write(f"arena snapshot: wrote {args.file} ({len(ctx.desc.arenas)} arena(s), "
+                  f"{sum(len(a.regions) for a in ctx.desc.arenas)} regions, verdict {snap['verdict']})\n")
+
+
+def register_all():
+    _register_settings()
+    ArenaPrefix()
+    for cls in (InfoCommand, MapCommand, RegionsCommand, PlanCommand, StackCommand, CheckCommand, WhereisCommand,
+                SnapshotCommand):
+        cls()
+    gdb.events.new_objfile.connect(_forget)
+    gdb.events.exited.connect(_forget)

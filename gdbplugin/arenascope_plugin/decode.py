@@ -1,0 +1,234 @@
+"""Descriptor bytes in, model out (pure Python, no gdb): the only place that gives the agent's
+bytes a meaning. Field meanings and units: docs/agent-abi.md.
+
+Every check that fails raises DecodeError with a message that says what is wrong, where
+(address, field) and what to do.
+"""
+import struct
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import abi
+
+MAX_REGIONS = 16384          # a table larger than this is corruption, not a model
+MAX_ARENA_BYTES = 1 << 30    # 1 GiB: no microcontroller arena is larger
+
+
+class DecodeError(Exception):
+    """The bytes are not a descriptor this plugin can trust."""
+
+
+@dataclass
+class Band:
+    """A filled address range and what the last on-target measurement found changed in it."""
+    low_addr: int
+    high_addr: int
+    touched_lo: int
+    touched_hi: int
+
+    @property
+    def size(self):
+        return max(0, self.high_addr - self.low_addr)
+
+    @property
+    def filled(self):
+        return self.high_addr > self.low_addr
+
+    @property
+    def touched(self):
+        return self.touched_lo != abi.NONE
+
+    @property
+    def touched_bytes(self):
+        """Bytes from the first to the last changed word (0 when intact)."""
+        return self.touched_hi - self.touched_lo if self.touched else 0
+
+
+@dataclass
+class Region:
+    index: int
+    offset: int
+    size: int
+    id: int
+    kind: str
+    flags: int
+    first_use: int
+    last_use: int
+    name: Optional[str] = None    # from the model, when the planner tool gives it
+    shape: Optional[list] = None
+    dtype: Optional[str] = None
+
+    @property
+    def end(self):
+        return self.offset + self.size
+
+    @property
+    def planned(self):
+        return self.first_use != abi.USE_NONE and self.last_use != abi.USE_NONE
+
+    @property
+    def flag_names(self):
+        return [name for bit, name in abi.REGION_FLAGS.items() if self.flags & bit]
+
+
+@dataclass
+class Arena:
+    index: int
+    base_addr: int
+    regions_addr: int
+    model_addr: int
+    size: int
+    head: int
+    temp: int
+    tail: int
+    model_size: int
+    canary: Band
+    alignment: int
+    region_count: int
+    region_capacity: int
+    flags: int
+    regions: List[Region] = field(default_factory=list)
+
+    @property
+    def end_addr(self):
+        return self.base_addr + self.size
+
+    @property
+    def tflm_figures(self):
+        return bool(self.flags & abi.ARENA_FLAG_TFLM)
+
+
+@dataclass
+class Descriptor:
+    address: int
+    abi_major: int
+    abi_minor: int
+    descriptor_size: int
+    addr_size: int
+    arena_capacity: int
+    arena_count: int
+    arena_entry_size: int
+    region_entry_size: int
+    flags: int
+    seq: int
+    layout_generation: int
+    invoke_phase: int
+    canary_pattern: int
+    stack_paint_pattern: int
+    fault_record_addr: int
+    stack: Band
+    guard: Band
+    arenas: List[Arena] = field(default_factory=list)
+    measured_by: str = "agent"     # who measured the bands: the agent, or a host scan
+
+    @property
+    def measured(self):
+        return bool(self.flags & abi.FLAG_MEASURED)
+
+    @property
+    def invokes(self):
+        return self.invoke_phase // 2
+
+    @property
+    def in_invoke(self):
+        return bool(self.invoke_phase & 1)
+
+
+def _unpack(type_name, data, offset, addr_size):
+    lay = abi.layout(type_name, addr_size)
+    out = {}
+    for name, ftype in abi.TYPES[type_name]:
+        at = offset + lay[name]
+        if ftype == "char[8]":
+            out[name] = bytes(data[at:at + 8])
+        elif ftype == "band":
+            out[name] = Band(**_unpack("band", data, at, addr_size))
+        elif ftype == "arena[]":
+            continue
+        else:
+            out[name] = struct.unpack_from("<" + abi.scalar_format(ftype, addr_size), data, at)[0]
+    return out
+
+
+def preamble(data, address):
+    """(addr_size, descriptor_size) from the first 16 bytes, after the magic and version
+    checks: what a reader needs to know how many bytes to fetch."""
+    if len(data) < 16:
+        raise DecodeError(f"descriptor at {address:#x}: only {len(data)} bytes read, need at least 16")
+    magic = bytes(data[:8])
+    if magic != abi.MAGIC:
+        raise DecodeError(f"no arenascope descriptor at {address:#x}: magic is {magic!r}, expected {abi.MAGIC!r} "
+                          "(not initialised yet? run past arenascope_init, or check `show arena descriptor-address`)")
+    major, minor, size, addr_size = data[8], data[9], struct.unpack_from("<H", data, 10)[0], data[12]
+    if major != abi.ABI_MAJOR:
+        raise DecodeError(f"descriptor at {address:#x} has ABI {major}.{minor}; this plugin reads ABI "
+                          f"{abi.ABI_MAJOR}.x: use the plugin from the same arenascope version as the firmware's agent")
+    if addr_size not in (4, 8):
+        raise DecodeError(f"descriptor at {address:#x}: addr_size is {addr_size}, expected 4 or 8 (corrupt descriptor)")
+    need = abi.header_size(addr_size) + abi.layout("arena", addr_size)["_size"]
+    if size < need:
+        raise DecodeError(f"descriptor at {address:#x}: descriptor_size {size} B is smaller than ABI "
+                          f"{abi.ABI_MAJOR}.{abi.ABI_MINOR} needs ({need} B with one arena; corrupt descriptor)")
+    return addr_size, size
+
+
+def decode_descriptor(data, address):
+    """Decodes and validates the header and arena entries (not the region tables)."""
+    addr_size, size = preamble(data, address)
+    if len(data) < size:
+        raise DecodeError(f"descriptor at {address:#x}: {len(data)} bytes read, descriptor_size says {size}")
+    h = _unpack("descriptor", data, 0, addr_size)
+    arena_size = abi.layout("arena", addr_size)["_size"]
+    if h["arena_entry_size"] < arena_size or h["region_entry_size"] < abi.layout("region", addr_size)["_size"]:
+        raise DecodeError(f"descriptor at {address:#x}: entry sizes {h['arena_entry_size']}/{h['region_entry_size']} B "
+                          f"are smaller than ABI {abi.ABI_MAJOR}.x needs ({arena_size}/16 B; corrupt descriptor)")
+    if not 1 <= h["arena_capacity"] or h["arena_count"] > h["arena_capacity"]:
+        raise DecodeError(f"descriptor at {address:#x}: arena_count {h['arena_count']} with capacity "
+                          f"{h['arena_capacity']} (corrupt descriptor)")
+    first = abi.header_size(addr_size)
+    if first + h["arena_capacity"] * h["arena_entry_size"] > size:
+        raise DecodeError(f"descriptor at {address:#x}: {h['arena_capacity']} arena entries of "
+                          f"{h['arena_entry_size']} B do not fit in descriptor_size {size} B (corrupt descriptor)")
+    arenas = []
+    for i in range(h["arena_count"]):
+        a = _unpack("arena", data, first + i * h["arena_entry_size"], addr_size)
+        arena = Arena(index=i, base_addr=a["base_addr"], regions_addr=a["regions_addr"], model_addr=a["model_addr"],
+                      size=a["size_bytes"], head=a["head_bytes"], temp=a["temp_bytes"], tail=a["tail_offset"],
+                      model_size=a["model_size_bytes"], canary=a["canary"], alignment=a["alignment_bytes"],
+                      region_count=a["region_count"], region_capacity=a["region_capacity"], flags=a["flags"])
+        _validate_arena(arena, address)
+        arenas.append(arena)
+    return Descriptor(address=address, abi_major=h["abi_major"], abi_minor=h["abi_minor"], descriptor_size=size,
+                      addr_size=addr_size, arena_capacity=h["arena_capacity"], arena_count=h["arena_count"],
+                      arena_entry_size=h["arena_entry_size"], region_entry_size=h["region_entry_size"],
+                      flags=h["flags"], seq=h["seq"], layout_generation=h["layout_generation"],
+                      invoke_phase=h["invoke_phase"], canary_pattern=h["canary_pattern"],
+                      stack_paint_pattern=h["stack_paint_pattern"], fault_record_addr=h["fault_record_addr"],
+                      stack=h["stack"], guard=h["guard"], arenas=arenas)
+
+
+def _validate_arena(a, address):
+    where = f"descriptor at {address:#x}, arena {a.index}"
+    if not 0 < a.size <= MAX_ARENA_BYTES:
+        raise DecodeError(f"{where}: size {a.size} B is absurd (corrupt descriptor)")
+    if a.region_count > a.region_capacity or a.region_capacity > MAX_REGIONS:
+        raise DecodeError(f"{where}: region_count {a.region_count} with capacity {a.region_capacity} "
+                          f"(at most {MAX_REGIONS}; corrupt descriptor)")
+    if a.region_count and not a.regions_addr:
+        raise DecodeError(f"{where}: {a.region_count} regions but no table address (corrupt descriptor)")
+    for name, value in (("head_bytes", a.head), ("temp_bytes", a.temp), ("tail_offset", a.tail)):
+        if value > a.size:
+            raise DecodeError(f"{where}: {name} {value} is beyond the arena's {a.size} B (corrupt descriptor)")
+
+
+def decode_regions(data, count, entry_size):
+    """Region entries from a table's bytes (count entries, entry_size bytes apart)."""
+    if len(data) < count * entry_size:
+        raise DecodeError(f"region table: {len(data)} bytes read, need {count} x {entry_size}")
+    out = []
+    for i in range(count):
+        r = _unpack("region", data, i * entry_size, 4)
+        out.append(Region(index=i, offset=r["offset_bytes"], size=r["size_bytes"], id=r["id"],
+                          kind=abi.KINDS.get(r["kind"], f"kind{r['kind']}"), flags=r["flags"],
+                          first_use=r["first_use"], last_use=r["last_use"]))
+    return out

@@ -1,0 +1,51 @@
+"""Memory readers: the one interface through which the plugin reads target memory.
+
+A reader has `read(addr, length) -> bytes` (raising MemoryReadError, never returning short
+data) and a `name` for messages. Readers never write. Implementations:
+- target.GdbReader: the selected GDB inferior (any GDB server: OpenOCD, QEMU, gdbserver);
+- ImageReader: bytes at known addresses (a RAM dump, or test images);
+- CountingReader: wraps another and counts calls and bytes (benchmarks, tests).
+The live OpenOCD Tcl reader and a dump-file reader of later issues fit the same interface.
+"""
+
+
+class MemoryReadError(Exception):
+    """Memory at [addr, addr+length) could not be read; `why` says what the reader was told."""
+
+    def __init__(self, addr, length, why):
+        super().__init__(f"cannot read {length} B at {addr:#x}: {why}")
+        self.addr, self.length, self.why = addr, length, why
+
+
+class MemoryReader:
+    name = "memory"
+
+    def read(self, addr, length):
+        raise NotImplementedError
+
+
+class ImageReader(MemoryReader):
+    """Reads from byte images placed at addresses: [(base_addr, bytes), ...]."""
+
+    def __init__(self, segments, name="image"):
+        self.segments = [(base, bytes(data)) for base, data in segments]
+        self.name = name
+
+    def read(self, addr, length):
+        for base, data in self.segments:
+            if base <= addr and addr + length <= base + len(data):
+                return data[addr - base:addr - base + length]
+        raise MemoryReadError(addr, length, f"outside the {self.name}")
+
+
+class CountingReader(MemoryReader):
+    """Counts the reads and bytes that go through it."""
+
+    def __init__(self, inner):
+        self.inner, self.name = inner, inner.name
+        self.calls = self.bytes = 0
+
+    def read(self, addr, length):
+        self.calls += 1
+        self.bytes += length
+        return self.inner.read(addr, length)

@@ -1,0 +1,186 @@
+"""Text the commands print, from analysis results (pure Python). Units are always shown."""
+from . import abi, analysis, style
+
+
+def kib(n):
+    return f"{n} B" if n < 1024 else f"{n} B ({n / 1024:.1f} KiB)"
+
+
+def info_lines(desc, figs, stack, located_by):
+    out = [style.paint(f"arenascope descriptor at {desc.address:#x} ({located_by}), ABI "
+                       f"{desc.abi_major}.{desc.abi_minor}, {desc.addr_size}-byte addresses", "title"),
+           f"  inferences completed:   {desc.invokes}{' (one running now)' if desc.in_invoke else ''}",
+           "  band measurements:      " + (
+               "none yet (the agent has not run arenascope_measure)" if not desc.measured else
+               "by the agent at its last arenascope_measure (`arena check` re-reads memory now)"
+               if desc.measured_by == "agent" else desc.measured_by)]
+    for a in desc.arenas:
+        f = figs[a.index]
+        src = "TFLM's own figures" if a.tflm_figures else "published by the firmware"
+        out += [style.paint(f"arena {a.index}", "title") + f" ({src})",
+                f"  bounds:                 {a.base_addr:#x}-{a.end_addr:#x}, size {kib(a.size)}",
+                f"  head (planned):         {kib(a.head)}, 0..+{a.head}",
+                f"  temp high-water:        {kib(a.temp)} from base ({a.temp - a.head} B above the head)",
+                f"  tail (persistent):      {kib(a.size - a.tail)}, +{a.tail}..+{a.size}",
+                f"  used:                   {kib(f.used)} = max(head, temp) + tail (TFLM arena_used_bytes)",
+                f"  peak:                   {kib(f.peak)}" + (" (raised by canary damage)" if f.damage else "")]
+        if f.free_band_size:
+            out.append(f"  free band intact:       {f.free_intact} B of {f.free_band_size} B"
+                       + (f" (damaged +{f.damage[0]}..+{f.damage[1]})" if f.damage else ""))
+        else:
+            out.append("  free band intact:       unknown (canary not filled)")
+        est = "" if f.minimum_arena else " (upper estimate: measured against used bytes, not the minimum arena)"
+        out.append(f"  headroom:               {f.headroom} B = {f.headroom_pct:.1f} % of peak{est}")
+        out.append(f"  regions:                {a.region_count} of {a.region_capacity} table entries")
+    g = desc.guard
+    if g.filled:
+        state = f"{g.size - g.touched_bytes} B of {g.size} B intact" if desc.measured else "not measured yet"
+        out.append(f"guard band:               {g.low_addr:#x}-{g.high_addr:#x}, {state}")
+    out += stack_lines(stack, indent="")
+    return out
+
+
+def stack_lines(s, indent="  "):
+    out = [f"{indent}stack:                    {s.low:#x}-{s.high:#x}, size {kib(s.size)}"]
+    if s.sp is not None:
+        where = "inside" if s.low <= s.sp <= s.high else "OUTSIDE"
+        out.append(f"{indent}current SP:               {s.sp:#x} ({where} the stack, {s.high - s.sp} B in use now)")
+    if s.hwm is None:
+        out.append(f"{indent}high-water mark:          unknown (not measured by the agent; stack not painted?)")
+    else:
+        src = "measured by the agent" if s.source == "agent" else "scanned from target memory"
+        out.append(f"{indent}high-water mark:          {s.hwm:#x} ({src})")
+        out.append(f"{indent}peak depth:               {kib(s.peak)} of {kib(s.size)}"
+                   + (" (paint gone at the limit: OVERFLOW)" if s.overflowed else ""))
+        if s.room is not None:
+            ok = s.room >= s.required_room
+            out.append(f"{indent}stack rule:               room to arena end {s.room} B "
+                       f"{'>=' if ok else '<'} 1.5 x peak = {s.required_room} B: "
+                       + style.paint("PASS" if ok else "FAIL", "PASS" if ok else "FAIL"))
+    return out
+
+
+def _area(arena, off):
+    if off < arena.head:
+        return "tensor"
+    if off < arena.temp:
+        return "temp"
+    if off >= arena.tail:
+        return "persistent"
+    return "free"
+
+
+def map_lines(desc, figs, width=64):
+    """The arena as a bar of `width` cells (plus the guard band), a legend, then the regions."""
+    out = []
+    for a in desc.arenas:
+        f = figs[a.index]
+        cells = []
+        for c in range(width):
+            lo, hi = a.size * c // width, max(a.size * (c + 1) // width, a.size * c // width + 1)
+            kind = _area(a, lo)
+            if a.tail < hi and kind != "persistent" and lo < a.tail:
+                kind = "persistent" if hi - a.tail > a.tail - lo else kind
+            if kind == "persistent":
+                meta = [r for r in a.regions if r.kind == "metadata" and r.offset < hi and lo < r.end]
+                if meta and sum(min(r.end, hi) - max(r.offset, lo) for r in meta) * 2 >= hi - lo:
+                    kind = "metadata"
+            if f.damage and lo < f.damage[1] and f.damage[0] < hi:
+                kind = "damage"
+            cells.append(style.block(kind))
+        gtxt = ""
+        g = desc.guard
+        if g.filled and a is analysis.stack_below(desc):
+            gcells = max(1, width * g.size // max(a.size, 1))
+            gtxt = "".join(style.block("damage" if g.touched else "guard") for _ in range(min(gcells, 8)))
+        out.append(f"arena {a.index} {a.base_addr:#x} [{''.join(cells)}]{gtxt} {a.end_addr:#x}"
+                   + (" + guard" if gtxt else ""))
+        out.append(f"  {width} cells of {a.size / width:.0f} B; head 0..+{a.head}, temp ..+{a.temp}, "
+                   f"free +{a.temp}..+{a.tail}, tail +{a.tail}..+{a.size}")
+    legend = [("tensor", "head (planned tensors + scratch)"), ("temp", "temp"), ("free", "free band"),
+              ("persistent", "persistent tail"), ("metadata", "TFLM metadata"), ("guard", "guard band"),
+              ("damage", "canary damage")]
+    out.append("legend: " + "  ".join(f"{style.block(k)} {text}" for k, text in legend))
+    for a in desc.arenas:
+        out.append(style.paint(f"regions of arena {a.index} by address:", "title"))
+        for r in sorted(a.regions, key=lambda r: (r.offset, r.index)):
+            out.append("  " + _region_row(a, r))
+    return out
+
+
+def _region_row(a, r):
+    life = f"{r.first_use:>3}..{r.last_use:<3}" if r.planned else "  whole  "
+    flags = ",".join(r.flag_names) or "-"
+    return (f"+{r.offset:<6} {a.base_addr + r.offset:#010x} {r.size:>6} B  {style.paint(f'{r.kind:<10}', r.kind)} "
+            f"{life} {flags:<10} {analysis.region_label(r)}")
+
+
+SORT_KEYS = {
+    "address": lambda r: (r.offset, r.index),
+    "size": lambda r: (-r.size, r.offset),
+    "lifetime": lambda r: (r.first_use if r.planned else 1 << 30, r.last_use, r.offset),
+}
+
+
+def region_table(desc, sort="address"):
+    out = []
+    for a in desc.arenas:
+        out.append(style.paint(f"arena {a.index}: {len(a.regions)} regions, sorted by {sort}", "title"))
+        out.append(f"  {'#':>3} {'id':>5} {'kind':<10} {'offset':>7} {'address':>10} {'size':>8} "
+                   f"{'first':>5} {'last':>5} {'flags':<14} name/shape/type")
+        for r in sorted(a.regions, key=SORT_KEYS[sort]):
+            ident = "-" if r.id == abi.ID_NONE else str(r.id)
+            first = str(r.first_use) if r.planned else "-"
+            last = str(r.last_use) if r.planned else "-"
+            extra = " ".join(x for x in (r.name, str(r.shape) if r.shape else None, r.dtype) if x) or "(unknown)"
+            out.append(f"  {r.index:>3} {ident:>5} {style.paint(f'{r.kind:<10}', r.kind)} {r.offset:>7} "
+                       f"{a.base_addr + r.offset:#010x} {r.size:>6} B {first:>5} {last:>5} "
+                       f"{','.join(r.flag_names) or '-':<14} {extra}")
+    return out
+
+
+_ORD = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def plan_lines(arena, p, width=64):
+    """One row per scope: live bytes, a bar over the head (one letter per live tensor, '*' for
+    scratch, '!' where two live regions share bytes), and the lower bound marked."""
+    planned = [r for r in arena.regions if r.planned and r.kind in ("tensor", "scratch")]
+    extent = max([r.end for r in planned] + [arena.head, 1])
+    letters = {r.index: ("*" if r.kind == "scratch" else _ORD[i % len(_ORD)])
+               for i, r in enumerate(r for r in planned if r.kind == "tensor")}
+    for r in planned:
+        letters.setdefault(r.index, "*")
+    out = [style.paint(f"arena {arena.index} plan: {p.scopes} scopes (scope 0 = model inputs, operator i runs in "
+                       f"scope i+1), bar = head 0..{extent} B, {extent / width:.1f} B a cell", "title"),
+           f"  {'op':>4} {'scope':>5} {'live':>8}  bar"]
+    for t in range(p.scopes):
+        cells = []
+        for c in range(width):
+            lo, hi = extent * c // width, max(extent * (c + 1) // width, extent * c // width + 1)
+            here = [i for i in p.live_regions[t] if arena.regions[i].offset < hi and lo < arena.regions[i].end]
+            cells.append("." if not here else "!" if len(here) > 1 and _share(arena, here, lo, hi)
+                         else letters[here[0]])
+        op = "in" if t == 0 else str(t - 1)
+        mark = "  <- lower bound" if t == p.lower_bound_scope else ""
+        out.append(f"  {op:>4} {t:>5} {p.live_bytes[t]:>6} B  {''.join(cells)}{mark}")
+    head = arena.head
+    ratio = f"{head / p.lower_bound:.2f}" if p.lower_bound else "-"
+    out.append(f"  lower bound {p.lower_bound} B (scope {p.lower_bound_scope}); planned head {head} B; "
+               f"head / lower bound = {ratio}")
+    out.append("  key: " + ", ".join(f"{letters[r.index]}={analysis.region_label(r)}"
+                                     for r in planned if r.kind == "tensor") + ", *=scratch")
+    return out
+
+
+def _share(arena, idx, lo, hi):
+    spans = sorted((max(arena.regions[i].offset, lo), min(arena.regions[i].end, hi)) for i in idx)
+    return any(spans[k + 1][0] < spans[k][1] for k in range(len(spans) - 1))
+
+
+def check_lines(check_list):
+    out = [f"  {style.paint(f'{c.verdict:<4}', c.verdict)}  {c.rule:<10} {c.reason}" for c in check_list]
+    v = analysis.worst(check_list)
+    out.append(f"arena check: {style.paint(v, v)} ({sum(c.verdict == 'FAIL' for c in check_list)} fail, "
+               f"{sum(c.verdict == 'WARN' for c in check_list)} warn, {len(check_list)} rules)")
+    return out

@@ -1,0 +1,93 @@
+"""Reading a consistent descriptor (and its region tables) through a MemoryReader.
+
+The seqlock rule (docs/agent-abi.md): read seq, the block and the tables, then seq again; trust
+the read only when both are equal and even. Region tables are cached by layout_generation, so a
+steady-state refresh reads the descriptor (128 B on Cortex-M) and 2 bytes of seq, nothing else.
+"""
+import struct
+
+from . import abi
+from .decode import DecodeError, decode_descriptor, decode_regions, preamble
+from .reader import MemoryReadError
+
+SEQ_OFFSET = 18     # abi.layout("descriptor", n)["seq"], the same for both address sizes
+DEFAULT_RETRIES = 8
+
+
+class TornReadError(Exception):
+    """The target kept changing the descriptor while it was read."""
+
+
+class DescriptorSession:
+    """Reads the descriptor at `address` through `reader`; keeps the region tables of the last
+    layout_generation. Create one per (reader, address)."""
+
+    def __init__(self, reader, address, retries=DEFAULT_RETRIES, ram_ranges=None):
+        self.reader, self.address, self.retries = reader, address, retries
+        self.ram_ranges = ram_ranges  # [(lo, hi)] the tables must lie in, or None: no check
+        self._size = None
+        self._tables = {}   # arena index -> (layout_generation, regions_addr, count, regions)
+        self.last_seq = None
+
+    def _seq(self):
+        return struct.unpack("<H", self.reader.read(self.address + SEQ_OFFSET, 2))[0]
+
+    def read(self):
+        """A consistent Descriptor with every arena's regions, or raises DecodeError,
+        MemoryReadError or TornReadError."""
+        seqs = []
+        for _ in range(self.retries):
+            if self._size is None:
+                _, self._size = preamble(self.reader.read(self.address, 16), self.address)
+            data = self.reader.read(self.address, self._size)
+            try:
+                desc = decode_descriptor(data, self.address)
+            except DecodeError:
+                self._size = None  # re-read the preamble next time, then report if it persists
+                raise
+            if desc.descriptor_size != self._size:
+                self._size = desc.descriptor_size
+                continue
+            seqs.append(desc.seq)
+            if desc.seq % 2:
+                continue
+            for arena in desc.arenas:
+                arena.regions = self._regions(desc, arena)
+            after = self._seq()
+            if after == desc.seq:
+                self.last_seq = after
+                return desc
+            seqs.append(after)
+            self._tables.clear()
+        raise TornReadError(
+            f"descriptor at {self.address:#x} kept changing while it was read ({self.retries} tries, seq values "
+            f"{', '.join(str(s) for s in seqs[-6:])}): the target is updating it; halt it (or retry)")
+
+    def _regions(self, desc, arena):
+        cached = self._tables.get(arena.index)
+        key = (desc.layout_generation, arena.regions_addr, arena.region_count)
+        if cached and cached[0] == key:
+            return cached[1]
+        count, entry = arena.region_count, desc.region_entry_size
+        if count == 0:
+            regions = []
+        else:
+            self._check_in_ram(arena, count * entry)
+            try:
+                data = self.reader.read(arena.regions_addr, count * entry)
+            except MemoryReadError as exc:
+                raise MemoryReadError(exc.addr, exc.length,
+                                      f"{exc.why} (region table of arena {arena.index}, from the descriptor at "
+                                      f"{self.address:#x}; a corrupt regions_addr?)") from None
+            regions = decode_regions(data, count, entry)
+        self._tables[arena.index] = (key, regions)
+        return regions
+
+    def _check_in_ram(self, arena, length):
+        if not self.ram_ranges:
+            return
+        lo, hi = arena.regions_addr, arena.regions_addr + length
+        if not any(r_lo <= lo and hi <= r_hi for r_lo, r_hi in self.ram_ranges):
+            ranges = ", ".join(f"{a:#x}-{b:#x}" for a, b in self.ram_ranges)
+            raise DecodeError(f"arena {arena.index}: region table {lo:#x}-{hi:#x} ({arena.region_count} entries) is "
+                              f"outside the RAM ranges {ranges} (corrupt descriptor)")

@@ -1,0 +1,216 @@
+"""The GDB plugin against real targets: the demo firmware on QEMU through gdb-multiarch, the
+host build under plain gdb. Expected values come from the ELF symbols, the linker map and the
+real TFLM figures; every error case must give one clear line and no Python traceback."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from harness import FIRMWARE, FIRMWARE_MAP, HOST_DEMO, ROOT, TFLM_FIGURES, elf_symbols, gdb_batch, map_sections, qemu
+
+PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
+LOAD = [f"source {PLUGIN}", "set arena colour off"]
+FAULT_BREAKS = ["break HardFault_Handler", "break BusFault_Handler", "break UsageFault_Handler"]
+
+pytestmark = pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not built")
+
+
+def on_qemu(commands, invokes=1, elf=FIRMWARE, load_first=True):
+    """Boots the firmware, stops after `invokes` measured inferences (0: at reset), runs commands."""
+    with qemu(FIRMWARE) as (port, _log):
+        pre = list(LOAD) if load_first else []
+        if invokes:
+            pre += [f"break demo_invoke_done if invokes == {invokes}", "continue", "delete"]
+        _, text = gdb_batch(elf, pre + list(commands), remote_port=port)
+    assert "Traceback" not in text, text
+    return text
+
+
+def gdb_rc(commands, elf=FIRMWARE, invokes=1):
+    """Exit status of gdb -batch when the last command is commands[-1]."""
+    with qemu(FIRMWARE) as (port, _log):
+        cmd = ["gdb-multiarch", "-q", "-nx", "-batch", str(elf), "-ex", "set tcp auto-retry on",
+               "-ex", "set tcp connect-timeout 15", "-ex", f"target remote 127.0.0.1:{port}"]
+        for c in LOAD + [f"break demo_invoke_done if invokes == {invokes}", "continue", "delete"] + commands:
+            cmd += ["-ex", c]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
+        return proc.returncode, proc.stdout + proc.stderr
+
+
+def snapshot_of(commands=(), invokes=1):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "snap.json")
+        text = on_qemu(list(commands) + [f"arena snapshot {path}"], invokes=invokes)
+        assert "arena snapshot: wrote" in text, text
+        with open(path, encoding="utf-8") as f:
+            return json.load(f), text
+
+
+def test_info_figures_match_the_symbols_and_the_linker_map():
+    syms, sections = elf_symbols(FIRMWARE), map_sections(FIRMWARE_MAP)
+    text = on_qemu(["arena info"])
+    base, size = sections[".tensor_arena"]
+    stack_lo, stack_size = sections[".stack"]
+    assert f"arenascope descriptor at {syms['arenascope_descriptor']:#x} (symbol arenascope_descriptor)" in text
+    assert f"bounds:                 {base:#x}-{base + size:#x}, size 12288 B (12.0 KiB)" in text
+    assert "head (planned):         672 B, 0..+672" in text
+    assert "tail (persistent):      7380 B (7.2 KiB), +4908..+12288" in text
+    assert "used:                   8116 B (7.9 KiB)" in text   # 736 (temp end) + 7380
+    assert f"stack:                    {stack_lo:#x}-{stack_lo + stack_size:#x}, size 8192 B" in text
+    room = syms["__StackTop"] - (base + size)
+    assert f"stack rule:               room to arena end {room} B >=" in text
+    assert "free band intact:       4172 B of 4172 B" in text   # [736, 4908)
+    assert "upper estimate" in text
+
+
+def test_snapshot_carries_every_figure_and_tflms_plan():
+    syms = elf_symbols(FIRMWARE)
+    snap, _ = snapshot_of(invokes=2)
+    assert snap["schema"] == "arenascope.snapshot" and snap["version"] == 1
+    assert snap["source"]["descriptor_address"] == syms["arenascope_descriptor"]
+    a = snap["arenas"][0]
+    assert a["base_addr"] == syms["tensor_arena"] and a["size_bytes"] == 12288
+    assert (a["head_bytes"], a["temp_bytes"], a["tail_offset"], a["tail_bytes"]) == (672, 736, 4908, 7380)
+    assert a["used_bytes"] == 8116 and a["peak_bytes"] == 8116 and a["headroom_bytes"] == 12288 - 8116
+    assert a["headroom_is_upper_estimate"] is True
+    assert len(a["regions"]) == 43
+    assert snap["state"]["invokes"] == 2
+    assert snap["stack"]["low_addr"] == syms["__StackLimit"] and snap["stack"]["high_addr"] == syms["__StackTop"]
+    assert snap["stack"]["room_bytes"] == syms["__StackTop"] - (syms["tensor_arena"] + 12288)
+    assert snap["guard"]["low_addr"] == syms["__guard_start"] and snap["guard"]["intact_bytes"] == 256
+    assert snap["verdict"] == "PASS"
+    assert {c["rule"] for c in snap["checks"]} >= {"canary", "alignment", "plan", "used", "headroom", "guard", "stack"}
+    if TFLM_FIGURES.exists():
+        fig = json.loads(TFLM_FIGURES.read_text())["models"]["tflm_keyword_scrambled_8bit.tflite"]["arm_m4"]
+        assert a["plan"]["lower_bound_bytes"] == fig["lower_bound_bytes"]
+        assert a["plan"]["lower_bound_scope"] == fig["lower_bound_time_step"]
+        assert a["head_bytes"] == fig["head_bytes"]
+
+
+@pytest.mark.parametrize("scenario,fails", [
+    (0, set()),
+    (1, {"guard", "stack"}),          # the stack ran through the guard band into the tail
+    (2, {"canary"}),                  # operator 1 wrote past its tensor into the free band
+    (3, set()), (4, set()), (5, set()), (6, set()), (7, set()),  # faults that are not the arena's
+])
+def test_every_scenario_gives_the_expected_check_verdicts(scenario, fails):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "snap.json")
+        stop = FAULT_BREAKS + [f"set var demo_scenario = {scenario}", "break demo_invoke_done if invokes == 2",
+                               "continue"]
+        text = on_qemu(stop + [f"arena snapshot {path}", "arena check"])
+        with open(path, encoding="utf-8") as f:
+            snap = json.load(f)
+    failed = {c["rule"] for c in snap["checks"] if c["verdict"] == "FAIL"}
+    assert failed == fails, text
+    for rule in fails:
+        assert f"FAIL  {rule}" in text
+    assert ("arena check: FAIL" in text) == bool(fails)
+
+
+def test_overrun_is_located_next_to_the_tensor_that_overran():
+    text = on_qemu(["set var demo_scenario = 2", "break demo_invoke_done if invokes == 2", "continue",
+                    "arena check", "arena map --width 32"])
+    # operator 1 writes tensor 5 (+608..+672) 128 B too long: +736..+800 of the free band
+    assert "free band overwritten at +736..+800" in text and "tensor 5 at +608..+672" in text
+    assert "X" in text.split("arena 0 0x")[1].splitlines()[0]
+
+
+def test_check_fail_makes_batch_gdb_exit_non_zero():
+    rc_ok, _ = gdb_rc(["arena check"])
+    rc_fail, text = gdb_rc(["set var demo_scenario = 2", "break demo_invoke_done if invokes == 2", "continue",
+                            "arena check"])
+    assert rc_ok == 0 and rc_fail != 0, text
+
+
+def test_map_regions_plan_whereis_stack():
+    syms = elf_symbols(FIRMWARE)
+    text = on_qemu(["arena map", "arena regions --sort size", "arena plan", "arena stack",
+                    f"arena whereis {syms['tensor_arena'] + 520:#x}", "arena whereis &__guard_start",
+                    "arena whereis 0x10"])
+    assert "legend:" in text and "regions of arena 0 by address:" in text
+    assert "arena 0: 43 regions, sorted by size" in text
+    assert "lower bound 672 B (scope 2); planned head 672 B; head / lower bound = 1.00" in text
+    assert f"is in arena 0 at +520 (head (planned))" in text and "owned by tensor 0: +512..+608" in text
+    assert "is in the guard band" in text
+    assert "0x10 is outside every arena" in text
+    assert "high-water mark:" in text and "scanned from target memory" in text
+
+
+# ------------------------------------------------------------------ errors, one clear line each
+
+def test_no_program_loaded():
+    proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", "-ex", f"source {PLUGIN}", "-ex", "arena info"],
+                          capture_output=True, text=True, timeout=60)
+    assert "arena info: no program loaded and no target connected" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_elf_loaded_but_target_not_connected():
+    proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", str(FIRMWARE), "-ex", f"source {PLUGIN}",
+                           "-ex", "arena check"], capture_output=True, text=True, timeout=60)
+    assert "arena check: the target is not running: connect to it (`target remote HOST:PORT`)" in proc.stderr
+    assert proc.returncode != 0
+
+
+def test_running_target_is_refused_in_all_stop():
+    text = on_qemu(["continue &", "arena info", "interrupt"])
+    assert "arena info: the target is running and GDB cannot read its memory in all-stop mode" in text
+
+
+@pytest.mark.parametrize("setup,message", [
+    (["set var arenascope_descriptor.abi_major = 2"], "has ABI 2.0; this plugin reads ABI 1.x"),
+    (["set var arenascope_descriptor.seq = 7"], "kept changing while it was read"),
+    (["set var arenascope_descriptor.arena[0].region_count = 60000"], "region_count 60000 with capacity 43"),
+    (["set var arenascope_descriptor.arena[0].regions_addr = 0x10000000"], "outside the RAM ranges"),
+    (["set var arenascope_descriptor.arena[0].head_bytes = 99999"], "head_bytes 99999 is beyond the arena"),
+    (["set arena descriptor-address &tensor_arena"], "no arenascope descriptor at 0x20000350: magic is b'"),
+    (["set arena descriptor-address 0xF0000000"], "cannot read 16 B at 0xf0000000"),
+    (["set arena descriptor-address nosuchsymbol"], "cannot evaluate 'nosuchsymbol' as an address"),
+    (["set arena scan-range 0x20000100 0x20000000"], "end 0x20000000 is not above start 0x20000100"),
+    (["set arena scan-range 0x20000000"], "expected 'START END' (two addresses) or 'auto'"),
+])
+def test_bad_descriptors_give_one_clear_error(setup, message):
+    text = on_qemu(setup + ["arena info"])
+    assert "arena info: " in text and message in text, text
+
+
+def test_stripped_elf_finds_the_descriptor_by_scanning_ram():
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped = os.path.join(tmp, "demo_fw_stripped.elf")
+        subprocess.run(["arm-none-eabi-strip", "-o", stripped, str(FIRMWARE)], check=True)
+        with qemu(FIRMWARE) as (port, _):
+            _, at_reset = gdb_batch(stripped, LOAD + ["arena info", "arena stack"], remote_port=port)
+        syms = elf_symbols(FIRMWARE)
+        with qemu(FIRMWARE) as (port, _):
+            _, later = gdb_batch(stripped, LOAD + ["break *%#x" % (syms["demo_invoke_done"] & ~1), "continue",
+                                                   "arena info"], remote_port=port)
+    assert "arena info: no arenascope descriptor found" in at_reset
+    assert "scanned the ELF's RAM sections" in at_reset and ".bss 0x" in at_reset
+    assert "set arena descriptor-address ADDR" in at_reset
+    assert "arena stack: no stack bounds" in at_reset and "set arena stack-range LOW HIGH" in at_reset
+    assert f"arenascope descriptor at {syms['arenascope_descriptor']:#x} (magic found by scanning" in later
+    assert "Traceback" not in at_reset + later
+
+
+def test_stack_without_a_descriptor_uses_the_linker_symbols():
+    text = on_qemu(["break main", "continue", "arena stack"], invokes=0)
+    assert "no usable arenascope descriptor" in text and "__StackLimit/__StackTop" in text
+    assert "high-water mark:" in text
+
+
+# ------------------------------------------------------------------ host build, plain gdb
+
+@pytest.mark.skipif(not HOST_DEMO.exists(), reason="host demo not built")
+def test_host_build_under_plain_gdb():
+    dump, text = gdb_batch(HOST_DEMO, LOAD + ["break demo_invoke_done", "run", "arena info", "arena check"],
+                           gdb="gdb", args=["3"], reads=[("ram", "&ram", 1)])
+    ram = dump["addr"]["ram"]
+    assert "Traceback" not in text
+    assert "8-byte addresses" in text
+    assert f"bounds:                 {ram:#x}-{ram + 12288:#x}, size 12288 B" in text
+    assert f"stack:                    {ram + 12288 + 256:#x}-{ram + 12288 + 256 + 65536:#x}" in text
+    assert "arena check: PASS" in text

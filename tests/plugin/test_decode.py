@@ -1,0 +1,175 @@
+"""Decoder and session tests on crafted descriptor images, corrupt ones included."""
+import struct
+
+import pytest
+
+from arenascope_plugin import abi, locate, session
+from arenascope_plugin.decode import DecodeError, decode_descriptor
+from arenascope_plugin.reader import CountingReader, ImageReader, MemoryReadError
+from conftest import ABI, ARENA_ADDR, DESC_ADDR, NONE, TABLE_ADDR, demo_like, region_bytes
+
+
+def reader_for(desc, table, extra=()):
+    return ImageReader([(DESC_ADDR, desc), (TABLE_ADDR, table), *extra], name="test image")
+
+
+@pytest.mark.parametrize("addr_size", [4, 8])
+def test_plugin_layout_equals_the_golden_fixture(addr_size):
+    for type_name, fields in ABI["types"].items():
+        assert [f for f, _ in fields] == [f for f, _ in abi.TYPES[type_name]]
+        assert [t for _, t in fields] == [t for _, t in abi.TYPES[type_name]]
+        expected = ABI["layouts"][str(addr_size)][type_name]
+        ours = abi.layout(type_name, addr_size)
+        for field, _ in fields:
+            assert ours[field] == expected[field], f"{type_name}.{field}"
+        if "_size" in expected:
+            assert ours["_size"] == expected["_size"]
+    total = abi.header_size(addr_size) + abi.layout("arena", addr_size)["_size"]
+    assert total == ABI["layouts"][str(addr_size)]["descriptor"]["_size_one_arena"]
+
+
+@pytest.mark.parametrize("addr_size", [4, 8])
+def test_decodes_every_field_of_a_valid_image(addr_size):
+    desc_bytes, table = demo_like(addr_size)
+    d = session.DescriptorSession(reader_for(desc_bytes, table), DESC_ADDR).read()
+    assert (d.abi_major, d.abi_minor, d.addr_size) == (1, 0, addr_size)
+    assert d.seq == 10 and d.layout_generation == 5 and d.invokes == 3 and not d.in_invoke
+    assert d.canary_pattern == 0xAAAAAAAA and d.stack_paint_pattern == 0xCCCCCCCC
+    assert d.stack.low_addr == ARENA_ADDR + 4160 and d.stack.touched_lo == 824
+    assert d.guard.size == 64 and not d.guard.touched
+    a = d.arenas[0]
+    assert (a.base_addr, a.size, a.head, a.temp, a.tail, a.alignment) == (ARENA_ADDR, 4096, 256, 288, 3072, 16)
+    assert a.canary.low_addr == ARENA_ADDR + 288 and a.canary.size == 2784
+    assert [r.kind for r in a.regions] == ["tensor", "tensor", "tensor", "scratch", "metadata"]
+    assert a.regions[0].flag_names == ["input"] and a.regions[2].flag_names == ["output"]
+    assert a.regions[4].planned is False and a.regions[4].id == 0xFFFF
+    assert (a.regions[1].first_use, a.regions[1].last_use) == (1, 2)
+
+
+def corrupt(addr_size=4, patch=None, **over):
+    desc_bytes, table = demo_like(addr_size, **over)
+    desc_bytes = bytearray(desc_bytes)
+    if patch:
+        patch(desc_bytes)
+    return bytes(desc_bytes), table
+
+
+@pytest.mark.parametrize("image,message", [
+    (corrupt(magic=b"ARENASCQ"), "magic is b'ARENASCQ'"),
+    (corrupt(abi_major=2), "has ABI 2.0; this plugin reads ABI 1.x"),
+    (corrupt(patch=lambda b: b.__setitem__(12, 3)), "addr_size is 3"),
+    (corrupt(descriptor_size=64), "descriptor_size 64 B is smaller"),
+    (corrupt(arena_count=2), "arena_count 2 with capacity 1"),
+    (corrupt(arena_entry_size=40), "entry sizes 40/16"),
+    (corrupt(arena={"region_count": 9, "region_capacity": 8}), "region_count 9 with capacity 8"),
+    (corrupt(arena={"region_count": 20000, "region_capacity": 20000}), "at most 16384"),
+    (corrupt(arena={"regions_addr": 0}), "regions but no table address"),
+    (corrupt(arena={"size_bytes": 0}), "size 0 B is absurd"),
+    (corrupt(arena={"tail_offset": 5000}), "tail_offset 5000 is beyond the arena's 4096 B"),
+])
+def test_corrupt_descriptors_are_refused_with_a_reason(image, message):
+    with pytest.raises(DecodeError) as err:
+        session.DescriptorSession(reader_for(*image), DESC_ADDR).read()
+    assert message in str(err.value)
+    assert f"{DESC_ADDR:#x}" in str(err.value)
+
+
+def test_newer_minor_with_trailing_bytes_is_read():
+    desc_bytes, table = demo_like(4, abi_minor=3, descriptor_size=128 + 16)
+    d = session.DescriptorSession(reader_for(desc_bytes + bytes(16), table), DESC_ADDR).read()
+    assert d.abi_minor == 3 and d.arenas[0].size == 4096
+
+
+def test_truncated_image_names_the_address():
+    desc_bytes, table = demo_like(4)
+    with pytest.raises(MemoryReadError) as err:
+        session.DescriptorSession(reader_for(desc_bytes[:100], table), DESC_ADDR).read()
+    assert f"{DESC_ADDR:#x}" in str(err.value)
+
+
+def test_unreadable_region_table_names_its_address():
+    desc_bytes, _ = demo_like(4)
+    with pytest.raises(MemoryReadError) as err:
+        session.DescriptorSession(ImageReader([(DESC_ADDR, desc_bytes)]), DESC_ADDR).read()
+    assert f"{TABLE_ADDR:#x}" in str(err.value) and "region table of arena 0" in str(err.value)
+
+
+def test_region_table_outside_ram_is_refused():
+    desc_bytes, table = demo_like(4, arena={"regions_addr": 0xF0000000})
+    reader = reader_for(desc_bytes, table, extra=[(0xF0000000, table)])
+    with pytest.raises(DecodeError) as err:
+        session.DescriptorSession(reader, DESC_ADDR, ram_ranges=[(0x20000000, 0x20400000)]).read()
+    assert "outside the RAM ranges 0x20000000-0x20400000" in str(err.value)
+
+
+class FlippingReader(ImageReader):
+    """A target that updates the descriptor on every read: seq differs each time."""
+
+    def __init__(self, desc, table):
+        super().__init__([(DESC_ADDR, desc), (TABLE_ADDR, table)])
+        self.seq = 10
+
+    def read(self, addr, length):
+        data = bytearray(super().read(addr, length))
+        if addr <= DESC_ADDR + 18 < addr + length:
+            self.seq += 2
+            struct.pack_into("<H", data, DESC_ADDR + 18 - addr, self.seq)
+        return bytes(data)
+
+
+def test_torn_reads_are_retried_then_reported():
+    desc_bytes, table = demo_like(4)
+    with pytest.raises(session.TornReadError) as err:
+        session.DescriptorSession(FlippingReader(desc_bytes, table), DESC_ADDR, retries=4).read()
+    assert "kept changing" in str(err.value) and "4 tries" in str(err.value)
+
+
+def test_odd_seq_forever_is_a_torn_read():
+    desc_bytes, table = demo_like(4, seq=11)
+    with pytest.raises(session.TornReadError):
+        session.DescriptorSession(reader_for(desc_bytes, table), DESC_ADDR, retries=3).read()
+
+
+def test_steady_state_refresh_reads_the_descriptor_only():
+    desc_bytes, table = demo_like(4, regions=[(i * 16, 16, i, 1, 0, i, i + 1) for i in range(200)],
+                                  arena={"region_capacity": 200})
+    counting = CountingReader(reader_for(desc_bytes, table))
+    s = session.DescriptorSession(counting, DESC_ADDR)
+    s.read()
+    first = counting.bytes
+    assert first >= 200 * 16
+    counting.bytes = 0
+    s.read()
+    assert counting.bytes <= 1024  # header + seq only: the table is cached by layout_generation
+    assert counting.bytes == 128 + 2
+
+
+def test_region_table_is_reread_when_layout_generation_changes():
+    regions = [(0, 16, 0, 1, 0, 0, 1)]
+    desc_bytes, table = demo_like(4, regions=regions, arena={"region_capacity": 4})
+    image = reader_for(desc_bytes, region_bytes(regions * 2))
+    s = session.DescriptorSession(image, DESC_ADDR)
+    assert len(s.read().arenas[0].regions) == 1
+    desc2, _ = demo_like(4, regions=regions * 2, layout_generation=6, arena={"region_capacity": 4})
+    image.segments[0] = (DESC_ADDR, desc2)
+    assert len(s.read().arenas[0].regions) == 2
+
+
+def test_scan_finds_the_magic_in_a_range_and_says_what_it_searched():
+    desc_bytes, table = demo_like(4)
+    ram = bytearray(16384)
+    ram[8192:8192 + len(desc_bytes)] = desc_bytes
+    ram[100:108] = b"ARENASCP"  # a stray, unaligned and invalid copy is skipped
+    reader = ImageReader([(0x20000000, bytes(ram))])
+    addr, how = locate.locate(reader, ranges=[(0x20000000, 0x20004000, ".bss")], range_source="test")
+    assert addr == 0x20002000 and "scanning" in how
+    with pytest.raises(locate.NotFoundError) as err:
+        locate.locate(reader, ranges=[(0x20000000, 0x20001000, ".data")], range_source="the ELF's RAM sections")
+    text = str(err.value)
+    assert ".data 0x20000000-0x20001000" in text and "set arena descriptor-address" in text
+
+
+def test_decode_descriptor_refuses_short_data():
+    with pytest.raises(DecodeError):
+        decode_descriptor(b"ARENASCP", DESC_ADDR)
+    assert NONE == abi.NONE
