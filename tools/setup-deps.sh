@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake make g++ gdb python3 python3-pytest python3-pyelftools libgtest-dev nlohmann-json3-dev
+  cmake make g++ gdb python3 python3-pytest python3-pyelftools python3-jsonschema libgtest-dev nlohmann-json3-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gdb-multiarch
 )
 

@@ -258,9 +258,11 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
     if desc.guard.filled:
         g = desc.guard
         if g.touched:
+            who = ("the stack, whose paint is gone down to its limit, ran through it toward the arena"
+                   if stack.overflowed and g.high_addr <= stack.low else
+                   "the stack (from above) or the arena (from below) reached it")
             out.append(Check("guard", FAIL, f"guard band overwritten at {g.low_addr + g.touched_lo:#x}-"
-                                            f"{g.low_addr + g.touched_hi:#x} ({g.touched_bytes} B): the stack (from "
-                                            "above) or the arena (from below) reached it"))
+                                            f"{g.low_addr + g.touched_hi:#x} ({g.touched_bytes} B): {who}"))
         else:
             out.append(Check("guard", PASS, f"guard band intact ({g.size} B at {g.low_addr:#x})"))
     out.append(_stack_check(stack))

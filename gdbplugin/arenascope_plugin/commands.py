@@ -12,7 +12,8 @@ from .decode import DecodeError
 from .locate import NotFoundError, locate
 from .reader import MemoryReadError
 from .session import DescriptorSession, TornReadError
-from .target import (STACK_SYMBOLS, GdbReader, TargetError, check_readable, elf_ram_ranges, parse_address, register,
+from .target import (STACK_SYMBOLS, GdbReader, TargetError, batch_mode, check_readable, elf_ram_ranges, parse_address,
+                     register,
                      stack_symbols, symbol_address)
 
 EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError)
@@ -421,17 +422,23 @@ class CheckCommand(_Sub):
 band), stack room >= 1.5 x stack peak, arena 16-byte aligned, no two regions with
 overlapping lifetimes share bytes, headroom in the 10-20 % band, used <= size.
 
-Usage: arena check
-A FAIL ends the command with an error, so `gdb -batch -ex 'arena check'` exits non-zero."""
+Usage: arena check [--strict]
+In batch mode (gdb -batch) a FAIL ends the command with an error, so GDB exits non-zero when
+the check is its last command (CI can gate on it). --strict does that in any mode; otherwise
+an interactive session or a sourced script just prints the verdicts and goes on."""
     sub = "check"
+    options = ("--strict",)
+
+    def add_arguments(self, parser):
+        parser.add_argument("--strict", action="store_true", help="a FAIL is an error, also outside batch mode")
 
     def run(self, args):
         ctx = gather(verify=True)
         result = checks_of(ctx)
         _write(render.check_lines(result))
         failed = [c.rule for c in result if c.verdict == analysis.FAIL]
-        if failed:
-            raise gdb.GdbError(f"arena check: FAIL ({', '.join(failed)})")
+        if failed and (args.strict or batch_mode()):
+            raise gdb.GdbError(f"arena check: failed rules: {', '.join(failed)}")
 
 
 class WhereisCommand(_Sub):

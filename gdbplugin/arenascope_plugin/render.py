@@ -60,13 +60,20 @@ def stack_lines(s, indent="  "):
     return out
 
 
-def _area(arena, off):
-    if off < arena.head:
-        return "tensor"
-    if off < arena.temp:
+
+def _cell_kind(a, f, lo, hi):
+    """What one map cell [lo, hi) shows. Small areas win over large ones, so a 64-byte temp or
+    a word of damage stays visible at any width: damage, temp, head, tail, free."""
+    if f.damage and lo < f.damage[1] and f.damage[0] < hi:
+        return "damage"
+    if lo < a.temp and a.head < hi and a.temp > a.head:
         return "temp"
-    if off >= arena.tail:
-        return "persistent"
+    if lo < a.head:
+        return "tensor"
+    if hi > a.tail:
+        meta = sum(min(r.end, hi) - max(r.offset, lo) for r in a.regions
+                   if r.kind == "metadata" and r.offset < hi and lo < r.end)
+        return "metadata" if meta * 2 >= min(hi, a.size) - max(lo, a.tail) else "persistent"
     return "free"
 
 
@@ -75,19 +82,9 @@ def map_lines(desc, figs, width=64):
     out = []
     for a in desc.arenas:
         f = figs[a.index]
-        cells = []
-        for c in range(width):
-            lo, hi = a.size * c // width, max(a.size * (c + 1) // width, a.size * c // width + 1)
-            kind = _area(a, lo)
-            if a.tail < hi and kind != "persistent" and lo < a.tail:
-                kind = "persistent" if hi - a.tail > a.tail - lo else kind
-            if kind == "persistent":
-                meta = [r for r in a.regions if r.kind == "metadata" and r.offset < hi and lo < r.end]
-                if meta and sum(min(r.end, hi) - max(r.offset, lo) for r in meta) * 2 >= hi - lo:
-                    kind = "metadata"
-            if f.damage and lo < f.damage[1] and f.damage[0] < hi:
-                kind = "damage"
-            cells.append(style.block(kind))
+        cells = [style.block(_cell_kind(a, f, a.size * c // width, max(a.size * (c + 1) // width,
+                                                                           a.size * c // width + 1)))
+                 for c in range(width)]
         gtxt = ""
         g = desc.guard
         if g.filled and a is analysis.stack_below(desc):

@@ -14,10 +14,15 @@ class TargetError(Exception):
 
 
 class GdbReader(MemoryReader):
-    """Reads the selected inferior's memory through GDB (any GDB server)."""
+    """Reads the selected inferior's memory through GDB (any GDB server). Counts what it reads
+    in the class attributes `calls` and `bytes` (tools/bench_plugin.py reports them)."""
     name = "target"
+    calls = 0
+    bytes = 0
 
     def read(self, addr, length):
+        GdbReader.calls += 1
+        GdbReader.bytes += length
         try:
             return gdb.selected_inferior().read_memory(addr, length).tobytes()
         except gdb.MemoryError as exc:
@@ -46,6 +51,17 @@ def check_readable():
                           "(`run`, `starti`); a loaded ELF alone has no RAM to read")
     if thread is not None and thread.is_running():
         raise running
+
+
+def batch_mode():
+    """True when this GDB was started with -batch (read from /proc/self/cmdline; GDB's Python
+    has no API for it). False where /proc is missing."""
+    try:
+        with open("/proc/self/cmdline", "rb") as f:
+            args = f.read().split(b"\0")
+    except OSError:
+        return False
+    return any(a in (b"-batch", b"--batch", b"-batch-silent", b"--batch-silent") for a in args)
 
 
 def symbol_address(name):

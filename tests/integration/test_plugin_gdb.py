@@ -66,9 +66,15 @@ def test_info_figures_match_the_symbols_and_the_linker_map():
     assert "upper estimate" in text
 
 
+def validate(snap):
+    import jsonschema
+    jsonschema.validate(snap, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
+
+
 def test_snapshot_carries_every_figure_and_tflms_plan():
     syms = elf_symbols(FIRMWARE)
     snap, _ = snapshot_of(invokes=2)
+    validate(snap)
     assert snap["schema"] == "arenascope.snapshot" and snap["version"] == 1
     assert snap["source"]["descriptor_address"] == syms["arenascope_descriptor"]
     a = snap["arenas"][0]
@@ -104,6 +110,7 @@ def test_every_scenario_gives_the_expected_check_verdicts(scenario, fails):
         text = on_qemu(stop + [f"arena snapshot {path}", "arena check"])
         with open(path, encoding="utf-8") as f:
             snap = json.load(f)
+    validate(snap)
     failed = {c["rule"] for c in snap["checks"] if c["verdict"] == "FAIL"}
     assert failed == fails, text
     for rule in fails:
@@ -214,3 +221,36 @@ def test_host_build_under_plain_gdb():
     assert f"bounds:                 {ram:#x}-{ram + 12288:#x}, size 12288 B" in text
     assert f"stack:                    {ram + 12288 + 256:#x}-{ram + 12288 + 256 + 65536:#x}" in text
     assert "arena check: PASS" in text
+
+
+def test_auto_load_directory():
+    """The auto-load setup of docs/gdb-commands.md: GDB runs SCRIPTS-DIR/<elf path>-gdb.py."""
+    with tempfile.TemporaryDirectory() as scripts:
+        target = os.path.join(scripts, str(FIRMWARE).lstrip("/") + "-gdb.py")
+        os.makedirs(os.path.dirname(target))
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(f'gdb.execute("source {PLUGIN}")\n')
+        proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", "-iex", f"set auto-load scripts-directory {scripts}",
+                               "-iex", f"add-auto-load-safe-path {scripts}", str(FIRMWARE), "-ex", "help arena"],
+                              capture_output=True, text=True, timeout=60)
+    assert "Inspect TensorFlow Lite Micro tensor arenas" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_gdbinit_line():
+    with tempfile.TemporaryDirectory() as home:
+        with open(os.path.join(home, ".gdbinit"), "w", encoding="utf-8") as f:
+            f.write(f"source {PLUGIN}\n")
+        proc = subprocess.run(["gdb-multiarch", "-q", "-batch", "-ex", "help arena info"], capture_output=True,
+                              text=True, timeout=60, env=dict(os.environ, HOME=home))
+    assert "Arena bounds and figures" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_loading_twice_is_harmless_and_help_exists_for_every_command():
+    proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", "-ex", f"source {PLUGIN}", "-ex", f"source {PLUGIN}",
+                           "-ex", "help arena", "-ex", "complete arena re", "-ex", "complete arena regions --sort s"],
+                          capture_output=True, text=True, timeout=60)
+    assert "arenascope: already loaded" in proc.stdout
+    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot"):
+        assert f"arena {command} --" in proc.stdout
+    assert "arena regions" in proc.stdout.split("complete arena re")[-1] or "arena regions\n" in proc.stdout
+    assert "arena regions --sort size" in proc.stdout

@@ -136,8 +136,8 @@ def test_map_plain_markers_and_width():
     lines = render.map_lines(d, {0: analysis.arena_figures(d.arenas[0])}, width=32)
     bar = lines[0].split("[")[1].split("]")[0]
     assert len(bar) == 32
-    # 128 B a cell: cells 0-1 head (T), cell 3 holds the damage at +388..+428 (X), 24.. tail (m: metadata)
-    assert bar[:2] == "TT" and bar[3] == "X" and set(bar[4:24]) == {"."} and set(bar[24:]) == {"m"}
+    # 128 B a cell: cells 0-1 head (T), cell 2 the 32 B of temp (t), cell 3 holds the damage at +388..+428 (X), 24.. tail (m: metadata)
+    assert bar[:3] == "TTt" and bar[3] == "X" and set(bar[4:24]) == {"."} and set(bar[24:]) == {"m"}
     assert "\x1b[" not in "\n".join(lines)
     style.enabled = True
     assert "\x1b[" in "\n".join(render.map_lines(d, {0: analysis.arena_figures(d.arenas[0])}, width=32))
@@ -150,6 +150,9 @@ def test_snapshot_is_json_with_every_figure():
     snap = snapshot.build(d, figs, s, analysis.checks(d, s, figs), {"elf": None})
     text = json.dumps(snap)
     back = json.loads(text)
+    import jsonschema
+    from conftest import ROOT
+    jsonschema.validate(back, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
     a = back["arenas"][0]
     assert back["version"] == 1 and a["used_bytes"] == 1312 and a["plan"]["live_bytes"] == [128, 256, 256]
     assert a["regions"][4]["first_use"] is None and a["regions"][0]["flags"] == ["input"]

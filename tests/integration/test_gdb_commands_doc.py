@@ -1,0 +1,30 @@
+"""docs/gdb-commands.md shows real output: regenerating it from the demo firmware must give
+the committed file, byte for byte except the stack depth, which depends on where the SysTick
+interrupt happened to land (its 32-byte exception frame on top of the deepest call)."""
+import re
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from harness import FIRMWARE, ROOT
+
+pytestmark = pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not built")
+
+TIMING = re.compile(r"^(high-water mark:|peak depth:|stack rule:|  PASS  stack|  FAIL  stack).*$", re.M)
+
+
+def normal(text):
+    return TIMING.sub(lambda m: re.sub(r"0x[0-9a-f]+|\d+", "N", m.group(0)), text)
+
+
+def test_gdb_commands_doc_is_current():
+    with tempfile.NamedTemporaryFile(suffix=".md") as out:
+        subprocess.run([sys.executable, str(ROOT / "tools" / "gen_gdb_commands_doc.py"), out.name], check=True,
+                       capture_output=True, timeout=600)
+        fresh = open(out.name, encoding="utf-8").read()
+    committed = (ROOT / "docs" / "gdb-commands.md").read_text()
+    assert normal(fresh) == normal(committed), "docs/gdb-commands.md is stale: run tools/gen_gdb_commands_doc.py"
+    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot"):
+        assert f"(gdb) help arena {command}" in committed and f"(gdb) arena {command}" in committed

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Writes docs/gdb-commands.md: every `arena` command with its help and its real output on the
+demo firmware (QEMU mps2-an386, gdb-multiarch). tests/integration/test_gdb_commands_doc.py
+regenerates it and checks the committed file is current, so the examples never go stale.
+
+Usage: tools/gen_gdb_commands_doc.py [OUTPUT]   (default docs/gdb-commands.md; needs a build)
+"""
+import os
+import pathlib
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+ELF = ROOT / "build" / "firmware" / "demo_fw.elf"
+PLUGIN = "gdbplugin/arenascope.py"
+
+# (title, setup commands (not shown), shown commands)
+EXAMPLES = [
+    ("arena", [], []),
+    ("arena info", ["break demo_invoke_done if invokes == 3", "continue", "delete"], ["arena info"]),
+    ("arena map", ["break demo_invoke_done if invokes == 3", "continue", "delete"], ["arena map --width 48"]),
+    ("arena regions", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
+     ["arena regions --sort lifetime"]),
+    ("arena plan", ["break demo_invoke_done if invokes == 3", "continue", "delete"], ["arena plan"]),
+    ("arena stack", ["break demo_invoke_done if invokes == 3", "continue", "delete"], ["arena stack"]),
+    ("arena check", ["break demo_invoke_done if invokes == 3", "continue", "delete"], ["arena check"]),
+    ("arena check after a tensor overrun (scenario 2)",
+     ["break demo_invoke_done if invokes == 1", "continue", "delete", "set var demo_scenario = 2",
+      "break demo_invoke_done if invokes == 2", "continue", "delete"], ["arena check", "arena map --width 48"]),
+    ("arena check after the stack ran into the arena (scenario 1)",
+     ["break demo_invoke_done if invokes == 1", "continue", "delete", "break BusFault_Handler",
+      "set var demo_scenario = 1", "continue"], ["arena check", "arena stack"]),
+    ("arena whereis", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
+     ["arena whereis tensor_arena + 520", "arena whereis tensor_arena + 11000", "arena whereis &__guard_start"]),
+    ("arena snapshot", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
+     ["arena snapshot /tmp/arena.json"]),
+    ("errors", [], ["arena info"]),
+    ("errors (running target)", ["continue &"], ["arena info"]),
+    ("errors (corrupt descriptor)", ["break demo_invoke_done if invokes == 1", "continue", "delete",
+                                     "set var arenascope_descriptor.abi_major = 2"], ["arena info"]),
+]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(setup, shown, connect=True):
+    port = free_port()
+    qemu = subprocess.Popen(["timeout", "120", "qemu-system-arm", "-M", "mps2-an386", "-kernel", str(ELF),
+                             "-nographic", "-monitor", "none", "-S", "-gdb", f"tcp:127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        marker = "@@arenascope-doc@@"
+        cmd = ["gdb-multiarch", "-q", "-nx", "-batch", str(ELF.relative_to(ROOT))]
+        ex = []
+        if connect:
+            ex += ["set tcp auto-retry on", "set tcp connect-timeout 15", f"target remote 127.0.0.1:{port}"]
+        ex += [f"source {PLUGIN}", "set arena colour off"] + setup
+        for c in shown:
+            ex += [f"echo {marker}{c}\\n", c]
+        ex += ["echo " + marker + "end\\n", "interrupt" if "continue &" in setup else "echo", "kill"]
+        for e in ex:
+            cmd += ["-ex", e]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                              env=dict(os.environ, TERM="dumb"))
+        # GDB writes errors to stderr: interleave by putting them after the marker they follow.
+        text = proc.stdout
+        errors = [l for l in proc.stderr.splitlines() if l.startswith("arena ")]
+        blocks = text.split(marker)[1:]
+        out = []
+        for block, command in zip(blocks, shown):
+            lines = block.splitlines()[1:]
+            lines += [e for e in errors if e.startswith(command.split()[0] + " " + command.split()[1] + ":")]
+            out.append((command, "\n".join(l for l in lines if l.strip())))
+        return out
+    finally:
+        qemu.kill()
+        qemu.wait()
+
+
+def help_text(name):
+    proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", "-ex", f"source {PLUGIN}", "-ex", f"help {name}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return proc.stdout.strip()
+
+
+def main():
+    out_path = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "gdb-commands.md"
+    if not ELF.exists():
+        print(f"gen_gdb_commands_doc: {ELF} not built; run bash tools/build.sh", file=sys.stderr)
+        return 2
+    parts = [HEADER]
+    for title, setup, shown in EXAMPLES:
+        connect = title != "errors"
+        parts.append(f"## {title}\n")
+        name = title if title.startswith("arena") and " after " not in title else None
+        if name:
+            parts.append("```\n(gdb) help " + name + "\n" + help_text(name) + "\n```\n")
+        setup_shown = [s for s in setup if s.startswith("set var")]
+        if setup_shown or "continue &" in setup:
+            parts.append("Set up with: " + ", ".join(f"`{s}`" for s in setup if not s.startswith("delete")) + "\n")
+        for command, output in run(setup, shown, connect=connect) if shown else []:
+            parts.append(f"```\n(gdb) {command}\n{output}\n```\n")
+    parts.append(FOOTER)
+    text = "\n".join(parts)
+    text = re.sub(r"/tmp/[\w./-]+\.json", "/tmp/arena.json", text)
+    out_path.write_text(text)
+    print(f"wrote {out_path}")
+    return 0
+
+
+HEADER = """# The `arena` GDB commands
+
+<!-- Generated by tools/gen_gdb_commands_doc.py from the demo firmware on QEMU mps2-an386:
+     edit the script, not this file. A test regenerates it and fails if it is stale. -->
+
+The arenascope GDB plugin reads the agent's descriptor (docs/agent-abi.md) over any GDB
+server: OpenOCD or pyOCD over SWD on a board, QEMU's gdbstub here. It never writes target
+memory and never calls a function on the target. Every output below is real: the demo
+firmware (`examples/demo`) stopped after its third inference unless said otherwise.
+
+## Loading
+
+- Once: `(gdb) source /path/to/arenascope/gdbplugin/arenascope.py`, or `gdb -x /path/to/arenascope/gdbplugin/arenascope.py`.
+- Every session: put that `source` line in `~/.gdbinit`; or, for one project, in the project's
+  `.gdbinit` and allow GDB to read it with `add-auto-load-safe-path /path/to/project` in `~/.gdbinit`.
+- With the firmware's ELF (GDB's auto-load directory): GDB runs `SCRIPTS-DIR/ABSOLUTE/PATH/fw.elf-gdb.py`
+  when it loads `/ABSOLUTE/PATH/fw.elf`. Create that file with the one line
+  `gdb.execute("source /path/to/arenascope/gdbplugin/arenascope.py")`, and tell GDB where the
+  directory is and that it is safe: `set auto-load scripts-directory SCRIPTS-DIR` and
+  `add-auto-load-safe-path SCRIPTS-DIR` (in `~/.gdbinit`, or `-iex` on the command line).
+  `tests/integration/test_plugin_gdb.py::test_auto_load_directory` does exactly this.
+
+Needs GDB with Python 3 (Debian's `gdb`, `gdb-multiarch`); standard library only, plus
+pyelftools (Debian `python3-pyelftools`) to read the ELF's RAM sections for the descriptor scan.
+
+## Settings
+
+| setting | default | meaning |
+|---|---|---|
+| `set arena colour on\\|off` | on | colour; off prints plain letters in the map (`T` head, `t` temp, `.` free, `P` persistent, `m` metadata, `g` guard, `X` damage) |
+| `set arena descriptor-address ADDR` | auto | where the descriptor is, when it has no symbol (`auto`: by symbol `arenascope_descriptor`, else by a RAM scan) |
+| `set arena scan-range START END` | auto | where to scan for the magic (`auto`: the loaded ELF's writable sections; a scan reads through the probe, keep it small) |
+| `set arena stack-range LOW HIGH` | auto | stack bounds (`auto`: the descriptor's, else linker symbols `__StackLimit/__StackTop`, `_sstack/_estack`, ...) |
+| `set arena canary-pattern WORD` | auto | canary word for host scans (`auto`: the descriptor's, 0xAAAAAAAA) |
+| `set arena stack-paint-pattern WORD` | auto | stack paint word for host scans (`auto`: the descriptor's, 0xCCCCCCCC) |
+| `set arena debug on\\|off` | off | show Python tracebacks of internal errors (for bug reports) |
+
+`show arena` lists them. Units: bytes unless shown; offsets (`+N`) are from the arena's base.
+
+## Which figures are measured when
+
+- `arena info` uses the agent's own measurement from its last `arenascope_measure()` (cheap:
+  the descriptor alone, 130 bytes a refresh on Cortex-M). After a fault that measurement may be
+  stale: `arena check`, `arena map`, `arena stack` and `arena snapshot` re-read the guard band,
+  the free bands and the stack from target memory when they run.
+- Headroom is an upper estimate until the planner tool gives the model's minimum arena: TFLM
+  needs more than `arena_used_bytes()` while it allocates (hello_world int8 on a Cortex-M4:
+  676 B used, 1068 B needed). Never shrink the arena on the used bytes alone.
+- In batch mode `arena check` ends with an error when a rule fails, so `gdb -batch ... -ex 'arena check'`
+  exits non-zero (GDB's batch exit status is that of its last command: put the check last).
+  Interactively, or in a sourced script, it prints the verdicts and goes on (`--strict` makes a
+  FAIL an error there too).
+"""
+
+FOOTER = """## The snapshot
+
+`arena snapshot FILE` writes the JSON described in [snapshot-schema.md](snapshot-schema.md):
+every figure above, the regions, the plan's live-bytes curve and lower bound, the stack, the
+guard band and every check verdict. The viewer draws it without recomputing anything.
+"""
+
+if __name__ == "__main__":
+    sys.exit(main())
