@@ -45,6 +45,10 @@ def stack_lines(s, indent="  "):
     if s.sp is not None:
         where = "inside" if s.low <= s.sp <= s.high else "OUTSIDE"
         out.append(f"{indent}current SP:               {s.sp:#x} ({where} the stack, {s.high - s.sp} B in use now)")
+    if s.hwm is not None:
+        paint = (f"{s.hwm - s.low} B at the bottom still painted" if s.painted else
+                 "none left: overflowed, or never painted")
+        out.append(f"{indent}paint:                    {paint}")
     if s.hwm is None:
         out.append(f"{indent}high-water mark:          unknown (not measured by the agent; stack not painted?)")
     else:

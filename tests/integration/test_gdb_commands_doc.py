@@ -12,7 +12,7 @@ from harness import FIRMWARE, ROOT
 
 pytestmark = pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not built")
 
-TIMING = re.compile(r"^(high-water mark:|peak depth:|stack rule:|  PASS  stack|  FAIL  stack).*$", re.M)
+TIMING = re.compile(r"^(paint:|high-water mark:|peak depth:|stack rule:|  PASS  stack|  FAIL  stack).*$", re.M)
 
 
 def normal(text):
