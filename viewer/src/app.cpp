@@ -1,0 +1,396 @@
+// arenascope viewer: views; see app.h.
+#include "app.h"
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace arenascope {
+namespace {
+
+ImU32 col(Paint p)
+{
+    return colour(p).imgui();
+}
+
+void text(ImDrawList *dl, float x, float y, const std::string &s, ImU32 c = IM_COL32(230, 230, 230, 255))
+{
+    dl->AddText(ImVec2(x, y), c, s.c_str());
+}
+
+void rect(ImDrawList *dl, float x0, float y0, float x1, float y1, Paint p)
+{
+    if (x1 > x0 && y1 > y0) dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col(p));
+}
+
+Paint verdict_paint(const std::string &v)
+{
+    return v == "FAIL" ? Paint::RuleFail : v == "WARN" ? Paint::Temp : Paint::RulePass;
+}
+
+}  // namespace
+
+void App::set_snapshot(Snapshot s, std::string source)
+{
+    const bool same_arena = snapshot_ && !snapshot_->arenas.empty() && !s.arenas.empty() &&
+                            snapshot_->arenas[0].base_addr == s.arenas[0].base_addr &&
+                            snapshot_->arenas[0].size_bytes == s.arenas[0].size_bytes;
+    snapshot_ = std::move(s);
+    source_ = std::move(source);
+    error_.clear();
+    if (!same_arena) {
+        axis_init_ = false;
+        selected_ = -1;
+    }
+    if (!snapshot_->arenas.empty()) {
+        lane_count_ = assign_lanes(snapshot_->arenas[0].regions, lanes_);
+        if (selected_ >= int(snapshot_->arenas[0].regions.size())) selected_ = -1;
+    }
+}
+
+void App::frame(float width, float height)
+{
+    if (link_) {
+        if (auto s = link_->take()) set_snapshot(std::move(*s), "live");
+        if (!snapshot_ && !link_->last_error().empty()) error_ = link_->last_error();
+    }
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(width, height));
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, colour(Paint::Background).imgui());
+    ImGui::Begin("arenascope", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoScrollWithMouse |
+                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings);
+    layout_ = screen_layout(width, height);
+    draw_status(layout_);
+    if (snapshot_ && !snapshot_->arenas.empty()) {
+        const Arena &a = snapshot_->arenas[0];
+        draw_map(a, layout_.map);
+        draw_plan(a, layout_.plan);
+        draw_ram(a, layout_.ram);
+        draw_summary(a, layout_.summary);
+        draw_legend(layout_.legend);
+    } else {
+        ImDrawList *dl = ImGui::GetWindowDrawList();
+        const std::string msg = !error_.empty() ? "Cannot show this snapshot:\n" + error_
+                                : snapshot_       ? "The snapshot has no arena."
+                                                  : "Waiting for a snapshot...";
+        dl->AddText(nullptr, 0, ImVec2(layout_.map.x + 8, layout_.map.y + 8),
+                    error_.empty() ? IM_COL32(230, 230, 230, 255) : col(Paint::RuleFail), msg.c_str(), nullptr,
+                    width - 40);
+    }
+    ImGui::End();
+    ImGui::PopStyleColor();
+}
+
+void App::draw_status(const ScreenLayout &l)
+{
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    std::string s = link_ ? link_->status() : "file: " + source_;
+    if (snapshot_) {
+        s += fmt::format("  |  {} inference(s), {}  |  verdict {}", snapshot_->invokes,
+                         snapshot_->measured ? "measured by " + snapshot_->measured_by : "not measured",
+                         snapshot_->verdict);
+    }
+    if (link_ && snapshot_ && !link_->last_error().empty()) s += "  |  last message refused: " + link_->last_error();
+    text(dl, l.status.x, l.status.y + 3, s);
+}
+
+void App::draw_map(const Arena &a, const Rect &r)
+{
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    const double lo = double(a.base_addr), hi = double(a.base_addr + a.size_bytes);
+    if (!axis_init_ || axis_.full_lo != lo || axis_.full_hi != hi) {
+        axis_.full_lo = lo;
+        axis_.full_hi = hi;
+        axis_.reset();
+        axis_init_ = true;
+    }
+    axis_.px0 = r.x + 8;
+    axis_.pw = r.w - 16;
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    text(dl, r.x + 6, r.y + 3,
+         fmt::format("Arena map  {:#x}..{:#x}  ({})   zoom x{:.1f}  (wheel: zoom, drag: pan, double-click: reset)",
+                     a.base_addr, a.base_addr + a.size_bytes, format_bytes(a.size_bytes),
+                     (hi - lo) / (axis_.view_hi - axis_.view_lo)));
+    bar_y0_ = r.y + 22;
+    bar_y1_ = bar_y0_ + 26;
+    const float x_of_off0 = axis_.to_px(lo);
+    auto X = [&](uint64_t off) { return std::clamp(axis_.to_px(lo + double(off)), r.x + 8, r.x + r.w - 8); };
+    (void)x_of_off0;
+    dl->PushClipRect(ImVec2(r.x + 8, r.y), ImVec2(r.x + r.w - 8, r.y + r.h), true);
+    // The area bar: head, temp, free band (intact or touched), tail.
+    rect(dl, X(0), bar_y0_, X(a.head_bytes), bar_y1_, Paint::Tensor);
+    rect(dl, X(a.head_bytes), bar_y0_, X(std::max(a.temp_bytes, a.head_bytes)), bar_y1_, Paint::Temp);
+    rect(dl, X(std::max(a.temp_bytes, a.head_bytes)), bar_y0_, X(a.tail_offset), bar_y1_, Paint::FreeIntact);
+    rect(dl, X(a.tail_offset), bar_y0_, X(a.size_bytes), bar_y1_, Paint::Metadata);
+    for (const Region &reg : a.regions) {
+        if (reg.kind == "persistent" || reg.kind == "metadata") {
+            rect(dl, X(reg.offset), bar_y0_, std::max(X(reg.offset + reg.size_bytes), X(reg.offset) + 1), bar_y1_,
+                 paint_of_kind(reg.kind));
+        }
+    }
+    if (a.damage) {
+        const float x0 = X(a.damage->offset), x1 = std::max(X(a.damage->offset + a.damage->size_bytes), x0 + 2);
+        rect(dl, x0, bar_y0_, x1, bar_y1_, Paint::FreeTouched);
+    }
+    // Region lanes below the bar.
+    lanes_top_ = bar_y1_ + 6;
+    const float lanes_bottom = r.y + r.h - 22;
+    lane_h_ = std::clamp((lanes_bottom - lanes_top_) / float(std::max(1, lane_count_)), 2.f, 18.f);
+    for (std::size_t i = 0; i < a.regions.size(); i++) {
+        const Region &reg = a.regions[i];
+        const double rlo = lo + double(reg.offset), rhi = rlo + double(reg.size_bytes);
+        if (rhi < axis_.view_lo || rlo > axis_.view_hi) continue;
+        const float x0 = axis_.to_px(rlo), x1 = std::max(axis_.to_px(rhi), x0 + 1);
+        const float y0 = lanes_top_ + lanes_[i] * lane_h_, y1 = y0 + std::max(1.f, lane_h_ - 1);
+        rect(dl, x0, y0, x1, y1, int(i) == selected_ ? Paint::Selected : paint_of_kind(reg.kind));
+        if (x1 - x0 > 3 && lane_h_ >= 6) {
+            dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), col(Paint::Background));
+        }
+    }
+    // Boundaries: head end, temp end, tail start.
+    for (uint64_t off : {a.head_bytes, a.temp_bytes, a.tail_offset}) {
+        const float x = axis_.to_px(lo + double(off));
+        dl->AddLine(ImVec2(x, bar_y0_ - 3), ImVec2(x, lanes_bottom), col(Paint::Boundary), 1.0f);
+    }
+    dl->PopClipRect();
+    // Ticks: power-of-two offsets from the base.
+    const uint64_t step = tick_step(axis_.view_lo - lo, axis_.view_hi - lo, int(axis_.pw / 90));
+    for (uint64_t off = uint64_t(std::max(0.0, axis_.view_lo - lo)) / step * step; lo + double(off) <= axis_.view_hi;
+         off += step) {
+        const float x = axis_.to_px(lo + double(off));
+        if (x < axis_.px0 - 1) continue;
+        dl->AddLine(ImVec2(x, lanes_bottom + 2), ImVec2(x, lanes_bottom + 6), IM_COL32(160, 160, 160, 255));
+        text(dl, x + 2, lanes_bottom + 4, "+" + format_bytes(off), IM_COL32(160, 160, 160, 255));
+    }
+    // Interaction: wheel zoom, drag pan, hover tooltip, click to pin.
+    const ImGuiIO &io = ImGui::GetIO();
+    if (r.contains(io.MousePos.x, io.MousePos.y)) {
+        if (io.MouseWheel != 0) axis_.zoom_at(io.MousePos.x, io.MouseWheel > 0 ? 1.25 : 0.8);
+        if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) axis_.pan_px(io.MouseDelta.x);
+        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) axis_.reset();
+        const int hit = hit_region(a.regions, lanes_, axis_, a.base_addr, lanes_top_, lane_h_, io.MousePos.x,
+                                   io.MousePos.y);
+        if (hit >= 0) {
+            draw_region_tooltip(a, a.regions[hit]);
+            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) selected_ = hit;
+        } else if (io.MousePos.y >= bar_y0_ && io.MousePos.y < bar_y1_) {
+            const uint64_t off = uint64_t(std::max(0.0, axis_.to_addr(io.MousePos.x) - lo));
+            const char *area = off < a.head_bytes ? "head (planned tensors and scratch)"
+                               : off < a.temp_bytes ? "temp"
+                               : off < a.tail_offset ? "free band"
+                                                     : "persistent tail";
+            ImGui::SetTooltip("+%llu (%#llx): %s", (unsigned long long)off, (unsigned long long)(a.base_addr + off), area);
+        }
+    }
+}
+
+void App::draw_region_tooltip(const Arena &a, const Region &reg)
+{
+    ImGui::BeginTooltip();
+    ImGui::Text("%s", reg.label.c_str());
+    ImGui::Text("kind %s, id %s", reg.kind.c_str(), reg.id ? std::to_string(*reg.id).c_str() : "-");
+    ImGui::Text("%#llx..%#llx  (+%llu, %s)", (unsigned long long)(a.base_addr + reg.offset),
+                (unsigned long long)(a.base_addr + reg.offset + reg.size_bytes), (unsigned long long)reg.offset,
+                format_bytes(reg.size_bytes).c_str());
+    if (reg.first_use && reg.last_use) {
+        ImGui::Text("lifetime: scopes %d..%d (operators %d..%d)", *reg.first_use, *reg.last_use, *reg.first_use - 1,
+                    *reg.last_use - 1);
+    } else {
+        ImGui::Text("lifetime: the whole run (persistent)");
+    }
+    if (!reg.flags.empty()) {
+        std::string f;
+        for (const auto &x : reg.flags) f += (f.empty() ? "" : ", ") + x;
+        ImGui::Text("flags: %s", f.c_str());
+    }
+    if (reg.name) ImGui::Text("name: %s", reg.name->c_str());
+    if (!reg.shape.empty()) {
+        std::string sh;
+        for (auto d : reg.shape) sh += (sh.empty() ? "" : "x") + std::to_string(d);
+        ImGui::Text("shape %s %s", sh.c_str(), reg.dtype ? reg.dtype->c_str() : "");
+    }
+    ImGui::EndTooltip();
+}
+
+void App::draw_ram(const Arena &a, const Rect &r)
+{
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    const Snapshot &s = *snapshot_;
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    text(dl, r.x + 6, r.y + 3, "RAM");
+    const Rect col_area{r.x + 8, r.y + 24, r.w * 0.45f, r.h - 32};
+    ram_ = ram_column(s, a, col_area);
+    const float x0 = col_area.x, x1 = col_area.x + col_area.w;
+    auto Y = [&](uint64_t addr) { return ram_.y_of(std::clamp(addr, ram_.lo, ram_.hi)); };
+    // The arena (bottom), drawn by area.
+    const uint64_t b = a.base_addr;
+    rect(dl, x0, Y(b + a.head_bytes), x1, Y(b), Paint::Tensor);
+    rect(dl, x0, Y(b + a.temp_bytes), x1, Y(b + a.head_bytes), Paint::Temp);
+    rect(dl, x0, Y(b + a.tail_offset), x1, Y(b + a.temp_bytes), a.damage ? Paint::FreeTouched : Paint::FreeIntact);
+    rect(dl, x0, Y(b + a.size_bytes), x1, Y(b + a.tail_offset), Paint::Persistent);
+    if (s.guard.present) {
+        rect(dl, x0, Y(s.guard.high_addr), x1, Y(s.guard.low_addr), s.guard.touched ? Paint::GuardTouched : Paint::Guard);
+    }
+    if (s.stack.high_addr > s.stack.low_addr) {
+        const uint64_t hwm = s.stack.hwm_addr.value_or(s.stack.low_addr);
+        rect(dl, x0, Y(hwm), x1, Y(s.stack.low_addr), Paint::StackUnused);
+        rect(dl, x0, Y(s.stack.high_addr), x1, Y(hwm), Paint::StackUsed);
+        if (s.stack.hwm_addr) {
+            const float y = Y(*s.stack.hwm_addr);
+            dl->AddLine(ImVec2(x0 - 4, y), ImVec2(x1 + 4, y), col(Paint::HighWater), 2.0f);
+            text(dl, x1 + 6, y - 7, "HWM");
+        }
+        if (s.stack.sp && *s.stack.sp >= s.stack.low_addr && *s.stack.sp <= s.stack.high_addr) {
+            const float y = Y(*s.stack.sp);
+            dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), col(Paint::StackPointer), 1.0f);
+            text(dl, x1 + 6, y - 7, "SP");
+        }
+        // The gap from the high-water mark down to the arena's end, coloured by the 1.5x rule.
+        if (s.stack.hwm_addr && s.stack.arena_end_addr) {
+            const bool ok = s.stack.room_bytes && s.stack.required_room_bytes &&
+                            *s.stack.room_bytes >= *s.stack.required_room_bytes;
+            const float gx = x1 + 34;
+            rect(dl, gx, Y(*s.stack.hwm_addr), gx + 8, Y(*s.stack.arena_end_addr), ok ? Paint::RulePass : Paint::RuleFail);
+            const uint64_t gap = *s.stack.hwm_addr > *s.stack.arena_end_addr ? *s.stack.hwm_addr - *s.stack.arena_end_addr : 0;
+            text(dl, gx - 2, r.y + r.h - 20, "gap " + format_bytes(gap), ok ? col(Paint::RulePass) : col(Paint::RuleFail));
+        }
+    }
+    if (s.stack.high_addr > s.stack.low_addr) {
+        text(dl, x1 + 6, (Y(s.stack.high_addr) + Y(s.stack.low_addr)) / 2 - 7, "stack");
+    }
+    if (s.guard.present) text(dl, x1 + 6, Y(s.guard.high_addr) - 2, "guard");
+    text(dl, x1 + 6, (Y(b + a.size_bytes) + Y(b)) / 2 - 7, "arena");
+}
+
+void App::draw_plan(const Arena &a, const Rect &r)
+{
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    const Rect area{r.x + 60, r.y + 24, r.w - 70, r.h - 44};
+    plan_ = plan_geometry(a, area);
+    text(dl, r.x + 6, r.y + 3,
+         fmt::format("Memory plan: operator across, offset down; live bytes (white), lower bound {} (red)",
+                     format_bytes(a.plan.lower_bound_bytes)));
+    for (std::size_t i = 0; i < a.regions.size(); i++) {
+        const Rect rr = plan_.region_rect(a.regions[i]);
+        if (rr.w <= 0) continue;
+        rect(dl, rr.x, rr.y, rr.x + rr.w, rr.y + rr.h, int(i) == selected_ ? Paint::Selected : paint_of_kind(a.regions[i].kind));
+        if (rr.w > 3 && rr.h > 3) dl->AddRect(ImVec2(rr.x, rr.y), ImVec2(rr.x + rr.w, rr.y + rr.h), col(Paint::Background));
+    }
+    // The live-bytes curve (a step per scope) and the lower bound, on the same byte axis.
+    for (int t = 0; t < a.plan.scopes; t++) {
+        const float y = plan_.y_of_offset(double(a.plan.live_bytes[t]));
+        dl->AddLine(ImVec2(plan_.x_of_scope(t), y), ImVec2(plan_.x_of_scope(t + 1), y), col(Paint::LiveCurve), 2.0f);
+        if (t + 1 < a.plan.scopes) {
+            const float y2 = plan_.y_of_offset(double(a.plan.live_bytes[t + 1]));
+            dl->AddLine(ImVec2(plan_.x_of_scope(t + 1), y), ImVec2(plan_.x_of_scope(t + 1), y2), col(Paint::LiveCurve), 1.0f);
+        }
+    }
+    const float ylb = plan_.y_of_offset(double(a.plan.lower_bound_bytes));
+    dl->AddLine(ImVec2(area.x, ylb), ImVec2(area.x + area.w, ylb), col(Paint::LowerBound), 1.0f);
+    // Axes.
+    const int every = std::max(1, int(a.plan.scopes / std::max(1.f, area.w / 40)));
+    for (int t = 0; t < a.plan.scopes; t += every) {
+        text(dl, plan_.x_of_scope(t + 0.5) - 6, area.y + area.h + 2, t == 0 ? "in" : std::to_string(t - 1),
+             IM_COL32(160, 160, 160, 255));
+    }
+    const uint64_t step = tick_step(0, double(plan_.extent), int(area.h / 40));
+    for (uint64_t off = 0; off <= plan_.extent; off += step) {
+        text(dl, r.x + 4, plan_.y_of_offset(double(off)) - 7, "+" + format_bytes(off), IM_COL32(160, 160, 160, 255));
+    }
+    const ImGuiIO &io = ImGui::GetIO();
+    if (area.contains(io.MousePos.x, io.MousePos.y)) {
+        const int hit = hit_plan(a.regions, plan_, io.MousePos.x, io.MousePos.y);
+        if (hit >= 0) {
+            draw_region_tooltip(a, a.regions[hit]);
+            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) selected_ = hit;
+        }
+    }
+}
+
+void App::draw_summary(const Arena &a, const Rect &r)
+{
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    const Snapshot &s = *snapshot_;
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    float y = r.y + 4;
+    auto line = [&](const std::string &t, ImU32 c = IM_COL32(230, 230, 230, 255)) {
+        dl->PushClipRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w - 4, r.y + r.h), true);
+        text(dl, r.x + 6, y, t, c);
+        dl->PopClipRect();
+        y += 17;
+    };
+    line("Summary  verdict " + s.verdict, col(verdict_paint(s.verdict)));
+    line(fmt::format("size       {}", format_bytes(a.size_bytes)));
+    line(fmt::format("used       {}", format_bytes(a.used_bytes)));
+    line(fmt::format("peak       {}", format_bytes(a.peak_bytes)));
+    line(fmt::format("headroom   {} B = {:.1f} %{}", a.headroom_bytes, a.headroom_pct,
+                     a.headroom_is_upper_estimate ? " (upper est.)" : ""));
+    if (a.free_band.present && a.free_band.intact_bytes) {
+        line(fmt::format("free band  {} of {} intact", format_bytes(*a.free_band.intact_bytes),
+                         format_bytes(a.free_band.size_bytes)),
+             a.free_band.touched ? col(Paint::RuleFail) : IM_COL32(230, 230, 230, 255));
+    }
+    if (s.guard.present && s.guard.intact_bytes) {
+        line(fmt::format("guard      {} of {} intact", format_bytes(*s.guard.intact_bytes), format_bytes(s.guard.size_bytes)),
+             s.guard.touched ? col(Paint::RuleFail) : IM_COL32(230, 230, 230, 255));
+    }
+    if (s.stack.peak_bytes) {
+        line(fmt::format("stack peak {} of {}{}", format_bytes(*s.stack.peak_bytes), format_bytes(s.stack.size_bytes),
+                         s.stack.overflowed ? " OVERFLOW" : ""));
+    }
+    if (s.stack.room_bytes && s.stack.required_room_bytes) {
+        const bool ok = *s.stack.room_bytes >= *s.stack.required_room_bytes;
+        line(fmt::format("room {} {} 1.5 x peak {}", format_bytes(*s.stack.room_bytes), ok ? ">=" : "<",
+                         format_bytes(*s.stack.required_room_bytes)),
+             col(ok ? Paint::RulePass : Paint::RuleFail));
+    }
+    y += 6;
+    for (const Check &c : s.checks) {
+        line(fmt::format("{:<4} {}", c.verdict, c.rule), col(verdict_paint(c.verdict)));
+    }
+    if (selected_ >= 0 && selected_ < int(a.regions.size())) {
+        const Region &reg = a.regions[selected_];
+        y += 6;
+        line("pinned: " + reg.label, col(Paint::Selected));
+        line(fmt::format("  {:#x} +{} {}", a.base_addr + reg.offset, reg.offset, format_bytes(reg.size_bytes)));
+        line(reg.first_use && reg.last_use ? fmt::format("  scopes {}..{}, {}", *reg.first_use, *reg.last_use, reg.kind)
+                                           : "  whole run, " + reg.kind);
+    }
+}
+
+void App::draw_legend(const Rect &r)
+{
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    float y = r.y + 4;
+    for (Paint p : {Paint::Tensor, Paint::Scratch, Paint::Temp, Paint::Persistent, Paint::Metadata, Paint::FreeIntact,
+                    Paint::FreeTouched, Paint::Guard, Paint::StackUsed, Paint::StackUnused, Paint::HighWater,
+                    Paint::LiveCurve, Paint::LowerBound}) {
+        if (y + 14 > r.y + r.h) break;
+        rect(dl, r.x + 6, y + 2, r.x + 18, y + 12, p);
+        text(dl, r.x + 24, y, paint_name(p));
+        y += 15;
+    }
+}
+
+std::string App::layout_json() const
+{
+    nlohmann::json j;
+    auto R = [](const Rect &r) { return nlohmann::json{{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; };
+    j["map"] = R(layout_.map);
+    j["ram"] = R(layout_.ram);
+    j["plan"] = R(layout_.plan);
+    j["summary"] = R(layout_.summary);
+    j["axis"] = {{"px0", axis_.px0}, {"pw", axis_.pw}, {"view_lo", axis_.view_lo}, {"view_hi", axis_.view_hi}};
+    j["area_bar"] = {{"y0", bar_y0_}, {"y1", bar_y1_}};
+    j["lanes"] = {{"top", lanes_top_}, {"lane_h", lane_h_}, {"count", lane_count_}};
+    j["plan_area"] = {{"rect", R(plan_.area)}, {"scopes", plan_.scopes}, {"extent", plan_.extent}};
+    j["ram_column"] = {{"rect", R(ram_.area)}, {"lo", ram_.lo}, {"hi", ram_.hi}};
+    return j.dump(1);
+}
+
+}  // namespace arenascope

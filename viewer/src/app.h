@@ -1,0 +1,53 @@
+// arenascope viewer: the window's state and its views (Dear ImGui). Drawing only: every figure
+// comes from the snapshot; every position from layout.h.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layout.h"
+#include "link.h"
+#include "snapshot.h"
+
+namespace arenascope {
+
+class App {
+public:
+    void set_snapshot(Snapshot s, std::string source);
+    void set_error(std::string e) { error_ = std::move(e); }
+    void set_link(std::unique_ptr<Link> link) { link_ = std::move(link); }
+    bool has_snapshot() const { return snapshot_.has_value(); }
+    Link *link() { return link_.get(); }
+
+    // Polls the link, then draws one frame into a window covering the whole viewport.
+    void frame(float width, float height);
+    // The geometry of the last frame as JSON, for pixel tests (--layout-out).
+    std::string layout_json() const;
+
+private:
+    void draw_status(const ScreenLayout &l);
+    void draw_map(const Arena &a, const Rect &r);
+    void draw_ram(const Arena &a, const Rect &r);
+    void draw_plan(const Arena &a, const Rect &r);
+    void draw_summary(const Arena &a, const Rect &r);
+    void draw_legend(const Rect &r);
+    void draw_region_tooltip(const Arena &a, const Region &reg);
+
+    std::optional<Snapshot> snapshot_;
+    std::string source_, error_;
+    std::unique_ptr<Link> link_;
+    AddressAxis axis_;
+    bool axis_init_ = false;
+    std::vector<int> lanes_;
+    int lane_count_ = 1;
+    int selected_ = -1;
+    // geometry of the last frame
+    ScreenLayout layout_;
+    float bar_y0_ = 0, bar_y1_ = 0, lanes_top_ = 0, lane_h_ = 0;
+    PlanGeometry plan_;
+    RamColumn ram_;
+};
+
+}  // namespace arenascope

@@ -1,0 +1,203 @@
+// arenascope viewer: layout arithmetic; see layout.h.
+#include "layout.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace arenascope {
+
+Rgba colour(Paint p)
+{
+    switch (p) {
+    case Paint::Background: return {24, 24, 28, 255};
+    case Paint::Tensor: return {66, 135, 245, 255};
+    case Paint::Scratch: return {186, 85, 211, 255};
+    case Paint::Temp: return {240, 200, 60, 255};
+    case Paint::Persistent: return {0, 170, 170, 255};
+    case Paint::Metadata: return {128, 128, 128, 255};
+    case Paint::FreeIntact: return {40, 110, 40, 255};
+    case Paint::FreeTouched: return {230, 40, 40, 255};
+    case Paint::Guard: return {200, 200, 200, 255};
+    case Paint::GuardTouched: return {255, 90, 90, 255};
+    case Paint::StackUsed: return {255, 140, 0, 255};
+    case Paint::StackUnused: return {70, 70, 100, 255};
+    case Paint::HighWater: return {255, 255, 255, 255};
+    case Paint::StackPointer: return {255, 255, 0, 255};
+    case Paint::RulePass: return {60, 180, 75, 255};
+    case Paint::RuleFail: return {230, 40, 40, 255};
+    case Paint::Boundary: return {250, 250, 250, 255};
+    case Paint::LiveCurve: return {255, 255, 255, 255};
+    case Paint::LowerBound: return {255, 80, 80, 255};
+    case Paint::Selected: return {255, 255, 0, 255};
+    }
+    return {255, 0, 255, 255};
+}
+
+Paint paint_of_kind(const std::string &kind)
+{
+    if (kind == "tensor") return Paint::Tensor;
+    if (kind == "scratch") return Paint::Scratch;
+    if (kind == "persistent") return Paint::Persistent;
+    return Paint::Metadata;
+}
+
+const char *paint_name(Paint p)
+{
+    switch (p) {
+    case Paint::Tensor: return "tensor (planned, head)";
+    case Paint::Scratch: return "scratch buffer";
+    case Paint::Temp: return "temp";
+    case Paint::Persistent: return "persistent (tail)";
+    case Paint::Metadata: return "TFLM metadata (tail)";
+    case Paint::FreeIntact: return "free, canary intact";
+    case Paint::FreeTouched: return "free, canary touched";
+    case Paint::Guard: return "guard band";
+    case Paint::GuardTouched: return "guard band, touched";
+    case Paint::StackUsed: return "stack used (above the high-water mark)";
+    case Paint::StackUnused: return "stack never used (paint intact)";
+    case Paint::HighWater: return "high-water mark";
+    case Paint::StackPointer: return "current SP";
+    case Paint::LowerBound: return "lower bound";
+    case Paint::LiveCurve: return "live bytes";
+    default: return "";
+    }
+}
+
+ScreenLayout screen_layout(float width, float height)
+{
+    const float m = 8, status_h = 22, ram_w = std::max(120.f, width * 0.14f), side_w = std::max(260.f, width * 0.26f);
+    ScreenLayout l;
+    l.status = {m, m, width - 2 * m, status_h};
+    const float top = m + status_h + m;
+    const float body_h = height - top - m;
+    const float left_w = width - ram_w - side_w - 4 * m;
+    l.map = {m, top, left_w, body_h * 0.42f};
+    l.plan = {m, l.map.y + l.map.h + m, left_w, body_h - l.map.h - m};
+    l.ram = {m + left_w + m, top, ram_w, body_h};
+    l.summary = {l.ram.x + ram_w + m, top, side_w, body_h * 0.62f};
+    l.legend = {l.summary.x, l.summary.y + l.summary.h + m, side_w, body_h - l.summary.h - m};
+    return l;
+}
+
+void AddressAxis::zoom_at(float px, double factor)
+{
+    const double at = to_addr(px);
+    double span = (view_hi - view_lo) / factor;
+    span = std::clamp(span, std::min(double(pw) / 8.0, full_hi - full_lo), full_hi - full_lo);
+    const double frac = double(px - px0) / pw;
+    view_lo = at - frac * span;
+    view_hi = view_lo + span;
+    pan_px(0);
+}
+
+void AddressAxis::pan_px(float dpx)
+{
+    const double span = view_hi - view_lo;
+    view_lo -= double(dpx) / pw * span;
+    view_lo = std::clamp(view_lo, full_lo, full_hi - span);
+    view_hi = view_lo + span;
+}
+
+uint64_t tick_step(double lo, double hi, int max_ticks)
+{
+    const double span = std::max(1.0, hi - lo);
+    uint64_t step = 1;
+    while (span / double(step) > std::max(1, max_ticks) && step < (uint64_t(1) << 62)) {
+        step <<= 1;
+    }
+    return step;
+}
+
+std::string format_bytes(uint64_t n)
+{
+    if (n < 1024) return fmt::format("{} B", n);
+    if (n < 1024 * 1024) return fmt::format("{:.1f} KiB", n / 1024.0);
+    return fmt::format("{:.2f} MiB", n / (1024.0 * 1024.0));
+}
+
+int assign_lanes(const std::vector<Region> &regions, std::vector<int> &lanes)
+{
+    lanes.assign(regions.size(), 0);
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < regions.size(); i++) {
+        if (regions[i].kind == "tensor" || regions[i].kind == "scratch") order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return regions[a].offset < regions[b].offset;
+    });
+    std::vector<uint64_t> lane_end;  // end offset of the last region in each head lane
+    for (std::size_t i : order) {
+        const Region &r = regions[i];
+        std::size_t lane = 0;
+        while (lane < lane_end.size() && lane_end[lane] > r.offset) lane++;
+        if (lane == lane_end.size()) lane_end.push_back(0);
+        lane_end[lane] = std::max(lane_end[lane], r.offset + std::max<uint64_t>(r.size_bytes, 1));
+        lanes[i] = int(lane) + 1;
+    }
+    return int(lane_end.size()) + 1;
+}
+
+int hit_region(const std::vector<Region> &regions, const std::vector<int> &lanes, const AddressAxis &axis,
+               uint64_t base_addr, float lanes_top, float lane_h, float px, float py)
+{
+    if (py < lanes_top || lane_h <= 0) return -1;
+    const int lane = int((py - lanes_top) / lane_h);
+    const double addr = axis.to_addr(px);
+    for (std::size_t i = 0; i < regions.size(); i++) {
+        const double lo = double(base_addr + regions[i].offset), hi = lo + double(regions[i].size_bytes);
+        // at least one pixel wide, so tiny regions can be hovered at any zoom
+        const float x0 = axis.to_px(lo), x1 = std::max(axis.to_px(hi), x0 + 1.f);
+        if (lanes[i] == lane && px >= x0 && px < x1) return int(i);
+        (void)addr;
+    }
+    return -1;
+}
+
+Rect PlanGeometry::region_rect(const Region &r) const
+{
+    if (!r.first_use || !r.last_use) return {};
+    const float x0 = x_of_scope(*r.first_use), x1 = x_of_scope(*r.last_use + 1);
+    const float y0 = y_of_offset(double(r.offset)), y1 = y_of_offset(double(r.offset + r.size_bytes));
+    return {x0, y0, x1 - x0, std::max(1.f, y1 - y0)};
+}
+
+PlanGeometry plan_geometry(const Arena &a, Rect area)
+{
+    PlanGeometry g;
+    g.area = area;
+    g.scopes = std::max(1, a.plan.scopes);
+    uint64_t extent = std::max<uint64_t>(a.head_bytes, a.plan.lower_bound_bytes);
+    for (const Region &r : a.regions) {
+        if (r.first_use && (r.kind == "tensor" || r.kind == "scratch")) extent = std::max(extent, r.offset + r.size_bytes);
+    }
+    for (uint64_t v : a.plan.live_bytes) extent = std::max(extent, v);
+    g.extent = std::max<uint64_t>(extent, 1);
+    return g;
+}
+
+int hit_plan(const std::vector<Region> &regions, const PlanGeometry &g, float px, float py)
+{
+    int best = -1;
+    for (std::size_t i = 0; i < regions.size(); i++) {
+        const Rect rr = g.region_rect(regions[i]);
+        if (rr.w > 0 && rr.contains(px, py)) {
+            if (best < 0 || regions[i].size_bytes < regions[best].size_bytes) best = int(i);  // the smallest wins
+        }
+    }
+    return best;
+}
+
+RamColumn ram_column(const Snapshot &s, const Arena &a, Rect area)
+{
+    RamColumn c;
+    c.area = area;
+    c.lo = a.base_addr;
+    c.hi = std::max(s.stack.high_addr, a.base_addr + a.size_bytes);
+    if (s.stack.high_addr < a.base_addr) c.hi = a.base_addr + a.size_bytes;  // stack below the arena: arena only
+    if (c.hi <= c.lo) c.hi = c.lo + 1;
+    return c;
+}
+
+}  // namespace arenascope

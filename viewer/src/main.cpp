@@ -1,0 +1,234 @@
+// arenascope-viewer: platform boilerplate (GLFW, OpenGL 3, Dear ImGui) and the command line.
+//
+//   arenascope-viewer SNAPSHOT.json              draw a snapshot file
+//   arenascope-viewer --connect 127.0.0.1:PORT   draw the live stream of `arena view` in GDB
+//   options: --screenshot OUT.png [--frames N]   render headless and write a PNG (xvfb-run works)
+//            --wait-snapshot SECONDS             with --connect: wait that long for the first one
+//            --layout-out FILE.json              write the last frame's geometry (pixel tests)
+//            --size WxH                          window size (default 1280x800)
+//            --bench FRAMES                      print the mean frame time and exit
+// Exit status: 0 ok; 2 bad arguments, unreadable or invalid snapshot (headless), no display.
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <fmt/format.h>
+#include <imgui.h>
+#include <stb_image_write.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app.h"
+
+namespace {
+
+struct Options {
+    std::string file, connect, screenshot, layout_out;
+    int frames = 3, width = 1280, height = 800, bench = 0;
+    double wait_snapshot = 0;
+};
+
+const char *kUsage =
+    "usage: arenascope-viewer SNAPSHOT.json | --connect 127.0.0.1:PORT\n"
+    "       [--screenshot OUT.png [--frames N]] [--wait-snapshot SECONDS] [--layout-out FILE.json]\n"
+    "       [--size WxH] [--bench FRAMES]\n";
+
+bool parse(int argc, char **argv, Options &o, std::string &error)
+{
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        auto value = [&](const char *what) -> const char * {
+            if (i + 1 >= argc) {
+                error = fmt::format("{} needs {}", a, what);
+                return nullptr;
+            }
+            return argv[++i];
+        };
+        const char *v = nullptr;
+        if (a == "--help" || a == "-h") {
+            error = "";
+            return false;
+        } else if (a == "--connect") {
+            if (!(v = value("HOST:PORT"))) return false;
+            o.connect = v;
+        } else if (a == "--screenshot") {
+            if (!(v = value("a PNG path"))) return false;
+            o.screenshot = v;
+        } else if (a == "--layout-out") {
+            if (!(v = value("a JSON path"))) return false;
+            o.layout_out = v;
+        } else if (a == "--frames" || a == "--bench") {
+            if (!(v = value("a frame count"))) return false;
+            char *end = nullptr;
+            const long n = std::strtol(v, &end, 10);
+            if (*end || n < 1 || n > 100000) {
+                error = fmt::format("{} {}: expected 1..100000", a, v);
+                return false;
+            }
+            (a == "--frames" ? o.frames : o.bench) = int(n);
+        } else if (a == "--wait-snapshot") {
+            if (!(v = value("seconds"))) return false;
+            o.wait_snapshot = std::atof(v);
+        } else if (a == "--size") {
+            if (!(v = value("WxH"))) return false;
+            if (std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240 ||
+                o.width > 8192 || o.height > 8192) {
+                error = fmt::format("--size {}: expected WxH, from 320x240 to 8192x8192", v);
+                return false;
+            }
+        } else if (!a.empty() && a[0] == '-') {
+            error = fmt::format("unknown option {}", a);
+            return false;
+        } else if (o.file.empty()) {
+            o.file = a;
+        } else {
+            error = fmt::format("one snapshot file only ({} and {})", o.file, a);
+            return false;
+        }
+    }
+    if (o.file.empty() == o.connect.empty()) {
+        error = "give a snapshot file or --connect HOST:PORT (one of them)";
+        return false;
+    }
+    return true;
+}
+
+bool write_png(const std::string &path, int w, int h)
+{
+    std::vector<unsigned char> px(std::size_t(w) * h * 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+    std::vector<unsigned char> flipped(px.size());
+    for (int y = 0; y < h; y++) {
+        std::memcpy(&flipped[std::size_t(y) * w * 4], &px[std::size_t(h - 1 - y) * w * 4], std::size_t(w) * 4);
+    }
+    return stbi_write_png(path.c_str(), w, h, 4, flipped.data(), w * 4) != 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options opt;
+    std::string error;
+    if (!parse(argc, argv, opt, error)) {
+        if (!error.empty()) std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
+        std::fputs(kUsage, error.empty() ? stdout : stderr);
+        return error.empty() ? 0 : 2;
+    }
+    const bool headless = !opt.screenshot.empty() || opt.bench > 0;
+    arenascope::App app;
+    if (!opt.file.empty()) {
+        arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
+        if (!r.snapshot) {
+            std::fprintf(stderr, "arenascope-viewer: %s\n", r.error.c_str());
+            if (headless) return 2;
+            app.set_error(r.error);
+        } else {
+            app.set_snapshot(std::move(*r.snapshot), opt.file);
+        }
+    } else {
+        const auto colon = opt.connect.rfind(':');
+        const std::string host = colon == std::string::npos ? opt.connect : opt.connect.substr(0, colon);
+        const int port = colon == std::string::npos ? 0 : std::atoi(opt.connect.c_str() + colon + 1);
+        auto link = std::make_unique<arenascope::Link>(host, port);
+        if (!link->start(error)) {
+            std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
+            return 2;
+        }
+        app.set_link(std::move(link));
+    }
+
+    glfwSetErrorCallback([](int code, const char *msg) { std::fprintf(stderr, "arenascope-viewer: GLFW %d: %s\n", code, msg); });
+    if (!glfwInit()) {
+        std::fprintf(stderr, "arenascope-viewer: no display (set DISPLAY, or run under xvfb-run for --screenshot)\n");
+        return 2;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_RESIZABLE, headless ? GLFW_FALSE : GLFW_TRUE);
+    GLFWwindow *window = glfwCreateWindow(opt.width, opt.height, "arenascope: tensor arena map", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "arenascope-viewer: cannot open a %dx%d OpenGL 3.3 window\n", opt.width, opt.height);
+        glfwTerminate();
+        return 2;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(headless ? 0 : 1);
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;
+    ImGui::StyleColorsDark();
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330");
+
+    if (!opt.connect.empty() && opt.wait_snapshot > 0) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.wait_snapshot);
+        while (app.link()->received() == 0 && std::chrono::steady_clock::now() < until) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        if (app.link()->received() == 0 && headless) {
+            std::fprintf(stderr, "arenascope-viewer: no snapshot from %s within %.1f s (%s)\n", opt.connect.c_str(),
+                         opt.wait_snapshot, app.link()->last_error().c_str());
+        }
+    }
+
+    int status = 0, frame = 0;
+    const int total = opt.bench > 0 ? opt.bench : opt.frames;
+    auto t0 = std::chrono::steady_clock::now();
+    while (!glfwWindowShouldClose(window)) {
+        glfwPollEvents();
+        if (!headless && !app.has_snapshot()) glfwWaitEventsTimeout(0.1);
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+        int w, h;
+        glfwGetFramebufferSize(window, &w, &h);
+        app.frame(float(w), float(h));
+        ImGui::Render();
+        glViewport(0, 0, w, h);
+        const auto bg = arenascope::colour(arenascope::Paint::Background);
+        glClearColor(bg.r / 255.f, bg.g / 255.f, bg.b / 255.f, 1.f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        frame++;
+        if (headless && frame == 2) {
+            glFinish();
+            t0 = std::chrono::steady_clock::now();  // frame 1 builds the font atlas: not timed
+        }
+        if (headless && frame >= total + 1) {
+            if (opt.bench > 0) {
+                glFinish();
+                const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                std::printf("frames %d, mean frame time %.3f ms\n", total - 1, ms / (total - 1));
+            }
+            if (!opt.screenshot.empty()) {
+                if (!write_png(opt.screenshot, w, h)) {
+                    std::fprintf(stderr, "arenascope-viewer: cannot write %s\n", opt.screenshot.c_str());
+                    status = 2;
+                } else {
+                    std::printf("arenascope-viewer: wrote %s (%dx%d)\n", opt.screenshot.c_str(), w, h);
+                }
+            }
+            if (!opt.layout_out.empty()) {
+                std::ofstream(opt.layout_out) << app.layout_json();
+            }
+            if (!app.has_snapshot()) status = 2;
+            break;
+        }
+        glfwSwapBuffers(window);
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return status;
+}

@@ -1,0 +1,372 @@
+// arenascope viewer: snapshot loader with validation; see snapshot.h.
+#include "snapshot.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace arenascope {
+namespace {
+
+using nlohmann::json;
+
+struct LoadError {
+    std::string message;
+};
+
+std::string type_name(const json &j)
+{
+    return j.is_null() ? "null" : j.type_name();
+}
+
+const json &member(const json &obj, const char *key, const std::string &path)
+{
+    if (!obj.is_object()) {
+        throw LoadError{fmt::format("{}: expected an object, found {}", path, type_name(obj))};
+    }
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+        throw LoadError{fmt::format("{}.{}: missing", path, key)};
+    }
+    return *it;
+}
+
+uint64_t u64(const json &obj, const char *key, const std::string &path)
+{
+    const json &v = member(obj, key, path);
+    if (!v.is_number_integer()) {
+        throw LoadError{fmt::format("{}.{}: expected a non-negative integer, found {}", path, key,
+                                    v.is_number() ? v.dump() : type_name(v))};
+    }
+    if (v.is_number_unsigned()) {
+        return v.get<uint64_t>();
+    }
+    const int64_t s = v.get<int64_t>();
+    if (s < 0) {
+        throw LoadError{fmt::format("{}.{}: expected a non-negative integer, found {}", path, key, s)};
+    }
+    return static_cast<uint64_t>(s);
+}
+
+std::optional<uint64_t> opt_u64(const json &obj, const char *key, const std::string &path)
+{
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) {
+        return std::nullopt;
+    }
+    return u64(obj, key, path);
+}
+
+int64_t i64(const json &obj, const char *key, const std::string &path)
+{
+    const json &v = member(obj, key, path);
+    if (!v.is_number_integer()) {
+        throw LoadError{fmt::format("{}.{}: expected an integer, found {}", path, key, type_name(v))};
+    }
+    return v.get<int64_t>();
+}
+
+std::optional<int> opt_scope(const json &obj, const char *key, const std::string &path)
+{
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) {
+        return std::nullopt;
+    }
+    const int64_t v = i64(obj, key, path);
+    if (v < 0 || v > static_cast<int64_t>(kMaxScopes)) {
+        throw LoadError{fmt::format("{}.{}: scope {} outside 0..{}", path, key, v, kMaxScopes)};
+    }
+    return static_cast<int>(v);
+}
+
+double number(const json &obj, const char *key, const std::string &path)
+{
+    const json &v = member(obj, key, path);
+    if (!v.is_number()) {
+        throw LoadError{fmt::format("{}.{}: expected a number, found {}", path, key, type_name(v))};
+    }
+    return v.get<double>();
+}
+
+bool boolean(const json &obj, const char *key, const std::string &path)
+{
+    const json &v = member(obj, key, path);
+    if (!v.is_boolean()) {
+        throw LoadError{fmt::format("{}.{}: expected true or false, found {}", path, key, type_name(v))};
+    }
+    return v.get<bool>();
+}
+
+std::string string(const json &obj, const char *key, const std::string &path, bool nullable = false)
+{
+    auto it = obj.find(key);
+    if (nullable && (it == obj.end() || it->is_null())) {
+        return {};
+    }
+    const json &v = member(obj, key, path);
+    if (!v.is_string()) {
+        throw LoadError{fmt::format("{}.{}: expected a string, found {}", path, key, type_name(v))};
+    }
+    return v.get<std::string>();
+}
+
+const json &array(const json &obj, const char *key, const std::string &path, std::size_t max)
+{
+    const json &v = member(obj, key, path);
+    if (!v.is_array()) {
+        throw LoadError{fmt::format("{}.{}: expected an array, found {}", path, key, type_name(v))};
+    }
+    if (v.size() > max) {
+        throw LoadError{fmt::format("{}.{}: {} entries, more than the {} this viewer accepts", path, key, v.size(), max)};
+    }
+    return v;
+}
+
+std::optional<Touched> touched(const json &obj, const char *key, const std::string &path)
+{
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) {
+        return std::nullopt;
+    }
+    const std::string p = path + "." + key;
+    return Touched{u64(*it, "offset", p), u64(*it, "size_bytes", p)};
+}
+
+Band band(const json &v, const std::string &path)
+{
+    Band b;
+    if (v.is_null()) {
+        return b;
+    }
+    b.present = true;
+    b.low_addr = u64(v, "low_addr", path);
+    b.high_addr = u64(v, "high_addr", path);
+    b.size_bytes = u64(v, "size_bytes", path);
+    if (b.high_addr < b.low_addr || b.high_addr - b.low_addr != b.size_bytes) {
+        throw LoadError{fmt::format("{}: low {:#x}, high {:#x} and size {} B disagree", path, b.low_addr, b.high_addr,
+                                    b.size_bytes)};
+    }
+    b.offset = opt_u64(v, "offset", path).value_or(0);
+    b.measured = boolean(v, "measured", path);
+    b.intact_bytes = opt_u64(v, "intact_bytes", path);
+    b.touched = touched(v, "touched", path);
+    return b;
+}
+
+Region region(const json &v, const std::string &path, const Arena &a)
+{
+    Region r;
+    r.index = static_cast<int>(u64(v, "index", path));
+    if (auto it = v.find("id"); it != v.end() && !it->is_null()) {
+        r.id = i64(v, "id", path);
+    }
+    r.kind = string(v, "kind", path);
+    if (r.kind != "tensor" && r.kind != "scratch" && r.kind != "persistent" && r.kind != "metadata") {
+        throw LoadError{fmt::format("{}.kind: unknown kind \"{}\"", path, r.kind)};
+    }
+    r.offset = u64(v, "offset", path);
+    r.address = u64(v, "address", path);
+    r.size_bytes = u64(v, "size_bytes", path);
+    if (r.offset > a.size_bytes || r.size_bytes > a.size_bytes) {
+        throw LoadError{fmt::format("{}: +{} ({} B) is outside the arena's {} B", path, r.offset, r.size_bytes,
+                                    a.size_bytes)};
+    }
+    r.first_use = opt_scope(v, "first_use", path);
+    r.last_use = opt_scope(v, "last_use", path);
+    if (r.first_use && r.last_use && *r.last_use < *r.first_use) {
+        throw LoadError{fmt::format("{}: last_use {} before first_use {}", path, *r.last_use, *r.first_use)};
+    }
+    for (const auto &f : array(v, "flags", path, 8)) {
+        if (f.is_string()) {
+            r.flags.push_back(f.get<std::string>());
+        }
+    }
+    r.label = string(v, "label", path);
+    if (auto it = v.find("name"); it != v.end() && it->is_string()) {
+        r.name = it->get<std::string>();
+    }
+    if (auto it = v.find("dtype"); it != v.end() && it->is_string()) {
+        r.dtype = it->get<std::string>();
+    }
+    if (auto it = v.find("shape"); it != v.end() && it->is_array() && it->size() <= 8) {
+        for (const auto &d : *it) {
+            if (d.is_number_integer()) {
+                r.shape.push_back(d.get<int64_t>());
+            }
+        }
+    }
+    return r;
+}
+
+Arena arena(const json &v, const std::string &path)
+{
+    Arena a;
+    a.index = static_cast<int>(u64(v, "index", path));
+    a.base_addr = u64(v, "base_addr", path);
+    a.size_bytes = u64(v, "size_bytes", path);
+    if (a.size_bytes == 0 || a.size_bytes > (1ull << 32)) {
+        throw LoadError{fmt::format("{}.size_bytes: {} B is not an arena size", path, a.size_bytes)};
+    }
+    a.head_bytes = u64(v, "head_bytes", path);
+    a.temp_bytes = u64(v, "temp_bytes", path);
+    a.tail_offset = u64(v, "tail_offset", path);
+    a.tail_bytes = u64(v, "tail_bytes", path);
+    if (a.head_bytes > a.size_bytes || a.temp_bytes > a.size_bytes || a.tail_offset > a.size_bytes) {
+        throw LoadError{fmt::format("{}: head {}, temp {} or tail {} is beyond the arena's {} B", path, a.head_bytes,
+                                    a.temp_bytes, a.tail_offset, a.size_bytes)};
+    }
+    a.alignment_bytes = u64(v, "alignment_bytes", path);
+    a.tflm_figures = boolean(v, "tflm_figures", path);
+    a.used_bytes = u64(v, "used_bytes", path);
+    a.peak_bytes = u64(v, "peak_bytes", path);
+    a.headroom_bytes = i64(v, "headroom_bytes", path);
+    a.headroom_pct = number(v, "headroom_pct", path);
+    a.minimum_arena_bytes = opt_u64(v, "minimum_arena_bytes", path);
+    a.headroom_is_upper_estimate = boolean(v, "headroom_is_upper_estimate", path);
+    a.free_band = band(member(v, "free_band", path), path + ".free_band");
+    a.damage = touched(v, "damage", path);
+    const json &regions = array(v, "regions", path, kMaxRegions);
+    a.regions.reserve(regions.size());
+    for (std::size_t i = 0; i < regions.size(); i++) {
+        a.regions.push_back(region(regions[i], fmt::format("{}.regions[{}]", path, i), a));
+    }
+    const std::string pp = path + ".plan";
+    const json &plan = member(v, "plan", path);
+    a.plan.scopes = static_cast<int>(u64(plan, "scopes", pp));
+    if (static_cast<std::size_t>(a.plan.scopes) > kMaxScopes) {
+        throw LoadError{fmt::format("{}.scopes: {} scopes, more than {}", pp, a.plan.scopes, kMaxScopes)};
+    }
+    const json &live = array(plan, "live_bytes", pp, kMaxScopes);
+    if (live.size() != static_cast<std::size_t>(a.plan.scopes)) {
+        throw LoadError{fmt::format("{}.live_bytes: {} values for {} scopes", pp, live.size(), a.plan.scopes)};
+    }
+    for (std::size_t i = 0; i < live.size(); i++) {
+        if (!live[i].is_number_unsigned() && !(live[i].is_number_integer() && live[i].get<int64_t>() >= 0)) {
+            throw LoadError{fmt::format("{}.live_bytes[{}]: expected a non-negative integer", pp, i)};
+        }
+        a.plan.live_bytes.push_back(live[i].get<uint64_t>());
+    }
+    a.plan.lower_bound_bytes = u64(plan, "lower_bound_bytes", pp);
+    a.plan.lower_bound_scope = static_cast<int>(u64(plan, "lower_bound_scope", pp));
+    return a;
+}
+
+Snapshot snapshot(const json &root)
+{
+    const std::string path = "$";
+    if (!root.is_object()) {
+        throw LoadError{fmt::format("$: expected a snapshot object, found {}", type_name(root))};
+    }
+    if (string(root, "schema", path) != "arenascope.snapshot") {
+        throw LoadError{"$.schema: not an arenascope snapshot"};
+    }
+    Snapshot s;
+    s.version = static_cast<int>(u64(root, "version", path));
+    if (s.version != 1) {
+        throw LoadError{fmt::format("$.version: snapshot version {}, this viewer reads version 1; use the viewer "
+                                    "from the same arenascope version as the plugin",
+                                    s.version)};
+    }
+    const json &src = member(root, "source", path);
+    s.elf = string(src, "elf", "$.source", true);
+    s.located_by = string(src, "located_by", "$.source", true);
+    s.time = string(src, "time", "$.source", true);
+    s.descriptor_address = u64(src, "descriptor_address", "$.source");
+    s.addr_size = static_cast<int>(u64(src, "addr_size", "$.source"));
+    const json &state = member(root, "state", path);
+    s.invokes = u64(state, "invokes", "$.state");
+    s.in_invoke = boolean(state, "in_invoke", "$.state");
+    s.measured = boolean(state, "measured", "$.state");
+    s.measured_by = string(state, "measured_by", "$.state", true);
+    const json &arenas = array(root, "arenas", path, kMaxArenas);
+    for (std::size_t i = 0; i < arenas.size(); i++) {
+        s.arenas.push_back(arena(arenas[i], fmt::format("$.arenas[{}]", i)));
+    }
+    const json &st = member(root, "stack", path);
+    s.stack.low_addr = u64(st, "low_addr", "$.stack");
+    s.stack.high_addr = u64(st, "high_addr", "$.stack");
+    s.stack.size_bytes = u64(st, "size_bytes", "$.stack");
+    if (s.stack.high_addr < s.stack.low_addr) {
+        throw LoadError{"$.stack: high_addr below low_addr"};
+    }
+    s.stack.sp = opt_u64(st, "sp", "$.stack");
+    s.stack.hwm_addr = opt_u64(st, "hwm_addr", "$.stack");
+    s.stack.peak_bytes = opt_u64(st, "peak_bytes", "$.stack");
+    s.stack.arena_end_addr = opt_u64(st, "arena_end_addr", "$.stack");
+    s.stack.room_bytes = opt_u64(st, "room_bytes", "$.stack");
+    s.stack.required_room_bytes = opt_u64(st, "required_room_bytes", "$.stack");
+    s.stack.source = string(st, "source", "$.stack");
+    s.stack.overflowed = boolean(st, "overflowed", "$.stack");
+    s.stack.rule_factor = number(st, "rule_factor", "$.stack");
+    s.guard = band(member(root, "guard", path), "$.guard");
+    const json &checks = array(root, "checks", path, kMaxChecks);
+    for (std::size_t i = 0; i < checks.size(); i++) {
+        const std::string p = fmt::format("$.checks[{}]", i);
+        s.checks.push_back({string(checks[i], "rule", p), string(checks[i], "verdict", p), string(checks[i], "reason", p)});
+    }
+    s.verdict = string(root, "verdict", path);
+    return s;
+}
+
+LoadResult run(const std::string_view text, const std::string &where)
+{
+    if (text.size() > kMaxSnapshotBytes) {
+        return {std::nullopt, fmt::format("{}: {} bytes, more than the {} MiB a snapshot may have", where, text.size(),
+                                          kMaxSnapshotBytes >> 20)};
+    }
+    try {
+        json root = json::parse(text.begin(), text.end());
+        return {snapshot(root), {}};
+    } catch (const json::parse_error &e) {
+        return {std::nullopt, fmt::format("{}: not valid JSON (byte {}): {}", where, e.byte, e.what())};
+    } catch (const LoadError &e) {
+        return {std::nullopt, fmt::format("{}: {}", where, e.message)};
+    } catch (const std::exception &e) {
+        return {std::nullopt, fmt::format("{}: {}", where, e.what())};
+    }
+}
+
+}  // namespace
+
+LoadResult parse_snapshot(std::string_view json_text)
+{
+    return run(json_text, "snapshot");
+}
+
+LoadResult load_snapshot_file(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return {std::nullopt, fmt::format("{}: cannot open the file", path)};
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return run(text.str(), path);
+}
+
+LoadResult parse_stream_message(std::string_view line)
+{
+    try {
+        json msg = json::parse(line.begin(), line.end());
+        if (!msg.is_object() || msg.value("type", "") != "snapshot") {
+            return {std::nullopt, "stream: a message that is not {\"type\":\"snapshot\",...}"};
+        }
+        if (!msg.contains("version") || msg["version"] != 1) {
+            return {std::nullopt, "stream: message version is not 1; use the viewer from the same arenascope version"};
+        }
+        if (!msg.contains("snapshot")) {
+            return {std::nullopt, "stream: message without a snapshot"};
+        }
+        return {snapshot(msg["snapshot"]), {}};
+    } catch (const json::parse_error &e) {
+        return {std::nullopt, fmt::format("stream: not valid JSON: {}", e.what())};
+    } catch (const LoadError &e) {
+        return {std::nullopt, "stream: " + e.message};
+    } catch (const std::exception &e) {
+        return {std::nullopt, fmt::format("stream: {}", e.what())};
+    }
+}
+
+}  // namespace arenascope

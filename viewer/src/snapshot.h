@@ -1,0 +1,110 @@
+// arenascope viewer: the snapshot model and its loader (no ImGui, no GL).
+//
+// The snapshot is the GDB plugin's JSON (docs/snapshot-schema.md, schema version 1). The
+// viewer decodes no target memory and recomputes no analysis: every figure it shows is a field
+// here. parse_snapshot() validates as it reads: a wrong type, a negative size, a count past the
+// limits below or a region outside its arena is an error naming the JSON path, never a crash.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace arenascope {
+
+constexpr std::size_t kMaxSnapshotBytes = 64u << 20;  // a snapshot larger than this is refused
+constexpr std::size_t kMaxArenas = 16;
+constexpr std::size_t kMaxRegions = 200000;           // per arena
+constexpr std::size_t kMaxScopes = 200000;
+constexpr std::size_t kMaxChecks = 256;
+
+struct Touched {
+    uint64_t offset = 0;      // bytes from the band's low address
+    uint64_t size_bytes = 0;
+};
+
+struct Band {
+    bool present = false;     // false: the band was never filled (JSON null)
+    uint64_t low_addr = 0, high_addr = 0, size_bytes = 0;
+    uint64_t offset = 0;      // free band only: from the arena base
+    bool measured = false;
+    std::optional<uint64_t> intact_bytes;
+    std::optional<Touched> touched;
+};
+
+struct Region {
+    int index = 0;
+    std::optional<int64_t> id;          // tensor index (scratch: scratch index)
+    std::string kind;                   // tensor, scratch, persistent, metadata
+    uint64_t offset = 0, address = 0, size_bytes = 0;
+    std::optional<int> first_use, last_use;  // allocation scopes; none: whole run
+    std::vector<std::string> flags;
+    std::string label;
+    std::optional<std::string> name, dtype;
+    std::vector<int64_t> shape;
+};
+
+struct Plan {
+    int scopes = 0;
+    std::vector<uint64_t> live_bytes;   // per scope
+    uint64_t lower_bound_bytes = 0;
+    int lower_bound_scope = 0;
+};
+
+struct Arena {
+    int index = 0;
+    uint64_t base_addr = 0, size_bytes = 0, head_bytes = 0, temp_bytes = 0, tail_offset = 0, tail_bytes = 0;
+    uint64_t alignment_bytes = 0, used_bytes = 0, peak_bytes = 0;
+    int64_t headroom_bytes = 0;
+    double headroom_pct = 0;
+    std::optional<uint64_t> minimum_arena_bytes;
+    bool headroom_is_upper_estimate = true;
+    bool tflm_figures = false;
+    Band free_band;
+    std::optional<Touched> damage;      // offset from the arena base
+    std::vector<Region> regions;
+    Plan plan;
+};
+
+struct Stack {
+    uint64_t low_addr = 0, high_addr = 0, size_bytes = 0;
+    std::optional<uint64_t> sp, hwm_addr, peak_bytes, arena_end_addr, room_bytes, required_room_bytes;
+    std::string source;
+    bool overflowed = false;
+    double rule_factor = 1.5;
+};
+
+struct Check {
+    std::string rule, verdict, reason;
+};
+
+struct Snapshot {
+    int version = 0;
+    std::string elf, located_by, time;
+    uint64_t descriptor_address = 0;
+    int addr_size = 4;
+    uint64_t invokes = 0;
+    bool in_invoke = false, measured = false;
+    std::string measured_by;
+    std::vector<Arena> arenas;
+    Stack stack;
+    Band guard;
+    std::vector<Check> checks;
+    std::string verdict;
+};
+
+struct LoadResult {
+    std::optional<Snapshot> snapshot;
+    std::string error;  // empty when snapshot is set
+};
+
+// Parses one snapshot (the JSON text of a file, or the "snapshot" member of a stream message).
+LoadResult parse_snapshot(std::string_view json_text);
+// Reads and parses a snapshot file; errors name the file.
+LoadResult load_snapshot_file(const std::string &path);
+// One line of the live stream: {"type":"snapshot","version":1,"snapshot":{...}}.
+LoadResult parse_stream_message(std::string_view line);
+
+}  // namespace arenascope
