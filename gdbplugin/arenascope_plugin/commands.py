@@ -3,11 +3,15 @@ figures through the layers below (target -> session -> decode -> analysis) and p
 render; every error becomes one line `arena CMD: what happened, where, what to do`."""
 import argparse
 import json
+import os
+import shutil
+import subprocess
+import time
 import traceback
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, analysis, render, snapshot, style
+from . import abi, analysis, live, render, snapshot, style
 from .decode import DecodeError
 from .locate import NotFoundError, locate
 from .reader import MemoryReadError
@@ -16,7 +20,7 @@ from .target import (STACK_SYMBOLS, GdbReader, TargetError, batch_mode, check_re
                      register,
                      stack_symbols, symbol_address)
 
-EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError)
+EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError, live.LiveError)
 
 
 # ----------------------------------------------------------------------------- settings
@@ -87,6 +91,12 @@ def _register_settings():
         ("scan-range", gdb.PARAM_STRING, "auto",
          "RAM range 'START END' to scan for the descriptor's magic when it has no symbol; 'auto' scans the "
          "loaded ELF's writable sections. Scans read through the probe: keep it small.", "the descriptor scan range"),
+        ("view-port", gdb.PARAM_ZUINTEGER, 47800,
+         "Loopback TCP port `arena view` serves snapshots on (the viewer reconnects to it when GDB comes back).",
+         "the live view port"),
+        ("viewer-path", gdb.PARAM_STRING, "auto",
+         "The viewer executable `arena view` starts: 'auto' looks for build/viewer/arenascope-viewer beside this "
+         "plugin, then arenascope-viewer on PATH.", "the viewer executable"),
         ("debug", gdb.PARAM_BOOLEAN, False, "Show Python tracebacks of internal errors (for bug reports).",
          "whether internal errors show tracebacks"),
     ]
@@ -240,6 +250,46 @@ def checks_of(ctx):
     return analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd)
 
 
+def build_snapshot(ctx):
+    progspace = gdb.current_progspace()
+    source = {"elf": progspace.filename if progspace else None, "located_by": ctx.located_by}
+    return snapshot.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx), source)
+
+
+# ----------------------------------------------------------------------------- live view
+
+_LIVE = {"server": None, "hooked": False}
+
+
+def _push(verify=True):
+    """Builds a snapshot and sends it to the connected viewers. Returns (viewers, verdict)."""
+    server = _LIVE["server"]
+    snap = build_snapshot(gather(verify=verify))
+    return server.broadcast(live.message(snap)), snap["verdict"]
+
+
+def _on_stop(_event):
+    if _LIVE["server"] is None:
+        return
+    try:
+        _push()
+    except EXPECTED as exc:
+        gdb.write(f"arena view: no snapshot at this stop: {exc}\n")
+    except Exception as exc:  # pylint: disable=broad-except
+        gdb.write(f"arena view: internal error {exc!r} while sending a snapshot\n")
+
+
+def _viewer_path():
+    text = str(setting("viewer-path")).strip()
+    if text not in ("", "auto"):
+        return text if os.path.isfile(text) and os.access(text, os.X_OK) else None
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    built = os.path.join(os.path.dirname(here), "build", "viewer", "arenascope-viewer")
+    if os.path.isfile(built) and os.access(built, os.X_OK):
+        return built
+    return shutil.which("arenascope-viewer")
+
+
 # ----------------------------------------------------------------------------- commands
 
 class _ArgError(Exception):
@@ -274,6 +324,8 @@ Commands (all read-only: they never write target memory or call target functions
   arena check             PASS/WARN/FAIL rules; a FAIL makes `gdb -batch` exit non-zero
   arena whereis ADDR      what owns an address
   arena snapshot FILE     everything above as JSON (docs/snapshot-schema.md)
+  arena view              open the live arena map window (the viewer), fed at every stop
+  arena refresh           send the viewer a fresh snapshot now
 Settings: `show arena` lists them; `set arena colour off` for plain output.
 Docs: docs/gdb-commands.md."""
 
@@ -473,9 +525,7 @@ Usage: arena snapshot FILE"""
 
     def run(self, args):
         ctx = gather(verify=True)
-        progspace = gdb.current_progspace()
-        source = {"elf": progspace.filename if progspace else None, "located_by": ctx.located_by}
-        snap = snapshot.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx), source)
+        snap = build_snapshot(ctx)
         try:
             with open(args.file, "w", encoding="utf-8") as f:
                 json.dump(snap, f, indent=1)
@@ -485,11 +535,91 @@ Usage: arena snapshot FILE"""
                   f"{sum(len(a.regions) for a in ctx.desc.arenas)} regions, verdict {snap['verdict']})\n")
 
 
+class ViewCommand(_Sub):
+    """Open the live arena map window: serve snapshots on a loopback port and start the viewer.
+The viewer gets a snapshot now, on every stop and on `arena refresh`; it keeps the last one
+when the link drops and reconnects when GDB serves again on the same port.
+
+Usage: arena view [--port N] [--no-launch] [--wait SECONDS] [--stop]
+  --port N       port on 127.0.0.1 (default: `show arena view-port`, 47800)
+  --no-launch    serve only; start the viewer yourself: arenascope-viewer --connect 127.0.0.1:PORT
+  --wait S       wait up to S seconds for a viewer to connect before going on
+  --stop         stop serving (the viewer keeps its last snapshot)"""
+    sub = "view"
+    options = ("--port", "--no-launch", "--wait", "--stop")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--port", type=int, default=None)
+        parser.add_argument("--no-launch", action="store_true")
+        parser.add_argument("--wait", type=float, default=0.0)
+        parser.add_argument("--stop", action="store_true")
+
+    def run(self, args):
+        server = _LIVE["server"]
+        if args.stop:
+            if server:
+                server.close()
+                _LIVE["server"] = None
+            gdb.write("arena view: stopped serving snapshots\n")
+            return
+        port = args.port if args.port is not None else int(setting("view-port"))
+        if server and server.port != port:
+            server.close()
+            server = _LIVE["server"] = None
+        if server is None:
+            server = _LIVE["server"] = live.SnapshotServer(port)
+        if not _LIVE["hooked"]:
+            gdb.events.stop.connect(_on_stop)
+            _LIVE["hooked"] = True
+        where = f"127.0.0.1:{server.port}"
+        gdb.write(f"arena view: serving snapshots on {where} (every stop, and `arena refresh`)\n")
+        if not args.no_launch and server.clients == 0:
+            server.connected.wait(1.5)  # a viewer from an earlier session reconnects within a second
+            if server.clients:
+                gdb.write("arena view: a viewer reconnected\n")
+            elif not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+                gdb.write("arena view: no display (DISPLAY is not set): not starting the viewer. Write a picture "
+                          "instead: `arena snapshot s.json`, then `xvfb-run arenascope-viewer s.json --screenshot "
+                          "s.png`\n")
+            else:
+                path = _viewer_path()
+                if path is None:
+                    raise TargetError("cannot find the viewer: build it (bash tools/build.sh) or `set arena "
+                                      "viewer-path /path/to/arenascope-viewer`")
+                subprocess.Popen([path, "--connect", where], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+                gdb.write(f"arena view: started {path}\n")
+        if args.wait > 0 and server.clients == 0:
+            deadline = time.time() + args.wait
+            while server.clients == 0 and time.time() < deadline:
+                server.connected.wait(0.1)
+            if server.clients == 0:
+                gdb.write(f"arena view: no viewer connected within {args.wait:.0f} s\n")
+        try:
+            sent, verdict = _push()
+            gdb.write(f"arena view: snapshot sent to {sent} viewer(s), verdict {verdict}\n")
+        except (TargetError, NotFoundError) as exc:
+            gdb.write(f"arena view: nothing to send yet ({exc}); snapshots follow at the next stop\n")
+
+
+class RefreshCommand(_Sub):
+    """Send a fresh snapshot to the live viewer now (`arena view` sends one at every stop too).
+
+Usage: arena refresh"""
+    sub = "refresh"
+
+    def run(self, args):
+        if _LIVE["server"] is None:
+            raise TargetError("no live view: start it with `arena view`")
+        sent, verdict = _push()
+        gdb.write(f"arena refresh: snapshot sent to {sent} viewer(s), verdict {verdict}\n")
+
+
 def register_all():
     _register_settings()
     ArenaPrefix()
     for cls in (InfoCommand, MapCommand, RegionsCommand, PlanCommand, StackCommand, CheckCommand, WhereisCommand,
-                SnapshotCommand):
+                SnapshotCommand, ViewCommand, RefreshCommand):
         cls()
     gdb.events.new_objfile.connect(_forget)
     gdb.events.exited.connect(_forget)

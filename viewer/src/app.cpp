@@ -25,6 +25,33 @@ void rect(ImDrawList *dl, float x0, float y0, float x1, float y1, Paint p)
     if (x1 > x0 && y1 > y0) dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col(p));
 }
 
+// A run of sub-pixel rectangles of one colour drawn as one.
+struct Run {
+    bool open = false;
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    Paint p = Paint::Tensor;
+    void start(float a, float b, float c, float d, Paint q) { open = true, x0 = a, y0 = b, x1 = c, y1 = d, p = q; }
+    // Same row and colour, starting within half a pixel of the run's end: extend along x.
+    bool extend(float a, float b, float c, float d, Paint q)
+    {
+        if (!open || q != p || b != y0 || d != y1 || a > x1 + 0.5f) return false;
+        x1 = std::max(x1, c);
+        return true;
+    }
+    // Same column span and colour, starting within half a pixel below the run: extend along y.
+    bool extend_down(float a, float b, float c, float d, Paint q)
+    {
+        if (!open || q != p || a != x0 || c != x1 || b > y1 + 0.5f) return false;
+        y1 = std::max(y1, d);
+        return true;
+    }
+    void flush(ImDrawList *dl)
+    {
+        if (open) rect(dl, x0, y0, x1, y1, p);
+        open = false;
+    }
+};
+
 Paint verdict_paint(const std::string &v)
 {
     return v == "FAIL" ? Paint::RuleFail : v == "WARN" ? Paint::Temp : Paint::RulePass;
@@ -45,7 +72,19 @@ void App::set_snapshot(Snapshot s, std::string source)
         selected_ = -1;
     }
     if (!snapshot_->arenas.empty()) {
-        lane_count_ = assign_lanes(snapshot_->arenas[0].regions, lanes_);
+        const std::vector<Region> &rs = snapshot_->arenas[0].regions;
+        lane_count_ = assign_lanes(rs, lanes_);
+        map_order_.resize(rs.size());
+        plan_order_.resize(rs.size());
+        for (std::size_t i = 0; i < rs.size(); i++) map_order_[i] = plan_order_[i] = i;
+        std::stable_sort(map_order_.begin(), map_order_.end(), [&](std::size_t x, std::size_t y) {
+            return lanes_[x] != lanes_[y] ? lanes_[x] < lanes_[y] : rs[x].offset < rs[y].offset;
+        });
+        std::stable_sort(plan_order_.begin(), plan_order_.end(), [&](std::size_t x, std::size_t y) {
+            const int fx = rs[x].first_use.value_or(-1), fy = rs[y].first_use.value_or(-1);
+            const int lx = rs[x].last_use.value_or(-1), ly = rs[y].last_use.value_or(-1);
+            return fx != fy ? fx < fy : lx != ly ? lx < ly : rs[x].offset < rs[y].offset;
+        });
         if (selected_ >= int(snapshot_->arenas[0].regions.size())) selected_ = -1;
     }
 }
@@ -58,10 +97,13 @@ void App::frame(float width, float height)
     }
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(ImVec2(width, height));
+    // No window background: the GL clear colour is the background, so no full-window blended
+    // fill is drawn (a software renderer pays for every pixel of it).
     ImGui::PushStyleColor(ImGuiCol_WindowBg, colour(Paint::Background).imgui());
     ImGui::Begin("arenascope", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoScrollWithMouse |
-                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings);
+                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoBackground);
     layout_ = screen_layout(width, height);
     draw_status(layout_);
     if (snapshot_ && !snapshot_->arenas.empty()) {
@@ -139,17 +181,28 @@ void App::draw_map(const Arena &a, const Rect &r)
     lanes_top_ = bar_y1_ + 6;
     const float lanes_bottom = r.y + r.h - 22;
     lane_h_ = std::clamp((lanes_bottom - lanes_top_) / float(std::max(1, lane_count_)), 2.f, 18.f);
-    for (std::size_t i = 0; i < a.regions.size(); i++) {
+    // Regions narrower than 2 px merge into runs of one colour per lane (in lane, offset
+    // order), so 10,000 regions cost a few hundred rectangles; wider ones keep an outline.
+    Run run;
+    for (std::size_t i : map_order_) {
         const Region &reg = a.regions[i];
         const double rlo = lo + double(reg.offset), rhi = rlo + double(reg.size_bytes);
         if (rhi < axis_.view_lo || rlo > axis_.view_hi) continue;
         const float x0 = axis_.to_px(rlo), x1 = std::max(axis_.to_px(rhi), x0 + 1);
         const float y0 = lanes_top_ + lanes_[i] * lane_h_, y1 = y0 + std::max(1.f, lane_h_ - 1);
-        rect(dl, x0, y0, x1, y1, int(i) == selected_ ? Paint::Selected : paint_of_kind(reg.kind));
+        const Paint p = int(i) == selected_ ? Paint::Selected : paint_of_kind(reg.kind);
+        if (x1 - x0 < 2 && run.extend(x0, y0, x1, y1, p)) continue;
+        run.flush(dl);
+        if (x1 - x0 < 2) {
+            run.start(x0, y0, x1, y1, p);
+            continue;
+        }
+        rect(dl, x0, y0, x1, y1, p);
         if (x1 - x0 > 3 && lane_h_ >= 6) {
             dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), col(Paint::Background));
         }
     }
+    run.flush(dl);
     // Boundaries: head end, temp end, tail start.
     for (uint64_t off : {a.head_bytes, a.temp_bytes, a.tail_offset}) {
         const float x = axis_.to_px(lo + double(off));
@@ -229,7 +282,11 @@ void App::draw_ram(const Arena &a, const Rect &r)
     const uint64_t b = a.base_addr;
     rect(dl, x0, Y(b + a.head_bytes), x1, Y(b), Paint::Tensor);
     rect(dl, x0, Y(b + a.temp_bytes), x1, Y(b + a.head_bytes), Paint::Temp);
-    rect(dl, x0, Y(b + a.tail_offset), x1, Y(b + a.temp_bytes), a.damage ? Paint::FreeTouched : Paint::FreeIntact);
+    rect(dl, x0, Y(b + a.tail_offset), x1, Y(b + a.temp_bytes), Paint::FreeIntact);
+    if (a.damage) {
+        const float y_top = Y(b + a.damage->offset + a.damage->size_bytes), y_bot = Y(b + a.damage->offset);
+        rect(dl, x0, std::min(y_top, y_bot - 2), x1, y_bot, Paint::FreeTouched);  // at least 2 px
+    }
     rect(dl, x0, Y(b + a.size_bytes), x1, Y(b + a.tail_offset), Paint::Persistent);
     if (s.guard.present) {
         rect(dl, x0, Y(s.guard.high_addr), x1, Y(s.guard.low_addr), s.guard.touched ? Paint::GuardTouched : Paint::Guard);
@@ -274,12 +331,21 @@ void App::draw_plan(const Arena &a, const Rect &r)
     text(dl, r.x + 6, r.y + 3,
          fmt::format("Memory plan: operator across, offset down; live bytes (white), lower bound {} (red)",
                      format_bytes(a.plan.lower_bound_bytes)));
-    for (std::size_t i = 0; i < a.regions.size(); i++) {
+    Run run;  // rectangles under 2 px high merge, as in the map
+    for (std::size_t i : plan_order_) {
         const Rect rr = plan_.region_rect(a.regions[i]);
         if (rr.w <= 0) continue;
-        rect(dl, rr.x, rr.y, rr.x + rr.w, rr.y + rr.h, int(i) == selected_ ? Paint::Selected : paint_of_kind(a.regions[i].kind));
+        const Paint p = int(i) == selected_ ? Paint::Selected : paint_of_kind(a.regions[i].kind);
+        if (rr.h < 2 && run.extend_down(rr.x, rr.y, rr.x + rr.w, rr.y + rr.h, p)) continue;
+        run.flush(dl);
+        if (rr.h < 2) {
+            run.start(rr.x, rr.y, rr.x + rr.w, rr.y + rr.h, p);
+            continue;
+        }
+        rect(dl, rr.x, rr.y, rr.x + rr.w, rr.y + rr.h, p);
         if (rr.w > 3 && rr.h > 3) dl->AddRect(ImVec2(rr.x, rr.y), ImVec2(rr.x + rr.w, rr.y + rr.h), col(Paint::Background));
     }
+    run.flush(dl);
     // The live-bytes curve (a step per scope) and the lower bound, on the same byte axis.
     for (int t = 0; t < a.plan.scopes; t++) {
         const float y = plan_.y_of_offset(double(a.plan.live_bytes[t]));

@@ -41,6 +41,7 @@ private:
     AddressAxis axis_;
     bool axis_init_ = false;
     std::vector<int> lanes_;
+    std::vector<std::size_t> map_order_, plan_order_;  // draw orders: (lane, offset), (lifetime, offset)
     int lane_count_ = 1;
     int selected_ = -1;
     // geometry of the last frame

@@ -128,8 +128,8 @@ int main(int argc, char **argv)
         arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
         if (!r.snapshot) {
             std::fprintf(stderr, "arenascope-viewer: %s\n", r.error.c_str());
-            if (headless) return 2;
-            app.set_error(r.error);
+            if (opt.bench > 0) return 2;
+            app.set_error(r.error);  // shown in the window; headless runs still exit 2
         } else {
             app.set_snapshot(std::move(*r.snapshot), opt.file);
         }
@@ -183,9 +183,12 @@ int main(int argc, char **argv)
     int status = 0, frame = 0;
     const int total = opt.bench > 0 ? opt.bench : opt.frames;
     auto t0 = std::chrono::steady_clock::now();
+    using clock = std::chrono::steady_clock;
+    double build_ms = 0, render_ms = 0;  // --bench: CPU frame building, GL drawing (glFinish)
     while (!glfwWindowShouldClose(window)) {
         glfwPollEvents();
         if (!headless && !app.has_snapshot()) glfwWaitEventsTimeout(0.1);
+        const auto tb = clock::now();
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
@@ -193,11 +196,19 @@ int main(int argc, char **argv)
         glfwGetFramebufferSize(window, &w, &h);
         app.frame(float(w), float(h));
         ImGui::Render();
+        const auto tr = clock::now();
         glViewport(0, 0, w, h);
         const auto bg = arenascope::colour(arenascope::Paint::Background);
         glClearColor(bg.r / 255.f, bg.g / 255.f, bg.b / 255.f, 1.f);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        if (opt.bench > 0) {
+            glFinish();
+            if (frame >= 1) {
+                build_ms += std::chrono::duration<double, std::milli>(tr - tb).count();
+                render_ms += std::chrono::duration<double, std::milli>(clock::now() - tr).count();
+            }
+        }
         frame++;
         if (headless && frame == 2) {
             glFinish();
@@ -207,14 +218,19 @@ int main(int argc, char **argv)
             if (opt.bench > 0) {
                 glFinish();
                 const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                std::printf("frames %d, mean frame time %.3f ms\n", total - 1, ms / (total - 1));
+                std::printf("frames %d, mean frame time %.3f ms (build %.3f ms + draw %.3f ms + present %.3f ms), "
+                            "%d draw vertices\n",
+                            total - 1, ms / (total - 1), build_ms / (total - 1), render_ms / (total - 1),
+                            (ms - build_ms - render_ms) / (total - 1), ImGui::GetDrawData()->TotalVtxCount);
             }
             if (!opt.screenshot.empty()) {
                 if (!write_png(opt.screenshot, w, h)) {
                     std::fprintf(stderr, "arenascope-viewer: cannot write %s\n", opt.screenshot.c_str());
                     status = 2;
                 } else {
-                    std::printf("arenascope-viewer: wrote %s (%dx%d)\n", opt.screenshot.c_str(), w, h);
+                    std::printf("arenascope-viewer: wrote %s (%dx%d)%s\n", opt.screenshot.c_str(), w, h,
+                                app.link() ? fmt::format(", {} live snapshot(s) received", app.link()->received()).c_str()
+                                           : "");
                 }
             }
             if (!opt.layout_out.empty()) {

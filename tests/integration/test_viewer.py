@@ -1,0 +1,186 @@
+"""The viewer in a real window under Xvfb + Mesa (llvmpipe): pixel colours at positions computed
+here from the snapshot, malformed snapshots, and the live link from GDB + plugin + QEMU.
+
+Positions: the viewer reports its panel rectangles and axis ranges (--layout-out); the test maps
+addresses and scopes to pixels itself and computes region lanes with its own first-fit, so a
+wrong mapping or lane in the viewer shows up as a wrong colour. Colours: the palette of
+viewer/README.md."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from harness import BUILD, FIRMWARE, ROOT, qemu, gdb_batch
+
+VIEWER = BUILD / "viewer" / "arenascope-viewer"
+FIXTURE = ROOT / "tests" / "fixtures" / "demo_overrun_snapshot.json"
+PALETTE = {  # viewer/README.md
+    "tensor": (66, 135, 245), "scratch": (186, 85, 211), "temp": (240, 200, 60), "persistent": (0, 170, 170),
+    "metadata": (128, 128, 128), "free": (40, 110, 40), "touched": (230, 40, 40), "hwm": (255, 255, 255),
+    "stack_used": (255, 140, 0), "stack_unused": (70, 70, 100), "guard": (200, 200, 200),
+}
+
+pytestmark = [pytest.mark.skipif(not VIEWER.exists(), reason="viewer not built"),
+              pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="xvfb-run not installed")]
+
+
+def render(snapshot_path=None, args=(), timeout=120):
+    with tempfile.TemporaryDirectory() as tmp:
+        png, lay = os.path.join(tmp, "shot.png"), os.path.join(tmp, "layout.json")
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", str(VIEWER)]
+        cmd += [str(snapshot_path)] if snapshot_path else []
+        cmd += ["--screenshot", png, "--layout-out", lay, "--size", "1280x800", *args]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        image = layout = None
+        if os.path.exists(png):
+            from PIL import Image
+            image = Image.open(png).convert("RGB")
+            image.load()
+        if os.path.exists(lay):
+            with open(lay, encoding="utf-8") as f:
+                layout = json.load(f)
+        return proc, image, layout
+
+
+def lanes(regions):
+    """The documented lane rule: tail regions in lane 0; head regions first-fit by offset."""
+    out, ends = {}, []
+    for r in sorted((r for r in regions if r["kind"] in ("tensor", "scratch")), key=lambda r: r["offset"]):
+        lane = next((i for i, e in enumerate(ends) if e <= r["offset"]), None)
+        if lane is None:
+            ends.append(0)
+            lane = len(ends) - 1
+        ends[lane] = max(ends[lane], r["offset"] + max(r["size_bytes"], 1))
+        out[r["index"]] = lane + 1
+    return out
+
+
+def x_of(layout, addr):
+    a = layout["axis"]
+    return a["px0"] + (addr - a["view_lo"]) / (a["view_hi"] - a["view_lo"]) * a["pw"]
+
+
+@pytest.fixture(scope="module")
+def shot():
+    proc, image, layout = render(FIXTURE)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(FIXTURE.read_text()), image, layout
+
+
+def test_regions_have_their_kind_colour_where_they_are(shot):
+    snap, image, layout = shot
+    a = snap["arenas"][0]
+    lane_of = lanes(a["regions"])
+    top, lane_h = layout["lanes"]["top"], layout["lanes"]["lane_h"]
+    checked = 0
+    for r in a["regions"]:
+        x0, x1 = x_of(layout, a["base_addr"] + r["offset"]), x_of(layout, a["base_addr"] + r["offset"] + r["size_bytes"])
+        if x1 - x0 < 4:
+            continue  # too thin to sample a pixel inside its 1 px outline
+        lane = lane_of.get(r["index"], 0)
+        y = int(top + lane * lane_h + (lane_h - 1) / 2)
+        assert image.getpixel((int((x0 + x1) / 2), y)) == PALETTE[r["kind"]], (r["label"], lane)
+        checked += 1
+    assert checked >= 8
+
+
+def test_area_bar_shows_head_free_damage_and_tail(shot):
+    snap, image, layout = shot
+    a = snap["arenas"][0]
+    y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
+    px = lambda off: image.getpixel((int(x_of(layout, a["base_addr"] + off)), y))
+    assert px(a["head_bytes"] // 2) == PALETTE["tensor"]
+    assert px(2500) == PALETTE["free"]                                    # canary intact
+    assert px(a["damage"]["offset"] + a["damage"]["size_bytes"] // 2) == PALETTE["touched"]
+    meta = next(r for r in a["regions"] if r["kind"] == "metadata" and r["size_bytes"] > 400)
+    assert px(meta["offset"] + meta["size_bytes"] // 2) == PALETTE["metadata"]
+
+
+def test_ram_column_has_the_high_water_mark_where_it_belongs(shot):
+    snap, image, layout = shot
+    col = layout["ram_column"]
+    lo, hi, r = col["lo"], col["hi"], col["rect"]
+    y_of = lambda addr: r["y"] + r["h"] - (addr - lo) / (hi - lo) * r["h"]
+    x = int(r["x"] + r["w"] / 2)
+    hwm = snap["stack"]["hwm_addr"]
+    assert PALETTE["hwm"] in [image.getpixel((x, int(y_of(hwm)) + d)) for d in (-1, 0, 1)]
+    assert image.getpixel((x, int(y_of((snap["stack"]["low_addr"] + hwm) / 2)))) == PALETTE["stack_unused"]
+    guard = snap["guard"]
+    assert image.getpixel((x, int(y_of((guard["low_addr"] + guard["high_addr"]) / 2)))) == PALETTE["guard"]
+    a = snap["arenas"][0]
+    assert image.getpixel((x, int(y_of(a["base_addr"] + 3000)))) == PALETTE["free"]
+
+
+def test_plan_view_rectangles_span_lifetimes(shot):
+    snap, image, layout = shot
+    a = snap["arenas"][0]
+    pa = layout["plan_area"]
+    r = pa["rect"]
+    t0 = next(x for x in a["regions"] if x["label"] == "tensor 0")  # scopes 1..2, +512..+608
+    x = r["x"] + (t0["first_use"] + 0.3) / pa["scopes"] * r["w"]    # inside its first scope, off the curve
+    y = r["y"] + (t0["offset"] + t0["size_bytes"] / 2) / pa["extent"] * r["h"]
+    assert image.getpixel((int(x), int(y))) == PALETTE["tensor"]
+    s = next(x for x in a["regions"] if x["kind"] == "scratch" and x["offset"] == 256 and x["first_use"] == 4)
+    x = r["x"] + (s["first_use"] + 0.5) / pa["scopes"] * r["w"]
+    y = r["y"] + (s["offset"] + s["size_bytes"] / 2) / pa["extent"] * r["h"]
+    assert image.getpixel((int(x), int(y))) == PALETTE["scratch"]
+
+
+@pytest.mark.parametrize("name,mutate,message", [
+    ("truncated", lambda t: t[: len(t) // 2], "not valid JSON"),
+    ("wrong type", lambda t: t.replace('"head_bytes": 672', '"head_bytes": "lots"'), "head_bytes: expected a non-negative"),
+    ("negative size", lambda t: t.replace('"size_bytes": 96', '"size_bytes": -96', 1), "expected a non-negative integer, found -96"),
+    ("huge count", lambda t: t.replace('"checks": [', '"checks": [' + '{"rule":"x","verdict":"PASS","reason":""},' * 300, 1),
+     "more than the 256"),
+    ("not json", lambda t: "\x00\xff garbage", "not valid JSON"),
+])
+def test_malformed_snapshots_show_an_error_and_exit_non_zero(name, mutate, message):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(mutate(FIXTURE.read_text()))
+    try:
+        proc, image, _ = render(f.name)
+    finally:
+        os.unlink(f.name)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    red = sum(1 for p in image.getdata() if p == PALETTE["touched"])
+    assert red > 50, "the error is not drawn in the window"
+
+
+def test_bad_arguments_are_refused():
+    for args, message in ((["--connect", "10.1.2.3:47800"], "loopback only"), (["--size", "9x9", str(FIXTURE)], "--size"),
+                          ([], "give a snapshot file"), (["--frames", "0", str(FIXTURE)], "expected 1..100000")):
+        proc = subprocess.run([str(VIEWER), *args], capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
+
+
+@pytest.mark.skipif(not FIRMWARE.exists(), reason="firmware not built")
+def test_live_link_from_gdb_and_qemu():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    plugin = ROOT / "gdbplugin" / "arenascope.py"
+    with qemu() as (qport, _):
+        viewer = subprocess.Popen(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", str(VIEWER), "--connect",
+                                   f"127.0.0.1:{port}", "--wait-snapshot", "60", "--frames", "5", "--screenshot",
+                                   "/tmp/arenascope-live-test.png", "--layout-out", "/tmp/arenascope-live-test.json"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _, text = gdb_batch(FIRMWARE, [f"source {plugin}", "break demo_invoke_done if invokes == 1", "continue", "delete",
+                                       "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2", "continue",
+                                       f"arena view --no-launch --port {port} --wait 30",
+                                       "python import time; time.sleep(2)"], remote_port=qport)
+        out, err = viewer.communicate(timeout=90)
+    assert "arena view: snapshot sent to 1 viewer(s), verdict FAIL" in text, text
+    assert viewer.returncode == 0, err
+    assert "1 live snapshot(s) received" in out or "2 live snapshot(s) received" in out, out
+    from PIL import Image
+    image = Image.open("/tmp/arenascope-live-test.png").convert("RGB")
+    layout = json.load(open("/tmp/arenascope-live-test.json", encoding="utf-8"))
+    y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
+    base = layout["axis"]["view_lo"]
+    assert image.getpixel((int(x_of(layout, base + 768)), y)) == PALETTE["touched"]  # the overrun, streamed live
+    assert image.getpixel((int(x_of(layout, base + 2500)), y)) == PALETTE["free"]
