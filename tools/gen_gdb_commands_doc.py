@@ -37,6 +37,9 @@ EXAMPLES = [
      ["arena whereis tensor_arena + 520", "arena whereis tensor_arena + 11000", "arena whereis &__guard_start"]),
     ("arena snapshot", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
      ["arena snapshot /tmp/arena.json"]),
+    ("arena view", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
+     ["arena view --no-launch --port 47990", "arena refresh"]),
+    ("arena refresh", [], []),
     ("errors", [], ["arena info"]),
     ("errors (running target)", ["continue &"], ["arena info"]),
     ("errors (corrupt descriptor)", ["break demo_invoke_done if invokes == 1", "continue", "delete",
@@ -144,22 +147,30 @@ pyelftools (Debian `python3-pyelftools`) to read the ELF's RAM sections for the 
 
 | setting | default | meaning |
 |---|---|---|
-| `set arena colour on\\|off` | on | colour; off prints plain letters in the map (`T` head, `t` temp, `.` free, `P` persistent, `m` metadata, `g` guard, `X` damage) |
+| `set arena colour on\\|off\\|auto` | auto | colour (auto: follow GDB's `set style enabled`); off prints plain letters in the map (`T` head, `t` temp, `.` free, `P` persistent, `m` metadata, `g` guard, `X` damage) |
 | `set arena descriptor-address ADDR` | auto | where the descriptor is, when it has no symbol (`auto`: by symbol `arenascope_descriptor`, else by a RAM scan) |
 | `set arena scan-range START END` | auto | where to scan for the magic (`auto`: the loaded ELF's writable sections; a scan reads through the probe, keep it small) |
-| `set arena stack-range LOW HIGH` | auto | stack bounds (`auto`: the descriptor's, else linker symbols `__StackLimit/__StackTop`, `_sstack/_estack`, ...) |
+| `set arena stack-range LOW HIGH` (or `LOW, HIGH`) | auto | stack bounds (`auto`: the descriptor's, else linker symbols `__StackLimit/__StackTop`, `_sstack/_estack`, ...) |
 | `set arena canary-pattern WORD` | auto | canary word for host scans (`auto`: the descriptor's, 0xAAAAAAAA) |
 | `set arena stack-paint-pattern WORD` | auto | stack paint word for host scans (`auto`: the descriptor's, 0xCCCCCCCC) |
+| `set arena view-port N` | 47800 | the loopback port `arena view` serves snapshots on |
+| `set arena viewer-path PATH` | auto | the viewer `arena view` starts (auto: `build/viewer/arenascope-viewer` beside the plugin, then PATH) |
 | `set arena debug on\\|off` | off | show Python tracebacks of internal errors (for bug reports) |
+
+Values are checked when set: a bad one is refused with the reason, and the old one kept.
+Expressions (addresses, ranges, `arena whereis`) are refused when they could write target
+memory or call a target function (`x++`, `x = 1`, `f()`): arenascope only reads.
 
 `show arena` lists them. Units: bytes unless shown; offsets (`+N`) are from the arena's base.
 
 ## Which figures are measured when
 
-- `arena info` uses the agent's own measurement from its last `arenascope_measure()` (cheap:
-  the descriptor alone, 130 bytes a refresh on Cortex-M). After a fault that measurement may be
-  stale: `arena check`, `arena map`, `arena stack` and `arena snapshot` re-read the guard band,
-  the free bands and the stack from target memory when they run.
+- `arena info` uses the agent's own measurement from its last `arenascope_measure()` and re-reads
+  only the guard band (cheap: under 400 bytes a refresh on Cortex-M). When the guard band has
+  changed since the agent measured (a fault overtook it), it re-measures everything and says the
+  agent's figures were stale. `arena check`, `arena map`, `arena stack`, `arena whereis` and
+  `arena snapshot` always re-read the region table, the guard band, the free bands and the
+  stack from target memory.
 - Headroom is an upper estimate until the planner tool gives the model's minimum arena: TFLM
   needs more than `arena_used_bytes()` while it allocates (hello_world int8 on a Cortex-M4:
   676 B used, 1068 B needed). Never shrink the arena on the used bytes alone.

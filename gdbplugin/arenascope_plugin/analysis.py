@@ -52,8 +52,17 @@ class StackFigures:
     sp: Optional[int]
     hwm: Optional[int]               # lowest address that lost its paint; None: unknown
     source: str                      # "agent", "scan" or "none"
-    painted: bool
+    painted: bool                    # some painted word is left (False: never painted)
     arena_end: Optional[int]         # end of the arena just below the stack
+    guard_low: Optional[int] = None  # set when the stack went through the whole guard band
+
+    @property
+    def sp_on_stack(self):
+        return self.sp is not None and self.low <= self.sp <= self.high
+
+    @property
+    def peak_is_lower_bound(self):
+        return self.guard_low is not None
 
     @property
     def size(self):
@@ -61,11 +70,15 @@ class StackFigures:
 
     @property
     def peak(self):
-        return None if self.hwm is None else self.high - self.hwm
+        """Bytes of stack used at the deepest; at least high - guard_low when it went through
+        the guard band (what it did below that is not measured)."""
+        if self.hwm is None:
+            return None
+        return self.high - (self.guard_low if self.guard_low is not None else self.hwm)
 
     @property
     def overflowed(self):
-        return self.hwm is not None and self.hwm <= self.low
+        return self.painted and self.hwm is not None and self.hwm <= self.low
 
     @property
     def room(self):
@@ -129,19 +142,26 @@ def stack_below(desc):
     return max(below, key=lambda a: a.end_addr) if below else None
 
 
-def stack_figures(desc, sp=None, scanned_hwm=None, bounds=None):
-    """Stack figures from the agent's measurement, else from a host scan (scanned_hwm)."""
+def stack_figures(desc, sp=None, scanned_hwm=None, bounds=None, painted=None):
+    """Stack figures from the agent's measurement, else from a host scan (scanned_hwm, and
+    painted: whether any painted word was left)."""
     low, high = bounds if bounds else (desc.stack.low_addr, desc.stack.high_addr)
     arena = stack_below(desc)
     hwm, source = None, "none"
     if scanned_hwm is not None:
         hwm, source = scanned_hwm, "scan"
-    elif desc.measured and desc.stack.filled and bounds is None:
+    elif desc.agent_measured and desc.stack.filled and bounds is None:
         hwm = desc.stack.high_addr if desc.stack.touched_lo == abi.NONE else desc.stack.low_addr + desc.stack.touched_lo
         source = "agent"
-    painted = hwm is not None and hwm > low
+    if painted is None:  # the agent's measurement cannot tell "never painted" from "all used"
+        painted = hwm is not None
+    g = desc.guard
+    # Past the limit: no paint left at the bottom and the guard band right below the stack
+    # changed from its low end up: the stack went through all of it, into what lies below.
+    through_guard = (hwm is not None and hwm <= low and g.filled and g.high_addr == low and g.touched
+                     and g.touched_lo == 0)
     return StackFigures(low=low, high=high, sp=sp, hwm=hwm, source=source, painted=painted,
-                        arena_end=arena.end_addr if arena else None)
+                        arena_end=arena.end_addr if arena else None, guard_low=g.low_addr if through_guard else None)
 
 
 def plan(arena):
@@ -200,9 +220,12 @@ def _near(arena, offset):
 def checks(desc, stack, figures_by_arena, seq_odd=False):
     """The `arena check` rules, each PASS/WARN/FAIL with a reason."""
     out = []
-    if not desc.measured:
-        out.append(Check("measured", WARN, "the agent has not measured yet (arenascope_measure not called): canary "
-                                           "and stack figures are from the host or unknown"))
+    if not desc.arenas:
+        out.append(Check("arena", WARN, "no arena published yet (arenascope_arena_add not called): nothing to "
+                                        "check but the stack and the guard band"))
+    if not desc.agent_measured:
+        out.append(Check("measured", WARN, "the agent has not measured yet (arenascope_measure not called): the "
+                                           "canary and stack figures come from the host's own scan or are unknown"))
     if seq_odd:
         out.append(Check("consistent", WARN, "the target was halted while it updated the descriptor (odd seq): "
                                              "figures may mix old and new values; step past the update"))
@@ -258,7 +281,8 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
     if desc.guard.filled:
         g = desc.guard
         if g.touched:
-            who = ("the stack, whose paint is gone down to its limit, ran through it toward the arena"
+            who = ("the stack ran through all of it into the arena below" if stack.peak_is_lower_bound else
+                   "the stack, whose paint is gone down to its limit, reached it from above"
                    if stack.overflowed and g.high_addr <= stack.low else
                    "the stack (from above) or the arena (from below) reached it")
             out.append(Check("guard", FAIL, f"guard band overwritten at {g.low_addr + g.touched_lo:#x}-"
@@ -272,9 +296,17 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
 def _stack_check(s):
     if s.hwm is None:
         return Check("stack", WARN, "stack high-water mark unknown (no agent measurement, stack not painted)")
+    if not s.painted:
+        return Check("stack", WARN, f"no paint anywhere in the stack {s.low:#x}-{s.high:#x}: not painted (yet?); "
+                                    "paint it in the reset handler (arenascope_port_stack_paint)")
+    if s.peak_is_lower_bound:
+        return Check("stack", FAIL, f"the stack ran past its limit {s.low:#x} through the whole guard band into "
+                                    f"the arena below (peak >= {s.peak} B of a {s.size} B stack): the arena's "
+                                    "persistent tail at its top may be overwritten; enlarge the stack or cut "
+                                    "recursion/locals")
     if s.overflowed:
-        return Check("stack", FAIL, f"stack paint gone down to its limit {s.low:#x}: the stack overflowed "
-                                    "(or was never painted); enlarge it or cut recursion/locals")
+        return Check("stack", FAIL, f"stack paint gone down to its limit {s.low:#x}: the stack overflowed; "
+                                    "enlarge it or cut recursion/locals")
     if s.room is None:
         return Check("stack", PASS, f"stack peak {s.peak} B of {s.size} B (no arena below the stack)")
     verdict = PASS if s.room >= s.required_room else FAIL

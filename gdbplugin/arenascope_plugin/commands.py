@@ -12,11 +12,11 @@ import traceback
 import gdb  # pylint: disable=import-error
 
 from . import abi, analysis, live, render, snapshot, style
-from .decode import DecodeError
-from .locate import NotFoundError, locate
+from .decode import MAX_STACK_BYTES, DecodeError
+from .locate import NotFoundError, locate, scan
 from .reader import MemoryReadError
 from .session import DescriptorSession, TornReadError
-from .target import (STACK_SYMBOLS, GdbReader, TargetError, batch_mode, check_readable, elf_ram_ranges, parse_address,
+from .target import (_SIDE_EFFECT, STACK_SYMBOLS, GdbReader, TargetError, batch_mode, check_readable, elf_ram_ranges, parse_address,
                      register,
                      stack_symbols, symbol_address)
 
@@ -35,12 +35,50 @@ class _Setting(gdb.Parameter):
         super().__init__(f"arena {name}", gdb.COMMAND_DATA, kind)
         self.value = default
         self._name = name
+        self._good = default
 
     def get_set_string(self):
+        """Checks the new value when it is set; a bad one is refused and the old one kept."""
+        value = self.value
+        if isinstance(value, str):
+            value = value.strip() or "auto"
+            self.value = value
+        problem = _setting_problem(self._name, value)
+        if problem:
+            self.value = self._good
+            raise gdb.GdbError(f"set arena {self._name}: {problem}; kept {self._good!r}")
+        self._good = self.value
         return ""
 
     def get_show_string(self, svalue):
         return f"arena {self._name}: {svalue}"
+
+
+def _split_range(text):
+    """'START END' or 'START, END' (use the comma when an expression has spaces)."""
+    parts = [p.strip() for p in (text.split(",") if "," in text else text.split())]
+    return parts if len(parts) == 2 and all(parts) else None
+
+
+def _setting_problem(name, value):
+    """Why a setting's new value is unusable, or None. Expressions are checked for form here and
+    evaluated when used (they may need a running target)."""
+    if not isinstance(value, str) or value == "auto":
+        return None
+    if name in ("canary-pattern", "stack-paint-pattern"):
+        try:
+            number = int(value, 0)
+        except ValueError:
+            return f"{value!r} is not a number; give a 32-bit word like 0xAAAAAAAA, or auto"
+        if not 0 <= number <= 0xFFFFFFFF:
+            return f"{value} does not fit in 32 bits"
+    if name in ("stack-range", "scan-range") and _split_range(value) is None:
+        return f"{value!r}: expected 'START END' (or 'START, END' when an expression has spaces), or auto"
+    if name in ("stack-range", "scan-range", "descriptor-address"):
+        for part in _split_range(value) or [value]:
+            if _SIDE_EFFECT.search(part):
+                return f"{part!r} could write target memory or call a target function"
+    return None
 
 
 class _SetArena(gdb.Command):
@@ -62,8 +100,8 @@ class _ShowArena(gdb.Command):
     def invoke(self, arg, from_tty):
         for name, param in SETTINGS.items():
             value = param.value
-            if isinstance(value, bool):
-                value = "on" if value else "off"
+            if isinstance(value, bool) or value is None:
+                value = "auto" if value is None else "on" if value else "off"
             gdb.write(f"arena {name}: {value}\n")
 
 
@@ -74,8 +112,9 @@ def _register_settings():
     _SetArena()
     _ShowArena()
     specs = [
-        ("colour", gdb.PARAM_BOOLEAN, True, "Colour in the arena commands' output (off: plain letters in the map).",
-         "whether arena output uses colour"),
+        ("colour", gdb.PARAM_AUTO_BOOLEAN, None,
+         "Colour in the arena commands' output: on, off, or auto (follow `set style enabled`). Off: plain letters "
+         "in the map.", "whether arena output uses colour"),
         ("canary-pattern", gdb.PARAM_STRING, "auto",
          "Canary word for host-side scans: 'auto' uses the descriptor's (0xAAAAAAAA by default), or a 32-bit number.",
          "the canary word"),
@@ -124,8 +163,8 @@ def _range_setting(name):
     text = str(setting(name)).strip()
     if text in ("", "auto"):
         return None
-    parts = text.split()
-    if len(parts) != 2:
+    parts = _split_range(text)
+    if parts is None:
         raise TargetError(f"`set arena {name}` is {text!r}: expected 'START END' (two addresses) or 'auto'")
     lo, hi = (parse_address(p) for p in parts)
     if hi <= lo:
@@ -153,32 +192,60 @@ class Context:
         self.stack = None
         self.seq_odd = False
         self.note = None
+        self.stale = []
         self.stack_source = "the descriptor"
 
 
-def _find_descriptor(ctx):
+def _scan_ranges():
+    """(ranges, their source, why empty) for a descriptor scan."""
+    user_range = _range_setting("scan-range")
+    if user_range:
+        return [(user_range[0], user_range[1], "scan-range")], "`set arena scan-range`", ""
+    ranges, why = elf_ram_ranges()
+    return ranges, "the ELF's RAM sections", why
+
+
+def _session(ctx, address):
+    key = (gdb.selected_inferior().num, address)
+    if key not in _SESSIONS:
+        ram = [(lo, hi) for lo, hi, _ in elf_ram_ranges()[0]] or None
+        _SESSIONS[key] = DescriptorSession(ctx.reader, address, ram_ranges=ram)
+    session = _SESSIONS[key]
+    session.reader = ctx.reader
+    return session
+
+
+def _find_descriptor(ctx, fresh_tables=False):
     override = None
     text = str(setting("descriptor-address")).strip()
     if text not in ("", "auto"):
         override = parse_address(text)
-    user_range = _range_setting("scan-range")
-    if user_range:
-        ranges, source = [(user_range[0], user_range[1], "scan-range")], "`set arena scan-range`"
-    else:
-        ranges, source = elf_ram_ranges(), "the ELF's RAM sections"
     symbol = None if override is not None else symbol_address("arenascope_descriptor")
-    if symbol is None and override is None and not ranges:
-        ranges = []
-    address, how = locate(ctx.reader, override=override, symbol=symbol, ranges=ranges, range_source=source)
-    key = (gdb.selected_inferior().num, address)
-    if key not in _SESSIONS:
-        ram = [(lo, hi) for lo, hi, _ in elf_ram_ranges()] or None
-        _SESSIONS[key] = DescriptorSession(ctx.reader, address, ram_ranges=ram)
-    session = _SESSIONS[key]
-    session.reader = ctx.reader
-    ctx.desc = session.read()
+    if override is None and symbol is None:
+        ranges, source, why = _scan_ranges()
+        address, how = locate(ctx.reader, ranges=ranges, range_source=source, why_no_ranges=why)
+    else:
+        address, how = locate(ctx.reader, override=override, symbol=symbol)
+    try:
+        ctx.desc = _session(ctx, address).read(fresh_tables=fresh_tables)
+    except DecodeError as exc:
+        if symbol is None or "magic is" not in str(exc):
+            raise
+        # The ELF's symbol holds no descriptor: the agent has not run arenascope_init yet, or the
+        # loaded ELF is not the firmware that runs. A scan tells which.
+        ranges, source, _ = _scan_ranges()
+        found = scan(ctx.reader, [r for r in ranges if not r[0] <= address < r[1]] +
+                     [(lo, address, n) for lo, hi, n in ranges if lo <= address < hi] +
+                     [(address + 8, hi, n) for lo, hi, n in ranges if lo <= address < hi])[0] if ranges else None
+        if found is None:
+            raise DecodeError(f"{exc}; or the loaded ELF does not match the running firmware") from None
+        gdb.write(f"arena: warning: the ELF's symbol arenascope_descriptor is at {address:#x} but the descriptor "
+                  f"is at {found:#x}: the loaded ELF does not match the running firmware (load the right one "
+                  "with `file`)\n")
+        address, how = found, f"magic found by scanning {source}; the ELF's symbol is stale"
+        ctx.desc = _session(ctx, address).read(fresh_tables=fresh_tables)
     ctx.located_by = how
-    ctx.seq_odd = bool(ctx.desc.seq % 2)
+    ctx.seq_odd = ctx.desc.halted_in_update
 
 
 def _read_chunked(reader, addr, length):
@@ -189,32 +256,46 @@ def _read_chunked(reader, addr, length):
 
 
 def _scan_stack(reader, low, high, pattern):
-    """High-water mark by a host scan: the lowest address in [low, high) whose word lost the
-    paint (high if none)."""
-    lo, _ = analysis.changed_range(_read_chunked(reader, low, high - low), pattern)
-    return high if lo == abi.NONE else low + lo
+    """(high-water mark, painted) by a host scan of [low, high): the lowest address whose word lost
+    the paint (high if none), and whether any painted word is left at all (False: never painted,
+    e.g. halted before the reset handler ran, or overflowed through every word)."""
+    if high - low > MAX_STACK_BYTES:
+        raise TargetError(f"stack {low:#x}-{high:#x} is {high - low} B; scanning more than {MAX_STACK_BYTES >> 20} MiB "
+                          "through a probe takes too long: check `set arena stack-range` or the descriptor")
+    data = _read_chunked(reader, low, high - low)
+    lo, _ = analysis.changed_range(data, pattern)
+    painted = pattern.to_bytes(4, "little") in data[: len(data) // 4 * 4]
+    return (high if lo == abi.NONE else low + lo), painted
 
 
-def _verify_bands(ctx):
-    """Re-measures the guard band and the free bands from target memory now (the agent's figures
-    are from its last arenascope_measure, which a fault may have overtaken)."""
+def _verify_bands(ctx, which=("guard", "free")):
+    """Re-measures bands from target memory now (the agent's figures are from its last
+    arenascope_measure, which a fault may have overtaken). Returns the names of the bands whose
+    figures changed."""
     desc = ctx.desc
     pattern = _word_setting("canary-pattern", desc.canary_pattern)
-    for band in [desc.guard] + [a.canary for a in desc.arenas]:
+    bands = ([("guard band", desc.guard)] if "guard" in which else []) + \
+            ([(f"arena {a.index} free band", a.canary) for a in desc.arenas] if "free" in which else [])
+    changed = []
+    for name, band in bands:
         if band.filled:
+            before = (band.touched_lo, band.touched_hi)
             band.touched_lo, band.touched_hi = analysis.changed_range(
                 _read_chunked(ctx.reader, band.low_addr, band.size), pattern)
-    desc.flags |= abi.FLAG_MEASURED
-    desc.measured_by = "host scan of target memory, now"
+            if desc.agent_measured and before != (band.touched_lo, band.touched_hi):
+                changed.append(name)
+    return changed
 
 
 def gather(need_descriptor=True, verify=False):
-    """Reads everything a command needs. verify: re-measure the bands and the stack from target
-    memory instead of trusting the agent's last measurement (check, map, stack, snapshot)."""
+    """Reads everything a command needs. verify: re-read the region tables and re-measure the bands
+    and the stack from target memory instead of trusting the agent's last measurement (check, map,
+    stack, whereis, snapshot). Without verify only the guard band is re-read (it is small), so a
+    stale agent measurement is noticed."""
     check_readable()
     ctx = Context()
     try:
-        _find_descriptor(ctx)
+        _find_descriptor(ctx, fresh_tables=verify)
     except (NotFoundError, DecodeError) as exc:
         if need_descriptor:
             raise
@@ -222,26 +303,37 @@ def gather(need_descriptor=True, verify=False):
     sp = register("sp")
     bounds = _range_setting("stack-range")
     if ctx.desc is not None:
+        desc = ctx.desc
         if verify:
             _verify_bands(ctx)
-        ctx.figs = {a.index: analysis.arena_figures(a) for a in ctx.desc.arenas}
-        scanned = None
-        if bounds or verify or not ctx.desc.measured:
-            lo, hi = bounds or (ctx.desc.stack.low_addr, ctx.desc.stack.high_addr)
-            pattern = _word_setting("stack-paint-pattern", ctx.desc.stack_paint_pattern)
-            scanned = _scan_stack(ctx.reader, lo, hi, pattern) if hi > lo else None
-        ctx.stack = analysis.stack_figures(ctx.desc, sp=sp, scanned_hwm=scanned, bounds=bounds)
+            desc.flags |= abi.FLAG_MEASURED
+            desc.measured_by = "host scan of target memory, now"
+        elif desc.agent_measured and desc.guard.filled:
+            ctx.stale = _verify_bands(ctx, which=("guard",))
+            if ctx.stale:  # a fault overtook the agent's measurement: measure everything now
+                _verify_bands(ctx)
+                verify = True
+                desc.measured_by = ("host scan of target memory, now: the agent's last measurement is stale (the "
+                                    "guard band changed after it)")
+        ctx.figs = {a.index: analysis.arena_figures(a) for a in desc.arenas}
+        scanned = painted = None
+        if bounds or verify or not desc.measured:
+            lo, hi = bounds or (desc.stack.low_addr, desc.stack.high_addr)
+            pattern = _word_setting("stack-paint-pattern", desc.stack_paint_pattern)
+            if hi > lo:
+                scanned, painted = _scan_stack(ctx.reader, lo, hi, pattern)
+        ctx.stack = analysis.stack_figures(desc, sp=sp, scanned_hwm=scanned, bounds=bounds, painted=painted)
     else:
         found = bounds or stack_symbols()
         ctx.stack_source = "`set arena stack-range`" if bounds else f"the linker symbols {found[2]}" if found else ""
         if not found:
             raise TargetError("no stack bounds: no arenascope descriptor, no linker symbols (" +
-                              ", ".join(f"{a}/{b}" for a, b in STACK_SYMBOLS
-                                        ) + "); set them with `set arena stack-range LOW HIGH`")
+                              ", ".join(f"{a}/{b}" for a, b in STACK_SYMBOLS) +
+                              "); set them with `set arena stack-range LOW HIGH`")
         lo, hi = found[0], found[1]
         pattern = _word_setting("stack-paint-pattern", 0xCCCCCCCC)
-        hwm = _scan_stack(ctx.reader, lo, hi, pattern)
-        ctx.stack = analysis.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan", painted=hwm > lo,
+        hwm, painted = _scan_stack(ctx.reader, lo, hi, pattern)
+        ctx.stack = analysis.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan", painted=painted,
                                           arena_end=None)
     return ctx
 
@@ -350,13 +442,17 @@ class _Sub(gdb.Command):
     def add_arguments(self, parser):
         pass
 
+    def parse(self, arg):
+        return self.parser.parse_args(gdb.string_to_argv(arg))
+
     def complete(self, text, word):
         return [o for o in self.options if o.startswith(word or "")]
 
     def invoke(self, arg, from_tty):
-        style.enabled = bool(setting("colour"))
+        colour = setting("colour")
+        style.enabled = bool(gdb.parameter("style enabled")) if colour is None else bool(colour)
         try:
-            args = self.parser.parse_args(gdb.string_to_argv(arg))
+            args = self.parse(arg)
         except _ArgError as exc:
             if str(exc).strip():
                 raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
@@ -380,8 +476,9 @@ class _Sub(gdb.Command):
 
 
 class InfoCommand(_Sub):
-    """Arena bounds and figures, one per line: size, head, temp, tail, used, peak, canary-intact
-bytes, headroom, stack bounds, SP, high-water mark, peak depth and the stack rule.
+    """Print the arena's figures, one per line, units shown.
+Size, head, temp, tail, used, peak, canary-intact bytes, headroom, stack bounds, SP,
+high-water mark, peak depth and the stack rule.
 
 Usage: arena info
 Units are bytes unless shown. Headroom is an upper estimate until the planner tool gives the
@@ -405,8 +502,8 @@ def _width(text):
 
 
 class MapCommand(_Sub):
-    """The arena as a text bar (head, temp, free band, persistent tail, guard band, canary
-damage), a legend, then every region sorted by address.
+    """Draw the arena as a text bar, with a legend and the regions by address.
+The bar shows the head, temp, free band, persistent tail, guard band and canary damage.
 
 Usage: arena map [--width N]    (N cells, default 64)"""
     sub = "map"
@@ -421,8 +518,9 @@ Usage: arena map [--width N]    (N cells, default 64)"""
 
 
 class RegionsCommand(_Sub):
-    """The region table: index, id, kind, offset, address, size, first/last use, flags,
-name/shape/type (when the model gives them).
+    """List the regions as a table, sorted by address, size or lifetime.
+Columns: index, id, kind, offset, address, size, first/last use, flags, name/shape/type
+(when the model gives them).
 
 Usage: arena regions [--sort address|size|lifetime]"""
     sub = "regions"
@@ -437,8 +535,9 @@ Usage: arena regions [--sort address|size|lifetime]"""
 
 
 class PlanCommand(_Sub):
-    """The memory plan over operator index: one row per allocation scope with the live bytes,
-a bar of the live tensors and scratch buffers over the head, and the lower bound.
+    """Chart the memory plan over operator index, with live bytes and the lower bound.
+One row per allocation scope: the live bytes, a bar of the live tensors and scratch buffers
+over the head, and the lower bound marked.
 
 Usage: arena plan [--width N]
 Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1."""
@@ -450,13 +549,15 @@ Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1
 
     def run(self, args):
         ctx = gather()
+        if not ctx.desc.arenas:
+            _write([render.NO_ARENA])
         for a in ctx.desc.arenas:
             _write(render.plan_lines(a, analysis.plan(a), args.width))
 
 
 class StackCommand(_Sub):
-    """Stack bounds, paint state, high-water mark and peak depth; scanned from target memory
-when the agent has not measured it. Bounds: the descriptor, else the linker symbols
+    """Show the stack: bounds, paint, high-water mark, peak depth and the stack rule.
+Scanned from target memory when it runs. Bounds: the descriptor, else the linker symbols
 (__StackLimit/__StackTop, _sstack/_estack, ...), else `set arena stack-range LOW HIGH`.
 
 Usage: arena stack"""
@@ -470,9 +571,10 @@ Usage: arena stack"""
 
 
 class CheckCommand(_Sub):
-    """Check the rules, each PASS/WARN/FAIL with its reason: canary intact (free band and guard
-band), stack room >= 1.5 x stack peak, arena 16-byte aligned, no two regions with
-overlapping lifetimes share bytes, headroom in the 10-20 % band, used <= size.
+    """Check the arena's rules and print PASS, WARN or FAIL with a reason for each.
+Rules: canary intact (free band and guard band), stack room >= 1.5 x stack peak, arena
+16-byte aligned, no two regions with overlapping lifetimes share bytes, headroom in the
+10-20 % band, used <= size. Bands, stack and region table are re-read from memory.
 
 Usage: arena check [--strict]
 In batch mode (gdb -batch) a FAIL ends the command with an error, so GDB exits non-zero when
@@ -494,7 +596,9 @@ an interactive session or a sourced script just prints the verdicts and goes on.
 
 
 class WhereisCommand(_Sub):
-    """Which region, tensor or area owns an address (or that it is free, guard, stack, outside).
+    """Say which region, tensor or area owns an address.
+Or that it is free, in the guard band, on the stack, or outside. Expressions that could
+write memory or call a function are refused.
 
 Usage: arena whereis ADDR    (a number, symbol or expression)"""
     sub = "whereis"
@@ -502,17 +606,19 @@ Usage: arena whereis ADDR    (a number, symbol or expression)"""
     def complete(self, text, word):
         return gdb.COMPLETE_EXPRESSION
 
-    def add_arguments(self, parser):
-        parser.add_argument("address", nargs="+", help="address expression")
+    def parse(self, arg):
+        if not arg.strip():
+            raise _ArgError("give an address: a number, a symbol or an expression (see `help arena whereis`)")
+        return argparse.Namespace(address=arg.strip())  # the expression as typed: GDB quoting kept
 
     def run(self, args):
-        addr = parse_address(" ".join(args.address))
-        ctx = gather()
+        addr = parse_address(args.address)
+        ctx = gather(verify=True)
         _write(analysis.whereis(ctx.desc, addr, ctx.stack))
 
 
 class SnapshotCommand(_Sub):
-    """Write everything the other commands compute to FILE as JSON (docs/snapshot-schema.md).
+    """Write every figure and verdict to FILE as JSON (docs/snapshot-schema.md).
 
 Usage: arena snapshot FILE"""
     sub = "snapshot"
@@ -526,17 +632,19 @@ Usage: arena snapshot FILE"""
     def run(self, args):
         ctx = gather(verify=True)
         snap = build_snapshot(ctx)
+        path = os.path.expanduser(args.file)
         try:
-            with open(args.file, "w", encoding="utf-8") as f:
+            with open(path, "w", encoding="utf-8") as f:
                 json.dump(snap, f, indent=1)
         except OSError as exc:
-            raise TargetError(f"cannot write {args.file}: {exc.strerror}") from None
-        gdb.write(f"arena snapshot: wrote {args.file} ({len(ctx.desc.arenas)} arena(s), "
+            raise TargetError(f"cannot write {path}: {exc.strerror}") from None
+        gdb.write(f"arena snapshot: wrote {path} ({len(ctx.desc.arenas)} arena(s), "
                   f"{sum(len(a.regions) for a in ctx.desc.arenas)} regions, verdict {snap['verdict']})\n")
 
 
 class ViewCommand(_Sub):
-    """Open the live arena map window: serve snapshots on a loopback port and start the viewer.
+    """Open the live arena map window, fed a snapshot at every stop.
+Serves snapshots on a loopback port and starts the viewer.
 The viewer gets a snapshot now, on every stop and on `arena refresh`; it keeps the last one
 when the link drops and reconnects when GDB serves again on the same port.
 
@@ -603,7 +711,8 @@ Usage: arena view [--port N] [--no-launch] [--wait SECONDS] [--stop]
 
 
 class RefreshCommand(_Sub):
-    """Send a fresh snapshot to the live viewer now (`arena view` sends one at every stop too).
+    """Send a fresh snapshot to the live viewer now.
+`arena view` sends one at every stop too.
 
 Usage: arena refresh"""
     sub = "refresh"

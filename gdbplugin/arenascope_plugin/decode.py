@@ -12,6 +12,8 @@ from . import abi
 
 MAX_REGIONS = 16384          # a table larger than this is corruption, not a model
 MAX_ARENA_BYTES = 1 << 30    # 1 GiB: no microcontroller arena is larger
+MAX_STACK_BYTES = 64 << 20   # 64 MiB: a larger "stack" is a corrupt descriptor (and a scan would take hours)
+MAX_GUARD_BYTES = 1 << 20
 
 
 class DecodeError(Exception):
@@ -120,6 +122,8 @@ class Descriptor:
     guard: Band
     arenas: List[Arena] = field(default_factory=list)
     measured_by: str = "agent"     # who measured the bands: the agent, or a host scan
+    halted_in_update: bool = False # seq odd and still: the target stopped inside an update
+    agent_measured: bool = False   # the agent's own MEASURED flag, whatever the host did since
 
     @property
     def measured(self):
@@ -196,18 +200,41 @@ def decode_descriptor(data, address):
                       size=a["size_bytes"], head=a["head_bytes"], temp=a["temp_bytes"], tail=a["tail_offset"],
                       model_size=a["model_size_bytes"], canary=a["canary"], alignment=a["alignment_bytes"],
                       region_count=a["region_count"], region_capacity=a["region_capacity"], flags=a["flags"])
-        _validate_arena(arena, address)
+        _validate_arena(arena, address, bool(h["flags"] & abi.FLAG_MEASURED))
         arenas.append(arena)
+    measured = bool(h["flags"] & abi.FLAG_MEASURED)
+    _validate_band(h["stack"], "stack", MAX_STACK_BYTES, address, measured=measured)
+    _validate_band(h["guard"], "guard band", MAX_GUARD_BYTES, address, measured=measured)
+    if h["stack"].filled and h["stack"].low_addr == 0:
+        raise DecodeError(f"descriptor at {address:#x}: stack starts at address 0 (corrupt descriptor)")
     return Descriptor(address=address, abi_major=h["abi_major"], abi_minor=h["abi_minor"], descriptor_size=size,
                       addr_size=addr_size, arena_capacity=h["arena_capacity"], arena_count=h["arena_count"],
                       arena_entry_size=h["arena_entry_size"], region_entry_size=h["region_entry_size"],
                       flags=h["flags"], seq=h["seq"], layout_generation=h["layout_generation"],
                       invoke_phase=h["invoke_phase"], canary_pattern=h["canary_pattern"],
                       stack_paint_pattern=h["stack_paint_pattern"], fault_record_addr=h["fault_record_addr"],
-                      stack=h["stack"], guard=h["guard"], arenas=arenas)
+                      stack=h["stack"], guard=h["guard"], arenas=arenas,
+                      agent_measured=bool(h["flags"] & abi.FLAG_MEASURED))
 
 
-def _validate_arena(a, address):
+def _validate_band(band, what, max_size, address, measured=True, inside=None):
+    """A band's bounds and (once the agent has measured) its measurement must be self-consistent
+    (else: corrupt descriptor)."""
+    where = f"descriptor at {address:#x}: {what}"
+    if band.high_addr < band.low_addr or band.size > max_size:
+        raise DecodeError(f"{where} {band.low_addr:#x}-{band.high_addr:#x} is not a range of at most "
+                          f"{max_size} B (corrupt descriptor)")
+    if inside and band.filled and not (inside[0] <= band.low_addr and band.high_addr <= inside[1]):
+        raise DecodeError(f"{where} {band.low_addr:#x}-{band.high_addr:#x} is outside the arena "
+                          f"{inside[0]:#x}-{inside[1]:#x} (corrupt descriptor)")
+    if not measured or band.touched_lo == abi.NONE or (band.touched_lo == 0 and band.touched_hi == 0):
+        return
+    if not band.touched_lo < band.touched_hi <= band.size:
+        raise DecodeError(f"{where}: measured change {band.touched_lo}..{band.touched_hi} does not fit its "
+                          f"{band.size} B (corrupt descriptor)")
+
+
+def _validate_arena(a, address, measured):
     where = f"descriptor at {address:#x}, arena {a.index}"
     if not 0 < a.size <= MAX_ARENA_BYTES:
         raise DecodeError(f"{where}: size {a.size} B is absurd (corrupt descriptor)")
@@ -219,6 +246,11 @@ def _validate_arena(a, address):
     for name, value in (("head_bytes", a.head), ("temp_bytes", a.temp), ("tail_offset", a.tail)):
         if value > a.size:
             raise DecodeError(f"{where}: {name} {value} is beyond the arena's {a.size} B (corrupt descriptor)")
+    if a.temp < a.head:
+        raise DecodeError(f"{where}: temp_bytes {a.temp} is below head_bytes {a.head}; the temp area starts at the "
+                          "head's end (corrupt descriptor)")
+    _validate_band(a.canary, f"arena {a.index} free band", MAX_ARENA_BYTES, address, measured=measured,
+                   inside=(a.base_addr, a.base_addr + a.size))
 
 
 def decode_regions(data, count, entry_size):

@@ -43,7 +43,7 @@ def scan(reader, ranges, progress=None):
     return None, notes
 
 
-def locate(reader, override=None, symbol=None, ranges=(), range_source=""):
+def locate(reader, override=None, symbol=None, ranges=(), range_source="", why_no_ranges=""):
     """The descriptor's address, trying in order: the override, the symbol, a scan of ranges.
     Raises NotFoundError saying what was tried and what to do."""
     if override is not None:
@@ -59,7 +59,8 @@ def locate(reader, override=None, symbol=None, ranges=(), range_source=""):
         tried.append(f"scanned {range_source}: {spans}: no magic {abi.MAGIC.decode()!r}")
         tried += notes[:5]
     else:
-        tried.append("no RAM ranges to scan (no ELF loaded and `set arena scan-range` not set)")
+        tried.append(f"no RAM ranges to scan ({why_no_ranges or 'no ELF loaded'}, and `set arena scan-range` "
+                     "not set)")
     raise NotFoundError(
         "no arenascope descriptor found: " + "; ".join(tried) + ". Link the agent and call arenascope_init "
         "(docs/agent.md), load the firmware's ELF (`file fw.elf`), or point at the block with "

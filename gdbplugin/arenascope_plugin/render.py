@@ -6,6 +6,9 @@ def kib(n):
     return f"{n} B" if n < 1024 else f"{n} B ({n / 1024:.1f} KiB)"
 
 
+NO_ARENA = "no arena published yet (the firmware has not called arenascope_arena_add)"
+
+
 def info_lines(desc, figs, stack, located_by):
     out = [style.paint(f"arenascope descriptor at {desc.address:#x} ({located_by}), ABI "
                        f"{desc.abi_major}.{desc.abi_minor}, {desc.addr_size}-byte addresses", "title"),
@@ -14,6 +17,11 @@ def info_lines(desc, figs, stack, located_by):
                "none yet (the agent has not run arenascope_measure)" if not desc.measured else
                "by the agent at its last arenascope_measure (`arena check` re-reads memory now)"
                if desc.measured_by == "agent" else desc.measured_by)]
+    if desc.halted_in_update:
+        out.append(style.paint("  warning: the target stopped inside an agent update (seq odd): figures may mix old "
+                               "and new values; step past the agent call and look again", "WARN"))
+    if not desc.arenas:
+        out.append(NO_ARENA)
     for a in desc.arenas:
         f = figs[a.index]
         src = "TFLM's own figures" if a.tflm_figures else "published by the firmware"
@@ -43,20 +51,30 @@ def info_lines(desc, figs, stack, located_by):
 def stack_lines(s, indent="  "):
     out = [f"{indent}stack:                    {s.low:#x}-{s.high:#x}, size {kib(s.size)}"]
     if s.sp is not None:
-        where = "inside" if s.low <= s.sp <= s.high else "OUTSIDE"
-        out.append(f"{indent}current SP:               {s.sp:#x} ({where} the stack, {s.high - s.sp} B in use now)")
+        if s.sp_on_stack:
+            out.append(f"{indent}current SP:               {s.sp:#x} ({s.high - s.sp} B in use now)")
+        else:
+            out.append(f"{indent}current SP:               {s.sp:#x} is not on this stack (another thread's or "
+                       "the main stack? select the thread that runs the inferences)")
     if s.hwm is not None:
-        paint = (f"{s.hwm - s.low} B at the bottom still painted" if s.painted else
-                 "none left: overflowed, or never painted")
+        paint = ("none anywhere: not painted (yet?)" if not s.painted else
+                 "none left at the bottom: the stack reached its limit" if s.hwm <= s.low else
+                 f"{s.hwm - s.low} B at the bottom still painted")
         out.append(f"{indent}paint:                    {paint}")
     if s.hwm is None:
         out.append(f"{indent}high-water mark:          unknown (not measured by the agent; stack not painted?)")
     else:
         src = "measured by the agent" if s.source == "agent" else "scanned from target memory"
         out.append(f"{indent}high-water mark:          {s.hwm:#x} ({src})")
-        out.append(f"{indent}peak depth:               {kib(s.peak)} of {kib(s.size)}"
-                   + (" (paint gone at the limit: OVERFLOW)" if s.overflowed else ""))
-        if s.room is not None:
+        if not s.painted:
+            out.append(f"{indent}peak depth:               unknown (no paint to measure against)")
+        elif s.peak_is_lower_bound:
+            out.append(f"{indent}peak depth:               >= {kib(s.peak)}: past the {kib(s.size)} stack and through "
+                       f"the whole guard band, into the arena below (OVERFLOW)")
+        else:
+            out.append(f"{indent}peak depth:               {kib(s.peak)} of {kib(s.size)}"
+                       + (" (paint gone at the limit: OVERFLOW)" if s.overflowed else ""))
+        if s.room is not None and s.painted and s.room > 0:
             ok = s.room >= s.required_room
             out.append(f"{indent}stack rule:               room to arena end {s.room} B "
                        f"{'>=' if ok else '<'} 1.5 x peak = {s.required_room} B: "
@@ -66,14 +84,13 @@ def stack_lines(s, indent="  "):
 
 
 def _cell_kind(a, f, lo, hi):
-    """What one map cell [lo, hi) shows. Small areas win over large ones, so a 64-byte temp or
-    a word of damage stays visible at any width: damage, temp, head, tail, free."""
+    """What one map cell [lo, hi) shows: damage wins, then the head, temp, the tail, free."""
     if f.damage and lo < f.damage[1] and f.damage[0] < hi:
         return "damage"
-    if lo < a.temp and a.head < hi and a.temp > a.head:
-        return "temp"
     if lo < a.head:
         return "tensor"
+    if lo < a.temp and a.head < hi and a.temp > a.head:
+        return "temp"
     if hi > a.tail:
         meta = sum(min(r.end, hi) - max(r.offset, lo) for r in a.regions
                    if r.kind == "metadata" and r.offset < hi and lo < r.end)
@@ -81,14 +98,31 @@ def _cell_kind(a, f, lo, hi):
     return "free"
 
 
+def _keep_small_areas(a, f, kinds, width):
+    """Gives the head, temp and damage one cell each when the cell rule hid them (an area smaller
+    than a cell beside a larger one), taking it from a neighbour that has more than one cell."""
+    for kind, lo, hi in (("tensor", 0, a.head), ("temp", a.head, a.temp),
+                         ("damage", *(f.damage or (0, 0)))):
+        if hi <= lo or kind in kinds:
+            continue
+        c = min(width - 1, lo * width // a.size)
+        for cand in (c, c + 1, c - 1):
+            if 0 <= cand < width and kinds.count(kinds[cand]) > 1:
+                kinds[cand] = kind
+                break
+
+
 def map_lines(desc, figs, width=64):
     """The arena as a bar of `width` cells (plus the guard band), a legend, then the regions."""
+    if not desc.arenas:
+        return [NO_ARENA]
     out = []
     for a in desc.arenas:
         f = figs[a.index]
-        cells = [style.block(_cell_kind(a, f, a.size * c // width, max(a.size * (c + 1) // width,
-                                                                           a.size * c // width + 1)))
+        kinds = [_cell_kind(a, f, a.size * c // width, max(a.size * (c + 1) // width, a.size * c // width + 1))
                  for c in range(width)]
+        _keep_small_areas(a, f, kinds, width)
+        cells = [style.block(k) for k in kinds]
         gtxt = ""
         g = desc.guard
         if g.filled and a is analysis.stack_below(desc):
@@ -124,6 +158,8 @@ SORT_KEYS = {
 
 
 def region_table(desc, sort="address"):
+    if not desc.arenas:
+        return [NO_ARENA]
     out = []
     for a in desc.arenas:
         out.append(style.paint(f"arena {a.index}: {len(a.regions)} regions, sorted by {sort}", "title"))

@@ -32,10 +32,16 @@ class DescriptorSession:
     def _seq(self):
         return struct.unpack("<H", self.reader.read(self.address + SEQ_OFFSET, 2))[0]
 
-    def read(self):
+    def read(self, fresh_tables=False):
         """A consistent Descriptor with every arena's regions, or raises DecodeError,
-        MemoryReadError or TornReadError."""
+        MemoryReadError or TornReadError. fresh_tables: re-read the region tables even when
+        layout_generation says they did not change (a stray write into a table does not
+        change it). A descriptor whose seq stays odd over every try belongs to a target halted
+        inside an update: it is returned with `halted_in_update` set, for the caller to say so."""
+        if fresh_tables:
+            self._tables.clear()
         seqs = []
+        desc = None
         for _ in range(self.retries):
             if self._size is None:
                 _, self._size = preamble(self.reader.read(self.address, 16), self.address)
@@ -50,6 +56,8 @@ class DescriptorSession:
                 continue
             seqs.append(desc.seq)
             if desc.seq % 2:
+                if len(seqs) >= 3 and len(set(seqs)) == 1:
+                    break  # odd and not moving: halted inside an update
                 continue
             for arena in desc.arenas:
                 arena.regions = self._regions(desc, arena)
@@ -59,6 +67,12 @@ class DescriptorSession:
                 return desc
             seqs.append(after)
             self._tables.clear()
+        if desc is not None and seqs and len(set(seqs)) == 1 and seqs[0] % 2:
+            for arena in desc.arenas:
+                arena.regions = self._regions(desc, arena)
+            desc.halted_in_update = True
+            self._tables.clear()  # the table may be half-written: do not keep it
+            return desc
         raise TornReadError(
             f"descriptor at {self.address:#x} kept changing while it was read ({self.retries} tries, seq values "
             f"{', '.join(str(s) for s in seqs[-6:])}): the target is updating it; halt it (or retry)")

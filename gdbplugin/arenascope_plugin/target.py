@@ -1,5 +1,7 @@
 """The GDB side: the only module that touches gdb for memory, symbols and target state.
 Read-only: nothing here writes target memory or calls a function on the target."""
+import re
+
 import gdb  # pylint: disable=import-error
 
 from .reader import MemoryReader, MemoryReadError
@@ -49,8 +51,9 @@ def check_readable():
     if inferior.pid == 0 or not threads:
         raise TargetError("the target is not running: connect to it (`target remote HOST:PORT`) or start it "
                           "(`run`, `starti`); a loaded ELF alone has no RAM to read")
-    if thread is not None and thread.is_running():
+    if thread is not None and thread.is_running() and not gdb.parameter("non-stop"):
         raise running
+    # In non-stop mode memory reads work while threads run; the seqlock keeps them consistent.
 
 
 def batch_mode():
@@ -75,41 +78,69 @@ def symbol_address(name):
 
 def register(name):
     try:
-        return int(gdb.parse_and_eval(f"${name}")) & 0xFFFFFFFFFFFFFFFF
+        return int(gdb.parse_and_eval(f"${name}")) & address_mask()
     except gdb.error:
         return None
 
 
-def parse_address(text):
-    """An address expression (number, symbol, expression) evaluated by GDB."""
+def address_mask():
+    """All-ones of the target's pointer width (GDB's current architecture)."""
     try:
-        return int(gdb.parse_and_eval(text).cast(gdb.lookup_type("unsigned long long")))
+        return (1 << (8 * gdb.lookup_type("void").pointer().sizeof)) - 1
+    except gdb.error:
+        return 0xFFFFFFFFFFFFFFFF
+
+
+# An expression that could write target memory or call a target function: an assignment,
+# ++/--, or a call (a name followed by "(", other than sizeof/alignof).
+_SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)|\b(?!sizeof\b|alignof\b|_Alignof\b)[A-Za-z_]\w*\s*\(")
+
+
+def parse_address(text):
+    """An address expression (number, symbol, expression) evaluated by GDB, masked to the
+    target's address width. Refuses expressions that could write memory or call a function:
+    arenascope never changes the target."""
+    if _SIDE_EFFECT.search(text):
+        raise TargetError(f"refusing {text!r}: it could write target memory or call a target function, and "
+                          "arenascope only reads; give a number, a symbol, &var or arithmetic on them")
+    try:
+        value = int(gdb.parse_and_eval(text).cast(gdb.lookup_type("unsigned long long")))
     except gdb.error as exc:
         raise TargetError(f"cannot evaluate {text!r} as an address: {exc}") from None
+    masked = value & address_mask()
+    if masked != value and value >> 63 == 0:
+        raise TargetError(f"{text!r} is {value:#x}, wider than the target's addresses")
+    return masked
 
 
 def elf_ram_ranges():
-    """[(lo, hi, section name)] of the loaded ELF's allocated, writable sections (the RAM the
-    firmware uses), read from the ELF file itself with pyelftools. Empty without an ELF."""
+    """([(lo, hi, section name)], why-empty) for the loaded ELF's allocated, writable sections
+    (the RAM the firmware uses), read from the ELF file itself with pyelftools. The list is empty,
+    and the reason says why, without an ELF, for a position-independent executable (its section
+    addresses are not its RAM), or when the file is gone or unreadable."""
     progspace = gdb.current_progspace()
     path = progspace.filename if progspace else None
     if not path:
-        return []
+        return [], "no ELF loaded"
     try:
+        from elftools.common.exceptions import ELFError  # pylint: disable=import-outside-toplevel
         from elftools.elf.constants import SH_FLAGS  # pylint: disable=import-outside-toplevel
         from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
     except ImportError:
-        return []
+        return [], "pyelftools is not installed (Debian: python3-pyelftools)"
     ranges = []
-    with open(path, "rb") as f:
-        elf = ELFFile(f)
-        if elf["e_type"] != "ET_EXEC":
-            return []  # a relocatable (PIE) process image: its section addresses are not its RAM
-        for s in elf.iter_sections():
-            flags = s["sh_flags"]
-            if flags & SH_FLAGS.SHF_ALLOC and flags & SH_FLAGS.SHF_WRITE and s["sh_size"]:
-                ranges.append((s["sh_addr"], s["sh_addr"] + s["sh_size"], s.name))
-    return ranges
+    try:
+        with open(path, "rb") as f:
+            elf = ELFFile(f)
+            if elf["e_type"] != "ET_EXEC":
+                return [], f"{path} is position-independent: its section addresses are not its RAM"
+            for s in elf.iter_sections():
+                flags = s["sh_flags"]
+                if flags & SH_FLAGS.SHF_ALLOC and flags & SH_FLAGS.SHF_WRITE and s["sh_size"]:
+                    ranges.append((s["sh_addr"], s["sh_addr"] + s["sh_size"], s.name))
+    except (OSError, ELFError) as exc:
+        return [], f"cannot read the ELF {path}: {exc}"
+    return ranges, "" if ranges else f"{path} has no writable sections"
 
 
 def stack_symbols():

@@ -50,6 +50,25 @@ def qemu(elf=FIRMWARE):
         os.unlink(log.name)
 
 
+@contextlib.contextmanager
+def xvfb(width=1280, height=800):
+    """A private Xvfb server (Mesa renders into it); yields an environment with its DISPLAY.
+    One server per test module: xvfb-run -a races when runs start together."""
+    number = next(n for n in range(120, 400) if not os.path.exists(f"/tmp/.X11-unix/X{n}")
+                  and not os.path.exists(f"/tmp/.X{n}-lock"))
+    proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        import time
+        deadline = time.time() + 20
+        while not os.path.exists(f"/tmp/.X11-unix/X{number}") and time.time() < deadline:
+            time.sleep(0.05)
+        yield dict(os.environ, DISPLAY=f":{number}")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def gdb_batch(elf, commands, reads=(), remote_port=None, gdb="gdb-multiarch", timeout=90, args=()):
     """Runs GDB in batch mode on elf (over the remote protocol when remote_port is given, else
     as a local process with args), runs commands, then dumps `reads` (see gdb_probe.py).

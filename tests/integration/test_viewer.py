@@ -13,7 +13,7 @@ import tempfile
 
 import pytest
 
-from harness import BUILD, FIRMWARE, ROOT, qemu, gdb_batch
+from harness import BUILD, FIRMWARE, ROOT, gdb_batch, qemu, xvfb
 
 VIEWER = BUILD / "viewer" / "arenascope-viewer"
 FIXTURE = ROOT / "tests" / "fixtures" / "demo_overrun_snapshot.json"
@@ -24,16 +24,25 @@ PALETTE = {  # viewer/README.md
 }
 
 pytestmark = [pytest.mark.skipif(not VIEWER.exists(), reason="viewer not built"),
-              pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="xvfb-run not installed")]
+              pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed")]
+
+DISPLAY_ENV = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def display():
+    with xvfb() as env:
+        DISPLAY_ENV.update(env)
+        yield
 
 
 def render(snapshot_path=None, args=(), timeout=120):
     with tempfile.TemporaryDirectory() as tmp:
         png, lay = os.path.join(tmp, "shot.png"), os.path.join(tmp, "layout.json")
-        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", str(VIEWER)]
+        cmd = [str(VIEWER)]
         cmd += [str(snapshot_path)] if snapshot_path else []
         cmd += ["--screenshot", png, "--layout-out", lay, "--size", "1280x800", *args]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=DISPLAY_ENV)
         image = layout = None
         if os.path.exists(png):
             from PIL import Image
@@ -64,7 +73,7 @@ def x_of(layout, addr):
 
 
 @pytest.fixture(scope="module")
-def shot():
+def shot(display):
     proc, image, layout = render(FIXTURE)
     assert proc.returncode == 0, proc.stderr
     return json.loads(FIXTURE.read_text()), image, layout
@@ -165,10 +174,10 @@ def test_live_link_from_gdb_and_qemu():
         port = s.getsockname()[1]
     plugin = ROOT / "gdbplugin" / "arenascope.py"
     with qemu() as (qport, _):
-        viewer = subprocess.Popen(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", str(VIEWER), "--connect",
+        viewer = subprocess.Popen([str(VIEWER), "--connect",
                                    f"127.0.0.1:{port}", "--wait-snapshot", "60", "--frames", "5", "--screenshot",
                                    "/tmp/arenascope-live-test.png", "--layout-out", "/tmp/arenascope-live-test.json"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=DISPLAY_ENV)
         _, text = gdb_batch(FIRMWARE, [f"source {plugin}", "break demo_invoke_done if invokes == 1", "continue", "delete",
                                        "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2", "continue",
                                        f"arena view --no-launch --port {port} --wait 30",
