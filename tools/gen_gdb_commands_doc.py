@@ -55,7 +55,7 @@ def free_port():
 
 def run(setup, shown, connect=True):
     port = free_port()
-    qemu = subprocess.Popen(["timeout", "120", "qemu-system-arm", "-M", "mps2-an386", "-kernel", str(ELF),
+    qemu = subprocess.Popen(["qemu-system-arm", "-M", "mps2-an386", "-kernel", str(ELF),
                              "-nographic", "-monitor", "none", "-S", "-gdb", f"tcp:127.0.0.1:{port}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     try:

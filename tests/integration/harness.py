@@ -36,8 +36,9 @@ def qemu(elf=FIRMWARE):
     """Starts QEMU halted at reset with its gdbstub on a free loopback port; always kills it."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="qemu-", suffix=".log", delete=False)
+    # QEMU itself, not under `timeout`: killing a `timeout` wrapper would leave QEMU running.
     proc = subprocess.Popen(
-        ["timeout", "300", "qemu-system-arm", "-M", "mps2-an386", "-kernel", str(elf), "-nographic",
+        ["qemu-system-arm", "-M", "mps2-an386", "-kernel", str(elf), "-nographic",
          "-monitor", "none", "-S", "-gdb", f"tcp:127.0.0.1:{port}"],
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:

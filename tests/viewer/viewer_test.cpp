@@ -225,3 +225,31 @@ TEST(Layout, PaletteKindsAreDistinct)
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Raster, RectanglesCoverThePixelsWhoseCentresTheyContainAndAtLeastOne)
+{
+    Raster r;
+    const Rgba bg{0, 0, 0, 255}, c{10, 20, 30, 255};
+    r.reset(10, 4, bg);
+    r.fill(2.4f, 1.0f, 5.6f, 3.0f, c);  // columns 2..5 (centres 2.5..5.5), rows 1..2
+    for (int x = 0; x < 10; x++) {
+        for (int y = 0; y < 4; y++) {
+            const bool in = x >= 2 && x < 6 && y >= 1 && y < 3;
+            EXPECT_EQ(r.at(x, y), in ? c.imgui() : bg.imgui()) << x << "," << y;
+        }
+    }
+    r.reset(10, 4, bg);
+    r.fill(7.1f, 0.2f, 7.2f, 0.3f, c);  // a sliver still gets one pixel
+    EXPECT_EQ(r.at(7, 0), c.imgui());
+    r.fill(-5, -5, 100, 100, c);  // clamped, no overrun
+    EXPECT_EQ(r.at(9, 3), c.imgui());
+    r.reset(10, 6, bg);
+    r.frame(1, 1, 6, 5, c);  // a 5x4 frame: border pixels only
+    EXPECT_EQ(r.at(1, 1), c.imgui());
+    EXPECT_EQ(r.at(5, 4), c.imgui());
+    EXPECT_EQ(r.at(3, 2), bg.imgui());
+}
+
+}  // namespace

@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include <GL/gl.h>
+
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace arenascope {
@@ -25,32 +28,24 @@ void rect(ImDrawList *dl, float x0, float y0, float x1, float y1, Paint p)
     if (x1 > x0 && y1 > y0) dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col(p));
 }
 
-// A run of sub-pixel rectangles of one colour drawn as one.
-struct Run {
-    bool open = false;
-    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    Paint p = Paint::Tensor;
-    void start(float a, float b, float c, float d, Paint q) { open = true, x0 = a, y0 = b, x1 = c, y1 = d, p = q; }
-    // Same row and colour, starting within half a pixel of the run's end: extend along x.
-    bool extend(float a, float b, float c, float d, Paint q)
-    {
-        if (!open || q != p || b != y0 || d != y1 || a > x1 + 0.5f) return false;
-        x1 = std::max(x1, c);
-        return true;
+// Uploads a raster into a GL texture (created on first use), nearest filtering so that one
+// texel is one pixel: the regions keep their exact colours and edges.
+void upload(unsigned &tex, const Raster &r)
+{
+    if (tex == 0) {
+        GLuint t = 0;
+        glGenTextures(1, &t);
+        tex = t;
+        glBindTexture(GL_TEXTURE_2D, tex);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, 0x812F);  // GL_CLAMP_TO_EDGE
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, 0x812F);
     }
-    // Same column span and colour, starting within half a pixel below the run: extend along y.
-    bool extend_down(float a, float b, float c, float d, Paint q)
-    {
-        if (!open || q != p || a != x0 || c != x1 || b > y1 + 0.5f) return false;
-        y1 = std::max(y1, d);
-        return true;
-    }
-    void flush(ImDrawList *dl)
-    {
-        if (open) rect(dl, x0, y0, x1, y1, p);
-        open = false;
-    }
-};
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, r.w, r.h, 0, GL_RGBA, GL_UNSIGNED_BYTE, r.px.data());
+}
 
 Paint verdict_paint(const std::string &v)
 {
@@ -66,6 +61,7 @@ void App::set_snapshot(Snapshot s, std::string source)
                             snapshot_->arenas[0].size_bytes == s.arenas[0].size_bytes;
     snapshot_ = std::move(s);
     source_ = std::move(source);
+    serial_++;
     error_.clear();
     if (!same_arena) {
         axis_init_ = false;
@@ -181,28 +177,28 @@ void App::draw_map(const Arena &a, const Rect &r)
     lanes_top_ = bar_y1_ + 6;
     const float lanes_bottom = r.y + r.h - 22;
     lane_h_ = std::clamp((lanes_bottom - lanes_top_) / float(std::max(1, lane_count_)), 2.f, 18.f);
-    // Regions narrower than 2 px merge into runs of one colour per lane (in lane, offset
-    // order), so 10,000 regions cost a few hundred rectangles; wider ones keep an outline.
-    Run run;
-    for (std::size_t i : map_order_) {
-        const Region &reg = a.regions[i];
-        const double rlo = lo + double(reg.offset), rhi = rlo + double(reg.size_bytes);
-        if (rhi < axis_.view_lo || rlo > axis_.view_hi) continue;
-        const float x0 = axis_.to_px(rlo), x1 = std::max(axis_.to_px(rhi), x0 + 1);
-        const float y0 = lanes_top_ + lanes_[i] * lane_h_, y1 = y0 + std::max(1.f, lane_h_ - 1);
-        const Paint p = int(i) == selected_ ? Paint::Selected : paint_of_kind(reg.kind);
-        if (x1 - x0 < 2 && run.extend(x0, y0, x1, y1, p)) continue;
-        run.flush(dl);
-        if (x1 - x0 < 2) {
-            run.start(x0, y0, x1, y1, p);
-            continue;
+    // The regions, rasterised on the CPU into one texture (rebuilt only when the snapshot, the
+    // zoom, the size or the selection changes) and drawn as one quad.
+    const int cx = int(std::floor(axis_.px0)), cy = int(std::floor(lanes_top_));
+    const int cw = std::max(1, int(axis_.pw)), ch = std::max(1, int(lanes_bottom - lanes_top_));
+    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}", serial_, axis_.view_lo, axis_.view_hi, cw, ch,
+                                        lane_h_, selected_);
+    if (key != map_key_) {
+        map_key_ = key;
+        map_raster_.reset(cw, ch, colour(Paint::Background));
+        for (std::size_t i : map_order_) {
+            const Region &reg = a.regions[i];
+            const double rlo = lo + double(reg.offset), rhi = rlo + double(reg.size_bytes);
+            if (rhi < axis_.view_lo || rlo > axis_.view_hi) continue;
+            const float x0 = axis_.to_px(rlo) - cx, x1 = axis_.to_px(rhi) - cx;
+            const float y0 = lanes_top_ + lanes_[i] * lane_h_ - cy, y1 = y0 + std::max(1.f, lane_h_ - 1);
+            map_raster_.fill(x0, y0, x1, y1, colour(int(i) == selected_ ? Paint::Selected : paint_of_kind(reg.kind)));
+            if (x1 - x0 > 3 && lane_h_ >= 6) map_raster_.frame(x0, y0, x1, y1, colour(Paint::Background));
         }
-        rect(dl, x0, y0, x1, y1, p);
-        if (x1 - x0 > 3 && lane_h_ >= 6) {
-            dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), col(Paint::Background));
-        }
+        upload(map_tex_, map_raster_);
     }
-    run.flush(dl);
+    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(map_tex_)), ImVec2(float(cx), float(cy)),
+                 ImVec2(float(cx + cw), float(cy + ch)));
     // Boundaries: head end, temp end, tail start.
     for (uint64_t off : {a.head_bytes, a.temp_bytes, a.tail_offset}) {
         const float x = axis_.to_px(lo + double(off));
@@ -331,21 +327,23 @@ void App::draw_plan(const Arena &a, const Rect &r)
     text(dl, r.x + 6, r.y + 3,
          fmt::format("Memory plan: operator across, offset down; live bytes (white), lower bound {} (red)",
                      format_bytes(a.plan.lower_bound_bytes)));
-    Run run;  // rectangles under 2 px high merge, as in the map
-    for (std::size_t i : plan_order_) {
-        const Rect rr = plan_.region_rect(a.regions[i]);
-        if (rr.w <= 0) continue;
-        const Paint p = int(i) == selected_ ? Paint::Selected : paint_of_kind(a.regions[i].kind);
-        if (rr.h < 2 && run.extend_down(rr.x, rr.y, rr.x + rr.w, rr.y + rr.h, p)) continue;
-        run.flush(dl);
-        if (rr.h < 2) {
-            run.start(rr.x, rr.y, rr.x + rr.w, rr.y + rr.h, p);
-            continue;
+    const int px = int(std::floor(area.x)), py = int(std::floor(area.y));
+    const int pw = std::max(1, int(area.w)), ph = std::max(1, int(area.h) + 1);
+    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}", serial_, px, py, pw, ph, selected_);
+    if (key != plan_key_) {
+        plan_key_ = key;
+        plan_raster_.reset(pw, ph, colour(Paint::Background));
+        for (std::size_t i : plan_order_) {
+            const Rect rr = plan_.region_rect(a.regions[i]);
+            if (rr.w <= 0) continue;
+            const float x0 = rr.x - px, y0 = rr.y - py, x1 = x0 + rr.w, y1 = y0 + rr.h;
+            plan_raster_.fill(x0, y0, x1, y1, colour(int(i) == selected_ ? Paint::Selected : paint_of_kind(a.regions[i].kind)));
+            if (rr.w > 3 && rr.h > 3) plan_raster_.frame(x0, y0, x1, y1, colour(Paint::Background));
         }
-        rect(dl, rr.x, rr.y, rr.x + rr.w, rr.y + rr.h, p);
-        if (rr.w > 3 && rr.h > 3) dl->AddRect(ImVec2(rr.x, rr.y), ImVec2(rr.x + rr.w, rr.y + rr.h), col(Paint::Background));
+        upload(plan_tex_, plan_raster_);
     }
-    run.flush(dl);
+    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(plan_tex_)), ImVec2(float(px), float(py)),
+                 ImVec2(float(px + pw), float(py + ph)));
     // The live-bytes curve (a step per scope) and the lower bound, on the same byte axis.
     for (int t = 0; t < a.plan.scopes; t++) {
         const float y = plan_.y_of_offset(double(a.plan.live_bytes[t]));

@@ -19,6 +19,9 @@ public:
     void set_error(std::string e) { error_ = std::move(e); }
     void set_link(std::unique_ptr<Link> link) { link_ = std::move(link); }
     bool has_snapshot() const { return snapshot_.has_value(); }
+    // Forgets the rasterised regions, so the next frame rebuilds them (what a zoom, a pan or a new
+    // snapshot costs; --bench-rebuild times it).
+    void invalidate() { map_key_.clear(), plan_key_.clear(); }
     Link *link() { return link_.get(); }
 
     // Polls the link, then draws one frame into a window covering the whole viewport.
@@ -42,6 +45,10 @@ private:
     bool axis_init_ = false;
     std::vector<int> lanes_;
     std::vector<std::size_t> map_order_, plan_order_;  // draw orders: (lane, offset), (lifetime, offset)
+    unsigned serial_ = 0;                              // +1 per snapshot: rasters key on it
+    Raster map_raster_, plan_raster_;
+    unsigned map_tex_ = 0, plan_tex_ = 0;              // GL textures of the rasters
+    std::string map_key_, plan_key_;
     int lane_count_ = 1;
     int selected_ = -1;
     // geometry of the last frame

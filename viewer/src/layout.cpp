@@ -201,3 +201,48 @@ RamColumn ram_column(const Snapshot &s, const Arena &a, Rect area)
 }
 
 }  // namespace arenascope
+
+namespace arenascope {
+namespace {
+
+// [first, last) pixel indices covered along one axis, clamped to [0, n), at least one pixel.
+void span(float a, float b, int n, int &first, int &last)
+{
+    first = int(std::lround(a));
+    last = std::max(int(std::lround(b)), first + 1);
+    first = std::clamp(first, 0, n);
+    last = std::clamp(last, 0, n);
+}
+
+}  // namespace
+
+void Raster::reset(int width, int height, Rgba background)
+{
+    w = std::max(0, width);
+    h = std::max(0, height);
+    px.assign(std::size_t(w) * h, background.imgui());
+}
+
+void Raster::fill(float x0, float y0, float x1, float y1, Rgba c)
+{
+    int xa, xb, ya, yb;
+    span(x0, x1, w, xa, xb);
+    span(y0, y1, h, ya, yb);
+    const uint32_t v = c.imgui();
+    for (int y = ya; y < yb; y++) {
+        std::fill(px.begin() + std::ptrdiff_t(y) * w + xa, px.begin() + std::ptrdiff_t(y) * w + xb, v);
+    }
+}
+
+void Raster::frame(float x0, float y0, float x1, float y1, Rgba c)
+{
+    int xa, xb, ya, yb;
+    span(x0, x1, w, xa, xb);
+    span(y0, y1, h, ya, yb);
+    if (xb - xa < 3 || yb - ya < 3) return;
+    const uint32_t v = c.imgui();
+    for (int x = xa; x < xb; x++) px[std::size_t(ya) * w + x] = px[std::size_t(yb - 1) * w + x] = v;
+    for (int y = ya; y < yb; y++) px[std::size_t(y) * w + xa] = px[std::size_t(y) * w + xb - 1] = v;
+}
+
+}  // namespace arenascope

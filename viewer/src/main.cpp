@@ -7,6 +7,7 @@
 //            --layout-out FILE.json              write the last frame's geometry (pixel tests)
 //            --size WxH                          window size (default 1280x800)
 //            --bench FRAMES                      print the mean frame time and exit
+//            --bench-rebuild                     with --bench: rebuild the region rasters every frame
 // Exit status: 0 ok; 2 bad arguments, unreadable or invalid snapshot (headless), no display.
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -30,6 +31,7 @@ namespace {
 struct Options {
     std::string file, connect, screenshot, layout_out;
     int frames = 3, width = 1280, height = 800, bench = 0;
+    bool bench_rebuild = false;
     double wait_snapshot = 0;
 };
 
@@ -71,6 +73,8 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
                 return false;
             }
             (a == "--frames" ? o.frames : o.bench) = int(n);
+        } else if (a == "--bench-rebuild") {
+            o.bench_rebuild = true;
         } else if (a == "--wait-snapshot") {
             if (!(v = value("seconds"))) return false;
             o.wait_snapshot = std::atof(v);
@@ -166,6 +170,10 @@ int main(int argc, char **argv)
     ImGui::CreateContext();
     ImGui::GetIO().IniFilename = nullptr;
     ImGui::StyleColorsDark();
+    // Everything drawn is axis-aligned: anti-aliased lines only add vertices and blended pixels.
+    ImGui::GetStyle().AntiAliasedLines = false;
+    ImGui::GetStyle().AntiAliasedLinesUseTex = false;
+    ImGui::GetStyle().AntiAliasedFill = false;
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
@@ -192,6 +200,7 @@ int main(int argc, char **argv)
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
+        if (opt.bench_rebuild) app.invalidate();
         int w, h;
         glfwGetFramebufferSize(window, &w, &h);
         app.frame(float(w), float(h));
