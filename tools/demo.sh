@@ -34,3 +34,16 @@ fi
 echo
 echo "== what the firmware printed on its UART:"
 cat "$UART_LOG"
+
+echo
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  echo "== The arena map window stays open with the last snapshot (close it when done)."
+  echo "   Again any time: build/viewer/arenascope-viewer build/demo-snapshot.json"
+else
+  PNG=build/demo-arena-map.png
+  xvfb-run -a -s "-screen 0 1280x800x24" build/viewer/arenascope-viewer build/demo-snapshot.json \
+    --screenshot "$PNG" >/dev/null
+  echo "== No display here, so the arena map window was rendered off-screen instead:"
+  echo "   $(pwd)/$PNG  (from the snapshot $(pwd)/build/demo-snapshot.json)"
+  echo "   With a display: build/viewer/arenascope-viewer build/demo-snapshot.json"
+fi

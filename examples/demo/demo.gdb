@@ -3,6 +3,8 @@ set pagination off
 set confirm off
 source gdbplugin/arenascope.py
 set arena colour on
+# The live arena map window: opens now when there is a display, and follows every stop below.
+arena view
 
 break demo_invoke_done if invokes == 3
 continue
@@ -33,4 +35,5 @@ printf "CFSR 0x%08x (0x8200 = PRECISERR + BFARVALID), BFAR 0x%08x (the load at 0
 arena stack
 arena whereis nodes
 arena check
+arena snapshot build/demo-snapshot.json
 kill

@@ -361,8 +361,8 @@ def _push(verify=True):
 
 
 def _on_stop(_event):
-    if _LIVE["server"] is None:
-        return
+    if _LIVE["server"] is None or _LIVE["server"].clients == 0:
+        return  # nobody is watching: do not read the target at every stop
     try:
         _push()
     except EXPECTED as exc:
@@ -706,7 +706,7 @@ Usage: arena view [--port N] [--no-launch] [--wait SECONDS] [--stop]
         try:
             sent, verdict = _push()
             gdb.write(f"arena view: snapshot sent to {sent} viewer(s), verdict {verdict}\n")
-        except (TargetError, NotFoundError) as exc:
+        except (TargetError, NotFoundError, DecodeError) as exc:
             gdb.write(f"arena view: nothing to send yet ({exc}); snapshots follow at the next stop\n")
 
 
