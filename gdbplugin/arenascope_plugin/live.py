@@ -48,6 +48,9 @@ class SnapshotServer:
                 conn, _ = self._sock.accept()
             except OSError:
                 return
+            if self._closed:
+                conn.close()
+                return
             conn.settimeout(SEND_TIMEOUT_S)
             with self._lock:
                 last = self._last
@@ -81,6 +84,12 @@ class SnapshotServer:
 
     def close(self):
         self._closed = True
+        try:
+            # Wakes the accept thread: close() alone leaves a blocked accept() listening, and it
+            # would take the viewer's reconnection and send it the last snapshot again.
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self._sock.close()
         with self._lock:
             for c in self._clients:

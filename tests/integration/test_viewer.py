@@ -193,3 +193,44 @@ def test_live_link_from_gdb_and_qemu():
     base = layout["axis"]["view_lo"]
     assert image.getpixel((int(x_of(layout, base + 768)), y)) == PALETTE["touched"]  # the overrun, streamed live
     assert image.getpixel((int(x_of(layout, base + 2500)), y)) == PALETTE["free"]
+
+
+def test_viewer_keeps_the_last_snapshot_and_reconnects_when_gdb_comes_back():
+    """The plugin's own server module (no GDB needed to serve bytes): a first session sends the
+    overrun snapshot and goes away; a second one on the same port sends a clean snapshot. The
+    viewer must reconnect by itself and show the second one."""
+    import socket
+    import sys
+    import time
+    sys.path.insert(0, str(ROOT / "gdbplugin"))
+    from arenascope_plugin import live
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    first = json.loads(FIXTURE.read_text())
+    second = json.loads(FIXTURE.read_text())
+    second["arenas"][0]["damage"] = None  # the free band intact again
+    with tempfile.TemporaryDirectory() as tmp:
+        png, lay = os.path.join(tmp, "s.png"), os.path.join(tmp, "l.json")
+        viewer = subprocess.Popen([str(VIEWER), "--connect", f"127.0.0.1:{port}", "--wait-snapshot", "60",
+                                   "--snapshots", "2", "--screenshot", png, "--layout-out", lay],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=DISPLAY_ENV)
+        server = live.SnapshotServer(port)
+        assert server.connected.wait(30), "the viewer never connected"
+        server.broadcast(live.message(first))
+        time.sleep(0.5)
+        server.close()                      # GDB goes away: the viewer keeps its snapshot
+        time.sleep(1.0)
+        server = live.SnapshotServer(port)  # GDB comes back on the same port
+        assert server.connected.wait(30), "the viewer did not reconnect"
+        server.broadcast(live.message(second))
+        out, err = viewer.communicate(timeout=90)
+        server.close()
+        assert viewer.returncode == 0, err
+        assert "2 live snapshot(s) received" in out, out
+        from PIL import Image
+        image = Image.open(png).convert("RGB")
+        layout = json.load(open(lay, encoding="utf-8"))
+    y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
+    base = layout["axis"]["view_lo"]
+    assert image.getpixel((int(x_of(layout, base + 768)), y)) == PALETTE["free"]  # the second snapshot's

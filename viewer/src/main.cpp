@@ -4,6 +4,7 @@
 //   arenascope-viewer --connect 127.0.0.1:PORT   draw the live stream of `arena view` in GDB
 //   options: --screenshot OUT.png [--frames N]   render headless and write a PNG (xvfb-run works)
 //            --wait-snapshot SECONDS             with --connect: wait that long for the first one
+//            --snapshots N                       ... or for the N-th (reconnection tests)
 //            --layout-out FILE.json              write the last frame's geometry (pixel tests)
 //            --size WxH                          window size (default 1280x800)
 //            --bench FRAMES                      print the mean frame time and exit
@@ -30,7 +31,7 @@ namespace {
 
 struct Options {
     std::string file, connect, screenshot, layout_out;
-    int frames = 3, width = 1280, height = 800, bench = 0;
+    int frames = 3, width = 1280, height = 800, bench = 0, snapshots = 1;
     bool bench_rebuild = false;
     double wait_snapshot = 0;
 };
@@ -73,6 +74,9 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
                 return false;
             }
             (a == "--frames" ? o.frames : o.bench) = int(n);
+        } else if (a == "--snapshots") {
+            if (!(v = value("a count"))) return false;
+            o.snapshots = std::max(1, std::atoi(v));
         } else if (a == "--bench-rebuild") {
             o.bench_rebuild = true;
         } else if (a == "--wait-snapshot") {
@@ -179,10 +183,10 @@ int main(int argc, char **argv)
 
     if (!opt.connect.empty() && opt.wait_snapshot > 0) {
         const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.wait_snapshot);
-        while (app.link()->received() == 0 && std::chrono::steady_clock::now() < until) {
+        while (app.link()->received() < unsigned(opt.snapshots) && std::chrono::steady_clock::now() < until) {
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
-        if (app.link()->received() == 0 && headless) {
+        if (app.link()->received() < unsigned(opt.snapshots) && headless) {
             std::fprintf(stderr, "arenascope-viewer: no snapshot from %s within %.1f s (%s)\n", opt.connect.c_str(),
                          opt.wait_snapshot, app.link()->last_error().c_str());
         }
