@@ -63,6 +63,7 @@ def main():
         full.write_text(json.dumps(synthetic(args.regions)))
         e = synthetic(4)
         e["arenas"][0]["regions"] = []
+        e["arenas"][0]["plan"].update(live_bytes=[0] * e["arenas"][0]["plan"]["scopes"], lower_bound_bytes=0)
         empty.write_text(json.dumps(e))
         t_full, t_empty = frame_ms(full, args.frames), frame_ms(empty, args.frames)
         t_rebuild = frame_ms(full, args.frames, rebuild=True)

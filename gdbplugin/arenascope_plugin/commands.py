@@ -361,14 +361,33 @@ def _push(verify=True):
 
 
 def _on_stop(_event):
-    if _LIVE["server"] is None or _LIVE["server"].clients == 0:
-        return  # nobody is watching: do not read the target at every stop
+    server = _LIVE["server"]
+    if server is None:
+        return
+    if server.clients == 0:
+        server.stale = True  # nobody watches: read the target only when a viewer connects
+        return
     try:
         _push()
     except EXPECTED as exc:
         gdb.write(f"arena view: no snapshot at this stop: {exc}\n")
     except Exception as exc:  # pylint: disable=broad-except
         gdb.write(f"arena view: internal error {exc!r} while sending a snapshot\n")
+
+
+def _on_cont(_event):
+    server = _LIVE["server"]
+    if server is not None and server.clients:
+        server.broadcast(live.state_message(True), keep=False)
+
+
+def _push_posted():
+    """Runs on GDB's thread (gdb.post_event) when a viewer connects after a stop nobody saw."""
+    try:
+        check_readable()
+        _push()
+    except Exception:  # pylint: disable=broad-except
+        pass  # running, or nothing to read yet: the next stop sends one
 
 
 def _viewer_path():
@@ -676,8 +695,10 @@ Usage: arena view [--port N] [--no-launch] [--wait SECONDS] [--stop]
             server = _LIVE["server"] = None
         if server is None:
             server = _LIVE["server"] = live.SnapshotServer(port)
+            server.on_stale_connect = lambda: gdb.post_event(_push_posted)
         if not _LIVE["hooked"]:
             gdb.events.stop.connect(_on_stop)
+            gdb.events.cont.connect(_on_cont)
             _LIVE["hooked"] = True
         where = f"127.0.0.1:{server.port}"
         gdb.write(f"arena view: serving snapshots on {where} (every stop, and `arena refresh`)\n")

@@ -23,6 +23,12 @@ def message(snapshot):
     return line
 
 
+def state_message(running):
+    """{"type": "state", "version": 1, "running": bool}: the target runs again (the viewer says
+    its snapshot is from the last stop) or stopped (a snapshot follows)."""
+    return json.dumps({"type": "state", "version": MESSAGE_VERSION, "running": bool(running)}).encode() + b"\n"
+
+
 class SnapshotServer:
     def __init__(self, port):
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -38,6 +44,8 @@ class SnapshotServer:
         self._clients = []
         self._lock = threading.Lock()
         self._last = None
+        self.stale = False          # the target stopped since _last was built: do not hand it out
+        self.on_stale_connect = None  # called (from the accept thread) when a viewer connects then
         self.connected = threading.Event()
         self._closed = False
         threading.Thread(target=self._accept, name="arenascope-live", daemon=True).start()
@@ -53,10 +61,12 @@ class SnapshotServer:
                 return
             conn.settimeout(SEND_TIMEOUT_S)
             with self._lock:
-                last = self._last
+                last = None if self.stale else self._last
                 self._clients.append(conn)
             if last:
                 self._send(conn, last)
+            elif self.stale and self.on_stale_connect:
+                self.on_stale_connect()  # a fresh snapshot is built on GDB's thread
             self.connected.set()
 
     def _send(self, conn, line):
@@ -75,10 +85,13 @@ class SnapshotServer:
         with self._lock:
             return len(self._clients)
 
-    def broadcast(self, line):
-        """Sends one message to every viewer; returns how many got it."""
+    def broadcast(self, line, keep=True):
+        """Sends one message to every viewer; returns how many got it. keep: it is the snapshot a
+        viewer that connects later gets first."""
         with self._lock:
-            self._last = line
+            if keep:
+                self._last = line
+                self.stale = False
             clients = list(self._clients)
         return sum(self._send(c, line) for c in clients)
 

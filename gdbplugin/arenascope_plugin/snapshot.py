@@ -56,7 +56,9 @@ def build(desc, figs, stack, check_list, source):
                   "seq": desc.seq, "layout_generation": desc.layout_generation},
         "arenas": arenas,
         "stack": {"low_addr": stack.low, "high_addr": stack.high, "size_bytes": stack.size, "sp": stack.sp,
-                  "hwm_addr": stack.hwm, "peak_bytes": stack.peak, "source": stack.source,
+                  # through the guard band: the lowest address known reached, so peak = high - hwm holds
+                  "hwm_addr": stack.guard_low if stack.peak_is_lower_bound else stack.hwm,
+                  "peak_bytes": stack.peak, "peak_is_lower_bound": stack.peak_is_lower_bound, "source": stack.source,
                   "overflowed": stack.overflowed, "arena_end_addr": stack.arena_end, "room_bytes": stack.room,
                   "required_room_bytes": stack.required_room, "rule_factor": analysis.STACK_RULE_FACTOR},
         "guard": _band(desc.guard, desc.measured),

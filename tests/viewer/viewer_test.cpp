@@ -64,8 +64,22 @@ TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
          "$.arenas[0].head_bytes: expected a non-negative integer, found string"},
         {"huge count", [](json &j) { j["checks"] = json::array(); for (int i = 0; i < 300; i++) j["checks"].push_back(j["verdict"]); },
          "$.checks: 300 entries, more than the 256"},
-        {"region outside", [](json &j) { j["arenas"][0]["regions"][0]["offset"] = 1u << 20; },
-         "outside the arena's 12288 B"},
+        {"region outside", [](json &j) {
+             auto &r = j["arenas"][0]["regions"][0];
+             r["offset"] = 12250;
+             r["address"] = j["arenas"][0]["base_addr"].get<uint64_t>() + 12250;
+         }, "outside the arena's 12288 B"},
+        {"address", [](json &j) { j["arenas"][0]["regions"][0]["address"] = 5; }, "is not the arena base"},
+        {"wrapping base", [](json &j) { j["arenas"][0]["base_addr"] = 0xfffffffffffffff0ull; },
+         "runs past the end of the address space"},
+        {"damage", [](json &j) { j["arenas"][0]["damage"]["offset"] = 100000; }, "$.arenas[0].damage: +100000"},
+        {"intact", [](json &j) { j["guard"]["intact_bytes"] = 99999999; }, "intact or touched bytes do not fit"},
+        {"hwm", [](json &j) { j["stack"]["hwm_addr"] = 0; }, "$.stack.hwm_addr: 0x0 is outside the stack"},
+        {"temp", [](json &j) { j["arenas"][0]["temp_bytes"] = 100; }, "temp 100 below head 672"},
+        {"scope", [](json &j) { j["arenas"][0]["regions"][0]["last_use"] = 99; }, "last_use 99 is past the plan's 16"},
+        {"huge plan", [](json &j) { j["arenas"][0]["plan"]["lower_bound_bytes"] = 18446744073709551615ull; },
+         "more than all head regions together"},
+        {"verdict", [](json &j) { j["verdict"] = "fail"; }, "verdict \"fail\" is not PASS, WARN or FAIL"},
         {"missing", [](json &j) { j["arenas"][0].erase("plan"); }, "$.arenas[0].plan: missing"},
         {"version", [](json &j) { j["version"] = 2; }, "snapshot version 2, this viewer reads version 1"},
         {"not a snapshot", [](json &j) { j["schema"] = "other"; }, "not an arenascope snapshot"},
@@ -92,7 +106,9 @@ TEST(Snapshot, TruncatedAndNonJsonTextIsAnError)
         EXPECT_NE(r.error.find("not valid JSON"), std::string::npos) << r.error;
     }
     EXPECT_NE(parse_snapshot("[1,2,3]").error.find("expected a snapshot object"), std::string::npos);
-    EXPECT_NE(load_snapshot_file("/nonexistent/s.json").error.find("cannot open"), std::string::npos);
+    EXPECT_NE(load_snapshot_file("/nonexistent/s.json").error.find("no such file"), std::string::npos);
+    EXPECT_NE(load_snapshot_file("/").error.find("not a regular file"), std::string::npos);
+    EXPECT_NE(load_snapshot_file("/dev/zero").error.find("not a regular file"), std::string::npos);
 }
 
 TEST(Snapshot, StreamMessages)

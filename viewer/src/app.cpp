@@ -23,6 +23,17 @@ void text(ImDrawList *dl, float x, float y, const std::string &s, ImU32 c = IM_C
     dl->AddText(ImVec2(x, y), c, s.c_str());
 }
 
+// Text cut to max_w pixels (whole characters, "..." at the end): cheaper than a clip rectangle,
+// which costs a draw call of its own on a software renderer.
+void text_fit(ImDrawList *dl, float x, float y, std::string s, float max_w, ImU32 c = IM_COL32(230, 230, 230, 255))
+{
+    if (ImGui::CalcTextSize(s.c_str()).x > max_w) {
+        while (!s.empty() && ImGui::CalcTextSize((s + "...").c_str()).x > max_w) s.pop_back();
+        s += "...";
+    }
+    dl->AddText(ImVec2(x, y), c, s.c_str());
+}
+
 void rect(ImDrawList *dl, float x0, float y0, float x1, float y1, Paint p)
 {
     if (x1 > x0 && y1 > y0) dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col(p));
@@ -47,6 +58,15 @@ void upload(unsigned &tex, const Raster &r)
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, r.w, r.h, 0, GL_RGBA, GL_UNSIGNED_BYTE, r.px.data());
 }
 
+// Draws a raster texture with blending off: its pixels are opaque, and a software renderer
+// saves reading back every covered pixel.
+void opaque_image(ImDrawList *dl, unsigned tex, float x0, float y0, float x1, float y1)
+{
+    dl->AddCallback([](const ImDrawList *, const ImDrawCmd *) { glDisable(GL_BLEND); }, nullptr);
+    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex)), ImVec2(x0, y0), ImVec2(x1, y1));
+    dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+}
+
 Paint verdict_paint(const std::string &v)
 {
     return v == "FAIL" ? Paint::RuleFail : v == "WARN" ? Paint::Temp : Paint::RulePass;
@@ -68,7 +88,8 @@ void App::set_snapshot(Snapshot s, std::string source)
         selected_ = -1;
     }
     if (!snapshot_->arenas.empty()) {
-        const std::vector<Region> &rs = snapshot_->arenas[0].regions;
+        arena_index_ = std::clamp(arena_index_, 0, int(snapshot_->arenas.size()) - 1);
+        const std::vector<Region> &rs = snapshot_->arenas[arena_index_].regions;
         lane_count_ = assign_lanes(rs, lanes_);
         map_order_.resize(rs.size());
         plan_order_.resize(rs.size());
@@ -81,7 +102,7 @@ void App::set_snapshot(Snapshot s, std::string source)
             const int lx = rs[x].last_use.value_or(-1), ly = rs[y].last_use.value_or(-1);
             return fx != fy ? fx < fy : lx != ly ? lx < ly : rs[x].offset < rs[y].offset;
         });
-        if (selected_ >= int(snapshot_->arenas[0].regions.size())) selected_ = -1;
+        if (selected_ >= int(rs.size())) selected_ = -1;
     }
 }
 
@@ -102,10 +123,17 @@ void App::frame(float width, float height)
                      ImGuiWindowFlags_NoBackground);
     layout_ = screen_layout(width, height);
     draw_status(layout_);
-    if (snapshot_ && !snapshot_->arenas.empty()) {
-        const Arena &a = snapshot_->arenas[0];
-        draw_map(a, layout_.map);
-        draw_plan(a, layout_.plan);
+    if (snapshot_) {
+        const Arena *a = nullptr;
+        if (!snapshot_->arenas.empty()) {
+            arena_index_ = std::clamp(arena_index_, 0, int(snapshot_->arenas.size()) - 1);
+            a = &snapshot_->arenas[arena_index_];
+            draw_map(*a, layout_.map);
+            draw_plan(*a, layout_.plan);
+        } else {
+            text(ImGui::GetWindowDrawList(), layout_.map.x + 8, layout_.map.y + 8,
+                 "No arena published yet: the stack, the guard band and the checks are on the right.");
+        }
         draw_ram(a, layout_.ram);
         draw_summary(a, layout_.summary);
         draw_legend(layout_.legend);
@@ -131,8 +159,9 @@ void App::draw_status(const ScreenLayout &l)
                          snapshot_->measured ? "measured by " + snapshot_->measured_by : "not measured",
                          snapshot_->verdict);
     }
+    if (!link_ && !snapshot_ && !error_.empty()) s += " (cannot show it: the reason is below)";
     if (link_ && snapshot_ && !link_->last_error().empty()) s += "  |  last message refused: " + link_->last_error();
-    text(dl, l.status.x, l.status.y + 3, s);
+    text_fit(dl, l.status.x, l.status.y + 3, s, l.status.w);
 }
 
 void App::draw_map(const Arena &a, const Rect &r)
@@ -148,16 +177,24 @@ void App::draw_map(const Arena &a, const Rect &r)
     axis_.px0 = r.x + 8;
     axis_.pw = r.w - 16;
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
-    text(dl, r.x + 6, r.y + 3,
-         fmt::format("Arena map  {:#x}..{:#x}  ({})   zoom x{:.1f}  (wheel: zoom, drag: pan, double-click: reset)",
-                     a.base_addr, a.base_addr + a.size_bytes, format_bytes(a.size_bytes),
-                     (hi - lo) / (axis_.view_hi - axis_.view_lo)));
+    const int n_arenas = int(snapshot_->arenas.size());
+    text_fit(dl, r.x + 6, r.y + 3,
+         fmt::format("Arena {}{}  {:#x}..{:#x}  ({})  zoom x{:.1f}  (wheel zoom, drag pan, double-click reset{})",
+                     a.index, n_arenas > 1 ? fmt::format(" ({} of {})", arena_index_ + 1, n_arenas) : "", a.base_addr,
+                     a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
+                     (hi - lo) / (axis_.view_hi - axis_.view_lo), n_arenas > 1 ? ", Tab: next arena" : ""),
+         r.w - 12);
+    if (n_arenas > 1 && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) {
+        arena_index_ = (arena_index_ + 1) % n_arenas;
+        axis_init_ = false;
+        selected_ = -1;
+        set_snapshot(*snapshot_, source_);  // recompute lanes and draw orders for the arena now shown
+    }
     bar_y0_ = r.y + 22;
     bar_y1_ = bar_y0_ + 26;
     const float x_of_off0 = axis_.to_px(lo);
     auto X = [&](uint64_t off) { return std::clamp(axis_.to_px(lo + double(off)), r.x + 8, r.x + r.w - 8); };
     (void)x_of_off0;
-    dl->PushClipRect(ImVec2(r.x + 8, r.y), ImVec2(r.x + r.w - 8, r.y + r.h), true);
     // The area bar: head, temp, free band (intact or touched), tail.
     rect(dl, X(0), bar_y0_, X(a.head_bytes), bar_y1_, Paint::Tensor);
     rect(dl, X(a.head_bytes), bar_y0_, X(std::max(a.temp_bytes, a.head_bytes)), bar_y1_, Paint::Temp);
@@ -197,14 +234,19 @@ void App::draw_map(const Arena &a, const Rect &r)
         }
         upload(map_tex_, map_raster_);
     }
-    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(map_tex_)), ImVec2(float(cx), float(cy)),
-                 ImVec2(float(cx + cw), float(cy + ch)));
+    opaque_image(dl, map_tex_, float(cx), float(cy), float(cx + cw), float(cy + ch));
     // Boundaries: head end, temp end, tail start.
     for (uint64_t off : {a.head_bytes, a.temp_bytes, a.tail_offset}) {
         const float x = axis_.to_px(lo + double(off));
-        dl->AddLine(ImVec2(x, bar_y0_ - 3), ImVec2(x, lanes_bottom), col(Paint::Boundary), 1.0f);
+        if (x >= axis_.px0 && x <= axis_.px0 + axis_.pw) {
+            dl->AddLine(ImVec2(x, bar_y0_ - 3), ImVec2(x, lanes_bottom), col(Paint::Boundary), 1.0f);
+        }
     }
-    dl->PopClipRect();
+    if (lanes_top_ + lane_count_ * lane_h_ > lanes_bottom + 1) {
+        const int shown = int((lanes_bottom - lanes_top_) / lane_h_);
+        text(dl, r.x + r.w - 230, lanes_bottom - 16,
+             fmt::format("{} of {} lanes shown: zoom in", shown, lane_count_), col(Paint::Temp));
+    }
     // Ticks: power-of-two offsets from the base.
     const uint64_t step = tick_step(axis_.view_lo - lo, axis_.view_hi - lo, int(axis_.pw / 90));
     for (uint64_t off = uint64_t(std::max(0.0, axis_.view_lo - lo)) / step * step; lo + double(off) <= axis_.view_hi;
@@ -212,7 +254,10 @@ void App::draw_map(const Arena &a, const Rect &r)
         const float x = axis_.to_px(lo + double(off));
         if (x < axis_.px0 - 1) continue;
         dl->AddLine(ImVec2(x, lanes_bottom + 2), ImVec2(x, lanes_bottom + 6), IM_COL32(160, 160, 160, 255));
-        text(dl, x + 2, lanes_bottom + 4, "+" + format_bytes(off), IM_COL32(160, 160, 160, 255));
+        const std::string label = "+" + format_bytes(off);
+        if (x + 2 + ImGui::CalcTextSize(label.c_str()).x <= r.x + r.w - 2) {
+            text(dl, x + 2, lanes_bottom + 4, label, IM_COL32(160, 160, 160, 255));
+        }
     }
     // Interaction: wheel zoom, drag pan, hover tooltip, click to pin.
     const ImGuiIO &io = ImGui::GetIO();
@@ -227,11 +272,17 @@ void App::draw_map(const Arena &a, const Rect &r)
             if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) selected_ = hit;
         } else if (io.MousePos.y >= bar_y0_ && io.MousePos.y < bar_y1_) {
             const uint64_t off = uint64_t(std::max(0.0, axis_.to_addr(io.MousePos.x) - lo));
-            const char *area = off < a.head_bytes ? "head (planned tensors and scratch)"
-                               : off < a.temp_bytes ? "temp"
-                               : off < a.tail_offset ? "free band"
-                                                     : "persistent tail";
-            ImGui::SetTooltip("+%llu (%#llx): %s", (unsigned long long)off, (unsigned long long)(a.base_addr + off), area);
+            const bool touched = a.damage && off >= a.damage->offset && off < a.damage->offset + a.damage->size_bytes;
+            const std::string area = off < a.head_bytes ? "head (planned tensors and scratch)"
+                                     : off < a.temp_bytes ? "temp"
+                                     : off < a.tail_offset
+                                         ? (touched ? fmt::format("free band, canary TOUCHED at +{}..+{} ({} B)",
+                                                                  a.damage->offset, a.damage->offset + a.damage->size_bytes,
+                                                                  a.damage->size_bytes)
+                                                    : std::string("free band, canary intact"))
+                                         : "persistent tail";
+            ImGui::SetTooltip("+%llu B (%#llx): %s", (unsigned long long)off, (unsigned long long)(a.base_addr + off),
+                              area.c_str());
         }
     }
 }
@@ -264,8 +315,13 @@ void App::draw_region_tooltip(const Arena &a, const Region &reg)
     ImGui::EndTooltip();
 }
 
-void App::draw_ram(const Arena &a, const Rect &r)
+void App::draw_ram(const Arena *ap, const Rect &r)
 {
+    Arena none;  // no arena: the column shows the stack and the guard band only
+    if (!ap) {
+        none.base_addr = snapshot_->guard.present ? snapshot_->guard.low_addr : snapshot_->stack.low_addr;
+    }
+    const Arena &a = ap ? *ap : none;
     ImDrawList *dl = ImGui::GetWindowDrawList();
     const Snapshot &s = *snapshot_;
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
@@ -276,46 +332,77 @@ void App::draw_ram(const Arena &a, const Rect &r)
     auto Y = [&](uint64_t addr) { return ram_.y_of(std::clamp(addr, ram_.lo, ram_.hi)); };
     // The arena (bottom), drawn by area.
     const uint64_t b = a.base_addr;
-    rect(dl, x0, Y(b + a.head_bytes), x1, Y(b), Paint::Tensor);
-    rect(dl, x0, Y(b + a.temp_bytes), x1, Y(b + a.head_bytes), Paint::Temp);
-    rect(dl, x0, Y(b + a.tail_offset), x1, Y(b + a.temp_bytes), Paint::FreeIntact);
-    if (a.damage) {
-        const float y_top = Y(b + a.damage->offset + a.damage->size_bytes), y_bot = Y(b + a.damage->offset);
-        rect(dl, x0, std::min(y_top, y_bot - 2), x1, y_bot, Paint::FreeTouched);  // at least 2 px
+    if (ap) {
+        rect(dl, x0, Y(b + a.head_bytes), x1, Y(b), Paint::Tensor);
+        rect(dl, x0, Y(b + a.temp_bytes), x1, Y(b + a.head_bytes), Paint::Temp);
+        rect(dl, x0, Y(b + a.tail_offset), x1, Y(b + a.temp_bytes), Paint::FreeIntact);
+        if (a.damage) {
+            const float y_top = Y(b + a.damage->offset + a.damage->size_bytes), y_bot = Y(b + a.damage->offset);
+            rect(dl, x0, std::min(y_top, y_bot - 2), x1, y_bot, Paint::FreeTouched);  // at least 2 px
+        }
+        rect(dl, x0, Y(b + a.size_bytes), x1, Y(b + a.tail_offset), Paint::Persistent);
     }
-    rect(dl, x0, Y(b + a.size_bytes), x1, Y(b + a.tail_offset), Paint::Persistent);
     if (s.guard.present) {
         rect(dl, x0, Y(s.guard.high_addr), x1, Y(s.guard.low_addr), s.guard.touched ? Paint::GuardTouched : Paint::Guard);
     }
+    // Labels right of the column, pushed apart so they never overlap (sorted top to bottom).
+    std::vector<std::pair<float, std::string>> labels;
     if (s.stack.high_addr > s.stack.low_addr) {
-        const uint64_t hwm = s.stack.hwm_addr.value_or(s.stack.low_addr);
+        const uint64_t hwm = std::max(s.stack.hwm_addr.value_or(s.stack.low_addr), s.stack.low_addr);
         rect(dl, x0, Y(hwm), x1, Y(s.stack.low_addr), Paint::StackUnused);
         rect(dl, x0, Y(s.stack.high_addr), x1, Y(hwm), Paint::StackUsed);
         if (s.stack.hwm_addr) {
             const float y = Y(*s.stack.hwm_addr);
             dl->AddLine(ImVec2(x0 - 4, y), ImVec2(x1 + 4, y), col(Paint::HighWater), 2.0f);
-            text(dl, x1 + 6, y - 7, "HWM");
+            labels.push_back({y, s.stack.peak_is_lower_bound ? "HWM (below)" : "HWM"});
         }
         if (s.stack.sp && *s.stack.sp >= s.stack.low_addr && *s.stack.sp <= s.stack.high_addr) {
             const float y = Y(*s.stack.sp);
             dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), col(Paint::StackPointer), 1.0f);
-            text(dl, x1 + 6, y - 7, "SP");
+            labels.push_back({y, "SP"});
         }
         // The gap from the high-water mark down to the arena's end, coloured by the 1.5x rule.
         if (s.stack.hwm_addr && s.stack.arena_end_addr) {
             const bool ok = s.stack.room_bytes && s.stack.required_room_bytes &&
-                            *s.stack.room_bytes >= *s.stack.required_room_bytes;
-            const float gx = x1 + 34;
-            rect(dl, gx, Y(*s.stack.hwm_addr), gx + 8, Y(*s.stack.arena_end_addr), ok ? Paint::RulePass : Paint::RuleFail);
+                            *s.stack.room_bytes >= *s.stack.required_room_bytes && !s.stack.peak_is_lower_bound;
+            const float gx = r.x + r.w - 14;
+            rect(dl, gx, Y(*s.stack.hwm_addr), gx + 8, Y(*s.stack.arena_end_addr) + 2, ok ? Paint::RulePass : Paint::RuleFail);
             const uint64_t gap = *s.stack.hwm_addr > *s.stack.arena_end_addr ? *s.stack.hwm_addr - *s.stack.arena_end_addr : 0;
-            text(dl, gx - 2, r.y + r.h - 20, "gap " + format_bytes(gap), ok ? col(Paint::RulePass) : col(Paint::RuleFail));
+            text_fit(dl, r.x + 6, r.y + r.h - 18, "gap " + format_bytes(gap), r.w - 24,
+                     ok ? col(Paint::RulePass) : col(Paint::RuleFail));
         }
+        labels.push_back({(Y(s.stack.high_addr) + Y(s.stack.low_addr)) / 2 - 7, "stack"});
     }
-    if (s.stack.high_addr > s.stack.low_addr) {
-        text(dl, x1 + 6, (Y(s.stack.high_addr) + Y(s.stack.low_addr)) / 2 - 7, "stack");
+    if (s.guard.present) labels.push_back({Y(s.guard.high_addr) - 2, "guard"});
+    if (ap) labels.push_back({(Y(b + a.size_bytes) + Y(b)) / 2 - 7, "arena"});
+    std::sort(labels.begin(), labels.end());
+    float next = r.y + 20;
+    for (auto &[y, t] : labels) {
+        const float at = std::max(y - 7, next);
+        if (at < r.y + r.h - 34) text_fit(dl, x1 + 6, at, t, r.x + r.w - 18 - (x1 + 6));
+        next = at + 14;
     }
-    if (s.guard.present) text(dl, x1 + 6, Y(s.guard.high_addr) - 2, "guard");
-    text(dl, x1 + 6, (Y(b + a.size_bytes) + Y(b)) / 2 - 7, "arena");
+    // Hover: what is at this address.
+    const ImGuiIO &io = ImGui::GetIO();
+    if (col_area.contains(io.MousePos.x, io.MousePos.y)) {
+        const uint64_t addr = ram_.lo + uint64_t(double(col_area.y + col_area.h - io.MousePos.y) / col_area.h *
+                                                 double(ram_.hi - ram_.lo));
+        std::string what = "between regions";
+        if (s.stack.high_addr > s.stack.low_addr && addr >= s.stack.low_addr && addr < s.stack.high_addr) {
+            what = fmt::format("stack {:#x}-{:#x}; high-water mark {}; SP {}", s.stack.low_addr, s.stack.high_addr,
+                               s.stack.hwm_addr ? fmt::format("{:#x}", *s.stack.hwm_addr) : "unknown",
+                               s.stack.sp ? fmt::format("{:#x}", *s.stack.sp) : "unknown");
+        } else if (s.guard.present && addr >= s.guard.low_addr && addr < s.guard.high_addr) {
+            what = fmt::format("guard band {:#x}-{:#x} ({} B), {}", s.guard.low_addr, s.guard.high_addr,
+                               s.guard.size_bytes, s.guard.touched ? "TOUCHED" : "intact");
+        } else if (ap && addr >= b && addr < b + a.size_bytes) {
+            const uint64_t off = addr - b;
+            what = fmt::format("arena {:#x}-{:#x}, +{}: {}", b, b + a.size_bytes, off,
+                               off < a.head_bytes ? "head" : off < a.temp_bytes ? "temp"
+                               : off < a.tail_offset ? "free band" : "persistent tail");
+        }
+        ImGui::SetTooltip("%#llx  %s", (unsigned long long)addr, what.c_str());
+    }
 }
 
 void App::draw_plan(const Arena &a, const Rect &r)
@@ -342,8 +429,7 @@ void App::draw_plan(const Arena &a, const Rect &r)
         }
         upload(plan_tex_, plan_raster_);
     }
-    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(plan_tex_)), ImVec2(float(px), float(py)),
-                 ImVec2(float(px + pw), float(py + ph)));
+    opaque_image(dl, plan_tex_, float(px), float(py), float(px + pw), float(py + ph));
     // The live-bytes curve (a step per scope) and the lower bound, on the same byte axis.
     for (int t = 0; t < a.plan.scopes; t++) {
         const float y = plan_.y_of_offset(double(a.plan.live_bytes[t]));
@@ -375,52 +461,73 @@ void App::draw_plan(const Arena &a, const Rect &r)
     }
 }
 
-void App::draw_summary(const Arena &a, const Rect &r)
+void App::draw_summary(const Arena *a, const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
     const Snapshot &s = *snapshot_;
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    const ImU32 white = IM_COL32(230, 230, 230, 255);
+    const float wrap = r.w - 16;
     float y = r.y + 4;
-    auto line = [&](const std::string &t, ImU32 c = IM_COL32(230, 230, 230, 255)) {
-        dl->PushClipRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w - 4, r.y + r.h), true);
-        text(dl, r.x + 6, y, t, c);
-        dl->PopClipRect();
-        y += 17;
+    const ImGuiIO &io = ImGui::GetIO();
+    auto line = [&](const std::string &t, ImU32 c = IM_COL32(230, 230, 230, 255), const std::string &tip = {}) {
+        if (y > r.y + r.h - 16) return;
+        text_fit(dl, r.x + 6, y, t, r.w - 12, c);
+        if (!tip.empty() && io.MousePos.x >= r.x && io.MousePos.x < r.x + r.w && io.MousePos.y >= y &&
+            io.MousePos.y < y + 16) {
+            ImGui::SetTooltip("%s", tip.c_str());
+        }
+        y += 16;
     };
-    line("Summary  verdict " + s.verdict, col(verdict_paint(s.verdict)));
-    line(fmt::format("size       {}", format_bytes(a.size_bytes)));
-    line(fmt::format("used       {}", format_bytes(a.used_bytes)));
-    line(fmt::format("peak       {}", format_bytes(a.peak_bytes)));
-    line(fmt::format("headroom   {} B = {:.1f} %{}", a.headroom_bytes, a.headroom_pct,
-                     a.headroom_is_upper_estimate ? " (upper est.)" : ""));
-    if (a.free_band.present && a.free_band.intact_bytes) {
-        line(fmt::format("free band  {} of {} intact", format_bytes(*a.free_band.intact_bytes),
-                         format_bytes(a.free_band.size_bytes)),
-             a.free_band.touched ? col(Paint::RuleFail) : IM_COL32(230, 230, 230, 255));
+    auto wrapped = [&](const std::string &t, ImU32 c) {  // a reason, wrapped to the panel
+        if (y > r.y + r.h - 16) return;
+        const ImVec2 size = ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap - 12);
+        dl->AddText(nullptr, 0, ImVec2(r.x + 18, y), c, t.c_str(), nullptr, wrap - 12);
+        y += size.y + 2;
+    };
+    line("Summary: verdict " + s.verdict + (s.time.size() >= 19 ? "  at " + s.time.substr(11, 8) + " UTC" : ""),
+         col(verdict_paint(s.verdict)), s.time.empty() ? "" : "snapshot taken " + s.time);
+    if (a) {
+        line(fmt::format("size       {}", format_bytes_exact(a->size_bytes)));
+        line(fmt::format("head       {} (planned)   temp {}", format_bytes_exact(a->head_bytes),
+                         format_bytes_exact(a->temp_bytes - a->head_bytes)));
+        line(fmt::format("tail       {} (persistent)", format_bytes_exact(a->tail_bytes)));
+        line(fmt::format("used       {}", format_bytes_exact(a->used_bytes)));
+        line(fmt::format("peak       {}", format_bytes_exact(a->peak_bytes)));
+        line(fmt::format("headroom   {} B = {:.1f} %{}", a->headroom_bytes, a->headroom_pct,
+                         a->headroom_is_upper_estimate ? " (upper est.)" : ""),
+             white, a->headroom_is_upper_estimate ? "Measured against the used bytes: TFLM needs more while it "
+                                                    "allocates. Never shrink the arena on this figure alone." : "");
+        if (a->free_band.present && a->free_band.intact_bytes) {
+            line(fmt::format("free band  {} of {} B intact", *a->free_band.intact_bytes, a->free_band.size_bytes),
+                 a->free_band.touched ? col(Paint::RuleFail) : white);
+        }
     }
     if (s.guard.present && s.guard.intact_bytes) {
-        line(fmt::format("guard      {} of {} intact", format_bytes(*s.guard.intact_bytes), format_bytes(s.guard.size_bytes)),
-             s.guard.touched ? col(Paint::RuleFail) : IM_COL32(230, 230, 230, 255));
+        line(fmt::format("guard      {} of {} B intact", *s.guard.intact_bytes, s.guard.size_bytes),
+             s.guard.touched ? col(Paint::RuleFail) : white);
     }
     if (s.stack.peak_bytes) {
-        line(fmt::format("stack peak {} of {}{}", format_bytes(*s.stack.peak_bytes), format_bytes(s.stack.size_bytes),
-                         s.stack.overflowed ? " OVERFLOW" : ""));
+        line(fmt::format("stack peak {}{} B of {} B{}", s.stack.peak_is_lower_bound ? ">= " : "", *s.stack.peak_bytes,
+                         s.stack.size_bytes, s.stack.overflowed || s.stack.peak_is_lower_bound ? "  OVERFLOW" : ""),
+             s.stack.overflowed || s.stack.peak_is_lower_bound ? col(Paint::RuleFail) : white);
     }
     if (s.stack.room_bytes && s.stack.required_room_bytes) {
         const bool ok = *s.stack.room_bytes >= *s.stack.required_room_bytes;
-        line(fmt::format("room {} {} 1.5 x peak {}", format_bytes(*s.stack.room_bytes), ok ? ">=" : "<",
-                         format_bytes(*s.stack.required_room_bytes)),
+        line(fmt::format("room       {} B {} 1.5 x peak = {} B", *s.stack.room_bytes, ok ? ">=" : "<",
+                         *s.stack.required_room_bytes),
              col(ok ? Paint::RulePass : Paint::RuleFail));
     }
-    y += 6;
+    y += 4;
     for (const Check &c : s.checks) {
-        line(fmt::format("{:<4} {}", c.verdict, c.rule), col(verdict_paint(c.verdict)));
+        line(fmt::format("{:<4} {}", c.verdict, c.rule), col(verdict_paint(c.verdict)), c.reason);
+        if (c.verdict != "PASS") wrapped(c.reason, col(verdict_paint(c.verdict)));
     }
-    if (selected_ >= 0 && selected_ < int(a.regions.size())) {
-        const Region &reg = a.regions[selected_];
-        y += 6;
+    if (a && selected_ >= 0 && selected_ < int(a->regions.size())) {
+        const Region &reg = a->regions[selected_];
+        y += 4;
         line("pinned: " + reg.label, col(Paint::Selected));
-        line(fmt::format("  {:#x} +{} {}", a.base_addr + reg.offset, reg.offset, format_bytes(reg.size_bytes)));
+        line(fmt::format("  {:#x} +{} {}", a->base_addr + reg.offset, reg.offset, format_bytes_exact(reg.size_bytes)));
         line(reg.first_use && reg.last_use ? fmt::format("  scopes {}..{}, {}", *reg.first_use, *reg.last_use, reg.kind)
                                            : "  whole run, " + reg.kind);
     }
@@ -432,8 +539,8 @@ void App::draw_legend(const Rect &r)
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
     float y = r.y + 4;
     for (Paint p : {Paint::Tensor, Paint::Scratch, Paint::Temp, Paint::Persistent, Paint::Metadata, Paint::FreeIntact,
-                    Paint::FreeTouched, Paint::Guard, Paint::StackUsed, Paint::StackUnused, Paint::HighWater,
-                    Paint::LiveCurve, Paint::LowerBound}) {
+                    Paint::FreeTouched, Paint::Guard, Paint::GuardTouched, Paint::StackUsed, Paint::StackUnused,
+                    Paint::HighWater, Paint::StackPointer, Paint::LiveCurve, Paint::LowerBound}) {
         if (y + 14 > r.y + r.h) break;
         rect(dl, r.x + 6, y + 2, r.x + 18, y + 12, p);
         text(dl, r.x + 24, y, paint_name(p));

@@ -32,9 +32,9 @@ public:
 private:
     void draw_status(const ScreenLayout &l);
     void draw_map(const Arena &a, const Rect &r);
-    void draw_ram(const Arena &a, const Rect &r);
+    void draw_ram(const Arena *a, const Rect &r);
     void draw_plan(const Arena &a, const Rect &r);
-    void draw_summary(const Arena &a, const Rect &r);
+    void draw_summary(const Arena *a, const Rect &r);
     void draw_legend(const Rect &r);
     void draw_region_tooltip(const Arena &a, const Region &reg);
 
@@ -51,6 +51,10 @@ private:
     std::string map_key_, plan_key_;
     int lane_count_ = 1;
     int selected_ = -1;
+    int arena_index_ = 0;  // which arena the map and plan show (arrows in the map title switch)
+public:
+    void select_arena(int i) { arena_index_ = i; }
+private:
     // geometry of the last frame
     ScreenLayout layout_;
     float bar_y0_ = 0, bar_y1_ = 0, lanes_top_ = 0, lane_h_ = 0;

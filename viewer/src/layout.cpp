@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <queue>
 
 namespace arenascope {
 
@@ -117,6 +118,11 @@ std::string format_bytes(uint64_t n)
     return fmt::format("{:.2f} MiB", n / (1024.0 * 1024.0));
 }
 
+std::string format_bytes_exact(uint64_t n)
+{
+    return n < 1024 ? fmt::format("{} B", n) : fmt::format("{} B ({})", n, format_bytes(n));
+}
+
 int assign_lanes(const std::vector<Region> &regions, std::vector<int> &lanes)
 {
     lanes.assign(regions.size(), 0);
@@ -127,16 +133,28 @@ int assign_lanes(const std::vector<Region> &regions, std::vector<int> &lanes)
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return regions[a].offset < regions[b].offset;
     });
-    std::vector<uint64_t> lane_end;  // end offset of the last region in each head lane
+    // First fit: the lowest-numbered lane whose last region ends at or before this one's start.
+    // Free lanes wait in a min-heap by number; busy ones in a min-heap by end: O(n log n).
+    std::priority_queue<std::pair<uint64_t, int>, std::vector<std::pair<uint64_t, int>>, std::greater<>> busy;
+    std::priority_queue<int, std::vector<int>, std::greater<>> free_lanes;
+    int count = 0;
     for (std::size_t i : order) {
         const Region &r = regions[i];
-        std::size_t lane = 0;
-        while (lane < lane_end.size() && lane_end[lane] > r.offset) lane++;
-        if (lane == lane_end.size()) lane_end.push_back(0);
-        lane_end[lane] = std::max(lane_end[lane], r.offset + std::max<uint64_t>(r.size_bytes, 1));
-        lanes[i] = int(lane) + 1;
+        while (!busy.empty() && busy.top().first <= r.offset) {
+            free_lanes.push(busy.top().second);
+            busy.pop();
+        }
+        int lane;
+        if (free_lanes.empty()) {
+            lane = count++;
+        } else {
+            lane = free_lanes.top();
+            free_lanes.pop();
+        }
+        busy.push({r.offset + std::max<uint64_t>(r.size_bytes, 1), lane});
+        lanes[i] = lane + 1;
     }
-    return int(lane_end.size()) + 1;
+    return count + 1;
 }
 
 int hit_region(const std::vector<Region> &regions, const std::vector<int> &lanes, const AddressAxis &axis,

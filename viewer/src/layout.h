@@ -68,8 +68,10 @@ struct AddressAxis {
 
 // Power-of-two byte step so that (hi - lo) / step <= max_ticks (at least 1 B).
 uint64_t tick_step(double lo, double hi, int max_ticks);
-// "672 B", "7.2 KiB", "1.50 MiB"
+// "672 B", "7.2 KiB", "1.50 MiB" (axis labels)
 std::string format_bytes(uint64_t n);
+// "672 B", "7380 B (7.2 KiB)": exact bytes, with KiB/MiB beside from 1 KiB (figures)
+std::string format_bytes_exact(uint64_t n);
 
 // Lane of each region (index-aligned with regions): tail regions (persistent, metadata) in
 // lane 0; head regions (tensor, scratch) first-fit by (offset, index) into lanes 1.. so that

@@ -8,7 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 namespace arenascope {
 
@@ -59,7 +61,8 @@ std::string Link::status() const
     case State::Connecting:
         return fmt::format("live: connecting to {}:{} (start it in GDB with `arena view`)", host_, port_);
     case State::Connected:
-        return fmt::format("live: connected to {}:{}, {} snapshot(s) received", host_, port_, received_.load());
+        return fmt::format("live: connected to {}:{}, {} snapshot(s) received{}", host_, port_, received_.load(),
+                           running_ ? "; the target is running: this is the last stop's snapshot" : "");
     case State::Lost:
         return fmt::format("live: link to {}:{} lost, showing the last snapshot, reconnecting...", host_, port_);
     }
@@ -80,11 +83,20 @@ bool Link::read_lines(int fd)
         buffer.append(chunk, std::size_t(n));
         std::size_t start = 0, nl;
         while ((nl = buffer.find('\n', start)) != std::string::npos) {
-            LoadResult res = parse_stream_message(std::string_view(buffer).substr(start, nl - start));
+            const std::string_view line = std::string_view(buffer).substr(start, nl - start);
+            if (line.size() < 200) {
+                if (auto running = parse_state_message(line)) {
+                    running_ = *running;
+                    start = nl + 1;
+                    continue;
+                }
+            }
+            LoadResult res = parse_stream_message(line);
             std::lock_guard<std::mutex> lock(mutex_);
             if (res.snapshot) {
                 pending_ = std::move(res.snapshot);
                 received_++;
+                running_ = false;
                 error_.clear();
             } else {
                 error_ = res.error;
@@ -118,6 +130,11 @@ void Link::run()
                 }
             }
             freeaddrinfo(res);
+        }
+        if (fd < 0) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            error_ = fmt::format("cannot connect to {}:{}: {} (is `arena view` serving there?)", host_, port_,
+                                 std::strerror(errno));
         }
         if (fd >= 0) {
             state_ = State::Connected;

@@ -26,6 +26,7 @@ public:
     // The newest snapshot since the last call, if any.
     std::optional<Snapshot> take();
     State state() const { return state_; }
+    bool target_running() const { return running_; }  // a state message said the target runs again
     std::string status() const;        // one line for the status bar
     std::string last_error() const;
     unsigned received() const { return received_; }
@@ -40,6 +41,7 @@ private:
     std::atomic<bool> stop_{false};
     std::atomic<State> state_{State::Connecting};
     std::atomic<unsigned> received_{0};
+    std::atomic<bool> running_{false};
     mutable std::mutex mutex_;
     std::optional<Snapshot> pending_;
     std::string error_;

@@ -6,7 +6,8 @@
 //            --wait-snapshot SECONDS             with --connect: wait that long for the first one
 //            --snapshots N                       ... or for the N-th (reconnection tests)
 //            --layout-out FILE.json              write the last frame's geometry (pixel tests)
-//            --size WxH                          window size (default 1280x800)
+//            --size WxH                          window size (default 1280x800, at least 1024x700)
+//            --arena N                           show arena N of a multi-arena snapshot (Tab switches)
 //            --bench FRAMES                      print the mean frame time and exit
 //            --bench-rebuild                     with --bench: rebuild the region rasters every frame
 // Exit status: 0 ok; 2 bad arguments, unreadable or invalid snapshot (headless), no display.
@@ -31,7 +32,7 @@ namespace {
 
 struct Options {
     std::string file, connect, screenshot, layout_out;
-    int frames = 3, width = 1280, height = 800, bench = 0, snapshots = 1;
+    int frames = 3, width = 1280, height = 800, bench = 0, snapshots = 1, arena = 0;
     bool bench_rebuild = false;
     double wait_snapshot = 0;
 };
@@ -39,7 +40,7 @@ struct Options {
 const char *kUsage =
     "usage: arenascope-viewer SNAPSHOT.json | --connect 127.0.0.1:PORT\n"
     "       [--screenshot OUT.png [--frames N]] [--wait-snapshot SECONDS] [--layout-out FILE.json]\n"
-    "       [--size WxH] [--bench FRAMES]\n";
+    "       [--size WxH] [--arena N] [--snapshots N] [--bench FRAMES [--bench-rebuild]]\n";
 
 bool parse(int argc, char **argv, Options &o, std::string &error)
 {
@@ -74,19 +75,31 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
                 return false;
             }
             (a == "--frames" ? o.frames : o.bench) = int(n);
-        } else if (a == "--snapshots") {
+        } else if (a == "--snapshots" || a == "--arena") {
             if (!(v = value("a count"))) return false;
-            o.snapshots = std::max(1, std::atoi(v));
+            char *end = nullptr;
+            const long n = std::strtol(v, &end, 10);
+            if (*end || n < (a == "--arena" ? 0 : 1) || n > 1000) {
+                error = fmt::format("{} {}: expected a number from {} to 1000", a, v, a == "--arena" ? 0 : 1);
+                return false;
+            }
+            (a == "--arena" ? o.arena : o.snapshots) = int(n);
         } else if (a == "--bench-rebuild") {
             o.bench_rebuild = true;
         } else if (a == "--wait-snapshot") {
             if (!(v = value("seconds"))) return false;
-            o.wait_snapshot = std::atof(v);
+            char *end = nullptr;
+            o.wait_snapshot = std::strtod(v, &end);
+            if (*end || !(o.wait_snapshot >= 0 && o.wait_snapshot <= 3600)) {
+                error = fmt::format("--wait-snapshot {}: expected seconds from 0 to 3600", v);
+                return false;
+            }
         } else if (a == "--size") {
             if (!(v = value("WxH"))) return false;
-            if (std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240 ||
+            char tail = 0;
+            if (std::sscanf(v, "%dx%d%c", &o.width, &o.height, &tail) != 2 || o.width < 1024 || o.height < 700 ||
                 o.width > 8192 || o.height > 8192) {
-                error = fmt::format("--size {}: expected WxH, from 320x240 to 8192x8192", v);
+                error = fmt::format("--size {}: expected WxH, from 1024x700 (smaller is unreadable) to 8192x8192", v);
                 return false;
             }
         } else if (!a.empty() && a[0] == '-') {
@@ -144,8 +157,14 @@ int main(int argc, char **argv)
     } else {
         const auto colon = opt.connect.rfind(':');
         const std::string host = colon == std::string::npos ? opt.connect : opt.connect.substr(0, colon);
-        const int port = colon == std::string::npos ? 0 : std::atoi(opt.connect.c_str() + colon + 1);
-        auto link = std::make_unique<arenascope::Link>(host, port);
+        char *end = nullptr;
+        const long port = colon == std::string::npos ? 0 : std::strtol(opt.connect.c_str() + colon + 1, &end, 10);
+        if (colon == std::string::npos || *end || port < 1 || port > 65535) {
+            std::fprintf(stderr, "arenascope-viewer: --connect %s: expected HOST:PORT, port 1..65535\n",
+                         opt.connect.c_str());
+            return 2;
+        }
+        auto link = std::make_unique<arenascope::Link>(host, int(port));
         if (!link->start(error)) {
             std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
             return 2;
@@ -169,6 +188,8 @@ int main(int argc, char **argv)
         return 2;
     }
     glfwMakeContextCurrent(window);
+    glfwSetWindowSizeLimits(window, 1024, 700, GLFW_DONT_CARE, GLFW_DONT_CARE);  // smaller is unreadable
+    app.select_arena(opt.arena);
     glfwSwapInterval(headless ? 0 : 1);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -187,8 +208,10 @@ int main(int argc, char **argv)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
         if (app.link()->received() < unsigned(opt.snapshots) && headless) {
-            std::fprintf(stderr, "arenascope-viewer: no snapshot from %s within %.1f s (%s)\n", opt.connect.c_str(),
-                         opt.wait_snapshot, app.link()->last_error().c_str());
+            const std::string why = app.link()->last_error();
+            std::fprintf(stderr, "arenascope-viewer: %u of %d snapshot(s) from %s within %.1f s%s%s\n",
+                         app.link()->received(), opt.snapshots, opt.connect.c_str(), opt.wait_snapshot,
+                         why.empty() ? "" : ": ", why.c_str());
         }
     }
 

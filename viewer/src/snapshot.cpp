@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -152,6 +153,10 @@ Band band(const json &v, const std::string &path)
     b.measured = boolean(v, "measured", path);
     b.intact_bytes = opt_u64(v, "intact_bytes", path);
     b.touched = touched(v, "touched", path);
+    if ((b.intact_bytes && *b.intact_bytes > b.size_bytes) ||
+        (b.touched && (b.touched->offset > b.size_bytes || b.touched->size_bytes > b.size_bytes - b.touched->offset))) {
+        throw LoadError{fmt::format("{}: intact or touched bytes do not fit its {} B", path, b.size_bytes)};
+    }
     return b;
 }
 
@@ -169,7 +174,11 @@ Region region(const json &v, const std::string &path, const Arena &a)
     r.offset = u64(v, "offset", path);
     r.address = u64(v, "address", path);
     r.size_bytes = u64(v, "size_bytes", path);
-    if (r.offset > a.size_bytes || r.size_bytes > a.size_bytes) {
+    if (r.address != a.base_addr + r.offset) {
+        throw LoadError{fmt::format("{}: address {:#x} is not the arena base {:#x} + offset {}", path, r.address,
+                                    a.base_addr, r.offset)};
+    }
+    if (r.offset > a.size_bytes || r.size_bytes > a.size_bytes - r.offset) {
         throw LoadError{fmt::format("{}: +{} ({} B) is outside the arena's {} B", path, r.offset, r.size_bytes,
                                     a.size_bytes)};
     }
@@ -209,6 +218,10 @@ Arena arena(const json &v, const std::string &path)
     if (a.size_bytes == 0 || a.size_bytes > (1ull << 32)) {
         throw LoadError{fmt::format("{}.size_bytes: {} B is not an arena size", path, a.size_bytes)};
     }
+    if (a.base_addr > UINT64_MAX - a.size_bytes) {
+        throw LoadError{fmt::format("{}: base {:#x} + size {} B runs past the end of the address space", path,
+                                    a.base_addr, a.size_bytes)};
+    }
     a.head_bytes = u64(v, "head_bytes", path);
     a.temp_bytes = u64(v, "temp_bytes", path);
     a.tail_offset = u64(v, "tail_offset", path);
@@ -216,6 +229,10 @@ Arena arena(const json &v, const std::string &path)
     if (a.head_bytes > a.size_bytes || a.temp_bytes > a.size_bytes || a.tail_offset > a.size_bytes) {
         throw LoadError{fmt::format("{}: head {}, temp {} or tail {} is beyond the arena's {} B", path, a.head_bytes,
                                     a.temp_bytes, a.tail_offset, a.size_bytes)};
+    }
+    if (a.temp_bytes < a.head_bytes || a.tail_bytes != a.size_bytes - a.tail_offset) {
+        throw LoadError{fmt::format("{}: temp {} below head {}, or tail_bytes {} not size - tail_offset", path,
+                                    a.temp_bytes, a.head_bytes, a.tail_bytes)};
     }
     a.alignment_bytes = u64(v, "alignment_bytes", path);
     a.tflm_figures = boolean(v, "tflm_figures", path);
@@ -226,7 +243,16 @@ Arena arena(const json &v, const std::string &path)
     a.minimum_arena_bytes = opt_u64(v, "minimum_arena_bytes", path);
     a.headroom_is_upper_estimate = boolean(v, "headroom_is_upper_estimate", path);
     a.free_band = band(member(v, "free_band", path), path + ".free_band");
+    if (a.free_band.present && (a.free_band.low_addr < a.base_addr ||
+                                a.free_band.high_addr > a.base_addr + a.size_bytes)) {
+        throw LoadError{fmt::format("{}.free_band: {:#x}-{:#x} is outside the arena", path, a.free_band.low_addr,
+                                    a.free_band.high_addr)};
+    }
     a.damage = touched(v, "damage", path);
+    if (a.damage && (a.damage->offset > a.size_bytes || a.damage->size_bytes > a.size_bytes - a.damage->offset)) {
+        throw LoadError{fmt::format("{}.damage: +{} ({} B) is outside the arena", path, a.damage->offset,
+                                    a.damage->size_bytes)};
+    }
     const json &regions = array(v, "regions", path, kMaxRegions);
     a.regions.reserve(regions.size());
     for (std::size_t i = 0; i < regions.size(); i++) {
@@ -250,6 +276,24 @@ Arena arena(const json &v, const std::string &path)
     }
     a.plan.lower_bound_bytes = u64(plan, "lower_bound_bytes", pp);
     a.plan.lower_bound_scope = static_cast<int>(u64(plan, "lower_bound_scope", pp));
+    uint64_t head_regions = 0;  // no scope can hold more live bytes than all head regions together
+    for (const Region &r : a.regions) {
+        if (r.kind == "tensor" || r.kind == "scratch") head_regions += r.size_bytes;
+        if (r.last_use && *r.last_use >= a.plan.scopes) {
+            throw LoadError{fmt::format("{}.regions[{}]: last_use {} is past the plan's {} scopes", path, r.index,
+                                        *r.last_use, a.plan.scopes)};
+        }
+    }
+    for (std::size_t i = 0; i < a.plan.live_bytes.size(); i++) {
+        if (a.plan.live_bytes[i] > head_regions) {
+            throw LoadError{fmt::format("{}.live_bytes[{}]: {} B, more than all head regions together ({} B)", pp, i,
+                                        a.plan.live_bytes[i], head_regions)};
+        }
+    }
+    if (a.plan.lower_bound_bytes > head_regions) {
+        throw LoadError{fmt::format("{}.lower_bound_bytes: {} B, more than all head regions together ({} B)", pp,
+                                    a.plan.lower_bound_bytes, head_regions)};
+    }
     return a;
 }
 
@@ -294,6 +338,14 @@ Snapshot snapshot(const json &root)
     s.stack.sp = opt_u64(st, "sp", "$.stack");
     s.stack.hwm_addr = opt_u64(st, "hwm_addr", "$.stack");
     s.stack.peak_bytes = opt_u64(st, "peak_bytes", "$.stack");
+    if (auto it = st.find("peak_is_lower_bound"); it != st.end() && it->is_boolean()) {
+        s.stack.peak_is_lower_bound = it->get<bool>();
+    }
+    if (s.stack.hwm_addr && (*s.stack.hwm_addr > s.stack.high_addr ||
+                             (*s.stack.hwm_addr < s.stack.low_addr && !s.stack.peak_is_lower_bound))) {
+        throw LoadError{fmt::format("$.stack.hwm_addr: {:#x} is outside the stack {:#x}-{:#x}", *s.stack.hwm_addr,
+                                    s.stack.low_addr, s.stack.high_addr)};
+    }
     s.stack.arena_end_addr = opt_u64(st, "arena_end_addr", "$.stack");
     s.stack.room_bytes = opt_u64(st, "room_bytes", "$.stack");
     s.stack.required_room_bytes = opt_u64(st, "required_room_bytes", "$.stack");
@@ -302,11 +354,18 @@ Snapshot snapshot(const json &root)
     s.stack.rule_factor = number(st, "rule_factor", "$.stack");
     s.guard = band(member(root, "guard", path), "$.guard");
     const json &checks = array(root, "checks", path, kMaxChecks);
+    auto verdict = [](const std::string &v, const std::string &p) {
+        if (v != "PASS" && v != "WARN" && v != "FAIL") {
+            throw LoadError{fmt::format("{}: verdict \"{}\" is not PASS, WARN or FAIL", p, v)};
+        }
+        return v;
+    };
     for (std::size_t i = 0; i < checks.size(); i++) {
         const std::string p = fmt::format("$.checks[{}]", i);
-        s.checks.push_back({string(checks[i], "rule", p), string(checks[i], "verdict", p), string(checks[i], "reason", p)});
+        s.checks.push_back({string(checks[i], "rule", p), verdict(string(checks[i], "verdict", p), p + ".verdict"),
+                            string(checks[i], "reason", p)});
     }
-    s.verdict = string(root, "verdict", path);
+    s.verdict = verdict(string(root, "verdict", path), "$.verdict");
     return s;
 }
 
@@ -337,6 +396,19 @@ LoadResult parse_snapshot(std::string_view json_text)
 
 LoadResult load_snapshot_file(const std::string &path)
 {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) {
+        return {std::nullopt, fmt::format("{}: no such file", path)};
+    }
+    if (!std::filesystem::is_regular_file(status)) {
+        return {std::nullopt, fmt::format("{}: not a regular file (a snapshot is a JSON file)", path)};
+    }
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxSnapshotBytes) {
+        return {std::nullopt, fmt::format("{}: {} bytes, more than the {} MiB a snapshot may have", path, size,
+                                          kMaxSnapshotBytes >> 20)};
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         return {std::nullopt, fmt::format("{}: cannot open the file", path)};
@@ -344,6 +416,19 @@ LoadResult load_snapshot_file(const std::string &path)
     std::ostringstream text;
     text << in.rdbuf();
     return run(text.str(), path);
+}
+
+std::optional<bool> parse_state_message(std::string_view line)
+{
+    try {
+        json msg = json::parse(line.begin(), line.end());
+        if (msg.is_object() && msg.value("type", "") == "state" && msg.value("version", 0) == 1 &&
+            msg.contains("running") && msg["running"].is_boolean()) {
+            return msg["running"].get<bool>();
+        }
+    } catch (const std::exception &) {
+    }
+    return std::nullopt;
 }
 
 LoadResult parse_stream_message(std::string_view line)

@@ -73,6 +73,7 @@ struct Stack {
     std::optional<uint64_t> sp, hwm_addr, peak_bytes, arena_end_addr, room_bytes, required_room_bytes;
     std::string source;
     bool overflowed = false;
+    bool peak_is_lower_bound = false;  // the stack went through the guard band: peak is a minimum
     double rule_factor = 1.5;
 };
 
@@ -81,6 +82,7 @@ struct Check {
 };
 
 struct Snapshot {
+    bool running = false;  // live: the target runs again since this snapshot (set by the link)
     int version = 0;
     std::string elf, located_by, time;
     uint64_t descriptor_address = 0;
@@ -106,5 +108,8 @@ LoadResult parse_snapshot(std::string_view json_text);
 LoadResult load_snapshot_file(const std::string &path);
 // One line of the live stream: {"type":"snapshot","version":1,"snapshot":{...}}.
 LoadResult parse_stream_message(std::string_view line);
+// A state line {"type":"state","version":1,"running":true|false}: the running flag, or nothing
+// if the line is not a valid state message.
+std::optional<bool> parse_state_message(std::string_view line);
 
 }  // namespace arenascope
