@@ -361,11 +361,10 @@ def _push(verify=True):
 
 
 def _on_stop(_event):
-    server = _LIVE["server"]
-    if server is None:
-        return
-    if server.clients == 0:
-        server.stale = True  # nobody watches: read the target only when a viewer connects
+    # A snapshot at every stop, watched or not: a viewer that connects later gets this stop's
+    # (building it on demand would mean gdb.post_event from the server thread, which GDB runs
+    # only when idle and which crashed GDB 13 at exit when still pending).
+    if _LIVE["server"] is None:
         return
     try:
         _push()
@@ -381,13 +380,11 @@ def _on_cont(_event):
         server.broadcast(live.state_message(True), keep=False)
 
 
-def _push_posted():
-    """Runs on GDB's thread (gdb.post_event) when a viewer connects after a stop nobody saw."""
-    try:
-        check_readable()
-        _push()
-    except Exception:  # pylint: disable=broad-except
-        pass  # running, or nothing to read yet: the next stop sends one
+def _on_exit(_event):
+    server = _LIVE["server"]
+    if server is not None:
+        server.close()  # stop the accept thread before Python shuts down
+        _LIVE["server"] = None
 
 
 def _viewer_path():
@@ -695,10 +692,11 @@ Usage: arena view [--port N] [--no-launch] [--wait SECONDS] [--stop]
             server = _LIVE["server"] = None
         if server is None:
             server = _LIVE["server"] = live.SnapshotServer(port)
-            server.on_stale_connect = lambda: gdb.post_event(_push_posted)
         if not _LIVE["hooked"]:
             gdb.events.stop.connect(_on_stop)
             gdb.events.cont.connect(_on_cont)
+            if hasattr(gdb.events, "gdb_exiting"):
+                gdb.events.gdb_exiting.connect(_on_exit)
             _LIVE["hooked"] = True
         where = f"127.0.0.1:{server.port}"
         gdb.write(f"arena view: serving snapshots on {where} (every stop, and `arena refresh`)\n")

@@ -44,8 +44,6 @@ class SnapshotServer:
         self._clients = []
         self._lock = threading.Lock()
         self._last = None
-        self.stale = False          # the target stopped since _last was built: do not hand it out
-        self.on_stale_connect = None  # called (from the accept thread) when a viewer connects then
         self.connected = threading.Event()
         self._closed = False
         threading.Thread(target=self._accept, name="arenascope-live", daemon=True).start()
@@ -61,12 +59,10 @@ class SnapshotServer:
                 return
             conn.settimeout(SEND_TIMEOUT_S)
             with self._lock:
-                last = None if self.stale else self._last
+                last = self._last
                 self._clients.append(conn)
             if last:
                 self._send(conn, last)
-            elif self.stale and self.on_stale_connect:
-                self.on_stale_connect()  # a fresh snapshot is built on GDB's thread
             self.connected.set()
 
     def _send(self, conn, line):
@@ -91,7 +87,6 @@ class SnapshotServer:
         with self._lock:
             if keep:
                 self._last = line
-                self.stale = False
             clients = list(self._clients)
         return sum(self._send(c, line) for c in clients)
 

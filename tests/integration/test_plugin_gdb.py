@@ -316,3 +316,27 @@ def test_colour_follows_gdb_styling_and_narrow_maps_keep_the_head():
     assert "\x1b[" not in text  # batch output to a pipe: GDB styling is off
     bar = text.split("[")[1].split("]")[0]
     assert bar.startswith("T") and "t" in bar, bar
+
+
+def test_live_link_gives_a_late_viewer_the_latest_stop_and_says_when_the_target_runs():
+    import socket as socketlib
+    with socketlib.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = (f"python import socket, json; C = socket.create_connection(('127.0.0.1', {port})); "
+              "C.settimeout(10); B = b''\n")
+    read_one = ("python exec(\"while B.count(b'\\\\n') < N: B += C.recv(1 << 20)\"); "
+                "L = B.split(b'\\n'); print('MSG', [json.loads(l).get('type') for l in L[:N]], "
+                "[json.loads(l)['snapshot']['state']['invokes'] for l in L[:N] if b'snapshot' in l[:40]], "
+                "[json.loads(l)['snapshot']['verdict'] for l in L[:N] if b'snapshot' in l[:40]])")
+    text = on_qemu(["break demo_invoke_done if invokes == 2", "continue", "delete",
+                    f"arena view --no-launch --port {port}", "set var demo_scenario = 2",
+                    "break demo_invoke_done if invokes == 3", "continue",   # nobody watches this stop
+                    client.strip(), "python N = 1", read_one,
+                    "delete", "break demo_invoke_done if invokes == 4",
+                    "continue",                                              # the viewer hears: running, then a stop
+                    "python N = 3", read_one], invokes=1)
+    msgs = [l for l in text.splitlines() if l.startswith("MSG")]
+    assert msgs[0] == "MSG ['snapshot'] [3] ['FAIL']", text      # the stop it missed, not invoke 2's PASS
+    assert msgs[1] == "MSG ['snapshot', 'state', 'snapshot'] [3, 4] ['FAIL', 'FAIL']", text
+    assert "Fatal signal" not in text
