@@ -52,6 +52,21 @@ def main():
     print(f"  flash (text+data): {flash:4d} bytes   budget {FLASH_BUDGET} bytes   {'ok' if ok_flash else 'OVER'}")
     print(f"  RAM   (data+bss):  {ram:4d} bytes   budget {RAM_BUDGET} bytes   {'ok' if ok_ram else 'OVER'}"
           f"   plus {REGION_BYTES} bytes a region in the caller's table")
+    fault_lib = build / "target_agent" / "libarenascope_fault.a"
+    if fault_lib.exists():
+        out = subprocess.run(["arm-none-eabi-size", "-B", str(fault_lib)], capture_output=True, text=True).stdout
+        frows = []
+        for line in out.splitlines()[1:]:
+            text, data, bss, _dec, _hex, name = line.split(None, 5)
+            frows.append((re.sub(r" \(ex .*\)$", "", name), int(text), int(data), int(bss)))
+        fflash = sum(t + d for _, t, d, _ in frows)
+        record = 100  # arenascope_fault_record_t, in .noinit (arm-none-eabi-size counts it as data/bss by section)
+        fram = sum(d + b for _, _, d, b in frows)
+        print("fault capture (HardFault post-mortem, optional; not in the budget above):")
+        for name, text, data, bss in frows:
+            print(f"  {name:34} {text:6d} {data:6d} {bss:6d}")
+        print(f"  flash: {fflash} bytes; RAM: {fram} bytes (the {record}-byte record in .noinit and the "
+              "recording flag), plus 4 bytes a region in the checksum table")
     demo = build / "demo_fw.elf"
     if demo.exists():
         nm = subprocess.run(["arm-none-eabi-nm", "-S", str(demo)], capture_output=True, text=True).stdout

@@ -42,17 +42,18 @@ const arenascope_region_t demo_head_plan[DEMO_HEAD_REGIONS] = {
 
 #define P ARENASCOPE_KIND_PERSISTENT
 #define M ARENASCOPE_KIND_METADATA
+#define I ARENASCOPE_REGION_IMMUTABLE /* TFLM's bookkeeping does not change after allocation */
 #define V ARENASCOPE_REGION_VARIABLE
 #define NONE ARENASCOPE_ID_NONE
 
 /* Sizes: RecordingMicroAllocator lines, arm_m4 build; the last item takes what is left of
  * tail_bytes (7380), so the tail ends exactly where TFLM's does. */
 const demo_tail_item_t demo_tail_plan[DEMO_TAIL_ITEMS] = {
-    {224, 4, NONE, M, 0, "allocator objects (arena allocator, planner, MicroAllocator, ...)"},
-    {648, 4, NONE, M, 0, "TfLiteEvalTensor[54]"},
-    {480, 4, NONE, M, 0, "NodeAndRegistration[15]"},
+    {224, 4, NONE, M, I, "allocator objects (arena allocator, planner, MicroAllocator, ...)"},
+    {648, 4, NONE, M, I, "TfLiteEvalTensor[54]"},
+    {480, 4, NONE, M, I, "NodeAndRegistration[15]"},
     {740, 4, NONE, P, 0, "op data and builtin params"},
-    {56, 4, NONE, M, 0, "ScratchBufferHandle[14]"},
+    {56, 4, NONE, M, I, "ScratchBufferHandle[14]"},
     {512, 16, 4, P, V, "SVDF state, tensor 4"},
     {512, 16, 12, P, V, "SVDF state, tensor 12"},
     {512, 16, 20, P, V, "SVDF state, tensor 20"},
@@ -60,7 +61,7 @@ const demo_tail_item_t demo_tail_plan[DEMO_TAIL_ITEMS] = {
     {1024, 16, 36, P, V, "SVDF state, tensor 36"},
     {1024, 16, 41, P, V, "SVDF state, tensor 41"},
     {1024, 16, 46, P, V, "SVDF state, tensor 46"},
-    {0, 4, NONE, M, 0, "input/output TfLiteTensor + quantization (rest of the tail)"},
+    {0, 4, NONE, M, I, "input/output TfLiteTensor + quantization (rest of the tail)"},
 };
 
 const uint8_t demo_op_kind[DEMO_OP_COUNT] = {0, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1, 1, 2, 3, 0};

@@ -3,9 +3,12 @@
 
 #include <string.h>
 
+#include "arenascope/fault.h"
+
 volatile uint32_t demo_scenario;
 
 static arenascope_region_t region_table[DEMO_HEAD_REGIONS + DEMO_TAIL_ITEMS];
+static uint32_t region_checksums[DEMO_HEAD_REGIONS + DEMO_TAIL_ITEMS]; /* for the fault post-mortem */
 static arenascope_arena_t *arena_entry;
 static demo_node_t *nodes;
 static uint32_t overrun_bytes;
@@ -74,6 +77,8 @@ void demo_allocate(void)
      * planner uses all free space while it plans). */
     arenascope_arena_set_marks(arena_entry, DEMO_HEAD_BYTES, DEMO_HEAD_BYTES + DEMO_TEMP_BYTES, tail);
     arenascope_canary_fill(arena_entry);
+    arenascope_fault_protect(arena_entry, region_checksums,
+                             (uint16_t)(sizeof region_checksums / sizeof region_checksums[0]));
 }
 
 /* The one kernel behind every registration: reads the operator's inputs, fills and reads its

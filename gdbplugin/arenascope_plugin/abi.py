@@ -14,7 +14,7 @@ ID_NONE = 0xFFFF     # region id: no tensor
 USE_NONE = -1        # first/last use: not planned
 
 KINDS = {1: "tensor", 2: "scratch", 3: "persistent", 4: "metadata"}
-REGION_FLAGS = {0x01: "variable", 0x02: "input", 0x04: "output", 0x08: "offline"}
+REGION_FLAGS = {0x01: "variable", 0x02: "input", 0x04: "output", 0x08: "offline", 0x10: "immutable"}
 FLAG_MEASURED = 0x01
 ARENA_FLAG_TFLM = 0x01
 

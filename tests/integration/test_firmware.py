@@ -237,3 +237,47 @@ def test_stack_into_arena_overwrites_the_tail_and_the_next_invoke_faults():
     # The load is at 0x5A5A5A5A (unaligned); QEMU 7.2 reports the word address in BFAR.
     assert word(dump, "bfar") & ~3 == 0x5A5A5A58
     assert syms["__guard_start"] < syms["__StackLimit"]
+
+
+def fnv1a(data):
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def elf_function(name):
+    """(start, end) of a function from the ELF symbol table (thumb bit cleared)."""
+    from elftools.elf.elffile import ELFFile
+    with open(FIRMWARE, "rb") as f:
+        for s in ELFFile(f).get_section_by_name(".symtab").iter_symbols():
+            if s.name == name and s["st_info"]["type"] == "STT_FUNC":
+                return s["st_value"] & ~1, (s["st_value"] & ~1) + s["st_size"]
+    raise KeyError(name)
+
+
+def test_fault_record_after_a_bus_fault():
+    import struct
+    syms = elf_symbols(FIRMWARE)
+    dump, text, _ = run_to_invoke(1, after=["break arenascope_fault_hook", "set var demo_scenario = 3", "continue"],
+                                  reads=[("rec", "&arenascope_fault_record", 100),
+                                         ("desc", "&arenascope_descriptor", DESC_BYTES)])
+    assert dump["frame"] == "arenascope_fault_hook", text
+    rec = bytes.fromhex(dump["mem"]["rec"])
+    (magic, version, size, boots, faults, fault_boot, flags, exc_return, sp, cfsr, hfsr, mmfar, bfar, shcsr,
+     icsr) = struct.unpack_from("<IHHIIIIIIIIIIII", rec, 0)
+    frame = struct.unpack_from("<8I", rec, 56)
+    checksums_addr, checksum_count, _reserved, checksum = struct.unpack_from("<IHHI", rec, 88)
+    assert magic == 0x544C4641 and version == 1 and size == 100
+    assert checksum == fnv1a(rec[4:96])
+    assert (boots, faults, fault_boot) == (1, 1, 1)          # this boot's fault
+    assert cfsr == PRECISERR | BFARVALID and bfar == 0xF0000000
+    assert exc_return == 0xFFFFFFF9                          # thread mode, MSP, basic frame (ARMv7-M B1.5.8)
+    assert flags == 0x01                                     # frame copied; MSP; no FP context
+    assert icsr & 0x1FF == 5                                 # VECTACTIVE: BusFault is exception 5
+    lo, hi = elf_function("provoke")
+    assert lo <= frame[6] < hi, f"stacked PC {frame[6]:#x} not in provoke {lo:#x}-{hi:#x}"
+    assert sp >= syms["__StackLimit"] and sp < syms["__StackTop"]
+    assert checksums_addr == syms["region_checksums"] and checksum_count == 43
+    d = decode("descriptor", bytes.fromhex(dump["mem"]["desc"]), 4)
+    assert d["fault_record_addr"] == syms["arenascope_fault_record"]

@@ -174,7 +174,8 @@ def test_running_target_is_refused_in_all_stop():
     (["set var arenascope_descriptor.arena[0].region_count = 60000"], "region_count 60000 with capacity 43"),
     (["set var arenascope_descriptor.arena[0].regions_addr = 0x10000000"], "outside the RAM ranges"),
     (["set var arenascope_descriptor.arena[0].head_bytes = 99999"], "head_bytes 99999 is beyond the arena"),
-    (["set arena descriptor-address &tensor_arena"], "no arenascope descriptor at 0x20000350: magic is b'"),
+    (["set arena descriptor-address &tensor_arena"], f"no arenascope descriptor at "
+                                                      f"{elf_symbols(FIRMWARE)['tensor_arena']:#x}: magic is b'"),
     (["set arena descriptor-address 0xF0000000"], "cannot read 16 B at 0xf0000000"),
     (["set arena descriptor-address nosuchsymbol"], "cannot evaluate 'nosuchsymbol' as an address"),
     (["set arena scan-range 0x20000000"], "set arena scan-range: '0x20000000': expected 'START END'"),
@@ -282,10 +283,11 @@ def test_elf_removed_from_disk_is_harmless():
 
 
 def test_after_the_stack_ran_into_the_arena_every_command_tells_it():
+    syms = elf_symbols(FIRMWARE)
     text = on_qemu(["break BusFault_Handler", "set var demo_scenario = 1", "continue", "arena info", "arena stack",
-                    "arena whereis 0x20003450"])
+                    f"arena whereis {syms['__StackLimit']:#x}"])
     assert "the agent's last measurement is stale" in text
-    assert "guard band:               0x20003350-0x20003450, 0 B of 256 B intact" in text
+    assert f"guard band:               {syms['__guard_start']:#x}-{syms['__guard_end']:#x}, 0 B of 256 B intact" in text
     assert "peak depth:               >= 8448 B (8.2 KiB): past the 8192 B (8.0 KiB) stack and through the whole " \
            "guard band, into the arena below (OVERFLOW)" in text
     assert "never used so far" not in text

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "arenascope/agent.h"
+#include "arenascope/fault.h"
 #include "workload.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
@@ -69,7 +70,7 @@ static void idle(uint32_t n)
 
 /* Provokes the fault scenarios (workload.h). The configurable fault handlers are enabled at
  * boot; DEMO_HARD_FAULT turns them off first, so the bus fault escalates (HFSR.FORCED). */
-static void provoke(uint32_t scenario)
+static __attribute__((noinline)) void provoke(uint32_t scenario)
 {
     volatile uint32_t zero = 0u, one = 1u;
     void (*volatile null_fn)(void) = 0;
@@ -103,6 +104,7 @@ int main(void)
     uint32_t invokes = 0;
 
     arenascope_init(&__StackLimit, &__StackTop, &__guard_start, &__guard_end);
+    arenascope_fault_boot(); /* keep (and count) a fault record from an earlier boot, or start one */
     UART0_BAUDDIV = 16u;
     UART0_CTRL = 1u; /* TX enable */
     SCB_SHCSR |= SHCSR_FAULT_HANDLERS;

@@ -15,22 +15,32 @@ int main(void);
 void Reset_Handler(void);
 void demo_systick_isr(void);
 
-/* Fault handlers: each halts the core in its own function (a breakpoint target with a name
- * that says what happened) and sleeps, so a faulted guest does not spin a host core. The fault
- * post-mortem issue replaces these with the agent's fault capture. */
+/* Fault handlers: each fault vector has its own name (a breakpoint there stops at exception entry,
+ * LR = EXC_RETURN) and branches, touching no register, to the agent's fault capture, which records
+ * the fault and sleeps in arenascope_fault_hook, so a faulted guest does not spin a host core. */
+void arenascope_fault_handler(void);
 #define DEMO_FAULT_HANDLER(name)                                                                 \
-    __attribute__((noinline, used)) void name(void)                                               \
+    __attribute__((naked, used)) void name(void)                                                  \
     {                                                                                             \
-        for (;;) {                                                                                \
-            __asm__ volatile("wfi");                                                              \
-        }                                                                                         \
+        __asm__ volatile("b arenascope_fault_handler");                                           \
     }
-DEMO_FAULT_HANDLER(NMI_Handler)
 DEMO_FAULT_HANDLER(HardFault_Handler)
 DEMO_FAULT_HANDLER(MemManage_Handler)
 DEMO_FAULT_HANDLER(BusFault_Handler)
 DEMO_FAULT_HANDLER(UsageFault_Handler)
-DEMO_FAULT_HANDLER(Default_Handler)
+
+__attribute__((noinline, used)) void Default_Handler(void)
+{
+    for (;;) {
+        __asm__ volatile("wfi");
+    }
+}
+__attribute__((noinline, used)) void NMI_Handler(void)
+{
+    for (;;) {
+        __asm__ volatile("wfi");
+    }
+}
 
 __attribute__((section(".isr_vector"), used)) static void (*const vectors[16 + 32])(void) = {
     (void (*)(void))(uintptr_t)&__StackTop,

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "arenascope/agent.h"
+#include "arenascope/fault.h"
 #include "arenascope_port.h"
 #include "workload.h"
 
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
         }
     }
     arenascope_init(ram.stack, ram.stack + sizeof ram.stack, ram.guard, ram.guard + sizeof ram.guard);
+    arenascope_fault_boot();
     pthread_attr_init(&attr);
     pthread_attr_setstack(&attr, ram.stack, sizeof ram.stack);
     if (pthread_create(&thread, &attr, inference_thread, NULL) != 0) {

@@ -73,6 +73,8 @@ extern "C" {
 #define ARENASCOPE_REGION_MODEL_INPUT 0x02u     /* one of subgraph 0's inputs                     */
 #define ARENASCOPE_REGION_MODEL_OUTPUT 0x04u    /* one of subgraph 0's outputs                    */
 #define ARENASCOPE_REGION_OFFLINE_PLANNED 0x08u /* offset came from "OfflineMemoryAllocation"     */
+#define ARENASCOPE_REGION_IMMUTABLE 0x10u       /* bytes never change after allocation: checksummed */
+                                                /* for the fault post-mortem (arenascope/fault.h)   */
 
 /* Descriptor flags (arenascope_descriptor_t.flags). */
 #define ARENASCOPE_FLAG_MEASURED 0x01u      /* the bands' touched_lo/hi hold a measurement      */
