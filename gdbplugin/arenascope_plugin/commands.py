@@ -11,13 +11,13 @@ import traceback
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, analysis, live, render, snapshot, style
+from . import abi, analysis, fault, live, render, snapshot, style
 from .decode import MAX_STACK_BYTES, DecodeError
 from .locate import NotFoundError, locate, scan
 from .reader import MemoryReadError
 from .session import DescriptorSession, TornReadError
 from .target import (_SIDE_EFFECT, STACK_SYMBOLS, GdbReader, TargetError, batch_mode, check_readable, elf_ram_ranges, parse_address,
-                     register,
+                     register, where,
                      stack_symbols, symbol_address)
 
 EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError, live.LiveError)
@@ -434,6 +434,7 @@ Commands (all read-only: they never write target memory or call target functions
   arena snapshot FILE     everything above as JSON (docs/snapshot-schema.md)
   arena view              open the live arena map window (the viewer), fed at every stop
   arena refresh           send the viewer a fresh snapshot now
+  arena fault             decode the last fault and say whether the stack or the arena did it
 Settings: `show arena` lists them; `set arena colour off` for plain output.
 Docs: docs/gdb-commands.md."""
 
@@ -658,6 +659,187 @@ Usage: arena snapshot FILE"""
                   f"{sum(len(a.regions) for a in ctx.desc.arenas)} regions, verdict {snap['verdict']})\n")
 
 
+SCB = {"icsr": 0xE000ED04, "shcsr": 0xE000ED24, "cfsr": 0xE000ED28, "hfsr": 0xE000ED2C, "mmfar": 0xE000ED34,
+       "bfar": 0xE000ED38}
+
+
+def _u32(reader, addr):
+    return int.from_bytes(reader.read(addr, 4), "little")
+
+
+def _live_fault(reader):
+    """The fault the core is handling now (halted in a fault handler), from its registers, or None.
+    EXC_RETURN is in LR only until the handler saves it: after that it is reported unknown."""
+    xpsr = register("xpsr")
+    active = (xpsr & 0x1FF) if xpsr is not None else _u32(reader, SCB["icsr"]) & 0x1FF
+    if active not in fault.EXCEPTIONS:
+        return None
+    regs = {k: _u32(reader, a) for k, a in SCB.items()}
+    lr = register("lr")
+    exc = lr if lr is not None and fault.ExcReturn(lr).valid else None
+    frame_addr, note = None, ""
+    if exc is None:
+        note = ("EXC_RETURN is no longer in LR (the handler has run): stop at the handler's first instruction "
+                "(`break HardFault_Handler`) to see the stacked frame")
+    else:
+        er = fault.ExcReturn(exc)
+        frame_addr = register("psp") if er.psp else register("msp")
+        if frame_addr is None and not er.psp:
+            frame_addr = register("sp")  # at handler entry SP is MSP and nothing is pushed yet
+        if frame_addr is None:
+            note = "the frame is on PSP, which this GDB server does not expose (OpenOCD does)"
+    frame = None
+    if frame_addr is not None and not regs["cfsr"] & (1 << 4 | 1 << 12):
+        try:
+            frame = list(int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8))
+        except MemoryReadError as exc_:
+            note = f"the stacked frame is unreadable ({exc_})"
+    return fault.Fault(source="core registers (halted in the handler)", exception=fault.EXCEPTIONS[active],
+                       cfsr=regs["cfsr"], hfsr=regs["hfsr"],
+                       mmfar=regs["mmfar"] if regs["cfsr"] >> 7 & 1 else None,
+                       bfar=regs["bfar"] if regs["cfsr"] >> 15 & 1 else None,
+                       exc_return=exc, frame_addr=frame_addr, frame=frame, frame_note=note)
+
+
+def _damaged_regions(reader, desc, rec):
+    """Labels of the immutable regions whose bytes no longer match the checksum the agent took
+    after allocation (region checksums: target_agent/include/arenascope/fault.h)."""
+    if rec is None or not rec.checksums_addr or not desc or not desc.arenas:
+        return []
+    arena = desc.arenas[0]
+    n = min(rec.checksum_count, len(arena.regions))
+    table = reader.read(rec.checksums_addr, 4 * n)
+    out = []
+    for i in range(n):
+        want = int.from_bytes(table[4 * i:4 * i + 4], "little")
+        r = arena.regions[i]
+        if want and r.size and fault.fnv1a(reader.read(arena.base_addr + r.offset, r.size)) != want:
+            out.append(r)
+    return out
+
+
+def arena_verdict(ctx, f, damaged):
+    """The verdict in plain words, from the arena's point of view."""
+    out = []
+    desc, s = ctx.desc, ctx.stack
+    sp = f.pre_fault_sp if f else None
+    if s is not None and sp is not None and s.low <= sp <= s.high:
+        out.append(f"SP at the fault {sp:#x} was inside the stack ({s.high - sp} B in use)")
+    elif s is not None and sp is not None:
+        out.append("SP at the fault: " + "; ".join(analysis.whereis(desc, sp, s)) if desc else
+                   f"SP at the fault {sp:#x} is outside the stack {s.low:#x}-{s.high:#x}")
+    stack_in_arena = s is not None and s.peak_is_lower_bound
+    if stack_in_arena or damaged:
+        names = ", ".join(f"{analysis.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
+        out.append("VERDICT: the stack ran into the arena. " +
+                   (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten; " if
+                    stack_in_arena else "") +
+                   (f"the persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
+                   "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, "
+                   "node array, op data): the fault comes later, when that data is used. Give the stack at least "
+                   "1.5 x its peak before the arena's end, or move the arena away from the stack.")
+    free_damage = [c for c in analysis.checks(desc, s, ctx.figs) if c.rule == "canary" and c.verdict == "FAIL"] \
+        if desc else []
+    for c in free_damage:
+        out.append("VERDICT: something wrote past its buffer in the arena: " + c.reason)
+    addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
+    if addr is not None and desc:
+        out.append("the faulting address: " + "; ".join(analysis.whereis(desc, addr, s)))
+    if not stack_in_arena and not damaged and not free_damage and f is not None:
+        out.append("VERDICT: not the arena and not the stack: the arena's bands and checksums are intact and the "
+                   "stack stayed inside its bounds; the cause is the code at the stacked PC")
+    return out
+
+
+class FaultCommand(_Sub):
+    """Decode the last fault and say whether the stack or the arena did it.
+Works halted in a fault handler (with or without the agent: registers from the core) and after
+a reset (from the agent's fault record, which survives warm resets). Prints every set bit of
+CFSR and HFSR with its meaning, MMFAR/BFAR when valid, the stacked frame chosen by EXC_RETURN,
+the faulting PC and LR as function and file:line, then the verdict from the arena's point of
+view: the stack against the guard band and the arena, the persistent regions overwritten since
+allocation (the agent's checksums), canary damage, where the faulting address is.
+
+Usage: arena fault"""
+    sub = "fault"
+
+    def run(self, args):
+        check_readable()
+        reader = GdbReader()
+        rec, rec_note = None, ""
+        rec_addr = symbol_address("arenascope_fault_record")
+        try:
+            ctx = gather(verify=True)
+        except EXPECTED as exc:
+            ctx = Context()
+            ctx.note = str(exc)
+        if rec_addr is None and ctx.desc is not None and ctx.desc.fault_record_addr:
+            rec_addr = ctx.desc.fault_record_addr
+        if rec_addr is not None:
+            try:
+                rec = fault.decode_record(reader.read(rec_addr, 100), rec_addr)
+            except (fault.RecordError, MemoryReadError) as exc:
+                rec_note = str(exc)
+        live_f = _live_fault(reader)
+        f = None
+        if rec is not None and rec.fault_count and (live_f is None or rec.fault_boot == rec.boot_count):
+            f = fault.from_record(rec)
+            f.source = (f"the agent's fault record at {rec_addr:#x} (this boot, fault {rec.fault_count})"
+                        if rec.fault_boot == rec.boot_count else
+                        f"the agent's fault record at {rec_addr:#x}, from boot {rec.fault_boot} "
+                        f"(this is boot {rec.boot_count}: the target has reset since)")
+        elif live_f is not None:
+            f = live_f
+            if rec is not None and rec.fault_count and rec.fault_boot != rec.boot_count:
+                f.source += f"; the agent's record holds an older fault from boot {rec.fault_boot}"
+        if f is None:
+            lines = ["arena fault: no fault: the core is not in a fault handler, and " +
+                     (rec_note or ("the agent's record has no fault this boot" if rec else
+                                   "there is no agent fault record (arenascope_fault_record)"))]
+            if ctx.desc is not None:
+                lines += [l for l in arena_verdict(ctx, None, _damaged_regions(reader, ctx.desc, rec))
+                          if l.startswith("VERDICT")]
+            _write(lines)
+            return
+        _write(self.report(f, ctx, _damaged_regions(reader, ctx.desc, rec) if ctx.desc else []))
+
+    @staticmethod
+    def report(f, ctx, damaged):
+        out = [style.paint(f"{f.exception or 'fault'}: from {f.source}", "title")]
+        bits = fault.cfsr_lines(f.cfsr) + fault.hfsr_lines(f.hfsr)
+        out += ["  " + b for b in bits] or ["  no fault status bits set"]
+        out.append(f"  CFSR {f.cfsr:#010x}  HFSR {f.hfsr:#010x}")
+        if f.mmfar is not None:
+            out.append(f"  MMFAR {f.mmfar:#010x} (valid)")
+        if f.bfar is not None:
+            out.append(f"  BFAR  {f.bfar:#010x} (valid)")
+        elif f.cfsr >> 10 & 1:
+            out.append("  BFAR not valid: imprecise bus error")
+        if f.exc_return is not None:
+            out.append("  EXC_RETURN " + fault.ExcReturn(f.exc_return).describe())
+        else:
+            out.append("  EXC_RETURN unknown")
+        if f.frame:
+            regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(fault.FRAME_NAMES, f.frame))
+            out.append(f"  stacked frame at {f.frame_addr:#x}: {regs}")
+            if f.frame[7] >> 9 & 1:
+                out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
+            out.append(f"  faulting PC: {where(f.pc)}")
+            out.append(f"  LR:          {where(f.frame[5])}")
+        if f.frame_note:
+            out.append("  " + f.frame_note)
+        out += ["  cause: " + c for c in fault.cause_lines(f)]
+        if ctx.desc is not None and "the target has reset since" in f.source:
+            out.append("  the arena and the stack in memory are this boot's (re-filled and re-painted at reset): "
+                       "only the registers and the frame above are the fault's")
+            out += ["  " + v for v in arena_verdict(ctx, f, damaged) if v.startswith("the faulting address")]
+        elif ctx.desc is not None:
+            out += ["  " + v for v in arena_verdict(ctx, f, damaged)]
+        else:
+            out.append(f"  no arena verdict: {ctx.note}")
+        return out
+
+
 class ViewCommand(_Sub):
     """Open the live arena map window, fed a snapshot at every stop.
 Serves snapshots on a loopback port and starts the viewer.
@@ -747,7 +929,7 @@ def register_all():
     _register_settings()
     ArenaPrefix()
     for cls in (InfoCommand, MapCommand, RegionsCommand, PlanCommand, StackCommand, CheckCommand, WhereisCommand,
-                SnapshotCommand, ViewCommand, RefreshCommand):
+                SnapshotCommand, ViewCommand, RefreshCommand, FaultCommand):
         cls()
     gdb.events.new_objfile.connect(_forget)
     gdb.events.exited.connect(_forget)

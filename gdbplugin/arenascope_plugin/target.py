@@ -150,3 +150,24 @@ def stack_symbols():
         if lo is not None and hi is not None and hi > lo:
             return lo, hi, f"{low}/{high}"
     return None
+
+
+def where(pc):
+    """'address in function at file:line' for a code address: the name from the ELF's symbol
+    table (what the linker put there; DWARF ranges of discarded code can claim low addresses),
+    the line from the line table. PC 0 is said to be a null pointer."""
+    if pc is None:
+        return "unknown"
+    pc &= ~1
+    if pc == 0:
+        return "0x0: a null pointer, no code there"
+    name = None
+    try:
+        text = gdb.execute(f"info symbol {pc:#x}", to_string=True).strip()
+        if not text.startswith("No symbol"):
+            name = text.split(" in section")[0]
+    except gdb.error:
+        pass
+    line = gdb.find_pc_line(pc)
+    loc = f"{line.symtab.filename}:{line.line}" if line.symtab is not None and line.line else "no line information"
+    return f"{pc:#x} in {name or '??'} at {loc}"

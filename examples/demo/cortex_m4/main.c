@@ -34,6 +34,22 @@ uint8_t *const demo_arena = tensor_arena;
 
 static volatile uint32_t ticks;
 
+/* Set from GDB (`set var demo_reset_after_fault = 1`) to reset the core after the agent has
+ * recorded a fault, as a watchdog would: the record in .noinit survives, and `arena fault`
+ * reads it after the reboot. */
+volatile uint32_t demo_reset_after_fault;
+
+void arenascope_fault_hook(const arenascope_fault_record_t *record)
+{
+    (void)record;
+    if (demo_reset_after_fault) {
+        REG(0xE000ED0Cu) = 0x05FA0004u; /* AIRCR: VECTKEY | SYSRESETREQ (ARMv7-M ARM B3.2.6) */
+    }
+    for (;;) {
+        __asm__ volatile("wfi");
+    }
+}
+
 void demo_systick_isr(void)
 {
     ticks++;

@@ -53,11 +53,3 @@ __attribute__((naked)) void arenascope_fault_handler(void)
                      "mov   r1, lr\n"
                      "b     arenascope_port_fault_c\n");
 }
-
-__attribute__((weak)) void arenascope_fault_hook(const arenascope_fault_record_t *record)
-{
-    (void)record;
-    for (;;) {
-        __asm__ volatile("wfi"); /* sleep: a debugger can attach, a watchdog can reset */
-    }
-}

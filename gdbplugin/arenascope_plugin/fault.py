@@ -1,0 +1,207 @@
+"""Fault decoding (pure Python, no gdb): the fault status registers bit by bit, EXC_RETURN, the
+stacked frame, and the verdict from the arena's point of view.
+
+Sources: ARMv7-M Architecture Reference Manual B3.2.15 (CFSR = MMFSR | BFSR << 8 | UFSR << 16),
+B3.2.16 (HFSR), B3.2.17/18 (MMFAR/BFAR), B1.5.6-B1.5.8 (exception entry, the stacked frame,
+EXC_RETURN); Cortex-M4 TRM (FP extended frame, lazy stacking). The agent's fault record is
+target_agent/include/arenascope/fault.h.
+"""
+import struct
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+# (bit, name, one line of meaning)
+CFSR_BITS = [
+    (0, "IACCVIOL", "instruction fetch from an address the MPU or the memory map does not allow to execute"),
+    (1, "DACCVIOL", "data access to an address the MPU does not allow (MMFAR has it when MMARVALID)"),
+    (3, "MUNSTKERR", "MemManage fault while unstacking an exception return"),
+    (4, "MSTKERR", "MemManage fault while stacking the exception frame: the stack pointer itself was bad"),
+    (5, "MLSPERR", "MemManage fault during lazy floating-point state preservation"),
+    (7, "MMARVALID", "MMFAR holds the faulting address"),
+    (8, "IBUSERR", "bus error on an instruction fetch"),
+    (9, "PRECISERR", "precise data bus error: BFAR holds the address, the stacked PC is the faulting instruction"),
+    (10, "IMPRECISERR", "imprecise data bus error (a buffered write failed later): the stacked PC is after the "
+                        "faulting instruction and BFAR is not valid"),
+    (11, "UNSTKERR", "bus fault while unstacking an exception return"),
+    (12, "STKERR", "bus fault while stacking the exception frame: the stack pointer pointed at no memory"),
+    (13, "LSPERR", "bus fault during lazy floating-point state preservation"),
+    (15, "BFARVALID", "BFAR holds the faulting address"),
+    (16, "UNDEFINSTR", "undefined instruction"),
+    (17, "INVSTATE", "invalid state: a branch to an address with bit 0 clear (ARM state), e.g. through a null "
+                     "or corrupted function pointer"),
+    (18, "INVPC", "invalid EXC_RETURN on exception return"),
+    (19, "NOCP", "coprocessor (FPU) access while it is disabled (CPACR)"),
+    (24, "UNALIGNED", "unaligned access with CCR.UNALIGN_TRP set"),
+    (25, "DIVBYZERO", "integer divide by zero with CCR.DIV_0_TRP set"),
+]
+HFSR_BITS = [
+    (1, "VECTTBL", "bus fault reading the vector table"),
+    (30, "FORCED", "a configurable fault (MemManage, BusFault, UsageFault) escalated to HardFault: its handler "
+                   "is disabled, or the fault happened at a priority that could not take it"),
+    (31, "DEBUGEVT", "debug event while halting debug is off"),
+]
+GROUP = {range(0, 8): "MMFSR", range(8, 16): "BFSR", range(16, 32): "UFSR"}
+EXCEPTIONS = {3: "HardFault", 4: "MemManage", 5: "BusFault", 6: "UsageFault"}
+FRAME_NAMES = ["r0", "r1", "r2", "r3", "r12", "lr", "pc", "xpsr"]
+RECORD_MAGIC = 0x544C4641
+FLAG_FRAME_COPIED, FLAG_PSP, FLAG_EXTENDED, FLAG_LAZY_FP, FLAG_NESTED = 1, 2, 4, 8, 16
+
+
+def fnv1a(data):
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def group_of(bit):
+    return next(g for r, g in GROUP.items() if bit in r)
+
+
+def cfsr_lines(cfsr):
+    return [f"CFSR.{group_of(b)}.{name} (bit {b}): {meaning}" for b, name, meaning in CFSR_BITS if cfsr >> b & 1]
+
+
+def hfsr_lines(hfsr):
+    return [f"HFSR.{name} (bit {b}): {meaning}" for b, name, meaning in HFSR_BITS if hfsr >> b & 1]
+
+
+@dataclass
+class ExcReturn:
+    value: int
+
+    @property
+    def valid(self):
+        return self.value >> 24 == 0xFF and self.value & 0x1 == 1
+
+    @property
+    def psp(self):
+        return bool(self.value & 0x4)
+
+    @property
+    def thread_mode(self):
+        return bool(self.value & 0x8)
+
+    @property
+    def extended(self):
+        return not self.value & 0x10
+
+    def describe(self):
+        if not self.valid:
+            return f"{self.value:#010x} is not an EXC_RETURN value"
+        return (f"{self.value:#010x}: returns to {'thread' if self.thread_mode else 'handler'} mode, frame on the "
+                f"{'process (PSP)' if self.psp else 'main (MSP)'} stack, "
+                f"{'extended frame with FP registers (104 B)' if self.extended else 'basic frame (32 B)'}")
+
+
+@dataclass
+class Record:
+    """The agent's fault record (fault.h), decoded."""
+    boot_count: int
+    fault_count: int
+    fault_boot: int
+    flags: int
+    exc_return: int
+    sp: int
+    cfsr: int
+    hfsr: int
+    mmfar: int
+    bfar: int
+    shcsr: int
+    icsr: int
+    frame: List[int]
+    checksums_addr: int
+    checksum_count: int
+
+
+class RecordError(Exception):
+    pass
+
+
+def decode_record(data, address):
+    if len(data) < 100:
+        raise RecordError(f"fault record at {address:#x}: only {len(data)} bytes read")
+    magic, version, size = struct.unpack_from("<IHH", data, 0)
+    if magic != RECORD_MAGIC:
+        raise RecordError(f"no fault record at {address:#x} (magic {magic:#010x}): the agent has not recorded one, "
+                          "or arenascope_fault_boot has not run")
+    if version != 1 or size < 100:
+        raise RecordError(f"fault record at {address:#x}: version {version}, size {size} (this plugin reads 1, 100)")
+    if struct.unpack_from("<I", data, 96)[0] != fnv1a(data[4:96]):
+        raise RecordError(f"fault record at {address:#x}: checksum mismatch (half-written, or overwritten)")
+    f = struct.unpack_from("<IIIIIIIIIIII", data, 8)
+    frame = list(struct.unpack_from("<8I", data, 56))
+    checksums_addr, checksum_count = struct.unpack_from("<IH", data, 88)
+    return Record(*f, frame=frame, checksums_addr=checksums_addr, checksum_count=checksum_count)
+
+
+@dataclass
+class Fault:
+    """What is known of one fault, from the record or from the core."""
+    source: str                       # "agent record (this boot)", "agent record (boot N)", "core registers"
+    exception: Optional[str]
+    cfsr: int
+    hfsr: int
+    mmfar: Optional[int]
+    bfar: Optional[int]
+    exc_return: Optional[int]
+    frame_addr: Optional[int]
+    frame: Optional[List[int]]
+    frame_note: str = ""
+    nested: bool = False
+    lazy_fp: bool = False
+    pc_where: str = ""
+    lr_where: str = ""
+    verdict: List[str] = field(default_factory=list)
+
+    @property
+    def pc(self):
+        return self.frame[6] if self.frame else None
+
+    @property
+    def pre_fault_sp(self):
+        """SP before the exception: frame address + frame size (+4 when xPSR bit 9 says the core
+        aligned the frame to 8 bytes)."""
+        if self.frame_addr is None or self.exc_return is None:
+            return None
+        size = 104 if ExcReturn(self.exc_return).extended else 32
+        pad = 4 if self.frame and self.frame[7] >> 9 & 1 else 0
+        return self.frame_addr + size + pad
+
+
+def from_record(rec):
+    exc = EXCEPTIONS.get(rec.icsr & 0x1FF)
+    note = ""
+    if not rec.flags & FLAG_FRAME_COPIED:
+        note = "the frame was not stacked (MSTKERR/STKERR): no stacked registers"
+    elif rec.flags & FLAG_LAZY_FP:
+        note = "extended frame: FP space reserved, FP registers not written (lazy stacking pending)"
+    return Fault(source="", exception=exc, cfsr=rec.cfsr, hfsr=rec.hfsr,
+                 mmfar=rec.mmfar if rec.cfsr >> 7 & 1 else None, bfar=rec.bfar if rec.cfsr >> 15 & 1 else None,
+                 exc_return=rec.exc_return, frame_addr=rec.sp,
+                 frame=rec.frame if rec.flags & FLAG_FRAME_COPIED else None, frame_note=note,
+                 nested=bool(rec.flags & FLAG_NESTED), lazy_fp=bool(rec.flags & FLAG_LAZY_FP))
+
+
+def cause_lines(f):
+    """The plain-words cause from the bits and the frame."""
+    out = []
+    if f.cfsr >> 17 & 1 or (f.pc is not None and f.pc == 0):
+        if f.pc == 0 or (f.frame and f.frame[6] in (0, 1)):
+            out.append("a call through a null function pointer (PC 0)")
+        else:
+            out.append(f"a branch to {f.pc:#x} with bit 0 clear: a call through a null or corrupted function "
+                       "pointer, or a return to a corrupted address")
+    if f.cfsr >> 10 & 1:
+        out.append("an imprecise bus error: a buffered write failed after the instruction retired, so the stacked "
+                   "PC is a few instructions late and BFAR is not valid; to find the store, set "
+                   "ACTLR.DISDEFWBUF (disables the write buffer) and reproduce")
+    if f.cfsr & (1 << 4 | 1 << 12):
+        out.append("the exception frame could not be stacked: the stack pointer pointed outside the stack's memory "
+                   "(a stack overflow past usable RAM, or a corrupted SP)")
+    if f.hfsr >> 30 & 1:
+        out.append("escalated to HardFault (FORCED): enable the BusFault/MemManage/UsageFault handlers (SHCSR) "
+                   "for a more precise exception")
+    if f.nested:
+        out.append("another fault happened while this one was being recorded; the registers are the first fault's")
+    return out

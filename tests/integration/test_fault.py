@@ -1,0 +1,100 @@
+"""`arena fault` on the demo firmware's fault scenarios (QEMU mps2-an386 + gdb-multiarch).
+Expected bits: ARMv7-M ARM B3.2.15/16; expected source lines: arm-none-eabi-addr2line on the
+ELF (independent of GDB); expected damaged regions: the ELF's own symbols."""
+import re
+import subprocess
+
+import pytest
+
+from harness import FIRMWARE, ROOT, elf_symbols, gdb_batch, qemu
+
+PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
+pytestmark = pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not built")
+
+
+def fault_report(scenario, stop="arenascope_fault_hook"):
+    with qemu() as (port, _):
+        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "set arena colour off",
+                                       "break demo_invoke_done if invokes == 1", "continue", "delete",
+                                       f"break {stop}", f"set var demo_scenario = {scenario}", "continue",
+                                       "arena fault"], remote_port=port)
+    assert "Traceback" not in text and "internal error" not in text, text
+    return text[text.index("arena fault") if "arena fault:" in text else 0:]
+
+
+def addr2line(pc):
+    out = subprocess.run(["arm-none-eabi-addr2line", "-e", str(FIRMWARE), f"{pc:#x}"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    return out.split(" (discriminator")[0]
+
+
+def stacked_pc(text):
+    return int(re.search(r" pc (0x[0-9a-f]+) ", text).group(1), 16)
+
+
+@pytest.mark.parametrize("scenario,exception,bits,verdict", [
+    (3, "BusFault", ["CFSR.BFSR.PRECISERR (bit 9)", "CFSR.BFSR.BFARVALID (bit 15)", "BFAR  0xf0000000 (valid)"],
+     "VERDICT: not the arena and not the stack"),
+    (4, "HardFault", ["HFSR.FORCED (bit 30)", "CFSR.BFSR.PRECISERR (bit 9)", "escalated to HardFault (FORCED)"],
+     "VERDICT: not the arena and not the stack"),
+    (5, "UsageFault", ["CFSR.UFSR.UNDEFINSTR (bit 16)"], "VERDICT: not the arena and not the stack"),
+    (6, "UsageFault", ["CFSR.UFSR.DIVBYZERO (bit 25)"], "VERDICT: not the arena and not the stack"),
+    (7, "UsageFault", ["CFSR.UFSR.INVSTATE (bit 17)", "cause: a call through a null function pointer (PC 0)",
+                       "faulting PC: 0x0: a null pointer"], "VERDICT: not the arena and not the stack"),
+])
+def test_fault_scenarios_decode_bits_source_line_and_verdict(scenario, exception, bits, verdict):
+    text = fault_report(scenario)
+    assert f"{exception}: from the agent's fault record at " in text and "(this boot, fault 1)" in text, text
+    for b in bits:
+        assert b in text, (b, text)
+    assert "EXC_RETURN 0xfffffff9: returns to thread mode, frame on the main (MSP) stack, basic frame (32 B)" in text
+    pc = stacked_pc(text)
+    if pc:
+        assert re.search(rf"faulting PC: {pc:#x} in provoke \+ \d+ at {re.escape(addr2line(pc))}", text), text
+    assert verdict in text
+
+
+def test_stack_into_arena_names_the_overwritten_tail_regions():
+    syms = elf_symbols(FIRMWARE)
+    text = fault_report(1)
+    assert "BusFault: from the agent's fault record" in text and "BFAR  0x5a5a5a58 (valid)" in text
+    assert "VERDICT: the stack ran into the arena." in text
+    assert f"Its paint is gone to the limit {syms['__StackLimit']:#x}" in text
+    # The operator table (NodeAndRegistration[15], 480 B) is one of the regions named.
+    m = re.search(r"overwritten since allocation: (.*?)\. A stack", text)
+    assert m, text
+    offsets = re.findall(r"\+(\d+)\.\.\+(\d+)", m.group(1))
+    assert ("12064", "12288") in offsets                   # the top of the tail, reached first
+    assert any(int(b) - int(a) == 480 for a, b in offsets)  # the operator table
+    pc = stacked_pc(text)
+    assert re.search(rf"faulting PC: {pc:#x} in demo_invoke \+ \d+ at {re.escape(addr2line(pc))}", text), text
+
+
+def test_fault_from_the_core_when_halted_at_handler_entry():
+    text = fault_report(3, stop="BusFault_Handler")   # the agent has not recorded it yet
+    assert "BusFault: from core registers (halted in the handler)" in text, text
+    assert "CFSR.BFSR.PRECISERR (bit 9)" in text and "BFAR  0xf0000000 (valid)" in text
+    assert "EXC_RETURN 0xfffffff9" in text
+    pc = stacked_pc(text)
+    assert re.search(rf"faulting PC: {pc:#x} in provoke \+ \d+ at {re.escape(addr2line(pc))}", text), text
+
+
+def test_no_fault_says_so():
+    with qemu() as (port, _):
+        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done if invokes == 1", "continue",
+                                       "arena fault"], remote_port=port)
+    assert "arena fault: no fault: the core is not in a fault handler, and the agent's record has no fault this " \
+           "boot" in text, text
+
+
+def test_fault_survives_a_reset_and_is_reported_from_the_record():
+    with qemu() as (port, _):
+        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "set arena colour off",
+                                       "break demo_invoke_done if invokes == 1", "continue",
+                                       "set var demo_reset_after_fault = 1", "set var demo_scenario = 3",
+                                       "continue",          # faults, records, resets (AIRCR), boots again
+                                       "arena fault"], remote_port=port)
+    assert "BusFault: from the agent's fault record at" in text
+    assert "from boot 1 (this is boot 2: the target has reset since)" in text, text
+    assert "CFSR.BFSR.PRECISERR (bit 9)" in text and "BFAR  0xf0000000 (valid)" in text
+    assert "only the registers and the frame above are the fault's" in text
