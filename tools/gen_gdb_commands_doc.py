@@ -37,6 +37,8 @@ EXAMPLES = [
      ["arena whereis tensor_arena + 520", "arena whereis tensor_arena + 11000", "arena whereis &__guard_start"]),
     ("arena snapshot", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
      ["arena snapshot /tmp/arena.json"]),
+    ("arena fault", ["break demo_invoke_done if invokes == 1", "continue", "delete", "break arenascope_fault_hook",
+                     "set var demo_scenario = 8", "continue"], ["arena fault"]),
     ("arena view", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
      ["arena view --no-launch --port 47990", "arena refresh"]),
     ("arena refresh", [], []),

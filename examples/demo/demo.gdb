@@ -26,14 +26,14 @@ set var demo_scenario = 0
 arena map --width 48
 arena check
 
-echo \n== 3. Scenario 1: a deep recursion runs the stack through the guard band into the arena's\n
-echo    persistent tail and returns; the next inference calls through the operator table it overwrote.\n
-break BusFault_Handler
-set var demo_scenario = 1
+echo \n== 3. The HardFault: a deep recursion runs the stack through the guard band into the arena's\n
+echo    persistent tail and returns; the next inference calls through the operator table it overwrote,\n
+echo    and with the configurable fault handlers off the fault escalates to HardFault.\n
+break arenascope_fault_hook
+set var demo_scenario = 8
 continue
-printf "CFSR 0x%08x (0x8200 = PRECISERR + BFARVALID), BFAR 0x%08x (the load at 0x5a5a5a5a; QEMU reports the word address)\n", *(unsigned *)0xE000ED28, *(unsigned *)0xE000ED38
+arena fault
 arena stack
-arena whereis nodes
 arena check
 arena snapshot build/demo-snapshot.json
 kill

@@ -28,6 +28,8 @@ enum demo_scenario {
     DEMO_UNDEFINED = 5,       /* an undefined instruction (UsageFault UNDEFINSTR)                */
     DEMO_DIV_BY_ZERO = 6,     /* integer divide by zero with CCR.DIV_0_TRP set (DIVBYZERO)       */
     DEMO_NULL_CALL = 7,       /* a call through a null function pointer                          */
+    DEMO_STACK_INTO_ARENA_HARD = 8, /* scenario 1 with the configurable fault handlers off: the     */
+                              /* fault the overwritten tail causes escalates to HardFault (FORCED)*/
 };
 extern volatile uint32_t demo_scenario;
 

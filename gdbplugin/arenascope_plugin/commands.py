@@ -356,7 +356,10 @@ _LIVE = {"server": None, "hooked": False}
 def _push(verify=True):
     """Builds a snapshot and sends it to the connected viewers. Returns (viewers, verdict)."""
     server = _LIVE["server"]
-    snap = build_snapshot(gather(verify=verify))
+    ctx = gather(verify=verify)
+    snap = build_snapshot(ctx)
+    f, damaged, _ = find_fault(ctx)
+    snap["fault"] = fault_json(f, ctx, damaged) if f is not None else None
     return server.broadcast(live.message(snap)), snap["verdict"]
 
 
@@ -649,6 +652,8 @@ Usage: arena snapshot FILE"""
     def run(self, args):
         ctx = gather(verify=True)
         snap = build_snapshot(ctx)
+        f, damaged, _ = find_fault(ctx)
+        snap["fault"] = fault_json(f, ctx, damaged) if f is not None else None
         path = os.path.expanduser(args.file)
         try:
             with open(path, "w", encoding="utf-8") as f:
@@ -751,6 +756,53 @@ def arena_verdict(ctx, f, damaged):
     return out
 
 
+def find_fault(ctx):
+    """(Fault or None, damaged immutable regions, why there is no fault): from the agent's record
+    when it holds a fault of this boot (or of an earlier one when the core is not in a handler),
+    else from the core's registers when it is halted in a fault handler."""
+    reader = GdbReader()
+    rec, rec_note = None, ""
+    rec_addr = symbol_address("arenascope_fault_record")
+    if rec_addr is None and ctx.desc is not None and ctx.desc.fault_record_addr:
+        rec_addr = ctx.desc.fault_record_addr
+    if rec_addr is not None:
+        try:
+            rec = fault.decode_record(reader.read(rec_addr, 100), rec_addr)
+        except (fault.RecordError, MemoryReadError) as exc:
+            rec_note = str(exc)
+    damaged = _damaged_regions(reader, ctx.desc, rec) if ctx.desc is not None else []
+    live_f = _live_fault(reader)
+    f = None
+    if rec is not None and rec.fault_count and (live_f is None or rec.fault_boot == rec.boot_count):
+        f = fault.from_record(rec)
+        f.source = (f"the agent's fault record at {rec_addr:#x} (this boot, fault {rec.fault_count})"
+                    if rec.fault_boot == rec.boot_count else
+                    f"the agent's fault record at {rec_addr:#x}, from boot {rec.fault_boot} "
+                    f"(this is boot {rec.boot_count}: the target has reset since)")
+    elif live_f is not None:
+        f = live_f
+        if rec is not None and rec.fault_count and rec.fault_boot != rec.boot_count:
+            f.source += f"; the agent's record holds an older fault from boot {rec.fault_boot}"
+    note = rec_note or ("the agent's record has no fault this boot" if rec else
+                        "there is no agent fault record (arenascope_fault_record)")
+    return f, damaged, note
+
+
+def fault_json(f, ctx, damaged):
+    """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault")."""
+    stale = "the target has reset since" in f.source
+    return {"exception": f.exception, "source": f.source, "cfsr": f.cfsr, "hfsr": f.hfsr,
+            "bits": fault.cfsr_lines(f.cfsr) + fault.hfsr_lines(f.hfsr), "mmfar": f.mmfar, "bfar": f.bfar,
+            "exc_return": f.exc_return,
+            "exc_return_text": fault.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
+            "frame_addr": f.frame_addr,
+            "frame": dict(zip(fault.FRAME_NAMES, f.frame)) if f.frame else None,
+            "pc_where": where(f.pc) if f.frame else None, "lr_where": where(f.frame[5]) if f.frame else None,
+            "causes": fault.cause_lines(f),
+            "verdict": [] if stale or ctx.desc is None else arena_verdict(ctx, f, damaged),
+            "damaged_regions": [r.index for r in damaged]}
+
+
 class FaultCommand(_Sub):
     """Decode the last fault and say whether the stack or the arena did it.
 Works halted in a fault handler (with or without the agent: registers from the core) and after
@@ -765,43 +817,19 @@ Usage: arena fault"""
 
     def run(self, args):
         check_readable()
-        reader = GdbReader()
-        rec, rec_note = None, ""
-        rec_addr = symbol_address("arenascope_fault_record")
         try:
             ctx = gather(verify=True)
         except EXPECTED as exc:
             ctx = Context()
             ctx.note = str(exc)
-        if rec_addr is None and ctx.desc is not None and ctx.desc.fault_record_addr:
-            rec_addr = ctx.desc.fault_record_addr
-        if rec_addr is not None:
-            try:
-                rec = fault.decode_record(reader.read(rec_addr, 100), rec_addr)
-            except (fault.RecordError, MemoryReadError) as exc:
-                rec_note = str(exc)
-        live_f = _live_fault(reader)
-        f = None
-        if rec is not None and rec.fault_count and (live_f is None or rec.fault_boot == rec.boot_count):
-            f = fault.from_record(rec)
-            f.source = (f"the agent's fault record at {rec_addr:#x} (this boot, fault {rec.fault_count})"
-                        if rec.fault_boot == rec.boot_count else
-                        f"the agent's fault record at {rec_addr:#x}, from boot {rec.fault_boot} "
-                        f"(this is boot {rec.boot_count}: the target has reset since)")
-        elif live_f is not None:
-            f = live_f
-            if rec is not None and rec.fault_count and rec.fault_boot != rec.boot_count:
-                f.source += f"; the agent's record holds an older fault from boot {rec.fault_boot}"
+        f, damaged, note = find_fault(ctx)
         if f is None:
-            lines = ["arena fault: no fault: the core is not in a fault handler, and " +
-                     (rec_note or ("the agent's record has no fault this boot" if rec else
-                                   "there is no agent fault record (arenascope_fault_record)"))]
+            lines = ["arena fault: no fault: the core is not in a fault handler, and " + note]
             if ctx.desc is not None:
-                lines += [l for l in arena_verdict(ctx, None, _damaged_regions(reader, ctx.desc, rec))
-                          if l.startswith("VERDICT")]
+                lines += [l for l in arena_verdict(ctx, None, damaged) if l.startswith("VERDICT")]
             _write(lines)
             return
-        _write(self.report(f, ctx, _damaged_regions(reader, ctx.desc, rec) if ctx.desc else []))
+        _write(self.report(f, ctx, damaged))
 
     @staticmethod
     def report(f, ctx, damaged):

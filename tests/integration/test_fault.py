@@ -98,3 +98,25 @@ def test_fault_survives_a_reset_and_is_reported_from_the_record():
     assert "from boot 1 (this is boot 2: the target has reset since)" in text, text
     assert "CFSR.BFSR.PRECISERR (bit 9)" in text and "BFAR  0xf0000000 (valid)" in text
     assert "only the registers and the frame above are the fault's" in text
+
+
+def test_snapshot_carries_the_fault_and_the_damaged_regions():
+    import json
+    import os
+    import tempfile
+    import jsonschema
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "s.json")
+        with qemu() as (port, _):
+            gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done if invokes == 1", "continue", "delete",
+                                 "break arenascope_fault_hook", "set var demo_scenario = 1", "continue",
+                                 f"arena snapshot {path}"], remote_port=port)
+        snap = json.load(open(path, encoding="utf-8"))
+    jsonschema.validate(snap, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
+    f = snap["fault"]
+    assert f["exception"] == "BusFault" and f["bfar"] == 0x5A5A5A58 and f["cfsr"] == 0x8200
+    assert any(v.startswith("VERDICT: the stack ran into the arena.") for v in f["verdict"])
+    regions = snap["arenas"][0]["regions"]
+    damaged = [regions[i] for i in f["damaged_regions"]]
+    assert damaged and all("immutable" in r["flags"] for r in damaged)
+    assert max(r["offset"] + r["size_bytes"] for r in damaged) == snap["arenas"][0]["size_bytes"]  # from the top

@@ -254,7 +254,7 @@ def test_loading_twice_is_harmless_and_help_exists_for_every_command():
                            "-ex", "help arena", "-ex", "complete arena re", "-ex", "complete arena regions --sort s"],
                           capture_output=True, text=True, timeout=60)
     assert "arenascope: already loaded" in proc.stdout
-    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot", "view", "refresh"):
+    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot", "view", "refresh", "fault"):
         assert f"arena {command} --" in proc.stdout
     assert "arena regions" in proc.stdout.split("complete arena re")[-1] or "arena regions\n" in proc.stdout
     assert "arena regions --sort size" in proc.stdout

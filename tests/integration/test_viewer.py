@@ -234,3 +234,23 @@ def test_viewer_keeps_the_last_snapshot_and_reconnects_when_gdb_comes_back():
     y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
     base = layout["axis"]["view_lo"]
     assert image.getpixel((int(x_of(layout, base + 768)), y)) == PALETTE["free"]  # the second snapshot's
+
+
+def test_fault_panel_and_damaged_regions_in_red():
+    fixture = ROOT / "tests" / "fixtures" / "demo_stack_fault_snapshot.json"
+    snap = json.loads(fixture.read_text())
+    proc, image, layout = render(fixture)
+    assert proc.returncode == 0, proc.stderr
+    a = snap["arenas"][0]
+    y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
+    for i in snap["fault"]["damaged_regions"]:
+        r = a["regions"][i]
+        x = int(x_of(layout, a["base_addr"] + r["offset"] + r["size_bytes"] / 2))
+        assert image.getpixel((x, y)) == PALETTE["touched"], r
+    intact = next(r for r in a["regions"] if r["kind"] == "persistent" and r["size_bytes"] >= 512)
+    x = int(x_of(layout, a["base_addr"] + intact["offset"] + intact["size_bytes"] / 2))
+    assert image.getpixel((x, y)) == PALETTE["persistent"]
+    legend = layout["summary"]  # the fault panel sits below the summary, where the legend was
+    box = (int(legend["x"]), int(legend["y"] + legend["h"]), int(legend["x"] + legend["w"]), 800)
+    reds = sum(1 for p in image.crop(box).getdata() if p == PALETTE["touched"])
+    assert reds > 300, "the fault panel's red text is missing"

@@ -80,6 +80,10 @@ TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
         {"huge plan", [](json &j) { j["arenas"][0]["plan"]["lower_bound_bytes"] = 18446744073709551615ull; },
          "more than all head regions together"},
         {"verdict", [](json &j) { j["verdict"] = "fail"; }, "verdict \"fail\" is not PASS, WARN or FAIL"},
+        {"fault region", [](json &j) {
+             j["fault"] = {{"source", "x"}, {"cfsr", 0}, {"hfsr", 0}, {"bits", json::array()}, {"causes", json::array()},
+                           {"verdict", json::array()}, {"damaged_regions", {43}}};
+         }, "$.fault.damaged_regions: 43 is not a region index"},
         {"missing", [](json &j) { j["arenas"][0].erase("plan"); }, "$.arenas[0].plan: missing"},
         {"version", [](json &j) { j["version"] = 2; }, "snapshot version 2, this viewer reads version 1"},
         {"not a snapshot", [](json &j) { j["schema"] = "other"; }, "not an arenascope snapshot"},

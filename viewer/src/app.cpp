@@ -136,7 +136,11 @@ void App::frame(float width, float height)
         }
         draw_ram(a, layout_.ram);
         draw_summary(a, layout_.summary);
-        draw_legend(layout_.legend);
+        if (snapshot_->fault) {
+            draw_fault(*snapshot_->fault, layout_.legend);
+        } else {
+            draw_legend(layout_.legend);
+        }
     } else {
         ImDrawList *dl = ImGui::GetWindowDrawList();
         const std::string msg = !error_.empty() ? "Cannot show this snapshot:\n" + error_
@@ -203,7 +207,7 @@ void App::draw_map(const Arena &a, const Rect &r)
     for (const Region &reg : a.regions) {
         if (reg.kind == "persistent" || reg.kind == "metadata") {
             rect(dl, X(reg.offset), bar_y0_, std::max(X(reg.offset + reg.size_bytes), X(reg.offset) + 1), bar_y1_,
-                 paint_of_kind(reg.kind));
+                 damaged(reg.index) ? Paint::FreeTouched : paint_of_kind(reg.kind));
         }
     }
     if (a.damage) {
@@ -218,8 +222,8 @@ void App::draw_map(const Arena &a, const Rect &r)
     // zoom, the size or the selection changes) and drawn as one quad.
     const int cx = int(std::floor(axis_.px0)), cy = int(std::floor(lanes_top_));
     const int cw = std::max(1, int(axis_.pw)), ch = std::max(1, int(lanes_bottom - lanes_top_));
-    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}", serial_, axis_.view_lo, axis_.view_hi, cw, ch,
-                                        lane_h_, selected_);
+    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}", serial_, axis_.view_lo, axis_.view_hi, cw, ch,
+                                        lane_h_, selected_, arena_index_);
     if (key != map_key_) {
         map_key_ = key;
         map_raster_.reset(cw, ch, colour(Paint::Background));
@@ -229,7 +233,9 @@ void App::draw_map(const Arena &a, const Rect &r)
             if (rhi < axis_.view_lo || rlo > axis_.view_hi) continue;
             const float x0 = axis_.to_px(rlo) - cx, x1 = axis_.to_px(rhi) - cx;
             const float y0 = lanes_top_ + lanes_[i] * lane_h_ - cy, y1 = y0 + std::max(1.f, lane_h_ - 1);
-            map_raster_.fill(x0, y0, x1, y1, colour(int(i) == selected_ ? Paint::Selected : paint_of_kind(reg.kind)));
+            map_raster_.fill(x0, y0, x1, y1, colour(int(i) == selected_ ? Paint::Selected
+                                                    : damaged(int(i))      ? Paint::FreeTouched
+                                                                           : paint_of_kind(reg.kind)));
             if (x1 - x0 > 3 && lane_h_ >= 6) map_raster_.frame(x0, y0, x1, y1, colour(Paint::Background));
         }
         upload(map_tex_, map_raster_);
@@ -531,6 +537,36 @@ void App::draw_summary(const Arena *a, const Rect &r)
         line(reg.first_use && reg.last_use ? fmt::format("  scopes {}..{}, {}", *reg.first_use, *reg.last_use, reg.kind)
                                            : "  whole run, " + reg.kind);
     }
+}
+
+bool App::damaged(int region_index) const
+{
+    if (!snapshot_ || !snapshot_->fault || arena_index_ != 0) return false;
+    const auto &d = snapshot_->fault->damaged_regions;
+    return std::find(d.begin(), d.end(), region_index) != d.end();
+}
+
+void App::draw_fault(const Fault &f, const Rect &r)
+{
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), col(Paint::RuleFail));
+    float y = r.y + 4;
+    const float wrap = r.w - 14;
+    auto para = [&](const std::string &t, ImU32 c) {
+        if (y > r.y + r.h - 14) return;
+        const ImVec2 size = ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap);
+        dl->AddText(nullptr, 0, ImVec2(r.x + 6, y), c, t.c_str(), nullptr, wrap);
+        y += size.y + 3;
+    };
+    const ImU32 white = IM_COL32(230, 230, 230, 255), red = col(Paint::RuleFail);
+    para("FAULT: " + (f.exception.empty() ? std::string("fault") : f.exception) + "  (red on the map: regions "
+         "overwritten since allocation)", red);
+    para("PC " + f.pc_where, white);
+    for (const auto &b : f.bits) para(b, IM_COL32(200, 200, 200, 255));
+    if (f.bfar) para(fmt::format("BFAR {:#010x}", *f.bfar), white);
+    if (f.mmfar) para(fmt::format("MMFAR {:#010x}", *f.mmfar), white);
+    for (const auto &c : f.causes) para(c, white);
+    for (const auto &v : f.verdict) para(v, v.rfind("VERDICT", 0) == 0 ? red : white);
 }
 
 void App::draw_legend(const Rect &r)

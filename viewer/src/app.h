@@ -36,6 +36,8 @@ private:
     void draw_plan(const Arena &a, const Rect &r);
     void draw_summary(const Arena *a, const Rect &r);
     void draw_legend(const Rect &r);
+    void draw_fault(const Fault &f, const Rect &r);
+    bool damaged(int region_index) const;
     void draw_region_tooltip(const Arena &a, const Region &reg);
 
     std::optional<Snapshot> snapshot_;

@@ -366,6 +366,37 @@ Snapshot snapshot(const json &root)
                             string(checks[i], "reason", p)});
     }
     s.verdict = verdict(string(root, "verdict", path), "$.verdict");
+    if (auto it = root.find("fault"); it != root.end() && !it->is_null()) {
+        const json &fj = *it;
+        const std::string fp = "$.fault";
+        Fault f;
+        f.exception = string(fj, "exception", fp, true);
+        f.source = string(fj, "source", fp);
+        f.cfsr = u64(fj, "cfsr", fp);
+        f.hfsr = u64(fj, "hfsr", fp);
+        f.mmfar = opt_u64(fj, "mmfar", fp);
+        f.bfar = opt_u64(fj, "bfar", fp);
+        f.pc_where = string(fj, "pc_where", fp, true);
+        f.lr_where = string(fj, "lr_where", fp, true);
+        f.exc_return_text = string(fj, "exc_return_text", fp, true);
+        for (const char *key : {"bits", "causes", "verdict"}) {
+            std::vector<std::string> &dst = std::string(key) == "bits" ? f.bits : std::string(key) == "causes" ? f.causes
+                                                                                                              : f.verdict;
+            for (const auto &line : array(fj, key, fp, 64)) {
+                if (!line.is_string()) throw LoadError{fmt::format("{}.{}: expected strings", fp, key)};
+                dst.push_back(line.get<std::string>().substr(0, 4096));
+            }
+        }
+        const std::size_t n_regions = s.arenas.empty() ? 0 : s.arenas[0].regions.size();
+        for (const auto &i : array(fj, "damaged_regions", fp, kMaxRegions)) {
+            if (!i.is_number_unsigned() || i.get<uint64_t>() >= n_regions) {
+                throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, i.dump(),
+                                            n_regions)};
+            }
+            f.damaged_regions.push_back(int(i.get<uint64_t>()));
+        }
+        s.fault = std::move(f);
+    }
     return s;
 }
 

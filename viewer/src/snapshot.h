@@ -81,6 +81,14 @@ struct Check {
     std::string rule, verdict, reason;
 };
 
+struct Fault {
+    std::string exception, source, pc_where, lr_where, exc_return_text;
+    uint64_t cfsr = 0, hfsr = 0;
+    std::optional<uint64_t> mmfar, bfar;
+    std::vector<std::string> bits, causes, verdict;
+    std::vector<int> damaged_regions;  // indices into arenas[0].regions
+};
+
 struct Snapshot {
     bool running = false;  // live: the target runs again since this snapshot (set by the link)
     int version = 0;
@@ -95,6 +103,7 @@ struct Snapshot {
     Band guard;
     std::vector<Check> checks;
     std::string verdict;
+    std::optional<Fault> fault;
 };
 
 struct LoadResult {

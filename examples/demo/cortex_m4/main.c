@@ -92,6 +92,11 @@ static __attribute__((noinline)) void provoke(uint32_t scenario)
     void (*volatile null_fn)(void) = 0;
 
     switch (scenario) {
+    case DEMO_STACK_INTO_ARENA_HARD:
+        SCB_SHCSR &= ~SHCSR_FAULT_HANDLERS;
+        __asm__ volatile("dsb\n isb");
+        demo_run_scenario(DEMO_STACK_INTO_ARENA);  /* the next invoke faults */
+        break;
     case DEMO_HARD_FAULT:
         SCB_SHCSR &= ~SHCSR_FAULT_HANDLERS;
         __asm__ volatile("dsb\n isb");
