@@ -120,3 +120,13 @@ def test_snapshot_carries_the_fault_and_the_damaged_regions():
     damaged = [regions[i] for i in f["damaged_regions"]]
     assert damaged and all("immutable" in r["flags"] for r in damaged)
     assert max(r["offset"] + r["size_bytes"] for r in damaged) == snap["arenas"][0]["size_bytes"]  # from the top
+
+
+def test_an_operator_writing_past_its_tensor_is_named_even_without_a_fault():
+    with qemu() as (port, _):
+        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done if invokes == 1", "continue",
+                                       "delete", "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2",
+                                       "continue", "arena fault"], remote_port=port)
+    assert "arena fault: no fault: the core is not in a fault handler" in text
+    assert "VERDICT: something wrote past its buffer in the arena: arena: free band overwritten at +736..+800" in text
+    assert "the nearest region below is tensor 5 at +608..+672" in text
