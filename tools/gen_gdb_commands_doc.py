@@ -115,6 +115,7 @@ def main():
     parts.append(FOOTER)
     text = "\n".join(parts)
     text = re.sub(r"/tmp/[\w./-]+\.json", "/tmp/arena.json", text)
+    text = text.replace(str(ROOT) + "/", "")  # source paths relative to the clone, wherever it is
     out_path.write_text(text)
     print(f"wrote {out_path}")
     return 0
