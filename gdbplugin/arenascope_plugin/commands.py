@@ -681,11 +681,23 @@ def _live_fault(reader):
         return None
     regs = {k: _u32(reader, a) for k, a in SCB.items()}
     lr = register("lr")
-    exc = lr if lr is not None and fault.ExcReturn(lr).valid else None
+    pc = register("pc")
+    # The stacked frame is at SP only at the handler's first instruction: after that the handler
+    # may have pushed onto the same stack (LR can still hold EXC_RETURN). Entry = the vector
+    # table's entry for this exception, or the agent's naked entry it branches to.
+    vtor = _u32(reader, 0xE000ED08)
+    entries = {_u32(reader, vtor + 4 * active) & ~1}
+    agent_entry = symbol_address("arenascope_fault_handler")
+    if agent_entry is not None:
+        entries.add(agent_entry & ~1)
+    at_entry = pc is not None and (pc & ~1) in entries
+    exc = lr if lr is not None and fault.ExcReturn(lr).valid and at_entry else None
     frame_addr, note = None, ""
     if exc is None:
-        note = ("EXC_RETURN is no longer in LR (the handler has run): stop at the handler's first instruction "
-                "(`break HardFault_Handler`) to see the stacked frame")
+        note = ("the frame's address is unknown here: the handler has started (it may have pushed onto the stack, "
+                "and LR may no longer hold EXC_RETURN); stop at its first instruction (`break HardFault_Handler`, "
+                "`break BusFault_Handler`, ...) and reproduce, or let the agent record it (`arena fault` at "
+                "arenascope_fault_hook)")
     else:
         er = fault.ExcReturn(exc)
         frame_addr = register("psp") if er.psp else register("msp")
@@ -713,7 +725,12 @@ def _damaged_regions(reader, desc, rec):
         return []
     arena = desc.arenas[0]
     n = min(rec.checksum_count, len(arena.regions))
-    table = reader.read(rec.checksums_addr, 4 * n)
+    try:
+        table = reader.read(rec.checksums_addr, 4 * n)
+    except MemoryReadError as exc:
+        gdb.write(f"arena fault: warning: cannot read the region checksum table at {rec.checksums_addr:#x} "
+                  f"({exc.why}): no overwritten regions can be named\n")
+        return []
     out = []
     for i in range(n):
         want = int.from_bytes(table[4 * i:4 * i + 4], "little")
@@ -737,9 +754,9 @@ def arena_verdict(ctx, f, damaged):
     if stack_in_arena or damaged:
         names = ", ".join(f"{analysis.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
         out.append("VERDICT: the stack ran into the arena. " +
-                   (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten; " if
+                   (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
                     stack_in_arena else "") +
-                   (f"the persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
+                   (f"Persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
                    "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, "
                    "node array, op data): the fault comes later, when that data is used. Give the stack at least "
                    "1.5 x its peak before the arena's end, or move the arena away from the stack.")
@@ -751,8 +768,11 @@ def arena_verdict(ctx, f, damaged):
     if addr is not None and desc:
         out.append("the faulting address: " + "; ".join(analysis.whereis(desc, addr, s)))
     if not stack_in_arena and not damaged and not free_damage and f is not None:
+        where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
+                  "the code at the stacked PC" if f.frame else
+                  "the code that faulted (no stacked frame here to say where)")
         out.append("VERDICT: not the arena and not the stack: the arena's bands and checksums are intact and the "
-                   "stack stayed inside its bounds; the cause is the code at the stacked PC")
+                   f"stack stayed inside its bounds; the cause is {where_}")
     return out
 
 
@@ -775,14 +795,23 @@ def find_fault(ctx):
     f = None
     if rec is not None and rec.fault_count and (live_f is None or rec.fault_boot == rec.boot_count):
         f = fault.from_record(rec)
-        f.source = (f"the agent's fault record at {rec_addr:#x} (this boot, fault {rec.fault_count})"
-                    if rec.fault_boot == rec.boot_count else
-                    f"the agent's fault record at {rec_addr:#x}, from boot {rec.fault_boot} "
-                    f"(this is boot {rec.boot_count}: the target has reset since)")
+        this_boot = rec.fault_boot == rec.boot_count
+        if this_boot and live_f is None and not (_u32(reader, SCB["cfsr"]) or _u32(reader, SCB["hfsr"])):
+            # The fault status registers are clear: the core has reset since, and the agent has not
+            # counted the new boot yet (halted before arenascope_fault_boot).
+            f.source = (f"the agent's fault record at {rec_addr:#x}, from before a reset (the fault status "
+                        "registers are clear now: the target has reset since; the agent has not counted this "
+                        "boot yet)")
+        else:
+            f.source = (f"the agent's fault record at {rec_addr:#x} (this boot, fault {rec.fault_count})" if this_boot
+                        else f"the agent's fault record at {rec_addr:#x}, from boot {rec.fault_boot} "
+                             f"(this is boot {rec.boot_count}: the target has reset since)")
     elif live_f is not None:
         f = live_f
         if rec is not None and rec.fault_count and rec.fault_boot != rec.boot_count:
             f.source += f"; the agent's record holds an older fault from boot {rec.fault_boot}"
+        if rec_note:
+            f.source += f"; the agent's record was not used: {rec_note}"
     note = rec_note or ("the agent's record has no fault this boot" if rec else
                         "there is no agent fault record (arenascope_fault_record)")
     return f, damaged, note
@@ -833,7 +862,12 @@ Usage: arena fault"""
 
     @staticmethod
     def report(f, ctx, damaged):
-        out = [style.paint(f"{f.exception or 'fault'}: from {f.source}", "title")]
+        stale = "the target has reset since" in f.source
+        verdict = [] if ctx.desc is None or stale else arena_verdict(ctx, f, damaged)
+        out = [style.paint(f"{f.exception or 'fault (exception unknown)'}: from {f.source}", "title")]
+        # The answer first: the verdicts, then the evidence.
+        for i, v in enumerate(v for v in verdict if v.startswith("VERDICT")):
+            out.append("  " + (v if i == 0 else "VERDICT (also): " + v[len("VERDICT: "):]))
         bits = fault.cfsr_lines(f.cfsr) + fault.hfsr_lines(f.hfsr)
         out += ["  " + b for b in bits] or ["  no fault status bits set"]
         out.append(f"  CFSR {f.cfsr:#010x}  HFSR {f.hfsr:#010x}")
@@ -853,16 +887,23 @@ Usage: arena fault"""
             if f.frame[7] >> 9 & 1:
                 out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
             out.append(f"  faulting PC: {where(f.pc)}")
-            out.append(f"  LR:          {where(f.frame[5])}")
+            out.append(f"  LR:          {where(f.frame[5], return_address=True)}")
+            for name, value in zip(fault.FRAME_NAMES[:5], f.frame[:5]):
+                for r in damaged:
+                    arena = ctx.desc.arenas[0]
+                    if arena.base_addr + r.offset <= value < arena.base_addr + r.end:
+                        out.append(f"  {name} {value:#x} points into {analysis.region_label(r)} "
+                                   f"(+{r.offset}..+{r.end}), overwritten since allocation: the faulting code was "
+                                   "using damaged data")
         if f.frame_note:
             out.append("  " + f.frame_note)
-        out += ["  cause: " + c for c in fault.cause_lines(f)]
-        if ctx.desc is not None and "the target has reset since" in f.source:
+        out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in fault.cause_lines(f)]
+        if stale and ctx.desc is not None:
             out.append("  the arena and the stack in memory are this boot's (re-filled and re-painted at reset): "
                        "only the registers and the frame above are the fault's")
             out += ["  " + v for v in arena_verdict(ctx, f, damaged) if v.startswith("the faulting address")]
         elif ctx.desc is not None:
-            out += ["  " + v for v in arena_verdict(ctx, f, damaged)]
+            out += ["  " + v for v in verdict if not v.startswith("VERDICT")]
         else:
             out.append(f"  no arena verdict: {ctx.note}")
         return out

@@ -130,6 +130,9 @@ def decode_record(data, address):
     if struct.unpack_from("<I", data, 96)[0] != fnv1a(data[4:96]):
         raise RecordError(f"fault record at {address:#x}: checksum mismatch (half-written, or overwritten)")
     f = struct.unpack_from("<IIIIIIIIIIII", data, 8)
+    if f[2] > f[0] or f[1] and not f[2]:
+        raise RecordError(f"fault record at {address:#x}: fault from boot {f[2]} but only {f[0]} boot(s) counted "
+                          "(corrupt record)")
     frame = list(struct.unpack_from("<8I", data, 56))
     checksums_addr, checksum_count = struct.unpack_from("<IH", data, 88)
     return Record(*f, frame=frame, checksums_addr=checksums_addr, checksum_count=checksum_count)
@@ -173,7 +176,8 @@ def from_record(rec):
     exc = EXCEPTIONS.get(rec.icsr & 0x1FF)
     note = ""
     if not rec.flags & FLAG_FRAME_COPIED:
-        note = "the frame was not stacked (MSTKERR/STKERR): no stacked registers"
+        note = ("the frame was not stacked (MSTKERR/STKERR): no stacked registers" if rec.cfsr & (1 << 4 | 1 << 12)
+                else "the agent did not copy the stacked frame")
     elif rec.flags & FLAG_LAZY_FP:
         note = "extended frame: FP space reserved, FP registers not written (lazy stacking pending)"
     return Fault(source="", exception=exc, cfsr=rec.cfsr, hfsr=rec.hfsr,
@@ -186,6 +190,10 @@ def from_record(rec):
 def cause_lines(f):
     """The plain-words cause from the bits and the frame."""
     out = []
+    known = {b for b, _, _ in CFSR_BITS}
+    for b in range(32):
+        if f.cfsr >> b & 1 and b not in known:
+            out.append(f"CFSR bit {b} is set but reserved in ARMv7-M: a corrupt value, or a newer core")
     if f.cfsr >> 17 & 1 or (f.pc is not None and f.pc == 0):
         if f.pc == 0 or (f.frame and f.frame[6] in (0, 1)):
             out.append("a call through a null function pointer (PC 0)")
@@ -200,8 +208,9 @@ def cause_lines(f):
         out.append("the exception frame could not be stacked: the stack pointer pointed outside the stack's memory "
                    "(a stack overflow past usable RAM, or a corrupted SP)")
     if f.hfsr >> 30 & 1:
-        out.append("escalated to HardFault (FORCED): enable the BusFault/MemManage/UsageFault handlers (SHCSR) "
-                   "for a more precise exception")
+        out.append("note: reported as HardFault (FORCED) because the configurable handler was off or could not "
+                   "run: this is how the fault was reported, not its cause; enabling the BusFault/MemManage/"
+                   "UsageFault handlers (SHCSR) reports it as what it is")
     if f.nested:
         out.append("another fault happened while this one was being recorded; the registers are the first fault's")
     return out

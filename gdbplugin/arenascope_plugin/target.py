@@ -152,7 +152,7 @@ def stack_symbols():
     return None
 
 
-def where(pc):
+def where(pc, return_address=False):
     """'address in function at file:line' for a code address: the name from the ELF's symbol
     table (what the linker put there; DWARF ranges of discarded code can claim low addresses),
     the line from the line table. PC 0 is said to be a null pointer."""
@@ -161,13 +161,21 @@ def where(pc):
     pc &= ~1
     if pc == 0:
         return "0x0: a null pointer, no code there"
+    # A return address is the instruction after the call: look up the call itself (one byte back).
+    look = pc - 1 if return_address else pc
     name = None
     try:
-        text = gdb.execute(f"info symbol {pc:#x}", to_string=True).strip()
+        text = gdb.execute(f"info symbol {look:#x}", to_string=True).strip()
         if not text.startswith("No symbol"):
             name = text.split(" in section")[0]
     except gdb.error:
         pass
-    line = gdb.find_pc_line(pc)
-    loc = f"{line.symtab.filename}:{line.line}" if line.symtab is not None and line.line else "no line information"
-    return f"{pc:#x} in {name or '??'} at {loc}"
+    line = gdb.find_pc_line(look)
+    if line.symtab is not None and line.line:
+        loc = f"{line.symtab.filename}:{line.line}"
+    else:
+        loc = ("no line information (load the unstripped ELF with `file`, or run arm-none-eabi-addr2line -e fw.elf "
+               f"{look:#x})")
+    what = f"{pc:#x} (return address: the call is at {loc}, in {name or '??'})" if return_address else \
+        f"{pc:#x} in {name or '??'} at {loc}"
+    return what

@@ -35,7 +35,7 @@ def stacked_pc(text):
 @pytest.mark.parametrize("scenario,exception,bits,verdict", [
     (3, "BusFault", ["CFSR.BFSR.PRECISERR (bit 9)", "CFSR.BFSR.BFARVALID (bit 15)", "BFAR  0xf0000000 (valid)"],
      "VERDICT: not the arena and not the stack"),
-    (4, "HardFault", ["HFSR.FORCED (bit 30)", "CFSR.BFSR.PRECISERR (bit 9)", "escalated to HardFault (FORCED)"],
+    (4, "HardFault", ["HFSR.FORCED (bit 30)", "CFSR.BFSR.PRECISERR (bit 9)", "note: reported as HardFault (FORCED)"],
      "VERDICT: not the arena and not the stack"),
     (5, "UsageFault", ["CFSR.UFSR.UNDEFINSTR (bit 16)"], "VERDICT: not the arena and not the stack"),
     (6, "UsageFault", ["CFSR.UFSR.DIVBYZERO (bit 25)"], "VERDICT: not the arena and not the stack"),
@@ -130,3 +130,33 @@ def test_an_operator_writing_past_its_tensor_is_named_even_without_a_fault():
     assert "arena fault: no fault: the core is not in a fault handler" in text
     assert "VERDICT: something wrote past its buffer in the arena: arena: free band overwritten at +736..+800" in text
     assert "the nearest region below is tensor 5 at +608..+672" in text
+
+
+def test_inside_the_handler_the_frame_is_not_guessed():
+    """After the handler's first instruction the frame may be below pushes: say so, guess nothing."""
+    with qemu() as (port, _):
+        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done if invokes == 1", "continue",
+                                       "delete", "break BusFault_Handler", "set var demo_scenario = 3", "continue",
+                                       "delete", "break arenascope_port_fault_c", "continue", "stepi", "stepi",
+                                       "arena fault"], remote_port=port)
+    report = text[text.index("BusFault: from"):]
+    assert "the frame's address is unknown here: the handler has started" in report, text
+    assert "stacked frame at" not in report and "faulting PC" not in report
+
+
+def test_lr_points_at_the_call_and_a_null_call_blames_the_caller():
+    text = fault_report(7)
+    lr = int(re.search(r" lr (0x[0-9a-f]+) ", text).group(1), 16)
+    call_site = addr2line((lr & ~1) - 1)
+    assert f"(return address: the call is at {call_site}" in text, text
+    assert "VERDICT: not the arena and not the stack" in text and "the cause is the code that called through the " \
+           "pointer: see LR" in text
+
+
+def test_a_rejected_record_is_said():
+    with qemu() as (port, _):
+        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done if invokes == 1", "continue",
+                                       "delete", "break arenascope_fault_hook", "set var demo_scenario = 3",
+                                       "continue", "set var arenascope_fault_record.cfsr = 5", "arena fault"],
+                            remote_port=port)
+    assert "the agent's record was not used: fault record at" in text and "checksum mismatch" in text, text

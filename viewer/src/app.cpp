@@ -561,12 +561,21 @@ void App::draw_fault(const Fault &f, const Rect &r)
     const ImU32 white = IM_COL32(230, 230, 230, 255), red = col(Paint::RuleFail);
     para("FAULT: " + (f.exception.empty() ? std::string("fault") : f.exception) + "  (red on the map: regions "
          "overwritten since allocation)", red);
+    // The answer first (the verdicts), then the evidence, so the panel's bottom is what may be cut.
+    for (const auto &v : f.verdict) {
+        if (v.rfind("VERDICT", 0) == 0) para(v, red);
+    }
     para("PC " + f.pc_where, white);
-    for (const auto &b : f.bits) para(b, IM_COL32(200, 200, 200, 255));
+    for (const auto &c : f.causes) para(c, white);
+    for (const auto &v : f.verdict) {
+        if (v.rfind("VERDICT", 0) != 0) para(v, white);
+    }
     if (f.bfar) para(fmt::format("BFAR {:#010x}", *f.bfar), white);
     if (f.mmfar) para(fmt::format("MMFAR {:#010x}", *f.mmfar), white);
-    for (const auto &c : f.causes) para(c, white);
-    for (const auto &v : f.verdict) para(v, v.rfind("VERDICT", 0) == 0 ? red : white);
+    for (const auto &b : f.bits) para(b, IM_COL32(200, 200, 200, 255));
+    if (y > r.y + r.h - 14) {
+        dl->AddText(ImVec2(r.x + r.w - 150, r.y + r.h - 16), white, "... (arena fault in GDB)");
+    }
 }
 
 void App::draw_legend(const Rect &r)
