@@ -169,7 +169,7 @@ class Fault:
             return None
         size = 104 if ExcReturn(self.exc_return).extended else 32
         pad = 4 if self.frame and self.frame[7] >> 9 & 1 else 0
-        return self.frame_addr + size + pad
+        return (self.frame_addr + size + pad) & 0xFFFFFFFF  # Cortex-M addresses are 32 bits
 
 
 def from_record(rec):
