@@ -1,0 +1,33 @@
+// arenascope planner: the budget of one model, as a table for people and JSON for the plugin.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "arenascope/planner/model.h"
+#include "arenascope/planner/plan.h"
+
+namespace arenascope::planner {
+
+struct Budget {
+  std::string model_path;
+  Model model;
+  std::vector<ScratchRequest> scratch;
+  std::vector<std::string> unmodelled;  // "subgraph 0 op 3 (SVDF)": kernels whose scratch is not predicted
+  Lifetimes lifetimes;
+  Plan greedy;
+  Plan best;
+  LowerBound bound;
+};
+
+// Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
+// failed its check: a planner bug, never expected).
+Budget make_budget(const std::string& path);
+
+// JSON document (schema: docs/arena-budget.md, "JSON output").
+nlohmann::json budget_json(const Budget& b);
+// The human table.
+std::string budget_table(const Budget& b);
+
+}  // namespace arenascope::planner

@@ -1,0 +1,141 @@
+#include "arenascope/planner/report.h"
+
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include "arenascope/planner/kernels.h"
+
+namespace arenascope::planner {
+
+namespace {
+
+std::string shape_str(const std::vector<int32_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string buffer_name(const Budget& b, const Buffer& buf) {
+  if (buf.tensor >= 0) return b.model.subgraphs[buf.subgraph].tensors[buf.tensor].name;
+  const ScratchRequest& r = b.scratch[buf.scratch];
+  return "scratch: " + r.what;
+}
+
+}  // namespace
+
+Budget make_budget(const std::string& path) {
+  Budget b;
+  b.model_path = path;
+  b.model = read_model_file(path);
+  ScratchPrediction scratch = predict_scratch(b.model);
+  b.scratch = std::move(scratch.requests);
+  b.unmodelled = std::move(scratch.unmodelled);
+  b.lifetimes = build_lifetimes(b.model, b.scratch);
+  b.greedy = plan_tflm_greedy(b.lifetimes.buffers);
+  b.best = plan_best(b.lifetimes.buffers);
+  b.bound = lower_bound(b.lifetimes.buffers);
+  for (const Plan* p : {&b.greedy, &b.best}) {
+    const std::string err = check_plan(b.lifetimes.buffers, *p);
+    if (!err.empty()) throw std::logic_error("planner bug: " + p->planner + " plan is invalid: " + err);
+  }
+  return b;
+}
+
+nlohmann::json budget_json(const Budget& b) {
+  using nlohmann::json;
+  json doc;
+  doc["schema"] = "arenascope-plan/1";
+  doc["model"] = b.model_path;
+  doc["file_bytes"] = b.model.file_bytes;
+  json subgraphs = json::array();
+  for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
+    const Subgraph& sg = b.model.subgraphs[s];
+    json tensors = json::array();
+    for (const Tensor& t : sg.tensors)
+      tensors.push_back({{"index", t.index}, {"name", t.name}, {"shape", t.shape}, {"type", type_name(t.type)},
+                         {"bytes", t.bytes}, {"placement", placement_name(b.lifetimes.placement[s][t.index])}});
+    json ops = json::array();
+    for (const Operator& op : sg.operators)
+      ops.push_back({{"index", op.index}, {"op", op.op_name}, {"inputs", op.inputs}, {"outputs", op.outputs},
+                     {"scope", b.lifetimes.op_scope[s][op.index]}});
+    subgraphs.push_back({{"index", s}, {"name", sg.name}, {"inputs", sg.inputs}, {"outputs", sg.outputs},
+                         {"tensors", tensors}, {"operators", ops}});
+  }
+  doc["subgraphs"] = subgraphs;
+  json buffers = json::array();
+  for (const Buffer& buf : b.lifetimes.buffers)
+    buffers.push_back({{"id", buf.id}, {"subgraph", buf.subgraph}, {"tensor", buf.tensor}, {"scratch", buf.scratch},
+                       {"name", buffer_name(b, buf)}, {"bytes", buf.bytes}, {"size", buf.size},
+                       {"first", buf.first}, {"last", buf.last},
+                       {"offset", b.greedy.offsets[buf.id]}, {"best_offset", b.best.offsets[buf.id]}});
+  doc["buffers"] = buffers;
+  doc["plans"] = {{"tflm-greedy", {{"head_bytes", b.greedy.head}}},
+                  {"best", {{"planner", b.best.planner}, {"head_bytes", b.best.head}}}};
+  doc["lower_bound"] = {{"bytes", b.bound.bytes}, {"scope", b.bound.scope}};
+  doc["fragmentation_pct"] =
+      b.greedy.head ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) / static_cast<double>(b.greedy.head)
+                    : 0.0;
+  doc["approximate"] = !b.unmodelled.empty();
+  doc["unmodelled_scratch"] = b.unmodelled;
+  doc["warnings"] = b.lifetimes.warnings;
+  return doc;
+}
+
+std::string budget_table(const Budget& b) {
+  std::ostringstream out;
+  char line[512];
+  out << "arenascope-plan: " << b.model_path << " (" << b.model.file_bytes << " bytes, "
+      << b.model.subgraphs.size() << " subgraph" << (b.model.subgraphs.size() == 1 ? "" : "s") << ")\n\n";
+  for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
+    const Subgraph& sg = b.model.subgraphs[s];
+    out << "subgraph " << s << (sg.name.empty() ? "" : " '" + sg.name + "'") << ": " << sg.tensors.size()
+        << " tensors, " << sg.operators.size() << " operators\n";
+  }
+  out << "\nplanned buffers (non-persistent head; lifetimes in allocation scopes, inclusive):\n";
+  std::snprintf(line, sizeof line, "%4s  %-40s %-16s %-8s %8s %8s  %-9s %8s %8s\n", "id", "name", "shape", "type",
+                "bytes", "planned", "lifetime", "offset", "best");
+  out << line;
+  for (const Buffer& buf : b.lifetimes.buffers) {
+    std::string name = buffer_name(b, buf);
+    if (name.size() > 40) name = name.substr(0, 37) + "...";
+    std::string shape = "-", type = "-";
+    if (buf.tensor >= 0) {
+      const Tensor& t = b.model.subgraphs[buf.subgraph].tensors[buf.tensor];
+      shape = shape_str(t.shape);
+      type = type_name(t.type);
+    }
+    const std::string life = std::to_string(buf.first) + ".." + std::to_string(buf.last);
+    std::snprintf(line, sizeof line, "%4d  %-40s %-16s %-8s %8lld %8lld  %-9s %8lld %8lld\n", buf.id, name.c_str(),
+                  shape.c_str(), type.c_str(), static_cast<long long>(buf.bytes), static_cast<long long>(buf.size),
+                  life.c_str(), static_cast<long long>(b.greedy.offsets[buf.id]),
+                  static_cast<long long>(b.best.offsets[buf.id]));
+    out << line;
+  }
+  int persistent = 0;
+  int64_t persistent_bytes = 0;
+  for (size_t s = 0; s < b.model.subgraphs.size(); ++s)
+    for (const Tensor& t : b.model.subgraphs[s].tensors)
+      if (b.lifetimes.placement[s][t.index] == Placement::Persistent) ++persistent, persistent_bytes += (t.bytes + 15) / 16 * 16;
+  const double frag = b.greedy.head ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) /
+                                          static_cast<double>(b.greedy.head) : 0.0;
+  out << "\nhead (non-persistent), bytes:\n";
+  std::snprintf(line, sizeof line, "  lower bound        %8lld  (live bytes in scope %d)\n",
+                static_cast<long long>(b.bound.bytes), b.bound.scope);
+  out << line;
+  std::snprintf(line, sizeof line, "  TFLM greedy        %8lld  (fragmentation %.1f %% over the lower bound)\n",
+                static_cast<long long>(b.greedy.head), frag);
+  out << line;
+  std::snprintf(line, sizeof line, "  best of orderings  %8lld\n", static_cast<long long>(b.best.head));
+  out << line;
+  if (persistent)
+    out << "\nvariable tensors in the persistent tail: " << persistent << " (" << persistent_bytes << " bytes)\n";
+  if (!b.unmodelled.empty()) {
+    out << "\nAPPROXIMATE: the scratch buffers of these kernels are not modelled, so the head may be larger on the target:\n";
+    for (const std::string& u : b.unmodelled) out << "  " << u << "\n";
+  }
+  for (const std::string& w : b.lifetimes.warnings) out << "warning: " << w << "\n";
+  return out.str();
+}
+
+}  // namespace arenascope::planner
