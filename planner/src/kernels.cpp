@@ -71,6 +71,19 @@ void int4_filter(const Subgraph& sg, const Operator& op, int s, std::vector<Scra
   out.push_back({s, op.index, elements, op.op_name + " INT4 filter unpacked (1 byte per element)"});
 }
 
+// conv_common.cc, depthwise_conv_common.cc, fully_connected.cc Prepare: "Hybrid models are
+// not supported on TFLite Micro." (float32 input with an int8/int4 filter).
+void hybrid(const Subgraph& sg, const Operator& op, int s, std::vector<std::string>& out) {
+  if (op.op_name != "CONV_2D" && op.op_name != "DEPTHWISE_CONV_2D" && op.op_name != "FULLY_CONNECTED") return;
+  const Tensor* in = input(sg, op, 0);
+  const Tensor* filter = input(sg, op, 1);
+  if (in && filter && in->type == 0 && (filter->type == kTypeInt8 || filter->type == kTypeInt4))
+    out.push_back("subgraph " + std::to_string(s) + " operator " + std::to_string(op.index) + " (" + op.op_name +
+                  ") is hybrid (FLOAT32 input '" + in->name + "', " + type_name(filter->type) + " filter '" +
+                  filter->name + "'): TFLM's Prepare rejects it (\"Hybrid models are not supported on TFLite Micro\"); "
+                  "convert the model with full integer quantization");
+}
+
 }  // namespace
 
 ScratchPrediction predict_scratch(const Model& model) {
@@ -78,6 +91,7 @@ ScratchPrediction predict_scratch(const Model& model) {
   for (size_t s = 0; s < model.subgraphs.size(); ++s) {
     const Subgraph& sg = model.subgraphs[s];
     for (const Operator& op : sg.operators) {
+      hybrid(sg, op, static_cast<int>(s), p.rejected);
       bool modelled = true;
       if (op.op_name == "SVDF") modelled = svdf(sg, op, static_cast<int>(s), p.requests);
       else if (op.op_name == "UNIDIRECTIONAL_SEQUENCE_LSTM") modelled = lstm(sg, op, static_cast<int>(s), p.requests);

@@ -31,6 +31,7 @@ Budget make_budget(const std::string& path) {
   ScratchPrediction scratch = predict_scratch(b.model);
   b.scratch = std::move(scratch.requests);
   b.unmodelled = std::move(scratch.unmodelled);
+  b.rejected = std::move(scratch.rejected);
   b.lifetimes = build_lifetimes(b.model, b.scratch);
   b.greedy = plan_tflm_greedy(b.lifetimes.buffers);
   b.best = plan_best(b.lifetimes.buffers);
@@ -79,6 +80,7 @@ nlohmann::json budget_json(const Budget& b) {
   doc["approximate"] = !b.unmodelled.empty();
   doc["unmodelled_scratch"] = b.unmodelled;
   doc["warnings"] = b.lifetimes.warnings;
+  doc["tflm_rejects"] = b.rejected;
   return doc;
 }
 
@@ -135,6 +137,7 @@ std::string budget_table(const Budget& b) {
     for (const std::string& u : b.unmodelled) out << "  " << u << "\n";
   }
   for (const std::string& w : b.lifetimes.warnings) out << "warning: " << w << "\n";
+  for (const std::string& r : b.rejected) out << "TFLM WILL REJECT THIS MODEL: " << r << "\n";
   return out.str();
 }
 

@@ -18,6 +18,8 @@ struct ScratchPrediction {
   std::vector<ScratchRequest> requests;  // in TFLM's request order (operator order)
   // Operators whose kernel may request scratch that is not modelled, "subgraph 0 operator 3 (X)".
   std::vector<std::string> unmodelled;
+  // What the kernels' Prepare would reject, e.g. a hybrid CONV_2D (float input, int8 filter).
+  std::vector<std::string> rejected;
 };
 
 // Scratch requests of the reference kernels, in the order TFLM's Prepare pass makes them

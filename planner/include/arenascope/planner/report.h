@@ -15,6 +15,7 @@ struct Budget {
   Model model;
   std::vector<ScratchRequest> scratch;
   std::vector<std::string> unmodelled;  // "subgraph 0 op 3 (SVDF)": kernels whose scratch is not predicted
+  std::vector<std::string> rejected;    // what TFLM's kernels would refuse in Prepare
   Lifetimes lifetimes;
   Plan greedy;
   Plan best;

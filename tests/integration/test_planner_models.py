@@ -1,0 +1,105 @@
+"""arenascope-plan on the real models in ../shared/models against what real TFLM builds printed.
+
+Oracle: ../shared/tflm-figures/tflm-figures.json (PrintMemoryPlan buffer lines and
+GetNonPersistentUsedBytes of TFLM built for x86-64 and for the Cortex-M4). Every buffer's
+size, offset and lifetime, the head and the lower bound must be equal. Skips when ../shared is
+absent (a clone on its own).
+"""
+import json
+import subprocess
+
+import pytest
+
+from harness import BUILD, SHARED, TFLM_FIGURES
+
+PLAN = BUILD / "planner" / "arenascope-plan"
+MODELS = SHARED / "models"
+# The one shared model whose scratch the planner does not model (SignalRfft, custom options).
+APPROXIMATE = {"tflm_audio_preprocessor_int8.tflite"}
+
+
+def figures():
+    if not TFLM_FIGURES.exists():
+        return {}
+    return json.loads(TFLM_FIGURES.read_text())["models"]
+
+
+def run_plan(*args):
+    return subprocess.run([str(PLAN), *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def plan_json(model):
+    r = run_plan("--json", model)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+MODEL_NAMES = sorted(figures())
+
+
+@pytest.mark.skipif(not MODEL_NAMES, reason="../shared/tflm-figures absent (clone on its own)")
+@pytest.mark.parametrize("name", MODEL_NAMES)
+@pytest.mark.parametrize("build", ["host", "arm_m4"])
+def test_greedy_plan_equals_tflm(name, build):
+    fig = figures()[name][build]
+    if not fig.get("plan"):
+        if "Hybrid models are not supported" in (fig.get("error") or ""):
+            doc = plan_json(MODELS / name)
+            assert any("CONV_2D" in r and "hybrid" in r for r in doc["tflm_rejects"]), doc["tflm_rejects"]
+            return
+        pytest.skip(f"TFLM could not plan {name}: {fig.get('error')}")
+    doc = plan_json(MODELS / name)
+    ours = [{"id": b["id"], "size": b["size"], "offset": b["offset"], "first_used": b["first"],
+             "last_used": b["last"]} for b in doc["buffers"]]
+    assert doc["approximate"] == (name in APPROXIMATE)
+    if name in APPROXIMATE:
+        # Tensors are exact; the unmodelled scratch buffer is missing and named.
+        tensors = [b for b in fig["plan"] if b["id"] < len(ours)]
+        assert [(b["size"], b["first_used"], b["last_used"]) for b in ours] == \
+               [(b["size"], b["first_used"], b["last_used"]) for b in tensors]
+        assert any("SignalRfft" in u for u in doc["unmodelled_scratch"])
+        return
+    assert ours == fig["plan"]
+    assert doc["plans"]["tflm-greedy"]["head_bytes"] == fig["head_bytes"]
+    assert doc["lower_bound"]["bytes"] == fig["lower_bound_bytes"]
+    assert doc["lower_bound"]["scope"] == fig["lower_bound_time_step"]
+    assert doc["lower_bound"]["bytes"] <= doc["plans"]["best"]["head_bytes"] <= fig["head_bytes"]
+
+
+@pytest.mark.skipif(not MODELS.exists(), reason="../shared/models absent")
+def test_table_names_the_figures():
+    r = run_plan(MODELS / "tflm_micro_speech_quantized.tflite")
+    assert r.returncode == 0, r.stderr
+    # micro_speech: 5 buffers, head 5968 = lower bound (tflm-figures.json).
+    assert "TFLM greedy            5968" in r.stdout
+    assert "Reshape_2" in r.stdout and "[1,49,40,1]" in r.stdout
+
+
+@pytest.mark.parametrize("content,needle", [
+    (b"", "too short"),
+    (b"\x10\x00\x00\x00NOPE" + b"\x00" * 40, 'not "TFL3"'),
+    (b"\x10\x00\x00\x00TFL3" + b"\xff" * 40, "corrupt or truncated"),
+])
+def test_bad_files_are_clear_errors(tmp_path, content, needle):
+    f = tmp_path / "bad.tflite"
+    f.write_bytes(content)
+    r = run_plan(f)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert needle in r.stderr and str(f) in r.stderr
+
+
+def test_missing_file_and_usage(tmp_path):
+    r = run_plan(tmp_path / "nope.tflite")
+    assert r.returncode == 1 and "cannot open model file" in r.stderr
+    assert run_plan().returncode == 2
+    assert run_plan("--bogus", "x").returncode == 2
+
+
+@pytest.mark.skipif(not MODELS.exists(), reason="../shared/models absent")
+def test_every_truncation_of_a_real_model_is_an_error(tmp_path):
+    data = (MODELS / "tflm_hello_world_int8.tflite").read_bytes()
+    f = tmp_path / "cut.tflite"
+    for n in range(0, len(data), 97):
+        f.write_bytes(data[:n])
+        r = run_plan(f)
+        assert r.returncode == 1, (n, r.returncode, r.stderr)

@@ -1,0 +1,234 @@
+// Planner tests on synthetic models built here. Every expected figure was worked out by hand
+// from the rules in TFLM's micro_allocation_info.cc and greedy_memory_planner.cc (the working is
+// in the comments), not by running the planner.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "arenascope/planner/kernels.h"
+#include "arenascope/planner/plan.h"
+#include "model_builder.h"
+
+using namespace arenascope::planner;
+using test_models::Op;
+using test_models::SG;
+using test_models::T;
+
+namespace {
+constexpr int FC = 9, SOFTMAX = 25, RELU = 19, ADD = 0, IF = 118, WHILE = 119, SVDF = 27;
+
+Model parse(const std::vector<uint8_t>& bytes) { return read_model(bytes.data(), bytes.size()); }
+
+struct Expect {
+  int tensor;
+  int64_t size;
+  int first, last;
+  int64_t offset;
+};
+
+void expect_plan(const Lifetimes& l, const Plan& p, const std::vector<Expect>& want) {
+  ASSERT_EQ(l.buffers.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE("buffer " + std::to_string(i));
+    EXPECT_EQ(l.buffers[i].tensor, want[i].tensor);
+    EXPECT_EQ(l.buffers[i].size, want[i].size);
+    EXPECT_EQ(l.buffers[i].first, want[i].first);
+    EXPECT_EQ(l.buffers[i].last, want[i].last);
+    EXPECT_EQ(p.offsets[i], want[i].offset);
+  }
+}
+
+// input t0 [1,100] -> FC -> t2 [1,200] -> FC -> t3 [1,50] -> SOFTMAX -> t4 [1,10]; t1 constant.
+SG chain() {
+  return SG{{{{1, 100}}, {{200, 100}, 9, true}, {{1, 200}}, {{1, 50}}, {{1, 10}}},
+            {{FC, {0, 1}, {2}}, {FC, {2, 1}, {3}}, {SOFTMAX, {3}, {4}}},
+            {0},
+            {4}};
+}
+}  // namespace
+
+TEST(Reader, ReadsTensorsOperatorsAndNames) {
+  const Model m = parse(test_models::build({chain()}));
+  ASSERT_EQ(m.subgraphs.size(), 1u);
+  const Subgraph& sg = m.subgraphs[0];
+  ASSERT_EQ(sg.tensors.size(), 5u);
+  EXPECT_EQ(sg.tensors[2].bytes, 200);
+  EXPECT_EQ(sg.tensors[1].has_data, true);
+  EXPECT_EQ(sg.tensors[0].has_data, false);
+  ASSERT_EQ(sg.operators.size(), 3u);
+  EXPECT_EQ(sg.operators[0].op_name, "FULLY_CONNECTED");
+  EXPECT_EQ(sg.operators[2].op_name, "SOFTMAX");
+  EXPECT_EQ(sg.inputs, std::vector<int32_t>{0});
+  EXPECT_EQ(builtin_name(118), "IF");
+  EXPECT_EQ(builtin_name(161), "RIGHT_SHIFT");
+  EXPECT_EQ(builtin_name(400), "BUILTIN_400");
+  EXPECT_EQ(type_name(9), "INT8");
+  EXPECT_EQ(type_size(7), 2);  // INT16
+  EXPECT_EQ(type_size(5), 0);  // STRING: TFLM cannot size it
+}
+
+// Lifetimes: t0 created at scope 0, last used by op 0 (scope 1) -> 0..1; t2 1..2; t3 2..3;
+// t4 (model output) created by op 2 at scope 3 and kept to the final scope 3 -> 3..3.
+// Ids (tensors needing the arena): t0->0 (112), t2->1 (208), t3->2 (64), t4->3 (16).
+// TFLM order: reverse ids 3,2,1,0 stably sorted by size: 1 (208), 0 (112), 2 (64), 3 (16).
+// 1 at 0. 0 (0..1) overlaps 1: gap 0 < 112 -> after it, 208. 2 (2..3) overlaps 1 only -> 208.
+// 3 (3..3) overlaps 2 only (at 208): gap 208 >= 16 -> 0. Head = 208 + 112 = 320.
+// Lower bound: scope 1 holds 112 + 208 = 320.
+TEST(Plan, ChainMatchesHandWorkedGreedy) {
+  const Model m = parse(test_models::build({chain()}));
+  const Lifetimes l = build_lifetimes(m, {});
+  const Plan p = plan_tflm_greedy(l.buffers);
+  expect_plan(l, p, {{0, 112, 0, 1, 208}, {2, 208, 1, 2, 0}, {3, 64, 2, 3, 208}, {4, 16, 3, 3, 0}});
+  EXPECT_EQ(p.head, 320);
+  EXPECT_EQ(lower_bound(l.buffers).bytes, 320);
+  EXPECT_EQ(lower_bound(l.buffers).scope, 1);
+  EXPECT_EQ(l.op_scope[0], (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(l.placement[0][1], Placement::Constant);
+  EXPECT_EQ(check_plan(l.buffers, p), "");
+}
+
+// Residual: t0 -> RELU -> t1 -> RELU -> t2; ADD(t0, t2) -> t3; all 64 B.
+// Lifetimes t0 0..3 (read by the ADD at scope 3), t1 1..2, t2 2..3, t3 3..3.
+// Equal sizes keep reversed id order 3,2,1,0: 3@0; 2 overlaps 3 -> 64; 1 overlaps 2 only,
+// gap 64 before it -> 0; 0 overlaps all -> 128. Head 192 = lower bound (scope 2: 3 x 64).
+TEST(Plan, ResidualAddKeepsTheSkipTensorAlive) {
+  SG sg{{{{1, 64}}, {{1, 64}}, {{1, 64}}, {{1, 64}}},
+        {{RELU, {0}, {1}}, {RELU, {1}, {2}}, {ADD, {0, 2}, {3}}},
+        {0},
+        {3}};
+  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
+  const Plan p = plan_tflm_greedy(l.buffers);
+  expect_plan(l, p, {{0, 64, 0, 3, 128}, {1, 64, 1, 2, 0}, {2, 64, 2, 3, 64}, {3, 64, 3, 3, 0}});
+  EXPECT_EQ(p.head, 192);
+  EXPECT_EQ(lower_bound(l.buffers).bytes, 192);
+  EXPECT_EQ(lower_bound(l.buffers).scope, 2);
+}
+
+TEST(Plan, VariableTensorGoesToTheTailNotThePlan) {
+  SG sg{{{{1, 32}}, {{1, 32}, 9, false, true}, {{1, 32}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
+  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
+  ASSERT_EQ(l.buffers.size(), 2u);
+  EXPECT_EQ(l.buffers[0].tensor, 0);
+  EXPECT_EQ(l.buffers[1].tensor, 2);
+  EXPECT_EQ(l.placement[0][1], Placement::Persistent);
+}
+
+// IF in subgraph 0 calls subgraphs 1 and 2 (one RELU each). Scopes: sg0 inputs at 0; IF opens
+// scope 1 (its output t2 created there); then-branch sg1 enters scope 2 (inputs), its RELU
+// scope 3; else-branch sg2 scope 4, RELU scope 5; the IF's inputs and output are last used at
+// 5; sg0's RELU runs in scope 6.
+TEST(Lifetimes, ControlFlowSubgraphsGetTheirOwnScopes) {
+  SG main{{{{1}}, {{1, 16}}, {{1, 16}}, {{1, 16}}}, {{IF, {0, 1}, {2}, {1, 2}}, {RELU, {2}, {3}}}, {0, 1}, {3}};
+  SG branch{{{{1, 16}}, {{1, 16}}}, {{RELU, {0}, {1}}}, {0}, {1}};
+  const Model m = parse(test_models::build({main, branch, branch}));
+  ASSERT_EQ(m.subgraphs[0].operators[0].called_subgraphs, (std::vector<int>{1, 2}));
+  const Lifetimes l = build_lifetimes(m, {});
+  ASSERT_EQ(l.buffers.size(), 8u);
+  const std::vector<std::pair<int, int>> want{{0, 5}, {0, 5}, {1, 6}, {6, 6}, {2, 3}, {3, 3}, {4, 5}, {5, 5}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(l.buffers[i].first, want[i].first) << "buffer " << i;
+    EXPECT_EQ(l.buffers[i].last, want[i].second) << "buffer " << i;
+  }
+  EXPECT_EQ(l.buffers[4].subgraph, 1);
+  EXPECT_EQ(l.op_scope[0], (std::vector<int>{1, 6}));
+  EXPECT_EQ(l.op_scope[2], (std::vector<int>{5}));
+  EXPECT_EQ(l.last_scope, 6);
+  EXPECT_EQ(check_plan(l.buffers, plan_tflm_greedy(l.buffers)), "");
+}
+
+// Offline offset 1000 for t2 (id 1): placed first and kept; then 0 (112) at 0 (gap before
+// 1000), 2 (64) at 0 (0 is no longer live), 3 (16) overlaps 2 -> 64. Head 1000 + 208.
+TEST(Plan, OfflineOffsetsArePlacedFirstAndKept) {
+  const Model m = parse(test_models::build({chain()}, {-1, -1, 1000, -1, -1}));
+  ASSERT_EQ(m.offline_offsets.size(), 5u);
+  const Lifetimes l = build_lifetimes(m, {});
+  const Plan p = plan_tflm_greedy(l.buffers);
+  EXPECT_EQ(p.offsets, (std::vector<int64_t>{0, 1000, 0, 64}));
+  EXPECT_EQ(p.head, 1208);
+  EXPECT_LE(plan_best(l.buffers).head, 1208);
+}
+
+TEST(Kernels, SvdfInt8RequestsTwoScratchBuffers) {
+  // SVDF input [2,8] int8, weights_feature [24,8] -> 2 x 24 x 4 = 192; output [2,6] -> 48.
+  SG sg{{{{2, 8}}, {{24, 8}, 9, true}, {{24, 4}, 9, true}, {{24}, 2, true}, {{2, 96}, 9, false, true}, {{2, 6}}},
+        {{SVDF, {0, 1, 2, 3, 4}, {5}}},
+        {0},
+        {5}};
+  const Model m = parse(test_models::build({sg}));
+  const ScratchPrediction s = predict_scratch(m);
+  ASSERT_EQ(s.requests.size(), 2u);
+  EXPECT_EQ(s.requests[0].bytes, 192);
+  EXPECT_EQ(s.requests[1].bytes, 48);
+  EXPECT_TRUE(s.unmodelled.empty());
+  const Lifetimes l = build_lifetimes(m, s.requests);
+  ASSERT_EQ(l.buffers.size(), 4u);  // t0, t5, two scratch
+  EXPECT_EQ(l.buffers[2].scratch, 0);
+  EXPECT_EQ(l.buffers[2].first, 1);  // live only in the SVDF's scope
+  EXPECT_EQ(l.buffers[2].last, 1);
+  EXPECT_EQ(l.buffers[3].size, 48);
+}
+
+TEST(Reader, RejectsBadModelsWithAClearError) {
+  const std::vector<uint8_t> good = test_models::build({chain()});
+  // Every truncation is rejected (never read out of bounds: run under ASan in the fuzz test).
+  for (size_t n = 0; n < good.size(); n += 7) {
+    std::vector<uint8_t> cut(good.begin(), good.begin() + n);
+    EXPECT_THROW(read_model(cut.data(), cut.size()), ModelError) << n;
+  }
+  std::vector<uint8_t> wrong = good;
+  wrong[4] = 'X';
+  try {
+    read_model(wrong.data(), wrong.size());
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("TFL3"), std::string::npos);
+  }
+  auto expect_error = [](const std::vector<SG>& sgs, const std::string& needle) {
+    const auto bytes = test_models::build(sgs);
+    try {
+      build_lifetimes(read_model(bytes.data(), bytes.size()), {});
+      ADD_FAILURE() << "no error, wanted: " << needle;
+    } catch (const ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error({SG{{{{1, 4}}}, {{RELU, {0}, {99}}}, {0}, {0}}}, "refers to tensor 99");
+  expect_error({SG{{{{1, -1}}, {{1, 4}}}, {{RELU, {0}, {1}}}, {0}, {1}}}, "dynamic or negative dimension");
+  expect_error({SG{{{{1, 4}, 5}, {{1, 4}}}, {{RELU, {0}, {1}}}, {0}, {1}}}, "cannot size");
+  expect_error({SG{{{{1}}}, {{WHILE, {0}, {0}, {0, 0}}}, {0}, {0}}}, "nest more than 64");
+  expect_error({SG{{{{1}}}, {{IF, {0}, {0}, {0, 7}}}, {0}, {0}}}, "calls subgraph 7");
+}
+
+// Property: on random graphs, every plan is valid, the better planner never loses to TFLM's
+// greedy, and nothing beats the lower bound.
+TEST(Plan, RandomGraphsGiveValidPlansNeverBelowTheBound) {
+  std::mt19937 rng(1234);
+  for (int round = 0; round < 300; ++round) {
+    SG sg;
+    const int ops = 1 + static_cast<int>(rng() % 12);
+    sg.tensors.push_back(T{{1, 1 + static_cast<int32_t>(rng() % 300)}});
+    sg.inputs = {0};
+    for (int i = 0; i < ops; ++i) {
+      const int out = static_cast<int>(sg.tensors.size());
+      sg.tensors.push_back(T{{1, 1 + static_cast<int32_t>(rng() % 300)}});
+      const int a = static_cast<int>(rng() % out), b = static_cast<int>(rng() % out);
+      sg.ops.push_back(Op{ADD, {a, b}, {out}});
+    }
+    sg.outputs = {static_cast<int32_t>(sg.tensors.size() - 1)};
+    const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
+    const Plan g = plan_tflm_greedy(l.buffers), best = plan_best(l.buffers);
+    const LowerBound lb = lower_bound(l.buffers);
+    ASSERT_EQ(check_plan(l.buffers, g), "") << round;
+    ASSERT_EQ(check_plan(l.buffers, best), "") << round;
+    ASSERT_LE(best.head, g.head) << round;
+    ASSERT_GE(best.head, lb.bytes) << round;
+  }
+}
+
+TEST(Plan, CheckerCatchesOverlap) {
+  std::vector<Buffer> buffers{{0, 0, 0, -1, 16, 16, 0, 2, -1}, {1, 0, 1, -1, 16, 16, 2, 3, -1}};
+  Plan p{"bad", {0, 8}, 24};
+  EXPECT_NE(check_plan(buffers, p).find("share bytes [8, 16)"), std::string::npos);
+  buffers[1].first = 3;  // no longer live together
+  EXPECT_EQ(check_plan(buffers, p), "");
+}
