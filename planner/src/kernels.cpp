@@ -45,8 +45,8 @@ bool svdf(const Subgraph& sg, const Operator& op, int s, std::vector<ScratchRequ
   const Tensor& o = sg.tensors[op.outputs[0]];
   if (o.shape.size() != 2) return false;
   const int64_t batch = in->shape[0], filters = wf->shape[0], units = o.shape[1];
-  out.push_back({s, op.index, batch * filters * 4, "SVDF scratch (batch x filters x 4)"});
-  if (in->type == kTypeInt8) out.push_back({s, op.index, batch * units * 4, "SVDF output scratch (batch x units x int32)"});
+  out.push_back({s, op.index, batch * filters * 4, "SVDF scratch"});
+  if (in->type == kTypeInt8) out.push_back({s, op.index, batch * units * 4, "SVDF output scratch"});
   return true;
 }
 
@@ -56,7 +56,7 @@ bool lstm(const Subgraph& sg, const Operator& op, int s, std::vector<ScratchRequ
   const Tensor* cell = input(sg, op, 19);
   if (!cell || cell->shape.size() != 2 || type_size(cell->type) == 0) return false;
   const int64_t bytes = int64_t{cell->shape[0]} * cell->shape[1] * type_size(cell->type);
-  for (int k = 0; k < 4; ++k) out.push_back({s, op.index, bytes, "LSTM gate scratch (batch x cells x cell type)"});
+  for (int k = 0; k < 4; ++k) out.push_back({s, op.index, bytes, "LSTM gate scratch"});
   return true;
 }
 
@@ -68,7 +68,7 @@ void int4_filter(const Subgraph& sg, const Operator& op, int s, std::vector<Scra
   if (!filter || filter->type != kTypeInt4) return;
   int64_t elements = 1;
   for (int32_t d : filter->shape) elements *= d;
-  out.push_back({s, op.index, elements, op.op_name + " INT4 filter unpacked (1 byte per element)"});
+  out.push_back({s, op.index, elements, op.op_name + " INT4 filter"});
 }
 
 // conv_common.cc, depthwise_conv_common.cc, fully_connected.cc Prepare: "Hybrid models are

@@ -17,9 +17,12 @@ std::string shape_str(const std::vector<int32_t>& shape) {
 }
 
 std::string buffer_name(const Budget& b, const Buffer& buf) {
-  if (buf.tensor >= 0) return b.model.subgraphs[buf.subgraph].tensors[buf.tensor].name;
+  if (buf.tensor >= 0) {
+    const std::string& name = b.model.subgraphs[buf.subgraph].tensors[buf.tensor].name;
+    return name.empty() ? "(tensor " + std::to_string(buf.tensor) + ")" : name;
+  }
   const ScratchRequest& r = b.scratch[buf.scratch];
-  return "scratch: " + r.what;
+  return "op " + std::to_string(r.op) + " " + r.what;
 }
 
 }  // namespace

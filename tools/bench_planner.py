@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Benchmark of arenascope-plan on every model in ../shared/models: prints figures, asserts nothing.
+
+For each model and both TFLM builds in ../shared/tflm-figures (host x86-64, Cortex-M4): the
+lower bound, TFLM's greedy head (ours), our best head, TFLM's measured head, the measured
+minimum arena and arena_used_bytes, and the tool's run time (median of --runs). The predicted
+minimum arena (issue #6 item 6) is not implemented yet: its column prints "-".
+
+Usage: tools/bench_planner.py [--build DIR] [--runs N]
+"""
+import argparse
+import json
+import pathlib
+import statistics
+import subprocess
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    tool = pathlib.Path(args.build) / "planner" / "arenascope-plan"
+    figures_file = SHARED / "tflm-figures" / "tflm-figures.json"
+    if not tool.exists() or not figures_file.exists():
+        raise SystemExit(f"need {tool} (build first) and {figures_file}")
+    figures = json.loads(figures_file.read_text())["models"]
+    head = (f"{'model':42} {'abi':6} {'lower':>7} {'greedy':>7} {'best':>7} {'TFLM head':>9} "
+            f"{'pred.min':>8} {'min arena':>9} {'used':>7} {'err %':>6} {'ms':>6}  note")
+    print(head)
+    print("-" * len(head))
+    for name in sorted(p.name for p in (SHARED / "models").glob("*.tflite")):
+        times = []
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            r = subprocess.run([str(tool), "--json", str(SHARED / "models" / name)], capture_output=True, text=True)
+            times.append((time.perf_counter() - t0) * 1000)
+        if r.returncode:
+            print(f"{name:42} error: {r.stderr.strip()}")
+            continue
+        doc = json.loads(r.stdout)
+        note = "approximate (unmodelled scratch)" if doc["approximate"] else ""
+        if doc.get("tflm_rejects"):
+            note = "TFLM rejects it (hybrid)"
+        for abi, key in (("host", "host"), ("cm4", "arm_m4")):
+            fig = figures.get(name, {}).get(key, {})
+            def num(k):
+                v = fig.get(k)
+                return "-" if v is None else str(v)
+            print(f"{name:42} {abi:6} {doc['lower_bound']['bytes']:7} {doc['plans']['tflm-greedy']['head_bytes']:7} "
+                  f"{doc['plans']['best']['head_bytes']:7} {num('head_bytes'):>9} {'-':>8} {num('min_arena_bytes'):>9} "
+                  f"{num('arena_used_bytes'):>7} {'-':>6} {statistics.median(times):6.1f}  {note}")
+
+
+if __name__ == "__main__":
+    main()
