@@ -90,16 +90,20 @@ Plan plan_best(const std::vector<Buffer>& buffers) {
   return best;
 }
 
+std::vector<int64_t> live_bytes(const std::vector<Buffer>& buffers) {
+  int last = -1;
+  for (const Buffer& b : buffers) last = std::max(last, b.last);
+  std::vector<int64_t> live(static_cast<size_t>(last + 1), 0);
+  for (const Buffer& b : buffers)
+    for (int t = std::max(b.first, 0); t <= b.last; ++t) live[t] += b.size;
+  return live;
+}
+
 LowerBound lower_bound(const std::vector<Buffer>& buffers) {
   LowerBound lb;
-  int last = 0;
-  for (const Buffer& b : buffers) last = std::max(last, b.last);
-  for (int t = 0; t <= last; ++t) {
-    int64_t live = 0;
-    for (const Buffer& b : buffers)
-      if (b.first <= t && t <= b.last) live += b.size;
-    if (live > lb.bytes) lb = LowerBound{live, t};
-  }
+  const std::vector<int64_t> live = live_bytes(buffers);
+  for (size_t t = 0; t < live.size(); ++t)
+    if (live[t] > lb.bytes) lb = LowerBound{live[t], static_cast<int>(t)};
   // A single buffer is a bound too (covers buffers with lifetime -1..-1).
   for (const Buffer& b : buffers) if (b.size > lb.bytes) lb = LowerBound{b.size, b.first};
   return lb;

@@ -3,7 +3,10 @@
 // in the comments), not by running the planner.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/plan.h"
@@ -231,4 +234,27 @@ TEST(Plan, CheckerCatchesOverlap) {
   EXPECT_NE(check_plan(buffers, p).find("share bytes [8, 16)"), std::string::npos);
   buffers[1].first = 3;  // no longer live together
   EXPECT_EQ(check_plan(buffers, p), "");
+}
+
+// The definitions the GDB plugin shares (inclusive lifetimes, live bytes, lower bound and its
+// scope): the same golden fixture is checked by tests/plugin/test_plan_golden.py.
+TEST(Plan, GoldenDefinitionsSharedWithThePlugin) {
+  std::ifstream in(ARENASCOPE_PLAN_GOLDEN);
+  ASSERT_TRUE(in) << ARENASCOPE_PLAN_GOLDEN;
+  const auto golden = nlohmann::json::parse(in);
+  for (const auto& c : golden.at("cases")) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    std::vector<Buffer> buffers;
+    for (const auto& b : c.at("buffers")) {
+      Buffer buf;
+      buf.id = static_cast<int>(buffers.size());
+      buf.size = buf.bytes = b.at("size").get<int64_t>();
+      buf.first = b.at("first").get<int>();
+      buf.last = b.at("last").get<int>();
+      buffers.push_back(buf);
+    }
+    EXPECT_EQ(live_bytes(buffers), c.at("live_bytes").get<std::vector<int64_t>>());
+    EXPECT_EQ(lower_bound(buffers).bytes, c.at("lower_bound").get<int64_t>());
+    EXPECT_EQ(lower_bound(buffers).scope, c.at("lower_bound_scope").get<int>());
+  }
 }

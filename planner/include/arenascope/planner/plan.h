@@ -73,6 +73,10 @@ struct LowerBound {
   int scope = 0;      // the first scope where it is reached
 };
 LowerBound lower_bound(const std::vector<Buffer>& buffers);
+// Live bytes at each scope 0..max(last): the sum of planned sizes with first <= t <= last.
+// The GDB plugin's analysis.plan() uses the same definition (golden fixture:
+// tests/fixtures/plan_definitions_golden.json).
+std::vector<int64_t> live_bytes(const std::vector<Buffer>& buffers);
 
 // Empty when no two buffers with overlapping lifetimes share a byte (and offsets are >= 0),
 // else a message naming the first pair.
