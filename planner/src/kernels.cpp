@@ -79,9 +79,8 @@ void hybrid(const Subgraph& sg, const Operator& op, int s, std::vector<std::stri
   const Tensor* filter = input(sg, op, 1);
   if (in && filter && in->type == 0 && (filter->type == kTypeInt8 || filter->type == kTypeInt4))
     out.push_back("subgraph " + std::to_string(s) + " operator " + std::to_string(op.index) + " (" + op.op_name +
-                  ") is hybrid (FLOAT32 input '" + in->name + "', " + type_name(filter->type) + " filter '" +
-                  filter->name + "'): TFLM's Prepare rejects it (\"Hybrid models are not supported on TFLite Micro\"); "
-                  "convert the model with full integer quantization");
+                  ") is hybrid (FLOAT32 input, " + type_name(filter->type) +
+                  " filter): \"Hybrid models are not supported on TFLite Micro\"; convert with full integer quantization");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ const char* placement_name(Placement p) {
     case Placement::Persistent: return "persistent";
     case Placement::Constant: return "flash";
     case Placement::Empty: return "empty";
+    case Placement::Unallocated: return "unallocated";
   }
   return "?";
 }
@@ -41,8 +42,7 @@ struct Marker {
   void used(std::pair<int, int>& l, int at) { l.second = at; }
 
   void mark(int s) {
-    // A WHILE body calling itself would recurse forever in TFLM too; refuse it.
-    if (++depth > 64) throw ModelError("control-flow operators nest more than 64 subgraphs deep (recursive IF/WHILE?)");
+    ++depth;
     const Subgraph& sg = model.subgraphs[s];
     for (int32_t t : sg.inputs) created(life[s][t]);
     for (int32_t t : sg.outputs) created(life[s][t]);
@@ -53,6 +53,11 @@ struct Marker {
       for (int32_t t : op.outputs) created(life[s][t]);
       const int start = scope;
       for (int callee : op.called_subgraphs) {
+        // A subgraph that calls itself (directly or not) would recurse forever in TFLM too.
+        if (depth >= 64)
+          throw ModelError("subgraph " + std::to_string(s) + " operator " + std::to_string(i) + " (" + op.op_name +
+                           ") calls subgraph " + std::to_string(callee) +
+                           " at control-flow depth 64: the subgraphs call each other in a cycle");
         ++scope;
         mark(callee);
       }
@@ -111,15 +116,24 @@ Lifetimes build_lifetimes(const Model& model, const std::vector<ScratchRequest>&
       Placement p = Placement::Planned;
       if (tensor.has_data) p = Placement::Constant;
       else if (tensor.bytes == 0) p = Placement::Empty;
-      // micro_allocator.cc AllocateVariables: a variable tensor with an offline offset is
-      // planned in the head by the offline plan, otherwise it takes tail (persistent) bytes.
-      else if (tensor.is_variable) p = offline >= 0 ? Placement::Planned : Placement::Persistent;
+      // micro_allocator.cc AllocateVariables: a variable tensor takes tail (persistent) bytes
+      // unless the offline plan gives it an offset; then TFLM allocates it nowhere (it is not
+      // planned either: needs_allocating excludes variables) and its data pointer stays null.
+      else if (tensor.is_variable) p = offline >= 0 ? Placement::Unallocated : Placement::Persistent;
       out.placement.back().push_back(p);
+      const std::string label = "subgraph " + std::to_string(s) + " tensor " + std::to_string(t) +
+                                (tensor.name.empty() ? std::string() : " '" + tensor.name + "'");
+      if (p == Placement::Unallocated)
+        out.warnings.push_back(label + " is a variable tensor with an offline offset (" + std::to_string(offline) +
+                               "): TFLM neither allocates it in the tail nor plans it (micro_allocator.cc "
+                               "AllocateVariables), so its data pointer stays null; give it offset -1");
       if (!needs) continue;
       auto [first, last] = m.life[s][t];
-      if (first < 0)
-        out.warnings.push_back("subgraph " + std::to_string(s) + " tensor " + std::to_string(t) + " '" +
-                               tensor.name + "' is never produced nor consumed; TFLM plans it with lifetime -1..-1");
+      if (first < 0 && last < 0)
+        out.warnings.push_back(label + " is never produced nor consumed; TFLM still plans it, with lifetime -1..-1");
+      else if (first < 0)
+        out.warnings.push_back(label + " is read by an operator but produced by none (and is not a subgraph "
+                               "input); TFLM plans it with first use -1");
       out.buffers.push_back(Buffer{id++, static_cast<int>(s), static_cast<int>(t), -1, tensor.bytes,
                                    align16(tensor.bytes), first, last, offline});
     }

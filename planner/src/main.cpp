@@ -1,7 +1,8 @@
 // arenascope-plan: the arena budget of a .tflite model before flashing.
 //   arenascope-plan MODEL.tflite          budget table
 //   arenascope-plan --json MODEL.tflite   the same as JSON (what the GDB plugin reads)
-// Exit status: 0 ok, 1 the model cannot be read or planned, 2 bad usage.
+// Exit status: 0 ok; 1 the model cannot be read or planned, or TFLM would reject it (the
+// budget is still printed then); 2 bad usage.
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -13,26 +14,35 @@ void usage(FILE* to) {
   std::fprintf(to,
                "usage: arenascope-plan [--json] MODEL.tflite\n"
                "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
-               "  plan (the arena head TFLM will use), a better plan and the lower bound.\n"
-               "  --json   print the budget as JSON (schema \"arenascope-plan/1\", docs/arena-budget.md)\n");
+               "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
+               "  bound. The arena itself must be larger: see the note at the end of the table.\n"
+               "  --json   print the budget as JSON (schema \"arenascope-plan/1\", docs/arena-budget.md)\n"
+               "exit status: 0 ok; 1 unreadable model, or one TFLM would reject; 2 bad usage\n");
 }
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool json = false;
+  bool json = false, options_done = false;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json")) json = true;
+    if (!options_done && !std::strcmp(argv[i], "--")) options_done = true;
+    else if (options_done) { if (path) { std::fprintf(stderr, "arenascope-plan: one model at a time\n"); return 2; } path = argv[i]; }
+    else if (!std::strcmp(argv[i], "--json")) json = true;
     else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) { usage(stdout); return 0; }
     else if (argv[i][0] == '-' && argv[i][1]) { std::fprintf(stderr, "arenascope-plan: unknown option '%s'\n", argv[i]); usage(stderr); return 2; }
     else if (path) { std::fprintf(stderr, "arenascope-plan: one model at a time ('%s' and '%s')\n", path, argv[i]); return 2; }
     else path = argv[i];
   }
-  if (!path) { usage(stderr); return 2; }
+  if (!path) { std::fprintf(stderr, "arenascope-plan: no model given\n"); usage(stderr); return 2; }
   try {
     const auto budget = arenascope::planner::make_budget(path);
-    if (json) std::cout << arenascope::planner::budget_json(budget).dump(1) << "\n";
+    // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
+    if (json) std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else std::cout << arenascope::planner::budget_table(budget);
+    if (!budget.rejected.empty()) {
+      std::fprintf(stderr, "arenascope-plan: %s: TFLM would reject this model (%s)\n", path, budget.rejected.front().c_str());
+      return 1;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "arenascope-plan: %s\n", e.what());
     return 1;

@@ -7,6 +7,8 @@
 // of bounds on a hostile file.
 #include <algorithm>
 #include <cstring>
+#include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -123,10 +125,14 @@ Model read_model(const uint8_t* data, size_t size) {
                std::to_string(d) + "); TFLM needs static shapes");
         elements *= d;
         if (elements > std::numeric_limits<int32_t>::max())
-          fail(where + " ('" + tensor.name + "') has more than 2^31 elements");
+          fail(where + " ('" + tensor.name + "') has more than 2^31-1 elements; TFLM counts them in an int");
       }
       const int esize = type_size(tensor.type);
       tensor.bytes = esize ? elements * esize : -1;
+      // GreedyMemoryPlanner keeps sizes and offsets in int (greedy_memory_planner.h).
+      if (tensor.bytes > std::numeric_limits<int32_t>::max())
+        fail(where + " ('" + tensor.name + "') needs " + std::to_string(tensor.bytes) +
+             " bytes; TFLM's planner holds sizes in an int (at most 2^31-1 bytes)");
       sg.tensors.push_back(std::move(tensor));
     }
     sg.inputs = ints(fsg->inputs());
@@ -189,23 +195,38 @@ Model read_model(const uint8_t* data, size_t size) {
              " offsets but the model has " + std::to_string(total_tensors) +
              " tensors (TFLM rejects this model)");
       if (words < 3 + n) fail("metadata 'OfflineMemoryAllocation' is truncated");
-      for (size_t k = 0; k < n; ++k) model.offline_offsets.push_back(static_cast<int32_t>(word(3 + k)));
+      for (size_t k = 0; k < n; ++k) {
+        const int32_t offset = static_cast<int32_t>(word(3 + k));
+        // Only -1 (kOnlinePlannedBuffer) means "plan online"; TFLM would place any other
+        // negative offset before the arena.
+        if (offset < -1)
+          fail("metadata 'OfflineMemoryAllocation' gives tensor " + std::to_string(k) + " the offset " +
+               std::to_string(offset) + "; offsets are bytes from the arena start, or -1 for online");
+        model.offline_offsets.push_back(offset);
+      }
     }
   }
   return model;
 }
 
 Model read_model_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) fail(path + ": no such model file");
+  if (!std::filesystem::is_regular_file(status)) fail(path + ": not a regular file (a directory or a device?)");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) fail(path + ": cannot get the file size: " + ec.message());
+  // A flatbuffer addresses at most 2 GiB; larger .tflite files keep weights outside it, which
+  // TFLM does not read.
+  if (size > 0x7fffffffULL) fail(path + ": " + std::to_string(size) + " bytes: larger than a flatbuffer can be (2 GiB)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open model file '" + path + "'");
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) fail("cannot read model file '" + path + "'");
-  // flatbuffers reads scalars in place: keep the copy 16-byte aligned.
-  std::vector<std::max_align_t> aligned((bytes.size() + sizeof(std::max_align_t) - 1) /
-                                        sizeof(std::max_align_t) + 1);
-  std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  if (!in) fail(path + ": cannot open: " + std::strerror(errno));
+  // flatbuffers reads scalars in place: keep the bytes 16-byte aligned.
+  std::vector<std::max_align_t> aligned(size / sizeof(std::max_align_t) + 1);
+  in.read(reinterpret_cast<char*>(aligned.data()), static_cast<std::streamsize>(size));
+  if (static_cast<uintmax_t>(in.gcount()) != size) fail(path + ": cannot read the whole file");
   try {
-    return read_model(reinterpret_cast<const uint8_t*>(aligned.data()), bytes.size());
+    return read_model(reinterpret_cast<const uint8_t*>(aligned.data()), size);
   } catch (const ModelError& e) {
     throw ModelError(path + ": " + e.what());
   }

@@ -30,18 +30,36 @@ std::string buffer_name(const Budget& b, const Buffer& buf) {
 Budget make_budget(const std::string& path) {
   Budget b;
   b.model_path = path;
-  b.model = read_model_file(path);
-  ScratchPrediction scratch = predict_scratch(b.model);
-  b.scratch = std::move(scratch.requests);
-  b.unmodelled = std::move(scratch.unmodelled);
-  b.rejected = std::move(scratch.rejected);
-  b.lifetimes = build_lifetimes(b.model, b.scratch);
-  b.greedy = plan_tflm_greedy(b.lifetimes.buffers);
-  b.best = plan_best(b.lifetimes.buffers);
-  b.bound = lower_bound(b.lifetimes.buffers);
+  b.model = read_model_file(path);  // its errors already name the file
+  try {
+    ScratchPrediction scratch = predict_scratch(b.model);
+    b.scratch = std::move(scratch.requests);
+    b.unmodelled = std::move(scratch.unmodelled);
+    b.rejected = std::move(scratch.rejected);
+    b.lifetimes = build_lifetimes(b.model, b.scratch);
+    // The model's own offline plan must not overlap: that is the model's fault, not a plan's.
+    const auto& buffers = b.lifetimes.buffers;
+    for (const Buffer& x : buffers)
+      for (const Buffer& y : buffers)
+        if (x.id < y.id && x.offline_offset >= 0 && y.offline_offset >= 0 && !(x.first > y.last) &&
+            !(y.first > x.last) && x.offline_offset < y.offline_offset + y.size &&
+            y.offline_offset < x.offline_offset + x.size)
+          throw ModelError("the model's offline plan (metadata 'OfflineMemoryAllocation') puts " + buffer_name(b, x) +
+                           " at " + std::to_string(x.offline_offset) + " and " + buffer_name(b, y) + " at " +
+                           std::to_string(y.offline_offset) +
+                           ": they are live at the same time and share bytes; fix the offline plan");
+    b.greedy = plan_tflm_greedy(buffers);
+    b.best = plan_best(buffers);
+    b.bound = lower_bound(buffers);
+    if (b.greedy.head > 0x7fffffff)
+      throw ModelError("the head would be " + std::to_string(b.greedy.head) +
+                       " bytes; TFLM's planner holds offsets in an int (at most 2^31-1)");
+  } catch (const ModelError& e) {
+    throw ModelError(path + ": " + e.what());
+  }
   for (const Plan* p : {&b.greedy, &b.best}) {
     const std::string err = check_plan(b.lifetimes.buffers, *p);
-    if (!err.empty()) throw std::logic_error("planner bug: " + p->planner + " plan is invalid: " + err);
+    if (!err.empty()) throw std::logic_error(path + ": arenascope-plan bug: its " + p->planner + " plan is invalid: " + err);
   }
   return b;
 }
@@ -97,9 +115,21 @@ std::string budget_table(const Budget& b) {
     out << "subgraph " << s << (sg.name.empty() ? "" : " '" + sg.name + "'") << ": " << sg.tensors.size()
         << " tensors, " << sg.operators.size() << " operators\n";
   }
-  out << "\nplanned buffers (non-persistent head; lifetimes in allocation scopes, inclusive):\n";
+  if (!b.rejected.empty()) {
+    out << "\nTFLM WILL REJECT THIS MODEL in AllocateTensors:\n";
+    for (const std::string& r : b.rejected) out << "  " << r << "\n";
+  }
+  if (!b.unmodelled.empty()) {
+    out << "\nAPPROXIMATE: the scratch buffers these kernels request in Prepare are not modelled; every figure\n"
+           "below leaves them out, so TFLM's head may be larger and its offsets different:\n";
+    for (const std::string& u : b.unmodelled) out << "  " << u << "\n";
+  }
+  out << "\nbuffers TFLM plans in the arena head, in planner id order. aligned = bytes rounded up to 16;\n"
+         "scopes = first..last allocation scope using it (inclusive; operator i of subgraph 0 runs in\n"
+         "scope i+1 when there is no control flow); tflm off / best off = offset from the arena start\n"
+         "in TFLM's greedy plan / in the best plan found:\n";
   std::snprintf(line, sizeof line, "%4s  %-40s %-16s %-8s %8s %8s  %-9s %8s %8s\n", "id", "name", "shape", "type",
-                "bytes", "planned", "lifetime", "offset", "best");
+                "bytes", "aligned", "scopes", "tflm off", "best off");
   out << line;
   for (const Buffer& buf : b.lifetimes.buffers) {
     std::string name = buffer_name(b, buf);
@@ -124,23 +154,24 @@ std::string budget_table(const Budget& b) {
       if (b.lifetimes.placement[s][t.index] == Placement::Persistent) ++persistent, persistent_bytes += (t.bytes + 15) / 16 * 16;
   const double frag = b.greedy.head ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) /
                                           static_cast<double>(b.greedy.head) : 0.0;
-  out << "\nhead (non-persistent), bytes:\n";
+  out << "\nhead (non-persistent part of the arena), bytes" << (b.unmodelled.empty() ? "" : ", without the unmodelled scratch")
+      << ":\n";
   std::snprintf(line, sizeof line, "  lower bound        %8lld  (live bytes in scope %d)\n",
                 static_cast<long long>(b.bound.bytes), b.bound.scope);
   out << line;
-  std::snprintf(line, sizeof line, "  TFLM greedy        %8lld  (fragmentation %.1f %% over the lower bound)\n",
+  std::snprintf(line, sizeof line, "  TFLM greedy        %8lld  (fragmentation: %.1f %% of it above the lower bound)\n",
                 static_cast<long long>(b.greedy.head), frag);
   out << line;
-  std::snprintf(line, sizeof line, "  best of orderings  %8lld\n", static_cast<long long>(b.best.head));
+  std::snprintf(line, sizeof line, "  best of orderings  %8lld  (%s)\n", static_cast<long long>(b.best.head),
+                b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
+                                            : "no better than TFLM's");
   out << line;
+  out << "\nThe arena must hold more than the head: the persistent tail (kernel data, tensor structs) and,\n"
+         "while AllocateTensors runs, temporaries that can exceed the head. arenascope-plan does not\n"
+         "estimate those yet: measure arena_used_bytes() on the target and keep a margin.\n";
   if (persistent)
     out << "\nvariable tensors in the persistent tail: " << persistent << " (" << persistent_bytes << " bytes)\n";
-  if (!b.unmodelled.empty()) {
-    out << "\nAPPROXIMATE: the scratch buffers of these kernels are not modelled, so the head may be larger on the target:\n";
-    for (const std::string& u : b.unmodelled) out << "  " << u << "\n";
-  }
   for (const std::string& w : b.lifetimes.warnings) out << "warning: " << w << "\n";
-  for (const std::string& r : b.rejected) out << "TFLM WILL REJECT THIS MODEL: " << r << "\n";
   return out.str();
 }
 

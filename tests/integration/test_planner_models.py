@@ -28,9 +28,9 @@ def run_plan(*args):
     return subprocess.run([str(PLAN), *map(str, args)], capture_output=True, text=True, timeout=60)
 
 
-def plan_json(model):
+def plan_json(model, status=0):
     r = run_plan("--json", model)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == status, r.stderr
     return json.loads(r.stdout)
 
 
@@ -44,8 +44,9 @@ def test_greedy_plan_equals_tflm(name, build):
     fig = figures()[name][build]
     if not fig.get("plan"):
         if "Hybrid models are not supported" in (fig.get("error") or ""):
-            doc = plan_json(MODELS / name)
-            assert any("CONV_2D" in r and "hybrid" in r for r in doc["tflm_rejects"]), doc["tflm_rejects"]
+            # TFLM's error names node 0, CONV_2D; so must ours, and the status says it failed.
+            doc = plan_json(MODELS / name, status=1)
+            assert doc["tflm_rejects"][0].startswith("subgraph 0 operator 0 (CONV_2D) is hybrid"), doc["tflm_rejects"]
             return
         pytest.skip(f"TFLM could not plan {name}: {fig.get('error')}")
     doc = plan_json(MODELS / name)
@@ -90,9 +91,26 @@ def test_bad_files_are_clear_errors(tmp_path, content, needle):
 
 def test_missing_file_and_usage(tmp_path):
     r = run_plan(tmp_path / "nope.tflite")
-    assert r.returncode == 1 and "cannot open model file" in r.stderr
+    assert r.returncode == 1 and "no such model file" in r.stderr and "nope.tflite" in r.stderr
+    r = run_plan(tmp_path)
+    assert r.returncode == 1 and "not a regular file" in r.stderr and str(tmp_path) in r.stderr
+    r = run_plan("--json")
+    assert r.returncode == 2 and "no model given" in r.stderr
     assert run_plan().returncode == 2
     assert run_plan("--bogus", "x").returncode == 2
+
+
+@pytest.mark.skipif(not MODELS.exists(), reason="../shared/models absent")
+def test_json_survives_names_that_are_not_utf8(tmp_path):
+    data = bytearray((MODELS / "tflm_hello_world_float.tflite").read_bytes())
+    at = data.find(b"StatefulPartitionedCall:0")
+    assert at > 0
+    data[at] = 0xFF
+    f = tmp_path / "badname.tflite"
+    f.write_bytes(bytes(data))
+    doc = plan_json(f)
+    names = [t["name"] for t in doc["subgraphs"][0]["tensors"]]
+    assert "\ufffdtatefulPartitionedCall:0" in names
 
 
 @pytest.mark.skipif(not MODELS.exists(), reason="../shared/models absent")

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arenascope/planner/kernels.h"
+#include "arenascope/planner/report.h"
 #include "arenascope/planner/plan.h"
 #include "model_builder.h"
 
@@ -198,7 +199,7 @@ TEST(Reader, RejectsBadModelsWithAClearError) {
   expect_error({SG{{{{1, 4}}}, {{RELU, {0}, {99}}}, {0}, {0}}}, "refers to tensor 99");
   expect_error({SG{{{{1, -1}}, {{1, 4}}}, {{RELU, {0}, {1}}}, {0}, {1}}}, "dynamic or negative dimension");
   expect_error({SG{{{{1, 4}, 5}, {{1, 4}}}, {{RELU, {0}, {1}}}, {0}, {1}}}, "cannot size");
-  expect_error({SG{{{{1}}}, {{WHILE, {0}, {0}, {0, 0}}}, {0}, {0}}}, "nest more than 64");
+  expect_error({SG{{{{1}}}, {{WHILE, {0}, {0}, {0, 0}}}, {0}, {0}}}, "in a cycle");
   expect_error({SG{{{{1}}}, {{IF, {0}, {0}, {0, 7}}}, {0}, {0}}}, "calls subgraph 7");
 }
 
@@ -256,5 +257,57 @@ TEST(Plan, GoldenDefinitionsSharedWithThePlugin) {
     EXPECT_EQ(live_bytes(buffers), c.at("live_bytes").get<std::vector<int64_t>>());
     EXPECT_EQ(lower_bound(buffers).bytes, c.at("lower_bound").get<int64_t>());
     EXPECT_EQ(lower_bound(buffers).scope, c.at("lower_bound_scope").get<int>());
+  }
+}
+
+// Review findings: a variable with an offline offset is allocated nowhere by TFLM
+// (micro_allocator.cc AllocateVariables skips it, needs_allocating excludes variables).
+TEST(Lifetimes, VariableWithAnOfflineOffsetIsAllocatedNowhereAndSaysSo) {
+  SG sg{{{{1, 64}}, {{1, 64}}, {{1, 64}}, {{1, 64}, 9, false, true}}, {{ADD, {0, 3}, {1}}, {RELU, {1}, {2}}}, {0}, {2}};
+  const Lifetimes l = build_lifetimes(parse(test_models::build({sg}, {-1, -1, -1, 128})), {});
+  EXPECT_EQ(l.buffers.size(), 3u);
+  EXPECT_EQ(l.placement[0][3], Placement::Unallocated);
+  ASSERT_EQ(l.warnings.size(), 1u);
+  EXPECT_NE(l.warnings[0].find("data pointer stays null"), std::string::npos);
+}
+
+TEST(Lifetimes, ReadButNeverProducedIsWarnedAsSuch) {
+  // t1 is read by the RELU but is neither a subgraph input nor any operator's output.
+  SG sg{{{{1, 16}}, {{1, 16}}, {{1, 16}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
+  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
+  ASSERT_EQ(l.warnings.size(), 1u);
+  EXPECT_NE(l.warnings[0].find("produced by none"), std::string::npos);
+  EXPECT_EQ(l.buffers[1].first, -1);
+  EXPECT_EQ(l.buffers[1].last, 1);
+}
+
+TEST(Reader, RejectsWhatTflmCannotHold) {
+  auto error_of = [](const std::vector<uint8_t>& bytes) -> std::string {
+    try {
+      read_model(bytes.data(), bytes.size());
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  // 2^30 FLOAT32 elements = 2^32 bytes: more than the planner's int sizes.
+  EXPECT_NE(error_of(test_models::build({SG{{{{1, 1 << 30}, 0}}, {}, {0}, {0}}})).find("at most 2^31-1 bytes"),
+            std::string::npos);
+  EXPECT_NE(error_of(test_models::build({chain()}, {-1, -7, -1, -1, -1})).find("the offset -7"), std::string::npos);
+}
+
+TEST(Budget, AnOverlappingOfflinePlanIsTheModelsFault) {
+  const auto bytes = test_models::build({chain()}, {0, -1, 0, -1, -1});  // t0 (0..1) and t2 (1..2) at 0
+  const std::string path = ::testing::TempDir() + "overlap.tflite";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+  try {
+    make_budget(path);
+    FAIL() << "no error";
+  } catch (const ModelError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_NE(what.find("offline plan"), std::string::npos) << what;
+    EXPECT_NE(what.find("share bytes"), std::string::npos) << what;
   }
 }

@@ -24,7 +24,7 @@ struct ScratchRequest {
 
 // Where TFLM puts a tensor (micro_allocation_info.cc InitializeAllocationInfo,
 // micro_allocator.cc AllocateVariables).
-enum class Placement { Planned, Persistent, Constant, Empty };
+enum class Placement { Planned, Persistent, Constant, Empty, Unallocated };
 const char* placement_name(Placement p);
 
 // One buffer of the memory plan. id = TFLM's planner id: tensors of all subgraphs in index
