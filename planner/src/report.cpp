@@ -166,11 +166,11 @@ std::string budget_table(const Budget& b) {
                 b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
                                             : "no better than TFLM's");
   out << line;
+  if (persistent)
+    out << "\nvariable tensors in the persistent tail: " << persistent << " (" << persistent_bytes << " bytes)\n";
   out << "\nThe arena must hold more than the head: the persistent tail (kernel data, tensor structs) and,\n"
          "while AllocateTensors runs, temporaries that can exceed the head. arenascope-plan does not\n"
          "estimate those yet: measure arena_used_bytes() on the target and keep a margin.\n";
-  if (persistent)
-    out << "\nvariable tensors in the persistent tail: " << persistent << " (" << persistent_bytes << " bytes)\n";
   for (const std::string& w : b.lifetimes.warnings) out << "warning: " << w << "\n";
   return out.str();
 }
