@@ -158,6 +158,7 @@ pyelftools (Debian `python3-pyelftools`) to read the ELF's RAM sections for the 
 | `set arena stack-paint-pattern WORD` | auto | stack paint word for host scans (`auto`: the descriptor's, 0xCCCCCCCC) |
 | `set arena view-port N` | 47800 | the loopback port `arena view` serves snapshots on |
 | `set arena viewer-path PATH` | auto | the viewer `arena view` starts (auto: `build/viewer/arenascope-viewer` beside the plugin, then PATH) |
+| `set arena planner-path PATH` | auto | the planner tool `arena plan --model` runs (auto: `build/planner/arenascope-plan` beside the plugin, then PATH) |
 | `set arena debug on\\|off` | off | show Python tracebacks of internal errors (for bug reports) |
 
 Values are checked when set: a bad one is refused with the reason, and the old one kept.

@@ -11,7 +11,7 @@ import traceback
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, analysis, fault, live, render, snapshot, style
+from . import abi, analysis, fault, live, model, render, snapshot, style
 from .decode import MAX_STACK_BYTES, DecodeError
 from .locate import NotFoundError, locate, scan
 from .reader import MemoryReadError
@@ -136,6 +136,9 @@ def _register_settings():
         ("viewer-path", gdb.PARAM_STRING, "auto",
          "The viewer executable `arena view` starts: 'auto' looks for build/viewer/arenascope-viewer beside this "
          "plugin, then arenascope-viewer on PATH.", "the viewer executable"),
+        ("planner-path", gdb.PARAM_STRING, "auto",
+         "The planner tool `arena plan --model` runs: 'auto' looks for build/planner/arenascope-plan beside this "
+         "plugin, then arenascope-plan on PATH.", "the planner tool"),
         ("debug", gdb.PARAM_BOOLEAN, False, "Show Python tracebacks of internal errors (for bug reports).",
          "whether internal errors show tracebacks"),
     ]
@@ -390,15 +393,21 @@ def _on_exit(_event):
         _LIVE["server"] = None
 
 
-def _viewer_path():
-    text = str(setting("viewer-path")).strip()
+def _tool_path(name, folder, executable):
+    """The executable named by setting `name`, or 'auto': build/FOLDER/EXECUTABLE beside this
+    plugin, then EXECUTABLE on PATH. None when not found."""
+    text = str(setting(name)).strip()
     if text not in ("", "auto"):
         return text if os.path.isfile(text) and os.access(text, os.X_OK) else None
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    built = os.path.join(os.path.dirname(here), "build", "viewer", "arenascope-viewer")
+    built = os.path.join(os.path.dirname(here), "build", folder, executable)
     if os.path.isfile(built) and os.access(built, os.X_OK):
         return built
-    return shutil.which("arenascope-viewer")
+    return shutil.which(executable)
+
+
+def _viewer_path():
+    return _tool_path("viewer-path", "viewer", "arenascope-viewer")
 
 
 # ----------------------------------------------------------------------------- commands
@@ -430,7 +439,7 @@ Commands (all read-only: they never write target memory or call target functions
   arena info              bounds, head/temp/tail, used, peak, headroom, canary and stack figures
   arena map [--width N]   the arena as a bar, a legend, then the regions by address
   arena regions [--sort address|size|lifetime]   the region table
-  arena plan [--width N]  live bytes per operator, the lower bound
+  arena plan [--width N]  live bytes per operator, the lower bound (--model FILE: a model's, no target)
   arena stack             stack bounds, paint, high-water mark (works without the agent too)
   arena check             PASS/WARN/FAIL rules; a FAIL makes `gdb -batch` exit non-zero
   arena whereis ADDR      what owns an address
@@ -559,15 +568,33 @@ class PlanCommand(_Sub):
 One row per allocation scope: the live bytes, a bar of the live tensors and scratch buffers
 over the head, and the lower bound marked.
 
-Usage: arena plan [--width N]
-Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1."""
+Usage: arena plan [--width N] [--model FILE.tflite]
+Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1.
+--model charts a model file's plan instead, with no target: TFLM's greedy plan as the planner
+tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md)."""
     sub = "plan"
-    options = ("--width",)
+    options = ("--width", "--model")
 
     def add_arguments(self, parser):
         parser.add_argument("--width", type=_width, default=64, help="cells in the bar (16..400)")
+        parser.add_argument("--model", help="a .tflite file: chart its predicted plan, no target needed")
 
     def run(self, args):
+        if args.model:
+            path = os.path.expanduser(args.model)
+            try:
+                doc, rejected = model.run_planner(_tool_path("planner-path", "planner", "arenascope-plan"), path)
+            except model.PlannerError as e:
+                raise TargetError(str(e)) from None
+            a = model.arena_from_plan(doc)
+            lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan"]
+            if rejected:
+                lines.append(style.paint(f"TFLM would reject this model: {rejected}", "FAIL"))
+            if doc["approximate"]:
+                lines.append(style.paint("APPROXIMATE: scratch of " + "; ".join(doc["unmodelled_scratch"]) +
+                                         " not modelled", "WARN"))
+            _write(lines + render.plan_lines(a, analysis.plan(a), args.width))
+            return
         ctx = gather()
         if not ctx.desc.arenas:
             _write([render.NO_ARENA])

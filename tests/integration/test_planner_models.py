@@ -121,3 +121,24 @@ def test_every_truncation_of_a_real_model_is_an_error(tmp_path):
         f.write_bytes(data[:n])
         r = run_plan(f)
         assert r.returncode == 1, (n, r.returncode, r.stderr)
+
+
+@pytest.mark.skipif(not MODEL_NAMES, reason="../shared/tflm-figures absent (clone on its own)")
+def test_gdb_arena_plan_charts_a_model_with_no_target():
+    """`arena plan --model` in real GDB, no target: the live bytes per scope are those of the plan
+    real TFLM printed (computed here from tflm-figures.json's buffer lines)."""
+    name = "tflm_micro_speech_quantized.tflite"
+    plan = figures()[name]["host"]["plan"]
+    scopes = max(b["last_used"] for b in plan) + 1
+    live = [sum(b["size"] for b in plan if b["first_used"] <= t <= b["last_used"]) for t in range(scopes)]
+    from harness import ROOT
+    r = subprocess.run(["gdb-multiarch", "-batch", "-nx", "-ex", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
+                        "-ex", f"set arena planner-path {PLAN}", "-ex", "set style enabled off",
+                        "-ex", f"arena plan --model {MODELS / name}",
+                        "-ex", f"arena plan --model {MODELS / 'nope.tflite'}"],
+                       capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    rows = [line.split() for line in out.splitlines() if line.strip().split(" ")[0] in ("in", "0", "1", "2", "3")]
+    assert [int(row[2]) for row in rows] == live, out
+    assert f"lower bound {figures()[name]['host']['lower_bound_bytes']} B" in out
+    assert "nope.tflite: no such model file" in out

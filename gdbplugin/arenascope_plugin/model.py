@@ -1,0 +1,56 @@
+"""A model's memory plan from the planner tool (arenascope-plan --json, docs/arena-budget.md),
+as a decode.Arena, so that `arena plan --model FILE` draws it with the same chart as a target's
+plan. Parsing models, lifetimes and plans is the C++ tool's alone; this module only runs it
+and maps its JSON (schema "arenascope-plan/1") onto regions. No GDB import: unit-testable."""
+import json
+import subprocess
+
+from .decode import Arena, Region
+
+SCHEMA = "arenascope-plan/1"
+TIMEOUT_S = 60
+
+
+class PlannerError(Exception):
+    """The planner tool is missing, failed, or printed something that is not its JSON."""
+
+
+def run_planner(tool, model_path):
+    """Runs `tool --json model_path`; returns (document, error). error is the tool's message when
+    it printed a budget but also said TFLM would reject the model (exit status 1 with JSON)."""
+    if not tool:
+        raise PlannerError("the planner tool arenascope-plan was not found: build it (cmake --build build) or "
+                           "`set arena planner-path /path/to/arenascope-plan`")
+    try:
+        r = subprocess.run([tool, "--json", "--", model_path], capture_output=True, text=True, timeout=TIMEOUT_S,
+                           check=False)
+    except OSError as e:
+        raise PlannerError(f"cannot run {tool}: {e.strerror}") from None
+    except subprocess.TimeoutExpired:
+        raise PlannerError(f"{tool} did not finish in {TIMEOUT_S} s on {model_path}") from None
+    message = r.stderr.strip().replace("arenascope-plan: ", "", 1)
+    try:
+        doc = json.loads(r.stdout) if r.stdout.strip() else None
+    except ValueError:
+        doc = None
+    if doc is None or doc.get("schema") != SCHEMA:
+        raise PlannerError(message or f"{tool} printed no plan (exit status {r.returncode})")
+    return doc, (message if r.returncode else None)
+
+
+def arena_from_plan(doc):
+    """The tool's TFLM-greedy plan as an Arena of planned regions: offset = the buffer's offset in
+    the head, lifetime = its inclusive scopes, head = TFLM's head. Base address 0: a model has no
+    target address."""
+    tensors = {(sg["index"], t["index"]): t for sg in doc["subgraphs"] for t in sg["tensors"]}
+    regions = []
+    for b in doc["buffers"]:
+        t = tensors.get((b["subgraph"], b["tensor"])) if b["tensor"] >= 0 else None
+        regions.append(Region(index=len(regions), offset=b["offset"], size=b["size"], id=b["id"],
+                              kind="scratch" if b["tensor"] < 0 else "tensor", flags=0,
+                              first_use=b["first"], last_use=b["last"], name=b["name"],
+                              shape=t["shape"] if t else None, dtype=t["type"] if t else None))
+    head = doc["plans"]["tflm-greedy"]["head_bytes"]
+    return Arena(index=0, base_addr=0, regions_addr=0, model_addr=0, size=head, head=head, temp=head, tail=head,
+                 model_size=doc["file_bytes"], canary=None, alignment=16, region_count=len(regions),
+                 region_capacity=len(regions), flags=0, regions=regions)

@@ -1,0 +1,61 @@
+"""The plugin's side of `arena plan --model`: mapping the planner tool's JSON onto regions, and
+its errors. The JSON here is written by hand (schema in docs/arena-budget.md); the real tool's
+output is checked under GDB in tests/integration/test_planner_models.py."""
+import json
+import stat
+
+import pytest
+
+from arenascope_plugin import analysis, model, render
+
+DOC = {
+    "schema": "arenascope-plan/1", "model": "m.tflite", "file_bytes": 1000,
+    "subgraphs": [{"index": 0, "name": "", "inputs": [0], "outputs": [2], "operators": [],
+                   "tensors": [{"index": 0, "name": "in", "shape": [1, 100], "type": "INT8", "bytes": 100,
+                                "placement": "arena"},
+                               {"index": 1, "name": "w", "shape": [4], "type": "INT8", "bytes": 4, "placement": "flash"},
+                               {"index": 2, "name": "out", "shape": [1, 10], "type": "INT8", "bytes": 10,
+                                "placement": "arena"}]}],
+    # in: 112 B at 0, scopes 0..1; out: 16 B at 112, scopes 1..1; scratch 64 B at 128, scope 1.
+    "buffers": [{"id": 0, "subgraph": 0, "tensor": 0, "scratch": -1, "name": "in", "bytes": 100, "size": 112,
+                 "first": 0, "last": 1, "offset": 0, "best_offset": 0},
+                {"id": 1, "subgraph": 0, "tensor": 2, "scratch": -1, "name": "out", "bytes": 10, "size": 16,
+                 "first": 1, "last": 1, "offset": 112, "best_offset": 112},
+                {"id": 2, "subgraph": 0, "tensor": -1, "scratch": 0, "name": "op 0 SVDF scratch", "bytes": 64,
+                 "size": 64, "first": 1, "last": 1, "offset": 128, "best_offset": 128}],
+    "plans": {"tflm-greedy": {"head_bytes": 192}, "best": {"planner": "best-of-orderings", "head_bytes": 192}},
+    "lower_bound": {"bytes": 192, "scope": 1}, "fragmentation_pct": 0.0, "approximate": False,
+    "unmodelled_scratch": [], "tflm_rejects": [], "warnings": [],
+}
+
+
+def test_regions_follow_the_tools_buffers():
+    a = model.arena_from_plan(DOC)
+    assert [(r.offset, r.size, r.kind, r.first_use, r.last_use) for r in a.regions] == [
+        (0, 112, "tensor", 0, 1), (112, 16, "tensor", 1, 1), (128, 64, "scratch", 1, 1)]
+    assert a.regions[0].shape == [1, 100] and a.regions[0].dtype == "INT8" and a.regions[2].shape is None
+    assert a.head == 192
+    p = analysis.plan(a)
+    assert p.live_bytes == [112, 192] and p.lower_bound == 192 and p.lower_bound_scope == 1
+    chart = "\n".join(render.plan_lines(a, p, 16))
+    assert "   192 B" in chart and "0=in, 1=out, *=scratch" in chart
+
+
+def fake_tool(tmp_path, body):
+    tool = tmp_path / "fake-plan"
+    tool.write_text("#!/bin/sh\n" + body + "\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    return str(tool)
+
+
+def test_planner_errors_are_clear(tmp_path):
+    with pytest.raises(model.PlannerError, match="not found: build it"):
+        model.run_planner(None, "m.tflite")
+    with pytest.raises(model.PlannerError, match="m.tflite: no such model file"):
+        model.run_planner(fake_tool(tmp_path, 'echo "arenascope-plan: m.tflite: no such model file" >&2; exit 1'),
+                          "m.tflite")
+    with pytest.raises(model.PlannerError, match="printed no plan"):
+        model.run_planner(fake_tool(tmp_path, "echo not json; exit 0"), "m.tflite")
+    rejected = fake_tool(tmp_path, f"echo '{json.dumps(DOC)}'; echo 'arenascope-plan: m.tflite: TFLM would reject' >&2; exit 1")
+    doc, error = model.run_planner(rejected, "m.tflite")
+    assert doc["schema"] == "arenascope-plan/1" and error == "m.tflite: TFLM would reject"
