@@ -74,6 +74,10 @@ def _setting_problem(name, value):
             return f"{value} does not fit in 32 bits"
     if name in ("stack-range", "scan-range") and _split_range(value) is None:
         return f"{value!r}: expected 'START END' (or 'START, END' when an expression has spaces), or auto"
+    if name in ("viewer-path", "planner-path"):
+        path = os.path.expanduser(value)
+        if not os.path.isfile(path) or not os.access(path, os.X_OK):
+            return f"{value!r} is not an executable file; give the full path, or auto"
     if name in ("stack-range", "scan-range", "descriptor-address"):
         for part in _split_range(value) or [value]:
             if _SIDE_EFFECT.search(part):
@@ -398,6 +402,7 @@ def _tool_path(name, folder, executable):
     plugin, then EXECUTABLE on PATH. None when not found."""
     text = str(setting(name)).strip()
     if text not in ("", "auto"):
+        text = os.path.expanduser(text)
         return text if os.path.isfile(text) and os.access(text, os.X_OK) else None
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     built = os.path.join(os.path.dirname(here), "build", folder, executable)
@@ -580,20 +585,26 @@ tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md
         parser.add_argument("--model", help="a .tflite file: chart its predicted plan, no target needed")
 
     def run(self, args):
-        if args.model:
+        if args.model is not None:
+            if not args.model.strip():
+                raise TargetError("--model needs a .tflite file")
             path = os.path.expanduser(args.model)
             try:
                 doc, rejected = model.run_planner(_tool_path("planner-path", "planner", "arenascope-plan"), path)
+                a = model.arena_from_plan(doc)
             except model.PlannerError as e:
                 raise TargetError(str(e)) from None
-            a = model.arena_from_plan(doc)
             lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan"]
-            if rejected:
-                lines.append(style.paint(f"TFLM would reject this model: {rejected}", "FAIL"))
             if doc["approximate"]:
-                lines.append(style.paint("APPROXIMATE: scratch of " + "; ".join(doc["unmodelled_scratch"]) +
-                                         " not modelled", "WARN"))
+                lines.append(style.paint("APPROXIMATE: the scratch of " + "; ".join(doc["unmodelled_scratch"]) +
+                                         " is not modelled; the figures below leave it out", "WARN"))
             _write(lines + render.plan_lines(a, analysis.plan(a), args.width))
+            if rejected:
+                reason = doc["tflm_rejects"][0] if doc.get("tflm_rejects") else rejected
+                message = f"TFLM would reject this model: {reason}"
+                if batch_mode():
+                    raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
+                _write([style.paint(message, "FAIL")])
             return
         ctx = gather()
         if not ctx.desc.arenas:

@@ -22,26 +22,39 @@ def run_planner(tool, model_path):
         raise PlannerError("the planner tool arenascope-plan was not found: build it (cmake --build build) or "
                            "`set arena planner-path /path/to/arenascope-plan`")
     try:
-        r = subprocess.run([tool, "--json", "--", model_path], capture_output=True, text=True, timeout=TIMEOUT_S,
-                           check=False)
+        # Model names need not be UTF-8: never let a byte of them break the command.
+        r = subprocess.run([tool, "--json", "--", model_path], capture_output=True, encoding="utf-8",
+                           errors="replace", timeout=TIMEOUT_S, check=False)
     except OSError as e:
         raise PlannerError(f"cannot run {tool}: {e.strerror}") from None
     except subprocess.TimeoutExpired:
         raise PlannerError(f"{tool} did not finish in {TIMEOUT_S} s on {model_path}") from None
-    message = r.stderr.strip().replace("arenascope-plan: ", "", 1)
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    message = "".join(c if c.isprintable() else "?" for c in lines[0]).replace("arenascope-plan: ", "", 1) if lines else ""
     try:
         doc = json.loads(r.stdout) if r.stdout.strip() else None
     except ValueError:
         doc = None
-    if doc is None or doc.get("schema") != SCHEMA:
-        raise PlannerError(message or f"{tool} printed no plan (exit status {r.returncode})")
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        if r.returncode == 1 and message and r.stderr.startswith("arenascope-plan: "):
+            raise PlannerError(message)  # the tool's own error: it names the file and the problem
+        raise PlannerError(f"{tool} is not arenascope-plan (it printed no \"{SCHEMA}\" plan, exit status "
+                           f"{r.returncode}): `set arena planner-path auto`, or the path of build/planner/arenascope-plan")
     return doc, (message if r.returncode else None)
 
 
 def arena_from_plan(doc):
     """The tool's TFLM-greedy plan as an Arena of planned regions: offset = the buffer's offset in
     the head, lifetime = its inclusive scopes, head = TFLM's head. Base address 0: a model has no
-    target address."""
+    target address. PlannerError when the document lacks what the schema promises."""
+    try:
+        return _arena_from_plan(doc)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "
+                           "rebuild arenascope-plan with this plugin") from None
+
+
+def _arena_from_plan(doc):
     tensors = {(sg["index"], t["index"]): t for sg in doc["subgraphs"] for t in sg["tensors"]}
     regions = []
     for b in doc["buffers"]:

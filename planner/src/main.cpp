@@ -6,10 +6,20 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string>
 
 #include "arenascope/planner/report.h"
 
 namespace {
+// Names come from the model: a control byte (newline, ESC...) must not reach the terminal.
+std::string printable(std::string text, bool keep_newlines) {
+  for (char& c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && !(keep_newlines && c == '\n')) || u == 0x7f) c = '?';
+  }
+  return text;
+}
+
 void usage(FILE* to) {
   std::fprintf(to,
                "usage: arenascope-plan [--json] MODEL.tflite\n"
@@ -38,13 +48,14 @@ int main(int argc, char** argv) {
     const auto budget = arenascope::planner::make_budget(path);
     // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
     if (json) std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    else std::cout << arenascope::planner::budget_table(budget);
+    else std::cout << printable(arenascope::planner::budget_table(budget), true);
     if (!budget.rejected.empty()) {
-      std::fprintf(stderr, "arenascope-plan: %s: TFLM would reject this model (%s)\n", path, budget.rejected.front().c_str());
+      std::fprintf(stderr, "arenascope-plan: %s: TFLM would reject this model (%s)\n", printable(path, false).c_str(),
+                   printable(budget.rejected.front(), false).c_str());
       return 1;
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "arenascope-plan: %s\n", e.what());
+    std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
     return 1;
   }
   return 0;

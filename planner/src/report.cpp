@@ -163,8 +163,9 @@ std::string budget_table(const Budget& b) {
                 static_cast<long long>(b.greedy.head), frag);
   out << line;
   std::snprintf(line, sizeof line, "  best of orderings  %8lld  (%s)\n", static_cast<long long>(b.best.head),
-                b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
-                                            : "no better than TFLM's");
+                !b.unmodelled.empty() ? "without the unmodelled scratch: not usable as an offline plan"
+                : b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
+                                              : "no better than TFLM's");
   out << line;
   if (persistent)
     out << "\nvariable tensors in the persistent tail: " << persistent << " (" << persistent_bytes << " bytes)\n";

@@ -135,10 +135,21 @@ def test_gdb_arena_plan_charts_a_model_with_no_target():
     r = subprocess.run(["gdb-multiarch", "-batch", "-nx", "-ex", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
                         "-ex", f"set arena planner-path {PLAN}", "-ex", "set style enabled off",
                         "-ex", f"arena plan --model {MODELS / name}",
-                        "-ex", f"arena plan --model {MODELS / 'nope.tflite'}"],
+                        "-ex", f"arena plan --model {MODELS / 'nope.tflite'}",
+                        "-ex", "set arena planner-path /nonexistent", "-ex", "arena plan --model ''"],
                        capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     rows = [line.split() for line in out.splitlines() if line.strip().split(" ")[0] in ("in", "0", "1", "2", "3")]
     assert [int(row[2]) for row in rows] == live, out
     assert f"lower bound {figures()[name]['host']['lower_bound_bytes']} B" in out
     assert "nope.tflite: no such model file" in out
+    assert "set arena planner-path: '/nonexistent' is not an executable file" in out
+    assert "--model needs a .tflite file" in out
+    assert "Traceback" not in out and "internal error" not in out
+    # A model TFLM rejects is charted, then fails the batch run, as the tool's exit status does.
+    hybrid = MODELS / "mlperf_tiny_kws_ref_model_float32.tflite"
+    r = subprocess.run(["gdb-multiarch", "-batch", "-nx", "-ex", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
+                        "-ex", f"set arena planner-path {PLAN}", "-ex", f"arena plan --model {hybrid}"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "TFLM would reject this model: subgraph 0 operator 0 (CONV_2D) is hybrid" in r.stderr
+    assert "lower bound" in r.stdout

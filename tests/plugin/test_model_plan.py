@@ -54,8 +54,17 @@ def test_planner_errors_are_clear(tmp_path):
     with pytest.raises(model.PlannerError, match="m.tflite: no such model file"):
         model.run_planner(fake_tool(tmp_path, 'echo "arenascope-plan: m.tflite: no such model file" >&2; exit 1'),
                           "m.tflite")
-    with pytest.raises(model.PlannerError, match="printed no plan"):
+    with pytest.raises(model.PlannerError, match="is not arenascope-plan.*planner-path auto"):
         model.run_planner(fake_tool(tmp_path, "echo not json; exit 0"), "m.tflite")
+    with pytest.raises(model.PlannerError, match="is not arenascope-plan"):
+        model.run_planner(fake_tool(tmp_path, "echo '[1, 2]'; echo 'unrecognized option' >&2; exit 1"), "m.tflite")
+    # A model name that is not UTF-8 nor printable, in the tool's error: one clean line.
+    with pytest.raises(model.PlannerError) as e:
+        model.run_planner(fake_tool(tmp_path, r"printf 'arenascope-plan: m.tflite: tensor \377\033x bad\nsecond\n' >&2; exit 1"),
+                          "m.tflite")
+    assert str(e.value) == "m.tflite: tensor \ufffd?x bad"
+    with pytest.raises(model.PlannerError, match="does not follow"):
+        model.arena_from_plan({"schema": "arenascope-plan/1", "buffers": [{}]})
     rejected = fake_tool(tmp_path, f"echo '{json.dumps(DOC)}'; echo 'arenascope-plan: m.tflite: TFLM would reject' >&2; exit 1")
     doc, error = model.run_planner(rejected, "m.tflite")
     assert doc["schema"] == "arenascope-plan/1" and error == "m.tflite: TFLM would reject"
