@@ -1,6 +1,8 @@
 // Scratch-buffer requests of TFLM's reference kernels (see kernels.h).
 #include "arenascope/planner/kernels.h"
 
+#include <flatbuffers/flexbuffers.h>
+
 namespace arenascope::planner {
 
 namespace {
@@ -17,7 +19,6 @@ bool requests_scratch_unmodelled(const std::string& op) {
       "TRANSPOSE_CONV",                                       // transpose_conv.cc
       "TFLite_Detection_PostProcess",                         // detection_postprocess.cc
       "ethos-u",                                              // ethos_u/ethosu.cc
-      "SignalRfft",                                           // signal/micro/kernels/rfft.cc
   };
   for (const char* n : kUnmodelled)
     if (op == n) return true;
@@ -83,6 +84,26 @@ void hybrid(const Subgraph& sg, const Operator& op, int s, std::vector<std::stri
                   " filter): \"Hybrid models are not supported on TFLite Micro\"; convert with full integer quantization");
 }
 
+// SignalRfft (signal/micro/kernels/rfft.cc RfftInit / RfftPrepare): fft_length x sizeof(T),
+// T the input type (int16, int32 or float32). fft_length is element 1 of the flexbuffer map in
+// the custom options (FlexbufferWrapper::ElementAsInt32(kFftLengthIndex = 1): the map's values
+// in key order, 'T' then 'fft_length').
+bool rfft(const Subgraph& sg, const Operator& op, int s, std::vector<ScratchRequest>& out) {
+  const Tensor* in = input(sg, op, 0);
+  const auto& opts = op.custom_options;
+  if (!in || type_size(in->type) == 0 || opts.empty()) return false;
+  std::vector<uint8_t> reuse;
+  if (!flexbuffers::VerifyBuffer(opts.data(), opts.size(), &reuse)) return false;
+  const flexbuffers::Reference root = flexbuffers::GetRoot(opts.data(), opts.size());
+  if (!root.IsMap()) return false;
+  const flexbuffers::Vector values = root.AsMap().Values();
+  if (values.size() < 2 || !values[1].IsIntOrUint()) return false;
+  const int64_t fft_length = values[1].AsInt64();
+  if (fft_length <= 0 || fft_length > (int64_t{1} << 24)) return false;
+  out.push_back({s, op.index, fft_length * type_size(in->type), "SignalRfft work area (fft_length x input type)"});
+  return true;
+}
+
 }  // namespace
 
 ScratchPrediction predict_scratch(const Model& model) {
@@ -96,6 +117,7 @@ ScratchPrediction predict_scratch(const Model& model) {
       else if (op.op_name == "UNIDIRECTIONAL_SEQUENCE_LSTM") modelled = lstm(sg, op, static_cast<int>(s), p.requests);
       else if (op.op_name == "CONV_2D" || op.op_name == "DEPTHWISE_CONV_2D" || op.op_name == "FULLY_CONNECTED")
         int4_filter(sg, op, static_cast<int>(s), p.requests);
+      else if (op.op_name == "SignalRfft") modelled = rfft(sg, op, static_cast<int>(s), p.requests);
       else if (requests_scratch_unmodelled(op.op_name)) modelled = false;
       // A custom operator that is not one of TFLM's signal kernels: its source is unknown.
       else if (op.opcode == kBuiltinCustom && op.op_name.rfind("Signal", 0) != 0) modelled = false;

@@ -158,6 +158,7 @@ Model read_model(const uint8_t* data, size_t size) {
       op.inputs = ints(fop->inputs());
       op.outputs = ints(fop->outputs());
       op.intermediates = ints(fop->intermediates());
+      if (fop->custom_options()) op.custom_options.assign(fop->custom_options()->begin(), fop->custom_options()->end());
       check_tensor_refs(op.inputs, tensor_count, true, where + " (" + op.op_name + ") inputs");
       check_tensor_refs(op.outputs, tensor_count, false, where + " (" + op.op_name + ") outputs");
       check_tensor_refs(op.intermediates, tensor_count, false, where + " (" + op.op_name + ") intermediates");

@@ -14,8 +14,6 @@ from harness import BUILD, SHARED, TFLM_FIGURES
 
 PLAN = BUILD / "planner" / "arenascope-plan"
 MODELS = SHARED / "models"
-# The one shared model whose scratch the planner does not model (SignalRfft, custom options).
-APPROXIMATE = {"tflm_audio_preprocessor_int8.tflite"}
 
 
 def figures():
@@ -52,14 +50,7 @@ def test_greedy_plan_equals_tflm(name, build):
     doc = plan_json(MODELS / name)
     ours = [{"id": b["id"], "size": b["size"], "offset": b["offset"], "first_used": b["first"],
              "last_used": b["last"]} for b in doc["buffers"]]
-    assert doc["approximate"] == (name in APPROXIMATE)
-    if name in APPROXIMATE:
-        # Tensors are exact; the unmodelled scratch buffer is missing and named.
-        tensors = [b for b in fig["plan"] if b["id"] < len(ours)]
-        assert [(b["size"], b["first_used"], b["last_used"]) for b in ours] == \
-               [(b["size"], b["first_used"], b["last_used"]) for b in tensors]
-        assert any("SignalRfft" in u for u in doc["unmodelled_scratch"])
-        return
+    assert doc["approximate"] is False, doc["unmodelled_scratch"]
     assert ours == fig["plan"]
     assert doc["plans"]["tflm-greedy"]["head_bytes"] == fig["head_bytes"]
     assert doc["lower_bound"]["bytes"] == fig["lower_bound_bytes"]

@@ -311,3 +311,15 @@ TEST(Budget, AnOverlappingOfflinePlanIsTheModelsFault) {
     EXPECT_NE(what.find("share bytes"), std::string::npos) << what;
   }
 }
+
+// A kernel whose scratch request is not modelled (MIRROR_PAD, mirror_pad.cc) and a custom
+// operator of unknown source make the plan approximate, and are named.
+TEST(Kernels, UnmodelledKernelsAreNamed) {
+  constexpr int MIRROR_PAD = 100, CUSTOM = 32;
+  SG sg{{{{1, 8}}, {{1, 12}}, {{1, 12}}}, {{MIRROR_PAD, {0}, {1}}, {CUSTOM, {1}, {2}}, }, {0}, {2}};
+  const ScratchPrediction s = predict_scratch(parse(test_models::build({sg})));
+  EXPECT_TRUE(s.requests.empty());
+  ASSERT_EQ(s.unmodelled.size(), 2u);
+  EXPECT_EQ(s.unmodelled[0], "subgraph 0 operator 0 (MIRROR_PAD)");
+  EXPECT_EQ(s.unmodelled[1], "subgraph 0 operator 1 (CUSTOM)");
+}

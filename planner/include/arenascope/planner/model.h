@@ -38,6 +38,7 @@ struct Operator {
   std::vector<int32_t> outputs;
   std::vector<int32_t> intermediates;
   std::vector<int> called_subgraphs;  // IF then/else, WHILE cond/body, CALL_ONCE init
+  std::vector<uint8_t> custom_options;  // a custom operator's options (flexbuffer), unverified
 };
 
 struct Subgraph {
