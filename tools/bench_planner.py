@@ -30,7 +30,7 @@ def main():
         raise SystemExit(f"need {tool} (build first) and {figures_file}")
     figures = json.loads(figures_file.read_text())["models"]
     head = (f"{'model':42} {'abi':6} {'lower':>7} {'greedy':>7} {'best':>7} {'TFLM head':>9} "
-            f"{'pred.min':>8} {'min arena':>9} {'used':>7} {'err %':>6} {'ms':>6}  note")
+            f"{'floor':>8} {'min arena':>9} {'below %':>7} {'used':>7} {'ms':>6}  note")
     print(head)
     print("-" * len(head))
     for name in sorted(p.name for p in (SHARED / "models").glob("*.tflite")):
@@ -39,7 +39,7 @@ def main():
             t0 = time.perf_counter()
             r = subprocess.run([str(tool), "--json", str(SHARED / "models" / name)], capture_output=True, text=True)
             times.append((time.perf_counter() - t0) * 1000)
-        if r.returncode:
+        if not r.stdout.strip():
             print(f"{name:42} error: {r.stderr.strip()}")
             continue
         doc = json.loads(r.stdout)
@@ -48,12 +48,19 @@ def main():
             note = "TFLM rejects it (hybrid)"
         for abi, key in (("host", "host"), ("cm4", "arm_m4")):
             fig = figures.get(name, {}).get(key, {})
+            target = "host" if abi == "host" else "cortex-m"
+            r = subprocess.run([str(tool), "--json", "--target", target, str(SHARED / "models" / name)],
+                               capture_output=True, text=True)
+            doc = json.loads(r.stdout)
+            floor = doc["arena_at_least_bytes"]
+            below = (f"{100 * (fig['min_arena_bytes'] - floor) / fig['min_arena_bytes']:.1f}"
+                     if fig.get("min_arena_bytes") else "-")
             def num(k):
                 v = fig.get(k)
                 return "-" if v is None else str(v)
             print(f"{name:42} {abi:6} {doc['lower_bound']['bytes']:7} {doc['plans']['tflm-greedy']['head_bytes']:7} "
-                  f"{doc['plans']['best']['head_bytes']:7} {num('head_bytes'):>9} {'-':>8} {num('min_arena_bytes'):>9} "
-                  f"{num('arena_used_bytes'):>7} {'-':>6} {statistics.median(times):6.1f}  {note}")
+                  f"{doc['plans']['best']['head_bytes']:7} {num('head_bytes'):>9} {floor:>8} {num('min_arena_bytes'):>9} "
+                  f"{below:>7} {num('arena_used_bytes'):>7} {statistics.median(times):6.1f}  {note}")
 
 
 if __name__ == "__main__":

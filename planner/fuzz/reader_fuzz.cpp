@@ -8,6 +8,7 @@
 
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/plan.h"
+#include "arenascope/planner/tail.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace arenascope::planner;
@@ -15,6 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Model model = read_model(data, size);
     const ScratchPrediction scratch = predict_scratch(model);
     const Lifetimes lifetimes = build_lifetimes(model, scratch.requests);
+    for (const char* abi : {"cortex-m", "host"})
+      for (const TailPart& part : known_tail(model, lifetimes, scratch.requests.size(), abi_named(abi)))
+        if (part.bytes < 0) std::abort();
     if (lifetimes.buffers.size() > 2000) return 0;  // the checker is quadratic; keep runs fast
     const Plan greedy = plan_tflm_greedy(lifetimes.buffers);
     const Plan best = plan_best(lifetimes.buffers);

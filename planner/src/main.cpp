@@ -22,22 +22,32 @@ std::string printable(std::string text, bool keep_newlines) {
 
 void usage(FILE* to) {
   std::fprintf(to,
-               "usage: arenascope-plan [--json] MODEL.tflite\n"
+               "usage: arenascope-plan [--json] [--target cortex-m|host] MODEL.tflite\n"
                "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
                "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
                "  bound. The arena itself must be larger: see the note at the end of the table.\n"
                "  --json   print the budget as JSON (schema \"arenascope-plan/1\", docs/arena-budget.md)\n"
+               "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
                "exit status: 0 ok; 1 unreadable model, or one TFLM would reject; 2 bad usage\n");
 }
 }  // namespace
 
 int main(int argc, char** argv) {
   bool json = false, options_done = false;
+  std::string target = "cortex-m";
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!options_done && !std::strcmp(argv[i], "--")) options_done = true;
     else if (options_done) { if (path) { std::fprintf(stderr, "arenascope-plan: one model at a time\n"); return 2; } path = argv[i]; }
     else if (!std::strcmp(argv[i], "--json")) json = true;
+    else if (!std::strcmp(argv[i], "--target")) {
+      if (i + 1 >= argc) { std::fprintf(stderr, "arenascope-plan: --target needs cortex-m or host\n"); return 2; }
+      target = argv[++i];
+      if (target != "cortex-m" && target != "host") {
+        std::fprintf(stderr, "arenascope-plan: unknown target '%s': use cortex-m or host\n", target.c_str());
+        return 2;
+      }
+    }
     else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) { usage(stdout); return 0; }
     else if (argv[i][0] == '-' && argv[i][1]) { std::fprintf(stderr, "arenascope-plan: unknown option '%s'\n", argv[i]); usage(stderr); return 2; }
     else if (path) { std::fprintf(stderr, "arenascope-plan: one model at a time ('%s' and '%s')\n", path, argv[i]); return 2; }
@@ -45,7 +55,7 @@ int main(int argc, char** argv) {
   }
   if (!path) { std::fprintf(stderr, "arenascope-plan: no model given\n"); usage(stderr); return 2; }
   try {
-    const auto budget = arenascope::planner::make_budget(path);
+    const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target));
     // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
     if (json) std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else std::cout << printable(arenascope::planner::budget_table(budget), true);

@@ -106,6 +106,9 @@ Model read_model(const uint8_t* data, size_t size) {
       tensor.type = ft->type();
       tensor.buffer = ft->buffer();
       tensor.is_variable = ft->is_variable();
+      if (const auto* q = ft->quantization())
+        if (q->scale() && q->scale()->size() > 0 && q->zero_point() && q->zero_point()->size() > 0)
+          tensor.quant_channels = static_cast<int>(q->scale()->size());
       if (tensor.buffer >= buffer_count && !(tensor.buffer == 0 && buffer_count == 0))
         fail(where + " refers to buffer " + std::to_string(tensor.buffer) + ", but the model has " +
              std::to_string(buffer_count) + " buffers");

@@ -27,9 +27,10 @@ std::string buffer_name(const Budget& b, const Buffer& buf) {
 
 }  // namespace
 
-Budget make_budget(const std::string& path) {
+Budget make_budget(const std::string& path, const Abi& abi) {
   Budget b;
   b.model_path = path;
+  b.abi = abi;
   b.model = read_model_file(path);  // its errors already name the file
   try {
     ScratchPrediction scratch = predict_scratch(b.model);
@@ -51,6 +52,8 @@ Budget make_budget(const std::string& path) {
     b.greedy = plan_tflm_greedy(buffers);
     b.best = plan_best(buffers);
     b.bound = lower_bound(buffers);
+    b.tail = known_tail(b.model, b.lifetimes, b.scratch.size(), abi);
+    for (const TailPart& part : b.tail) b.tail_known += part.bytes;
     if (b.greedy.head > 0x7fffffff)
       throw ModelError("the head would be " + std::to_string(b.greedy.head) +
                        " bytes; TFLM's planner holds offsets in an int (at most 2^31-1)");
@@ -98,6 +101,12 @@ nlohmann::json budget_json(const Budget& b) {
   doc["fragmentation_pct"] =
       b.greedy.head ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) / static_cast<double>(b.greedy.head)
                     : 0.0;
+  doc["target"] = b.abi.name;
+  json tail = json::array();
+  for (const TailPart& part : b.tail)
+    tail.push_back({{"what", part.what}, {"count", part.count}, {"bytes", part.bytes}, {"source", part.source}});
+  doc["tail_known"] = {{"parts", tail}, {"bytes", b.tail_known}};
+  doc["arena_at_least_bytes"] = b.greedy.head + b.tail_known;
   doc["approximate"] = !b.unmodelled.empty();
   doc["unmodelled_scratch"] = b.unmodelled;
   doc["warnings"] = b.lifetimes.warnings;
@@ -147,11 +156,6 @@ std::string budget_table(const Budget& b) {
                   static_cast<long long>(b.best.offsets[buf.id]));
     out << line;
   }
-  int persistent = 0;
-  int64_t persistent_bytes = 0;
-  for (size_t s = 0; s < b.model.subgraphs.size(); ++s)
-    for (const Tensor& t : b.model.subgraphs[s].tensors)
-      if (b.lifetimes.placement[s][t.index] == Placement::Persistent) ++persistent, persistent_bytes += (t.bytes + 15) / 16 * 16;
   const double frag = b.greedy.head ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) /
                                           static_cast<double>(b.greedy.head) : 0.0;
   out << "\nhead (non-persistent part of the arena), bytes" << (b.unmodelled.empty() ? "" : ", without the unmodelled scratch")
@@ -167,10 +171,19 @@ std::string budget_table(const Budget& b) {
                 : b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
                                               : "no better than TFLM's");
   out << line;
-  if (persistent)
-    out << "\nvariable tensors in the persistent tail: " << persistent << " (" << persistent_bytes << " bytes)\n";
-  out << "\nThe arena must hold more than the head: the persistent tail (kernel data, tensor structs) and,\n"
-         "while AllocateTensors runs, temporaries that can exceed the head. arenascope-plan does not\n"
+  out << "\npersistent tail, the parts the model and the ABI fix (" << b.abi.name << "), bytes:\n";
+  for (const TailPart& part : b.tail) {
+    std::snprintf(line, sizeof line, "  %-44s %5d x  %8lld  (%s)\n", part.what.c_str(), part.count,
+                  static_cast<long long>(part.bytes), part.source.c_str());
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "  %-44s          %8lld\n", "known tail", static_cast<long long>(b.tail_known));
+  out << line;
+  std::snprintf(line, sizeof line, "\nthe arena needs AT LEAST head + known tail = %lld bytes.\n",
+                static_cast<long long>(b.greedy.head + b.tail_known));
+  out << line;
+  out << "It needs more: kernel data (OpData, builtin parameters), TFLM's allocator objects, alignment,\n"
+         "and, while AllocateTensors runs, temporaries that can exceed the head. arenascope-plan does not\n"
          "estimate those yet: measure arena_used_bytes() on the target and keep a margin.\n";
   for (const std::string& w : b.lifetimes.warnings) out << "warning: " << w << "\n";
   return out.str();

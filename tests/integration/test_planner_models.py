@@ -6,6 +6,7 @@ size, offset and lifetime, the head and the lower bound must be equal. Skips whe
 absent (a clone on its own).
 """
 import json
+import re
 import subprocess
 
 import pytest
@@ -144,3 +145,33 @@ def test_gdb_arena_plan_charts_a_model_with_no_target():
                        capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "TFLM would reject this model: subgraph 0 operator 0 (CONV_2D) is hybrid" in r.stderr
     assert "lower bound" in r.stdout
+
+
+RECORDED = re.compile(r"'(?P<what>[^']+)' used \d+ bytes with alignment overhead \(requested (?P<bytes>\d+) bytes for "
+                      r"(?P<count>\d+) ")
+
+
+@pytest.mark.skipif(not MODEL_NAMES, reason="../shared/tflm-figures absent (clone on its own)")
+@pytest.mark.parametrize("name", MODEL_NAMES)
+@pytest.mark.parametrize("build,target", [("host", "host"), ("arm_m4", "cortex-m")])
+def test_known_tail_equals_what_tflm_recorded(name, build, target):
+    """Each known tail part the RecordingMicroAllocator also counts has its requested bytes and
+    count (tflm-figures.json `recording` lines), and head + known tail never exceeds the
+    measured minimum arena: it is a floor."""
+    fig = figures()[name][build]
+    if not fig.get("plan"):
+        pytest.skip(f"TFLM could not plan {name}")
+    r = run_plan("--json", "--target", target, MODELS / name)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["target"] == target
+    recorded = {m["what"]: (int(m["count"]), int(m["bytes"])) for line in fig["recording"]
+                for m in [RECORDED.search(line)] if m}
+    ours = {p["what"]: (p["count"], p["bytes"]) for p in doc["tail_known"]["parts"]}
+    compared = [w for w in ours if w in recorded]
+    assert {"TfLiteEvalTensor data", "NodeAndRegistration struct", "Persistent TfLiteTensor data"} <= set(compared)
+    for what in compared:
+        assert ours[what] == recorded[what], what
+    assert doc["arena_at_least_bytes"] == doc["plans"]["tflm-greedy"]["head_bytes"] + doc["tail_known"]["bytes"]
+    assert doc["arena_at_least_bytes"] <= fig["min_arena_bytes"]
+    assert doc["tail_known"]["bytes"] <= fig["tail_bytes"]

@@ -51,7 +51,7 @@ inline std::vector<uint8_t> build(const std::vector<SG>& subgraphs, const std::v
         buffer = static_cast<uint32_t>(buffers.size() - 1);
       }
       tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape), static_cast<int8_t>(t.type), buffer,
-                                         b.CreateString(t.name), t.variable));
+                                         b.CreateString(t.name), 0, t.variable));
     }
     std::vector<flatbuffers::Offset<fb::Operator>> ops;
     for (const Op& op : sg.ops) {

@@ -323,3 +323,17 @@ TEST(Kernels, UnmodelledKernelsAreNamed) {
   EXPECT_EQ(s.unmodelled[0], "subgraph 0 operator 0 (MIRROR_PAD)");
   EXPECT_EQ(s.unmodelled[1], "subgraph 0 operator 1 (CUSTOM)");
 }
+
+// chain(): 1 subgraph, 3 operators, 5 tensors, 1 input + 1 output, no quantization, no
+// variables. cortex-m: 8 + 3 x 32 + 5 x 12 + 2 x 4 + 2 x 32 = 236; host: 16 + 3 x 64 + 5 x 24 +
+// 2 x 8 + 2 x 64 = 472 (struct layouts worked in tail.cpp's comments).
+TEST(Tail, KnownPartsPerAbi) {
+  const Model m = parse(test_models::build({chain()}));
+  const Lifetimes l = build_lifetimes(m, {});
+  for (const auto& [abi, want] : {std::make_pair("cortex-m", 236), std::make_pair("host", 472)}) {
+    int64_t sum = 0;
+    for (const TailPart& p : known_tail(m, l, 0, abi_named(abi))) sum += p.bytes;
+    EXPECT_EQ(sum, want) << abi;
+  }
+  EXPECT_THROW(abi_named("risc-v"), std::invalid_argument);
+}

@@ -28,6 +28,10 @@ struct Tensor {
   // Element count x TfLiteTypeSizeOf(type), bytes; -1 if TFLM has no size for the type
   // (string, resource, variant, int4...), which makes TFLM's AllocateTensors fail.
   int64_t bytes = 0;
+  // Quantization channels TFLM copies when it makes a TfLiteTensor of this tensor: the scale
+  // count when both scale and zero_point are non-empty (micro_allocator.cc
+  // PopulateTfLiteTensorFromFlatbuffer), else 0.
+  int quant_channels = 0;
 };
 
 struct Operator {

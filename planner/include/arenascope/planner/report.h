@@ -7,6 +7,7 @@
 
 #include "arenascope/planner/model.h"
 #include "arenascope/planner/plan.h"
+#include "arenascope/planner/tail.h"
 
 namespace arenascope::planner {
 
@@ -20,11 +21,14 @@ struct Budget {
   Plan greedy;
   Plan best;
   LowerBound bound;
+  Abi abi;
+  std::vector<TailPart> tail;  // known persistent parts (a floor of the tail)
+  int64_t tail_known = 0;      // their sum, bytes
 };
 
 // Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
 // failed its check: a planner bug, never expected).
-Budget make_budget(const std::string& path);
+Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m"));
 
 // JSON document (schema: docs/arena-budget.md, "JSON output").
 nlohmann::json budget_json(const Budget& b);
