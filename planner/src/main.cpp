@@ -22,24 +22,26 @@ std::string printable(std::string text, bool keep_newlines) {
 
 void usage(FILE* to) {
   std::fprintf(to,
-               "usage: arenascope-plan [--json] [--target cortex-m|host] MODEL.tflite\n"
+               "usage: arenascope-plan [--json | --header] [--target cortex-m|host] MODEL.tflite\n"
                "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
                "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
                "  bound. The arena itself must be larger: see the note at the end of the table.\n"
                "  --json   print the budget as JSON (schema \"arenascope-plan/1\", docs/arena-budget.md)\n"
+               "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
                "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
                "exit status: 0 ok; 1 unreadable model, or one TFLM would reject; 2 bad usage\n");
 }
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool json = false, options_done = false;
+  bool json = false, header = false, options_done = false;
   std::string target = "cortex-m";
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!options_done && !std::strcmp(argv[i], "--")) options_done = true;
     else if (options_done) { if (path) { std::fprintf(stderr, "arenascope-plan: one model at a time\n"); return 2; } path = argv[i]; }
     else if (!std::strcmp(argv[i], "--json")) json = true;
+    else if (!std::strcmp(argv[i], "--header")) header = true;
     else if (!std::strcmp(argv[i], "--target")) {
       if (i + 1 >= argc) { std::fprintf(stderr, "arenascope-plan: --target needs cortex-m or host\n"); return 2; }
       target = argv[++i];
@@ -57,7 +59,9 @@ int main(int argc, char** argv) {
   try {
     const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target));
     // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
-    if (json) std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (json && header) { std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n"); return 2; }
+    if (header) std::cout << arenascope::planner::budget_header(budget);
+    else if (json) std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else std::cout << printable(arenascope::planner::budget_table(budget), true);
     if (!budget.rejected.empty()) {
       std::fprintf(stderr, "arenascope-plan: %s: TFLM would reject this model (%s)\n", printable(path, false).c_str(),

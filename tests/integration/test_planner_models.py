@@ -175,3 +175,28 @@ def test_known_tail_equals_what_tflm_recorded(name, build, target):
     assert doc["arena_at_least_bytes"] == doc["plans"]["tflm-greedy"]["head_bytes"] + doc["tail_known"]["bytes"]
     assert doc["arena_at_least_bytes"] <= fig["min_arena_bytes"]
     assert doc["tail_known"]["bytes"] <= fig["tail_bytes"]
+
+
+@pytest.mark.skipif(not (MODELS / "tflm_keyword_scrambled_8bit.tflite").exists(), reason="../shared/models absent")
+def test_header_equals_the_demos_tflm_plan(tmp_path):
+    """--header for keyword_scrambled_8bit, compiled with the agent's header, is byte for byte the
+    demo's checked-in head plan (examples/demo/demo_plan.c, transcribed from real TFLM's
+    PrintMemoryPlan on the Cortex-M4)."""
+    from harness import ROOT
+    r = run_plan("--header", MODELS / "tflm_keyword_scrambled_8bit.tflite")
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "plan.h").write_text(r.stdout)
+    (tmp_path / "check.c").write_text(
+        '#include <string.h>\n#include "plan.h"\n#include "demo_plan.h"\n'
+        "int main(void) {\n"
+        "  if (ARENASCOPE_PLAN_REGIONS != DEMO_HEAD_REGIONS) return 2;\n"
+        "  if (ARENASCOPE_PLAN_HEAD_BYTES != DEMO_HEAD_BYTES) return 3;\n"
+        "  if (ARENASCOPE_PLAN_OPS != DEMO_OP_COUNT || ARENASCOPE_PLAN_APPROXIMATE) return 4;\n"
+        "  return memcmp(arenascope_plan_head, demo_head_plan, sizeof demo_head_plan) ? 5 : 0;\n}\n")
+    exe = tmp_path / "check"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", f"-I{tmp_path}",
+                    f"-I{ROOT / 'target_agent' / 'include'}", f"-I{ROOT / 'examples' / 'demo'}",
+                    str(tmp_path / "check.c"), str(ROOT / "examples" / "demo" / "demo_plan.c"), "-o", str(exe)],
+                   check=True, timeout=120)
+    assert subprocess.run([str(exe)]).returncode == 0
+    assert run_plan("--header", "--json", MODELS / "tflm_keyword_scrambled_8bit.tflite").returncode == 2

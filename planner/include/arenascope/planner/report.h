@@ -34,5 +34,9 @@ Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m
 nlohmann::json budget_json(const Budget& b);
 // The human table.
 std::string budget_table(const Budget& b);
+// A C header for firmware (--header): the head plan as arenascope_region_t entries (the agent's
+// ABI, target_agent/include/arenascope/agent.h) in planner id order, and the figures as macros.
+// Throws ModelError when a value does not fit the region fields (id > 0xFFFE, scope > 32767).
+std::string budget_header(const Budget& b);
 
 }  // namespace arenascope::planner
