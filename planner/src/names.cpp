@@ -1,5 +1,6 @@
 // Names and element sizes of the TensorFlow Lite schema enums (TensorType, BuiltinOperator),
-// transcribed from the published schema (tensorflow/compiler/mlir/lite/schema/schema.fbs).
+// transcribed from the published schema (tensorflow/compiler/mlir/lite/schema/schema.fbs;
+// BuiltinOperator 0..209 checked against tflite-micro 90b983c2).
 #include "arenascope/planner/model.h"
 
 #include <array>
@@ -16,7 +17,7 @@ constexpr std::array<const char*, 19> kTypeNames = {
 // conversion; 0 = TFLM returns kTfLiteError (STRING, VARIANT, UINT16, BFLOAT16).
 constexpr std::array<int, 19> kTypeSizes = {4, 2, 4, 1, 8, 0, 1, 2, 8, 1, 8, 16, 8, 4, 0, 4, 0, 1, 0};
 
-constexpr std::array<const char*, 162> kBuiltinNames = {
+constexpr std::array<const char*, 210> kBuiltinNames = {
     "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "DEPTH_TO_SPACE",
     "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED", "HASHTABLE_LOOKUP",
     "L2_NORMALIZATION", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "LOGISTIC", "LSH_PROJECTION",
@@ -42,7 +43,55 @@ constexpr std::array<const char*, 162> kBuiltinNames = {
     "ASSIGN_VARIABLE", "BROADCAST_ARGS", "RANDOM_STANDARD_NORMAL", "BUCKETIZE", "RANDOM_UNIFORM",
     "MULTINOMIAL", "GELU", "DYNAMIC_UPDATE_SLICE", "RELU_0_TO_1", "UNSORTED_SEGMENT_PROD",
     "UNSORTED_SEGMENT_MAX", "UNSORTED_SEGMENT_SUM", "ATAN2", "UNSORTED_SEGMENT_MIN", "SIGN",
-    "BITCAST", "BITWISE_XOR", "RIGHT_SHIFT"};
+    "BITCAST", "BITWISE_XOR", "RIGHT_SHIFT",
+    "STABLEHLO_LOGISTIC",
+    "STABLEHLO_ADD",
+    "STABLEHLO_DIVIDE",
+    "STABLEHLO_MULTIPLY",
+    "STABLEHLO_MAXIMUM",
+    "STABLEHLO_RESHAPE",
+    "STABLEHLO_CLAMP",
+    "STABLEHLO_CONCATENATE",
+    "STABLEHLO_BROADCAST_IN_DIM",
+    "STABLEHLO_CONVOLUTION",
+    "STABLEHLO_SLICE",
+    "STABLEHLO_CUSTOM_CALL",
+    "STABLEHLO_REDUCE",
+    "STABLEHLO_ABS",
+    "STABLEHLO_AND",
+    "STABLEHLO_COSINE",
+    "STABLEHLO_EXPONENTIAL",
+    "STABLEHLO_FLOOR",
+    "STABLEHLO_LOG",
+    "STABLEHLO_MINIMUM",
+    "STABLEHLO_NEGATE",
+    "STABLEHLO_OR",
+    "STABLEHLO_POWER",
+    "STABLEHLO_REMAINDER",
+    "STABLEHLO_RSQRT",
+    "STABLEHLO_SELECT",
+    "STABLEHLO_SUBTRACT",
+    "STABLEHLO_TANH",
+    "STABLEHLO_SCATTER",
+    "STABLEHLO_COMPARE",
+    "STABLEHLO_CONVERT",
+    "STABLEHLO_DYNAMIC_SLICE",
+    "STABLEHLO_DYNAMIC_UPDATE_SLICE",
+    "STABLEHLO_PAD",
+    "STABLEHLO_IOTA",
+    "STABLEHLO_DOT_GENERAL",
+    "STABLEHLO_REDUCE_WINDOW",
+    "STABLEHLO_SORT",
+    "STABLEHLO_WHILE",
+    "STABLEHLO_GATHER",
+    "STABLEHLO_TRANSPOSE",
+    "DILATE",
+    "STABLEHLO_RNG_BIT_GENERATOR",
+    "REDUCE_WINDOW",
+    "STABLEHLO_COMPOSITE",
+    "STABLEHLO_SHIFT_LEFT",
+    "STABLEHLO_CBRT",
+    "STABLEHLO_CASE"};
 }  // namespace
 
 std::string type_name(int type) {

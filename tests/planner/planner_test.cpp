@@ -65,6 +65,7 @@ TEST(Reader, ReadsTensorsOperatorsAndNames) {
   EXPECT_EQ(sg.inputs, std::vector<int32_t>{0});
   EXPECT_EQ(builtin_name(118), "IF");
   EXPECT_EQ(builtin_name(161), "RIGHT_SHIFT");
+  EXPECT_EQ(builtin_name(209), "STABLEHLO_CASE");
   EXPECT_EQ(builtin_name(400), "BUILTIN_400");
   EXPECT_EQ(type_name(9), "INT8");
   EXPECT_EQ(type_size(7), 2);  // INT16
