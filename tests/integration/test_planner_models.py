@@ -200,3 +200,29 @@ def test_header_equals_the_demos_tflm_plan(tmp_path):
                    check=True, timeout=120)
     assert subprocess.run([str(exe)]).returncode == 0
     assert run_plan("--header", "--json", MODELS / "tflm_keyword_scrambled_8bit.tflite").returncode == 2
+
+
+DSCNN = BUILD / "planner" / "dscnn_kws.tflite"
+
+
+def test_project_dscnn_model_plans_as_worked_by_hand():
+    """The project's own DS-CNN (planner/tools/write_dscnn.cpp, written at build time): 13
+    operators; its head is two 25x5x64 int8 activations live together (8000 B each) = 16000 B."""
+    doc = plan_json(DSCNN)
+    ops = [op["op"] for op in doc["subgraphs"][0]["operators"]]
+    assert ops == ["CONV_2D"] + ["DEPTHWISE_CONV_2D", "CONV_2D"] * 4 + ["AVERAGE_POOL_2D", "RESHAPE",
+                                                                         "FULLY_CONNECTED", "SOFTMAX"]
+    assert doc["subgraphs"][0]["tensors"][0]["shape"] == [1, 49, 10, 1]
+    assert doc["plans"]["tflm-greedy"]["head_bytes"] == 16000 == doc["lower_bound"]["bytes"]
+    assert not doc["approximate"] and not doc["tflm_rejects"]
+
+
+@pytest.mark.skipif(not MODEL_NAMES, reason="../shared/tflm-figures absent (clone on its own)")
+@pytest.mark.parametrize("build", ["host", "arm_m4"])
+def test_project_dscnn_has_the_plan_tflm_gave_mlperf_dscnn(build):
+    """Same graph and shapes as MLPerf Tiny's DS-CNN KWS model: the same plan, buffer for
+    buffer, as real TFLM printed for mlperf_tiny_kws_ref_model.tflite."""
+    fig = figures()["mlperf_tiny_kws_ref_model.tflite"][build]
+    doc = plan_json(DSCNN)
+    assert [{"id": b["id"], "size": b["size"], "offset": b["offset"], "first_used": b["first"],
+             "last_used": b["last"]} for b in doc["buffers"]] == fig["plan"]
