@@ -196,8 +196,10 @@ def plan_lines(arena, p, width=64):
         for c in range(width):
             lo, hi = extent * c // width, max(extent * (c + 1) // width, extent * c // width + 1)
             here = [i for i in p.live_regions[t] if arena.regions[i].offset < hi and lo < arena.regions[i].end]
+            # Several regions side by side in one cell: draw the smallest, so that a small
+            # buffer next to a large one stays visible (the large one shows in its other cells).
             cells.append("." if not here else "!" if len(here) > 1 and _share(arena, here, lo, hi)
-                         else letters[here[0]])
+                         else letters[min(here, key=lambda i: (arena.regions[i].size, i))])
         op = "in" if t == 0 else str(t - 1)
         mark = "  <- lower bound" if t == p.lower_bound_scope else ""
         out.append(f"  {op:>4} {t:>5} {p.live_bytes[t]:>6} B  {''.join(cells)}{mark}")

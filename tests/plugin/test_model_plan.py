@@ -39,6 +39,11 @@ def test_regions_follow_the_tools_buffers():
     assert p.live_bytes == [112, 192] and p.lower_bound == 192 and p.lower_bound_scope == 1
     chart = "\n".join(render.plan_lines(a, p, 16))
     assert "   192 B" in chart and "0=in, 1=out, *=scratch" in chart
+    # 16 cells of 12 B. Scope 1: 'in' 0..112 (cells 0-8, and part of 9), 'out' 112..128 (cells 9
+    # and 10), scratch 128..192 (part of 10, then 11-15). A cell shared side by side shows the
+    # smallest region, so the 16-byte 'out' stays visible in both of its cells.
+    row = [line for line in chart.splitlines() if line.split()[:2] == ["0", "1"]][0]
+    assert row.split()[4] == "0" * 9 + "11" + "*" * 5, row
 
 
 def fake_tool(tmp_path, body):
