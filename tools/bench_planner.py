@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark of arenascope-plan on every model in ../shared/models: prints figures, asserts nothing.
 
-For each model and both TFLM builds in ../shared/tflm-figures (host x86-64, Cortex-M4): the
+For each model in ../shared/models (and the project's own DS-CNN from the build) and both TFLM
+builds in ../shared/tflm-figures (host x86-64, Cortex-M4): the
 lower bound, TFLM's greedy head (ours), our best head, TFLM's measured head, the measured
 minimum arena and arena_used_bytes, and the tool's run time (median of --runs). The predicted
 minimum arena (issue #6 item 6) is not implemented yet: its column prints "-".
@@ -26,18 +27,22 @@ def main():
     args = ap.parse_args()
     tool = pathlib.Path(args.build) / "planner" / "arenascope-plan"
     figures_file = SHARED / "tflm-figures" / "tflm-figures.json"
-    if not tool.exists() or not figures_file.exists():
-        raise SystemExit(f"need {tool} (build first) and {figures_file}")
-    figures = json.loads(figures_file.read_text())["models"]
+    if not tool.exists():
+        raise SystemExit(f"need {tool}: build first")
+    figures = json.loads(figures_file.read_text())["models"] if figures_file.exists() else {}
     head = (f"{'model':42} {'abi':6} {'lower':>7} {'greedy':>7} {'best':>7} {'TFLM head':>9} "
             f"{'floor':>8} {'min arena':>9} {'below %':>7} {'used':>7} {'ms':>6}  note")
     print(head)
     print("-" * len(head))
-    for name in sorted(p.name for p in (SHARED / "models").glob("*.tflite")):
+    models = {p.name: p for p in sorted((SHARED / "models").glob("*.tflite"))}
+    own = pathlib.Path(args.build) / "planner" / "dscnn_kws.tflite"  # the project's own DS-CNN
+    if own.exists():
+        models["(project) " + own.name] = own
+    for name, path in models.items():
         times = []
         for _ in range(args.runs):
             t0 = time.perf_counter()
-            r = subprocess.run([str(tool), "--json", str(SHARED / "models" / name)], capture_output=True, text=True)
+            r = subprocess.run([str(tool), "--json", str(path)], capture_output=True, text=True)
             times.append((time.perf_counter() - t0) * 1000)
         if not r.stdout.strip():
             print(f"{name:42} error: {r.stderr.strip()}")
@@ -49,7 +54,7 @@ def main():
         for abi, key in (("host", "host"), ("cm4", "arm_m4")):
             fig = figures.get(name, {}).get(key, {})
             target = "host" if abi == "host" else "cortex-m"
-            r = subprocess.run([str(tool), "--json", "--target", target, str(SHARED / "models" / name)],
+            r = subprocess.run([str(tool), "--json", "--target", target, str(path)],
                                capture_output=True, text=True)
             doc = json.loads(r.stdout)
             floor = doc["arena_at_least_bytes"]
