@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Benchmark of arenascope-plan on every model in ../shared/models: prints figures, asserts nothing.
 
-For each model in ../shared/models (and the project's own DS-CNN from the build) and both TFLM
-builds in ../shared/tflm-figures (host x86-64, Cortex-M4): the
-lower bound, TFLM's greedy head (ours), our best head, TFLM's measured head, the measured
-minimum arena and arena_used_bytes, and the tool's run time (median of --runs). The predicted
-minimum arena (issue #6 item 6) is not implemented yet: its column prints "-".
+For each model in ../shared/models (and the project's own DS-CNN from the build) and both ABIs
+(host x86-64, Cortex-M4): the lower bound, TFLM's greedy head (ours), our best head, TFLM's
+measured head (../shared/tflm-figures), our floor of the arena (head + the tail parts the model
+and ABI fix), the measured minimum arena, how far the floor is below it (%), arena_used_bytes,
+and the tool's run time (median of --runs, process start to exit). A full prediction of the
+minimum arena (issue #6 item 6) is not there yet.
 
 Usage: tools/bench_planner.py [--build DIR] [--runs N]
 """
