@@ -14,6 +14,9 @@ arena info
 arena map
 echo \n== The memory plan over operator index (TFLM's own plan for keyword_scrambled_8bit):\n
 arena plan
+echo \n== The same chart for a model file, before flashing, with no target: the project's own DS-CNN\n
+echo    keyword-spotting model, as arenascope-plan predicts TFLM will lay it out (docs/arena-budget.md):\n
+arena plan --model build/planner/dscnn_kws.tflite
 echo \n== The rules:\n
 arena check
 
