@@ -10,8 +10,6 @@ namespace arenascope::planner {
 
 namespace {
 
-bool overlap_in_time(const Buffer& a, const Buffer& b) { return !(a.first > b.last) && !(b.first > a.last); }
-
 struct Placed {
   int64_t offset;
   int id;
@@ -35,7 +33,7 @@ Plan first_fit(const std::vector<Buffer>& buffers, const std::vector<int>& order
     } else {
       for (const Placed& p : by_offset) {
         const Buffer& other = buffers[p.id];
-        if (!overlap_in_time(want, other)) continue;
+        if (!live_together(want, other)) continue;
         if (p.offset - candidate >= want.size) break;
         candidate = std::max(candidate, p.offset + other.size);
       }
@@ -64,6 +62,8 @@ std::vector<int> tflm_order(const std::vector<Buffer>& buffers) {
 
 }  // namespace
 
+bool live_together(const Buffer& a, const Buffer& b) { return !(a.first > b.last) && !(b.first > a.last); }
+
 Plan plan_tflm_greedy(const std::vector<Buffer>& buffers) {
   return first_fit(buffers, tflm_order(buffers), "tflm-greedy");
 }
@@ -78,9 +78,10 @@ Plan plan_best(const std::vector<Buffer>& buffers) {
       [](const Buffer& a, const Buffer& b) { return a.first < b.first || (a.first == b.first && a.size > b.size); },
       [](const Buffer& a, const Buffer& b) { return a.last > b.last || (a.last == b.last && a.size > b.size); },
   };
-  Plan best = plan_tflm_greedy(buffers);
+  const std::vector<int> tflm = tflm_order(buffers);
+  Plan best = first_fit(buffers, tflm, "tflm-greedy");
   for (const Key& key : keys) {
-    std::vector<int> order = tflm_order(buffers);
+    std::vector<int> order = tflm;
     auto online = std::find_if(order.begin(), order.end(), [&](int id) { return buffers[id].offline_offset < 0; });
     std::stable_sort(online, order.end(), [&](int a, int b) { return key(buffers[a], buffers[b]); });
     Plan p = first_fit(buffers, order, "best-of-orderings");
@@ -117,7 +118,7 @@ std::string check_plan(const std::vector<Buffer>& buffers, const Plan& plan) {
     if (plan.offsets[i] + buffers[i].size > plan.head)
       return "buffer " + std::to_string(i) + " ends beyond the head (" + std::to_string(plan.head) + " bytes)";
     for (size_t j = i + 1; j < buffers.size(); ++j) {
-      if (!overlap_in_time(buffers[i], buffers[j])) continue;
+      if (!live_together(buffers[i], buffers[j])) continue;
       const int64_t a0 = plan.offsets[i], a1 = a0 + buffers[i].size;
       const int64_t b0 = plan.offsets[j], b1 = b0 + buffers[j].size;
       if (a0 < b1 && b0 < a1)

@@ -26,6 +26,12 @@ std::string buffer_name(const Budget& b, const Buffer& buf) {
   return "op " + std::to_string(r.op) + " " + r.what;
 }
 
+// (TFLM head - lower bound) / TFLM head, percent: the share of the head above the bound.
+double fragmentation_pct(const Budget& b) {
+  return b.greedy.head ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) / static_cast<double>(b.greedy.head)
+                       : 0.0;
+}
+
 }  // namespace
 
 Budget make_budget(const std::string& path, const Abi& abi) {
@@ -43,8 +49,8 @@ Budget make_budget(const std::string& path, const Abi& abi) {
     const auto& buffers = b.lifetimes.buffers;
     for (const Buffer& x : buffers)
       for (const Buffer& y : buffers)
-        if (x.id < y.id && x.offline_offset >= 0 && y.offline_offset >= 0 && !(x.first > y.last) &&
-            !(y.first > x.last) && x.offline_offset < y.offline_offset + y.size &&
+        if (x.id < y.id && x.offline_offset >= 0 && y.offline_offset >= 0 && live_together(x, y) &&
+            x.offline_offset < y.offline_offset + y.size &&
             y.offline_offset < x.offline_offset + x.size)
           throw ModelError("the model's offline plan (metadata 'OfflineMemoryAllocation') puts " + buffer_name(b, x) +
                            " at " + std::to_string(x.offline_offset) + " and " + buffer_name(b, y) + " at " +
@@ -99,9 +105,7 @@ nlohmann::json budget_json(const Budget& b) {
   doc["plans"] = {{"tflm-greedy", {{"head_bytes", b.greedy.head}}},
                   {"best", {{"planner", b.best.planner}, {"head_bytes", b.best.head}}}};
   doc["lower_bound"] = {{"bytes", b.bound.bytes}, {"scope", b.bound.scope}};
-  doc["fragmentation_pct"] =
-      b.greedy.head ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) / static_cast<double>(b.greedy.head)
-                    : 0.0;
+  doc["fragmentation_pct"] = fragmentation_pct(b);
   doc["target"] = b.abi.name;
   json tail = json::array();
   for (const TailPart& part : b.tail)
@@ -157,8 +161,7 @@ std::string budget_table(const Budget& b) {
                   static_cast<long long>(b.best.offsets[buf.id]));
     out << line;
   }
-  const double frag = b.greedy.head ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) /
-                                          static_cast<double>(b.greedy.head) : 0.0;
+  const double frag = fragmentation_pct(b);
   out << "\nhead (non-persistent part of the arena), bytes" << (b.unmodelled.empty() ? "" : ", without the unmodelled scratch")
       << ":\n";
   std::snprintf(line, sizeof line, "  lower bound        %8lld  (live bytes in scope %d)\n",

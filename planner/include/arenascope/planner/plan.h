@@ -55,6 +55,10 @@ struct Lifetimes {
 // TFLM rejects while building them (a tensor type with no size, a non-empty intermediate).
 Lifetimes build_lifetimes(const Model& model, const std::vector<ScratchRequest>& scratch);
 
+// Inclusive lifetimes overlap: both buffers are live in some scope (greedy_memory_planner.cc
+// DoesEntryOverlapInTime).
+bool live_together(const Buffer& a, const Buffer& b);
+
 struct Plan {
   std::string planner;            // "tflm-greedy", "best-of-orderings", ...
   std::vector<int64_t> offsets;   // per buffer id
