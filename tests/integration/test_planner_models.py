@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from harness import BUILD, SHARED, TFLM_FIGURES
+from harness import BUILD, ROOT, SHARED, TFLM_FIGURES
 
 PLAN = BUILD / "planner" / "arenascope-plan"
 MODELS = SHARED / "models"
@@ -33,6 +33,12 @@ def plan_json(model, status=0):
     return json.loads(r.stdout)
 
 
+def as_tflm_plan(doc):
+    """The tool's buffers in the shape of tflm-figures' PrintMemoryPlan lines."""
+    return [{"id": b["id"], "size": b["size"], "offset": b["offset"], "first_used": b["first"],
+             "last_used": b["last"]} for b in doc["buffers"]]
+
+
 MODEL_NAMES = sorted(figures())
 
 
@@ -49,8 +55,7 @@ def test_greedy_plan_equals_tflm(name, build):
             return
         pytest.skip(f"TFLM could not plan {name}: {fig.get('error')}")
     doc = plan_json(MODELS / name)
-    ours = [{"id": b["id"], "size": b["size"], "offset": b["offset"], "first_used": b["first"],
-             "last_used": b["last"]} for b in doc["buffers"]]
+    ours = as_tflm_plan(doc)
     assert doc["approximate"] is False, doc["unmodelled_scratch"]
     assert ours == fig["plan"]
     assert doc["plans"]["tflm-greedy"]["head_bytes"] == fig["head_bytes"]
@@ -123,7 +128,6 @@ def test_gdb_arena_plan_charts_a_model_with_no_target():
     plan = figures()[name]["host"]["plan"]
     scopes = max(b["last_used"] for b in plan) + 1
     live = [sum(b["size"] for b in plan if b["first_used"] <= t <= b["last_used"]) for t in range(scopes)]
-    from harness import ROOT
     r = subprocess.run(["gdb-multiarch", "-batch", "-nx", "-ex", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
                         "-ex", f"set arena planner-path {PLAN}", "-ex", "set style enabled off",
                         "-ex", f"arena plan --model {MODELS / name}",
@@ -182,7 +186,6 @@ def test_header_equals_the_demos_tflm_plan(tmp_path):
     """--header for keyword_scrambled_8bit, compiled with the agent's header, is byte for byte the
     demo's checked-in head plan (examples/demo/demo_plan.c, transcribed from real TFLM's
     PrintMemoryPlan on the Cortex-M4)."""
-    from harness import ROOT
     r = run_plan("--header", MODELS / "tflm_keyword_scrambled_8bit.tflite")
     assert r.returncode == 0, r.stderr
     (tmp_path / "plan.h").write_text(r.stdout)
@@ -224,5 +227,4 @@ def test_project_dscnn_has_the_plan_tflm_gave_mlperf_dscnn(build):
     buffer, as real TFLM printed for mlperf_tiny_kws_ref_model.tflite."""
     fig = figures()["mlperf_tiny_kws_ref_model.tflite"][build]
     doc = plan_json(DSCNN)
-    assert [{"id": b["id"], "size": b["size"], "offset": b["offset"], "first_used": b["first"],
-             "last_used": b["last"]} for b in doc["buffers"]] == fig["plan"]
+    assert as_tflm_plan(doc) == fig["plan"]
