@@ -3,10 +3,11 @@
 
 For each model in ../shared/models (and the project's own DS-CNN from the build) and both ABIs
 (host x86-64, Cortex-M4): the lower bound, TFLM's greedy head (ours), our best head, TFLM's
-measured head (../shared/tflm-figures), our floor of the arena (head + the tail parts the model
-and ABI fix), the measured minimum arena, how far the floor is below it (%), arena_used_bytes,
-and the tool's run time (median of --runs, process start to exit). A full prediction of the
-minimum arena (issue #6 item 6) is not there yet.
+measured head (../shared/tflm-figures), the predicted minimum arena against the measured
+min_arena_bytes and the error (%), arena_used_bytes predicted and measured, the recommended
+arena (minimum + 10 %), and the tool's run time (median of --runs, process start to exit).
+The goal: every prediction within 2 % of the measured minimum, and the recommendation never
+below it.
 
 Usage: tools/bench_planner.py [--build DIR] [--runs N]
 """
@@ -32,7 +33,7 @@ def main():
         raise SystemExit(f"need {tool}: build first")
     figures = json.loads(figures_file.read_text())["models"] if figures_file.exists() else {}
     head = (f"{'model':42} {'abi':6} {'lower':>7} {'greedy':>7} {'best':>7} {'TFLM head':>9} "
-            f"{'floor':>8} {'min arena':>9} {'below %':>7} {'used':>7} {'ms':>6}  note")
+            f"{'min pred':>8} {'min meas':>8} {'err %':>6} {'used pred':>9} {'used meas':>9} {'recommend':>9} {'ms':>6}  note")
     print(head)
     print("-" * len(head))
     models = {p.name: p for p in sorted((SHARED / "models").glob("*.tflite"))}
@@ -58,15 +59,18 @@ def main():
             r = subprocess.run([str(tool), "--json", "--target", target, str(path)],
                                capture_output=True, text=True)
             doc = json.loads(r.stdout)
-            floor = doc["arena_at_least_bytes"]
-            below = (f"{100 * (fig['min_arena_bytes'] - floor) / fig['min_arena_bytes']:.1f}"
-                     if fig.get("min_arena_bytes") else "-")
+            arena = doc["arena"]
+            pred = arena["minimum_bytes"]
+            err = (f"{100 * (pred - fig['min_arena_bytes']) / fig['min_arena_bytes']:+.1f}"
+                   if fig.get("min_arena_bytes") else "-")
+            floor = "" if arena["exact"] else "minimum is a floor: " + ", ".join(arena["unmodelled_kernels"])
             def num(k):
                 v = fig.get(k)
                 return "-" if v is None else str(v)
             print(f"{name:42} {abi:6} {doc['lower_bound']['bytes']:7} {doc['plans']['tflm-greedy']['head_bytes']:7} "
-                  f"{doc['plans']['best']['head_bytes']:7} {num('head_bytes'):>9} {floor:>8} {num('min_arena_bytes'):>9} "
-                  f"{below:>7} {num('arena_used_bytes'):>7} {statistics.median(times):6.1f}  {note}")
+                  f"{doc['plans']['best']['head_bytes']:7} {num('head_bytes'):>9} {pred:>8} {num('min_arena_bytes'):>8} "
+                  f"{err:>6} {arena['arena_used_bytes']:>9} {num('arena_used_bytes'):>9} {arena['recommended_bytes']:>9} "
+                  f"{statistics.median(times):6.1f}  {note or floor}")
 
 
 if __name__ == "__main__":

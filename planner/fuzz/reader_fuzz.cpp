@@ -1,5 +1,5 @@
 // libFuzzer target for the model reader and everything that runs on what it returns
-// (lifetimes, scratch prediction, both planners, the checker). Any input must end in a
+// (lifetimes, kernel prediction, both planners, the checker, the arena replay). Any input must end in a
 // ModelError or a valid plan: a crash, a sanitizer report or an invalid plan is a bug.
 //   Built and run for a bounded time by tests/integration/test_planner_fuzz.py; by hand:
 //   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -Iplanner/include -I<gen> \
@@ -8,19 +8,23 @@
 
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/plan.h"
-#include "arenascope/planner/tail.h"
+#include "arenascope/planner/arena.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace arenascope::planner;
   try {
     const Model model = read_model(data, size);
-    const ScratchPrediction scratch = predict_scratch(model);
-    const Lifetimes lifetimes = build_lifetimes(model, scratch.requests);
-    for (const char* abi : {"cortex-m", "host"})
-      for (const TailPart& part : known_tail(model, lifetimes, scratch.requests.size(), abi_named(abi)))
-        if (part.bytes < 0) std::abort();
+    const KernelPrediction kernels = predict_kernels(model, abi_named("cortex-m"));
+    const Lifetimes lifetimes = build_lifetimes(model, kernels.requests);
     if (lifetimes.buffers.size() > 2000) return 0;  // the checker is quadratic; keep runs fast
     const Plan greedy = plan_tflm_greedy(lifetimes.buffers);
+    for (const char* abi : {"cortex-m", "host"}) {
+      const ArenaModel arena = allocation_steps(model, lifetimes, predict_kernels(model, abi_named(abi)),
+                                                abi_named(abi), greedy.head);
+      const MinimumArena m = minimum_arena(arena.steps);
+      if (!m.at_minimum.ok || m.bytes < greedy.head || (m.bytes > 0 && replay(arena.steps, m.bytes - 1).ok))
+        std::abort();
+    }
     const Plan best = plan_best(lifetimes.buffers);
     if (!check_plan(lifetimes.buffers, greedy).empty() || !check_plan(lifetimes.buffers, best).empty() ||
         best.head > greedy.head || best.head < lower_bound(lifetimes.buffers).bytes)

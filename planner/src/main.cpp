@@ -4,6 +4,7 @@
 // Exit status: 0 ok; 1 the model cannot be read or planned, or TFLM would reject it (the
 // budget is still printed then); 2 bad usage.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -22,13 +23,14 @@ std::string printable(std::string text, bool keep_newlines) {
 
 void usage(FILE* to) {
   std::fprintf(to,
-               "usage: arenascope-plan [--json | --header] [--target cortex-m|host] MODEL.tflite\n"
+               "usage: arenascope-plan [--json | --header] [--target cortex-m|host] [--margin PCT] MODEL.tflite\n"
                "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
                "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
-               "  bound. The arena itself must be larger: see the note at the end of the table.\n"
+               "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"
                "  --json   print the budget as JSON (schema \"arenascope-plan/1\", docs/arena-budget.md)\n"
                "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
                "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
+               "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
                "exit status: 0 ok; 1 unreadable model, or one TFLM would reject; 2 bad usage\n");
 }
 }  // namespace
@@ -36,6 +38,7 @@ void usage(FILE* to) {
 int main(int argc, char** argv) {
   bool json = false, header = false, options_done = false;
   std::string target = "cortex-m";
+  int margin = 10;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!options_done && !std::strcmp(argv[i], "--")) options_done = true;
@@ -50,6 +53,16 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
+    else if (!std::strcmp(argv[i], "--margin")) {
+      char* end = nullptr;
+      const long v = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
+      if (i + 1 >= argc || !end || *end || end == argv[i + 1] || v < 0 || v > 100) {
+        std::fprintf(stderr, "arenascope-plan: --margin needs a percentage from 0 to 100\n");
+        return 2;
+      }
+      margin = static_cast<int>(v);
+      ++i;
+    }
     else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) { usage(stdout); return 0; }
     else if (argv[i][0] == '-' && argv[i][1]) { std::fprintf(stderr, "arenascope-plan: unknown option '%s'\n", argv[i]); usage(stderr); return 2; }
     else if (path) { std::fprintf(stderr, "arenascope-plan: one model at a time ('%s' and '%s')\n", path, argv[i]); return 2; }
@@ -57,15 +70,15 @@ int main(int argc, char** argv) {
   }
   if (!path) { std::fprintf(stderr, "arenascope-plan: no model given\n"); usage(stderr); return 2; }
   try {
-    const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target));
+    const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin);
     // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
     if (json && header) { std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n"); return 2; }
     if (header) std::cout << arenascope::planner::budget_header(budget);
     else if (json) std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else std::cout << printable(arenascope::planner::budget_table(budget), true);
-    if (!budget.rejected.empty()) {
+    if (!budget.kernels.rejected.empty()) {
       std::fprintf(stderr, "arenascope-plan: %s: TFLM would reject this model (%s)\n", printable(path, false).c_str(),
-                   printable(budget.rejected.front(), false).c_str());
+                   printable(budget.kernels.rejected.front(), false).c_str());
       return 1;
     }
   } catch (const std::exception& e) {

@@ -22,7 +22,7 @@ std::string buffer_name(const Budget& b, const Buffer& buf) {
     const std::string& name = b.model.subgraphs[buf.subgraph].tensors[buf.tensor].name;
     return name.empty() ? "(tensor " + std::to_string(buf.tensor) + ")" : name;
   }
-  const ScratchRequest& r = b.scratch[buf.scratch];
+  const ScratchRequest& r = b.kernels.requests[buf.scratch];
   return "op " + std::to_string(r.op) + " " + r.what;
 }
 
@@ -34,17 +34,15 @@ double fragmentation_pct(const Budget& b) {
 
 }  // namespace
 
-Budget make_budget(const std::string& path, const Abi& abi) {
+Budget make_budget(const std::string& path, const Abi& abi, int margin_pct) {
   Budget b;
   b.model_path = path;
   b.abi = abi;
+  b.margin_pct = margin_pct;
   b.model = read_model_file(path);  // its errors already name the file
   try {
-    ScratchPrediction scratch = predict_scratch(b.model);
-    b.scratch = std::move(scratch.requests);
-    b.unmodelled = std::move(scratch.unmodelled);
-    b.rejected = std::move(scratch.rejected);
-    b.lifetimes = build_lifetimes(b.model, b.scratch);
+    b.kernels = predict_kernels(b.model, abi);
+    b.lifetimes = build_lifetimes(b.model, b.kernels.requests);
     // The model's own offline plan must not overlap: that is the model's fault, not a plan's.
     const auto& buffers = b.lifetimes.buffers;
     for (const Buffer& x : buffers)
@@ -59,11 +57,14 @@ Budget make_budget(const std::string& path, const Abi& abi) {
     b.greedy = plan_tflm_greedy(buffers);
     b.best = plan_best(buffers);
     b.bound = lower_bound(buffers);
-    b.tail = known_tail(b.model, b.lifetimes, b.scratch.size(), abi);
-    for (const TailPart& part : b.tail) b.tail_known += part.bytes;
     if (b.greedy.head > 0x7fffffff)
       throw ModelError("the head would be " + std::to_string(b.greedy.head) +
                        " bytes; TFLM's planner holds offsets in an int (at most 2^31-1)");
+    b.arena = allocation_steps(b.model, b.lifetimes, b.kernels, abi, b.greedy.head);
+    b.minimum = minimum_arena(b.arena.steps);
+    b.tail = tail_categories(b.arena.steps);
+    b.recommended = (b.minimum.bytes * (100 + margin_pct) + 99) / 100;
+    b.recommended = (b.recommended + 15) / 16 * 16;
   } catch (const ModelError& e) {
     throw ModelError(path + ": " + e.what());
   }
@@ -108,14 +109,25 @@ nlohmann::json budget_json(const Budget& b) {
   doc["fragmentation_pct"] = fragmentation_pct(b);
   doc["target"] = b.abi.name;
   json tail = json::array();
-  for (const TailPart& part : b.tail)
-    tail.push_back({{"what", part.what}, {"count", part.count}, {"bytes", part.bytes}, {"source", part.source}});
-  doc["tail_known"] = {{"parts", tail}, {"bytes", b.tail_known}};
-  doc["arena_at_least_bytes"] = b.greedy.head + b.tail_known;
-  doc["approximate"] = !b.unmodelled.empty();
-  doc["unmodelled_scratch"] = b.unmodelled;
+  int64_t requested = 0;
+  for (const TailCategory& c : b.tail) {
+    tail.push_back({{"what", c.category}, {"count", c.count}, {"bytes", c.bytes}, {"source", c.source}});
+    requested += c.bytes;
+  }
+  doc["tail"] = {{"parts", tail}, {"requested_bytes", requested}, {"bytes", b.minimum.tail_bytes}};
+  const Step& binding = b.arena.steps[b.minimum.binding];
+  doc["arena"] = {{"minimum_bytes", b.minimum.bytes},
+                  {"exact", b.minimum_exact()},
+                  {"set_by", {{"phase", phase_name(binding.phase)}, {"request", binding.what},
+                              {"source", binding.source}}},
+                  {"arena_used_bytes", b.minimum.arena_used_bytes},
+                  {"margin_pct", b.margin_pct},
+                  {"recommended_bytes", b.recommended},
+                  {"unmodelled_kernels", b.kernels.unmodelled_data}};
+  doc["approximate"] = !b.kernels.unmodelled.empty();
+  doc["unmodelled_scratch"] = b.kernels.unmodelled;
   doc["warnings"] = b.lifetimes.warnings;
-  doc["tflm_rejects"] = b.rejected;
+  doc["tflm_rejects"] = b.kernels.rejected;
   return doc;
 }
 
@@ -129,14 +141,14 @@ std::string budget_table(const Budget& b) {
     out << "subgraph " << s << (sg.name.empty() ? "" : " '" + sg.name + "'") << ": " << sg.tensors.size()
         << " tensors, " << sg.operators.size() << " operators\n";
   }
-  if (!b.rejected.empty()) {
+  if (!b.kernels.rejected.empty()) {
     out << "\nTFLM WILL REJECT THIS MODEL in AllocateTensors:\n";
-    for (const std::string& r : b.rejected) out << "  " << r << "\n";
+    for (const std::string& r : b.kernels.rejected) out << "  " << r << "\n";
   }
-  if (!b.unmodelled.empty()) {
+  if (!b.kernels.unmodelled.empty()) {
     out << "\nAPPROXIMATE: the scratch buffers these kernels request in Prepare are not modelled; every figure\n"
            "below leaves them out, so TFLM's head may be larger and its offsets different:\n";
-    for (const std::string& u : b.unmodelled) out << "  " << u << "\n";
+    for (const std::string& u : b.kernels.unmodelled) out << "  " << u << "\n";
   }
   out << "\nbuffers TFLM plans in the arena head, in planner id order. aligned = bytes rounded up to 16;\n"
          "scopes = first..last allocation scope using it (inclusive; operator i of subgraph 0 runs in\n"
@@ -162,7 +174,7 @@ std::string budget_table(const Budget& b) {
     out << line;
   }
   const double frag = fragmentation_pct(b);
-  out << "\nhead (non-persistent part of the arena), bytes" << (b.unmodelled.empty() ? "" : ", without the unmodelled scratch")
+  out << "\nhead (non-persistent part of the arena), bytes" << (b.kernels.unmodelled.empty() ? "" : ", without the unmodelled scratch")
       << ":\n";
   std::snprintf(line, sizeof line, "  lower bound        %8lld  (live bytes in scope %d)\n",
                 static_cast<long long>(b.bound.bytes), b.bound.scope);
@@ -171,24 +183,42 @@ std::string budget_table(const Budget& b) {
                 static_cast<long long>(b.greedy.head), frag);
   out << line;
   std::snprintf(line, sizeof line, "  best of orderings  %8lld  (%s)\n", static_cast<long long>(b.best.head),
-                !b.unmodelled.empty() ? "without the unmodelled scratch: not usable as an offline plan"
+                !b.kernels.unmodelled.empty() ? "without the unmodelled scratch: not usable as an offline plan"
                 : b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
                                               : "no better than TFLM's");
   out << line;
-  out << "\npersistent tail, the parts the model and the ABI fix (" << b.abi.name << "), bytes:\n";
-  for (const TailPart& part : b.tail) {
-    std::snprintf(line, sizeof line, "  %-44s %5d x  %8lld  (%s)\n", part.what.c_str(), part.count,
-                  static_cast<long long>(part.bytes), part.source.c_str());
+  out << "\npersistent tail (" << b.abi.name << "), requests by category, bytes before alignment:\n";
+  for (const TailCategory& c : b.tail) {
+    std::snprintf(line, sizeof line, "  %-44s %5d x  %8lld\n", c.category.c_str(), c.count,
+                  static_cast<long long>(c.bytes));
     out << line;
   }
-  std::snprintf(line, sizeof line, "  %-44s          %8lld\n", "known tail", static_cast<long long>(b.tail_known));
+  std::snprintf(line, sizeof line, "  %-44s          %8lld  (arena end 16-byte aligned)\n", "tail with alignment",
+                static_cast<long long>(b.minimum.tail_bytes));
   out << line;
-  std::snprintf(line, sizeof line, "\nthe arena needs AT LEAST head + known tail = %lld bytes.\n",
-                static_cast<long long>(b.greedy.head + b.tail_known));
+  const MinimumArena& m = b.minimum;
+  const Step& binding = b.arena.steps[m.binding];
+  out << "\narena (" << b.abi.name << ", TFLM's reference kernels, plain MicroInterpreter), bytes:\n";
+  std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  (what TFLM reports after AllocateTensors: head + tail)\n",
+                static_cast<long long>(m.arena_used_bytes));
   out << line;
-  out << "It needs more: kernel data (OpData, builtin parameters), TFLM's allocator objects, alignment,\n"
-         "and, while AllocateTensors runs, temporaries that can exceed the head. arenascope-plan does not\n"
-         "estimate those yet: measure arena_used_bytes() on the target and keep a margin.\n";
+  std::snprintf(line, sizeof line, "  minimum arena       %8lld  %s\n", static_cast<long long>(m.bytes),
+                b.minimum_exact() ? "(the smallest arena AllocateTensors succeeds in)"
+                                  : "(A FLOOR: see the kernels not modelled below)");
+  out << line;
+  out << "    set by: " << phase_name(binding.phase) << ": " << binding.what << "\n"
+      << "            (" << binding.source << "); one byte less and this request fails.\n";
+  if (m.bytes > m.arena_used_bytes)
+    out << "    AllocateTensors needs " << m.bytes - m.arena_used_bytes
+        << " bytes more than arena_used_bytes() reports: sizing the arena from that figure fails.\n";
+  std::snprintf(line, sizeof line, "  recommended         %8lld  (minimum + %d %% margin, rounded up to 16)\n",
+                static_cast<long long>(b.recommended), b.margin_pct);
+  out << line;
+  if (!b.kernels.unmodelled_data.empty()) {
+    out << "  not modelled (their Init/Prepare allocations are missing from the figures above; measure\n"
+           "  arena_used_bytes() on the target before you trust the minimum):\n";
+    for (const std::string& u : b.kernels.unmodelled_data) out << "    " << u << "\n";
+  }
   for (const std::string& w : b.lifetimes.warnings) out << "warning: " << w << "\n";
   return out.str();
 }
@@ -220,12 +250,15 @@ std::string budget_header(const Budget& b) {
   for (const Subgraph& sg : b.model.subgraphs) ops += static_cast<int>(sg.operators.size());
   out << "#define ARENASCOPE_PLAN_HEAD_BYTES " << b.greedy.head << "u /* TFLM greedy head */\n"
       << "#define ARENASCOPE_PLAN_LOWER_BOUND_BYTES " << b.bound.bytes << "u\n"
-      << "#define ARENASCOPE_PLAN_TAIL_KNOWN_BYTES " << b.tail_known << "u /* " << b.abi.name
-      << ": the tail parts the model fixes */\n"
-      << "#define ARENASCOPE_PLAN_ARENA_AT_LEAST_BYTES " << b.greedy.head + b.tail_known << "u\n"
+      << "#define ARENASCOPE_PLAN_TAIL_BYTES " << b.minimum.tail_bytes << "u /* " << b.abi.name
+      << ": the persistent tail, 16-byte aligned arena end */\n"
+      << "#define ARENASCOPE_PLAN_MINIMUM_ARENA_BYTES " << b.minimum.bytes << "u /* "
+      << (b.minimum_exact() ? "predicted" : "a floor: some kernels are not modelled") << " */\n"
+      << "#define ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES " << b.recommended << "u /* minimum + " << b.margin_pct
+      << " %, 16-byte multiple */\n"
       << "#define ARENASCOPE_PLAN_OPS " << ops << "\n"
-      << "#define ARENASCOPE_PLAN_SCRATCH_BUFFERS " << b.scratch.size() << "\n"
-      << "#define ARENASCOPE_PLAN_APPROXIMATE " << (b.unmodelled.empty() ? 0 : 1) << "\n"
+      << "#define ARENASCOPE_PLAN_SCRATCH_BUFFERS " << b.kernels.requests.size() << "\n"
+      << "#define ARENASCOPE_PLAN_APPROXIMATE " << (b.kernels.unmodelled.empty() ? 0 : 1) << "\n"
       << "#define ARENASCOPE_PLAN_REGIONS " << b.lifetimes.buffers.size() << "\n\n"
       << "static const arenascope_region_t arenascope_plan_head[" << std::max<size_t>(1, b.lifetimes.buffers.size())
       << "] = {\n";

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arenascope/planner/arena.h"
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/report.h"
 #include "arenascope/planner/plan.h"
@@ -160,7 +161,7 @@ TEST(Kernels, SvdfInt8RequestsTwoScratchBuffers) {
         {0},
         {5}};
   const Model m = parse(test_models::build({sg}));
-  const ScratchPrediction s = predict_scratch(m);
+  const KernelPrediction s = predict_kernels(m, abi_named("cortex-m"));
   ASSERT_EQ(s.requests.size(), 2u);
   EXPECT_EQ(s.requests[0].bytes, 192);
   EXPECT_EQ(s.requests[1].bytes, 48);
@@ -318,23 +319,90 @@ TEST(Budget, AnOverlappingOfflinePlanIsTheModelsFault) {
 TEST(Kernels, UnmodelledKernelsAreNamed) {
   constexpr int MIRROR_PAD = 100, CUSTOM = 32;
   SG sg{{{{1, 8}}, {{1, 12}}, {{1, 12}}}, {{MIRROR_PAD, {0}, {1}}, {CUSTOM, {1}, {2}}, }, {0}, {2}};
-  const ScratchPrediction s = predict_scratch(parse(test_models::build({sg})));
+  const KernelPrediction s = predict_kernels(parse(test_models::build({sg})), abi_named("cortex-m"));
   EXPECT_TRUE(s.requests.empty());
   ASSERT_EQ(s.unmodelled.size(), 2u);
   EXPECT_EQ(s.unmodelled[0], "subgraph 0 operator 0 (MIRROR_PAD)");
   EXPECT_EQ(s.unmodelled[1], "subgraph 0 operator 1 (CUSTOM)");
 }
 
-// chain(): 1 subgraph, 3 operators, 5 tensors, 1 input + 1 output, no quantization, no
-// variables. cortex-m: 8 + 3 x 32 + 5 x 12 + 2 x 4 + 2 x 32 = 236; host: 16 + 3 x 64 + 5 x 24 +
-// 2 x 8 + 2 x 64 = 472 (struct layouts worked in tail.cpp's comments).
-TEST(Tail, KnownPartsPerAbi) {
+// chain() on a Cortex-M, worked by hand from TFLM's order (micro_allocator.cc,
+// micro_interpreter.cc) and the reference kernels, with the arena end E 16-byte aligned:
+//   constructor: SingleArenaBufferAllocator 36, GreedyMemoryPlanner 44, MicroAllocator 36
+//     (tail E-116); StartModelAllocation: MicroBuiltinDataAllocator 8, head = 12 x 12-byte
+//     ScratchBufferRequest = 144, SubgraphAllocations 8, 5 x 12 TfLiteEvalTensor, 3 x 32
+//     NodeAndRegistration (E-288);
+//   Parse: TfLiteFullyConnectedParams 5 @1 twice, TfLiteSoftmaxParams 4 @4 (E-302 -> E-304);
+//   Init: OpDataFullyConnected 48 twice, SoftmaxParams 56, each 16-aligned (E-464);
+//   Prepare: temp TfLiteTensors only (3 x 32 above the head at most), nothing persistent (int8
+//     input, no per-channel filter);
+//   planning: temps size_t (4) + 5 x 24 AllocationInfo -> temp end 268, aligned 272; the planner
+//     needs 4 buffers x 40 = 160 below the 16-aligned tail: E - 464 - 272 >= 160, E >= 896;
+//   head reserved: 320 <= E - 464; I/O: TfLiteTensor*[1] 16-aligned (E-480), TfLiteTensor 32
+//     (E-512), the same for the output (E-560).
+// So: tail 560, arena_used_bytes 320 + 560 = 880, minimum 896 set by the planner's arrays (any
+// smaller arena leaves less than 432 bytes of tail room after Init).
+TEST(Arena, ChainOnCortexMWorkedByHand) {
   const Model m = parse(test_models::build({chain()}));
   const Lifetimes l = build_lifetimes(m, {});
-  for (const auto& [abi, want] : {std::make_pair("cortex-m", 236), std::make_pair("host", 472)}) {
-    int64_t sum = 0;
-    for (const TailPart& p : known_tail(m, l, 0, abi_named(abi))) sum += p.bytes;
-    EXPECT_EQ(sum, want) << abi;
-  }
+  const Abi abi = abi_named("cortex-m");
+  const KernelPrediction k = predict_kernels(m, abi);
+  EXPECT_TRUE(k.unmodelled_data.empty());
+  const ArenaModel arena = allocation_steps(m, l, k, abi, plan_tflm_greedy(l.buffers).head);
+  const MinimumArena min = minimum_arena(arena.steps);
+  EXPECT_EQ(min.tail_bytes, 560);
+  EXPECT_EQ(min.arena_used_bytes, 880);
+  EXPECT_EQ(min.bytes, 896);
+  EXPECT_EQ(arena.steps[min.binding].kind, Step::Kind::PlannerArena);
+  EXPECT_EQ(arena.steps[min.binding].phase, Phase::MemoryPlanning);
+  EXPECT_FALSE(replay(arena.steps, 895).ok);
+  EXPECT_EQ(replay(arena.steps, 895).failed, min.binding);
   EXPECT_THROW(abi_named("risc-v"), std::invalid_argument);
+}
+
+// The allocator's rules, each from single_arena_buffer_allocator.cc / micro_allocator.cc.
+TEST(Arena, ReplayFollowsTheAllocatorsRules) {
+  using K = Step::Kind;
+  auto step = [](K kind, int64_t bytes, int64_t align, int64_t count = 1) {
+    Step s;
+    s.kind = kind;
+    s.bytes = bytes;
+    s.align = align;
+    s.count = count;
+    return s;
+  };
+  // The end is not re-aligned: 4 bytes at alignment 16 from an end at 100 land at 96.
+  Replay r = replay({step(K::Persistent, 4, 16)}, 100);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.tail_bytes, 4);
+  // A persistent request is checked against the head, not the temporaries: it may go below
+  // a temp's end (TFLM does not notice), but a temp above the tail fails.
+  EXPECT_TRUE(replay({step(K::ResizeHead, 16, 4), step(K::Temp, 60, 4), step(K::Persistent, 40, 4)}, 100).ok);
+  r = replay({step(K::ResizeHead, 16, 4), step(K::Persistent, 40, 4), step(K::Temp, 60, 4)}, 100);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.failed, 2u);
+  EXPECT_EQ(r.missing, 16);  // temp needs 16..76, tail at 60
+  // Temporaries end at ResetTemp, not before.
+  EXPECT_TRUE(replay({step(K::Temp, 60, 4), step(K::ResetTemp, 0, 1), step(K::Temp, 60, 4)}, 64).ok);
+  EXPECT_FALSE(replay({step(K::Temp, 60, 4), step(K::Temp, 8, 4)}, 64).ok);  // without the reset: 60 + 8 > 64
+  // The planner takes the free space between the 16-aligned temp end and the 16-aligned tail,
+  // and fits one buffer per 40 bytes of it.
+  EXPECT_TRUE(replay({step(K::Temp, 1, 1), step(K::PlannerArena, 0, 16, 2)}, 96).ok);   // 96-16 = 80
+  EXPECT_FALSE(replay({step(K::Temp, 1, 1), step(K::PlannerArena, 0, 16, 2)}, 95).ok);  // 80-16 = 64
+  // A resize whose failure TFLM ignores does not fail the replay and leaves the head alone.
+  Step soft = step(K::ResizeHead, 500, 4);
+  soft.fatal = false;
+  r = replay({step(K::ResizeHead, 8, 4), soft, step(K::Persistent, 80, 4)}, 100);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.head_bytes, 8);
+}
+
+TEST(Kernels, UnmodelledKernelMakesTheMinimumAFloor) {
+  constexpr int RELU_OP = 19;
+  SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_OP, {0}, {1}}}, {0}, {1}};
+  const Model m = parse(test_models::build({sg}));
+  const KernelPrediction k = predict_kernels(m, abi_named("cortex-m"));
+  ASSERT_EQ(k.unmodelled_data.size(), 1u);
+  EXPECT_EQ(k.unmodelled_data[0], "subgraph 0 operator 0 (RELU)");
+  EXPECT_TRUE(k.unmodelled.empty());  // RELU requests no scratch: the plan stays exact
 }

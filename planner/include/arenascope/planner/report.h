@@ -7,28 +7,34 @@
 
 #include "arenascope/planner/model.h"
 #include "arenascope/planner/plan.h"
-#include "arenascope/planner/tail.h"
+#include "arenascope/planner/arena.h"
+#include "arenascope/planner/kernels.h"
 
 namespace arenascope::planner {
 
 struct Budget {
   std::string model_path;
   Model model;
-  std::vector<ScratchRequest> scratch;
-  std::vector<std::string> unmodelled;  // "subgraph 0 op 3 (SVDF)": kernels whose scratch is not predicted
-  std::vector<std::string> rejected;    // what TFLM's kernels would refuse in Prepare
+  KernelPrediction kernels;  // what the kernels allocate, their scratch requests, what is not modelled
   Lifetimes lifetimes;
   Plan greedy;
   Plan best;
   LowerBound bound;
   Abi abi;
-  std::vector<TailPart> tail;  // known persistent parts (a floor of the tail)
-  int64_t tail_known = 0;      // their sum, bytes
+  ArenaModel arena;                  // TFLM's allocation sequence for this model and ABI
+  MinimumArena minimum;              // the smallest arena AllocateTensors succeeds in
+  std::vector<TailCategory> tail;    // the persistent tail's requests by category
+  int margin_pct = 10;               // added to the minimum for the recommendation
+  int64_t recommended = 0;           // minimum + margin, rounded up to 16 bytes
+  // The minimum is exact when every kernel's arena use is modelled; else it is a floor.
+  bool minimum_exact() const {
+    return kernels.unmodelled_data.empty() && kernels.unmodelled.empty() && kernels.rejected.empty();
+  }
 };
 
 // Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
 // failed its check: a planner bug, never expected).
-Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m"));
+Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m"), int margin_pct = 10);
 
 // JSON document (schema: docs/arena-budget.md, "JSON output").
 nlohmann::json budget_json(const Budget& b);

@@ -1,0 +1,99 @@
+// arenascope planner: the whole arena TFLM needs, by replaying its allocation sequence.
+//
+// TFLM's SingleArenaBufferAllocator (arena_allocator/single_arena_buffer_allocator.cc) hands out
+// three kinds of memory from one arena: the persistent tail grows down from the end, the
+// non-persistent head (a resizable buffer) sits at the start, and temporaries stack up above the
+// head until ResetTempAllocations. AllocateTensors fails at the first request that does not fit,
+// and the request that fails first is not always the last one: while AllocateTensors runs, the
+// temporaries (TfLiteTensors for kernels' Prepare, the memory planner's arrays) can reach further
+// than the final head. So the minimum arena is found the way TFLM finds it: the sequence of
+// requests (allocation_steps) is replayed against an arena of a given size (replay), and the
+// smallest size for which every request fits is searched for (minimum_arena).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arenascope/planner/abi.h"
+#include "arenascope/planner/kernels.h"
+#include "arenascope/planner/model.h"
+#include "arenascope/planner/plan.h"
+
+namespace arenascope::planner {
+
+// Where in TFLM the request is made.
+enum class Phase {
+  Constructor,      // MicroInterpreter's constructor: MicroAllocator::Create
+  StartAllocation,  // MicroAllocator::StartModelAllocation
+  Parse,            // MicroInterpreter::PrepareNodeAndRegistrationDataFromFlatbuffer: builtin data
+  Init,             // MicroInterpreterGraph::InitSubgraphs: kernels' Init
+  Prepare,          // MicroInterpreterGraph::PrepareSubgraphs: kernels' Prepare
+  MemoryPlanning,   // MicroAllocator::FinishModelAllocation (CommitStaticMemoryPlan)
+  IoTensors,        // MicroInterpreter::AllocateTensors: the input and output TfLiteTensors
+};
+const char* phase_name(Phase p);
+
+struct Step {
+  enum class Kind {
+    Persistent,    // AllocatePersistentBuffer(bytes, align): tail moves down; fails below head
+    Temp,          // AllocateTemp(bytes, align): fails above the tail
+    ResetTemp,     // ResetTempAllocations: temporaries end
+    ResizeHead,    // ResizeBuffer / AllocateResizableBuffer(bytes, align) at the arena start
+    PlannerArena,  // CommitStaticMemoryPlan: all free space as a temp; `count` buffers x 40 B must fit
+    ReserveHead,   // ReserveNonPersistentOverlayMemory(bytes, 16): the final head
+  };
+  Kind kind = Kind::Persistent;
+  Phase phase = Phase::Constructor;
+  int64_t bytes = 0;
+  int64_t align = 1;
+  int64_t count = 1;      // elements in this request (for the per-category counts)
+  bool fatal = true;      // false: TFLM ignores this request's failure (see allocation_steps)
+  std::string category;   // RecordingMicroAllocator's name where it has one, e.g. "TfLiteEvalTensor data"
+  std::string what;       // e.g. "subgraph 0 operator 3 (CONV_2D) Init: OpDataConv"
+  std::string source;     // TFLM file and function
+};
+
+struct ArenaModel {
+  std::vector<Step> steps;
+  int64_t head_bytes = 0;  // the final head: TFLM's greedy plan
+  // Operators whose kernel's arena use is not modelled, "subgraph 0 operator 3 (X)": with any,
+  // the minimum is a floor, not a prediction.
+  std::vector<std::string> unmodelled;
+};
+
+// TFLM 90b983c2's requests, in its order, for a plain MicroInterpreter(model, resolver, arena,
+// size) with the GreedyMemoryPlanner, TFLM's reference kernels, and `head_bytes` the greedy
+// plan's head.
+ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, const KernelPrediction& kernels,
+                            const Abi& abi, int64_t head_bytes);
+
+struct Replay {
+  bool ok = false;
+  size_t failed = 0;           // index of the step that failed (when !ok)
+  int64_t missing = 0;         // bytes it lacked
+  int64_t tail_bytes = 0;      // persistent bytes, alignment padding included (GetPersistentUsedBytes)
+  int64_t head_bytes = 0;      // final non-persistent bytes (GetNonPersistentUsedBytes)
+};
+// Replay against an arena of `arena_bytes` starting at a 16-byte aligned address.
+Replay replay(const std::vector<Step>& steps, int64_t arena_bytes);
+
+struct MinimumArena {
+  int64_t bytes = 0;             // the smallest arena for which every request fits
+  size_t binding = 0;            // the step that fails with one byte less: what sets the minimum
+  Replay at_minimum;             // the replay at `bytes`
+  int64_t arena_used_bytes = 0;  // what MicroInterpreter::arena_used_bytes() reports (16-byte aligned end)
+  int64_t tail_bytes = 0;        // the persistent tail with a 16-byte aligned arena end
+};
+MinimumArena minimum_arena(const std::vector<Step>& steps);
+
+struct TailCategory {
+  std::string category;
+  int count = 0;       // requests (elements for arrays)
+  int64_t bytes = 0;   // requested bytes, before alignment
+  std::string source;
+};
+// The persistent requests grouped by category, in first-request order.
+std::vector<TailCategory> tail_categories(const std::vector<Step>& steps);
+
+}  // namespace arenascope::planner
