@@ -592,6 +592,7 @@ tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md
             try:
                 doc, rejected = model.run_planner(_tool_path("planner-path", "planner", "arenascope-plan"), path)
                 a = model.arena_from_plan(doc)
+                budget = model.arena_lines(doc)
             except model.PlannerError as e:
                 raise TargetError(str(e)) from None
             lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan"]
@@ -599,6 +600,7 @@ tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md
                 lines.append(style.paint("APPROXIMATE: the scratch of " + "; ".join(doc["unmodelled_scratch"]) +
                                          " is not modelled; the figures below leave it out", "WARN"))
             _write(lines + render.plan_lines(a, analysis.plan(a), args.width))
+            _write([style.paint(line, "WARN") if "FLOOR" in line else line for line in budget])
             if rejected:
                 reason = doc["tflm_rejects"][0] if doc.get("tflm_rejects") else rejected
                 message = f"TFLM would reject this model: {reason}"

@@ -67,3 +67,24 @@ def _arena_from_plan(doc):
     return Arena(index=0, base_addr=0, regions_addr=0, model_addr=0, size=head, head=head, temp=head, tail=head,
                  model_size=doc["file_bytes"], canary=None, alignment=16, region_count=len(regions),
                  region_capacity=len(regions), flags=0, regions=regions)
+
+
+def arena_lines(doc):
+    """The tool's prediction of the whole arena, in words: arena_used_bytes(), the minimum arena
+    AllocateTensors succeeds in and the request that sets it, the recommendation. [] when the
+    document has no prediction (an older tool)."""
+    a = doc.get("arena")
+    if not isinstance(a, dict):
+        return []
+    try:
+        lines = [f"arena ({doc['target']}, reference kernels): arena_used_bytes() {a['arena_used_bytes']} B after "
+                 f"AllocateTensors; minimum arena {a['minimum_bytes']} B "
+                 f"(set by {a['set_by']['phase']}: {a['set_by']['request']}); "
+                 f"recommended {a['recommended_bytes']} B (minimum + {a['margin_pct']} %)"]
+        if not a["exact"]:
+            missing = "; ".join(a["unmodelled_kernels"]) or "the model is one TFLM rejects"
+            lines.append(f"the minimum is a FLOOR, not a prediction: not modelled: {missing}")
+    except (KeyError, TypeError) as e:
+        raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "
+                           "rebuild arenascope-plan with this plugin") from None
+    return lines

@@ -138,6 +138,9 @@ def test_gdb_arena_plan_charts_a_model_with_no_target():
     rows = [line.split() for line in out.splitlines() if line.strip().split(" ")[0] in ("in", "0", "1", "2", "3")]
     assert [int(row[2]) for row in rows] == live, out
     assert f"lower bound {figures()[name]['host']['lower_bound_bytes']} B" in out
+    m4 = figures()[name]["arm_m4"]  # the plugin asks for the default target, cortex-m
+    assert (f"arena_used_bytes() {m4['arena_used_bytes']} B after AllocateTensors; "
+            f"minimum arena {m4['min_arena_bytes']} B") in out, out
     assert "nope.tflite: no such model file" in out
     assert "set arena planner-path: '/nonexistent' is not an executable file" in out
     assert "--model needs a .tflite file" in out

@@ -46,6 +46,22 @@ def test_regions_follow_the_tools_buffers():
     assert row.split()[4] == "0" * 9 + "11" + "*" * 5, row
 
 
+def test_arena_prediction_in_words():
+    doc = dict(DOC, target="cortex-m", arena={
+        "minimum_bytes": 1068, "exact": True, "arena_used_bytes": 676, "margin_pct": 10, "recommended_bytes": 1184,
+        "set_by": {"phase": "AllocateTensors: memory planning", "request": "planner arrays", "source": "x.cc"},
+        "unmodelled_kernels": []})
+    assert model.arena_lines(doc) == [
+        "arena (cortex-m, reference kernels): arena_used_bytes() 676 B after AllocateTensors; minimum arena 1068 B "
+        "(set by AllocateTensors: memory planning: planner arrays); recommended 1184 B (minimum + 10 %)"]
+    doc["arena"] = dict(doc["arena"], exact=False, unmodelled_kernels=["subgraph 0 operator 2 (RELU)"])
+    assert model.arena_lines(doc)[1] == ("the minimum is a FLOOR, not a prediction: not modelled: "
+                                         "subgraph 0 operator 2 (RELU)")
+    assert model.arena_lines(DOC) == []
+    with pytest.raises(model.PlannerError, match="does not follow"):
+        model.arena_lines(dict(doc, arena={"exact": True}))
+
+
 def fake_tool(tmp_path, body):
     tool = tmp_path / "fake-plan"
     tool.write_text("#!/bin/sh\n" + body + "\n")
