@@ -231,6 +231,7 @@ Replay replay(const std::vector<Step>& steps, int64_t arena_bytes) {
     r.missing = missing;
     return r;
   };
+  r.offsets.assign(steps.size(), -1);
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     switch (s.kind) {
@@ -238,7 +239,7 @@ Replay replay(const std::vector<Step>& steps, int64_t arena_bytes) {
         // AllocatePersistentBuffer: aligned down from tail - size; fails below head_ (not temp_).
         const int64_t at = align_down(tail - s.bytes, s.align);
         if (at < head) return fail(i, head - at);
-        tail = at;
+        tail = r.offsets[i] = at;
         break;
       }
       case Step::Kind::Temp: {

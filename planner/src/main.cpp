@@ -3,9 +3,11 @@
 //   arenascope-plan --json MODEL.tflite   the same as JSON (what the GDB plugin reads)
 // Exit status: 0 ok; 1 the model cannot be read or planned, or TFLM would reject it (the
 // budget is still printed then); 2 bad usage.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -23,12 +25,15 @@ std::string printable(std::string text, bool keep_newlines) {
 
 void usage(FILE* to) {
   std::fprintf(to,
-               "usage: arenascope-plan [--json | --header] [--target cortex-m|host] [--margin PCT] MODEL.tflite\n"
+               "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--margin PCT]\n"
+               "                       MODEL.tflite\n"
                "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
                "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
                "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"
                "  --json   print the budget as JSON (schema \"arenascope-plan/1\", docs/arena-budget.md)\n"
                "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
+               "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
+               "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
                "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
                "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
                "exit status: 0 ok; 1 unreadable model, or one TFLM would reject; 2 bad usage\n");
@@ -39,6 +44,7 @@ int main(int argc, char** argv) {
   bool json = false, header = false, options_done = false;
   std::string target = "cortex-m";
   int margin = 10;
+  const char* snapshot = nullptr;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!options_done && !std::strcmp(argv[i], "--")) options_done = true;
@@ -52,6 +58,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "arenascope-plan: unknown target '%s': use cortex-m or host\n", target.c_str());
         return 2;
       }
+    }
+    else if (!std::strcmp(argv[i], "--snapshot")) {
+      if (i + 1 >= argc || !argv[i + 1][0]) { std::fprintf(stderr, "arenascope-plan: --snapshot needs a file name\n"); return 2; }
+      snapshot = argv[++i];
     }
     else if (!std::strcmp(argv[i], "--margin")) {
       char* end = nullptr;
@@ -73,6 +83,16 @@ int main(int argc, char** argv) {
     const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin);
     // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
     if (json && header) { std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n"); return 2; }
+    if (snapshot) {
+      std::ofstream out(snapshot);
+      out << arenascope::planner::budget_snapshot(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+          << "\n";
+      if (!out.flush()) {
+        std::fprintf(stderr, "arenascope-plan: cannot write the snapshot to %s: %s\n", printable(snapshot, false).c_str(),
+                     std::strerror(errno));
+        return 1;
+      }
+    }
     if (header) std::cout << arenascope::planner::budget_header(budget);
     else if (json) std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else std::cout << printable(arenascope::planner::budget_table(budget), true);

@@ -6,6 +6,7 @@ size, offset and lifetime, the head and the lower bound must be equal. Skips whe
 absent (a clone on its own).
 """
 import json
+import math
 import re
 import subprocess
 
@@ -95,6 +96,17 @@ def test_missing_file_and_usage(tmp_path):
     assert r.returncode == 2 and "no model given" in r.stderr
     assert run_plan().returncode == 2
     assert run_plan("--bogus", "x").returncode == 2
+    for bad in ("-1", "101", "ten", ""):
+        r = run_plan("--margin", bad, "x")
+        assert r.returncode == 2 and "--margin needs a percentage from 0 to 100" in r.stderr, bad
+    assert run_plan("--snapshot").returncode == 2
+    dscnn = BUILD / "planner" / "dscnn_kws.tflite"
+    r = run_plan("--snapshot", tmp_path / "no" / "such" / "dir.json", dscnn)
+    assert r.returncode == 1 and "cannot write the snapshot to" in r.stderr and "No such file" in r.stderr
+    r = run_plan("--json", "--margin", "20", dscnn)
+    arena = json.loads(r.stdout)["arena"]
+    at_least = math.ceil(arena["minimum_bytes"] * 1.2)
+    assert arena["margin_pct"] == 20 and arena["recommended_bytes"] == math.ceil(at_least / 16) * 16
 
 
 @pytest.mark.skipif(not MODELS.exists(), reason="../shared/models absent")

@@ -80,7 +80,11 @@ def shot(display):
 
 
 def test_regions_have_their_kind_colour_where_they_are(shot):
-    snap, image, layout = shot
+    assert region_colours_checked(*shot) >= 8
+
+
+def region_colours_checked(snap, image, layout):
+    """Samples the middle of every region wide enough in its lane; returns how many were checked."""
     a = snap["arenas"][0]
     lane_of = lanes(a["regions"])
     top, lane_h = layout["lanes"]["top"], layout["lanes"]["lane_h"]
@@ -93,7 +97,7 @@ def test_regions_have_their_kind_colour_where_they_are(shot):
         y = int(top + lane * lane_h + (lane_h - 1) / 2)
         assert image.getpixel((int((x0 + x1) / 2), y)) == PALETTE[r["kind"]], (r["label"], lane)
         checked += 1
-    assert checked >= 8
+    return checked
 
 
 def test_area_bar_shows_head_free_damage_and_tail(shot):
@@ -254,3 +258,35 @@ def test_fault_panel_and_damaged_regions_in_red():
     box = (int(legend["x"]), int(legend["y"] + legend["h"]), int(legend["x"] + legend["w"]), 800)
     reds = sum(1 for p in image.crop(box).getdata() if p == PALETTE["touched"])
     assert reds > 300, "the fault panel's red text is missing"
+
+
+PLAN = BUILD / "planner" / "arenascope-plan"
+DSCNN = BUILD / "planner" / "dscnn_kws.tflite"
+
+
+@pytest.mark.skipif(not DSCNN.exists(), reason="planner not built")
+def test_model_plan_snapshot_shows_with_no_target(tmp_path):
+    """arenascope-plan --snapshot: a model's predicted arena in the snapshot schema; the viewer
+    draws it with no target. Expected figures: the DS-CNN's head is two 25x5x64 int8 activations
+    (16000 B, worked in test_planner_models.py); the arena is the recommended size, a multiple
+    of 16 at least 10 % above the minimum; every region sits where the snapshot says, in its
+    kind's colour; the status line says it is a model."""
+    import jsonschema
+    snap_file = tmp_path / "dscnn.json"
+    r = subprocess.run([str(PLAN), "--snapshot", str(snap_file), str(DSCNN)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    snap = json.loads(snap_file.read_text())
+    jsonschema.validate(snap, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
+    assert snap["source"]["located_by"] == "model" and snap["source"]["model"] == str(DSCNN)
+    a = snap["arenas"][0]
+    assert a["head_bytes"] == 16000 and a["plan"]["lower_bound_bytes"] == 16000
+    assert a["size_bytes"] % 16 == 0 and a["size_bytes"] * 100 >= a["minimum_arena_bytes"] * 110
+    assert a["tail_offset"] + a["tail_bytes"] == a["size_bytes"] and a["used_bytes"] == 16000 + a["tail_bytes"]
+    tail = [x for x in a["regions"] if x["kind"] in ("persistent", "metadata")]
+    assert tail and all(a["tail_offset"] <= x["offset"] and x["offset"] + x["size_bytes"] <= a["size_bytes"]
+                        for x in tail)
+    assert snap["verdict"] == "PASS" and snap["stack"]["source"] == "none"
+    proc, image, layout = render(snap_file)
+    assert proc.returncode == 0, proc.stderr
+    assert region_colours_checked(snap, image, layout) >= 10

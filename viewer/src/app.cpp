@@ -158,7 +158,10 @@ void App::draw_status(const ScreenLayout &l)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
     std::string s = link_ ? link_->status() : "file: " + source_;
-    if (snapshot_) {
+    if (snapshot_ && !snapshot_->model.empty()) {
+        s += fmt::format("  |  model {}: predicted by arenascope-plan for {}, no target  |  verdict {}",
+                         snapshot_->model, snapshot_->target, snapshot_->verdict);
+    } else if (snapshot_) {
         s += fmt::format("  |  {} inference(s), {}  |  verdict {}", snapshot_->invokes,
                          snapshot_->measured ? "measured by " + snapshot_->measured_by : "not measured",
                          snapshot_->verdict);

@@ -316,6 +316,10 @@ Snapshot snapshot(const json &root)
     const json &src = member(root, "source", path);
     s.elf = string(src, "elf", "$.source", true);
     s.located_by = string(src, "located_by", "$.source", true);
+    if (s.located_by == "model") {  // arenascope-plan --snapshot: a model's predicted arena, no target
+        s.model = string(src, "model", "$.source");
+        s.target = string(src, "target", "$.source");
+    }
     s.time = string(src, "time", "$.source", true);
     s.descriptor_address = u64(src, "descriptor_address", "$.source");
     s.addr_size = static_cast<int>(u64(src, "addr_size", "$.source"));

@@ -74,6 +74,7 @@ struct Replay {
   int64_t missing = 0;         // bytes it lacked
   int64_t tail_bytes = 0;      // persistent bytes, alignment padding included (GetPersistentUsedBytes)
   int64_t head_bytes = 0;      // final non-persistent bytes (GetNonPersistentUsedBytes)
+  std::vector<int64_t> offsets;  // per step replayed: where a Persistent step landed, else -1
 };
 // Replay against an arena of `arena_bytes` starting at a 16-byte aligned address.
 Replay replay(const std::vector<Step>& steps, int64_t arena_bytes);

@@ -38,6 +38,10 @@ Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m
 
 // JSON document (schema: docs/arena-budget.md, "JSON output").
 nlohmann::json budget_json(const Budget& b);
+// The budget as an arenascope snapshot (docs/snapshot-schema.md, version 1, source "model"):
+// the recommended arena at address 0 with the head plan and the predicted tail, no stack, so
+// the viewer draws a model's plan with no target (--snapshot).
+nlohmann::json budget_snapshot(const Budget& b);
 // The human table.
 std::string budget_table(const Budget& b);
 // A C header for firmware (--header): the head plan as arenascope_region_t entries (the agent's
