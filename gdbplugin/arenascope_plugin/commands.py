@@ -573,18 +573,44 @@ class PlanCommand(_Sub):
 One row per allocation scope: the live bytes, a bar of the live tensors and scratch buffers
 over the head, and the lower bound marked.
 
-Usage: arena plan [--width N] [--model FILE.tflite]
+Usage: arena plan [--width N] [--model FILE.tflite | --snapshot FILE.json]
 Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1.
 --model charts a model file's plan instead, with no target: TFLM's greedy plan as the planner
-tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md)."""
+tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md).
+--snapshot charts the plan saved in a snapshot file (`arena snapshot`, or
+`arenascope-plan --snapshot`), no target needed."""
     sub = "plan"
-    options = ("--width", "--model")
+    options = ("--width", "--model", "--snapshot")
 
     def add_arguments(self, parser):
         parser.add_argument("--width", type=_width, default=64, help="cells in the bar (16..400)")
         parser.add_argument("--model", help="a .tflite file: chart its predicted plan, no target needed")
+        parser.add_argument("--snapshot", help="a snapshot file: chart the plan it holds, no target needed")
 
     def run(self, args):
+        if args.snapshot is not None and args.model is not None:
+            raise TargetError("--model or --snapshot, not both")
+        if args.snapshot is not None:
+            path = os.path.expanduser(args.snapshot)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    doc = json.load(f)
+                arenas = snapshot.arenas_from_snapshot(doc)
+            except OSError as e:
+                raise TargetError(f"cannot read the snapshot {path}: {e.strerror}") from None
+            except ValueError as e:  # also UnicodeDecodeError
+                raise TargetError(f"{path} is not JSON ({e}): is it a snapshot file?") from None
+            except snapshot.SnapshotError as e:
+                raise TargetError(f"{path}: {e}") from None
+            src = doc.get("source") or {}
+            what = (f"model {src.get('model')}, predicted by arenascope-plan for {src.get('target')}"
+                    if src.get("located_by") == "model" else f"snapshot of {src.get('elf') or 'a target'} at {src.get('time')}")
+            _write([f"{path}: {what}"])
+            if not arenas:
+                _write([render.NO_ARENA])
+            for a in arenas:
+                _write(render.plan_lines(a, analysis.plan(a), args.width))
+            return
         if args.model is not None:
             if not args.model.strip():
                 raise TargetError("--model needs a .tflite file")

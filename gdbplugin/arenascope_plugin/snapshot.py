@@ -3,6 +3,7 @@ The viewer draws it and recomputes nothing, so every figure it shows is here."""
 import datetime
 
 from . import abi, analysis
+from .decode import Arena, Region
 
 SCHEMA = "arenascope.snapshot"
 VERSION = 1
@@ -65,3 +66,41 @@ def build(desc, figs, stack, check_list, source):
         "checks": [{"rule": c.rule, "verdict": c.verdict, "reason": c.reason} for c in check_list],
         "verdict": analysis.worst(check_list),
     }
+
+
+class SnapshotError(Exception):
+    """A snapshot file that is not one: its message says which field is wrong."""
+
+
+def arenas_from_snapshot(doc):
+    """The arenas of a snapshot (the plugin's, or arenascope-plan --snapshot's) as decode.Arena,
+    so that `arena plan --snapshot FILE` draws their plans with the same chart as a target's.
+    Reads only what the chart needs; SnapshotError names the first field that is wrong."""
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise SnapshotError(f"not an arenascope snapshot (no \"schema\": \"{SCHEMA}\")")
+    if doc.get("version") != VERSION:
+        raise SnapshotError(f"snapshot version {doc.get('version')!r}: this plugin reads version {VERSION}")
+    flag_bits = {name: bit for bit, name in abi.REGION_FLAGS.items()}
+    out = []
+    try:
+        for ai, a in enumerate(doc["arenas"]):
+            regions = []
+            for ri, r in enumerate(a["regions"]):
+                if r["index"] != ri:
+                    raise SnapshotError(f"arenas[{ai}].regions[{ri}].index is {r['index']}: regions must be in index order")
+                regions.append(Region(
+                    index=ri, offset=int(r["offset"]), size=int(r["size_bytes"]),
+                    id=abi.ID_NONE if r["id"] is None else int(r["id"]), kind=str(r["kind"]),
+                    flags=sum(flag_bits.get(f, 0) for f in r["flags"]),
+                    first_use=abi.USE_NONE if r["first_use"] is None else int(r["first_use"]),
+                    last_use=abi.USE_NONE if r["last_use"] is None else int(r["last_use"]),
+                    name=r.get("name") or r.get("label"), shape=r.get("shape"), dtype=r.get("dtype")))
+            out.append(Arena(index=int(a["index"]), base_addr=int(a["base_addr"]), regions_addr=0, model_addr=0,
+                             size=int(a["size_bytes"]), head=int(a["head_bytes"]), temp=int(a["temp_bytes"]),
+                             tail=int(a["tail_offset"]), model_size=0, canary=None,
+                             alignment=int(a["alignment_bytes"]), region_count=len(regions),
+                             region_capacity=len(regions), flags=0, regions=regions))
+    except (KeyError, TypeError, ValueError) as e:
+        raise SnapshotError(f"a field is missing or has the wrong type ({type(e).__name__}: {e}); "
+                            "see docs/snapshot-schema.md") from None
+    return out

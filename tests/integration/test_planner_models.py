@@ -133,22 +133,29 @@ def test_every_truncation_of_a_real_model_is_an_error(tmp_path):
 
 
 @pytest.mark.skipif(not MODEL_NAMES, reason="../shared/tflm-figures absent (clone on its own)")
-def test_gdb_arena_plan_charts_a_model_with_no_target():
-    """`arena plan --model` in real GDB, no target: the live bytes per scope are those of the plan
-    real TFLM printed (computed here from tflm-figures.json's buffer lines)."""
+def test_gdb_arena_plan_charts_a_model_with_no_target(tmp_path):
+    """`arena plan --model` and `arena plan --snapshot` (of the tool's --snapshot) in real GDB,
+    no target: the live bytes per scope are those of the plan real TFLM printed (computed here
+    from tflm-figures.json's buffer lines)."""
     name = "tflm_micro_speech_quantized.tflite"
+    snap = tmp_path / "micro_speech.json"
+    assert run_plan("--snapshot", snap, MODELS / name).returncode == 0
     plan = figures()[name]["host"]["plan"]
     scopes = max(b["last_used"] for b in plan) + 1
     live = [sum(b["size"] for b in plan if b["first_used"] <= t <= b["last_used"]) for t in range(scopes)]
     r = subprocess.run(["gdb-multiarch", "-batch", "-nx", "-ex", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
                         "-ex", f"set arena planner-path {PLAN}", "-ex", "set style enabled off",
                         "-ex", f"arena plan --model {MODELS / name}",
+                        "-ex", f"arena plan --snapshot {snap}",
+                        "-ex", f"arena plan --snapshot {tmp_path / 'missing.json'}",
                         "-ex", f"arena plan --model {MODELS / 'nope.tflite'}",
                         "-ex", "set arena planner-path /nonexistent", "-ex", "arena plan --model ''"],
                        capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     rows = [line.split() for line in out.splitlines() if line.strip().split(" ")[0] in ("in", "0", "1", "2", "3")]
-    assert [int(row[2]) for row in rows] == live, out
+    assert [int(row[2]) for row in rows] == live * 2, out  # the model's chart, then the snapshot's
+    assert f"model {MODELS / name}, predicted by arenascope-plan for cortex-m" in out
+    assert "cannot read the snapshot" in out and "missing.json: No such file or directory" in out
     assert f"lower bound {figures()[name]['host']['lower_bound_bytes']} B" in out
     m4 = figures()[name]["arm_m4"]  # the plugin asks for the default target, cortex-m
     assert (f"arena_used_bytes() {m4['arena_used_bytes']} B after AllocateTensors; "

@@ -2,11 +2,12 @@
 its errors. The JSON here is written by hand (schema in docs/arena-budget.md); the real tool's
 output is checked under GDB in tests/integration/test_planner_models.py."""
 import json
+import pathlib
 import stat
 
 import pytest
 
-from arenascope_plugin import analysis, model, render
+from arenascope_plugin import analysis, model, render, snapshot
 
 DOC = {
     "schema": "arenascope-plan/1", "model": "m.tflite", "file_bytes": 1000,
@@ -89,3 +90,35 @@ def test_planner_errors_are_clear(tmp_path):
     rejected = fake_tool(tmp_path, f"echo '{json.dumps(DOC)}'; echo 'arenascope-plan: m.tflite: TFLM would reject' >&2; exit 1")
     doc, error = model.run_planner(rejected, "m.tflite")
     assert doc["schema"] == "arenascope-plan/1" and error == "m.tflite: TFLM would reject"
+
+
+FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "demo_overrun_snapshot.json"
+
+
+def test_a_snapshots_plan_is_charted_from_its_regions():
+    """`arena plan --snapshot`: the regions read back give the plan the snapshot itself carries
+    (its `plan` section was computed when it was written)."""
+    doc = json.loads(FIXTURE.read_text())
+    arenas = snapshot.arenas_from_snapshot(doc)
+    saved = doc["arenas"][0]
+    a = arenas[0]
+    assert (a.size, a.head, a.tail, len(a.regions)) == (saved["size_bytes"], saved["head_bytes"],
+                                                         saved["tail_offset"], len(saved["regions"]))
+    p = analysis.plan(a)
+    assert p.live_bytes == saved["plan"]["live_bytes"] and p.lower_bound == saved["plan"]["lower_bound_bytes"]
+    variable = [r for r in saved["regions"] if "variable" in r["flags"]]
+    assert variable and all(a.regions[r["index"]].flags & 0x01 for r in variable)
+
+
+@pytest.mark.parametrize("mutate,message", [
+    (lambda d: d.update(schema="x"), "not an arenascope snapshot"),
+    (lambda d: d.update(version=2), "snapshot version 2"),
+    (lambda d: d["arenas"][0]["regions"][0].pop("size_bytes"), "a field is missing"),
+    (lambda d: d["arenas"][0]["regions"][1].update(index=7), "must be in index order"),
+    (lambda d: d["arenas"][0].update(head_bytes="lots"), "wrong type"),
+])
+def test_bad_snapshots_are_refused_clearly(mutate, message):
+    doc = json.loads(FIXTURE.read_text())
+    mutate(doc)
+    with pytest.raises(snapshot.SnapshotError, match=message):
+        snapshot.arenas_from_snapshot(doc)
