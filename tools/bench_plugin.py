@@ -5,7 +5,7 @@
    plugin's own work and bytes, without a probe): bytes read and wall time per `arena info`
    refresh (decode + figures + text), first read and steady state, against a naive refresh that
    reads the whole arena, the region table and the stack every time.
-2. The demo firmware on QEMU through gdb-multiarch (43 regions, GDB's remote protocol): the same
+2. The demo firmware on QEMU through gdb-multiarch (the DS-CNN layout, GDB's remote protocol): the same
    two figures for real `arena info` commands, counted by the plugin's GdbReader.
 Target (issue #3): at most 1 KiB read per refresh in steady state.
 
@@ -155,7 +155,7 @@ def bench_qemu(n):
         print("2. QEMU: failed:\n" + out.stdout + out.stderr)
         return
     b, c, per, naive_b, naive_t = (float(x) for x in line.split()[1:])
-    print("2. demo firmware, 43 regions, QEMU mps2-an386 gdbstub through gdb-multiarch")
+    print("2. demo firmware (DS-CNN layout), QEMU mps2-an386 gdbstub through gdb-multiarch")
     print(f"   arena info, steady state:   {b:8.0f} B in {c:.0f} reads, {per * 1e3:7.3f} ms per refresh"
           f"   (target <= 1024 B: {'met' if b <= 1024 else 'NOT met'})")
     print(f"   naive full-arena refresh:   {naive_b:8.0f} B, {naive_t * 1e3:7.3f} ms per refresh")

@@ -12,15 +12,16 @@ delete
 echo \n== 1. Three inferences ran. What the arena looks like (arena info, arena map):\n
 arena info
 arena map
-echo \n== The memory plan over operator index (TFLM's own plan for keyword_scrambled_8bit):\n
+echo \n== The memory plan over operator index: the firmware's arena is laid out from the plan\n
+echo    arenascope-plan generated at build time for the project's DS-CNN keyword-spotting model:\n
 arena plan
-echo \n== The same chart for a model file, before flashing, with no target: the project's own DS-CNN\n
-echo    keyword-spotting model, as arenascope-plan predicts TFLM will lay it out (docs/arena-budget.md):\n
+echo \n== The same chart from the model file alone, no target: what you get before flashing, with\n
+echo    the arena size TFLM will need (docs/arena-budget.md):\n
 arena plan --model build/planner/dscnn_kws.tflite
 echo \n== The rules:\n
 arena check
 
-echo \n== 2. Scenario 2: operator 1 writes 128 B past its output tensor.\n
+echo \n== 2. Scenario 2: an operator writes 128 B past its output tensor.\n
 set var demo_scenario = 2
 break demo_invoke_done if invokes == 4
 continue

@@ -1,56 +1,35 @@
 /*
- * The demo's memory plan: TFLM's own greedy plan for a real model, checked in.
+ * The demo's memory plan: generated at build time from a real model.
  *
- * Model: tflm_keyword_scrambled_8bit.tflite (tensorflow/tflite-micro @ 90b983c,
- * tensorflow/lite/micro/models/keyword_scrambled_8bit.tflite): 54 tensors, 15 operators
- * (QUANTIZE, 7 x SVDF, 4 x FULLY_CONNECTED, SOFTMAX, QUANTIZE), 7 variable (SVDF state) tensors,
- * 14 scratch buffers.
- * Source of every figure: ../shared/tflm-figures/tflm-figures.json, model
- * "tflm_keyword_scrambled_8bit.tflite", build "arm_m4" (real TFLM on a Cortex-M4 under QEMU):
- *   - head plan: the GreedyMemoryPlanner's PrintMemoryPlan lines (size, offset, first_used,
- *     last_used per planner id), head_bytes = 672;
- *   - tail: tail_bytes = 7380, split by the RecordingMicroAllocator lines of the same build
- *     (TfLiteEvalTensor data 648 B, NodeAndRegistration structs 480 B, persistent buffer data
- *     740 B, variable buffers 7 x 512/1024 B at 16-byte alignment; the rest is allocator objects
- *     and the input/output TfLiteTensors).
- * Tensor indices (planner id -> tensor) follow TFLM's rule (ids in tensor order, skipping
- * constant and variable tensors; scratch buffers after), read once from the model file.
- * The planner issue replaces this table with one generated at build time.
+ * The top-level build runs `arenascope-plan --header --target cortex-m --margin 15 MODEL` and puts the
+ * result, arenascope_plan.h, on this demo's include path (CMakeLists.txt, ARENASCOPE_DEMO_MODEL).
+ * MODEL is the project's own DS-CNN keyword-spotting model (build/planner/dscnn_kws.tflite,
+ * written by arenascope-write-dscnn) unless the build is configured with another .tflite:
+ *   cmake -S . -B build -DARENASCOPE_DEMO_MODEL=/path/to/model.tflite
+ * The generated header carries TFLM's greedy plan of the head (every tensor and scratch buffer
+ * with its offset and lifetime), every persistent allocation of the tail at the offset TFLM
+ * gives it, and the operators (docs/arena-budget.md, "For firmware"). The demo lays its arena
+ * out exactly so, in the arena size the planner recommends.
  */
 #ifndef DEMO_PLAN_H
 #define DEMO_PLAN_H
 
-#include "arenascope/agent.h"
+#include "arenascope_plan.h"
 
-#define DEMO_ARENA_BYTES 12288u  /* TFLM's measured minimum on the M4 is 10400 B (figures) */
-#define DEMO_ALIGNMENT 16u       /* MicroArenaBufferAlignment() */
-#define DEMO_HEAD_BYTES 672u     /* max_head_buffer_usage */
-#define DEMO_TAIL_BYTES 7380u    /* GetPersistentUsedBytes() on the M4 */
-#define DEMO_TEMP_BYTES 64u      /* temp the demo's first operator takes above the head */
-#define DEMO_OP_COUNT 15
-#define DEMO_HEAD_REGIONS 30     /* 16 planned tensors + 14 scratch buffers */
-#define DEMO_GUARD_BYTES 256u    /* guard band between the arena's end and the stack */
+/* The planner's minimum + 15 %, a 16-byte multiple: the plugin's headroom check wants 10-20 % above
+ * the peak, and the demo's peak is TFLM's arena_used_bytes() plus the 64 B of temp below. */
+#define DEMO_ARENA_BYTES ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES
+#define DEMO_ALIGNMENT 16u                         /* MicroArenaBufferAlignment() */
+#define DEMO_HEAD_BYTES ARENASCOPE_PLAN_HEAD_BYTES /* max_head_buffer_usage */
+#define DEMO_TAIL_BYTES ARENASCOPE_PLAN_TAIL_BYTES /* GetPersistentUsedBytes() */
+#define DEMO_TEMP_BYTES 64u                        /* temp the demo's first operator takes above the head */
+#define DEMO_OP_COUNT ARENASCOPE_PLAN_MAIN_OPS
+#define DEMO_HEAD_REGIONS ARENASCOPE_PLAN_REGIONS
+#define DEMO_TAIL_ITEMS ARENASCOPE_PLAN_TAIL_ITEMS
+#define DEMO_GUARD_BYTES 256u /* guard band between the arena's end and the stack */
 
-/* Planned head regions, in planner-id order (offsets are TFLM's). */
-extern const arenascope_region_t demo_head_plan[DEMO_HEAD_REGIONS];
-
-/* Tail allocations in TFLM's order (first = top of the arena). */
-typedef struct demo_tail_item {
-    uint32_t size_bytes;
-    uint16_t alignment;
-    uint16_t id; /* tensor index or ARENASCOPE_ID_NONE */
-    uint8_t kind;
-    uint8_t flags;
-    const char *what;
-} demo_tail_item_t;
-
-#define DEMO_TAIL_ITEMS 13
-#define DEMO_TAIL_NODES 2 /* index of the NodeAndRegistration array in demo_tail_plan */
-extern const demo_tail_item_t demo_tail_plan[DEMO_TAIL_ITEMS];
-
-/* Operator i's builtin code (0: QUANTIZE, 1: SVDF, 2: FULLY_CONNECTED, 3: SOFTMAX) and, for an
- * SVDF, the tensor index of its state (variable) tensor. */
-extern const uint8_t demo_op_kind[DEMO_OP_COUNT];
-extern const uint16_t demo_op_state_tensor[DEMO_OP_COUNT];
+#if ARENASCOPE_PLAN_TAIL_NODES < 0 || DEMO_OP_COUNT == 0
+#error "the demo's model has no operators: choose another ARENASCOPE_DEMO_MODEL"
+#endif
 
 #endif /* DEMO_PLAN_H */

@@ -1,4 +1,5 @@
 /* The demo's TFLM-shaped workload: see workload.h. */
+#define ARENASCOPE_PLAN_TABLES /* the generated plan's tables are defined here, once */
 #include "workload.h"
 
 #include <string.h>
@@ -12,70 +13,65 @@ static uint32_t region_checksums[DEMO_HEAD_REGIONS + DEMO_TAIL_ITEMS]; /* for th
 static arenascope_arena_t *arena_entry;
 static demo_node_t *nodes;
 static uint32_t overrun_bytes;
+static uint32_t overrun_op = 0xFFFFFFFFu; /* the first operator whose output ends at the head's end */
 static uint32_t input_seed;
 
 static void kernel_invoke(const demo_node_t *node);
 
-static const demo_registration_t registrations[4] = {
-    {kernel_invoke, "QUANTIZE"},
-    {kernel_invoke, "SVDF"},
-    {kernel_invoke, "FULLY_CONNECTED"},
-    {kernel_invoke, "SOFTMAX"},
-};
+/* One registration per operator, named after its op: the operator table in the arena's tail
+ * points here. */
+static demo_registration_t registrations[DEMO_OP_COUNT];
 
 demo_node_t *demo_nodes(void)
 {
     return nodes;
 }
 
-/* TFLM's tail rule (SingleArenaBufferAllocator::AllocatePersistentBuffer): the tail grows
- * down, each allocation aligned down to its alignment. */
-static uint32_t tail_alloc(uint32_t *tail, uint32_t size, uint32_t alignment)
-{
-    *tail = (*tail - size) & ~(alignment - 1u);
-    return *tail;
-}
-
 void demo_allocate(void)
 {
-    uint32_t tail = DEMO_ARENA_BYTES;
     uint32_t i, op;
-    uint32_t state_offset[DEMO_TAIL_ITEMS];
 
     arena_entry = arenascope_arena_add(demo_arena, DEMO_ARENA_BYTES, DEMO_ALIGNMENT, region_table,
                                        (uint16_t)(sizeof region_table / sizeof region_table[0]));
     for (i = 0; i < DEMO_HEAD_REGIONS; i++) {
-        arenascope_region_publish(arena_entry, &demo_head_plan[i]);
+        const arenascope_region_t *r = &arenascope_plan_head[i];
+        arenascope_region_publish(arena_entry, r);
+        if (r->kind == ARENASCOPE_KIND_TENSOR && r->offset_bytes + r->size_bytes == DEMO_HEAD_BYTES &&
+            r->first_use >= 1 && (uint32_t)r->first_use - 1u < overrun_op) {
+            overrun_op = (uint32_t)r->first_use - 1u; /* operator i writes its output in scope i+1 */
+        }
     }
+    /* The tail, every persistent allocation at the offset TFLM gives it (arena_allocator's tail
+     * grows down from the end, each request aligned down: the planner worked the offsets out). */
     for (i = 0; i < DEMO_TAIL_ITEMS; i++) {
-        const demo_tail_item_t *t = &demo_tail_plan[i];
-        uint32_t size = t->size_bytes != 0u ? t->size_bytes : tail - (DEMO_ARENA_BYTES - DEMO_TAIL_BYTES);
+        const arenascope_plan_tail_item_t *t = &arenascope_plan_tail[i];
         arenascope_region_t r;
-        r.offset_bytes = tail_alloc(&tail, size, t->alignment);
-        r.size_bytes = size;
+        r.offset_bytes = t->offset_bytes;
+        r.size_bytes = t->size_bytes;
         r.id = t->id;
         r.kind = t->kind;
         r.flags = t->flags;
         r.first_use = ARENASCOPE_USE_NONE; /* persistent: lives for the whole run */
         r.last_use = ARENASCOPE_USE_NONE;
-        memset(demo_arena + r.offset_bytes, 0, size);
+        memset(demo_arena + r.offset_bytes, 0, r.size_bytes);
         arenascope_region_publish(arena_entry, &r);
-        state_offset[i] = r.offset_bytes;
     }
-    nodes = (demo_node_t *)(void *)(demo_arena + state_offset[DEMO_TAIL_NODES]);
+    nodes = (demo_node_t *)(void *)(demo_arena + arenascope_plan_tail[ARENASCOPE_PLAN_TAIL_NODES].offset_bytes);
     for (op = 0; op < DEMO_OP_COUNT; op++) {
-        nodes[op].registration = &registrations[demo_op_kind[op]];
+        const int16_t state = arenascope_plan_op_state[op];
+        registrations[op].invoke = kernel_invoke;
+        registrations[op].name = arenascope_plan_op_names[op];
+        nodes[op].registration = &registrations[op];
         nodes[op].op_index = op;
-        for (i = 0; i < DEMO_TAIL_ITEMS; i++) {
-            if (demo_tail_plan[i].id == demo_op_state_tensor[op] && demo_op_state_tensor[op] != ARENASCOPE_ID_NONE) {
-                nodes[op].state_offset = state_offset[i];
-                nodes[op].state_bytes = demo_tail_plan[i].size_bytes;
-            }
+        if (state >= 0) {
+            nodes[op].state_offset = arenascope_plan_tail[state].offset_bytes;
+            nodes[op].state_bytes = arenascope_plan_tail[state].size_bytes;
         }
     }
     /* Allocation is final: record the marks, then fill the free band (never earlier, as TFLM's
      * planner uses all free space while it plans). */
-    arenascope_arena_set_marks(arena_entry, DEMO_HEAD_BYTES, DEMO_HEAD_BYTES + DEMO_TEMP_BYTES, tail);
+    arenascope_arena_set_marks(arena_entry, DEMO_HEAD_BYTES, DEMO_HEAD_BYTES + DEMO_TEMP_BYTES,
+                               DEMO_ARENA_BYTES - DEMO_TAIL_BYTES);
     arenascope_canary_fill(arena_entry);
     arenascope_fault_protect(arena_entry, region_checksums,
                              (uint16_t)(sizeof region_checksums / sizeof region_checksums[0]));
@@ -89,11 +85,11 @@ static void kernel_invoke(const demo_node_t *node)
     uint32_t acc = node->op_index * 2654435761u;
     uint32_t i, k;
 
-    if (node->op_index == 0u) { /* QUANTIZE takes temp space above the head, as kernels may */
+    if (node->op_index == 0u) { /* the first operator takes temp space above the head, as kernels may */
         memset(demo_arena + DEMO_HEAD_BYTES, (int)(input_seed & 0x7fu), DEMO_TEMP_BYTES);
     }
     for (i = 0; i < DEMO_HEAD_REGIONS; i++) {
-        const arenascope_region_t *r = &demo_head_plan[i];
+        const arenascope_region_t *r = &arenascope_plan_head[i];
         uint8_t *p = demo_arena + r->offset_bytes;
         if (r->kind == ARENASCOPE_KIND_SCRATCH && r->first_use == scope) {
             memset(p, (int)(acc & 0x7fu), r->size_bytes);
@@ -108,13 +104,13 @@ static void kernel_invoke(const demo_node_t *node)
     }
     if (node->state_bytes != 0u) {
         uint8_t *state = demo_arena + node->state_offset;
-        memmove(state, state + 1, node->state_bytes - 1u); /* shift the SVDF activation history */
+        memmove(state, state + 1, node->state_bytes - 1u); /* shift the state (an SVDF's activation history) */
         state[node->state_bytes - 1u] = (uint8_t)acc;
     }
     for (i = 0; i < DEMO_HEAD_REGIONS; i++) {
-        const arenascope_region_t *r = &demo_head_plan[i];
+        const arenascope_region_t *r = &arenascope_plan_head[i];
         if (r->kind == ARENASCOPE_KIND_TENSOR && r->first_use == scope) {
-            uint32_t n = r->size_bytes + (node->op_index == 1u ? overrun_bytes : 0u);
+            uint32_t n = r->size_bytes + (node->op_index == overrun_op ? overrun_bytes : 0u);
             for (k = 0; k < n; k++) {
                 demo_arena[r->offset_bytes + k] = (uint8_t)(acc >> (k & 15u));
             }
@@ -124,12 +120,17 @@ static void kernel_invoke(const demo_node_t *node)
 
 void demo_invoke(void)
 {
-    uint32_t op, k;
+    uint32_t op, i, k;
 
     arenascope_invoke_begin();
     input_seed++;
-    for (k = 0; k < 192u; k++) { /* the model input, tensor 52, lives at offset 0 in scope 0 */
-        demo_arena[k] = (uint8_t)(input_seed + k);
+    for (i = 0; i < DEMO_HEAD_REGIONS; i++) { /* the model's inputs, live from scope 0 */
+        const arenascope_region_t *r = &arenascope_plan_head[i];
+        if (r->flags & ARENASCOPE_REGION_MODEL_INPUT) {
+            for (k = 0; k < r->size_bytes; k++) {
+                demo_arena[r->offset_bytes + k] = (uint8_t)(input_seed + k);
+            }
+        }
     }
     for (op = 0; op < DEMO_OP_COUNT; op++) {
         nodes[op].registration->invoke(&nodes[op]); /* through the table in the arena tail */

@@ -1,12 +1,13 @@
 /*
  * The demo's TFLM-shaped workload, shared by the Cortex-M4 firmware and the host build.
  *
- * It lays out one tensor arena the way TFLM's MicroAllocator does (planned activations and
- * scratch buffers at the head from demo_plan.c, persistent objects allocated downward from the
- * top), publishes it through the arenascope agent, and runs the model's 15 operators in order:
- * each reads its input tensors, uses its scratch buffers, updates its state tensor (SVDF) and
- * writes its output tensor, through an operator table (NodeAndRegistration-like, with function
- * pointers) that lives in the arena's persistent tail, as TFLM's does.
+ * It lays out one tensor arena the way TFLM's MicroAllocator does, from the plan the planner
+ * generated for the demo's model (demo_plan.h: planned activations and scratch buffers at the
+ * head, every persistent allocation in the tail where TFLM puts it), publishes it through the
+ * arenascope agent, and runs the model's operators in order: each reads its input tensors, uses
+ * its scratch buffers, updates its state tensor (an SVDF's, when the model has them) and writes
+ * its output tensor, through an operator table (NodeAndRegistration-like, with function
+ * pointers) that lives where TFLM's NodeAndRegistration array does in the persistent tail.
  */
 #ifndef DEMO_WORKLOAD_H
 #define DEMO_WORKLOAD_H
@@ -22,7 +23,8 @@ enum demo_scenario {
     DEMO_NORMAL = 0,          /* invoke, measure, idle, forever                                  */
     DEMO_STACK_INTO_ARENA = 1,/* deep recursion runs down through the guard band into the tail,  */
                               /* returns; the next invoke calls through the overwritten table    */
-    DEMO_TENSOR_OVERRUN = 2,  /* operator 1 writes 128 B past its output into temp + free band   */
+    DEMO_TENSOR_OVERRUN = 2,  /* the first operator whose output ends at the head's end writes     */
+                              /* 128 B past it, into temp + free band                            */
     DEMO_BUS_FAULT = 3,       /* store to an unmapped address, BusFault handler enabled          */
     DEMO_HARD_FAULT = 4,      /* the same store with the configurable handlers off (FORCED)      */
     DEMO_UNDEFINED = 5,       /* an undefined instruction (UsageFault UNDEFINSTR)                */
@@ -45,7 +47,7 @@ typedef struct demo_registration {
 typedef struct demo_node {
     const demo_registration_t *registration;
     uint32_t op_index;
-    uint32_t state_offset; /* SVDF state tensor in the tail, 0 if none */
+    uint32_t state_offset; /* the operator's state (variable) tensor in the tail, 0 if none */
     uint32_t state_bytes;
     uint8_t pad[32 - sizeof(void *) - 3 * sizeof(uint32_t)];
 } demo_node_t;

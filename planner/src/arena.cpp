@@ -182,10 +182,14 @@ ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, cons
         "memory planning", "AllocationInfo[" + std::to_string(tensors + requests) + "]", create);
   for (int s = 0; s < subgraphs; ++s)
     for (const Tensor& t : model.subgraphs[s].tensors)
-      if (lifetimes.placement[s][t.index] == Placement::Persistent)
+      if (lifetimes.placement[s][t.index] == Placement::Persistent) {
         b.add(K::Persistent, Phase::MemoryPlanning, t.bytes, kArenaAlignment, "TfLiteTensor variable buffer data",
-              "subgraph " + std::to_string(s) + " variable tensor " + std::to_string(t.index) + " '" + t.name + "'",
+              "subgraph " + std::to_string(s) + " variable tensor " + std::to_string(t.index) +
+                  (t.name.empty() ? "" : " '" + t.name + "'"),
               "micro_allocator.cc MicroAllocator::AllocateVariables");
+        b.steps.back().tensor = t.index;
+        b.steps.back().subgraph = s;
+      }
   b.add(K::PlannerArena, Phase::MemoryPlanning, 0, kArenaAlignment, "memory planning",
         "GreedyMemoryPlanner arrays: " + std::to_string(lifetimes.buffers.size()) + " buffers x 40 B in the free space",
         "micro_allocator.cc CommitStaticMemoryPlan, greedy_memory_planner.cc Init/AddBuffer",

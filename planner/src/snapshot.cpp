@@ -25,15 +25,6 @@ std::string utc_now() {
   return buf;
 }
 
-// The agent ABI's region kinds: kernel data and state are "persistent", TFLM's own bookkeeping
-// (allocator objects, tensor and node structs, handles) "metadata".
-const char* tail_kind(const std::string& category) {
-  return category == "Persistent buffer data" || category == "builtin data" ||
-                 category == "TfLiteTensor variable buffer data"
-             ? "persistent"
-             : "metadata";
-}
-
 }  // namespace
 
 nlohmann::json budget_snapshot(const Budget& b) {
@@ -68,15 +59,12 @@ nlohmann::json budget_snapshot(const Budget& b) {
                        {"flags", flags}, {"label", label}, {"name", name}, {"shape", shape}, {"dtype", dtype}});
   }
   const size_t head_regions = regions.size();
-  const Replay at_size = replay(b.arena.steps, size);
-  for (size_t i = 0; i < b.arena.steps.size() && at_size.ok; ++i) {
-    const Step& s = b.arena.steps[i];
-    if (s.kind != Step::Kind::Persistent || s.bytes == 0) continue;
+  for (const TailRegion& t : tail_regions(b)) {
     json flags = json::array();
-    if (s.category == "TfLiteTensor variable buffer data") flags.push_back("variable");
-    regions.push_back({{"index", regions.size()}, {"id", nullptr}, {"kind", tail_kind(s.category)},
-                       {"offset", at_size.offsets[i]}, {"address", at_size.offsets[i]}, {"size_bytes", s.bytes},
-                       {"first_use", nullptr}, {"last_use", nullptr}, {"flags", flags}, {"label", s.what},
+    if (t.tensor >= 0) flags.push_back("variable");
+    regions.push_back({{"index", regions.size()}, {"id", t.tensor >= 0 ? json(t.tensor) : json(nullptr)},
+                       {"kind", t.kind}, {"offset", t.offset}, {"address", t.offset}, {"size_bytes", t.size},
+                       {"first_use", nullptr}, {"last_use", nullptr}, {"flags", flags}, {"label", t.what},
                        {"name", nullptr}, {"shape", nullptr}, {"dtype", nullptr}});
   }
   const std::vector<int64_t> live = live_bytes(b.lifetimes.buffers);
@@ -89,7 +77,7 @@ nlohmann::json budget_snapshot(const Budget& b) {
     }
     live_regions.push_back(ids);
   }
-  const int64_t tail = at_size.tail_bytes, used = b.greedy.head + tail;
+  const int64_t tail = b.minimum.tail_bytes, used = b.greedy.head + tail;
   const int64_t peak = std::max(used, b.minimum.bytes), headroom = size - peak;
   json arena = {{"index", 0}, {"base_addr", 0}, {"size_bytes", size}, {"head_bytes", b.greedy.head},
                 {"temp_bytes", b.greedy.head}, {"tail_offset", size - tail}, {"tail_bytes", tail},

@@ -2,7 +2,9 @@
 
 Everything expected is computed here or in the tests from independent sources: the ELF's
 symbol table (pyelftools), the linker map, the hand-written ABI fixture and, when
-../shared is present, the real TFLM figures.
+../shared is present, the real TFLM figures. The demo's arena layout is the planner's
+prediction for the demo's model (DEMO_PLAN: arenascope-plan --json, checked against real TFLM
+in test_planner_models.py); the firmware tests check the firmware publishes exactly that.
 """
 import contextlib
 import json
@@ -23,6 +25,29 @@ ABI = json.loads((ROOT / "target_agent" / "abi" / "agent_abi_v1.json").read_text
 PROBE = pathlib.Path(__file__).with_name("gdb_probe.py")
 SHARED = ROOT.parent / "shared"
 TFLM_FIGURES = SHARED / "tflm-figures" / "tflm-figures.json"
+PLANNER = BUILD / "planner" / "arenascope-plan"
+# The model the demo firmware was built for: the build's ARENASCOPE_DEMO_MODEL, else the DS-CNN.
+_CACHE = BUILD / "CMakeCache.txt"
+_DEMO_SET = re.search(r"^ARENASCOPE_DEMO_MODEL:FILEPATH=(.+)$", _CACHE.read_text(), re.M) if _CACHE.exists() else None
+DEMO_MODEL = pathlib.Path(_DEMO_SET.group(1)) if _DEMO_SET else BUILD / "planner" / "dscnn_kws.tflite"
+DEMO_IS_DSCNN = DEMO_MODEL.name == "dscnn_kws.tflite"
+
+
+def demo_plan():
+    """The planner's prediction for the demo's model (cortex-m, margin 15 % as the build asks
+    for it: CMakeLists.txt): the layout the firmware uses."""
+    r = subprocess.run([str(PLANNER), "--json", "--target", "cortex-m", "--margin", "15", str(DEMO_MODEL)],
+                       capture_output=True,
+                       text=True, timeout=60, check=True)
+    return json.loads(r.stdout)
+
+
+def demo_output_overrun(plan):
+    """Scenario 2's target (examples/demo/workload.c): the first operator whose output tensor
+    ends at the head's end; returns that buffer."""
+    head = plan["plans"]["tflm-greedy"]["head_bytes"]
+    ends = [b for b in plan["buffers"] if b["tensor"] >= 0 and b["offset"] + b["size"] == head and b["first"] >= 1]
+    return min(ends, key=lambda b: b["first"])
 
 
 def free_port():

@@ -6,9 +6,10 @@ import subprocess
 
 import pytest
 
-from harness import FIRMWARE, ROOT, elf_symbols, gdb_batch, qemu
+from harness import FIRMWARE, PLANNER, ROOT, demo_output_overrun, demo_plan, elf_symbols, gdb_batch, qemu
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
+PLAN = demo_plan() if PLANNER.exists() else None  # the demo's layout (examples/demo/demo_plan.h)
 pytestmark = pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not built")
 
 
@@ -60,12 +61,17 @@ def test_stack_into_arena_names_the_overwritten_tail_regions():
     assert "BusFault: from the agent's fault record" in text and "BFAR  0x5a5a5a58 (valid)" in text
     assert "VERDICT: the stack ran into the arena." in text
     assert f"Its paint is gone to the limit {syms['__StackLimit']:#x}" in text
-    # The operator table (NodeAndRegistration[15], 480 B) is one of the regions named.
+    # The top of the tail (reached first) and the operator table (NodeAndRegistration[N], 32 B
+    # each on a Cortex-M) are among the regions named.
     m = re.search(r"overwritten since allocation: (.*?)\. A stack", text)
     assert m, text
-    offsets = re.findall(r"\+(\d+)\.\.\+(\d+)", m.group(1))
-    assert ("12064", "12288") in offsets                   # the top of the tail, reached first
-    assert any(int(b) - int(a) == 480 for a, b in offsets)  # the operator table
+    offsets = [(int(a), int(b)) for a, b in re.findall(r"\+(\d+)\.\.\+(\d+)", m.group(1))]
+    top = PLAN["tail"]["regions"][0]
+    assert (top["offset"], top["offset"] + top["size"]) == (top["offset"], PLAN["arena"]["recommended_bytes"])
+    assert (top["offset"], top["offset"] + top["size"]) in offsets
+    ops = len(PLAN["subgraphs"][0]["operators"])
+    table = next(t for t in PLAN["tail"]["regions"] if t["category"] == "NodeAndRegistration struct")
+    assert table["size"] == 32 * ops and (table["offset"], table["offset"] + table["size"]) in offsets
     pc = stacked_pc(text)
     assert re.search(rf"faulting PC: {pc:#x} in demo_invoke \+ \d+ at {re.escape(addr2line(pc))}", text), text
 
@@ -132,8 +138,11 @@ def test_an_operator_writing_past_its_tensor_is_named_even_without_a_fault():
                                        "delete", "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2",
                                        "continue", "arena fault"], remote_port=port)
     assert "arena fault: no fault: the core is not in a fault handler" in text
-    assert "VERDICT: something wrote past its buffer in the arena: arena: free band overwritten at +736..+800" in text
-    assert "the nearest region below is tensor 5 at +608..+672" in text
+    out = demo_output_overrun(PLAN)
+    head = PLAN["plans"]["tflm-greedy"]["head_bytes"]  # the overrun: temp (64 B above it), then the free band
+    assert (f"VERDICT: something wrote past its buffer in the arena: arena: free band overwritten at "
+            f"+{head + 64}..+{head + 128}") in text, text
+    assert f"the nearest region below is tensor {out['tensor']} at +{out['offset']}..+{head}" in text
 
 
 def test_inside_the_handler_the_frame_is_not_guessed():

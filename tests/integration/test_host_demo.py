@@ -2,11 +2,13 @@
 descriptor must sit where the compiler put the demo's RAM block, with 8-byte addresses."""
 import pytest
 
-from harness import ABI, HOST_DEMO, decode, gdb_batch
+from harness import ABI, HOST_DEMO, PLANNER, decode, demo_plan, gdb_batch
 
 NONE = ABI["sentinels"]["none"]
 DESC_BYTES = ABI["layouts"]["8"]["descriptor"]["_size_one_arena"]
-ARENA_BYTES, GUARD_BYTES, STACK_BYTES = 12288, 256, 64 * 1024  # demo_plan.h, host/main.c
+PLAN = demo_plan() if PLANNER.exists() else None  # the demo's layout (examples/demo/demo_plan.h)
+ARENA_BYTES = PLAN["arena"]["recommended_bytes"] if PLAN else 0
+GUARD_BYTES, STACK_BYTES = 256, 64 * 1024  # demo_plan.h, host/main.c
 
 pytestmark = pytest.mark.skipif(not HOST_DEMO.exists(), reason=f"{HOST_DEMO} not built")
 
@@ -27,7 +29,8 @@ def test_host_demo_descriptor_under_gdb():
     # The thread painted its stack below its frame; the measured peak is inside the stack.
     assert 0 < d["stack"]["touched_lo"] < STACK_BYTES
     assert d["guard"]["touched_lo"] == NONE and a["canary"]["touched_lo"] == NONE
-    assert a["region_count"] == 43 and a["head_bytes"] == 672
+    assert a["region_count"] == len(PLAN["buffers"]) + len(PLAN["tail"]["regions"])
+    assert a["head_bytes"] == PLAN["plans"]["tflm-greedy"]["head_bytes"]
 
 
 def test_host_demo_runs_to_completion():

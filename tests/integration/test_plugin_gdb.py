@@ -9,9 +9,22 @@ import tempfile
 
 import pytest
 
-from harness import FIRMWARE, FIRMWARE_MAP, HOST_DEMO, ROOT, TFLM_FIGURES, elf_symbols, gdb_batch, map_sections, qemu
+from harness import (DEMO_IS_DSCNN, FIRMWARE, FIRMWARE_MAP, HOST_DEMO, PLANNER, ROOT, TFLM_FIGURES, demo_output_overrun,
+                     demo_plan, elf_symbols, gdb_batch, map_sections, qemu)
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
+# The demo's layout is the planner's prediction for its model (examples/demo/demo_plan.h).
+PLAN = demo_plan() if PLANNER.exists() else None
+SIZE = PLAN["arena"]["recommended_bytes"] if PLAN else 0
+HEAD = PLAN["plans"]["tflm-greedy"]["head_bytes"] if PLAN else 0
+TAIL = PLAN["tail"]["bytes"] if PLAN else 0
+TEMP_END = HEAD + 64          # the demo's first operator takes 64 B of temp above the head
+REGIONS = len(PLAN["buffers"]) + len(PLAN["tail"]["regions"]) if PLAN else 0
+
+
+def size_text(n):
+    """The plugin's way of writing a size (render.py): bytes, and KiB from 1024 B."""
+    return f"{n} B" if n < 1024 else f"{n} B ({n / 1024:.1f} KiB)"
 LOAD = [f"source {PLUGIN}", "set arena colour off"]
 FAULT_BREAKS = ["break HardFault_Handler", "break BusFault_Handler", "break UsageFault_Handler"]
 
@@ -55,14 +68,16 @@ def test_info_figures_match_the_symbols_and_the_linker_map():
     base, size = sections[".tensor_arena"]
     stack_lo, stack_size = sections[".stack"]
     assert f"arenascope descriptor at {syms['arenascope_descriptor']:#x} (symbol arenascope_descriptor)" in text
-    assert f"bounds:                 {base:#x}-{base + size:#x}, size 12288 B (12.0 KiB)" in text
-    assert "head (planned):         672 B, 0..+672" in text
-    assert "tail (persistent):      7380 B (7.2 KiB), +4908..+12288" in text
-    assert "used:                   8116 B (7.9 KiB)" in text   # 736 (temp end) + 7380
+    assert size == SIZE
+    assert f"bounds:                 {base:#x}-{base + size:#x}, size {size_text(SIZE)}" in text
+    assert f"head (planned):         {size_text(HEAD)}, 0..+{HEAD}" in text
+    assert f"tail (persistent):      {size_text(TAIL)}, +{SIZE - TAIL}..+{SIZE}" in text
+    assert f"used:                   {size_text(TEMP_END + TAIL)}" in text   # temp end + tail
     assert f"stack:                    {stack_lo:#x}-{stack_lo + stack_size:#x}, size 8192 B" in text
     room = syms["__StackTop"] - (base + size)
     assert f"stack rule:               room to arena end {room} B >=" in text
-    assert "free band intact:       4172 B of 4172 B" in text   # [736, 4908)
+    free = (SIZE - TAIL) // 4 * 4 - (TEMP_END + 3) // 4 * 4   # word-trimmed [temp end, tail)
+    assert f"free band intact:       {free} B of {free} B" in text
     assert "upper estimate" in text
 
 
@@ -78,19 +93,20 @@ def test_snapshot_carries_every_figure_and_tflms_plan():
     assert snap["schema"] == "arenascope.snapshot" and snap["version"] == 1
     assert snap["source"]["descriptor_address"] == syms["arenascope_descriptor"]
     a = snap["arenas"][0]
-    assert a["base_addr"] == syms["tensor_arena"] and a["size_bytes"] == 12288
-    assert (a["head_bytes"], a["temp_bytes"], a["tail_offset"], a["tail_bytes"]) == (672, 736, 4908, 7380)
-    assert a["used_bytes"] == 8116 and a["peak_bytes"] == 8116 and a["headroom_bytes"] == 12288 - 8116
+    assert a["base_addr"] == syms["tensor_arena"] and a["size_bytes"] == SIZE
+    assert (a["head_bytes"], a["temp_bytes"], a["tail_offset"], a["tail_bytes"]) == (HEAD, TEMP_END, SIZE - TAIL, TAIL)
+    used = TEMP_END + TAIL
+    assert a["used_bytes"] == used and a["peak_bytes"] == used and a["headroom_bytes"] == SIZE - used
     assert a["headroom_is_upper_estimate"] is True
-    assert len(a["regions"]) == 43
+    assert len(a["regions"]) == REGIONS
     assert snap["state"]["invokes"] == 2
     assert snap["stack"]["low_addr"] == syms["__StackLimit"] and snap["stack"]["high_addr"] == syms["__StackTop"]
-    assert snap["stack"]["room_bytes"] == syms["__StackTop"] - (syms["tensor_arena"] + 12288)
+    assert snap["stack"]["room_bytes"] == syms["__StackTop"] - (syms["tensor_arena"] + SIZE)
     assert snap["guard"]["low_addr"] == syms["__guard_start"] and snap["guard"]["intact_bytes"] == 256
     assert snap["verdict"] == "PASS"
     assert {c["rule"] for c in snap["checks"]} >= {"canary", "alignment", "plan", "used", "headroom", "guard", "stack"}
-    if TFLM_FIGURES.exists():
-        fig = json.loads(TFLM_FIGURES.read_text())["models"]["tflm_keyword_scrambled_8bit.tflite"]["arm_m4"]
+    if TFLM_FIGURES.exists() and DEMO_IS_DSCNN:  # the DS-CNN has MLPerf Tiny's DS-CNN graph
+        fig = json.loads(TFLM_FIGURES.read_text())["models"]["mlperf_tiny_kws_ref_model.tflite"]["arm_m4"]
         assert a["plan"]["lower_bound_bytes"] == fig["lower_bound_bytes"]
         assert a["plan"]["lower_bound_scope"] == fig["lower_bound_time_step"]
         assert a["head_bytes"] == fig["head_bytes"]
@@ -99,7 +115,7 @@ def test_snapshot_carries_every_figure_and_tflms_plan():
 @pytest.mark.parametrize("scenario,fails", [
     (0, set()),
     (1, {"guard", "stack"}),          # the stack ran through the guard band into the tail
-    (2, {"canary"}),                  # operator 1 wrote past its tensor into the free band
+    (2, {"canary"}),                  # an operator wrote past its tensor into the free band
     (3, set()), (4, set()), (5, set()), (6, set()), (7, set()),  # faults that are not the arena's
 ])
 def test_every_scenario_gives_the_expected_check_verdicts(scenario, fails):
@@ -121,8 +137,11 @@ def test_every_scenario_gives_the_expected_check_verdicts(scenario, fails):
 def test_overrun_is_located_next_to_the_tensor_that_overran():
     text = on_qemu(["set var demo_scenario = 2", "break demo_invoke_done if invokes == 2", "continue",
                     "arena check", "arena map --width 32"])
-    # operator 1 writes tensor 5 (+608..+672) 128 B too long: +736..+800 of the free band
-    assert "free band overwritten at +736..+800" in text and "tensor 5 at +608..+672" in text
+    # the first operator whose output ends at the head writes it 128 B too long: temp, then
+    # 64 B of the free band
+    out = demo_output_overrun(PLAN)
+    assert f"free band overwritten at +{TEMP_END}..+{TEMP_END + 64}" in text, text
+    assert f"tensor {out['tensor']} at +{out['offset']}..+{HEAD}" in text, text
     assert "X" in text.split("arena 0 0x")[1].splitlines()[0]
 
 
@@ -135,13 +154,18 @@ def test_check_fail_makes_batch_gdb_exit_non_zero():
 
 def test_map_regions_plan_whereis_stack():
     syms = elf_symbols(FIRMWARE)
+    first = PLAN["buffers"][0]  # planner id 0: a tensor
+    inside = first["offset"] + 8
     text = on_qemu(["arena map", "arena regions --sort size", "arena plan", "arena stack",
-                    f"arena whereis {syms['tensor_arena'] + 520:#x}", "arena whereis &__guard_start",
+                    f"arena whereis {syms['tensor_arena'] + inside:#x}", "arena whereis &__guard_start",
                     "arena whereis 0x10"])
     assert "legend:" in text and "regions of arena 0 by address:" in text
-    assert "arena 0: 43 regions, sorted by size" in text
-    assert "lower bound 672 B (scope 2); planned head 672 B; head / lower bound = 1.00" in text
-    assert f"is in arena 0 at +520 (head (planned))" in text and "owned by tensor 0: +512..+608" in text
+    assert f"arena 0: {REGIONS} regions, sorted by size" in text
+    bound = PLAN["lower_bound"]
+    assert (f"lower bound {bound['bytes']} B (scope {bound['scope']}); planned head {HEAD} B; "
+            f"head / lower bound = {HEAD / bound['bytes']:.2f}") in text, text
+    assert f"is in arena 0 at +{inside} (head (planned))" in text
+    assert f"tensor {first['tensor']}: +{first['offset']}..+{first['offset'] + first['size']}" in text, text
     assert "is in the guard band" in text
     assert "0x10 is outside every arena" in text
     assert "high-water mark:" in text and "scanned from target memory" in text
@@ -171,11 +195,11 @@ def test_running_target_is_refused_in_all_stop():
 @pytest.mark.parametrize("setup,message", [
     (["set var arenascope_descriptor.abi_major = 2"], "has ABI 2.0; this plugin reads ABI 1.x"),
     (["set var arenascope_descriptor.seq = 7"], "warning: the target stopped inside an agent update (seq odd)"),
-    (["set var arenascope_descriptor.arena[0].region_count = 60000"], "region_count 60000 with capacity 43"),
+    (["set var arenascope_descriptor.arena[0].region_count = 60000"], f"region_count 60000 with capacity {REGIONS}"),
     (["set var arenascope_descriptor.arena[0].regions_addr = 0x10000000"], "outside the RAM ranges"),
     (["set var arenascope_descriptor.arena[0].head_bytes = 99999"], "head_bytes 99999 is beyond the arena"),
     (["set arena descriptor-address &tensor_arena"], f"no arenascope descriptor at "
-                                                      f"{elf_symbols(FIRMWARE)['tensor_arena']:#x}: magic is b'"),
+                                                      f"{elf_symbols(FIRMWARE)['tensor_arena']:#x}: magic is b"),
     (["set arena descriptor-address 0xF0000000"], "cannot read 16 B at 0xf0000000"),
     (["set arena descriptor-address nosuchsymbol"], "cannot evaluate 'nosuchsymbol' as an address"),
     (["set arena scan-range 0x20000000"], "set arena scan-range: '0x20000000': expected 'START END'"),
@@ -222,8 +246,8 @@ def test_host_build_under_plain_gdb():
     ram = dump["addr"]["ram"]
     assert "Traceback" not in text
     assert "8-byte addresses" in text
-    assert f"bounds:                 {ram:#x}-{ram + 12288:#x}, size 12288 B" in text
-    assert f"stack:                    {ram + 12288 + 256:#x}-{ram + 12288 + 256 + 65536:#x}" in text
+    assert f"bounds:                 {ram:#x}-{ram + SIZE:#x}, size {SIZE} B" in text
+    assert f"stack:                    {ram + SIZE + 256:#x}-{ram + SIZE + 256 + 65536:#x}" in text
     assert "arena check: PASS" in text
 
 
@@ -263,7 +287,10 @@ def test_loading_twice_is_harmless_and_help_exists_for_every_command():
 # ------------------------------------------------------------------ found by a reviewer trying to break it
 
 def test_check_rereads_a_region_table_that_changed_without_a_new_generation():
-    text = on_qemu(["arena check", "set var region_table[0].size_bytes = 9000", "arena check"])
+    # Region 0 grown until it reaches the bottom of the tail, which is live all the time.
+    first = PLAN["buffers"][0]
+    grown = SIZE - TAIL - first["offset"] + 8
+    text = on_qemu(["arena check", f"set var region_table[0].size_bytes = {grown}", "arena check"])
     first, second = text.split("arena check:")[0], text.split("arena check:")[1]
     assert "PASS  plan" in first and "FAIL  plan" in second, text
 

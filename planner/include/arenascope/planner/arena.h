@@ -49,6 +49,8 @@ struct Step {
   int64_t align = 1;
   int64_t count = 1;      // elements in this request (for the per-category counts)
   bool fatal = true;      // false: TFLM ignores this request's failure (see allocation_steps)
+  int tensor = -1;        // a variable tensor's buffer: its index in subgraph `subgraph`
+  int subgraph = 0;
   std::string category;   // RecordingMicroAllocator's name where it has one, e.g. "TfLiteEvalTensor data"
   std::string what;       // e.g. "subgraph 0 operator 3 (CONV_2D) Init: OpDataConv"
   std::string source;     // TFLM file and function

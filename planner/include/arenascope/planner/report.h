@@ -32,6 +32,18 @@ struct Budget {
   }
 };
 
+// A persistent allocation where TFLM puts it in the recommended arena (offset from the arena
+// start, the arena's end 16-byte aligned): the tail as the snapshot and --header show it.
+struct TailRegion {
+  int64_t offset = 0;
+  int64_t size = 0;
+  std::string kind;       // "persistent" (kernel data, builtin options, variable tensors) or "metadata"
+  int tensor = -1;        // a variable tensor of subgraph 0: its index
+  std::string category;   // as in Budget::tail
+  std::string what;
+};
+std::vector<TailRegion> tail_regions(const Budget& b);
+
 // Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
 // failed its check: a planner bug, never expected).
 Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m"), int margin_pct = 10);
