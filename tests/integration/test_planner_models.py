@@ -268,8 +268,13 @@ def test_project_dscnn_model_plans_as_worked_by_hand():
 @pytest.mark.skipif(not MODEL_NAMES, reason="../shared/tflm-figures absent (clone on its own)")
 @pytest.mark.parametrize("build", ["host", "arm_m4"])
 def test_project_dscnn_has_the_plan_tflm_gave_mlperf_dscnn(build):
-    """Same graph and shapes as MLPerf Tiny's DS-CNN KWS model: the same plan, buffer for
-    buffer, as real TFLM printed for mlperf_tiny_kws_ref_model.tflite."""
+    """Same graph, shapes and quantization as MLPerf Tiny's DS-CNN KWS model: the same plan,
+    buffer for buffer, as real TFLM printed for mlperf_tiny_kws_ref_model.tflite, and the
+    tail, arena_used_bytes() and minimum arena real TFLM measured for it."""
     fig = figures()["mlperf_tiny_kws_ref_model.tflite"][build]
-    doc = plan_json(DSCNN)
+    r = run_plan("--json", "--target", "host" if build == "host" else "cortex-m", DSCNN)
+    doc = json.loads(r.stdout)
     assert as_tflm_plan(doc) == fig["plan"]
+    assert doc["tail"]["bytes"] == fig["tail_bytes"]
+    assert doc["arena"]["arena_used_bytes"] == fig["arena_used_bytes"]
+    assert doc["arena"]["minimum_bytes"] == fig["min_arena_bytes"] and doc["arena"]["exact"]
