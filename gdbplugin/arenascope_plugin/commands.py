@@ -593,19 +593,17 @@ tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md
         if args.snapshot is not None:
             path = os.path.expanduser(args.snapshot)
             try:
-                with open(path, encoding="utf-8") as f:
-                    doc = json.load(f)
+                doc = snapshot.load_snapshot_file(path)
                 arenas = snapshot.arenas_from_snapshot(doc)
-            except OSError as e:
-                raise TargetError(f"cannot read the snapshot {path}: {e.strerror}") from None
-            except ValueError as e:  # also UnicodeDecodeError
-                raise TargetError(f"{path} is not JSON ({e}): is it a snapshot file?") from None
             except snapshot.SnapshotError as e:
-                raise TargetError(f"{path}: {e}") from None
-            src = doc.get("source") or {}
+                raise TargetError(f"{path}: {e}" if not str(e).startswith(("cannot read", path)) else str(e)) from None
+            src = doc["source"]
             what = (f"model {src.get('model')}, predicted by arenascope-plan for {src.get('target')}"
                     if src.get("located_by") == "model" else f"snapshot of {src.get('elf') or 'a target'} at {src.get('time')}")
             _write([f"{path}: {what}"])
+            for c in doc.get("checks") if isinstance(doc.get("checks"), list) else []:
+                if isinstance(c, dict) and c.get("verdict") in ("WARN", "FAIL"):
+                    _write([style.paint(f"{c['verdict']}  {c.get('rule')}: {c.get('reason')}", c["verdict"])])
             if not arenas:
                 _write([render.NO_ARENA])
             for a in arenas:
@@ -622,17 +620,18 @@ tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md
             except model.PlannerError as e:
                 raise TargetError(str(e)) from None
             lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan"]
+            message = None
+            if rejected:
+                reason = doc["tflm_rejects"][0] if doc.get("tflm_rejects") else rejected
+                message = f"TFLM would reject this model: {reason}"
+                lines.append(style.paint(message + " (its plan is charted all the same)", "FAIL"))
             if doc["approximate"]:
                 lines.append(style.paint("APPROXIMATE: the scratch of " + "; ".join(doc["unmodelled_scratch"]) +
                                          " is not modelled; the figures below leave it out", "WARN"))
             _write(lines + render.plan_lines(a, analysis.plan(a), args.width))
             _write([style.paint(line, "WARN") if "FLOOR" in line else line for line in budget])
-            if rejected:
-                reason = doc["tflm_rejects"][0] if doc.get("tflm_rejects") else rejected
-                message = f"TFLM would reject this model: {reason}"
-                if batch_mode():
-                    raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
-                _write([style.paint(message, "FAIL")])
+            if message and batch_mode():
+                raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
             return
         ctx = gather()
         if not ctx.desc.arenas:

@@ -74,15 +74,15 @@ def arena_lines(doc):
     AllocateTensors succeeds in and the request that sets it, the recommendation. [] when the
     document has no prediction (an older tool)."""
     a = doc.get("arena")
-    if not isinstance(a, dict):
-        return []
+    if not isinstance(a, dict) or doc.get("tflm_rejects"):
+        return []  # an older tool, or a model TFLM rejects: no arena to speak of
     try:
         lines = [f"arena ({doc['target']}, reference kernels): arena_used_bytes() {a['arena_used_bytes']} B after "
                  f"AllocateTensors; minimum arena {a['minimum_bytes']} B "
                  f"(set by {a['set_by']['phase']}: {a['set_by']['request']}); "
                  f"recommended {a['recommended_bytes']} B (minimum + {a['margin_pct']} %)"]
         if not a["exact"]:
-            missing = "; ".join(a["unmodelled_kernels"]) or "the model is one TFLM rejects"
+            missing = "; ".join(a["unmodelled_kernels"]) or "unknown"
             lines.append(f"the minimum is a FLOOR, not a prediction: not modelled: {missing}")
     except (KeyError, TypeError) as e:
         raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "

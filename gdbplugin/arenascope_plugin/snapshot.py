@@ -1,6 +1,7 @@
 """The snapshot: everything the plugin computed, as JSON (schema: docs/snapshot-schema.md).
 The viewer draws it and recomputes nothing, so every figure it shows is here."""
 import datetime
+import json
 
 from . import abi, analysis
 from .decode import Arena, Region
@@ -72,35 +73,96 @@ class SnapshotError(Exception):
     """A snapshot file that is not one: its message says which field is wrong."""
 
 
+MAX_SNAPSHOT_BYTES = 64 << 20   # as the viewer (viewer/src/snapshot.h)
+MAX_REGIONS = 200000
+MAX_SCOPE = 32767               # first/last use are int16 in the agent ABI (and in TFLM's plan here)
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def load_snapshot_file(path):
+    """Reads a snapshot file: SnapshotError for anything that is not a snapshot's JSON."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SNAPSHOT_BYTES + 1)
+    except OSError as e:
+        raise SnapshotError(f"cannot read the snapshot {path}: {e.strerror}") from None
+    if len(data) > MAX_SNAPSHOT_BYTES:
+        raise SnapshotError(f"{path} is larger than {MAX_SNAPSHOT_BYTES >> 20} MiB: not a snapshot")
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
+        raise SnapshotError(f"{path} is not a snapshot's JSON ({type(e).__name__}: {e})") from None
+
+
+def _int(obj, key, path, lo, hi, nullable=False):
+    v = obj.get(key) if isinstance(obj, dict) else None
+    if v is None and nullable and isinstance(obj, dict) and key in obj:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise SnapshotError(f"{path}.{key}: expected an integer{' or null' if nullable else ''}, found {v!r:.40}")
+    if not lo <= v <= hi:
+        raise SnapshotError(f"{path}.{key}: {v} is outside {lo}..{hi}")
+    return v
+
+
 def arenas_from_snapshot(doc):
     """The arenas of a snapshot (the plugin's, or arenascope-plan --snapshot's) as decode.Arena,
     so that `arena plan --snapshot FILE` draws their plans with the same chart as a target's.
-    Reads only what the chart needs; SnapshotError names the first field that is wrong."""
+    Checks what the chart needs; SnapshotError names the first field that is wrong ($.arenas[0]...)."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise SnapshotError(f"not an arenascope snapshot (no \"schema\": \"{SCHEMA}\")")
     if doc.get("version") != VERSION:
-        raise SnapshotError(f"snapshot version {doc.get('version')!r}: this plugin reads version {VERSION}")
+        raise SnapshotError(f"snapshot version {doc.get('version')!r:.20}: this plugin reads version {VERSION}")
+    if not isinstance(doc.get("source"), dict):
+        raise SnapshotError("$.source: expected an object")
+    arenas = doc.get("arenas")
+    if not isinstance(arenas, list) or len(arenas) > 16:
+        raise SnapshotError("$.arenas: expected an array of at most 16 arenas")
     flag_bits = {name: bit for bit, name in abi.REGION_FLAGS.items()}
+    big = (1 << 64) - 1
     out = []
-    try:
-        for ai, a in enumerate(doc["arenas"]):
-            regions = []
-            for ri, r in enumerate(a["regions"]):
-                if r["index"] != ri:
-                    raise SnapshotError(f"arenas[{ai}].regions[{ri}].index is {r['index']}: regions must be in index order")
-                regions.append(Region(
-                    index=ri, offset=int(r["offset"]), size=int(r["size_bytes"]),
-                    id=abi.ID_NONE if r["id"] is None else int(r["id"]), kind=str(r["kind"]),
-                    flags=sum(flag_bits.get(f, 0) for f in r["flags"]),
-                    first_use=abi.USE_NONE if r["first_use"] is None else int(r["first_use"]),
-                    last_use=abi.USE_NONE if r["last_use"] is None else int(r["last_use"]),
-                    name=r.get("name") or r.get("label"), shape=r.get("shape"), dtype=r.get("dtype")))
-            out.append(Arena(index=int(a["index"]), base_addr=int(a["base_addr"]), regions_addr=0, model_addr=0,
-                             size=int(a["size_bytes"]), head=int(a["head_bytes"]), temp=int(a["temp_bytes"]),
-                             tail=int(a["tail_offset"]), model_size=0, canary=None,
-                             alignment=int(a["alignment_bytes"]), region_count=len(regions),
-                             region_capacity=len(regions), flags=0, regions=regions))
-    except (KeyError, TypeError, ValueError) as e:
-        raise SnapshotError(f"a field is missing or has the wrong type ({type(e).__name__}: {e}); "
-                            "see docs/snapshot-schema.md") from None
+    for ai, a in enumerate(arenas):
+        ap = f"$.arenas[{ai}]"
+        if not isinstance(a, dict):
+            raise SnapshotError(f"{ap}: expected an object")
+        size = _int(a, "size_bytes", ap, 0, big)
+        head, temp, tail = (_int(a, k, ap, 0, size) for k in ("head_bytes", "temp_bytes", "tail_offset"))
+        regions_in = a.get("regions")
+        if not isinstance(regions_in, list) or len(regions_in) > MAX_REGIONS:
+            raise SnapshotError(f"{ap}.regions: expected an array of at most {MAX_REGIONS} regions")
+        regions = []
+        for ri, r in enumerate(regions_in):
+            rp = f"{ap}.regions[{ri}]"
+            if not isinstance(r, dict):
+                raise SnapshotError(f"{rp}: expected an object")
+            if _int(r, "index", rp, 0, big) != ri:
+                raise SnapshotError(f"{rp}.index is {r['index']}: regions must be in index order")
+            offset, rsize = _int(r, "offset", rp, 0, size), _int(r, "size_bytes", rp, 0, size)
+            if offset + rsize > size:
+                raise SnapshotError(f"{rp}: +{offset}..+{offset + rsize} runs past the arena's {size} B")
+            first = _int(r, "first_use", rp, 0, MAX_SCOPE, nullable=True)
+            last = _int(r, "last_use", rp, 0, MAX_SCOPE, nullable=True)
+            if (first is None) != (last is None) or (first is not None and first > last):
+                raise SnapshotError(f"{rp}: first_use {first} and last_use {last} are not a lifetime")
+            kind, flags = r.get("kind"), r.get("flags")
+            if kind not in ("tensor", "scratch", "persistent", "metadata"):
+                raise SnapshotError(f"{rp}.kind: {kind!r:.40} is not tensor, scratch, persistent or metadata")
+            if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+                raise SnapshotError(f"{rp}.flags: expected an array of strings")
+            rid = _int(r, "id", rp, 0, abi.ID_NONE, nullable=True)
+            name = r.get("name") if isinstance(r.get("name"), str) else r.get("label")
+            regions.append(Region(
+                index=ri, offset=offset, size=rsize, id=abi.ID_NONE if rid is None else rid, kind=kind,
+                flags=sum(flag_bits.get(f, 0) for f in flags),
+                first_use=abi.USE_NONE if first is None else first, last_use=abi.USE_NONE if last is None else last,
+                name=name if isinstance(name, str) else None,
+                shape=r.get("shape") if isinstance(r.get("shape"), list) else None,
+                dtype=r.get("dtype") if isinstance(r.get("dtype"), str) else None))
+        out.append(Arena(index=_int(a, "index", ap, 0, 15), base_addr=_int(a, "base_addr", ap, 0, big),
+                         regions_addr=0, model_addr=0, size=size, head=head, temp=temp, tail=tail, model_size=0,
+                         canary=None, alignment=_int(a, "alignment_bytes", ap, 0, big),
+                         region_count=len(regions), region_capacity=len(regions), flags=0, regions=regions))
     return out

@@ -355,7 +355,7 @@ bool model_kernel(Kernel& k, bool& scratch_ok) {
   if (n == "MINIMUM" || n == "MAXIMUM") return true;  // maximum_minimum.cc: no Parse data, Init or Prepare
   // Not modelled. Whether it requests scratch is known from the list above; custom operators
   // other than TFLM's signal kernels are unknown.
-  scratch_ok = !requests_scratch_unmodelled(n) &&
+  scratch_ok = !requests_scratch_unmodelled(n) && n.rfind("BUILTIN_", 0) != 0 &&
                !(k.op.opcode == kBuiltinCustom && n.rfind("Signal", 0) != 0);
   return false;
 }
@@ -373,6 +373,11 @@ KernelPrediction predict_kernels(const Model& model, const Abi& abi) {
           "subgraph " + std::to_string(s) + " operator " + std::to_string(op.index) + " (" + op.op_name + ")";
       Kernel k{sg, op, abi.name == "cortex-m", p.ops[s][op.index]};
       hybrid(k, label, p.rejected);
+      // An operator code outside TFLM's BuiltinOperator enum: no resolver can register it, so
+      // AllocateTensors fails ("Failed to get registration from op code").
+      if (op.op_name.rfind("BUILTIN_", 0) == 0)
+        p.rejected.push_back(label + " has operator code " + op.op_name.substr(8) +
+                             ", which is not a TFLite builtin operator: no op resolver can register it");
       bool scratch_ok = true;
       if (!model_kernel(k, scratch_ok)) p.unmodelled_data.push_back(label);
       if (!scratch_ok) p.unmodelled.push_back(label);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -36,7 +37,8 @@ void usage(FILE* to) {
                "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
                "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
                "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
-               "exit status: 0 ok; 1 unreadable model, or one TFLM would reject; 2 bad usage\n");
+               "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
+               "2 bad usage\n");
 }
 }  // namespace
 
@@ -84,6 +86,13 @@ int main(int argc, char** argv) {
     // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
     if (json && header) { std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n"); return 2; }
     if (snapshot) {
+      // Never write over the model itself (the two paths swapped, or a link to it).
+      std::error_code same_error;
+      if (std::filesystem::equivalent(snapshot, path, same_error)) {
+        std::fprintf(stderr, "arenascope-plan: --snapshot %s is the model file itself: give another file name\n",
+                     printable(snapshot, false).c_str());
+        return 2;
+      }
       std::ofstream out(snapshot);
       out << arenascope::planner::budget_snapshot(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
           << "\n";
@@ -96,6 +105,10 @@ int main(int argc, char** argv) {
     if (header) std::cout << arenascope::planner::budget_header(budget);
     else if (json) std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else std::cout << printable(arenascope::planner::budget_table(budget), true);
+    if (!std::cout.flush()) {  // a full disk under `> plan.h` must not pass for a header
+      std::fprintf(stderr, "arenascope-plan: cannot write the output: %s\n", std::strerror(errno));
+      return 1;
+    }
     if (!budget.kernels.rejected.empty()) {
       std::fprintf(stderr, "arenascope-plan: %s: TFLM would reject this model (%s)\n", printable(path, false).c_str(),
                    printable(budget.kernels.rejected.front(), false).c_str());

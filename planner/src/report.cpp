@@ -11,6 +11,13 @@ namespace arenascope::planner {
 
 namespace {
 
+// A name from the model on one line of the table: control characters become '?'.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
+}
+
 std::string shape_str(const std::vector<int32_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
@@ -62,6 +69,10 @@ Budget make_budget(const std::string& path, const Abi& abi, int margin_pct) {
                        " bytes; TFLM's planner holds offsets in an int (at most 2^31-1)");
     b.arena = allocation_steps(b.model, b.lifetimes, b.kernels, abi, b.greedy.head);
     b.minimum = minimum_arena(b.arena.steps);
+    // A 32-bit target addresses at most 4 GiB; its size_t cannot even say such an arena.
+    if (abi.pointer == 4 && b.minimum.bytes > 0xffffffffLL)
+      throw ModelError("the arena would need " + std::to_string(b.minimum.bytes) + " bytes, more than a " +
+                       abi.name + " target's 32-bit address space (4 GiB)");
     b.tail = tail_categories(b.arena.steps);
     b.recommended = (b.minimum.bytes * (100 + margin_pct) + 99) / 100;
     b.recommended = (b.recommended + 15) / 16 * 16;
@@ -152,6 +163,32 @@ nlohmann::json budget_json(const Budget& b) {
   return doc;
 }
 
+namespace {
+// What the request that sets the minimum means, for someone who does not know TFLM's source.
+std::string binding_in_words(const Step& s) {
+  switch (s.kind) {
+    case Step::Kind::PlannerArena:
+      return "while it plans the memory, TFLM needs working space for its planner (" + std::to_string(s.count) +
+             " buffers x 40 B) in the free space between its allocation records and the tail: more room than the "
+             "final head keeps.";
+    case Step::Kind::ReserveHead:
+      return "the planned head (tensors and scratch buffers) must fit below the persistent tail.";
+    case Step::Kind::ResizeHead:
+      return "the buffer of scratch-buffer requests at the start of the arena must fit below the tail.";
+    case Step::Kind::Temp:
+      return s.phase == Phase::Prepare
+                 ? "an operator's Prepare needs temporary TfLiteTensors above the head, below the tail."
+                 : "the allocation records TFLM builds while it plans must fit above the head, below the tail.";
+    case Step::Kind::Persistent:
+      return "the persistent tail must fit above the head: the arena is head + tail, plus the alignment padding "
+             "of the tail's requests.";
+    case Step::Kind::ResetTemp:
+      break;
+  }
+  return "";
+}
+}  // namespace
+
 std::string budget_table(const Budget& b) {
   std::ostringstream out;
   char line[512];
@@ -159,17 +196,17 @@ std::string budget_table(const Budget& b) {
       << b.model.subgraphs.size() << " subgraph" << (b.model.subgraphs.size() == 1 ? "" : "s") << ")\n\n";
   for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
     const Subgraph& sg = b.model.subgraphs[s];
-    out << "subgraph " << s << (sg.name.empty() ? "" : " '" + sg.name + "'") << ": " << sg.tensors.size()
+    out << "subgraph " << s << (sg.name.empty() ? "" : " '" + one_line(sg.name) + "'") << ": " << sg.tensors.size()
         << " tensors, " << sg.operators.size() << " operators\n";
   }
   if (!b.kernels.rejected.empty()) {
     out << "\nTFLM WILL REJECT THIS MODEL in AllocateTensors:\n";
-    for (const std::string& r : b.kernels.rejected) out << "  " << r << "\n";
+    for (const std::string& r : b.kernels.rejected) out << "  " << one_line(r) << "\n";
   }
   if (!b.kernels.unmodelled.empty()) {
     out << "\nAPPROXIMATE: the scratch buffers these kernels request in Prepare are not modelled; every figure\n"
            "below leaves them out, so TFLM's head may be larger and its offsets different:\n";
-    for (const std::string& u : b.kernels.unmodelled) out << "  " << u << "\n";
+    for (const std::string& u : b.kernels.unmodelled) out << "  " << one_line(u) << "\n";
   }
   out << "\nbuffers TFLM plans in the arena head, in planner id order. aligned = bytes rounded up to 16;\n"
          "scopes = first..last allocation scope using it (inclusive; operator i of subgraph 0 runs in\n"
@@ -179,7 +216,7 @@ std::string budget_table(const Budget& b) {
                 "bytes", "aligned", "scopes", "tflm off", "best off");
   out << line;
   for (const Buffer& buf : b.lifetimes.buffers) {
-    std::string name = buffer_name(b, buf);
+    std::string name = one_line(buffer_name(b, buf));
     if (name.size() > 40) name = name.substr(0, 37) + "...";
     std::string shape = "-", type = "-";
     if (buf.tensor >= 0) {
@@ -208,27 +245,35 @@ std::string budget_table(const Budget& b) {
                 : b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
                                               : "no better than TFLM's");
   out << line;
-  out << "\npersistent tail (" << b.abi.name << "), requests by category, bytes before alignment:\n";
+  out << "\npersistent tail (" << b.abi.name << "), by category: how many (requests, or elements of an array)\n"
+         "and the bytes requested, before alignment:\n";
   for (const TailCategory& c : b.tail) {
-    std::snprintf(line, sizeof line, "  %-44s %5d x  %8lld\n", c.category.c_str(), c.count,
+    std::snprintf(line, sizeof line, "  %-44s %5d, %8lld B\n", c.category.c_str(), c.count,
                   static_cast<long long>(c.bytes));
     out << line;
   }
-  std::snprintf(line, sizeof line, "  %-44s          %8lld  (arena end 16-byte aligned)\n", "tail with alignment",
+  std::snprintf(line, sizeof line, "  %-44s        %8lld B (arena end 16-byte aligned)\n", "tail with alignment",
                 static_cast<long long>(b.minimum.tail_bytes));
   out << line;
   const MinimumArena& m = b.minimum;
   const Step& binding = b.arena.steps[m.binding];
-  out << "\narena (" << b.abi.name << ", TFLM's reference kernels, plain MicroInterpreter), bytes:\n";
+  out << "\narena (" << b.abi.name << ", TFLM's reference kernels, a plain MicroInterpreter, the arena's start\n"
+         "16-byte aligned: declare it alignas(16)), bytes:\n";
+  if (!b.kernels.rejected.empty()) {
+    out << "  none: TFLM rejects this model (see above), so AllocateTensors never succeeds.\n";
+    for (const std::string& w : b.lifetimes.warnings) out << "warning: " << one_line(w) << "\n";
+    return out.str();
+  }
   std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  (what TFLM reports after AllocateTensors: head + tail)\n",
                 static_cast<long long>(m.arena_used_bytes));
   out << line;
   std::snprintf(line, sizeof line, "  minimum arena       %8lld  %s\n", static_cast<long long>(m.bytes),
                 b.minimum_exact() ? "(the smallest arena AllocateTensors succeeds in)"
-                                  : "(A FLOOR: see the kernels not modelled below)");
+                                  : "(A FLOOR: some kernels are not modelled, listed below)");
   out << line;
-  out << "    set by: " << phase_name(binding.phase) << ": " << binding.what << "\n"
-      << "            (" << binding.source << "); one byte less and this request fails.\n";
+  out << "    why: " << binding_in_words(binding) << "\n"
+      << "    the request that fails with one byte less: " << phase_name(binding.phase) << ": " << one_line(binding.what)
+      << "\n      (" << binding.source << ")\n";
   if (m.bytes > m.arena_used_bytes)
     out << "    AllocateTensors needs " << m.bytes - m.arena_used_bytes
         << " bytes more than arena_used_bytes() reports: sizing the arena from that figure fails.\n";
@@ -238,9 +283,9 @@ std::string budget_table(const Budget& b) {
   if (!b.kernels.unmodelled_data.empty()) {
     out << "  not modelled (their Init/Prepare allocations are missing from the figures above; measure\n"
            "  arena_used_bytes() on the target before you trust the minimum):\n";
-    for (const std::string& u : b.kernels.unmodelled_data) out << "    " << u << "\n";
+    for (const std::string& u : b.kernels.unmodelled_data) out << "    " << one_line(u) << "\n";
   }
-  for (const std::string& w : b.lifetimes.warnings) out << "warning: " << w << "\n";
+  for (const std::string& w : b.lifetimes.warnings) out << "warning: " << one_line(w) << "\n";
   return out.str();
 }
 
@@ -295,6 +340,7 @@ std::string budget_header(const Budget& b) {
       << (b.minimum_exact() ? "predicted" : "a floor: some kernels are not modelled") << " */\n"
       << "#define ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES " << b.recommended << "u /* minimum + " << b.margin_pct
       << " %, 16-byte multiple */\n"
+      << "#define ARENASCOPE_PLAN_ALIGNMENT 16u /* the arena's start must be 16-byte aligned (alignas(16)) */\n"
       << "#define ARENASCOPE_PLAN_OPS " << ops << " /* all subgraphs */\n"
       << "#define ARENASCOPE_PLAN_MAIN_OPS " << main.operators.size() << " /* subgraph 0 */\n"
       << "#define ARENASCOPE_PLAN_SCRATCH_BUFFERS " << b.kernels.requests.size() << "\n"

@@ -5,8 +5,8 @@
 // target address. The head holds TFLM's greedy plan; the tail holds every persistent request at
 // the offset the replay of TFLM's allocations (arena.h) puts it. There is no stack, guard band,
 // canary or fault: the snapshot says "model" where a target would give its descriptor, and the
-// stack has source "none". used = head + tail (arena_used_bytes()), peak = the minimum arena,
-// headroom = size - peak, measured against the minimum, so it is not an upper estimate.
+// stack has source "none". used = head + tail (arena_used_bytes()), peak = max(the minimum
+// arena, used), headroom = size - peak: measured against the minimum, not an upper estimate.
 #include <chrono>
 #include <ctime>
 

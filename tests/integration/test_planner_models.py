@@ -103,6 +103,18 @@ def test_missing_file_and_usage(tmp_path):
     dscnn = BUILD / "planner" / "dscnn_kws.tflite"
     r = run_plan("--snapshot", tmp_path / "no" / "such" / "dir.json", dscnn)
     assert r.returncode == 1 and "cannot write the snapshot to" in r.stderr and "No such file" in r.stderr
+    model = tmp_path / "m.tflite"  # the two paths swapped: the model must survive
+    model.write_bytes(dscnn.read_bytes())
+    (tmp_path / "link.json").symlink_to(model)
+    for out in (model, tmp_path / "link.json"):
+        r = run_plan("--snapshot", out, model)
+        assert r.returncode == 2 and "is the model file itself" in r.stderr, r.stderr
+    assert model.read_bytes() == dscnn.read_bytes()
+    for args in ((), ("--json",), ("--header",)):
+        with open("/dev/full", "w", encoding="utf-8") as full:
+            r = subprocess.run([str(PLAN), *args, str(dscnn)], stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        assert r.returncode == 1 and "cannot write the output" in r.stderr, (args, r.stderr)
     r = run_plan("--json", "--margin", "20", dscnn)
     arena = json.loads(r.stdout)["arena"]
     at_least = math.ceil(arena["minimum_bytes"] * 1.2)

@@ -165,7 +165,8 @@ def test_malformed_snapshots_show_an_error_and_exit_non_zero(name, mutate, messa
 
 def test_bad_arguments_are_refused():
     for args, message in ((["--connect", "10.1.2.3:47800"], "loopback only"), (["--size", "9x9", str(FIXTURE)], "--size"),
-                          ([], "give a snapshot file"), (["--frames", "0", str(FIXTURE)], "expected 1..100000")):
+                          ([], "give a snapshot file"), (["--frames", "0", str(FIXTURE)], "expected 1..100000"),
+                          ([str(FIXTURE), "--screenshot", ""], "--screenshot needs a PNG path")):
         proc = subprocess.run([str(VIEWER), *args], capture_output=True, text=True, timeout=30)
         assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
 
@@ -293,6 +294,7 @@ def test_model_plan_snapshot_shows_with_no_target(tmp_path):
     assert tail and all(a["tail_offset"] <= x["offset"] and x["offset"] + x["size_bytes"] <= a["size_bytes"]
                         for x in tail)
     assert snap["verdict"] == "PASS" and snap["stack"]["source"] == "none"
+    assert a["peak_bytes"] == max(a["minimum_arena_bytes"], a["used_bytes"])
     proc, image, layout = render(snap_file)
     assert proc.returncode == 0, proc.stderr
     assert region_colours_checked(snap, image, layout) >= 10

@@ -406,3 +406,39 @@ TEST(Kernels, UnmodelledKernelMakesTheMinimumAFloor) {
   EXPECT_EQ(k.unmodelled_data[0], "subgraph 0 operator 0 (RELU)");
   EXPECT_TRUE(k.unmodelled.empty());  // RELU requests no scratch: the plan stays exact
 }
+
+namespace {
+std::string write_model(const std::vector<uint8_t>& bytes, const std::string& name) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+}  // namespace
+
+// Four variable INT8 tensors of 2^31-1 elements: 4 x (2^31-1) B of tail, more than a 32-bit
+// target can address; on x86-64 the same model is only big.
+TEST(Budget, AnArenaBeyondA32BitAddressSpaceIsAnError) {
+  const int32_t n = 0x7fffffff;
+  SG sg{{{{1, 8}}, {{n}, 9, false, true}, {{n}, 9, false, true}, {{n}, 9, false, true}, {{n}, 9, false, true},
+         {{1, 8}}},
+        {{ADD, {0, 1}, {5}}, {ADD, {5, 2}, {5}}, {ADD, {5, 3}, {5}}, {ADD, {5, 4}, {5}}}, {0}, {5}};
+  const std::string path = write_model(test_models::build({sg}), "big_variables.tflite");
+  try {
+    make_budget(path, abi_named("cortex-m"));
+    FAIL() << "no error";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("32-bit address space"), std::string::npos) << e.what();
+  }
+  EXPECT_GT(make_budget(path, abi_named("host")).minimum.bytes, 4LL * n);
+}
+
+// An operator code outside the BuiltinOperator enum cannot be registered: TFLM fails in
+// AllocateTensors, and no figure may pass for a prediction.
+TEST(Kernels, AnUnknownOperatorCodeIsRejected) {
+  SG sg{{{{1, 8}}, {{1, 8}}}, {{9999, {0}, {1}}}, {0}, {1}};
+  const KernelPrediction k = predict_kernels(parse(test_models::build({sg})), abi_named("cortex-m"));
+  ASSERT_EQ(k.rejected.size(), 1u);
+  EXPECT_NE(k.rejected[0].find("operator code 9999, which is not a TFLite builtin"), std::string::npos) << k.rejected[0];
+  EXPECT_EQ(k.unmodelled.size(), 1u);  // its scratch is unknown too
+}

@@ -113,12 +113,33 @@ def test_a_snapshots_plan_is_charted_from_its_regions():
 @pytest.mark.parametrize("mutate,message", [
     (lambda d: d.update(schema="x"), "not an arenascope snapshot"),
     (lambda d: d.update(version=2), "snapshot version 2"),
-    (lambda d: d["arenas"][0]["regions"][0].pop("size_bytes"), "a field is missing"),
+    (lambda d: d.update(source="x"), r"\$.source: expected an object"),
+    (lambda d: d["arenas"][0]["regions"][0].pop("size_bytes"), r"regions\[0\].size_bytes: expected an integer"),
     (lambda d: d["arenas"][0]["regions"][1].update(index=7), "must be in index order"),
-    (lambda d: d["arenas"][0].update(head_bytes="lots"), "wrong type"),
+    (lambda d: d["arenas"][0].update(head_bytes="lots"), r"\$.arenas\[0\].head_bytes: expected an integer"),
+    (lambda d: d["arenas"][0]["regions"][0].update(last_use=10 ** 9), "outside 0..32767"),
+    (lambda d: d["arenas"][0]["regions"][0].update(first_use=5, last_use=2), "are not a lifetime"),
+    (lambda d: d["arenas"][0]["regions"][0].update(flags=3), "flags: expected an array of strings"),
+    (lambda d: d["arenas"][0]["regions"][0].update(size_bytes=-1), "outside 0.."),
+    (lambda d: d["arenas"][0]["regions"][0].update(offset=d["arenas"][0]["size_bytes"]), "runs past the arena"),
+    (lambda d: d["arenas"][0].update(index=True), "expected an integer"),
 ])
 def test_bad_snapshots_are_refused_clearly(mutate, message):
     doc = json.loads(FIXTURE.read_text())
     mutate(doc)
     with pytest.raises(snapshot.SnapshotError, match=message):
         snapshot.arenas_from_snapshot(doc)
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"a": Infinity}', "Infinity is not a number JSON allows"),
+    ("[" * 100000 + "]" * 100000, "RecursionError"),
+    ("\xff\xfe", "UnicodeDecodeError"),
+])
+def test_unreadable_snapshot_files_are_refused_clearly(tmp_path, text, message):
+    f = tmp_path / "s.json"
+    f.write_bytes(text.encode("latin-1"))
+    with pytest.raises(snapshot.SnapshotError, match=message):
+        snapshot.load_snapshot_file(str(f))
+    with pytest.raises(snapshot.SnapshotError, match="cannot read the snapshot"):
+        snapshot.load_snapshot_file(str(tmp_path / "missing.json"))

@@ -159,8 +159,11 @@ void App::draw_status(const ScreenLayout &l)
     ImDrawList *dl = ImGui::GetWindowDrawList();
     std::string s = link_ ? link_->status() : "file: " + source_;
     if (snapshot_ && !snapshot_->model.empty()) {
+        const std::string &m = snapshot_->model;  // the file name: a path can be any length
+        const size_t slash = m.find_last_of('/');
         s += fmt::format("  |  model {}: predicted by arenascope-plan for {}, no target  |  verdict {}",
-                         snapshot_->model, snapshot_->target, snapshot_->verdict);
+                         (slash == std::string::npos ? m : m.substr(slash + 1)).substr(0, 80), snapshot_->target,
+                         snapshot_->verdict);
     } else if (snapshot_) {
         s += fmt::format("  |  {} inference(s), {}  |  verdict {}", snapshot_->invokes,
                          snapshot_->measured ? "measured by " + snapshot_->measured_by : "not measured",
@@ -502,7 +505,12 @@ void App::draw_summary(const Arena *a, const Rect &r)
                          format_bytes_exact(a->temp_bytes - a->head_bytes)));
         line(fmt::format("tail       {} (persistent)", format_bytes_exact(a->tail_bytes)));
         line(fmt::format("used       {}", format_bytes_exact(a->used_bytes)));
-        line(fmt::format("peak       {}", format_bytes_exact(a->peak_bytes)));
+        if (!s.model.empty()) {  // a model's prediction: its peak is the minimum arena TFLM needs
+            line(fmt::format("minimum    {}", format_bytes_exact(a->minimum_arena_bytes.value_or(a->peak_bytes))), white,
+                 "The smallest arena AllocateTensors succeeds in, as arenascope-plan predicts it.");
+        } else {
+            line(fmt::format("peak       {}", format_bytes_exact(a->peak_bytes)));
+        }
         line(fmt::format("headroom   {} B = {:.1f} %{}", a->headroom_bytes, a->headroom_pct,
                          a->headroom_is_upper_estimate ? " (upper est.)" : ""),
              white, a->headroom_is_upper_estimate ? "Measured against the used bytes: TFLM needs more while it "

@@ -47,7 +47,7 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
         auto value = [&](const char *what) -> const char * {
-            if (i + 1 >= argc) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
                 error = fmt::format("{} needs {}", a, what);
                 return nullptr;
             }
