@@ -14,7 +14,9 @@ bash tools/setup-deps.sh
 bash tools/build.sh
 
 ELF=build/firmware/demo_fw.elf
-PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
+VIEW_PORT=$(free_port)  # the live map's port: another GDB's `arena view` may hold the default 47800
 UART_LOG=$(mktemp /tmp/arenascope-uart.XXXXXX)
 qemu-system-arm -M mps2-an386 -kernel "$ELF" -nographic -monitor none -S \
   -gdb "tcp:127.0.0.1:$PORT" >"$UART_LOG" 2>&1 </dev/null &
@@ -22,7 +24,8 @@ QEMU_PID=$!
 trap 'kill $QEMU_PID 2>/dev/null || true; rm -f "$UART_LOG"' EXIT
 # No probe connection: QEMU's gdbstub takes the first client and lets the guest run when it
 # leaves. GDB retries until QEMU listens.
-CONNECT=(-ex "set tcp auto-retry on" -ex "set tcp connect-timeout 15" -ex "target remote 127.0.0.1:$PORT")
+CONNECT=(-ex "set tcp auto-retry on" -ex "set tcp connect-timeout 15" -ex "target remote 127.0.0.1:$PORT"
+         -ex "source gdbplugin/arenascope.py" -ex "set arena view-port $VIEW_PORT")
 
 echo "arenascope demo: QEMU mps2-an386 (Cortex-M4F) running $ELF, gdbstub on 127.0.0.1:$PORT"
 if [ "${1:-}" = "--interactive" ]; then
