@@ -223,7 +223,11 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
     if not desc.arenas:
         out.append(Check("arena", WARN, "no arena published yet (arenascope_arena_add not called): nothing to "
                                         "check but the stack and the guard band"))
-    if not desc.agent_measured:
+    agentless = getattr(desc, "agentless", False)
+    if agentless:
+        out.append(Check("agent", PASS, "agentless mode: TFLM's own figures; the canary and guard bands, the invoke "
+                                        "counter and the fault record need the arenascope agent and are unavailable"))
+    elif not desc.agent_measured:
         out.append(Check("measured", WARN, "the agent has not measured yet (arenascope_measure not called): the "
                                            "canary and stack figures come from the host's own scan or are unknown"))
     if seq_odd:
@@ -233,7 +237,9 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
         fig = figures_by_arena[arena.index]
         tag = f"arena {arena.index}" if len(desc.arenas) > 1 else "arena"
         band = arena.canary
-        if not band.filled:
+        if agentless:
+            pass  # no canary without the agent: not a warning, a mode
+        elif not band.filled:
             out.append(Check("canary", WARN, f"{tag}: free band not filled (arenascope_canary_fill not called)"))
         elif fig.damage:
             s, e = fig.damage

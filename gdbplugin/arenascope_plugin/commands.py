@@ -11,8 +11,8 @@ import traceback
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, analysis, fault, live, model, render, snapshot, style
-from .decode import MAX_STACK_BYTES, DecodeError
+from . import abi, agentless, analysis, fault, live, model, render, snapshot, style
+from .decode import MAX_STACK_BYTES, Band, DecodeError
 from .locate import NotFoundError, locate, scan
 from .reader import MemoryReadError
 from .session import DescriptorSession, TornReadError
@@ -140,6 +140,9 @@ def _register_settings():
         ("viewer-path", gdb.PARAM_STRING, "auto",
          "The viewer executable `arena view` starts: 'auto' looks for build/viewer/arenascope-viewer beside this "
          "plugin, then arenascope-viewer on PATH.", "the viewer executable"),
+        ("model", gdb.PARAM_STRING, "",
+         "Agentless mode: the .tflite file the firmware runs, when its model is not an array symbol of the ELF "
+         "(empty: read the model from the ELF).", "the model file for agentless mode"),
         ("planner-path", gdb.PARAM_STRING, "auto",
          "The planner tool `arena plan --model` runs: 'auto' looks for build/planner/arenascope-plan beside this "
          "plugin, then arenascope-plan on PATH.", "the planner tool"),
@@ -302,16 +305,29 @@ def gather(need_descriptor=True, verify=False):
     check_readable()
     ctx = Context()
     try:
+        if agentless.attached():
+            raise NotFoundError("`arena attach` named a MicroInterpreter")
         _find_descriptor(ctx, fresh_tables=verify)
     except (NotFoundError, DecodeError) as exc:
-        if need_descriptor:
+        if agentless.attached() or agentless.tflm_in_elf():
+            # No agent: walk TFLM's own objects (agentless.py, tflm.py).
+            ctx.desc, ctx.located_by, mismatches = agentless.load(
+                ctx.reader, _tool_path("planner-path", "planner", "arenascope-plan"), str(setting("model")).strip())
+            for m in mismatches:
+                gdb.write(f"arena: warning: {m}\n")
+            found = stack_symbols()
+            if found:
+                ctx.desc.stack = Band(low_addr=found[0], high_addr=found[1], touched_lo=abi.NONE, touched_hi=abi.NONE)
+                ctx.stack_source = f"the linker symbols {found[2]}"
+        elif need_descriptor:
             raise
-        ctx.note = f"no usable arenascope descriptor ({exc})"
+        else:
+            ctx.note = f"no usable arenascope descriptor ({exc})"
     sp = register("sp")
     bounds = _range_setting("stack-range")
     if ctx.desc is not None:
         desc = ctx.desc
-        if verify:
+        if verify and not desc.agentless:  # agentless: no bands to scan
             _verify_bands(ctx)
             desc.flags |= abi.FLAG_MEASURED
             desc.measured_by = "host scan of target memory, now"
@@ -1059,11 +1075,38 @@ Usage: arena refresh"""
         gdb.write(f"arena refresh: snapshot sent to {sent} viewer(s), verdict {verdict}\n")
 
 
+class AttachCommand(_Sub):
+    """Read an unmodified TFLM firmware with no agent: name its MicroInterpreter.
+Agentless mode walks TFLM's own objects (the arena allocator's head/temp/tail, the tensors'
+data pointers, the scratch buffer handles) from the firmware's DWARF, with lifetimes from the
+model (read from the ELF, planned by arenascope-plan). Without `arena attach` the plugin finds
+an interpreter by scanning RAM for its MicroInterpreterGraph vtable pointer.
+
+Usage: arena attach EXPR      a tflite::MicroInterpreter, or a pointer to one
+       arena attach --clear   forget it (find the descriptor, or scan, again)"""
+    sub = "attach"
+
+    def add_arguments(self, parser):
+        parser.add_argument("expr", nargs="*", help="a tflite::MicroInterpreter or a pointer to one")
+        parser.add_argument("--clear", action="store_true", help="forget the attached interpreter")
+
+    def run(self, args):
+        if args.clear:
+            agentless.detach()
+            _write(["arena attach: forgotten; commands look for the agent's descriptor again"])
+            return
+        if not args.expr:
+            raise TargetError("arena attach needs an expression: a tflite::MicroInterpreter or a pointer to one")
+        address = agentless.attach(" ".join(args.expr))
+        _write([f"arena attach: the MicroInterpreter at {address:#x}; arena commands read TFLM's own objects "
+                "(agentless mode) until `arena attach --clear`"])
+
+
 def register_all():
     _register_settings()
     ArenaPrefix()
     for cls in (InfoCommand, MapCommand, RegionsCommand, PlanCommand, StackCommand, CheckCommand, WhereisCommand,
-                SnapshotCommand, ViewCommand, RefreshCommand, FaultCommand):
+                SnapshotCommand, ViewCommand, RefreshCommand, FaultCommand, AttachCommand):
         cls()
     gdb.events.new_objfile.connect(_forget)
     gdb.events.exited.connect(_forget)

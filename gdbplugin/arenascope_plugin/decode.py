@@ -124,6 +124,7 @@ class Descriptor:
     measured_by: str = "agent"     # who measured the bands: the agent, or a host scan
     halted_in_update: bool = False # seq odd and still: the target stopped inside an update
     agent_measured: bool = False   # the agent's own MEASURED flag, whatever the host did since
+    agentless: bool = False        # no agent: TFLM's own objects walked (tflm.py); agent-only figures absent
 
     @property
     def measured(self):

@@ -10,13 +10,19 @@ NO_ARENA = "no arena published yet (the firmware has not called arenascope_arena
 
 
 def info_lines(desc, figs, stack, located_by):
-    out = [style.paint(f"arenascope descriptor at {desc.address:#x} ({located_by}), ABI "
-                       f"{desc.abi_major}.{desc.abi_minor}, {desc.addr_size}-byte addresses", "title"),
-           f"  inferences completed:   {desc.invokes}{' (one running now)' if desc.in_invoke else ''}",
-           "  band measurements:      " + (
-               "none yet (the agent has not run arenascope_measure)" if not desc.measured else
-               "by the agent at its last arenascope_measure (`arena check` re-reads memory now)"
-               if desc.measured_by == "agent" else desc.measured_by)]
+    if getattr(desc, "agentless", False):
+        out = [style.paint(f"TFLM's own objects, no arenascope agent ({located_by}), {desc.addr_size}-byte "
+                           "addresses", "title"),
+               "  inferences completed:   unavailable (agentless: only the agent counts them)",
+               "  band measurements:      unavailable (agentless: canary and guard bands need the agent)"]
+    else:
+        out = [style.paint(f"arenascope descriptor at {desc.address:#x} ({located_by}), ABI "
+                           f"{desc.abi_major}.{desc.abi_minor}, {desc.addr_size}-byte addresses", "title"),
+               f"  inferences completed:   {desc.invokes}{' (one running now)' if desc.in_invoke else ''}",
+               "  band measurements:      " + (
+                   "none yet (the agent has not run arenascope_measure)" if not desc.measured else
+                   "by the agent at its last arenascope_measure (`arena check` re-reads memory now)"
+                   if desc.measured_by == "agent" else desc.measured_by)]
     if desc.halted_in_update:
         out.append(style.paint("  warning: the target stopped inside an agent update (seq odd): figures may mix old "
                                "and new values; step past the agent call and look again", "WARN"))
@@ -36,7 +42,9 @@ def info_lines(desc, figs, stack, located_by):
             out.append(f"  free band intact:       {f.free_intact} B of {f.free_band_size} B"
                        + (f" (damaged +{f.damage[0]}..+{f.damage[1]})" if f.damage else ""))
         else:
-            out.append("  free band intact:       unknown (canary not filled)")
+            out.append("  free band intact:       " + ("unavailable (agentless: no canary without the agent)"
+                                                     if getattr(desc, "agentless", False) else
+                                                     "unknown (canary not filled)"))
         est = "" if f.minimum_arena else " (upper estimate: measured against used bytes, not the minimum arena)"
         out.append(f"  headroom:               {f.headroom} B = {f.headroom_pct:.1f} % of peak{est}")
         out.append(f"  regions:                {a.region_count} of {a.region_capacity} table entries")

@@ -57,14 +57,16 @@ def free_port():
 
 
 @contextlib.contextmanager
-def qemu(elf=FIRMWARE):
-    """Starts QEMU halted at reset with its gdbstub on a free loopback port; always kills it."""
+def qemu(elf=FIRMWARE, semihosting=False):
+    """Starts QEMU halted at reset with its gdbstub on a free loopback port; always kills it.
+    semihosting: for firmware whose C library talks to the host (newlib's rdimon)."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="qemu-", suffix=".log", delete=False)
     # QEMU itself, not under `timeout`: killing a `timeout` wrapper would leave QEMU running.
     proc = subprocess.Popen(
         ["qemu-system-arm", "-M", "mps2-an386", "-kernel", str(elf), "-nographic",
-         "-monitor", "none", "-S", "-gdb", f"tcp:127.0.0.1:{port}"],
+         "-monitor", "none", "-S", "-gdb", f"tcp:127.0.0.1:{port}",
+         *(["-semihosting-config", "enable=on,target=native"] if semihosting else [])],
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         # No probe connection: QEMU's gdbstub takes the first client, and when it leaves the

@@ -1,0 +1,207 @@
+"""Agentless mode, GDB side: the Layout from the firmware's DWARF, the MicroInterpreter to walk,
+and its model's bytes for the planner tool. The walk itself is tflm.py (no GDB there).
+
+Where the interpreter comes from, in order: `arena attach EXPR` (any lvalue or address of a
+tflite::MicroInterpreter); else a scan of the ELF's RAM for the vtable pointer of its embedded
+MicroInterpreterGraph (`vtable for tflite::MicroInterpreterGraph` + 2 pointers), minus the
+graph_ member's offset (TFLM-INTERNALS.md section 6, checked against TFLM 90b983c2).
+"""
+import os
+import tempfile
+
+import gdb  # pylint: disable=import-error
+
+from . import model, tflm
+from .target import TargetError, elf_ram_ranges, parse_address
+
+_ATTACHED = {}  # inferior number -> interpreter address given by `arena attach`
+
+
+def attached():
+    return gdb.selected_inferior().num in _ATTACHED
+
+
+def detach():
+    _ATTACHED.pop(gdb.selected_inferior().num, None)
+
+
+def tflm_in_elf():
+    """Whether the loaded ELF links TFLM's interpreter (its MicroInterpreterGraph vtable)."""
+    try:
+        gdb.parse_and_eval("&'vtable for tflite::MicroInterpreterGraph'")
+        return True
+    except gdb.error:
+        return False
+
+
+def attach(expr):
+    """`arena attach EXPR`: remember the interpreter EXPR names (an object or a pointer to one)."""
+    try:
+        v = gdb.parse_and_eval(expr)
+    except gdb.error as e:
+        raise TargetError(f"arena attach: cannot evaluate '{expr}': {e}") from None
+    t = v.type.strip_typedefs()
+    if t.code == gdb.TYPE_CODE_PTR:
+        address, target = int(v), t.target().strip_typedefs()
+    elif t.code == gdb.TYPE_CODE_STRUCT:
+        address, target = int(v.address), t
+    else:
+        address, target = parse_address(expr), None
+    if target is not None and target.name != "tflite::MicroInterpreter":
+        raise TargetError(f"arena attach: '{expr}' is a {target.name}, not a tflite::MicroInterpreter")
+    _ATTACHED[gdb.selected_inferior().num] = address
+    return address
+
+
+def _type(name):
+    try:
+        return gdb.lookup_type(name).strip_typedefs()
+    except gdb.error:
+        raise TargetError(f"agentless mode: the firmware's debug information has no type {name}: build TFLM and "
+                          f"the application with -g (and keep the ELF's symbols); the plugin reads TFLM's objects "
+                          f"by their DWARF layout ({tflm.CHECKED_AGAINST})") from None
+
+
+def _member_offsets(t, wanted, prefix=0, out=None):
+    """Offsets of the wanted members, looking into base classes too (bitpos / 8)."""
+    out = {} if out is None else out
+    for f in t.fields():
+        if f.is_base_class:
+            _member_offsets(f.type.strip_typedefs(), wanted, prefix + f.bitpos // 8, out)
+        elif f.name in wanted and f.name not in out:
+            out[f.name] = prefix + f.bitpos // 8
+    return out
+
+
+def layout():
+    """The Layout of the loaded ELF's TFLM, from DWARF. TargetError names a missing member."""
+    offsets = {}
+    for type_name, members in tflm.MEMBERS.items():
+        found = _member_offsets(_type(type_name), set(members))
+        missing = [m for m in members if m not in found]
+        if missing:
+            raise TargetError(f"agentless mode: {type_name} has no member {', '.join(missing)} in this firmware: "
+                              f"another TFLM version than the plugin knows ({tflm.CHECKED_AGAINST}); say which "
+                              "TFLM you build, or add the arenascope agent")
+        offsets[type_name] = found
+    sizes = {name: _type(name).sizeof for name in tflm.SIZES}
+    saba = _type("tflite::SingleArenaBufferAllocator")
+    base = next((f.bitpos // 8 for f in saba.fields()
+                 if f.is_base_class and f.type.strip_typedefs().name == "tflite::INonPersistentBufferAllocator"), 0)
+    return tflm.Layout(pointer=_type("void").pointer().sizeof, offsets=offsets, sizes=sizes,
+                       saba_nonpersistent_base=base)
+
+
+def _planner_type(lay, reader, allocator):
+    """Dynamic type and size of MicroAllocator.memory_planner_, from its vtable symbol."""
+    p = lay.pointer
+    planner = int.from_bytes(reader.read(allocator + lay.off("tflite::MicroAllocator", "memory_planner_"), p), "little")
+    vptr = int.from_bytes(reader.read(planner, p), "little")
+    text = gdb.execute(f"info symbol {vptr:#x}", to_string=True)
+    if text.startswith("vtable for "):
+        name = text[len("vtable for "):].split(" + ")[0].split(" in section")[0].strip()
+        try:
+            lay.planner_type, lay.planner_size = name, gdb.lookup_type(name).strip_typedefs().sizeof
+        except gdb.error:
+            pass
+
+
+def find_interpreter(reader, lay):
+    """The interpreter's address and how it was found; TargetError when there is none."""
+    attached = _ATTACHED.get(gdb.selected_inferior().num)
+    if attached is not None:
+        return attached, "`arena attach`"
+    try:
+        vtable = int(gdb.parse_and_eval("(long)&'vtable for tflite::MicroInterpreterGraph'")) & ((1 << 8 * lay.pointer) - 1)
+    except gdb.error:
+        raise TargetError("no arenascope descriptor, and no TFLM MicroInterpreter in this ELF (no symbol "
+                          "'vtable for tflite::MicroInterpreterGraph'): link the arenascope agent, or load the "
+                          "firmware's ELF built with TFLM and -g") from None
+    needle = (vtable + 2 * lay.pointer).to_bytes(lay.pointer, "little")
+    graph_off = lay.off("tflite::MicroInterpreter", "graph_")
+    ranges, _ = elf_ram_ranges()
+    found = []
+    for lo, hi, _name in ranges:
+        at = lo
+        while at < hi:
+            n = min(64 * 1024, hi - at)
+            chunk = reader.read(at, n)
+            k = chunk.find(needle)
+            while k >= 0:
+                if (at + k) % lay.pointer == 0:
+                    found.append(at + k - graph_off)
+                k = chunk.find(needle, k + 1)
+            at += n
+    if not found:
+        raise TargetError("no arenascope descriptor and no constructed tflite::MicroInterpreter in RAM: stop after "
+                          "the interpreter is constructed, or name it with `arena attach EXPR`")
+    if len(found) > 1:
+        gdb.write(f"arena: {len(found)} MicroInterpreters in RAM; showing the one at {found[0]:#x} (choose another "
+                  "with `arena attach EXPR`)\n")
+    return found[0], "a scan for the MicroInterpreterGraph vtable"
+
+
+def _model_bytes(reader, address):
+    """The model flatbuffer the interpreter's model_ points into (GetModel returns its root table,
+    a few bytes into the buffer): the ELF data object that holds `address`, read from the ELF
+    file's own bytes (pyelftools), or from target memory when the ELF has no bytes for it."""
+    progspace = gdb.current_progspace()
+    path = progspace.filename if progspace else None
+    if not path or not os.path.exists(path):
+        raise TargetError("agentless mode: the loaded ELF is not on disk, so the model's size is unknown: give the "
+                          "model file with `set arena model FILE.tflite`")
+    from elftools.elf.elffile import ELFFile  # Debian's python3-pyelftools
+    with open(path, "rb") as f:
+        elf = ELFFile(f)
+        symtab = elf.get_section_by_name(".symtab")
+        holder = None
+        for sym in symtab.iter_symbols() if symtab else []:
+            start, size = sym["st_value"], sym["st_size"]
+            if size and sym["st_info"]["type"] == "STT_OBJECT" and start <= address < start + size:
+                holder = (sym.name, start, size)
+                break
+        if holder is None:
+            raise TargetError(f"agentless mode: no data symbol of the ELF holds the model at {address:#x}: give the "
+                              "model file with `set arena model FILE.tflite`")
+        name, start, size = holder
+        for sec in elf.iter_sections():
+            lo = sec["sh_addr"]
+            if sec["sh_type"] == "SHT_PROGBITS" and lo <= start and start + size <= lo + sec["sh_size"]:
+                return name, sec.data()[start - lo:start - lo + size]
+    return name, reader.read(start, size)
+
+
+def _model_file(reader, address):
+    """The model written to a temporary file for the planner tool."""
+    _name, data = _model_bytes(reader, address)
+    f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
+    f.write(data)
+    f.close()
+    return f.name
+
+
+def load(reader, planner_tool, model_setting=""):
+    """(Descriptor, how the interpreter was found, planner mismatches) for agentless mode."""
+    lay = layout()
+    interpreter, how = find_interpreter(reader, lay)
+    model_addr, allocated = tflm.read_header(reader, lay, interpreter)
+    if not allocated:
+        raise TargetError(f"the MicroInterpreter at {interpreter:#x} has not allocated its tensors yet: continue past "
+                          "AllocateTensors() and ask again")
+    allocator = int.from_bytes(reader.read(interpreter + lay.off("tflite::MicroInterpreter", "allocator_"),
+                                           lay.pointer), "little")
+    _planner_type(lay, reader, allocator)
+    path = model_setting or _model_file(reader, model_addr)
+    try:
+        doc, rejected = model.run_planner(planner_tool, path)
+    except model.PlannerError as e:
+        raise TargetError(f"agentless mode: {e}") from None
+    finally:
+        if not model_setting:
+            os.unlink(path)
+    try:
+        walked = tflm.walk(reader, lay, interpreter, doc)
+    except tflm.AgentlessError as e:
+        raise TargetError(f"agentless mode: {e}") from None
+    return tflm.descriptor(walked, lay.pointer), f"agentless: the MicroInterpreter at {interpreter:#x} ({how})", \
+        walked.mismatches

@@ -1,0 +1,212 @@
+"""Agentless mode: TFLM's own objects, walked from a tflite::MicroInterpreter, as an arena map.
+
+An unmodified TFLM firmware has no arenascope descriptor; its MicroInterpreter holds everything
+(TFLM-INTERNALS.md, section 1; checked against tensorflow/tflite-micro 90b983c2):
+  MicroInterpreter.allocator_ -> MicroAllocator.non_persistent_buffer_allocator_
+      -> SingleArenaBufferAllocator {buffer_head_, buffer_tail_, head_, tail_, temp_}
+  MicroInterpreter.graph_.subgraph_allocations_[s] -> {node_and_registrations, tensors[]}
+      tensors[t].data.data: where TFLM put tensor t (head: planned; tail: variable)
+  MicroInterpreter.scratch_buffer_handles_[k].data: scratch buffer k
+  MicroInterpreter.input_tensors_ / output_tensors_: the persistent TfLiteTensor copies
+Lifetimes, sizes and names come from the model, through the planner tool (model.py), never from
+a second implementation here. Every member offset and type size comes from the firmware's DWARF
+(the GDB side builds a Layout from gdb.Type); this module only reads memory with them, so it is
+tested on byte images laid out from a Layout. The planner's arrays in free arena space are
+overwritten by the first Invoke: nothing here reads them. No GDB import.
+"""
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from . import abi
+from .decode import Arena, Band, Descriptor, Region
+
+VARIABLE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "variable")
+CHECKED_AGAINST = "TFLM 90b983c2 (tensorflow/tflite-micro, 2026-08-20)"
+
+# (type, member) pairs the walk needs, with the DWARF type names they are looked up by.
+MEMBERS = {
+    "tflite::MicroInterpreter": ["model_", "allocator_", "graph_", "tensors_allocated_", "scratch_buffer_handles_",
+                                 "input_tensors_", "output_tensors_"],
+    "tflite::MicroInterpreterGraph": ["subgraph_allocations_"],
+    "tflite::MicroAllocator": ["non_persistent_buffer_allocator_", "memory_planner_", "scratch_buffer_request_count_",
+                               "max_head_buffer_usage_"],
+    "tflite::SingleArenaBufferAllocator": ["buffer_head_", "buffer_tail_", "head_", "tail_", "temp_"],
+    "tflite::SubgraphAllocations": ["node_and_registrations", "tensors"],
+    "TfLiteEvalTensor": ["data", "dims", "type"],
+    "tflite::ScratchBufferHandle": ["data"],
+}
+SIZES = ["tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator", "tflite::SubgraphAllocations",
+         "TfLiteEvalTensor", "tflite::NodeAndRegistration", "tflite::ScratchBufferHandle", "TfLiteTensor"]
+
+
+class AgentlessError(Exception):
+    """TFLM's objects cannot be walked: the message says which and what to do."""
+
+
+@dataclass
+class Layout:
+    """Member offsets and type sizes from DWARF, in bytes."""
+    pointer: int                                    # 4 or 8
+    offsets: Dict[str, Dict[str, int]]              # type -> member -> offset
+    sizes: Dict[str, int]                           # type -> sizeof
+    saba_nonpersistent_base: int = 0                # offset of INonPersistentBufferAllocator in SABA
+    planner_type: str = ""                          # dynamic type of memory_planner_, e.g. tflite::GreedyMemoryPlanner
+    planner_size: int = 0
+
+    def off(self, type_name, member):
+        return self.offsets[type_name][member]
+
+
+@dataclass
+class Walk:
+    """What the walk found, besides the Arena."""
+    interpreter: int
+    model_addr: int
+    arena: Arena
+    mismatches: List[str] = field(default_factory=list)  # TFLM's placement differs from the planner's
+
+
+def _ptr(reader, addr, layout):
+    return int.from_bytes(reader.read(addr, layout.pointer), "little")
+
+
+def _u(reader, addr, size):
+    return int.from_bytes(reader.read(addr, size), "little")
+
+
+def read_header(reader, layout, interpreter):
+    """(model address, tensors_allocated) of the interpreter at `interpreter`."""
+    mi = "tflite::MicroInterpreter"
+    model = _ptr(reader, interpreter + layout.off(mi, "model_"), layout)
+    allocated = _u(reader, interpreter + layout.off(mi, "tensors_allocated_"), 1)
+    return model, bool(allocated)
+
+
+def walk(reader, layout, interpreter, plan):
+    """The arena of the interpreter at `interpreter`, as TFLM laid it out, with the planner's JSON
+    for its model (`plan`, schema arenascope-plan/1) giving names, sizes and lifetimes."""
+    mi, ma, sa = "tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator"
+    p = layout.pointer
+    model_addr, allocated = read_header(reader, layout, interpreter)
+    if not allocated:
+        raise AgentlessError(f"the MicroInterpreter at {interpreter:#x} has not allocated its tensors yet "
+                             "(tensors_allocated_ is false): continue past AllocateTensors() and ask again")
+    allocator = _ptr(reader, interpreter + layout.off(mi, "allocator_"), layout)
+    graph = interpreter + layout.off(mi, "graph_")
+    subgraphs = _ptr(reader, graph + layout.off("tflite::MicroInterpreterGraph", "subgraph_allocations_"), layout)
+    handles = _ptr(reader, interpreter + layout.off(mi, "scratch_buffer_handles_"), layout)
+    io_arrays = [_ptr(reader, interpreter + layout.off(mi, k), layout) for k in ("input_tensors_", "output_tensors_")]
+    saba = _ptr(reader, allocator + layout.off(ma, "non_persistent_buffer_allocator_"), layout) - \
+        layout.saba_nonpersistent_base
+    planner = _ptr(reader, allocator + layout.off(ma, "memory_planner_"), layout)
+    max_head = _u(reader, allocator + layout.off(ma, "max_head_buffer_usage_"), p)
+    scratch_count = _u(reader, allocator + layout.off(ma, "scratch_buffer_request_count_"), p)
+    head_ptr, buffer_head, buffer_tail, temp_ptr, tail_ptr = (
+        _ptr(reader, saba + layout.off(sa, k), layout) for k in ("head_", "buffer_head_", "buffer_tail_", "temp_", "tail_"))
+    if not buffer_head <= head_ptr <= tail_ptr <= buffer_tail or not head_ptr <= temp_ptr <= buffer_tail:
+        raise AgentlessError(f"the arena allocator at {saba:#x} does not hold an arena: buffer_head_ {buffer_head:#x}, "
+                             f"head_ {head_ptr:#x}, temp_ {temp_ptr:#x}, tail_ {tail_ptr:#x}, buffer_tail_ "
+                             f"{buffer_tail:#x} are not in order (another TFLM version, or not a MicroInterpreter)")
+    size = buffer_tail - buffer_head
+    subgraph_docs = plan["subgraphs"]
+    sga, ev = "tflite::SubgraphAllocations", "TfLiteEvalTensor"
+    tensor_arrays, node_arrays = [], []
+    for s in range(len(subgraph_docs)):
+        entry = subgraphs + s * layout.sizes[sga]
+        node_arrays.append(_ptr(reader, entry + layout.off(sga, "node_and_registrations"), layout))
+        tensor_arrays.append(_ptr(reader, entry + layout.off(sga, "tensors"), layout))
+
+    def tensor_data(s, t):
+        return _ptr(reader, tensor_arrays[s] + t * layout.sizes[ev] + layout.off(ev, "data"), layout)
+
+    walk_out = Walk(interpreter=interpreter, model_addr=model_addr, arena=None)
+    regions = []
+    # The head: every planned buffer where TFLM put it (planner id order, as the agent publishes).
+    for b in plan["buffers"]:
+        if b["tensor"] >= 0:
+            where = tensor_data(b["subgraph"], b["tensor"])
+            what = f"tensor {b['tensor']}"
+        else:
+            if b["scratch"] >= scratch_count or not handles:
+                raise AgentlessError(f"the planner predicts scratch buffer {b['scratch']} but TFLM holds "
+                                     f"{scratch_count}: the model and the firmware's kernels disagree")
+            where = _ptr(reader, handles + b["scratch"] * layout.sizes["tflite::ScratchBufferHandle"] +
+                         layout.off("tflite::ScratchBufferHandle", "data"), layout)
+            what = f"scratch {b['scratch']}"
+        offset = where - buffer_head
+        if not 0 <= offset <= size - b["size"]:
+            raise AgentlessError(f"{what} is at {where:#x}, outside the arena {buffer_head:#x}-{buffer_tail:#x}: "
+                                 "the model the interpreter points to is not the one planned")
+        if offset != b["offset"]:
+            walk_out.mismatches.append(f"{what}: TFLM put it at +{offset}, the planner predicted +{b['offset']}")
+        regions.append(Region(index=len(regions), offset=offset, size=b["size"],
+                              id=b["tensor"] if b["tensor"] >= 0 else b["scratch"],
+                              kind="tensor" if b["tensor"] >= 0 else "scratch", flags=0,
+                              first_use=b["first"], last_use=b["last"], name=b["name"]))
+    # The tail: TFLM's objects and arrays the interpreter points to, sized by DWARF.
+    tail_items = [(saba, layout.sizes[sa], "SingleArenaBufferAllocator", "metadata", 0),
+                  (allocator, layout.sizes[ma], "MicroAllocator", "metadata", 0),
+                  (subgraphs, len(subgraph_docs) * layout.sizes[sga], "SubgraphAllocations[]", "metadata", 0)]
+    if layout.planner_size:
+        tail_items.append((planner, layout.planner_size, layout.planner_type.split("::")[-1], "metadata", 0))
+    for s, sg in enumerate(subgraph_docs):
+        tail_items.append((tensor_arrays[s], len(sg["tensors"]) * layout.sizes[ev],
+                           f"subgraph {s}: TfLiteEvalTensor[{len(sg['tensors'])}]", "metadata", 0))
+        tail_items.append((node_arrays[s], len(sg["operators"]) * layout.sizes["tflite::NodeAndRegistration"],
+                           f"subgraph {s}: NodeAndRegistration[{len(sg['operators'])}]", "metadata", 0))
+        for t in sg["tensors"]:
+            if t["placement"] == "persistent":
+                tail_items.append((tensor_data(s, t["index"]), t["bytes"], f"variable tensor {t['index']}",
+                                   "persistent", VARIABLE))
+    if scratch_count and handles:
+        tail_items.append((handles, scratch_count * layout.sizes["tflite::ScratchBufferHandle"],
+                           f"ScratchBufferHandle[{scratch_count}]", "metadata", 0))
+    main = subgraph_docs[0]
+    for array, names, what in zip(io_arrays, (main["inputs"], main["outputs"]), ("input", "output")):
+        if not array:
+            continue
+        tail_items.append((array, len(names) * p, f"{what} TfLiteTensor*[{len(names)}]", "metadata", 0))
+        for k, t in enumerate(names):
+            tensor = _ptr(reader, array + k * p, layout)
+            tail_items.append((tensor, layout.sizes["TfLiteTensor"], f"{what} tensor {t}: TfLiteTensor", "metadata", 0))
+    tail_lo = tail_ptr - buffer_head
+    known = []
+    for addr, nbytes, label, kind, flags in tail_items:
+        offset = addr - buffer_head
+        if nbytes and tail_lo <= offset and offset + nbytes <= size:
+            known.append((offset, nbytes, label, kind, flags))
+    # What the interpreter does not point to (kernel data, builtin options, quantization, padding):
+    # the gaps between the known objects, named as such.
+    known.sort()
+    at = tail_lo
+    filled = []
+    for offset, nbytes, label, kind, flags in known:
+        if offset > at:
+            filled.append((at, offset - at, "kernel data, builtin options, quantization and padding", "persistent", 0))
+        if offset >= at:
+            filled.append((offset, nbytes, label, kind, flags))
+            at = offset + nbytes
+    if at < size:
+        filled.append((at, size - at, "kernel data, builtin options, quantization and padding", "persistent", 0))
+    for offset, nbytes, label, kind, flags in filled:
+        regions.append(Region(index=len(regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind=kind, flags=flags,
+                              first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=label))
+    no_band = Band(low_addr=0, high_addr=0, touched_lo=abi.NONE, touched_hi=abi.NONE)
+    walk_out.arena = Arena(index=0, base_addr=buffer_head, regions_addr=0, model_addr=model_addr, size=size,
+                           head=max_head, temp=max(head_ptr, temp_ptr) - buffer_head, tail=tail_lo,
+                           model_size=plan["file_bytes"], canary=no_band, alignment=16,
+                           region_count=len(regions), region_capacity=len(regions),
+                           flags=abi.ARENA_FLAG_TFLM, regions=regions)
+    return walk_out
+
+
+def descriptor(walked, addr_size, stack: Optional[Band] = None):
+    """A Descriptor for the walked arena, so every command reads both modes alike. What only the
+    agent measures (canary bands, invoke counter, torn reads, fault record) is absent: flags 0
+    (not measured), no guard band, invoke_phase 0."""
+    none = Band(low_addr=0, high_addr=0, touched_lo=abi.NONE, touched_hi=abi.NONE)
+    return Descriptor(address=walked.interpreter, abi_major=abi.ABI_MAJOR, abi_minor=abi.ABI_MINOR, descriptor_size=0,
+                      addr_size=addr_size, arena_capacity=1, arena_count=1, arena_entry_size=0, region_entry_size=0,
+                      flags=0, seq=0, layout_generation=0, invoke_phase=0, canary_pattern=0, stack_paint_pattern=0,
+                      fault_record_addr=0, stack=stack or none, guard=none, arenas=[walked.arena],
+                      measured_by="nobody (agentless: no agent in this firmware)", agentless=True)

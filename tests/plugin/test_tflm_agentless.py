@@ -1,0 +1,143 @@
+"""Agentless decoding (tflm.py) on byte images of TFLM's structures, laid out here from the
+member offsets `ptype/o` printed for TFLM 90b983c2 built for a Cortex-M4 with -g (also in
+../shared/TFLM-INTERNALS.md, section 1). Every expected figure is where this test put it."""
+import struct
+
+import pytest
+
+from arenascope_plugin import analysis, tflm
+from arenascope_plugin.reader import ImageReader
+
+# ptype/o, arm-none-eabi-g++ 12.2 -mcpu=cortex-m4, TFLM 90b983c2.
+LAYOUT = tflm.Layout(
+    pointer=4,
+    offsets={
+        "tflite::MicroInterpreter": {"model_": 0, "allocator_": 108, "graph_": 112, "tensors_allocated_": 148,
+                                     "scratch_buffer_handles_": 152, "input_tensors_": 156, "output_tensors_": 160},
+        "tflite::MicroInterpreterGraph": {"subgraph_allocations_": 16},
+        "tflite::MicroAllocator": {"non_persistent_buffer_allocator_": 4, "memory_planner_": 16,
+                                   "scratch_buffer_request_count_": 24, "max_head_buffer_usage_": 32},
+        "tflite::SingleArenaBufferAllocator": {"buffer_head_": 8, "buffer_tail_": 12, "head_": 16, "tail_": 20,
+                                               "temp_": 24},
+        "tflite::SubgraphAllocations": {"node_and_registrations": 0, "tensors": 4},
+        "TfLiteEvalTensor": {"data": 0, "dims": 4, "type": 8},
+        "tflite::ScratchBufferHandle": {"data": 0},
+    },
+    sizes={"tflite::MicroAllocator": 36, "tflite::SingleArenaBufferAllocator": 36, "tflite::SubgraphAllocations": 8,
+           "TfLiteEvalTensor": 12, "tflite::NodeAndRegistration": 32, "tflite::ScratchBufferHandle": 4,
+           "TfLiteTensor": 32},
+    planner_type="tflite::GreedyMemoryPlanner", planner_size=44)
+
+ARENA, SIZE = 0x20001000, 2048
+INTERP = 0x20000100
+END = ARENA + SIZE
+# The tail, top down, as TFLM lays it out (addresses chosen here):
+SABA = END - 36
+PLANNER = SABA - 44
+ALLOC = PLANNER - 36
+SUBGRAPHS = ALLOC - 8 - 8            # 8 B of something the interpreter does not point to above it
+EVALS = SUBGRAPHS - 4 * 12           # 4 tensors
+NODES = EVALS - 2 * 32               # 2 operators
+VARIABLE = (NODES - 64) & ~15        # tensor 3, 64 B, 16-aligned
+HANDLES = VARIABLE - 4               # 1 scratch handle
+IN_ARRAY, IN_TENSOR = HANDLES - 16, HANDLES - 48
+OUT_ARRAY, OUT_TENSOR = IN_TENSOR - 16, IN_TENSOR - 48
+TAIL = OUT_TENSOR - 24               # 24 B of kernel data below it
+# The head: tensor 0 (input) at +0, tensor 2 (output) at +16, scratch 0 at +32; head 96.
+HEAD = 96
+
+PLAN = {  # arenascope-plan's JSON for such a model (the fields the walk reads)
+    "file_bytes": 1234,
+    "subgraphs": [{"index": 0, "inputs": [0], "outputs": [2],
+                   "operators": [{"index": 0}, {"index": 1}],
+                   "tensors": [{"index": 0, "placement": "arena", "bytes": 16},
+                               {"index": 1, "placement": "flash", "bytes": 40},
+                               {"index": 2, "placement": "arena", "bytes": 16},
+                               {"index": 3, "placement": "persistent", "bytes": 64}]}],
+    "buffers": [{"id": 0, "subgraph": 0, "tensor": 0, "scratch": -1, "name": "in", "size": 16, "first": 0, "last": 1,
+                 "offset": 0},
+                {"id": 1, "subgraph": 0, "tensor": 2, "scratch": -1, "name": "out", "size": 16, "first": 2, "last": 2,
+                 "offset": 16},
+                {"id": 2, "subgraph": 0, "tensor": -1, "scratch": 0, "name": "op 1 scratch", "size": 64, "first": 2,
+                 "last": 2, "offset": 32}],
+}
+
+
+def image(allocated=True, out_at=16):
+    mem = bytearray(0x3000)
+    base = 0x20000000
+
+    def put(addr, value, size=4):
+        struct.pack_into("<I" if size == 4 else "<B", mem, addr - base, value)
+
+    L = LAYOUT.offsets
+    put(INTERP + 0, 0x8000)                      # model_ (in flash)
+    put(INTERP + 108, ALLOC)
+    put(INTERP + 112 + 16, SUBGRAPHS)
+    put(INTERP + 148, 1 if allocated else 0, 1)
+    put(INTERP + 152, HANDLES)
+    put(INTERP + 156, IN_ARRAY)
+    put(INTERP + 160, OUT_ARRAY)
+    put(ALLOC + 4, SABA)                         # the INonPersistentBufferAllocator base is at +0
+    put(ALLOC + 16, PLANNER)
+    put(ALLOC + 24, 1)                           # scratch requests
+    put(ALLOC + 32, HEAD)
+    for member, value in (("buffer_head_", ARENA), ("buffer_tail_", END), ("head_", ARENA + HEAD),
+                          ("tail_", TAIL), ("temp_", ARENA + HEAD)):
+        put(SABA + L["tflite::SingleArenaBufferAllocator"][member], value)
+    put(SUBGRAPHS, NODES)
+    put(SUBGRAPHS + 4, EVALS)
+    for t, where in ((0, ARENA), (1, 0x8100), (2, ARENA + out_at), (3, VARIABLE)):
+        put(EVALS + 12 * t, where)
+    put(HANDLES, ARENA + 32)
+    put(IN_ARRAY, IN_TENSOR)
+    put(OUT_ARRAY, OUT_TENSOR)
+    return ImageReader([(base, mem)])
+
+
+def test_walk_rebuilds_tflms_map():
+    w = tflm.walk(image(), LAYOUT, INTERP, PLAN)
+    a = w.arena
+    assert (a.base_addr, a.size, a.head, a.temp, a.tail) == (ARENA, SIZE, HEAD, HEAD, TAIL - ARENA)
+    assert a.tflm_figures and w.model_addr == 0x8000 and not w.mismatches
+    head = [(r.offset, r.size, r.kind, r.first_use, r.last_use) for r in a.regions if r.kind in ("tensor", "scratch")]
+    assert head == [(0, 16, "tensor", 0, 1), (16, 16, "tensor", 2, 2), (32, 64, "scratch", 2, 2)]
+    tail = {r.name: (r.offset + ARENA, r.size) for r in a.regions if r.kind in ("persistent", "metadata")}
+    assert tail["SingleArenaBufferAllocator"] == (SABA, 36)
+    assert tail["GreedyMemoryPlanner"] == (PLANNER, 44)
+    assert tail["MicroAllocator"] == (ALLOC, 36)
+    assert tail["SubgraphAllocations[]"] == (SUBGRAPHS, 8)
+    assert tail["subgraph 0: TfLiteEvalTensor[4]"] == (EVALS, 48)
+    assert tail["subgraph 0: NodeAndRegistration[2]"] == (NODES, 64)
+    assert tail["variable tensor 3"] == (VARIABLE, 64)
+    assert tail["ScratchBufferHandle[1]"] == (HANDLES, 4)
+    assert tail["input tensor 0: TfLiteTensor"] == (IN_TENSOR, 32) and tail["input TfLiteTensor*[1]"] == (IN_ARRAY, 4)
+    # The tail is covered from tail_ to the end, the unknown parts named as such, no overlap.
+    spans = sorted((r.offset, r.offset + r.size) for r in a.regions if r.kind in ("persistent", "metadata"))
+    assert spans[0][0] == TAIL - ARENA and spans[-1][1] == SIZE
+    assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))
+    variable = next(r for r in a.regions if r.name == "variable tensor 3")
+    assert variable.flag_names == ["variable"]
+    assert not analysis.overlaps(a)
+    d = tflm.descriptor(w, 4)
+    assert d.agentless and not d.measured and d.invokes == 0 and not d.guard.filled
+
+
+def test_a_placement_other_than_the_planners_is_reported():
+    w = tflm.walk(image(out_at=128), LAYOUT, INTERP, PLAN)
+    assert w.mismatches == ["tensor 2: TFLM put it at +128, the planner predicted +16"]
+    assert [r.offset for r in w.arena.regions if r.kind == "tensor"] == [0, 128]
+
+
+def test_an_interpreter_before_allocate_tensors_is_refused():
+    with pytest.raises(tflm.AgentlessError, match="has not allocated its tensors yet"):
+        tflm.walk(image(allocated=False), LAYOUT, INTERP, PLAN)
+
+
+def test_pointers_out_of_order_are_refused():
+    reader = image()
+    broken = ImageReader([(0x20000000, bytearray(reader.segments[0][1]))])
+    mem = bytearray(broken.segments[0][1])
+    struct.pack_into("<I", mem, SABA + 20 - 0x20000000, ARENA + 8)  # tail_ below head_
+    with pytest.raises(tflm.AgentlessError, match="are not in order"):
+        tflm.walk(ImageReader([(0x20000000, mem)]), LAYOUT, INTERP, PLAN)
