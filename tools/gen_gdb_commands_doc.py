@@ -159,6 +159,7 @@ pyelftools (Debian `python3-pyelftools`) to read the ELF's RAM sections for the 
 | `set arena view-port N` | 47800 | the loopback port `arena view` serves snapshots on |
 | `set arena viewer-path PATH` | auto | the viewer `arena view` starts (auto: `build/viewer/arenascope-viewer` beside the plugin, then PATH) |
 | `set arena planner-path PATH` | auto | the planner tool `arena plan --model` runs (auto: `build/planner/arenascope-plan` beside the plugin, then PATH) |
+| `set arena model FILE` | (empty) | agentless mode: the `.tflite` the firmware runs, when its model is not a data symbol of the ELF (empty: read it from the ELF; docs/integrating-tflm.md) |
 | `set arena debug on\\|off` | off | show Python tracebacks of internal errors (for bug reports) |
 
 Values are checked when set: a bad one is refused with the reason, and the old one kept.
