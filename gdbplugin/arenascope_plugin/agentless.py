@@ -34,21 +34,23 @@ def tflm_in_elf():
         return False
 
 
-def attach(expr):
+def attach(expr):  # noqa: C901
     """`arena attach EXPR`: remember the interpreter EXPR names (an object or a pointer to one)."""
     try:
         v = gdb.parse_and_eval(expr)
     except gdb.error as e:
-        raise TargetError(f"arena attach: cannot evaluate '{expr}': {e}") from None
+        raise TargetError(f"cannot evaluate '{expr}': {e}") from None
     t = v.type.strip_typedefs()
     if t.code == gdb.TYPE_CODE_PTR:
         address, target = int(v), t.target().strip_typedefs()
     elif t.code == gdb.TYPE_CODE_STRUCT:
         address, target = int(v.address), t
+    elif t.code == gdb.TYPE_CODE_INT:
+        address, target = parse_address(expr), None  # a plain address: taken as given
     else:
-        address, target = parse_address(expr), None
-    if target is not None and target.name != "tflite::MicroInterpreter":
-        raise TargetError(f"arena attach: '{expr}' is a {target.name}, not a tflite::MicroInterpreter")
+        raise TargetError(f"'{expr}' is a {t}, not a tflite::MicroInterpreter or a pointer to one")
+    if target is not None and target.code != gdb.TYPE_CODE_VOID and target.name != "tflite::MicroInterpreter":
+        raise TargetError(f"'{expr}' is a {target.name}, not a tflite::MicroInterpreter")
     _ATTACHED[gdb.selected_inferior().num] = address
     return address
 
@@ -193,7 +195,7 @@ def load(reader, planner_tool, model_setting=""):
     _planner_type(lay, reader, allocator)
     path = model_setting or _model_file(reader, model_addr)
     try:
-        doc, rejected = model.run_planner(planner_tool, path)
+        doc, _rejected = model.run_planner(planner_tool, path, "cortex-m" if lay.pointer == 4 else "host")
     except model.PlannerError as e:
         raise TargetError(f"agentless mode: {e}") from None
     finally:
@@ -203,5 +205,13 @@ def load(reader, planner_tool, model_setting=""):
         walked = tflm.walk(reader, lay, interpreter, doc)
     except tflm.AgentlessError as e:
         raise TargetError(f"agentless mode: {e}") from None
+    # The planner's minimum arena holds for this firmware when its tail is the one TFLM built
+    # (same kernels, same TFLM): then the headroom is measured against what AllocateTensors needs.
+    a = walked.arena
+    predicted = doc.get("arena") or {}
+    minimum = None
+    if predicted.get("exact") and doc.get("tail", {}).get("bytes") == a.size - a.tail and \
+            doc["plans"]["tflm-greedy"]["head_bytes"] == a.head:
+        minimum = predicted.get("minimum_bytes")
     return tflm.descriptor(walked, lay.pointer), f"agentless: the MicroInterpreter at {interpreter:#x} ({how})", \
-        walked.mismatches
+        walked.mismatches, minimum

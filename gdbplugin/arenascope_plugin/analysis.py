@@ -119,7 +119,9 @@ def changed_range(data, pattern):
     return lo, hi
 
 
-def arena_figures(arena):
+def arena_figures(arena, minimum_arena=None):
+    """minimum_arena: the planner's minimum for this firmware's model and kernels, when known;
+    the headroom is then measured against it (AllocateTensors needs it), not against used bytes."""
     used = max(arena.head, arena.temp) + (arena.size - arena.tail)
     band = arena.canary
     damage = None
@@ -130,10 +132,13 @@ def arena_figures(arena):
         damage = (start, end)
         high_water = max(high_water, end)
     peak = high_water + (arena.size - arena.tail)
+    if minimum_arena:
+        peak = max(peak, minimum_arena)
     headroom = arena.size - peak
     return ArenaFigures(used=used, peak=peak, headroom=headroom,
                         headroom_pct=(100.0 * headroom / peak) if peak else 0.0,
-                        free_band_size=band.size, free_intact=band.size - band.touched_bytes, damage=damage)
+                        free_band_size=band.size, free_intact=band.size - band.touched_bytes, damage=damage,
+                        minimum_arena=minimum_arena)
 
 
 def stack_below(desc):

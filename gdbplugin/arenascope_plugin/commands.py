@@ -204,6 +204,7 @@ class Context:
         self.note = None
         self.stale = []
         self.stack_source = "the descriptor"
+        self.minimum_arena = None  # the planner's minimum arena, when it holds for this firmware
 
 
 def _scan_ranges():
@@ -311,7 +312,7 @@ def gather(need_descriptor=True, verify=False):
     except (NotFoundError, DecodeError) as exc:
         if agentless.attached() or agentless.tflm_in_elf():
             # No agent: walk TFLM's own objects (agentless.py, tflm.py).
-            ctx.desc, ctx.located_by, mismatches = agentless.load(
+            ctx.desc, ctx.located_by, mismatches, ctx.minimum_arena = agentless.load(
                 ctx.reader, _tool_path("planner-path", "planner", "arenascope-plan"), str(setting("model")).strip())
             for m in mismatches:
                 gdb.write(f"arena: warning: {m}\n")
@@ -338,7 +339,7 @@ def gather(need_descriptor=True, verify=False):
                 verify = True
                 desc.measured_by = ("host scan of target memory, now: the agent's last measurement is stale (the "
                                     "guard band changed after it)")
-        ctx.figs = {a.index: analysis.arena_figures(a) for a in desc.arenas}
+        ctx.figs = {a.index: analysis.arena_figures(a, ctx.minimum_arena) for a in desc.arenas}
         scanned = painted = None
         if bounds or verify or not desc.measured:
             lo, hi = bounds or (desc.stack.low_addr, desc.stack.high_addr)

@@ -37,7 +37,10 @@ def info_lines(desc, figs, stack, located_by):
                 f"  temp high-water:        {kib(a.temp)} from base ({a.temp - a.head} B above the head)",
                 f"  tail (persistent):      {kib(a.size - a.tail)}, +{a.tail}..+{a.size}",
                 f"  used:                   {kib(f.used)} = max(head, temp) + tail (TFLM arena_used_bytes)",
-                f"  peak:                   {kib(f.peak)}" + (" (raised by canary damage)" if f.damage else "")]
+                f"  peak:                   {kib(f.peak)}" + (" (raised by canary damage)" if f.damage else
+                                                              " (the planner's minimum arena: what AllocateTensors "
+                                                              "needs)" if f.minimum_arena and f.peak == f.minimum_arena
+                                                              and f.peak > f.used else "")]
         if f.free_band_size:
             out.append(f"  free band intact:       {f.free_intact} B of {f.free_band_size} B"
                        + (f" (damaged +{f.damage[0]}..+{f.damage[1]})" if f.damage else ""))
@@ -57,6 +60,9 @@ def info_lines(desc, figs, stack, located_by):
 
 
 def stack_lines(s, indent="  "):
+    if s.high <= s.low:
+        return [f"{indent}stack:                    unknown: no bounds (no agent, no linker symbols such as "
+                "__StackLimit/__StackTop): `set arena stack-range LOW HIGH`"]
     out = [f"{indent}stack:                    {s.low:#x}-{s.high:#x}, size {kib(s.size)}"]
     if s.sp is not None:
         if s.sp_on_stack:

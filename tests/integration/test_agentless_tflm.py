@@ -44,6 +44,9 @@ def test_agentless_map_equals_tflms_own_figures():
         assert a["head_bytes"] == fig["head_bytes"]
         assert a["tail_bytes"] == fig["tail_bytes"]
         assert a["used_bytes"] == fig["arena_used_bytes"]
+        # The planner's tail equals TFLM's here, so its minimum arena holds and the headroom is
+        # measured against it: real TFLM's bisected minimum.
+        assert a["minimum_arena_bytes"] == fig["min_arena_bytes"] and not a["headroom_is_upper_estimate"]
         head = [(r["size_bytes"], r["offset"], r["first_use"], r["last_use"]) for r in a["regions"]
                 if r["kind"] in ("tensor", "scratch")]
         assert head == [(p["size"], p["offset"], p["first_used"], p["last_used"]) for p in fig["plan"]]

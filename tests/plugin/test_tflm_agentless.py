@@ -141,3 +141,12 @@ def test_pointers_out_of_order_are_refused():
     struct.pack_into("<I", mem, SABA + 20 - 0x20000000, ARENA + 8)  # tail_ below head_
     with pytest.raises(tflm.AgentlessError, match="are not in order"):
         tflm.walk(ImageReader([(0x20000000, mem)]), LAYOUT, INTERP, PLAN)
+
+
+def test_headroom_against_the_planners_minimum_when_it_holds():
+    a = tflm.walk(image(), LAYOUT, INTERP, PLAN).arena
+    used = HEAD + (SIZE - (TAIL - ARENA))
+    plain = analysis.arena_figures(a)
+    assert (plain.used, plain.peak, plain.headroom, plain.minimum_arena) == (used, used, SIZE - used, None)
+    known = analysis.arena_figures(a, minimum_arena=used + 100)
+    assert (known.peak, known.headroom, known.minimum_arena) == (used + 100, SIZE - used - 100, used + 100)
