@@ -122,6 +122,11 @@ def find_interpreter(reader, lay):
     needle = (vtable + 2 * lay.pointer).to_bytes(lay.pointer, "little")
     graph_off = lay.off("tflite::MicroInterpreter", "graph_")
     ranges, _ = elf_ram_ranges()
+    if not ranges:  # a position-independent executable: its sections where the process has them
+        for line in gdb.execute("info files", to_string=True).splitlines():
+            parts = line.split()
+            if len(parts) == 5 and parts[1] == "-" and parts[3] == "is" and parts[4] in (".data", ".bss"):
+                ranges.append((int(parts[0], 16), int(parts[2], 16), parts[4]))
     found = []
     for lo, hi, _name in ranges:
         at = lo
@@ -152,25 +157,28 @@ def _model_bytes(reader, address):
     if not path or not os.path.exists(path):
         raise TargetError("agentless mode: the loaded ELF is not on disk, so the model's size is unknown: give the "
                           "model file with `set arena model FILE.tflite`")
+    # GDB names the symbol at the runtime address (a position-independent executable is
+    # relocated); the ELF gives that symbol's size and bytes.
+    text = gdb.execute(f"info symbol {address:#x}", to_string=True)
+    if text.startswith("No symbol"):
+        raise TargetError(f"agentless mode: no symbol of the ELF holds the model at {address:#x}: give the model "
+                          "file with `set arena model FILE.tflite`")
+    name = text.split(" in section")[0].split(" + ")[0].strip()
+    into = int(text.split(" + ")[1].split()[0]) if " + " in text.split(" in section")[0] else 0
     from elftools.elf.elffile import ELFFile  # Debian's python3-pyelftools
     with open(path, "rb") as f:
         elf = ELFFile(f)
         symtab = elf.get_section_by_name(".symtab")
-        holder = None
-        for sym in symtab.iter_symbols() if symtab else []:
-            start, size = sym["st_value"], sym["st_size"]
-            if size and sym["st_info"]["type"] == "STT_OBJECT" and start <= address < start + size:
-                holder = (sym.name, start, size)
-                break
-        if holder is None:
-            raise TargetError(f"agentless mode: no data symbol of the ELF holds the model at {address:#x}: give the "
-                              "model file with `set arena model FILE.tflite`")
-        name, start, size = holder
+        sym = next((x for x in (symtab.iter_symbols() if symtab else []) if x.name == name and x["st_size"]), None)
+        if sym is None or sym["st_info"]["type"] != "STT_OBJECT":
+            raise TargetError(f"agentless mode: the model at {address:#x} is in '{name}', which is not a data object "
+                              "of known size: give the model file with `set arena model FILE.tflite`")
+        start, size = sym["st_value"], sym["st_size"]
         for sec in elf.iter_sections():
             lo = sec["sh_addr"]
             if sec["sh_type"] == "SHT_PROGBITS" and lo <= start and start + size <= lo + sec["sh_size"]:
                 return name, sec.data()[start - lo:start - lo + size]
-    return name, reader.read(start, size)
+    return name, reader.read(address - into, size)
 
 
 def _model_file(reader, address):

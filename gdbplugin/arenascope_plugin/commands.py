@@ -758,6 +758,8 @@ def _live_fault(reader):
     """The fault the core is handling now (halted in a fault handler), from its registers, or None.
     EXC_RETURN is in LR only until the handler saves it: after that it is reported unknown."""
     xpsr = register("xpsr")
+    if xpsr is None and register("rip") is not None:
+        return None  # not a Cortex-M (a host build): no SCB to read
     active = (xpsr & 0x1FF) if xpsr is not None else _u32(reader, SCB["icsr"]) & 0x1FF
     if active not in fault.EXCEPTIONS:
         return None
