@@ -164,6 +164,9 @@ void App::draw_status(const ScreenLayout &l)
         s += fmt::format("  |  model {}: predicted by arenascope-plan for {}, no target  |  verdict {}",
                          (slash == std::string::npos ? m : m.substr(slash + 1)).substr(0, 80), snapshot_->target,
                          snapshot_->verdict);
+    } else if (snapshot_ && snapshot_->located_by.rfind("agentless", 0) == 0) {
+        s += fmt::format("  |  agentless: TFLM's own objects, no agent (inference count and canary unavailable)  |  "
+                         "verdict {}", snapshot_->verdict);
     } else if (snapshot_) {
         s += fmt::format("  |  {} inference(s), {}  |  verdict {}", snapshot_->invokes,
                          snapshot_->measured ? "measured by " + snapshot_->measured_by : "not measured",
