@@ -12,7 +12,8 @@ import tempfile
 import gdb  # pylint: disable=import-error
 
 from . import model, tflm
-from .target import TargetError, elf_ram_ranges, parse_address
+from .reader import MemoryReadError
+from .target import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges
 
 _ATTACHED = {}  # inferior number -> interpreter address given by `arena attach`
 
@@ -34,25 +35,61 @@ def tflm_in_elf():
         return False
 
 
-def attach(expr):  # noqa: C901
-    """`arena attach EXPR`: remember the interpreter EXPR names (an object or a pointer to one)."""
+def attach(expr):
+    """`arena attach EXPR`: remember the interpreter EXPR names (an object, a reference or a pointer
+    to one, or an address). Checked before it is kept: its graph's vtable pointer must be
+    MicroInterpreterGraph's. Never evaluates what could write memory or call the target."""
+    if _SIDE_EFFECT.search(expr):
+        raise TargetError(f"refusing {expr!r}: it could write target memory or call a target function, and "
+                          "arenascope only reads; give the interpreter variable, a pointer to it, or its address")
     try:
         v = gdb.parse_and_eval(expr)
     except gdb.error as e:
         raise TargetError(f"cannot evaluate '{expr}': {e}") from None
     t = v.type.strip_typedefs()
+    if t.code == gdb.TYPE_CODE_REF:
+        v, t = v.referenced_value(), t.target().strip_typedefs()
     if t.code == gdb.TYPE_CODE_PTR:
-        address, target = int(v), t.target().strip_typedefs()
+        target = t.target().strip_typedefs()
+        if target.code != gdb.TYPE_CODE_VOID and target.name != "tflite::MicroInterpreter":
+            raise TargetError(f"'{expr}' is a {t}, not a pointer to a tflite::MicroInterpreter")
+        address = int(v)
     elif t.code == gdb.TYPE_CODE_STRUCT:
-        address, target = int(v.address), t
-    elif t.code == gdb.TYPE_CODE_INT:
-        address, target = parse_address(expr), None  # a plain address: taken as given
+        if t.name != "tflite::MicroInterpreter":
+            raise TargetError(f"'{expr}' is a {t}, not a tflite::MicroInterpreter")
+        address = int(v.address)
+    elif t.code == gdb.TYPE_CODE_INT and not expr.strip()[:1].isalpha():
+        address = int(v)  # a number or arithmetic: an address, checked below
     else:
         raise TargetError(f"'{expr}' is a {t}, not a tflite::MicroInterpreter or a pointer to one")
-    if target is not None and target.code != gdb.TYPE_CODE_VOID and target.name != "tflite::MicroInterpreter":
-        raise TargetError(f"'{expr}' is a {target.name}, not a tflite::MicroInterpreter")
+    check_interpreter(GdbReader(), layout(), address, expr)
     _ATTACHED[gdb.selected_inferior().num] = address
     return address
+
+
+def _graph_vptr(lay):
+    """The value a MicroInterpreterGraph's vtable pointer holds (the vtable + 2 pointers), or None."""
+    try:
+        vtable = int(gdb.parse_and_eval("(long)&'vtable for tflite::MicroInterpreterGraph'"))
+    except gdb.error:
+        return None
+    return (vtable & ((1 << 8 * lay.pointer) - 1)) + 2 * lay.pointer
+
+
+def check_interpreter(reader, lay, address, what):
+    """TargetError unless a constructed MicroInterpreter is at `address` (its graph_'s vtable)."""
+    if not address:
+        raise TargetError(f"'{what}' is a null pointer: the interpreter is not constructed yet (stop later)")
+    expected = _graph_vptr(lay)
+    try:
+        got = int.from_bytes(reader.read(address + lay.off("tflite::MicroInterpreter", "graph_"), lay.pointer),
+                             "little")
+    except MemoryReadError as e:
+        raise TargetError(f"'{what}' ({address:#x}) is not readable memory ({e}): not a MicroInterpreter") from None
+    if expected is not None and got != expected:
+        raise TargetError(f"no constructed tflite::MicroInterpreter at {address:#x} ('{what}'): its graph_ member "
+                          f"does not point to MicroInterpreterGraph's vtable ({got:#x}, expected {expected:#x}); "
+                          "or the loaded ELF is not the firmware the target runs (`compare-sections`)")
 
 
 def _type(name):
@@ -113,20 +150,21 @@ def find_interpreter(reader, lay):
     attached = _ATTACHED.get(gdb.selected_inferior().num)
     if attached is not None:
         return attached, "`arena attach`"
-    try:
-        vtable = int(gdb.parse_and_eval("(long)&'vtable for tflite::MicroInterpreterGraph'")) & ((1 << 8 * lay.pointer) - 1)
-    except gdb.error:
+    vptr = _graph_vptr(lay)
+    if vptr is None:
         raise TargetError("no arenascope descriptor, and no TFLM MicroInterpreter in this ELF (no symbol "
                           "'vtable for tflite::MicroInterpreterGraph'): link the arenascope agent, or load the "
-                          "firmware's ELF built with TFLM and -g") from None
-    needle = (vtable + 2 * lay.pointer).to_bytes(lay.pointer, "little")
+                          "firmware's ELF built with TFLM and -g")
+    needle = vptr.to_bytes(lay.pointer, "little")
     graph_off = lay.off("tflite::MicroInterpreter", "graph_")
     ranges, _ = elf_ram_ranges()
     if not ranges:  # a position-independent executable: its sections where the process has them
         for line in gdb.execute("info files", to_string=True).splitlines():
             parts = line.split()
             if len(parts) == 5 and parts[1] == "-" and parts[3] == "is" and parts[4] in (".data", ".bss"):
-                ranges.append((int(parts[0], 16), int(parts[2], 16), parts[4]))
+                entry = (int(parts[0], 16), int(parts[2], 16), parts[4])
+                if entry not in ranges:  # a remote target lists them twice
+                    ranges.append(entry)
     found = []
     for lo, hi, _name in ranges:
         at = lo
@@ -140,12 +178,15 @@ def find_interpreter(reader, lay):
                 k = chunk.find(needle, k + 1)
             at += n
     if not found:
-        raise TargetError("no arenascope descriptor and no constructed tflite::MicroInterpreter in RAM: stop after "
-                          "the interpreter is constructed, or name it with `arena attach EXPR`")
+        raise TargetError("no arenascope descriptor and no constructed tflite::MicroInterpreter in the ELF's "
+                          ".data/.bss: stop after the interpreter is constructed; if it lives on the stack or the "
+                          "heap, name it with `arena attach EXPR`; or the loaded ELF is not the one the target runs")
+    allocated = [a for a in found if tflm.read_header(reader, lay, a)[1]]
+    chosen = (allocated or found)[0]
     if len(found) > 1:
-        gdb.write(f"arena: {len(found)} MicroInterpreters in RAM; showing the one at {found[0]:#x} (choose another "
-                  "with `arena attach EXPR`)\n")
-    return found[0], "a scan for the MicroInterpreterGraph vtable"
+        gdb.write(f"arena: {len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
+                  f"the one at {chosen:#x} (choose another with `arena attach EXPR`)\n")
+    return chosen, "a scan for the MicroInterpreterGraph vtable"
 
 
 def _model_bytes(reader, address):
@@ -165,7 +206,12 @@ def _model_bytes(reader, address):
                           "file with `set arena model FILE.tflite`")
     name = text.split(" in section")[0].split(" + ")[0].strip()
     into = int(text.split(" + ")[1].split()[0]) if " + " in text.split(" in section")[0] else 0
-    from elftools.elf.elffile import ELFFile  # Debian's python3-pyelftools
+    try:
+        from elftools.elf.elffile import ELFFile  # Debian's python3-pyelftools
+    except ImportError:
+        raise TargetError("agentless mode reads the model from the ELF with pyelftools, which is not installed "
+                          "(Debian: python3-pyelftools); or give the model file with `set arena model FILE.tflite`") \
+            from None
     with open(path, "rb") as f:
         elf = ELFFile(f)
         symtab = elf.get_section_by_name(".symtab")
@@ -176,9 +222,10 @@ def _model_bytes(reader, address):
         start, size = sym["st_value"], sym["st_size"]
         for sec in elf.iter_sections():
             lo = sec["sh_addr"]
-            if sec["sh_type"] == "SHT_PROGBITS" and lo <= start and start + size <= lo + sec["sh_size"]:
+            if sec["sh_type"] == "SHT_PROGBITS" and sec["sh_flags"] & 0x2 and lo <= start and \
+                    start + size <= lo + sec["sh_size"]:  # SHF_ALLOC: the image's bytes, not debug sections
                 return name, sec.data()[start - lo:start - lo + size]
-    return name, reader.read(address - into, size)
+    return name, reader.read(address - into, size)  # e.g. a model copied to RAM at run time
 
 
 def _model_file(reader, address):
@@ -190,17 +237,45 @@ def _model_file(reader, address):
     return f.name
 
 
+def _check_model_file(reader, path, model_addr):
+    """TargetError unless the file holds the model the interpreter runs: its bytes from the
+    buffer's start (the root table's offset before model_) equal the target's."""
+    try:
+        with open(os.path.expanduser(path), "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise TargetError(f"`set arena model`: cannot read {path}: {e.strerror}") from None
+    if len(data) < 8:
+        raise TargetError(f"`set arena model`: {path} is not a TensorFlow Lite model ({len(data)} bytes)")
+    root = int.from_bytes(data[:4], "little")
+    n = min(len(data), 4096)
+    try:
+        same = reader.read(model_addr - root, n) == data[:n]
+    except MemoryReadError:
+        same = False
+    if not same:
+        raise TargetError(f"`set arena model`: {path} is not the model the interpreter runs (its bytes differ from "
+                          f"those at {model_addr - root:#x}): give the file the firmware was built with, or "
+                          "`set arena model auto` to read it from the ELF")
+
+
 def load(reader, planner_tool, model_setting=""):
     """(Descriptor, how the interpreter was found, planner mismatches) for agentless mode."""
     lay = layout()
     interpreter, how = find_interpreter(reader, lay)
+    check_interpreter(reader, lay, interpreter, f"{interpreter:#x}")
     model_addr, allocated = tflm.read_header(reader, lay, interpreter)
     if not allocated:
-        raise TargetError(f"the MicroInterpreter at {interpreter:#x} has not allocated its tensors yet: continue past "
-                          "AllocateTensors() and ask again")
+        raise TargetError(f"the MicroInterpreter at {interpreter:#x} has no tensors allocated: AllocateTensors() has "
+                          "not run yet, or it failed (too small an arena? `arena plan --model FILE` predicts the "
+                          "minimum); continue past it and ask again")
     allocator = int.from_bytes(reader.read(interpreter + lay.off("tflite::MicroInterpreter", "allocator_"),
                                            lay.pointer), "little")
     _planner_type(lay, reader, allocator)
+    if model_setting in ("auto", '""', "''"):
+        model_setting = ""
+    if model_setting:
+        _check_model_file(reader, model_setting, model_addr)
     path = model_setting or _model_file(reader, model_addr)
     try:
         doc, _rejected = model.run_planner(planner_tool, path, "cortex-m" if lay.pointer == 4 else "host")
@@ -213,6 +288,9 @@ def load(reader, planner_tool, model_setting=""):
         walked = tflm.walk(reader, lay, interpreter, doc)
     except tflm.AgentlessError as e:
         raise TargetError(f"agentless mode: {e}") from None
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise TargetError(f"agentless mode: the planner's JSON does not follow \"{model.SCHEMA}\" ({type(e).__name__}: "
+                          f"{e}): is `set arena planner-path` arenascope-plan?") from None
     # The planner's minimum arena holds for this firmware when its tail is the one TFLM built
     # (same kernels, same TFLM): then the headroom is measured against what AllocateTensors needs.
     a = walked.arena

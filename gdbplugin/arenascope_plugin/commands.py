@@ -455,7 +455,8 @@ def _write(lines):
 
 
 class ArenaPrefix(gdb.Command):
-    """Inspect TensorFlow Lite Micro tensor arenas through the arenascope agent's descriptor.
+    """Inspect TensorFlow Lite Micro tensor arenas through the arenascope agent's descriptor, or,
+in a firmware without the agent, through TFLM's own objects (agentless mode, needs -g).
 
 Commands (all read-only: they never write target memory or call target functions):
   arena info              bounds, head/temp/tail, used, peak, headroom, canary and stack figures
@@ -469,6 +470,7 @@ Commands (all read-only: they never write target memory or call target functions
   arena view              open the live arena map window (the viewer), fed at every stop
   arena refresh           send the viewer a fresh snapshot now
   arena fault             decode the last fault and say whether the stack or the arena did it
+  arena attach EXPR       agentless: read this tflite::MicroInterpreter (docs/integrating-tflm.md)
 Settings: `show arena` lists them; `set arena colour off` for plain output.
 Docs: docs/gdb-commands.md."""
 
@@ -855,8 +857,14 @@ def arena_verdict(ctx, f, damaged):
         where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
                   "the code at the stacked PC" if f.frame else
                   "the code that faulted (no stacked frame here to say where)")
-        out.append("VERDICT: not the arena and not the stack: the arena's bands and checksums are intact and the "
-                   f"stack stayed inside its bounds; the cause is {where_}")
+        if desc is not None and desc.agentless:
+            out.append("VERDICT: unknown whether the arena or the stack did it: with no arenascope agent there are no "
+                       "canary or guard bands and no region checksums to tell"
+                       + ("" if s is not None and s.high > s.low and s.painted else ", and the stack's bounds or paint "
+                          "are unknown") + f"; look at {where_}")
+        else:
+            out.append("VERDICT: not the arena and not the stack: the arena's bands and checksums are intact and the "
+                       f"stack stayed inside its bounds; the cause is {where_}")
     return out
 
 

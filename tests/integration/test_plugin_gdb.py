@@ -369,3 +369,14 @@ def test_live_link_gives_a_late_viewer_the_latest_stop_and_says_when_the_target_
     assert msgs[0] == "MSG ['snapshot'] [3] ['FAIL']", text      # the stop it missed, not invoke 2's PASS
     assert msgs[1] == "MSG ['snapshot', 'state', 'snapshot'] [3, 4] ['FAIL', 'FAIL']", text
     assert "Fatal signal" not in text
+
+
+def test_attach_refuses_what_is_not_an_interpreter_without_evaluating_it():
+    """`arena attach` on the demo firmware (no TFLM in it): an assignment or a call is refused
+    before GDB evaluates it (the variable keeps its value), a typed non-interpreter is refused."""
+    text = on_qemu(["print demo_scenario", "arena attach demo_scenario = 5", "arena attach demo_invoke_done(3)",
+                    "print demo_scenario", "arena attach tensor_arena", "arena attach &tensor_arena"])
+    assert text.count("$1 = 0") == 1 and "$2 = 0" in text, text
+    assert "refusing 'demo_scenario = 5'" in text and "refusing 'demo_invoke_done(3)'" in text
+    assert "'tensor_arena' is a uint8_t [" in text and "not a tflite::MicroInterpreter" in text
+    assert "'&tensor_arena' is a uint8_t (*)[" in text and "Traceback" not in text

@@ -19,7 +19,8 @@ VIEWER = BUILD / "viewer" / "arenascope-viewer"
 FIXTURE = ROOT / "tests" / "fixtures" / "demo_overrun_snapshot.json"
 PALETTE = {  # viewer/README.md
     "tensor": (66, 135, 245), "scratch": (186, 85, 211), "temp": (240, 200, 60), "persistent": (0, 170, 170),
-    "metadata": (128, 128, 128), "free": (40, 110, 40), "touched": (230, 40, 40), "hwm": (255, 255, 255),
+    "metadata": (128, 128, 128), "free": (40, 110, 40), "free_unmeasured": (70, 80, 70), "touched": (230, 40, 40),
+    "hwm": (255, 255, 255),
     "stack_used": (255, 140, 0), "stack_unused": (70, 70, 100), "guard": (200, 200, 200),
 }
 
@@ -298,3 +299,7 @@ def test_model_plan_snapshot_shows_with_no_target(tmp_path):
     proc, image, layout = render(snap_file)
     assert proc.returncode == 0, proc.stderr
     assert region_colours_checked(snap, image, layout) >= 10
+    # The free space between head and tail: no canary in a prediction, so not "canary intact".
+    y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
+    assert image.getpixel((int(x_of(layout, (a["head_bytes"] + a["tail_offset"]) // 2)), y)) == \
+        PALETTE["free_unmeasured"]

@@ -150,3 +150,14 @@ def test_headroom_against_the_planners_minimum_when_it_holds():
     assert (plain.used, plain.peak, plain.headroom, plain.minimum_arena) == (used, used, SIZE - used, None)
     known = analysis.arena_figures(a, minimum_arena=used + 100)
     assert (known.peak, known.headroom, known.minimum_arena) == (used + 100, SIZE - used - 100, used + 100)
+
+
+def test_scratch_buffers_the_planner_does_not_know_and_stray_pointers_are_said_not_fatal():
+    plan = dict(PLAN, buffers=PLAN["buffers"] + [
+        {"id": 3, "subgraph": 0, "tensor": -1, "scratch": 1, "name": "op 1 scratch 2", "size": 16, "first": 2,
+         "last": 2, "offset": 96}])
+    w = tflm.walk(image(out_at=SIZE + 64), LAYOUT, INTERP, plan)  # tensor 2 points past the arena
+    assert w.mismatches[0].startswith("TFLM holds 1 scratch buffer(s), the planner predicts 2")
+    assert any(m.startswith("tensor 2 is at ") and "not shown" in m for m in w.mismatches)
+    assert [(r.kind, r.offset) for r in w.arena.regions if r.kind in ("tensor", "scratch")] == [
+        ("tensor", 0), ("scratch", 32)]

@@ -211,7 +211,8 @@ void App::draw_map(const Arena &a, const Rect &r)
     // The area bar: head, temp, free band (intact or touched), tail.
     rect(dl, X(0), bar_y0_, X(a.head_bytes), bar_y1_, Paint::Tensor);
     rect(dl, X(a.head_bytes), bar_y0_, X(std::max(a.temp_bytes, a.head_bytes)), bar_y1_, Paint::Temp);
-    rect(dl, X(std::max(a.temp_bytes, a.head_bytes)), bar_y0_, X(a.tail_offset), bar_y1_, Paint::FreeIntact);
+    rect(dl, X(std::max(a.temp_bytes, a.head_bytes)), bar_y0_, X(a.tail_offset), bar_y1_,
+         a.free_band.present ? Paint::FreeIntact : Paint::FreeUnmeasured);
     rect(dl, X(a.tail_offset), bar_y0_, X(a.size_bytes), bar_y1_, Paint::Metadata);
     for (const Region &reg : a.regions) {
         if (reg.kind == "persistent" || reg.kind == "metadata") {
@@ -294,7 +295,8 @@ void App::draw_map(const Arena &a, const Rect &r)
                                          ? (touched ? fmt::format("free band, canary TOUCHED at +{}..+{} ({} B)",
                                                                   a.damage->offset, a.damage->offset + a.damage->size_bytes,
                                                                   a.damage->size_bytes)
-                                                    : std::string("free band, canary intact"))
+                                                    : std::string(a.free_band.present ? "free band, canary intact"
+                                                                                      : "free, no canary to measure"))
                                          : "persistent tail";
             ImGui::SetTooltip("+%llu B (%#llx): %s", (unsigned long long)off, (unsigned long long)(a.base_addr + off),
                               area.c_str());
@@ -350,7 +352,8 @@ void App::draw_ram(const Arena *ap, const Rect &r)
     if (ap) {
         rect(dl, x0, Y(b + a.head_bytes), x1, Y(b), Paint::Tensor);
         rect(dl, x0, Y(b + a.temp_bytes), x1, Y(b + a.head_bytes), Paint::Temp);
-        rect(dl, x0, Y(b + a.tail_offset), x1, Y(b + a.temp_bytes), Paint::FreeIntact);
+        rect(dl, x0, Y(b + a.tail_offset), x1, Y(b + a.temp_bytes),
+             a.free_band.present ? Paint::FreeIntact : Paint::FreeUnmeasured);
         if (a.damage) {
             const float y_top = Y(b + a.damage->offset + a.damage->size_bytes), y_bot = Y(b + a.damage->offset);
             rect(dl, x0, std::min(y_top, y_bot - 2), x1, y_bot, Paint::FreeTouched);  // at least 2 px
@@ -597,7 +600,7 @@ void App::draw_legend(const Rect &r)
     ImDrawList *dl = ImGui::GetWindowDrawList();
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
     float y = r.y + 4;
-    for (Paint p : {Paint::Tensor, Paint::Scratch, Paint::Temp, Paint::Persistent, Paint::Metadata, Paint::FreeIntact,
+    for (Paint p : {Paint::Tensor, Paint::Scratch, Paint::Temp, Paint::Persistent, Paint::Metadata, Paint::FreeIntact, Paint::FreeUnmeasured,
                     Paint::FreeTouched, Paint::Guard, Paint::GuardTouched, Paint::StackUsed, Paint::StackUnused,
                     Paint::HighWater, Paint::StackPointer, Paint::LiveCurve, Paint::LowerBound}) {
         if (y + 14 > r.y + r.h) break;

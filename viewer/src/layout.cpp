@@ -19,6 +19,7 @@ Rgba colour(Paint p)
     case Paint::Persistent: return {0, 170, 170, 255};
     case Paint::Metadata: return {128, 128, 128, 255};
     case Paint::FreeIntact: return {40, 110, 40, 255};
+    case Paint::FreeUnmeasured: return {70, 80, 70, 255};
     case Paint::FreeTouched: return {230, 40, 40, 255};
     case Paint::Guard: return {200, 200, 200, 255};
     case Paint::GuardTouched: return {255, 90, 90, 255};
@@ -54,6 +55,7 @@ const char *paint_name(Paint p)
     case Paint::Metadata: return "TFLM metadata (tail)";
     case Paint::FreeIntact: return "free, canary intact";
     case Paint::FreeTouched: return "free, canary touched";
+    case Paint::FreeUnmeasured: return "free, no canary (agentless, or not filled)";
     case Paint::Guard: return "guard band";
     case Paint::GuardTouched: return "guard band, touched";
     case Paint::StackUsed: return "stack used (above the high-water mark)";

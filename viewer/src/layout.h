@@ -26,7 +26,7 @@ struct Rgba {
 };
 
 enum class Paint {
-    Background, Tensor, Scratch, Temp, Persistent, Metadata, FreeIntact, FreeTouched, Guard, GuardTouched,
+    Background, Tensor, Scratch, Temp, Persistent, Metadata, FreeIntact, FreeTouched, FreeUnmeasured, Guard, GuardTouched,
     StackUsed, StackUnused, HighWater, StackPointer, RulePass, RuleFail, Boundary, LiveCurve, LowerBound, Selected,
 };
 
