@@ -34,6 +34,8 @@ MEMBERS = {
     "tflite::SubgraphAllocations": ["node_and_registrations", "tensors"],
     "TfLiteEvalTensor": ["data", "dims", "type"],
     "tflite::ScratchBufferHandle": ["data"],
+    "tflite::NodeAndRegistration": ["node"],
+    "TfLiteNode": ["user_data", "builtin_data"],
 }
 SIZES = ["tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator", "tflite::SubgraphAllocations",
          "TfLiteEvalTensor", "tflite::NodeAndRegistration", "tflite::ScratchBufferHandle", "TfLiteTensor"]
@@ -164,6 +166,19 @@ def walk(reader, layout, interpreter, plan):
             if t["placement"] == "persistent":
                 tail_items.append((tensor_data(s, t["index"]), t["bytes"], f"variable tensor {t['index']}",
                                    "persistent", VARIABLE))
+    # Each operator's builtin options (node.builtin_data, from Parse) and OpData (node.user_data,
+    # from Init), sized by the planner's prediction of that operator's requests.
+    kernel_requests = {(t["subgraph"], t["operator"], t["phase"]): t for t in
+                       reversed(plan.get("tail", {}).get("regions", [])) if t.get("operator", -1) >= 0}
+    nar, node = "tflite::NodeAndRegistration", "TfLiteNode"
+    for s, sg in enumerate(subgraph_docs):
+        for i in range(len(sg["operators"])):
+            at = node_arrays[s] + i * layout.sizes[nar] + layout.off(nar, "node")
+            for member, phase in (("builtin_data", "parse"), ("user_data", "init")):
+                request = kernel_requests.get((s, i, phase))
+                if request:
+                    tail_items.append((_ptr(reader, at + layout.off(node, member), layout), request["size"],
+                                       request["what"], "persistent", 0))
     if scratch_count and handles:
         tail_items.append((handles, scratch_count * layout.sizes["tflite::ScratchBufferHandle"],
                            f"ScratchBufferHandle[{scratch_count}]", "metadata", 0))
@@ -188,12 +203,14 @@ def walk(reader, layout, interpreter, plan):
     filled = []
     for offset, nbytes, label, kind, flags in known:
         if offset > at:
-            filled.append((at, offset - at, "kernel data, builtin options, quantization and padding", "persistent", 0))
+            filled.append((at, offset - at, "other persistent data (per-channel buffers, quantization) and padding",
+                           "persistent", 0))
         if offset >= at:
             filled.append((offset, nbytes, label, kind, flags))
             at = offset + nbytes
     if at < size:
-        filled.append((at, size - at, "kernel data, builtin options, quantization and padding", "persistent", 0))
+        filled.append((at, size - at, "other persistent data (per-channel buffers, quantization) and padding",
+                       "persistent", 0))
     for offset, nbytes, label, kind, flags in filled:
         regions.append(Region(index=len(regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind=kind, flags=flags,
                               first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=label))

@@ -76,6 +76,7 @@ struct Builder {
   void kernel(Phase phase, int s, const Operator& op, const std::vector<KernelAlloc>& allocs) {
     const std::string who = op_label(s, op);
     for (const KernelAlloc& a : allocs) {
+      const size_t first = steps.size();
       switch (a.kind) {
         case KernelAlloc::Kind::BuiltinData:
           add(Step::Kind::Persistent, phase, a.bytes, a.align, "builtin data", who + ": " + a.what,
@@ -96,6 +97,7 @@ struct Builder {
         case KernelAlloc::Kind::Scratch:
           break;  // a request is a record in the resizable head buffer (see ResizeHead below)
       }
+      for (size_t i = first; i < steps.size(); ++i) steps[i].subgraph = s, steps[i].op = op.index;
     }
   }
 };

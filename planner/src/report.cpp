@@ -96,8 +96,9 @@ std::vector<TailRegion> tail_regions(const Budget& b) {
     // and node structs, handles) "metadata", as the agent ABI's region kinds say.
     const bool data = s.category == "Persistent buffer data" || s.category == "builtin data" ||
                       s.category == "TfLiteTensor variable buffer data";
+    const char* pass = s.op < 0 ? "" : s.phase == Phase::Parse ? "parse" : s.phase == Phase::Init ? "init" : "prepare";
     out.push_back({at.offsets[i], s.bytes, data ? "persistent" : "metadata", s.subgraph == 0 ? s.tensor : -1,
-                   s.category, s.what});
+                   s.op < 0 ? -1 : s.subgraph, s.op, pass, s.category, s.what});
   }
   return out;
 }
@@ -144,6 +145,7 @@ nlohmann::json budget_json(const Budget& b) {
   json where = json::array();
   for (const TailRegion& t : tail_regions(b))
     where.push_back({{"offset", t.offset}, {"size", t.size}, {"kind", t.kind}, {"tensor", t.tensor},
+                     {"subgraph", t.subgraph}, {"operator", t.op}, {"phase", t.phase},
                      {"category", t.category}, {"what", t.what}});
   doc["tail"] = {{"parts", tail}, {"requested_bytes", requested}, {"bytes", b.minimum.tail_bytes},
                  {"regions", where}};

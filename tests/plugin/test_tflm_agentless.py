@@ -22,6 +22,8 @@ LAYOUT = tflm.Layout(
         "tflite::SubgraphAllocations": {"node_and_registrations": 0, "tensors": 4},
         "TfLiteEvalTensor": {"data": 0, "dims": 4, "type": 8},
         "tflite::ScratchBufferHandle": {"data": 0},
+        "tflite::NodeAndRegistration": {"node": 0},
+        "TfLiteNode": {"user_data": 12, "builtin_data": 16},
     },
     sizes={"tflite::MicroAllocator": 36, "tflite::SingleArenaBufferAllocator": 36, "tflite::SubgraphAllocations": 8,
            "TfLiteEvalTensor": 12, "tflite::NodeAndRegistration": 32, "tflite::ScratchBufferHandle": 4,
@@ -35,7 +37,8 @@ END = ARENA + SIZE
 SABA = END - 36
 PLANNER = SABA - 44
 ALLOC = PLANNER - 36
-SUBGRAPHS = ALLOC - 8 - 8            # 8 B of something the interpreter does not point to above it
+OPDATA = ALLOC - 8                   # operator 0's OpData (its node's user_data), 8 B
+SUBGRAPHS = ALLOC - 8 - 8
 EVALS = SUBGRAPHS - 4 * 12           # 4 tensors
 NODES = EVALS - 2 * 32               # 2 operators
 VARIABLE = (NODES - 64) & ~15        # tensor 3, 64 B, 16-aligned
@@ -48,6 +51,8 @@ HEAD = 96
 
 PLAN = {  # arenascope-plan's JSON for such a model (the fields the walk reads)
     "file_bytes": 1234,
+    "tail": {"regions": [{"subgraph": 0, "operator": 0, "phase": "init", "size": 8, "what": "op 0 OpData"},
+                         {"subgraph": 0, "operator": 0, "phase": "init", "size": 99, "what": "op 0 more state"}]},
     "subgraphs": [{"index": 0, "inputs": [0], "outputs": [2],
                    "operators": [{"index": 0}, {"index": 1}],
                    "tensors": [{"index": 0, "placement": "arena", "bytes": 16},
@@ -90,6 +95,7 @@ def image(allocated=True, out_at=16):
     for t, where in ((0, ARENA), (1, 0x8100), (2, ARENA + out_at), (3, VARIABLE)):
         put(EVALS + 12 * t, where)
     put(HANDLES, ARENA + 32)
+    put(NODES + 12, OPDATA)                      # node 0's user_data; its builtin_data stays null
     put(IN_ARRAY, IN_TENSOR)
     put(OUT_ARRAY, OUT_TENSOR)
     return ImageReader([(base, mem)])
@@ -111,6 +117,7 @@ def test_walk_rebuilds_tflms_map():
     assert tail["subgraph 0: NodeAndRegistration[2]"] == (NODES, 64)
     assert tail["variable tensor 3"] == (VARIABLE, 64)
     assert tail["ScratchBufferHandle[1]"] == (HANDLES, 4)
+    assert tail["op 0 OpData"] == (OPDATA, 8)  # the first Init request of operator 0 is its user_data
     assert tail["input tensor 0: TfLiteTensor"] == (IN_TENSOR, 32) and tail["input TfLiteTensor*[1]"] == (IN_ARRAY, 4)
     # The tail is covered from tail_ to the end, the unknown parts named as such, no overlap.
     spans = sorted((r.offset, r.offset + r.size) for r in a.regions if r.kind in ("persistent", "metadata"))

@@ -51,6 +51,7 @@ struct Step {
   bool fatal = true;      // false: TFLM ignores this request's failure (see allocation_steps)
   int tensor = -1;        // a variable tensor's buffer: its index in subgraph `subgraph`
   int subgraph = 0;
+  int op = -1;            // a kernel's request (Parse, Init, Prepare): its operator in subgraph `subgraph`
   std::string category;   // RecordingMicroAllocator's name where it has one, e.g. "TfLiteEvalTensor data"
   std::string what;       // e.g. "subgraph 0 operator 3 (CONV_2D) Init: OpDataConv"
   std::string source;     // TFLM file and function

@@ -39,6 +39,9 @@ struct TailRegion {
   int64_t size = 0;
   std::string kind;       // "persistent" (kernel data, builtin options, variable tensors) or "metadata"
   int tensor = -1;        // a variable tensor of subgraph 0: its index
+  int subgraph = -1;      // a kernel's request: its subgraph and operator, and the pass that made it
+  int op = -1;
+  std::string phase;      // "parse", "init", "prepare", or "" for the framework's own requests
   std::string category;   // as in Budget::tail
   std::string what;
 };
