@@ -17,6 +17,7 @@ KINDS = {1: "tensor", 2: "scratch", 3: "persistent", 4: "metadata"}
 REGION_FLAGS = {0x01: "variable", 0x02: "input", 0x04: "output", 0x08: "offline", 0x10: "immutable"}
 FLAG_MEASURED = 0x01
 ARENA_FLAG_TFLM = 0x01
+ARENA_FLAG_PLANNER_IDS = 0x02  # region ids are TFLM planner buffer ids (the TFLM adapter)
 
 # Sizes of the scalar types; "addr" is the target's address size (4 or 8).
 _SCALARS = {"u8": (1, "B"), "u16": (2, "H"), "u32": (4, "I"), "i16": (2, "h")}

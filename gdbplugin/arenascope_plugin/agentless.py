@@ -11,7 +11,7 @@ import tempfile
 
 import gdb  # pylint: disable=import-error
 
-from . import model, tflm
+from . import abi, model, tflm
 from .reader import MemoryReadError
 from .target import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges
 
@@ -301,3 +301,47 @@ def load(reader, planner_tool, model_setting=""):
         minimum = predicted.get("minimum_bytes")
     return tflm.descriptor(walked, lay.pointer), f"agentless: the MicroInterpreter at {interpreter:#x} ({how})", \
         walked.mismatches, minimum
+
+
+def label_planner_ids(reader, desc, planner_tool):
+    """The TFLM adapter publishes TFLM's plan with planner buffer ids as region ids
+    (ARENA_FLAG_PLANNER_IDS) and the model's address: map each id to its tensor or scratch buffer
+    through the planner tool on the model's bytes. Returns warnings (an empty list when all fit)."""
+    warnings = []
+    for a in desc.arenas:
+        if not a.flags & abi.ARENA_FLAG_PLANNER_IDS:
+            continue
+        if not a.model_addr or not a.model_size:
+            warnings.append(f"arena {a.index}: the adapter published no model, so its regions keep TFLM's planner ids")
+            continue
+        f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
+        try:
+            f.write(reader.read(a.model_addr, a.model_size))
+            f.close()
+            doc, _rejected = model.run_planner(planner_tool, f.name, "cortex-m" if desc.addr_size == 4 else "host")
+        except (model.PlannerError, MemoryReadError) as e:
+            warnings.append(f"arena {a.index}: cannot name the planner's buffers ({e})")
+            continue
+        finally:
+            f.close()
+            os.unlink(f.name)
+        buffers = doc.get("buffers", [])
+        tensors = {(sg["index"], t["index"]): t for sg in doc.get("subgraphs", []) for t in sg.get("tensors", [])}
+        for r in a.regions:
+            if r.kind == "persistent" and r.name is None:
+                r.name = "TFLM's persistent tail (the adapter publishes it whole)"
+            if r.kind != "tensor" or r.name is not None or r.id >= len(buffers):
+                continue  # not a planner id (or already named: sessions keep their regions)
+            b = buffers[r.id]
+            if b["size"] != r.size:
+                warnings.append(f"arena {a.index}: planner buffer {r.id} is {r.size} B on the target, {b['size']} B "
+                                "in the model's plan: the published model is not the one the interpreter runs")
+                continue
+            t = tensors.get((b["subgraph"], b["tensor"]))
+            r.kind = "tensor" if b["tensor"] >= 0 else "scratch"
+            r.id = b["tensor"] if b["tensor"] >= 0 else b["scratch"]
+            r.name, r.shape, r.dtype = b["name"], (t or {}).get("shape"), (t or {}).get("type")
+        if len(buffers) != sum(1 for r in a.regions if r.first_use != abi.USE_NONE):
+            warnings.append(f"arena {a.index}: TFLM planned {sum(1 for r in a.regions if r.first_use != abi.USE_NONE)} "
+                            f"buffers, the model's plan has {len(buffers)} (optimized kernels' scratch buffers?)")
+    return warnings

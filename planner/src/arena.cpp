@@ -105,7 +105,7 @@ struct Builder {
 }  // namespace
 
 ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, const KernelPrediction& kernels,
-                            const Abi& abi, int64_t head_bytes) {
+                            const Abi& abi, int64_t head_bytes, bool planner_in_arena) {
   Builder b{model, abi, {}};
   ArenaModel out;
   out.head_bytes = head_bytes;
@@ -118,8 +118,9 @@ ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, cons
   // MicroAllocator (micro_allocator.cc, single_arena_buffer_allocator.cc).
   b.persistent(Phase::Constructor, abi.arena_allocator, 1, "allocator objects", "SingleArenaBufferAllocator",
                "single_arena_buffer_allocator.cc SingleArenaBufferAllocator::Create");
-  b.persistent(Phase::Constructor, abi.greedy_planner, 1, "allocator objects", "GreedyMemoryPlanner",
-               "micro_allocator.cc CreateMemoryPlanner");
+  if (planner_in_arena)  // MicroAllocator::Create(arena, size, planner) takes the caller's planner
+    b.persistent(Phase::Constructor, abi.greedy_planner, 1, "allocator objects", "GreedyMemoryPlanner",
+                 "micro_allocator.cc CreateMemoryPlanner");
   b.persistent(Phase::Constructor, abi.micro_allocator, 1, "allocator objects", "MicroAllocator",
                "micro_allocator.cc MicroAllocator::Create");
 

@@ -36,6 +36,7 @@ void usage(FILE* to) {
                "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
                "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
                "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
+               "  --adapter  the firmware uses arenascope's TFLM adapter (its planner lives outside the arena)\n"
                "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
                "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
                "2 bad usage\n");
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   bool json = false, header = false, options_done = false;
   std::string target = "cortex-m";
   int margin = 10;
+  bool adapter = false;
   const char* snapshot = nullptr;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
+    else if (!std::strcmp(argv[i], "--adapter")) adapter = true;
     else if (!std::strcmp(argv[i], "--snapshot")) {
       if (i + 1 >= argc || !argv[i + 1][0]) { std::fprintf(stderr, "arenascope-plan: --snapshot needs a file name\n"); return 2; }
       snapshot = argv[++i];
@@ -82,7 +85,7 @@ int main(int argc, char** argv) {
   }
   if (!path) { std::fprintf(stderr, "arenascope-plan: no model given\n"); usage(stderr); return 2; }
   try {
-    const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin);
+    const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin, adapter);
     // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
     if (json && header) { std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n"); return 2; }
     if (snapshot) {

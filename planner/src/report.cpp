@@ -41,11 +41,12 @@ double fragmentation_pct(const Budget& b) {
 
 }  // namespace
 
-Budget make_budget(const std::string& path, const Abi& abi, int margin_pct) {
+Budget make_budget(const std::string& path, const Abi& abi, int margin_pct, bool adapter) {
   Budget b;
   b.model_path = path;
   b.abi = abi;
   b.margin_pct = margin_pct;
+  b.adapter = adapter;
   b.model = read_model_file(path);  // its errors already name the file
   try {
     b.kernels = predict_kernels(b.model, abi);
@@ -67,7 +68,7 @@ Budget make_budget(const std::string& path, const Abi& abi, int margin_pct) {
     if (b.greedy.head > 0x7fffffff)
       throw ModelError("the head would be " + std::to_string(b.greedy.head) +
                        " bytes; TFLM's planner holds offsets in an int (at most 2^31-1)");
-    b.arena = allocation_steps(b.model, b.lifetimes, b.kernels, abi, b.greedy.head);
+    b.arena = allocation_steps(b.model, b.lifetimes, b.kernels, abi, b.greedy.head, !adapter);
     b.minimum = minimum_arena(b.arena.steps);
     // A 32-bit target addresses at most 4 GiB; its size_t cannot even say such an arena.
     if (abi.pointer == 4 && b.minimum.bytes > 0xffffffffLL)
@@ -156,6 +157,7 @@ nlohmann::json budget_json(const Budget& b) {
                               {"source", binding.source}}},
                   {"arena_used_bytes", b.minimum.arena_used_bytes},
                   {"margin_pct", b.margin_pct},
+                  {"planner_in_arena", !b.adapter},
                   {"recommended_bytes", b.recommended},
                   {"unmodelled_kernels", b.kernels.unmodelled_data}};
   doc["approximate"] = !b.kernels.unmodelled.empty();
@@ -259,8 +261,9 @@ std::string budget_table(const Budget& b) {
   out << line;
   const MinimumArena& m = b.minimum;
   const Step& binding = b.arena.steps[m.binding];
-  out << "\narena (" << b.abi.name << ", TFLM's reference kernels, a plain MicroInterpreter, the arena's start\n"
-         "16-byte aligned: declare it alignas(16)), bytes:\n";
+  out << "\narena (" << b.abi.name << ", TFLM's reference kernels, "
+      << (b.adapter ? "the planner outside the arena (arenascope's TFLM adapter)" : "a plain MicroInterpreter")
+      << ", the arena's start\n16-byte aligned: declare it alignas(16)), bytes:\n";
   if (!b.kernels.rejected.empty()) {
     out << "  none: TFLM rejects this model (see above), so AllocateTensors never succeeds.\n";
     for (const std::string& w : b.lifetimes.warnings) out << "warning: " << one_line(w) << "\n";

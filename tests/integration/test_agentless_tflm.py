@@ -16,10 +16,13 @@ import tempfile
 
 import pytest
 
-from harness import PLANNER, ROOT, TFLM_FIGURES, gdb_batch, qemu
+from harness import PLANNER, ROOT, SHARED, TFLM_FIGURES, gdb_batch, qemu
+
+SHARED_MODELS = SHARED / "models"
 
 ELF = os.environ.get("ARENASCOPE_TFLM_ELF")
 HOST_ELF = os.environ.get("ARENASCOPE_TFLM_HOST_ELF")  # the same application built for x86-64
+ADAPTER_ELF = os.environ.get("ARENASCOPE_TFLM_ADAPTER_ELF")  # the application with the agent's TFLM adapter
 BREAK = os.environ.get("ARENASCOPE_TFLM_BREAK", "inference_done")
 MODEL = os.environ.get("ARENASCOPE_TFLM_MODEL")
 
@@ -69,3 +72,35 @@ def test_agentless_map_equals_tflms_own_figures():
     assert "inferences completed:   unavailable" in text and "Traceback" not in text
     assert "arena: warning:" not in text, text  # TFLM's placement equals the planner's
     check_against_figures(snap, "arm_m4")
+
+
+@pytest.mark.skipif(not ADAPTER_ELF or not pathlib.Path(ADAPTER_ELF).exists() or not MODEL,
+                    reason="ARENASCOPE_TFLM_ADAPTER_ELF and _MODEL name no firmware with the TFLM adapter (optional)")
+def test_adapter_publishes_tflms_plan_and_the_documented_layout_change():
+    """With the adapter (target_agent/adapters/tflm) the agent's descriptor holds TFLM's plan:
+    every buffer equals real TFLM's PrintMemoryPlan (tflm-figures), named through the model; the
+    tail and arena_used_bytes() are what `arenascope-plan --adapter` predicts for a planner that
+    lives outside the arena (the layout change the adapter documents)."""
+    import subprocess
+    with tempfile.TemporaryDirectory() as tmp:
+        snap_path = os.path.join(tmp, "s.json")
+        with qemu(pathlib.Path(ADAPTER_ELF), semihosting=True) as (port, _):
+            _, text = gdb_batch(pathlib.Path(ADAPTER_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
+                                                            f"set arena planner-path {PLANNER}", f"break {BREAK}",
+                                                            "continue", f"arena snapshot {snap_path}"], remote_port=port)
+        snap = json.loads(pathlib.Path(snap_path).read_text())
+    assert "arena: warning:" not in text and "Traceback" not in text, text
+    a = snap["arenas"][0]
+    assert a["tflm_figures"]
+    predicted = json.loads(subprocess.run([str(PLANNER), "--json", "--adapter", str(SHARED_MODELS / MODEL)],
+                                          capture_output=True, text=True, check=True).stdout)
+    assert a["tail_bytes"] == predicted["tail"]["bytes"]
+    assert a["used_bytes"] == predicted["arena"]["arena_used_bytes"]
+    if TFLM_FIGURES.exists():
+        fig = json.loads(TFLM_FIGURES.read_text())["models"][MODEL]["arm_m4"]
+        assert a["head_bytes"] == fig["head_bytes"]
+        head = [(r["size_bytes"], r["offset"], r["first_use"], r["last_use"]) for r in a["regions"]
+                if r["kind"] in ("tensor", "scratch")]
+        assert head == [(p["size"], p["offset"], p["first_used"], p["last_used"]) for p in fig["plan"]]
+    names = {b["name"] for b in predicted["buffers"]}
+    assert {r["name"] for r in a["regions"] if r["kind"] in ("tensor", "scratch")} <= names

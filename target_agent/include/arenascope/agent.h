@@ -80,9 +80,12 @@ extern "C" {
 #define ARENASCOPE_FLAG_MEASURED 0x01u      /* the bands' touched_lo/hi hold a measurement      */
 
 /* Arena flags (arenascope_arena_t.flags). */
-#define ARENASCOPE_ARENA_TFLM 0x01u          /* set by the TFLM adapter (target_agent, issue #7):*/
+#define ARENASCOPE_ARENA_TFLM 0x01u          /* set by the TFLM adapter (adapters/tflm):         */
                                              /* head/temp/tail are TFLM's own figures: then     */
                                              /* arena_used_bytes() == max(head,temp) + size - tail */
+#define ARENASCOPE_ARENA_PLANNER_IDS 0x02u   /* region ids are TFLM's planner buffer ids (the   */
+                                             /* adapter): the host maps them to tensors and     */
+                                             /* scratch buffers through the published model     */
 
 #define ARENASCOPE_NONE 0xFFFFFFFFu /* touched_lo/hi: nothing touched                           */
 #define ARENASCOPE_ID_NONE 0xFFFFu  /* region id: no tensor index                             */

@@ -67,9 +67,10 @@ struct ArenaModel {
 
 // TFLM 90b983c2's requests, in its order, for a plain MicroInterpreter(model, resolver, arena,
 // size) with the GreedyMemoryPlanner, TFLM's reference kernels, and `head_bytes` the greedy
-// plan's head.
+// plan's head. planner_in_arena false: the planner is given to MicroAllocator::Create(arena,
+// size, planner) and lives outside the arena, as with arenascope's TFLM adapter.
 ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, const KernelPrediction& kernels,
-                            const Abi& abi, int64_t head_bytes);
+                            const Abi& abi, int64_t head_bytes, bool planner_in_arena = true);
 
 struct Replay {
   bool ok = false;

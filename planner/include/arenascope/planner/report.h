@@ -25,6 +25,7 @@ struct Budget {
   MinimumArena minimum;              // the smallest arena AllocateTensors succeeds in
   std::vector<TailCategory> tail;    // the persistent tail's requests by category
   int margin_pct = 10;               // added to the minimum for the recommendation
+  bool adapter = false;              // the planner outside the arena (arenascope's TFLM adapter)
   int64_t recommended = 0;           // minimum + margin, rounded up to 16 bytes
   // The minimum is exact when every kernel's arena use is modelled; else it is a floor.
   bool minimum_exact() const {
@@ -49,7 +50,8 @@ std::vector<TailRegion> tail_regions(const Budget& b);
 
 // Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
 // failed its check: a planner bug, never expected).
-Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m"), int margin_pct = 10);
+Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m"), int margin_pct = 10,
+                   bool adapter = false);
 
 // JSON document (schema: docs/arena-budget.md, "JSON output").
 nlohmann::json budget_json(const Budget& b);
