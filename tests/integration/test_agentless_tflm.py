@@ -90,6 +90,7 @@ def test_adapter_publishes_tflms_plan_and_the_documented_layout_change():
                                                             "continue", f"arena snapshot {snap_path}"], remote_port=port)
         snap = json.loads(pathlib.Path(snap_path).read_text())
     assert "arena: warning:" not in text and "Traceback" not in text, text
+    assert not snap["source"]["located_by"].startswith("agentless"), snap["source"]  # the agent's descriptor
     a = snap["arenas"][0]
     assert a["tflm_figures"]
     predicted = json.loads(subprocess.run([str(PLANNER), "--json", "--adapter", str(SHARED_MODELS / MODEL)],
