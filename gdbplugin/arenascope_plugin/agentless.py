@@ -288,6 +288,10 @@ def load(reader, planner_tool, model_setting=""):
         walked = tflm.walk(reader, lay, interpreter, doc)
     except tflm.AgentlessError as e:
         raise TargetError(f"agentless mode: {e}") from None
+    except MemoryReadError as e:
+        raise TargetError(f"agentless mode: following the MicroInterpreter at {interpreter:#x} led to unreadable "
+                          f"memory ({e}): its pointers are not valid (memory corrupted, or stopped while TFLM was "
+                          "still building them)") from None
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise TargetError(f"agentless mode: the planner's JSON does not follow \"{model.SCHEMA}\" ({type(e).__name__}: "
                           f"{e}): is `set arena planner-path` arenascope-plan?") from None
