@@ -307,45 +307,66 @@ def load(reader, planner_tool, model_setting=""):
         walked.mismatches, minimum
 
 
+MAX_MODEL_BYTES = 64 << 20  # a published model larger than this is not read over the link
+
+
 def label_planner_ids(reader, desc, planner_tool):
     """The TFLM adapter publishes TFLM's plan with planner buffer ids as region ids
     (ARENA_FLAG_PLANNER_IDS) and the model's address: map each id to its tensor or scratch buffer
-    through the planner tool on the model's bytes. Returns warnings (an empty list when all fit)."""
+    through the planner tool on the model's bytes, when every published buffer fits the model's
+    plan. Otherwise the buffers are named "TFLM planner buffer N" and a warning says why.
+    Returns the warnings."""
     warnings = []
     for a in desc.arenas:
         if not a.flags & abi.ARENA_FLAG_PLANNER_IDS:
             continue
-        if not a.model_addr or not a.model_size:
-            warnings.append(f"arena {a.index}: the adapter published no model, so its regions keep TFLM's planner ids")
-            continue
-        f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
-        try:
-            f.write(reader.read(a.model_addr, a.model_size))
-            f.close()
-            doc, _rejected = model.run_planner(planner_tool, f.name, "cortex-m" if desc.addr_size == 4 else "host")
-        except (model.PlannerError, MemoryReadError) as e:
-            warnings.append(f"arena {a.index}: cannot name the planner's buffers ({e})")
-            continue
-        finally:
-            f.close()
-            os.unlink(f.name)
-        buffers = doc.get("buffers", [])
-        tensors = {(sg["index"], t["index"]): t for sg in doc.get("subgraphs", []) for t in sg.get("tensors", [])}
+        planned = [r for r in a.regions if r.first_use != abi.USE_NONE and r.kind == "tensor" and r.name is None]
         for r in a.regions:
             if r.kind == "persistent" and r.name is None:
                 r.name = "TFLM's persistent tail (the adapter publishes it whole)"
-            if r.kind != "tensor" or r.name is not None or r.id >= len(buffers):
-                continue  # not a planner id (or already named: sessions keep their regions)
+        if not planned:
+            continue  # no buffers, or named already (sessions keep their regions)
+        why = _plan_for_published_model(reader, desc, a, planner_tool, planned)
+        if isinstance(why, str):
+            warnings.append(f"arena {a.index}: {why}: its buffers keep TFLM's planner ids")
+            for r in planned:
+                r.name = f"TFLM planner buffer {r.id}"
+            continue
+        buffers, tensors = why
+        for r in planned:
             b = buffers[r.id]
-            if b["size"] != r.size:
-                warnings.append(f"arena {a.index}: planner buffer {r.id} is {r.size} B on the target, {b['size']} B "
-                                "in the model's plan: the published model is not the one the interpreter runs")
-                continue
             t = tensors.get((b["subgraph"], b["tensor"]))
             r.kind = "tensor" if b["tensor"] >= 0 else "scratch"
             r.id = b["tensor"] if b["tensor"] >= 0 else b["scratch"]
             r.name, r.shape, r.dtype = b["name"], (t or {}).get("shape"), (t or {}).get("type")
-        if len(buffers) != sum(1 for r in a.regions if r.first_use != abi.USE_NONE):
-            warnings.append(f"arena {a.index}: TFLM planned {sum(1 for r in a.regions if r.first_use != abi.USE_NONE)} "
-                            f"buffers, the model's plan has {len(buffers)} (optimized kernels' scratch buffers?)")
+        if len(planned) < len(buffers):
+            warnings.append(f"arena {a.index}: the region table holds {len(planned)} of the model's {len(buffers)} "
+                            "planned buffers: the adapter's table is too small (it keeps one entry for the tail)")
     return warnings
+
+
+def _plan_for_published_model(reader, desc, a, planner_tool, planned):
+    """(buffers, tensors) of the planner's plan for the published model, or why not (a string)."""
+    if not a.model_addr or not a.model_size:
+        return "the adapter published no model"
+    if a.model_size > MAX_MODEL_BYTES:
+        return f"the published model size {a.model_size} B is implausible (more than {MAX_MODEL_BYTES >> 20} MiB)"
+    f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
+    try:
+        f.write(reader.read(a.model_addr, a.model_size))
+        f.close()
+        doc, _rejected = model.run_planner(planner_tool, f.name, "cortex-m" if desc.addr_size == 4 else "host")
+    except (model.PlannerError, MemoryReadError) as e:
+        return f"cannot plan the published model ({e})"
+    finally:
+        f.close()
+        os.unlink(f.name)
+    buffers = doc.get("buffers", [])
+    for r in planned:
+        if r.id >= len(buffers) or buffers[r.id]["size"] != r.size:
+            return (f"planner buffer {r.id} ({r.size} B) is not in the published model's plan: the published model is "
+                    "not the one the interpreter runs")
+    if len(planned) > len(buffers):
+        return "TFLM planned more buffers than the published model's plan has (optimized kernels' scratch buffers?)"
+    tensors = {(sg["index"], t["index"]): t for sg in doc.get("subgraphs", []) for t in sg.get("tensors", [])}
+    return buffers, tensors
