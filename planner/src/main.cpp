@@ -15,14 +15,7 @@
 #include "arenascope/planner/report.h"
 
 namespace {
-// Names come from the model: a control byte (newline, ESC...) must not reach the terminal.
-std::string printable(std::string text, bool keep_newlines) {
-  for (char& c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && !(keep_newlines && c == '\n')) || u == 0x7f) c = '?';
-  }
-  return text;
-}
+using arenascope::planner::printable;
 
 void usage(FILE* to) {
   std::fprintf(to,

@@ -9,14 +9,15 @@
 
 namespace arenascope::planner {
 
-namespace {
-
-// A name from the model on one line of the table: control characters become '?'.
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+std::string printable(std::string text, bool keep_newlines) {
+  for (char& c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && !(keep_newlines && c == '\n')) || u == 0x7f) c = '?';
+  }
   return text;
 }
+
+namespace {
 
 std::string shape_str(const std::vector<int32_t>& shape) {
   std::string s = "[";
@@ -200,17 +201,17 @@ std::string budget_table(const Budget& b) {
       << b.model.subgraphs.size() << " subgraph" << (b.model.subgraphs.size() == 1 ? "" : "s") << ")\n\n";
   for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
     const Subgraph& sg = b.model.subgraphs[s];
-    out << "subgraph " << s << (sg.name.empty() ? "" : " '" + one_line(sg.name) + "'") << ": " << sg.tensors.size()
+    out << "subgraph " << s << (sg.name.empty() ? "" : " '" + printable(sg.name) + "'") << ": " << sg.tensors.size()
         << " tensors, " << sg.operators.size() << " operators\n";
   }
   if (!b.kernels.rejected.empty()) {
     out << "\nTFLM WILL REJECT THIS MODEL in AllocateTensors:\n";
-    for (const std::string& r : b.kernels.rejected) out << "  " << one_line(r) << "\n";
+    for (const std::string& r : b.kernels.rejected) out << "  " << printable(r) << "\n";
   }
   if (!b.kernels.unmodelled.empty()) {
     out << "\nAPPROXIMATE: the scratch buffers these kernels request in Prepare are not modelled; every figure\n"
            "below leaves them out, so TFLM's head may be larger and its offsets different:\n";
-    for (const std::string& u : b.kernels.unmodelled) out << "  " << one_line(u) << "\n";
+    for (const std::string& u : b.kernels.unmodelled) out << "  " << printable(u) << "\n";
   }
   out << "\nbuffers TFLM plans in the arena head, in planner id order. aligned = bytes rounded up to 16;\n"
          "scopes = first..last allocation scope using it (inclusive; operator i of subgraph 0 runs in\n"
@@ -220,7 +221,7 @@ std::string budget_table(const Budget& b) {
                 "bytes", "aligned", "scopes", "tflm off", "best off");
   out << line;
   for (const Buffer& buf : b.lifetimes.buffers) {
-    std::string name = one_line(buffer_name(b, buf));
+    std::string name = printable(buffer_name(b, buf));
     if (name.size() > 40) name = name.substr(0, 37) + "...";
     std::string shape = "-", type = "-";
     if (buf.tensor >= 0) {
@@ -266,7 +267,7 @@ std::string budget_table(const Budget& b) {
       << ", the arena's start\n16-byte aligned: declare it alignas(16)), bytes:\n";
   if (!b.kernels.rejected.empty()) {
     out << "  none: TFLM rejects this model (see above), so AllocateTensors never succeeds.\n";
-    for (const std::string& w : b.lifetimes.warnings) out << "warning: " << one_line(w) << "\n";
+    for (const std::string& w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
     return out.str();
   }
   std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  (what TFLM reports after AllocateTensors: head + tail)\n",
@@ -277,7 +278,7 @@ std::string budget_table(const Budget& b) {
                                   : "(A FLOOR: some kernels are not modelled, listed below)");
   out << line;
   out << "    why: " << binding_in_words(binding) << "\n"
-      << "    the request that fails with one byte less: " << phase_name(binding.phase) << ": " << one_line(binding.what)
+      << "    the request that fails with one byte less: " << phase_name(binding.phase) << ": " << printable(binding.what)
       << "\n      (" << binding.source << ")\n";
   if (m.bytes > m.arena_used_bytes)
     out << "    AllocateTensors needs " << m.bytes - m.arena_used_bytes
@@ -288,9 +289,9 @@ std::string budget_table(const Budget& b) {
   if (!b.kernels.unmodelled_data.empty()) {
     out << "  not modelled (their Init/Prepare allocations are missing from the figures above; measure\n"
            "  arena_used_bytes() on the target before you trust the minimum):\n";
-    for (const std::string& u : b.kernels.unmodelled_data) out << "    " << one_line(u) << "\n";
+    for (const std::string& u : b.kernels.unmodelled_data) out << "    " << printable(u) << "\n";
   }
-  for (const std::string& w : b.lifetimes.warnings) out << "warning: " << one_line(w) << "\n";
+  for (const std::string& w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
   return out.str();
 }
 

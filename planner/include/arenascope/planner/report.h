@@ -48,6 +48,10 @@ struct TailRegion {
 };
 std::vector<TailRegion> tail_regions(const Budget& b);
 
+// Text from the model for a terminal: control bytes (ESC, ...) and DEL become '?'; newlines too
+// unless keep_newlines.
+std::string printable(std::string text, bool keep_newlines = false);
+
 // Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
 // failed its check: a planner bug, never expected).
 Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m"), int margin_pct = 10,
