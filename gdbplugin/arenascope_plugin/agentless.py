@@ -7,7 +7,6 @@ MicroInterpreterGraph (`vtable for tflite::MicroInterpreterGraph` + 2 pointers),
 graph_ member's offset (TFLM-INTERNALS.md section 6, checked against TFLM 90b983c2).
 """
 import os
-import tempfile
 
 import gdb  # pylint: disable=import-error
 
@@ -228,15 +227,6 @@ def _model_bytes(reader, address):
     return name, reader.read(address - into, size)  # e.g. a model copied to RAM at run time
 
 
-def _model_file(reader, address):
-    """The model written to a temporary file for the planner tool."""
-    _name, data = _model_bytes(reader, address)
-    f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
-    f.write(data)
-    f.close()
-    return f.name
-
-
 def _check_model_file(reader, path, model_addr):
     """TargetError unless the file holds the model the interpreter runs: its bytes from the
     buffer's start (the root table's offset before model_) equal the target's."""
@@ -276,14 +266,13 @@ def load(reader, planner_tool, model_setting=""):
         model_setting = ""
     if model_setting:
         _check_model_file(reader, model_setting, model_addr)
-    path = model_setting or _model_file(reader, model_addr)
     try:
-        doc, _rejected = model.run_planner(planner_tool, path, "cortex-m" if lay.pointer == 4 else "host")
+        if model_setting:
+            doc, _rejected = model.run_planner(planner_tool, model_setting, model.target_for(lay.pointer))
+        else:
+            doc, _rejected = model.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer)
     except model.PlannerError as e:
         raise TargetError(f"agentless mode: {e}") from None
-    finally:
-        if not model_setting:
-            os.unlink(path)
     try:
         walked = tflm.walk(reader, lay, interpreter, doc)
     except tflm.AgentlessError as e:
@@ -351,16 +340,10 @@ def _plan_for_published_model(reader, desc, a, planner_tool, planned):
         return "the adapter published no model"
     if a.model_size > MAX_MODEL_BYTES:
         return f"the published model size {a.model_size} B is implausible (more than {MAX_MODEL_BYTES >> 20} MiB)"
-    f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
     try:
-        f.write(reader.read(a.model_addr, a.model_size))
-        f.close()
-        doc, _rejected = model.run_planner(planner_tool, f.name, "cortex-m" if desc.addr_size == 4 else "host")
+        doc, _rejected = model.run_planner_on_bytes(planner_tool, reader.read(a.model_addr, a.model_size), desc.addr_size)
     except (model.PlannerError, MemoryReadError) as e:
         return f"cannot plan the published model ({e})"
-    finally:
-        f.close()
-        os.unlink(f.name)
     buffers = doc.get("buffers", [])
     for r in planned:
         if r.id >= len(buffers) or buffers[r.id]["size"] != r.size:

@@ -228,7 +228,7 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
     if not desc.arenas:
         out.append(Check("arena", WARN, "no arena published yet (arenascope_arena_add not called): nothing to "
                                         "check but the stack and the guard band"))
-    agentless = getattr(desc, "agentless", False)
+    agentless = desc.agentless
     if agentless:
         out.append(Check("agent", PASS, "agentless mode: TFLM's own figures; the canary and guard bands, the invoke "
                                         "counter and the fault record need the arenascope agent and are unavailable"))

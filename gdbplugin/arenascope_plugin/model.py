@@ -3,7 +3,9 @@ as a decode.Arena, so that `arena plan --model FILE` draws it with the same char
 plan. Parsing models, lifetimes and plans is the C++ tool's alone; this module only runs it
 and maps its JSON (schema "arenascope-plan/1") onto regions. No GDB import: unit-testable."""
 import json
+import os
 import subprocess
+import tempfile
 
 from .decode import Arena, Region
 
@@ -42,6 +44,24 @@ def run_planner(tool, model_path, target="cortex-m"):
         raise PlannerError(f"{tool} is not arenascope-plan (it printed no \"{SCHEMA}\" plan, exit status "
                            f"{r.returncode}): `set arena planner-path auto`, or the path of build/planner/arenascope-plan")
     return doc, (message if r.returncode else None)
+
+
+def target_for(pointer_bytes):
+    """The planner's --target for a target whose pointers have pointer_bytes bytes."""
+    return "cortex-m" if pointer_bytes == 4 else "host"
+
+
+def run_planner_on_bytes(tool, data, pointer_bytes):
+    """run_planner on a model held in memory (read from an ELF or a target), for the ABI of a
+    target with pointer_bytes-byte pointers; the temporary file is always removed."""
+    f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
+    try:
+        f.write(data)
+        f.close()
+        return run_planner(tool, f.name, target_for(pointer_bytes))
+    finally:
+        f.close()
+        os.unlink(f.name)
 
 
 def arena_from_plan(doc):

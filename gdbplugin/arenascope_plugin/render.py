@@ -10,7 +10,7 @@ NO_ARENA = "no arena published yet (the firmware has not called arenascope_arena
 
 
 def info_lines(desc, figs, stack, located_by):
-    if getattr(desc, "agentless", False):
+    if desc.agentless:
         out = [style.paint(f"TFLM's own objects, no arenascope agent ({located_by}), {desc.addr_size}-byte "
                            "addresses", "title"),
                "  inferences completed:   unavailable (agentless: only the agent counts them)",
@@ -46,7 +46,7 @@ def info_lines(desc, figs, stack, located_by):
                        + (f" (damaged +{f.damage[0]}..+{f.damage[1]})" if f.damage else ""))
         else:
             out.append("  free band intact:       " + ("unavailable (agentless: no canary without the agent)"
-                                                     if getattr(desc, "agentless", False) else
+                                                     if desc.agentless else
                                                      "unknown (canary not filled)"))
         est = "" if f.minimum_arena else " (upper estimate: measured against used bytes, not the minimum arena)"
         out.append(f"  headroom:               {f.headroom} B = {f.headroom_pct:.1f} % of peak{est}")
