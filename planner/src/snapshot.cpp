@@ -59,7 +59,7 @@ nlohmann::json budget_snapshot(const Budget& b) {
                        {"flags", flags}, {"label", label}, {"name", name}, {"shape", shape}, {"dtype", dtype}});
   }
   const size_t head_regions = regions.size();
-  for (const TailRegion& t : tail_regions(b)) {
+  for (const TailRegion& t : b.tail_regions) {
     json flags = json::array();
     if (t.tensor >= 0) flags.push_back("variable");
     regions.push_back({{"index", regions.size()}, {"id", t.tensor >= 0 ? json(t.tensor) : json(nullptr)},

@@ -12,6 +12,19 @@
 
 namespace arenascope::planner {
 
+// A persistent allocation where TFLM puts it in the recommended arena (offset from the arena
+// start, the arena's end 16-byte aligned): the tail as the snapshot and --header show it.
+struct TailRegion {
+  int64_t offset = 0;
+  int64_t size = 0;
+  std::string kind;       // "persistent" (kernel data, builtin options, variable tensors) or "metadata"
+  int tensor = -1;        // a variable tensor of subgraph 0: its index
+  int subgraph = -1;      // a kernel's request: its subgraph and operator, and the pass that made it
+  int op = -1;
+  std::string phase;      // "parse", "init", "prepare", or "" for the framework's own requests
+  std::string category;   // as in Budget::tail
+  std::string what;
+};
 struct Budget {
   std::string model_path;
   Model model;
@@ -27,26 +40,13 @@ struct Budget {
   int margin_pct = 10;               // added to the minimum for the recommendation
   bool adapter = false;              // the planner outside the arena (arenascope's TFLM adapter)
   int64_t recommended = 0;           // minimum + margin, rounded up to 16 bytes
+  std::vector<TailRegion> tail_regions;  // every persistent request where TFLM puts it in `recommended` bytes
   // The minimum is exact when every kernel's arena use is modelled; else it is a floor.
   bool minimum_exact() const {
     return kernels.unmodelled_data.empty() && kernels.unmodelled.empty() && kernels.rejected.empty();
   }
 };
 
-// A persistent allocation where TFLM puts it in the recommended arena (offset from the arena
-// start, the arena's end 16-byte aligned): the tail as the snapshot and --header show it.
-struct TailRegion {
-  int64_t offset = 0;
-  int64_t size = 0;
-  std::string kind;       // "persistent" (kernel data, builtin options, variable tensors) or "metadata"
-  int tensor = -1;        // a variable tensor of subgraph 0: its index
-  int subgraph = -1;      // a kernel's request: its subgraph and operator, and the pass that made it
-  int op = -1;
-  std::string phase;      // "parse", "init", "prepare", or "" for the framework's own requests
-  std::string category;   // as in Budget::tail
-  std::string what;
-};
-std::vector<TailRegion> tail_regions(const Budget& b);
 
 // Text from the model for a terminal: control bytes (ESC, ...) and DEL become '?'; newlines too
 // unless keep_newlines.
