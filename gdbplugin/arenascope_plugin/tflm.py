@@ -21,6 +21,7 @@ from . import abi
 from .decode import Arena, Band, Descriptor, Region
 
 VARIABLE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "variable")
+UNNAMED_TAIL = "other persistent data (per-channel buffers, quantization) and padding"  # no pointer to it
 CHECKED_AGAINST = "TFLM 90b983c2 (tensorflow/tflite-micro, 2026-08-20)"
 
 # (type, member) pairs the walk needs, with the DWARF type names they are looked up by.
@@ -203,14 +204,12 @@ def walk(reader, layout, interpreter, plan):
     filled = []
     for offset, nbytes, label, kind, flags in known:
         if offset > at:
-            filled.append((at, offset - at, "other persistent data (per-channel buffers, quantization) and padding",
-                           "persistent", 0))
+            filled.append((at, offset - at, UNNAMED_TAIL, "persistent", 0))
         if offset >= at:
             filled.append((offset, nbytes, label, kind, flags))
             at = offset + nbytes
     if at < size:
-        filled.append((at, size - at, "other persistent data (per-channel buffers, quantization) and padding",
-                       "persistent", 0))
+        filled.append((at, size - at, UNNAMED_TAIL, "persistent", 0))
     for offset, nbytes, label, kind, flags in filled:
         regions.append(Region(index=len(regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind=kind, flags=flags,
                               first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=label))
