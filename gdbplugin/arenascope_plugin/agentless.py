@@ -25,13 +25,17 @@ def detach():
     _ATTACHED.pop(gdb.selected_inferior().num, None)
 
 
+def _graph_vtable():
+    """The address of `vtable for tflite::MicroInterpreterGraph`, or None when the ELF has none."""
+    try:
+        return int(gdb.parse_and_eval("(long)&'vtable for tflite::MicroInterpreterGraph'"))
+    except gdb.error:
+        return None
+
+
 def tflm_in_elf():
     """Whether the loaded ELF links TFLM's interpreter (its MicroInterpreterGraph vtable)."""
-    try:
-        gdb.parse_and_eval("&'vtable for tflite::MicroInterpreterGraph'")
-        return True
-    except gdb.error:
-        return False
+    return _graph_vtable() is not None
 
 
 def attach(expr):
@@ -68,9 +72,8 @@ def attach(expr):
 
 def _graph_vptr(lay):
     """The value a MicroInterpreterGraph's vtable pointer holds (the vtable + 2 pointers), or None."""
-    try:
-        vtable = int(gdb.parse_and_eval("(long)&'vtable for tflite::MicroInterpreterGraph'"))
-    except gdb.error:
+    vtable = _graph_vtable()
+    if vtable is None:
         return None
     return (vtable & ((1 << 8 * lay.pointer) - 1)) + 2 * lay.pointer
 
