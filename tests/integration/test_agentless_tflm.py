@@ -5,7 +5,9 @@ Build a TFLM application for QEMU mps2-an386 by hand, outside the project (docs/
 then:
   ARENASCOPE_TFLM_ELF=/path/app.elf ARENASCOPE_TFLM_BREAK=inference_done \\
   ARENASCOPE_TFLM_MODEL=tflm_hello_world_int8.tflite ctest -R agentless --output-on-failure
-(ARENASCOPE_TFLM_HOST_ELF: the same application built for x86-64, run under plain gdb.)
+(ARENASCOPE_TFLM_HOST_ELF: the same application built for x86-64, run under plain gdb;
+ARENASCOPE_TFLM_ADAPTER_ELF / ARENASCOPE_TFLM_HOST_ADAPTER_ELF: the application with the agent's
+TFLM adapter, for QEMU / for x86-64.)
 ARENASCOPE_TFLM_MODEL names the model's entry in ../shared/tflm-figures (real TFLM's own figures
 at 90b983c2 on the Cortex-M4): the plugin's head, tail, arena_used_bytes() and every buffer's
 offset and lifetime must equal them. Skips cleanly without the variables."""
@@ -23,6 +25,7 @@ SHARED_MODELS = SHARED / "models"
 ELF = os.environ.get("ARENASCOPE_TFLM_ELF")
 HOST_ELF = os.environ.get("ARENASCOPE_TFLM_HOST_ELF")  # the same application built for x86-64
 ADAPTER_ELF = os.environ.get("ARENASCOPE_TFLM_ADAPTER_ELF")  # the application with the agent's TFLM adapter
+HOST_ADAPTER_ELF = os.environ.get("ARENASCOPE_TFLM_HOST_ADAPTER_ELF")  # the same, built for x86-64
 BREAK = os.environ.get("ARENASCOPE_TFLM_BREAK", "inference_done")
 MODEL = os.environ.get("ARENASCOPE_TFLM_MODEL")
 
@@ -74,14 +77,35 @@ def test_agentless_map_equals_tflms_own_figures():
     check_against_figures(snap, "arm_m4")
 
 
-@pytest.mark.skipif(not ADAPTER_ELF or not pathlib.Path(ADAPTER_ELF).exists() or not MODEL,
-                    reason="ARENASCOPE_TFLM_ADAPTER_ELF and _MODEL name no firmware with the TFLM adapter (optional)")
-def test_adapter_publishes_tflms_plan_and_the_documented_layout_change():
+def check_adapter(snap, text, target, build):
     """With the adapter (target_agent/adapters/tflm) the agent's descriptor holds TFLM's plan:
     every buffer equals real TFLM's PrintMemoryPlan (tflm-figures), named through the model; the
     tail and arena_used_bytes() are what `arenascope-plan --adapter` predicts for a planner that
     lives outside the arena (the layout change the adapter documents)."""
     import subprocess
+    assert "arena: warning:" not in text and "Traceback" not in text, text
+    assert not snap["source"]["located_by"].startswith("agentless"), snap["source"]  # the agent's descriptor
+    a = snap["arenas"][0]
+    assert a["tflm_figures"]
+    predicted = json.loads(subprocess.run([str(PLANNER), "--json", "--adapter", "--target", target,
+                                           str(SHARED_MODELS / MODEL)],
+                                          capture_output=True, text=True, check=True).stdout)
+    if (a["base_addr"] + a["size_bytes"]) % 16 == 0:  # the prediction is for a 16-byte aligned arena end
+        assert a["tail_bytes"] == predicted["tail"]["bytes"]
+        assert a["used_bytes"] == predicted["arena"]["arena_used_bytes"]
+    if TFLM_FIGURES.exists():
+        fig = json.loads(TFLM_FIGURES.read_text())["models"][MODEL][build]
+        assert a["head_bytes"] == fig["head_bytes"]
+        head = [(r["size_bytes"], r["offset"], r["first_use"], r["last_use"]) for r in a["regions"]
+                if r["kind"] in ("tensor", "scratch")]
+        assert head == [(p["size"], p["offset"], p["first_used"], p["last_used"]) for p in fig["plan"]]
+    names = {b["name"] for b in predicted["buffers"]}
+    assert {r["name"] for r in a["regions"] if r["kind"] in ("tensor", "scratch")} <= names
+
+
+@pytest.mark.skipif(not ADAPTER_ELF or not pathlib.Path(ADAPTER_ELF).exists() or not MODEL,
+                    reason="ARENASCOPE_TFLM_ADAPTER_ELF and _MODEL name no firmware with the TFLM adapter (optional)")
+def test_adapter_publishes_tflms_plan_and_the_documented_layout_change():
     with tempfile.TemporaryDirectory() as tmp:
         snap_path = os.path.join(tmp, "s.json")
         with qemu(pathlib.Path(ADAPTER_ELF), semihosting=True) as (port, _):
@@ -89,20 +113,17 @@ def test_adapter_publishes_tflms_plan_and_the_documented_layout_change():
                                                             f"set arena planner-path {PLANNER}", f"break {BREAK}",
                                                             "continue", f"arena snapshot {snap_path}"], remote_port=port)
         snap = json.loads(pathlib.Path(snap_path).read_text())
-    assert "arena: warning:" not in text and "Traceback" not in text, text
-    assert not snap["source"]["located_by"].startswith("agentless"), snap["source"]  # the agent's descriptor
-    a = snap["arenas"][0]
-    assert a["tflm_figures"]
-    predicted = json.loads(subprocess.run([str(PLANNER), "--json", "--adapter", str(SHARED_MODELS / MODEL)],
-                                          capture_output=True, text=True, check=True).stdout)
-    if (a["base_addr"] + a["size_bytes"]) % 16 == 0:  # the prediction is for a 16-byte aligned arena end
-        assert a["tail_bytes"] == predicted["tail"]["bytes"]
-        assert a["used_bytes"] == predicted["arena"]["arena_used_bytes"]
-    if TFLM_FIGURES.exists():
-        fig = json.loads(TFLM_FIGURES.read_text())["models"][MODEL]["arm_m4"]
-        assert a["head_bytes"] == fig["head_bytes"]
-        head = [(r["size_bytes"], r["offset"], r["first_use"], r["last_use"]) for r in a["regions"]
-                if r["kind"] in ("tensor", "scratch")]
-        assert head == [(p["size"], p["offset"], p["first_used"], p["last_used"]) for p in fig["plan"]]
-    names = {b["name"] for b in predicted["buffers"]}
-    assert {r["name"] for r in a["regions"] if r["kind"] in ("tensor", "scratch")} <= names
+    check_adapter(snap, text, "cortex-m", "arm_m4")
+
+
+@pytest.mark.skipif(not HOST_ADAPTER_ELF or not pathlib.Path(HOST_ADAPTER_ELF).exists() or not MODEL,
+                    reason="ARENASCOPE_TFLM_HOST_ADAPTER_ELF and _MODEL name no host build with the TFLM adapter "
+                           "(optional)")
+def test_adapter_on_the_host_publishes_tflms_plan_and_the_documented_layout_change():
+    with tempfile.TemporaryDirectory() as tmp:
+        snap_path = os.path.join(tmp, "s.json")
+        _, text = gdb_batch(pathlib.Path(HOST_ADAPTER_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
+                                                             f"set arena planner-path {PLANNER}", f"break {BREAK}",
+                                                             "run", f"arena snapshot {snap_path}"], gdb="gdb")
+        snap = json.loads(pathlib.Path(snap_path).read_text())
+    check_adapter(snap, text, "host", "host")
