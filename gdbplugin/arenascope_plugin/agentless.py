@@ -315,7 +315,7 @@ def label_planner_ids(reader, desc, planner_tool):
         planned = [r for r in a.regions if r.first_use != abi.USE_NONE and r.kind == "tensor" and r.name is None]
         for r in a.regions:
             if r.kind == "persistent" and r.name is None:
-                r.name = "TFLM's persistent tail (the adapter publishes it whole)"
+                r.name = "TFLM's persistent tail (published whole; its objects need TFLM's debug information)"
         if not planned:
             continue  # no buffers, or named already (sessions keep their regions)
         why = _plan_for_published_model(reader, desc, a, planner_tool, planned)
@@ -324,7 +324,7 @@ def label_planner_ids(reader, desc, planner_tool):
             for r in planned:
                 r.name = f"TFLM planner buffer {r.id}"
             continue
-        buffers, tensors = why
+        doc, buffers, tensors = why
         for r in planned:
             b = buffers[r.id]
             t = tensors.get((b["subgraph"], b["tensor"]))
@@ -334,11 +334,44 @@ def label_planner_ids(reader, desc, planner_tool):
         if len(planned) < len(buffers):
             warnings.append(f"arena {a.index}: the region table holds {len(planned)} of the model's {len(buffers)} "
                             "planned buffers: the adapter's table is too small (it keeps one entry for the tail)")
+        why_whole = _split_tail(reader, a, doc)
+        if why_whole:
+            warnings.append(f"arena {a.index}: the persistent tail is shown whole: {why_whole}")
     return warnings
 
 
+_ADAPTER_INTERPRETER = {}  # (inferior number, arena base) -> the MicroInterpreter found for it
+
+
+def _split_tail(reader, a, doc):
+    """The adapter publishes TFLM's persistent tail as one region. When the ELF carries TFLM's DWARF,
+    walk the MicroInterpreter that owns this arena as agentless mode does (tflm.walk) and show the
+    tail's objects instead. Returns why not (a string) when TFLM's objects are there but do not
+    match, None otherwise (no TFLM debug information is no warning: the tail stays whole)."""
+    if not tflm_in_elf():
+        return None
+    try:
+        lay = layout()
+    except TargetError:
+        return None  # TFLM built without -g, or another version: the tail stays whole, named as such
+    key = (gdb.selected_inferior().num, a.base_addr)
+    try:
+        interpreter = _ADAPTER_INTERPRETER.get(key)
+        if interpreter is None:
+            interpreter, _how = find_interpreter(reader, lay)
+        check_interpreter(reader, lay, interpreter, f"{interpreter:#x}")
+        walked = tflm.walk(reader, lay, interpreter, doc)
+    except (TargetError, tflm.AgentlessError, MemoryReadError) as e:
+        _ADAPTER_INTERPRETER.pop(key, None)
+        return f"TFLM's objects could not be walked ({e})"
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        return f"the planner's JSON does not follow \"{model.SCHEMA}\" ({type(e).__name__}: {e})"
+    _ADAPTER_INTERPRETER[key] = interpreter
+    return tflm.split_tail(a, walked.arena)
+
+
 def _plan_for_published_model(reader, desc, a, planner_tool, planned):
-    """(buffers, tensors) of the planner's plan for the published model, or why not (a string)."""
+    """(planner JSON, buffers, tensors) of the planner's plan for the published model, or why not (a string)."""
     if not a.model_addr or not a.model_size:
         return "the adapter published no model"
     if a.model_size > MAX_MODEL_BYTES:
@@ -355,4 +388,4 @@ def _plan_for_published_model(reader, desc, a, planner_tool, planned):
     if len(planned) > len(buffers):
         return "TFLM planned more buffers than the published model's plan has (optimized kernels' scratch buffers?)"
     tensors = {(sg["index"], t["index"]): t for sg in doc.get("subgraphs", []) for t in sg.get("tensors", [])}
-    return buffers, tensors
+    return doc, buffers, tensors

@@ -222,6 +222,25 @@ def walk(reader, layout, interpreter, plan):
     return walk_out
 
 
+def split_tail(arena, walked_arena):
+    """Replaces, in the TFLM adapter's `arena` (it publishes the persistent tail as one region, the
+    last), that region by the tail objects `walked_arena` found, when both are the same arena (base,
+    size and tail offset equal). Returns None when done, else why not (a string)."""
+    whole = [r for r in arena.regions if r.kind == "persistent" and r.id == abi.ID_NONE and r.offset == arena.tail]
+    if len(whole) != 1 or whole[0] is not arena.regions[-1] or whole[0].offset + whole[0].size != arena.size:
+        return "the published tail is not one region at the table's end"
+    w = walked_arena
+    if (w.base_addr, w.size, w.tail) != (arena.base_addr, arena.size, arena.tail):
+        return (f"the MicroInterpreter found holds the arena {w.base_addr:#x}+{w.size} with its tail at +{w.tail}, "
+                f"the adapter published {arena.base_addr:#x}+{arena.size} with its tail at +{arena.tail}")
+    first = whole[0].index
+    pieces = [r for r in w.regions if r.offset >= w.tail and r.kind not in ("tensor", "scratch")]
+    for k, r in enumerate(pieces):
+        r.index = first + k
+    arena.regions[-1:] = pieces
+    return None
+
+
 def descriptor(walked, addr_size, stack: Optional[Band] = None):
     """A Descriptor for the walked arena, so every command reads both modes alike. What only the
     agent measures (canary bands, invoke counter, torn reads, fault record) is absent: flags 0

@@ -101,6 +101,12 @@ def check_adapter(snap, text, target, build):
         assert head == [(p["size"], p["offset"], p["first_used"], p["last_used"]) for p in fig["plan"]]
     names = {b["name"] for b in predicted["buffers"]}
     assert {r["name"] for r in a["regions"] if r["kind"] in ("tensor", "scratch")} <= names
+    # The tail the adapter publishes whole is shown as TFLM's objects (walked as in agentless mode).
+    tail = sorted((r["offset"], r["offset"] + r["size_bytes"], r["name"]) for r in a["regions"]
+                  if r["kind"] not in ("tensor", "scratch"))
+    assert tail[0][0] == a["size_bytes"] - a["tail_bytes"] and tail[-1][1] == a["size_bytes"], tail
+    assert all(x[1] == y[0] for x, y in zip(tail, tail[1:])), tail
+    assert {"MicroAllocator", "SingleArenaBufferAllocator", "SubgraphAllocations[]"} <= {t[2] for t in tail}, tail
 
 
 @pytest.mark.skipif(not ADAPTER_ELF or not pathlib.Path(ADAPTER_ELF).exists() or not MODEL,

@@ -5,7 +5,8 @@ import struct
 
 import pytest
 
-from arenascope_plugin import analysis, tflm
+from arenascope_plugin import abi, analysis, tflm
+from arenascope_plugin.decode import Arena, Band, Region
 from arenascope_plugin.reader import ImageReader
 
 # ptype/o, arm-none-eabi-g++ 12.2 -mcpu=cortex-m4, TFLM 90b983c2.
@@ -168,3 +169,41 @@ def test_scratch_buffers_the_planner_does_not_know_and_stray_pointers_are_said_n
     assert any(m.startswith("tensor 2 is at ") and "not shown" in m for m in w.mismatches)
     assert [(r.kind, r.offset) for r in w.arena.regions if r.kind in ("tensor", "scratch")] == [
         ("tensor", 0), ("scratch", 32)]
+
+
+def adapter_arena(base=ARENA, tail_offset=TAIL - ARENA):
+    """The arena as the TFLM adapter publishes it (arenascope_tflm_recorder.c): the planned buffers
+    with planner ids, then the whole persistent tail as the last region."""
+    regions = [Region(index=i, offset=o, size=s, id=i, kind="tensor", flags=0, first_use=f, last_use=l, name=None)
+               for i, (o, s, f, l) in enumerate(((0, 16, 0, 1), (16, 16, 2, 2), (32, 64, 2, 2)))]
+    regions.append(Region(index=3, offset=tail_offset, size=SIZE - tail_offset, id=abi.ID_NONE, kind="persistent",
+                          flags=0, first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=None))
+    band = Band(low_addr=0, high_addr=0, touched_lo=abi.NONE, touched_hi=abi.NONE)
+    return Arena(index=0, base_addr=base, regions_addr=0x20002000, model_addr=0x8000, size=SIZE, head=HEAD, temp=HEAD,
+                 tail=tail_offset, model_size=1234, canary=band, alignment=16, region_count=4, region_capacity=4,
+                 flags=abi.ARENA_FLAG_TFLM | abi.ARENA_FLAG_PLANNER_IDS, regions=regions)
+
+
+def test_the_adapters_whole_tail_is_split_into_tflms_objects():
+    a = adapter_arena()
+    assert tflm.split_tail(a, tflm.walk(image(), LAYOUT, INTERP, PLAN).arena) is None
+    assert [r.index for r in a.regions] == list(range(len(a.regions)))  # the table's order kept
+    assert [(r.offset, r.size, r.id) for r in a.regions[:3]] == [(0, 16, 0), (16, 16, 1), (32, 64, 2)]
+    tail = {r.name: (r.offset + ARENA, r.size) for r in a.regions[3:]}
+    assert tail["MicroAllocator"] == (ALLOC, 36) and tail["variable tensor 3"] == (VARIABLE, 64)
+    spans = [(r.offset, r.offset + r.size) for r in a.regions[3:]]
+    assert spans[0][0] == TAIL - ARENA and spans[-1][1] == SIZE
+    assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))
+    assert not analysis.overlaps(a)
+
+
+def test_the_adapters_tail_stays_whole_when_the_interpreter_holds_another_arena():
+    walked = tflm.walk(image(), LAYOUT, INTERP, PLAN).arena
+    a = adapter_arena(base=ARENA + 0x1000)
+    why = tflm.split_tail(a, walked)
+    assert why.startswith(f"the MicroInterpreter found holds the arena {ARENA:#x}+{SIZE}") and len(a.regions) == 4
+    a = adapter_arena(tail_offset=TAIL - ARENA - 16)
+    assert tflm.split_tail(a, walked) is not None and len(a.regions) == 4
+    a = adapter_arena()
+    a.regions.append(a.regions.pop(0))  # the tail is not the table's last entry
+    assert tflm.split_tail(a, walked) == "the published tail is not one region at the table's end"
