@@ -229,10 +229,7 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
         out.append(Check("arena", WARN, "no arena published yet (arenascope_arena_add not called): nothing to "
                                         "check but the stack and the guard band"))
     agentless = desc.agentless
-    if agentless:
-        out.append(Check("agent", PASS, "agentless mode: TFLM's own figures; the canary and guard bands, the invoke "
-                                        "counter and the fault record need the arenascope agent and are unavailable"))
-    elif not desc.agent_measured:
+    if not agentless and not desc.agent_measured:
         out.append(Check("measured", WARN, "the agent has not measured yet (arenascope_measure not called): the "
                                            "canary and stack figures come from the host's own scan or are unknown"))
     if seq_odd:

@@ -697,6 +697,9 @@ an interactive session or a sourced script just prints the verdicts and goes on.
     def run(self, args):
         ctx = gather(verify=True)
         result = checks_of(ctx)
+        if ctx.desc is not None and ctx.desc.agentless:
+            _write(["arena check: agentless mode (TFLM's own figures): the canary and guard bands, the invoke counter "
+                    "and the fault record need the arenascope agent and are not checked"])
         _write(render.check_lines(result))
         failed = [c.rule for c in result if c.verdict == analysis.FAIL]
         if failed and (args.strict or batch_mode()):

@@ -104,7 +104,17 @@ def parse_address(text):
         raise TargetError(f"refusing {text!r}: it could write target memory or call a target function, and "
                           "arenascope only reads; give a number, a symbol, &var or arithmetic on them")
     try:
-        value = int(gdb.parse_and_eval(text).cast(gdb.lookup_type("unsigned long long")))
+        v = gdb.parse_and_eval(text)
+        t = v.type.strip_typedefs()
+        if t.code in (gdb.TYPE_CODE_ARRAY, gdb.TYPE_CODE_FUNC) and v.address is not None:
+            v = v.address  # an array or a function names where it is
+        elif t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_BOOL) and v.address is not None and \
+                t.sizeof < gdb.lookup_type("void").pointer().sizeof:
+            raise TargetError(f"{text!r} is a {t.sizeof}-byte {t} variable (its value is {int(v):#x}), too narrow to "
+                              f"be an address: for where it is stored, give &{text}" if text.isidentifier() else
+                              f"{text!r} is a {t.sizeof}-byte {t} value held in memory ({int(v):#x}), too narrow to "
+                              f"be an address: for where it is stored, give &({text})")
+        value = int(v.cast(gdb.lookup_type("unsigned long long")))
     except gdb.error as exc:
         raise TargetError(f"cannot evaluate {text!r} as an address: {exc}") from None
     masked = value & address_mask()

@@ -158,7 +158,8 @@ def test_map_regions_plan_whereis_stack():
     inside = first["offset"] + 8
     text = on_qemu(["arena map", "arena regions --sort size", "arena plan", "arena stack",
                     f"arena whereis {syms['tensor_arena'] + inside:#x}", "arena whereis &__guard_start",
-                    "arena whereis 0x10"])
+                    "arena whereis 0x10", "arena whereis tensor_arena", "arena whereis tensor_arena[8]",
+                    "arena whereis demo_invoke_done"])
     assert "legend:" in text and "regions of arena 0 by address:" in text
     assert f"arena 0: {REGIONS} regions, sorted by size" in text
     bound = PLAN["lower_bound"]
@@ -168,6 +169,11 @@ def test_map_regions_plan_whereis_stack():
     assert f"tensor {first['tensor']}: +{first['offset']}..+{first['offset'] + first['size']}" in text, text
     assert "is in the guard band" in text
     assert "0x10 is outside every arena" in text
+    assert f"{syms['tensor_arena']:#x} is in arena 0 at +0 " in text, text  # an array names its address
+    assert ("'tensor_arena[8]' is a 1-byte uint8_t value held in memory" in text or
+            "'tensor_arena[8]' is a 1-byte unsigned char value held in memory" in text), text
+    assert "too narrow to be an address: for where it is stored, give &(tensor_arena[8])" in text
+    assert f"{syms['demo_invoke_done'] & ~1:#x} is outside every arena" in text, text  # a function: its address
     assert "high-water mark:" in text and "scanned from target memory" in text
 
 
