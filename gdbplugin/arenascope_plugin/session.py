@@ -29,15 +29,33 @@ class DescriptorSession:
         self._tables = {}   # arena index -> (layout_generation, regions_addr, count, regions)
         self.last_seq = None
 
-    def _seq(self):
-        return struct.unpack("<H", self.reader.read(self.address + SEQ_OFFSET, 2))[0]
+    def _block_and_seq(self):
+        """The descriptor's bytes and then its seq again, in one request where the reader can
+        (read_many: one round trip over a probe link)."""
+        pieces = [(self.address, self._size), (self.address + SEQ_OFFSET, 2)]
+        many = getattr(self.reader, "read_many", None)
+        data, seq = many(pieces) if many else [self.reader.read(a, n) for a, n in pieces]
+        return data, struct.unpack("<H", seq)[0]
+
+    def _decode(self, data):
+        try:
+            return decode_descriptor(data, self.address)
+        except DecodeError:
+            self._size = None  # re-read the preamble next time, then report if it persists
+            raise
 
     def read(self, fresh_tables=False):
         """A consistent Descriptor with every arena's regions, or raises DecodeError,
         MemoryReadError or TornReadError. fresh_tables: re-read the region tables even when
         layout_generation says they did not change (a stray write into a table does not
         change it). A descriptor whose seq stays odd over every try belongs to a target halted
-        inside an update: it is returned with `halted_in_update` set, for the caller to say so."""
+        inside an update: it is returned with `halted_in_update` set, for the caller to say so.
+
+        The seqlock (docs/agent-abi.md): the block is trusted when seq, read before it (inside
+        it) and after it, is the same even number. Region tables, long to read over a probe,
+        are trusted when the layout_generation of a trusted block before and of one after them
+        are equal: the agent changes a table only under a new layout_generation, while other
+        updates (arenascope_measure) may move seq meanwhile without spoiling them."""
         if fresh_tables:
             self._tables.clear()
         seqs = []
@@ -45,28 +63,36 @@ class DescriptorSession:
         for _ in range(self.retries):
             if self._size is None:
                 _, self._size = preamble(self.reader.read(self.address, 16), self.address)
-            data = self.reader.read(self.address, self._size)
-            try:
-                desc = decode_descriptor(data, self.address)
-            except DecodeError:
-                self._size = None  # re-read the preamble next time, then report if it persists
-                raise
+            data, after = self._block_and_seq()
+            desc = self._decode(data)
             if desc.descriptor_size != self._size:
                 self._size = desc.descriptor_size
                 continue
             seqs.append(desc.seq)
-            if desc.seq % 2:
-                if len(seqs) >= 3 and len(set(seqs)) == 1:
+            if desc.seq % 2 or after != desc.seq:
+                if desc.seq % 2 and len(seqs) >= 3 and len(set(seqs)) == 1:
                     break  # odd and not moving: halted inside an update
+                if after != desc.seq:
+                    seqs.append(after)
                 continue
-            for arena in desc.arenas:
-                arena.regions = self._regions(desc, arena)
-            after = self._seq()
-            if after == desc.seq:
-                self.last_seq = after
+            if all(self._cached(desc, a) for a in desc.arenas):
+                for arena in desc.arenas:
+                    arena.regions = self._regions(desc, arena)
+                self.last_seq = desc.seq
                 return desc
-            seqs.append(after)
-            self._tables.clear()
+            tables = {a.index: self._regions(desc, a, use_cache=False) for a in desc.arenas}
+            data, after = self._block_and_seq()
+            again = self._decode(data)
+            if again.seq % 2 or after != again.seq or again.layout_generation != desc.layout_generation or \
+                    [(a.regions_addr, a.region_count) for a in again.arenas] != \
+                    [(a.regions_addr, a.region_count) for a in desc.arenas]:
+                self._tables.clear()
+                seqs.append(again.seq)
+                continue
+            for arena in again.arenas:
+                arena.regions = tables[arena.index]
+            self.last_seq = again.seq
+            return again
         if desc is not None and seqs and len(set(seqs)) == 1 and seqs[0] % 2:
             for arena in desc.arenas:
                 arena.regions = self._regions(desc, arena)
@@ -77,10 +103,14 @@ class DescriptorSession:
             f"descriptor at {self.address:#x} kept changing while it was read ({self.retries} tries, seq values "
             f"{', '.join(str(s) for s in seqs[-6:])}): the target is updating it; halt it (or retry)")
 
-    def _regions(self, desc, arena):
+    def _cached(self, desc, arena):
+        cached = self._tables.get(arena.index)
+        return bool(cached) and cached[0] == (desc.layout_generation, arena.regions_addr, arena.region_count)
+
+    def _regions(self, desc, arena, use_cache=True):
         cached = self._tables.get(arena.index)
         key = (desc.layout_generation, arena.regions_addr, arena.region_count)
-        if cached and cached[0] == key:
+        if use_cache and cached and cached[0] == key:
             return cached[1]
         count, entry = arena.region_count, desc.region_entry_size
         if count == 0:
