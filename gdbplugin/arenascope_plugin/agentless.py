@@ -265,17 +265,7 @@ def load(reader, planner_tool, model_setting=""):
     allocator = int.from_bytes(reader.read(interpreter + lay.off("tflite::MicroInterpreter", "allocator_"),
                                            lay.pointer), "little")
     _planner_type(lay, reader, allocator)
-    if model_setting in ("auto", '""', "''"):
-        model_setting = ""
-    if model_setting:
-        _check_model_file(reader, model_setting, model_addr)
-    try:
-        if model_setting:
-            doc, _rejected = model.run_planner(planner_tool, model_setting, model.target_for(lay.pointer))
-        else:
-            doc, _rejected = model.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer)
-    except model.PlannerError as e:
-        raise TargetError(f"agentless mode: {e}") from None
+    doc = plan_for(reader, lay, model_addr, planner_tool, model_setting)
     try:
         walked = tflm.walk(reader, lay, interpreter, doc)
     except tflm.AgentlessError as e:
@@ -297,6 +287,21 @@ def load(reader, planner_tool, model_setting=""):
         minimum = predicted.get("minimum_bytes")
     return tflm.descriptor(walked, lay.pointer), f"agentless: the MicroInterpreter at {interpreter:#x} ({how})", \
         walked.mismatches, minimum
+
+
+def plan_for(reader, lay, model_addr, planner_tool, model_setting=""):
+    """The planner's JSON for the model the interpreter runs: `set arena model FILE` (checked
+    against the target's bytes), else the model's bytes from the ELF (or the target)."""
+    if model_setting in ("auto", '""', "''"):
+        model_setting = ""
+    if model_setting:
+        _check_model_file(reader, model_setting, model_addr)
+    try:
+        if model_setting:
+            return model.run_planner(planner_tool, model_setting, model.target_for(lay.pointer))[0]
+        return model.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer)[0]
+    except model.PlannerError as e:
+        raise TargetError(f"agentless mode: {e}") from None
 
 
 MAX_MODEL_BYTES = 64 << 20  # a published model larger than this is not read over the link

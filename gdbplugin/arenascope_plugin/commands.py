@@ -146,6 +146,10 @@ def _register_settings():
         ("planner-path", gdb.PARAM_STRING, "auto",
          "The planner tool `arena plan --model` runs: 'auto' looks for build/planner/arenascope-plan beside this "
          "plugin, then arenascope-plan on PATH.", "the planner tool"),
+        ("openocd", gdb.PARAM_STRING, "auto",
+         "OpenOCD's Tcl RPC port for `arena live`, HOST:PORT: 'auto' takes the OpenOCD GDB is attached to (its "
+         "command line's tcl_port when it runs on this machine), else port 6666 on GDB's remote host.",
+         "OpenOCD's Tcl port for the live view"),
         ("debug", gdb.PARAM_BOOLEAN, False, "Show Python tracebacks of internal errors (for bug reports).",
          "whether internal errors show tracebacks"),
     ]
@@ -473,6 +477,7 @@ Commands (all read-only: they never write target memory or call target functions
   arena snapshot FILE     everything above as JSON (docs/snapshot-schema.md)
   arena view              open the live arena map window (the viewer), fed at every stop
   arena refresh           send the viewer a fresh snapshot now
+  arena live              stream snapshots while the core runs, through OpenOCD's Tcl port
   arena fault             decode the last fault and say whether the stack or the arena did it
   arena attach EXPR       agentless: read this tflite::MicroInterpreter (docs/integrating-tflm.md)
 Settings: `show arena` lists them; `set arena colour off` for plain output.
@@ -1008,6 +1013,49 @@ Usage: arena fault"""
         return out
 
 
+def serve(port=None, no_launch=False, wait=0.0, who="arena view"):
+    """The snapshot server on 127.0.0.1:port (default: the view-port setting), started once, with
+    the stop hooks; starts the viewer unless no_launch or one is connected. Returns the server."""
+    server = _LIVE["server"]
+    port = port if port is not None else int(setting("view-port"))
+    if server and server.port != port:
+        server.close()
+        server = _LIVE["server"] = None
+    if server is None:
+        server = _LIVE["server"] = live.SnapshotServer(port)
+    if not _LIVE["hooked"]:
+        gdb.events.stop.connect(_on_stop)
+        gdb.events.cont.connect(_on_cont)
+        if hasattr(gdb.events, "gdb_exiting"):
+            gdb.events.gdb_exiting.connect(_on_exit)
+        _LIVE["hooked"] = True
+    where = f"127.0.0.1:{server.port}"
+    gdb.write(f"{who}: serving snapshots on {where} (every stop, and `arena refresh`)\n")
+    if not no_launch and server.clients == 0:
+        server.connected.wait(1.5)  # a viewer from an earlier session reconnects within a second
+        if server.clients:
+            gdb.write(f"{who}: a viewer reconnected\n")
+        elif not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            gdb.write(f"{who}: no display (DISPLAY is not set): not starting the viewer. Write a picture "
+                      "instead: `arena snapshot s.json`, then `xvfb-run arenascope-viewer s.json --screenshot "
+                      "s.png`\n")
+        else:
+            path = _viewer_path()
+            if path is None:
+                raise TargetError("cannot find the viewer: build it (bash tools/build.sh) or `set arena "
+                                  "viewer-path /path/to/arenascope-viewer`")
+            subprocess.Popen([path, "--connect", where], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+            gdb.write(f"{who}: started {path}\n")
+    if wait > 0 and server.clients == 0:
+        deadline = time.time() + wait
+        while server.clients == 0 and time.time() < deadline:
+            server.connected.wait(0.1)
+        if server.clients == 0:
+            gdb.write(f"{who}: no viewer connected within {wait:.0f} s\n")
+    return server
+
+
 class ViewCommand(_Sub):
     """Open the live arena map window, fed a snapshot at every stop.
 Serves snapshots on a loopback port and starts the viewer.
@@ -1036,42 +1084,7 @@ Usage: arena view [--port N] [--no-launch] [--wait SECONDS] [--stop]
                 _LIVE["server"] = None
             gdb.write("arena view: stopped serving snapshots\n")
             return
-        port = args.port if args.port is not None else int(setting("view-port"))
-        if server and server.port != port:
-            server.close()
-            server = _LIVE["server"] = None
-        if server is None:
-            server = _LIVE["server"] = live.SnapshotServer(port)
-        if not _LIVE["hooked"]:
-            gdb.events.stop.connect(_on_stop)
-            gdb.events.cont.connect(_on_cont)
-            if hasattr(gdb.events, "gdb_exiting"):
-                gdb.events.gdb_exiting.connect(_on_exit)
-            _LIVE["hooked"] = True
-        where = f"127.0.0.1:{server.port}"
-        gdb.write(f"arena view: serving snapshots on {where} (every stop, and `arena refresh`)\n")
-        if not args.no_launch and server.clients == 0:
-            server.connected.wait(1.5)  # a viewer from an earlier session reconnects within a second
-            if server.clients:
-                gdb.write("arena view: a viewer reconnected\n")
-            elif not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-                gdb.write("arena view: no display (DISPLAY is not set): not starting the viewer. Write a picture "
-                          "instead: `arena snapshot s.json`, then `xvfb-run arenascope-viewer s.json --screenshot "
-                          "s.png`\n")
-            else:
-                path = _viewer_path()
-                if path is None:
-                    raise TargetError("cannot find the viewer: build it (bash tools/build.sh) or `set arena "
-                                      "viewer-path /path/to/arenascope-viewer`")
-                subprocess.Popen([path, "--connect", where], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, start_new_session=True)
-                gdb.write(f"arena view: started {path}\n")
-        if args.wait > 0 and server.clients == 0:
-            deadline = time.time() + args.wait
-            while server.clients == 0 and time.time() < deadline:
-                server.connected.wait(0.1)
-            if server.clients == 0:
-                gdb.write(f"arena view: no viewer connected within {args.wait:.0f} s\n")
+        serve(args.port, args.no_launch, args.wait)
         try:
             sent, verdict = _push()
             gdb.write(f"arena view: snapshot sent to {sent} viewer(s), verdict {verdict}\n")
@@ -1126,5 +1139,7 @@ def register_all():
     for cls in (InfoCommand, MapCommand, RegionsCommand, PlanCommand, StackCommand, CheckCommand, WhereisCommand,
                 SnapshotCommand, ViewCommand, RefreshCommand, FaultCommand, AttachCommand):
         cls()
+    from . import live_command  # pylint: disable=import-outside-toplevel  (it imports this module)
+    live_command.register()
     gdb.events.new_objfile.connect(_forget)
     gdb.events.exited.connect(_forget)

@@ -59,12 +59,16 @@ class IncrementalBand:
 
 class LivePoller:
     """Refreshes of the descriptor at `address`. source: the snapshot's "source" object (elf,
-    located_by); stack_range: (low, high) overriding the descriptor's stack bounds."""
+    located_by); stack_range: (low, high) overriding the descriptor's stack bounds;
+    read_descriptor: for agentless mode, a callable returning the Descriptor walked from TFLM's
+    objects through the same reader (then `address` is unused)."""
 
     def __init__(self, reader, address, source, ram_ranges=None, scan_budget=DEFAULT_SCAN_BUDGET,
-                 canary_pattern=None, stack_pattern=None, stack_range=None):
+                 canary_pattern=None, stack_pattern=None, stack_range=None, read_descriptor=None):
         self.reader, self.source = reader, dict(source)
         self.session = DescriptorSession(reader, address, ram_ranges=ram_ranges)
+        # Agentless mode: a callable that walks TFLM's objects through the reader into a Descriptor.
+        self.read_descriptor = read_descriptor
         self.scan_budget = scan_budget
         self.canary_pattern, self.stack_pattern, self.stack_range = canary_pattern, stack_pattern, stack_range
         self.bands = {}             # name -> IncrementalBand
@@ -118,7 +122,7 @@ class LivePoller:
         MemoryReadError (the link or the target), DecodeError (a corrupt descriptor)."""
         before = getattr(self.reader, "bytes", 0)
         try:
-            desc = self.session.read()
+            desc = self.read_descriptor() if self.read_descriptor else self.session.read()
         except TornReadError as exc:
             self.torn += 1
             raise TornError(str(exc)) from None
