@@ -22,6 +22,8 @@ PALETTE = {  # viewer/README.md
     "metadata": (128, 128, 128), "free": (40, 110, 40), "free_unmeasured": (70, 80, 70), "touched": (230, 40, 40),
     "hwm": (255, 255, 255),
     "stack_used": (255, 140, 0), "stack_unused": (70, 70, 100), "guard": (200, 200, 200),
+    "history_used": (120, 200, 255), "history_stack_peak": (255, 120, 170), "history_gap": (150, 230, 90),
+    "background": (24, 24, 28),
 }
 
 pytestmark = [pytest.mark.skipif(not VIEWER.exists(), reason="viewer not built"),
@@ -141,6 +143,111 @@ def test_plan_view_rectangles_span_lifetimes(shot):
     x = r["x"] + (s["first_use"] + 0.5) / pa["scopes"] * r["w"]
     y = r["y"] + (s["offset"] + s["size_bytes"] / 2) / pa["extent"] * r["h"]
     assert image.getpixel((int(x), int(y))) == PALETTE["scratch"]
+
+
+# A live snapshot's history (`arena live`), hand-made: 100 refreshes 50 ms apart, each series a
+# step between two plateaus, the stack peak unknown in the middle.
+T0, N = 1764511230.0, 100
+USED = [4000 if i < 50 else 8000 for i in range(N)]
+PEAK = [300 if i < 40 else None if i < 60 else 600 for i in range(N)]
+GAP = [5000 if i < 70 else -1000 for i in range(N)]
+
+
+def live_snapshot(tmp_path, captured_at, link="ok", link_error=None):
+    snap = json.loads(FIXTURE.read_text())
+    snap["live"] = {
+        "reader": "OpenOCD Tcl RPC 127.0.0.1:6666", "captured_at_unix_s": captured_at, "refresh_index": 1234,
+        "refresh_hz": 21.3, "bytes_last_refresh": 412, "link": link, "link_error": link_error,
+        "history": [{"t_unix_s": T0 + 0.05 * i, "used_bytes": USED[i], "stack_peak_bytes": PEAK[i],
+                     "gap_bytes": GAP[i]} for i in range(N)]}
+    path = tmp_path / "live.json"
+    path.write_text(json.dumps(snap))
+    return snap, path
+
+
+def status_pixels(image, layout):
+    r = layout["status"]["rect"]
+    return list(image.crop((int(r["x"]), int(r["y"]), int(r["x"] + r["w"]), int(r["y"] + r["h"]))).getdata())
+
+
+def near(image, x, y, colour, rows=2):
+    """The colour within `rows` pixel rows of (x, y): a 2 px line lands on the rows around its y."""
+    return colour in [image.getpixel((int(x), int(y) + d)) for d in range(-rows, rows + 1)]
+
+
+def test_live_history_lines_are_where_their_values_map_and_the_status_says_rate_and_age(tmp_path):
+    """Positions from the panel's plot and lane rectangles (--layout-out) and the documented
+    mapping, computed here: time across from the first point to the last; each lane from
+    min(0, least) at its bottom to max(0, greatest) at its top."""
+    import re
+    import time
+    import jsonschema
+    captured = time.time() - 2.0
+    snap, path = live_snapshot(tmp_path, captured)
+    jsonschema.validate(snap, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
+    before = time.time()
+    proc, image, layout = render(path)
+    after = time.time()
+    assert proc.returncode == 0, proc.stderr
+    assert region_colours_checked(snap, image, layout) >= 8  # the map is unchanged by the panel
+    h, plan = layout["history"], layout["plan"]
+    assert h["rect"]["y"] >= plan["y"] + plan["h"] and h["rect"]["y"] + h["rect"]["h"] <= 800 - 8 + 0.01
+    plot = h["plot"]
+    x = lambda i: plot["x"] + (0.05 * i) / (0.05 * (N - 1)) * plot["w"]
+    for k, (name, values) in enumerate((("used", USED), ("stack peak", PEAK), ("gap", GAP))):
+        lane = h["lanes"][k]
+        assert lane["series"] == name
+        known = [v for v in values if v is not None]
+        lo, hi = min(0, *known), max(0, *known)
+        assert (lane["lo"], lane["hi"]) == (lo, hi), name
+        r = lane["rect"]
+        y = lambda v: r["y"] + (hi - v) / (hi - lo) * r["h"]
+        colour = PALETTE["history_" + name.replace(" ", "_")]
+        first, last = values[0], values[-1]
+        for i, v, other in ((15, first, last), (90, last, first)):  # inside each plateau, off the step
+            assert near(image, x(i), y(v), colour), (name, i, v)
+            assert not near(image, x(i), y(other), colour), (name, i, other)
+        if name == "stack peak":  # unknown from point 40 to 59: no line in the lane there
+            column = [image.getpixel((int(x(50)), yy)) for yy in range(int(r["y"]) - 2, int(r["y"] + r["h"]) + 3)]
+            assert colour not in column
+    # The status line: rate, age (the viewer's clock minus captured_at, one decimal), refresh.
+    status = layout["status"]
+    m = re.match(r"live via OpenOCD Tcl RPC 127\.0\.0\.1:6666: 21\.3 refreshes/s, data (\d+\.\d) s old, "
+                 r"refresh 1234", status["text"])
+    assert m, status["text"]
+    assert before - captured - 0.05 <= float(m.group(1)) <= after - captured + 0.05, (m.group(1), before - captured)
+    assert not status["lost"]
+    pixels = status_pixels(image, layout)
+    assert sum(p != PALETTE["background"] for p in pixels) > 500, "no status text drawn"
+    assert PALETTE["touched"] not in pixels  # red only when the link is lost
+
+
+def test_live_link_lost_is_said_in_red_with_the_data_age(tmp_path):
+    import time
+    captured = time.time() - 30.0
+    _, path = live_snapshot(tmp_path, captured, link="lost", link_error="OpenOCD closed the connection")
+    proc, image, layout = render(path)
+    assert proc.returncode == 0, proc.stderr
+    status = layout["status"]
+    assert status["lost"] and status["text"].startswith(
+        "LINK LOST: OpenOCD closed the connection; showing data "), status["text"]
+    age = float(status["text"].split("showing data ")[1].split(" s old")[0])
+    assert 30.0 <= age < 150, age
+    assert sum(p == PALETTE["touched"] for p in status_pixels(image, layout)) > 200, "the lost link is not in red"
+    assert "history" in layout  # the last good history stays on screen
+
+
+def test_snapshot_without_live_has_no_history_panel(shot):
+    """Files and stops carry no "live": the layout is the one before the history panel (the plan
+    reaches the bottom margin) and no history colour is drawn anywhere."""
+    snap, image, layout = shot
+    assert "live" not in snap and "history" not in layout
+    plan = layout["plan"]
+    assert abs(plan["y"] + plan["h"] - (800 - 8)) < 0.01
+    assert abs(plan["h"] - ((800 - 38 - 8) * 0.58 - 8)) < 0.01  # body less the map's 42 %, less a margin
+    colours = set(image.getdata())
+    assert not colours & {PALETTE["history_used"], PALETTE["history_stack_peak"], PALETTE["history_gap"]}
+    assert layout["status"]["text"].startswith("file: ") and not layout["status"]["lost"]
 
 
 @pytest.mark.parametrize("name,mutate,message", [

@@ -124,6 +124,214 @@ TEST(Snapshot, StreamMessages)
     EXPECT_NE(parse_stream_message("{\"type\":\"hello\"}").error.find("not {\"type\":\"snapshot\""), std::string::npos);
 }
 
+json live_object()
+{
+    return {{"reader", "OpenOCD Tcl RPC 127.0.0.1:6666"}, {"captured_at_unix_s", 1764511234.125}, {"refresh_index", 1234},
+            {"refresh_hz", 21.3}, {"bytes_last_refresh", 412}, {"link", "ok"}, {"link_error", nullptr},
+            {"history", {{{"t_unix_s", 1764511230.0}, {"used_bytes", 22772}, {"stack_peak_bytes", 1200}, {"gap_bytes", 7000}},
+                         {{"t_unix_s", 1764511234.125}, {"used_bytes", 22780}, {"stack_peak_bytes", nullptr},
+                          {"gap_bytes", -16}}}}};
+}
+
+TEST(Live, ParsedWithEveryField)
+{
+    json j = fixture();
+    j["live"] = live_object();
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    ASSERT_TRUE(r.snapshot->live);
+    const Live &l = *r.snapshot->live;
+    EXPECT_EQ(l.reader, "OpenOCD Tcl RPC 127.0.0.1:6666");
+    EXPECT_DOUBLE_EQ(l.captured_at_unix_s, 1764511234.125);
+    EXPECT_EQ(l.refresh_index, 1234u);
+    EXPECT_DOUBLE_EQ(l.refresh_hz, 21.3);
+    EXPECT_EQ(l.bytes_last_refresh, 412u);
+    EXPECT_FALSE(l.link_lost);
+    EXPECT_EQ(l.link_error, "");
+    ASSERT_EQ(l.history.size(), 2u);
+    EXPECT_DOUBLE_EQ(l.history[0].t_unix_s, 1764511230.0);
+    EXPECT_EQ(l.history[0].used_bytes, 22772u);
+    EXPECT_EQ(l.history[0].stack_peak_bytes, std::optional<uint64_t>(1200));
+    EXPECT_EQ(l.history[0].gap_bytes, std::optional<int64_t>(7000));
+    EXPECT_EQ(l.history[1].used_bytes, 22780u);
+    EXPECT_FALSE(l.history[1].stack_peak_bytes);
+    EXPECT_EQ(l.history[1].gap_bytes, std::optional<int64_t>(-16));  // the stack went 16 B into the arena
+
+    j["live"]["link"] = "lost";
+    j["live"]["link_error"] = "OpenOCD closed the connection";
+    r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    EXPECT_TRUE(r.snapshot->live->link_lost);
+    EXPECT_EQ(r.snapshot->live->link_error, "OpenOCD closed the connection");
+
+    json msg = {{"type", "snapshot"}, {"version", 1}, {"snapshot", j}};  // the live link carries it too
+    r = parse_stream_message(msg.dump());
+    ASSERT_TRUE(r.snapshot) << r.error;
+    EXPECT_EQ(r.snapshot->live->history.size(), 2u);
+}
+
+TEST(Live, NullOrAbsentIsNoLiveInfo)
+{
+    json j = fixture();
+    ASSERT_FALSE(j.contains("live"));
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    EXPECT_FALSE(r.snapshot->live);
+    j["live"] = nullptr;
+    r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    EXPECT_FALSE(r.snapshot->live);
+}
+
+TEST(Live, MalformedFieldsAreRefusedWithTheirPath)
+{
+    const std::vector<Bad> cases = {
+        {"live type", [](json &j) { j["live"] = "yes"; }, "$.live: expected an object or null, found string"},
+        {"reader", [](json &j) { j["live"]["reader"] = 5; }, "$.live.reader: expected a string, found number"},
+        {"reader missing", [](json &j) { j["live"].erase("reader"); }, "$.live.reader: missing"},
+        {"captured", [](json &j) { j["live"]["captured_at_unix_s"] = "now"; },
+         "$.live.captured_at_unix_s: expected a number, found string"},
+        {"index type", [](json &j) { j["live"]["refresh_index"] = 1.5; },
+         "$.live.refresh_index: expected a non-negative integer, found 1.5"},
+        {"index 0", [](json &j) { j["live"]["refresh_index"] = 0; }, "$.live.refresh_index: 0, refreshes count from 1"},
+        {"index negative", [](json &j) { j["live"]["refresh_index"] = -3; },
+         "$.live.refresh_index: expected a non-negative integer, found -3"},
+        {"hz type", [](json &j) { j["live"]["refresh_hz"] = nullptr; }, "$.live.refresh_hz: expected a number, found null"},
+        {"hz negative", [](json &j) { j["live"]["refresh_hz"] = -1; }, "$.live.refresh_hz: -1, expected a rate >= 0"},
+        {"bytes", [](json &j) { j["live"]["bytes_last_refresh"] = true; },
+         "$.live.bytes_last_refresh: expected a non-negative integer, found boolean"},
+        {"link", [](json &j) { j["live"]["link"] = "down"; }, "$.live.link: \"down\" is not \"ok\" or \"lost\""},
+        {"link type", [](json &j) { j["live"]["link"] = 1; }, "$.live.link: expected a string, found number"},
+        {"link_error", [](json &j) { j["live"]["link_error"] = json::array(); },
+         "$.live.link_error: expected a string, found array"},
+        {"history type", [](json &j) { j["live"]["history"] = json::object(); },
+         "$.live.history: expected an array, found object"},
+        {"history point", [](json &j) { j["live"]["history"][1] = 7; }, "$.live.history[1]: expected an object, found number"},
+        {"t", [](json &j) { j["live"]["history"][0]["t_unix_s"] = "0"; },
+         "$.live.history[0].t_unix_s: expected a number, found string"},
+        {"used", [](json &j) { j["live"]["history"][1]["used_bytes"] = -5; },
+         "$.live.history[1].used_bytes: expected a non-negative integer, found -5"},
+        {"used missing", [](json &j) { j["live"]["history"][1].erase("used_bytes"); },
+         "$.live.history[1].used_bytes: missing"},
+        {"peak", [](json &j) { j["live"]["history"][0]["stack_peak_bytes"] = "1200"; },
+         "$.live.history[0].stack_peak_bytes: expected a non-negative integer, found string"},
+        {"gap", [](json &j) { j["live"]["history"][1]["gap_bytes"] = 0.5; },
+         "$.live.history[1].gap_bytes: expected an integer, found number"},
+        {"too long", [](json &j) {
+             j["live"]["history"] = json::array();
+             for (int i = 0; i < 601; i++) j["live"]["history"].push_back({{"t_unix_s", i}, {"used_bytes", 1}});
+         }, "$.live.history: 601 entries, more than the 600 this viewer accepts"},
+    };
+    for (const Bad &c : cases) {
+        json j = fixture();
+        j["live"] = live_object();
+        c.mutate(j);
+        LoadResult r = parse(j);
+        EXPECT_FALSE(r.snapshot) << c.what;
+        EXPECT_NE(r.error.find(c.message), std::string::npos) << c.what << ": " << r.error;
+    }
+    json j = fixture();  // 600 points is the limit, not past it
+    j["live"] = live_object();
+    j["live"]["history"] = json::array();
+    for (int i = 0; i < 600; i++) j["live"]["history"].push_back({{"t_unix_s", i}, {"used_bytes", 1}});
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    EXPECT_EQ(r.snapshot->live->history.size(), 600u);
+}
+
+TEST(Live, StatusTextSaysRateAgeAndIndexOrThatTheLinkIsLost)
+{
+    Live l;
+    l.reader = "OpenOCD Tcl RPC 127.0.0.1:6666";
+    l.captured_at_unix_s = 1000.0;
+    l.refresh_hz = 21.3;
+    l.refresh_index = 1234;
+    bool lost = true;
+    EXPECT_EQ(live_status(l, 1000.3, lost), "live via OpenOCD Tcl RPC 127.0.0.1:6666: 21.3 refreshes/s, data 0.3 s old, refresh 1234");
+    EXPECT_FALSE(lost);
+    EXPECT_EQ(live_status(l, 999.0, lost), "live via OpenOCD Tcl RPC 127.0.0.1:6666: 21.3 refreshes/s, data 0.0 s old, refresh 1234");
+    l.link_lost = true;
+    l.link_error = "OpenOCD closed the connection";
+    EXPECT_EQ(live_status(l, 1003.46, lost), "LINK LOST: OpenOCD closed the connection; showing data 3.5 s old");
+    EXPECT_TRUE(lost);
+    l.link_error.clear();
+    EXPECT_EQ(live_status(l, 1012.0, lost), "LINK LOST: no reason given; showing data 12.0 s old");
+}
+
+TEST(Layout, HistoryPanelTakesTheBottomOfTheLeftColumnOnlyWhenLive)
+{
+    // 1280x800: margin 8, status 22, body 38..792 (754 px); left column 736 px wide; map 42 % of
+    // the body (316.68); history 20 % of the body (150.8, within 120..200).
+    const ScreenLayout plain = screen_layout(1280, 800), live = screen_layout(1280, 800, true);
+    EXPECT_EQ(plain.history.h, 0.f);
+    EXPECT_NEAR(plain.plan.h, 754 - 316.68 - 8, 1e-3);  // as before: the plan fills the column
+    EXPECT_NEAR(live.history.x, 8, 1e-3);
+    EXPECT_NEAR(live.history.w, 736, 1e-3);
+    EXPECT_NEAR(live.history.h, 150.8, 1e-3);
+    EXPECT_NEAR(live.history.y, 792 - 150.8, 1e-3);
+    EXPECT_NEAR(live.plan.y, plain.plan.y, 1e-3);
+    EXPECT_NEAR(live.plan.h, 754 - 316.68 - 8 - 150.8 - 8, 1e-3);
+    EXPECT_NEAR(live.map.h, plain.map.h, 1e-3);  // nothing else moves
+    EXPECT_NEAR(live.summary.h, plain.summary.h, 1e-3);
+    // 1024x700: body 654 px, history 130.8; 2000x1200: 20 % is 230.8, held at 200.
+    EXPECT_NEAR(screen_layout(1024, 700, true).history.h, 130.8, 1e-3);
+    EXPECT_NEAR(screen_layout(1024, 700, true).history.y, 692 - 130.8, 1e-3);
+    EXPECT_NEAR(screen_layout(2000, 1200, true).history.h, 200, 1e-3);
+    EXPECT_NEAR(screen_layout(2000, 1200, true).history.y, 992, 1e-3);
+}
+
+TEST(Layout, HistoryMapsTimeAcrossAndEachSeriesToItsOwnLane)
+{
+    Live l;
+    auto pt = [](double t, uint64_t used, std::optional<uint64_t> peak, std::optional<int64_t> gap) {
+        LivePoint p;
+        p.t_unix_s = t, p.used_bytes = used, p.stack_peak_bytes = peak, p.gap_bytes = gap;
+        return p;
+    };
+    l.history = {pt(100, 1000, std::nullopt, 500), pt(101, 3000, 300, -100), pt(104, 2000, 600, std::nullopt)};
+    // Panel (10, 20, 400x160): plot (82, 60, 320x114); three 38 px slices less 4 px above and below.
+    const HistoryGeometry g = history_geometry(l, Rect{10, 20, 400, 160});
+    EXPECT_FLOAT_EQ(g.plot.x, 82);
+    EXPECT_FLOAT_EQ(g.plot.y, 60);
+    EXPECT_FLOAT_EQ(g.plot.w, 320);
+    EXPECT_FLOAT_EQ(g.plot.h, 114);
+    EXPECT_FLOAT_EQ(g.lane[0].y, 64);
+    EXPECT_FLOAT_EQ(g.lane[1].y, 102);
+    EXPECT_FLOAT_EQ(g.lane[2].y, 140);
+    EXPECT_FLOAT_EQ(g.lane[2].h, 30);
+    // Time: 100..104 over 320 px; outside is clamped.
+    EXPECT_FLOAT_EQ(g.x_of(100), 82);
+    EXPECT_FLOAT_EQ(g.x_of(101), 162);
+    EXPECT_FLOAT_EQ(g.x_of(104), 402);
+    EXPECT_FLOAT_EQ(g.x_of(90), 82);
+    EXPECT_FLOAT_EQ(g.x_of(200), 402);
+    // used 0..3000 in lane 0 (y 64..94)
+    EXPECT_DOUBLE_EQ(g.lo[0], 0);
+    EXPECT_DOUBLE_EQ(g.hi[0], 3000);
+    EXPECT_FLOAT_EQ(g.y_of(0, 3000), 64);
+    EXPECT_FLOAT_EQ(g.y_of(0, 1000), 84);
+    EXPECT_FLOAT_EQ(g.y_of(0, 0), 94);
+    // stack peak 0..600 in lane 1 (y 102..132); its null is not a value
+    EXPECT_DOUBLE_EQ(g.hi[1], 600);
+    EXPECT_FLOAT_EQ(g.y_of(1, 300), 117);
+    EXPECT_FALSE(history_value(l.history[0], 1));
+    // gap -100..500 in lane 2 (y 140..170): 0 is 5/6 down
+    EXPECT_DOUBLE_EQ(g.lo[2], -100);
+    EXPECT_DOUBLE_EQ(g.hi[2], 500);
+    EXPECT_FLOAT_EQ(g.y_of(2, 500), 140);
+    EXPECT_FLOAT_EQ(g.y_of(2, 0), 165);
+    EXPECT_FLOAT_EQ(g.y_of(2, -100), 170);
+    EXPECT_TRUE(g.known[0] && g.known[1] && g.known[2]);
+    // One point, no gap values at all: the point at the right edge, the gap lane unknown.
+    l.history = {pt(50, 0, 0, std::nullopt)};
+    const HistoryGeometry one = history_geometry(l, Rect{10, 20, 400, 160});
+    EXPECT_FLOAT_EQ(one.x_of(50), 402);
+    EXPECT_FALSE(one.known[2]);
+    EXPECT_TRUE(one.known[1]);
+    EXPECT_DOUBLE_EQ(one.hi[0], 1);  // all zero: 0..1, the line on the lane's bottom
+    EXPECT_FLOAT_EQ(one.y_of(0, 0), 94);
+}
+
 TEST(Layout, AxisMapsAddressesToPixelsAndBack)
 {
     AddressAxis ax;
@@ -233,7 +441,8 @@ TEST(Layout, PaletteKindsAreDistinct)
 {
     const std::vector<Paint> kinds = {Paint::Tensor, Paint::Scratch, Paint::Temp, Paint::Persistent, Paint::Metadata,
                                       Paint::FreeIntact, Paint::FreeTouched, Paint::Guard, Paint::StackUsed,
-                                      Paint::StackUnused, Paint::Background};
+                                      Paint::StackUnused, Paint::Background, Paint::HistoryUsed,
+                                      Paint::HistoryStackPeak, Paint::HistoryGap};
     for (std::size_t i = 0; i < kinds.size(); i++) {
         for (std::size_t k = i + 1; k < kinds.size(); k++) {
             const Rgba a = colour(kinds[i]), b = colour(kinds[k]);

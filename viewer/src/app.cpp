@@ -7,6 +7,7 @@
 #include <GL/gl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -24,14 +25,26 @@ void text(ImDrawList *dl, float x, float y, const std::string &s, ImU32 c = IM_C
 }
 
 // Text cut to max_w pixels (whole characters, "..." at the end): cheaper than a clip rectangle,
-// which costs a draw call of its own on a software renderer.
-void text_fit(ImDrawList *dl, float x, float y, std::string s, float max_w, ImU32 c = IM_COL32(230, 230, 230, 255))
+// which costs a draw call of its own on a software renderer. Returns the width drawn.
+float text_fit(ImDrawList *dl, float x, float y, std::string s, float max_w, ImU32 c = IM_COL32(230, 230, 230, 255))
 {
     if (ImGui::CalcTextSize(s.c_str()).x > max_w) {
         while (!s.empty() && ImGui::CalcTextSize((s + "...").c_str()).x > max_w) s.pop_back();
         s += "...";
     }
     dl->AddText(ImVec2(x, y), c, s.c_str());
+    return ImGui::CalcTextSize(s.c_str()).x;
+}
+
+// "-500 B", "22.2 KiB": an axis label for a signed byte count.
+std::string signed_bytes(double v)
+{
+    return (v < 0 ? "-" : "") + format_bytes(uint64_t(std::llround(std::fabs(v))));
+}
+
+double now_unix_s()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 void rect(ImDrawList *dl, float x0, float y0, float x1, float y1, Paint p)
@@ -121,7 +134,7 @@ void App::frame(float width, float height)
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoScrollWithMouse |
                      ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoBackground);
-    layout_ = screen_layout(width, height);
+    layout_ = screen_layout(width, height, snapshot_ && snapshot_->live);
     draw_status(layout_);
     if (snapshot_) {
         const Arena *a = nullptr;
@@ -134,6 +147,7 @@ void App::frame(float width, float height)
             text(ImGui::GetWindowDrawList(), layout_.map.x + 8, layout_.map.y + 8,
                  "No arena published yet: the stack, the guard band and the checks are on the right.");
         }
+        if (snapshot_->live) draw_history(*snapshot_->live, layout_.history);
         draw_ram(a, layout_.ram);
         draw_summary(a, layout_.summary);
         if (snapshot_->fault) {
@@ -157,7 +171,14 @@ void App::frame(float width, float height)
 void App::draw_status(const ScreenLayout &l)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
-    std::string s = link_ ? link_->status() : "file: " + source_;
+    // A live refresh first (its rate, its age, or that the reader lost the target), then the
+    // link's state unless the live part already says it is connected, then the snapshot.
+    const Live *lv = snapshot_ && snapshot_->live ? &*snapshot_->live : nullptr;
+    status_lost_ = false;
+    const std::string live = lv ? live_status(*lv, now_unix_s(), status_lost_) : "";
+    std::string s = !link_                                        ? "file: " + source_
+                    : lv && link_->state() == Link::State::Connected ? ""
+                                                                     : link_->status();
     if (snapshot_ && !snapshot_->model.empty()) {
         const std::string &m = snapshot_->model;  // the file name: a path can be any length
         const size_t slash = m.find_last_of('/');
@@ -174,7 +195,74 @@ void App::draw_status(const ScreenLayout &l)
     }
     if (!link_ && !snapshot_ && !error_.empty()) s += " (cannot show it: the reason is below)";
     if (link_ && snapshot_ && !link_->last_error().empty()) s += "  |  last message refused: " + link_->last_error();
-    text_fit(dl, l.status.x, l.status.y + 3, s, l.status.w);
+    if (s.rfind("  |  ", 0) == 0) s.erase(0, 5);
+    if (!live.empty() && !s.empty()) s = "  |  " + s;
+    status_text_ = live + s;
+    float x = l.status.x;
+    if (!live.empty()) x += text_fit(dl, x, l.status.y + 3, live, l.status.w, status_lost_ ? col(Paint::RuleFail) : IM_COL32(230, 230, 230, 255));
+    if (l.status.x + l.status.w - x > 40) text_fit(dl, x, l.status.y + 3, s, l.status.x + l.status.w - x);
+}
+
+void App::draw_history(const Live &lv, const Rect &r)
+{
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    history_ = history_geometry(lv, r);
+    const HistoryGeometry &g = history_;
+    const ImU32 grey = IM_COL32(160, 160, 160, 255);
+    text_fit(dl, r.x + 6, r.y + 3,
+             fmt::format("Live history, each lane scaled to its own range (0 included): last {:.1f} s, {} refreshes",
+                         g.t1 - g.t0, lv.history.size()),
+             r.w - 12);
+    // Legend: each series' colour and its latest value (the last point is this refresh).
+    float x = r.x + 6;
+    for (int i = 0; i < HistoryGeometry::kSeries; i++) {
+        const auto v = lv.history.empty() ? std::nullopt : history_value(lv.history.back(), i);
+        const std::string t = fmt::format("{} {}", history_series_name(i),
+                                          v ? fmt::format("{} B", std::llround(*v)) : std::string("unknown"));
+        if (x + 40 > r.x + r.w) break;
+        rect(dl, x, r.y + 22, x + 12, r.y + 32, history_paint(i));
+        x += 16 + text_fit(dl, x + 16, r.y + 20, t, r.x + r.w - 8 - (x + 16)) + 20;
+    }
+    if (x + 60 < r.x + r.w) {
+        text_fit(dl, x, r.y + 20, fmt::format("{} read per refresh", format_bytes(lv.bytes_last_refresh)),
+                 r.x + r.w - 8 - x, grey);
+    }
+    std::vector<ImVec2> pts;
+    for (int i = 0; i < HistoryGeometry::kSeries; i++) {
+        const Rect &ln = g.lane[i];
+        // The lane's top value; its bottom is 0 unless the series went below (then that too,
+        // and a line at 0).
+        text_fit(dl, r.x + 4, ln.y - 2, signed_bytes(g.hi[i]), g.plot.x - r.x - 8, grey);
+        if (g.lo[i] < 0) {
+            if (ln.h >= 26) text_fit(dl, r.x + 4, ln.y + ln.h - 12, signed_bytes(g.lo[i]), g.plot.x - r.x - 8, grey);
+            const float y0 = g.y_of(i, 0);
+            dl->AddLine(ImVec2(ln.x, y0), ImVec2(ln.x + ln.w, y0), IM_COL32(90, 90, 100, 255), 1.0f);
+        }
+        if (i > 0) {
+            const float ys = (g.lane[i - 1].y + g.lane[i - 1].h + ln.y) / 2;
+            dl->AddLine(ImVec2(ln.x, ys), ImVec2(ln.x + ln.w, ys), IM_COL32(60, 60, 70, 255), 1.0f);
+        }
+        if (!g.known[i]) {
+            text(dl, ln.x + 6, ln.y + ln.h / 2 - 7, std::string(history_series_name(i)) + ": unknown", grey);
+            continue;
+        }
+        // One polyline per run of known values: a null breaks the line.
+        const ImU32 c = col(history_paint(i));
+        auto flush = [&] {
+            if (pts.size() == 1) rect(dl, pts[0].x - 1, pts[0].y - 1, pts[0].x + 1, pts[0].y + 1, history_paint(i));
+            if (pts.size() > 1) dl->AddPolyline(pts.data(), int(pts.size()), c, 0, 2.0f);
+            pts.clear();
+        };
+        for (const LivePoint &p : lv.history) {
+            if (auto v = history_value(p, i)) {
+                pts.push_back(ImVec2(g.x_of(p.t_unix_s), g.y_of(i, *v)));
+            } else {
+                flush();
+            }
+        }
+        flush();
+    }
 }
 
 void App::draw_map(const Arena &a, const Rect &r)
@@ -623,6 +711,16 @@ std::string App::layout_json() const
     j["lanes"] = {{"top", lanes_top_}, {"lane_h", lane_h_}, {"count", lane_count_}};
     j["plan_area"] = {{"rect", R(plan_.area)}, {"scopes", plan_.scopes}, {"extent", plan_.extent}};
     j["ram_column"] = {{"rect", R(ram_.area)}, {"lo", ram_.lo}, {"hi", ram_.hi}};
+    j["status"] = {{"rect", R(layout_.status)}, {"text", status_text_}, {"lost", status_lost_}};
+    if (layout_.history.h > 0) {
+        nlohmann::json lanes = nlohmann::json::array();
+        for (int i = 0; i < HistoryGeometry::kSeries; i++) {
+            lanes.push_back({{"series", history_series_name(i)}, {"rect", R(history_.lane[i])}, {"lo", history_.lo[i]},
+                             {"hi", history_.hi[i]}});
+        }
+        j["history"] = {{"rect", R(layout_.history)}, {"plot", R(history_.plot)}, {"t0", history_.t0},
+                        {"t1", history_.t1}, {"lanes", lanes}};
+    }
     return j.dump(1);
 }
 

@@ -36,6 +36,7 @@ private:
     void draw_plan(const Arena &a, const Rect &r);
     void draw_summary(const Arena *a, const Rect &r);
     void draw_legend(const Rect &r);
+    void draw_history(const Live &live, const Rect &r);
     void draw_fault(const Fault &f, const Rect &r);
     bool damaged(int region_index) const;
     void draw_region_tooltip(const Arena &a, const Region &reg);
@@ -62,6 +63,9 @@ private:
     float bar_y0_ = 0, bar_y1_ = 0, lanes_top_ = 0, lane_h_ = 0;
     PlanGeometry plan_;
     RamColumn ram_;
+    HistoryGeometry history_;
+    std::string status_text_;  // the whole status line, before fitting
+    bool status_lost_ = false;
 };
 
 }  // namespace arenascope

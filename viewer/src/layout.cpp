@@ -33,6 +33,9 @@ Rgba colour(Paint p)
     case Paint::LiveCurve: return {255, 255, 255, 255};
     case Paint::LowerBound: return {255, 80, 80, 255};
     case Paint::Selected: return {255, 255, 0, 255};
+    case Paint::HistoryUsed: return {120, 200, 255, 255};
+    case Paint::HistoryStackPeak: return {255, 120, 170, 255};
+    case Paint::HistoryGap: return {150, 230, 90, 255};
     }
     return {255, 0, 255, 255};
 }
@@ -64,11 +67,14 @@ const char *paint_name(Paint p)
     case Paint::StackPointer: return "current SP";
     case Paint::LowerBound: return "lower bound";
     case Paint::LiveCurve: return "live bytes";
+    case Paint::HistoryUsed: return "history: used bytes";
+    case Paint::HistoryStackPeak: return "history: stack peak";
+    case Paint::HistoryGap: return "history: gap (stack HWM - arena end)";
     default: return "";
     }
 }
 
-ScreenLayout screen_layout(float width, float height)
+ScreenLayout screen_layout(float width, float height, bool history)
 {
     const float m = 8, status_h = 22, ram_w = std::max(120.f, width * 0.14f), side_w = std::max(260.f, width * 0.26f);
     ScreenLayout l;
@@ -78,6 +84,11 @@ ScreenLayout screen_layout(float width, float height)
     const float left_w = width - ram_w - side_w - 4 * m;
     l.map = {m, top, left_w, body_h * 0.42f};
     l.plan = {m, l.map.y + l.map.h + m, left_w, body_h - l.map.h - m};
+    if (history) {
+        const float hh = std::clamp(body_h * 0.2f, 120.f, 200.f);
+        l.plan.h -= hh + m;
+        l.history = {m, l.plan.y + l.plan.h + m, left_w, hh};
+    }
     l.ram = {m + left_w + m, top, ram_w, body_h};
     l.summary = {l.ram.x + ram_w + m, top, side_w, body_h * 0.62f};
     l.legend = {l.summary.x, l.summary.y + l.summary.h + m, side_w, body_h - l.summary.h - m};
@@ -218,6 +229,72 @@ RamColumn ram_column(const Snapshot &s, const Arena &a, Rect area)
     if (s.stack.high_addr < a.base_addr) c.hi = a.base_addr + a.size_bytes;  // stack below the arena: arena only
     if (c.hi <= c.lo) c.hi = c.lo + 1;
     return c;
+}
+
+float HistoryGeometry::x_of(double t) const
+{
+    if (!(t1 > t0)) return plot.x + plot.w;
+    return plot.x + float(std::clamp((t - t0) / (t1 - t0), 0.0, 1.0)) * plot.w;
+}
+
+float HistoryGeometry::y_of(int series, double bytes) const
+{
+    const Rect &r = lane[series];
+    return r.y + float((hi[series] - bytes) / (hi[series] - lo[series])) * r.h;
+}
+
+std::optional<double> history_value(const LivePoint &p, int series)
+{
+    if (series == 0) return double(p.used_bytes);
+    if (series == 1) return p.stack_peak_bytes ? std::optional<double>(double(*p.stack_peak_bytes)) : std::nullopt;
+    return p.gap_bytes ? std::optional<double>(double(*p.gap_bytes)) : std::nullopt;
+}
+
+const char *history_series_name(int series)
+{
+    return series == 0 ? "used" : series == 1 ? "stack peak" : "gap";
+}
+
+Paint history_paint(int series)
+{
+    return series == 0 ? Paint::HistoryUsed : series == 1 ? Paint::HistoryStackPeak : Paint::HistoryGap;
+}
+
+HistoryGeometry history_geometry(const Live &live, Rect panel)
+{
+    HistoryGeometry g;
+    g.plot = {panel.x + 72, panel.y + 40, std::max(1.f, panel.w - 80), std::max(3.f, panel.h - 46)};
+    const float slice = g.plot.h / HistoryGeometry::kSeries, pad = std::min(4.f, slice / 4);
+    for (int i = 0; i < HistoryGeometry::kSeries; i++) {
+        g.lane[i] = {g.plot.x, g.plot.y + i * slice + pad, g.plot.w, slice - 2 * pad};
+        double lo = 0, hi = 0;  // the scale always spans 0: a gap that crosses it is the news
+        for (const LivePoint &p : live.history) {
+            if (auto v = history_value(p, i)) {
+                lo = std::min(lo, *v);
+                hi = std::max(hi, *v);
+                g.known[i] = true;
+            }
+        }
+        g.lo[i] = lo;
+        g.hi[i] = hi > lo ? hi : lo + 1;
+    }
+    if (!live.history.empty()) {
+        g.t0 = live.history.front().t_unix_s;
+        g.t1 = live.history.back().t_unix_s;
+    }
+    return g;
+}
+
+std::string live_status(const Live &live, double now_unix_s, bool &lost)
+{
+    const double age = std::max(0.0, now_unix_s - live.captured_at_unix_s);
+    lost = live.link_lost;
+    if (lost) {
+        return fmt::format("LINK LOST: {}; showing data {:.1f} s old",
+                           live.link_error.empty() ? "no reason given" : live.link_error, age);
+    }
+    return fmt::format("live via {}: {:.1f} refreshes/s, data {:.1f} s old, refresh {}", live.reader,
+                       live.refresh_hz, age, live.refresh_index);
 }
 
 }  // namespace arenascope

@@ -8,6 +8,7 @@
 //   hit_*              what is under the mouse
 //   PlanGeometry       scope/offset <-> pixel for the plan view
 //   RamColumn          the stack / guard / arena column
+//   HistoryGeometry    time/bytes <-> pixel for the live history panel; live_status its status text
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,7 @@ struct Rgba {
 enum class Paint {
     Background, Tensor, Scratch, Temp, Persistent, Metadata, FreeIntact, FreeTouched, FreeUnmeasured, Guard, GuardTouched,
     StackUsed, StackUnused, HighWater, StackPointer, RulePass, RuleFail, Boundary, LiveCurve, LowerBound, Selected,
+    HistoryUsed, HistoryStackPeak, HistoryGap,  // the live history's three series
 };
 
 // The fixed palette: distinct hues for tensor/scratch/temp/persistent/metadata, green for
@@ -48,8 +50,11 @@ struct ScreenLayout {
     Rect summary;   // figures and verdicts
     Rect legend;
     Rect status;    // link state line
+    Rect history;   // live history, below the plan; empty (h 0) when hidden
 };
-ScreenLayout screen_layout(float width, float height);
+// history: a live snapshot is shown, so the bottom of the left column is the history panel
+// (height 20 % of the body, 120..200 px) and the plan is that much shorter.
+ScreenLayout screen_layout(float width, float height, bool history = false);
 
 // Address axis of the arena map: the visible range [view_lo, view_hi) drawn over [px0, px0+pw).
 struct AddressAxis {
@@ -103,6 +108,34 @@ struct RamColumn {
     float y_of(uint64_t addr) const { return area.y + area.h - float(double(addr - lo) / double(hi - lo)) * area.h; }
 };
 RamColumn ram_column(const Snapshot &s, const Arena &a, Rect area);
+
+// Live history panel: three lanes stacked in the plot area (0 used bytes, 1 stack peak, 2 gap),
+// time across from the first history point (left) to the last (right). Each lane has its own
+// byte scale: its bottom is min(0, the series' least value), its top max(0, the series'
+// greatest value) (bottom + 1 when both are 0). Null values are gaps in the line.
+struct HistoryGeometry {
+    static constexpr int kSeries = 3;
+    Rect plot;                    // the three lanes, without title, legend and labels
+    Rect lane[kSeries];           // where each series is drawn
+    double t0 = 0, t1 = 0;        // first and last point's time
+    double lo[kSeries] = {0, 0, 0}, hi[kSeries] = {1, 1, 1};
+    bool known[kSeries] = {false, false, false};  // the series has at least one value
+    // x of a time, clamped to the plot (a wall clock may step back); one point: the right edge.
+    float x_of(double t) const;
+    float y_of(int series, double bytes) const;
+};
+// The value of series i at a point, or none (null).
+std::optional<double> history_value(const LivePoint &p, int series);
+const char *history_series_name(int series);  // "used", "stack peak", "gap"
+Paint history_paint(int series);
+// panel: the history panel's rect; the plot leaves room for two text lines on top, byte labels
+// on the left.
+HistoryGeometry history_geometry(const Live &live, Rect panel);
+
+// The live part of the status line: "live via READER: 21.3 refreshes/s, data 0.2 s old, refresh
+// 1234", or when the reader lost the target "LINK LOST: WHY; showing data 3.4 s old" (lost is
+// then true). The age is now_unix_s - captured_at_unix_s (0 when the clocks disagree), one decimal.
+std::string live_status(const Live &live, double now_unix_s, bool &lost);
 
 }  // namespace arenascope
 

@@ -297,6 +297,53 @@ Arena arena(const json &v, const std::string &path)
     return a;
 }
 
+// "live" (`arena live`): null or absent in every other snapshot.
+std::optional<Live> live(const json &root)
+{
+    auto it = root.find("live");
+    if (it == root.end() || it->is_null()) {
+        return std::nullopt;
+    }
+    const std::string p = "$.live";
+    if (!it->is_object()) {
+        throw LoadError{fmt::format("{}: expected an object or null, found {}", p, type_name(*it))};
+    }
+    const json &v = *it;
+    Live l;
+    l.reader = string(v, "reader", p);
+    l.captured_at_unix_s = number(v, "captured_at_unix_s", p);
+    l.refresh_index = u64(v, "refresh_index", p);
+    if (l.refresh_index < 1) {
+        throw LoadError{fmt::format("{}.refresh_index: 0, refreshes count from 1", p)};
+    }
+    l.refresh_hz = number(v, "refresh_hz", p);
+    if (l.refresh_hz < 0) {
+        throw LoadError{fmt::format("{}.refresh_hz: {}, expected a rate >= 0", p, l.refresh_hz)};
+    }
+    l.bytes_last_refresh = u64(v, "bytes_last_refresh", p);
+    const std::string link = string(v, "link", p);
+    if (link != "ok" && link != "lost") {
+        throw LoadError{fmt::format("{}.link: \"{}\" is not \"ok\" or \"lost\"", p, link.substr(0, 40))};
+    }
+    l.link_lost = link == "lost";
+    l.link_error = string(v, "link_error", p, true).substr(0, 4096);
+    const json &history = array(v, "history", p, kMaxHistoryPoints);
+    l.history.reserve(history.size());
+    for (std::size_t i = 0; i < history.size(); i++) {
+        const std::string hp = fmt::format("{}.history[{}]", p, i);
+        const json &h = history[i];
+        LivePoint pt;
+        pt.t_unix_s = number(h, "t_unix_s", hp);
+        pt.used_bytes = u64(h, "used_bytes", hp);
+        pt.stack_peak_bytes = opt_u64(h, "stack_peak_bytes", hp);
+        if (auto g = h.find("gap_bytes"); g != h.end() && !g->is_null()) {
+            pt.gap_bytes = i64(h, "gap_bytes", hp);
+        }
+        l.history.push_back(pt);
+    }
+    return l;
+}
+
 Snapshot snapshot(const json &root)
 {
     const std::string path = "$";
@@ -401,6 +448,7 @@ Snapshot snapshot(const json &root)
         }
         s.fault = std::move(f);
     }
+    s.live = live(root);
     return s;
 }
 

@@ -19,6 +19,7 @@ constexpr std::size_t kMaxArenas = 16;
 constexpr std::size_t kMaxRegions = 200000;           // per arena
 constexpr std::size_t kMaxScopes = 200000;
 constexpr std::size_t kMaxChecks = 256;
+constexpr std::size_t kMaxHistoryPoints = 600;        // live history
 
 struct Touched {
     uint64_t offset = 0;      // bytes from the band's low address
@@ -89,6 +90,26 @@ struct Fault {
     std::vector<int> damaged_regions;  // indices into arenas[0].regions
 };
 
+// One point of the live history (`arena live`): bytes at one refresh.
+struct LivePoint {
+    double t_unix_s = 0;                     // wall-clock UTC seconds
+    uint64_t used_bytes = 0;                 // arena 0's used bytes
+    std::optional<uint64_t> stack_peak_bytes;  // stack high - high-water mark; none: unknown
+    std::optional<int64_t> gap_bytes;        // high-water mark - end of the arena below; negative: into the arena
+};
+
+// What a live refresh says about itself: present only in snapshots of `arena live`.
+struct Live {
+    std::string reader;                // how the bytes were read
+    double captured_at_unix_s = 0;     // when this refresh's reads finished (UTC seconds)
+    uint64_t refresh_index = 1;        // refreshes since `arena live` started, from 1
+    double refresh_hz = 0;             // refreshes per second, measured by the plugin
+    uint64_t bytes_last_refresh = 0;   // bytes read from the target for this refresh
+    bool link_lost = false;            // "lost": the reader lost OpenOCD, this is the last good data
+    std::string link_error;            // why, when lost (may be empty)
+    std::vector<LivePoint> history;    // oldest first; the last point is this refresh
+};
+
 struct Snapshot {
     bool running = false;  // live: the target runs again since this snapshot (set by the link)
     int version = 0;
@@ -105,6 +126,7 @@ struct Snapshot {
     std::vector<Check> checks;
     std::string verdict;
     std::optional<Fault> fault;
+    std::optional<Live> live;  // `arena live` only; none in files and at stops
 };
 
 struct LoadResult {
