@@ -237,6 +237,23 @@ def test_live_link_lost_is_said_in_red_with_the_data_age(tmp_path):
     assert "history" in layout  # the last good history stays on screen
 
 
+def test_schema_holds_the_live_contract(tmp_path):
+    """docs/snapshot-schema.json: "live" is optional, null or the object with its limits."""
+    import jsonschema
+    schema = json.loads((ROOT / "docs" / "snapshot-schema.json").read_text())
+    snap, _ = live_snapshot(tmp_path, 1764511234.125)
+    jsonschema.validate(snap, schema)
+    jsonschema.validate(dict(snap, live=None), schema)
+    point = snap["live"]["history"][0]
+    for bad in ({"link": "down"}, {"refresh_index": 0}, {"refresh_hz": -1}, {"bytes_last_refresh": 1.5},
+                {"link_error": 3}, {"history": [point] * 601}, {"history": [dict(point, used_bytes=-1)]},
+                {"history": [{k: v for k, v in point.items() if k != "gap_bytes"}]}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(dict(snap, live=dict(snap["live"], **bad)), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(dict(snap, live="yes"), schema)
+
+
 def test_snapshot_without_live_has_no_history_panel(shot):
     """Files and stops carry no "live": the layout is the one before the history panel (the plan
     reaches the bottom margin) and no history colour is drawn anywhere."""
