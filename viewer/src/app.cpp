@@ -256,7 +256,13 @@ void App::draw_history(const Live &lv, const Rect &r)
         };
         for (const LivePoint &p : lv.history) {
             if (auto v = history_value(p, i)) {
-                pts.push_back(ImVec2(g.x_of(p.t_unix_s), g.y_of(i, *v)));
+                const ImVec2 q(g.x_of(p.t_unix_s), g.y_of(i, *v));
+                const std::size_t n = pts.size();  // a plateau is one segment: the same pixels, fewer vertices
+                if (n >= 2 && pts[n - 1].y == q.y && pts[n - 2].y == q.y) {
+                    pts[n - 1] = q;
+                } else {
+                    pts.push_back(q);
+                }
             } else {
                 flush();
             }
