@@ -70,7 +70,7 @@ class DescriptorSession:
                 continue
             seqs.append(desc.seq)
             if desc.seq % 2 or after != desc.seq:
-                if desc.seq % 2 and len(seqs) >= 3 and len(set(seqs)) == 1:
+                if desc.seq % 2 and len(seqs) >= 3 and len(set(seqs[-3:])) == 1:
                     break  # odd and not moving: halted inside an update
                 if after != desc.seq:
                     seqs.append(after)
@@ -93,7 +93,7 @@ class DescriptorSession:
                 arena.regions = tables[arena.index]
             self.last_seq = again.seq
             return again
-        if desc is not None and seqs and len(set(seqs)) == 1 and seqs[0] % 2:
+        if desc is not None and len(seqs) >= 3 and len(set(seqs[-3:])) == 1 and seqs[-1] % 2:
             for arena in desc.arenas:
                 arena.regions = self._regions(desc, arena)
             desc.halted_in_update = True

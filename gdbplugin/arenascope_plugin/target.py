@@ -4,6 +4,7 @@ import re
 
 import gdb  # pylint: disable=import-error
 
+from . import elfinfo
 from .reader import MemoryReader, MemoryReadError
 
 # Linker-script names of the stack's bounds, (low, high), most common first.
@@ -124,33 +125,12 @@ def parse_address(text):
 
 
 def elf_ram_ranges():
-    """([(lo, hi, section name)], why-empty) for the loaded ELF's allocated, writable sections
-    (the RAM the firmware uses), read from the ELF file itself with pyelftools. The list is empty,
-    and the reason says why, without an ELF, for a position-independent executable (its section
-    addresses are not its RAM), or when the file is gone or unreadable."""
+    """([(lo, hi, section name)], why-empty) for the loaded ELF's RAM sections (elfinfo.ram_ranges)."""
     progspace = gdb.current_progspace()
     path = progspace.filename if progspace else None
     if not path:
         return [], "no ELF loaded"
-    try:
-        from elftools.common.exceptions import ELFError  # pylint: disable=import-outside-toplevel
-        from elftools.elf.constants import SH_FLAGS  # pylint: disable=import-outside-toplevel
-        from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
-    except ImportError:
-        return [], "pyelftools is not installed (Debian: python3-pyelftools)"
-    ranges = []
-    try:
-        with open(path, "rb") as f:
-            elf = ELFFile(f)
-            if elf["e_type"] != "ET_EXEC":
-                return [], f"{path} is position-independent: its section addresses are not its RAM"
-            for s in elf.iter_sections():
-                flags = s["sh_flags"]
-                if flags & SH_FLAGS.SHF_ALLOC and flags & SH_FLAGS.SHF_WRITE and s["sh_size"]:
-                    ranges.append((s["sh_addr"], s["sh_addr"] + s["sh_size"], s.name))
-    except (OSError, ELFError) as exc:
-        return [], f"cannot read the ELF {path}: {exc}"
-    return ranges, "" if ranges else f"{path} has no writable sections"
+    return elfinfo.ram_ranges(path)
 
 
 def stack_symbols():

@@ -1,0 +1,229 @@
+"""The plugin through a real OpenOCD (0.12, Debian) in front of QEMU's Cortex-M4 (the rig in
+tests/rig/openocd_qemu: OpenOCD -> remote_bitbang JTAG -> jtag_dp_bridge.py -> QEMU gdbstub).
+
+- GDB attached through OpenOCD runs every `arena` command on the demo firmware;
+- the live view polls through OpenOCD's Tcl port while the firmware runs (`arena live` in GDB,
+  the standalone `arenascope live`, and the poller itself);
+- a torn read is forced by holding the firmware inside an agent update (a breakpoint in
+  arenascope_measure, where the descriptor's seq is odd), never through an `arena` command;
+- OpenOCD going away mid-poll is reported and recovered;
+- a long read is chunked and stops within one chunk when interrupted.
+Expected figures come from the planner's JSON for the demo's model and the ELF's symbols."""
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from harness import FIRMWARE, PLANNER, ROOT, demo_plan, elf_symbols
+
+RIG = ROOT / "tests" / "rig" / "openocd_qemu"
+sys.path.insert(0, str(RIG))
+sys.path.insert(0, str(ROOT / "gdbplugin"))
+from chain import Chain, free_ports  # noqa: E402
+from arenascope_plugin import livepoll, openocd  # noqa: E402
+from arenascope_plugin.reader import MemoryReadError  # noqa: E402
+
+PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
+CLI = ROOT / "gdbplugin" / "arenascope"
+pytestmark = [pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not built"),
+              pytest.mark.skipif(not shutil.which("openocd"), reason="openocd not installed")]
+PLAN = demo_plan() if PLANNER.exists() else None
+# OpenOCD halts the core when GDB attaches, at whatever point it had reached: start from reset
+# (and drop the registers GDB cached before it; GDB learns nothing from monitor commands).
+RESET = ["-ex", "monitor reset halt", "-ex", "maintenance flush register-cache"]
+
+
+def poller_for(ch, **kw):
+    link = openocd.TclLink("127.0.0.1", ch.tport)
+    address = elf_symbols(FIRMWARE)["arenascope_descriptor"]
+    return livepoll.LivePoller(openocd.TclReader(link), address, {"elf": str(FIRMWARE), "located_by": "test"}, **kw)
+
+
+def run_poller(poller, seconds, hz=20):
+    """Polls for `seconds` on a thread; returns (snapshots published, messages reported)."""
+    snaps, messages, stop = [], [], threading.Event()
+    t = threading.Thread(target=livepoll.run, args=(poller, snaps.append, hz, stop, messages.append), daemon=True)
+    t.start()
+    return t, stop, snaps, messages
+
+
+def test_every_arena_command_through_openocd(tmp_path):
+    snap_path = tmp_path / "s.json"
+    with Chain(str(FIRMWARE)) as ch:
+        res = ch.gdb(["-ex", f"source {PLUGIN}", "-ex", "set arena colour off", *RESET,
+                      "-ex", "break demo_invoke_done if invokes == 2", "-ex", "continue",
+                      *[x for c in ("arena info", "arena map", "arena regions", "arena plan", "arena stack",
+                                    "arena check", "arena whereis tensor_arena", f"arena snapshot {snap_path}",
+                                    "arena fault", "arena view --no-launch --port 0", "arena refresh")
+                        for x in ("-ex", c)]])
+    text = res.stdout
+    assert "Traceback" not in text and "internal error" not in text, text
+    assert "Breakpoint 1, demo_invoke_done (invokes=invokes@entry=2)" in text, text
+    head = PLAN["plans"]["tflm-greedy"]["head_bytes"]
+    assert "inferences completed:   2" in text
+    assert f"head (planned):         {head} B" in text, text
+    assert "arena check: PASS" in text and "legend:" in text and "is in arena 0 at +0" in text
+    assert "arena fault: no fault" in text
+    assert "arena view: snapshot sent to 0 viewer(s), verdict PASS" in text, text
+    snap = json.loads(snap_path.read_text())
+    assert snap["arenas"][0]["head_bytes"] == head and snap["state"]["invokes"] == 2
+    assert snap["arenas"][0]["tail_bytes"] == PLAN["tail"]["bytes"]
+
+
+def test_live_polling_while_the_firmware_runs():
+    with Chain(str(FIRMWARE)) as ch:
+        poller = poller_for(ch)
+        t, stop, snaps, messages = run_poller(poller, 0)
+        time.sleep(3)
+        stop.set()
+        t.join(10)
+    assert len(snaps) >= 10, messages
+    invokes = [s["state"]["invokes"] for s in snaps]
+    assert invokes == sorted(invokes) and invokes[-1] > invokes[0], invokes  # the counter moves
+    assert all(s["state"]["seq"] % 2 == 0 for s in snaps)  # never a torn (odd) descriptor
+    last = snaps[-1]
+    a = last["arenas"][0]
+    assert a["head_bytes"] == PLAN["plans"]["tflm-greedy"]["head_bytes"] and a["tail_bytes"] == PLAN["tail"]["bytes"]
+    # By the end every band was re-read by the host, slice by slice: the canary is whole, the
+    # stack's high-water mark measured (the firmware's frames sit in the top of its stack).
+    assert last["state"]["measured_by"].startswith("host scan through the live reader"), last["state"]
+    assert a["free_band"]["intact_bytes"] == a["free_band"]["size_bytes"]
+    syms = elf_symbols(FIRMWARE)
+    assert last["stack"]["high_addr"] == syms["__StackTop"] and 0 < last["stack"]["peak_bytes"] < 2048
+    live = last["live"]
+    assert live["link"] == "ok" and live["refresh_index"] == len(snaps) and live["refresh_hz"] > 0
+    assert 0 < live["bytes_last_refresh"] <= 1536  # the descriptor and one band slice, no region table
+    assert [h["used_bytes"] for h in live["history"]] == [s["arenas"][0]["used_bytes"] for s in snaps][-600:]
+    gap = last["stack"]["hwm_addr"] - last["stack"]["arena_end_addr"]
+    assert live["history"][-1]["gap_bytes"] == gap and live["history"][-1]["stack_peak_bytes"] == \
+        last["stack"]["peak_bytes"]
+
+
+def test_a_torn_read_is_detected_and_never_published():
+    """The firmware is held inside arenascope_measure (seq odd) by a breakpoint GDB sets through
+    OpenOCD; the poller must discard every read then, and recover when the core runs on."""
+    with Chain(str(FIRMWARE)) as ch:
+        poller = poller_for(ch)
+        t, stop, snaps, messages = run_poller(poller, 0)
+        res = ch.gdb([*RESET, "-ex", "break scan_band", "-ex", "continue", "-ex", "print arenascope_descriptor.seq",
+                      "-ex", "shell sleep 1.5"])
+        held = len(snaps)
+        assert "Breakpoint 1, scan_band" in res.stdout, res.stdout
+        ch.tcl.call("resume")  # OpenOCD leaves the core halted when GDB detaches
+        time.sleep(1.5)
+        stop.set()
+        t.join(10)
+    seq = int(res.stdout.split("$1 = ")[1].split()[0])
+    assert seq % 2 == 1, res.stdout
+    assert any(m.startswith("torn read discarded: the descriptor's seq stays odd") for m in messages), messages
+    assert poller.torn >= 1
+    assert all(s["state"]["seq"] % 2 == 0 for s in snaps)
+    assert len(snaps) > held and any(m.startswith("live reads work again") for m in messages), messages
+
+
+def test_openocd_going_away_is_reported_and_recovered():
+    # The bridge (the probe) serves the next OpenOCD when one quits: OpenOCD restarts in front of
+    # the same running target, as on a bench.
+    with Chain(str(FIRMWARE), bridge_args=["--serve-again"]) as ch:
+        poller = poller_for(ch)
+        t, stop, snaps, messages = run_poller(poller, 0)
+        time.sleep(1.0)
+        before = len(snaps)
+        ch.stop_openocd()
+        time.sleep(1.5)
+        lost = [s for s in snaps if s["live"]["link"] == "lost"]
+        ch.start_openocd()
+        time.sleep(2.5)
+        stop.set()
+        t.join(10)
+    assert before > 0
+    assert any(m.startswith("live read failed: ") and "OpenOCD" in m for m in messages), messages
+    # The viewer is told, with why, once per distinct failure (OpenOCD closing, then refusing), not
+    # at every retry; each "lost" snapshot is the last good data.
+    fails = [m for m in messages if m.startswith("live read failed: ")]
+    assert 1 <= len(lost) <= len(fails) <= 3 and len(set(fails)) == len(fails), fails
+    assert all(x["live"]["link_error"] and x["live"]["refresh_index"] == lost[0]["live"]["refresh_index"] for x in lost)
+    assert any(m.startswith("live reads work again") for m in messages), messages
+    ok_after = [s for s in snaps[snaps.index(lost[0]) + 1:] if s["live"]["link"] == "ok"]
+    assert ok_after and ok_after[-1]["state"]["invokes"] > lost[0]["state"]["invokes"]
+    assert poller.reader.link.connects >= 2
+
+
+def test_a_long_read_is_chunked_and_stops_within_one_chunk():
+    with Chain(str(FIRMWARE)) as ch:
+        cancel = threading.Event()
+        link = openocd.TclLink("127.0.0.1", ch.tport)
+        reader = openocd.TclReader(link, chunk=256, cancel=cancel)
+        call = link.call
+
+        def counting_call(line):
+            out = call(line)
+            if reader.calls == 2:  # two chunks done (the third is being counted): interrupt now
+                cancel.set()
+            return out
+        link.call = counting_call
+        with pytest.raises(MemoryReadError, match="interrupted between chunks"):
+            reader.read(0x20000000, 32 * 1024)
+        assert reader.calls == 3 and reader.bytes == 3 * 256  # 128 chunks asked for, stopped after one more
+        cancel.clear()
+        # Whole and in pieces, the same bytes (the agent's ABI magic at the descriptor).
+        addr = elf_symbols(FIRMWARE)["arenascope_descriptor"]
+        assert reader.read(addr, 8) == b"ARENASCP" and reader.read(addr + 3, 3) == b"NAS"
+        with pytest.raises(MemoryReadError, match="OpenOCD: "):
+            reader.read(0xF0000000, 8)  # nothing there: OpenOCD's own error text, wrapped by catch
+
+
+def test_arena_live_in_gdb_and_the_standalone_command(tmp_path):
+    vport = free_ports(1)[0]
+    got = []
+
+    def viewer():  # a stand-in for the viewer's end of the link: reads the JSON lines it is sent
+        for _ in range(200):
+            try:
+                s = socket.create_connection(("127.0.0.1", vport))
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            return
+        with s, s.makefile("rb") as f:
+            for line in f:
+                got.append(json.loads(line))
+    th = threading.Thread(target=viewer, daemon=True)
+    th.start()
+    out = tmp_path / "last.json"
+    with Chain(str(FIRMWARE)) as ch:
+        res = ch.gdb(["-ex", f"source {PLUGIN}", "-ex", f"arena live --no-launch --port {vport}",
+                      "-ex", "continue &", "-ex", "shell sleep 2", "-ex", "arena live status",
+                      "-ex", "arena live stop", "-ex", "interrupt", "-ex", "shell sleep 0.3"])
+        cli = subprocess.run([str(CLI), "live", "--openocd", f"127.0.0.1:{ch.tport}", "--elf", str(FIRMWARE),
+                              "--duration", "2", "--no-viewer", "--snapshot-out", str(out)],
+                             capture_output=True, text=True, timeout=60)
+    text = res.stdout
+    assert "Traceback" not in text, text
+    assert f"through OpenOCD's Tcl port 127.0.0.1:{ch.tport} (from the command line of the OpenOCD" in text, text
+    assert "arena live: running" in text and "torn discarded:" in text and "arena live: stopped" in text
+    live_snaps = [g["snapshot"] for g in got if g.get("type") == "snapshot" and g["snapshot"].get("live")]
+    assert len(live_snaps) >= 5 and live_snaps[-1]["state"]["invokes"] > live_snaps[0]["state"]["invokes"]
+    assert cli.returncode == 0, cli.stderr
+    last = json.loads(out.read_text())
+    assert last["live"]["refresh_index"] >= 5 and last["source"]["located_by"].endswith("no GDB")
+    assert "torn reads discarded" in cli.stderr
+
+
+def test_the_standalone_command_says_what_is_wrong():
+    r = subprocess.run([str(CLI), "live", "--elf", str(FIRMWARE), "--openocd", f"127.0.0.1:{free_ports(1)[0]}"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "cannot connect to OpenOCD's Tcl port" in r.stderr, r.stderr
+    r = subprocess.run([str(CLI), "live", "--elf", "/nonexistent.elf"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "cannot read /nonexistent.elf" in r.stderr, r.stderr
+    r = subprocess.run([str(CLI), "live", "--elf", str(FIRMWARE), "--openocd", "host:port"], capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 2 and "the port is not a number" in r.stderr, r.stderr
