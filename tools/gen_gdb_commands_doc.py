@@ -42,6 +42,8 @@ EXAMPLES = [
     ("arena view", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
      ["arena view --no-launch --port 47990", "arena refresh"]),
     ("arena refresh", [], []),
+    ("arena live", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
+     ["arena live status", "arena live --openocd 127.0.0.1:1"]),
     ("errors", [], ["arena info"]),
     ("errors (running target)", ["continue &"], ["arena info"]),
     ("errors (corrupt descriptor)", ["break demo_invoke_done if invokes == 1", "continue", "delete",
@@ -160,11 +162,15 @@ pyelftools (Debian `python3-pyelftools`) to read the ELF's RAM sections for the 
 | `set arena viewer-path PATH` | auto | the viewer `arena view` starts (auto: `build/viewer/arenascope-viewer` beside the plugin, then PATH) |
 | `set arena planner-path PATH` | auto | the planner tool `arena plan --model` runs (auto: `build/planner/arenascope-plan` beside the plugin, then PATH) |
 | `set arena model FILE` | (empty) | agentless mode: the `.tflite` the firmware runs, when its model is not a data symbol of the ELF (empty: read it from the ELF; docs/integrating-tflm.md) |
+| `set arena openocd HOST:PORT` | auto | OpenOCD's Tcl RPC port for `arena live` (auto: the OpenOCD GDB is attached to, from its command line's `tcl_port` when it runs on this machine, else port 6666 on GDB's remote host) |
 | `set arena debug on\\|off` | off | show Python tracebacks of internal errors (for bug reports) |
 
 Values are checked when set: a bad one is refused with the reason, and the old one kept.
-Expressions (addresses, ranges, `arena whereis`) are refused when they could write target
-memory or call a target function (`x++`, `x = 1`, `f()`): arenascope only reads.
+Expressions (addresses, ranges, `arena whereis`, `arena attach`) are refused when they could
+write target memory (`x++`, `x = 1`, `x <<= 1`) or call a target function (`f()`, `(f)(1)`: GDB's
+`may-call-functions` is off while arenascope evaluates): arenascope only reads. An array, a
+function or an object names its address; a byte-sized value held in memory is refused with the
+`&(...)` to give instead.
 
 `show arena` lists them. Units: bytes unless shown; offsets (`+N`) are from the arena's base.
 

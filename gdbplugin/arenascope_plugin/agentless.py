@@ -12,7 +12,7 @@ import gdb  # pylint: disable=import-error
 
 from . import abi, model, tflm
 from .reader import MemoryReadError
-from .target import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges
+from .target import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges, eval_read_only
 
 _ATTACHED = {}  # inferior number -> interpreter address given by `arena attach`
 
@@ -46,7 +46,7 @@ def attach(expr):
         raise TargetError(f"refusing {expr!r}: it could write target memory or call a target function, and "
                           "arenascope only reads; give the interpreter variable, a pointer to it, or its address")
     try:
-        v = gdb.parse_and_eval(expr)
+        v = eval_read_only(expr)
     except gdb.error as e:
         raise TargetError(f"cannot evaluate '{expr}': {e}") from None
     t = v.type.strip_typedefs()
@@ -152,6 +152,21 @@ def find_interpreter(reader, lay):
     attached = _ATTACHED.get(gdb.selected_inferior().num)
     if attached is not None:
         return attached, "`arena attach`"
+    found = scan_interpreters(reader, lay)
+    if not found:
+        raise TargetError("no arenascope descriptor and no constructed tflite::MicroInterpreter in the ELF's "
+                          ".data/.bss: stop after the interpreter is constructed; if it lives on the stack or the "
+                          "heap, name it with `arena attach EXPR`; or the loaded ELF is not the one the target runs")
+    allocated = [a for a in found if tflm.read_header(reader, lay, a)[1]]
+    chosen = (allocated or found)[0]
+    if len(found) > 1:
+        gdb.write(f"arena: {len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
+                  f"the one at {chosen:#x} (choose another with `arena attach EXPR`)\n")
+    return chosen, "a scan for the MicroInterpreterGraph vtable"
+
+
+def scan_interpreters(reader, lay):
+    """The addresses of the MicroInterpreters in the ELF's RAM (by their graph's vtable pointer)."""
     vptr = _graph_vptr(lay)
     if vptr is None:
         raise TargetError("no arenascope descriptor, and no TFLM MicroInterpreter in this ELF (no symbol "
@@ -179,16 +194,7 @@ def find_interpreter(reader, lay):
                     found.append(at + k - graph_off)
                 k = chunk.find(needle, k + 1)
             at += n
-    if not found:
-        raise TargetError("no arenascope descriptor and no constructed tflite::MicroInterpreter in the ELF's "
-                          ".data/.bss: stop after the interpreter is constructed; if it lives on the stack or the "
-                          "heap, name it with `arena attach EXPR`; or the loaded ELF is not the one the target runs")
-    allocated = [a for a in found if tflm.read_header(reader, lay, a)[1]]
-    chosen = (allocated or found)[0]
-    if len(found) > 1:
-        gdb.write(f"arena: {len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
-                  f"the one at {chosen:#x} (choose another with `arena attach EXPR`)\n")
-    return chosen, "a scan for the MicroInterpreterGraph vtable"
+    return found
 
 
 def _model_bytes(reader, address):
@@ -360,19 +366,29 @@ def _split_tail(reader, a, doc):
     except TargetError:
         return None  # TFLM built without -g, or another version: the tail stays whole, named as such
     key = (gdb.selected_inferior().num, a.base_addr)
+    why = "no MicroInterpreter found in the ELF's RAM"
     try:
-        interpreter = _ADAPTER_INTERPRETER.get(key)
-        if interpreter is None:
-            interpreter, _how = find_interpreter(reader, lay)
-        check_interpreter(reader, lay, interpreter, f"{interpreter:#x}")
-        walked = tflm.walk(reader, lay, interpreter, doc)
-    except (TargetError, tflm.AgentlessError, MemoryReadError) as e:
-        _ADAPTER_INTERPRETER.pop(key, None)
-        return f"TFLM's objects could not be walked ({e})"
-    except (KeyError, TypeError, ValueError, IndexError) as e:
-        return f"the planner's JSON does not follow \"{model.SCHEMA}\" ({type(e).__name__}: {e})"
-    _ADAPTER_INTERPRETER[key] = interpreter
-    return tflm.split_tail(a, walked.arena)
+        cached = _ADAPTER_INTERPRETER.get(key)
+        candidates = [cached] if cached is not None else scan_interpreters(reader, lay)
+    except (TargetError, MemoryReadError) as e:
+        return f"TFLM's interpreters could not be scanned for ({e})"
+    for interpreter in candidates:  # the one whose arena this is (a firmware may have several)
+        try:
+            check_interpreter(reader, lay, interpreter, f"{interpreter:#x}")
+            walked = tflm.walk(reader, lay, interpreter, doc)
+        except (TargetError, tflm.AgentlessError, MemoryReadError) as e:
+            why = (f"walking TFLM's objects from the MicroInterpreter at {interpreter:#x} failed ({e}): a pointer on "
+                   "the way is not valid (memory corrupted, or stopped while TFLM was still building them)")
+            continue
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            return f"the planner's JSON does not follow \"{model.SCHEMA}\" ({type(e).__name__}: {e})"
+        if walked.arena.base_addr == a.base_addr:
+            _ADAPTER_INTERPRETER[key] = interpreter
+            return tflm.split_tail(a, walked.arena)
+        why = tflm.split_tail(a, walked.arena) if len(candidates) == 1 else \
+            f"none of the {len(candidates)} MicroInterpreters in RAM holds the arena at {a.base_addr:#x}"
+    _ADAPTER_INTERPRETER.pop(key, None)
+    return why
 
 
 def _plan_for_published_model(reader, desc, a, planner_tool, planned):

@@ -209,6 +209,7 @@ class Context:
         self.stale = []
         self.stack_source = "the descriptor"
         self.minimum_arena = None  # the planner's minimum arena, when it holds for this firmware
+        self.descriptor_error = None  # why the agent's descriptor was not used (corrupt), in agentless mode
 
 
 def _scan_ranges():
@@ -319,6 +320,10 @@ def gather(need_descriptor=True, verify=False):
                 gdb.write(f"arena: warning: {w}\n")
     except (NotFoundError, DecodeError) as exc:
         if agentless.attached() or agentless.tflm_in_elf():
+            if isinstance(exc, DecodeError):  # an agent is there, but its descriptor cannot be trusted
+                ctx.descriptor_error = str(exc)
+                gdb.write(f"arena: warning: the arenascope descriptor is corrupt ({exc}); showing TFLM's own objects "
+                          "instead (agentless mode); `arena check` fails until the descriptor is sound\n")
             # No agent: walk TFLM's own objects (agentless.py, tflm.py).
             ctx.desc, ctx.located_by, mismatches, ctx.minimum_arena = agentless.load(
                 ctx.reader, _tool_path("planner-path", "planner", "arenascope-plan"), str(setting("model")).strip())
@@ -371,7 +376,11 @@ def gather(need_descriptor=True, verify=False):
 
 
 def checks_of(ctx):
-    return analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd)
+    out = analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd)
+    if ctx.descriptor_error:
+        out.insert(0, analysis.Check("descriptor", analysis.FAIL, f"the arenascope descriptor is corrupt "
+                                     f"({ctx.descriptor_error}): the figures below are TFLM's own (agentless)"))
+    return out
 
 
 def build_snapshot(ctx):

@@ -26,6 +26,9 @@ class GdbReader(MemoryReader):
     def read(self, addr, length):
         GdbReader.calls += 1
         GdbReader.bytes += length
+        if addr < 0 or length < 0 or addr + length - 1 > address_mask():
+            raise MemoryReadError(addr, length, "not an address of this target (beyond its address width): a corrupt "
+                                                "pointer")
         try:
             return gdb.selected_inferior().read_memory(addr, length).tobytes()
         except gdb.MemoryError as exc:
@@ -94,7 +97,27 @@ def address_mask():
 
 # An expression that could write target memory or call a target function: an assignment,
 # ++/--, or a call (a name followed by "(", other than sizeof/alignof).
-_SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)|\b(?!sizeof\b|alignof\b|_Alignof\b)[A-Za-z_]\w*\s*\(")
+_SIDE_EFFECT = re.compile(r"<<=|>>=|\+\+|--|(?<![=!<>])=(?!=)|\b(?!sizeof\b|alignof\b|_Alignof\b)[A-Za-z_]\w*\s*\(")
+
+
+def eval_read_only(text):
+    """gdb.parse_and_eval(text) with GDB refusing target function calls meanwhile (`set
+    may-call-functions off`, GDB manual "Calling Program Functions"), so no spelling of a call
+    (`(f)(1)`, `(*fp)(1)`) gets through; assignments are refused by _SIDE_EFFECT before (GDB's
+    may-write-memory cannot be changed while a process runs). TargetError when GDB refused."""
+    was = gdb.parameter("may-call-functions")
+    gdb.execute("set may-call-functions off", to_string=True)
+    try:
+        value = gdb.parse_and_eval(text)
+        value.fetch_lazy()
+        return value
+    except gdb.error as exc:
+        if "may-call-functions" in str(exc):
+            raise TargetError(f"refusing {text!r}: it would call a target function, and arenascope only reads; "
+                              "give a number, a symbol, &var or arithmetic on them") from None
+        raise
+    finally:
+        gdb.execute(f"set may-call-functions {'on' if was else 'off'}", to_string=True)
 
 
 def parse_address(text):
@@ -105,10 +128,16 @@ def parse_address(text):
         raise TargetError(f"refusing {text!r}: it could write target memory or call a target function, and "
                           "arenascope only reads; give a number, a symbol, &var or arithmetic on them")
     try:
-        v = gdb.parse_and_eval(text)
+        v = eval_read_only(text)
         t = v.type.strip_typedefs()
-        if t.code in (gdb.TYPE_CODE_ARRAY, gdb.TYPE_CODE_FUNC) and v.address is not None:
-            v = v.address  # an array or a function names where it is
+        if t.code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
+            v = v.referenced_value()
+            t = v.type.strip_typedefs()
+        if t.code in (gdb.TYPE_CODE_ARRAY, gdb.TYPE_CODE_FUNC, gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION) and \
+                v.address is not None:
+            v = v.address  # an array, a function or an object names where it is
+        elif t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION, gdb.TYPE_CODE_FLT):
+            raise TargetError(f"{text!r} is a {t} value, not an address: give a pointer, a number or &object")
         elif t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_BOOL) and v.address is not None and \
                 t.sizeof < gdb.lookup_type("void").pointer().sizeof:
             raise TargetError(f"{text!r} is a {t.sizeof}-byte {t} variable (its value is {int(v):#x}), too narrow to "

@@ -337,11 +337,14 @@ def test_before_the_arena_is_published_and_before_the_stack_is_painted():
 
 
 def test_user_expressions_cannot_change_the_target():
-    text = on_qemu(["print ticks", "arena whereis ticks++", "arena whereis ticks = 5", "print ticks",
-                    "arena whereis &'workload.c'::demo_scenario", "arena whereis -1"])
+    text = on_qemu(["print ticks", "arena whereis ticks++", "arena whereis ticks = 5", "arena whereis ticks <<= 1",
+                    "arena whereis ticks >>= 1", "arena whereis ticks |= 1", "print ticks",
+                    "print demo_sink", "arena whereis (demo_invoke_done)(7)", "arena attach (*demo_invoke_done)(9)",
+                    "print demo_sink", "arena whereis &'workload.c'::demo_scenario", "arena whereis -1"])
     values = [l.split("=")[1].strip() for l in text.splitlines() if l.startswith("$")]
-    assert values[0] == values[1], text
-    assert text.count("could write target memory or call a target function") == 2
+    assert values[0] == values[1] and values[2] == values[3], text
+    assert text.count("could write target memory or call a target function") == 5
+    assert text.count("it would call a target function, and arenascope only reads") == 2, text
     assert "is in the arena" not in text and "0xffffffff is outside" in text
     assert "Traceback" not in text
 
