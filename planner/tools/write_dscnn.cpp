@@ -7,9 +7,12 @@
 // CONV_2D 1x1 64 + ReLU); AVERAGE_POOL_2D 25x5; RESHAPE to 64; FULLY_CONNECTED 12; SOFTMAX.
 // Weights and biases are generated (a fixed linear congruential sequence): the memory plan
 // depends on shapes, types and the graph, not on weight values.
-//   arenascope-write-dscnn OUT.tflite
+//   arenascope-write-dscnn OUT.tflite [--blocks N]
+// --blocks N: N depthwise-separable blocks instead of 4 (1..500): a deeper model with more tensors
+// and operators (tools/bench_live.py builds a 200-region arena from it).
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -89,8 +92,12 @@ struct Writer {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: arenascope-write-dscnn OUT.tflite\n");
+  int blocks = 4;
+  if (argc == 4 && std::string(argv[2]) == "--blocks") {
+    blocks = std::atoi(argv[3]);
+  }
+  if ((argc != 2 && argc != 4) || blocks < 1 || blocks > 500) {
+    std::fprintf(stderr, "usage: arenascope-write-dscnn OUT.tflite [--blocks N]   (N: 1..500, default 4)\n");
     return 2;
   }
   Writer w;
@@ -105,7 +112,7 @@ int main(int argc, char** argv) {
     w.op(kConv, {x, f, bias}, {y}, kConvOptions, fb::CreateConv2DOptions(w.b, kSame, 2, 2, kRelu).Union());
     x = y;
   }
-  for (int block = 1; block <= 4; ++block) {
+  for (int block = 1; block <= blocks; ++block) {
     const std::string n = "block" + std::to_string(block);
     const int dw = w.tensor(n + "/dw_weights", {1, 3, 3, channels}, kInt8, w.random_bytes(9 * 64), channels);
     const int dwb = w.tensor(n + "/dw_bias", {channels}, kInt32, w.bias(channels), channels);

@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""Benchmark of the live view through the OpenOCD rig (tests/rig/openocd_qemu: a real OpenOCD
+0.12 in front of QEMU's Cortex-M4, over a JTAG link of roughly 30-70 KiB/s).
+
+Builds a variant of the demo firmware whose arena has about 200 regions (the project's DS-CNN
+deepened to 17 depthwise-separable blocks: arenascope-write-dscnn --blocks 17), runs it behind
+OpenOCD, and measures the live poller (gdbplugin/arenascope_plugin/livepoll.py) reading through
+OpenOCD's Tcl port while the firmware runs:
+  - bytes read and requests a refresh (steady state: the region table is read once);
+  - refreshes a second, polling as fast as it can, and at the default 20/s;
+  - the link's speed (a 16 KiB read) and what a naive refresh (the whole arena, the region table
+    and the descriptor, every time) would cost at that speed: the ratio.
+Targets (issue 8): at least 20 refreshes a second on a 200-region arena; at most 1.5 KiB a
+refresh. Prints the figures and PASS/FAIL; exit status 1 if a target is missed.
+
+    python3 tools/bench_live.py [--build build] [--seconds 5]
+"""
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "rig" / "openocd_qemu"))
+sys.path.insert(0, str(ROOT / "gdbplugin"))
+from chain import Chain  # noqa: E402
+from arenascope_plugin import elfinfo, livepoll, openocd  # noqa: E402
+
+BLOCKS = 17   # 40 planned buffers + 162 tail regions = 202 regions
+TARGET_HZ, TARGET_BYTES = 20.0, 1536
+
+
+def build_firmware(build, work):
+    model = work / "dscnn_deep.tflite"
+    plan = work / "plan"
+    plan.mkdir()
+    subprocess.run([str(build / "planner" / "arenascope-write-dscnn"), str(model), "--blocks", str(BLOCKS)], check=True)
+    header = subprocess.run([str(build / "planner" / "arenascope-plan"), "--header", "--target", "cortex-m",
+                             "--margin", "15", str(model)], check=True, capture_output=True, text=True).stdout
+    (plan / "arenascope_plan.h").write_text(header)
+    fw = work / "fw"
+    subprocess.run(["cmake", "-S", str(ROOT / "examples" / "demo" / "cortex_m4"), "-B", str(fw),
+                    f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'cmake' / 'arm-none-eabi.cmake'}", "-DCMAKE_BUILD_TYPE=MinSizeRel",
+                    f"-DDEMO_PLAN_DIR={plan}"], check=True, capture_output=True)
+    subprocess.run(["cmake", "--build", str(fw), "-j2"], check=True, capture_output=True)
+    return fw / "demo_fw.elf"
+
+
+def poll(ch, address, seconds, hz):
+    link = openocd.TclLink("127.0.0.1", ch.tport)
+    reader = openocd.TclReader(link)
+    poller = livepoll.LivePoller(reader, address, {"elf": "bench", "located_by": "bench"})
+    poller.refresh()  # the first refresh reads the region tables: not the steady state
+    calls0, bytes0, n0 = reader.calls, reader.bytes, poller.refreshes
+    snaps, stop = [], threading.Event()
+    t = threading.Thread(target=livepoll.run, args=(poller, snaps.append, hz, stop, lambda _m: None), daemon=True)
+    t0 = time.monotonic()
+    t.start()
+    time.sleep(seconds)
+    stop.set()
+    t.join(10)
+    elapsed = time.monotonic() - t0
+    n = poller.refreshes - n0
+    link.close()
+    return {"refreshes": n, "per_s": n / elapsed, "bytes": (reader.bytes - bytes0) / max(n, 1),
+            "requests": (reader.calls - calls0) / max(n, 1), "torn": poller.torn, "last": snaps[-1] if snaps else None}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--seconds", type=float, default=5.0)
+    args = ap.parse_args()
+    build = pathlib.Path(args.build)
+    with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:
+        elf = build_firmware(build, pathlib.Path(tmp))
+        address = elfinfo.symbols(str(elf), ["arenascope_descriptor"])["arenascope_descriptor"]
+        with Chain(str(elf)) as ch:
+            time.sleep(0.5)
+            link = openocd.TclLink("127.0.0.1", ch.tport)
+            reader = openocd.TclReader(link)
+            t0 = time.monotonic()
+            reader.read(0x20000000, 16384)
+            link_bps = 16384 / (time.monotonic() - t0)
+            link.close()
+            fast = poll(ch, address, args.seconds, 200.0)
+            paced = poll(ch, address, args.seconds, TARGET_HZ)
+    snap = fast["last"] or paced["last"]
+    if snap is None:
+        print("bench_live: no refresh succeeded")
+        return 1
+    arena = snap["arenas"][0]
+    regions = len(arena["regions"])
+    naive = 128 + 16 * regions + arena["size_bytes"] + snap["stack"]["size_bytes"] + (snap["guard"] or {}).get(
+        "size_bytes", 0)
+    naive_s = naive / link_bps
+    ok_hz, ok_bytes = paced["per_s"] >= TARGET_HZ * 0.97, paced["bytes"] <= TARGET_BYTES
+    print(f"live view through OpenOCD (rig: OpenOCD 0.12 -> JTAG bit-bang -> QEMU mps2-an386), {args.seconds:g} s a run")
+    print(f"  arena: {regions} regions, {arena['size_bytes']} B; stack {snap['stack']['size_bytes']} B")
+    print(f"  link speed (16 KiB Tcl read_memory):   {link_bps / 1024:.1f} KiB/s")
+    print(f"  as fast as it can:  {fast['per_s']:.1f} refreshes/s, {fast['bytes']:.0f} B and "
+          f"{fast['requests']:.1f} requests a refresh, {fast['torn']} torn reads discarded")
+    print(f"  at --hz {TARGET_HZ:g}:         {paced['per_s']:.1f} refreshes/s, {paced['bytes']:.0f} B and "
+          f"{paced['requests']:.1f} requests a refresh, {paced['torn']} torn reads discarded")
+    print(f"  naive full read:    {naive} B a refresh (descriptor, region table, arena, stack, guard) = "
+          f"{naive_s * 1000:.0f} ms at this link = {1 / naive_s:.2f} refreshes/s")
+    print(f"  ratio:              {naive / paced['bytes']:.0f}x fewer bytes a refresh than the naive read")
+    print(f"  target >= {TARGET_HZ:g} refreshes/s on ~200 regions: {'PASS' if ok_hz else 'FAIL'}; "
+          f"<= {TARGET_BYTES} B a refresh: {'PASS' if ok_bytes else 'FAIL'}")
+    return 0 if ok_hz and ok_bytes else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
