@@ -326,7 +326,7 @@ def label_planner_ids(reader, desc, planner_tool):
         planned = [r for r in a.regions if r.first_use != abi.USE_NONE and r.kind == "tensor" and r.name is None]
         for r in a.regions:
             if r.kind == "persistent" and r.name is None:
-                r.name = "TFLM's persistent tail (published whole; its objects need TFLM's debug information)"
+                r.name = "TFLM's persistent tail (published whole by the adapter)"
         if not planned:
             continue  # no buffers, or named already (sessions keep their regions)
         why = _plan_for_published_model(reader, desc, a, planner_tool, planned)
@@ -345,9 +345,10 @@ def label_planner_ids(reader, desc, planner_tool):
         if len(planned) < len(buffers):
             warnings.append(f"arena {a.index}: the region table holds {len(planned)} of the model's {len(buffers)} "
                             "planned buffers: the adapter's table is too small (it keeps one entry for the tail)")
-        why_whole = _split_tail(reader, a, doc)
+        why_whole, mismatches = _split_tail(reader, a, doc)
         if why_whole:
             warnings.append(f"arena {a.index}: the persistent tail is shown whole: {why_whole}")
+        warnings += [f"arena {a.index}: {m}" for m in mismatches]
     return warnings
 
 
@@ -360,18 +361,18 @@ def _split_tail(reader, a, doc):
     tail's objects instead. Returns why not (a string) when TFLM's objects are there but do not
     match, None otherwise (no TFLM debug information is no warning: the tail stays whole)."""
     if not tflm_in_elf():
-        return None
+        return None, []
     try:
         lay = layout()
     except TargetError:
-        return None  # TFLM built without -g, or another version: the tail stays whole, named as such
+        return None, []  # TFLM built without -g, or another version: the tail stays whole, named as such
     key = (gdb.selected_inferior().num, a.base_addr)
     why = "no MicroInterpreter found in the ELF's RAM"
     try:
         cached = _ADAPTER_INTERPRETER.get(key)
         candidates = [cached] if cached is not None else scan_interpreters(reader, lay)
     except (TargetError, MemoryReadError) as e:
-        return f"TFLM's interpreters could not be scanned for ({e})"
+        return f"TFLM's interpreters could not be scanned for ({e})", []
     for interpreter in candidates:  # the one whose arena this is (a firmware may have several)
         try:
             check_interpreter(reader, lay, interpreter, f"{interpreter:#x}")
@@ -381,14 +382,14 @@ def _split_tail(reader, a, doc):
                    "the way is not valid (memory corrupted, or stopped while TFLM was still building them)")
             continue
         except (KeyError, TypeError, ValueError, IndexError) as e:
-            return f"the planner's JSON does not follow \"{model.SCHEMA}\" ({type(e).__name__}: {e})"
+            return f"the planner's JSON does not follow \"{model.SCHEMA}\" ({type(e).__name__}: {e})", []
         if walked.arena.base_addr == a.base_addr:
             _ADAPTER_INTERPRETER[key] = interpreter
-            return tflm.split_tail(a, walked.arena)
+            return tflm.split_tail(a, walked.arena), walked.mismatches
         why = tflm.split_tail(a, walked.arena) if len(candidates) == 1 else \
             f"none of the {len(candidates)} MicroInterpreters in RAM holds the arena at {a.base_addr:#x}"
     _ADAPTER_INTERPRETER.pop(key, None)
-    return why
+    return why, []
 
 
 def _plan_for_published_model(reader, desc, a, planner_tool, planned):
