@@ -10,7 +10,7 @@ import os
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, model, tflm
+from . import abi, elfinfo, model, tflm
 from .reader import MemoryReadError
 from .target import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges, eval_read_only
 
@@ -172,8 +172,6 @@ def scan_interpreters(reader, lay):
         raise TargetError("no arenascope descriptor, and no TFLM MicroInterpreter in this ELF (no symbol "
                           "'vtable for tflite::MicroInterpreterGraph'): link the arenascope agent, or load the "
                           "firmware's ELF built with TFLM and -g")
-    needle = vptr.to_bytes(lay.pointer, "little")
-    graph_off = lay.off("tflite::MicroInterpreter", "graph_")
     ranges, _ = elf_ram_ranges()
     if not ranges:  # a position-independent executable: its sections where the process has them
         for line in gdb.execute("info files", to_string=True).splitlines():
@@ -182,19 +180,7 @@ def scan_interpreters(reader, lay):
                 entry = (int(parts[0], 16), int(parts[2], 16), parts[4])
                 if entry not in ranges:  # a remote target lists them twice
                     ranges.append(entry)
-    found = []
-    for lo, hi, _name in ranges:
-        at = lo
-        while at < hi:
-            n = min(64 * 1024, hi - at)
-            chunk = reader.read(at, n)
-            k = chunk.find(needle)
-            while k >= 0:
-                if (at + k) % lay.pointer == 0:
-                    found.append(at + k - graph_off)
-                k = chunk.find(needle, k + 1)
-            at += n
-    return found
+    return tflm.scan_ram(reader, lay, ranges, vptr)
 
 
 def _model_bytes(reader, address):
@@ -215,24 +201,12 @@ def _model_bytes(reader, address):
     name = text.split(" in section")[0].split(" + ")[0].strip()
     into = int(text.split(" + ")[1].split()[0]) if " + " in text.split(" in section")[0] else 0
     try:
-        from elftools.elf.elffile import ELFFile  # Debian's python3-pyelftools
-    except ImportError:
-        raise TargetError("agentless mode reads the model from the ELF with pyelftools, which is not installed "
-                          "(Debian: python3-pyelftools); or give the model file with `set arena model FILE.tflite`") \
-            from None
-    with open(path, "rb") as f:
-        elf = ELFFile(f)
-        symtab = elf.get_section_by_name(".symtab")
-        sym = next((x for x in (symtab.iter_symbols() if symtab else []) if x.name == name and x["st_size"]), None)
-        if sym is None or sym["st_info"]["type"] != "STT_OBJECT":
-            raise TargetError(f"agentless mode: the model at {address:#x} is in '{name}', which is not a data object "
-                              "of known size: give the model file with `set arena model FILE.tflite`")
-        start, size = sym["st_value"], sym["st_size"]
-        for sec in elf.iter_sections():
-            lo = sec["sh_addr"]
-            if sec["sh_type"] == "SHT_PROGBITS" and sec["sh_flags"] & 0x2 and lo <= start and \
-                    start + size <= lo + sec["sh_size"]:  # SHF_ALLOC: the image's bytes, not debug sections
-                return name, sec.data()[start - lo:start - lo + size]
+        size, data = elfinfo.object_bytes(path, name)
+    except ValueError as e:
+        raise TargetError(f"agentless mode: the model at {address:#x} is in '{name}': {e}: give the model file with "
+                          "`set arena model FILE.tflite`") from None
+    if data is not None:
+        return name, data
     return name, reader.read(address - into, size)  # e.g. a model copied to RAM at run time
 
 

@@ -10,7 +10,7 @@ import threading
 
 import gdb  # pylint: disable=import-error
 
-from . import agentless, live, livepoll, openocd, tflm
+from . import abi, agentless, live, livepoll, openocd, tflm
 from .commands import _Sub, _range_setting, _tool_path, _word_setting, serve, setting
 from .decode import Band
 from .target import TargetError, elf_ram_ranges, parse_address, stack_symbols, symbol_address
@@ -73,14 +73,8 @@ def _agentless_reader(reader):
     doc = agentless.plan_for(reader, lay, model_addr, _tool_path("planner-path", "planner", "arenascope-plan"),
                              str(setting("model")).strip())
     found = stack_symbols()
-    stack = Band(low_addr=found[0], high_addr=found[1], touched_lo=0xFFFFFFFF, touched_hi=0xFFFFFFFF) if found else None
-
-    def read():
-        try:
-            return tflm.descriptor(tflm.walk(reader, lay, interpreter, doc), lay.pointer, stack=stack)
-        except tflm.AgentlessError as exc:
-            raise livepoll.TornError(f"TFLM's objects are not consistent now ({exc})") from None
-    return read, interpreter
+    stack = Band(low_addr=found[0], high_addr=found[1], touched_lo=abi.NONE, touched_hi=abi.NONE) if found else None
+    return livepoll.agentless_reader(reader, lay, interpreter, doc, stack), interpreter
 
 
 class LiveCommand(_Sub):

@@ -15,7 +15,7 @@ bytes read, link state and a history of used bytes, stack peak and the arena-sta
 import collections
 import time
 
-from . import abi, analysis, snapshot
+from . import abi, analysis, snapshot, tflm
 from .decode import DecodeError
 from .reader import MemoryReadError
 from .session import DescriptorSession, TornReadError
@@ -162,6 +162,18 @@ class LivePoller:
             return None
         snap = dict(self.last, live=dict(self.last["live"], link="lost", link_error=why, refresh_hz=0.0))
         return snap
+
+
+def agentless_reader(reader, layout, interpreter, plan, stack=None):
+    """A LivePoller read_descriptor for agentless mode: TFLM's objects walked through `reader`
+    at each refresh (tflm.walk) into a Descriptor; `stack` a Band (linker symbols) or None. A walk
+    that meets half-built objects is a torn read."""
+    def read():
+        try:
+            return tflm.descriptor(tflm.walk(reader, layout, interpreter, plan), layout.pointer, stack=stack)
+        except tflm.AgentlessError as exc:
+            raise TornError(f"TFLM's objects are not consistent now ({exc})") from None
+    return read
 
 
 def run(poller, publish, hz, stop, report, interval_errors=1.0):

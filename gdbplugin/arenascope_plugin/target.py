@@ -7,9 +7,7 @@ import gdb  # pylint: disable=import-error
 from . import elfinfo
 from .reader import MemoryReader, MemoryReadError
 
-# Linker-script names of the stack's bounds, (low, high), most common first.
-STACK_SYMBOLS = [("__StackLimit", "__StackTop"), ("_sstack", "_estack"), ("__stack_start__", "__stack_end__"),
-                 ("_stack_start", "_stack_end")]
+STACK_SYMBOLS = elfinfo.STACK_SYMBOLS
 
 
 class TargetError(Exception):

@@ -222,6 +222,27 @@ def walk(reader, layout, interpreter, plan):
     return walk_out
 
 
+def scan_ram(reader, layout, ranges, graph_vptr):
+    """The addresses of the MicroInterpreters in RAM ranges [(lo, hi, name)]: where the vtable
+    pointer of an embedded MicroInterpreterGraph (`graph_vptr`: its vtable + 2 pointers) sits,
+    pointer-aligned, minus the offset of graph_."""
+    needle = graph_vptr.to_bytes(layout.pointer, "little")
+    graph_off = layout.off("tflite::MicroInterpreter", "graph_")
+    found = []
+    for lo, hi, _name in ranges:
+        at = lo
+        while at < hi:
+            n = min(64 * 1024, hi - at)
+            chunk = reader.read(at, n)
+            k = chunk.find(needle)
+            while k >= 0:
+                if (at + k) % layout.pointer == 0:
+                    found.append(at + k - graph_off)
+                k = chunk.find(needle, k + 1)
+            at += n
+    return found
+
+
 def split_tail(arena, walked_arena):
     """Replaces, in the TFLM adapter's `arena` (it publishes the persistent tail as one region, the
     last), that region by the tail objects `walked_arena` found, when both are the same arena (base,

@@ -133,3 +133,39 @@ def test_adapter_on_the_host_publishes_tflms_plan_and_the_documented_layout_chan
                                                              "run", f"arena snapshot {snap_path}"], gdb="gdb")
         snap = json.loads(pathlib.Path(snap_path).read_text())
     check_adapter(snap, text, "host", "host")
+
+
+LOOP_ELF = os.environ.get("ARENASCOPE_TFLM_LOOP_ELF")  # a TFLM firmware that keeps invoking (QEMU)
+
+
+@pytest.mark.skipif(not LOOP_ELF or not pathlib.Path(LOOP_ELF).exists() or not MODEL,
+                    reason="ARENASCOPE_TFLM_LOOP_ELF and _MODEL name no looping TFLM firmware (optional)")
+def test_agentless_live_without_gdb_equals_tflms_figures_and_gdbs_layout(tmp_path):
+    """The standalone `arenascope live` on an unmodified TFLM firmware, through the OpenOCD rig
+    while it runs: its layout (pyelftools' DWARF) equals GDB's, its figures TFLM's own."""
+    import subprocess
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "rig" / "openocd_qemu"))
+    sys.path.insert(0, str(ROOT / "gdbplugin"))
+    from chain import Chain  # pylint: disable=import-outside-toplevel
+    from arenascope_plugin import dwarflayout  # pylint: disable=import-outside-toplevel
+    lay, _ = dwarflayout.layout(LOOP_ELF)
+    dump = tmp_path / "gdb_layout.json"
+    gdb_batch(pathlib.Path(LOOP_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
+                                       "python import json; from arenascope_plugin import agentless; l = agentless.layout(); "
+                                       f"open('{dump}', 'w').write(json.dumps([l.pointer, l.offsets, l.sizes, "
+                                       "l.saba_nonpersistent_base]))"])
+    assert json.loads(dump.read_text()) == [lay.pointer, lay.offsets, lay.sizes, lay.saba_nonpersistent_base]
+    out = tmp_path / "last.json"
+    with Chain(LOOP_ELF) as ch:
+        r = subprocess.run([str(ROOT / "gdbplugin" / "arenascope"), "live", "--openocd", f"127.0.0.1:{ch.tport}",
+                            "--elf", LOOP_ELF, "--planner", str(PLANNER), "--duration", "3", "--no-viewer",
+                            "--snapshot-out", str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    snap = json.loads(out.read_text())
+    assert snap["source"]["located_by"].startswith("agentless: the MicroInterpreter at ") and snap["live"]["refresh_index"] > 1
+    if TFLM_FIGURES.exists():
+        fig = json.loads(TFLM_FIGURES.read_text())["models"][MODEL]["arm_m4"]
+        a = snap["arenas"][0]
+        assert (a["head_bytes"], a["tail_bytes"], a["used_bytes"]) == (fig["head_bytes"], fig["tail_bytes"],
+                                                                       fig["arena_used_bytes"])
