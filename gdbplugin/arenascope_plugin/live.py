@@ -43,6 +43,7 @@ class SnapshotServer:
         self.port = self._sock.getsockname()[1]
         self._clients = []
         self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
         self._last = None
         self.connected = threading.Event()
         self._closed = False
@@ -62,7 +63,8 @@ class SnapshotServer:
                 last = self._last
                 self._clients.append(conn)
             if last:
-                self._send(conn, last)
+                with self._send_lock:
+                    self._send(conn, last)
             self.connected.set()
 
     def _send(self, conn, line):
@@ -84,11 +86,12 @@ class SnapshotServer:
     def broadcast(self, line, keep=True):
         """Sends one message to every viewer; returns how many got it. keep: it is the snapshot a
         viewer that connects later gets first."""
-        with self._lock:
-            if keep:
-                self._last = line
-            clients = list(self._clients)
-        return sum(self._send(c, line) for c in clients)
+        with self._send_lock:  # the poll thread and GDB's stop hooks both send: whole lines only
+            with self._lock:
+                if keep:
+                    self._last = line
+                clients = list(self._clients)
+            return sum(self._send(c, line) for c in clients)
 
     def close(self):
         self._closed = True

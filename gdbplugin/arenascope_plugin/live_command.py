@@ -16,7 +16,7 @@ from .decode import Band
 from .target import TargetError, elf_ram_ranges, parse_address, stack_symbols, symbol_address
 
 _STATE = {"thread": None, "stop": None, "poller": None, "messages": queue.Queue(), "hooked": False,
-          "endpoint": None}
+          "endpoint": None, "last_message": None, "link": None, "own_server": False}
 
 
 def _print_pending(*_):
@@ -26,6 +26,7 @@ def _print_pending(*_):
             text = q.get_nowait()
         except queue.Empty:
             return
+        _STATE["last_message"] = text
         gdb.write(f"arena live: {text}\n")
 
 
@@ -52,13 +53,16 @@ def _endpoint():
 
 
 def stop_live(wait=True):
-    """Stops the poller thread (idempotent)."""
+    """Stops the poller thread and closes its OpenOCD link (idempotent)."""
     if _STATE["stop"] is not None:
         _STATE["stop"].set()
     t = _STATE["thread"]
     if wait and t is not None:
         t.join(timeout=5)
     _STATE["thread"] = None
+    if _STATE["link"] is not None and (t is None or not t.is_alive()):
+        _STATE["link"].close()
+        _STATE["link"] = None
 
 
 def _agentless_reader(reader):
@@ -111,6 +115,9 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
         if args.action == "stop":
             running = _STATE["thread"] is not None
             stop_live()
+            if _STATE["own_server"]:  # started by `arena live`, not `arena view`: stop-time snapshots end too
+                gdb.execute("arena view --stop", to_string=True)
+                _STATE["own_server"] = False
             gdb.write("arena live: stopped\n" if running else "arena live: not running\n")
             return
         if args.action == "status":
@@ -120,7 +127,8 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
             raise TargetError(f"--hz {args.hz:g}: give 0.1 to 200 refreshes a second")
         if not 16 <= args.scan_budget <= 65536:
             raise TargetError(f"--scan-budget {args.scan_budget}: give 16 to 65536 bytes")
-        stop_live()
+        if args.port is not None and not 0 <= args.port <= 65535:
+            raise TargetError(f"--port {args.port}: give 0 (any free port) to 65535")
         if args.openocd:
             try:
                 host, port = openocd.parse_endpoint(args.openocd)
@@ -135,9 +143,14 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
         try:
             ok, _ = link.call("version")
         except openocd.TclError as exc:
-            raise TargetError(f"{exc}; the Tcl port came from {how}") from None
+            raise TargetError(f"{exc}; the Tcl port came from {how}"
+                              + ("; the running `arena live` goes on" if _STATE["thread"] else "")) from None
         if not ok:
+            link.close()
             raise TargetError(f"{link.endpoint} answered but `version` failed: not OpenOCD's Tcl port?")
+        if link.quiet_why:
+            gdb.write(f"arena live: warning: {link.quiet_why}: OpenOCD will echo every read into its log, and into "
+                      "GDB's console while the target runs\n")
         address = symbol_address("arenascope_descriptor")
         text = str(setting("descriptor-address")).strip()
         if text not in ("", "auto"):
@@ -161,6 +174,10 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
         poller = livepoll.LivePoller(reader, address or 0, source, ram_ranges=ram, scan_budget=args.scan_budget,
                                      canary_pattern=canary, stack_pattern=paint, stack_range=_range_setting("stack-range"),
                                      read_descriptor=read_descriptor)
+        stop_live()  # the new link works: replace a running poller
+        from .commands import _LIVE  # pylint: disable=import-outside-toplevel
+        if _LIVE["server"] is None:
+            _STATE["own_server"] = True
         server = serve(args.port, args.no_launch, 0.0, who="arena live")
         messages = _STATE["messages"]
 
@@ -172,7 +189,8 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
 
         thread = threading.Thread(target=livepoll.run, name="arenascope-live-poll", daemon=True,
                                   args=(poller, publish, args.hz, stop, messages.put))
-        _STATE.update(thread=thread, stop=stop, poller=poller, endpoint=(link.endpoint, how))
+        _STATE.update(thread=thread, stop=stop, poller=poller, endpoint=(link.endpoint, how), link=link,
+                      last_message=None)
         if not _STATE["hooked"]:
             gdb.events.before_prompt.connect(_print_pending)
             if hasattr(gdb.events, "gdb_exiting"):
@@ -196,7 +214,9 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
                   f"  torn discarded:   {p.torn}\n"
                   f"  bytes a refresh:  {last['bytes_last_refresh'] if last else '-'} (reads so far: "
                   f"{p.reader.calls} requests, {p.reader.bytes} B)\n"
-                  f"  reconnects:       {max(0, p.reader.link.connects - 1)}\n")
+                  f"  reconnects:       {max(0, p.reader.link.connects - 1)}\n"
+                  f"  side channel:     {'in use (reads are not echoed into logs)' if not p.reader.link.quiet_why else p.reader.link.quiet_why}\n"
+                  f"  last message:     {_STATE['last_message'] or 'none'}\n")
 
 
 def register():

@@ -16,12 +16,13 @@ import collections
 import time
 
 from . import abi, analysis, snapshot, tflm
-from .decode import DecodeError
+from .decode import MAX_STACK_BYTES, DecodeError
 from .reader import MemoryReadError
 from .session import DescriptorSession, TornReadError
 
 HISTORY_POINTS = 600
 DEFAULT_SCAN_BUDGET = 512   # bytes of band scan per refresh
+MAX_BAND_BYTES = MAX_STACK_BYTES  # larger bands are not scanned through a probe
 
 
 class TornError(Exception):
@@ -93,6 +94,11 @@ class LivePoller:
         wanted = [(n, target, target.low_addr, target.high_addr, p) for n, target, p in wanted]
         wanted.append(("stack", None, lo, hi, paint))
         wanted = [w for w in wanted if w[3] > w[2]]
+        too_big = [w for w in wanted if w[3] - w[2] > MAX_BAND_BYTES]
+        if too_big:
+            raise DecodeError(f"the {too_big[0][0]} band {too_big[0][2]:#x}-{too_big[0][3]:#x} is more than "
+                              f"{MAX_BAND_BYTES >> 20} MiB: not scanned through a probe (check the descriptor, or "
+                              "`set arena stack-range`)")
         for name in set(self.bands) - {w[0] for w in wanted}:
             del self.bands[name]
         bands = [(self._band(n, l, h, p), target) for n, target, l, h, p in wanted]
@@ -129,7 +135,7 @@ class LivePoller:
         if desc.halted_in_update:
             self.torn += 1
             raise TornError(f"the descriptor's seq stays odd ({desc.seq}): the target is inside an arenascope "
-                            "update (stopped there by a debugger, or stuck); last good data kept")
+                            "update (stopped there by a debugger, or stuck)")
         scanned, painted = self._scan(desc)
         figs = {a.index: analysis.arena_figures(a) for a in desc.arenas}
         stack = analysis.stack_figures(desc, sp=None, scanned_hwm=scanned, bounds=self.stack_range, painted=painted)
@@ -156,11 +162,17 @@ class LivePoller:
             return 0.0
         return (len(recent) - 1) / max(recent[-1] - recent[0], 1e-6)
 
-    def lost(self, why):
-        """The last good snapshot, marked: the link is lost (the viewer says so), or None."""
+    def lost(self, why, link="lost"):
+        """The last good snapshot, marked (the viewer says so), or None when there is none.
+        link "lost": the reader lost the target; "untrusted": the target answers but its
+        descriptor is corrupt: then a failing `descriptor` check and verdict FAIL too."""
         if self.last is None:
             return None
-        snap = dict(self.last, live=dict(self.last["live"], link="lost", link_error=why, refresh_hz=0.0))
+        snap = dict(self.last, live=dict(self.last["live"], link=link, link_error=why, refresh_hz=0.0))
+        if link == "untrusted":
+            snap["checks"] = [{"rule": "descriptor", "verdict": "FAIL", "reason": f"the descriptor read now is corrupt: "
+                               f"{why}; the figures are the last good ones"}] + list(self.last["checks"])
+            snap["verdict"] = "FAIL"
         return snap
 
 
@@ -188,7 +200,7 @@ def run(poller, publish, hz, stop, report, interval_errors=1.0):
             snap = poller.refresh()
         except TornError as exc:
             if trouble != "torn":
-                report(f"torn read discarded: {exc}")
+                report(f"torn read discarded: {exc}" + ("" if poller.last else " (no good data yet)"))
                 trouble = "torn"
             stop.wait(period)
             continue
@@ -197,8 +209,10 @@ def run(poller, publish, hz, stop, report, interval_errors=1.0):
                 break
             why = str(exc)
             if trouble != why:
-                report(f"live read failed: {why}; retrying every {interval_errors:g} s")
-                lost = poller.lost(why)
+                corrupt = isinstance(exc, DecodeError)
+                report(f"{'the descriptor read is corrupt' if corrupt else 'live read failed'}: {why}; retrying every "
+                       f"{interval_errors:g} s")
+                lost = poller.lost(why, "untrusted" if corrupt else "lost")
                 if lost is not None:
                     publish(lost)
                 trouble = why

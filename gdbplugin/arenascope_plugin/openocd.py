@@ -47,13 +47,25 @@ def parse_endpoint(text, default_port=DEFAULT_PORT):
 
 
 class TclLink:
-    """One connection to OpenOCD's Tcl RPC server; reconnects on the next call after a failure."""
+    """One connection to OpenOCD's Tcl RPC server; reconnects on the next call after a failure.
 
-    def __init__(self, host="127.0.0.1", port=DEFAULT_PORT, timeout=TIMEOUT_S):
+    OpenOCD 0.12 writes every Tcl RPC result to its log (command_run_line prints it), and while
+    the target runs its GDB server forwards that log to GDB's console: polled reads would flood
+    it. So results travel on a side channel when OpenOCD can open one (quiet=True, the default):
+    OpenOCD's Jim Tcl connects back to a loopback (or this host's) socket with `socket stream`,
+    each command writes its result there and returns nothing, and nothing is logged. If OpenOCD
+    cannot connect back (no `socket` command, a firewall), results come in the replies, and
+    `quiet_why` says why (then OpenOCD's log and GDB's console show the reads)."""
+
+    def __init__(self, host="127.0.0.1", port=DEFAULT_PORT, timeout=TIMEOUT_S, quiet=True):
         self.host, self.port, self.timeout = host, port, timeout
         self._sock = None
         self._buf = b""
         self.connects = 0
+        self.quiet = quiet
+        self.quiet_why = None       # why the side channel is not used (None: it is, or quiet=False)
+        self._side = None           # (socket, buffer) of the side channel
+        self._chan = None           # its Tcl variable in OpenOCD
 
     @property
     def endpoint(self):
@@ -68,32 +80,67 @@ class TclLink:
                            "--openocd HOST:PORT names another)") from None
         self._buf = b""
         self.connects += 1
+        if self.quiet:
+            self._open_side()
+
+    def _open_side(self):
+        """Asks OpenOCD to connect back to a listening socket here; on success results use it."""
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            here = self._sock.getsockname()[0]  # the address OpenOCD reached us from
+            listener.bind((here, 0))
+            listener.listen(1)
+            listener.settimeout(self.timeout)
+            port = listener.getsockname()[1]
+            chan = f"::arenascope_side_{port}"
+            reply = self._round_trip(f"set __as_rc [catch {{set {chan} [socket stream {here}:{port}]}} __as_r]; "
+                                     f"if {{$__as_rc}} {{set __as_r}} else {{list}}")
+            if reply.strip():
+                self.quiet_why = f"OpenOCD could not open the side channel ({reply.strip()[:120]})"
+                return
+            conn, _ = listener.accept()
+            conn.settimeout(self.timeout)
+            self._side, self._chan, self.quiet_why = [conn, b""], chan, None
+        except (OSError, socket.timeout) as exc:
+            self.quiet_why = f"OpenOCD could not connect back to this host ({exc})"
+        finally:
+            listener.close()
 
     def close(self):
-        if self._sock is not None:
-            try:
-                self._sock.close()
-            except OSError:
-                pass
-        self._sock = None
+        for sock in (self._sock, self._side[0] if self._side else None):
+            if sock is not None:
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+        self._sock, self._side, self._chan = None, None, None
         self._buf = b""
+
+    def _recv_until_term(self, sock, buf):
+        deadline = time.monotonic() + self.timeout
+        while TERM not in buf:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise TclError(f"OpenOCD closed the Tcl connection {self.endpoint} (OpenOCD quit or restarted)")
+            buf += chunk
+            if len(buf) > MAX_REPLY_BYTES:
+                raise TclError(f"OpenOCD's reply on {self.endpoint} is longer than {MAX_REPLY_BYTES} B without "
+                               "its 0x1a terminator: not OpenOCD's Tcl port?")
+        reply, _, rest = buf.partition(TERM)
+        return reply.decode("ascii", errors="replace"), rest
+
+    def _round_trip(self, line):
+        self._sock.sendall(line.encode() + TERM)
+        reply, self._buf = self._recv_until_term(self._sock, self._buf)
+        return reply
 
     def command(self, line):
         """The reply text of one Tcl command; TclError (and a closed link) on any failure."""
-        if self._sock is None:
-            self._connect()
         try:
-            self._sock.sendall(line.encode() + TERM)
-            deadline = time.monotonic() + self.timeout
-            while TERM not in self._buf:
-                self._sock.settimeout(max(0.01, deadline - time.monotonic()))
-                chunk = self._sock.recv(65536)
-                if not chunk:
-                    raise TclError(f"OpenOCD closed the Tcl connection {self.endpoint} (OpenOCD quit or restarted)")
-                self._buf += chunk
-                if len(self._buf) > MAX_REPLY_BYTES:
-                    raise TclError(f"OpenOCD's reply on {self.endpoint} is longer than {MAX_REPLY_BYTES} B without "
-                                   "its 0x1a terminator: not OpenOCD's Tcl port?")
+            if self._sock is None:
+                self._connect()
+            return self._round_trip(line)
         except socket.timeout:
             self.close()
             raise TclError(f"OpenOCD did not answer within {self.timeout:.1f} s on {self.endpoint} (probe or target "
@@ -104,18 +151,31 @@ class TclLink:
         except TclError:
             self.close()
             raise
-        reply, _, self._buf = self._buf.partition(TERM)
-        return reply.decode("ascii", errors="replace")
 
     def call(self, line):
         """(ok, result text) of `line` run under `catch`: OpenOCD's own error text when not ok."""
-        reply = self.command("set __as_rc [catch {%s} __as_r]; list $__as_rc $__as_r" % line)
-        rc, _, result = reply.partition(" ")
+        if self._sock is None:
+            self.command("list")  # connects (and opens the side channel)
+        if self._side is not None:
+            script = (f"set __as_rc [catch {{{line}}} __as_r]; "
+                      f"${self._chan} puts -nonewline \"$__as_rc [list $__as_r]\\x1a\"; ${self._chan} flush")
+            reply = self.command(script)
+            if reply.strip():  # the side channel failed inside OpenOCD: say so, reconnect next time
+                self.close()
+                raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {reply.strip()[:120]}")
+            try:
+                text, self._side[1] = self._recv_until_term(self._side[0], self._side[1])
+            except (OSError, TclError) as exc:
+                self.close()
+                raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {exc}") from None
+        else:
+            text = self.command("set __as_rc [catch {%s} __as_r]; list $__as_rc $__as_r" % line)
+        rc, _, result = text.partition(" ")
         if result.startswith("{") and result.endswith("}"):
             result = result[1:-1]
         if rc not in ("0", "1", "2", "3", "4"):
             self.close()
-            raise TclError(f"unexpected reply from {self.endpoint}: {reply[:80]!r} (not OpenOCD's Tcl port?)")
+            raise TclError(f"unexpected reply from {self.endpoint}: {text[:80]!r} (not OpenOCD's Tcl port?)")
         return rc in ("0", "2"), result
 
 

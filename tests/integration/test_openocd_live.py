@@ -80,11 +80,16 @@ def test_every_arena_command_through_openocd(tmp_path):
 def test_live_polling_while_the_firmware_runs():
     with Chain(str(FIRMWARE)) as ch:
         poller = poller_for(ch)
+        log_before = len(ch.log("openocd"))
         t, stop, snaps, messages = run_poller(poller, 0)
         time.sleep(3)
         stop.set()
         t.join(10)
+        logged = ch.log("openocd")[log_before:]
     assert len(snaps) >= 10, messages
+    # OpenOCD logs every Tcl reply (and forwards its log to GDB while the target runs): the reads
+    # travel on the side channel, so nothing of them reaches OpenOCD's log.
+    assert poller.reader.link.quiet_why is None and "0x" not in logged, logged[:400]
     invokes = [s["state"]["invokes"] for s in snaps]
     assert invokes == sorted(invokes) and invokes[-1] > invokes[0], invokes  # the counter moves
     assert all(s["state"]["seq"] % 2 == 0 for s in snaps)  # never a torn (odd) descriptor
@@ -97,6 +102,8 @@ def test_live_polling_while_the_firmware_runs():
     assert a["free_band"]["intact_bytes"] == a["free_band"]["size_bytes"]
     syms = elf_symbols(FIRMWARE)
     assert last["stack"]["high_addr"] == syms["__StackTop"] and 0 < last["stack"]["peak_bytes"] < 2048
+    import jsonschema  # the contract with the viewer (docs/snapshot-schema.json, "live" included)
+    jsonschema.validate(last, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
     live = last["live"]
     assert live["link"] == "ok" and live["refresh_index"] == len(snaps) and live["refresh_hz"] > 0
     assert 0 < live["bytes_last_refresh"] <= 1536  # the descriptor and one band slice, no region table
@@ -208,6 +215,7 @@ def test_arena_live_in_gdb_and_the_standalone_command(tmp_path):
                              capture_output=True, text=True, timeout=60)
     text = res.stdout
     assert "Traceback" not in text, text
+    assert "0x4e455241" not in text and "{0x" not in text, text  # no read of the poller echoed into GDB
     assert f"through OpenOCD's Tcl port 127.0.0.1:{ch.tport} (from the command line of the OpenOCD" in text, text
     assert "arena live: running" in text and "torn discarded:" in text and "arena live: stopped" in text
     live_snaps = [g["snapshot"] for g in got if g.get("type") == "snapshot" and g["snapshot"].get("live")]
@@ -227,3 +235,27 @@ def test_the_standalone_command_says_what_is_wrong():
     r = subprocess.run([str(CLI), "live", "--elf", str(FIRMWARE), "--openocd", "host:port"], capture_output=True,
                        text=True, timeout=30)
     assert r.returncode == 2 and "the port is not a number" in r.stderr, r.stderr
+
+
+def test_a_corrupt_descriptor_is_said_untrusted_with_a_failing_verdict():
+    """The descriptor's magic is overwritten (by the test, through OpenOCD, as a stray write in the
+    firmware would) while polling: the viewer is sent the last good data marked untrusted with a
+    failing `descriptor` check, then fresh data again once the magic is back."""
+    address = elf_symbols(FIRMWARE)["arenascope_descriptor"]
+    with Chain(str(FIRMWARE)) as ch:
+        poller = poller_for(ch)
+        t, stop, snaps, messages = run_poller(poller, 0)
+        time.sleep(1.0)
+        magic = ch.tcl.call(f"read_memory {address:#x} 32 1")
+        ch.tcl.call(f"mww {address:#x} 0")
+        time.sleep(1.5)
+        ch.tcl.call(f"mww {address:#x} {magic}")
+        time.sleep(1.5)
+        stop.set()
+        t.join(10)
+    bad = [s for s in snaps if s["live"]["link"] == "untrusted"]
+    assert len(bad) == 1 and "magic" in bad[0]["live"]["link_error"], [s["live"]["link"] for s in snaps]
+    assert bad[0]["verdict"] == "FAIL" and bad[0]["checks"][0]["rule"] == "descriptor"
+    assert any(m.startswith("the descriptor read is corrupt: ") for m in messages), messages
+    after = snaps[snaps.index(bad[0]) + 1:]
+    assert after and all(s["live"]["link"] == "ok" for s in after) and after[-1]["verdict"] == "PASS"

@@ -200,7 +200,7 @@ TEST(Live, MalformedFieldsAreRefusedWithTheirPath)
         {"hz negative", [](json &j) { j["live"]["refresh_hz"] = -1; }, "$.live.refresh_hz: -1, expected a rate >= 0"},
         {"bytes", [](json &j) { j["live"]["bytes_last_refresh"] = true; },
          "$.live.bytes_last_refresh: expected a non-negative integer, found boolean"},
-        {"link", [](json &j) { j["live"]["link"] = "down"; }, "$.live.link: \"down\" is not \"ok\" or \"lost\""},
+        {"link", [](json &j) { j["live"]["link"] = "down"; }, "$.live.link: \"down\" is not \"ok\", \"lost\" or \"untrusted\""},
         {"link type", [](json &j) { j["live"]["link"] = 1; }, "$.live.link: expected a string, found number"},
         {"link_error", [](json &j) { j["live"]["link_error"] = json::array(); },
          "$.live.link_error: expected a string, found array"},
@@ -256,6 +256,12 @@ TEST(Live, StatusTextSaysRateAgeAndIndexOrThatTheLinkIsLost)
     EXPECT_TRUE(lost);
     l.link_error.clear();
     EXPECT_EQ(live_status(l, 1012.0, lost), "LINK LOST: no reason given; showing data 12.0 s old");
+    l.link_lost = false;
+    l.link_untrusted = true;  // OpenOCD answers, but the descriptor is corrupt
+    l.link_error = "descriptor at 0x20000004 has ABI 9.0";
+    lost = false;
+    EXPECT_EQ(live_status(l, 1001.0, lost), "DATA NOT TRUSTED: descriptor at 0x20000004 has ABI 9.0; showing data 1.0 s old");
+    EXPECT_TRUE(lost);
 }
 
 TEST(Layout, HistoryPanelTakesTheBottomOfTheLeftColumnOnlyWhenLive)

@@ -288,9 +288,9 @@ HistoryGeometry history_geometry(const Live &live, Rect panel)
 std::string live_status(const Live &live, double now_unix_s, bool &lost)
 {
     const double age = std::max(0.0, now_unix_s - live.captured_at_unix_s);
-    lost = live.link_lost;
+    lost = live.link_lost || live.link_untrusted;
     if (lost) {
-        return fmt::format("LINK LOST: {}; showing data {:.1f} s old",
+        return fmt::format("{}: {}; showing data {:.1f} s old", live.link_lost ? "LINK LOST" : "DATA NOT TRUSTED",
                            live.link_error.empty() ? "no reason given" : live.link_error, age);
     }
     return fmt::format("live via {}: {:.1f} refreshes/s, data {:.1f} s old, refresh {}", live.reader,

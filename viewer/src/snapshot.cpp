@@ -322,10 +322,12 @@ std::optional<Live> live(const json &root)
     }
     l.bytes_last_refresh = u64(v, "bytes_last_refresh", p);
     const std::string link = string(v, "link", p);
-    if (link != "ok" && link != "lost") {
-        throw LoadError{fmt::format("{}.link: \"{}\" is not \"ok\" or \"lost\"", p, link.substr(0, 40))};
+    if (link != "ok" && link != "lost" && link != "untrusted") {
+        throw LoadError{
+            fmt::format("{}.link: \"{}\" is not \"ok\", \"lost\" or \"untrusted\"", p, link.substr(0, 40))};
     }
     l.link_lost = link == "lost";
+    l.link_untrusted = link == "untrusted";
     l.link_error = string(v, "link_error", p, true).substr(0, 4096);
     const json &history = array(v, "history", p, kMaxHistoryPoints);
     l.history.reserve(history.size());

@@ -106,6 +106,7 @@ struct Live {
     double refresh_hz = 0;             // refreshes per second, measured by the plugin
     uint64_t bytes_last_refresh = 0;   // bytes read from the target for this refresh
     bool link_lost = false;            // "lost": the reader lost OpenOCD, this is the last good data
+    bool link_untrusted = false;       // "untrusted": OpenOCD answers, but the descriptor read is corrupt
     std::string link_error;            // why, when lost (may be empty)
     std::vector<LivePoint> history;    // oldest first; the last point is this refresh
 };
