@@ -1,52 +1,141 @@
 #!/usr/bin/env bash
-# The demo: installs what is missing, builds, boots the demo firmware on QEMU's mps2-an386
-# (Cortex-M4F) halted at reset, attaches gdb-multiarch over the remote protocol (as it would
-# through OpenOCD on a board) and walks through examples/demo/demo.gdb.
-#   tools/demo.sh                 scripted walk-through, then exit
-#   tools/demo.sh --interactive   the same, then stay at the (gdb) prompt
+# The demo, one command from a fresh clone: installs what is missing (apt-get), builds, boots the
+# demo firmware on QEMU's mps2-an386 (Cortex-M4F), attaches gdb-multiarch with the arenascope
+# plugin over the remote protocol (as it would through OpenOCD on a board), opens the live arena
+# map window (with no display: renders it off-screen), runs the inference loop with the map
+# updating at each stop, provokes a fault (the stack running into the arena, by default) and
+# shows the post-mortem in the terminal and in the window. Everything it writes is in build/demo/.
+#
+#   tools/demo.sh [--scenario NAME] [--model FILE.tflite] [--interactive] [--headless] [--no-build]
+#     --scenario  stack-into-arena (default: the stack runs into the arena, then a HardFault),
+#                 stack-into-arena-busfault, overrun-only, busfault, hardfault, undefined,
+#                 divide-by-zero, null-call, none
+#     --model     lay the demo firmware's arena out for this .tflite (rebuilds; default: the
+#                 project's DS-CNN keyword-spotting model)
+#     --interactive  then stay at the (gdb) prompt with everything loaded
+#     --headless     no window even with a display: screenshots in build/demo/ instead
+#     --no-build     use the build as it is (tests)
+# Ports are chosen free; QEMU, GDB and the viewer it starts are ended when it ends, on Ctrl-C too.
 set -euo pipefail
-case "${1:-}" in
-  ""|--interactive) ;;
-  *) echo "usage: tools/demo.sh [--interactive]"; exit 2 ;;
+usage() { sed -n '10,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+SCENARIO=stack-into-arena MODEL="" INTERACTIVE=0 HEADLESS=0 BUILD=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --scenario) [ $# -ge 2 ] || usage; SCENARIO=$2; shift 2 ;;
+    --model) [ $# -ge 2 ] || usage; MODEL=$2; shift 2 ;;
+    --interactive) INTERACTIVE=1; shift ;;
+    --headless) HEADLESS=1; shift ;;
+    --no-build) BUILD=0; shift ;;
+    -h|--help) usage ;;
+    *) echo "tools/demo.sh: unknown option '$1'"; usage ;;
+  esac
+done
+# The scenario numbers are examples/demo/workload.h's enum demo_scenario.
+case "$SCENARIO" in
+  stack-into-arena) FAULT=8 OVERRUN=1 ;;
+  stack-into-arena-busfault) FAULT=1 OVERRUN=1 ;;
+  overrun-only) FAULT=0 OVERRUN=1 ;;
+  busfault) FAULT=3 OVERRUN=0 ;;
+  hardfault) FAULT=4 OVERRUN=0 ;;
+  undefined) FAULT=5 OVERRUN=0 ;;
+  divide-by-zero) FAULT=6 OVERRUN=0 ;;
+  null-call) FAULT=7 OVERRUN=0 ;;
+  none) FAULT=0 OVERRUN=0 ;;
+  *) echo "tools/demo.sh: unknown scenario '$SCENARIO'"; usage ;;
 esac
+if [ -n "$MODEL" ]; then
+  [ -f "$MODEL" ] || { echo "tools/demo.sh: no such model file: $MODEL"; exit 2; }
+  MODEL=$(cd "$(dirname "$MODEL")" && pwd)/$(basename "$MODEL")
+fi
 cd "$(dirname "$0")/.."
-bash tools/setup-deps.sh
-bash tools/build.sh
+if [ "$BUILD" = 1 ]; then
+  bash tools/setup-deps.sh
+  ARENASCOPE_DEMO_MODEL="$MODEL" bash tools/build.sh
+fi
 
 ELF=build/firmware/demo_fw.elf
+OUT=build/demo
+[ -f "$ELF" ] || { echo "tools/demo.sh: $ELF is not built (run without --no-build)"; exit 1; }
+rm -rf "$OUT" && mkdir -p "$OUT"
+DEMO_MODEL=$(sed -n 's/^ARENASCOPE_DEMO_MODEL:FILEPATH=//p' build/CMakeCache.txt)
+echo "arena plan --model ${DEMO_MODEL:-build/planner/dscnn_kws.tflite}" > "$OUT/model.gdb"
+if [ -t 1 ]; then echo "set arena colour on" > "$OUT/colour.gdb"; else echo "set arena colour off" > "$OUT/colour.gdb"; fi
+
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
 VIEW_PORT=$(free_port)  # the live map's port: another GDB's `arena view` may hold the default 47800
-UART_LOG=$(mktemp /tmp/arenascope-uart.XXXXXX)
+QEMU_PID="" GDB_PID="" VIEWER_PID=""
+cleanup() {
+  for pid in $GDB_PID $VIEWER_PID $QEMU_PID; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'echo; echo "tools/demo.sh: interrupted; QEMU, GDB and the viewer are stopped"; exit 130' INT TERM
+
 qemu-system-arm -M mps2-an386 -kernel "$ELF" -nographic -monitor none -S \
-  -gdb "tcp:127.0.0.1:$PORT" >"$UART_LOG" 2>&1 </dev/null &
+  -gdb "tcp:127.0.0.1:$PORT" >"$OUT/uart.txt" 2>&1 </dev/null &
 QEMU_PID=$!
-trap 'kill $QEMU_PID 2>/dev/null || true; rm -f "$UART_LOG"' EXIT
-# No probe connection: QEMU's gdbstub takes the first client and lets the guest run when it
-# leaves. GDB retries until QEMU listens.
-CONNECT=(-ex "set tcp auto-retry on" -ex "set tcp connect-timeout 15" -ex "target remote 127.0.0.1:$PORT"
-         -ex "source gdbplugin/arenascope.py" -ex "set arena view-port $VIEW_PORT")
+WINDOW=0
+if [ "$HEADLESS" = 0 ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  WINDOW=1
+  build/viewer/arenascope-viewer --connect "127.0.0.1:$VIEW_PORT" >"$OUT/viewer.log" 2>&1 </dev/null &
+  VIEWER_PID=$!
+fi
+printf 'qemu %s\nviewer %s\n' "$QEMU_PID" "$VIEWER_PID" > "$OUT/pids"
 
 echo "arenascope demo: QEMU mps2-an386 (Cortex-M4F) running $ELF, gdbstub on 127.0.0.1:$PORT"
-if [ "${1:-}" = "--interactive" ]; then
-  gdb-multiarch -q -nx "$ELF" "${CONNECT[@]}" -x examples/demo/demo.gdb
+MODEL_SHOWN=${DEMO_MODEL:-build/planner/dscnn_kws.tflite}
+echo "  scenario: $SCENARIO; model: $MODEL_SHOWN"
+[ "$WINDOW" = 1 ] && echo "  the arena map window follows every stop (viewer on 127.0.0.1:$VIEW_PORT)"
+# QEMU's gdbstub takes the first client and lets the guest run when it leaves; GDB retries
+# until QEMU listens.
+GDB_ARGS=(-q -nx "$ELF" -ex "set tcp auto-retry on" -ex "set tcp connect-timeout 15"
+          -ex "target remote 127.0.0.1:$PORT" -ex "source gdbplugin/arenascope.py"
+          -ex "set arena view-port $VIEW_PORT" -ex "set \$demo_fault = $FAULT" -ex "set \$demo_overrun = $OVERRUN"
+          -ex "set \$demo_interactive = $INTERACTIVE"
+          -x examples/demo/demo.gdb)
+if [ "$INTERACTIVE" = 1 ]; then
+  gdb-multiarch "${GDB_ARGS[@]}" -ex "echo \n== Your turn: the target is stopped; try arena info, arena map, help arena.\n"
 else
-  # Not -batch: in batch mode a failing `arena check` is an error that would end the script.
-  gdb-multiarch -q -nx "$ELF" "${CONNECT[@]}" -x examples/demo/demo.gdb </dev/null
+  # In the background, so that Ctrl-C reaches this script's trap at once; not -batch: in batch
+  # mode a failing `arena check` is an error that would end the walk-through.
+  gdb-multiarch "${GDB_ARGS[@]}" </dev/null &
+  GDB_PID=$!
+  wait "$GDB_PID" || true
+  GDB_PID=""
 fi
-echo
-echo "== what the firmware printed on its UART:"
-cat "$UART_LOG"
 
 echo
-if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  echo "== The arena map window stays open with the last snapshot (close it when done)."
-  echo "   Again any time: build/viewer/arenascope-viewer build/demo-snapshot.json"
+echo "== What the firmware printed on its UART:"
+cat "$OUT/uart.txt"
+if [ "$WINDOW" = 0 ]; then
+  for snap in "$OUT"/stop-3.json "$OUT"/overrun.json "$OUT"/fault.json; do
+    [ -f "$snap" ] || continue
+    xvfb-run -a -s "-screen 0 1280x800x24" build/viewer/arenascope-viewer "$snap" \
+      --screenshot "${snap%.json}.png" >/dev/null 2>&1 || echo "tools/demo.sh: could not render $snap"
+  done
+fi
+echo
+echo "== The demo wrote, in $(pwd)/$OUT/:"
+describe() {
+  case "$1" in
+    gdb-transcript.txt) echo "everything GDB printed" ;;
+    check-report.txt) echo "arena check after three inferences" ;;
+    fault-report.txt) echo "the post-mortem (arena fault)" ;;
+    *.json) echo "a snapshot (docs/snapshot-schema.md)" ;;
+    *.png) echo "the arena map window, rendered off-screen" ;;
+    uart.txt) echo "what the firmware printed on its UART" ;;
+  esac
+}
+for f in gdb-transcript.txt check-report.txt fault-report.txt stop-3.json overrun.json fault.json \
+         stop-3.png overrun.png fault.png uart.txt; do
+  if [ -f "$OUT/$f" ]; then printf '   %-20s %s\n' "$f" "$(describe "$f")"; fi
+done
+if [ "$WINDOW" = 1 ]; then
+  echo "   Open a snapshot again any time: build/viewer/arenascope-viewer $OUT/fault.json"
+  if [ -t 0 ]; then
+    read -r -p "== The arena map window shows the post-mortem; press Enter to close it and end the demo. " _ || true
+  fi
 else
-  PNG=build/demo-arena-map.png
-  xvfb-run -a -s "-screen 0 1280x800x24" build/viewer/arenascope-viewer build/demo-snapshot.json \
-    --screenshot "$PNG" >/dev/null
-  echo "== No display here, so the arena map window was rendered off-screen instead:"
-  echo "   $(pwd)/$PNG  (from the snapshot $(pwd)/build/demo-snapshot.json)"
-  echo "   With a display: build/viewer/arenascope-viewer build/demo-snapshot.json"
+  echo "   (no display, so the window was rendered off-screen; with one: build/viewer/arenascope-viewer $OUT/fault.json)"
 fi

@@ -1,0 +1,112 @@
+"""The README's main-job command, end to end and headless: tools/demo.sh boots the demo firmware
+on QEMU, walks GDB with the plugin through the inference loop, the tensor overrun and the
+stack-into-arena HardFault, and leaves its reports, snapshots and screenshots in build/demo/.
+Expected facts come from the demo's design (examples/demo/workload.h scenarios, the ELF's
+symbols) and the viewer's palette (viewer/README.md); Ctrl-C must end every process it started."""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import time
+
+import pytest
+
+from harness import BUILD, FIRMWARE, ROOT
+
+DEMO = ROOT / "tools" / "demo.sh"
+OUT = ROOT / "build" / "demo"
+PALETTE = {"tensor": (66, 135, 245), "persistent": (0, 170, 170), "free": (40, 110, 40), "touched": (230, 40, 40)}
+pytestmark = pytest.mark.skipif(BUILD.resolve() != (ROOT / "build").resolve() or not FIRMWARE.exists(),
+                                reason="tools/demo.sh uses build/ beside the sources: built elsewhere")
+
+
+def headless_env():
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    return env
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return pathlib.Path(f"/proc/{pid}/stat").exists() and pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+def pids():
+    return {k: int(v) for k, v in (line.split() for line in (OUT / "pids").read_text().splitlines()
+                                   if len(line.split()) == 2)}
+
+
+def colours(png):
+    """{colour: pixel count} of a screenshot."""
+    from PIL import Image  # python3-pil
+    return {c: n for n, c in Image.open(png).convert("RGB").getcolors(1 << 20)}
+
+
+def test_the_demo_runs_end_to_end_headless_and_says_where_everything_is():
+    r = subprocess.run(["bash", str(DEMO), "--no-build", "--headless"], cwd=ROOT, env=headless_env(),
+                       capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    out = r.stdout
+    assert "scenario: stack-into-arena" in out and f"== The demo wrote, in {ROOT}/build/demo/:" in out, out[-2000:]
+    for name in ("gdb-transcript.txt", "check-report.txt", "fault-report.txt", "stop-3.json", "fault.json",
+                 "fault.png", "stop-3.png", "overrun.png"):
+        assert f"   {name}" in out and (OUT / name).stat().st_size > 0, name
+    schema = json.loads((ROOT / "docs" / "snapshot-schema.json").read_text())
+    import jsonschema
+    # The inference loop: one snapshot at each of three stops, the invoke counter 1, 2, 3.
+    stops = [json.loads((OUT / f"stop-{n}.json").read_text()) for n in (1, 2, 3)]
+    for s in stops:
+        jsonschema.validate(s, schema)
+    assert [s["state"]["invokes"] for s in stops] == [1, 2, 3]
+    assert "arena check: PASS" in (OUT / "check-report.txt").read_text()
+    # The overrun: 128 B past a tensor, 64 B of them into the free band (workload.c, scenario 2).
+    overrun = json.loads((OUT / "overrun.json").read_text())
+    assert overrun["verdict"] == "FAIL" and overrun["arenas"][0]["damage"]["size_bytes"] == 64
+    # The HardFault after the stack ran into the arena (scenario 8).
+    report = (OUT / "fault-report.txt").read_text()
+    assert "HardFault: from the agent's fault record at" in report
+    assert "VERDICT: the stack ran into the arena." in report
+    fault = json.loads((OUT / "fault.json").read_text())
+    assert fault["fault"]["exception"] == "HardFault" and fault["stack"]["overflowed"]
+    transcript = (OUT / "gdb-transcript.txt").read_text()
+    assert "Traceback" not in transcript and "internal error" not in transcript
+    # The window, rendered: a clean map after three inferences (red only in the plan's lower-bound
+    # line), the overrun's 64 B in red, and after the fault the guard band, the overwritten tail
+    # regions and the verdicts in red: each step has far more red than the one before.
+    clean, overrun_px, damaged = (colours(OUT / f"{n}.png") for n in ("stop-3", "overrun", "fault"))
+    assert all(clean.get(PALETTE[k], 0) > 1000 for k in ("tensor", "persistent", "free")), clean
+    red = [c.get(PALETTE["touched"], 0) for c in (clean, overrun_px, damaged)]
+    assert red[0] < 500 and red[1] > red[0] + 1000 and red[2] > red[1] + 5000, red
+    assert "scenario 8" in (OUT / "uart.txt").read_text()
+    # Every process it started has ended.
+    assert not alive(pids()["qemu"])
+
+
+def test_ctrl_c_ends_qemu_gdb_and_the_demo():
+    import shutil
+    shutil.rmtree(OUT, ignore_errors=True)  # the first stop's snapshot must be this run's
+    proc = subprocess.Popen(["bash", str(DEMO), "--no-build", "--headless", "--scenario", "none"], cwd=ROOT,
+                            env=headless_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (OUT / "stop-1.json").exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+        assert (OUT / "stop-1.json").exists(), "the demo did not reach its first stop"
+        qemu = pids()["qemu"]
+        assert alive(qemu)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in the terminal sends: the whole foreground group
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, out[-2000:]
+    assert "interrupted; QEMU, GDB and the viewer are stopped" in out
+    time.sleep(0.5)
+    assert not alive(qemu)
+    gdbs = subprocess.run(["pgrep", "-f", f"gdb-multiarch.*{FIRMWARE.name}.*demo_fault"], capture_output=True,
+                          text=True).stdout.split()
+    assert not gdbs, gdbs
