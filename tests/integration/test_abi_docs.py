@@ -28,3 +28,18 @@ def test_every_field_in_the_docs_has_the_fixture_offsets_and_type():
             assert off4 == ABI["layouts"]["4"][type_name][field], f"{type_name}.{field} (addr 4)"
             assert off8 == ABI["layouts"]["8"][type_name][field], f"{type_name}.{field} (addr 8)"
             assert doc_type == fixture_type, f"{type_name}.{field} type"
+
+
+def test_readme_and_docs_links_resolve_and_ci_runs_the_readmes_test_command():
+    import re
+    docs = [ROOT / "README.md", ROOT / "viewer" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = [(d.name, link) for d in docs for link in re.findall(r"\]\(([^)#\s]+)", d.read_text())
+              if not link.startswith("http") and not (d.parent / link).exists()]
+    assert not broken, broken
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"^(bash tools/\w+\.sh)\s", readme, re.M)
+    assert commands[:2] == ["bash tools/demo.sh", "bash tools/test.sh"], commands
+    assert (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1].strip() == "exec bash tools/test.sh"
+    for page in ("user-guide.md", "architecture.md", "agent-abi.md", "snapshot-schema.md", "hardfault.md",
+                 "arena-budget.md"):
+        assert f"docs/{page}" in readme, page
