@@ -60,6 +60,8 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 DEMO_MODEL=$(sed -n 's/^ARENASCOPE_DEMO_MODEL:FILEPATH=//p' build/CMakeCache.txt)
 echo "arena plan --model ${DEMO_MODEL:-build/planner/dscnn_kws.tflite}" > "$OUT/model.gdb"
 if [ -t 1 ]; then echo "set arena colour on" > "$OUT/colour.gdb"; else echo "set arena colour off" > "$OUT/colour.gdb"; fi
+: > "$OUT/pause.gdb"
+echo "arena view --no-launch" > "$OUT/view.gdb"
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
@@ -80,6 +82,8 @@ if [ "$HEADLESS" = 0 ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   WINDOW=1
   build/viewer/arenascope-viewer --connect "127.0.0.1:$VIEW_PORT" >"$OUT/viewer.log" 2>&1 </dev/null &
   VIEWER_PID=$!
+  echo "arena view --no-launch --wait 20" > "$OUT/view.gdb"  # the window connects before the walk-through goes on
+  echo "shell sleep 1.5" > "$OUT/pause.gdb"                  # time to watch the map change at each stop
 fi
 printf 'qemu %s\nviewer %s\n' "$QEMU_PID" "$VIEWER_PID" > "$OUT/pids"
 
@@ -107,14 +111,14 @@ fi
 
 echo
 echo "== What the firmware printed on its UART:"
-cat "$OUT/uart.txt"
-if [ "$WINDOW" = 0 ]; then
-  for snap in "$OUT"/stop-3.json "$OUT"/overrun.json "$OUT"/fault.json; do
-    [ -f "$snap" ] || continue
-    xvfb-run -a -s "-screen 0 1280x800x24" build/viewer/arenascope-viewer "$snap" \
-      --screenshot "${snap%.json}.png" >/dev/null 2>&1 || echo "tools/demo.sh: could not render $snap"
-  done
-fi
+grep -v "^qemu-system-arm: QEMU: Terminated via GDBstub" "$OUT/uart.txt" || true
+# The window's pictures, rendered off-screen, with a display too (a window closes with the demo).
+for snap in "$OUT"/stop-3.json "$OUT"/overrun.json "$OUT"/fault.json; do
+  [ -f "$snap" ] || continue
+  xvfb-run -a -s "-screen 0 1280x800x24" build/viewer/arenascope-viewer "$snap" \
+    --screenshot "${snap%.json}.png" >/dev/null 2>&1 || echo "tools/demo.sh: could not render $snap"
+done
+LAST=$(ls -t "$OUT"/fault.json "$OUT"/overrun.json "$OUT"/stop-3.json 2>/dev/null | head -1 || true)
 echo
 echo "== The demo wrote, in $(pwd)/$OUT/:"
 describe() {
@@ -132,10 +136,10 @@ for f in gdb-transcript.txt check-report.txt fault-report.txt stop-3.json overru
   if [ -f "$OUT/$f" ]; then printf '   %-20s %s\n' "$f" "$(describe "$f")"; fi
 done
 if [ "$WINDOW" = 1 ]; then
-  echo "   Open a snapshot again any time: build/viewer/arenascope-viewer $OUT/fault.json"
+  echo "   Open a snapshot again any time: build/viewer/arenascope-viewer ${LAST:-$OUT/stop-3.json}"
   if [ -t 0 ]; then
     read -r -p "== The arena map window shows the post-mortem; press Enter to close it and end the demo. " _ || true
   fi
 else
-  echo "   (no display, so the window was rendered off-screen; with one: build/viewer/arenascope-viewer $OUT/fault.json)"
+  echo "   (no display, so the window was rendered off-screen; with one: build/viewer/arenascope-viewer ${LAST:-$OUT/stop-3.json})"
 fi

@@ -12,20 +12,22 @@ source build/demo/colour.gdb
 set logging file build/demo/gdb-transcript.txt
 set logging overwrite on
 set logging enabled on
-# The live arena map: tools/demo.sh started the viewer (or renders the snapshots off-screen);
-# it is fed a snapshot at every stop below.
-arena view --no-launch
-
 echo \n== 1. The inference loop: the map is sent to the window at every stop.\n
 # Each stop names the inference it waits for: under load QEMU's gdbstub can report a second stop
 # at the breakpoint GDB is stepping over, and a condition on the count lets GDB resume past it.
 set $want = 1
 break demo_invoke_done if invokes == $want
 continue
+# The live arena map (tools/demo.sh started the viewer, or renders the snapshots off-screen): fed
+# from now on at every stop. build/demo/view.gdb waits for the window when there is one;
+# build/demo/pause.gdb gives you a moment to watch it change.
+source build/demo/view.gdb
 arena snapshot build/demo/stop-1.json
+source build/demo/pause.gdb
 set $want = 2
 continue
 arena snapshot build/demo/stop-2.json
+source build/demo/pause.gdb
 set $want = 3
 continue
 delete
@@ -45,19 +47,20 @@ pipe arena check | tee build/demo/check-report.txt
 source build/demo/colour.gdb
 
 if $demo_overrun
-  echo \n== 2. Scenario 2: an operator writes 128 B past its output tensor; the free band's canary shows it.\n
+  echo \n== 2. Scenario 2: an operator writes 128 B past its output tensor (the last 64 B land in the\n
+  echo    free band, where its 0xAA canary shows them).\n
   set var demo_scenario = 2
   set $want = invokes + 1
   tbreak demo_invoke_done if invokes == $want
   continue
   set var demo_scenario = 0
-  arena map --width 48
   arena check
   arena snapshot build/demo/overrun.json
+  source build/demo/pause.gdb
 end
 
 if $demo_fault
-  echo \n== 3. The fault (`tools/demo.sh --scenario`): provoked now; GDB stops where the agent records it.\n
+  echo \n== The fault (`tools/demo.sh --scenario`): provoked now; GDB stops where the agent records it.\n
   break arenascope_fault_hook
   set var demo_scenario = $demo_fault
   continue
@@ -75,10 +78,10 @@ end
   arena stack
   arena check
   arena snapshot build/demo/fault.json
-  arena refresh
 end
 set logging enabled off
 # tools/demo.sh --interactive ($demo_interactive 1) leaves the target stopped here for you.
 if !$demo_interactive
   kill
+  quit
 end

@@ -38,7 +38,8 @@ class Band:
 
     @property
     def touched(self):
-        return self.touched_lo != abi.NONE
+        """Whether a measurement found changed words (an empty range, as before any scan, is not)."""
+        return self.touched_lo != abi.NONE and self.touched_hi > self.touched_lo
 
     @property
     def touched_bytes(self):

@@ -19,8 +19,8 @@ using arenascope::planner::printable;
 
 void usage(FILE* to) {
   std::fprintf(to,
-               "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--margin PCT]\n"
-               "                       MODEL.tflite\n"
+               "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
+               "                       [--margin PCT] MODEL.tflite\n"
                "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
                "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
                "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"

@@ -110,3 +110,26 @@ def test_ctrl_c_ends_qemu_gdb_and_the_demo():
     gdbs = subprocess.run(["pgrep", "-f", f"gdb-multiarch.*{FIRMWARE.name}.*demo_fault"], capture_output=True,
                           text=True).stdout.split()
     assert not gdbs, gdbs
+
+
+def test_with_a_display_the_window_is_fed_at_each_stop_and_closed_at_the_end():
+    import shutil
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb not installed")
+    display = ":%d" % (90 + os.getpid() % 9)
+    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1280x800x24"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)
+        env = dict(headless_env(), DISPLAY=display)
+        r = subprocess.run(["bash", str(DEMO), "--no-build"], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=600, stdin=subprocess.DEVNULL)
+    finally:
+        xvfb.terminate()
+        xvfb.wait(10)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "the arena map window follows every stop" in r.stdout
+    # The window connected before the walk-through went on, so every stop reached it.
+    assert "arena view: snapshot sent to 1 viewer(s), verdict PASS" in r.stdout, r.stdout[:3000]
+    assert (OUT / "fault.png").exists()  # the pictures are written with a display too
+    assert pids()["viewer"] and not alive(pids()["viewer"])  # the window the demo opened is closed
