@@ -6,6 +6,7 @@ tflite::MicroInterpreter); else a scan of the ELF's RAM for the vtable pointer o
 MicroInterpreterGraph (`vtable for tflite::MicroInterpreterGraph` + 2 pointers), minus the
 graph_ member's offset (TFLM-INTERNALS.md section 6, checked against TFLM 90b983c2).
 """
+import hashlib
 import os
 
 import gdb  # pylint: disable=import-error
@@ -285,6 +286,63 @@ def plan_for(reader, lay, model_addr, planner_tool, model_setting=""):
 
 
 MAX_MODEL_BYTES = 64 << 20  # a published model larger than this is not read over the link
+_PLANS = {}  # sha256 of a published model's bytes -> the planner's JSON for it
+
+
+def _published_model_bytes(reader, a):
+    """The bytes of the model an arena publishes: from the ELF file when the address starts one of
+    its data objects (no target reads), else from target memory."""
+    progspace = gdb.current_progspace()
+    path = progspace.filename if progspace else None
+    if path and os.path.exists(path):
+        held = elfinfo.object_at(path, a.model_addr)
+        if held is not None and held[1] == a.model_addr and held[2] >= a.model_size:
+            data = elfinfo.object_bytes(path, held[0])[1]
+            if data is not None:
+                return data[:a.model_size]
+    return reader.read(a.model_addr, a.model_size)
+
+
+def label_from_model(reader, desc, planner_tool):
+    """Names an agent arena's unnamed regions from the model it publishes (arenascope_arena_set_
+    model), through the planner tool: a tensor or scratch buffer by its id, offset and size in the
+    plan; a tail region by its distance from the arena's end and its size in the predicted tail
+    (TFLM lays the tail out from the top down, the same way in any arena whose end is 16-byte
+    aligned). Regions that match nothing keep their kind's label. Returns warnings."""
+    warnings = []
+    for a in desc.arenas:
+        if a.flags & abi.ARENA_FLAG_PLANNER_IDS or not a.model_addr or not a.model_size or not planner_tool:
+            continue  # (no planner tool built: the regions keep their kinds' labels)
+        unnamed = [r for r in a.regions if r.name is None]
+        if not unnamed:
+            continue
+        if a.model_size > MAX_MODEL_BYTES:
+            warnings.append(f"arena {a.index}: the published model size {a.model_size} B is implausible: regions "
+                            "are not named")
+            continue
+        try:
+            data = _published_model_bytes(reader, a)
+            key = hashlib.sha256(data).hexdigest()
+            if key not in _PLANS:
+                _PLANS[key] = model.run_planner_on_bytes(planner_tool, data, desc.addr_size)[0]
+            doc = _PLANS[key]
+            buffers = {(b["tensor"] if b["tensor"] >= 0 else b["scratch"], b["tensor"] < 0, b["offset"], b["size"]):
+                       b["name"] for b in doc.get("buffers", [])}
+            end = doc.get("arena", {}).get("recommended_bytes")
+            tail = {(end - t["offset"], t["size"]): t["what"] for t in doc.get("tail", {}).get("regions", [])} \
+                if end else {}
+        except (model.PlannerError, MemoryReadError, ValueError, OSError) as e:
+            warnings.append(f"arena {a.index}: cannot plan the published model ({e}): regions are not named")
+            continue
+        except (KeyError, TypeError) as e:
+            warnings.append(f"arena {a.index}: the planner's JSON does not follow \"{model.SCHEMA}\" ({e})")
+            continue
+        for r in unnamed:
+            if r.kind in ("tensor", "scratch"):
+                r.name = buffers.get((r.id, r.kind == "scratch", r.offset, r.size))
+            elif r.kind in ("persistent", "metadata") and (a.base_addr + a.size) % 16 == 0:
+                r.name = tail.get((a.size - r.offset, r.size))
+    return warnings
 
 
 def label_planner_ids(reader, desc, planner_tool):

@@ -314,9 +314,12 @@ def gather(need_descriptor=True, verify=False):
         if agentless.attached():
             raise NotFoundError("`arena attach` named a MicroInterpreter")
         _find_descriptor(ctx, fresh_tables=verify)
+        planner = _tool_path("planner-path", "planner", "arenascope-plan")
         if any(a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in ctx.desc.arenas):  # the TFLM adapter's arena
-            for w in agentless.label_planner_ids(ctx.reader, ctx.desc,
-                                                 _tool_path("planner-path", "planner", "arenascope-plan")):
+            for w in agentless.label_planner_ids(ctx.reader, ctx.desc, planner):
+                gdb.write(f"arena: warning: {w}\n")
+        if any(a.model_addr and not a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in ctx.desc.arenas):
+            for w in agentless.label_from_model(ctx.reader, ctx.desc, planner):  # names from the model
                 gdb.write(f"arena: warning: {w}\n")
     except (NotFoundError, DecodeError) as exc:
         if agentless.attached() or agentless.tflm_in_elf():

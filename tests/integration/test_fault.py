@@ -72,6 +72,9 @@ def test_stack_into_arena_names_the_overwritten_tail_regions():
     ops = len(PLAN["subgraphs"][0]["operators"])
     table = next(t for t in PLAN["tail"]["regions"] if t["category"] == "NodeAndRegistration struct")
     assert table["size"] == 32 * ops and (table["offset"], table["offset"] + table["size"]) in offsets
+    # Named from the model the firmware publishes (arenascope_arena_set_model), through the planner.
+    for t in (top, table):
+        assert f"{t['what']} (+{t['offset']}..+{t['offset'] + t['size']})" in m.group(1), (t["what"], m.group(1))
     pc = stacked_pc(text)
     assert re.search(rf"faulting PC: {pc:#x} in demo_invoke \+ \d+ at {re.escape(addr2line(pc))}", text), text
 
@@ -145,7 +148,7 @@ def test_an_operator_writing_past_its_tensor_is_named_even_without_a_fault():
     head = PLAN["plans"]["tflm-greedy"]["head_bytes"]  # the overrun: temp (64 B above it), then the free band
     assert (f"VERDICT: something wrote past its buffer in the arena: arena: free band overwritten at "
             f"+{head + 64}..+{head + 128}") in text, text
-    assert f"the nearest region below is tensor {out['tensor']} at +{out['offset']}..+{head}" in text
+    assert f"the nearest region below is {out['name']} at +{out['offset']}..+{head}" in text
 
 
 def test_inside_the_handler_the_frame_is_not_guessed():

@@ -141,7 +141,7 @@ def test_overrun_is_located_next_to_the_tensor_that_overran():
     # 64 B of the free band
     out = demo_output_overrun(PLAN)
     assert f"free band overwritten at +{TEMP_END}..+{TEMP_END + 64}" in text, text
-    assert f"tensor {out['tensor']} at +{out['offset']}..+{HEAD}" in text, text
+    assert f"{out['name']} at +{out['offset']}..+{HEAD}" in text, text
     assert "X" in text.split("arena 0 0x")[1].splitlines()[0]
 
 
@@ -166,7 +166,7 @@ def test_map_regions_plan_whereis_stack():
     assert (f"lower bound {bound['bytes']} B (scope {bound['scope']}); planned head {HEAD} B; "
             f"head / lower bound = {HEAD / bound['bytes']:.2f}") in text, text
     assert f"is in arena 0 at +{inside} (head (planned))" in text
-    assert f"tensor {first['tensor']}: +{first['offset']}..+{first['offset'] + first['size']}" in text, text
+    assert f"{first['name']}: +{first['offset']}..+{first['offset'] + first['size']}" in text, text
     assert "is in the guard band" in text
     assert "0x10 is outside every arena" in text
     assert f"{syms['tensor_arena']:#x} is in arena 0 at +0 " in text, text  # an array names its address
