@@ -72,7 +72,7 @@ cleanup() {
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
-trap 'echo; echo "tools/demo.sh: interrupted; QEMU, GDB and the viewer are stopped"; exit 130' INT TERM
+trap 'cleanup; QEMU_PID="" GDB_PID="" VIEWER_PID=""; echo; echo "tools/demo.sh: interrupted; QEMU, GDB and the viewer are stopped"; exit 130' INT TERM
 
 qemu-system-arm -M mps2-an386 -kernel "$ELF" -nographic -monitor none -S \
   -gdb "tcp:127.0.0.1:$PORT" >"$OUT/uart.txt" 2>&1 </dev/null &
@@ -129,10 +129,11 @@ describe() {
     *.json) echo "a snapshot (docs/snapshot-schema.md)" ;;
     *.png) echo "the arena map window, rendered off-screen" ;;
     uart.txt) echo "what the firmware printed on its UART" ;;
+    viewer.log) echo "the window's own messages" ;;
   esac
 }
-for f in gdb-transcript.txt check-report.txt fault-report.txt stop-3.json overrun.json fault.json \
-         stop-3.png overrun.png fault.png uart.txt; do
+for f in gdb-transcript.txt check-report.txt fault-report.txt stop-1.json stop-2.json stop-3.json overrun.json \
+         fault.json stop-3.png overrun.png fault.png uart.txt viewer.log; do
   if [ -f "$OUT/$f" ]; then printf '   %-20s %s\n' "$f" "$(describe "$f")"; fi
 done
 if [ "$WINDOW" = 1 ]; then
@@ -141,5 +142,7 @@ if [ "$WINDOW" = 1 ]; then
     read -r -p "== The arena map window shows the post-mortem; press Enter to close it and end the demo. " _ || true
   fi
 else
-  echo "   (no display, so the window was rendered off-screen; with one: build/viewer/arenascope-viewer ${LAST:-$OUT/stop-3.json})"
+  why="no display"
+  [ "$HEADLESS" = 1 ] && why="--headless"
+  echo "   ($why, so the window was rendered off-screen; open it with: build/viewer/arenascope-viewer ${LAST:-$OUT/stop-3.json})"
 fi

@@ -873,7 +873,8 @@ def arena_verdict(ctx, f, damaged):
     free_damage = [c for c in analysis.checks(desc, s, ctx.figs) if c.rule == "canary" and c.verdict == "FAIL"] \
         if desc else []
     for c in free_damage:
-        out.append("VERDICT: something wrote past its buffer in the arena: " + c.reason)
+        out.append("VERDICT: something wrote past its buffer in the arena: " +
+                   c.reason.removesuffix(": something wrote past its buffer"))
     addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
     if addr is not None and desc:
         out.append("the faulting address: " + "; ".join(analysis.whereis(desc, addr, s)))
