@@ -7,6 +7,7 @@ wrong mapping or lane in the viewer shows up as a wrong colour. Colours: the pal
 viewer/README.md."""
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import tempfile
@@ -427,3 +428,20 @@ def test_model_plan_snapshot_shows_with_no_target(tmp_path):
     y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
     assert image.getpixel((int(x_of(layout, (a["head_bytes"] + a["tail_offset"]) // 2)), y)) == \
         PALETTE["free_unmeasured"]
+
+
+def test_a_few_damaged_bytes_stay_visible_at_zoom_one(display, tmp_path):
+    """An 8-byte canary hit is a fraction of a pixel at zoom 1: the map draws it at least 4 px
+    wide around its centre, so the one thing it must show is never lost."""
+    snap = json.loads(pathlib.Path(FIXTURE).read_text())
+    a = snap["arenas"][0]
+    a["damage"] = {"offset": a["damage"]["offset"], "size_bytes": 8}
+    path = tmp_path / "tiny_damage.json"
+    path.write_text(json.dumps(snap))
+    proc, image, layout = render(path)
+    assert image is not None, proc.stderr
+    y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
+    centre = x_of(layout, a["base_addr"] + a["damage"]["offset"] + 4)
+    assert x_of(layout, a["base_addr"] + a["damage"]["offset"] + 8) - x_of(layout, a["base_addr"] + a["damage"]["offset"]) < 1
+    red = [x for x in range(int(centre) - 4, int(centre) + 5) if image.getpixel((x, y)) == PALETTE["touched"]]
+    assert len(red) >= 3, red  # 4 px drawn; a boundary line may cross one (2 px at most before)

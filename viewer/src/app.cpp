@@ -315,7 +315,13 @@ void App::draw_map(const Arena &a, const Rect &r)
         }
     }
     if (a.damage) {
-        const float x0 = X(a.damage->offset), x1 = std::max(X(a.damage->offset + a.damage->size_bytes), x0 + 2);
+        // At least 4 px wide, around the damage's centre: a 64-byte overrun in a 26 KiB arena is
+        // under 2 px at zoom 1, and it is the one thing the map must not hide.
+        float x0 = X(a.damage->offset), x1 = X(a.damage->offset + a.damage->size_bytes);
+        if (x1 - x0 < 4) {
+            const float c = (x0 + x1) / 2;
+            x0 = c - 2, x1 = c + 2;
+        }
         rect(dl, x0, bar_y0_, x1, bar_y1_, Paint::FreeTouched);
     }
     // Region lanes below the bar.
