@@ -62,19 +62,22 @@ def symbols(path, names):
     return out
 
 
+def _symbols_of(path):
+    """[(name, value, size, type)] of the ELF's symbol table ([] without pyelftools or symbols)."""
+    lib = _elftools()
+    if lib is None:
+        return []
+    with open(path, "rb") as f:
+        symtab = lib[2](f).get_section_by_name(".symtab")
+        return [(s.name, s["st_value"], s["st_size"], s["st_info"]["type"])
+                for s in (symtab.iter_symbols() if symtab else [])]
+
+
 def object_at(path, address):
     """(name, start, size) of the ELF's data object (STT_OBJECT of known size) holding address,
     or None."""
-    lib = _elftools()
-    if lib is None:
-        return None
-    with open(path, "rb") as f:
-        symtab = lib[2](f).get_section_by_name(".symtab")
-        for s in symtab.iter_symbols() if symtab else []:
-            if s["st_info"]["type"] == "STT_OBJECT" and s["st_size"] and \
-                    s["st_value"] <= address < s["st_value"] + s["st_size"]:
-                return s.name, s["st_value"], s["st_size"]
-    return None
+    return next(((n, v, z) for n, v, z, t in _symbols_of(path) if t == "STT_OBJECT" and z and v <= address < v + z),
+                None)
 
 
 def object_bytes(path, name):
@@ -84,14 +87,12 @@ def object_bytes(path, name):
     lib = _elftools()
     if lib is None:
         raise ValueError("pyelftools is not installed (Debian: python3-pyelftools)")
+    found = next(((v, z) for n, v, z, t in _symbols_of(path) if n == name and z and t == "STT_OBJECT"), None)
+    if found is None:
+        raise ValueError(f"'{name}' is not a data object of known size")
+    start, size = found
     with open(path, "rb") as f:
-        elf = lib[2](f)
-        symtab = elf.get_section_by_name(".symtab")
-        sym = next((x for x in (symtab.iter_symbols() if symtab else []) if x.name == name and x["st_size"]), None)
-        if sym is None or sym["st_info"]["type"] != "STT_OBJECT":
-            raise ValueError(f"'{name}' is not a data object of known size")
-        start, size = sym["st_value"], sym["st_size"]
-        for sec in elf.iter_sections():
+        for sec in lib[2](f).iter_sections():
             lo = sec["sh_addr"]
             if sec["sh_type"] == "SHT_PROGBITS" and sec["sh_flags"] & 0x2 and lo <= start and \
                     start + size <= lo + sec["sh_size"]:  # SHF_ALLOC
@@ -101,23 +102,9 @@ def object_bytes(path, name):
 
 def objects_of_size(path, size):
     """[(name, address)] of the ELF's data objects exactly `size` bytes long."""
-    lib = _elftools()
-    if lib is None:
-        return []
-    with open(path, "rb") as f:
-        symtab = lib[2](f).get_section_by_name(".symtab")
-        return [(s.name, s["st_value"]) for s in (symtab.iter_symbols() if symtab else [])
-                if s["st_info"]["type"] == "STT_OBJECT" and s["st_size"] == size]
+    return [(n, v) for n, v, z, t in _symbols_of(path) if t == "STT_OBJECT" and z == size]
 
 
 def symbol_name_at(path, address):
     """The name of the symbol whose [value, value + size) holds address (any type), or None."""
-    lib = _elftools()
-    if lib is None:
-        return None
-    with open(path, "rb") as f:
-        symtab = lib[2](f).get_section_by_name(".symtab")
-        for s in symtab.iter_symbols() if symtab else []:
-            if s["st_size"] and s["st_value"] <= address < s["st_value"] + s["st_size"]:
-                return s.name
-    return None
+    return next((n for n, v, z, _ in _symbols_of(path) if z and v <= address < v + z), None)
