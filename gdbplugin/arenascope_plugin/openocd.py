@@ -203,7 +203,7 @@ class TclReader(MemoryReader):
             if self.cancel is not None and self.cancel.is_set():
                 raise MemoryReadError(addr, length, "stopped (interrupted between chunks)")
             n = min(self.chunk, hi - at)
-            out += self._words(at, n // 4)
+            out += self._spans([(at, at + n)])[0]
             at += n
         return bytes(out[addr - lo:addr - lo + length])
 
@@ -214,8 +214,13 @@ class TclReader(MemoryReader):
         if any(n <= 0 or n > self.chunk for _, n in pieces):
             return [self.read(a, n) for a, n in pieces]
         spans = [(a & ~3, ((a + n + 3) & ~3)) for a, n in pieces]
+        return [data[a - lo:a - lo + n] for (a, n), (lo, _), data in zip(pieces, spans, self._spans(spans))]
+
+    def _spans(self, spans):
+        """The bytes of word-aligned [lo, hi) spans, read in order by one Tcl command (`list` of
+        one `read_memory ADDR 32 COUNT` each); MemoryReadError with OpenOCD's own words on error."""
         script = "list " + " ".join(f"[read_memory {lo:#x} 32 {(hi - lo) // 4}]" for lo, hi in spans)
-        where, total = pieces[0][0], sum(hi - lo for lo, hi in spans)
+        where, total = spans[0][0], sum(hi - lo for lo, hi in spans)
         try:
             ok, text = self.link.call(script)
         except TclError as exc:
@@ -225,30 +230,15 @@ class TclReader(MemoryReader):
         if not ok:
             raise MemoryReadError(where, total, f"OpenOCD: {' '.join(text.split())[:200]}")
         groups = [g or w for g, w in re.findall(r"\{([^{}]*)\}|(\S+)", text)]
-        if len(groups) != len(pieces):
-            raise MemoryReadError(where, total, f"OpenOCD's reply is not {len(pieces)} lists: {text[:80]!r}")
+        if len(groups) != len(spans):
+            raise MemoryReadError(where, total, f"OpenOCD's reply is not {len(spans)} lists: {text[:80]!r}")
         out = []
-        for (a, n), (lo, hi), g in zip(pieces, spans, groups):
+        for (lo, hi), g in zip(spans, groups):
             words = g.split()
             if len(words) != (hi - lo) // 4 or not all(_NUMBER.match(w) for w in words):
-                raise MemoryReadError(a, n, f"OpenOCD's reply is not {(hi - lo) // 4} numbers: {g[:80]!r}")
-            data = b"".join(int(w, 0).to_bytes(4, "little") for w in words)
-            out.append(data[a - lo:a - lo + n])
+                raise MemoryReadError(lo, hi - lo, f"OpenOCD's reply is not {(hi - lo) // 4} numbers: {g[:80]!r}")
+            out.append(b"".join(int(w, 0).to_bytes(4, "little") for w in words))
         return out
-
-    def _words(self, addr, count):
-        try:
-            ok, text = self.link.call(f"read_memory {addr:#x} 32 {count}")
-        except TclError as exc:
-            raise MemoryReadError(addr, count * 4, str(exc)) from None
-        self.calls += 1
-        self.bytes += count * 4
-        if not ok:
-            raise MemoryReadError(addr, count * 4, f"OpenOCD: {' '.join(text.split())[:200]}")
-        words = text.split()
-        if len(words) != count or not all(_NUMBER.match(w) for w in words):
-            raise MemoryReadError(addr, count * 4, f"OpenOCD's reply is not {count} numbers: {text[:80]!r}")
-        return b"".join(int(w, 0).to_bytes(4, "little") for w in words)
 
 
 def tcl_port_of_gdb_server(host, gdb_port):
