@@ -286,21 +286,38 @@ def plan_for(reader, lay, model_addr, planner_tool, model_setting=""):
 
 
 MAX_MODEL_BYTES = 64 << 20  # a published model larger than this is not read over the link
-_PLANS = {}  # sha256 of a published model's bytes -> the planner's JSON for it
+_PLANS = {}       # sha256 of a published model's bytes -> the planner's JSON for it
+_ELF_MODELS = {}  # (ELF path, its mtime, address, size) -> the model's bytes the ELF file holds, or None
 
 
 def _published_model_bytes(reader, a):
     """The bytes of the model an arena publishes: from the ELF file when the address starts one of
-    its data objects (no target reads), else from target memory."""
+    its data objects (no target reads; the file is parsed once), else from target memory."""
     progspace = gdb.current_progspace()
     path = progspace.filename if progspace else None
     if path and os.path.exists(path):
-        held = elfinfo.object_at(path, a.model_addr)
-        if held is not None and held[1] == a.model_addr and held[2] >= a.model_size:
-            data = elfinfo.object_bytes(path, held[0])[1]
-            if data is not None:
-                return data[:a.model_size]
+        key = (path, os.path.getmtime(path), a.model_addr, a.model_size)
+        if key not in _ELF_MODELS:
+            held = elfinfo.object_at(path, a.model_addr)
+            data = elfinfo.object_bytes(path, held[0])[1] \
+                if held is not None and held[1] == a.model_addr and held[2] >= a.model_size else None
+            _ELF_MODELS[key] = data[:a.model_size] if data is not None else None
+        if _ELF_MODELS[key] is not None:
+            return _ELF_MODELS[key]
     return reader.read(a.model_addr, a.model_size)
+
+
+def _published_plan(reader, desc, a, planner_tool):
+    """The planner's JSON for the model arena `a` publishes (arenascope_arena_set_model), planned
+    once per distinct model. Raises model.PlannerError, MemoryReadError, ValueError or OSError."""
+    if a.model_size > MAX_MODEL_BYTES:
+        raise ValueError(f"the published model size {a.model_size} B is implausible (more than "
+                         f"{MAX_MODEL_BYTES >> 20} MiB)")
+    data = _published_model_bytes(reader, a)
+    key = hashlib.sha256(data).hexdigest()
+    if key not in _PLANS:
+        _PLANS[key] = model.run_planner_on_bytes(planner_tool, data, desc.addr_size)[0]
+    return _PLANS[key]
 
 
 def label_from_model(reader, desc, planner_tool):
@@ -316,16 +333,8 @@ def label_from_model(reader, desc, planner_tool):
         unnamed = [r for r in a.regions if r.name is None]
         if not unnamed:
             continue
-        if a.model_size > MAX_MODEL_BYTES:
-            warnings.append(f"arena {a.index}: the published model size {a.model_size} B is implausible: regions "
-                            "are not named")
-            continue
         try:
-            data = _published_model_bytes(reader, a)
-            key = hashlib.sha256(data).hexdigest()
-            if key not in _PLANS:
-                _PLANS[key] = model.run_planner_on_bytes(planner_tool, data, desc.addr_size)[0]
-            doc = _PLANS[key]
+            doc = _published_plan(reader, desc, a, planner_tool)
             buffers = {(b["tensor"] if b["tensor"] >= 0 else b["scratch"], b["tensor"] < 0, b["offset"], b["size"]):
                        b["name"] for b in doc.get("buffers", [])}
             end = doc.get("arena", {}).get("recommended_bytes")
@@ -428,11 +437,11 @@ def _plan_for_published_model(reader, desc, a, planner_tool, planned):
     """(planner JSON, buffers, tensors) of the planner's plan for the published model, or why not (a string)."""
     if not a.model_addr or not a.model_size:
         return "the adapter published no model"
-    if a.model_size > MAX_MODEL_BYTES:
-        return f"the published model size {a.model_size} B is implausible (more than {MAX_MODEL_BYTES >> 20} MiB)"
     try:
-        doc, _rejected = model.run_planner_on_bytes(planner_tool, reader.read(a.model_addr, a.model_size), desc.addr_size)
-    except (model.PlannerError, MemoryReadError) as e:
+        doc = _published_plan(reader, desc, a, planner_tool)
+    except ValueError as e:
+        return str(e)
+    except (model.PlannerError, MemoryReadError, OSError) as e:
         return f"cannot plan the published model ({e})"
     buffers = doc.get("buffers", [])
     for r in planned:
