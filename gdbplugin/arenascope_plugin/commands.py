@@ -428,10 +428,7 @@ def _on_cont(_event):
 
 
 def _on_exit(_event):
-    server = _LIVE["server"]
-    if server is not None:
-        server.close()  # stop the accept thread before Python shuts down
-        _LIVE["server"] = None
+    stop_serving()  # stop the accept thread before Python shuts down
 
 
 def _tool_path(name, folder, executable):
@@ -1026,14 +1023,22 @@ Usage: arena fault"""
         return out
 
 
+def stop_serving():
+    """Stops serving snapshots (the viewer keeps its last one). Returns whether it was serving."""
+    server = _LIVE["server"]
+    if server is not None:
+        server.close()
+        _LIVE["server"] = None
+    return server is not None
+
+
 def serve(port=None, no_launch=False, wait=0.0, who="arena view"):
     """The snapshot server on 127.0.0.1:port (default: the view-port setting), started once, with
     the stop hooks; starts the viewer unless no_launch or one is connected. Returns the server."""
-    server = _LIVE["server"]
     port = port if port is not None else int(setting("view-port"))
-    if server and server.port != port:
-        server.close()
-        server = _LIVE["server"] = None
+    if _LIVE["server"] and _LIVE["server"].port != port:
+        stop_serving()
+    server = _LIVE["server"]
     if server is None:
         server = _LIVE["server"] = live.SnapshotServer(port)
     if not _LIVE["hooked"]:
@@ -1090,11 +1095,8 @@ Usage: arena view [--port N] [--no-launch] [--wait SECONDS] [--stop]
         parser.add_argument("--stop", action="store_true")
 
     def run(self, args):
-        server = _LIVE["server"]
         if args.stop:
-            if server:
-                server.close()
-                _LIVE["server"] = None
+            stop_serving()
             gdb.write("arena view: stopped serving snapshots\n")
             return
         serve(args.port, args.no_launch, args.wait)

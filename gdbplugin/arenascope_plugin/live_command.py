@@ -11,7 +11,7 @@ import threading
 import gdb  # pylint: disable=import-error
 
 from . import abi, agentless, live, livepoll, openocd, tflm
-from .commands import _Sub, _range_setting, _tool_path, _word_setting, serve, setting
+from .commands import _LIVE, _Sub, _range_setting, _tool_path, _word_setting, serve, setting, stop_serving
 from .decode import Band
 from .target import TargetError, elf_ram_ranges, parse_address, stack_symbols, symbol_address
 
@@ -116,7 +116,7 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
             running = _STATE["thread"] is not None
             stop_live()
             if _STATE["own_server"]:  # started by `arena live`, not `arena view`: stop-time snapshots end too
-                gdb.execute("arena view --stop", to_string=True)
+                stop_serving()
                 _STATE["own_server"] = False
             gdb.write("arena live: stopped\n" if running else "arena live: not running\n")
             return
@@ -175,7 +175,6 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
                                      canary_pattern=canary, stack_pattern=paint, stack_range=_range_setting("stack-range"),
                                      read_descriptor=read_descriptor)
         stop_live()  # the new link works: replace a running poller
-        from .commands import _LIVE  # pylint: disable=import-outside-toplevel
         if _LIVE["server"] is None:
             _STATE["own_server"] = True
         server = serve(args.port, args.no_launch, 0.0, who="arena live")
