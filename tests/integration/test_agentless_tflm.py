@@ -29,6 +29,30 @@ HOST_ADAPTER_ELF = os.environ.get("ARENASCOPE_TFLM_HOST_ADAPTER_ELF")  # the sam
 BREAK = os.environ.get("ARENASCOPE_TFLM_BREAK", "inference_done")
 MODEL = os.environ.get("ARENASCOPE_TFLM_MODEL")
 
+def snapshot_at_break(elf, commands=(), on_qemu=True):
+    """(GDB's output, the snapshot) of the plugin stopped at BREAK in `elf`: on QEMU mps2-an386
+    (semihosting), or run on this host under plain gdb; `commands` run before the snapshot."""
+    elf = pathlib.Path(elf)
+    with tempfile.TemporaryDirectory() as tmp:
+        snap_path = os.path.join(tmp, "s.json")
+        steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {PLANNER}",
+                 "set arena colour off", f"break {BREAK}", "continue" if on_qemu else "run", *commands,
+                 f"arena snapshot {snap_path}"]
+        if on_qemu:
+            with qemu(elf, semihosting=True) as (port, _):
+                _, text = gdb_batch(elf, steps, remote_port=port)
+        else:
+            _, text = gdb_batch(elf, steps, gdb="gdb")
+        return text, json.loads(pathlib.Path(snap_path).read_text())
+
+
+def assert_plan_is_tflms(a, fig):
+    """Every planned buffer's size, offset and lifetime equal real TFLM's PrintMemoryPlan."""
+    head = [(r["size_bytes"], r["offset"], r["first_use"], r["last_use"]) for r in a["regions"]
+            if r["kind"] in ("tensor", "scratch")]
+    assert head == [(p["size"], p["offset"], p["first_used"], p["last_used"]) for p in fig["plan"]]
+
+
 def check_against_figures(snap, build):
     a = snap["arenas"][0]
     assert a["tflm_figures"] and snap["state"]["measured"] is False
@@ -40,21 +64,13 @@ def check_against_figures(snap, build):
         # The planner's tail equals TFLM's here, so its minimum arena holds and the headroom is
         # measured against it: real TFLM's bisected minimum.
         assert a["minimum_arena_bytes"] == fig["min_arena_bytes"] and not a["headroom_is_upper_estimate"]
-        head = [(r["size_bytes"], r["offset"], r["first_use"], r["last_use"]) for r in a["regions"]
-                if r["kind"] in ("tensor", "scratch")]
-        assert head == [(p["size"], p["offset"], p["first_used"], p["last_used"]) for p in fig["plan"]]
+        assert_plan_is_tflms(a, fig)
 
 
 @pytest.mark.skipif(not HOST_ELF or not pathlib.Path(HOST_ELF).exists(),
                     reason="ARENASCOPE_TFLM_HOST_ELF names no TFLM host build (optional test)")
 def test_agentless_on_the_host_equals_tflms_own_figures():
-    with tempfile.TemporaryDirectory() as tmp:
-        snap_path = os.path.join(tmp, "s.json")
-        _, text = gdb_batch(pathlib.Path(HOST_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
-                                                     f"set arena planner-path {PLANNER}", "set arena colour off",
-                                                     f"break {BREAK}", "run", "arena info",
-                                                     f"arena snapshot {snap_path}"], gdb="gdb")
-        snap = json.loads(pathlib.Path(snap_path).read_text())
+    text, snap = snapshot_at_break(HOST_ELF, ["arena info"], on_qemu=False)
     assert "TFLM's own objects, no arenascope agent (agentless" in text and "8-byte addresses" in text, text
     assert "arena: warning:" not in text and "Traceback" not in text, text
     check_against_figures(snap, "host")
@@ -63,14 +79,7 @@ def test_agentless_on_the_host_equals_tflms_own_figures():
 @pytest.mark.skipif(not ELF or not pathlib.Path(ELF).exists(),
                     reason="ARENASCOPE_TFLM_ELF names no TFLM firmware (optional test)")
 def test_agentless_map_equals_tflms_own_figures():
-    with tempfile.TemporaryDirectory() as tmp:
-        snap_path = os.path.join(tmp, "s.json")
-        with qemu(pathlib.Path(ELF), semihosting=True) as (port, _):
-            _, text = gdb_batch(pathlib.Path(ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
-                                                    f"set arena planner-path {PLANNER}", "set arena colour off",
-                                                    f"break {BREAK}", "continue", "arena info", "arena check",
-                                                    f"arena snapshot {snap_path}"], remote_port=port)
-        snap = json.loads(pathlib.Path(snap_path).read_text())
+    text, snap = snapshot_at_break(ELF, ["arena info", "arena check"])
     assert "TFLM's own objects, no arenascope agent (agentless" in text, text
     assert "inferences completed:   unavailable" in text and "Traceback" not in text
     assert "arena: warning:" not in text, text  # TFLM's placement equals the planner's
@@ -96,9 +105,7 @@ def check_adapter(snap, text, target, build):
     if TFLM_FIGURES.exists():
         fig = json.loads(TFLM_FIGURES.read_text())["models"][MODEL][build]
         assert a["head_bytes"] == fig["head_bytes"]
-        head = [(r["size_bytes"], r["offset"], r["first_use"], r["last_use"]) for r in a["regions"]
-                if r["kind"] in ("tensor", "scratch")]
-        assert head == [(p["size"], p["offset"], p["first_used"], p["last_used"]) for p in fig["plan"]]
+        assert_plan_is_tflms(a, fig)
     names = {b["name"] for b in predicted["buffers"]}
     assert {r["name"] for r in a["regions"] if r["kind"] in ("tensor", "scratch")} <= names
     # The tail the adapter publishes whole is shown as TFLM's objects (walked as in agentless mode).
@@ -112,13 +119,7 @@ def check_adapter(snap, text, target, build):
 @pytest.mark.skipif(not ADAPTER_ELF or not pathlib.Path(ADAPTER_ELF).exists() or not MODEL,
                     reason="ARENASCOPE_TFLM_ADAPTER_ELF and _MODEL name no firmware with the TFLM adapter (optional)")
 def test_adapter_publishes_tflms_plan_and_the_documented_layout_change():
-    with tempfile.TemporaryDirectory() as tmp:
-        snap_path = os.path.join(tmp, "s.json")
-        with qemu(pathlib.Path(ADAPTER_ELF), semihosting=True) as (port, _):
-            _, text = gdb_batch(pathlib.Path(ADAPTER_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
-                                                            f"set arena planner-path {PLANNER}", f"break {BREAK}",
-                                                            "continue", f"arena snapshot {snap_path}"], remote_port=port)
-        snap = json.loads(pathlib.Path(snap_path).read_text())
+    text, snap = snapshot_at_break(ADAPTER_ELF)
     check_adapter(snap, text, "cortex-m", "arm_m4")
 
 
@@ -126,12 +127,7 @@ def test_adapter_publishes_tflms_plan_and_the_documented_layout_change():
                     reason="ARENASCOPE_TFLM_HOST_ADAPTER_ELF and _MODEL name no host build with the TFLM adapter "
                            "(optional)")
 def test_adapter_on_the_host_publishes_tflms_plan_and_the_documented_layout_change():
-    with tempfile.TemporaryDirectory() as tmp:
-        snap_path = os.path.join(tmp, "s.json")
-        _, text = gdb_batch(pathlib.Path(HOST_ADAPTER_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
-                                                             f"set arena planner-path {PLANNER}", f"break {BREAK}",
-                                                             "run", f"arena snapshot {snap_path}"], gdb="gdb")
-        snap = json.loads(pathlib.Path(snap_path).read_text())
+    text, snap = snapshot_at_break(HOST_ADAPTER_ELF, on_qemu=False)
     check_adapter(snap, text, "host", "host")
 
 
