@@ -4,14 +4,13 @@ render; every error becomes one line `arena CMD: what happened, where, what to d
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import time
 import traceback
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, agentless, analysis, fault, live, model, render, snapshot, style
+from . import abi, agentless, analysis, fault, live, model, paths, render, snapshot, style
 from .decode import MAX_STACK_BYTES, Band, DecodeError
 from .locate import NotFoundError, locate, scan
 from .reader import MemoryReadError
@@ -438,11 +437,7 @@ def _tool_path(name, folder, executable):
     if text not in ("", "auto"):
         text = os.path.expanduser(text)
         return text if os.path.isfile(text) and os.access(text, os.X_OK) else None
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    built = os.path.join(os.path.dirname(here), "build", folder, executable)
-    if os.path.isfile(built) and os.access(built, os.X_OK):
-        return built
-    return shutil.which(executable)
+    return paths.built_tool(folder, executable)
 
 
 def _viewer_path():
