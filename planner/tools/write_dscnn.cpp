@@ -28,6 +28,9 @@ constexpr int kConv = 3, kDepthwise = 4, kAvgPool = 1, kReshape = 22, kFullyConn
 constexpr uint8_t kConvOptions = 1, kDepthwiseOptions = 2, kPoolOptions = 5, kFcOptions = 8, kSoftmaxOptions = 9,
                   kReshapeOptions = 17;
 constexpr int8_t kSame = 0, kValid = 1, kNone = 0, kRelu = 1;
+// Every activation and weight has scale 0.02; a bias's scale is input x filter scale, as TFLM
+// checks (kernel_util.cc GetQuantizedConvolutionMultipler).
+constexpr float kBiasScale = 0.02f * 0.02f;
 
 struct Writer {
   flatbuffers::FlatBufferBuilder b{1 << 16};
@@ -47,7 +50,7 @@ struct Writer {
   // A tensor; constant when data is given. Per-tensor int8 quantization (one scale), or
   // per-channel with `channels` scales (weights), zero point 0 for weights and biases.
   int tensor(const std::string& name, std::vector<int32_t> shape, int8_t type, std::vector<uint8_t> data = {},
-             int channels = 1, int64_t zero_point = -128) {
+             int channels = 1, int64_t zero_point = -128, float scale = 0.02f, int32_t quantized_dimension = 0) {
     uint32_t buffer = 0;
     if (!data.empty()) {
       b.ForceVectorAlignment(data.size(), 1, 16);  // force_align 16, as the schema asks
@@ -55,9 +58,19 @@ struct Writer {
       buffers.push_back(fb::CreateBuffer(b, vec));
       buffer = static_cast<uint32_t>(buffers.size() - 1);
     }
-    std::vector<float> scales(static_cast<size_t>(channels), 0.02f);
+    std::vector<float> scales(static_cast<size_t>(channels), scale);
     std::vector<int64_t> zeros(static_cast<size_t>(channels), data.empty() ? zero_point : 0);
-    auto q = fb::CreateQuantizationParameters(b, 0, 0, b.CreateVector(scales), b.CreateVector(zeros));
+    const auto vscale = b.CreateVector(scales);
+    const auto vzero = b.CreateVector(zeros);
+    // QuantizationParameters by field id (the project's schema subset leaves out the union before
+    // quantized_dimension): scale id 2, zero_point id 3, quantized_dimension id 6. TFLM checks the
+    // per-channel dimension against the filter's channels (kernel_util.cc
+    // PopulateConvolutionQuantizationParams): 3 for DEPTHWISE_CONV_2D's 1xHxWxC filter, else 0.
+    const auto start = b.StartTable();
+    b.AddOffset(8, vscale);
+    b.AddOffset(10, vzero);
+    b.AddElement<int32_t>(16, quantized_dimension, 0);
+    const flatbuffers::Offset<fb::QuantizationParameters> q(b.EndTable(start));
     tensors.push_back(fb::CreateTensor(b, b.CreateVector(shape), type, buffer, b.CreateString(name), q, false));
     return static_cast<int>(tensors.size() - 1);
   }
@@ -107,20 +120,20 @@ int main(int argc, char** argv) {
   // First layer: 64 filters 10x4 (OHWI), stride 2, SAME -> 25x5x64.
   {
     const int f = w.tensor("conv0/weights", {channels, 10, 4, 1}, kInt8, w.random_bytes(64 * 10 * 4), channels);
-    const int bias = w.tensor("conv0/bias", {channels}, kInt32, w.bias(channels), channels);
+    const int bias = w.tensor("conv0/bias", {channels}, kInt32, w.bias(channels), channels, 0, kBiasScale);
     const int y = w.tensor("conv0/relu", {1, 25, 5, channels}, kInt8);
     w.op(kConv, {x, f, bias}, {y}, kConvOptions, fb::CreateConv2DOptions(w.b, kSame, 2, 2, kRelu).Union());
     x = y;
   }
   for (int block = 1; block <= blocks; ++block) {
     const std::string n = "block" + std::to_string(block);
-    const int dw = w.tensor(n + "/dw_weights", {1, 3, 3, channels}, kInt8, w.random_bytes(9 * 64), channels);
-    const int dwb = w.tensor(n + "/dw_bias", {channels}, kInt32, w.bias(channels), channels);
+    const int dw = w.tensor(n + "/dw_weights", {1, 3, 3, channels}, kInt8, w.random_bytes(9 * 64), channels, 0, 0.02f, 3);
+    const int dwb = w.tensor(n + "/dw_bias", {channels}, kInt32, w.bias(channels), channels, 0, kBiasScale);
     const int y = w.tensor(n + "/dw_relu", {1, 25, 5, channels}, kInt8);
     w.op(kDepthwise, {x, dw, dwb}, {y}, kDepthwiseOptions,
          fb::CreateDepthwiseConv2DOptions(w.b, kSame, 1, 1, 1, kRelu).Union());
     const int pw = w.tensor(n + "/pw_weights", {channels, 1, 1, channels}, kInt8, w.random_bytes(64 * 64), channels);
-    const int pwb = w.tensor(n + "/pw_bias", {channels}, kInt32, w.bias(channels), channels);
+    const int pwb = w.tensor(n + "/pw_bias", {channels}, kInt32, w.bias(channels), channels, 0, kBiasScale);
     const int z = w.tensor(n + "/pw_relu", {1, 25, 5, channels}, kInt8);
     w.op(kConv, {y, pw, pwb}, {z}, kConvOptions, fb::CreateConv2DOptions(w.b, kSame, 1, 1, kRelu).Union());
     x = z;
@@ -133,10 +146,11 @@ int main(int argc, char** argv) {
   w.op(kReshape, {pooled, shape}, {flat}, kReshapeOptions,
        fb::CreateReshapeOptions(w.b, w.b.CreateVector(std::vector<int32_t>{1, 64})).Union());
   const int fcw = w.tensor("fc/weights", {12, channels}, kInt8, w.random_bytes(12 * 64), 1);
-  const int fcb = w.tensor("fc/bias", {12}, kInt32, w.bias(12), 1);
+  const int fcb = w.tensor("fc/bias", {12}, kInt32, w.bias(12), 1, 0, kBiasScale);
   const int logits = w.tensor("fc/logits", {1, 12}, kInt8);
   w.op(kFullyConnected, {flat, fcw, fcb}, {logits}, kFcOptions, fb::CreateFullyConnectedOptions(w.b, kNone).Union());
-  const int probs = w.tensor("softmax", {1, 12}, kInt8, {}, 1, -128);
+  // TFLM's int8 softmax output must be scale 1/256, zero point -128 (softmax_common.cc SoftmaxPrepare).
+  const int probs = w.tensor("softmax", {1, 12}, kInt8, {}, 1, -128, 1.0f / 256);
   w.op(kSoftmax, {logits}, {probs}, kSoftmaxOptions, fb::CreateSoftmaxOptions(w.b, 1.0f).Union());
 
   std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;

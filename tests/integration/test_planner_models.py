@@ -7,6 +7,7 @@ absent (a clone on its own).
 """
 import json
 import math
+import os
 import re
 import subprocess
 
@@ -290,3 +291,57 @@ def test_project_dscnn_has_the_plan_tflm_gave_mlperf_dscnn(build):
     assert doc["tail"]["bytes"] == fig["tail_bytes"]
     assert doc["arena"]["arena_used_bytes"] == fig["arena_used_bytes"]
     assert doc["arena"]["minimum_bytes"] == fig["min_arena_bytes"] and doc["arena"]["exact"]
+
+
+# Optional: the project's DS-CNN through real TFLM. CI has no TFLM and nothing of TFLM is in the
+# project; build the probe by hand, outside it (docs/arena-budget.md, "Checked against real TFLM"):
+#   ARENASCOPE_TFLM_ARENA_PROBE     x86-64 executable: arena_probe MODEL.tflite SIZE
+#   ARENASCOPE_TFLM_ARENA_PROBE_M4  the same for the Cortex-M4, an ELF QEMU mps2-an386 runs with
+#                                   semihosting (arguments from the semihosting command line)
+# Contract: exit 0 and "arena_used_bytes N" when AllocateTensors and one Invoke succeed in an
+# arena of SIZE bytes; anything else (an error, a crash, a hang) is a failure.
+ARENA_PROBES = {"host": os.environ.get("ARENASCOPE_TFLM_ARENA_PROBE"),
+                "cortex-m": os.environ.get("ARENASCOPE_TFLM_ARENA_PROBE_M4")}
+
+
+def probe_arena(target, model, size):
+    """arena_used_bytes() when real TFLM runs `model` in `size` bytes, else None."""
+    probe = ARENA_PROBES[target]
+    if target == "host":
+        cmd = [probe, str(model), str(size)]
+    else:
+        cmd = ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none", "-serial", "null",
+               "-semihosting-config", f"enable=on,target=native,arg=probe,arg={model},arg={size}", "-kernel", probe]
+    try:  # a fault in an undersized arena loops in the M4's fault handler: a hang is a failure
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=15)
+    except subprocess.TimeoutExpired:
+        return None
+    m = re.search(r"arena_used_bytes (\d+)", r.stdout)
+    return int(m.group(1)) if r.returncode == 0 and m else None
+
+
+def measured_minimum(target, model, high):
+    """The smallest arena real TFLM runs the model in: bisection below `high`, then a scan of the
+    64 bytes below (as tflm-figures found min_arena_bytes)."""
+    assert probe_arena(target, model, high) is not None, f"real TFLM fails in {high} bytes"
+    low = 0
+    while high - low > 1:
+        mid = (low + high) // 2
+        if probe_arena(target, model, mid) is not None:
+            high = mid
+        else:
+            low = mid
+    return next((s for s in range(max(high - 64, 1), high) if probe_arena(target, model, s) is not None), high)
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m"])
+def test_project_dscnn_runs_in_real_tflm(target):
+    """The DS-CNN the project writes is a model real TFLM accepts and runs (AllocateTensors and
+    Invoke), and what it measures equals the prediction: arena_used_bytes() in a large arena and
+    the minimum arena."""
+    if not ARENA_PROBES[target] or not os.path.exists(ARENA_PROBES[target]):
+        pytest.skip("ARENASCOPE_TFLM_ARENA_PROBE(_M4) names no real TFLM probe (optional test)")
+    r = run_plan("--json", "--target", target, DSCNN)
+    doc = json.loads(r.stdout)
+    assert probe_arena(target, DSCNN, 200_000) == doc["arena"]["arena_used_bytes"]
+    assert measured_minimum(target, DSCNN, 65_536) == doc["arena"]["minimum_bytes"]
