@@ -110,6 +110,26 @@ TEST(Plan, ResidualAddKeepsTheSkipTensorAlive) {
   EXPECT_EQ(lower_bound(l.buffers).scope, 2);
 }
 
+// Branches: t0 [1,100] feeds two operators, RELU -> t1 [1,200] and RELU -> t2 [1,48];
+// ADD(t1, t2) -> t3 [1,32]. Aligned 112, 208, 48, 32. Lifetimes t0 0..2 (read at scope 2 by the
+// second branch), t1 1..3, t2 2..3, t3 3..3. Size order (stable from reversed ids 3,2,1,0):
+// t1, t0, t2, t3. t1@0; t0 overlaps t1 -> 208; t2 overlaps t1 and t0 -> 320; t3 overlaps t1
+// and t2 (not t0): the gap 208..320 holds 32 -> 208. Head 368 = lower bound (scope 2: 112+208+48).
+TEST(Plan, BranchesJoinedByAnAdd) {
+  SG sg{{{{1, 100}}, {{1, 200}}, {{1, 48}}, {{1, 32}}},
+        {{RELU, {0}, {1}}, {RELU, {0}, {2}}, {ADD, {1, 2}, {3}}},
+        {0},
+        {3}};
+  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
+  const Plan p = plan_tflm_greedy(l.buffers);
+  expect_plan(l, p, {{0, 112, 0, 2, 208}, {1, 208, 1, 3, 0}, {2, 48, 2, 3, 320}, {3, 32, 3, 3, 208}});
+  EXPECT_EQ(p.head, 368);
+  EXPECT_EQ(lower_bound(l.buffers).bytes, 368);
+  EXPECT_EQ(lower_bound(l.buffers).scope, 2);
+  EXPECT_EQ(plan_best(l.buffers).head, 368);
+  EXPECT_EQ(check_plan(l.buffers, p), "");
+}
+
 TEST(Plan, VariableTensorGoesToTheTailNotThePlan) {
   SG sg{{{{1, 32}}, {{1, 32}, 9, false, true}, {{1, 32}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
   const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
