@@ -387,10 +387,29 @@ def test_fault_panel_and_damaged_regions_in_red():
     intact = next(r for r in a["regions"] if r["kind"] == "persistent" and r["size_bytes"] >= 512)
     x = int(x_of(layout, a["base_addr"] + intact["offset"] + intact["size_bytes"] / 2))
     assert image.getpixel((x, y)) == PALETTE["persistent"]
-    legend = layout["summary"]  # the fault panel sits below the summary, where the legend was
-    box = (int(legend["x"]), int(legend["y"] + legend["h"]), int(legend["x"] + legend["w"]), 800)
-    reds = sum(1 for p in image.crop(box).getdata() if p == PALETTE["touched"])
+    # The right column (1280x800: body 754 px from y 38): summary 40 % of it, the fault panel, and
+    # the legend's 8 rows of 15 px + 8 at the bottom; nothing overlaps.
+    summary, fault, legend = layout["summary"], layout["fault"], layout["legend"]
+    assert summary["y"] == 38 and abs(summary["h"] - 754 * 0.40) < 0.01
+    assert abs(fault["y"] - (38 + 754 * 0.40 + 8)) < 0.01 and abs(legend["h"] - 128) < 0.01
+    assert abs(legend["y"] + legend["h"] - 792) < 0.01 and abs(legend["y"] - (fault["y"] + fault["h"] + 8)) < 0.01
+
+    def box(r):
+        return (int(r["x"]), int(r["y"]), int(r["x"] + r["w"]), int(r["y"] + r["h"]))
+    reds = sum(1 for p in image.crop(box(fault)).getdata() if p == PALETTE["touched"])
     assert reds > 300, "the fault panel's red text is missing"
+    # The legend is still there with a fault: every swatch of the map's kinds in it.
+    swatches = set(image.crop(box(legend)).getdata())
+    for kind in ("tensor", "scratch", "temp", "persistent", "metadata", "free", "touched", "stack_used",
+                 "stack_unused", "guard"):
+        assert PALETTE[kind] in swatches, kind
+    # The verdict panel is taller than its room: it says there is more (the mark's box colour).
+    mark = sum(1 for p in image.crop(box(fault)).getdata() if p == (40, 40, 48))
+    assert mark > 100, "no 'more below: scroll' mark on a fault panel that does not fit"
+    # Failing checks come first in the summary (the fixture lists 5 PASS, then guard and stack FAIL).
+    checks = [line.split()[:2] for line in layout["summary_lines"] if line[:4] in ("PASS", "FAIL", "WARN")]
+    assert checks == [["FAIL", "guard"], ["FAIL", "stack"], ["PASS", "canary"], ["PASS", "alignment"],
+                      ["PASS", "plan"], ["PASS", "used"], ["PASS", "headroom"]]
 
 
 PLAN = BUILD / "planner" / "arenascope-plan"

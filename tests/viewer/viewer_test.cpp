@@ -286,6 +286,24 @@ TEST(Layout, HistoryPanelTakesTheBottomOfTheLeftColumnOnlyWhenLive)
     EXPECT_NEAR(screen_layout(2000, 1200, true).history.y, 992, 1e-3);
 }
 
+TEST(Layout, AFaultSharesTheRightColumnWithTheSummaryAndTheLegend)
+{
+    // 1280x800: body 38..792 (754 px); right column x = 8 + 736 + 8 + 179.2 + 8 = 939.2 (RAM column
+    // 14 % of 1280), 332.8 wide (26 %). Summary 40 % (301.6), fault panel, legend 8 x 15 + 8 = 128.
+    const ScreenLayout plain = screen_layout(1280, 800), f = screen_layout(1280, 800, false, true);
+    EXPECT_EQ(plain.fault.h, 0.f);
+    EXPECT_NEAR(plain.summary.h, 754 * 0.62, 1e-3);
+    EXPECT_NEAR(f.summary.x, 939.2, 1e-3);
+    EXPECT_NEAR(f.summary.w, 332.8, 1e-3);
+    EXPECT_NEAR(f.summary.h, 301.6, 1e-3);
+    EXPECT_NEAR(f.fault.y, 38 + 301.6 + 8, 1e-3);
+    EXPECT_NEAR(f.fault.h, 754 - 301.6 - 128 - 16, 1e-3);
+    EXPECT_NEAR(f.legend.y, 792 - 128, 1e-3);
+    EXPECT_NEAR(f.legend.h, 128, 1e-3);
+    EXPECT_NEAR(f.map.h, plain.map.h, 1e-3);  // the left and middle columns do not move
+    EXPECT_NEAR(f.ram.x, plain.ram.x, 1e-3);
+}
+
 TEST(Layout, HistoryMapsTimeAcrossAndEachSeriesToItsOwnLane)
 {
     Live l;

@@ -36,6 +36,51 @@ float text_fit(ImDrawList *dl, float x, float y, std::string s, float max_w, ImU
     return ImGui::CalcTextSize(s.c_str()).x;
 }
 
+// A text panel that scrolls with the mouse wheel when its lines do not fit: an ImGui child
+// window (ImGui clips and scrolls it; a scrollbar shows there is more). Lines are placed at the
+// layout cursor and advance it, so the child knows its content's height. While more is below,
+// a "more below" mark says so, also in a screenshot.
+class ScrollPanel {
+public:
+    ScrollPanel(const char *id, const Rect &r, ImU32 border)
+    {
+        ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
+        ImGui::PushStyleColor(ImGuiCol_Border, border);
+        ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
+        ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
+        ImGui::PushStyleVar(ImGuiStyleVar_ScrollbarSize, 10);
+        ImGui::BeginChild(id, ImVec2(r.w, r.h), true, ImGuiWindowFlags_NoBackground);
+        dl = ImGui::GetWindowDrawList();
+    }
+    ~ScrollPanel()
+    {
+        if (ImGui::GetScrollY() < ImGui::GetScrollMaxY()) {
+            const char *more = "more below: scroll";
+            const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize(), t = ImGui::CalcTextSize(more);
+            const ImVec2 at(pos.x + size.x - t.x - 18, pos.y + size.y - t.y - 3);
+            dl->AddRectFilled(ImVec2(at.x - 3, at.y - 1), ImVec2(at.x + t.x + 3, at.y + t.y), IM_COL32(40, 40, 48, 255));
+            dl->AddText(at, IM_COL32(230, 230, 230, 255), more);
+        }
+        ImGui::EndChild();
+        ImGui::PopStyleVar(3);
+        ImGui::PopStyleColor();
+    }
+    ScrollPanel(const ScrollPanel &) = delete;
+    ScrollPanel &operator=(const ScrollPanel &) = delete;
+
+    float width() const { return ImGui::GetContentRegionAvail().x; }
+    ImVec2 at() const { return ImGui::GetCursorScreenPos(); }
+    void advance(float h) const { ImGui::Dummy(ImVec2(1, h)); }
+    // The line's rectangle is under the mouse (for its tooltip).
+    bool hovered(float y, float h) const
+    {
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        return ImGui::IsWindowHovered() && m.y >= y && m.y < y + h;
+    }
+
+    ImDrawList *dl;
+};
+
 // "-500 B", "22.2 KiB": an axis label for a signed byte count.
 std::string signed_bytes(double v)
 {
@@ -134,7 +179,7 @@ void App::frame(float width, float height)
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoScrollWithMouse |
                      ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoBackground);
-    layout_ = screen_layout(width, height, snapshot_ && snapshot_->live);
+    layout_ = screen_layout(width, height, snapshot_ && snapshot_->live, snapshot_ && snapshot_->fault);
     draw_status(layout_);
     if (snapshot_) {
         const Arena *a = nullptr;
@@ -150,11 +195,8 @@ void App::frame(float width, float height)
         if (snapshot_->live) draw_history(*snapshot_->live, layout_.history);
         draw_ram(a, layout_.ram);
         draw_summary(a, layout_.summary);
-        if (snapshot_->fault) {
-            draw_fault(*snapshot_->fault, layout_.legend);
-        } else {
-            draw_legend(layout_.legend);
-        }
+        if (snapshot_->fault) draw_fault(*snapshot_->fault, layout_.fault);
+        draw_legend(layout_.legend);
     } else {
         ImDrawList *dl = ImGui::GetWindowDrawList();
         const std::string msg = !error_.empty() ? "Cannot show this snapshot:\n" + error_
@@ -486,8 +528,12 @@ void App::draw_ram(const Arena *ap, const Rect &r)
             const float gx = r.x + r.w - 14;
             rect(dl, gx, Y(*s.stack.hwm_addr), gx + 8, Y(*s.stack.arena_end_addr) + 2, ok ? Paint::RulePass : Paint::RuleFail);
             const uint64_t gap = *s.stack.hwm_addr > *s.stack.arena_end_addr ? *s.stack.hwm_addr - *s.stack.arena_end_addr : 0;
-            text_fit(dl, r.x + 6, r.y + r.h - 18, "gap " + format_bytes(gap), r.w - 24,
-                     ok ? col(Paint::RulePass) : col(Paint::RuleFail));
+            // On a dark box: the label sits over the arena's colours.
+            const std::string label = "gap " + format_bytes(gap);
+            const float tw = std::min(ImGui::CalcTextSize(label.c_str()).x, r.w - 24);
+            dl->AddRectFilled(ImVec2(r.x + 4, r.y + r.h - 19), ImVec2(r.x + 8 + tw, r.y + r.h - 3),
+                              col(Paint::Background));
+            text_fit(dl, r.x + 6, r.y + r.h - 18, label, r.w - 24, ok ? col(Paint::RulePass) : col(Paint::RuleFail));
         }
         labels.push_back({(Y(s.stack.high_addr) + Y(s.stack.low_addr)) / 2 - 7, "stack"});
     }
@@ -581,28 +627,25 @@ void App::draw_plan(const Arena &a, const Rect &r)
 
 void App::draw_summary(const Arena *a, const Rect &r)
 {
-    ImDrawList *dl = ImGui::GetWindowDrawList();
     const Snapshot &s = *snapshot_;
-    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    const ScrollPanel panel("summary", r, IM_COL32(80, 80, 90, 255));
     const ImU32 white = IM_COL32(230, 230, 230, 255);
-    const float wrap = r.w - 16;
-    float y = r.y + 4;
-    const ImGuiIO &io = ImGui::GetIO();
+    summary_lines_.clear();
     auto line = [&](const std::string &t, ImU32 c = IM_COL32(230, 230, 230, 255), const std::string &tip = {}) {
-        if (y > r.y + r.h - 16) return;
-        text_fit(dl, r.x + 6, y, t, r.w - 12, c);
-        if (!tip.empty() && io.MousePos.x >= r.x && io.MousePos.x < r.x + r.w && io.MousePos.y >= y &&
-            io.MousePos.y < y + 16) {
-            ImGui::SetTooltip("%s", tip.c_str());
-        }
-        y += 16;
+        summary_lines_.push_back(t);
+        const ImVec2 at = panel.at();
+        text_fit(panel.dl, at.x, at.y, t, panel.width(), c);
+        if (!tip.empty() && panel.hovered(at.y, 16)) ImGui::SetTooltip("%s", tip.c_str());
+        panel.advance(16);
     };
     auto wrapped = [&](const std::string &t, ImU32 c) {  // a reason, wrapped to the panel
-        if (y > r.y + r.h - 16) return;
-        const ImVec2 size = ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap - 12);
-        dl->AddText(nullptr, 0, ImVec2(r.x + 18, y), c, t.c_str(), nullptr, wrap - 12);
-        y += size.y + 2;
+        const ImVec2 at = panel.at();
+        const float wrap = panel.width() - 12;
+        const ImVec2 size = ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap);
+        panel.dl->AddText(nullptr, 0, ImVec2(at.x + 12, at.y), c, t.c_str(), nullptr, wrap);
+        panel.advance(size.y + 2);
     };
+    auto gap = [&](float h) { panel.advance(h); };
     line("Summary: verdict " + s.verdict + (s.time.size() >= 19 ? "  at " + s.time.substr(11, 8) + " UTC" : ""),
          col(verdict_paint(s.verdict)), s.time.empty() ? "" : "snapshot taken " + s.time);
     if (a) {
@@ -641,14 +684,19 @@ void App::draw_summary(const Arena *a, const Rect &r)
                          *s.stack.required_room_bytes),
              col(ok ? Paint::RulePass : Paint::RuleFail));
     }
-    y += 4;
-    for (const Check &c : s.checks) {
-        line(fmt::format("{:<4} {}", c.verdict, c.rule), col(verdict_paint(c.verdict)), c.reason);
-        if (c.verdict != "PASS") wrapped(c.reason, col(verdict_paint(c.verdict)));
+    gap(4);
+    // What failed first, then warnings, then what passed (each in the checks' own order).
+    auto rank = [](const std::string &v) { return v == "FAIL" ? 0 : v == "WARN" ? 1 : 2; };
+    for (int shown = 0; shown < 3; shown++) {
+        for (const Check &c : s.checks) {
+            if (rank(c.verdict) != shown) continue;
+            line(fmt::format("{:<4} {}", c.verdict, c.rule), col(verdict_paint(c.verdict)), c.reason);
+            if (c.verdict != "PASS") wrapped(c.reason, col(verdict_paint(c.verdict)));
+        }
     }
     if (a && selected_ >= 0 && selected_ < int(a->regions.size())) {
         const Region &reg = a->regions[selected_];
-        y += 4;
+        gap(4);
         line("pinned: " + reg.label, col(Paint::Selected));
         line(fmt::format("  {:#x} +{} {}", a->base_addr + reg.offset, reg.offset, format_bytes_exact(reg.size_bytes)));
         line(reg.first_use && reg.last_use ? fmt::format("  scopes {}..{}, {}", *reg.first_use, *reg.last_use, reg.kind)
@@ -665,20 +713,18 @@ bool App::damaged(int region_index) const
 
 void App::draw_fault(const Fault &f, const Rect &r)
 {
-    ImDrawList *dl = ImGui::GetWindowDrawList();
-    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), col(Paint::RuleFail));
-    float y = r.y + 4;
-    const float wrap = r.w - 14;
+    const ScrollPanel panel("fault", r, col(Paint::RuleFail));
     auto para = [&](const std::string &t, ImU32 c) {
-        if (y > r.y + r.h - 14) return;
+        const ImVec2 at = panel.at();
+        const float wrap = panel.width();
         const ImVec2 size = ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap);
-        dl->AddText(nullptr, 0, ImVec2(r.x + 6, y), c, t.c_str(), nullptr, wrap);
-        y += size.y + 3;
+        panel.dl->AddText(nullptr, 0, at, c, t.c_str(), nullptr, wrap);
+        panel.advance(size.y + 3);
     };
     const ImU32 white = IM_COL32(230, 230, 230, 255), red = col(Paint::RuleFail);
     para("FAULT: " + (f.exception.empty() ? std::string("fault") : f.exception) + "  (red on the map: regions "
          "overwritten since allocation)", red);
-    // The answer first (the verdicts), then the evidence, so the panel's bottom is what may be cut.
+    // The answer first (the verdicts), then the evidence, so what has to be scrolled to is the detail.
     for (const auto &v : f.verdict) {
         if (v.rfind("VERDICT", 0) == 0) para(v, red);
     }
@@ -690,23 +736,31 @@ void App::draw_fault(const Fault &f, const Rect &r)
     if (f.bfar) para(fmt::format("BFAR {:#010x}", *f.bfar), white);
     if (f.mmfar) para(fmt::format("MMFAR {:#010x}", *f.mmfar), white);
     for (const auto &b : f.bits) para(b, IM_COL32(200, 200, 200, 255));
-    if (y > r.y + r.h - 14) {
-        dl->AddText(ImVec2(r.x + r.w - 150, r.y + r.h - 16), white, "... (arena fault in GDB)");
-    }
+    para("(the whole report: arena fault in GDB)", IM_COL32(160, 160, 160, 255));
 }
 
+// Every colour and what it means; in two columns when the fault panel shares the column (a
+// name cut to fit shows whole under the mouse).
 void App::draw_legend(const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
-    float y = r.y + 4;
-    for (Paint p : {Paint::Tensor, Paint::Scratch, Paint::Temp, Paint::Persistent, Paint::Metadata, Paint::FreeIntact, Paint::FreeUnmeasured,
-                    Paint::FreeTouched, Paint::Guard, Paint::GuardTouched, Paint::StackUsed, Paint::StackUnused,
-                    Paint::HighWater, Paint::StackPointer, Paint::LiveCurve, Paint::LowerBound}) {
-        if (y + 14 > r.y + r.h) break;
-        rect(dl, r.x + 6, y + 2, r.x + 18, y + 12, p);
-        text(dl, r.x + 24, y, paint_name(p));
-        y += 15;
+    const Paint paints[] = {Paint::Tensor,     Paint::Scratch,     Paint::Temp,        Paint::Persistent,
+                            Paint::Metadata,   Paint::FreeIntact,  Paint::FreeUnmeasured, Paint::FreeTouched,
+                            Paint::Guard,      Paint::GuardTouched, Paint::StackUsed,  Paint::StackUnused,
+                            Paint::HighWater,  Paint::StackPointer, Paint::LiveCurve,  Paint::LowerBound};
+    const int n = int(std::size(paints));
+    const int rows = std::max(1, int((r.h - 8) / 15));
+    const int columns = rows >= n ? 1 : 2;
+    const float cw = r.w / float(columns);
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    for (int i = 0; i < n && i < rows * columns; i++) {
+        const float x = r.x + float(i / rows) * cw, y = r.y + 4 + float(i % rows) * 15;
+        rect(dl, x + 6, y + 2, x + 18, y + 12, paints[i]);
+        const float w = text_fit(dl, x + 24, y, paint_name(paints[i]), cw - 30);
+        if (mouse.x >= x && mouse.x < x + 24 + w && mouse.y >= y && mouse.y < y + 15) {
+            ImGui::SetTooltip("%s", paint_name(paints[i]));
+        }
     }
 }
 
@@ -718,6 +772,9 @@ std::string App::layout_json() const
     j["ram"] = R(layout_.ram);
     j["plan"] = R(layout_.plan);
     j["summary"] = R(layout_.summary);
+    j["legend"] = R(layout_.legend);
+    j["summary_lines"] = summary_lines_;
+    if (layout_.fault.h > 0) j["fault"] = R(layout_.fault);
     j["axis"] = {{"px0", axis_.px0}, {"pw", axis_.pw}, {"view_lo", axis_.view_lo}, {"view_hi", axis_.view_hi}};
     j["area_bar"] = {{"y0", bar_y0_}, {"y1", bar_y1_}};
     j["lanes"] = {{"top", lanes_top_}, {"lane_h", lane_h_}, {"count", lane_count_}};

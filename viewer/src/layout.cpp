@@ -74,7 +74,7 @@ const char *paint_name(Paint p)
     }
 }
 
-ScreenLayout screen_layout(float width, float height, bool history)
+ScreenLayout screen_layout(float width, float height, bool history, bool fault)
 {
     const float m = 8, status_h = 22, ram_w = std::max(120.f, width * 0.14f), side_w = std::max(260.f, width * 0.26f);
     ScreenLayout l;
@@ -90,8 +90,15 @@ ScreenLayout screen_layout(float width, float height, bool history)
         l.history = {m, l.plan.y + l.plan.h + m, left_w, hh};
     }
     l.ram = {m + left_w + m, top, ram_w, body_h};
-    l.summary = {l.ram.x + ram_w + m, top, side_w, body_h * 0.62f};
-    l.legend = {l.summary.x, l.summary.y + l.summary.h + m, side_w, body_h - l.summary.h - m};
+    if (fault) {
+        const float legend_h = 8 * 15 + 8;
+        l.summary = {l.ram.x + ram_w + m, top, side_w, body_h * 0.40f};
+        l.fault = {l.summary.x, l.summary.y + l.summary.h + m, side_w, body_h - l.summary.h - legend_h - 2 * m};
+        l.legend = {l.summary.x, l.fault.y + l.fault.h + m, side_w, legend_h};
+    } else {
+        l.summary = {l.ram.x + ram_w + m, top, side_w, body_h * 0.62f};
+        l.legend = {l.summary.x, l.summary.y + l.summary.h + m, side_w, body_h - l.summary.h - m};
+    }
     return l;
 }
 

@@ -48,13 +48,16 @@ struct ScreenLayout {
     Rect ram;       // RAM column: stack, guard band, arena
     Rect plan;      // plan view
     Rect summary;   // figures and verdicts
-    Rect legend;
+    Rect fault;     // the fault panel, below the summary; empty (h 0) with no fault
+    Rect legend;    // one column; with a fault, two compact columns below the fault panel
     Rect status;    // link state line
     Rect history;   // live history, below the plan; empty (h 0) when hidden
 };
 // history: a live snapshot is shown, so the bottom of the left column is the history panel
 // (height 20 % of the body, 120..200 px) and the plan is that much shorter.
-ScreenLayout screen_layout(float width, float height, bool history = false);
+// fault: a fault is shown, so the right column is the summary (40 % of the body), the fault
+// panel, and a two-column legend of 8 rows at the bottom (128 px).
+ScreenLayout screen_layout(float width, float height, bool history = false, bool fault = false);
 
 // Address axis of the arena map: the visible range [view_lo, view_hi) drawn over [px0, px0+pw).
 struct AddressAxis {
