@@ -64,7 +64,9 @@ std::string Link::status() const
         return fmt::format("live: connected to {}:{}, {} snapshot(s) received{}", host_, port_, received_.load(),
                            running_ ? "; the target is running: this is the last stop's snapshot" : "");
     case State::Lost:
-        return fmt::format("live: link to {}:{} lost, showing the last snapshot, reconnecting...", host_, port_);
+        return fmt::format("live: GDB closed {}:{} (GDB exited, or `arena view --stop`): showing the last snapshot; "
+                           "reconnecting when GDB serves again (`arena view`)",
+                           host_, port_);
     }
     return {};
 }
