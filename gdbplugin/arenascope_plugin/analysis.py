@@ -278,7 +278,11 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
                  "an upper estimate, measured against used bytes: TFLM needs more while it allocates; never "
                  "shrink the arena on this figure alone")
         pct = f"{fig.headroom_pct:.1f} %"
-        if fig.headroom_pct < HEADROOM_WARN_PCT:
+        if fig.peak == 0:
+            out.append(Check("headroom", PASS, f"{tag}: nothing allocated yet (0 B used): the headroom is measured "
+                                               "once TFLM has allocated (after AllocateTensors; with the TFLM "
+                                               "adapter, after its Publish)"))
+        elif fig.headroom_pct < HEADROOM_WARN_PCT:
             out.append(Check("headroom", WARN, f"{tag}: headroom {fig.headroom} B = {pct} of peak, below the "
                                                f"10-20 % band ({basis})"))
         elif fig.headroom_pct > HEADROOM_NOTE_PCT:

@@ -99,6 +99,15 @@ def test_headroom_band_verdicts():
     assert note.verdict == "PASS" and "above 20 %" in note.reason and "upper estimate" in note.reason
 
 
+def test_headroom_before_anything_is_allocated_is_not_a_warning():
+    # head 0, temp 0, tail at the arena's end (4096): peak 0, so no percentage of it exists
+    d = read(arena={"head_bytes": 0, "temp_bytes": 0, "tail_offset": 4096}, regions=[])
+    fig = analysis.arena_figures(d.arenas[0])
+    assert (fig.used, fig.peak, fig.headroom) == (0, 0, 4096)
+    c = {c.rule: c for c in analysis.checks(d, analysis.stack_figures(d), {0: fig})}
+    assert c["headroom"].verdict == "PASS" and "nothing allocated yet" in c["headroom"].reason
+
+
 def test_misaligned_arena_and_region_past_the_end_fail():
     d = read(arena={"base_addr": ARENA_ADDR + 4}, regions=[(4000, 200, 1, 1, 0, 0, 1)])
     c = {c.rule: c for c in analysis.checks(d, analysis.stack_figures(d), {0: analysis.arena_figures(d.arenas[0])})}
