@@ -196,6 +196,8 @@ Model read_model(const uint8_t* data, size_t size) {
       const size_t n = word(2);
       if (n != total_tensors)
         fail("metadata 'OfflineMemoryAllocation' lists " + std::to_string(n) +
+             (n > 0x7fffffffu ? " (" + std::to_string(static_cast<int32_t>(word(2))) + " as a signed word: a corrupt header)"
+                              : std::string()) +
              " offsets but the model has " + std::to_string(total_tensors) +
              " tensors (TFLM rejects this model)");
       if (words < 3 + n) fail("metadata 'OfflineMemoryAllocation' is truncated");

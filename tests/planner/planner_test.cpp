@@ -3,6 +3,7 @@
 // in the comments), not by running the planner.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 
@@ -172,6 +173,25 @@ TEST(Plan, OfflineOffsetsArePlacedFirstAndKept) {
   EXPECT_EQ(p.offsets, (std::vector<int64_t>{0, 1000, 0, 64}));
   EXPECT_EQ(p.head, 1208);
   EXPECT_LE(plan_best(l.buffers).head, 1208);
+}
+
+// A corrupt header whose tensor count reads -5 as int32 (0xFFFFFFFB as TFLM's uint32): the
+// error gives both readings, not only 4294967291.
+TEST(Reader, ANegativeOfflineTensorCountIsNamedAsSuch) {
+  std::vector<uint8_t> bytes = test_models::build({chain()}, {-1, -1, 1000, -1, -1});
+  const uint8_t header[] = {1, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0};  // version 1, 1 subgraph, 5 tensors
+  auto at = std::search(bytes.begin(), bytes.end(), std::begin(header), std::end(header));
+  ASSERT_NE(at, bytes.end());
+  const uint8_t minus_five[] = {0xfb, 0xff, 0xff, 0xff};
+  std::copy(std::begin(minus_five), std::end(minus_five), at + 8);
+  try {
+    parse(bytes);
+    FAIL() << "accepted";
+  } catch (const ModelError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("lists 4294967291 (-5 as a signed word: a corrupt header) offsets"), std::string::npos)
+        << what;
+  }
 }
 
 TEST(Kernels, SvdfInt8RequestsTwoScratchBuffers) {
