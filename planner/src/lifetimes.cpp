@@ -3,13 +3,16 @@
 // MarkSubgraphLifetimesIfNecessary). Rules, each from that file:
 //  - every tensor of every subgraph gets an entry; needs_allocating = no data in the
 //    flatbuffer && !is_variable && bytes != 0 (InitializeAllocationInfo);
-//  - UpdateFirstCreated(scope) sets first AND last to scope; UpdateLastUsed sets last;
-//  - a subgraph's inputs, then its outputs, are "created" at the current scope;
+//  - UpdateFirstCreated(scope) sets first only while it is still unset (-1): a tensor written
+//    by two operators, or a subgraph marked twice (called by two control-flow operators), lives
+//    from its first creation; UpdateLastUsed sets last every time;
+//  - a subgraph's inputs are created and last used at the current scope;
 //  - each operator opens a new scope; its outputs are created there; control-flow operators
 //    then mark their callee subgraphs, each in a further new scope; the operator's inputs
 //    (index >= 0) and outputs are last used at the scope reached after the callees;
-//  - its scratch buffers live from the operator's own scope to that scope;
-//  - after the last operator, the subgraph's outputs are last used at the final scope.
+//  - its scratch buffers are created at the operator's own scope and last used at that scope;
+//  - after the last operator, the subgraph's outputs are created (if no operator wrote them)
+//    and last used at the final scope.
 #include <algorithm>
 
 #include "arenascope/planner/plan.h"
@@ -38,19 +41,23 @@ struct Marker {
   int scope = 0;
   int depth = 0;
 
-  void created(std::pair<int, int>& l) { l.first = scope; l.second = scope; }
-  void used(std::pair<int, int>& l, int at) { l.second = at; }
+  static void created(std::pair<int, int>& l, int at) {
+    if (l.first == -1) l.first = at;
+  }
+  static void used(std::pair<int, int>& l, int at) { l.second = at; }
 
   void mark(int s) {
     ++depth;
     const Subgraph& sg = model.subgraphs[s];
-    for (int32_t t : sg.inputs) created(life[s][t]);
-    for (int32_t t : sg.outputs) created(life[s][t]);
+    for (int32_t t : sg.inputs) {
+      created(life[s][t], scope);
+      used(life[s][t], scope);
+    }
     for (size_t i = 0; i < sg.operators.size(); ++i) {
       const Operator& op = sg.operators[i];
       ++scope;
       op_scope[s][i] = scope;
-      for (int32_t t : op.outputs) created(life[s][t]);
+      for (int32_t t : op.outputs) created(life[s][t], scope);
       const int start = scope;
       for (int callee : op.called_subgraphs) {
         // A subgraph that calls itself (directly or not) would recurse forever in TFLM too.
@@ -65,10 +72,15 @@ struct Marker {
         if (t >= 0) used(life[s][t], scope);
       for (int32_t t : op.outputs) used(life[s][t], scope);
       for (size_t k = 0; k < scratch.size(); ++k)
-        if (scratch[k].subgraph == s && scratch[k].op == static_cast<int>(i))
-          scratch_life[k] = {start, scope};
+        if (scratch[k].subgraph == s && scratch[k].op == static_cast<int>(i)) {
+          created(scratch_life[k], start);
+          used(scratch_life[k], scope);
+        }
     }
-    for (int32_t t : sg.outputs) used(life[s][t], scope);
+    for (int32_t t : sg.outputs) {
+      created(life[s][t], scope);
+      used(life[s][t], scope);
+    }
     --depth;
   }
 };

@@ -131,6 +131,24 @@ TEST(Plan, BranchesJoinedByAnAdd) {
   EXPECT_EQ(check_plan(l.buffers, p), "");
 }
 
+// A tensor written by two operators: t0 [1,64] -> RELU -> t1 [1,64] -> RELU -> t2 [1,16];
+// RELU(t2) -> t1 again; output t1. UpdateFirstCreated keeps t1's first creation (scope 1), so
+// t1 lives 1..3, t0 0..1, t2 2..3. Size order (stable from reversed ids 2,1,0): t1, t0, t2.
+// t1@0; t0 overlaps t1 -> 64; t2 overlaps t1 (not t0) -> 64. Head 128 = lower bound (scope 1).
+// (Taking the last creation instead, t1 3..3, would let t0 and t1 share bytes: head 80.)
+TEST(Lifetimes, ATensorWrittenTwiceLivesFromItsFirstProducer) {
+  SG sg{{{{1, 64}}, {{1, 64}}, {{1, 16}}},
+        {{RELU, {0}, {1}}, {RELU, {1}, {2}}, {RELU, {2}, {1}}},
+        {0},
+        {1}};
+  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
+  const Plan p = plan_tflm_greedy(l.buffers);
+  expect_plan(l, p, {{0, 64, 0, 1, 64}, {1, 64, 1, 3, 0}, {2, 16, 2, 3, 64}});
+  EXPECT_EQ(p.head, 128);
+  EXPECT_EQ(lower_bound(l.buffers).bytes, 128);
+  EXPECT_EQ(lower_bound(l.buffers).scope, 1);
+}
+
 TEST(Plan, VariableTensorGoesToTheTailNotThePlan) {
   SG sg{{{{1, 32}}, {{1, 32}, 9, false, true}, {{1, 32}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
   const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
@@ -160,6 +178,28 @@ TEST(Lifetimes, ControlFlowSubgraphsGetTheirOwnScopes) {
   EXPECT_EQ(l.op_scope[0], (std::vector<int>{1, 6}));
   EXPECT_EQ(l.op_scope[2], (std::vector<int>{5}));
   EXPECT_EQ(l.last_scope, 6);
+  EXPECT_EQ(check_plan(l.buffers, plan_tflm_greedy(l.buffers)), "");
+}
+
+// Two IFs call the same two subgraphs, so TFLM marks each subgraph twice: a branch's tensors keep
+// their first creation (first IF) and are last used in the second. Scopes: sg0 inputs 0; IF 1 at
+// scope 1 (t2), sg1 2 (RELU 3), sg2 4 (RELU 5), IF 1's inputs and output last used at 5; IF 2 at
+// 6 (t3), sg1 7 (RELU 8), sg2 9 (RELU 10); t0, t2 (IF 2's inputs) and t3 last used at 10; a
+// branch's input is last used by its RELU (8, 10).
+TEST(Lifetimes, ASubgraphCalledTwiceLivesFromItsFirstCallToItsLast) {
+  SG main{{{{1}}, {{1, 16}}, {{1, 16}}, {{1, 16}}},
+          {{IF, {0, 1}, {2}, {1, 2}}, {IF, {0, 2}, {3}, {1, 2}}},
+          {0, 1},
+          {3}};
+  SG branch{{{{1, 16}}, {{1, 16}}}, {{RELU, {0}, {1}}}, {0}, {1}};
+  const Lifetimes l = build_lifetimes(parse(test_models::build({main, branch, branch})), {});
+  ASSERT_EQ(l.buffers.size(), 8u);
+  const std::vector<std::pair<int, int>> want{{0, 10}, {0, 5}, {1, 10}, {6, 10}, {2, 8}, {3, 8}, {4, 10}, {5, 10}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(l.buffers[i].first, want[i].first) << "buffer " << i;
+    EXPECT_EQ(l.buffers[i].last, want[i].second) << "buffer " << i;
+  }
+  EXPECT_EQ(l.last_scope, 10);
   EXPECT_EQ(check_plan(l.buffers, plan_tflm_greedy(l.buffers)), "");
 }
 
