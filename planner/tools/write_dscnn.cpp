@@ -10,9 +10,11 @@
 //   arenascope-write-dscnn OUT.tflite [--blocks N]
 // --blocks N: N depthwise-separable blocks instead of 4 (1..500): a deeper model with more tensors
 // and operators (tools/bench_live.py builds a 200-region arena from it).
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -104,15 +106,38 @@ struct Writer {
 
 }  // namespace
 
+constexpr const char* kUsage = "usage: arenascope-write-dscnn OUT.tflite [--blocks N]   (N: 1..500, default 4)\n";
+
+int usage(const std::string& why) {
+  std::fprintf(stderr, "arenascope-write-dscnn: %s\n%s", why.c_str(), kUsage);
+  return 2;
+}
+
 int main(int argc, char** argv) {
   int blocks = 4;
-  if (argc == 4 && std::string(argv[2]) == "--blocks") {
-    blocks = std::atoi(argv[3]);
+  const char* out_path = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (a == "--blocks") {
+      if (i + 1 >= argc) return usage("--blocks needs a number");
+      char* end = nullptr;
+      const long n = std::strtol(argv[++i], &end, 10);
+      if (*argv[i] == '\0' || *end != '\0' || n < 1 || n > 500)
+        return usage(std::string("--blocks ") + argv[i] + ": give a whole number from 1 to 500");
+      blocks = static_cast<int>(n);
+    } else if (!a.empty() && a[0] == '-') {
+      return usage("unknown option " + a);
+    } else if (out_path) {
+      return usage("one output file only (" + std::string(out_path) + " and " + a + ")");
+    } else {
+      out_path = argv[i];
+    }
   }
-  if ((argc != 2 && argc != 4) || blocks < 1 || blocks > 500) {
-    std::fprintf(stderr, "usage: arenascope-write-dscnn OUT.tflite [--blocks N]   (N: 1..500, default 4)\n");
-    return 2;
-  }
+  if (!out_path) return usage("give the output file");
   Writer w;
   const int channels = 64;
   int x = w.tensor("input_mfcc", {1, 49, 10, 1}, kInt8);
@@ -161,10 +186,11 @@ int main(int argc, char** argv) {
   auto model = fb::CreateModel(w.b, 3, w.b.CreateVector(codes), w.b.CreateVector(std::vector<decltype(sg)>{sg}),
                                w.b.CreateString("arenascope DS-CNN (generated weights)"), w.b.CreateVector(w.buffers));
   fb::FinishModelBuffer(w.b, model);
-  std::ofstream out(argv[1], std::ios::binary);
+  std::ofstream out(out_path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(w.b.GetBufferPointer()), static_cast<std::streamsize>(w.b.GetSize()));
+  out.close();
   if (!out) {
-    std::fprintf(stderr, "arenascope-write-dscnn: cannot write %s\n", argv[1]);
+    std::fprintf(stderr, "arenascope-write-dscnn: cannot write %s: %s\n", out_path, std::strerror(errno));
     return 1;
   }
   return 0;

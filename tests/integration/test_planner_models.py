@@ -278,6 +278,31 @@ def test_project_dscnn_model_plans_as_worked_by_hand():
     assert not doc["approximate"] and not doc["tflm_rejects"]
 
 
+def test_dscnn_writer_arguments(tmp_path):
+    """The writer takes OUT and --blocks N in any order; anything else is a usage error that
+    names it (it used to write a file named '--blocks'), and a failed write says why."""
+    writer = BUILD / "planner" / "arenascope-write-dscnn"
+
+    def run(*args):
+        return subprocess.run([str(writer), *map(str, args)], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    a, b = tmp_path / "a.tflite", tmp_path / "b.tflite"
+    assert run("--blocks", 3, a).returncode == 0 and run(b, "--blocks", 3).returncode == 0
+    assert a.read_bytes() == b.read_bytes()
+    ops = [op["op"] for op in plan_json(a)["subgraphs"][0]["operators"]]
+    assert ops.count("DEPTHWISE_CONV_2D") == 3
+    for args, needle in [(("--blocks", 501, "x.tflite"), "--blocks 501: give a whole number from 1 to 500"),
+                         (("--blocks", "3x", "x.tflite"), "--blocks 3x"), (("--blocks",), "--blocks needs a number"),
+                         (("x.tflite", "y.tflite"), "one output file only"), ((), "give the output file"),
+                         (("--frobnicate", "x.tflite"), "unknown option --frobnicate")]:
+        r = run(*args)
+        assert r.returncode == 2 and needle in r.stderr and "usage:" in r.stderr, (args, r.stderr)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.tflite", "b.tflite"]  # no stray files
+    r = run("--help")
+    assert r.returncode == 0 and r.stdout.startswith("usage:")
+    r = run(tmp_path / "missing" / "x.tflite")
+    assert r.returncode == 1 and "No such file or directory" in r.stderr
+
+
 @pytest.mark.skipif(not MODEL_NAMES, reason="../shared/tflm-figures absent (clone on its own)")
 @pytest.mark.parametrize("build", ["host", "arm_m4"])
 def test_project_dscnn_has_the_plan_tflm_gave_mlperf_dscnn(build):
