@@ -309,7 +309,9 @@ std::string comment_safe(const std::string& text) {
     const auto u = static_cast<unsigned char>(c);
     out += (u < 0x20 || u > 0x7e) ? '?' : c;
   }
+  // Neither a comment's end nor the start of a nested one (-Wcomment, an error under -Werror).
   for (size_t at = out.find("*/"); at != std::string::npos; at = out.find("*/", at)) out[at + 1] = ' ';
+  for (size_t at = out.find("/*"); at != std::string::npos; at = out.find("/*", at)) out[at + 1] = ' ';
   return out;
 }
 // Text from the model inside a C string literal: ASCII only; quotes, backslashes and question
@@ -339,6 +341,11 @@ std::string budget_header(const Budget& b) {
          " *   in an arena of ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES.\n"
          " * The tables are defined where ARENASCOPE_PLAN_TABLES is defined before this header. */\n"
          "#ifndef ARENASCOPE_PLAN_H\n#define ARENASCOPE_PLAN_H\n\n#include \"arenascope/agent.h\"\n\n";
+  // A model TFLM rejects has no arena to lay out: a build that ignores the tool's exit status
+  // still stops here, with the reason.
+  if (!b.kernels.rejected.empty())
+    out << "#error \"arenascope-plan: TFLM rejects this model (AllocateTensors fails): "
+        << c_string_safe(b.kernels.rejected.front()) << "\"\n\n";
   int ops = 0;
   for (const Subgraph& sg : b.model.subgraphs) ops += static_cast<int>(sg.operators.size());
   int nodes = -1;
@@ -349,7 +356,12 @@ std::string budget_header(const Budget& b) {
       << "#define ARENASCOPE_PLAN_TAIL_BYTES " << b.minimum.tail_bytes << "u /* " << b.abi.name
       << ": the persistent tail, 16-byte aligned arena end */\n"
       << "#define ARENASCOPE_PLAN_MINIMUM_ARENA_BYTES " << b.minimum.bytes << "u /* "
-      << (b.minimum_exact() ? "predicted" : "a floor: some kernels are not modelled") << " */\n"
+      << (b.minimum_exact()              ? "predicted"
+          : !b.kernels.rejected.empty() ? "a floor: TFLM rejects this model"
+                                         : "a floor: some kernels are not modelled: measure arena_used_bytes()")
+      << " */\n"
+      << "#define ARENASCOPE_PLAN_MINIMUM_EXACT " << (b.minimum_exact() ? 1 : 0)
+      << " /* 0: the minimum is a floor, not TFLM's figure */\n"
       << "#define ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES " << b.recommended << "u /* minimum + " << b.margin_pct
       << " %, 16-byte multiple */\n"
       << "#define ARENASCOPE_PLAN_ALIGNMENT 16u /* the arena's start must be 16-byte aligned (alignas(16)) */\n"

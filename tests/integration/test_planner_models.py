@@ -266,6 +266,45 @@ def test_header_compiles_to_tflms_plan_and_tail(tmp_path):
 DSCNN = BUILD / "planner" / "dscnn_kws.tflite"
 
 
+def compile_header(tmp_path, header_text):
+    """Compiles a file that defines the tables and includes the header, as the demo firmware
+    does, with every warning an error; returns gcc's result."""
+    (tmp_path / "plan.h").write_text(header_text)
+    (tmp_path / "use.c").write_text('#define ARENASCOPE_PLAN_TABLES\n#include "plan.h"\n'
+                                    "int main(void) { return (int)ARENASCOPE_PLAN_MINIMUM_EXACT + "
+                                    "(int)arenascope_plan_head[0].size_bytes; }\n")
+    return subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", f"-I{tmp_path}",
+                           f"-I{ROOT / 'target_agent' / 'include'}", "-c", str(tmp_path / "use.c"), "-o",
+                           str(tmp_path / "use.o")], capture_output=True, text=True, timeout=120)
+
+
+def test_header_compiles_whatever_the_tensor_names_hold(tmp_path):
+    """Tensor names are text from the model: a name holding a comment's start or end must not
+    break a -Werror build (-Wcomment), nor end the comment early."""
+    data = DSCNN.read_bytes()
+    for old, new in [(b"block1/dw_relu", b"block1/*w_relu"), (b"block2/dw_relu", b"block2*/w_relu")]:
+        assert data.count(old) == 1
+        data = data.replace(old, new)
+    model = tmp_path / "names.tflite"
+    model.write_bytes(data)
+    r = run_plan("--header", model)
+    assert r.returncode == 0, r.stderr
+    assert "#define ARENASCOPE_PLAN_MINIMUM_EXACT 1" in r.stdout
+    built = compile_header(tmp_path, r.stdout)
+    assert built.returncode == 0, built.stderr
+
+
+@pytest.mark.skipif(not MODELS.exists(), reason="../shared/models absent")
+def test_header_of_a_model_tflm_rejects_stops_the_build(tmp_path):
+    """The hybrid float32 DS-CNN (TFLM rejects it, tflm-figures): exit 1, and a header that a
+    build ignoring the exit status still cannot compile, with the reason in the #error."""
+    r = run_plan("--header", MODELS / "mlperf_tiny_kws_ref_model_float32.tflite")
+    assert r.returncode == 1
+    assert "#define ARENASCOPE_PLAN_MINIMUM_EXACT 0" in r.stdout and "a floor: TFLM rejects this model" in r.stdout
+    built = compile_header(tmp_path, r.stdout)
+    assert built.returncode != 0 and "TFLM rejects this model" in built.stderr and "hybrid" in built.stderr
+
+
 def test_project_dscnn_model_plans_as_worked_by_hand():
     """The project's own DS-CNN (planner/tools/write_dscnn.cpp, written at build time): 13
     operators; its head is two 25x5x64 int8 activations live together (8000 B each) = 16000 B."""
