@@ -654,14 +654,17 @@ tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md
             lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan"]
             message = None
             if rejected:
-                reason = doc["tflm_rejects"][0] if doc.get("tflm_rejects") else rejected
+                reason = model.printable(doc["tflm_rejects"][0]) if doc.get("tflm_rejects") else rejected
                 message = f"TFLM would reject this model: {reason}"
                 lines.append(style.paint(message + " (its plan is charted all the same)", "FAIL"))
             if doc["approximate"]:
-                lines.append(style.paint("APPROXIMATE: the scratch of " + "; ".join(doc["unmodelled_scratch"]) +
+                lines.append(style.paint("APPROXIMATE: the scratch of " +
+                                         model.printable("; ".join(doc["unmodelled_scratch"])) +
                                          " is not modelled; the figures below leave it out", "WARN"))
+            # What limits the figures comes first, before the chart: a FLOOR as the others.
+            lines += [style.paint(line, "WARN") for line in budget if "FLOOR" in line]
             _write(lines + render.plan_lines(a, analysis.plan(a), args.width))
-            _write([style.paint(line, "WARN") if "FLOOR" in line else line for line in budget])
+            _write([line for line in budget if "FLOOR" not in line])
             if message and batch_mode():
                 raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
             return

@@ -17,6 +17,12 @@ class PlannerError(Exception):
     """The planner tool is missing, failed, or printed something that is not its JSON."""
 
 
+def printable(text):
+    """Text from a model (names of tensors and custom operators can hold any character) as one
+    terminal line: control characters, newlines included, become '?', as the tool's table does."""
+    return "".join(c if c.isprintable() else "?" for c in str(text))
+
+
 def run_planner(tool, model_path, target="cortex-m"):
     """Runs `tool --json --target TARGET model_path`; returns (document, error). error is the tool's
     message when it printed a budget but also said TFLM would reject the model (exit status 1
@@ -33,7 +39,7 @@ def run_planner(tool, model_path, target="cortex-m"):
     except subprocess.TimeoutExpired:
         raise PlannerError(f"{tool} did not finish in {TIMEOUT_S} s on {model_path}") from None
     lines = [line for line in r.stderr.splitlines() if line.strip()]
-    message = "".join(c if c.isprintable() else "?" for c in lines[0]).replace("arenascope-plan: ", "", 1) if lines else ""
+    message = printable(lines[0]).replace("arenascope-plan: ", "", 1) if lines else ""
     try:
         doc = json.loads(r.stdout) if r.stdout.strip() else None
     except ValueError:
@@ -82,7 +88,7 @@ def _arena_from_plan(doc):
         t = tensors.get((b["subgraph"], b["tensor"])) if b["tensor"] >= 0 else None
         regions.append(Region(index=len(regions), offset=b["offset"], size=b["size"], id=b["id"],
                               kind="scratch" if b["tensor"] < 0 else "tensor", flags=0,
-                              first_use=b["first"], last_use=b["last"], name=b["name"],
+                              first_use=b["first"], last_use=b["last"], name=printable(b["name"]),
                               shape=t["shape"] if t else None, dtype=t["type"] if t else None))
     head = doc["plans"]["tflm-greedy"]["head_bytes"]
     return Arena(index=0, base_addr=0, regions_addr=0, model_addr=0, size=head, head=head, temp=head, tail=head,
@@ -100,10 +106,10 @@ def arena_lines(doc):
     try:
         lines = [f"arena ({doc['target']}, reference kernels): arena_used_bytes() {a['arena_used_bytes']} B after "
                  f"AllocateTensors; minimum arena {a['minimum_bytes']} B "
-                 f"(set by {a['set_by']['phase']}: {a['set_by']['request']}); "
+                 f"(set by {a['set_by']['phase']}: {printable(a['set_by']['request'])}); "
                  f"recommended {a['recommended_bytes']} B (minimum + {a['margin_pct']} %)"]
         if not a["exact"]:
-            missing = "; ".join(a["unmodelled_kernels"]) or "unknown"
+            missing = printable("; ".join(a["unmodelled_kernels"])) or "unknown"
             lines.append(f"the minimum is a FLOOR, not a prediction: not modelled: {missing}")
     except (KeyError, TypeError) as e:
         raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "

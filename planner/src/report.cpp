@@ -219,6 +219,11 @@ std::string budget_table(const Budget& b) {
            "below leaves them out, so TFLM's head may be larger and its offsets different:\n";
     for (const std::string& u : b.kernels.unmodelled) out << "  " << printable(u) << "\n";
   }
+  if (!b.kernels.unmodelled_data.empty() && b.kernels.rejected.empty()) {
+    out << "\nA FLOOR: the Init/Prepare allocations of these kernels are not modelled, so the minimum arena\n"
+           "below is a floor, not TFLM's figure (measure arena_used_bytes() on the target before you trust it):\n";
+    for (const std::string& u : b.kernels.unmodelled_data) out << "  " << printable(u) << "\n";
+  }
   out << "\nbuffers TFLM plans in the arena head, in planner id order. aligned = bytes rounded up to 16;\n"
          "scopes = first..last allocation scope using it (inclusive; operator i of subgraph 0 runs in\n"
          "scope i+1 when there is no control flow); tflm off / best off = offset from the arena start\n"
@@ -276,12 +281,12 @@ std::string budget_table(const Budget& b) {
     for (const std::string& w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
     return out.str();
   }
-  std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  (what TFLM reports after AllocateTensors: head + tail)\n",
+  std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  (TFLM reports it after AllocateTensors: head + tail, in an arena of a multiple of 16 B)\n",
                 static_cast<long long>(m.arena_used_bytes));
   out << line;
   std::snprintf(line, sizeof line, "  minimum arena       %8lld  %s\n", static_cast<long long>(m.bytes),
                 b.minimum_exact() ? "(the smallest arena AllocateTensors succeeds in)"
-                                  : "(A FLOOR: some kernels are not modelled, listed below)");
+                                  : "(A FLOOR: some kernels are not modelled, listed above)");
   out << line;
   out << "    why: " << binding_in_words(binding) << "\n"
       << "    the request that fails with one byte less: " << phase_name(binding.phase) << ": " << printable(binding.what)
@@ -292,11 +297,6 @@ std::string budget_table(const Budget& b) {
   std::snprintf(line, sizeof line, "  recommended         %8lld  (minimum + %d %% margin, rounded up to 16)\n",
                 static_cast<long long>(b.recommended), b.margin_pct);
   out << line;
-  if (!b.kernels.unmodelled_data.empty()) {
-    out << "  not modelled (their Init/Prepare allocations are missing from the figures above; measure\n"
-           "  arena_used_bytes() on the target before you trust the minimum):\n";
-    for (const std::string& u : b.kernels.unmodelled_data) out << "    " << printable(u) << "\n";
-  }
   for (const std::string& w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
   return out.str();
 }

@@ -512,6 +512,21 @@ std::string write_model(const std::vector<uint8_t>& bytes, const std::string& na
 }
 }  // namespace
 
+// The budget table says a FLOOR first, with the kernels, as it says APPROXIMATE and a rejection:
+// before the buffers, not after the figures.
+TEST(Budget, AFloorIsSaidBeforeTheTable) {
+  constexpr int RELU_OP = 19;
+  SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_OP, {0}, {1}}}, {0}, {1}};
+  const Budget b = make_budget(write_model(test_models::build({sg}), "floor.tflite"), abi_named("cortex-m"), 10, false);
+  ASSERT_FALSE(b.minimum_exact());
+  const std::string table = budget_table(b);
+  const size_t floor = table.find("A FLOOR: the Init/Prepare allocations of these kernels are not modelled");
+  ASSERT_NE(floor, std::string::npos) << table;
+  EXPECT_LT(floor, table.find("subgraph 0 operator 0 (RELU)"));
+  EXPECT_LT(table.find("subgraph 0 operator 0 (RELU)"), table.find("buffers TFLM plans"));
+  EXPECT_NE(table.find("(A FLOOR: some kernels are not modelled, listed above)"), std::string::npos);
+}
+
 // Four variable INT8 tensors of 2^31-1 elements: 4 x (2^31-1) B of tail, more than a 32-bit
 // target can address; on x86-64 the same model is only big.
 TEST(Budget, AnArenaBeyondA32BitAddressSpaceIsAnError) {

@@ -63,6 +63,23 @@ def test_arena_prediction_in_words():
         model.arena_lines(dict(doc, arena={"exact": True}))
 
 
+def test_model_text_is_one_terminal_line():
+    """Names come from the model and may hold newlines or escape codes (a custom operator's name):
+    the chart's key and the prediction's words show them as '?', as the tool's own table does."""
+    doc = json.loads(json.dumps(DOC))
+    doc["buffers"][2]["name"] = "op 0 EVIL\nOP\x1b[31m scratch"
+    a = model.arena_from_plan(doc)
+    assert a.regions[2].name == "op 0 EVIL?OP?[31m scratch"
+    doc["target"] = "cortex-m"
+    doc["arena"] = {"minimum_bytes": 1068, "exact": False, "arena_used_bytes": 676, "margin_pct": 10,
+                    "recommended_bytes": 1184, "set_by": {"phase": "p", "request": "op 1 (A\rB)", "source": "x"},
+                    "unmodelled_kernels": ["subgraph 0 operator 1 (A\nB)"]}
+    assert model.arena_lines(doc) == [
+        "arena (cortex-m, reference kernels): arena_used_bytes() 676 B after AllocateTensors; minimum arena 1068 B "
+        "(set by p: op 1 (A?B)); recommended 1184 B (minimum + 10 %)",
+        "the minimum is a FLOOR, not a prediction: not modelled: subgraph 0 operator 1 (A?B)"]
+
+
 def fake_tool(tmp_path, body):
     tool = tmp_path / "fake-plan"
     tool.write_text("#!/bin/sh\n" + body + "\n")
