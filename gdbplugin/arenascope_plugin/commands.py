@@ -556,6 +556,17 @@ model's minimum arena (TFLM needs more than arena_used_bytes() while it allocate
         _write(render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by))
 
 
+def _margin(text):
+    """argparse type of --margin: a percentage in 0..100, as arenascope-plan takes it."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{value}: use 0..100 percent")
+    return value
+
+
 def _width(text):
     """argparse type of --width: a cell count in 16..400."""
     try:
@@ -605,23 +616,32 @@ class PlanCommand(_Sub):
 One row per allocation scope: the live bytes, a bar of the live tensors and scratch buffers
 over the head, and the lower bound marked.
 
-Usage: arena plan [--width N] [--model FILE.tflite | --snapshot FILE.json]
+Usage: arena plan [--width N] [--model FILE.tflite [--target cortex-m|host] [--margin PCT]
+                  | --snapshot FILE.json]
 Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1.
 --model charts a model file's plan instead, with no target: TFLM's greedy plan as the planner
-tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md).
+tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md), with its
+arena figures for --target (struct sizes of a Cortex-M, default, or of x86-64) and the
+recommendation with --margin percent (default 10).
 --snapshot charts the plan saved in a snapshot file (`arena snapshot`, or
 `arenascope-plan --snapshot`), no target needed."""
     sub = "plan"
-    options = ("--width", "--model", "--snapshot")
+    options = ("--width", "--model", "--snapshot", "--target", "--margin")
 
     def add_arguments(self, parser):
         parser.add_argument("--width", type=_width, default=64, help="cells in the bar (16..400)")
         parser.add_argument("--model", help="a .tflite file: chart its predicted plan, no target needed")
+        parser.add_argument("--target", choices=("cortex-m", "host"), help="with --model: the ABI (default cortex-m)")
+        parser.add_argument("--margin", type=_margin, help="with --model: percent added for the recommendation "
+                                                            "(0..100, default 10)")
         parser.add_argument("--snapshot", help="a snapshot file: chart the plan it holds, no target needed")
 
     def run(self, args):
         if args.snapshot is not None and args.model is not None:
             raise TargetError("--model or --snapshot, not both")
+        if args.model is None and (args.target is not None or args.margin is not None):
+            raise TargetError("--target and --margin go with --model FILE.tflite (a target's own plan has its own ABI "
+                              "and arena)")
         if args.snapshot is not None:
             path = os.path.expanduser(args.snapshot)
             try:
@@ -646,7 +666,8 @@ tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md
                 raise TargetError("--model needs a .tflite file")
             path = os.path.expanduser(args.model)
             try:
-                doc, rejected = model.run_planner(_tool_path("planner-path", "planner", "arenascope-plan"), path)
+                doc, rejected = model.run_planner(_tool_path("planner-path", "planner", "arenascope-plan"), path,
+                                                  args.target or "cortex-m", args.margin)
                 a = model.arena_from_plan(doc)
                 budget = model.arena_lines(doc)
             except model.PlannerError as e:

@@ -23,17 +23,18 @@ def printable(text):
     return "".join(c if c.isprintable() else "?" for c in str(text))
 
 
-def run_planner(tool, model_path, target="cortex-m"):
-    """Runs `tool --json --target TARGET model_path`; returns (document, error). error is the tool's
-    message when it printed a budget but also said TFLM would reject the model (exit status 1
-    with JSON)."""
+def run_planner(tool, model_path, target="cortex-m", margin_pct=None):
+    """Runs `tool --json --target TARGET [--margin PCT] model_path`; returns (document, error).
+    error is the tool's message when it printed a budget but also said TFLM would reject the model
+    (exit status 1 with JSON)."""
     if not tool:
         raise PlannerError("the planner tool arenascope-plan was not found: build it (cmake --build build) or "
                            "`set arena planner-path /path/to/arenascope-plan`")
     try:
         # Model names need not be UTF-8: never let a byte of them break the command.
-        r = subprocess.run([tool, "--json", "--target", target, "--", model_path], capture_output=True, encoding="utf-8",
-                           errors="replace", timeout=TIMEOUT_S, check=False)
+        margin = ["--margin", str(margin_pct)] if margin_pct is not None else []
+        r = subprocess.run([tool, "--json", "--target", target, *margin, "--", model_path], capture_output=True,
+                           encoding="utf-8", errors="replace", timeout=TIMEOUT_S, check=False)
     except OSError as e:
         raise PlannerError(f"cannot run {tool}: {e.strerror}") from None
     except subprocess.TimeoutExpired:

@@ -162,17 +162,26 @@ def test_gdb_arena_plan_charts_a_model_with_no_target(tmp_path):
                         "-ex", f"arena plan --snapshot {snap}",
                         "-ex", f"arena plan --snapshot {tmp_path / 'missing.json'}",
                         "-ex", f"arena plan --model {MODELS / 'nope.tflite'}",
+                        "-ex", f"arena plan --model {MODELS / name} --target host --margin 20",
+                        "-ex", "arena plan --target host", "-ex", f"arena plan --model {MODELS / name} --margin 101",
                         "-ex", "set arena planner-path /nonexistent", "-ex", "arena plan --model ''"],
                        capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     rows = [line.split() for line in out.splitlines() if line.strip().split(" ")[0] in ("in", "0", "1", "2", "3")]
-    assert [int(row[2]) for row in rows] == live * 2, out  # the model's chart, then the snapshot's
+    assert [int(row[2]) for row in rows] == live * 3, out  # the model's chart, the snapshot's, the host's
     assert f"model {MODELS / name}, predicted by arenascope-plan for cortex-m" in out
     assert "cannot read the snapshot" in out and "missing.json: No such file or directory" in out
     assert f"lower bound {figures()[name]['host']['lower_bound_bytes']} B" in out
     m4 = figures()[name]["arm_m4"]  # the plugin asks for the default target, cortex-m
     assert (f"arena_used_bytes() {m4['arena_used_bytes']} B after AllocateTensors; "
             f"minimum arena {m4['min_arena_bytes']} B") in out, out
+    host = figures()[name]["host"]  # --target host --margin 20: x86-64's figures, 20 % up to a multiple of 16
+    recommended = math.ceil(math.ceil(host["min_arena_bytes"] * 1.2) / 16) * 16
+    assert (f"arena (host, reference kernels): arena_used_bytes() {host['arena_used_bytes']} B after AllocateTensors; "
+            f"minimum arena {host['min_arena_bytes']} B") in out, out
+    assert f"recommended {recommended} B (minimum + 20 %)" in out, out
+    assert "--target and --margin go with --model FILE.tflite" in out
+    assert "101: use 0..100 percent" in out
     assert "nope.tflite: no such model file" in out
     assert "set arena planner-path: '/nonexistent' is not an executable file" in out
     assert "--model needs a .tflite file" in out
