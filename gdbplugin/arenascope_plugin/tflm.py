@@ -30,7 +30,7 @@ MEMBERS = {
                                  "input_tensors_", "output_tensors_"],
     "tflite::MicroInterpreterGraph": ["subgraph_allocations_"],
     "tflite::MicroAllocator": ["non_persistent_buffer_allocator_", "memory_planner_", "scratch_buffer_request_count_",
-                               "max_head_buffer_usage_"],
+                               "max_head_buffer_usage_", "builtin_data_allocator_"],
     "tflite::SingleArenaBufferAllocator": ["buffer_head_", "buffer_tail_", "head_", "tail_", "temp_"],
     "tflite::SubgraphAllocations": ["node_and_registrations", "tensors"],
     "TfLiteEvalTensor": ["data", "dims", "type"],
@@ -158,6 +158,12 @@ def walk(reader, layout, interpreter, plan):
                   (subgraphs, len(subgraph_docs) * layout.sizes[sga], "SubgraphAllocations[]", "metadata", 0)]
     if layout.planner_size:
         tail_items.append((planner, layout.planner_size, layout.planner_type.split("::")[-1], "metadata", 0))
+    # MicroBuiltinDataAllocator is local to micro_allocator.cc (no DWARF name to size it by): its
+    # size is the planner's (a vtable pointer and the persistent allocator's, 8 / 16 B).
+    builtin = next((t["size"] for t in plan.get("tail", {}).get("regions", [])
+                    if t.get("what") == "MicroBuiltinDataAllocator"), 2 * p)
+    tail_items.append((_ptr(reader, allocator + layout.off(ma, "builtin_data_allocator_"), layout), builtin,
+                       "MicroBuiltinDataAllocator", "metadata", 0))
     for s, sg in enumerate(subgraph_docs):
         tail_items.append((tensor_arrays[s], len(sg["tensors"]) * layout.sizes[ev],
                            f"subgraph {s}: TfLiteEvalTensor[{len(sg['tensors'])}]", "metadata", 0))

@@ -16,8 +16,9 @@ LAYOUT = tflm.Layout(
         "tflite::MicroInterpreter": {"model_": 0, "allocator_": 108, "graph_": 112, "tensors_allocated_": 148,
                                      "scratch_buffer_handles_": 152, "input_tensors_": 156, "output_tensors_": 160},
         "tflite::MicroInterpreterGraph": {"subgraph_allocations_": 16},
-        "tflite::MicroAllocator": {"non_persistent_buffer_allocator_": 4, "memory_planner_": 16,
-                                   "scratch_buffer_request_count_": 24, "max_head_buffer_usage_": 32},
+        "tflite::MicroAllocator": {"non_persistent_buffer_allocator_": 4, "builtin_data_allocator_": 12,
+                                   "memory_planner_": 16, "scratch_buffer_request_count_": 24,
+                                   "max_head_buffer_usage_": 32},
         "tflite::SingleArenaBufferAllocator": {"buffer_head_": 8, "buffer_tail_": 12, "head_": 16, "tail_": 20,
                                                "temp_": 24},
         "tflite::SubgraphAllocations": {"node_and_registrations": 0, "tensors": 4},
@@ -38,7 +39,7 @@ END = ARENA + SIZE
 SABA = END - 36
 PLANNER = SABA - 44
 ALLOC = PLANNER - 36
-OPDATA = ALLOC - 8                   # operator 0's OpData (its node's user_data), 8 B
+BUILTIN = ALLOC - 8                  # MicroBuiltinDataAllocator, 8 B (the planner's size on a Cortex-M)
 SUBGRAPHS = ALLOC - 8 - 8
 EVALS = SUBGRAPHS - 4 * 12           # 4 tensors
 NODES = EVALS - 2 * 32               # 2 operators
@@ -47,6 +48,7 @@ HANDLES = VARIABLE - 4               # 1 scratch handle
 IN_ARRAY, IN_TENSOR = HANDLES - 16, HANDLES - 48
 OUT_ARRAY, OUT_TENSOR = IN_TENSOR - 16, IN_TENSOR - 48
 TAIL = OUT_TENSOR - 24               # 24 B of kernel data below it
+OPDATA = TAIL                        # operator 0's OpData (its node's user_data), 8 B of them
 # The head: tensor 0 (input) at +0, tensor 2 (output) at +16, scratch 0 at +32; head 96.
 HEAD = 96
 
@@ -85,6 +87,7 @@ def image(allocated=True, out_at=16):
     put(INTERP + 156, IN_ARRAY)
     put(INTERP + 160, OUT_ARRAY)
     put(ALLOC + 4, SABA)                         # the INonPersistentBufferAllocator base is at +0
+    put(ALLOC + 12, BUILTIN)
     put(ALLOC + 16, PLANNER)
     put(ALLOC + 24, 1)                           # scratch requests
     put(ALLOC + 32, HEAD)
@@ -113,6 +116,7 @@ def test_walk_rebuilds_tflms_map():
     assert tail["SingleArenaBufferAllocator"] == (SABA, 36)
     assert tail["GreedyMemoryPlanner"] == (PLANNER, 44)
     assert tail["MicroAllocator"] == (ALLOC, 36)
+    assert tail["MicroBuiltinDataAllocator"] == (BUILTIN, 8)  # the size no PLAN tail region gives: 2 pointers
     assert tail["SubgraphAllocations[]"] == (SUBGRAPHS, 8)
     assert tail["subgraph 0: TfLiteEvalTensor[4]"] == (EVALS, 48)
     assert tail["subgraph 0: NodeAndRegistration[2]"] == (NODES, 64)
