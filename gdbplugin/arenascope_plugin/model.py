@@ -111,7 +111,7 @@ def arena_lines(doc):
                  f"recommended {a['recommended_bytes']} B (minimum + {a['margin_pct']} %)"]
         if not a["exact"]:
             missing = printable("; ".join(a["unmodelled_kernels"])) or "unknown"
-            lines.append(f"the minimum is a FLOOR, not a prediction: not modelled: {missing}")
+            lines.append(f"the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: {missing}")
     except (KeyError, TypeError) as e:
         raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "
                            "rebuild arenascope-plan with this plugin") from None

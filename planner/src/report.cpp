@@ -220,8 +220,8 @@ std::string budget_table(const Budget& b) {
     for (const std::string& u : b.kernels.unmodelled) out << "  " << printable(u) << "\n";
   }
   if (!b.kernels.unmodelled_data.empty() && b.kernels.rejected.empty()) {
-    out << "\nA FLOOR: the Init/Prepare allocations of these kernels are not modelled, so the minimum arena\n"
-           "below is a floor, not TFLM's figure (measure arena_used_bytes() on the target before you trust it):\n";
+    out << "\nA FLOOR: the Init/Prepare allocations of these kernels are not modelled, so the minimum arena and\n"
+           "arena_used_bytes() below are floors, not TFLM's figures (measure arena_used_bytes() on the target):\n";
     for (const std::string& u : b.kernels.unmodelled_data) out << "  " << printable(u) << "\n";
   }
   out << "\nbuffers TFLM plans in the arena head, in planner id order. aligned = bytes rounded up to 16;\n"
@@ -281,8 +281,9 @@ std::string budget_table(const Budget& b) {
     for (const std::string& w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
     return out.str();
   }
-  std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  (TFLM reports it after AllocateTensors: head + tail, in an arena of a multiple of 16 B)\n",
-                static_cast<long long>(m.arena_used_bytes));
+  std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  %s\n", static_cast<long long>(m.arena_used_bytes),
+                b.minimum_exact() ? "(TFLM reports it after AllocateTensors: head + tail, in an arena of a multiple of 16 B)"
+                                  : "(A FLOOR too: the kernels listed above add to it)");
   out << line;
   std::snprintf(line, sizeof line, "  minimum arena       %8lld  %s\n", static_cast<long long>(m.bytes),
                 b.minimum_exact() ? "(the smallest arena AllocateTensors succeeds in)"

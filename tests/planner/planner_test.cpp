@@ -525,6 +525,7 @@ TEST(Budget, AFloorIsSaidBeforeTheTable) {
   EXPECT_LT(floor, table.find("subgraph 0 operator 0 (RELU)"));
   EXPECT_LT(table.find("subgraph 0 operator 0 (RELU)"), table.find("buffers TFLM plans"));
   EXPECT_NE(table.find("(A FLOOR: some kernels are not modelled, listed above)"), std::string::npos);
+  EXPECT_NE(table.find("(A FLOOR too: the kernels listed above add to it)"), std::string::npos);
 }
 
 // Four variable INT8 tensors of 2^31-1 elements: 4 x (2^31-1) B of tail, more than a 32-bit

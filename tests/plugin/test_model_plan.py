@@ -56,7 +56,7 @@ def test_arena_prediction_in_words():
         "arena (cortex-m, reference kernels): arena_used_bytes() 676 B after AllocateTensors; minimum arena 1068 B "
         "(set by AllocateTensors: memory planning: planner arrays); recommended 1184 B (minimum + 10 %)"]
     doc["arena"] = dict(doc["arena"], exact=False, unmodelled_kernels=["subgraph 0 operator 2 (RELU)"])
-    assert model.arena_lines(doc)[1] == ("the minimum is a FLOOR, not a prediction: not modelled: "
+    assert model.arena_lines(doc)[1] == ("the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: "
                                          "subgraph 0 operator 2 (RELU)")
     assert model.arena_lines(DOC) == []
     with pytest.raises(model.PlannerError, match="does not follow"):
@@ -77,7 +77,7 @@ def test_model_text_is_one_terminal_line():
     assert model.arena_lines(doc) == [
         "arena (cortex-m, reference kernels): arena_used_bytes() 676 B after AllocateTensors; minimum arena 1068 B "
         "(set by p: op 1 (A?B)); recommended 1184 B (minimum + 10 %)",
-        "the minimum is a FLOOR, not a prediction: not modelled: subgraph 0 operator 1 (A?B)"]
+        "the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: subgraph 0 operator 1 (A?B)"]
 
 
 def fake_tool(tmp_path, body):
