@@ -403,13 +403,52 @@ def test_fault_panel_and_damaged_regions_in_red():
     for kind in ("tensor", "scratch", "temp", "persistent", "metadata", "free", "touched", "stack_used",
                  "stack_unused", "guard"):
         assert PALETTE[kind] in swatches, kind
-    # The verdict panel is taller than its room: it says there is more (the mark's box colour).
-    mark = sum(1 for p in image.crop(box(fault)).getdata() if p == (40, 40, 48))
-    assert mark > 100, "no 'more below: scroll' mark on a fault panel that does not fit"
+    # The verdict panel is taller than its room: its bottom line (16 px, below the text) says there
+    # is more, in the mark's grey, and no other text is drawn there.
+    strip = (int(fault["x"]) + 1, int(fault["y"] + fault["h"]) - 17, int(fault["x"] + fault["w"]) - 1,
+             int(fault["y"] + fault["h"]) - 1)
+    colours = set(image.crop(strip).getdata())
+    assert (170, 170, 170) in colours, "no 'more below: scroll' mark on a fault panel that does not fit"
+    assert PALETTE["touched"] not in colours, "the fault panel's text runs under its 'more below' mark"
     # Failing checks come first in the summary (the fixture lists 5 PASS, then guard and stack FAIL).
     checks = [line.split()[:2] for line in layout["summary_lines"] if line[:4] in ("PASS", "FAIL", "WARN")]
     assert checks == [["FAIL", "guard"], ["FAIL", "stack"], ["PASS", "canary"], ["PASS", "alignment"],
                       ["PASS", "plan"], ["PASS", "used"], ["PASS", "headroom"]]
+
+
+def test_a_screenshot_does_not_depend_on_the_pointer(tmp_path):
+    """Xvfb puts its pointer in the middle of the screen: on this module's 1280x800 screen that is
+    (640, 400), over a 1024x700 window's RAM column, where hovering draws a tooltip; on a
+    4000x4000 screen it is off the window. Both pictures must be the same, pixel for pixel."""
+    from PIL import Image, ImageChops
+    fixture = ROOT / "tests" / "fixtures" / "demo_stack_fault_snapshot.json"
+
+    def shot(env, name):
+        png = tmp_path / name
+        r = subprocess.run([str(VIEWER), str(fixture), "--screenshot", str(png), "--size", "1024x700"],
+                           capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode == 0, r.stderr
+        return Image.open(png).convert("RGB")
+    under_pointer = shot(DISPLAY_ENV, "near.png")
+    with xvfb(4000, 4000) as env:
+        far = shot(env, "far.png")
+    assert ImageChops.difference(under_pointer, far).getbbox() is None
+
+
+def test_a_two_column_legend_splits_evenly():
+    """At 1024x700 with no fault the legend has room for 15 rows, not 16: two columns of 8 (it was
+    16 and 1), the first ending with 'free, touched', the second starting with the guard band."""
+    proc, image, layout = render(FIXTURE, args=("--size", "1024x700"))
+    assert proc.returncode == 0, proc.stderr
+    r = layout["legend"]
+    assert int((r["h"] - 8) // 15) == 15
+    left = set(image.crop((int(r["x"]), int(r["y"]), int(r["x"] + r["w"] / 2), int(r["y"] + r["h"]))).getdata())
+    right = set(image.crop((int(r["x"] + r["w"] / 2), int(r["y"]), int(r["x"] + r["w"]),
+                            int(r["y"] + r["h"]))).getdata())
+    for kind in ("tensor", "scratch", "temp", "persistent", "metadata", "free", "free_unmeasured", "touched"):
+        assert PALETTE[kind] in left and PALETTE[kind] not in right, kind
+    for kind in ("guard", "stack_used", "stack_unused"):
+        assert PALETTE[kind] in right and PALETTE[kind] not in left, kind
 
 
 PLAN = BUILD / "planner" / "arenascope-plan"

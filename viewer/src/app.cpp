@@ -38,32 +38,32 @@ float text_fit(ImDrawList *dl, float x, float y, std::string s, float max_w, ImU
 
 // A text panel that scrolls with the mouse wheel when its lines do not fit: an ImGui child
 // window (ImGui clips and scrolls it; a scrollbar shows there is more). Lines are placed at the
-// layout cursor and advance it, so the child knows its content's height. While more is below,
-// a "more below" mark says so, also in a screenshot.
+// layout cursor and advance it, so the child knows its content's height. `more` is kept by the
+// caller from frame to frame: when the content did not fit at the last frame, the panel's
+// bottom line is given to a "more below: scroll" mark (also in a screenshot), so it hides no text.
 class ScrollPanel {
 public:
-    ScrollPanel(const char *id, const Rect &r, ImU32 border)
+    ScrollPanel(const char *id, const Rect &r, ImU32 border, bool &more) : more_(more)
     {
-        ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
-        ImGui::PushStyleColor(ImGuiCol_Border, border);
-        ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
+        ImDrawList *parent = ImGui::GetWindowDrawList();
+        parent->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), border);
+        const float mark_h = more ? 16.f : 0.f;
+        if (more) {
+            const ImVec2 t = ImGui::CalcTextSize(kMore);
+            parent->AddText(ImVec2(r.x + r.w - t.x - 16, r.y + r.h - t.y - 2), kMoreColour, kMore);
+        }
+        ImGui::SetCursorScreenPos(ImVec2(r.x + 1, r.y + 1));
+        ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(5, 3));
         ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
         ImGui::PushStyleVar(ImGuiStyleVar_ScrollbarSize, 10);
-        ImGui::BeginChild(id, ImVec2(r.w, r.h), true, ImGuiWindowFlags_NoBackground);
+        ImGui::BeginChild(id, ImVec2(r.w - 2, r.h - 2 - mark_h), false, ImGuiWindowFlags_NoBackground);
         dl = ImGui::GetWindowDrawList();
     }
     ~ScrollPanel()
     {
-        if (ImGui::GetScrollY() < ImGui::GetScrollMaxY()) {
-            const char *more = "more below: scroll";
-            const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize(), t = ImGui::CalcTextSize(more);
-            const ImVec2 at(pos.x + size.x - t.x - 18, pos.y + size.y - t.y - 3);
-            dl->AddRectFilled(ImVec2(at.x - 3, at.y - 1), ImVec2(at.x + t.x + 3, at.y + t.y), IM_COL32(40, 40, 48, 255));
-            dl->AddText(at, IM_COL32(230, 230, 230, 255), more);
-        }
+        more_ = ImGui::GetScrollY() < ImGui::GetScrollMaxY();
         ImGui::EndChild();
         ImGui::PopStyleVar(3);
-        ImGui::PopStyleColor();
     }
     ScrollPanel(const ScrollPanel &) = delete;
     ScrollPanel &operator=(const ScrollPanel &) = delete;
@@ -78,7 +78,12 @@ public:
         return ImGui::IsWindowHovered() && m.y >= y && m.y < y + h;
     }
 
+    static constexpr const char *kMore = "more below: scroll";
+    static constexpr ImU32 kMoreColour = IM_COL32(170, 170, 170, 255);
     ImDrawList *dl;
+
+private:
+    bool &more_;
 };
 
 // "-500 B", "22.2 KiB": an axis label for a signed byte count.
@@ -628,15 +633,18 @@ void App::draw_plan(const Arena &a, const Rect &r)
 void App::draw_summary(const Arena *a, const Rect &r)
 {
     const Snapshot &s = *snapshot_;
-    const ScrollPanel panel("summary", r, IM_COL32(80, 80, 90, 255));
+    const ScrollPanel panel("summary", r, IM_COL32(80, 80, 90, 255), summary_more_);
     const ImU32 white = IM_COL32(230, 230, 230, 255);
     summary_lines_.clear();
+    // A line wraps where the panel is narrow (the panel scrolls): no figure is cut off.
     auto line = [&](const std::string &t, ImU32 c = IM_COL32(230, 230, 230, 255), const std::string &tip = {}) {
         summary_lines_.push_back(t);
         const ImVec2 at = panel.at();
-        text_fit(panel.dl, at.x, at.y, t, panel.width(), c);
-        if (!tip.empty() && panel.hovered(at.y, 16)) ImGui::SetTooltip("%s", tip.c_str());
-        panel.advance(16);
+        const float wrap = panel.width();
+        const float h = std::max(16.f, ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap).y + 3);
+        panel.dl->AddText(nullptr, 0, at, c, t.c_str(), nullptr, wrap);
+        if (!tip.empty() && panel.hovered(at.y, h)) ImGui::SetTooltip("%s", tip.c_str());
+        panel.advance(h);
     };
     auto wrapped = [&](const std::string &t, ImU32 c) {  // a reason, wrapped to the panel
         const ImVec2 at = panel.at();
@@ -713,7 +721,7 @@ bool App::damaged(int region_index) const
 
 void App::draw_fault(const Fault &f, const Rect &r)
 {
-    const ScrollPanel panel("fault", r, col(Paint::RuleFail));
+    const ScrollPanel panel("fault", r, col(Paint::RuleFail), fault_more_);
     auto para = [&](const std::string &t, ImU32 c) {
         const ImVec2 at = panel.at();
         const float wrap = panel.width();
@@ -739,27 +747,37 @@ void App::draw_fault(const Fault &f, const Rect &r)
     para("(the whole report: arena fault in GDB)", IM_COL32(160, 160, 160, 255));
 }
 
-// Every colour and what it means; in two columns when the fault panel shares the column (a
-// name cut to fit shows whole under the mouse).
+// Every colour and what it means: areas as squares, lines (high-water mark, SP, live bytes,
+// lower bound) as lines. In two columns of short names, split evenly, when one column does not
+// fit (the fault panel shares the column); the full name shows under the mouse.
 void App::draw_legend(const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
-    const Paint paints[] = {Paint::Tensor,     Paint::Scratch,     Paint::Temp,        Paint::Persistent,
-                            Paint::Metadata,   Paint::FreeIntact,  Paint::FreeUnmeasured, Paint::FreeTouched,
-                            Paint::Guard,      Paint::GuardTouched, Paint::StackUsed,  Paint::StackUnused,
-                            Paint::HighWater,  Paint::StackPointer, Paint::LiveCurve,  Paint::LowerBound};
+    const Paint paints[] = {Paint::Tensor,     Paint::Scratch,      Paint::Temp,           Paint::Persistent,
+                            Paint::Metadata,   Paint::FreeIntact,   Paint::FreeUnmeasured, Paint::FreeTouched,
+                            Paint::Guard,      Paint::GuardTouched, Paint::StackUsed,      Paint::StackUnused,
+                            Paint::HighWater,  Paint::StackPointer, Paint::LiveCurve,      Paint::LowerBound};
     const int n = int(std::size(paints));
-    const int rows = std::max(1, int((r.h - 8) / 15));
-    const int columns = rows >= n ? 1 : 2;
+    const int fit = std::max(1, int((r.h - 8) / 15));
+    const int columns = fit >= n ? 1 : 2;
+    const int rows = (n + columns - 1) / columns;
     const float cw = r.w / float(columns);
     const ImVec2 mouse = ImGui::GetIO().MousePos;
-    for (int i = 0; i < n && i < rows * columns; i++) {
+    for (int i = 0; i < n; i++) {
+        if (i % rows >= fit) continue;
+        const Paint p = paints[i];
         const float x = r.x + float(i / rows) * cw, y = r.y + 4 + float(i % rows) * 15;
-        rect(dl, x + 6, y + 2, x + 18, y + 12, paints[i]);
-        const float w = text_fit(dl, x + 24, y, paint_name(paints[i]), cw - 30);
-        if (mouse.x >= x && mouse.x < x + 24 + w && mouse.y >= y && mouse.y < y + 15) {
-            ImGui::SetTooltip("%s", paint_name(paints[i]));
+        const bool line = p == Paint::HighWater || p == Paint::StackPointer || p == Paint::LiveCurve ||
+                          p == Paint::LowerBound;
+        if (line) {
+            dl->AddLine(ImVec2(x + 5, y + 7), ImVec2(x + 19, y + 7), col(p), 2.0f);
+        } else {
+            rect(dl, x + 6, y + 2, x + 18, y + 12, p);
+        }
+        const float w = text_fit(dl, x + 24, y, columns == 1 ? paint_name(p) : paint_short_name(p), cw - 30);
+        if (columns > 1 && mouse.x >= x && mouse.x < x + 24 + w && mouse.y >= y && mouse.y < y + 15) {
+            ImGui::SetTooltip("%s", paint_name(p));
         }
     }
 }

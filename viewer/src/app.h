@@ -65,6 +65,7 @@ private:
     RamColumn ram_;
     HistoryGeometry history_;
     std::string status_text_;  // the whole status line, before fitting
+    bool summary_more_ = false, fault_more_ = false;  // the panel's text did not fit at the last frame
     std::vector<std::string> summary_lines_;  // the summary's lines in order, before fitting (--layout-out)
     bool status_lost_ = false;
 };

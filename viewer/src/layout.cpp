@@ -48,6 +48,24 @@ Paint paint_of_kind(const std::string &kind)
     return Paint::Metadata;
 }
 
+const char *paint_short_name(Paint p)
+{
+    switch (p) {
+    case Paint::Tensor: return "tensor";
+    case Paint::Metadata: return "TFLM metadata";
+    case Paint::Persistent: return "persistent";
+    case Paint::Scratch: return "scratch";
+    case Paint::FreeIntact: return "free, intact";
+    case Paint::FreeTouched: return "free, touched";
+    case Paint::FreeUnmeasured: return "free, unfilled";
+    case Paint::GuardTouched: return "guard, touched";
+    case Paint::StackUsed: return "stack used";
+    case Paint::StackUnused: return "stack unused";
+    case Paint::HighWater: return "high-water";
+    default: return paint_name(p);
+    }
+}
+
 const char *paint_name(Paint p)
 {
     switch (p) {

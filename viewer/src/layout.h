@@ -37,6 +37,7 @@ enum class Paint {
 Rgba colour(Paint p);
 Paint paint_of_kind(const std::string &kind);  // region kind -> Paint
 const char *paint_name(Paint p);
+const char *paint_short_name(Paint p);  // at most 14 characters, for a two-column legend
 
 struct Rect {
     float x = 0, y = 0, w = 0, h = 0;

@@ -18,6 +18,7 @@
 #include <imgui.h>
 #include <stb_image_write.h>
 
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -226,6 +227,9 @@ int main(int argc, char **argv)
         const auto tb = clock::now();
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
+        // Off-screen (--screenshot, --bench) the picture must not depend on where the X pointer
+        // is: Xvfb puts it in the middle of its screen, over the window, and hovering draws tooltips.
+        if (headless) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
         ImGui::NewFrame();
         if (opt.bench_rebuild) app.invalidate();
         int w, h;
