@@ -557,11 +557,10 @@ model's minimum arena (TFLM needs more than arena_used_bytes() while it allocate
 
 
 def _margin(text):
-    """argparse type of --margin: a percentage in 0..100, as arenascope-plan takes it."""
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    """argparse type of --margin: a percentage in 0..100 in ASCII digits, as arenascope-plan takes it."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    value = int(text, 10)
     if not 0 <= value <= 100:
         raise argparse.ArgumentTypeError(f"{value}: use 0..100 percent")
     return value

@@ -164,6 +164,7 @@ def test_gdb_arena_plan_charts_a_model_with_no_target(tmp_path):
                         "-ex", f"arena plan --model {MODELS / 'nope.tflite'}",
                         "-ex", f"arena plan --model {MODELS / name} --target host --margin 20",
                         "-ex", "arena plan --target host", "-ex", f"arena plan --model {MODELS / name} --margin 101",
+                        "-ex", f"arena plan --model {MODELS / name} --margin \u0662\u0660",
                         "-ex", "set arena planner-path /nonexistent", "-ex", "arena plan --model ''"],
                        capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
@@ -182,6 +183,7 @@ def test_gdb_arena_plan_charts_a_model_with_no_target(tmp_path):
     assert f"recommended {recommended} B (minimum + 20 %)" in out, out
     assert "--target and --margin go with --model FILE.tflite" in out
     assert "101: use 0..100 percent" in out
+    assert "'\u0662\u0660' is not a whole number" in out  # Arabic-Indic digits: not what the tool takes
     assert "nope.tflite: no such model file" in out
     assert "set arena planner-path: '/nonexistent' is not an executable file" in out
     assert "--model needs a .tflite file" in out
