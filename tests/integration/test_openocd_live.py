@@ -46,6 +46,15 @@ def poller_for(ch, **kw):
     return livepoll.LivePoller(openocd.TclReader(link), address, {"elf": str(FIRMWARE), "located_by": "test"}, **kw)
 
 
+def wait_for(condition, seconds=30):
+    """Waits until condition() holds (a loaded CI machine can take seconds for a first refresh):
+    returns whether it did. Fixed sleeps made these tests fail under load."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return condition()
+
+
 def run_poller(poller, seconds, hz=20):
     """Polls for `seconds` on a thread; returns (snapshots published, messages reported)."""
     snaps, messages, stop = [], [], threading.Event()
@@ -82,7 +91,9 @@ def test_live_polling_while_the_firmware_runs():
         poller = poller_for(ch)
         log_before = len(ch.log("openocd"))
         t, stop, snaps, messages = run_poller(poller, 0)
-        time.sleep(3)
+        # until every band has been re-read by the host, slice by slice (checked below)
+        wait_for(lambda: len(snaps) >= 10 and snaps[-1]["state"]["invokes"] > snaps[0]["state"]["invokes"] and
+                 snaps[-1]["state"]["measured_by"].startswith("host scan through the live reader"))
         stop.set()
         t.join(10)
         logged = ch.log("openocd")[log_before:]
@@ -124,7 +135,7 @@ def test_a_torn_read_is_detected_and_never_published():
         held = len(snaps)
         assert "Breakpoint 1, scan_band" in res.stdout, res.stdout
         ch.tcl.call("resume")  # OpenOCD leaves the core halted when GDB detaches
-        time.sleep(1.5)
+        wait_for(lambda: len(snaps) > held and any(m.startswith("live reads work again") for m in messages))
         stop.set()
         t.join(10)
     seq = int(res.stdout.split("$1 = ")[1].split()[0])
@@ -141,13 +152,16 @@ def test_openocd_going_away_is_reported_and_recovered():
     with Chain(str(FIRMWARE), bridge_args=["--serve-again"]) as ch:
         poller = poller_for(ch)
         t, stop, snaps, messages = run_poller(poller, 0)
-        time.sleep(1.0)
+        wait_for(lambda: len(snaps) > 0)
         before = len(snaps)
         ch.stop_openocd()
-        time.sleep(1.5)
+        wait_for(lambda: any(s["live"]["link"] == "lost" for s in snaps))
+        time.sleep(0.5)  # a second failure (OpenOCD refusing, not closing) may follow
         lost = [s for s in snaps if s["live"]["link"] == "lost"]
         ch.start_openocd()
-        time.sleep(2.5)
+        wait_for(lambda: any(m.startswith("live reads work again") for m in messages) and lost and any(
+            s["live"]["link"] == "ok" and s["state"]["invokes"] > lost[0]["state"]["invokes"]
+            for s in snaps[snaps.index(lost[0]) + 1:]))
         stop.set()
         t.join(10)
     assert before > 0
@@ -245,12 +259,14 @@ def test_a_corrupt_descriptor_is_said_untrusted_with_a_failing_verdict():
     with Chain(str(FIRMWARE)) as ch:
         poller = poller_for(ch)
         t, stop, snaps, messages = run_poller(poller, 0)
-        time.sleep(1.0)
+        wait_for(lambda: len(snaps) > 0)
         magic = ch.tcl.call(f"read_memory {address:#x} 32 1")
         ch.tcl.call(f"mww {address:#x} 0")
-        time.sleep(1.5)
+        wait_for(lambda: any(s["live"]["link"] == "untrusted" for s in snaps))
         ch.tcl.call(f"mww {address:#x} {magic}")
-        time.sleep(1.5)
+        wait_for(lambda: snaps[-1]["live"]["link"] == "ok" and snaps[-1]["verdict"] == "PASS" and any(
+            s["live"]["link"] == "untrusted" for s in snaps))
+        time.sleep(0.3)  # a few more good refreshes
         stop.set()
         t.join(10)
     bad = [s for s in snaps if s["live"]["link"] == "untrusted"]

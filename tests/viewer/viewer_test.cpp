@@ -292,7 +292,10 @@ TEST(Layout, AFaultSharesTheRightColumnWithTheSummaryAndTheLegend)
     // 14 % of 1280), 332.8 wide (26 %). Summary 40 % (301.6), fault panel, legend 8 x 15 + 8 = 128.
     const ScreenLayout plain = screen_layout(1280, 800), f = screen_layout(1280, 800, false, true);
     EXPECT_EQ(plain.fault.h, 0.f);
-    EXPECT_NEAR(plain.summary.h, 754 * 0.62, 1e-3);
+    EXPECT_NEAR(plain.summary.h, 754 - 248 - 8, 1e-3);  // (754 - 8) x 0.38 = 283.5 holds 16 rows (248)
+    EXPECT_NEAR(plain.legend.h, 248, 1e-3);
+    EXPECT_NEAR(screen_layout(1024, 700).legend.h, 128, 1e-3);  // 646 x 0.38 = 245.5: two columns of 8
+    EXPECT_NEAR(screen_layout(1024, 700).summary.h, 654 - 128 - 8, 1e-3);
     EXPECT_NEAR(f.summary.x, 939.2, 1e-3);
     EXPECT_NEAR(f.summary.w, 332.8, 1e-3);
     EXPECT_NEAR(f.summary.h, 301.6, 1e-3);
@@ -506,3 +509,16 @@ TEST(Raster, RectanglesCoverThePixelsWhoseCentresTheyContainAndAtLeastOne)
 }
 
 }  // namespace
+
+TEST(Text, WrapsAtSpacesOnlyAndKeepsAddressRangesWhole)
+{
+    const auto px = [](const std::string &s) { return 7.f * float(s.size()); };  // 7 px a character
+    // first line 9 characters, the rest 6: "ab cd..ef" is 9 (fits whole; ImGui would break after
+    // a '.'), " ghij" does not fit after it and starts the next line without its space.
+    EXPECT_EQ(wrap_at_spaces("ab cd..ef ghij", 63, 42, px), (std::vector<std::string>{"ab cd..ef", "ghij"}));
+    // a word wider than a line is cut by characters: 4, then 3 and 3
+    EXPECT_EQ(wrap_at_spaces("abcdefghij", 28, 21, px), (std::vector<std::string>{"abcd", "efg", "hij"}));
+    // aligned columns keep their runs of spaces
+    EXPECT_EQ(wrap_at_spaces("size       12288 B", 700, 700, px), (std::vector<std::string>{"size       12288 B"}));
+    EXPECT_EQ(wrap_at_spaces("", 70, 70, px), (std::vector<std::string>{""}));
+}

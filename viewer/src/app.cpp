@@ -56,7 +56,8 @@ public:
         ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(5, 3));
         ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
         ImGui::PushStyleVar(ImGuiStyleVar_ScrollbarSize, 10);
-        ImGui::BeginChild(id, ImVec2(r.w - 2, r.h - 2 - mark_h), false, ImGuiWindowFlags_NoBackground);
+        ImGui::BeginChild(id, ImVec2(r.w - 2, r.h - 2 - mark_h), false,
+                          ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_AlwaysUseWindowPadding);
         dl = ImGui::GetWindowDrawList();
     }
     ~ScrollPanel()
@@ -71,6 +72,24 @@ public:
     float width() const { return ImGui::GetContentRegionAvail().x; }
     ImVec2 at() const { return ImGui::GetCursorScreenPos(); }
     void advance(float h) const { ImGui::Dummy(ImVec2(1, h)); }
+    // Draws text wrapped at spaces, `indent` px in, its continuation lines `hang` px further in
+    // (a label's value column); returns the height it took, including `gap` below it.
+    float text(const std::string &t, ImU32 c, float indent = 0, float hang = 0, float gap = 3) const
+    {
+        const ImVec2 p = at();
+        const float w = width() - indent;
+        const float lh = ImGui::GetTextLineHeight();
+        const auto lines = wrap_at_spaces(t, w, w - hang, [](const std::string &s) {
+            return ImGui::CalcTextSize(s.c_str(), s.c_str() + s.size()).x;
+        });
+        for (size_t i = 0; i < lines.size(); i++) {
+            const char *b = lines[i].c_str();
+            dl->AddText(ImVec2(p.x + indent + (i ? hang : 0), p.y + float(i) * lh), c, b, b + lines[i].size());
+        }
+        const float h = float(lines.size()) * lh + gap;
+        advance(h);
+        return h;
+    }
     // The line's rectangle is under the mouse (for its tooltip).
     bool hovered(float y, float h) const
     {
@@ -636,23 +655,16 @@ void App::draw_summary(const Arena *a, const Rect &r)
     const ScrollPanel panel("summary", r, IM_COL32(80, 80, 90, 255), summary_more_);
     const ImU32 white = IM_COL32(230, 230, 230, 255);
     summary_lines_.clear();
-    // A line wraps where the panel is narrow (the panel scrolls): no figure is cut off.
+    // A line wraps where the panel is narrow (the panel scrolls): no figure is cut off, and a
+    // figure's continuation stays in its value column (after the 11-character label).
+    const float value_column = ImGui::CalcTextSize("stack peak ").x;
     auto line = [&](const std::string &t, ImU32 c = IM_COL32(230, 230, 230, 255), const std::string &tip = {}) {
         summary_lines_.push_back(t);
-        const ImVec2 at = panel.at();
-        const float wrap = panel.width();
-        const float h = std::max(16.f, ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap).y + 3);
-        panel.dl->AddText(nullptr, 0, at, c, t.c_str(), nullptr, wrap);
-        if (!tip.empty() && panel.hovered(at.y, h)) ImGui::SetTooltip("%s", tip.c_str());
-        panel.advance(h);
+        const float y = panel.at().y;
+        const float h = panel.text(t, c, 0, value_column);
+        if (!tip.empty() && panel.hovered(y, h)) ImGui::SetTooltip("%s", tip.c_str());
     };
-    auto wrapped = [&](const std::string &t, ImU32 c) {  // a reason, wrapped to the panel
-        const ImVec2 at = panel.at();
-        const float wrap = panel.width() - 12;
-        const ImVec2 size = ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap);
-        panel.dl->AddText(nullptr, 0, ImVec2(at.x + 12, at.y), c, t.c_str(), nullptr, wrap);
-        panel.advance(size.y + 2);
-    };
+    auto wrapped = [&](const std::string &t, ImU32 c) { panel.text(t, c, 12); };  // a check's reason
     auto gap = [&](float h) { panel.advance(h); };
     line("Summary: verdict " + s.verdict + (s.time.size() >= 19 ? "  at " + s.time.substr(11, 8) + " UTC" : ""),
          col(verdict_paint(s.verdict)), s.time.empty() ? "" : "snapshot taken " + s.time);
@@ -722,13 +734,7 @@ bool App::damaged(int region_index) const
 void App::draw_fault(const Fault &f, const Rect &r)
 {
     const ScrollPanel panel("fault", r, col(Paint::RuleFail), fault_more_);
-    auto para = [&](const std::string &t, ImU32 c) {
-        const ImVec2 at = panel.at();
-        const float wrap = panel.width();
-        const ImVec2 size = ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap);
-        panel.dl->AddText(nullptr, 0, at, c, t.c_str(), nullptr, wrap);
-        panel.advance(size.y + 3);
-    };
+    auto para = [&](const std::string &t, ImU32 c) { panel.text(t, c); };
     const ImU32 white = IM_COL32(230, 230, 230, 255), red = col(Paint::RuleFail);
     para("FAULT: " + (f.exception.empty() ? std::string("fault") : f.exception) + "  (red on the map: regions "
          "overwritten since allocation)", red);
@@ -749,7 +755,8 @@ void App::draw_fault(const Fault &f, const Rect &r)
 
 // Every colour and what it means: areas as squares, lines (high-water mark, SP, live bytes,
 // lower bound) as lines. In two columns of short names, split evenly, when one column does not
-// fit (the fault panel shares the column); the full name shows under the mouse.
+// fit (the fault panel shares the column); the full name shows under the mouse (a name cut
+// with "..." too).
 void App::draw_legend(const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
@@ -775,8 +782,8 @@ void App::draw_legend(const Rect &r)
         } else {
             rect(dl, x + 6, y + 2, x + 18, y + 12, p);
         }
-        const float w = text_fit(dl, x + 24, y, columns == 1 ? paint_name(p) : paint_short_name(p), cw - 30);
-        if (columns > 1 && mouse.x >= x && mouse.x < x + 24 + w && mouse.y >= y && mouse.y < y + 15) {
+        const float w = text_fit(dl, x + 22, y, columns == 1 ? paint_name(p) : paint_short_name(p), cw - 26);
+        if (mouse.x >= x && mouse.x < x + 22 + w && mouse.y >= y && mouse.y < y + 15) {
             ImGui::SetTooltip("%s", paint_name(p));
         }
     }

@@ -57,7 +57,7 @@ const char *paint_short_name(Paint p)
     case Paint::Scratch: return "scratch";
     case Paint::FreeIntact: return "free, intact";
     case Paint::FreeTouched: return "free, touched";
-    case Paint::FreeUnmeasured: return "free, unfilled";
+    case Paint::FreeUnmeasured: return "free, no canary";
     case Paint::GuardTouched: return "guard, touched";
     case Paint::StackUsed: return "stack used";
     case Paint::StackUnused: return "stack unused";
@@ -76,7 +76,7 @@ const char *paint_name(Paint p)
     case Paint::Metadata: return "TFLM metadata (tail)";
     case Paint::FreeIntact: return "free, canary intact";
     case Paint::FreeTouched: return "free, canary touched";
-    case Paint::FreeUnmeasured: return "free, no canary (agentless, or not filled)";
+    case Paint::FreeUnmeasured: return "free, no canary (not filled, agentless, or a model)";
     case Paint::Guard: return "guard band";
     case Paint::GuardTouched: return "guard band, touched";
     case Paint::StackUsed: return "stack used (above the high-water mark)";
@@ -114,8 +114,11 @@ ScreenLayout screen_layout(float width, float height, bool history, bool fault)
         l.fault = {l.summary.x, l.summary.y + l.summary.h + m, side_w, body_h - l.summary.h - legend_h - 2 * m};
         l.legend = {l.summary.x, l.fault.y + l.fault.h + m, side_w, legend_h};
     } else {
-        l.summary = {l.ram.x + ram_w + m, top, side_w, body_h * 0.62f};
-        l.legend = {l.summary.x, l.summary.y + l.summary.h + m, side_w, body_h - l.summary.h - m};
+        // The legend as tall as its content: one column of 16 rows where 38 % of the column holds
+        // it, else two columns of 8; the summary takes the rest.
+        const float legend_h = (body_h - m) * 0.38f >= 16 * 15 + 8 ? 16 * 15 + 8 : 8 * 15 + 8;
+        l.summary = {l.ram.x + ram_w + m, top, side_w, body_h - legend_h - m};
+        l.legend = {l.summary.x, l.summary.y + l.summary.h + m, side_w, legend_h};
     }
     return l;
 }
@@ -365,6 +368,41 @@ void Raster::frame(float x0, float y0, float x1, float y1, Rgba c)
     const uint32_t v = c.imgui();
     for (int x = xa; x < xb; x++) px[std::size_t(ya) * w + x] = px[std::size_t(yb - 1) * w + x] = v;
     for (int y = ya; y < yb; y++) px[std::size_t(y) * w + xa] = px[std::size_t(y) * w + xb - 1] = v;
+}
+
+std::vector<std::string> wrap_at_spaces(const std::string &text, float first_px, float rest_px,
+                                        const std::function<float(const std::string &)> &measure)
+{
+    std::vector<std::string> lines;
+    std::string line;
+    auto limit = [&] { return lines.empty() ? first_px : rest_px; };
+    size_t i = 0;
+    while (i < text.size()) {
+        // The next segment: its leading spaces and one word.
+        size_t j = i;
+        while (j < text.size() && text[j] == ' ') j++;
+        while (j < text.size() && text[j] != ' ') j++;
+        std::string segment = text.substr(i, j - i);
+        i = j;
+        if (measure(line + segment) <= limit()) {
+            line += segment;
+            continue;
+        }
+        if (!line.empty()) {
+            lines.push_back(line);
+            line.clear();
+        }
+        segment.erase(0, segment.find_first_not_of(' '));
+        while (!segment.empty() && measure(segment) > limit()) {  // a word wider than a line
+            size_t fit = 1;
+            while (fit < segment.size() && measure(segment.substr(0, fit + 1)) <= limit()) fit++;
+            lines.push_back(segment.substr(0, fit));
+            segment.erase(0, fit);
+        }
+        line = segment;
+    }
+    if (!line.empty() || lines.empty()) lines.push_back(line);
+    return lines;
 }
 
 }  // namespace arenascope

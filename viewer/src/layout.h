@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +38,7 @@ enum class Paint {
 Rgba colour(Paint p);
 Paint paint_of_kind(const std::string &kind);  // region kind -> Paint
 const char *paint_name(Paint p);
-const char *paint_short_name(Paint p);  // at most 14 characters, for a two-column legend
+const char *paint_short_name(Paint p);  // at most 15 characters, for a two-column legend
 
 struct Rect {
     float x = 0, y = 0, w = 0, h = 0;
@@ -56,6 +57,8 @@ struct ScreenLayout {
 };
 // history: a live snapshot is shown, so the bottom of the left column is the history panel
 // (height 20 % of the body, 120..200 px) and the plan is that much shorter.
+// Right column: the summary, then the legend as tall as its content (one column of 16 rows,
+// 248 px, where 38 % of the column holds it, else two columns of 8 rows, 128 px).
 // fault: a fault is shown, so the right column is the summary (40 % of the body), the fault
 // panel, and a two-column legend of 8 rows at the bottom (128 px).
 ScreenLayout screen_layout(float width, float height, bool history = false, bool fault = false);
@@ -81,6 +84,13 @@ uint64_t tick_step(double lo, double hi, int max_ticks);
 std::string format_bytes(uint64_t n);
 // "672 B", "7380 B (7.2 KiB)": exact bytes, with KiB/MiB beside from 1 KiB (figures)
 std::string format_bytes_exact(uint64_t n);
+
+// The lines of `text` no wider than first_px (the first line) and rest_px (the others), broken
+// at spaces only, so an address range such as "+12064..+12288" stays whole (ImGui's own wrap
+// also breaks after '.'); a word wider than a line is cut by characters. Runs of spaces inside a
+// line are kept (aligned columns); a line never starts with a space. measure(s): s's width, px.
+std::vector<std::string> wrap_at_spaces(const std::string &text, float first_px, float rest_px,
+                                        const std::function<float(const std::string &)> &measure);
 
 // Lane of each region (index-aligned with regions): tail regions (persistent, metadata) in
 // lane 0; head regions (tensor, scratch) first-fit by (offset, index) into lanes 1.. so that
