@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from harness import BUILD, FIRMWARE, ROOT
+from harness import BUILD, FIRMWARE, ROOT, xvfb
 
 DEMO = ROOT / "tools" / "demo.sh"
 OUT = ROOT / "build" / "demo"
@@ -116,17 +116,11 @@ def test_with_a_display_the_window_is_fed_at_each_stop_and_closed_at_the_end():
     import shutil
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb not installed")
-    display = ":%d" % (90 + os.getpid() % 9)
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1280x800x24"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(1.0)
-        env = dict(headless_env(), DISPLAY=display)
+    # A private Xvfb on a free display, waited for (a fixed sleep raced a loaded machine).
+    with xvfb() as display_env:
+        env = dict(headless_env(), DISPLAY=display_env["DISPLAY"])
         r = subprocess.run(["bash", str(DEMO), "--no-build"], cwd=ROOT, env=env, capture_output=True, text=True,
                            timeout=600, stdin=subprocess.DEVNULL)
-    finally:
-        xvfb.terminate()
-        xvfb.wait(10)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert "the arena map window follows every stop" in r.stdout
     # The window connected before the walk-through went on, so every stop reached it.
