@@ -10,8 +10,6 @@ tests/rig/openocd_qemu: OpenOCD -> remote_bitbang JTAG -> jtag_dp_bridge.py -> Q
 - a long read is chunked and stops within one chunk when interrupted.
 Expected figures come from the planner's JSON for the demo's model and the ELF's symbols."""
 import json
-import os
-import pathlib
 import shutil
 import socket
 import subprocess
