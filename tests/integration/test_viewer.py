@@ -487,6 +487,12 @@ def test_model_plan_snapshot_shows_with_no_target(tmp_path):
     y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
     assert image.getpixel((int(x_of(layout, (a["head_bytes"] + a["tail_offset"]) // 2)), y)) == \
         PALETTE["free_unmeasured"]
+    # A prediction's spare bytes are the margin over the minimum, not a target's headroom: the free
+    # space on the map is AllocateTensors' working space.
+    margin = a["size_bytes"] - a["minimum_arena_bytes"]
+    assert f"margin     {margin} B = {100 * margin / a['minimum_arena_bytes']:.1f} % over the minimum" in \
+        layout["summary_lines"], layout["summary_lines"]
+    assert not any(line.startswith("headroom") for line in layout["summary_lines"])
 
 
 def test_a_few_damaged_bytes_stay_visible_at_zoom_one(display, tmp_path):

@@ -680,10 +680,17 @@ void App::draw_summary(const Arena *a, const Rect &r)
         } else {
             line(fmt::format("peak       {}", format_bytes_exact(a->peak_bytes)));
         }
-        line(fmt::format("headroom   {} B = {:.1f} %{}", a->headroom_bytes, a->headroom_pct,
-                         a->headroom_is_upper_estimate ? " (upper est.)" : ""),
-             white, a->headroom_is_upper_estimate ? "Measured against the used bytes: TFLM needs more while it "
-                                                    "allocates. Never shrink the arena on this figure alone." : "");
+        if (!s.model.empty()) {  // a prediction: the arena is the recommended one, the margin above the minimum
+            line(fmt::format("margin     {} B = {:.1f} % over the minimum", a->headroom_bytes, a->headroom_pct),
+                 white, "The free space on the map is not spare: AllocateTensors needs it while it runs (its "
+                        "temporaries and the planner's arrays). The margin is what the recommended arena adds "
+                        "to the minimum.");
+        } else {
+            line(fmt::format("headroom   {} B = {:.1f} %{}", a->headroom_bytes, a->headroom_pct,
+                             a->headroom_is_upper_estimate ? " (upper est.)" : ""),
+                 white, a->headroom_is_upper_estimate ? "Measured against the used bytes: TFLM needs more while it "
+                                                        "allocates. Never shrink the arena on this figure alone." : "");
+        }
         if (a->free_band.present && a->free_band.intact_bytes) {
             line(fmt::format("free band  {} of {} B intact", *a->free_band.intact_bytes, a->free_band.size_bytes),
                  a->free_band.touched ? col(Paint::RuleFail) : white);
