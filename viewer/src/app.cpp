@@ -538,7 +538,7 @@ void App::draw_ram(const Arena *ap, const Rect &r)
         if (s.stack.hwm_addr) {
             const float y = Y(*s.stack.hwm_addr);
             dl->AddLine(ImVec2(x0 - 4, y), ImVec2(x1 + 4, y), col(Paint::HighWater), 2.0f);
-            labels.push_back({y, s.stack.peak_is_lower_bound ? "HWM (below)" : "HWM"});
+            labels.push_back({y, s.stack.peak_is_lower_bound ? "HWM below" : "HWM"});
         }
         if (s.stack.sp && *s.stack.sp >= s.stack.low_addr && *s.stack.sp <= s.stack.high_addr) {
             const float y = Y(*s.stack.sp);
