@@ -88,7 +88,8 @@ without halting the core. A thread polls the descriptor (and its sequence counte
 by an update is retried, never shown), re-reads the region tables only when their layout
 generation changes, and scans the guard band, the free band's canary and the stack paint a slice
 per refresh. GDB stays usable; messages appear at the next prompt. Without the agent (agentless
-mode) TFLM's objects are walked at each refresh; the agent-only figures are unavailable.
+mode) TFLM's objects are walked again only when its allocator's state moves; the agent-only
+figures are unavailable.
 
 Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--scan-budget BYTES]
        arena live stop       stop polling (the viewer keeps its last snapshot)

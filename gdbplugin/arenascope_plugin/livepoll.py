@@ -178,11 +178,20 @@ class LivePoller:
 
 def agentless_reader(reader, layout, interpreter, plan, stack=None):
     """A LivePoller read_descriptor for agentless mode: TFLM's objects walked through `reader`
-    at each refresh (tflm.walk) into a Descriptor; `stack` a Band (linker symbols) or None. A walk
-    that meets half-built objects is a torn read."""
+    (tflm.walk) into a Descriptor; `stack` a Band (linker symbols) or None. TFLM lays the arena out
+    once: each refresh reads the allocator's state (tflm.allocator_state, a few words) and walks
+    the objects again only when it moved (another AllocateTensors, a reset), as the agent's
+    layout_generation tells the agent mode. A walk that meets half-built objects is a torn read."""
+    kept = {"state": None, "walk": None}
+
     def read():
         try:
-            return tflm.descriptor(tflm.walk(reader, layout, interpreter, plan), layout.pointer, stack=stack)
+            state = tflm.allocator_state(reader, layout, interpreter)
+            if state != kept["state"] or kept["walk"] is None:
+                kept["walk"], kept["state"] = None, None
+                kept["walk"] = tflm.walk(reader, layout, interpreter, plan)
+                kept["state"] = state
+            return tflm.descriptor(kept["walk"], layout.pointer, stack=stack)
         except tflm.AgentlessError as exc:
             raise TornError(f"TFLM's objects are not consistent now ({exc})") from None
     return read

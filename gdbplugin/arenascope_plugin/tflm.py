@@ -85,27 +85,40 @@ def read_header(reader, layout, interpreter):
     return model, bool(allocated)
 
 
+def allocator_state(reader, layout, interpreter):
+    """What says whether TFLM's layout of the interpreter at `interpreter` moved: (model address,
+    tensors_allocated_, allocator address, the arena allocator's address, and its buffer_head_,
+    buffer_tail_, head_, temp_, tail_). A handful of words: the live reader reads it at every
+    refresh and walks the objects again only when it changed (docs/integrating-tflm.md)."""
+    mi, ma, sa = "tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator"
+    model_addr, allocated = read_header(reader, layout, interpreter)
+    if not allocated:
+        return model_addr, False, 0, 0, 0, 0, 0, 0, 0
+    allocator = _ptr(reader, interpreter + layout.off(mi, "allocator_"), layout)
+    saba = _ptr(reader, allocator + layout.off(ma, "non_persistent_buffer_allocator_"), layout) - \
+        layout.saba_nonpersistent_base
+    return (model_addr, True, allocator, saba,
+            *(_ptr(reader, saba + layout.off(sa, k), layout) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_",
+                                                                       "tail_")))
+
+
 def walk(reader, layout, interpreter, plan):
     """The arena of the interpreter at `interpreter`, as TFLM laid it out, with the planner's JSON
     for its model (`plan`, schema arenascope-plan/1) giving names, sizes and lifetimes."""
-    mi, ma, sa = "tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator"
+    mi, ma = "tflite::MicroInterpreter", "tflite::MicroAllocator"
     p = layout.pointer
-    model_addr, allocated = read_header(reader, layout, interpreter)
+    model_addr, allocated, allocator, saba, buffer_head, buffer_tail, head_ptr, temp_ptr, tail_ptr = \
+        allocator_state(reader, layout, interpreter)
     if not allocated:
         raise AgentlessError(f"the MicroInterpreter at {interpreter:#x} has not allocated its tensors yet "
                              "(tensors_allocated_ is false): continue past AllocateTensors() and ask again")
-    allocator = _ptr(reader, interpreter + layout.off(mi, "allocator_"), layout)
     graph = interpreter + layout.off(mi, "graph_")
     subgraphs = _ptr(reader, graph + layout.off("tflite::MicroInterpreterGraph", "subgraph_allocations_"), layout)
     handles = _ptr(reader, interpreter + layout.off(mi, "scratch_buffer_handles_"), layout)
     io_arrays = [_ptr(reader, interpreter + layout.off(mi, k), layout) for k in ("input_tensors_", "output_tensors_")]
-    saba = _ptr(reader, allocator + layout.off(ma, "non_persistent_buffer_allocator_"), layout) - \
-        layout.saba_nonpersistent_base
     planner = _ptr(reader, allocator + layout.off(ma, "memory_planner_"), layout)
     max_head = _u(reader, allocator + layout.off(ma, "max_head_buffer_usage_"), p)
     scratch_count = _u(reader, allocator + layout.off(ma, "scratch_buffer_request_count_"), p)
-    head_ptr, buffer_head, buffer_tail, temp_ptr, tail_ptr = (
-        _ptr(reader, saba + layout.off(sa, k), layout) for k in ("head_", "buffer_head_", "buffer_tail_", "temp_", "tail_"))
     if not buffer_head <= head_ptr <= tail_ptr <= buffer_tail or not head_ptr <= temp_ptr <= buffer_tail:
         raise AgentlessError(f"the arena allocator at {saba:#x} does not hold an arena: buffer_head_ {buffer_head:#x}, "
                              f"head_ {head_ptr:#x}, temp_ {temp_ptr:#x}, tail_ {tail_ptr:#x}, buffer_tail_ "
@@ -153,7 +166,7 @@ def walk(reader, layout, interpreter, plan):
                               kind="tensor" if b["tensor"] >= 0 else "scratch", flags=0,
                               first_use=b["first"], last_use=b["last"], name=b["name"]))
     # The tail: TFLM's objects and arrays the interpreter points to, sized by DWARF.
-    tail_items = [(saba, layout.sizes[sa], "SingleArenaBufferAllocator", "metadata", 0),
+    tail_items = [(saba, layout.sizes["tflite::SingleArenaBufferAllocator"], "SingleArenaBufferAllocator", "metadata", 0),
                   (allocator, layout.sizes[ma], "MicroAllocator", "metadata", 0),
                   (subgraphs, len(subgraph_docs) * layout.sizes[sga], "SubgraphAllocations[]", "metadata", 0)]
     if layout.planner_size:

@@ -211,3 +211,26 @@ def test_the_adapters_tail_stays_whole_when_the_interpreter_holds_another_arena(
     a = adapter_arena()
     a.regions.append(a.regions.pop(0))  # the tail is not the table's last entry
     assert tflm.split_tail(a, walked) == "the published tail is not one region at the table's end"
+
+
+def test_live_agentless_walks_again_only_when_tflms_allocator_moves():
+    """The live reader reads the allocator's state at each refresh (model_, tensors_allocated_,
+    allocator_, the arena allocator's address and its five pointers: 9 reads) and walks TFLM's
+    objects again only when that state changed, e.g. a new tail_ after another AllocateTensors."""
+    from arenascope_plugin import livepoll
+    from arenascope_plugin.reader import CountingReader
+    img = image()
+    counting = CountingReader(img)
+    read = livepoll.agentless_reader(counting, LAYOUT, INTERP, PLAN)
+    first = read().arenas[0]
+    walked = counting.calls
+    again = read().arenas[0]
+    assert counting.calls - walked == 9 and walked > 27
+    assert again is first and again.tail == TAIL - ARENA
+    base, data = img.segments[0]
+    mem = bytearray(data)
+    struct.pack_into("<I", mem, SABA + LAYOUT.offsets["tflite::SingleArenaBufferAllocator"]["tail_"] - base, TAIL - 16)
+    img.segments[0] = (base, bytes(mem))
+    before = counting.calls
+    moved = read().arenas[0]
+    assert moved is not first and moved.tail == TAIL - 16 - ARENA and counting.calls - before > 27
