@@ -15,7 +15,7 @@ Definitions (units: bytes):
 - live bytes at scope t = sum of sizes of the planned regions with first_use <= t <= last_use;
   lower bound = the largest live bytes over all scopes (no plan can use less head).
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import List, Optional
 
 from . import abi

@@ -6,7 +6,6 @@ steady-state refresh reads the descriptor (128 B on Cortex-M) and 2 bytes of seq
 """
 import struct
 
-from . import abi
 from .decode import DecodeError, decode_descriptor, decode_regions, preamble
 from .reader import MemoryReadError
 
