@@ -17,7 +17,7 @@
 #     --no-build     use the build as it is (tests)
 # Ports are chosen free; QEMU, GDB and the viewer it starts are ended when it ends, on Ctrl-C too.
 set -euo pipefail
-usage() { sed -n '10,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '9,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 SCENARIO=stack-into-arena MODEL="" INTERACTIVE=0 HEADLESS=0 BUILD=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -61,6 +61,12 @@ DEMO_MODEL=$(sed -n 's/^ARENASCOPE_DEMO_MODEL:FILEPATH=//p' build/CMakeCache.txt
 echo "arena plan --model ${DEMO_MODEL:-build/planner/dscnn_kws.tflite}" > "$OUT/model.gdb"
 if [ -t 1 ]; then echo "set arena colour on" > "$OUT/colour.gdb"; else echo "set arena colour off" > "$OUT/colour.gdb"; fi
 : > "$OUT/pause.gdb"
+# Test hook (tests/integration/test_demo.py): hold each stop this many seconds, so that a test can
+# interrupt the walk-through at a known point however fast the machine runs it.
+if [ -n "${ARENASCOPE_DEMO_PAUSE_S:-}" ]; then
+  [[ "$ARENASCOPE_DEMO_PAUSE_S" =~ ^[0-9]+$ ]] || { echo "tools/demo.sh: ARENASCOPE_DEMO_PAUSE_S must be whole seconds"; exit 2; }
+  echo "shell sleep $ARENASCOPE_DEMO_PAUSE_S" > "$OUT/pause.gdb"
+fi
 echo "arena view --no-launch" > "$OUT/view.gdb"
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

@@ -88,9 +88,11 @@ def test_the_demo_runs_end_to_end_headless_and_says_where_everything_is():
 def test_ctrl_c_ends_qemu_gdb_and_the_demo():
     import shutil
     shutil.rmtree(OUT, ignore_errors=True)  # the first stop's snapshot must be this run's
+    # Each stop held 60 s (the demo's test hook): Ctrl-C lands in the walk-through, not after it,
+    # however fast the machine runs it (with none, a loaded CI runner saw QEMU gone already).
     proc = subprocess.Popen(["bash", str(DEMO), "--no-build", "--headless", "--scenario", "none"], cwd=ROOT,
-                            env=headless_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+                            env=dict(headless_env(), ARENASCOPE_DEMO_PAUSE_S="60"), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while not (OUT / "stop-1.json").exists() and time.monotonic() < deadline and proc.poll() is None:
