@@ -234,6 +234,20 @@ def test_arena_equals_what_tflm_measured(name, build, target):
     assert arena["recommended_bytes"] % 16 == 0
 
 
+def compile_header(tmp_path, header_text, program=None):
+    """Writes the header as plan.h and compiles `program` (C source) with every warning an error,
+    into the executable tmp_path/prog; with no program, a file that defines the tables and
+    includes the header, as the demo firmware does, into an object. Returns gcc's result."""
+    (tmp_path / "plan.h").write_text(header_text)
+    (tmp_path / "prog.c").write_text(program or '#define ARENASCOPE_PLAN_TABLES\n#include "plan.h"\n'
+                                     "int main(void) { return (int)ARENASCOPE_PLAN_MINIMUM_EXACT + "
+                                     "(int)arenascope_plan_head[0].size_bytes; }\n")
+    out = ["-o", str(tmp_path / "prog")] if program else ["-c", "-o", str(tmp_path / "prog.o")]
+    return subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", f"-I{tmp_path}",
+                           f"-I{ROOT / 'target_agent' / 'include'}", str(tmp_path / "prog.c"), *out],
+                          capture_output=True, text=True, timeout=120)
+
+
 @pytest.mark.skipif(not MODEL_NAMES, reason="../shared/tflm-figures absent (clone on its own)")
 def test_header_compiles_to_tflms_plan_and_tail(tmp_path):
     """--header for keyword_scrambled_8bit, compiled with the agent's header (as the demo
@@ -243,8 +257,7 @@ def test_header_compiles_to_tflms_plan_and_tail(tmp_path):
     fig = figures()["tflm_keyword_scrambled_8bit.tflite"]["arm_m4"]
     r = run_plan("--header", MODELS / "tflm_keyword_scrambled_8bit.tflite")
     assert r.returncode == 0, r.stderr
-    (tmp_path / "plan.h").write_text(r.stdout)
-    (tmp_path / "dump.c").write_text(
+    built = compile_header(tmp_path, r.stdout, program=(
         '#include <stdio.h>\n#define ARENASCOPE_PLAN_TABLES\n#include "plan.h"\n'
         "int main(void) {\n"
         "  unsigned i, low = ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES, top = 0;\n"
@@ -256,12 +269,9 @@ def test_header_compiles_to_tflms_plan_and_tail(tmp_path):
         '    if (t->flags & ARENASCOPE_REGION_VARIABLE) printf("variable %u %u\\n", (unsigned)t->id, (unsigned)t->size_bytes); }\n'
         '  printf("tail %u %u %u\\n", ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES - low, top, ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES);\n'
         '  printf("ops %d %s\\n", ARENASCOPE_PLAN_MAIN_OPS, arenascope_plan_op_names[1]);\n'
-        "  return 0;\n}\n")
-    exe = tmp_path / "dump"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", f"-I{tmp_path}",
-                    f"-I{ROOT / 'target_agent' / 'include'}", str(tmp_path / "dump.c"), "-o", str(exe)],
-                   check=True, timeout=120)
-    lines = [line.split() for line in subprocess.run([str(exe)], capture_output=True, text=True,
+        "  return 0;\n}\n"))
+    assert built.returncode == 0, built.stderr
+    lines = [line.split() for line in subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True,
                                                      check=True).stdout.splitlines()]
     head = [{"id": int(x[1]), "size": int(x[2]), "offset": int(x[3]), "first_used": int(x[4]),
              "last_used": int(x[5])} for x in lines if x[0] == "head"]
@@ -275,18 +285,6 @@ def test_header_compiles_to_tflms_plan_and_tail(tmp_path):
 
 
 DSCNN = BUILD / "planner" / "dscnn_kws.tflite"
-
-
-def compile_header(tmp_path, header_text):
-    """Compiles a file that defines the tables and includes the header, as the demo firmware
-    does, with every warning an error; returns gcc's result."""
-    (tmp_path / "plan.h").write_text(header_text)
-    (tmp_path / "use.c").write_text('#define ARENASCOPE_PLAN_TABLES\n#include "plan.h"\n'
-                                    "int main(void) { return (int)ARENASCOPE_PLAN_MINIMUM_EXACT + "
-                                    "(int)arenascope_plan_head[0].size_bytes; }\n")
-    return subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", f"-I{tmp_path}",
-                           f"-I{ROOT / 'target_agent' / 'include'}", "-c", str(tmp_path / "use.c"), "-o",
-                           str(tmp_path / "use.o")], capture_output=True, text=True, timeout=120)
 
 
 def test_header_compiles_whatever_the_tensor_names_hold(tmp_path):
