@@ -44,6 +44,21 @@ void expect_plan(const Lifetimes& l, const Plan& p, const std::vector<Expect>& w
   }
 }
 
+// The model's TFLM greedy plan is `want` and its head is `head`, equal to the lower bound, first
+// reached in scope `scope` (every hand-worked graph below is planned tightly). Returns the
+// lifetimes and the plan for the test's own further checks.
+std::pair<Lifetimes, Plan> expect_tight_plan(const std::vector<uint8_t>& model, const std::vector<Expect>& want,
+                                             int64_t head, int scope) {
+  Lifetimes l = build_lifetimes(parse(model), {});
+  Plan p = plan_tflm_greedy(l.buffers);
+  expect_plan(l, p, want);
+  EXPECT_EQ(p.head, head);
+  const LowerBound bound = lower_bound(l.buffers);
+  EXPECT_EQ(bound.bytes, head);
+  EXPECT_EQ(bound.scope, scope);
+  return {std::move(l), std::move(p)};
+}
+
 // input t0 [1,100] -> FC -> t2 [1,200] -> FC -> t3 [1,50] -> SOFTMAX -> t4 [1,10]; t1 constant.
 SG chain() {
   return SG{{{{1, 100}}, {{200, 100}, 9, true}, {{1, 200}}, {{1, 50}}, {{1, 10}}},
@@ -82,13 +97,9 @@ TEST(Reader, ReadsTensorsOperatorsAndNames) {
 // 3 (3..3) overlaps 2 only (at 208): gap 208 >= 16 -> 0. Head = 208 + 112 = 320.
 // Lower bound: scope 1 holds 112 + 208 = 320.
 TEST(Plan, ChainMatchesHandWorkedGreedy) {
-  const Model m = parse(test_models::build({chain()}));
-  const Lifetimes l = build_lifetimes(m, {});
-  const Plan p = plan_tflm_greedy(l.buffers);
-  expect_plan(l, p, {{0, 112, 0, 1, 208}, {2, 208, 1, 2, 0}, {3, 64, 2, 3, 208}, {4, 16, 3, 3, 0}});
-  EXPECT_EQ(p.head, 320);
-  EXPECT_EQ(lower_bound(l.buffers).bytes, 320);
-  EXPECT_EQ(lower_bound(l.buffers).scope, 1);
+  const auto [l, p] = expect_tight_plan(test_models::build({chain()}),
+                                        {{0, 112, 0, 1, 208}, {2, 208, 1, 2, 0}, {3, 64, 2, 3, 208}, {4, 16, 3, 3, 0}},
+                                        320, 1);
   EXPECT_EQ(l.op_scope[0], (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(l.placement[0][1], Placement::Constant);
   EXPECT_EQ(check_plan(l.buffers, p), "");
@@ -103,12 +114,8 @@ TEST(Plan, ResidualAddKeepsTheSkipTensorAlive) {
         {{RELU, {0}, {1}}, {RELU, {1}, {2}}, {ADD, {0, 2}, {3}}},
         {0},
         {3}};
-  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
-  const Plan p = plan_tflm_greedy(l.buffers);
-  expect_plan(l, p, {{0, 64, 0, 3, 128}, {1, 64, 1, 2, 0}, {2, 64, 2, 3, 64}, {3, 64, 3, 3, 0}});
-  EXPECT_EQ(p.head, 192);
-  EXPECT_EQ(lower_bound(l.buffers).bytes, 192);
-  EXPECT_EQ(lower_bound(l.buffers).scope, 2);
+  expect_tight_plan(test_models::build({sg}),
+                    {{0, 64, 0, 3, 128}, {1, 64, 1, 2, 0}, {2, 64, 2, 3, 64}, {3, 64, 3, 3, 0}}, 192, 2);
 }
 
 // Branches: t0 [1,100] feeds two operators, RELU -> t1 [1,200] and RELU -> t2 [1,48];
@@ -121,12 +128,9 @@ TEST(Plan, BranchesJoinedByAnAdd) {
         {{RELU, {0}, {1}}, {RELU, {0}, {2}}, {ADD, {1, 2}, {3}}},
         {0},
         {3}};
-  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
-  const Plan p = plan_tflm_greedy(l.buffers);
-  expect_plan(l, p, {{0, 112, 0, 2, 208}, {1, 208, 1, 3, 0}, {2, 48, 2, 3, 320}, {3, 32, 3, 3, 208}});
-  EXPECT_EQ(p.head, 368);
-  EXPECT_EQ(lower_bound(l.buffers).bytes, 368);
-  EXPECT_EQ(lower_bound(l.buffers).scope, 2);
+  const auto [l, p] = expect_tight_plan(
+      test_models::build({sg}), {{0, 112, 0, 2, 208}, {1, 208, 1, 3, 0}, {2, 48, 2, 3, 320}, {3, 32, 3, 3, 208}}, 368,
+      2);
   EXPECT_EQ(plan_best(l.buffers).head, 368);
   EXPECT_EQ(check_plan(l.buffers, p), "");
 }
@@ -141,12 +145,7 @@ TEST(Lifetimes, ATensorWrittenTwiceLivesFromItsFirstProducer) {
         {{RELU, {0}, {1}}, {RELU, {1}, {2}}, {RELU, {2}, {1}}},
         {0},
         {1}};
-  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
-  const Plan p = plan_tflm_greedy(l.buffers);
-  expect_plan(l, p, {{0, 64, 0, 1, 64}, {1, 64, 1, 3, 0}, {2, 16, 2, 3, 64}});
-  EXPECT_EQ(p.head, 128);
-  EXPECT_EQ(lower_bound(l.buffers).bytes, 128);
-  EXPECT_EQ(lower_bound(l.buffers).scope, 1);
+  expect_tight_plan(test_models::build({sg}), {{0, 64, 0, 1, 64}, {1, 64, 1, 3, 0}, {2, 16, 2, 3, 64}}, 128, 1);
 }
 
 TEST(Plan, VariableTensorGoesToTheTailNotThePlan) {
