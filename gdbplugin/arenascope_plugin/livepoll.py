@@ -187,8 +187,7 @@ def agentless_reader(reader, layout, interpreter, plan, stack=None):
     def read():
         try:
             state = tflm.allocator_state(reader, layout, interpreter)
-            if state != kept["state"] or kept["walk"] is None:
-                kept["walk"], kept["state"] = None, None
+            if state != kept["state"]:  # a failed walk keeps the last good pair
                 kept["walk"] = tflm.walk(reader, layout, interpreter, plan)
                 kept["state"] = state
             return tflm.descriptor(kept["walk"], layout.pointer, stack=stack)
