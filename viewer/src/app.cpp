@@ -665,7 +665,6 @@ void App::draw_summary(const Arena *a, const Rect &r)
         if (!tip.empty() && panel.hovered(y, h)) ImGui::SetTooltip("%s", tip.c_str());
     };
     auto wrapped = [&](const std::string &t, ImU32 c) { panel.text(t, c, 12); };  // a check's reason
-    auto gap = [&](float h) { panel.advance(h); };
     line("Summary: verdict " + s.verdict + (s.time.size() >= 19 ? "  at " + s.time.substr(11, 8) + " UTC" : ""),
          col(verdict_paint(s.verdict)), s.time.empty() ? "" : "snapshot taken " + s.time);
     if (a) {
@@ -711,7 +710,7 @@ void App::draw_summary(const Arena *a, const Rect &r)
                          *s.stack.required_room_bytes),
              col(ok ? Paint::RulePass : Paint::RuleFail));
     }
-    gap(4);
+    panel.advance(4);
     // What failed first, then warnings, then what passed (each in the checks' own order).
     auto rank = [](const std::string &v) { return v == "FAIL" ? 0 : v == "WARN" ? 1 : 2; };
     for (int shown = 0; shown < 3; shown++) {
@@ -723,7 +722,7 @@ void App::draw_summary(const Arena *a, const Rect &r)
     }
     if (a && selected_ >= 0 && selected_ < int(a->regions.size())) {
         const Region &reg = a->regions[selected_];
-        gap(4);
+        panel.advance(4);
         line("pinned: " + reg.label, col(Paint::Selected));
         line(fmt::format("  {:#x} +{} {}", a->base_addr + reg.offset, reg.offset, format_bytes_exact(reg.size_bytes)));
         line(reg.first_use && reg.last_use ? fmt::format("  scopes {}..{}, {}", *reg.first_use, *reg.last_use, reg.kind)
