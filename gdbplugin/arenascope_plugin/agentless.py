@@ -11,9 +11,10 @@ import os
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, elfinfo, model, tflm
+from . import abi, elfinfo, model, postmortem, tflm, tflmstate
+from .decode import Arena, Band, Region
 from .reader import MemoryReadError
-from .target import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges, eval_read_only
+from .target import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges, eval_read_only, stack_symbols
 
 _ATTACHED = {}  # inferior number -> interpreter address given by `arena attach`
 
@@ -104,22 +105,35 @@ def _type(name):
                           f"by their DWARF layout ({tflm.CHECKED_AGAINST})") from None
 
 
-def _member_offsets(t, wanted, prefix=0, out=None):
-    """Offsets of the wanted members, looking into base classes too (bitpos / 8)."""
+def _member_offsets(t, wanted, prefix=0, out=None, sizes=None):
+    """Offsets of the wanted members, looking into base classes too (bitpos / 8); their sizes
+    into `sizes` when given."""
     out = {} if out is None else out
     for f in t.fields():
         if f.is_base_class:
-            _member_offsets(f.type.strip_typedefs(), wanted, prefix + f.bitpos // 8, out)
+            _member_offsets(f.type.strip_typedefs(), wanted, prefix + f.bitpos // 8, out, sizes)
         elif f.name in wanted and f.name not in out:
             out[f.name] = prefix + f.bitpos // 8
+            if sizes is not None:
+                sizes[f.name] = f.type.strip_typedefs().sizeof
     return out
 
 
 def layout():
     """The Layout of the loaded ELF's TFLM, from DWARF. TargetError names a missing member."""
-    offsets = {}
+    offsets, member_sizes, optional = {}, {}, {}
+    for type_name, members in tflm.OPTIONAL.items():
+        try:
+            t = gdb.lookup_type(type_name).strip_typedefs()
+        except gdb.error:
+            continue  # another planner, or another TFLM: the post-mortem says less, nothing fails
+        widths = {}
+        found = _member_offsets(t, set(members), sizes=widths)
+        optional[type_name] = {m: (found[m], widths[m]) for m in found}
     for type_name, members in tflm.MEMBERS.items():
-        found = _member_offsets(_type(type_name), set(members))
+        widths = {}
+        found = _member_offsets(_type(type_name), set(members), sizes=widths)
+        member_sizes[type_name] = widths
         missing = [m for m in members if m not in found]
         if missing:
             raise TargetError(f"agentless mode: {type_name} has no member {', '.join(missing)} in this firmware: "
@@ -131,7 +145,7 @@ def layout():
     base = next((f.bitpos // 8 for f in saba.fields()
                  if f.is_base_class and f.type.strip_typedefs().name == "tflite::INonPersistentBufferAllocator"), 0)
     return tflm.Layout(pointer=_type("void").pointer().sizeof, offsets=offsets, sizes=sizes,
-                       saba_nonpersistent_base=base)
+                       saba_nonpersistent_base=base, member_sizes=member_sizes, optional=optional)
 
 
 def _planner_type(lay, reader, allocator):
@@ -233,54 +247,174 @@ def _check_model_file(reader, path, model_addr):
                           "`set arena model auto` to read it from the ELF")
 
 
+class Loaded:
+    """What agentless.load found: the Descriptor every command reads (None when not even the
+    arena's bounds are known), how the interpreter was found, the planner's mismatches, its
+    minimum arena when it holds for this firmware, the interpreter's tflmstate.State, the
+    planner's JSON (or None, and why), and the ELF's tflmstate.Facts."""
+
+    def __init__(self, **kw):
+        self.desc = self.how = self.minimum = self.state = self.plan = self.facts = None
+        self.mismatches, self.plan_note = [], ""
+        self.__dict__.update(kw)
+
+
+def elf_facts(lay, allocator):
+    """tflmstate.Facts of the loaded ELF: its memory map and TFLM's vtables (from the file; none
+    for a position-independent executable, whose file addresses are not the process's), the data
+    object that holds the MicroAllocator (the tensor arena: TFLM puts the allocator in its tail)
+    and the linker's stack bounds."""
+    progspace = gdb.current_progspace()
+    path = progspace.filename if progspace else None
+    facts = tflmstate.Facts()
+    if path and os.path.exists(path) and elf_ram_ranges()[0]:
+        mm = elfinfo.memory_map(path)
+        facts.code, facts.flash, facts.ram = mm["code"], mm["flash"], mm["ram"]
+        facts.vtables = elfinfo.vtables(path, tflmstate.VTABLE_CLASSES)
+    try:
+        text = gdb.execute(f"info symbol {allocator:#x}", to_string=True) if allocator else "No symbol"
+    except gdb.error:
+        text = "No symbol"
+    if not text.startswith("No symbol"):
+        name = text.split(" in section")[0].split(" + ")[0].strip()
+        into = int(text.split(" + ")[1].split()[0]) if " + " in text.split(" in section")[0] else 0
+        try:
+            size = gdb.parse_and_eval(f"sizeof({name})")
+            facts.arena = (name, allocator - into, int(size))
+        except gdb.error:
+            held = elfinfo.object_at(path, allocator) if path and facts.ram else None
+            facts.arena = held
+    found = stack_symbols()
+    if found:
+        facts.stack = (found[0], found[1])
+    return facts
+
+
+def _constructor_tail(doc):
+    """The persistent bytes MicroAllocator::Create allocates (its three objects), from the
+    planner's tail at the recommended size, or None."""
+    try:
+        end = doc["arena"]["recommended_bytes"]
+        own = [t["offset"] for t in doc["tail"]["regions"]
+               if t["what"] in ("SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator")]
+        return end - min(own) if own else None
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _reconstructed(state, doc, lay):
+    """A Descriptor for an interpreter whose objects cannot be walked (smashed, or AllocateTensors
+    unfinished): the arena's bounds from the ELF, the allocator's marks where they are sound, and
+    the tail objects where the planner predicts TFLM puts them, named '(predicted)'."""
+    base, size = state.arena_base, state.arena_size
+    if base is None or not size or size < 0:
+        return None
+    s = state.allocator
+    if s:
+        head, temp, tail = (s[k] - s["buffer_head_"] for k in ("head_", "temp_", "tail_"))
+    else:
+        head = (doc or {}).get("plans", {}).get("tflm-greedy", {}).get("head_bytes", 0) \
+            if state.condition == "smashed" else 0
+        tail = size - ((doc or {}).get("tail", {}).get("bytes") or 0)
+        temp = head
+    regions = []
+    if state.condition == "smashed" and doc:
+        for b in doc.get("buffers", []):
+            if 0 <= b["offset"] and b["offset"] + b["size"] <= size:
+                regions.append(Region(index=len(regions), offset=b["offset"], size=b["size"],
+                                      id=b["tensor"] if b["tensor"] >= 0 else b["scratch"],
+                                      kind="tensor" if b["tensor"] >= 0 else "scratch", flags=0,
+                                      first_use=b["first"], last_use=b["last"], name=b["name"]))
+    for addr, nbytes, what in reversed(postmortem._tail_layout(doc, base, size)):
+        offset = addr - base
+        if offset >= max(tail, 0) and offset + nbytes <= size:
+            regions.append(Region(index=len(regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind="metadata",
+                                  flags=0, first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=f"{what} (predicted)"))
+    none = Band(low_addr=0, high_addr=0, touched_lo=abi.NONE, touched_hi=abi.NONE)
+    arena = Arena(index=0, base_addr=base, regions_addr=0, model_addr=0, size=size, head=max(head, 0),
+                  temp=max(temp, head, 0), tail=min(max(tail, 0), size), model_size=(doc or {}).get("file_bytes", 0),
+                  canary=none, alignment=16, region_count=len(regions), region_capacity=len(regions),
+                  flags=abi.ARENA_FLAG_TFLM, regions=regions)
+    walked = tflm.Walk(interpreter=state.interpreter, model_addr=0, arena=arena)
+    return tflm.descriptor(walked, lay.pointer)
+
+
 def load(reader, planner_tool, model_setting=""):
-    """(Descriptor, how the interpreter was found, planner mismatches) for agentless mode."""
+    """The interpreter's arena for agentless mode, as a Loaded. Healthy firmware: TFLM's objects
+    walked (tflm.walk). Where TFLM is broken (smashed tail, AllocateTensors unfinished) the
+    objects are checked one by one (tflmstate.assess) and the arena is reconstructed from what is
+    sound and what the planner predicts: every command still answers. TargetError only when no
+    interpreter is there at all."""
     lay = layout()
     interpreter, how = find_interpreter(reader, lay)
     check_interpreter(reader, lay, interpreter, f"{interpreter:#x}")
-    model_addr, allocated = tflm.read_header(reader, lay, interpreter)
-    if not allocated:
-        raise TargetError(f"the MicroInterpreter at {interpreter:#x} has no tensors allocated: AllocateTensors() has "
-                          "not run yet, or it failed (too small an arena? `arena plan --model FILE` predicts the "
-                          "minimum); continue past it and ask again")
+    out = Loaded(how=f"agentless: the MicroInterpreter at {interpreter:#x} ({how})")
+    model_addr, _allocated = tflm.read_header(reader, lay, interpreter)
     allocator = int.from_bytes(reader.read(interpreter + lay.off("tflite::MicroInterpreter", "allocator_"),
                                            lay.pointer), "little")
-    _planner_type(lay, reader, allocator)
-    doc = plan_for(reader, lay, model_addr, planner_tool, model_setting)
     try:
-        walked = tflm.walk(reader, lay, interpreter, doc)
-    except tflm.AgentlessError as e:
-        raise TargetError(f"agentless mode: {e}") from None
-    except MemoryReadError as e:
-        raise TargetError(f"agentless mode: following the MicroInterpreter at {interpreter:#x} led to unreadable "
-                          f"memory ({e}): its pointers are not valid (memory corrupted, or stopped while TFLM was "
-                          "still building them)") from None
-    except (KeyError, TypeError, ValueError, IndexError) as e:
-        raise TargetError(f"agentless mode: the planner's JSON does not follow \"{model.SCHEMA}\" ({type(e).__name__}: "
-                          f"{e}): is `set arena planner-path` arenascope-plan?") from None
-    # The planner's minimum arena holds for this firmware when its tail is the one TFLM built
-    # (same kernels, same TFLM): then the headroom is measured against what AllocateTensors needs.
-    a = walked.arena
-    predicted = doc.get("arena") or {}
-    minimum = None
-    if predicted.get("exact") and doc.get("tail", {}).get("bytes") == a.size - a.tail and \
-            doc["plans"]["tflm-greedy"]["head_bytes"] == a.head:
-        minimum = predicted.get("minimum_bytes")
-    return tflm.descriptor(walked, lay.pointer), f"agentless: the MicroInterpreter at {interpreter:#x} ({how})", \
-        walked.mismatches, minimum
+        _planner_type(lay, reader, allocator)
+    except (MemoryReadError, gdb.error, IndexError, ValueError):
+        pass  # a smashed planner pointer: the checks below say so
+    out.facts = facts = elf_facts(lay, allocator)
+    size = None
+    if facts.arena:
+        start = (facts.arena[1] + 15) & ~15
+        size = facts.arena[1] + facts.arena[2] - start
+    try:
+        out.plan = plan_for(reader, lay, model_addr, planner_tool, model_setting, arena_size=size)
+    except (TargetError, MemoryReadError) as e:
+        out.plan_note = str(e)
+    doc = out.plan
+    out.state = state = tflmstate.assess(reader, lay, interpreter, facts, _constructor_tail(doc) if doc else None)
+    if state.condition == "allocated" and doc is not None:
+        try:
+            walked = tflm.walk(reader, lay, interpreter, doc)
+        except tflm.AgentlessError as e:
+            state.condition, walked = "smashed", None
+            state.evidence.append(str(e))
+        except MemoryReadError as e:
+            state.condition, walked = "smashed", None
+            state.evidence.append(f"following the MicroInterpreter at {interpreter:#x} led to unreadable memory ({e})")
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise TargetError(f"agentless mode: the planner's JSON does not follow \"{model.SCHEMA}\" "
+                              f"({type(e).__name__}: {e}): is `set arena planner-path` arenascope-plan?") from None
+        if walked is not None:
+            out.desc, out.mismatches = tflm.descriptor(walked, lay.pointer), walked.mismatches
+            # The planner's minimum arena holds for this firmware when its tail is the one TFLM
+            # built (same kernels, same TFLM): then the headroom is measured against it.
+            a = walked.arena
+            predicted = doc.get("arena") or {}
+            replay = doc.get("replay") or {}
+            tail_here = replay.get("tail_bytes") if replay.get("arena_bytes") == a.size else \
+                doc.get("tail", {}).get("bytes")
+            if predicted.get("exact") and tail_here == a.size - a.tail and \
+                    doc["plans"]["tflm-greedy"]["head_bytes"] == a.head:
+                out.minimum = predicted.get("minimum_bytes")
+            return out
+    out.desc = _reconstructed(state, doc, lay)
+    return out
 
 
-def plan_for(reader, lay, model_addr, planner_tool, model_setting=""):
+def plan_for(reader, lay, model_addr, planner_tool, model_setting="", arena_size=None):
     """The planner's JSON for the model the interpreter runs: `set arena model FILE` (checked
     against the target's bytes), else the model's bytes from the ELF (or the target)."""
     if model_setting in ("auto", '""', "''"):
         model_setting = ""
     if model_setting:
         _check_model_file(reader, model_setting, model_addr)
-    try:
+    def run(size):
         if model_setting:
-            return model.run_planner(planner_tool, model_setting, model.target_for(lay.pointer))[0]
-        return model.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer)[0]
+            return model.run_planner(planner_tool, model_setting, model.target_for(lay.pointer), arena_size=size)[0]
+        return model.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer,
+                                          arena_size=size)[0]
+    try:
+        try:
+            return run(arena_size)
+        except model.PlannerError:
+            if arena_size is None:
+                raise
+            return run(None)  # a planner without --arena-size: the figures at the recommended size
     except model.PlannerError as e:
         raise TargetError(f"agentless mode: {e}") from None
 

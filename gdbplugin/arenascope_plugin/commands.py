@@ -10,7 +10,7 @@ import traceback
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, agentless, analysis, fault, live, model, paths, render, snapshot, style
+from . import abi, agentless, analysis, fault, live, model, paths, postmortem, render, snapshot, style, tflmstate
 from .decode import MAX_STACK_BYTES, Band, DecodeError
 from .locate import NotFoundError, locate, scan
 from .reader import MemoryReadError
@@ -209,6 +209,9 @@ class Context:
         self.stack_source = "the descriptor"
         self.minimum_arena = None  # the planner's minimum arena, when it holds for this firmware
         self.descriptor_error = None  # why the agent's descriptor was not used (corrupt), in agentless mode
+        self.tflm = None    # agentless: the interpreter's tflmstate.State
+        self.plan = None    # agentless: the planner's JSON for the model (with its replay at this size)
+        self.facts = None   # agentless: the ELF's tflmstate.Facts
 
 
 def _scan_ranges():
@@ -327,12 +330,28 @@ def gather(need_descriptor=True, verify=False):
                 gdb.write(f"arena: warning: the arenascope descriptor is corrupt ({exc}); showing TFLM's own objects "
                           "instead (agentless mode); `arena check` fails until the descriptor is sound\n")
             # No agent: walk TFLM's own objects (agentless.py, tflm.py).
-            ctx.desc, ctx.located_by, mismatches, ctx.minimum_arena = agentless.load(
-                ctx.reader, _tool_path("planner-path", "planner", "arenascope-plan"), str(setting("model")).strip())
-            for m in mismatches:
+            try:
+                loaded = agentless.load(ctx.reader, _tool_path("planner-path", "planner", "arenascope-plan"),
+                                        str(setting("model")).strip())
+            except (TargetError, MemoryReadError) as exc2:
+                if need_descriptor:
+                    raise
+                loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown",
+                                                                evidence=[str(exc2)], objects=[]))
+            ctx.desc, ctx.located_by, ctx.minimum_arena = loaded.desc, loaded.how, loaded.minimum
+            ctx.tflm, ctx.plan, ctx.facts = loaded.state, loaded.plan, loaded.facts
+            for m in loaded.mismatches + ([loaded.plan_note] if loaded.plan_note else []):
                 gdb.write(f"arena: warning: {m}\n")
+            if ctx.tflm.condition != "allocated" and ctx.tflm.interpreter:
+                gdb.write(f"arena: warning: TFLM is not in a healthy state: {tflmstate.CONDITIONS[ctx.tflm.condition]}"
+                          f" (`arena info` shows the evidence, `arena fault` the verdict)\n")
+            if ctx.desc is None:
+                why = "; ".join(ctx.tflm.evidence) or "its arena's bounds are unknown"
+                if need_descriptor:
+                    raise TargetError(f"the MicroInterpreter at {ctx.tflm.interpreter:#x}: {why}")
+                ctx.note = f"TFLM's arena cannot be shown ({why})" if ctx.tflm.interpreter else why
             found = stack_symbols()
-            if found:
+            if found and ctx.desc is not None:
                 ctx.desc.stack = Band(low_addr=found[0], high_addr=found[1], touched_lo=abi.NONE, touched_hi=abi.NONE)
                 ctx.stack_source = f"the linker symbols {found[2]}"
         elif need_descriptor:
@@ -379,6 +398,10 @@ def gather(need_descriptor=True, verify=False):
 
 def checks_of(ctx):
     out = analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd)
+    if ctx.tflm is not None and ctx.tflm.condition != "allocated":
+        out.insert(0, analysis.Check("tflm", analysis.FAIL, f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "
+                                     + ("; ".join(ctx.tflm.evidence[:2]) or "no evidence readable")
+                                     + " (`arena fault` gives the verdict)"))
     if ctx.descriptor_error:
         out.insert(0, analysis.Check("descriptor", analysis.FAIL, f"the arenascope descriptor is corrupt "
                                      f"({ctx.descriptor_error}): the figures below are TFLM's own (agentless)"))
@@ -388,7 +411,22 @@ def checks_of(ctx):
 def build_snapshot(ctx):
     progspace = gdb.current_progspace()
     source = {"elf": progspace.filename if progspace else None, "located_by": ctx.located_by}
-    return snapshot.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx), source)
+    snap = snapshot.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx), source)
+    st = ctx.tflm
+    if st is not None and st.interpreter:
+        snap["tflm"] = {"interpreter_addr": st.interpreter, "condition": st.condition,
+                        "meaning": tflmstate.CONDITIONS[st.condition], "evidence": st.evidence,
+                        "arena_symbol": st.arena_symbol, "allocator": st.allocator,
+                        "objects": [{"name": o.name, "addr": o.addr, "size_bytes": o.size, "sound": o.sound,
+                                     "problems": o.problems} for o in st.objects],
+                        "verdicts": []}
+    return snap
+
+
+def attach_verdicts(snap, ctx, f):
+    """The post-mortem's verdicts into the snapshot's "tflm" object (docs/snapshot-schema.md)."""
+    if "tflm" in snap:
+        snap["tflm"]["verdicts"] = [v.json() for v in tflm_verdicts(ctx, f)]
 
 
 # ----------------------------------------------------------------------------- live view
@@ -403,6 +441,7 @@ def _push(verify=True):
     snap = build_snapshot(ctx)
     f, damaged, _ = find_fault(ctx)
     snap["fault"] = fault_json(f, ctx, damaged) if f is not None else None
+    attach_verdicts(snap, ctx, f)
     return server.broadcast(live.message(snap)), snap["verdict"]
 
 
@@ -553,7 +592,24 @@ model's minimum arena (TFLM needs more than arena_used_bytes() while it allocate
 
     def run(self, args):
         ctx = gather()
+        _write(tflm_state_lines(ctx))
         _write(render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by))
+
+
+def tflm_state_lines(ctx):
+    """The agentless interpreter's condition and its evidence, object by object (nothing when
+    TFLM is healthy)."""
+    st = ctx.tflm
+    if st is None or st.condition == "allocated":
+        return []
+    out = [style.paint(f"TFLM state: {st.condition}: {tflmstate.CONDITIONS[st.condition]}", "FAIL")]
+    out += [f"  {e}" for e in st.evidence]
+    for o in st.objects:
+        out.append(f"  {o.name} at {o.addr:#x} ({o.size} B): " + ("; ".join(o.problems) if o.problems else "sound"))
+    if ctx.desc is not None and st.condition != "allocated":
+        out.append("  the map below is rebuilt from the ELF (the arena's bounds) and the planner's prediction for the "
+                   "model (regions marked '(predicted)'), not from TFLM's pointers")
+    return out
 
 
 def _margin(text):
@@ -777,6 +833,7 @@ Usage: arena snapshot FILE"""
         snap = build_snapshot(ctx)
         f, damaged, _ = find_fault(ctx)
         snap["fault"] = fault_json(f, ctx, damaged) if f is not None else None
+        attach_verdicts(snap, ctx, f)
         path = os.path.expanduser(args.file)
         try:
             with open(path, "w", encoding="utf-8") as f:
@@ -865,6 +922,41 @@ def _damaged_regions(reader, desc, rec):
     return out
 
 
+def halt_state():
+    """Where the core is stopped (postmortem.Halt): the PC, GDB's unwound call chain (through
+    exception frames), the exception being handled and whether the instruction at the PC
+    branches to itself (`b .`: Thumb T2 0xE7FE, or B.W . 0xF7FF 0xBFFE; ARMv7-M ARM A7.7.12)."""
+    halt = postmortem.Halt(pc=register("pc"))
+    try:
+        frame = gdb.newest_frame()
+        while frame is not None and len(halt.frames) < 32:
+            halt.frames.append("<exception frame>" if frame.type() == gdb.SIGTRAMP_FRAME else
+                               frame.name() or f"{frame.pc():#x}")
+            frame = frame.older()
+    except gdb.error:
+        pass
+    halt.function = halt.frames[0] if halt.frames else ""
+    xpsr = register("xpsr")
+    if xpsr is not None:
+        halt.in_handler = fault.EXCEPTIONS.get(xpsr & 0x1FF)
+        try:
+            code = GdbReader().read(halt.pc & ~1, 4)
+            halt.spinning = code[:2] == b"\xfe\xe7" or code == b"\xff\xf7\xfe\xbf"
+        except MemoryReadError:
+            pass
+    return halt
+
+
+def tflm_verdicts(ctx, f):
+    """The post-mortem's Verdicts for an agentless TFLM firmware (postmortem.py)."""
+    if ctx.tflm is None or not ctx.tflm.interpreter:
+        return []
+    halt = halt_state()
+    found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, ctx.stack, f, ctx.plan),
+             postmortem.allocation(ctx.tflm, f, halt, ctx.plan)]
+    return [v for v in found if v is not None]
+
+
 def arena_verdict(ctx, f, damaged):
     """The verdict in plain words, from the arena's point of view."""
     out = []
@@ -875,6 +967,21 @@ def arena_verdict(ctx, f, damaged):
     elif s is not None and sp is not None:
         out.append("SP at the fault: " + "; ".join(analysis.whereis(desc, sp, s)) if desc else
                    f"SP at the fault {sp:#x} is outside the stack {s.low:#x}-{s.high:#x}")
+    if ctx.tflm is not None and ctx.tflm.interpreter:
+        verdicts = tflm_verdicts(ctx, f)
+        ctx.verdicts = verdicts
+        for v in verdicts:
+            out.append(v.headline)
+            out += [e for e in v.evidence]
+            out += [f"overwritten: {o['name']} at {o['addr']:#x} ({o['size']} B): {o['why']}" for o in v.smashed]
+        if verdicts:
+            addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
+            if addr is not None and desc:
+                out.append("the faulting address: " + "; ".join(analysis.whereis(desc, addr, s)))
+            return out
+        stuck = postmortem.stuck_line(halt_state())
+        if stuck:
+            out.append(stuck)
     stack_in_arena = s is not None and s.peak_is_lower_bound
     if stack_in_arena or damaged:
         names = ", ".join(f"{analysis.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
@@ -897,7 +1004,12 @@ def arena_verdict(ctx, f, damaged):
         where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
                   "the code at the stacked PC" if f.frame else
                   "the code that faulted (no stacked frame here to say where)")
-        if desc is not None and desc.agentless:
+        if desc is not None and desc.agentless and ctx.tflm is not None and ctx.tflm.condition == "allocated" and \
+                s is not None and s.painted and not s.overflowed:
+            out.append("VERDICT: none of these: the stack stayed above its limit, TFLM's allocator objects hold TFLM's "
+                       "values and AllocateTensors finished (no agent: no canary bands to check for overruns "
+                       f"inside the arena); look at {where_}")
+        elif desc is not None and desc.agentless:
             out.append("VERDICT: unknown whether the arena or the stack did it: with no arenascope agent there are no "
                        "canary or guard bands and no region checksums to tell"
                        + ("" if s is not None and s.high > s.low and s.painted else ", and the stack's bounds or paint "
@@ -952,6 +1064,7 @@ def find_fault(ctx):
 def fault_json(f, ctx, damaged):
     """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault")."""
     stale = "the target has reset since" in f.source
+    verdict = [] if stale or (ctx.desc is None and ctx.tflm is None) else arena_verdict(ctx, f, damaged)
     return {"exception": f.exception, "source": f.source, "cfsr": f.cfsr, "hfsr": f.hfsr,
             "bits": fault.cfsr_lines(f.cfsr) + fault.hfsr_lines(f.hfsr), "mmfar": f.mmfar, "bfar": f.bfar,
             "exc_return": f.exc_return,
@@ -960,7 +1073,7 @@ def fault_json(f, ctx, damaged):
             "frame": dict(zip(fault.FRAME_NAMES, f.frame)) if f.frame else None,
             "pc_where": where(f.pc) if f.frame else None, "lr_where": where(f.frame[5]) if f.frame else None,
             "causes": fault.cause_lines(f),
-            "verdict": [] if stale or ctx.desc is None else arena_verdict(ctx, f, damaged),
+            "verdict": verdict,
             "damaged_regions": [r.index for r in damaged]}
 
 
@@ -979,15 +1092,17 @@ Usage: arena fault"""
     def run(self, args):
         check_readable()
         try:
-            ctx = gather(verify=True)
+            ctx = gather(need_descriptor=False, verify=True)
         except EXPECTED as exc:
             ctx = Context()
             ctx.note = str(exc)
         f, damaged, note = find_fault(ctx)
         if f is None:
             lines = ["arena fault: no fault: the core is not in a fault handler, and " + note]
-            if ctx.desc is not None:
-                lines += [l for l in arena_verdict(ctx, None, damaged) if l.startswith("VERDICT")]
+            if ctx.desc is not None or ctx.tflm is not None:
+                verdict = arena_verdict(ctx, None, damaged)
+                heads = [l for l in verdict if l.startswith("VERDICT")]
+                lines += heads + (["  " + l for l in verdict if not l.startswith("VERDICT")] if ctx.tflm else [])
             _write(lines)
             return
         _write(self.report(f, ctx, damaged))
@@ -995,7 +1110,7 @@ Usage: arena fault"""
     @staticmethod
     def report(f, ctx, damaged):
         stale = "the target has reset since" in f.source
-        verdict = [] if ctx.desc is None or stale else arena_verdict(ctx, f, damaged)
+        verdict = [] if (ctx.desc is None and ctx.tflm is None) or stale else arena_verdict(ctx, f, damaged)
         out = [style.paint(f"{f.exception or 'fault (exception unknown)'}: from {f.source}", "title")]
         # The answer first: the verdicts, then the evidence.
         for i, v in enumerate(v for v in verdict if v.startswith("VERDICT")):
@@ -1034,7 +1149,7 @@ Usage: arena fault"""
             out.append("  the arena and the stack in memory are this boot's (re-filled and re-painted at reset): "
                        "only the registers and the frame above are the fault's")
             out += ["  " + v for v in arena_verdict(ctx, f, damaged) if v.startswith("the faulting address")]
-        elif ctx.desc is not None:
+        elif ctx.desc is not None or ctx.tflm is not None:
             out += ["  " + v for v in verdict if not v.startswith("VERDICT")]
         else:
             out.append(f"  no arena verdict: {ctx.note}")

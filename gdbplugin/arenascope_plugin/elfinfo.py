@@ -108,3 +108,43 @@ def objects_of_size(path, size):
 def symbol_name_at(path, address):
     """The name of the symbol whose [value, value + size) holds address (any type), or None."""
     return next((n for n, v, z, _ in _symbols_of(path) if z and v <= address < v + z), None)
+
+
+def memory_map(path):
+    """{"code": [(lo, hi)], "flash": [(lo, hi)], "ram": [(lo, hi)]} of the ELF's allocated sections:
+    executable ones, read-only ones (code included: what a pointer into flash may point at) and
+    writable ones. Empty lists without pyelftools or for an unreadable file."""
+    out = {"code": [], "flash": [], "ram": []}
+    lib = _elftools()
+    if lib is None:
+        return out
+    ELFError, SH_FLAGS, ELFFile = lib
+    try:
+        with open(path, "rb") as f:
+            for s in ELFFile(f).iter_sections():
+                flags, lo, size = s["sh_flags"], s["sh_addr"], s["sh_size"]
+                if not flags & SH_FLAGS.SHF_ALLOC or not size:
+                    continue
+                span = (lo, lo + size)
+                if flags & SH_FLAGS.SHF_WRITE:
+                    out["ram"].append(span)
+                else:
+                    out["flash"].append(span)
+                    if flags & SH_FLAGS.SHF_EXECINSTR:
+                        out["code"].append(span)
+    except (OSError, ELFError):
+        pass
+    return out
+
+
+def _itanium_vtable(qualified):
+    """The mangled name of `vtable for NS::Class` (Itanium C++ ABI 5.1: _ZTV + nested name)."""
+    parts = qualified.split("::")
+    nested = "".join(f"{len(p)}{p}" for p in parts)
+    return f"_ZTVN{nested}E" if len(parts) > 1 else f"_ZTV{nested}"
+
+
+def vtables(path, classes):
+    """{class: (vtable address, size)} of the classes' vtables the ELF's symbol table holds."""
+    wanted = {_itanium_vtable(c): c for c in classes}
+    return {wanted[n]: (v, z) for n, v, z, _ in _symbols_of(path) if n in wanted}

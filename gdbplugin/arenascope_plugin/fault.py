@@ -214,3 +214,26 @@ def cause_lines(f):
     if f.nested:
         out.append("another fault happened while this one was being recorded; the registers are the first fault's")
     return out
+
+
+def call_before(reader, return_address):
+    """The call instruction that ends right before `return_address` (Thumb: bit 0 set), or None
+    when there is none: then the value is no return address, whatever register or stack slot
+    holds it (a function may use LR as a scratch register once it has saved it). ARMv7-M ARM
+    A7.7.18 (BL, encoding T1: 11110 S imm10, 11 J1 1 J2 imm11) and A7.7.19 (BLX Rm, encoding T1:
+    0100 0111 1 Rm 000); ARMv6-M has the same two. Reads 4 bytes of code through `reader`."""
+    if not return_address & 1:
+        return None
+    at = (return_address & ~1) - 4
+    if at < 0:
+        return None
+    try:
+        code = reader.read(at, 4)
+    except Exception:  # pylint: disable=broad-except  (any reader's error: unreadable is "no call")
+        return None
+    hw1, hw2 = struct.unpack("<HH", code)
+    if hw1 & 0xF800 == 0xF000 and hw2 & 0xD000 == 0xD000:
+        return "BL"
+    if hw2 & 0xFF87 == 0x4780:
+        return f"BLX r{hw2 >> 3 & 0xF}"
+    return None

@@ -23,16 +23,19 @@ def printable(text):
     return "".join(c if c.isprintable() else "?" for c in str(text))
 
 
-def run_planner(tool, model_path, target="cortex-m", margin_pct=None):
-    """Runs `tool --json --target TARGET [--margin PCT] model_path`; returns (document, error).
-    error is the tool's message when it printed a budget but also said TFLM would reject the model
-    (exit status 1 with JSON)."""
+def run_planner(tool, model_path, target="cortex-m", margin_pct=None, arena_size=None):
+    """Runs `tool --json --target TARGET [--margin PCT] [--arena-size N] model_path`; returns
+    (document, error). error is the tool's message when it printed a budget but also said TFLM
+    would reject the model (exit status 1 with JSON). arena_size: also replay TFLM's allocation
+    at that many bytes (the document's `replay`, docs/arena-budget.md)."""
     if not tool:
         raise PlannerError("the planner tool arenascope-plan was not found: build it (cmake --build build) or "
                            "`set arena planner-path /path/to/arenascope-plan`")
     try:
         # Model names need not be UTF-8: never let a byte of them break the command.
         margin = ["--margin", str(margin_pct)] if margin_pct is not None else []
+        if arena_size is not None:
+            margin += ["--arena-size", str(arena_size)]
         r = subprocess.run([tool, "--json", "--target", target, *margin, "--", model_path], capture_output=True,
                            encoding="utf-8", errors="replace", timeout=TIMEOUT_S, check=False)
     except OSError as e:
@@ -58,14 +61,14 @@ def target_for(pointer_bytes):
     return "cortex-m" if pointer_bytes == 4 else "host"
 
 
-def run_planner_on_bytes(tool, data, pointer_bytes):
+def run_planner_on_bytes(tool, data, pointer_bytes, arena_size=None):
     """run_planner on a model held in memory (read from an ELF or a target), for the ABI of a
     target with pointer_bytes-byte pointers; the temporary file is always removed."""
     f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
     try:
         f.write(data)
         f.close()
-        return run_planner(tool, f.name, target_for(pointer_bytes))
+        return run_planner(tool, f.name, target_for(pointer_bytes), arena_size=arena_size)
     finally:
         f.close()
         os.unlink(f.name)

@@ -38,6 +38,14 @@ MEMBERS = {
     "tflite::NodeAndRegistration": ["node"],
     "TfLiteNode": ["user_data", "builtin_data"],
 }
+# Members read when the firmware's TFLM has them (the post-mortem's evidence, tflmstate.py); a
+# missing one is no error.
+OPTIONAL = {
+    "tflite::MicroInterpreter": ["initialization_status_"],
+    "tflite::MicroAllocator": ["model_is_allocating_"],
+    "tflite::SingleArenaBufferAllocator": ["temp_buffer_count_"],
+    "tflite::GreedyMemoryPlanner": ["max_buffer_count_", "buffer_count_"],
+}
 SIZES = ["tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator", "tflite::SubgraphAllocations",
          "TfLiteEvalTensor", "tflite::NodeAndRegistration", "tflite::ScratchBufferHandle", "TfLiteTensor"]
 
@@ -55,6 +63,11 @@ class Layout:
     saba_nonpersistent_base: int = 0                # offset of INonPersistentBufferAllocator in SABA
     planner_type: str = ""                          # dynamic type of memory_planner_, e.g. tflite::GreedyMemoryPlanner
     planner_size: int = 0
+    # Sizes of members that are not pointer-sized (bools, enums: 1 byte on arm-none-eabi, whose
+    # enums are short), and OPTIONAL members found: type -> member -> (offset, size).
+    member_sizes: Dict[str, Dict[str, int]] = field(
+        default_factory=lambda: {"tflite::MicroInterpreter": {"tensors_allocated_": 1}})
+    optional: Dict[str, Dict[str, tuple]] = field(default_factory=dict)
 
     def off(self, type_name, member):
         return self.offsets[type_name][member]

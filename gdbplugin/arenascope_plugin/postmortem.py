@@ -1,0 +1,253 @@
+"""Verdicts for firmware where TFLM itself is broken (pure Python, no GDB), each with its evidence:
+
+  stack-into-arena     the stack ran past its limit into the arena's persistent tail
+  allocation-failed    AllocateTensors did not finish: the arena is too small (returned an
+                       error, or TFLM crashed or hangs reacting to it)
+  failure-ignored      AllocateTensors failed and the app went on: its fault comes from the
+                       unallocated interpreter
+  none                 none of these (the fault decode stands alone)
+
+Inputs: the interpreter's tflmstate.State, the stack's analysis.StackFigures, the fault
+(fault.Fault or None), where the core is (a Halt), the planner's JSON for the model (schema
+arenascope-plan/1, with its `replay` at this arena's size when the tool gives it), and the ELF's
+tflmstate.Facts. Every figure is read or predicted elsewhere; this module only ties them together.
+"""
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import tflmstate
+from .reader import MemoryReadError
+
+ALLOCATE = "AllocateTensors"
+ABORT_FUNCTIONS = ("AbortImpl", "abort", "_exit", "__assert_func", "__stack_chk_fail", "tflite::AbortImpl")
+
+
+@dataclass
+class Halt:
+    """Where the core is stopped, as GDB's unwinder shows it."""
+    pc: Optional[int] = None
+    function: str = ""                               # the function at the PC ("" unknown)
+    frames: List[str] = field(default_factory=list)  # functions newest first, through exception frames
+    in_handler: Optional[str] = None                 # the exception being handled (IPSR), e.g. "HardFault"
+    spinning: bool = False                           # the instruction at the PC branches to itself
+
+    @property
+    def in_allocate_tensors(self):
+        return any(ALLOCATE in f for f in self.frames)
+
+    @property
+    def stuck(self):
+        return self.spinning or any(self.function.endswith(a) for a in ABORT_FUNCTIONS)
+
+
+@dataclass
+class Verdict:
+    kind: str                 # stack-into-arena | allocation-failed | failure-ignored | none
+    headline: str             # "VERDICT: ..." in one sentence or three
+    evidence: List[str] = field(default_factory=list)
+    smashed: List[dict] = field(default_factory=list)   # [{"name", "addr", "size", "why"}] top down
+
+    def json(self):
+        return {"kind": self.kind, "headline": self.headline, "evidence": self.evidence, "smashed": self.smashed}
+
+
+def stuck_line(halt):
+    """Where and why the core is stuck, or None when it is not."""
+    if not halt.stuck:
+        return None
+    chain = " <- ".join(halt.frames[1:6]) if len(halt.frames) > 1 else "no callers known"
+    if any(halt.function.endswith(a) for a in ABORT_FUNCTIONS):
+        why = ("TFLM's TFLITE_ABORT / a failed TFLITE_DCHECK: abort() loops forever on a board (TFLM's "
+               "AbortImpl), it never returns")
+    elif halt.in_handler:
+        why = f"a {halt.in_handler} handler's endless loop (`while (1) {{}}`): the fault came first"
+    else:
+        why = "a loop that branches to itself: the code waits here forever"
+    return (f"the core is stuck at {halt.pc:#x} in {halt.function or '??'}: {why}; called from: {chain}"
+            if halt.pc is not None else f"the core is stuck: {why}")
+
+
+def _tail_layout(plan, base, size):
+    """[(address, size, what)] of the tail objects TFLM allocates for the plan's model, top down,
+    placed in the arena [base, base + size): from the planner's replay at this size when it gives
+    one, else from its tail at the recommended size moved to this end (exact when the arena's end
+    is 16-byte aligned, as TFLM lays the tail out from the end)."""
+    replay = (plan or {}).get("replay") or {}
+    if replay.get("arena_bytes") == size and replay.get("tail_regions") is not None:
+        regions = [(base + t["offset"], t["size"], t["what"]) for t in replay["tail_regions"]]
+    else:
+        end = (plan or {}).get("arena", {}).get("recommended_bytes")
+        if not end or (base + size) % 16:
+            return []
+        regions = [(base + size - (end - t["offset"]), t["size"], t["what"])
+                   for t in (plan or {}).get("tail", {}).get("regions", [])]
+    return sorted(regions, key=lambda r: -r[0])
+
+
+def _smashed_words(reader, facts, addr, size, limit=4):
+    """[(address, value, why)] of the words in [addr, addr + size) that hold stack values."""
+    out = []
+    try:
+        data = reader.read(addr, size - size % 4)
+    except MemoryReadError:
+        return out
+    for i in range(0, len(data), 4):
+        v = int.from_bytes(data[i:i + 4], "little")
+        why = tflmstate.stack_value(facts, v, reader)
+        if why:
+            out.append((addr + i, v, why))
+            if len(out) >= limit:
+                break
+    return out
+
+
+def _tie(f, smashed_values, objects):
+    """The line tying the fault's address or a stacked register to a smashed object, or None."""
+    if f is None:
+        return None
+    candidates = []
+    addr = f.bfar if f.bfar is not None else f.mmfar
+    if addr is not None:
+        candidates.append(("the faulting address (" + ("BFAR" if f.bfar is not None else "MMFAR") + ")", addr))
+    if f.frame:
+        candidates += [(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5])]
+    for what, value in candidates:
+        for o in objects:
+            if o["addr"] <= value < o["addr"] + o["size"]:
+                return f"{what} {value:#x} is inside {o['name']} (+{value - o['addr']}), which the stack overwrote"
+        for at, word, obj in smashed_values:
+            if 0 <= value - word < 256:
+                return (f"{what} {value:#x} is {word:#x}{' + ' + str(value - word) if value != word else ''}: the "
+                        f"stack value now at {at:#x} in {obj}, loaded as one of TFLM's pointers and followed")
+    return None
+
+
+def stack_into_arena(reader, facts, state, stack, f, plan):
+    """The stack-into-arena Verdict, or None when the stack stayed above its limit."""
+    if stack is None or stack.hwm is None or not stack.painted or stack.hwm > stack.low:
+        return None
+    if state is None or state.arena_base is None:
+        return None
+    end = state.arena_base + state.arena_size
+    if not state.arena_base < end <= stack.low or stack.low - end > 1024:
+        return None   # the arena is not right below the stack
+    tail = _tail_layout(plan, state.arena_base, state.arena_size)
+    tail_bytes = (plan or {}).get("tail", {}).get("bytes") or min(state.arena_size, 4096)
+    scan_from = max(state.arena_base, end - tail_bytes)
+    reach = tflmstate.stack_reach(reader, facts, stack.low, scan_from)
+    pre_sp = f.pre_fault_sp if f is not None else None
+    lowest = reach[0] if reach else None
+    if pre_sp is not None and pre_sp < stack.low and (lowest is None or pre_sp < lowest):
+        lowest = pre_sp
+    smashed_checks = {o.name: o for o in state.smashed}
+    evidence = [f"the stack paint is gone down to the stack's limit {stack.low:#x} (stack {stack.low:#x}-"
+                f"{stack.high:#x}); the arena {state.arena_symbol or ''} ends at {end:#x}, "
+                f"{stack.low - end} B below it"]
+    if reach:
+        evidence.append(f"the lowest stack value below the limit is at {reach[0]:#x} ({reach[2]}): the stack reached "
+                        f"at least {stack.low - reach[0]} B past its limit")
+    objects, values = [], []
+    for addr, size, what in tail:
+        if lowest is None or addr + size <= lowest:
+            continue
+        check = next((c for n, c in smashed_checks.items() if c.addr == addr or n in what), None)
+        words = _smashed_words(reader, facts, addr, size)
+        why = "; ".join(check.problems) if check is not None else \
+            "; ".join(f"{a:#x} holds {w}" for a, _, w in words[:2])
+        objects.append({"name": what, "addr": addr, "size": size,
+                        "why": why or "in the range the stack overwrote; no value there is plainly not TFLM's"})
+        values += [(a, v, what) for a, v, _ in words]
+    for c in state.smashed:  # objects the checks found broken but the plan did not place
+        if not any(o["addr"] == c.addr for o in objects):
+            objects.append({"name": c.name, "addr": c.addr, "size": c.size, "why": "; ".join(c.problems)})
+            values += [(a, v, c.name) for a, v, _ in _smashed_words(reader, facts, c.addr, c.size)]
+    objects.sort(key=lambda o: -o["addr"])
+    if not reach and not state.smashed and (pre_sp is None or pre_sp >= stack.low):
+        return None
+    tie = _tie(f, values, objects)
+    if tie:
+        evidence.append(tie)
+    names = ", ".join(o["name"] for o in objects[:4]) + (f" and {len(objects) - 4} more" if len(objects) > 4 else "")
+    headline = ("VERDICT: the stack ran into the arena: past its limit "
+                + (f"by at least {stack.low - lowest} B " if lowest is not None else "")
+                + (f"over TFLM's persistent tail ({names}), " if objects else "")
+                + "so TFLM now reads stack words as its own pointers. "
+                "Give the stack at least 1.5 x its peak before the arena's end, or move the arena away from the stack.")
+    return Verdict("stack-into-arena", headline, evidence, objects)
+
+
+def _replay_lines(plan, size):
+    """(headline part, evidence lines, outcome) from the planner's replay at `size`, or from its
+    minimum alone."""
+    arena = (plan or {}).get("arena") or {}
+    minimum, recommended = arena.get("minimum_bytes"), arena.get("recommended_bytes")
+    replay = (plan or {}).get("replay") or {}
+    evidence, outcome = [], None
+    if replay.get("arena_bytes") == size and replay.get("failed"):
+        fl = replay["failed"]
+        outcome = replay.get("outcome") or {}
+        evidence.append(f"the planner's replay of TFLM's allocations at {size} B stops at {fl['what']} in "
+                        f"{fl['phase']}: {fl['bytes']} B asked, {fl['available']} B available"
+                        + (f"; TFLM prints \"{fl['message']}\"" if fl.get("message") else ""))
+        st = replay.get("state") or {}
+        if st:
+            evidence.append(f"predicted frozen state: head_ +{st.get('head')}, temp_ +{st.get('temp')}, "
+                            f"tail_ +{st.get('tail')}")
+    short = None
+    if minimum and minimum > size:
+        short = minimum - size
+    if short is None:
+        return "", evidence, outcome, minimum
+    text = (f"the arena is {size} B and this model needs {minimum} B with these kernels: {short} B short"
+            + (f"; an arena of {minimum} B works ({recommended} B recommended with a "
+               f"{arena.get('margin_pct', 10)} % margin)" if recommended else ""))
+    if not arena.get("exact", True):
+        text += " (the minimum is a floor: some kernels are not modelled)"
+    return text, evidence, outcome, minimum
+
+
+def allocation(state, f, halt, plan):
+    """The allocation-failed or failure-ignored Verdict, or None when AllocateTensors finished or
+    never started."""
+    if state is None or state.condition != "unfinished":
+        return None
+    size = state.arena_size
+    text, evidence, outcome, _minimum = _replay_lines(plan, size)
+    evidence = list(state.evidence) + evidence
+    s = state.allocator or {}
+    if s and plan and (plan.get("replay") or {}).get("state"):
+        want = plan["replay"]["state"]
+        got = {k: s[k + "_"] - s["buffer_head_"] for k in ("head", "temp", "tail")}
+        same = all(got[k] == want.get(k) for k in got)
+        evidence.append("the target's allocator is frozen exactly where the replay stops" if same else
+                        f"the target's allocator (head_ +{got['head']}, temp_ +{got['temp']}, tail_ +{got['tail']}) "
+                        "is not where the replay stops: another model, other kernels, or another TFLM")
+    stuck = stuck_line(halt) if halt else None
+    inside = halt is not None and halt.in_allocate_tensors
+    how = (outcome or {}).get("how")
+    if inside:
+        reaction = ("TFLM crashed" if f is not None else "TFLM hangs" if halt.stuck else "the core is")
+        headline = (f"VERDICT: AllocateTensors did not finish: {reaction} inside it, reacting to a too-small arena"
+                    + (f" ({how})" if how else "") + ", not a bug elsewhere. " + (text + "." if text else ""))
+        if stuck:
+            evidence.append(stuck)
+        evidence.append("continuing will not get past it: the core is inside AllocateTensors; give the arena the "
+                        "size above, rebuild and run again")
+        return Verdict("allocation-failed", headline, evidence)
+    invoking = halt is not None and any("MicroInterpreter::Invoke" in fr for fr in halt.frames)
+    if f is not None or invoking:
+        ties = []
+        nulls = [k for k, v in state.io_tensors.items() if not v]
+        if nulls:
+            ties.append(f"{' and '.join(nulls)} null: interpreter.input(i)/output(i) return the word at address 4*i "
+                        "(a TfLiteTensor* that is not one)")
+        headline = ("VERDICT: AllocateTensors failed and the application went on as if it had succeeded: "
+                    + (f"this {f.exception or 'fault'} comes from the unallocated interpreter. " if f is not None
+                       else "the interpreter is unallocated (every Invoke returns an error). ")
+                    + (text + ". " if text else "") + "Check AllocateTensors' status and stop on kTfLiteError.")
+        return Verdict("failure-ignored", headline, evidence + ties)
+    headline = "VERDICT: AllocateTensors did not finish: it returned kTfLiteError, " + \
+        ("the arena is too small. " + text + "." if text else "the planner cannot say why (no model figures).")
+    if stuck:
+        evidence.append(stuck)
+    return Verdict("allocation-failed", headline, evidence)

@@ -1,0 +1,340 @@
+"""TFLM's objects read defensively: what state the interpreter is in when TFLM itself is broken.
+
+tflm.walk trusts TFLM's pointers, which holds on healthy firmware. After the stack has run into
+the arena's persistent tail, or after AllocateTensors failed or crashed, those pointers hold
+stack words or a half-built state. This module never follows a pointer it has not checked:
+static facts come from the ELF (the arena's data object and size, the code, flash and RAM ranges,
+the vtables of TFLM's classes); each TFLM object is read and checked on its own (its vtable
+pointer, its pointers into the arena, flash or RAM, its counters), and what is unreadable or
+implausible is said object by object. From that, `assess` says which condition the interpreter
+is in (CONDITIONS). No GDB import; tested on byte images (tests/plugin/test_tflm_state.py).
+
+Facts of TFLM 90b983c2 it relies on (tensorflow/tflite-micro):
+- micro_interpreter.cc: the constructor calls MicroAllocator::Create, which puts the
+  SingleArenaBufferAllocator, the GreedyMemoryPlanner and the MicroAllocator in the arena's tail
+  (micro_allocator.cc); tensors_allocated_ turns true only at the end of AllocateTensors;
+  input_tensors_ and output_tensors_ stay null until its last step; a failed AllocateTensors
+  rolls nothing back.
+- micro_allocator.cc: StartModelAllocation sets model_is_allocating_ and creates the builtin data
+  allocator; FinishModelAllocation clears model_is_allocating_.
+- single_arena_buffer_allocator.cc: buffer_head_ <= head_ <= temp_ and tail_ <= buffer_tail_;
+  AllocatePersistentBuffer checks tail_ only against head_, so a persistent allocation can move
+  tail_ below temp_ (then GetAvailableMemory, tail_ - temp_ in size_t, underflows).
+- greedy_memory_planner.cc: AddBuffer fails with "Too many buffers (max is N)" once buffer_count_
+  reaches max_buffer_count_ (the free space / 40 B).
+"""
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from . import fault
+from .reader import MemoryReadError
+
+MI, MA, SA, GP = ("tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
+                  "tflite::GreedyMemoryPlanner")
+VTABLE_CLASSES = [MA, SA, GP, "tflite::LinearMemoryPlanner", "tflite::MicroInterpreterGraph"]
+
+# What `assess` can say of an interpreter, and what each means.
+CONDITIONS = {
+    "allocated": "AllocateTensors succeeded and TFLM's allocator objects are sound",
+    "smashed": "AllocateTensors succeeded, but TFLM's objects in the arena's tail no longer hold TFLM's values",
+    "not-started": "the interpreter is constructed and AllocateTensors has not run",
+    "unfinished": "AllocateTensors started and did not finish (it failed, or the core is stuck or stopped in it)",
+    "unknown": "TFLM's objects are unreadable or implausible, so the state cannot be told",
+}
+
+
+@dataclass
+class Facts:
+    """What the ELF says, with no target read (the caller fills it: GDB or pyelftools)."""
+    arena: Optional[Tuple[str, int, int]] = None        # (symbol, start, size) of the tensor arena's object
+    code: List[Tuple[int, int]] = field(default_factory=list)    # executable sections [lo, hi)
+    flash: List[Tuple[int, int]] = field(default_factory=list)   # read-only sections, code included
+    ram: List[Tuple[int, int]] = field(default_factory=list)     # writable sections
+    vtables: Dict[str, Tuple[int, int]] = field(default_factory=dict)  # class -> (vtable address, size)
+    stack: Optional[Tuple[int, int]] = None              # (low, high) of the main stack
+
+    def inside(self, spans, value):
+        return any(lo <= value < hi for lo, hi in spans)
+
+
+@dataclass
+class ObjectCheck:
+    """One TFLM object as read: where, how big, and what is wrong with it (nothing: sound)."""
+    name: str
+    addr: int
+    size: int
+    problems: List[str] = field(default_factory=list)
+    values: Dict[str, int] = field(default_factory=dict)   # member -> value read
+
+    @property
+    def sound(self):
+        return not self.problems
+
+
+@dataclass
+class State:
+    interpreter: int
+    condition: str
+    evidence: List[str]                          # one line each, in the order they were established
+    objects: List[ObjectCheck]
+    arena_base: Optional[int] = None             # TFLM's buffer_head_ (the arena start aligned up to 16)
+    arena_size: Optional[int] = None             # buffer_tail_ - buffer_head_
+    arena_symbol: Optional[str] = None
+    allocator: Optional[Dict[str, int]] = None   # the SingleArenaBufferAllocator's pointers, when sound
+    tensors_allocated: Optional[bool] = None
+    planner_counts: Optional[Tuple[int, int]] = None   # (buffer_count_, max_buffer_count_) of the greedy planner
+    io_tensors: Dict[str, int] = field(default_factory=dict)   # input_tensors_ / output_tensors_
+
+    @property
+    def smashed(self):
+        return [o for o in self.objects if not o.sound]
+
+
+def _ptr(reader, addr, lay):
+    return int.from_bytes(reader.read(addr, lay.pointer), "little")
+
+
+def _member(lay, type_name, member):
+    """(offset, size) of a member the Layout knows, required or optional, or None."""
+    if member in lay.offsets.get(type_name, {}):
+        return lay.offsets[type_name][member], lay.member_sizes.get(type_name, {}).get(member, lay.pointer)
+    return lay.optional.get(type_name, {}).get(member)
+
+
+def _read_member(reader, lay, type_name, base, member):
+    where = _member(lay, type_name, member)
+    if where is None:
+        return None
+    offset, size = where
+    return int.from_bytes(reader.read(base + offset, size), "little")
+
+
+def points(facts, value, arena):
+    """Where a pointer value points: 'null', 'arena', 'flash', 'ram' or 'nowhere' (none of the
+    ELF's memory: not a pointer the firmware made)."""
+    if value == 0:
+        return "null"
+    if arena and arena[0] <= value < arena[1]:
+        return "arena"
+    if not facts.flash and not facts.ram:
+        return "unknown"  # no memory map (a position-independent host build): not checked
+    if facts.inside(facts.flash, value):
+        return "flash"
+    if facts.inside(facts.ram, value) or (facts.stack and facts.stack[0] <= value < facts.stack[1]):
+        return "ram"
+    return "nowhere"
+
+
+def stack_value(facts, value, reader=None):
+    """Why a word looks like one the stack wrote, or None: a return address (odd, into code, right
+    after a call instruction: fault.call_before, read through `reader`), or a pointer into the
+    stack. TFLM's tail objects hold neither."""
+    if value & 1 and facts.inside(facts.code, value & ~1) and reader is not None and \
+            fault.call_before(reader, value):
+        return f"{value:#x} is a return address (the instruction before it is a call)"
+    if facts.stack and facts.stack[0] <= value < facts.stack[1]:
+        return f"{value:#x} points into the stack {facts.stack[0]:#x}-{facts.stack[1]:#x}"
+    return None
+
+
+def _check_vptr(check, facts, cls, value, lay, reader=None):
+    span = facts.vtables.get(cls)
+    if span is None:
+        return
+    lo, size = span
+    if not lo < value < lo + max(size, 3 * lay.pointer):
+        why = stack_value(facts, value, reader)
+        check.problems.append(f"its vtable pointer is {value:#x}, not into {cls}'s vtable at {lo:#x}"
+                              + (f" ({why})" if why else ""))
+
+
+def _check_pointer(check, facts, name, value, arena, allowed, reader=None):
+    kind = points(facts, value, arena)
+    if kind not in allowed and kind != "unknown":
+        why = stack_value(facts, value, reader)
+        check.problems.append(f"{name} is {value:#x} ({kind if kind != 'nowhere' else 'no memory of the ELF'}"
+                              f"{'; ' + why if why else ''}), where TFLM keeps a pointer into "
+                              f"{' or '.join(a for a in allowed if a != 'null')}"
+                              f"{' or null' if 'null' in allowed else ''}")
+
+
+def _object(reader, lay, facts, name, addr, size, members, arena):
+    """An ObjectCheck with the members read; an unreadable object is one problem."""
+    check = ObjectCheck(name=name, addr=addr, size=size)
+    try:
+        for type_name, member in members:
+            value = _read_member(reader, lay, type_name, addr, member)
+            if value is not None:
+                check.values[member] = value
+    except MemoryReadError as exc:
+        check.problems.append(f"unreadable ({exc})")
+    return check
+
+
+def check_allocator_objects(reader, lay, facts, allocator, arena):
+    """ObjectChecks of the MicroAllocator at `allocator`, its SingleArenaBufferAllocator and its
+    memory planner, in that order (the ones that could be reached)."""
+    out = []
+    ma = _object(reader, lay, facts, "MicroAllocator", allocator, lay.sizes[MA],
+                 [(MA, "non_persistent_buffer_allocator_"), (MA, "memory_planner_"), (MA, "builtin_data_allocator_"),
+                  (MA, "max_head_buffer_usage_"), (MA, "scratch_buffer_request_count_"),
+                  (MA, "model_is_allocating_")], arena)
+    out.append(ma)
+    if not ma.sound:
+        return out
+    try:
+        _check_vptr(ma, facts, MA, _ptr(reader, allocator, lay), lay, reader)
+    except MemoryReadError as exc:
+        ma.problems.append(f"unreadable ({exc})")
+        return out
+    v = ma.values
+    _check_pointer(ma, facts, "non_persistent_buffer_allocator_", v["non_persistent_buffer_allocator_"], arena,
+                   ("arena", "ram"), reader)
+    _check_pointer(ma, facts, "memory_planner_", v["memory_planner_"], arena, ("arena", "ram"), reader)
+    _check_pointer(ma, facts, "builtin_data_allocator_", v["builtin_data_allocator_"], arena, ("arena", "null"), reader)
+    if arena and v["max_head_buffer_usage_"] > arena[1] - arena[0]:
+        ma.problems.append(f"max_head_buffer_usage_ is {v['max_head_buffer_usage_']}, more than the arena's "
+                           f"{arena[1] - arena[0]} B")
+    if v.get("model_is_allocating_", 0) > 1:
+        ma.problems.append(f"model_is_allocating_ (a bool) holds {v['model_is_allocating_']}")
+    if points(facts, v["non_persistent_buffer_allocator_"], arena) in ("arena", "ram"):
+        saba_addr = v["non_persistent_buffer_allocator_"] - lay.saba_nonpersistent_base
+        sa = _object(reader, lay, facts, "SingleArenaBufferAllocator", saba_addr, lay.sizes[SA],
+                     [(SA, k) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_",
+                                        "temp_buffer_count_")], arena)
+        out.append(sa)
+        if sa.sound:
+            try:
+                _check_vptr(sa, facts, SA, _ptr(reader, saba_addr, lay), lay, reader)
+            except MemoryReadError as exc:
+                sa.problems.append(f"unreadable ({exc})")
+        if sa.sound:
+            s = sa.values
+            for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_"):
+                if arena and not arena[0] <= s[k] <= arena[1]:
+                    _check_pointer(sa, facts, k, s[k], arena, ("arena",), reader)
+            if sa.sound and not (s["buffer_head_"] <= s["head_"] <= s["temp_"] <= s["buffer_tail_"] and
+                                 s["head_"] <= s["tail_"] <= s["buffer_tail_"]):
+                sa.problems.append(
+                    f"its pointers are out of order: buffer_head_ {s['buffer_head_']:#x}, head_ {s['head_']:#x}, "
+                    f"temp_ {s['temp_']:#x}, tail_ {s['tail_']:#x}, buffer_tail_ {s['buffer_tail_']:#x}")
+    planner = v["memory_planner_"]
+    if points(facts, planner, arena) in ("arena", "ram") and lay.planner_type:
+        size = lay.planner_size or 2 * lay.pointer
+        gp = _object(reader, lay, facts, lay.planner_type.split("::")[-1], planner, size,
+                     [(GP, "max_buffer_count_"), (GP, "buffer_count_")], arena)
+        out.append(gp)
+        if gp.sound:
+            try:
+                _check_vptr(gp, facts, lay.planner_type, _ptr(reader, planner, lay), lay, reader)
+            except MemoryReadError as exc:
+                gp.problems.append(f"unreadable ({exc})")
+        c = gp.values
+        if gp.sound and "buffer_count_" in c and not 0 <= c["buffer_count_"] <= c["max_buffer_count_"] < 1 << 24:
+            gp.problems.append(f"buffer_count_ {c['buffer_count_']} and max_buffer_count_ {c['max_buffer_count_']} "
+                               "are not counts of a planner")
+    return out
+
+
+def assess(reader, lay, interpreter, facts, constructor_tail=None):
+    """The State of the interpreter at `interpreter`. `constructor_tail`: the persistent bytes
+    TFLM's constructor alone allocates (MicroAllocator::Create; the planner's replay gives it),
+    to tell "not started" from "unfinished" when the allocator does not say. Never raises for
+    what the target holds: unreadable and implausible objects are in the State's evidence."""
+    evidence, objects = [], []
+    st = State(interpreter=interpreter, condition="unknown", evidence=evidence, objects=objects)
+    interp = _object(reader, lay, facts, "MicroInterpreter", interpreter, lay.sizes.get(MI, 0),
+                     [(MI, "model_"), (MI, "allocator_"), (MI, "tensors_allocated_"), (MI, "input_tensors_"),
+                      (MI, "output_tensors_"), (MI, "scratch_buffer_handles_"), (MI, "initialization_status_")],
+                     None)
+    objects.append(interp)
+    if not interp.sound:
+        evidence.append(f"the MicroInterpreter at {interpreter:#x} is {interp.problems[0]}")
+        return st
+    v = interp.values
+    allocator = v["allocator_"]
+    arena = None
+    if facts.arena:
+        name, start, size = facts.arena
+        st.arena_symbol = name
+        arena = (start, start + size)
+    if v["tensors_allocated_"] > 1:
+        interp.problems.append(f"tensors_allocated_ (a bool) holds {v['tensors_allocated_']}")
+    st.tensors_allocated = v["tensors_allocated_"] == 1
+    st.io_tensors = {"input_tensors_": v["input_tensors_"], "output_tensors_": v["output_tensors_"]}
+    if arena and not arena[0] <= allocator < arena[1]:
+        _check_pointer(interp, facts, "allocator_", allocator, arena, ("arena",), reader)
+    if not interp.sound:
+        evidence.append(f"the MicroInterpreter at {interpreter:#x}: " + "; ".join(interp.problems))
+        return st
+    found = check_allocator_objects(reader, lay, facts, allocator, arena)
+    objects.extend(found)
+    by_name = {o.name: o for o in found}
+    sa = by_name.get("SingleArenaBufferAllocator")
+    if sa is not None and sa.sound:
+        st.allocator = {k: sa.values[k] for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_")}
+        st.arena_base = sa.values["buffer_head_"]
+        st.arena_size = sa.values["buffer_tail_"] - sa.values["buffer_head_"]
+    elif arena:
+        st.arena_base = (arena[0] + 15) & ~15   # MicroAllocator::Create aligns the start up to 16
+        st.arena_size = arena[1] - st.arena_base
+    gp = next((o for o in found if o.name not in ("MicroAllocator", "SingleArenaBufferAllocator")), None)
+    if gp is not None and gp.sound and "buffer_count_" in gp.values:
+        st.planner_counts = (gp.values["buffer_count_"], gp.values["max_buffer_count_"])
+    bad = [o for o in found if not o.sound]
+    for o in bad:
+        evidence.append(f"{o.name} at {o.addr:#x}: " + "; ".join(o.problems))
+    if bad:
+        st.condition = "smashed" if st.tensors_allocated else "unknown"
+        return st
+    ma = by_name["MicroAllocator"].values
+    s = st.allocator
+    used_tail = s["buffer_tail_"] - s["tail_"]
+    if st.tensors_allocated:
+        st.condition = "allocated"
+        return st
+    allocating = ma.get("model_is_allocating_")
+    started = bool(allocating) or ma["builtin_data_allocator_"] != 0 or \
+        (constructor_tail is not None and used_tail > constructor_tail)
+    if not started:
+        st.condition = "not-started"
+        evidence.append(f"tensors_allocated_ is false and the tail holds only what the constructor allocates "
+                        f"({used_tail} B): AllocateTensors has not run")
+        return st
+    st.condition = "unfinished"
+    evidence.append("tensors_allocated_ is false, but the arena allocator has moved past what the constructor "
+                    f"allocates: AllocateTensors started (tail {used_tail} B, head {s['head_'] - s['buffer_head_']} B, "
+                    f"temp up to +{s['temp_'] - s['buffer_head_']})")
+    if allocating:
+        evidence.append("MicroAllocator.model_is_allocating_ is still true: FinishModelAllocation did not complete")
+    if s["tail_"] < s["temp_"]:
+        evidence.append(f"tail_ {s['tail_']:#x} is below temp_ {s['temp_']:#x}: a persistent allocation went into "
+                        "temporary memory, and the free space TFLM computes (tail_ - temp_) wraps around")
+    if st.planner_counts and st.planner_counts[1] and st.planner_counts[0] >= st.planner_counts[1]:
+        evidence.append(f"the memory planner holds {st.planner_counts[0]} buffers, its maximum for the free space "
+                        f"({st.planner_counts[1]}): planning ran out of room (\"Too many buffers\")")
+    if not v["input_tensors_"]:
+        evidence.append("input_tensors_ is null: the last step of AllocateTensors never ran, so input(i) and "
+                        "output(i) return whatever word is at address 4*i")
+    return st
+
+
+def stack_reach(reader, facts, low_limit, scan_from):
+    """How far below the stack's limit the stack wrote: the lowest word in [scan_from, low_limit)
+    that holds a stack value (stack_value: a return address or a pointer into the stack; every
+    stack frame of a call holds a return address), scanning whole words.
+    Returns (lowest address, its value, why) or None when no such word is there."""
+    lowest = None
+    span = low_limit - scan_from
+    if span <= 0:
+        return None
+    try:
+        data = reader.read(scan_from, span - span % 4)
+    except MemoryReadError:
+        return None
+    for i in range(len(data) - 4, -4, -4):
+        value = int.from_bytes(data[i:i + 4], "little")
+        why = stack_value(facts, value, reader)
+        if why:
+            lowest = (scan_from + i, value, why)
+    return lowest

@@ -1,0 +1,217 @@
+"""The post-mortem of broken TFLM states (tflmstate.py, postmortem.py) on byte images of TFLM's
+objects, laid out by test_tflm_agentless (TFLM 90b983c2's Cortex-M4 member offsets), then broken
+here the way real firmware breaks: the stack's frames written over the tail's top, AllocateTensors
+stopped part-way, an unreadable allocator. Every expected address and size is placed here."""
+import copy
+import struct
+
+import pytest
+from test_tflm_agentless import (ALLOC, ARENA, BUILTIN, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL,
+                                 image)
+
+from arenascope_plugin import analysis, fault, postmortem, tflmstate
+from arenascope_plugin.reader import ImageReader
+
+MA, SA, GP = tflmstate.MA, tflmstate.SA, tflmstate.GP
+CODE = 0x1000                 # a BL at CODE (F000 F800): its return address is CODE + 4, odd: 0x1005
+RETURN = CODE + 4 | 1
+VT_MA, VT_SA, VT_GP = 0x9000, 0x9100, 0x9200
+STACK_LO, STACK_HI = END, END + 0x400   # the stack right above the arena, painted 0xCC
+FACTS = tflmstate.Facts(arena=("tensor_arena", ARENA, SIZE), code=[(0, 0x4000)], flash=[(0, 0x10000)],
+                        ram=[(0x20000000, 0x20003000)], vtables={MA: (VT_MA, 16), SA: (VT_SA, 40), GP: (VT_GP, 40)},
+                        stack=(STACK_LO, STACK_HI))
+
+
+def layout():
+    lay = copy.deepcopy(LAYOUT)
+    lay.optional = {MA: {"model_is_allocating_": (20, 1)}, GP: {"max_buffer_count_": (4, 4), "buffer_count_": (8, 4)},
+                    SA: {"temp_buffer_count_": (32, 4)}}
+    return lay
+
+
+class Image:
+    """RAM from test_tflm_agentless.image with the vtable pointers set, a painted stack above the
+    arena, and code with one BL instruction."""
+
+    def __init__(self, allocated=True):
+        self.base = 0x20000000
+        self.mem = bytearray(image(allocated=allocated).segments[0][1])
+        self.code = bytearray(0x4000)
+        struct.pack_into("<HH", self.code, CODE, 0xF000, 0xF800)
+        for addr, value in ((ALLOC, VT_MA + 8), (SABA, VT_SA + 8), (PLANNER, VT_GP + 8)):
+            self.put(addr, value)
+        self.put(PLANNER + 4, 40)      # max_buffer_count_
+        self.put(PLANNER + 8, 3)       # buffer_count_
+        for a in range(STACK_LO, STACK_HI, 4):
+            self.put(a, 0xCCCCCCCC)
+
+    def put(self, addr, value, size=4):
+        struct.pack_into("<I" if size == 4 else "<B", self.mem, addr - self.base, value)
+
+    def reader(self):
+        return ImageReader([(self.base, self.mem), (0, self.code)])
+
+
+def stack_figures(hwm):
+    return analysis.StackFigures(low=STACK_LO, high=STACK_HI, sp=STACK_HI - 64, hwm=hwm, source="scan", painted=True,
+                                 arena_end=END)
+
+
+def test_a_healthy_interpreter_is_allocated_with_every_object_sound():
+    st = tflmstate.assess(Image().reader(), layout(), INTERP, FACTS)
+    assert st.condition == "allocated" and not st.smashed
+    assert [o.name for o in st.objects] == ["MicroInterpreter", "MicroAllocator", "SingleArenaBufferAllocator",
+                                            "GreedyMemoryPlanner"]
+    assert st.allocator == {"buffer_head_": ARENA, "buffer_tail_": END, "head_": ARENA + 96, "temp_": ARENA + 96,
+                            "tail_": TAIL}
+    assert (st.arena_base, st.arena_size, st.planner_counts) == (ARENA, SIZE, (3, 40))
+
+
+def test_call_before_knows_bl_and_blx_and_nothing_else():
+    code = bytearray(16)
+    struct.pack_into("<HH", code, 0, 0xF7FF, 0xFFF0)   # BL (backwards)
+    struct.pack_into("<HH", code, 4, 0xBF00, 0x4798)   # NOP; BLX r3
+    struct.pack_into("<HH", code, 8, 0x4770, 0xBF00)   # BX LR; NOP: no call
+    r = ImageReader([(0x100, code)])
+    assert fault.call_before(r, 0x105) == "BL"
+    assert fault.call_before(r, 0x109) == "BLX r3"
+    assert fault.call_before(r, 0x10D) is None
+    assert fault.call_before(r, 0x108) is None          # even: not a Thumb return address
+    assert fault.call_before(r, 0x2001) is None         # unreadable code
+
+
+def smashed_image(depth=64):
+    """The top `depth` bytes of the arena (SingleArenaBufferAllocator's 36 B and the planner's
+    last 28) overwritten by stack frames: return addresses and pointers into the stack."""
+    img = Image()
+    for i, addr in enumerate(range(END - depth, END, 4)):
+        img.put(addr, RETURN if i % 4 == 0 else STACK_LO + 0x100 + 4 * i if i % 4 == 1 else 0x11111110)
+    return img
+
+
+def test_the_stack_over_the_tail_smashes_the_allocator_and_is_said_object_by_object():
+    img = smashed_image()
+    st = tflmstate.assess(img.reader(), layout(), INTERP, FACTS)
+    assert st.condition == "smashed" and st.tensors_allocated
+    bad = {o.name: o.problems for o in st.smashed}
+    # The planner's vtable pointer and counts, below the 64 B, still hold TFLM's values: its
+    # overwritten last 28 B are the verdict's to find (next test), not the object check's.
+    assert list(bad) == ["SingleArenaBufferAllocator"]
+    assert "vtable pointer is" in bad["SingleArenaBufferAllocator"][0]
+    assert st.allocator is None and (st.arena_base, st.arena_size) == (ARENA, SIZE)  # from the ELF's object
+    # How far: the lowest return address below the stack's limit is the first word written.
+    assert tflmstate.stack_reach(img.reader(), FACTS, STACK_LO, ARENA) == (
+        END - 64, RETURN, f"{RETURN:#x} is a return address (the instruction before it is a call)")
+
+
+def test_the_stack_into_arena_verdict_names_the_objects_and_ties_the_fault_to_one():
+    img = smashed_image()
+    reader = img.reader()
+    st = tflmstate.assess(reader, layout(), INTERP, FACTS)
+    pointer = STACK_LO + 0x100 + 4 * 1            # the word at END - 60 (in the planner), a stack pointer
+    f = fault.Fault(source="core", exception="BusFault", cfsr=0x8200, hfsr=0, mmfar=None, bfar=pointer + 8,
+                    exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0] * 8)
+    plan = dict(PLAN, arena={"recommended_bytes": SIZE}, tail={"bytes": END - TAIL, "regions": [
+        {"offset": SABA - ARENA, "size": 36, "what": "SingleArenaBufferAllocator"},
+        {"offset": PLANNER - ARENA, "size": 44, "what": "GreedyMemoryPlanner"},
+        {"offset": ALLOC - ARENA, "size": 36, "what": "MicroAllocator"}]})
+    v = postmortem.stack_into_arena(reader, FACTS, st, stack_figures(STACK_LO), f, plan)
+    assert v.kind == "stack-into-arena"
+    assert v.headline.startswith("VERDICT: the stack ran into the arena: past its limit by at least 64 B over "
+                                 "TFLM's persistent tail (SingleArenaBufferAllocator, GreedyMemoryPlanner)")
+    assert [(o["name"], o["addr"]) for o in v.smashed] == [("SingleArenaBufferAllocator", SABA),
+                                                           ("GreedyMemoryPlanner", PLANNER)]
+    assert f"{pointer + 8:#x} is {pointer:#x} + 8: the stack value now at {END - 60:#x} in GreedyMemoryPlanner" in \
+        " ".join(v.evidence)
+    # The MicroAllocator below the reach is not named.
+    assert all(o["name"] != "MicroAllocator" for o in v.smashed)
+
+
+def test_no_stack_verdict_while_paint_is_left_at_the_limit():
+    img = Image()
+    st = tflmstate.assess(img.reader(), layout(), INTERP, FACTS)
+    assert postmortem.stack_into_arena(img.reader(), FACTS, st, stack_figures(STACK_LO + 256), None, PLAN) is None
+
+
+def unfinished_image(tail_below_temp=False, planner_full=False):
+    img = Image(allocated=False)
+    img.put(ALLOC + 20, 1, 1)                      # model_is_allocating_
+    img.put(INTERP + 156, 0)                       # input_tensors_ / output_tensors_ null
+    img.put(INTERP + 160, 0)
+    if tail_below_temp:
+        img.put(SABA + 24, TAIL + 32)              # temp_ above tail_
+    if planner_full:
+        img.put(PLANNER + 8, 40)
+    return img
+
+
+REPLAY_PLAN = dict(PLAN, arena={"minimum_bytes": SIZE + 300, "recommended_bytes": SIZE + 336, "margin_pct": 10,
+                                "exact": True},
+                   replay={"arena_bytes": SIZE, "failed": {
+                       "what": "GreedyMemoryPlanner arrays", "phase": "AllocateTensors: memory planning",
+                       "bytes": 160, "available": 120, "message": "Too many buffers (max is 3)"},
+                       "state": {"head": 96, "temp": 96, "tail": TAIL - ARENA}, "outcome": {"kind": "error"}})
+
+
+def test_allocate_tensors_unfinished_is_told_from_its_frozen_state():
+    st = tflmstate.assess(unfinished_image(planner_full=True).reader(), layout(), INTERP, FACTS)
+    assert st.condition == "unfinished" and not st.tensors_allocated
+    text = "\n".join(st.evidence)
+    assert "model_is_allocating_ is still true" in text
+    assert "the memory planner holds 40 buffers, its maximum for the free space (40)" in text
+    assert "input_tensors_ is null" in text
+
+
+def test_not_started_is_not_a_failure():
+    img = Image(allocated=False)
+    img.put(ALLOC + 12, 0)                          # no builtin data allocator yet
+    img.put(SABA + 20, END - 116)                   # tail_: the constructor's three objects only
+    st = tflmstate.assess(img.reader(), layout(), INTERP, FACTS, constructor_tail=116)
+    assert st.condition == "not-started"
+
+
+def test_a_persistent_allocation_below_temp_is_named():
+    st = tflmstate.assess(unfinished_image(tail_below_temp=True).reader(), layout(), INTERP, FACTS)
+    assert st.condition == "unfinished"
+    assert any("is below temp_" in e and "wraps around" in e for e in st.evidence)
+
+
+def test_allocation_verdicts_returned_crashed_and_ignored():
+    st = tflmstate.assess(unfinished_image().reader(), layout(), INTERP, FACTS)
+    returned = postmortem.allocation(st, None, postmortem.Halt(pc=0x1200, function="allocation_failed",
+                                                               frames=["allocation_failed", "main"]), REPLAY_PLAN)
+    assert returned.kind == "allocation-failed"
+    assert "it returned kTfLiteError" in returned.headline
+    assert f"the arena is {SIZE} B and this model needs {SIZE + 300} B with these kernels: 300 B short" in \
+        returned.headline
+    assert any("exactly where the replay stops" in e for e in returned.evidence)
+    assert any('TFLM prints "Too many buffers (max is 3)"' in e for e in returned.evidence)
+    hang = postmortem.Halt(pc=0x1300, function="AbortImpl", frames=[
+        "AbortImpl", "tflite::MicroInterpreterGraph::PrepareSubgraphs", "tflite::MicroInterpreter::AllocateTensors",
+        "main"])
+    hung = postmortem.allocation(st, None, hang, REPLAY_PLAN)
+    assert hung.kind == "allocation-failed" and "TFLM hangs inside it, reacting to a too-small arena" in hung.headline
+    assert any(e.startswith("the core is stuck at 0x1300 in AbortImpl") for e in hung.evidence)
+    f = fault.Fault(source="core", exception="HardFault", cfsr=0, hfsr=1 << 30, mmfar=None, bfar=None,
+                    exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0] * 8)
+    ignored = postmortem.allocation(st, f, postmortem.Halt(pc=0x1400, function="HardFault_Handler",
+                                                            frames=["HardFault_Handler", "<exception frame>", "main"]),
+                                    REPLAY_PLAN)
+    assert ignored.kind == "failure-ignored"
+    assert "this HardFault comes from the unallocated interpreter" in ignored.headline
+    assert any("input_tensors_ and output_tensors_ null" in e for e in ignored.evidence)
+
+
+def test_an_unreadable_allocator_is_said_and_nothing_raises():
+    img = Image()
+    img.put(INTERP + 108, ARENA + SIZE - 8)       # allocator_ 8 B below the end: its 36 B run past the image?
+    reader = ImageReader([(0x20000000, img.mem[:END - 0x20000000])])
+    st = tflmstate.assess(reader, layout(), INTERP, FACTS)
+    assert st.condition == "smashed"
+    assert st.smashed[0].name == "MicroAllocator" and st.smashed[0].problems[0].startswith("unreadable")
+
+
+@pytest.mark.parametrize("value,kind", [(0, "null"), (ARENA + 4, "arena"), (0x8000, "flash"),
+                                        (0x20000100, "ram"), (0x60000000, "nowhere")])
+def test_points(value, kind):
+    assert tflmstate.points(FACTS, value, (ARENA, END)) == kind
