@@ -109,6 +109,9 @@ class _ShowArena(gdb.Command):
 
 
 SETTINGS = {}
+# Globals a fault handler commonly saves the stacked frame's address in (MSP or PSP at entry).
+FAULT_SP_SYMBOLS = ("g_fault_sp", "fault_sp", "g_hardfault_sp", "hardfault_sp", "HardFault_SP", "g_stacked_sp",
+                    "stacked_sp")
 
 
 def _register_settings():
@@ -149,6 +152,11 @@ def _register_settings():
          "OpenOCD's Tcl RPC port for `arena live`, HOST:PORT: 'auto' takes the OpenOCD GDB is attached to (its "
          "command line's tcl_port when it runs on this machine), else port 6666 on GDB's remote host.",
          "OpenOCD's Tcl port for the live view"),
+        ("fault-sp", gdb.PARAM_STRING, "auto",
+         "Where the fault handler saved the stack pointer at the fault (an expression: a variable, or an "
+         "address), for `arena fault` when the core is halted inside the handler and LR no longer holds "
+         "EXC_RETURN; 'auto' tries the common names (" + ", ".join(FAULT_SP_SYMBOLS) + ").",
+         "the fault handler's saved stack pointer"),
         ("debug", gdb.PARAM_BOOLEAN, False, "Show Python tracebacks of internal errors (for bug reports).",
          "whether internal errors show tracebacks"),
     ]
@@ -876,10 +884,12 @@ def _live_fault(reader):
     exc = lr if lr is not None and fault.ExcReturn(lr).valid and at_entry else None
     frame_addr, note = None, ""
     if exc is None:
-        note = ("the frame's address is unknown here: the handler has started (it may have pushed onto the stack, "
-                "and LR may no longer hold EXC_RETURN); stop at its first instruction (`break HardFault_Handler`, "
-                "`break BusFault_Handler`, ...) and reproduce, or let the agent record it (`arena fault` at "
-                "arenascope_fault_hook)")
+        frame_addr, note = _saved_fault_sp(reader)
+        if frame_addr is None:
+            note = ("the frame's address is unknown here: the handler has started (it may have pushed onto the stack, "
+                    "and LR may no longer hold EXC_RETURN); " + note + "; or stop at its first instruction (`break "
+                    "HardFault_Handler`, `break BusFault_Handler`, ...) and reproduce, or let the agent record it "
+                    "(`arena fault` at arenascope_fault_hook)")
     else:
         er = fault.ExcReturn(exc)
         frame_addr = register("psp") if er.psp else register("msp")
@@ -898,6 +908,51 @@ def _live_fault(reader):
                        mmfar=regs["mmfar"] if regs["cfsr"] >> 7 & 1 else None,
                        bfar=regs["bfar"] if regs["cfsr"] >> 15 & 1 else None,
                        exc_return=exc, frame_addr=frame_addr, frame=frame, frame_note=note)
+
+
+def _saved_fault_sp(reader):
+    """(frame address, note) from where a fault handler saved the SP at entry: `set arena
+    fault-sp EXPR`, else the first of FAULT_SP_SYMBOLS the ELF has. The address is taken only when
+    the frame there looks stacked: xPSR's Thumb bit (bit 24) set (ARMv7-M ARM B1.5.6). (None, why)
+    otherwise."""
+    text = str(setting("fault-sp")).strip()
+    tried = []
+    exprs = [text] if text not in ("", "auto") else [n for n in FAULT_SP_SYMBOLS if symbol_address(n) is not None]
+    for expr in exprs:
+        try:
+            value = parse_address(expr)
+        except TargetError as e:
+            tried.append(str(e))
+            continue
+        try:
+            xpsr = _u32(reader, value + 28)
+        except MemoryReadError as e:
+            tried.append(f"{expr} = {value:#x} is not readable ({e.why})")
+            continue
+        if not xpsr >> 24 & 1:
+            tried.append(f"{expr} = {value:#x} holds no stacked frame (its xPSR word {xpsr:#x} lacks the Thumb bit)")
+            continue
+        return value, (f"the frame's address is {expr} ({value:#x}), saved by the handler (EXC_RETURN is gone from "
+                       "LR: the frame is taken as a basic 32 B one)")
+    if not exprs:
+        return None, ("no saved stack pointer to use: `set arena fault-sp EXPR` names where the handler saves it "
+                      f"(none of {', '.join(FAULT_SP_SYMBOLS)} is in the ELF)")
+    return None, "; ".join(tried)
+
+
+def lr_lines(reader, f):
+    """What the stacked LR says: the call site when the instruction before it is a call (BL/BLX),
+    else that it is no return address, and the call chain GDB's unwinder (CFI) finds instead."""
+    lr = f.frame[5]
+    if fault.call_before(reader, lr):
+        return [f"LR:          {where(lr, return_address=True)}"]
+    out = [f"LR:          {lr:#010x} is not a return address (the instruction before it is not a call): the "
+           "function used LR as a scratch register after saving it, so LR says nothing about the caller"]
+    if f.source.startswith("core registers"):
+        frames = [fr for fr in halt_state().frames if fr != "<exception frame>"][1:]
+        if frames:
+            out.append("call chain (GDB's unwinder, from the stacked frame): " + " <- ".join(frames[:8]))
+    return out
 
 
 def _damaged_regions(reader, desc, rec):
@@ -1071,7 +1126,7 @@ def fault_json(f, ctx, damaged):
             "exc_return_text": fault.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
             "frame_addr": f.frame_addr,
             "frame": dict(zip(fault.FRAME_NAMES, f.frame)) if f.frame else None,
-            "pc_where": where(f.pc) if f.frame else None, "lr_where": where(f.frame[5]) if f.frame else None,
+            "pc_where": where(f.pc) if f.frame else None, "lr_where": " ".join(lr_lines(GdbReader(), f))[len("LR:"):].strip() if f.frame else None,
             "causes": fault.cause_lines(f),
             "verdict": verdict,
             "damaged_regions": [r.index for r in damaged]}
@@ -1134,7 +1189,7 @@ Usage: arena fault"""
             if f.frame[7] >> 9 & 1:
                 out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
             out.append(f"  faulting PC: {where(f.pc)}")
-            out.append(f"  LR:          {where(f.frame[5], return_address=True)}")
+            out += ["  " + line for line in lr_lines(GdbReader(), f)]
             for name, value in zip(fault.FRAME_NAMES[:5], f.frame[:5]):
                 for r in damaged:
                     arena = ctx.desc.arenas[0]
