@@ -111,6 +111,24 @@ std::vector<TailRegion> place_tail(const Budget& b) {
 }
 }  // namespace
 
+// TFLM's allocation sequence as the replay runs it (arena.h allocation_steps), for tools that
+// re-enact it, such as the demo's TFLM stand-in firmware (examples/tflm_standin/).
+nlohmann::json steps_json(const Budget& b) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Step& s : b.arena.steps) {
+    const char* kind = s.kind == Step::Kind::Persistent     ? "persistent"
+                       : s.kind == Step::Kind::Temp         ? "temp"
+                       : s.kind == Step::Kind::ResetTemp    ? "reset-temp"
+                       : s.kind == Step::Kind::ResizeHead   ? "resize-head"
+                       : s.kind == Step::Kind::PlannerArena ? "planner-arrays"
+                                                            : "reserve-head";
+    out.push_back({{"kind", kind}, {"phase", phase_name(s.phase)}, {"bytes", s.bytes}, {"align", s.align},
+                   {"count", s.count}, {"fatal", s.fatal}, {"subgraph", s.subgraph}, {"operator", s.op},
+                   {"tensor", s.tensor}, {"category", s.category}, {"what", s.what}, {"source", s.source}});
+  }
+  return out;
+}
+
 nlohmann::json budget_json(const Budget& b) {
   using nlohmann::json;
   json doc;
@@ -171,6 +189,7 @@ nlohmann::json budget_json(const Budget& b) {
   doc["unmodelled_scratch"] = b.kernels.unmodelled;
   doc["warnings"] = b.lifetimes.warnings;
   doc["tflm_rejects"] = b.kernels.rejected;
+  doc["steps"] = steps_json(b);
   return doc;
 }
 
