@@ -163,6 +163,7 @@ pyelftools (Debian `python3-pyelftools`) to read the ELF's RAM sections for the 
 | `set arena planner-path PATH` | auto | the planner tool `arena plan --model` runs (auto: `build/planner/arenascope-plan` beside the plugin, then PATH) |
 | `set arena model FILE` | (empty) | agentless mode: the `.tflite` the firmware runs, when its model is not a data symbol of the ELF (empty: read it from the ELF; docs/integrating-tflm.md) |
 | `set arena openocd HOST:PORT` | auto | OpenOCD's Tcl RPC port for `arena live` (auto: the OpenOCD GDB is attached to, from its command line's `tcl_port` when it runs on this machine, else port 6666 on GDB's remote host) |
+| `set arena fault-sp EXPR` | auto | where the fault handler saved the stack pointer at the fault (a variable or an address), for `arena fault` when the core is halted inside the handler and LR no longer holds EXC_RETURN (auto: the common names `g_fault_sp`, `fault_sp`, `g_hardfault_sp`, `hardfault_sp`, `HardFault_SP`, `g_stacked_sp`, `stacked_sp`) |
 | `set arena debug on\\|off` | off | show Python tracebacks of internal errors (for bug reports) |
 
 Values are checked when set: a bad one is refused with the reason, and the old one kept.

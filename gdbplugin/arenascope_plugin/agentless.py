@@ -357,10 +357,9 @@ def load(reader, planner_tool, model_setting=""):
     except (MemoryReadError, gdb.error, IndexError, ValueError):
         pass  # a smashed planner pointer: the checks below say so
     out.facts = facts = elf_facts(lay, allocator)
-    size = None
-    if facts.arena:
-        start = (facts.arena[1] + 15) & ~15
-        size = facts.arena[1] + facts.arena[2] - start
+    # The arena's size as TFLM took it (the allocator's bounds when sound, else the ELF's object),
+    # for the planner's replay at exactly that size.
+    size = tflmstate.assess(reader, lay, interpreter, facts).arena_size
     try:
         out.plan = plan_for(reader, lay, model_addr, planner_tool, model_setting, arena_size=size)
     except (TargetError, MemoryReadError) as e:

@@ -772,6 +772,11 @@ Usage: arena stack"""
         if ctx.desc is None:
             gdb.write(f"{ctx.note}: stack bounds from {ctx.stack_source}, high-water mark scanned from memory\n")
         _write(render.stack_lines(ctx.stack, indent=""))
+        if ctx.tflm is not None and ctx.tflm.interpreter:
+            v = postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, ctx.stack, None, ctx.plan)
+            if v is not None:
+                lines = v.lines()
+                _write(lines[:1] + ["  " + line for line in lines[1:]])
 
 
 class CheckCommand(_Sub):
@@ -1026,9 +1031,7 @@ def arena_verdict(ctx, f, damaged):
         verdicts = tflm_verdicts(ctx, f)
         ctx.verdicts = verdicts
         for v in verdicts:
-            out.append(v.headline)
-            out += [e for e in v.evidence]
-            out += [f"overwritten: {o['name']} at {o['addr']:#x} ({o['size']} B): {o['why']}" for o in v.smashed]
+            out += v.lines()
         if verdicts:
             addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
             if addr is not None and desc:

@@ -47,6 +47,11 @@ class Verdict:
     evidence: List[str] = field(default_factory=list)
     smashed: List[dict] = field(default_factory=list)   # [{"name", "addr", "size", "why"}] top down
 
+    def lines(self):
+        """The headline, then the evidence and the overwritten objects, a line each."""
+        return [self.headline] + self.evidence + [f"overwritten: {o['name']} at {o['addr']:#x} ({o['size']} B): "
+                                                  f"{o['why']}" for o in self.smashed]
+
     def json(self):
         return {"kind": self.kind, "headline": self.headline, "evidence": self.evidence, "smashed": self.smashed}
 
