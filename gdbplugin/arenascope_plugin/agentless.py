@@ -315,7 +315,9 @@ def _reconstructed(state, doc, lay):
     else:
         head = (doc or {}).get("plans", {}).get("tflm-greedy", {}).get("head_bytes", 0) \
             if state.condition == "smashed" else 0
-        tail = size - ((doc or {}).get("tail", {}).get("bytes") or 0)
+        replay = (doc or {}).get("replay") or {}
+        tail = size - ((replay.get("tail_bytes") if replay.get("arena_bytes") == size and replay.get("fits") else
+                        (doc or {}).get("tail", {}).get("bytes")) or 0)
         temp = head
     regions = []
     if state.condition == "smashed" and doc:

@@ -612,8 +612,8 @@ def tflm_state_lines(ctx):
         return []
     out = [style.paint(f"TFLM state: {st.condition}: {tflmstate.CONDITIONS[st.condition]}", "FAIL")]
     out += [f"  {e}" for e in st.evidence]
-    for o in st.objects:
-        out.append(f"  {o.name} at {o.addr:#x} ({o.size} B): " + ("; ".join(o.problems) if o.problems else "sound"))
+    out.append("  objects checked: " + ", ".join(f"{o.name} at {o.addr:#x} ({o.size} B) "
+                                                + ("sound" if o.sound else "NOT SOUND (above)") for o in st.objects))
     if ctx.desc is not None and st.condition != "allocated":
         out.append("  the map below is rebuilt from the ELF (the arena's bounds) and the planner's prediction for the "
                    "model (regions marked '(predicted)'), not from TFLM's pointers")

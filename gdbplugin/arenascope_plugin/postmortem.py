@@ -106,6 +106,15 @@ def _smashed_words(reader, facts, addr, size, limit=4):
     return out
 
 
+def _words(reader, addr, size):
+    """[(address, value)] of the whole words in [addr, addr + size) ([] when unreadable)."""
+    try:
+        data = reader.read(addr, size - size % 4)
+    except MemoryReadError:
+        return []
+    return [(addr + i, int.from_bytes(data[i:i + 4], "little")) for i in range(0, len(data), 4)]
+
+
 def _tie(f, smashed_values, objects):
     """The line tying the fault's address or a stacked register to a smashed object, or None."""
     if f is None:
@@ -123,7 +132,7 @@ def _tie(f, smashed_values, objects):
         for at, word, obj in smashed_values:
             if 0 <= value - word < 256:
                 return (f"{what} {value:#x} is {word:#x}{' + ' + str(value - word) if value != word else ''}: the "
-                        f"stack value now at {at:#x} in {obj}, loaded as one of TFLM's pointers and followed")
+                        f"value the stack left at {at:#x} in {obj}, loaded as one of TFLM's pointers and followed")
     return None
 
 
@@ -161,11 +170,11 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
             "; ".join(f"{a:#x} holds {w}" for a, _, w in words[:2])
         objects.append({"name": what, "addr": addr, "size": size,
                         "why": why or "in the range the stack overwrote; no value there is plainly not TFLM's"})
-        values += [(a, v, what) for a, v, _ in words]
+        values += [(a, v, what) for a, v in _words(reader, max(addr, lowest), addr + size - max(addr, lowest))]
     for c in state.smashed:  # objects the checks found broken but the plan did not place
         if not any(o["addr"] == c.addr for o in objects):
             objects.append({"name": c.name, "addr": c.addr, "size": c.size, "why": "; ".join(c.problems)})
-            values += [(a, v, c.name) for a, v, _ in _smashed_words(reader, facts, c.addr, c.size)]
+            values += [(a, v, c.name) for a, v in _words(reader, c.addr, c.size)]
     objects.sort(key=lambda o: -o["addr"])
     if not reach and not state.smashed and (pre_sp is None or pre_sp >= stack.low):
         return None
@@ -251,8 +260,8 @@ def allocation(state, f, halt, plan):
                        else "the interpreter is unallocated (every Invoke returns an error). ")
                     + (text + ". " if text else "") + "Check AllocateTensors' status and stop on kTfLiteError.")
         return Verdict("failure-ignored", headline, evidence + ties)
-    headline = "VERDICT: AllocateTensors did not finish: it returned kTfLiteError, " + \
-        ("the arena is too small. " + text + "." if text else "the planner cannot say why (no model figures).")
+    headline = "VERDICT: AllocateTensors did not finish: it returned kTfLiteError: " + \
+        (text + "." if text else "the planner cannot say why (no model figures for this firmware).")
     if stuck:
         evidence.append(stuck)
     return Verdict("allocation-failed", headline, evidence)

@@ -46,7 +46,7 @@ OPTIONAL = {
     "tflite::SingleArenaBufferAllocator": ["temp_buffer_count_"],
     "tflite::GreedyMemoryPlanner": ["max_buffer_count_", "buffer_count_"],
 }
-SIZES = ["tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator", "tflite::SubgraphAllocations",
+SIZES = ["tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator", "tflite::SubgraphAllocations",
          "TfLiteEvalTensor", "tflite::NodeAndRegistration", "tflite::ScratchBufferHandle", "TfLiteTensor"]
 
 

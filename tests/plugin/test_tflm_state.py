@@ -121,7 +121,7 @@ def test_the_stack_into_arena_verdict_names_the_objects_and_ties_the_fault_to_on
                                  "TFLM's persistent tail (SingleArenaBufferAllocator, GreedyMemoryPlanner)")
     assert [(o["name"], o["addr"]) for o in v.smashed] == [("SingleArenaBufferAllocator", SABA),
                                                            ("GreedyMemoryPlanner", PLANNER)]
-    assert f"{pointer + 8:#x} is {pointer:#x} + 8: the stack value now at {END - 60:#x} in GreedyMemoryPlanner" in \
+    assert f"{pointer + 8:#x} is {pointer:#x} + 8: the value the stack left at {END - 60:#x} in GreedyMemoryPlanner" in \
         " ".join(v.evidence)
     # The MicroAllocator below the reach is not named.
     assert all(o["name"] != "MicroAllocator" for o in v.smashed)
@@ -181,7 +181,7 @@ def test_allocation_verdicts_returned_crashed_and_ignored():
     returned = postmortem.allocation(st, None, postmortem.Halt(pc=0x1200, function="allocation_failed",
                                                                frames=["allocation_failed", "main"]), REPLAY_PLAN)
     assert returned.kind == "allocation-failed"
-    assert "it returned kTfLiteError" in returned.headline
+    assert "it returned kTfLiteError: the arena is" in returned.headline
     assert f"the arena is {SIZE} B and this model needs {SIZE + 300} B with these kernels: 300 B short" in \
         returned.headline
     assert any("exactly where the replay stops" in e for e in returned.evidence)
