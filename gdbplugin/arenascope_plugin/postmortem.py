@@ -174,7 +174,7 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
     for c in state.smashed:  # objects the checks found broken but the plan did not place
         if not any(o["addr"] == c.addr for o in objects):
             objects.append({"name": c.name, "addr": c.addr, "size": c.size, "why": "; ".join(c.problems)})
-            values += [(a, v, c.name) for a, v in _words(reader, c.addr, c.size)]
+            values += [(a, v, f"{c.name}.{c.at[a]}" if a in c.at else c.name) for a, v in _words(reader, c.addr, c.size)]
     objects.sort(key=lambda o: -o["addr"])
     if not reach and not state.smashed and (pre_sp is None or pre_sp >= stack.low):
         return None

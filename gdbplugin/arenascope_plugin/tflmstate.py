@@ -65,6 +65,7 @@ class ObjectCheck:
     size: int
     problems: List[str] = field(default_factory=list)
     values: Dict[str, int] = field(default_factory=dict)   # member -> value read
+    at: Dict[int, str] = field(default_factory=dict)       # address -> the member stored there
 
     @property
     def sound(self):
@@ -166,6 +167,7 @@ def _object(reader, lay, facts, name, addr, size, members, arena):
             value = _read_member(reader, lay, type_name, addr, member)
             if value is not None:
                 check.values[member] = value
+                check.at[addr + _member(lay, type_name, member)[0]] = member
     except MemoryReadError as exc:
         check.problems.append(f"unreadable ({exc})")
     return check
