@@ -37,10 +37,11 @@ struct Builder {
   const Abi& abi;
   std::vector<Step> steps;
 
-  void add(Step::Kind kind, Phase phase, int64_t bytes, int64_t align, std::string category, std::string what,
-           std::string source, int64_t count = 1) {
+  void add(Step::Kind kind, Step::Site site, Phase phase, int64_t bytes, int64_t align, std::string category,
+           std::string what, std::string source, int64_t count = 1) {
     Step s;
     s.kind = kind;
+    s.site = site;
     s.phase = phase;
     s.bytes = bytes;
     s.align = align;
@@ -50,8 +51,9 @@ struct Builder {
     s.source = std::move(source);
     steps.push_back(std::move(s));
   }
-  void persistent(Phase phase, TypeSize t, int64_t n, std::string category, std::string what, std::string source) {
-    add(Step::Kind::Persistent, phase, t.size * n, t.align, std::move(category), std::move(what), std::move(source), n);
+  void persistent(Step::Site site, Phase phase, TypeSize t, int64_t n, std::string category, std::string what,
+                  std::string source) {
+    add(Step::Kind::Persistent, site, phase, t.size * n, t.align, std::move(category), std::move(what), std::move(source), n);
   }
 
   // micro_allocator.cc InitializeTfLiteTensorFromFlatbuffer: a TfLiteTensor's quantization, when
@@ -61,15 +63,17 @@ struct Builder {
     const char* src = "micro_allocator.cc InitializeTfLiteTensorFromFlatbuffer";
     const Step::Kind k = temp ? Step::Kind::Temp : Step::Kind::Persistent;
     const char* cat = temp ? "temp TfLiteTensor quantization" : "Persistent TfLiteTensor quantization data";
-    add(k, phase, abi.affine_quantization.size, abi.affine_quantization.align, cat,
-        what + ": TfLiteAffineQuantization", src);
-    add(k, phase, int_array_bytes(t.quant_channels), 4, cat, what + ": zero points", src);
+    add(k, temp ? Step::Site::TempQuantization : Step::Site::IoQuantization, phase, abi.affine_quantization.size,
+        abi.affine_quantization.align, cat, what + ": TfLiteAffineQuantization", src);
+    add(k, temp ? Step::Site::TempZeroPoints : Step::Site::IoZeroPoints, phase, int_array_bytes(t.quant_channels), 4,
+        cat, what + ": zero points", src);
   }
 
   // MicroAllocator::AllocateTempTfLiteTensor: the struct, then its quantization, as temps.
   void temp_tensor(Phase phase, const Tensor& t, const std::string& what) {
-    add(Step::Kind::Temp, phase, abi.tflite_tensor.size, abi.tflite_tensor.align, "temp TfLiteTensor",
+    add(Step::Kind::Temp, Step::Site::TempTensor, phase, abi.tflite_tensor.size, abi.tflite_tensor.align, "temp TfLiteTensor",
         what + ": TfLiteTensor for tensor " + std::to_string(t.index), "micro_allocator.cc AllocateTempTfLiteTensor");
+    steps.back().tensor = t.index;
     quantization(phase, true, t, what + " tensor " + std::to_string(t.index));
   }
 
@@ -79,19 +83,20 @@ struct Builder {
       const size_t first = steps.size();
       switch (a.kind) {
         case KernelAlloc::Kind::BuiltinData:
-          add(Step::Kind::Persistent, phase, a.bytes, a.align, "builtin data", who + ": " + a.what,
+          add(Step::Kind::Persistent, Step::Site::BuiltinData, phase, a.bytes, a.align, "builtin data", who + ": " + a.what,
               "micro_allocator.cc MicroBuiltinDataAllocator::Allocate");
           break;
         case KernelAlloc::Kind::Persistent:
           // MicroContext -> MicroAllocator::AllocatePersistentBuffer: 16-byte aligned.
-          add(Step::Kind::Persistent, phase, a.bytes, kArenaAlignment, "Persistent buffer data", who + ": " + a.what,
+          add(Step::Kind::Persistent, Step::Site::KernelPersistent, phase, a.bytes, kArenaAlignment,
+              "Persistent buffer data", who + ": " + a.what,
               "micro_allocator.cc MicroAllocator::AllocatePersistentBuffer");
           break;
         case KernelAlloc::Kind::TempTensor:
           temp_tensor(phase, model.subgraphs[s].tensors[a.tensor], who);
           break;
         case KernelAlloc::Kind::TempBuffer:
-          add(Step::Kind::Temp, phase, a.bytes, a.align, "temp buffer", who + ": " + a.what,
+          add(Step::Kind::Temp, Step::Site::TempBuffer, phase, a.bytes, a.align, "temp buffer", who + ": " + a.what,
               "micro_allocator.cc MicroAllocator::AllocateTempBuffer");
           break;
         case KernelAlloc::Kind::Scratch:
@@ -111,37 +116,38 @@ ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, cons
   out.head_bytes = head_bytes;
   out.unmodelled = kernels.unmodelled_data;
   using K = Step::Kind;
+  using S = Step::Site;
   const int subgraphs = static_cast<int>(model.subgraphs.size());
 
   // MicroAllocator::Create(arena, size, kGreedy): SingleArenaBufferAllocator::Create places the
   // allocator itself in its own tail, then CreateMemoryPlanner the GreedyMemoryPlanner, then the
   // MicroAllocator (micro_allocator.cc, single_arena_buffer_allocator.cc).
-  b.persistent(Phase::Constructor, abi.arena_allocator, 1, "allocator objects", "SingleArenaBufferAllocator",
+  b.persistent(S::ArenaAllocator, Phase::Constructor, abi.arena_allocator, 1, "allocator objects", "SingleArenaBufferAllocator",
                "single_arena_buffer_allocator.cc SingleArenaBufferAllocator::Create");
   if (planner_in_arena)  // MicroAllocator::Create(arena, size, planner) takes the caller's planner
-    b.persistent(Phase::Constructor, abi.greedy_planner, 1, "allocator objects", "GreedyMemoryPlanner",
+    b.persistent(S::PlannerObject, Phase::Constructor, abi.greedy_planner, 1, "allocator objects", "GreedyMemoryPlanner",
                  "micro_allocator.cc CreateMemoryPlanner");
-  b.persistent(Phase::Constructor, abi.micro_allocator, 1, "allocator objects", "MicroAllocator",
+  b.persistent(S::MicroAllocatorObject, Phase::Constructor, abi.micro_allocator, 1, "allocator objects", "MicroAllocator",
                "micro_allocator.cc MicroAllocator::Create");
 
   // MicroAllocator::StartModelAllocation.
   const char* start = "micro_allocator.cc MicroAllocator::StartModelAllocation";
-  b.persistent(Phase::StartAllocation, abi.builtin_data_allocator, 1, "allocator objects", "MicroBuiltinDataAllocator",
+  b.persistent(S::BuiltinDataAllocator, Phase::StartAllocation, abi.builtin_data_allocator, 1, "allocator objects", "MicroBuiltinDataAllocator",
                start);
-  b.add(K::ResizeHead, Phase::StartAllocation, abi.scratch_buffer_request.size * kMaxScratchBuffersPerOp,
+  b.add(K::ResizeHead, S::ScratchRequests, Phase::StartAllocation, abi.scratch_buffer_request.size * kMaxScratchBuffersPerOp,
         abi.scratch_buffer_request.align, "scratch buffer requests",
         "ScratchBufferRequest[12] (the head, resizable)", "micro_allocator.cc MicroAllocator::InitScratchBufferData");
-  b.persistent(Phase::StartAllocation, abi.subgraph_allocations, subgraphs, "SubgraphAllocations",
+  b.persistent(S::SubgraphAllocations, Phase::StartAllocation, abi.subgraph_allocations, subgraphs, "SubgraphAllocations",
                "SubgraphAllocations[" + std::to_string(subgraphs) + "]", start);
   for (int s = 0; s < subgraphs; ++s) {
     const int n = static_cast<int>(model.subgraphs[s].tensors.size());
-    b.persistent(Phase::StartAllocation, abi.eval_tensor, n, "TfLiteEvalTensor data",
+    b.persistent(S::EvalTensors, Phase::StartAllocation, abi.eval_tensor, n, "TfLiteEvalTensor data",
                  "subgraph " + std::to_string(s) + ": TfLiteEvalTensor[" + std::to_string(n) + "]",
                  "micro_allocator.cc MicroAllocator::AllocateTfLiteEvalTensors");
   }
   for (int s = 0; s < subgraphs; ++s) {
     const int n = static_cast<int>(model.subgraphs[s].operators.size());
-    b.persistent(Phase::StartAllocation, abi.node_and_registration, n, "NodeAndRegistration struct",
+    b.persistent(S::NodeAndRegistrations, Phase::StartAllocation, abi.node_and_registration, n, "NodeAndRegistration struct",
                  "subgraph " + std::to_string(s) + ": NodeAndRegistration[" + std::to_string(n) + "]",
                  "micro_allocator.cc MicroAllocator::AllocateNodeAndRegistrations");
   }
@@ -161,47 +167,49 @@ ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, cons
       // MicroAllocator::FinishPrepareNodeAllocations: temporaries end, and the request buffer
       // grows to hold the requests so far plus the next operator's 12. PrepareSubgraphs ignores
       // the status this returns, so a failed resize does not fail AllocateTensors.
-      b.add(K::ResetTemp, Phase::Prepare, 0, 1, "", op_label(s, op) + ": temporaries freed",
+      b.add(K::ResetTemp, S::PrepareEnd, Phase::Prepare, 0, 1, "", op_label(s, op) + ": temporaries freed",
             "micro_allocator.cc MicroAllocator::FinishPrepareNodeAllocations");
-      b.add(K::ResizeHead, Phase::Prepare, abi.scratch_buffer_request.size * (requests + kMaxScratchBuffersPerOp),
+      b.steps.back().subgraph = s, b.steps.back().op = op.index;
+      b.add(K::ResizeHead, S::PrepareEnd, Phase::Prepare, abi.scratch_buffer_request.size * (requests + kMaxScratchBuffersPerOp),
             abi.scratch_buffer_request.align, "scratch buffer requests",
             "ScratchBufferRequest[" + std::to_string(requests + kMaxScratchBuffersPerOp) + "] after " +
                 op_label(s, op),
             "micro_allocator.cc MicroAllocator::FinishPrepareNodeAllocations");
       b.steps.back().fatal = false;
+      b.steps.back().subgraph = s, b.steps.back().op = op.index;
     }
 
   // MicroAllocator::FinishModelAllocation.
   if (requests)
-    b.persistent(Phase::MemoryPlanning, abi.scratch_buffer_handle, requests, "ScratchBufferHandle",
+    b.persistent(S::ScratchHandles, Phase::MemoryPlanning, abi.scratch_buffer_handle, requests, "ScratchBufferHandle",
                  "ScratchBufferHandle[" + std::to_string(requests) + "]",
                  "micro_allocator.cc MicroAllocator::AllocateScratchBufferHandles");
   const char* create = "micro_allocation_info.cc AllocationInfoBuilder::CreateAllocationInfo";
-  b.add(K::Temp, Phase::MemoryPlanning, abi.pointer * int64_t{subgraphs}, abi.pointer, "memory planning",
+  b.add(K::Temp, S::PlanningInfo, Phase::MemoryPlanning, abi.pointer * int64_t{subgraphs}, abi.pointer, "memory planning",
         "subgraph offsets (size_t[" + std::to_string(subgraphs) + "])", create);
   int64_t tensors = 0;
   for (const Subgraph& sg : model.subgraphs) tensors += static_cast<int64_t>(sg.tensors.size());
-  b.add(K::Temp, Phase::MemoryPlanning, abi.allocation_info.size * (tensors + requests), abi.allocation_info.align,
+  b.add(K::Temp, S::PlanningInfo, Phase::MemoryPlanning, abi.allocation_info.size * (tensors + requests), abi.allocation_info.align,
         "memory planning", "AllocationInfo[" + std::to_string(tensors + requests) + "]", create);
   for (int s = 0; s < subgraphs; ++s)
     for (const Tensor& t : model.subgraphs[s].tensors)
       if (lifetimes.placement[s][t.index] == Placement::Persistent) {
-        b.add(K::Persistent, Phase::MemoryPlanning, t.bytes, kArenaAlignment, "TfLiteTensor variable buffer data",
+        b.add(K::Persistent, S::Variable, Phase::MemoryPlanning, t.bytes, kArenaAlignment, "TfLiteTensor variable buffer data",
               "subgraph " + std::to_string(s) + " variable tensor " + std::to_string(t.index) +
                   (t.name.empty() ? "" : " '" + t.name + "'"),
               "micro_allocator.cc MicroAllocator::AllocateVariables");
         b.steps.back().tensor = t.index;
         b.steps.back().subgraph = s;
       }
-  b.add(K::PlannerArena, Phase::MemoryPlanning, 0, kArenaAlignment, "memory planning",
+  b.add(K::PlannerArena, S::PlannerArrays, Phase::MemoryPlanning, 0, kArenaAlignment, "memory planning",
         "GreedyMemoryPlanner arrays: " + std::to_string(lifetimes.buffers.size()) + " buffers x 40 B in the free space",
         "micro_allocator.cc CommitStaticMemoryPlan, greedy_memory_planner.cc Init/AddBuffer",
         static_cast<int64_t>(lifetimes.buffers.size()));
-  b.add(K::ResetTemp, Phase::MemoryPlanning, 0, 1, "", "planning temporaries freed",
+  b.add(K::ResetTemp, S::PlanningEnd, Phase::MemoryPlanning, 0, 1, "", "planning temporaries freed",
         "micro_allocator.cc CommitStaticMemoryPlan");
-  b.add(K::ResizeHead, Phase::MemoryPlanning, 0, 1, "", "scratch request buffer freed",
+  b.add(K::ResizeHead, S::PlanningEnd, Phase::MemoryPlanning, 0, 1, "", "scratch request buffer freed",
         "micro_allocator.cc CommitStaticMemoryPlan (DeallocateResizableBuffer)");
-  b.add(K::ReserveHead, Phase::MemoryPlanning, head_bytes, kArenaAlignment, "head",
+  b.add(K::ReserveHead, S::Head, Phase::MemoryPlanning, head_bytes, kArenaAlignment, "head",
         "the memory plan's head (" + std::to_string(head_bytes) + " B)",
         "micro_allocator.cc CommitStaticMemoryPlan (ReserveNonPersistentOverlayMemory)");
 
@@ -211,15 +219,18 @@ ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, cons
   for (const auto* list : {&main.inputs, &main.outputs}) {
     const bool inputs = list == &main.inputs;
     const int n = static_cast<int>(list->size());
-    b.add(K::Persistent, Phase::IoTensors, abi.pointer * int64_t{n}, kArenaAlignment, "Persistent buffer data",
+    b.add(K::Persistent, S::IoArray, Phase::IoTensors, abi.pointer * int64_t{n}, kArenaAlignment, "Persistent buffer data",
           std::string(inputs ? "input" : "output") + " TfLiteTensor*[" + std::to_string(n) + "]",
           "micro_interpreter.cc MicroInterpreter::AllocateTensors");
-    for (int32_t t : *list) {
+    for (size_t k = 0; k < list->size(); ++k) {
+      const int32_t t = (*list)[k];
+      const size_t first = b.steps.size();
       const std::string what = std::string(inputs ? "input" : "output") + " tensor " + std::to_string(t);
-      b.add(K::Persistent, Phase::IoTensors, abi.tflite_tensor.size, abi.tflite_tensor.align,
+      b.add(K::Persistent, S::IoTensor, Phase::IoTensors, abi.tflite_tensor.size, abi.tflite_tensor.align,
             "Persistent TfLiteTensor data", what + ": TfLiteTensor",
             "micro_allocator.cc MicroAllocator::AllocatePersistentTfLiteTensor");
       b.quantization(Phase::IoTensors, false, main.tensors[t], what);
+      for (size_t i = first; i < b.steps.size(); ++i) b.steps[i].io = static_cast<int>(k);
     }
   }
   // RecordingMicroAllocator counts a quantization as two allocations, an array as its elements.
@@ -227,62 +238,87 @@ ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, cons
   return out;
 }
 
+int64_t planner_space(const ArenaState& st) {
+  return align_down(st.tail, kArenaAlignment) - align_up(st.temp, kArenaAlignment);
+}
+
+Attempt apply_step(const Step& s, ArenaState& st) {
+  Attempt a;
+  switch (s.kind) {
+    case Step::Kind::Persistent: {
+      // AllocatePersistentBuffer: aligned down from tail - size; fails below head_ (not temp_).
+      a.at = align_down(st.tail - s.bytes, s.align);
+      a.missing = std::max<int64_t>(st.head - a.at, 0);
+      a.available = s.bytes - (st.head - a.at);  // what its message calls available: size - missing
+      if (a.at < st.head) a.fits = false;
+      else st.tail = a.at;
+      break;
+    }
+    case Step::Kind::Temp: {
+      // AllocateTemp: available = tail_ - aligned temp_ in size_t, which wraps when temp_ starts
+      // above tail_; here that counts as a failure.
+      a.at = align_up(st.temp, s.align);
+      a.available = st.tail - a.at;
+      a.missing = std::max<int64_t>(s.bytes - a.available, 0);
+      a.wrapped = a.at > st.tail;
+      if (a.wrapped || a.available < s.bytes) a.fits = false;
+      else st.temp = a.at + s.bytes;
+      break;
+    }
+    case Step::Kind::ResetTemp:
+      st.temp = st.head;
+      break;
+    case Step::Kind::ResizeHead:
+    case Step::Kind::ReserveHead: {
+      // ResizeBuffer: from the arena start, available = tail_ - start.
+      a.at = align_up(0, s.align);
+      a.available = st.tail - a.at;
+      a.missing = std::max<int64_t>(s.bytes - a.available, 0);
+      if (a.available < s.bytes) a.fits = false;
+      else st.head = st.temp = a.at + s.bytes;
+      break;
+    }
+    case Step::Kind::PlannerArena: {
+      // GetAvailableMemory(16) is taken whole as a temp (AllocateTemp succeeds even when the
+      // size_t difference wrapped: temp_ ends at the aligned tail either way); Init fits
+      // remaining / 40 buffers and AddBuffer fails past that.
+      const int64_t remaining = planner_space(st);
+      a.at = align_up(st.temp, kArenaAlignment);
+      a.available = remaining;
+      a.wrapped = remaining < 0;
+      const int64_t need = s.count * kPlannerBytesPerBuffer;
+      if (a.wrapped || remaining / kPlannerBytesPerBuffer < s.count) {
+        a.fits = false;
+        a.missing = need - std::max<int64_t>(remaining, 0) / kPlannerBytesPerBuffer * kPlannerBytesPerBuffer;
+      }
+      st.temp = align_down(st.tail, kArenaAlignment);
+      break;
+    }
+  }
+  return a;
+}
+
 Replay replay(const std::vector<Step>& steps, int64_t arena_bytes) {
   // Offsets from the (16-byte aligned) arena start; the end is not re-aligned
   // (MicroAllocator::Create aligns only the start).
   Replay r;
-  int64_t head = 0, temp = 0, tail = arena_bytes;
-  const int64_t end = arena_bytes;
-  auto fail = [&](size_t i, int64_t missing) {
-    r.failed = i;
-    r.missing = missing;
-    return r;
-  };
+  ArenaState st{0, 0, arena_bytes};
   r.offsets.assign(steps.size(), -1);
   for (size_t i = 0; i < steps.size(); ++i) {
-    const Step& s = steps[i];
-    switch (s.kind) {
-      case Step::Kind::Persistent: {
-        // AllocatePersistentBuffer: aligned down from tail - size; fails below head_ (not temp_).
-        const int64_t at = align_down(tail - s.bytes, s.align);
-        if (at < head) return fail(i, head - at);
-        tail = r.offsets[i] = at;
-        break;
-      }
-      case Step::Kind::Temp: {
-        const int64_t at = align_up(temp, s.align);
-        if (tail - at < s.bytes) return fail(i, s.bytes - (tail - at));
-        temp = at + s.bytes;
-        break;
-      }
-      case Step::Kind::ResetTemp:
-        temp = head;
-        break;
-      case Step::Kind::ResizeHead:
-      case Step::Kind::ReserveHead: {
-        const int64_t at = align_up(0, s.align);
-        if (tail - at < s.bytes) {
-          if (s.fatal) return fail(i, s.bytes - (tail - at));
-          break;
-        }
-        head = temp = at + s.bytes;
-        break;
-      }
-      case Step::Kind::PlannerArena: {
-        // GetAvailableMemory(16) is taken whole as a temp; Init fits remaining / 40 buffers and
-        // AddBuffer fails past that. A negative remainder wraps in size_t and AllocateTemp fails.
-        const int64_t remaining = align_down(tail, kArenaAlignment) - align_up(temp, kArenaAlignment);
-        const int64_t need = s.count * kPlannerBytesPerBuffer;
-        if (remaining < 0 || remaining / kPlannerBytesPerBuffer < s.count)
-          return fail(i, need - std::max<int64_t>(remaining, 0) / kPlannerBytesPerBuffer * kPlannerBytesPerBuffer);
-        temp = align_up(temp, kArenaAlignment) + remaining;
-        break;
-      }
+    const Attempt a = apply_step(steps[i], st);
+    if (!a.fits) {
+      if (!steps[i].fatal) continue;  // TFLM ignores it; the state is unchanged
+      r.failed = i;
+      r.missing = a.missing;
+      r.head = st.head, r.temp = st.temp, r.tail = st.tail;
+      return r;
     }
+    if (steps[i].kind == Step::Kind::Persistent) r.offsets[i] = a.at;
   }
   r.ok = true;
-  r.tail_bytes = end - tail;
-  r.head_bytes = std::max(head, temp);
+  r.head = st.head, r.temp = st.temp, r.tail = st.tail;
+  r.tail_bytes = arena_bytes - st.tail;
+  r.head_bytes = std::max(st.head, st.temp);
   return r;
 }
 

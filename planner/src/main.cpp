@@ -4,6 +4,7 @@
 // Exit status: 0 ok; 1 the model cannot be read or planned, or TFLM would reject it (the
 // budget is still printed then); 2 bad usage.
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,10 +18,28 @@
 namespace {
 using arenascope::planner::printable;
 
+// --arena-size: ASCII decimal (no sign, no leading zero) or 0x hex, 1..2^32-1; 0 when it is not.
+int64_t parse_arena_size(const char* text) {
+  const bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const char* digits = hex ? text + 2 : text;
+  if (!*digits || (!hex && digits[0] == '0') || std::strlen(digits) > 10) return 0;
+  int64_t v = 0;
+  for (const char* c = digits; *c; ++c) {
+    int d;
+    if (*c >= '0' && *c <= '9') d = *c - '0';
+    else if (hex && *c >= 'a' && *c <= 'f') d = *c - 'a' + 10;
+    else if (hex && *c >= 'A' && *c <= 'F') d = *c - 'A' + 10;
+    else return 0;
+    v = v * (hex ? 16 : 10) + d;
+    if (v > 0xffffffffLL) return 0;
+  }
+  return v;
+}
+
 void usage(FILE* to) {
   std::fprintf(to,
                "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
-               "                       [--margin PCT] MODEL.tflite\n"
+               "                       [--margin PCT] [--arena-size N] MODEL.tflite\n"
                "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
                "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
                "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"
@@ -31,6 +50,10 @@ void usage(FILE* to) {
                "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
                "  --adapter  the firmware uses arenascope's TFLM adapter (its planner lives outside the arena)\n"
                "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
+               "  --arena-size N  replay TFLM's allocation in an arena of N bytes (decimal or 0x hex, 1..2^32-1;\n"
+               "           its start 16-byte aligned): whether AllocateTensors succeeds, and if not the request that\n"
+               "           fails, what TFLM prints, the allocator state it is left in, whether it returns an error,\n"
+               "           crashes or hangs, and the shortfall (first in the table; \"replay\" in --json)\n"
                "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
                "2 bad usage\n");
 }
@@ -42,6 +65,7 @@ int main(int argc, char** argv) {
   int margin = 10;
   bool adapter = false;
   const char* snapshot = nullptr;
+  int64_t arena_size = 0;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!options_done && !std::strcmp(argv[i], "--")) options_done = true;
@@ -61,6 +85,17 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc || !argv[i + 1][0]) { std::fprintf(stderr, "arenascope-plan: --snapshot needs a file name\n"); return 2; }
       snapshot = argv[++i];
     }
+    else if (!std::strcmp(argv[i], "--arena-size")) {
+      arena_size = i + 1 < argc ? parse_arena_size(argv[i + 1]) : 0;
+      if (!arena_size) {
+        std::fprintf(stderr,
+                     "arenascope-plan: --arena-size needs a size in bytes from 1 to 4294967295, decimal or hex with 0x%s%s%s\n",
+                     i + 1 < argc ? " (got '" : "", i + 1 < argc ? printable(argv[i + 1], false).c_str() : "",
+                     i + 1 < argc ? "')" : "");
+        return 2;
+      }
+      ++i;
+    }
     else if (!std::strcmp(argv[i], "--margin")) {
       char* end = nullptr;
       const long v = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
@@ -77,8 +112,13 @@ int main(int argc, char** argv) {
     else path = argv[i];
   }
   if (!path) { std::fprintf(stderr, "arenascope-plan: no model given\n"); usage(stderr); return 2; }
+  if (header && arena_size) {
+    std::fprintf(stderr, "arenascope-plan: --arena-size goes with the table or --json, not --header\n");
+    return 2;
+  }
   try {
-    const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin, adapter);
+    const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin, adapter,
+                                                         arena_size);
     // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
     if (json && header) { std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n"); return 2; }
     if (snapshot) {

@@ -1,6 +1,7 @@
 #include "arenascope/planner/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -19,7 +20,7 @@ std::string printable(std::string text, bool keep_newlines) {
 
 namespace {
 
-std::vector<TailRegion> place_tail(const Budget& b);  // below
+std::vector<TailRegion> place_tail(const Budget& b, int64_t arena_bytes);  // below
 
 
 std::string shape_str(const std::vector<int32_t>& shape) {
@@ -45,7 +46,7 @@ double fragmentation_pct(const Budget& b) {
 
 }  // namespace
 
-Budget make_budget(const std::string& path, const Abi& abi, int margin_pct, bool adapter) {
+Budget make_budget(const std::string& path, const Abi& abi, int margin_pct, bool adapter, int64_t arena_size) {
   Budget b;
   b.model_path = path;
   b.abi = abi;
@@ -81,7 +82,11 @@ Budget make_budget(const std::string& path, const Abi& abi, int margin_pct, bool
     b.tail = tail_categories(b.arena.steps);
     b.recommended = (b.minimum.bytes * (100 + margin_pct) + 99) / 100;
     b.recommended = (b.recommended + 15) / 16 * 16;
-    b.tail_regions = place_tail(b);
+    b.tail_regions = place_tail(b, b.recommended);
+    if (arena_size > 0) {
+      b.at_size = replay_at_size(b.model, abi, b.arena.steps, arena_size);
+      if (b.at_size->fits) b.at_size_regions = place_tail(b, arena_size);
+    }
   } catch (const ModelError& e) {
     throw ModelError(path + ": " + e.what());
   }
@@ -93,9 +98,9 @@ Budget make_budget(const std::string& path, const Abi& abi, int margin_pct, bool
 }
 
 namespace {
-std::vector<TailRegion> place_tail(const Budget& b) {
+std::vector<TailRegion> place_tail(const Budget& b, int64_t arena_bytes) {
   std::vector<TailRegion> out;
-  const Replay at = replay(b.arena.steps, b.recommended);
+  const Replay at = replay(b.arena.steps, arena_bytes);
   for (size_t i = 0; i < b.arena.steps.size() && at.ok; ++i) {
     const Step& s = b.arena.steps[i];
     if (s.kind != Step::Kind::Persistent || s.bytes == 0) continue;
@@ -128,6 +133,53 @@ nlohmann::json steps_json(const Budget& b) {
   }
   return out;
 }
+
+namespace {
+nlohmann::json regions_json(const std::vector<TailRegion>& regions) {
+  nlohmann::json where = nlohmann::json::array();
+  for (const TailRegion& t : regions)
+    where.push_back({{"offset", t.offset}, {"size", t.size}, {"kind", t.kind}, {"tensor", t.tensor},
+                     {"subgraph", t.subgraph}, {"operator", t.op}, {"phase", t.phase},
+                     {"category", t.category}, {"what", t.what}});
+  return where;
+}
+
+// The smallest arena minus N, when N is below it.
+int64_t shortfall(const Budget& b, const ArenaAtSize& r) { return std::max<int64_t>(b.minimum.bytes - r.arena_bytes, 0); }
+
+// --arena-size N as JSON ("replay", docs/arena-budget.md).
+nlohmann::json replay_json(const Budget& b, const ArenaAtSize& r) {
+  using nlohmann::json;
+  json failed = nullptr;
+  if (r.failed) {
+    const Step& s = b.arena.steps[r.failure.step];
+    failed = {{"step", r.failure.step}, {"phase", phase_name(s.phase)}, {"kind", r.failure.kind},
+              {"what", s.what}, {"category", s.category}, {"source", s.source}, {"bytes", r.failure.bytes},
+              {"align", r.failure.align}, {"available", r.failure.available}, {"missing", r.failure.missing},
+              {"message", r.failure.message.empty() ? json(nullptr) : json(r.failure.message)}};
+  }
+  json made = json::array();
+  for (size_t i = 0; i < r.offsets.size(); ++i)
+    if (r.offsets[i] >= 0)
+      made.push_back({{"step", i}, {"offset", r.offsets[i]}, {"size", b.arena.steps[i].bytes},
+                      {"category", b.arena.steps[i].category}, {"what", b.arena.steps[i].what}});
+  const Step& stop = b.arena.steps[r.outcome.stop];
+  return {{"arena_bytes", r.arena_bytes},
+          {"fits", r.fits},
+          {"exact", b.minimum_exact()},
+          {"failed", failed},
+          {"state", {{"head", r.state.head}, {"temp", r.state.temp}, {"tail", r.state.tail}}},
+          {"persistent", made},
+          {"outcome", {{"kind", outcome_name(r.outcome.kind)}, {"how", r.outcome.how}, {"log", r.outcome.log},
+                       {"step", r.outcome.stop}, {"phase", phase_name(stop.phase)}, {"what", stop.what}}},
+          {"shortfall_bytes", shortfall(b, r)},
+          {"minimum_bytes", b.minimum.bytes},
+          {"tail_bytes", r.fits ? json(r.tail_bytes) : json(nullptr)},
+          {"head_bytes", r.fits ? json(r.head_bytes) : json(nullptr)},
+          {"arena_used_bytes", r.fits ? json(r.tail_bytes + r.head_bytes) : json(nullptr)},
+          {"tail_regions", regions_json(b.at_size_regions)}};
+}
+}  // namespace
 
 nlohmann::json budget_json(const Budget& b) {
   using nlohmann::json;
@@ -168,13 +220,8 @@ nlohmann::json budget_json(const Budget& b) {
     tail.push_back({{"what", c.category}, {"count", c.count}, {"bytes", c.bytes}, {"source", c.source}});
     requested += c.bytes;
   }
-  json where = json::array();
-  for (const TailRegion& t : b.tail_regions)
-    where.push_back({{"offset", t.offset}, {"size", t.size}, {"kind", t.kind}, {"tensor", t.tensor},
-                     {"subgraph", t.subgraph}, {"operator", t.op}, {"phase", t.phase},
-                     {"category", t.category}, {"what", t.what}});
   doc["tail"] = {{"parts", tail}, {"requested_bytes", requested}, {"bytes", b.minimum.tail_bytes},
-                 {"regions", where}};
+                 {"regions", regions_json(b.tail_regions)}};
   const Step& binding = b.arena.steps[b.minimum.binding];
   doc["arena"] = {{"minimum_bytes", b.minimum.bytes},
                   {"exact", b.minimum_exact()},
@@ -190,6 +237,7 @@ nlohmann::json budget_json(const Budget& b) {
   doc["warnings"] = b.lifetimes.warnings;
   doc["tflm_rejects"] = b.kernels.rejected;
   doc["steps"] = steps_json(b);
+  if (b.at_size) doc["replay"] = replay_json(b, *b.at_size);
   return doc;
 }
 
@@ -219,11 +267,66 @@ std::string binding_in_words(const Step& s) {
 }
 }  // namespace
 
+namespace {
+// --arena-size N: the answer first, then why, what TFLM prints and the state a debugger finds.
+std::string at_size_table(const Budget& b, const ArenaAtSize& r) {
+  std::ostringstream out;
+  char line[512];
+  auto row = [&](int64_t offset, int64_t size, const std::string& what) {
+    std::snprintf(line, sizeof line, "    %8lld %8lld  %s\n", static_cast<long long>(offset),
+                  static_cast<long long>(size), printable(what).c_str());
+    out << line;
+  };
+  std::string kind = outcome_name(r.outcome.kind);
+  for (char& c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  out << "arena of " << r.arena_bytes << " bytes (--arena-size, " << b.abi.name << "): ";
+  if (r.fits) {
+    out << "FITS: AllocateTensors succeeds (the minimum arena is " << b.minimum.bytes << " B, "
+        << r.arena_bytes - b.minimum.bytes << " B to spare)\n"
+        << "  at " << r.arena_bytes << " B: tail " << r.tail_bytes << " B, head " << r.head_bytes
+        << " B, arena_used_bytes() " << r.tail_bytes + r.head_bytes << " B\n";
+  } else {
+    out << "DOES NOT FIT: AllocateTensors fails" << (r.outcome.kind == Outcome::Kind::Error ? " and returns kTfLiteError" : "")
+        << "; outcome: " << kind << "\n"
+        << "  shortfall " << shortfall(b, r) << " B: the minimum arena is " << b.minimum.bytes << " B\n";
+  }
+  if (!b.minimum_exact())
+    out << "  " << (b.kernels.rejected.empty() ? "A FLOOR: some kernels are not modelled (below), so this is not TFLM's exact behaviour"
+                                                : "and TFLM rejects this model in Prepare whatever the size (below)")
+        << "\n";
+  if (r.failed) {
+    const Step& s = b.arena.steps[r.failure.step];
+    out << "  the first request that does not fit (step " << r.failure.step << "): " << phase_name(s.phase) << ": "
+        << printable(s.what) << "\n    " << r.failure.kind << " request of " << r.failure.bytes << " B (alignment "
+        << r.failure.align << "): " << r.failure.available << " B available, " << r.failure.missing << " B missing ("
+        << s.source << ")\n";
+  }
+  if (!r.fits) {
+    out << "  outcome: " << kind << ": " << printable(r.outcome.how) << "\n";
+    if (r.outcome.stop != r.failure.step)
+      out << "    (it stops at step " << r.outcome.stop << ": " << phase_name(b.arena.steps[r.outcome.stop].phase) << ": "
+          << printable(b.arena.steps[r.outcome.stop].what) << ")\n";
+    out << "  TFLM prints" << (r.outcome.log.empty() ? " nothing" : ":") << "\n";
+    for (const std::string& l : r.outcome.log) out << "    " << printable(l) << "\n";
+    out << "  the allocator where TFLM stops (offsets from the arena start): head_ " << r.state.head << ", temp_ "
+        << r.state.temp << ", tail_ " << r.state.tail << " (nothing is rolled back)\n"
+        << "  persistent requests made by then, in TFLM's order (offset, bytes, what):\n";
+    for (size_t i = 0; i < r.offsets.size(); ++i)
+      if (r.offsets[i] >= 0) row(r.offsets[i], b.arena.steps[i].bytes, b.arena.steps[i].what);
+  } else {
+    out << "  tail regions at " << r.arena_bytes << " B, in TFLM's order (offset, bytes, what):\n";
+    for (const TailRegion& t : b.at_size_regions) row(t.offset, t.size, t.what);
+  }
+  return out.str();
+}
+}  // namespace
+
 std::string budget_table(const Budget& b) {
   std::ostringstream out;
   char line[512];
   out << "arenascope-plan: " << b.model_path << " (" << b.model.file_bytes << " bytes, "
       << b.model.subgraphs.size() << " subgraph" << (b.model.subgraphs.size() == 1 ? "" : "s") << ")\n\n";
+  if (b.at_size) out << at_size_table(b, *b.at_size) << "\n";
   for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
     const Subgraph& sg = b.model.subgraphs[s];
     out << "subgraph " << s << (sg.name.empty() ? "" : " '" + printable(sg.name) + "'") << ": " << sg.tensors.size()

@@ -234,6 +234,66 @@ def test_arena_equals_what_tflm_measured(name, build, target):
     assert arena["recommended_bytes"] % 16 == 0
 
 
+KNOWN_PHASES = {"MicroInterpreter constructor (MicroAllocator::Create)", "AllocateTensors: StartModelAllocation",
+                "AllocateTensors: parsing builtin options", "AllocateTensors: kernels' Init",
+                "AllocateTensors: kernels' Prepare", "AllocateTensors: memory planning (FinishModelAllocation)",
+                "AllocateTensors: input/output TfLiteTensors"}
+
+
+def replay_at(model, target, size):
+    r = run_plan("--json", "--target", target, "--arena-size", size, model)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["replay"]
+
+
+@pytest.mark.skipif(not MODEL_NAMES, reason="../shared/tflm-figures absent (clone on its own)")
+@pytest.mark.parametrize("name", MODEL_NAMES)
+@pytest.mark.parametrize("build,target", [("host", "host"), ("arm_m4", "cortex-m")])
+def test_arena_size_against_tflms_minimum(name, build, target):
+    """--arena-size N against the smallest arena real TFLM ran in (tflm-figures.json
+    min_arena_bytes, the oracle): it fits at the minimum and not one byte below, and below it the
+    shortfall is the minimum minus N and the failing request is in one of TFLM's phases."""
+    fig = figures()[name][build]
+    if not fig.get("min_arena_bytes"):
+        pytest.skip(f"TFLM has no minimum arena for {name}")
+    low = fig["min_arena_bytes"]
+    model = MODELS / name
+    at = replay_at(model, target, low)
+    assert at["fits"] and at["failed"] is None and at["outcome"]["kind"] == "ok", at
+    assert at["shortfall_bytes"] == 0 and at["minimum_bytes"] == low
+    assert at["tail_bytes"] + at["head_bytes"] == at["arena_used_bytes"]
+    assert at["tail_regions"] and all(0 <= t["offset"] < low for t in at["tail_regions"])
+    for size in sorted({low - 1, low - 16, low - 100, low // 2, 64}, reverse=True):
+        below = replay_at(model, target, size)
+        assert not below["fits"], size
+        assert below["shortfall_bytes"] == low - size, size
+        assert below["failed"]["phase"] in KNOWN_PHASES, below["failed"]
+        assert below["outcome"]["kind"] in ("error", "crash", "hang", "unknown"), below["outcome"]
+        assert below["arena_used_bytes"] is None and below["tail_regions"] == []
+        state = below["state"]
+        assert 0 <= state["head"] <= state["tail"] <= size, (size, state)
+
+
+def test_arena_size_usage(tmp_path):
+    """N is ASCII decimal or 0x hex, 1..2^32-1; anything else is a usage error that names it."""
+    for bad in ("0", "-5", "+5", "1e3", "4294967296", "0x", "0x100000000", "012", "\u0661\u0662", " 12", "12 ",
+                "99999999999999999999", ""):
+        r = run_plan("--arena-size", bad, DSCNN)
+        assert r.returncode == 2, (bad, r.returncode, r.stdout[:200])
+        assert "--arena-size needs a size in bytes from 1 to 4294967295" in r.stderr, (bad, r.stderr)
+    assert run_plan("--arena-size").returncode == 2
+    r = run_plan("--header", "--arena-size", "1000", DSCNN)
+    assert r.returncode == 2 and "not --header" in r.stderr
+    for good, value in (("4294967295", 4294967295), ("0x1000", 4096), ("0XfF", 255), ("1", 1)):
+        r = run_plan("--json", "--arena-size", good, DSCNN)
+        assert r.returncode == 0, (good, r.stderr)
+        assert json.loads(r.stdout)["replay"]["arena_bytes"] == value
+    assert "replay" not in plan_json(DSCNN)  # only asked for
+    r = run_plan("--arena-size", "100000", DSCNN)
+    assert r.returncode == 0 and r.stdout.splitlines()[2].startswith("arena of 100000 bytes (--arena-size, cortex-m): FITS")
+    assert "--arena-size N" in run_plan("--help").stdout
+
+
 def compile_header(tmp_path, header_text, program=None):
     """Writes the header as plan.h and compiles `program` (C source) with every warning an error,
     into the executable tmp_path/prog; with no program, a file that defines the tables and

@@ -11,6 +11,7 @@
 
 #include "arenascope/planner/arena.h"
 #include "arenascope/planner/kernels.h"
+#include "arenascope/planner/outcome.h"
 #include "arenascope/planner/report.h"
 #include "arenascope/planner/plan.h"
 #include "model_builder.h"
@@ -552,4 +553,175 @@ TEST(Kernels, AnUnknownOperatorCodeIsRejected) {
   ASSERT_EQ(k.rejected.size(), 1u);
   EXPECT_NE(k.rejected[0].find("operator code 9999, which is not a TFLite builtin"), std::string::npos) << k.rejected[0];
   EXPECT_EQ(k.unmodelled.size(), 1u);  // its scratch is unknown too
+}
+
+// --arena-size: TFLM in an arena of N bytes (outcome.h), on chain() for a Cortex-M. The tail,
+// worked by hand as in ChainOnCortexMWorkedByHand, from an arena end N (not re-aligned):
+// SingleArenaBufferAllocator 36 @4, GreedyMemoryPlanner 44 @4, MicroAllocator 36 @4,
+// MicroBuiltinDataAllocator 8, head 144 (ScratchBufferRequest[12]), SubgraphAllocations 8,
+// TfLiteEvalTensor[5] 60, NodeAndRegistration[3] 96, builtin data 5 @1, 5 @1, 4 @4, OpData 48,
+// 48, 56 @16; planning temps 4 + 120 from 144 (temp end 268, aligned 272), 4 planner buffers.
+namespace {
+ArenaModel chain_steps(const char* abi_name) {
+  const Model m = parse(test_models::build({chain()}));
+  const Lifetimes l = build_lifetimes(m, {});
+  const Abi abi = abi_named(abi_name);
+  return allocation_steps(m, l, predict_kernels(m, abi), abi, plan_tflm_greedy(l.buffers).head);
+}
+ArenaAtSize chain_at(const char* abi_name, int64_t n) {
+  const Model m = parse(test_models::build({chain()}));
+  return replay_at_size(m, abi_named(abi_name), chain_steps(abi_name).steps, n);
+}
+}  // namespace
+
+// 895 B: 895-36 = 859 -> 856, 812, 776, 768 (MBDA); head 144; 760, 700, 604; parse 599, 594,
+// 590 -> 588; Init 540 -> 528, 480, 424 -> 416. The planner's space is 416 - 272 = 144 B: 3
+// buffers of 40, one short: "Too many buffers (max is 3)", kTfLiteError, temp_ left at the
+// aligned tail (AllocateTemp took the whole space).
+TEST(ArenaSize, OneByteShortFailsAtThePlannersArraysWithAnError) {
+  const ArenaAtSize r = chain_at("cortex-m", 895);
+  EXPECT_FALSE(r.fits);
+  ASSERT_TRUE(r.failed);
+  EXPECT_EQ(r.failure.step, 30u);
+  EXPECT_EQ(r.failure.kind, "planner arrays");
+  EXPECT_EQ(r.failure.bytes, 160);
+  EXPECT_EQ(r.failure.available, 144);
+  EXPECT_EQ(r.failure.missing, 40);
+  EXPECT_EQ(r.failure.message, "Too many buffers (max is 3)");
+  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Error);
+  EXPECT_EQ(r.outcome.log, std::vector<std::string>{"Too many buffers (max is 3)"});
+  EXPECT_EQ(r.state.head, 144);
+  EXPECT_EQ(r.state.temp, 416);
+  EXPECT_EQ(r.state.tail, 416);
+  std::vector<int64_t> landed;
+  for (int64_t o : r.offsets)
+    if (o >= 0) landed.push_back(o);
+  EXPECT_EQ(landed, (std::vector<int64_t>{856, 812, 776, 768, 760, 700, 604, 599, 594, 588, 528, 480, 416}));
+  // The budget around it: the minimum is 896 (ChainOnCortexMWorkedByHand), so 1 B short.
+  const std::string path = ::testing::TempDir() + "chain_895.tflite";
+  const auto bytes = test_models::build({chain()});
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+  const nlohmann::json doc = budget_json(make_budget(path, abi_named("cortex-m"), 10, false, 895));
+  const auto& replay = doc.at("replay");
+  EXPECT_EQ(replay.at("shortfall_bytes"), 1);
+  EXPECT_EQ(replay.at("minimum_bytes"), 896);
+  EXPECT_EQ(replay.at("failed").at("phase"), "AllocateTensors: memory planning (FinishModelAllocation)");
+  EXPECT_EQ(replay.at("state").at("temp"), 416);
+  EXPECT_EQ(replay.at("outcome").at("kind"), "error");
+  EXPECT_TRUE(replay.at("arena_used_bytes").is_null());
+  EXPECT_FALSE(doc.at("arena").contains("replay"));  // a new key; the old ones as they were
+}
+
+// 420 B: 384, 340, 304, 296; head 144; 288, 228; NodeAndRegistration[3] at 228-96 = 132 < 144:
+// missing 12, available 96-12 = 84; StartModelAllocation returns null.
+TEST(ArenaSize, NodesThatDoNotFitEndStartModelAllocation) {
+  const ArenaAtSize r = chain_at("cortex-m", 420);
+  ASSERT_TRUE(r.failed);
+  EXPECT_EQ(r.failure.step, 7u);
+  EXPECT_EQ(r.failure.kind, "persistent");
+  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Error);
+  EXPECT_EQ(r.outcome.log, (std::vector<std::string>{"Failed to allocate tail memory. Requested: 96, available 84, missing: 12",
+                                                     "Failed to allocate memory for node_and_registrations.",
+                                                     "Failed starting model allocation."}));
+  EXPECT_EQ(r.state.head, 144);
+  EXPECT_EQ(r.state.temp, 144);
+  EXPECT_EQ(r.state.tail, 228);
+}
+
+// 450 B: 414 -> 412, 368, 332, 324; head 144; 316, 256, 160; parse 155, 150, 146 -> 144. Every
+// OpData fails: 144-48 = 96 (missing 48, available 0), twice, then SoftmaxParams 144-56 = 88 -> 80
+// (missing 64, available -8, which %u prints as 4294967288). InitSubgraphs goes on; operator 0's
+// Prepare starts with TFLITE_DCHECK(node->user_data != nullptr): AbortImpl on a Cortex-M.
+TEST(ArenaSize, AFailedOpDataHangsACortexMInTheKernelsDcheck) {
+  const ArenaAtSize r = chain_at("cortex-m", 450);
+  ASSERT_TRUE(r.failed);
+  EXPECT_EQ(r.failure.step, 11u);
+  EXPECT_EQ(r.failure.available, 0);
+  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Hang);
+  EXPECT_EQ(r.outcome.stop, 14u);  // operator 0's first Prepare request
+  EXPECT_EQ(r.outcome.log, (std::vector<std::string>{"Failed to allocate tail memory. Requested: 48, available 0, missing: 48",
+                                                     "Failed to allocate tail memory. Requested: 48, available 0, missing: 48",
+                                                     "Failed to allocate tail memory. Requested: 56, available 4294967288, missing: 64",
+                                                     "HALTED"}));
+  EXPECT_NE(r.outcome.how.find("fully_connected.cc FullyConnectedPrepare"), std::string::npos) << r.outcome.how;
+  EXPECT_EQ(r.state.tail, 144);
+  EXPECT_EQ(r.state.temp, 144);
+}
+
+// x86-64, 800 B: 728, 656, 584 (72 B each, 8-aligned), 568 (MBDA 16); head 192; 552, 432, 240;
+// parse 16 @4 224, 208, 4 @4 204; OpDataFullyConnected 64: 140 -> 128 < 192. Operator 0's DCHECK
+// is abort() on a host.
+TEST(ArenaSize, AFailedOpDataAbortsOnAHost) {
+  const ArenaAtSize r = chain_at("host", 800);
+  ASSERT_TRUE(r.failed);
+  EXPECT_EQ(r.failure.step, 11u);
+  EXPECT_EQ(r.failure.missing, 64);
+  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Crash);
+  EXPECT_NE(r.outcome.how.find("SIGABRT"), std::string::npos) << r.outcome.how;
+  EXPECT_EQ(r.state.head, 192);
+  EXPECT_EQ(r.state.tail, 204);
+}
+
+// 903 B fits, with an end that is not 16-byte aligned: 867 -> 864, 820, 784, 776, 768, 708, 612;
+// parse 607, 602, 598 -> 596; OpData 548 -> 544, 496, 440 -> 432; the planner's 432 - 272 = 160
+// B holds 4 buffers; head 320 <= 432; I/O: 428 -> 416, 384, 380 -> 368, 336. Tail 903 - 336 = 567
+// (560 with an aligned end), head 320, arena_used_bytes() 887.
+TEST(ArenaSize, ItFitsAndTheTailDependsOnTheUnalignedEnd) {
+  const ArenaAtSize r = chain_at("cortex-m", 903);
+  EXPECT_TRUE(r.fits);
+  EXPECT_FALSE(r.failed);
+  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Ok);
+  EXPECT_TRUE(r.outcome.log.empty());
+  EXPECT_EQ(r.tail_bytes, 567);
+  EXPECT_EQ(r.head_bytes, 320);
+  EXPECT_EQ(r.state.tail, 336);
+}
+
+// A 512 B variable tensor: ADD(t0 [1,32], t1 variable [1,512]) -> t2 [1,32], Cortex-M, 990 B:
+// 954 -> 952, 908, 872, 864 (MBDA); head 144; 856, 820 (3 x 12), 788 (1 x 32); TfLiteAddParams 2
+// @1 786; OpDataAdd 726 -> 720; planning temps 144 -> 148 -> 220. The variable lands at
+// 720 - 512 = 208: above the head (allowed) but below temp_ 220. The planner's space,
+// aligned tail 208 - aligned temp 224 = -16, wraps: 2^32 - 16 as an int is -16, back as a size_t
+// over 40: max_buffer_count_ 107374182, so AddBuffer accepts both buffers and the sorted arrays
+// go 16 x 107374182 B past the planner's start 224: offset 1717987136. TFLM prints nothing.
+TEST(ArenaSize, AVariableBelowTheTemporariesWrapsThePlannersSpace) {
+  SG sg{{{{1, 32}}, {{1, 512}, 9, false, true}, {{1, 32}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
+  const Model m = parse(test_models::build({sg}));
+  const Lifetimes l = build_lifetimes(m, {});
+  const Abi abi = abi_named("cortex-m");
+  const ArenaModel arena = allocation_steps(m, l, predict_kernels(m, abi), abi, plan_tflm_greedy(l.buffers).head);
+  const ArenaAtSize r = replay_at_size(m, abi, arena.steps, 990);
+  ASSERT_TRUE(r.failed);
+  EXPECT_EQ(arena.steps[r.failure.step].kind, Step::Kind::PlannerArena);
+  EXPECT_EQ(r.offsets[r.failure.step - 1], 208);  // the variable
+  EXPECT_EQ(r.failure.available, -16);
+  EXPECT_EQ(r.failure.message, "");
+  EXPECT_TRUE(r.outcome.log.empty());
+  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Crash);
+  EXPECT_NE(r.outcome.how.find("max_buffer_count_ 107374182"), std::string::npos) << r.outcome.how;
+  EXPECT_NE(r.outcome.how.find("offset 1717987136"), std::string::npos) << r.outcome.how;
+  EXPECT_EQ(r.state.head, 144);
+  EXPECT_EQ(r.state.temp, 208);
+  EXPECT_EQ(r.state.tail, 208);
+}
+
+// The walk and the plain replay agree on what fits, at every size, for both ABIs.
+TEST(ArenaSize, TheWalkAgreesWithTheReplayAtEverySize) {
+  for (const char* abi : {"cortex-m", "host"}) {
+    const ArenaModel arena = chain_steps(abi);
+    const Model m = parse(test_models::build({chain()}));
+    for (int64_t n = 1; n <= 1700; ++n) {
+      const Replay plain = replay(arena.steps, n);
+      const ArenaAtSize r = replay_at_size(m, abi_named(abi), arena.steps, n);
+      ASSERT_EQ(r.fits, plain.ok) << abi << " " << n;
+      if (plain.ok) {
+        ASSERT_EQ(r.tail_bytes, plain.tail_bytes) << abi << " " << n;
+        ASSERT_EQ(r.head_bytes, plain.head_bytes) << abi << " " << n;
+      } else {
+        ASSERT_EQ(r.failure.step, plain.failed) << abi << " " << n;
+        ASSERT_EQ(r.failure.missing, plain.missing) << abi << " " << n;
+      }
+    }
+  }
 }

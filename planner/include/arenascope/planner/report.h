@@ -1,6 +1,7 @@
 // arenascope planner: the budget of one model, as a table for people and JSON for the plugin.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "arenascope/planner/plan.h"
 #include "arenascope/planner/arena.h"
 #include "arenascope/planner/kernels.h"
+#include "arenascope/planner/outcome.h"
 
 namespace arenascope::planner {
 
@@ -41,6 +43,8 @@ struct Budget {
   bool adapter = false;              // the planner outside the arena (arenascope's TFLM adapter)
   int64_t recommended = 0;           // minimum + margin, rounded up to 16 bytes
   std::vector<TailRegion> tail_regions;  // every persistent request where TFLM puts it in `recommended` bytes
+  std::optional<ArenaAtSize> at_size;     // --arena-size N: TFLM in an arena of N bytes
+  std::vector<TailRegion> at_size_regions;  // ... when it fits: every persistent request where TFLM puts it
   // The minimum is exact when every kernel's arena use is modelled; else it is a floor.
   bool minimum_exact() const {
     return kernels.unmodelled_data.empty() && kernels.unmodelled.empty() && kernels.rejected.empty();
@@ -53,9 +57,10 @@ struct Budget {
 std::string printable(std::string text, bool keep_newlines = false);
 
 // Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
-// failed its check: a planner bug, never expected).
+// failed its check: a planner bug, never expected). arena_size > 0: also replay TFLM in an
+// arena of that many bytes (Budget::at_size).
 Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m"), int margin_pct = 10,
-                   bool adapter = false);
+                   bool adapter = false, int64_t arena_size = 0);
 
 // JSON document (schema: docs/arena-budget.md, "JSON output").
 nlohmann::json budget_json(const Budget& b);
