@@ -1013,7 +1013,7 @@ def tflm_verdicts(ctx, f):
         return []
     halt = halt_state()
     found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, ctx.stack, f, ctx.plan),
-             postmortem.allocation(ctx.tflm, f, halt, ctx.plan)]
+             postmortem.allocation(ctx.tflm, f, halt, ctx.plan, ctx.reader)]
     return [v for v in found if v is not None]
 
 

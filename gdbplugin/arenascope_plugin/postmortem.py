@@ -78,8 +78,10 @@ def _tail_layout(plan, base, size):
     one, else from its tail at the recommended size moved to this end (exact when the arena's end
     is 16-byte aligned, as TFLM lays the tail out from the end)."""
     replay = (plan or {}).get("replay") or {}
-    if replay.get("arena_bytes") == size and replay.get("tail_regions") is not None:
-        regions = [(base + t["offset"], t["size"], t["what"]) for t in replay["tail_regions"]]
+    if replay.get("arena_bytes") == size:
+        # Fits: the tail at this size; does not: the persistent requests TFLM made before it stopped.
+        placed = replay.get("tail_regions") if replay.get("fits") else replay.get("persistent")
+        regions = [(base + t["offset"], t["size"], t["what"]) for t in placed or []]
     else:
         end = (plan or {}).get("arena", {}).get("recommended_bytes")
         if not end or (base + size) % 16:
@@ -129,10 +131,11 @@ def _tie(f, smashed_values, objects):
         for o in objects:
             if o["addr"] <= value < o["addr"] + o["size"]:
                 return f"{what} {value:#x} is inside {o['name']} (+{value - o['addr']}), which the stack overwrote"
-        for at, word, obj in smashed_values:
-            if 0 <= value - word < 256:
-                return (f"{what} {value:#x} is {word:#x}{' + ' + str(value - word) if value != word else ''}: the "
-                        f"value the stack left at {at:#x} in {obj}, loaded as one of TFLM's pointers and followed")
+        near = [(value - word, at, word, obj) for at, word, obj in smashed_values if 0 <= value - word < 256]
+        if near:  # the nearest below: a member offset away from the pointer TFLM loaded
+            delta, at, word, obj = min(near)
+            return (f"{what} {value:#x} is {word:#x}{' + ' + str(delta) if delta else ''}: the value the stack left "
+                    f"at {at:#x} in {obj}, loaded as one of TFLM's pointers and followed")
     return None
 
 
@@ -196,9 +199,11 @@ def _replay_lines(plan, size):
     arena = (plan or {}).get("arena") or {}
     minimum, recommended = arena.get("minimum_bytes"), arena.get("recommended_bytes")
     replay = (plan or {}).get("replay") or {}
-    evidence, outcome = [], None
+    evidence, outcome, failing = [], None, ""
     if replay.get("arena_bytes") == size and replay.get("failed"):
         fl = replay["failed"]
+        failing = (f"at {size} B, {fl['what']} ({fl['phase'].removeprefix('AllocateTensors: ')}) does not fit"
+                   + (f": TFLM prints \"{fl['message']}\"" if fl.get("message") else ""))
         outcome = replay.get("outcome") or {}
         evidence.append(f"the planner's replay of TFLM's allocations at {size} B stops at {fl['what']} in "
                         f"{fl['phase']}: {fl['bytes']} B asked, {fl['available']} B available"
@@ -211,8 +216,9 @@ def _replay_lines(plan, size):
     if minimum and minimum > size:
         short = minimum - size
     if short is None:
-        return "", evidence, outcome, minimum
-    text = (f"the arena is {size} B and this model needs {minimum} B with these kernels: {short} B short"
+        return failing, evidence, outcome, minimum
+    text = ((failing + ". " if failing else "") +
+            f"The arena is {size} B and this model needs {minimum} B with these kernels: {short} B short"
             + (f"; an arena of {minimum} B works ({recommended} B recommended with a "
                f"{arena.get('margin_pct', 10)} % margin)" if recommended else ""))
     if not arena.get("exact", True):
@@ -220,9 +226,37 @@ def _replay_lines(plan, size):
     return text, evidence, outcome, minimum
 
 
-def allocation(state, f, halt, plan):
+def _io_tie(reader, f, state):
+    """The line tying the fault to what input(i)/output(i) return when their arrays are null (the
+    word at address 4*i, taken as a TfLiteTensor*), or None."""
+    if f is None or reader is None or any(state.io_tensors.values()):
+        return None
+    candidates = ([("the faulting address", f.bfar if f.bfar is not None else f.mmfar)] +
+                  ([(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5])]
+                   if f.frame else []))
+    for i in range(4):
+        try:
+            bogus = int.from_bytes(reader.read(4 * i, 4), "little")
+            fields = _words(reader, bogus, 32)
+        except MemoryReadError:
+            continue
+        for what, value in candidates:
+            if value is None:
+                continue
+            if 0 <= value - bogus < 64:
+                return (f"{what} {value:#x} is {bogus:#x}{' + ' + str(value - bogus) if value != bogus else ''}: "
+                        f"input({i})/output({i}) returned the word at address {4 * i:#x} ({bogus:#x}) as a TfLiteTensor*")
+            for at, word in fields:
+                if word == value and word:
+                    return (f"{what} {value:#x} is the word at {at:#x}, a field of the 'TfLiteTensor' input({i}) / "
+                            f"output({i}) returned (the word at address {4 * i:#x}, {bogus:#x}): the app used a tensor "
+                            "that does not exist")
+    return None
+
+
+def allocation(state, f, halt, plan, reader=None):
     """The allocation-failed or failure-ignored Verdict, or None when AllocateTensors finished or
-    never started."""
+    never started. `reader`: target memory, to tie a fault to input(i)/output(i)'s bogus tensor."""
     if state is None or state.condition != "unfinished":
         return None
     size = state.arena_size
@@ -249,15 +283,21 @@ def allocation(state, f, halt, plan):
                         "size above, rebuild and run again")
         return Verdict("allocation-failed", headline, evidence)
     invoking = halt is not None and any("MicroInterpreter::Invoke" in fr for fr in halt.frames)
-    if f is not None or invoking:
-        ties = []
+    first = ((plan or {}).get("replay") or {}).get("failed") or {}
+    retried = state.init_status == 1 and first and "StartModelAllocation" not in first.get("phase", "")
+    if f is not None or invoking or retried:
+        ties = [t for t in (_io_tie(reader, f, state),) if t]
+        if retried:
+            ties.append("AllocateTensors ran again after its first failure (initialization_status_ is kTfLiteError, "
+                        "which the first failure in " + first.get("phase", "?") + " does not set): the application "
+                        "called Invoke (which retries it) or AllocateTensors on the unallocated interpreter")
         nulls = [k for k, v in state.io_tensors.items() if not v]
         if nulls:
             ties.append(f"{' and '.join(nulls)} null: interpreter.input(i)/output(i) return the word at address 4*i "
                         "(a TfLiteTensor* that is not one)")
         headline = ("VERDICT: AllocateTensors failed and the application went on as if it had succeeded: "
                     + (f"this {f.exception or 'fault'} comes from the unallocated interpreter. " if f is not None
-                       else "the interpreter is unallocated (every Invoke returns an error). ")
+                       else "the interpreter is unallocated (every Invoke returns kTfLiteError). ")
                     + (text + ". " if text else "") + "Check AllocateTensors' status and stop on kTfLiteError.")
         return Verdict("failure-ignored", headline, evidence + ties)
     headline = "VERDICT: AllocateTensors did not finish: it returned kTfLiteError: " + \

@@ -85,6 +85,7 @@ class State:
     tensors_allocated: Optional[bool] = None
     planner_counts: Optional[Tuple[int, int]] = None   # (buffer_count_, max_buffer_count_) of the greedy planner
     io_tensors: Dict[str, int] = field(default_factory=dict)   # input_tensors_ / output_tensors_
+    init_status: Optional[int] = None            # initialization_status_ (kTfLiteOk 0, kTfLiteError 1)
 
     @property
     def smashed(self):
@@ -232,9 +233,9 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
             except MemoryReadError as exc:
                 gp.problems.append(f"unreadable ({exc})")
         c = gp.values
-        if gp.sound and "buffer_count_" in c and not 0 <= c["buffer_count_"] <= c["max_buffer_count_"] < 1 << 24:
-            gp.problems.append(f"buffer_count_ {c['buffer_count_']} and max_buffer_count_ {c['max_buffer_count_']} "
-                               "are not counts of a planner")
+        if gp.sound and "buffer_count_" in c and not 0 <= c["buffer_count_"] <= c["max_buffer_count_"]:
+            gp.problems.append(f"buffer_count_ {c['buffer_count_']} is above max_buffer_count_ "
+                               f"{c['max_buffer_count_']}: not counts of a planner")
     return out
 
 
@@ -264,6 +265,7 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
         interp.problems.append(f"tensors_allocated_ (a bool) holds {v['tensors_allocated_']}")
     st.tensors_allocated = v["tensors_allocated_"] == 1
     st.io_tensors = {"input_tensors_": v["input_tensors_"], "output_tensors_": v["output_tensors_"]}
+    st.init_status = v.get("initialization_status_")
     if arena and not arena[0] <= allocator < arena[1]:
         _check_pointer(interp, facts, "allocator_", allocator, arena, ("arena",), reader)
     if not interp.sound:
@@ -312,12 +314,20 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
     if s["tail_"] < s["temp_"]:
         evidence.append(f"tail_ {s['tail_']:#x} is below temp_ {s['temp_']:#x}: a persistent allocation went into "
                         "temporary memory, and the free space TFLM computes (tail_ - temp_) wraps around")
-    if st.planner_counts and st.planner_counts[1] and st.planner_counts[0] >= st.planner_counts[1]:
+    if st.planner_counts and st.arena_size and st.planner_counts[1] > st.arena_size // 40:
+        evidence.append(f"the memory planner was given room for {st.planner_counts[1]} buffers, more than the whole "
+                        f"{st.arena_size} B arena holds (40 B each): the free space TFLM computed wrapped around, so "
+                        "the planner writes its arrays far outside the arena")
+    elif st.planner_counts and st.planner_counts[1] and st.planner_counts[0] >= st.planner_counts[1]:
         evidence.append(f"the memory planner holds {st.planner_counts[0]} buffers, its maximum for the free space "
                         f"({st.planner_counts[1]}): planning ran out of room (\"Too many buffers\")")
     if not v["input_tensors_"]:
         evidence.append("input_tensors_ is null: the last step of AllocateTensors never ran, so input(i) and "
                         "output(i) return whatever word is at address 4*i")
+    if st.init_status == 1:
+        evidence.append("initialization_status_ is kTfLiteError: AllocateTensors failed in StartModelAllocation, or "
+                        "ran again after failing (MicroInterpreter::Invoke calls it while tensors_allocated_ is false), "
+                        "which then fails with \"Model allocation started before finishing previously allocated model\"")
     return st
 
 

@@ -181,8 +181,9 @@ def test_allocation_verdicts_returned_crashed_and_ignored():
     returned = postmortem.allocation(st, None, postmortem.Halt(pc=0x1200, function="allocation_failed",
                                                                frames=["allocation_failed", "main"]), REPLAY_PLAN)
     assert returned.kind == "allocation-failed"
-    assert "it returned kTfLiteError: the arena is" in returned.headline
-    assert f"the arena is {SIZE} B and this model needs {SIZE + 300} B with these kernels: 300 B short" in \
+    assert "it returned kTfLiteError: at 2048 B, GreedyMemoryPlanner arrays (memory planning) does not fit: " \
+        "TFLM prints \"Too many buffers (max is 3)\". The arena is" in returned.headline
+    assert f"The arena is {SIZE} B and this model needs {SIZE + 300} B with these kernels: 300 B short" in \
         returned.headline
     assert any("exactly where the replay stops" in e for e in returned.evidence)
     assert any('TFLM prints "Too many buffers (max is 3)"' in e for e in returned.evidence)
