@@ -35,6 +35,7 @@ volatile uint32_t standin_arena_bytes = STANDIN_RECOMMENDED_BYTES;  // what the 
 volatile uint32_t standin_scenario = 0;                              // README.md: 0..4
 volatile uint32_t standin_recursion_depth = 0;         // scenario 3/4: frames; 0: down to the overrun below
 volatile uint32_t standin_stack_overrun_bytes = 200;   // scenario 3/4 with depth 0: how far past __StackLimit
+volatile uint32_t standin_recursion_fill_all = 0;      // scenario 3/4: 1: the frames leave no paint word
 volatile uint32_t standin_invokes;                     // invokes completed
 volatile uint32_t g_fault_sp;                          // scenario 4: the SP the fault stacked its frame at
 volatile int8_t standin_sink;
@@ -108,15 +109,18 @@ private:
 };
 
 // Scenario 3/4: a recursion whose frames run past __StackLimit into the arena's tail, and return.
+// Each frame writes 3 of its 8 local words (the others keep the paint, as a frame's unused
+// locals do), unless standin_recursion_fill_all is set.
 __attribute__((noinline)) uint32_t standin_recurse(uint32_t n) {
-    volatile uint32_t pad[6];
-    for (int i = 0; i < 6; ++i) pad[i] = 0x5A5A5A5Au;
+    volatile uint32_t pad[8];
+    const int fill = standin_recursion_fill_all ? 8 : 3;
+    for (int i = 0; i < fill; ++i) pad[i] = 0x5A5A5A5Au;
     uint32_t sp;
     __asm__ volatile("mov %0, sp" : "=r"(sp));
     const bool deeper = standin_recursion_depth ? n + 1 < standin_recursion_depth
                                                 : sp > (uint32_t)&__StackLimit - standin_stack_overrun_bytes;
     uint32_t r = deeper ? standin_recurse(n + 1) : 0;
-    return r + pad[n % 6];
+    return r + pad[n % 3];
 }
 
 }  // namespace
