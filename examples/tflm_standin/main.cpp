@@ -1,0 +1,181 @@
+/*
+ * NOT TensorFlow Lite Micro. Part of the TFLM STAND-IN: a firmware with TFLM 90b983c2's class and
+ * member names for what arenascope's agentless mode reads, so that its post-mortem is tested in
+ * CI where real TFLM cannot be built; it lays out the arena by re-enacting the allocation steps
+ * arenascope-plan predicts.
+ *
+ * The application, written as a TFLM application is (a function-static MicroInterpreter over a
+ * tensor arena right below the stack), and its scenarios (README.md). GDB sets the two volatile
+ * selectors at a breakpoint on standin_boot(), before the interpreter is constructed.
+ * Register addresses: ARMv7-M ARM B3.2 (SCB) and the MPS2 AN386 memory map (CMSDK UART0).
+ */
+#include <string.h>
+
+#include <new>
+
+#include "standin_plan.h"
+#include "tflite_standin.h"
+
+#define REG(addr) (*(volatile uint32_t *)(addr))
+#define UART0_DATA REG(0x40004000u)
+#define UART0_CTRL REG(0x40004008u)
+#define UART0_BAUDDIV REG(0x40004010u)
+#define SCB_VTOR REG(0xE000ED08u)
+
+extern "C" {
+extern const uint8_t demo_model_data[];  // cmake/embed_model.cmake: the demo's model
+extern uint32_t __StackLimit, __StackTop;
+extern void (*const standin_vectors_saving_sp[])(void);
+
+// The tensor arena: the recommended size, placed by the linker script directly below the stack.
+__attribute__((section(".tensor_arena"), aligned(16))) uint8_t tensor_arena[STANDIN_RECOMMENDED_BYTES];
+
+// Set from GDB at standin_boot() (the plugin never writes: the tests and you do).
+volatile uint32_t standin_arena_bytes = STANDIN_RECOMMENDED_BYTES;  // what the interpreter gets
+volatile uint32_t standin_scenario = 0;                              // README.md: 0..4
+volatile uint32_t standin_recursion_depth = 0;         // scenario 3/4: frames; 0: down to the overrun below
+volatile uint32_t standin_stack_overrun_bytes = 200;   // scenario 3/4 with depth 0: how far past __StackLimit
+volatile uint32_t standin_recursion_fill_all = 0;      // scenario 3/4: 1: the frames leave no paint word
+volatile uint32_t standin_invokes;                     // invokes completed
+volatile uint32_t g_fault_sp;                          // scenario 4: the SP the fault stacked its frame at
+volatile int8_t standin_sink;
+
+void standin_uart_putc(char c) { UART0_DATA = (uint32_t)(uint8_t)c; }
+
+// Breakpoint targets (noinline, each its own function).
+__attribute__((noinline, used)) void standin_boot(void) { __asm__ volatile("" ::: "memory"); }
+__attribute__((noinline, used)) void inference_done(int n) { __asm__ volatile("" ::"r"(n) : "memory"); }
+__attribute__((noinline, used)) void allocation_failed(void) {
+    while (1) {
+    }
+}
+__attribute__((noinline, used)) void invoke_failed(void) {
+    __asm__ volatile("wfi" ::: "memory");  // no interrupt is enabled: sleeps until GDB stops it
+}
+}
+
+static void uart_puts(const char *s) {
+    while (*s) standin_uart_putc(*s++);
+}
+
+namespace {
+
+size_t element_bytes(TfLiteType t) {
+    switch (t) {
+        case kTfLiteInt32: case kTfLiteFloat32: case kTfLiteUInt32: return 4;
+        case kTfLiteInt16: case kTfLiteUInt16: case kTfLiteFloat16: return 2;
+        case kTfLiteInt64: case kTfLiteFloat64: case kTfLiteUInt64: case kTfLiteComplex64: return 8;
+        default: return 1;
+    }
+}
+
+size_t eval_bytes(const TfLiteEvalTensor *t) {
+    size_t n = element_bytes(t->type);
+    for (int i = 0; i < t->dims->size; ++i) n *= (size_t)t->dims->data[i];
+    return n;
+}
+
+// The stand-in's kernel: reads what a kernel's Invoke reads through TFLM's pointers (its OpData,
+// its builtin options, the eval tensors of its inputs) and writes its output tensor in the head.
+TfLiteStatus standin_kernel_invoke(TfLiteContext *context, TfLiteNode *node) {
+    const uint8_t *op_data = static_cast<const uint8_t *>(node->user_data);
+    const uint8_t *options = static_cast<const uint8_t *>(node->builtin_data);
+    const TfLiteEvalTensor *input = context->GetEvalTensor(context, node->inputs->data[0]);
+    TfLiteEvalTensor *output = context->GetEvalTensor(context, node->outputs->data[0]);
+    int8_t v = input->data.int8 ? input->data.int8[0] : 0;
+    v = (int8_t)(v + (op_data ? op_data[0] : 0) + (options ? options[0] : 0) + 1);
+    memset(output->data.data, v, eval_bytes(output));
+    return kTfLiteOk;
+}
+
+void *standin_kernel_init(TfLiteContext *, const char *, size_t) { return nullptr; }
+
+// MicroMutableOpResolver's role: one registration per builtin code the model uses.
+class StandinOpResolver : public tflite::MicroOpResolver {
+public:
+    const tflite::TFLMRegistration *FindOp(int32_t builtin_code) const override {
+        for (int i = 0; i < count_; ++i)
+            if (registrations_[i].builtin_code == builtin_code) return &registrations_[i];
+        if (count_ == kMax) return nullptr;
+        tflite::TFLMRegistration &r = registrations_[count_++];
+        r = {standin_kernel_init, nullptr, nullptr, standin_kernel_invoke, nullptr, builtin_code, nullptr};
+        return &r;
+    }
+
+private:
+    static constexpr int kMax = 32;
+    mutable tflite::TFLMRegistration registrations_[kMax] = {};
+    mutable int count_ = 0;
+};
+
+// Scenario 3/4: a recursion whose frames run past __StackLimit into the arena's tail, and return.
+// Each frame writes 3 of its 8 local words (the others keep the paint, as a frame's unused
+// locals do), unless standin_recursion_fill_all is set.
+__attribute__((noinline)) uint32_t standin_recurse(uint32_t n) {
+    volatile uint32_t pad[8];
+    const int fill = standin_recursion_fill_all ? 8 : 3;
+    for (int i = 0; i < fill; ++i) pad[i] = 0x5A5A5A5Au;
+    uint32_t sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    const bool deeper = standin_recursion_depth ? n + 1 < standin_recursion_depth
+                                                : sp > (uint32_t)&__StackLimit - standin_stack_overrun_bytes;
+    uint32_t r = deeper ? standin_recurse(n + 1) : 0;
+    return r + pad[n % 3];
+}
+
+}  // namespace
+
+extern "C" void *__dso_handle;
+void *__dso_handle = nullptr;
+// Function statics register their destructors; this firmware never exits.
+extern "C" int __cxa_atexit(void (*)(void *), void *, void *) { return 0; }
+extern "C" void __cxa_pure_virtual(void) {
+    while (1) {
+    }
+}
+void operator delete(void *) noexcept {}
+void operator delete(void *, size_t) noexcept {}
+
+int main(void) {
+    UART0_BAUDDIV = 16u;
+    UART0_CTRL = 1u; /* TX enable */
+    standin_boot();
+    uart_puts("tflm stand-in (NOT TensorFlow Lite Micro): scenario ");
+    standin_uart_putc((char)('0' + standin_scenario % 10));
+    uart_puts("\n");
+    if (standin_scenario == 4) SCB_VTOR = (uint32_t)standin_vectors_saving_sp;
+    size_t arena_bytes = standin_arena_bytes;
+    if (arena_bytes > sizeof(tensor_arena)) arena_bytes = sizeof(tensor_arena);
+
+    static StandinOpResolver resolver;
+    static tflite::MicroInterpreter interpreter(tflite::GetModel(demo_model_data), resolver, tensor_arena, arena_bytes);
+    const TfLiteStatus status = interpreter.AllocateTensors();
+
+    if (standin_scenario == 2) {
+        // The status ignored: input(0) reads input_tensors_[0], a null array when AllocateTensors
+        // failed, so it returns the word at address 0 (the vector table's initial SP).
+        interpreter.input(0)->data.int8[0] = 0;
+        for (;;) {
+            if (interpreter.Invoke() != kTfLiteOk) {
+                for (;;) invoke_failed();
+            }
+            inference_done((int)++standin_invokes);
+        }
+    }
+    if (status != kTfLiteOk) allocation_failed();
+    uart_puts("AllocateTensors ok\n");
+    if (standin_scenario == 3 || standin_scenario == 4) {
+        if (interpreter.Invoke() == kTfLiteOk) inference_done((int)++standin_invokes);
+        standin_sink = (int8_t)standin_recurse(0);
+        uart_puts("recursion returned\n");
+        interpreter.Invoke();  // follows TFLM's pointers from the tail the stack overwrote
+        uart_puts("invoke after the recursion returned\n");
+        allocation_failed();
+    }
+    for (;;) {
+        if (interpreter.Invoke() != kTfLiteOk) {
+            for (;;) invoke_failed();
+        }
+        inference_done((int)++standin_invokes);
+    }
+}
