@@ -141,24 +141,28 @@ def _tie(f, smashed_values, objects):
 
 def stack_into_arena(reader, facts, state, stack, f, plan):
     """The stack-into-arena Verdict, or None when the stack stayed above its limit."""
-    if stack is None or stack.hwm is None or not stack.painted or stack.hwm > stack.low:
-        return None
-    if state is None or state.arena_base is None:
+    if stack is None or state is None or state.arena_base is None:
         return None
     end = state.arena_base + state.arena_size
     if not state.arena_base < end <= stack.low or stack.low - end > 1024:
         return None   # the arena is not right below the stack
+    paint_gone = stack.hwm is not None and stack.painted and stack.hwm <= stack.low
+    if stack.hwm is not None and stack.painted and not paint_gone:
+        return None   # paint left at the limit: the stack never got past it
     tail = _tail_layout(plan, state.arena_base, state.arena_size)
     tail_bytes = (plan or {}).get("tail", {}).get("bytes") or min(state.arena_size, 4096)
     scan_from = max(state.arena_base, end - tail_bytes)
     reach = tflmstate.stack_reach(reader, facts, stack.low, scan_from)
+    if not paint_gone and reach is None:
+        return None   # no paint to tell by, and no stack value below the limit
     pre_sp = f.pre_fault_sp if f is not None else None
     lowest = reach[0] if reach else None
     if pre_sp is not None and pre_sp < stack.low and (lowest is None or pre_sp < lowest):
         lowest = pre_sp
     smashed_checks = {o.name: o for o in state.smashed}
-    evidence = [f"the stack paint is gone down to the stack's limit {stack.low:#x} (stack {stack.low:#x}-"
-                f"{stack.high:#x}); the arena {state.arena_symbol or ''} ends at {end:#x}, "
+    evidence = [(f"the stack paint is gone down to the stack's limit {stack.low:#x}" if paint_gone else
+                 f"no stack paint left anywhere in the stack (all of it used, or never painted), limit {stack.low:#x}")
+                + f" (stack {stack.low:#x}-{stack.high:#x}); the arena {state.arena_symbol or ''} ends at {end:#x}, "
                 f"{stack.low - end} B below it"]
     if reach:
         evidence.append(f"the lowest stack value below the limit is at {reach[0]:#x} ({reach[2]}): the stack reached "
