@@ -284,6 +284,13 @@ def elf_facts(lay, allocator):
         except gdb.error:
             held = elfinfo.object_at(path, allocator) if path and facts.ram else None
             facts.arena = held
+    if facts.arena is None and path and facts.ram:
+        # No allocator to find the arena by (null: the constructor failed): the ELF's largest data
+        # object whose name says arena (tensor_arena, g_arena, kTensorArena, ...).
+        named = [(z, n, v) for n, v, z, t in elfinfo.data_objects(path) if "arena" in n.lower()]
+        if named:
+            z, n, v = max(named)
+            facts.arena = (n, v, z)
     found = stack_symbols()
     if found:
         facts.stack = (found[0], found[1])

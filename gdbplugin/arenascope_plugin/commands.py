@@ -342,8 +342,11 @@ def gather(need_descriptor=True, verify=False):
                 loaded = agentless.load(ctx.reader, _tool_path("planner-path", "planner", "arenascope-plan"),
                                         str(setting("model")).strip())
             except (TargetError, MemoryReadError) as exc2:
+                inside = constructor_note()
+                if inside:
+                    exc2 = TargetError(inside)
                 if need_descriptor:
-                    raise
+                    raise exc2 from None
                 loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown",
                                                                 evidence=[str(exc2)], objects=[]))
             ctx.desc, ctx.located_by, ctx.minimum_arena = loaded.desc, loaded.how, loaded.minimum
@@ -1007,6 +1010,31 @@ def halt_state():
     return halt
 
 
+def constructor_note():
+    """What to say when the core is inside TFLM's MicroInterpreter constructor (the interpreter
+    is not built, so no scan finds it), with the arena size the constructor was given (its
+    tensor_arena_size argument, when GDB can read it), or None."""
+    halt = halt_state()
+    if not any("MicroInterpreter::MicroInterpreter" in f for f in halt.frames):
+        return None
+    size = None
+    try:
+        frame = gdb.newest_frame()
+        while frame is not None:
+            if "MicroInterpreter::MicroInterpreter" in (frame.name() or ""):
+                size = int(frame.read_var("tensor_arena_size"))
+                break
+            frame = frame.older()
+    except (gdb.error, ValueError, RuntimeError):
+        pass
+    stuck = postmortem.stuck_line(halt)
+    return ("the core is inside the tflite::MicroInterpreter constructor, so there is no interpreter to read yet"
+            + (f"; {stuck}" if stuck else "")
+            + (f". Stuck there, the arena it was given ({size} B) cannot hold even TFLM's allocator objects "
+               "(MicroAllocator::Create): `arena plan --model FILE.tflite` gives the arena this model needs"
+               if stuck and size is not None else ""))
+
+
 def tflm_verdicts(ctx, f):
     """The post-mortem's Verdicts for an agentless TFLM firmware (postmortem.py)."""
     if ctx.tflm is None or not ctx.tflm.interpreter:
@@ -1160,6 +1188,8 @@ Usage: arena fault"""
             if ctx.desc is not None or ctx.tflm is not None:
                 verdict = arena_verdict(ctx, None, damaged)
                 heads = [l for l in verdict if l.startswith("VERDICT")]
+                if ctx.tflm is not None and not ctx.tflm.interpreter:
+                    heads += ctx.tflm.evidence  # no interpreter to read: why (e.g. stuck in its constructor)
                 lines += heads + (["  " + l for l in verdict if not l.startswith("VERDICT")] if ctx.tflm else [])
             _write(lines)
             return

@@ -100,6 +100,11 @@ def object_bytes(path, name):
     return size, None
 
 
+def data_objects(path):
+    """[(name, address, size, type)] of the ELF's data objects of known size."""
+    return [(n, v, z, t) for n, v, z, t in _symbols_of(path) if t == "STT_OBJECT" and z]
+
+
 def objects_of_size(path, size):
     """[(name, address)] of the ELF's data objects exactly `size` bytes long."""
     return [(n, v) for n, v, z, t in _symbols_of(path) if t == "STT_OBJECT" and z == size]

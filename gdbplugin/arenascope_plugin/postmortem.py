@@ -276,6 +276,11 @@ def allocation(state, f, halt, plan, reader=None):
                         "is not where the replay stops: another model, other kernels, or another TFLM")
     stuck = stuck_line(halt) if halt else None
     inside = halt is not None and halt.in_allocate_tensors
+    if state.constructor_failed:
+        headline = ("VERDICT: the arena is too small for TFLM's own allocator objects: the MicroInterpreter's "
+                    "constructor could not allocate them, and AllocateTensors can only fail after it. " +
+                    (text + "." if text else ""))
+        return Verdict("allocation-failed", headline, evidence + ([stuck] if stuck else []))
     how = (outcome or {}).get("how")
     if inside:
         reaction = ("TFLM crashed" if f is not None else "TFLM hangs" if halt.stuck else "the core is")
@@ -288,7 +293,10 @@ def allocation(state, f, halt, plan, reader=None):
         return Verdict("allocation-failed", headline, evidence)
     invoking = halt is not None and any("MicroInterpreter::Invoke" in fr for fr in halt.frames)
     first = ((plan or {}).get("replay") or {}).get("failed") or {}
-    retried = state.init_status == 1 and first and "StartModelAllocation" not in first.get("phase", "")
+    # initialization_status_ turns kTfLiteError only where StartModelAllocation fails: a first
+    # failure later than that means AllocateTensors ran again (micro_interpreter.cc).
+    later = ("parsing", "Init", "Prepare", "memory planning", "input/output")
+    retried = state.init_status == 1 and bool(first) and any(k in first.get("phase", "") for k in later)
     if f is not None or invoking or retried:
         ties = [t for t in (_io_tie(reader, f, state),) if t]
         if retried:

@@ -86,6 +86,7 @@ class State:
     planner_counts: Optional[Tuple[int, int]] = None   # (buffer_count_, max_buffer_count_) of the greedy planner
     io_tensors: Dict[str, int] = field(default_factory=dict)   # input_tensors_ / output_tensors_
     init_status: Optional[int] = None            # initialization_status_ (kTfLiteOk 0, kTfLiteError 1)
+    constructor_failed: bool = False             # the MicroInterpreter's constructor could not allocate
 
     @property
     def smashed(self):
@@ -266,6 +267,18 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
     st.tensors_allocated = v["tensors_allocated_"] == 1
     st.io_tensors = {"input_tensors_": v["input_tensors_"], "output_tensors_": v["output_tensors_"]}
     st.init_status = v.get("initialization_status_")
+    if allocator == 0 and not st.tensors_allocated:
+        # MicroAllocator::Create's persistent allocation of the MicroAllocator did not fit: TFLM
+        # placement-news it at the null it got (micro_allocator.cc) and the interpreter keeps that.
+        st.condition = "unfinished"
+        st.constructor_failed = True
+        if arena:
+            st.arena_base, st.arena_size = (arena[0] + 15) & ~15, arena[1] - ((arena[0] + 15) & ~15)
+        evidence.append("the MicroInterpreter's allocator_ is null: the arena could not hold TFLM's own allocator "
+                        "objects, so MicroAllocator::Create built the MicroAllocator at address 0 (a placement new "
+                        "through the null its failed allocation returned; on a board with flash at 0 that write "
+                        "faults, on RAM at 0 it overwrites the vector table)")
+        return st
     if arena and not arena[0] <= allocator < arena[1]:
         _check_pointer(interp, facts, "allocator_", allocator, arena, ("arena",), reader)
     if not interp.sound:
