@@ -1,0 +1,122 @@
+"""The agentless post-mortem on REAL TFLM firmware in broken states (optional: CI has no TFLM).
+
+Build the applications by hand, outside the project (docs/integrating-tflm.md, "Real TFLM in
+broken states", gives the recipe and what each state does on QEMU mps2-an386), and name them:
+
+  ARENASCOPE_TFLM_STACK_ELF       the stack runs through its limit into the tail; stops in HardFault_Handler
+  ARENASCOPE_TFLM_UNDERSIZED_ELF  AllocateTensors returns kTfLiteError, the app calls allocation_failed()
+  ARENASCOPE_TFLM_IGNORED_ELF     the app ignores it and writes through input(0): HardFault in main
+  ARENASCOPE_TFLM_HANG_ELF        a failed OpData allocation: TFLITE_DCHECK, AbortImpl loops
+  ARENASCOPE_TFLM_CRASH_ELF       GreedyMemoryPlanner faults on a wrapped free space: HardFault
+  ARENASCOPE_TFLM_BROKEN_MODEL    the model they run, its entry in ../shared/tflm-figures (default
+                                  tflm_hello_world_int8.tflite; ARENASCOPE_TFLM_CRASH_MODEL for the crash
+                                  ELF, default tflm_keyword_scrambled_8bit.tflite)
+
+Each test skips cleanly without its variable. Expected figures: the arena's size is the ELF's
+`tensor_arena` object, the minimum arena is real TFLM's bisected min_arena_bytes
+(../shared/tflm-figures), never the plugin's."""
+import json
+import os
+import pathlib
+import re
+
+import pytest
+
+from harness import PLANNER, ROOT, TFLM_FIGURES, elf_symbols, gdb_batch, qemu
+
+BAD = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
+COMMANDS = ["info", "check", "fault", "map", "regions", "stack"]
+
+
+def env_elf(name):
+    path = os.environ.get(name)
+    return pathlib.Path(path) if path and pathlib.Path(path).exists() else None
+
+
+def minimum(model):
+    if not TFLM_FIGURES.exists():
+        pytest.skip("../shared/tflm-figures is not beside the clone")
+    return json.loads(TFLM_FIGURES.read_text())["models"][model]["arm_m4"]["min_arena_bytes"]
+
+
+def arena_size(elf):
+    from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
+    with open(elf, "rb") as f:
+        sym = ELFFile(f).get_section_by_name(".symtab").get_symbol_by_name("tensor_arena")[0]
+        return sym["st_value"], sym["st_size"]
+
+
+def run(elf, stops):
+    """Every arena command's output at the first of the `stops` breakpoints hit."""
+    steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {PLANNER}",
+             "set arena colour off", *[f"break {s}" for s in stops], "continue"]
+    steps += [f"arena {c}" for c in COMMANDS]
+    with qemu(elf, semihosting=True) as (port, _):
+        _, text = gdb_batch(elf, steps, remote_port=port, timeout=120)
+    assert not BAD.search(text), text
+    return text
+
+
+def case(name):
+    elf = env_elf(name)
+    return pytest.mark.skipif(elf is None, reason=f"{name} names no TFLM firmware (optional test)")
+
+
+MODEL = os.environ.get("ARENASCOPE_TFLM_BROKEN_MODEL", "tflm_hello_world_int8.tflite")
+
+
+@case("ARENASCOPE_TFLM_STACK_ELF")
+def test_stack_into_the_tail_of_real_tflm():
+    elf = env_elf("ARENASCOPE_TFLM_STACK_ELF")
+    base, size = arena_size(elf)
+    syms = elf_symbols(elf)
+    text = run(elf, ["HardFault_Handler"])
+    assert "VERDICT: the stack ran into the arena: past its limit by at least" in text, text
+    assert syms["__StackLimit"] == base + size  # the arena right below the stack, as built
+    # TFLM's allocator objects sit at the arena's top, first in the stack's way: named, top down.
+    names = re.findall(r"overwritten: (\S+) at (0x[0-9a-f]+)", text)
+    assert [n for n, _ in names[:3]] == ["SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator"], text
+    assert int(names[0][1], 16) > int(names[1][1], 16) > int(names[2][1], 16) >= base
+    assert re.search(r"the faulting address \(BFAR\) 0x[0-9a-f]+ is 0x[0-9a-f]+ \+ \d+: the value the stack left", text)
+    assert "TFLM state: smashed" in text
+
+
+@case("ARENASCOPE_TFLM_UNDERSIZED_ELF")
+def test_allocate_tensors_failed_on_real_tflm():
+    elf = env_elf("ARENASCOPE_TFLM_UNDERSIZED_ELF")
+    _, size = arena_size(elf)
+    need = minimum(MODEL)
+    text = run(elf, ["allocation_failed"])
+    assert "VERDICT: AllocateTensors did not finish: it returned kTfLiteError" in text, text
+    assert f"The arena is {size} B and this model needs {need} B with these kernels: {need - size} B short" in text
+    assert "the target's allocator is frozen exactly where the replay stops" in text, text
+    assert "FAIL  tflm" in text
+
+
+@case("ARENASCOPE_TFLM_IGNORED_ELF")
+def test_ignored_failure_on_real_tflm():
+    elf = env_elf("ARENASCOPE_TFLM_IGNORED_ELF")
+    _, size = arena_size(elf)
+    need = minimum(MODEL)
+    text = run(elf, ["HardFault_Handler", "invoke_failed"])
+    assert "VERDICT: AllocateTensors failed and the application went on as if it had succeeded" in text, text
+    assert f"{need - size} B short" in text
+
+
+@case("ARENASCOPE_TFLM_HANG_ELF")
+def test_hang_in_abort_on_real_tflm():
+    elf = env_elf("ARENASCOPE_TFLM_HANG_ELF")
+    text = run(elf, ["AbortImpl"])
+    assert "VERDICT: AllocateTensors did not finish: TFLM hangs inside it, reacting to a too-small arena" in text, text
+    assert "the core is stuck at" in text and "in AbortImpl" in text
+    assert "continuing will not get past it" in text
+
+
+@case("ARENASCOPE_TFLM_CRASH_ELF")
+def test_crash_inside_tflm_on_real_tflm():
+    elf = env_elf("ARENASCOPE_TFLM_CRASH_ELF")
+    _, size = arena_size(elf)
+    need = minimum(os.environ.get("ARENASCOPE_TFLM_CRASH_MODEL", "tflm_keyword_scrambled_8bit.tflite"))
+    text = run(elf, ["HardFault_Handler"])
+    assert "VERDICT: AllocateTensors did not finish: TFLM crashed inside it, reacting to a too-small arena" in text, text
+    assert "GreedyMemoryPlanner" in text and f"{need - size} B short" in text
