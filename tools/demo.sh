@@ -9,7 +9,9 @@
 #   tools/demo.sh [--scenario NAME] [--model FILE.tflite] [--interactive] [--headless] [--no-build]
 #     --scenario  stack-into-arena (default: the stack runs into the arena, then a HardFault),
 #                 stack-into-arena-busfault, overrun-only, busfault, hardfault, undefined,
-#                 divide-by-zero, null-call, none
+#                 divide-by-zero, null-call, none; on the TFLM stand-in firmware with no agent
+#                 (examples/tflm_standin/): undersized (the arena 300 B short, the status checked),
+#                 undersized-ignored (the status ignored), stack-into-agentless-arena
 #     --model     lay the demo firmware's arena out for this .tflite (rebuilds; default: the
 #                 project's DS-CNN keyword-spotting model)
 #     --interactive  then stay at the (gdb) prompt with everything loaded
@@ -17,8 +19,8 @@
 #     --no-build     use the build as it is (tests)
 # Ports are chosen free; QEMU, GDB and the viewer it starts are ended when it ends, on Ctrl-C too.
 set -euo pipefail
-usage() { sed -n '9,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
-SCENARIO=stack-into-arena MODEL="" INTERACTIVE=0 HEADLESS=0 BUILD=1
+usage() { sed -n '9,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+SCENARIO=stack-into-arena MODEL="" INTERACTIVE=0 HEADLESS=0 BUILD=1 STANDIN=0 FAULT=0 OVERRUN=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --scenario) [ $# -ge 2 ] || usage; SCENARIO=$2; shift 2 ;;
@@ -41,6 +43,9 @@ case "$SCENARIO" in
   divide-by-zero) FAULT=6 OVERRUN=0 ;;
   null-call) FAULT=7 OVERRUN=0 ;;
   none) FAULT=0 OVERRUN=0 ;;
+  undersized) STANDIN=1 ;;
+  undersized-ignored) STANDIN=2 ;;
+  stack-into-agentless-arena) STANDIN=3 ;;
   *) echo "tools/demo.sh: unknown scenario '$SCENARIO'"; usage ;;
 esac
 if [ -n "$MODEL" ]; then
@@ -54,6 +59,16 @@ if [ "$BUILD" = 1 ]; then
 fi
 
 ELF=build/firmware/demo_fw.elf
+SCRIPT=examples/demo/demo.gdb
+STANDIN_BYTES=0
+if [ "$STANDIN" != 0 ]; then
+  ELF=build/firmware/tflm_standin/tflm_standin_fw.elf
+  SCRIPT=examples/tflm_standin/demo.gdb
+  if [ "$STANDIN" != 3 ]; then  # 300 B below the minimum arena the planner gives for its model
+    STANDIN_BYTES=$(build/planner/arenascope-plan --json build/planner/dscnn_kws.tflite |
+      /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["arena"]["minimum_bytes"] - 300)')
+  fi
+fi
 OUT=build/demo
 [ -f "$ELF" ] || { echo "tools/demo.sh: $ELF is not built (run without --no-build)"; exit 1; }
 rm -rf "$OUT" && mkdir -p "$OUT"
@@ -94,6 +109,7 @@ fi
 printf 'qemu %s\nviewer %s\n' "$QEMU_PID" "$VIEWER_PID" > "$OUT/pids"
 
 echo "arenascope demo: QEMU mps2-an386 (Cortex-M4F) running $ELF, gdbstub on 127.0.0.1:$PORT"
+[ "$STANDIN" != 0 ] && echo "  (the TFLM stand-in firmware, no arenascope agent: agentless mode; examples/tflm_standin/)"
 MODEL_SHOWN=${DEMO_MODEL:-build/planner/dscnn_kws.tflite}
 echo "  scenario: $SCENARIO; model: $MODEL_SHOWN"
 [ "$WINDOW" = 1 ] && echo "  the arena map window follows every stop (viewer on 127.0.0.1:$VIEW_PORT)"
@@ -103,7 +119,8 @@ GDB_ARGS=(-q -nx "$ELF" -ex "set tcp auto-retry on" -ex "set tcp connect-timeout
           -ex "target remote 127.0.0.1:$PORT" -ex "source gdbplugin/arenascope.py"
           -ex "set arena view-port $VIEW_PORT" -ex "set \$demo_fault = $FAULT" -ex "set \$demo_overrun = $OVERRUN"
           -ex "set \$demo_interactive = $INTERACTIVE"
-          -x examples/demo/demo.gdb)
+          -ex "set \$standin_case = $STANDIN" -ex "set \$standin_bytes = $STANDIN_BYTES"
+          -x "$SCRIPT")
 if [ "$INTERACTIVE" = 1 ]; then
   gdb-multiarch "${GDB_ARGS[@]}" -ex "echo \n== Your turn: the target is stopped; try arena info, arena map, help arena.\n"
 else
@@ -130,7 +147,7 @@ echo "== The demo wrote, in $(pwd)/$OUT/:"
 describe() {
   case "$1" in
     gdb-transcript.txt) echo "everything GDB printed" ;;
-    check-report.txt) echo "arena check after three inferences" ;;
+    check-report.txt) [ "$STANDIN" != 0 ] && echo "arena check at the stop" || echo "arena check after three inferences" ;;
     fault-report.txt) echo "the post-mortem (arena fault)" ;;
     *.json) echo "a snapshot (docs/snapshot-schema.md)" ;;
     *.png) echo "the arena map window, rendered off-screen" ;;

@@ -409,6 +409,9 @@ def gather(need_descriptor=True, verify=False):
 
 def checks_of(ctx):
     out = analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd)
+    if ctx.tflm is not None and ctx.tflm.condition in ("unfinished", "not-started", "unknown"):
+        # Used bytes and headroom of an arena TFLM never finished laying out measure nothing.
+        out = [c for c in out if c.rule not in ("used", "headroom")]
     if ctx.tflm is not None and ctx.tflm.condition != "allocated":
         out.insert(0, analysis.Check("tflm", analysis.FAIL, f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "
                                      + ("; ".join(ctx.tflm.evidence[:2]) or "no evidence readable")

@@ -129,3 +129,32 @@ def test_with_a_display_the_window_is_fed_at_each_stop_and_closed_at_the_end():
     assert "arena view: snapshot sent to 1 viewer(s), verdict PASS" in r.stdout, r.stdout[:3000]
     assert (OUT / "fault.png").exists()  # the pictures are written with a display too
     assert pids()["viewer"] and not alive(pids()["viewer"])  # the window the demo opened is closed
+
+
+STANDIN_ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_fw.elf"
+
+
+@pytest.mark.skipif(not STANDIN_ELF.exists(), reason="the TFLM stand-in firmware is not built")
+@pytest.mark.parametrize("scenario,verdict,kind", [
+    ("undersized", "VERDICT: AllocateTensors did not finish: it returned kTfLiteError", "allocation-failed"),
+    ("undersized-ignored", "VERDICT: AllocateTensors failed and the application went on", "failure-ignored"),
+    ("stack-into-agentless-arena", "VERDICT: the stack ran into the arena", "stack-into-arena")])
+def test_the_agentless_scenarios_end_in_their_verdict(scenario, verdict, kind):
+    """The demo's scenarios on the TFLM stand-in (no agent): the post-mortem's verdict in the
+    terminal, in the report file and in the snapshot, which validates against the schema; the
+    window's picture is rendered."""
+    r = subprocess.run(["bash", str(DEMO), "--no-build", "--headless", "--scenario", scenario], cwd=ROOT,
+                       env=headless_env(), capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "the TFLM stand-in firmware, no arenascope agent" in r.stdout
+    assert verdict in r.stdout and verdict in (OUT / "fault-report.txt").read_text(), r.stdout[-3000:]
+    snap = json.loads((OUT / "fault.json").read_text())
+    import jsonschema
+    jsonschema.validate(snap, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
+    assert [v["kind"] for v in snap["tflm"]["verdicts"]] == [kind]
+    assert (OUT / "fault.png").stat().st_size > 0
+    if scenario.startswith("undersized"):
+        need = json.loads(subprocess.run([str(BUILD / "planner" / "arenascope-plan"), "--json",
+                                          str(BUILD / "planner" / "dscnn_kws.tflite")], capture_output=True,
+                                         text=True, check=True).stdout)["arena"]["minimum_bytes"]
+        assert f"The arena is {need - 300} B and this model needs {need} B with these kernels: 300 B short" in r.stdout
