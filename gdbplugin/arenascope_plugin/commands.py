@@ -607,7 +607,13 @@ model's minimum arena (TFLM needs more than arena_used_bytes() while it allocate
     def run(self, args):
         ctx = gather()
         _write(tflm_state_lines(ctx))
-        _write(render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by))
+        lines = render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by)
+        if ctx.tflm is not None and ctx.tflm.condition in ("unfinished", "not-started", "unknown"):
+            # Peak and headroom of an arena TFLM never finished laying out measure nothing.
+            lines = [("  headroom:               not measured: AllocateTensors did not finish (`arena fault` gives "
+                      "the shortfall)") if line.startswith("  headroom:") else line
+                     for line in lines if not line.startswith("  peak:")]
+        _write(lines)
 
 
 def tflm_state_lines(ctx):
@@ -621,8 +627,9 @@ def tflm_state_lines(ctx):
     out.append("  objects checked: " + ", ".join(f"{o.name} at {o.addr:#x} ({o.size} B) "
                                                 + ("sound" if o.sound else "NOT SOUND (above)") for o in st.objects))
     if ctx.desc is not None and st.condition != "allocated":
-        out.append("  the map below is rebuilt from the ELF (the arena's bounds) and the planner's prediction for the "
-                   "model (regions marked '(predicted)'), not from TFLM's pointers")
+        out.append("  the figures and regions below are rebuilt from the ELF (the arena's bounds), the allocator where "
+                   "it is sound and the planner's prediction for the model (regions marked '(predicted)'), not from "
+                   "TFLM's pointers")
     return out
 
 
