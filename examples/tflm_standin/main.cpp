@@ -15,6 +15,9 @@
 
 #include "standin_plan.h"
 #include "tflite_standin.h"
+#ifdef STANDIN_WITH_AGENT
+#include "arenascope/agent.h"
+#endif
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 #define UART0_DATA REG(0x40004000u)
@@ -24,6 +27,7 @@
 
 extern "C" {
 extern const uint8_t demo_model_data[];  // cmake/embed_model.cmake: the demo's model
+extern const uint32_t demo_model_bytes;
 extern uint32_t __StackLimit, __StackTop;
 extern void (*const standin_vectors_saving_sp[])(void);
 
@@ -147,9 +151,21 @@ int main(void) {
     size_t arena_bytes = standin_arena_bytes;
     if (arena_bytes > sizeof(tensor_arena)) arena_bytes = sizeof(tensor_arena);
 
+#ifdef STANDIN_WITH_AGENT
+    // The variant with the arenascope agent (tflm_standin_agent_fw.elf): the descriptor, the stack
+    // painted band; the arena is published only once AllocateTensors succeeded, as an application
+    // publishes it after allocation (docs/agent.md), so a failed allocation leaves none.
+    arenascope_init(&__StackLimit, &__StackTop, nullptr, nullptr);
+#endif
     static StandinOpResolver resolver;
     static tflite::MicroInterpreter interpreter(tflite::GetModel(demo_model_data), resolver, tensor_arena, arena_bytes);
     const TfLiteStatus status = interpreter.AllocateTensors();
+#ifdef STANDIN_WITH_AGENT
+    if (status == kTfLiteOk) {
+        arenascope_arena_t *arena = arenascope_arena_add(tensor_arena, (uint32_t)arena_bytes, 16, nullptr, 0);
+        arenascope_arena_set_model(arena, demo_model_data, demo_model_bytes);
+    }
+#endif
 
     if (standin_scenario == 2) {
         // The status ignored: input(0) reads input_tensors_[0], a null array when AllocateTensors

@@ -331,6 +331,14 @@ def gather(need_descriptor=True, verify=False):
         if any(a.model_addr and not a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in ctx.desc.arenas):
             for w in agentless.label_from_model(ctx.reader, ctx.desc, planner):  # names from the model
                 gdb.write(f"arena: warning: {w}\n")
+        if not ctx.desc.arenas and agentless.tflm_in_elf():
+            # The agent runs but no arena is published: an application publishes it after
+            # AllocateTensors, which may not have finished. TFLM's own objects say why.
+            try:
+                loaded = agentless.load(ctx.reader, planner, str(setting("model")).strip())
+                ctx.tflm, ctx.plan, ctx.facts = loaded.state, loaded.plan, loaded.facts
+            except (TargetError, MemoryReadError) as exc:
+                ctx.note = f"no arena published, and TFLM's interpreter could not be read ({exc})"
     except (NotFoundError, DecodeError) as exc:
         if agentless.attached() or agentless.tflm_in_elf():
             if isinstance(exc, DecodeError):  # an agent is there, but its descriptor cannot be trusted
@@ -626,7 +634,7 @@ def tflm_state_lines(ctx):
     out += [f"  {e}" for e in st.evidence]
     out.append("  objects checked: " + ", ".join(f"{o.name} at {o.addr:#x} ({o.size} B) "
                                                 + ("sound" if o.sound else "NOT SOUND (above)") for o in st.objects))
-    if ctx.desc is not None and st.condition != "allocated":
+    if ctx.desc is not None and ctx.desc.agentless and st.condition != "allocated":
         out.append("  the figures and regions below are rebuilt from the ELF (the arena's bounds), the allocator where "
                    "it is sound and the planner's prediction for the model (regions marked '(predicted)'), not from "
                    "TFLM's pointers")

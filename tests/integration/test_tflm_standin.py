@@ -121,11 +121,11 @@ def tail_objects(plan, base):
     return {t["what"]: base + t["offset"] for t in plan["tail"]["regions"]}
 
 
-def session(scenario, stops, arena_bytes=None, extra_sets=()):
+def session(scenario, stops, arena_bytes=None, extra_sets=(), elf=ELF):
     """Boots the stand-in on QEMU, sets the scenario at standin_boot(), then for each stop
     (a list of GDB commands that stop the core) loads the plugin and runs every arena command,
     logged per command. Returns ([{command: output}] per stop, the UART's output, GDB's output)."""
-    with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, uart):
+    with tempfile.TemporaryDirectory() as tmp, qemu(elf) as (port, uart):
         tmp = pathlib.Path(tmp)
         (tmp / "helper.py").write_text(HELPER)
         cmds = ["set pagination off", "set confirm off", "break standin_boot", "continue",
@@ -141,10 +141,10 @@ def session(scenario, stops, arena_bytes=None, extra_sets=()):
                 cmds.append(f"python standin_run('{tmp}', '{c}{n}', 'arena {c}')")
             cmds.append(f"python standin_run('{tmp}', 'whereis{n}', 'arena whereis {{WHEREIS}}')")
             cmds.append(f"python standin_run('{tmp}', 'snapshot{n}', 'arena snapshot {tmp}/snap{n}.json')")
-        syms = elf_symbols(ELF)
+        syms = elf_symbols(elf)
         saba = syms["tensor_arena"] + standin_plan_cache()["saba_offset"]
         cmds = [c.replace("{WHEREIS}", f"{saba:#x}") for c in cmds]
-        _dump, text = gdb_batch(ELF, cmds, remote_port=port, timeout=60)
+        _dump, text = gdb_batch(elf, cmds, remote_port=port, timeout=60)
         out = []
         for n in range(len(stops)):
             got = {c: (tmp / f"{c}{n}.txt").read_text() if (tmp / f"{c}{n}.txt").exists() else ""
@@ -295,3 +295,23 @@ def test_stack_into_arena_with_no_paint_left(plan, symbols):
     assert "VERDICT: the stack ran into the arena" in fault, fault
     assert "no stack paint left anywhere in the stack" in fault, fault
     assert "is a return address (the instruction before it is a call)" in fault, fault
+
+
+AGENT_ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_agent_fw.elf"
+
+
+@pytest.mark.skipif(not AGENT_ELF.exists(), reason=f"{AGENT_ELF} not built")
+def test_undersized_with_the_agent(plan):
+    """The same failure with the arenascope agent linked in: the app publishes its arena only
+    after AllocateTensors succeeds, so the descriptor holds none; the post-mortem reads TFLM's
+    objects beside the agent and gives the same verdict."""
+    size = plan["arena"]["minimum_bytes"] - 300
+    _failed, message, *_ = replay(plan["steps"], size)
+    [stop], uart, text = session(1, [["break allocation_failed", "continue"]], arena_bytes=size, elf=AGENT_ELF)
+    assert_clean(stop, text)
+    assert "(symbol arenascope_descriptor)" in stop["info"] and "no arena published yet" in stop["info"]
+    assert "VERDICT: AllocateTensors did not finish: it returned kTfLiteError" in stop["fault"], stop["fault"]
+    assert f"TFLM prints \"{message}\"" in stop["fault"] and f"{plan['arena']['minimum_bytes'] - size} B short" in \
+        stop["fault"], stop["fault"]
+    assert "FAIL  tflm" in stop["check"]
+    assert [v["kind"] for v in stop["snap"]["tflm"]["verdicts"]] == ["allocation-failed"]
