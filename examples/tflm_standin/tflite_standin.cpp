@@ -121,16 +121,19 @@ uint8_t *SingleArenaBufferAllocator::AllocatePersistentBuffer(size_t size, size_
     return aligned_result;
 }
 
+// Whether `size` bytes fit from `from` up to tail_, signed as replay() states it; if not, prints
+// TFLM's message for it (`what`: "allocate temp memory", "resize buffer").
+bool SingleArenaBufferAllocator::FitsBelowTail(const uint8_t *from, size_t size, const char *what) const {
+    const ptrdiff_t available_memory = tail_ - from;
+    if (available_memory >= 0 && (size_t)available_memory >= size) return true;
+    const size_t available = available_memory < 0 ? 0 : (size_t)available_memory;
+    MicroPrintf("Failed to %s. Requested: %u, available %u, missing: %u", what, size, available, size - available);
+    return false;
+}
+
 uint8_t *SingleArenaBufferAllocator::AllocateTemp(size_t size, size_t alignment) {
     uint8_t *const aligned_result = AlignPointerUp(temp_, alignment);
-    // Signed, as replay() states it: a temp fails when it does not fit below tail_.
-    const ptrdiff_t available_memory = tail_ - aligned_result;
-    if (available_memory < 0 || (size_t)available_memory < size) {
-        const size_t available = available_memory < 0 ? 0 : (size_t)available_memory;
-        MicroPrintf("Failed to allocate temp memory. Requested: %u, available %u, missing: %u", size, available,
-                    size - available);
-        return nullptr;
-    }
+    if (!FitsBelowTail(aligned_result, size, "allocate temp memory")) return nullptr;
     temp_ = aligned_result + size;
     temp_buffer_ptr_check_sum_ ^= reinterpret_cast<intptr_t>(aligned_result);
     temp_buffer_count_++;
@@ -168,13 +171,7 @@ TfLiteStatus SingleArenaBufferAllocator::ResizeBuffer(uint8_t *resizable_buf, si
         return kTfLiteError;
     }
     uint8_t *const aligned_result = AlignPointerUp(buffer_head_, alignment);
-    const ptrdiff_t available_memory = tail_ - aligned_result;
-    if (available_memory < 0 || (size_t)available_memory < size) {
-        const size_t available = available_memory < 0 ? 0 : (size_t)available_memory;
-        MicroPrintf("Failed to resize buffer. Requested: %u, available %u, missing: %u", size, available,
-                    size - available);
-        return kTfLiteError;
-    }
+    if (!FitsBelowTail(aligned_result, size, "resize buffer")) return kTfLiteError;
     head_ = aligned_result + size;
     temp_ = head_;
     return kTfLiteOk;

@@ -207,6 +207,7 @@ public:
     size_t GetUsedBytes() const;
 
 private:
+    bool FitsBelowTail(const uint8_t *from, size_t size, const char *what) const;  // the stand-in's own helper
     uint8_t *buffer_head_;
     uint8_t *buffer_tail_;
     uint8_t *head_;
