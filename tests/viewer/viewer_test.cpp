@@ -336,14 +336,14 @@ TEST(Tflm, MalformedFieldsAreLeftOutWithTheirPath)
         {"many lines", [](json &j) {
              while (j["tflm"]["evidence"].size() < 65) j["tflm"]["evidence"].push_back("x");
          }, "$.tflm.evidence: 65 entries, more than the 64 this viewer accepts"},
-        {"too much text", [&](json &j) {  // 16 verdicts of 5 lines of 4 KiB: 320 KiB
+        {"too much text", [&](json &j) {  // 16 verdicts of 5 lines of 4 KiB: 320 KiB, more than 64
              json v = j["tflm"]["verdicts"][0];
              v["evidence"] = json::array();
              for (int i = 0; i < 5; i++) v["evidence"].push_back(long_line);
              v["smashed"] = json::array();
              j["tflm"]["verdicts"] = json::array();
              for (int i = 0; i < 16; i++) j["tflm"]["verdicts"].push_back(v);
-         }, "$.tflm: more than 256 KiB of text, more than this viewer draws"},
+         }, "$.tflm: more than 64 KiB of text, more than this viewer draws"},
     };
     const json base = standin("standin_stack_into_arena_snapshot.json");
     for (const Bad &c : cases) {

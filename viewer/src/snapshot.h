@@ -26,7 +26,7 @@ constexpr std::size_t kMaxTflmLines = 64;             // evidence[] and problems
 constexpr std::size_t kMaxTflmSmashed = 256;          // smashed objects per verdict
 constexpr std::size_t kMaxTflmObjects = 64;
 constexpr std::size_t kMaxTflmLineBytes = 4096;       // a longer string is cut (at a UTF-8 boundary)
-constexpr std::size_t kMaxTflmTextBytes = 256u << 10; // all its strings together: what the panel wraps each frame
+constexpr std::size_t kMaxTflmTextBytes = 64u << 10;  // all its strings together: the panel wraps them each frame
 
 struct Touched {
     uint64_t offset = 0;      // bytes from the band's low address
