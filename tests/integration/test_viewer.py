@@ -454,6 +454,25 @@ def test_no_damage_colour_on_the_map_when_nothing_was_smashed():
     assert PALETTE["touched"] not in set(image.crop(_box(layout["map"], 1)).getdata())
 
 
+def test_the_arena_chosen_on_the_command_line_is_drawn_with_its_own_regions(tmp_path):
+    """--arena N once drew arena N with arena 0's lanes and draw order (indices into arena 0's
+    regions): with fewer regions in arena N, the viewer read past them and crashed."""
+    snap = json.loads(STANDIN_UNDERSIZED.read_text())  # no free band, an empty head: one region is a valid arena
+    other = json.loads(json.dumps(snap["arenas"][0]))
+    other["index"], other["base_addr"] = 1, snap["arenas"][0]["base_addr"] + 0x10000
+    meta = next(r for r in other["regions"] if r["kind"] == "metadata" and r["size_bytes"] > 400)
+    other["regions"] = [dict(meta, index=0, address=other["base_addr"] + meta["offset"])]
+    snap["arenas"].append(other)
+    path = tmp_path / "two_arenas.json"
+    path.write_text(json.dumps(snap))
+    proc, image, layout = render(path, args=("--arena", "1"))
+    assert proc.returncode == 0, proc.stderr
+    assert layout["axis"]["view_lo"] == other["base_addr"]
+    y = int(layout["lanes"]["top"] + (layout["lanes"]["lane_h"] - 1) / 2)
+    x = int(x_of(layout, other["base_addr"] + meta["offset"] + meta["size_bytes"] / 2))
+    assert image.getpixel((x, y)) == PALETTE["metadata"]
+
+
 def test_bad_arguments_are_refused():
     for args, message in ((["--connect", "10.1.2.3:47800"], "loopback only"), (["--size", "9x9", str(FIXTURE)], "--size"),
                           ([], "give a snapshot file"), (["--frames", "0", str(FIXTURE)], "expected 1..100000"),

@@ -60,7 +60,12 @@ private:
     int selected_ = -1;
     int arena_index_ = 0;  // which arena the map and plan show (arrows in the map title switch)
 public:
-    void select_arena(int i) { arena_index_ = i; }
+    // Shows arena i: its lanes and draw orders are rebuilt (they index that arena's regions).
+    void select_arena(int i)
+    {
+        arena_index_ = i;
+        if (snapshot_) set_snapshot(*snapshot_, source_);
+    }
 private:
     // geometry of the last frame
     ScreenLayout layout_;
