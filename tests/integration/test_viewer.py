@@ -275,10 +275,15 @@ def test_snapshot_without_live_has_no_history_panel(shot):
     ("huge count", lambda t: t.replace('"checks": [', '"checks": [' + '{"rule":"x","verdict":"PASS","reason":""},' * 300, 1),
      "more than the 256"),
     ("not json", lambda t: "\x00\xff garbage", "not valid JSON"),
+    # Bytes that are not UTF-8 in a post-mortem string: the JSON parser refuses the text, and the
+    # message, which quotes what it read, is escaped (this test reads stderr as UTF-8).
+    ("non-UTF-8 post-mortem", lambda t: t.encode().replace(b"{", b'{"tflm": {"meaning": "arena \xff\xfe"}, ', 1),
+     "ill-formed UTF-8 byte; last read: '\"arena \\xFF'"),
 ])
 def test_malformed_snapshots_show_an_error_and_exit_non_zero(name, mutate, message):
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        f.write(mutate(FIXTURE.read_text()))
+    text = mutate(FIXTURE.read_text())
+    with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
+        f.write(text if isinstance(text, bytes) else text.encode())
     try:
         proc, image, _ = render(f.name)
     finally:
@@ -287,6 +292,185 @@ def test_malformed_snapshots_show_an_error_and_exit_non_zero(name, mutate, messa
     assert message in proc.stderr and "Traceback" not in proc.stderr
     red = sum(1 for p in image.getdata() if p == PALETTE["touched"])
     assert red > 50, "the error is not drawn in the window"
+
+
+STANDIN_SMASHED = ROOT / "tests" / "fixtures" / "standin_stack_into_arena_snapshot.json"
+STANDIN_UNDERSIZED = ROOT / "tests" / "fixtures" / "standin_undersized_snapshot.json"
+
+
+def _deep(depth):
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("name,mutate,message", [
+    ("wrong type", lambda t: t.replace('"tflm": {', '"tflm": "yes", "x": {', 1),
+     "$.tflm: expected an object or null, found string"),
+    ("wrong type inside", lambda t: t.replace('"condition": "unfinished"', '"condition": 7', 1),
+     "$.tflm.condition: expected a string, found number"),
+    ("unknown condition", lambda t: t.replace('"condition": "unfinished"', '"condition": "' + "z" * 100000 + '"', 1),
+     '$.tflm.condition: "' + "z" * 40 + '..." is not one of'),
+    ("huge array", lambda t: t.replace('"verdicts": [', '"verdicts": [' + '{"kind": "allocation-failed"},' * 100000, 1),
+     "$.tflm.verdicts: 100001 entries, more than the 16 this viewer accepts"),
+    ("huge smashed", lambda t: t.replace('"smashed": []', '"smashed": [' + ",".join(
+        ['{"name": "x", "addr": 1, "size": 1, "why": "y"}'] * 257) + "]", 1),
+     "$.tflm.verdicts[0].smashed: 257 entries, more than the 256"),
+    ("deep nesting", lambda t: t.replace('"evidence": [', '"evidence": [' + _deep(100000) + ",", 1),
+     "$.tflm.evidence[0]: expected a string, found array"),
+    ("too much text", lambda t: t.replace('"evidence": [', '"evidence": [' + ",".join(['"' + "w " * 3000 + '"'] * 56) + ",", 2),
+     "$.tflm: more than 64 KiB of text"),
+])
+def test_a_malformed_post_mortem_is_left_out_and_said(name, mutate, message):
+    """A hostile "tflm" never crashes or hangs the viewer: the snapshot is drawn without it (the
+    map is there, no post-mortem panel) and the status line says why, naming the field."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(mutate(STANDIN_UNDERSIZED.read_text()))
+    try:
+        proc, image, layout = render(f.name, timeout=60)
+    finally:
+        os.unlink(f.name)
+    assert proc.returncode == 0, proc.stderr
+    assert "post-mortem not shown: " + message in layout["status"]["text"], layout["status"]["text"][:400]
+    assert message in proc.stderr
+    assert "fault" not in layout and "fault_lines" not in layout
+    snap = json.loads(STANDIN_UNDERSIZED.read_text())
+    y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
+    a = snap["arenas"][0]
+    assert image.getpixel((int(x_of(layout, a["base_addr"] + (a["tail_offset"] + a["size_bytes"]) / 2)), y)) == \
+        PALETTE["metadata"]
+
+
+def test_a_very_long_post_mortem_line_is_cut_and_the_panel_still_scrolls(tmp_path):
+    snap = json.loads(STANDIN_UNDERSIZED.read_text())
+    snap["tflm"]["verdicts"][0]["headline"] = "VERDICT: " + "long " * 200000
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(snap))
+    proc, image, layout = render(path, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    headline = layout["fault_lines"][1]
+    assert headline.startswith("VERDICT: long long") and headline.endswith("...") and len(headline) <= 4096 + 3
+    assert layout["fault_more"]
+
+
+def _box(r, inset=0):
+    return (int(r["x"]) + inset, int(r["y"]) + inset, int(r["x"] + r["w"]) - inset, int(r["y"] + r["h"]) - inset)
+
+
+@pytest.mark.parametrize("fixture", [STANDIN_SMASHED, STANDIN_UNDERSIZED], ids=["stack-into-arena", "undersized"])
+def test_post_mortem_verdicts_are_in_the_panel_first(fixture):
+    """The panel below the summary: each tflm verdict's headline (red), its evidence and smashed
+    objects, TFLM's condition with its meaning; with a fault, the fault's decode after them. The
+    undersized snapshot has no fault: before the post-mortem panel it showed no verdict at all."""
+    snap = json.loads(fixture.read_text())
+    proc, image, layout = render(fixture)
+    assert proc.returncode == 0, proc.stderr
+    assert "fault" in layout, "no post-mortem panel"
+    lines, tflm = layout["fault_lines"], snap["tflm"]
+    assert tflm["verdicts"]
+    for v in tflm["verdicts"]:
+        assert v["headline"].startswith("VERDICT:") and v["headline"] in lines
+        at = lines.index(v["headline"])
+        expected = v["evidence"] + [f"overwritten: {o['name']} at {o['addr']:#x} ({o['size']} B): {o['why']}"
+                                    for o in v["smashed"]]
+        assert lines[at + 1: at + 1 + len(expected)] == expected
+    assert f"TFLM: {tflm['condition']}: {tflm['meaning']}" in lines
+    first_headline = lines.index(tflm["verdicts"][0]["headline"])
+    fault_at = next((i for i, line in enumerate(lines) if line.startswith("FAULT: ")), None)
+    if snap["fault"]:
+        assert fault_at is not None and first_headline < fault_at, "the post-mortem's answer is not first"
+        assert lines[fault_at].startswith("FAULT: " + snap["fault"]["exception"])
+        assert "PC " + snap["fault"]["pc_where"] in lines[fault_at:]
+        assert len(lines) == len(set(lines)), "a line is drawn twice"
+    else:
+        assert fault_at is None
+    # The right column as with a fault: summary 40 % of the body, the panel, the two-column legend.
+    summary, panel, legend = layout["summary"], layout["fault"], layout["legend"]
+    assert abs(summary["h"] - 754 * 0.40) < 0.01 and abs(legend["y"] - (panel["y"] + panel["h"] + 8)) < 0.01
+    # In pixels: the headline's FAIL red inside the panel (its border left out).
+    reds = sum(1 for p in image.crop(_box(panel, 2)).getdata() if p == PALETTE["touched"])
+    assert reds > 300, "no red headline in the panel"
+    # The panel is longer than its room: its bottom line says so, and no text runs under the mark.
+    assert layout["fault_more"]
+    strip = (int(panel["x"]) + 1, int(panel["y"] + panel["h"]) - 17, int(panel["x"] + panel["w"]) - 1,
+             int(panel["y"] + panel["h"]) - 1)
+    colours = set(image.crop(strip).getdata())
+    assert (170, 170, 170) in colours, "no 'more below: scroll' mark"
+    assert not colours & {PALETTE["touched"], (230, 230, 230), (200, 200, 200)}, "text under the 'more below' mark"
+
+
+def test_no_post_mortem_panel_without_verdicts():
+    """"tflm" without verdicts (and no fault): no panel; the right column is the summary and the
+    one-column legend, as for any snapshot without a fault."""
+    snap = json.loads(STANDIN_UNDERSIZED.read_text())
+    snap["tflm"]["verdicts"] = []
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(snap, f)
+    try:
+        proc, image, layout = render(f.name)
+    finally:
+        os.unlink(f.name)
+    assert proc.returncode == 0, proc.stderr
+    assert "fault" not in layout and "fault_lines" not in layout
+    assert layout["legend"]["h"] == 16 * 15 + 8 and abs(layout["summary"]["h"] - (754 - 248 - 8)) < 0.01
+    assert "post-mortem not shown" not in layout["status"]["text"]
+
+
+def _smashed_regions(snap):
+    """The arena's regions whose address range is a smashed object's (by address and size: the
+    rebuilt layout's names end in "(predicted)")."""
+    a = snap["arenas"][0]
+    spans = {(o["addr"], o["size"]) for v in snap["tflm"]["verdicts"] for o in v["smashed"]}
+    return [r for r in a["regions"] if (r["address"], r["size_bytes"]) in spans]
+
+
+def test_smashed_objects_are_in_the_damage_colour_on_the_map():
+    snap = json.loads(STANDIN_SMASHED.read_text())
+    a = snap["arenas"][0]
+    smashed = _smashed_regions(snap)
+    assert len(smashed) == 6 and all(r["label"].endswith("(predicted)") for r in smashed)
+    assert snap["fault"]["damaged_regions"] == []  # the red comes from the post-mortem alone
+    proc, image, layout = render(STANDIN_SMASHED)
+    assert proc.returncode == 0, proc.stderr
+    bar_y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
+    top, lane_h = layout["lanes"]["top"], layout["lanes"]["lane_h"]
+    lane0_y = int(top + (lane_h - 1) / 2)  # tail regions are in lane 0
+    for r in smashed:
+        x0, x1 = x_of(layout, r["address"]), x_of(layout, r["address"] + r["size_bytes"])
+        xs = [int((x0 + x1) / 2)] if x1 - x0 >= 3 else [int((x0 + x1) / 2) + d for d in (-1, 0, 1)]
+        for y in (bar_y, lane0_y):
+            assert PALETTE["touched"] in [image.getpixel((x, y)) for x in xs], (r["label"], y)
+    # Its neighbour below, not smashed, keeps its kind's colour: not the whole tail is red.
+    intact = next(r for r in a["regions"] if r["label"].startswith("subgraph 0: NodeAndRegistration"))
+    assert (intact["address"] + intact["size_bytes"]) == min(r["address"] for r in smashed)
+    x = int(x_of(layout, intact["address"] + intact["size_bytes"] / 2))
+    assert image.getpixel((x, bar_y)) == PALETTE[intact["kind"]]
+    assert image.getpixel((x, lane0_y)) == PALETTE[intact["kind"]]
+
+
+def test_no_damage_colour_on_the_map_when_nothing_was_smashed():
+    snap = json.loads(STANDIN_UNDERSIZED.read_text())
+    assert not _smashed_regions(snap)
+    proc, image, layout = render(STANDIN_UNDERSIZED)
+    assert proc.returncode == 0, proc.stderr
+    assert PALETTE["touched"] not in set(image.crop(_box(layout["map"], 1)).getdata())
+
+
+def test_the_arena_chosen_on_the_command_line_is_drawn_with_its_own_regions(tmp_path):
+    """--arena N once drew arena N with arena 0's lanes and draw order (indices into arena 0's
+    regions): with fewer regions in arena N, the viewer read past them and crashed."""
+    snap = json.loads(STANDIN_UNDERSIZED.read_text())  # no free band, an empty head: one region is a valid arena
+    other = json.loads(json.dumps(snap["arenas"][0]))
+    other["index"], other["base_addr"] = 1, snap["arenas"][0]["base_addr"] + 0x10000
+    meta = next(r for r in other["regions"] if r["kind"] == "metadata" and r["size_bytes"] > 400)
+    other["regions"] = [dict(meta, index=0, address=other["base_addr"] + meta["offset"])]
+    snap["arenas"].append(other)
+    path = tmp_path / "two_arenas.json"
+    path.write_text(json.dumps(snap))
+    proc, image, layout = render(path, args=("--arena", "1"))
+    assert proc.returncode == 0, proc.stderr
+    assert layout["axis"]["view_lo"] == other["base_addr"]
+    y = int(layout["lanes"]["top"] + (layout["lanes"]["lane_h"] - 1) / 2)
+    x = int(x_of(layout, other["base_addr"] + meta["offset"] + meta["size_bytes"] / 2))
+    assert image.getpixel((x, y)) == PALETTE["metadata"]
 
 
 def test_bad_arguments_are_refused():

@@ -239,6 +239,155 @@ TEST(Live, MalformedFieldsAreRefusedWithTheirPath)
     EXPECT_EQ(r.snapshot->live->history.size(), 600u);
 }
 
+json standin(const char *name)
+{
+    std::ifstream in(std::string(ARENASCOPE_FIXTURES_DIR) + "/" + name);
+    return json::parse(in);
+}
+
+TEST(Tflm, BothStandinPostMortemsLoadWithTheirVerdicts)
+{
+    LoadResult r = load_snapshot_file(std::string(ARENASCOPE_FIXTURES_DIR) + "/standin_stack_into_arena_snapshot.json");
+    ASSERT_TRUE(r.snapshot) << r.error;
+    ASSERT_TRUE(r.snapshot->tflm) << r.snapshot->tflm_error;
+    const Tflm &t = *r.snapshot->tflm;
+    EXPECT_EQ(t.condition, "smashed");
+    EXPECT_EQ(t.interpreter_addr, std::optional<uint64_t>(0x20000394));
+    EXPECT_FALSE(t.allocator_sound);
+    ASSERT_EQ(t.objects.size(), 2u);
+    EXPECT_FALSE(t.objects[1].sound);
+    EXPECT_EQ(t.objects[1].problems.size(), 2u);
+    ASSERT_EQ(t.verdicts.size(), 1u);
+    EXPECT_EQ(t.verdicts[0].kind, "stack-into-arena");
+    EXPECT_EQ(t.verdicts[0].headline.rfind("VERDICT: the stack ran into the arena", 0), 0u);
+    EXPECT_EQ(t.verdicts[0].evidence.size(), 3u);
+    ASSERT_EQ(t.verdicts[0].smashed.size(), 6u);
+    EXPECT_EQ(t.verdicts[0].smashed[0].name, "SingleArenaBufferAllocator");
+    EXPECT_EQ(t.verdicts[0].smashed[0].addr, 0x2000664cu);
+    EXPECT_EQ(t.verdicts[0].smashed[0].size, 36u);
+    EXPECT_TRUE(r.snapshot->fault);
+
+    r = load_snapshot_file(std::string(ARENASCOPE_FIXTURES_DIR) + "/standin_undersized_snapshot.json");
+    ASSERT_TRUE(r.snapshot) << r.error;
+    ASSERT_TRUE(r.snapshot->tflm) << r.snapshot->tflm_error;
+    EXPECT_EQ(r.snapshot->tflm->condition, "unfinished");
+    EXPECT_TRUE(r.snapshot->tflm->allocator_sound);
+    ASSERT_EQ(r.snapshot->tflm->verdicts.size(), 1u);
+    EXPECT_EQ(r.snapshot->tflm->verdicts[0].kind, "allocation-failed");
+    EXPECT_TRUE(r.snapshot->tflm->verdicts[0].smashed.empty());
+    EXPECT_FALSE(r.snapshot->fault);
+}
+
+TEST(Tflm, NullOrAbsentIsNoPostMortem)
+{
+    json j = fixture();
+    ASSERT_FALSE(j.contains("tflm"));
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    EXPECT_FALSE(r.snapshot->tflm);
+    EXPECT_EQ(r.snapshot->tflm_error, "");
+    j["tflm"] = nullptr;
+    r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    EXPECT_FALSE(r.snapshot->tflm);
+    EXPECT_EQ(r.snapshot->tflm_error, "");
+}
+
+// A malformed "tflm" is left out and said (path-named); the rest of the snapshot still loads.
+TEST(Tflm, MalformedFieldsAreLeftOutWithTheirPath)
+{
+    const std::string long_line(5000, 'x');
+    const std::vector<Bad> cases = {
+        {"type", [](json &j) { j["tflm"] = "yes"; }, "$.tflm: expected an object or null, found string"},
+        {"condition type", [](json &j) { j["tflm"]["condition"] = 5; }, "$.tflm.condition: expected a string, found number"},
+        {"condition", [](json &j) { j["tflm"]["condition"] = "exploded"; },
+         "$.tflm.condition: \"exploded\" is not one of allocated, smashed, not-started, unfinished, unknown"},
+        {"condition missing", [](json &j) { j["tflm"].erase("condition"); }, "$.tflm.condition: missing"},
+        {"meaning", [](json &j) { j["tflm"]["meaning"] = nullptr; }, "$.tflm.meaning: expected a string, found null"},
+        {"evidence line", [](json &j) { j["tflm"]["evidence"][0] = {{"a", 1}}; },
+         "$.tflm.evidence[0]: expected a string, found object"},
+        {"allocator", [](json &j) { j["tflm"]["allocator"] = 3; }, "$.tflm.allocator: expected an object or null, found number"},
+        {"allocator member", [](json &j) { j["tflm"]["allocator"]["head_"] = "x"; },
+         "$.tflm.allocator.head_: expected an address (a non-negative integer), found string"},
+        {"object addr", [](json &j) { j["tflm"]["objects"][0]["addr"] = -8; },
+         "$.tflm.objects[0].addr: expected a non-negative integer, found -8"},
+        {"object sound", [](json &j) { j["tflm"]["objects"][0]["sound"] = "yes"; },
+         "$.tflm.objects[0].sound: expected true or false, found string"},
+        {"verdicts type", [](json &j) { j["tflm"]["verdicts"] = json::object(); },
+         "$.tflm.verdicts: expected an array, found object"},
+        {"verdict type", [](json &j) { j["tflm"]["verdicts"][0] = 7; }, "$.tflm.verdicts[0]: expected an object, found number"},
+        {"kind", [](json &j) { j["tflm"]["verdicts"][0]["kind"] = "meteor"; }, "$.tflm.verdicts[0].kind: \"meteor\" is not one of"},
+        {"headline", [](json &j) { j["tflm"]["verdicts"][0]["headline"] = json::array({"VERDICT"}); },
+         "$.tflm.verdicts[0].headline: expected a string, found array"},
+        {"smashed addr", [](json &j) { j["tflm"]["verdicts"][0]["smashed"][0]["addr"] = 1e30; },
+         "$.tflm.verdicts[0].smashed[0].addr: expected a non-negative integer, found 1e+30"},
+        {"smashed size", [](json &j) { j["tflm"]["verdicts"][0]["smashed"][5].erase("size"); },
+         "$.tflm.verdicts[0].smashed[5].size: missing"},
+        {"deep", [](json &j) {
+             j["tflm"]["verdicts"][0]["smashed"][0] = json::parse(std::string(10000, '[') + std::string(10000, ']'));
+         }, "$.tflm.verdicts[0].smashed[0]: expected an object, found array"},
+        {"many verdicts", [](json &j) {
+             for (int i = 0; i < 16; i++) j["tflm"]["verdicts"].push_back(j["tflm"]["verdicts"][0]);
+         }, "$.tflm.verdicts: 17 entries, more than the 16 this viewer accepts"},
+        {"many smashed", [](json &j) {
+             auto &sm = j["tflm"]["verdicts"][0]["smashed"];
+             while (sm.size() < 257) sm.push_back(sm[0]);
+         }, "$.tflm.verdicts[0].smashed: 257 entries, more than the 256 this viewer accepts"},
+        {"many lines", [](json &j) {
+             while (j["tflm"]["evidence"].size() < 65) j["tflm"]["evidence"].push_back("x");
+         }, "$.tflm.evidence: 65 entries, more than the 64 this viewer accepts"},
+        {"too much text", [&](json &j) {  // 16 verdicts of 5 lines of 4 KiB: 320 KiB, more than 64
+             json v = j["tflm"]["verdicts"][0];
+             v["evidence"] = json::array();
+             for (int i = 0; i < 5; i++) v["evidence"].push_back(long_line);
+             v["smashed"] = json::array();
+             j["tflm"]["verdicts"] = json::array();
+             for (int i = 0; i < 16; i++) j["tflm"]["verdicts"].push_back(v);
+         }, "$.tflm: more than 64 KiB of text, more than this viewer draws"},
+    };
+    const json base = standin("standin_stack_into_arena_snapshot.json");
+    for (const Bad &c : cases) {
+        json j = base;
+        c.mutate(j);
+        LoadResult r = parse(j);
+        ASSERT_TRUE(r.snapshot) << c.what << ": " << r.error;  // the map and the fault are still shown
+        EXPECT_FALSE(r.snapshot->tflm) << c.what;
+        EXPECT_TRUE(r.snapshot->fault) << c.what;
+        EXPECT_NE(r.snapshot->tflm_error.find(c.message), std::string::npos) << c.what << ": " << r.snapshot->tflm_error;
+    }
+}
+
+TEST(Tflm, LongLinesAreCutAtACharacterBoundary)
+{
+    json j = standin("standin_undersized_snapshot.json");
+    std::string euros;
+    for (int i = 0; i < 2000; i++) euros += "\xe2\x82\xac";  // 6000 B of 3-byte characters
+    j["tflm"]["verdicts"][0]["headline"] = "VERDICT: " + euros;
+    j["tflm"]["meaning"] = std::string(1 << 20, 'm');
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    ASSERT_TRUE(r.snapshot->tflm) << r.snapshot->tflm_error;
+    const std::string &h = r.snapshot->tflm->verdicts[0].headline;
+    EXPECT_EQ(h.size(), 9 + 4086 / 3 * 3 + 3u);  // whole characters within 4096 B, then "..."
+    EXPECT_EQ(h.substr(h.size() - 3), "...");
+    EXPECT_EQ(h.substr(0, h.size() - 3), "VERDICT: " + euros.substr(0, 4086 / 3 * 3));
+    EXPECT_EQ(r.snapshot->tflm->meaning.size(), 4096u + 3);
+}
+
+TEST(Tflm, NonUtf8TextIsRefusedAndTheMessageIsPrintable)
+{
+    std::string text = standin("standin_undersized_snapshot.json").dump();
+    const std::string key = "\"condition\":\"unfinished\"";
+    const std::size_t at = text.find(key);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, key.size(), "\"condition\":\"unfin\xff\xfeished\"");
+    LoadResult r = parse_snapshot(text);
+    EXPECT_FALSE(r.snapshot);
+    EXPECT_NE(r.error.find("not valid JSON"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("\\xFF"), std::string::npos) << r.error;  // the byte it read, escaped
+    EXPECT_EQ(r.error.find('\xff'), std::string::npos);
+}
+
 TEST(Live, StatusTextSaysRateAgeAndIndexOrThatTheLinkIsLost)
 {
     Live l;

@@ -165,6 +165,13 @@ void App::set_snapshot(Snapshot s, std::string source)
     source_ = std::move(source);
     serial_++;
     error_.clear();
+    smashed_.clear();
+    if (snapshot_->tflm) {
+        for (const TflmVerdict &v : snapshot_->tflm->verdicts) {
+            for (const TflmSmashed &o : v.smashed) smashed_.push_back({o.addr, o.size});
+        }
+        std::sort(smashed_.begin(), smashed_.end());
+    }
     if (!same_arena) {
         axis_init_ = false;
         selected_ = -1;
@@ -203,7 +210,7 @@ void App::frame(float width, float height)
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoScrollWithMouse |
                      ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoBackground);
-    layout_ = screen_layout(width, height, snapshot_ && snapshot_->live, snapshot_ && snapshot_->fault);
+    layout_ = screen_layout(width, height, snapshot_ && snapshot_->live, snapshot_ && (snapshot_->fault || has_postmortem()));
     draw_status(layout_);
     if (snapshot_) {
         const Arena *a = nullptr;
@@ -219,7 +226,11 @@ void App::frame(float width, float height)
         if (snapshot_->live) draw_history(*snapshot_->live, layout_.history);
         draw_ram(a, layout_.ram);
         draw_summary(a, layout_.summary);
-        if (snapshot_->fault) draw_fault(*snapshot_->fault, layout_.fault);
+        fault_lines_.clear();
+        if (snapshot_->fault || has_postmortem()) {
+            draw_fault(snapshot_->fault ? &*snapshot_->fault : nullptr,
+                       has_postmortem() ? &*snapshot_->tflm : nullptr, layout_.fault);
+        }
         draw_legend(layout_.legend);
     } else {
         ImDrawList *dl = ImGui::GetWindowDrawList();
@@ -245,6 +256,9 @@ void App::draw_status(const ScreenLayout &l)
     std::string s = !link_                                        ? "file: " + source_
                     : lv && link_->state() == Link::State::Connected ? ""
                                                                      : link_->status();
+    if (snapshot_ && !snapshot_->tflm_error.empty()) {  // said before the rest, which the width may cut
+        s += "  |  post-mortem not shown: " + snapshot_->tflm_error;
+    }
     if (snapshot_ && !snapshot_->model.empty()) {
         const std::string &m = snapshot_->model;  // the file name: a path can be any length
         const size_t slash = m.find_last_of('/');
@@ -377,7 +391,7 @@ void App::draw_map(const Arena &a, const Rect &r)
     for (const Region &reg : a.regions) {
         if (reg.kind == "persistent" || reg.kind == "metadata") {
             rect(dl, X(reg.offset), bar_y0_, std::max(X(reg.offset + reg.size_bytes), X(reg.offset) + 1), bar_y1_,
-                 damaged(reg.index) ? Paint::FreeTouched : paint_of_kind(reg.kind));
+                 damaged(reg.index, reg) ? Paint::FreeTouched : paint_of_kind(reg.kind));
         }
     }
     if (a.damage) {
@@ -410,7 +424,7 @@ void App::draw_map(const Arena &a, const Rect &r)
             const float x0 = axis_.to_px(rlo) - cx, x1 = axis_.to_px(rhi) - cx;
             const float y0 = lanes_top_ + lanes_[i] * lane_h_ - cy, y1 = y0 + std::max(1.f, lane_h_ - 1);
             map_raster_.fill(x0, y0, x1, y1, colour(int(i) == selected_ ? Paint::Selected
-                                                    : damaged(int(i))      ? Paint::FreeTouched
+                                                    : damaged(int(i), reg) ? Paint::FreeTouched
                                                                            : paint_of_kind(reg.kind)));
             if (x1 - x0 > 3 && lane_h_ >= 6) map_raster_.frame(x0, y0, x1, y1, colour(Paint::Background));
         }
@@ -730,32 +744,66 @@ void App::draw_summary(const Arena *a, const Rect &r)
     }
 }
 
-bool App::damaged(int region_index) const
+bool App::damaged(int region_index, const Region &reg) const
 {
-    if (!snapshot_ || !snapshot_->fault || arena_index_ != 0) return false;
-    const auto &d = snapshot_->fault->damaged_regions;
-    return std::find(d.begin(), d.end(), region_index) != d.end();
+    if (!snapshot_) return false;
+    if (snapshot_->fault && arena_index_ == 0) {
+        const auto &d = snapshot_->fault->damaged_regions;
+        if (std::find(d.begin(), d.end(), region_index) != d.end()) return true;
+    }
+    // By address and size, not by name: a rebuilt layout's regions are named "X (predicted)".
+    return std::binary_search(smashed_.begin(), smashed_.end(), std::make_pair(reg.address, reg.size_bytes));
 }
 
-void App::draw_fault(const Fault &f, const Rect &r)
+void App::draw_fault(const Fault *f, const Tflm *t, const Rect &r)
 {
     const ScrollPanel panel("fault", r, col(Paint::RuleFail), fault_more_);
-    auto para = [&](const std::string &t, ImU32 c) { panel.text(t, c); };
-    const ImU32 white = IM_COL32(230, 230, 230, 255), red = col(Paint::RuleFail);
-    para("FAULT: " + (f.exception.empty() ? std::string("fault") : f.exception) + "  (red on the map: regions "
-         "overwritten since allocation)", red);
-    // The answer first (the verdicts), then the evidence, so what has to be scrolled to is the detail.
-    for (const auto &v : f.verdict) {
-        if (v.rfind("VERDICT", 0) == 0) para(v, red);
+    const ImU32 white = IM_COL32(230, 230, 230, 255), red = col(Paint::RuleFail), grey = IM_COL32(200, 200, 200, 255);
+    // A line already in the panel is not drawn again: the fault's verdict repeats the
+    // post-mortem's headline, evidence and "overwritten: ..." lines word for word.
+    auto shown = [&](const std::string &line) {
+        return std::find(fault_lines_.begin(), fault_lines_.end(), line) != fault_lines_.end();
+    };
+    auto para = [&](const std::string &line, ImU32 c, float indent = 0) {
+        fault_lines_.push_back(line);
+        panel.text(line, c, indent);
+    };
+    // The answer first: the post-mortem's verdicts, then what TFLM's state is, then the fault.
+    if (t) {
+        bool any_smashed = false;
+        for (const TflmVerdict &v : t->verdicts) any_smashed |= !v.smashed.empty();
+        para(std::string("POST-MORTEM of TFLM's objects") +
+                 (any_smashed ? "  (red on the map: what the stack overwrote)" : ""),
+             red);
+        for (const TflmVerdict &v : t->verdicts) {
+            para(v.headline, red);
+            for (const std::string &e : v.evidence) para(e, white, 8);
+            for (const TflmSmashed &o : v.smashed) {
+                para(fmt::format("overwritten: {} at {:#x} ({} B): {}", o.name, o.addr, o.size, o.why), white, 8);
+            }
+        }
+        para("TFLM: " + t->condition + ": " + t->meaning, white);
+        for (const std::string &e : t->evidence) {
+            if (!shown(e)) para(e, grey, 8);
+        }
+        panel.advance(4);
     }
-    para("PC " + f.pc_where, white);
-    for (const auto &c : f.causes) para(c, white);
-    for (const auto &v : f.verdict) {
-        if (v.rfind("VERDICT", 0) != 0) para(v, white);
+    if (f) {
+        para("FAULT: " + (f->exception.empty() ? std::string("fault") : f->exception) + "  (red on the map: regions "
+             "overwritten since allocation)", red);
+        // The verdicts first, then the evidence, so what has to be scrolled to is the detail.
+        for (const auto &v : f->verdict) {
+            if (v.rfind("VERDICT", 0) == 0 && !shown(v)) para(v, red);
+        }
+        para("PC " + f->pc_where, white);
+        for (const auto &c : f->causes) para(c, white);
+        for (const auto &v : f->verdict) {
+            if (v.rfind("VERDICT", 0) != 0 && !shown(v)) para(v, white);
+        }
+        if (f->bfar) para(fmt::format("BFAR {:#010x}", *f->bfar), white);
+        if (f->mmfar) para(fmt::format("MMFAR {:#010x}", *f->mmfar), white);
+        for (const auto &b : f->bits) para(b, grey);
     }
-    if (f.bfar) para(fmt::format("BFAR {:#010x}", *f.bfar), white);
-    if (f.mmfar) para(fmt::format("MMFAR {:#010x}", *f.mmfar), white);
-    for (const auto &b : f.bits) para(b, IM_COL32(200, 200, 200, 255));
     para("(the whole report: arena fault in GDB)", IM_COL32(160, 160, 160, 255));
 }
 
@@ -805,7 +853,11 @@ std::string App::layout_json() const
     j["summary"] = R(layout_.summary);
     j["legend"] = R(layout_.legend);
     j["summary_lines"] = summary_lines_;
-    if (layout_.fault.h > 0) j["fault"] = R(layout_.fault);
+    if (layout_.fault.h > 0) {
+        j["fault"] = R(layout_.fault);
+        j["fault_lines"] = fault_lines_;
+        j["fault_more"] = fault_more_;
+    }
     j["axis"] = {{"px0", axis_.px0}, {"pw", axis_.pw}, {"view_lo", axis_.view_lo}, {"view_hi", axis_.view_hi}};
     j["area_bar"] = {{"y0", bar_y0_}, {"y1", bar_y1_}};
     j["lanes"] = {{"top", lanes_top_}, {"lane_h", lane_h_}, {"count", lane_count_}};

@@ -37,8 +37,12 @@ private:
     void draw_summary(const Arena *a, const Rect &r);
     void draw_legend(const Rect &r);
     void draw_history(const Live &live, const Rect &r);
-    void draw_fault(const Fault &f, const Rect &r);
-    bool damaged(int region_index) const;
+    // The panel below the summary: the post-mortem's verdicts (tflm), then the fault's decode.
+    void draw_fault(const Fault *f, const Tflm *t, const Rect &r);
+    bool has_postmortem() const { return snapshot_ && snapshot_->tflm && !snapshot_->tflm->verdicts.empty(); }
+    // Drawn in the damage colour: a region of the fault's damaged_regions (arena 0), or one whose
+    // address range equals a tail object the post-mortem says the stack overwrote.
+    bool damaged(int region_index, const Region &reg) const;
     void draw_region_tooltip(const Arena &a, const Region &reg);
 
     std::optional<Snapshot> snapshot_;
@@ -56,7 +60,12 @@ private:
     int selected_ = -1;
     int arena_index_ = 0;  // which arena the map and plan show (arrows in the map title switch)
 public:
-    void select_arena(int i) { arena_index_ = i; }
+    // Shows arena i: its lanes and draw orders are rebuilt (they index that arena's regions).
+    void select_arena(int i)
+    {
+        arena_index_ = i;
+        if (snapshot_) set_snapshot(*snapshot_, source_);
+    }
 private:
     // geometry of the last frame
     ScreenLayout layout_;
@@ -67,6 +76,8 @@ private:
     std::string status_text_;  // the whole status line, before fitting
     bool summary_more_ = false, fault_more_ = false;  // the panel's text did not fit at the last frame
     std::vector<std::string> summary_lines_;  // the summary's lines in order, before fitting (--layout-out)
+    std::vector<std::string> fault_lines_;    // the fault / post-mortem panel's lines, likewise
+    std::vector<std::pair<uint64_t, uint64_t>> smashed_;  // (addr, size) of every smashed object, sorted
     bool status_lost_ = false;
 };
 

@@ -153,6 +153,10 @@ int main(int argc, char **argv)
             if (opt.bench > 0) return 2;
             app.set_error(r.error);  // shown in the window; headless runs still exit 2
         } else {
+            if (!r.snapshot->tflm_error.empty()) {  // the snapshot is shown without its post-mortem
+                std::fprintf(stderr, "arenascope-viewer: %s: post-mortem not shown: %s\n", opt.file.c_str(),
+                             r.snapshot->tflm_error.c_str());
+            }
             app.set_snapshot(std::move(*r.snapshot), opt.file);
         }
     } else {

@@ -346,6 +346,121 @@ std::optional<Live> live(const json &root)
     return l;
 }
 
+// A string cut to `max` bytes at a UTF-8 character boundary, with "..." after it when cut.
+std::string clip_utf8(std::string s, std::size_t max)
+{
+    if (s.size() <= max) return s;
+    std::size_t n = max;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) n--;  // not inside a character
+    s.resize(n);
+    return s + "...";
+}
+
+// "tflm" (agentless mode: the post-mortem), null or absent otherwise. Every string is cut to
+// kMaxTflmLineBytes, and all of them together may hold kMaxTflmTextBytes: the panel wraps them
+// every frame. The caller shows the rest of the snapshot when this throws.
+std::optional<Tflm> tflm(const json &root)
+{
+    auto it = root.find("tflm");
+    if (it == root.end() || it->is_null()) {
+        return std::nullopt;
+    }
+    const std::string p = "$.tflm";
+    if (!it->is_object()) {
+        throw LoadError{fmt::format("{}: expected an object or null, found {}", p, type_name(*it))};
+    }
+    const json &v = *it;
+    std::size_t text_bytes = 0;
+    auto counted = [&](std::string s) {
+        s = clip_utf8(std::move(s), kMaxTflmLineBytes);
+        text_bytes += s.size();
+        if (text_bytes > kMaxTflmTextBytes) {
+            throw LoadError{fmt::format("{}: more than {} KiB of text, more than this viewer draws", p,
+                                        kMaxTflmTextBytes >> 10)};
+        }
+        return s;
+    };
+    auto str = [&](const json &obj, const char *key, const std::string &path, bool nullable = false) {
+        return counted(string(obj, key, path, nullable));
+    };
+    auto lines = [&](const json &obj, const char *key, const std::string &path) {
+        std::vector<std::string> out;
+        const json &a = array(obj, key, path, kMaxTflmLines);
+        for (std::size_t i = 0; i < a.size(); i++) {
+            if (!a[i].is_string()) {
+                throw LoadError{fmt::format("{}.{}[{}]: expected a string, found {}", path, key, i, type_name(a[i]))};
+            }
+            out.push_back(counted(a[i].get<std::string>()));
+        }
+        return out;
+    };
+    auto one_of = [&](const std::string &value, const std::string &path, std::initializer_list<const char *> allowed) {
+        std::string names;
+        for (const char *a : allowed) {
+            if (value == a) return value;
+            names += std::string(names.empty() ? "" : ", ") + a;
+        }
+        throw LoadError{fmt::format("{}: \"{}\" is not one of {}", path, clip_utf8(value, 40), names)};
+    };
+    Tflm t;
+    t.interpreter_addr = opt_u64(v, "interpreter_addr", p);
+    t.condition = one_of(string(v, "condition", p), p + ".condition",
+                         {"allocated", "smashed", "not-started", "unfinished", "unknown"});
+    t.meaning = str(v, "meaning", p);
+    t.evidence = lines(v, "evidence", p);
+    t.arena_symbol = str(v, "arena_symbol", p, true);
+    if (auto a = v.find("allocator"); a != v.end() && !a->is_null()) {
+        const std::string ap = p + ".allocator";
+        if (!a->is_object()) {
+            throw LoadError{fmt::format("{}: expected an object or null, found {}", ap, type_name(*a))};
+        }
+        if (a->size() > 16) {
+            throw LoadError{fmt::format("{}: {} members, more than the 16 this viewer accepts", ap, a->size())};
+        }
+        for (const auto &m : a->items()) {
+            const json &x = m.value();
+            if (!x.is_number_unsigned() && !(x.is_number_integer() && x.get<int64_t>() >= 0)) {  // an address
+                throw LoadError{fmt::format("{}.{}: expected an address (a non-negative integer), found {}", ap,
+                                            clip_utf8(m.key(), 40),
+                                            x.is_number() ? x.dump() : type_name(x))};
+            }
+        }
+        t.allocator_sound = true;
+    }
+    const json &objects = array(v, "objects", p, kMaxTflmObjects);
+    for (std::size_t i = 0; i < objects.size(); i++) {
+        const std::string op = fmt::format("{}.objects[{}]", p, i);
+        TflmObject o;
+        o.name = str(objects[i], "name", op);
+        o.addr = u64(objects[i], "addr", op);
+        o.size_bytes = u64(objects[i], "size_bytes", op);
+        o.sound = boolean(objects[i], "sound", op);
+        o.problems = lines(objects[i], "problems", op);
+        t.objects.push_back(std::move(o));
+    }
+    const json &verdicts = array(v, "verdicts", p, kMaxTflmVerdicts);
+    for (std::size_t i = 0; i < verdicts.size(); i++) {
+        const std::string vp = fmt::format("{}.verdicts[{}]", p, i);
+        TflmVerdict d;
+        d.kind = one_of(string(verdicts[i], "kind", vp), vp + ".kind",
+                        {"stack-into-arena", "allocation-failed", "failure-ignored"});
+        d.headline = str(verdicts[i], "headline", vp);
+        d.evidence = lines(verdicts[i], "evidence", vp);
+        const json &smashed = array(verdicts[i], "smashed", vp, kMaxTflmSmashed);
+        for (std::size_t k = 0; k < smashed.size(); k++) {
+            const std::string sp = fmt::format("{}.smashed[{}]", vp, k);
+            TflmSmashed o;
+            o.name = str(smashed[k], "name", sp);
+            o.addr = u64(smashed[k], "addr", sp);
+            o.size = u64(smashed[k], "size", sp);
+            o.why = str(smashed[k], "why", sp);
+            d.smashed.push_back(std::move(o));
+        }
+        t.verdicts.push_back(std::move(d));
+    }
+    return t;
+}
+
 Snapshot snapshot(const json &root)
 {
     const std::string path = "$";
@@ -451,7 +566,39 @@ Snapshot snapshot(const json &root)
         s.fault = std::move(f);
     }
     s.live = live(root);
+    // The post-mortem is one more reading of the target: a malformed one is left out and said so
+    // (the status line), and the map, the figures and the fault are still shown.
+    try {
+        s.tflm = tflm(root);
+    } catch (const LoadError &e) {
+        s.tflm_error = e.message;
+    } catch (const std::exception &e) {
+        s.tflm_error = fmt::format("$.tflm: {}", e.what());
+    }
     return s;
+}
+
+// An error message safe to print and draw: a parse error quotes the bytes it read, which may not
+// be UTF-8; such bytes become \xNN.
+std::string printable(const std::string &s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                              : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        bool ok = n > 0 && i + n <= s.size();
+        for (std::size_t k = 1; ok && k < n; k++) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+        if (ok) {
+            out.append(s, i, n);
+            i += n;
+        } else {
+            out += fmt::format("\\x{:02X}", c);
+            i++;
+        }
+    }
+    return out;
 }
 
 LoadResult run(const std::string_view text, const std::string &where)
@@ -464,11 +611,11 @@ LoadResult run(const std::string_view text, const std::string &where)
         json root = json::parse(text.begin(), text.end());
         return {snapshot(root), {}};
     } catch (const json::parse_error &e) {
-        return {std::nullopt, fmt::format("{}: not valid JSON (byte {}): {}", where, e.byte, e.what())};
+        return {std::nullopt, fmt::format("{}: not valid JSON (byte {}): {}", where, e.byte, printable(e.what()))};
     } catch (const LoadError &e) {
-        return {std::nullopt, fmt::format("{}: {}", where, e.message)};
+        return {std::nullopt, fmt::format("{}: {}", where, printable(e.message))};
     } catch (const std::exception &e) {
-        return {std::nullopt, fmt::format("{}: {}", where, e.what())};
+        return {std::nullopt, fmt::format("{}: {}", where, printable(e.what()))};
     }
 }
 
@@ -531,11 +678,11 @@ LoadResult parse_stream_message(std::string_view line)
         }
         return {snapshot(msg["snapshot"]), {}};
     } catch (const json::parse_error &e) {
-        return {std::nullopt, fmt::format("stream: not valid JSON: {}", e.what())};
+        return {std::nullopt, fmt::format("stream: not valid JSON: {}", printable(e.what()))};
     } catch (const LoadError &e) {
-        return {std::nullopt, "stream: " + e.message};
+        return {std::nullopt, "stream: " + printable(e.message)};
     } catch (const std::exception &e) {
-        return {std::nullopt, fmt::format("stream: {}", e.what())};
+        return {std::nullopt, fmt::format("stream: {}", printable(e.what()))};
     }
 }
 

@@ -20,6 +20,13 @@ constexpr std::size_t kMaxRegions = 200000;           // per arena
 constexpr std::size_t kMaxScopes = 200000;
 constexpr std::size_t kMaxChecks = 256;
 constexpr std::size_t kMaxHistoryPoints = 600;        // live history
+// "tflm" (the agentless post-mortem): a "tflm" past these is refused (the rest of the snapshot is shown).
+constexpr std::size_t kMaxTflmVerdicts = 16;
+constexpr std::size_t kMaxTflmLines = 64;             // evidence[] and problems[] lines per list
+constexpr std::size_t kMaxTflmSmashed = 256;          // smashed objects per verdict
+constexpr std::size_t kMaxTflmObjects = 64;
+constexpr std::size_t kMaxTflmLineBytes = 4096;       // a longer string is cut (at a UTF-8 boundary)
+constexpr std::size_t kMaxTflmTextBytes = 64u << 10;  // all its strings together: the panel wraps them each frame
 
 struct Touched {
     uint64_t offset = 0;      // bytes from the band's low address
@@ -111,6 +118,33 @@ struct Live {
     std::vector<LivePoint> history;    // oldest first; the last point is this refresh
 };
 
+// "tflm": TFLM's MicroInterpreter as the plugin's post-mortem reads it (agentless mode only).
+struct TflmSmashed {           // a tail object the stack overwrote
+    std::string name, why;
+    uint64_t addr = 0, size = 0;
+};
+struct TflmVerdict {
+    std::string kind;          // stack-into-arena, allocation-failed, failure-ignored
+    std::string headline;      // "VERDICT: ..."
+    std::vector<std::string> evidence;
+    std::vector<TflmSmashed> smashed;  // top down
+};
+struct TflmObject {
+    std::string name;
+    uint64_t addr = 0, size_bytes = 0;
+    bool sound = false;
+    std::vector<std::string> problems;
+};
+struct Tflm {
+    std::optional<uint64_t> interpreter_addr;
+    std::string condition;     // allocated, smashed, not-started, unfinished, unknown
+    std::string meaning, arena_symbol;
+    std::vector<std::string> evidence;
+    bool allocator_sound = false;  // "allocator" is an object (null: unsound or unread)
+    std::vector<TflmObject> objects;
+    std::vector<TflmVerdict> verdicts;
+};
+
 struct Snapshot {
     bool running = false;  // live: the target runs again since this snapshot (set by the link)
     int version = 0;
@@ -128,6 +162,8 @@ struct Snapshot {
     std::string verdict;
     std::optional<Fault> fault;
     std::optional<Live> live;  // `arena live` only; none in files and at stops
+    std::optional<Tflm> tflm;  // agentless mode only; none when absent, null or refused
+    std::string tflm_error;    // why a "tflm" present was refused (path-named); the rest is shown
 };
 
 struct LoadResult {
