@@ -169,6 +169,7 @@ def find_interpreter(reader, lay):
         return attached, "`arena attach`"
     found = scan_interpreters(reader, lay)
     if not found:
+        _explain_missing_interpreter(reader, lay)
         raise TargetError("no arenascope descriptor and no constructed tflite::MicroInterpreter in the ELF's "
                           ".data/.bss: stop after the interpreter is constructed; if it lives on the stack or the "
                           "heap, name it with `arena attach EXPR`; or the loaded ELF is not the one the target runs")
@@ -178,6 +179,33 @@ def find_interpreter(reader, lay):
         gdb.write(f"arena: {len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
                   f"the one at {chosen:#x} (choose another with `arena attach EXPR`)\n")
     return chosen, "a scan for the MicroInterpreterGraph vtable"
+
+
+def _explain_missing_interpreter(reader, lay):
+    """TargetError naming the ELF's data object the size of a tflite::MicroInterpreter whose
+    graph_ vtable pointer is not MicroInterpreterGraph's (overwritten, or not constructed yet);
+    returns when there is none."""
+    progspace = gdb.current_progspace()
+    path = progspace.filename if progspace else None
+    size, expected = lay.sizes.get("tflite::MicroInterpreter"), _graph_vptr(lay)
+    if not path or not size or expected is None or not elf_ram_ranges()[0]:
+        return
+    for name, address in elfinfo.objects_of_size(path, size):
+        try:
+            got = int.from_bytes(reader.read(address + lay.off("tflite::MicroInterpreter", "graph_"), lay.pointer),
+                                 "little")
+        except MemoryReadError:
+            continue
+        try:  # GDB's name for it, demangled (the symbol table holds e.g. _ZL11interpreter)
+            name = gdb.execute(f"info symbol {address:#x}", to_string=True).split(" in section")[0].strip()
+        except gdb.error:
+            pass
+        raise TargetError(f"'{name}' at {address:#x}, the size of a tflite::MicroInterpreter, does not hold a "
+                          f"constructed one: its graph_ vtable pointer is {got:#x}, not MicroInterpreterGraph's "
+                          f"({expected:#x}). Either its constructor has not run yet (stop later: a static "
+                          "interpreter is built by __libc_init_array before main), or something overwrote the "
+                          f"object: `watch -l *(unsigned int *){address + lay.off('tflite::MicroInterpreter', 'graph_'):#x}`"
+                          " and run again to catch the writer")
 
 
 def scan_interpreters(reader, lay):
@@ -343,7 +371,7 @@ def _reconstructed(state, doc, lay):
     arena = Arena(index=0, base_addr=base, regions_addr=0, model_addr=0, size=size, head=max(head, 0),
                   temp=max(temp, head, 0), tail=min(max(tail, 0), size), model_size=(doc or {}).get("file_bytes", 0),
                   canary=none, alignment=16, region_count=len(regions), region_capacity=len(regions),
-                  flags=abi.ARENA_FLAG_TFLM, regions=regions)
+                  flags=abi.ARENA_FLAG_TFLM if s else 0, regions=regions)  # TFLM's own marks only when sound
     walked = tflm.Walk(interpreter=state.interpreter, model_addr=0, arena=arena)
     return tflm.descriptor(walked, lay.pointer)
 
@@ -401,6 +429,8 @@ def load(reader, planner_tool, model_setting=""):
                 out.minimum = predicted.get("minimum_bytes")
             return out
     out.desc = _reconstructed(state, doc, lay)
+    if out.desc is not None and doc is not None and (doc.get("arena") or {}).get("exact"):
+        out.minimum = doc["arena"].get("minimum_bytes")  # the model's need: its arena is TFLM's, broken or not
     return out
 
 

@@ -196,10 +196,20 @@ def _range_setting(name):
 # ----------------------------------------------------------------------------- gathering
 
 _SESSIONS = {}
+_WARNED = set()  # warnings said since the target last stopped (each is said once a stop)
 
 
 def _forget(_event=None):
     _SESSIONS.clear()
+    _WARNED.clear()
+
+
+def _warn_once(key):
+    """True the first time `key` is asked since the target last stopped."""
+    if key in _WARNED:
+        return False
+    _WARNED.add(key)
+    return True
 
 
 class Context:
@@ -361,13 +371,13 @@ def gather(need_descriptor=True, verify=False):
             ctx.tflm, ctx.plan, ctx.facts = loaded.state, loaded.plan, loaded.facts
             for m in loaded.mismatches + ([loaded.plan_note] if loaded.plan_note else []):
                 gdb.write(f"arena: warning: {m}\n")
-            if ctx.tflm.condition != "allocated" and ctx.tflm.interpreter:
+            if ctx.tflm.condition != "allocated" and ctx.tflm.interpreter and _warn_once("tflm-state"):
                 gdb.write(f"arena: warning: TFLM is not in a healthy state: {tflmstate.CONDITIONS[ctx.tflm.condition]}"
                           f" (`arena info` shows the evidence, `arena fault` the verdict)\n")
             if ctx.desc is None:
                 why = "; ".join(ctx.tflm.evidence) or "its arena's bounds are unknown"
                 if need_descriptor:
-                    raise TargetError(f"the MicroInterpreter at {ctx.tflm.interpreter:#x}: {why}")
+                    raise TargetError(f"TFLM's arena cannot be shown: {why}; `arena fault` says what can be known")
                 ctx.note = f"TFLM's arena cannot be shown ({why})" if ctx.tflm.interpreter else why
             found = stack_symbols()
             if found and ctx.desc is not None:
@@ -1060,7 +1070,8 @@ def tflm_verdicts(ctx, f):
     halt = halt_state()
     found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, ctx.stack, f, ctx.plan),
              postmortem.allocation(ctx.tflm, f, halt, ctx.plan, ctx.reader)]
-    return [v for v in found if v is not None]
+    found = [v for v in found if v is not None]
+    return found + [v for v in (postmortem.damaged(ctx.tflm, ctx.stack, found),) if v is not None]
 
 
 def arena_verdict(ctx, f, damaged):
@@ -1080,7 +1091,8 @@ def arena_verdict(ctx, f, damaged):
             out += v.lines()
         if verdicts:
             addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
-            if addr is not None and desc:
+            tied = any(line.startswith("the faulting address") for line in out)
+            if addr is not None and desc and not tied:
                 out.append("the faulting address: " + "; ".join(analysis.whereis(desc, addr, s)))
             return out
         stuck = postmortem.stuck_line(halt_state())
@@ -1202,7 +1214,9 @@ Usage: arena fault"""
             ctx.note = str(exc)
         f, damaged, note = find_fault(ctx)
         if f is None:
-            lines = ["arena fault: no fault: the core is not in a fault handler, and " + note]
+            lines = ["arena fault: no fault to decode: the core is not in a fault handler, and " + note]
+            if ctx.tflm is not None and ctx.tflm.interpreter:
+                lines[0] += "; what TFLM's objects say:"
             if ctx.desc is not None or ctx.tflm is not None:
                 verdict = arena_verdict(ctx, None, damaged)
                 heads = [l for l in verdict if l.startswith("VERDICT")]
@@ -1397,3 +1411,4 @@ def register_all():
     live_command.register()
     gdb.events.new_objfile.connect(_forget)
     gdb.events.exited.connect(_forget)
+    gdb.events.stop.connect(lambda _event: _WARNED.clear())

@@ -117,10 +117,41 @@ def _words(reader, addr, size):
     return [(addr + i, int.from_bytes(data[i:i + 4], "little")) for i in range(0, len(data), 4)]
 
 
+# Tail objects whose every word is a pointer TFLM set (micro_allocator.h SubgraphAllocations,
+# ScratchBufferHandle, the interpreter's TfLiteTensor* arrays): one into no memory is not TFLM's.
+POINTER_ARRAYS = ("SubgraphAllocations[", "ScratchBufferHandle[", "TfLiteTensor*[")
+
+
+def _dangling(reader, facts, addr, size, what, state):
+    """['X holds V, a pointer into no memory ...'] for a pointer array whose words point nowhere."""
+    if not what.startswith(POINTER_ARRAYS) or not (facts.flash or facts.ram):
+        return []
+    arena = (state.arena_base, state.arena_base + state.arena_size) if state.arena_base is not None else None
+    return [f"{a:#x} holds {v:#x}, which points into no memory of the ELF, where TFLM keeps a pointer"
+            for a, v in _words(reader, addr, size) if tflmstate.points(facts, v, arena) == "nowhere"][:2]
+
+
 def _tie(f, smashed_values, objects):
-    """The line tying the fault's address or a stacked register to a smashed object, or None."""
+    """The line tying the fault's address or a stacked register to a smashed object, or None.
+    Strongest first: a stacked register points into an overwritten object and the faulting
+    address is a word of that object plus a member offset (the code loaded the word through the
+    register, then followed it); then the address inside an object; then the nearest word."""
     if f is None:
         return None
+    addr = f.bfar if f.bfar is not None else f.mmfar
+    regs = list(zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5])) if f.frame else []
+    if addr is not None:
+        for name, reg in regs:
+            o = next((o for o in objects if o["addr"] <= reg < o["addr"] + o["size"]), None)
+            if o is None:
+                continue
+            held = [(addr - w, at, w) for at, w, obj in smashed_values
+                    if obj.split(".")[0] == o["name"] and w % 4 == 0 and 0 <= addr - w < 256]
+            if held:
+                delta, at, w = min(held)
+                return (f"the faulting address ({'BFAR' if f.bfar is not None else 'MMFAR'}) {addr:#x} is {w:#x} + "
+                        f"{delta}: stacked {name} {reg:#x} points into {o['name']}, whose word at {at:#x} now holds "
+                        f"{w:#x} (the stack's, not TFLM's); the code loaded it as a pointer and read {delta} B past it")
     candidates = []
     addr = f.bfar if f.bfar is not None else f.mmfar
     if addr is not None:
@@ -131,7 +162,8 @@ def _tie(f, smashed_values, objects):
         for o in objects:
             if o["addr"] <= value < o["addr"] + o["size"]:
                 return f"{what} {value:#x} is inside {o['name']} (+{value - o['addr']}), which the stack overwrote"
-        near = [(value - word, at, word, obj) for at, word, obj in smashed_values if 0 <= value - word < 256]
+        near = [(value - word, at, word, obj) for at, word, obj in smashed_values
+                if word % 4 == 0 and 0 <= value - word < 256]  # a struct pointer is word-aligned
         if near:  # the nearest below: a member offset away from the pointer TFLM loaded
             delta, at, word, obj = min(near)
             return (f"{what} {value:#x} is {word:#x}{' + ' + str(delta) if delta else ''}: the value the stack left "
@@ -173,10 +205,11 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
             continue
         check = next((c for n, c in smashed_checks.items() if c.addr == addr or n in what), None)
         words = _smashed_words(reader, facts, addr, size)
+        bad = _dangling(reader, facts, addr, size, what, state)
         why = "; ".join(check.problems) if check is not None else \
-            "; ".join(f"{a:#x} holds {w}" for a, _, w in words[:2])
+            "; ".join([f"{a:#x} holds {w}" for a, _, w in words[:2]] + bad)
         objects.append({"name": what, "addr": addr, "size": size,
-                        "why": why or "in the range the stack overwrote; no value there is plainly not TFLM's"})
+                        "why": why or "in the range the stack overwrote (its words could still be TFLM's)"})
         values += [(a, v, what) for a, v in _words(reader, max(addr, lowest), addr + size - max(addr, lowest))]
     for c in state.smashed:  # objects the checks found broken but the plan did not place
         if not any(o["addr"] == c.addr for o in objects):
@@ -197,6 +230,28 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
     return Verdict("stack-into-arena", headline, evidence, objects)
 
 
+def damaged(state, stack, verdicts):
+    """The tflm-damaged Verdict: TFLM's objects do not hold TFLM's values and no other verdict
+    explains it (the stack kept paint at its limit), or None."""
+    if state is None or state.condition not in ("smashed", "unknown") or verdicts or not state.interpreter:
+        return None
+    bad = state.smashed
+    if not bad:
+        return None
+    first = min(bad, key=lambda o: o.addr)
+    # The word to watch: the member the first problem names (an object's vtable pointer is at +0).
+    watch = next((a for a, m in sorted(first.at.items()) if first.problems[0].startswith(m + " ")), first.addr)
+    stack_ok = stack is not None and stack.hwm is not None and stack.painted and stack.hwm > stack.low
+    headline = ("VERDICT: TFLM's objects no longer hold TFLM's values (" + ", ".join(o.name for o in bad) + "), "
+                + ("and the stack did not do it (its paint is left at its limit): " if stack_ok else
+                   "and nothing shows the stack did it: ")
+                + "something else wrote over them (a buffer overrun, a stray pointer, DMA). To catch the writer, "
+                f"watch the first overwritten word and run again: `watch -l *(unsigned int *){watch & ~3:#x}` "
+                "(a hardware watchpoint).")
+    return Verdict("tflm-damaged", headline, list(state.evidence),
+                   [{"name": o.name, "addr": o.addr, "size": o.size, "why": "; ".join(o.problems)} for o in bad])
+
+
 def _replay_lines(plan, size):
     """(headline part, evidence lines, outcome) from the planner's replay at `size`, or from its
     minimum alone."""
@@ -206,7 +261,7 @@ def _replay_lines(plan, size):
     evidence, outcome, failing = [], None, ""
     if replay.get("arena_bytes") == size and replay.get("failed"):
         fl = replay["failed"]
-        failing = (f"at {size} B, {fl['what']} ({fl['phase'].removeprefix('AllocateTensors: ')}) does not fit"
+        failing = (f"At {size} B, {fl['what']}, in {fl['phase'].removeprefix('AllocateTensors: ')}, does not fit"
                    + (f": TFLM prints \"{fl['message']}\"" if fl.get("message") else ""))
         outcome = replay.get("outcome") or {}
         evidence.append(f"the planner's replay of TFLM's allocations at {size} B stops at {fl['what']} in "

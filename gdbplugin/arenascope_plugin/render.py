@@ -30,7 +30,8 @@ def info_lines(desc, figs, stack, located_by):
         out.append(NO_ARENA)
     for a in desc.arenas:
         f = figs[a.index]
-        src = "TFLM's own figures" if a.tflm_figures else "published by the firmware"
+        src = ("TFLM's own figures" if a.tflm_figures else
+               "rebuilt from the ELF and the planner's prediction" if desc.agentless else "published by the firmware")
         out += [style.paint(f"arena {a.index}", "title") + f" ({src})",
                 f"  bounds:                 {a.base_addr:#x}-{a.end_addr:#x}, size {kib(a.size)}",
                 f"  head (planned):         {kib(a.head)}, 0..+{a.head}",

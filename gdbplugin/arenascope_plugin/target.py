@@ -14,6 +14,12 @@ class TargetError(Exception):
     """The target cannot be read now; the message says why and what to do."""
 
 
+# What GDB says when the remote link is gone (remote.c), as opposed to an address it cannot read.
+LINK_LOST = ("Remote connection closed", "Remote communication error", "Connection timed out",
+             "The program has no registers now", "Remote target disconnected", "not being run",
+             "Broken pipe")
+
+
 class GdbReader(MemoryReader):
     """Reads the selected inferior's memory through GDB (any GDB server). Counts what it reads
     in the class attributes `calls` and `bytes` (tools/bench_plugin.py reports them)."""
@@ -29,9 +35,11 @@ class GdbReader(MemoryReader):
                                                 "pointer")
         try:
             return gdb.selected_inferior().read_memory(addr, length).tobytes()
-        except gdb.MemoryError as exc:
-            raise MemoryReadError(addr, length, str(exc)) from None
-        except gdb.error as exc:
+        except (gdb.MemoryError, gdb.error) as exc:
+            if any(m in str(exc) for m in LINK_LOST):
+                raise TargetError(f"the link to the target was lost while reading {length} B at {addr:#x} (GDB: "
+                                  f"{exc}): nothing read after it is used; reconnect (`target remote HOST:PORT`, or "
+                                  "restart the GDB server) and ask again") from None
             raise MemoryReadError(addr, length, str(exc)) from None
 
 

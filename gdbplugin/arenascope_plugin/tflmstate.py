@@ -134,9 +134,9 @@ def stack_value(facts, value, reader=None):
     stack. TFLM's tail objects hold neither."""
     if value & 1 and facts.inside(facts.code, value & ~1) and reader is not None and \
             fault.call_before(reader, value):
-        return f"{value:#x} is a return address (the instruction before it is a call)"
+        return f"{value:#x}, a return address (the instruction before it is a call)"
     if facts.stack and facts.stack[0] <= value < facts.stack[1]:
-        return f"{value:#x} points into the stack {facts.stack[0]:#x}-{facts.stack[1]:#x}"
+        return f"{value:#x}, a pointer into the stack {facts.stack[0]:#x}-{facts.stack[1]:#x}"
     return None
 
 
@@ -234,9 +234,12 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
             except MemoryReadError as exc:
                 gp.problems.append(f"unreadable ({exc})")
         c = gp.values
+        for k in ("buffer_count_", "max_buffer_count_"):  # ints (greedy_memory_planner.h)
+            if k in c and c[k] >= 1 << 31:
+                c[k] -= 1 << 32
         if gp.sound and "buffer_count_" in c and not 0 <= c["buffer_count_"] <= c["max_buffer_count_"]:
-            gp.problems.append(f"buffer_count_ {c['buffer_count_']} is above max_buffer_count_ "
-                               f"{c['max_buffer_count_']}: not counts of a planner")
+            gp.problems.append(f"buffer_count_ {c['buffer_count_']} and max_buffer_count_ {c['max_buffer_count_']} "
+                               "are not a planner's counts (0 <= buffer_count_ <= max_buffer_count_)")
     return out
 
 
@@ -267,7 +270,8 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
     st.tensors_allocated = v["tensors_allocated_"] == 1
     st.io_tensors = {"input_tensors_": v["input_tensors_"], "output_tensors_": v["output_tensors_"]}
     st.init_status = v.get("initialization_status_")
-    if allocator == 0 and not st.tensors_allocated:
+    _check_pointer(interp, facts, "model_", v["model_"], arena, ("flash", "ram"), reader)
+    if allocator == 0 and not st.tensors_allocated and interp.sound:
         # MicroAllocator::Create's persistent allocation of the MicroAllocator did not fit: TFLM
         # placement-news it at the null it got (micro_allocator.cc) and the interpreter keeps that.
         st.condition = "unfinished"
@@ -282,7 +286,11 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
     if arena and not arena[0] <= allocator < arena[1]:
         _check_pointer(interp, facts, "allocator_", allocator, arena, ("arena",), reader)
     if not interp.sound:
-        evidence.append(f"the MicroInterpreter at {interpreter:#x}: " + "; ".join(interp.problems))
+        evidence.append(f"the MicroInterpreter object itself does not hold TFLM's values: "
+                        + "; ".join(interp.problems) + " (something overwrote it: it lives outside the arena, "
+                        "in .data/.bss, so not the arena's own use; a wild write, or the stack if it is below it)")
+        if arena:
+            st.arena_base, st.arena_size = (arena[0] + 15) & ~15, arena[1] - ((arena[0] + 15) & ~15)
         return st
     found = check_allocator_objects(reader, lay, facts, allocator, arena)
     objects.extend(found)

@@ -101,7 +101,7 @@ def test_the_stack_over_the_tail_smashes_the_allocator_and_is_said_object_by_obj
     assert st.allocator is None and (st.arena_base, st.arena_size) == (ARENA, SIZE)  # from the ELF's object
     # How far: the lowest return address below the stack's limit is the first word written.
     assert tflmstate.stack_reach(img.reader(), FACTS, STACK_LO, ARENA) == (
-        END - 64, RETURN, f"{RETURN:#x} is a return address (the instruction before it is a call)")
+        END - 64, RETURN, f"{RETURN:#x}, a return address (the instruction before it is a call)")
 
 
 def test_the_stack_into_arena_verdict_names_the_objects_and_ties_the_fault_to_one():
@@ -181,7 +181,7 @@ def test_allocation_verdicts_returned_crashed_and_ignored():
     returned = postmortem.allocation(st, None, postmortem.Halt(pc=0x1200, function="allocation_failed",
                                                                frames=["allocation_failed", "main"]), REPLAY_PLAN)
     assert returned.kind == "allocation-failed"
-    assert "it returned kTfLiteError: at 2048 B, GreedyMemoryPlanner arrays (memory planning) does not fit: " \
+    assert "it returned kTfLiteError: At 2048 B, GreedyMemoryPlanner arrays, in memory planning, does not fit: " \
         "TFLM prints \"Too many buffers (max is 3)\". The arena is" in returned.headline
     assert f"The arena is {SIZE} B and this model needs {SIZE + 300} B with these kernels: 300 B short" in \
         returned.headline
@@ -216,3 +216,28 @@ def test_an_unreadable_allocator_is_said_and_nothing_raises():
                                         (0x20000100, "ram"), (0x60000000, "nowhere")])
 def test_points(value, kind):
     assert tflmstate.points(FACTS, value, (ARENA, END)) == kind
+
+
+def test_objects_overwritten_but_not_by_the_stack_say_so_and_where_to_watch():
+    img = Image()
+    img.put(SABA, 0)                                   # the allocator's vtable pointer zeroed
+    img.put(PLANNER + 8, (1 << 32) - 100)              # buffer_count_ -100 (an int)
+    st = tflmstate.assess(img.reader(), layout(), INTERP, FACTS)
+    assert st.condition == "smashed"
+    assert [o.name for o in st.smashed] == ["SingleArenaBufferAllocator", "GreedyMemoryPlanner"]
+    assert "buffer_count_ -100 and max_buffer_count_ 40 are not a planner's counts" in st.smashed[1].problems[0]
+    stack = stack_figures(STACK_LO + 512)              # paint left at the limit: not the stack
+    assert postmortem.stack_into_arena(img.reader(), FACTS, st, stack, None, PLAN) is None
+    v = postmortem.damaged(st, stack, [])
+    assert v.kind == "tflm-damaged"
+    assert "and the stack did not do it (its paint is left at its limit)" in v.headline
+    assert f"watch -l *(unsigned int *){PLANNER + 8:#x}" in v.headline   # buffer_count_ of the lowest object
+    assert postmortem.damaged(st, stack, [v]) is None                     # another verdict explains it
+
+
+def test_a_model_pointer_into_no_memory_makes_the_interpreter_unsound():
+    img = Image()
+    img.put(INTERP, 0x12345678)                        # model_
+    st = tflmstate.assess(img.reader(), layout(), INTERP, FACTS)
+    assert st.condition == "unknown" and st.objects[0].problems[0].startswith("model_ is 0x12345678")
+    assert (st.arena_base, st.arena_size) == (ARENA, SIZE)       # still from the ELF's arena object

@@ -443,7 +443,7 @@ std::optional<Tflm> tflm(const json &root)
         const std::string vp = fmt::format("{}.verdicts[{}]", p, i);
         TflmVerdict d;
         d.kind = one_of(string(verdicts[i], "kind", vp), vp + ".kind",
-                        {"stack-into-arena", "allocation-failed", "failure-ignored"});
+                        {"stack-into-arena", "allocation-failed", "failure-ignored", "tflm-damaged"});
         d.headline = str(verdicts[i], "headline", vp);
         d.evidence = lines(verdicts[i], "evidence", vp);
         const json &smashed = array(verdicts[i], "smashed", vp, kMaxTflmSmashed);

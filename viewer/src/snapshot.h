@@ -124,7 +124,7 @@ struct TflmSmashed {           // a tail object the stack overwrote
     uint64_t addr = 0, size = 0;
 };
 struct TflmVerdict {
-    std::string kind;          // stack-into-arena, allocation-failed, failure-ignored
+    std::string kind;          // stack-into-arena, allocation-failed, failure-ignored, tflm-damaged
     std::string headline;      // "VERDICT: ..."
     std::vector<std::string> evidence;
     std::vector<TflmSmashed> smashed;  // top down
