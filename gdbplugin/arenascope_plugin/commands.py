@@ -1214,7 +1214,7 @@ Usage: arena fault"""
             ctx.note = str(exc)
         f, damaged, note = find_fault(ctx)
         if f is None:
-            lines = ["arena fault: no fault to decode: the core is not in a fault handler, and " + note]
+            lines = ["arena fault: no fault: the core is not in a fault handler, and " + note]
             if ctx.tflm is not None and ctx.tflm.interpreter:
                 lines[0] += "; what TFLM's objects say:"
             if ctx.desc is not None or ctx.tflm is not None:

@@ -354,14 +354,11 @@ def allocation(state, f, halt, plan, reader=None):
     retried = state.init_status == 1 and bool(first) and any(k in first.get("phase", "") for k in later)
     if f is not None or invoking or retried:
         ties = [t for t in (_io_tie(reader, f, state),) if t]
-        if retried:
+        if retried:  # said once, here, with what it means
+            evidence = [e for e in evidence if not e.startswith("initialization_status_ is kTfLiteError")]
             ties.append("AllocateTensors ran again after its first failure (initialization_status_ is kTfLiteError, "
                         "which the first failure in " + first.get("phase", "?") + " does not set): the application "
                         "called Invoke (which retries it) or AllocateTensors on the unallocated interpreter")
-        nulls = [k for k, v in state.io_tensors.items() if not v]
-        if nulls:
-            ties.append(f"{' and '.join(nulls)} null: interpreter.input(i)/output(i) return the word at address 4*i "
-                        "(a TfLiteTensor* that is not one)")
         headline = ("VERDICT: AllocateTensors failed and the application went on as if it had succeeded: "
                     + (f"this {f.exception or 'fault'} comes from the unallocated interpreter. " if f is not None
                        else "the interpreter is unallocated (every Invoke returns kTfLiteError). ")

@@ -294,7 +294,7 @@ def test_stack_into_arena_with_no_paint_left(plan, symbols):
     fault = got["fault"]
     assert "VERDICT: the stack ran into the arena" in fault, fault
     assert "no stack paint left anywhere in the stack" in fault, fault
-    assert "is a return address (the instruction before it is a call)" in fault, fault
+    assert ", a return address (the instruction before it is a call)" in fault, fault
 
 
 AGENT_ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_agent_fw.elf"
