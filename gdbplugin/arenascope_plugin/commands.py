@@ -361,6 +361,9 @@ def gather(need_descriptor=True, verify=False):
                                         str(setting("model")).strip())
             except (TargetError, MemoryReadError) as exc2:
                 inside = constructor_note()
+                if inside and need_descriptor:
+                    raise TargetError("TFLM's interpreter is not built yet: the core is inside the "
+                                      "tflite::MicroInterpreter constructor; `arena fault` says why") from None
                 if inside:
                     exc2 = TargetError(inside)
                 if need_descriptor:
@@ -1045,22 +1048,32 @@ def constructor_note():
     halt = halt_state()
     if not any("MicroInterpreter::MicroInterpreter" in f for f in halt.frames):
         return None
-    size = None
+    size = model_addr = None
     try:
         frame = gdb.newest_frame()
         while frame is not None:
             if "MicroInterpreter::MicroInterpreter" in (frame.name() or ""):
                 size = int(frame.read_var("tensor_arena_size"))
+                model_addr = int(frame.read_var("model"))
                 break
             frame = frame.older()
     except (gdb.error, ValueError, RuntimeError):
         pass
     stuck = postmortem.stuck_line(halt)
-    return ("the core is inside the tflite::MicroInterpreter constructor, so there is no interpreter to read yet"
-            + (f"; {stuck}" if stuck else "")
-            + (f". Stuck there, the arena it was given ({size} B) cannot hold even TFLM's allocator objects "
-               "(MicroAllocator::Create): `arena plan --model FILE.tflite` gives the arena this model needs"
-               if stuck and size is not None else ""))
+    if not stuck:
+        return "the core is inside the tflite::MicroInterpreter constructor, so there is no interpreter to read yet"
+    text = ""
+    if size is not None and model_addr:
+        try:  # the model the constructor was given, planned at the size it was given
+            doc = agentless.plan_for(GdbReader(), agentless.layout(), model_addr,
+                                     _tool_path("planner-path", "planner", "arenascope-plan"), "", arena_size=size)
+            text = " " + postmortem.replay_lines(doc, size)[0] + "."
+        except (TargetError, MemoryReadError):
+            pass
+    return (f"VERDICT: the arena is too small for TFLM's own allocator objects: the core is stuck inside the "
+            f"tflite::MicroInterpreter constructor (MicroAllocator::Create), which was given {size} B."
+            + (text or " `arena plan --model FILE.tflite` gives the arena this model needs.")
+            + f" {stuck[0].upper()}{stuck[1:]}")
 
 
 def tflm_verdicts(ctx, f):

@@ -252,7 +252,7 @@ def damaged(state, stack, verdicts):
                    [{"name": o.name, "addr": o.addr, "size": o.size, "why": "; ".join(o.problems)} for o in bad])
 
 
-def _replay_lines(plan, size):
+def replay_lines(plan, size):
     """(headline part, evidence lines, outcome) from the planner's replay at `size`, or from its
     minimum alone."""
     arena = (plan or {}).get("arena") or {}
@@ -319,7 +319,7 @@ def allocation(state, f, halt, plan, reader=None):
     if state is None or state.condition != "unfinished":
         return None
     size = state.arena_size
-    text, evidence, outcome, _minimum = _replay_lines(plan, size)
+    text, evidence, outcome, _minimum = replay_lines(plan, size)
     evidence = list(state.evidence) + evidence
     s = state.allocator or {}
     if s and plan and (plan.get("replay") or {}).get("state"):
