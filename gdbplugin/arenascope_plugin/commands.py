@@ -1278,6 +1278,11 @@ Usage: arena fault"""
         if f.frame_note:
             out.append("  " + f.frame_note)
         out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in fault.cause_lines(f)]
+        if f.source.startswith("core registers"):
+            halt = halt_state()
+            if halt.spinning and halt.in_handler:  # e.g. CubeMX's `while (1) {}`: `continue` never returns
+                out.append(f"  the core is stuck in {halt.function or 'the handler'}'s endless loop at {halt.pc:#x}: "
+                           "continuing will not get past it; read the fault now, then reset")
         if stale and ctx.desc is not None:
             out.append("  the arena and the stack in memory are this boot's (re-filled and re-painted at reset): "
                        "only the registers and the frame above are the fault's")
