@@ -7,7 +7,7 @@ PACKAGES=(
   cmake make g++ gdb python3 python3-pytest python3-pyelftools python3-jsonschema libgtest-dev nlohmann-json3-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gdb-multiarch
   libimgui-dev libglfw3-dev libgl1-mesa-dri libfmt-dev xvfb xauth python3-pil libbenchmark-dev
-  flatbuffers-compiler libflatbuffers-dev clang openocd
+  flatbuffers-compiler libflatbuffers-dev clang openocd pkg-config
 )
 
 missing=()
@@ -22,6 +22,12 @@ fi
 echo "arenascope: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "arenascope: these Debian packages are missing: ${missing[*]}" >&2
+    echo "arenascope: you are not root and there is no sudo: install them as root (apt-get install ${missing[*]})," >&2
+    echo "            or install sudo, then run this again" >&2
+    exit 1
+  fi
   SUDO="sudo"
 fi
 export DEBIAN_FRONTEND=noninteractive

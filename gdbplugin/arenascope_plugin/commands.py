@@ -2,7 +2,6 @@
 figures through the layers below (target -> session -> decode -> analysis) and prints them with
 render; every error becomes one line `arena CMD: what happened, where, what to do`."""
 import argparse
-import json
 import os
 import subprocess
 import time
@@ -61,9 +60,21 @@ def _split_range(text):
 
 def _setting_problem(name, value):
     """Why a setting's new value is unusable, or None. Expressions are checked for form here and
-    evaluated when used (they may need a running target)."""
+    evaluated when used (they may need a running target); two plain numbers are checked for order."""
+    if name == "view-port" and not 1 <= int(value) <= 65535:
+        return f"{value} is not a TCP port: use 1..65535"
     if not isinstance(value, str) or value == "auto":
         return None
+    if name in ("stack-range", "scan-range") and _split_range(value):
+        try:
+            lo, hi = (int(x, 0) for x in _split_range(value))
+        except ValueError:
+            lo = hi = None  # expressions: checked when used
+        if lo is not None and hi <= lo:
+            return f"the end {hi:#x} is not above the start {lo:#x}"
+    if name == "model" and value and not os.path.isfile(os.path.expanduser(value)):
+        return f"{value!r} is not a regular file" if os.path.exists(os.path.expanduser(value)) else \
+            f"there is no file {value!r}; give the .tflite the firmware was built with, or auto"
     if name in ("canary-pattern", "stack-paint-pattern"):
         try:
             number = int(value, 0)
@@ -197,6 +208,7 @@ def _range_setting(name):
 
 _SESSIONS = {}
 _WARNED = set()  # warnings said since the target last stopped (each is said once a stop)
+_SAID = set()    # warnings said once a session (a missing tool)
 
 
 def _forget(_event=None):
@@ -335,6 +347,12 @@ def gather(need_descriptor=True, verify=False):
             raise NotFoundError("`arena attach` named a MicroInterpreter")
         _find_descriptor(ctx, fresh_tables=verify)
         planner = _tool_path("planner-path", "planner", "arenascope-plan")
+        if planner is None and any(a.model_addr for a in ctx.desc.arenas) and "planner" not in _SAID:
+            _SAID.add("planner")
+            gdb.write("arena: warning: the planner tool arenascope-plan was not found (not at "
+                      "build/planner/arenascope-plan beside the plugin, nor on PATH): the regions are not named from "
+                      "the model; build it (bash tools/build.sh) or `set arena planner-path /path/to/arenascope-plan`"
+                      "\n")
         if any(a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in ctx.desc.arenas):  # the TFLM adapter's arena
             for w in agentless.label_planner_ids(ctx.reader, ctx.desc, planner):
                 gdb.write(f"arena: warning: {w}\n")
@@ -762,6 +780,8 @@ recommendation with --margin percent (default 10).
             if not args.model.strip():
                 raise TargetError("--model needs a .tflite file")
             path = os.path.expanduser(args.model)
+            if os.path.exists(path) and not os.path.isfile(path):
+                raise TargetError(f"{path} is not a regular file: give a .tflite model file")
             try:
                 doc, rejected = model.run_planner(_tool_path("planner-path", "planner", "arenascope-plan"), path,
                                                   args.target or "cortex-m", args.margin)
@@ -882,9 +902,10 @@ Usage: arena snapshot FILE"""
         snap["fault"] = fault_json(f, ctx, damaged) if f is not None else None
         attach_verdicts(snap, ctx, f)
         path = os.path.expanduser(args.file)
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise TargetError(f"{path} is not a regular file: give a file name for the snapshot")
         try:
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(snap, f, indent=1)
+            snapshot.write_snapshot_file(snap, path)
         except OSError as exc:
             raise TargetError(f"cannot write {path}: {exc.strerror}") from None
         gdb.write(f"arena snapshot: wrote {path} ({len(ctx.desc.arenas)} arena(s), "

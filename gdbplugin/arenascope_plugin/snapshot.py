@@ -2,6 +2,8 @@
 The viewer draws it and recomputes nothing, so every figure it shows is here."""
 import datetime
 import json
+import os
+import tempfile
 
 from . import abi, analysis
 from .decode import Arena, Region
@@ -83,7 +85,11 @@ def _reject_constant(name):
 
 
 def load_snapshot_file(path):
-    """Reads a snapshot file: SnapshotError for anything that is not a snapshot's JSON."""
+    """Reads a snapshot file: SnapshotError for anything that is not a snapshot's JSON, or not a
+    regular file (a FIFO or a device would block the reader, and GDB with it)."""
+    if not os.path.isfile(path):
+        raise SnapshotError(f"{path} is not a regular file" if os.path.exists(path) else
+                            f"cannot read the snapshot {path}: No such file or directory")
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_SNAPSHOT_BYTES + 1)
@@ -166,3 +172,17 @@ def arenas_from_snapshot(doc):
                          canary=None, alignment=_int(a, "alignment_bytes", ap, 0, big),
                          region_count=len(regions), region_capacity=len(regions), flags=0, regions=regions))
     return out
+
+
+def write_snapshot_file(snap, path):
+    """Writes `snap` to `path` whole or not at all: into a temporary file beside it, then renamed
+    over it (a failure mid-write leaves the old file, never a truncated one). OSError on failure."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".arenascope-", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(snap, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -1,0 +1,93 @@
+"""Defects of issue 15, item 6, each fixed and held here: settings checked when they are set,
+regular files only for path arguments (a FIFO used to hang GDB), snapshots written whole or not
+at all, a missing planner said once with its setting, and the setup script without sudo."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from harness import FIRMWARE, ROOT, gdb_batch, qemu
+
+PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
+
+
+def gdb(*commands, plugin=PLUGIN, env=None, timeout=60):
+    args = ["gdb-multiarch", "-q", "-nx", "-batch", "-ex", f"source {plugin}"]
+    for c in commands:
+        args += ["-ex", c]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    return r.stdout + r.stderr
+
+
+def test_settings_are_checked_when_set_and_the_old_value_kept():
+    out = gdb("set arena view-port 70000", "show arena view-port", "set arena view-port 5000", "show arena view-port",
+              "set arena stack-range 0x20002000 0x20001000", "show arena stack-range",
+              "set arena scan-range 0x20000000, 0x20000000", "show arena scan-range")
+    assert "set arena view-port: 70000 is not a TCP port: use 1..65535; kept 47800" in out, out
+    assert "arena view-port: 5000" in out
+    assert "set arena stack-range: the end 0x20001000 is not above the start 0x20002000; kept 'auto'" in out, out
+    assert "arena stack-range: auto" in out
+    assert "set arena scan-range: the end 0x20000000 is not above the start 0x20000000; kept 'auto'" in out, out
+
+
+def test_path_arguments_must_be_regular_files(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    # Each of these used to open the FIFO and block GDB until killed; `timeout` in gdb() fails the test.
+    out = gdb(f"arena plan --snapshot {fifo}", f"arena plan --model {fifo}", f"set arena model {fifo}",
+              f"set arena model {tmp_path / 'none.tflite'}", timeout=30)
+    assert f"arena plan: {fifo} is not a regular file" in out, out
+    assert f"arena plan: {fifo} is not a regular file: give a .tflite model file" in out, out
+    assert f"set arena model: '{fifo}' is not a regular file; kept ''" in out, out
+    assert f"there is no file '{tmp_path / 'none.tflite'}'" in out, out
+
+
+def test_a_snapshot_is_written_whole_or_not_at_all(tmp_path):
+    """snapshot.write_snapshot_file: a failure mid-write leaves the old file and no temporary."""
+    import sys
+    sys.path.insert(0, str(ROOT / "gdbplugin"))
+    from arenascope_plugin import snapshot  # pylint: disable=import-outside-toplevel
+    path = tmp_path / "s.json"
+    snapshot.write_snapshot_file({"schema": "arenascope.snapshot", "n": 1}, str(path))
+    assert json.loads(path.read_text())["n"] == 1
+    with pytest.raises(TypeError):
+        snapshot.write_snapshot_file({"n": 2, "bad": object()}, str(path))  # json.dump fails half-way
+    assert json.loads(path.read_text())["n"] == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+
+
+@pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not built")
+def test_a_missing_planner_is_said_once_with_its_setting():
+    """The plugin copied away from build/ (as an install would) with no arenascope-plan on PATH:
+    the demo's published model cannot be planned, said once, with the setting to fix it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(ROOT / "gdbplugin", pathlib.Path(tmp) / "gdbplugin")
+        with qemu() as (port, _):  # (build/planner is not on this process's PATH)
+            _, text = gdb_batch(FIRMWARE, [f"source {tmp}/gdbplugin/arenascope.py", "break demo_invoke_done",
+                                           "continue", "arena info", "arena regions", "arena check"],
+                                remote_port=port)
+    said = text.count("arena: warning: the planner tool arenascope-plan was not found")
+    assert said == 1, text
+    assert "`set arena planner-path /path/to/arenascope-plan`" in text
+
+
+def test_setup_without_root_or_sudo_says_what_to_do(tmp_path):
+    """tools/setup-deps.sh as a non-root user on a machine without sudo: a clear message, exit 1
+    (stand-ins for `id` and `dpkg-query` in a PATH without sudo; the script itself is real)."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "id").write_text("#!/bin/sh\necho 1000\n")
+    (bin_ / "dpkg-query").write_text("#!/bin/sh\nexit 1\n")   # every package missing
+    for tool in ("grep",):
+        os.symlink(shutil.which(tool), bin_ / tool)
+    for f in bin_.iterdir():
+        f.chmod(0o755)
+    r = subprocess.run(["/bin/bash", str(ROOT / "tools" / "setup-deps.sh")], capture_output=True, text=True,
+                       env={"PATH": str(bin_)}, timeout=30)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "you are not root and there is no sudo: install them as root (apt-get install" in r.stderr, r.stderr
+    assert "pkg-config" in r.stderr
