@@ -57,6 +57,9 @@ def check_readable():
     except gdb.error as exc:
         if "running" in str(exc):
             raise running from None
+        if any(m in str(exc) for m in LINK_LOST):
+            raise TargetError(f"the link to the target was lost (GDB: {exc}): reconnect (`target remote HOST:PORT`, "
+                              "or restart the GDB server) and ask again") from None
         raise TargetError(f"GDB cannot query the target: {exc}") from None
     if inferior.pid == 0 or not threads:
         raise TargetError("the target is not running: connect to it (`target remote HOST:PORT`) or start it "

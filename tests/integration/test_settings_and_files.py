@@ -91,3 +91,17 @@ def test_setup_without_root_or_sudo_says_what_to_do(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert "you are not root and there is no sudo: install them as root (apt-get install" in r.stderr, r.stderr
     assert "pkg-config" in r.stderr
+
+
+@pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not built")
+def test_a_link_lost_during_a_command_is_named_as_such():
+    """QEMU killed while GDB is stopped in it: the next arena command says the link is gone and
+    what to do, not that an address is unreadable."""
+    with qemu() as (port, _):
+        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done", "continue",
+                                       "shell for p in $(pgrep -x qemu-system-arm); do grep -qa tcp:127.0.0.1:" + str(port) +
+                                       " /proc/$p/cmdline && kill -9 $p; done", "arena info", "arena fault"],
+                            remote_port=port)
+    info = next(line for line in text.splitlines() if line.startswith("arena info:"))
+    assert "link to the target was lost" in info or "the target is not running" in info, text
+    assert "Cannot access memory" not in info and "cannot read" not in info, info
