@@ -129,12 +129,21 @@ int main(int argc, char** argv) {
                      printable(snapshot, false).c_str());
         return 2;
       }
-      std::ofstream out(snapshot);
+      // Whole or not at all: into a temporary file beside it, then renamed over it (a full disk
+      // leaves the old snapshot, never a truncated one).
+      const std::string tmp = std::string(snapshot) + ".arenascope-tmp";
+      std::ofstream out(tmp);
       out << arenascope::planner::budget_snapshot(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
           << "\n";
-      if (!out.flush()) {
+      const bool written = static_cast<bool>(out.flush());
+      out.close();
+      std::error_code renamed;
+      if (written) std::filesystem::rename(tmp, snapshot, renamed);
+      if (!written || renamed) {
+        const std::string why = renamed ? renamed.message() : std::strerror(errno);
+        std::remove(tmp.c_str());
         std::fprintf(stderr, "arenascope-plan: cannot write the snapshot to %s: %s\n", printable(snapshot, false).c_str(),
-                     std::strerror(errno));
+                     why.c_str());
         return 1;
       }
     }
