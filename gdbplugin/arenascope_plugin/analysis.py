@@ -182,6 +182,12 @@ def plan(arena):
                 lower_bound_scope=live_bytes.index(lower) if live_bytes else 0)
 
 
+def inverted_lifetimes(arena):
+    """Planned regions whose first_use is after their last_use: a corrupt region entry (TFLM's
+    allocation scopes always give first <= last)."""
+    return [r for r in arena.regions if r.planned and r.first_use > r.last_use]
+
+
 def _lifetimes_overlap(a, b):
     if not a.planned or not b.planned:
         return True  # persistent regions live for the whole run
@@ -256,11 +262,19 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
         else:
             out.append(Check("alignment", PASS, f"{tag}: base {arena.base_addr:#x} is 16-byte aligned"))
         bad = [r for r in arena.regions if r.end > arena.size]
+        backwards = inverted_lifetimes(arena)
         ov = overlaps(arena)
         if bad:
             r = bad[0]
             out.append(Check("plan", FAIL, f"{tag}: {len(bad)} region(s) extend past the arena's {arena.size} B, "
                                            f"first {region_label(r)} at +{r.offset}..+{r.end}"))
+        elif backwards:
+            r = backwards[0]
+            out.append(Check("plan", FAIL, f"{tag}: corrupt region table: {len(backwards)} region(s) end their "
+                                           f"lifetime before it starts, first region {r.index} "
+                                           f"({region_label(r)}) with first_use {r.first_use} > last_use "
+                                           f"{r.last_use}; TFLM's planner never gives such a lifetime, so the "
+                                           "lifetimes and the plan figures cannot be trusted"))
         elif ov:
             o = ov[0]
             a, b = arena.regions[o.a], arena.regions[o.b]

@@ -14,6 +14,24 @@ def read(**over):
     return session.DescriptorSession(ImageReader([(DESC_ADDR, desc), (TABLE_ADDR, table)]), DESC_ADDR).read()
 
 
+def rule(desc, name, ram_ranges=None):
+    figs = {a.index: analysis.arena_figures(a) for a in desc.arenas}
+    extra = {} if ram_ranges is None else {"ram_ranges": ram_ranges}
+    found = [c for c in analysis.checks(desc, analysis.stack_figures(desc), figs, **extra) if c.rule == name]
+    assert len(found) == 1, found
+    return found[0]
+
+
+# ------------------------------------------------------------------ (c) lifetimes
+
+def test_a_region_whose_first_use_is_after_its_last_use_fails_the_plan():
+    regions = [(0, 128, 1, 1, 0, 0, 1), (128, 128, 2, 1, 0, 3, 1)]  # tensor 2: scopes 3..1
+    d = read(regions=regions)
+    c = rule(d, "plan")
+    assert c.verdict == "FAIL"
+    assert "region 1 (tensor 2)" in c.reason and "first_use 3 > last_use 1" in c.reason
+    assert "corrupt region table" in c.reason
+
 
 # ------------------------------------------------------------------ (d) a tail below the head
 
