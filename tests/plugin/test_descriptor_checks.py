@@ -9,6 +9,8 @@ from arenascope_plugin.reader import ImageReader
 from conftest import ARENA_ADDR, DESC_ADDR, TABLE_ADDR, demo_like
 
 
+# ------------------------------------------------------------------ (b) arena bounds
+
 def read(**over):
     desc, table = demo_like(4, **over)
     return session.DescriptorSession(ImageReader([(DESC_ADDR, desc), (TABLE_ADDR, table)]), DESC_ADDR).read()
@@ -20,6 +22,50 @@ def rule(desc, name, ram_ranges=None):
     found = [c for c in analysis.checks(desc, analysis.stack_figures(desc), figs, **extra) if c.rule == name]
     assert len(found) == 1, found
     return found[0]
+
+
+def test_a_16_mib_arena_over_the_stack_fails():
+    size = 16 << 20
+    d = read(arena={"size_bytes": size})
+    c = rule(d, "bounds")
+    assert c.verdict == "FAIL"
+    stack_lo, stack_hi = ARENA_ADDR + 4096 + 64, ARENA_ADDR + 4096 + 64 + 1024
+    assert f"arena: {ARENA_ADDR:#x}-{ARENA_ADDR + size:#x} ({size} B) overlaps the stack {stack_lo:#x}-{stack_hi:#x}" \
+        in c.reason
+    assert f"({stack_hi - stack_lo} B shared)" in c.reason and "larger than the arena's buffer" in c.reason
+    assert analysis.worst(analysis.checks(d, analysis.stack_figures(d), {0: analysis.arena_figures(d.arenas[0])})) \
+        == "FAIL"
+
+
+def test_an_arena_over_the_guard_band_fails():
+    d = read(arena={"size_bytes": 4096 + 32})   # ends 32 B into the 64 B guard band
+    c = rule(d, "bounds")
+    assert c.verdict == "FAIL"
+    assert f"overlaps the guard band {ARENA_ADDR + 4096:#x}-{ARENA_ADDR + 4096 + 64:#x} ({32} B shared)" in c.reason
+
+
+def test_an_arena_outside_the_elfs_ram_fails():
+    ram = [(0x20000000, 0x20000800, ".data"), (0x20000800, 0x20000c00, ".bss")]
+    c = rule(read(), "bounds", ram_ranges=ram)
+    assert c.verdict == "FAIL"
+    assert f"arena: {ARENA_ADDR:#x}-{ARENA_ADDR + 4096:#x} (4096 B) lies outside every RAM section of the ELF" \
+        in c.reason
+    assert ".data 0x20000000-0x20000800" in c.reason and "external RAM: place it in a linker section" in c.reason
+
+
+def test_an_arena_running_past_the_end_of_ram_fails():
+    end = ARENA_ADDR + 1024                       # the section holds the arena's first 1 KiB only
+    c = rule(read(), "bounds", ram_ranges=[(0x20000000, end, ".bss")])
+    assert c.verdict == "FAIL"
+    assert f"runs past the end of RAM at {end:#x}" in c.reason and f"{ARENA_ADDR + 4096 - end} B" in c.reason
+
+
+def test_an_arena_in_ram_clear_of_the_stack_passes():
+    # Adjacent sections count as one RAM range: the arena may straddle their boundary.
+    ram = [(0x20000000, ARENA_ADDR + 100, ".bss"), (ARENA_ADDR + 100, 0x20004000, ".tensor_arena")]
+    c = rule(read(), "bounds", ram_ranges=ram)
+    assert c.verdict == "PASS" and f"{ARENA_ADDR:#x}-{ARENA_ADDR + 4096:#x}" in c.reason
+    assert rule(read(), "bounds").verdict == "PASS"   # no RAM ranges known: the stack is still checked
 
 
 # ------------------------------------------------------------------ (c) lifetimes
