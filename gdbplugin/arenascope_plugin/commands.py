@@ -429,7 +429,7 @@ def gather(need_descriptor=True, verify=False):
 
 
 def checks_of(ctx):
-    out = analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd)
+    out = analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=elf_ram_ranges()[0])
     if ctx.tflm is not None and ctx.tflm.condition in ("unfinished", "not-started", "unknown"):
         # Used bytes and headroom of an arena TFLM never finished laying out measure nothing.
         out = [c for c in out if c.rule not in ("used", "headroom")]
