@@ -264,10 +264,12 @@ def _bounds_check(desc, arena, tag, ram_ranges):
             problems.append(f"runs past the end of RAM at {home[1]:#x} by {hi - home[1]} B (the ELF's sections end "
                             "there)")
     if problems:
+        over_band = any(p.startswith("overlaps") for p in problems)
         cause = ("a corrupt base address, or an arena in memory the ELF does not describe (external RAM: place it "
                  "in a linker section)" if outside and len(problems) == 1 else
-                 "the size given to TFLM and to arenascope_arena_add is larger than the arena's buffer, the stack "
-                 "bounds given to arenascope_init are wrong, or the descriptor is corrupt")
+                 "the size given to TFLM and to arenascope_arena_add is larger than the arena's buffer"
+                 + (", the stack bounds given to arenascope_init are wrong" if over_band else "")
+                 + ", or the descriptor is corrupt")
         return Check("bounds", FAIL, f"{what} " + "; it ".join(problems) + f": {cause}")
     if named:
         where = sorted({r[2] for r in named if len(r) > 2 and r[0] < hi and lo < r[1]})
