@@ -182,6 +182,12 @@ def plan(arena):
                 lower_bound_scope=live_bytes.index(lower) if live_bytes else 0)
 
 
+def inverted_lifetimes(arena):
+    """Planned regions whose first_use is after their last_use: a corrupt region entry (TFLM's
+    allocation scopes always give first <= last)."""
+    return [r for r in arena.regions if r.planned and r.first_use > r.last_use]
+
+
 def _lifetimes_overlap(a, b):
     if not a.planned or not b.planned:
         return True  # persistent regions live for the whole run
@@ -222,8 +228,60 @@ def _near(arena, offset):
     return f"; the nearest region below is {region_label(r)} at +{r.offset}..+{r.end}"
 
 
-def checks(desc, stack, figures_by_arena, seq_odd=False):
-    """The `arena check` rules, each PASS/WARN/FAIL with a reason."""
+def _merged_ram(ram_ranges):
+    """[(lo, hi)] of ram_ranges [(lo, hi[, name])] with touching or overlapping ranges joined."""
+    out = []
+    for lo, hi in sorted((r[0], r[1]) for r in ram_ranges if r[1] > r[0]):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _bounds_check(desc, arena, tag, ram_ranges):
+    """The arena's bytes must be RAM the firmware has (the ELF's writable sections, when known)
+    and must not overlap the stack or the guard band the descriptor gives.
+
+    A FAIL, not a corrupt descriptor: the agent stores the base and size it was given, and the
+    usual cause is a real bug (TFLM and the agent told a size larger than the arena's buffer, or
+    arenascope_init given the wrong stack bounds), which the map and figures help to see."""
+    lo, hi = arena.base_addr, arena.end_addr
+    what = f"{tag}: {lo:#x}-{hi:#x} ({arena.size} B)"
+    problems, outside = [], False
+    for band, name in ((desc.stack, "the stack"), (desc.guard, "the guard band")):
+        if band.filled and lo < band.high_addr and band.low_addr < hi:
+            shared = min(hi, band.high_addr) - max(lo, band.low_addr)
+            problems.append(f"overlaps {name} {band.low_addr:#x}-{band.high_addr:#x} ({shared} B shared)")
+    named = [r for r in ram_ranges or () if r[1] > r[0]]
+    if named:
+        home = next(((a, b) for a, b in _merged_ram(named) if a <= lo < b), None)
+        if home is None:
+            listing = ", ".join(f"{r[2] if len(r) > 2 else 'RAM'} {r[0]:#x}-{r[1]:#x}" for r in named[:6])
+            problems.append(f"lies outside every RAM section of the ELF ({listing}{', ...' if len(named) > 6 else ''})")
+            outside = True
+        elif hi > home[1]:
+            problems.append(f"runs past the end of RAM at {home[1]:#x} by {hi - home[1]} B (the ELF's sections end "
+                            "there)")
+    if problems:
+        over_band = any(p.startswith("overlaps") for p in problems)
+        cause = ("a corrupt base address, or an arena in memory the ELF does not describe (external RAM: place it "
+                 "in a linker section)" if outside and len(problems) == 1 else
+                 "the size given to TFLM and to arenascope_arena_add is larger than the arena's buffer"
+                 + (", the stack bounds given to arenascope_init are wrong" if over_band else "")
+                 + ", or the descriptor is corrupt")
+        return Check("bounds", FAIL, f"{what} " + "; it ".join(problems) + f": {cause}")
+    if named:
+        where = sorted({r[2] for r in named if len(r) > 2 and r[0] < hi and lo < r[1]})
+        home_text = f"lies in RAM ({', '.join(where)})" if where else "lies in RAM"
+    else:
+        home_text = "(RAM sections unknown: not checked against them) is"
+    return Check("bounds", PASS, f"{what} {home_text}, clear of the stack and the guard band")
+
+
+def checks(desc, stack, figures_by_arena, seq_odd=False, ram_ranges=None):
+    """The `arena check` rules, each PASS/WARN/FAIL with a reason. ram_ranges: [(lo, hi, name)]
+    of the ELF's RAM sections, when known (the bounds rule checks every arena against them)."""
     out = []
     if not desc.arenas:
         out.append(Check("arena", WARN, "no arena published yet (arenascope_arena_add not called): nothing to "
@@ -255,12 +313,21 @@ def checks(desc, stack, figures_by_arena, seq_odd=False):
                                                 "-byte aligned (TFLM aligns up and loses up to 15 B)"))
         else:
             out.append(Check("alignment", PASS, f"{tag}: base {arena.base_addr:#x} is 16-byte aligned"))
+        out.append(_bounds_check(desc, arena, tag, ram_ranges))
         bad = [r for r in arena.regions if r.end > arena.size]
+        backwards = inverted_lifetimes(arena)
         ov = overlaps(arena)
         if bad:
             r = bad[0]
             out.append(Check("plan", FAIL, f"{tag}: {len(bad)} region(s) extend past the arena's {arena.size} B, "
                                            f"first {region_label(r)} at +{r.offset}..+{r.end}"))
+        elif backwards:
+            r = backwards[0]
+            out.append(Check("plan", FAIL, f"{tag}: corrupt region table: {len(backwards)} region(s) end their "
+                                           f"lifetime before it starts, first region {r.index} "
+                                           f"({region_label(r)}) with first_use {r.first_use} > last_use "
+                                           f"{r.last_use}; TFLM's planner never gives such a lifetime, so the "
+                                           "lifetimes and the plan figures cannot be trusted"))
         elif ov:
             o = ov[0]
             a, b = arena.regions[o.a], arena.regions[o.b]

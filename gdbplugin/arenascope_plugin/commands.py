@@ -263,6 +263,12 @@ def _session(ctx, address):
     return session
 
 
+def _warn_candidates(text):
+    """A scan found several descriptors (or one that looks like a copy): said once a stop."""
+    if _warn_once("descriptor-candidates"):
+        gdb.write(f"arena: warning: {text}\n")
+
+
 def _find_descriptor(ctx, fresh_tables=False):
     override = None
     text = str(setting("descriptor-address")).strip()
@@ -271,7 +277,8 @@ def _find_descriptor(ctx, fresh_tables=False):
     symbol = None if override is not None else symbol_address("arenascope_descriptor")
     if override is None and symbol is None:
         ranges, source, why = _scan_ranges()
-        address, how = locate(ctx.reader, ranges=ranges, range_source=source, why_no_ranges=why)
+        address, how = locate(ctx.reader, ranges=ranges, range_source=source, why_no_ranges=why,
+                              warn=_warn_candidates)
     else:
         address, how = locate(ctx.reader, override=override, symbol=symbol)
     try:
@@ -282,9 +289,12 @@ def _find_descriptor(ctx, fresh_tables=False):
         # The ELF's symbol holds no descriptor: the agent has not run arenascope_init yet, or the
         # loaded ELF is not the firmware that runs. A scan tells which.
         ranges, source, _ = _scan_ranges()
-        found = scan(ctx.reader, [r for r in ranges if not r[0] <= address < r[1]] +
-                     [(lo, address, n) for lo, hi, n in ranges if lo <= address < hi] +
-                     [(address + 8, hi, n) for lo, hi, n in ranges if lo <= address < hi])[0] if ranges else None
+        found, _, several = scan(ctx.reader, [r for r in ranges if not r[0] <= address < r[1]] +
+                                 [(lo, address, n) for lo, hi, n in ranges if lo <= address < hi] +
+                                 [(address + 8, hi, n) for lo, hi, n in ranges if lo <= address < hi]) \
+            if ranges else (None, [], None)
+        if several:
+            _warn_candidates(f"scanning {source}: {several}")
         if found is None:
             raise DecodeError(f"{exc}; or the loaded ELF does not match the running firmware") from None
         gdb.write(f"arena: warning: the ELF's symbol arenascope_descriptor is at {address:#x} but the descriptor "
@@ -447,7 +457,7 @@ def gather(need_descriptor=True, verify=False):
 
 
 def checks_of(ctx):
-    out = analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd)
+    out = analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=elf_ram_ranges()[0])
     if ctx.tflm is not None and ctx.tflm.condition in ("unfinished", "not-started", "unknown"):
         # Used bytes and headroom of an arena TFLM never finished laying out measure nothing.
         out = [c for c in out if c.rule not in ("used", "headroom")]

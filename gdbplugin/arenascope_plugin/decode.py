@@ -251,6 +251,12 @@ def _validate_arena(a, address, measured):
     if a.temp < a.head:
         raise DecodeError(f"{where}: temp_bytes {a.temp} is below head_bytes {a.head}; the temp area starts at the "
                           "head's end (corrupt descriptor)")
+    if a.tail < max(a.head, a.temp):
+        # TFLM's allocator never lets the head or temp area cross the tail (an allocation that
+        # would fails instead), and the agent stores its marks as given: this is no over-use.
+        raise DecodeError(f"{where}: tail_offset {a.tail} is below the head/temp end {max(a.head, a.temp)} "
+                          f"(head_bytes {a.head}, temp_bytes {a.temp}); the persistent tail starts at or after "
+                          "the head's end, so the marks are not TFLM's (corrupt descriptor)")
     _validate_band(a.canary, f"arena {a.index} free band", MAX_ARENA_BYTES, address, measured=measured,
                    inside=(a.base_addr, a.base_addr + a.size))
 
