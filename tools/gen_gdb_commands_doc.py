@@ -44,6 +44,7 @@ EXAMPLES = [
     ("arena refresh", [], []),
     ("arena live", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
      ["arena live status", "arena live --openocd 127.0.0.1:1"]),
+    ("arena version", [], ["arena version"]),
     ("errors", [], ["arena info"]),
     ("errors (running target)", ["continue &"], ["arena info"]),
     ("errors (corrupt descriptor)", ["break demo_invoke_done if invokes == 1", "continue", "delete",

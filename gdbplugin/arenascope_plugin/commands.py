@@ -9,7 +9,8 @@ import traceback
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, agentless, analysis, fault, live, model, paths, postmortem, render, snapshot, style, tflmstate
+from . import (abi, agentless, analysis, fault, live, model, paths, postmortem, render, snapshot, style, tflmstate,
+               version)
 from .decode import MAX_STACK_BYTES, Band, DecodeError
 from .locate import NotFoundError, locate, scan
 from .reader import MemoryReadError
@@ -586,6 +587,7 @@ Commands (all read-only: they never write target memory or call target functions
   arena live              stream snapshots while the core runs, through OpenOCD's Tcl port
   arena fault             decode the last fault and say whether the stack or the arena did it
   arena attach EXPR       agentless: read this tflite::MicroInterpreter (docs/integrating-tflm.md)
+  arena version           arenascope's version and its formats' versions (no target needed)
 Settings: `show arena` lists them; `set arena colour off` for plain output.
 Docs: docs/gdb-commands.md."""
 
@@ -655,6 +657,7 @@ model's minimum arena (TFLM needs more than arena_used_bytes() while it allocate
 
     def run(self, args):
         ctx = gather()
+        _write([style.paint(f"arenascope {version.VERSION}", "title")])
         _write(tflm_state_lines(ctx))
         lines = render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by)
         if ctx.tflm is not None and ctx.tflm.condition in ("unfinished", "not-started", "unknown"):
@@ -663,6 +666,28 @@ model's minimum arena (TFLM needs more than arena_used_bytes() while it allocate
                       "the shortfall)") if line.startswith("  headroom:") else line
                      for line in lines if not line.startswith("  peak:")]
         _write(lines)
+
+
+class VersionCommand(_Sub):
+    """Print arenascope's version and the versions of the formats this plugin reads and writes.
+No target needed. The version is the VERSION file beside gdbplugin/ ("unknown" without it), the
+same every tool's --version prints.
+
+Usage: arena version"""
+    sub = "version"
+
+    def run(self, args):
+        _write(version_lines())
+
+
+def version_lines():
+    """`arena version`: the product's version, then each contract's (CHANGELOG.md lists them)."""
+    return [f"arenascope {version.VERSION}",
+            f"  agent ABI:        {abi.ABI_MAJOR}.x (this plugin knows up to {abi.ABI_MAJOR}.{abi.ABI_MINOR})",
+            f"  fault record:     version {fault.RECORD_VERSION}",
+            f"  snapshot:         \"{snapshot.SCHEMA}\" version {snapshot.VERSION}",
+            f"  planner JSON:     \"{model.SCHEMA}\"",
+            f"  live link:        message version {live.MESSAGE_VERSION}"]
 
 
 def tflm_state_lines(ctx):
@@ -1454,7 +1479,7 @@ def register_all():
     _register_settings()
     ArenaPrefix()
     for cls in (InfoCommand, MapCommand, RegionsCommand, PlanCommand, StackCommand, CheckCommand, WhereisCommand,
-                SnapshotCommand, ViewCommand, RefreshCommand, FaultCommand, AttachCommand):
+                SnapshotCommand, ViewCommand, RefreshCommand, FaultCommand, AttachCommand, VersionCommand):
         cls()
     from . import live_command  # pylint: disable=import-outside-toplevel  (it imports this module)
     live_command.register()

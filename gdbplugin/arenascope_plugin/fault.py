@@ -44,6 +44,7 @@ GROUP = {range(0, 8): "MMFSR", range(8, 16): "BFSR", range(16, 32): "UFSR"}
 EXCEPTIONS = {3: "HardFault", 4: "MemManage", 5: "BusFault", 6: "UsageFault"}
 FRAME_NAMES = ["r0", "r1", "r2", "r3", "r12", "lr", "pc", "xpsr"]
 RECORD_MAGIC = 0x544C4641
+RECORD_VERSION = 1  # ARENASCOPE_FAULT_VERSION (target_agent/include/arenascope/fault.h)
 FLAG_FRAME_COPIED, FLAG_PSP, FLAG_EXTENDED, FLAG_LAZY_FP, FLAG_NESTED = 1, 2, 4, 8, 16
 
 
@@ -125,8 +126,9 @@ def decode_record(data, address):
     if magic != RECORD_MAGIC:
         raise RecordError(f"no fault record at {address:#x} (magic {magic:#010x}): the agent has not recorded one, "
                           "or arenascope_fault_boot has not run")
-    if version != 1 or size < 100:
-        raise RecordError(f"fault record at {address:#x}: version {version}, size {size} (this plugin reads 1, 100)")
+    if version != RECORD_VERSION or size < 100:
+        raise RecordError(f"fault record at {address:#x}: version {version}, size {size} (this plugin reads "
+                          f"{RECORD_VERSION}, 100)")
     if struct.unpack_from("<I", data, 96)[0] != fnv1a(data[4:96]):
         raise RecordError(f"fault record at {address:#x}: checksum mismatch (half-written, or overwritten)")
     f = struct.unpack_from("<IIIIIIIIIIII", data, 8)

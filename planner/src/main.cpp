@@ -1,6 +1,7 @@
 // arenascope-plan: the arena budget of a .tflite model before flashing.
 //   arenascope-plan MODEL.tflite          budget table
 //   arenascope-plan --json MODEL.tflite   the same as JSON (what the GDB plugin reads)
+//   arenascope-plan --version             the version (VERSION at the repository root)
 // Exit status: 0 ok; 1 the model cannot be read or planned, or TFLM would reject it (the
 // budget is still printed then); 2 bad usage.
 #include <cerrno>
@@ -14,6 +15,10 @@
 #include <string>
 
 #include "arenascope/planner/report.h"
+
+#ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
+#define ARENASCOPE_VERSION "unknown"
+#endif
 
 namespace {
 using arenascope::planner::printable;
@@ -40,6 +45,7 @@ void usage(FILE* to) {
   std::fprintf(to,
                "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
                "                       [--margin PCT] [--arena-size N] MODEL.tflite\n"
+               "       arenascope-plan --version\n"
                "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
                "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
                "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"
@@ -107,6 +113,7 @@ int main(int argc, char** argv) {
       ++i;
     }
     else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) { usage(stdout); return 0; }
+    else if (!std::strcmp(argv[i], "--version")) { std::printf("arenascope-plan %s\n", ARENASCOPE_VERSION); return 0; }
     else if (argv[i][0] == '-' && argv[i][1]) { std::fprintf(stderr, "arenascope-plan: unknown option '%s'\n", argv[i]); usage(stderr); return 2; }
     else if (path) { std::fprintf(stderr, "arenascope-plan: one model at a time ('%s' and '%s')\n", path, argv[i]); return 2; }
     else path = argv[i];

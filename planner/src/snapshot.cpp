@@ -12,6 +12,10 @@
 
 #include "arenascope/planner/report.h"
 
+#ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
+#define ARENASCOPE_VERSION "unknown"
+#endif
+
 namespace arenascope::planner {
 
 namespace {
@@ -112,7 +116,8 @@ nlohmann::json budget_snapshot(const Budget& b) {
           {"version", 1},
           {"source", {{"elf", nullptr}, {"located_by", "model"}, {"descriptor_address", 0}, {"abi", "1.0"},
                       {"addr_size", b.abi.pointer}, {"time", utc_now()}, {"model", b.model_path},
-                      {"predicted_by", "arenascope-plan"}, {"target", b.abi.name}}},
+                      {"predicted_by", "arenascope-plan"}, {"target", b.abi.name},
+                      {"arenascope_version", ARENASCOPE_VERSION}}},
           {"state", {{"invokes", 0}, {"in_invoke", false}, {"measured", false}, {"measured_by", "model"},
                      {"seq", 0}, {"layout_generation", 0}}},
           {"arenas", json::array({arena})},

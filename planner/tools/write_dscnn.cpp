@@ -106,7 +106,13 @@ struct Writer {
 
 }  // namespace
 
-constexpr const char* kUsage = "usage: arenascope-write-dscnn OUT.tflite [--blocks N]   (N: 1..500, default 4)\n";
+#ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
+#define ARENASCOPE_VERSION "unknown"
+#endif
+
+constexpr const char* kUsage =
+    "usage: arenascope-write-dscnn OUT.tflite [--blocks N]   (N: 1..500, default 4)\n"
+    "       arenascope-write-dscnn --version\n";
 
 int usage(const std::string& why) {
   std::fprintf(stderr, "arenascope-write-dscnn: %s\n%s", why.c_str(), kUsage);
@@ -120,6 +126,10 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (a == "--version") {
+      std::printf("arenascope-write-dscnn %s\n", ARENASCOPE_VERSION);
       return 0;
     }
     if (a == "--blocks") {

@@ -10,6 +10,7 @@
 //            --arena N                           show arena N of a multi-arena snapshot (Tab switches)
 //            --bench FRAMES                      print the mean frame time and exit
 //            --bench-rebuild                     with --bench: rebuild the region rasters every frame
+//   arenascope-viewer --version                  print the version (VERSION at the repository root)
 // Exit status: 0 ok; 2 bad arguments, unreadable or invalid snapshot (headless), no display.
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -29,19 +30,24 @@
 
 #include "app.h"
 
+#ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
+#define ARENASCOPE_VERSION "unknown"
+#endif
+
 namespace {
 
 struct Options {
     std::string file, connect, screenshot, layout_out;
     int frames = 3, width = 1280, height = 800, bench = 0, snapshots = 1, arena = 0;
-    bool bench_rebuild = false;
+    bool bench_rebuild = false, version = false;
     double wait_snapshot = 0;
 };
 
 const char *kUsage =
     "usage: arenascope-viewer SNAPSHOT.json | --connect 127.0.0.1:PORT\n"
     "       [--screenshot OUT.png [--frames N]] [--wait-snapshot SECONDS] [--layout-out FILE.json]\n"
-    "       [--size WxH] [--arena N] [--snapshots N] [--bench FRAMES [--bench-rebuild]]\n";
+    "       [--size WxH] [--arena N] [--snapshots N] [--bench FRAMES [--bench-rebuild]]\n"
+    "       arenascope-viewer --version\n";
 
 bool parse(int argc, char **argv, Options &o, std::string &error)
 {
@@ -58,6 +64,9 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
         if (a == "--help" || a == "-h") {
             error = "";
             return false;
+        } else if (a == "--version") {
+            o.version = true;
+            return true;
         } else if (a == "--connect") {
             if (!(v = value("HOST:PORT"))) return false;
             o.connect = v;
@@ -143,6 +152,10 @@ int main(int argc, char **argv)
         if (!error.empty()) std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
         std::fputs(kUsage, error.empty() ? stdout : stderr);
         return error.empty() ? 0 : 2;
+    }
+    if (opt.version) {  // before any window or display is opened
+        std::printf("arenascope-viewer %s\n", ARENASCOPE_VERSION);
+        return 0;
     }
     const bool headless = !opt.screenshot.empty() || opt.bench > 0;
     arenascope::App app;
