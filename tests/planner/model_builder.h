@@ -17,12 +17,12 @@ struct T {
   int type = 9;  // INT8
   bool constant = false;
   bool variable = false;
-  std::string name;
+  std::string name = {};
 };
 struct Op {
   int opcode;  // BuiltinOperator
   std::vector<int32_t> inputs, outputs;
-  std::vector<int32_t> subgraphs;  // IF then/else, WHILE cond/body, CALL_ONCE init
+  std::vector<int32_t> subgraphs = {};  // IF then/else, WHILE cond/body, CALL_ONCE init
 };
 struct SG {
   std::vector<T> tensors;
