@@ -68,6 +68,7 @@ class LivePoller:
                  canary_pattern=None, stack_pattern=None, stack_range=None, read_descriptor=None):
         self.reader, self.source = reader, dict(source)
         self.session = DescriptorSession(reader, address, ram_ranges=ram_ranges)
+        self.ram_ranges = ram_ranges  # the ELF's RAM, for the bounds rule, as at a stop
         # Agentless mode: a callable that walks TFLM's objects through the reader into a Descriptor.
         self.read_descriptor = read_descriptor
         self.scan_budget = scan_budget
@@ -139,7 +140,8 @@ class LivePoller:
         scanned, painted = self._scan(desc)
         figs = {a.index: analysis.arena_figures(a) for a in desc.arenas}
         stack = analysis.stack_figures(desc, sp=None, scanned_hwm=scanned, bounds=self.stack_range, painted=painted)
-        snap = snapshot.build(desc, figs, stack, analysis.checks(desc, stack, figs), self.source)
+        snap = snapshot.build(desc, figs, stack, analysis.checks(desc, stack, figs, ram_ranges=self.ram_ranges),
+                              self.source)
         snap["fault"] = None
         now = time.time()
         self.refreshes += 1

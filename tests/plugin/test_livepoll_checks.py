@@ -1,0 +1,28 @@
+"""The live poller applies the same rules as a stop: the bounds rule gets the ELF's RAM too
+(issue 15: `arena live` checked an arena only against the stack and the guard band)."""
+from conftest import ARENA_ADDR, DESC_ADDR, TABLE_ADDR, demo_like
+
+from arenascope_plugin import livepoll
+from arenascope_plugin.reader import ImageReader
+
+
+def poll(ram_ranges):
+    desc, table = demo_like()
+    image = bytearray(0x3000)
+    image[0:len(desc)] = desc
+    image[TABLE_ADDR - DESC_ADDR:TABLE_ADDR - DESC_ADDR + len(table)] = table
+    reader = ImageReader([(DESC_ADDR, image)])
+    poller = livepoll.LivePoller(reader, DESC_ADDR, {"elf": None, "located_by": "test"}, ram_ranges=ram_ranges)
+    return {c["rule"]: c for c in poller.refresh()["checks"]}
+
+
+def test_an_arena_outside_the_elfs_ram_fails_live_as_at_a_stop():
+    ram = [(DESC_ADDR, ARENA_ADDR)]                 # the ELF's RAM ends where the arena starts
+    bounds = poll(ram)["bounds"]
+    assert bounds["verdict"] == "FAIL", bounds
+    assert f"{ARENA_ADDR:#x}-{ARENA_ADDR + 4096:#x} (4096 B) lies outside every RAM section" in bounds["reason"], bounds
+
+
+def test_an_arena_inside_the_elfs_ram_passes_live():
+    bounds = poll([(DESC_ADDR, DESC_ADDR + 0x3000)])["bounds"]
+    assert bounds["verdict"] == "PASS", bounds
