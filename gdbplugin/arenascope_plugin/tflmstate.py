@@ -286,7 +286,7 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
     if arena and not arena[0] <= allocator < arena[1]:
         _check_pointer(interp, facts, "allocator_", allocator, arena, ("arena",), reader)
     if not interp.sound:
-        evidence.append(f"the MicroInterpreter object itself does not hold TFLM's values: "
+        evidence.append("the MicroInterpreter object itself does not hold TFLM's values: "
                         + "; ".join(interp.problems) + " (something overwrote it: it lives outside the arena, "
                         "in .data/.bss, so not the arena's own use; a wild write, or the stack if it is below it)")
         if arena:

@@ -6,7 +6,7 @@ import copy
 import struct
 
 import pytest
-from test_tflm_agentless import (ALLOC, ARENA, BUILTIN, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL,
+from test_tflm_agentless import (ALLOC, ARENA, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL,
                                  image)
 
 from arenascope_plugin import analysis, fault, postmortem, tflmstate
