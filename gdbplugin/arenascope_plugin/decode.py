@@ -263,6 +263,9 @@ def _validate_arena(a, address, measured):
 
 def decode_regions(data, count, entry_size):
     """Region entries from a table's bytes (count entries, entry_size bytes apart)."""
+    need = abi.layout("region", 4)["_size"]
+    if entry_size < need:
+        raise DecodeError(f"region table: entries {entry_size} B apart, smaller than a region entry ({need} B)")
     if len(data) < count * entry_size:
         raise DecodeError(f"region table: {len(data)} bytes read, need {count} x {entry_size}")
     out = []

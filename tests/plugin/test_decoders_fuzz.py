@@ -1,0 +1,76 @@
+"""Property tests (python3-hypothesis) of the decoders that take target bytes: on any bytes they
+return a model or raise their own error with a message, never anything else (issue 15, item 5).
+Hostile bytes are what a smashed target holds: the plugin must say so, not crash GDB."""
+import struct
+
+from conftest import DESC_ADDR, demo_like
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arenascope_plugin import decode, fault
+
+SETTINGS = settings(max_examples=400, deadline=None)
+
+
+def _mutate(data, edits):
+    out = bytearray(data)
+    for at, value in edits:
+        out[at % len(out)] = value
+    return bytes(out)
+
+
+@SETTINGS
+@given(st.binary(min_size=0, max_size=512))
+def test_random_bytes_never_crash_the_descriptor_decoder(data):
+    try:
+        decode.decode_descriptor(data, DESC_ADDR)
+    except decode.DecodeError as e:
+        assert str(e)
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 255)), min_size=1, max_size=12))
+def test_a_valid_descriptor_with_bytes_changed_decodes_or_says_why(edits):
+    desc, _table = demo_like()
+    try:
+        decode.decode_descriptor(_mutate(desc, edits), DESC_ADDR)
+    except decode.DecodeError as e:
+        assert str(e)
+
+
+@SETTINGS
+@given(st.binary(max_size=400), st.integers(0, 40), st.sampled_from([0, 1, 8, 15, 16, 17, 64]))
+def test_random_region_tables_never_crash(data, count, entry_size):
+    try:
+        decode.decode_regions(data, count, entry_size)
+    except decode.DecodeError as e:
+        assert str(e)
+
+
+@SETTINGS
+@given(st.binary(min_size=0, max_size=128))
+def test_random_bytes_never_crash_the_fault_record_decoder(data):
+    try:
+        rec = fault.decode_record(data, 0x20000000)
+    except fault.RecordError as e:
+        assert str(e)
+        return
+    # A record that passed its magic and checksum decodes into a fault without error.
+    f = fault.from_record(rec)
+    fault.cause_lines(f)
+    fault.cfsr_lines(f.cfsr)
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 0xFFFFFFFF), min_size=23, max_size=23))
+def test_any_checksummed_record_decodes(words):
+    """A record with the right magic, version, size and checksum around random fields: decoded,
+    or refused as inconsistent (a fault from a boot later than the count), never a crash."""
+    body = struct.pack("<HH", 1, 100) + struct.pack("<22I", *words[:22])
+    body = body[:92]
+    data = struct.pack("<I", fault.RECORD_MAGIC) + body
+    data += struct.pack("<I", fault.fnv1a(data[4:96]))
+    try:
+        fault.from_record(fault.decode_record(data, 0x20000000))
+    except fault.RecordError as e:
+        assert "corrupt record" in str(e)
