@@ -74,3 +74,26 @@ def test_any_checksummed_record_decodes(words):
         fault.from_record(fault.decode_record(data, 0x20000000))
     except fault.RecordError as e:
         assert "corrupt record" in str(e)
+
+
+@SETTINGS
+@given(st.integers(0, 2 ** 32), st.lists(st.tuples(st.integers(0, 0x2FFF), st.integers(0, 255)), max_size=64))
+def test_tflm_objects_of_any_bytes_are_assessed_never_raised(seed, edits):
+    """TFLM's objects over random RAM, or a sound image with bytes changed: tflmstate.assess and
+    the verdicts return, whatever the pointers hold (unreadable or implausible is evidence)."""
+    import random  # pylint: disable=import-outside-toplevel
+
+    from test_tflm_state import FACTS, STACK_LO, Image, layout, stack_figures  # pylint: disable=import-outside-toplevel
+
+    from arenascope_plugin import postmortem, tflmstate  # pylint: disable=import-outside-toplevel
+    noise = random.Random(seed).randbytes(0x3000)
+    for mem in (bytearray(noise), bytearray(_mutate(bytes(Image().mem), edits) if edits else Image().mem)):
+        img = Image()
+        img.mem = mem
+        reader = img.reader()
+        state = tflmstate.assess(reader, layout(), 0x20000100, FACTS, constructor_tail=116)
+        assert state.condition in tflmstate.CONDITIONS
+        stack = stack_figures(STACK_LO)
+        found = [postmortem.stack_into_arena(reader, FACTS, state, stack, None, {}),
+                 postmortem.allocation(state, None, postmortem.Halt(), {}, reader)]
+        postmortem.damaged(state, stack, [v for v in found if v])
