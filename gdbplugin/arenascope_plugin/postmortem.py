@@ -92,29 +92,11 @@ def _tail_layout(plan, base, size):
 
 
 def _smashed_words(reader, facts, addr, size, limit=4):
-    """[(address, value, why)] of the words in [addr, addr + size) that hold stack values."""
-    out = []
-    try:
-        data = reader.read(addr, size - size % 4)
-    except MemoryReadError:
-        return out
-    for i in range(0, len(data), 4):
-        v = int.from_bytes(data[i:i + 4], "little")
-        why = tflmstate.stack_value(facts, v, reader)
-        if why:
-            out.append((addr + i, v, why))
-            if len(out) >= limit:
-                break
-    return out
-
-
-def _words(reader, addr, size):
-    """[(address, value)] of the whole words in [addr, addr + size) ([] when unreadable)."""
-    try:
-        data = reader.read(addr, size - size % 4)
-    except MemoryReadError:
-        return []
-    return [(addr + i, int.from_bytes(data[i:i + 4], "little")) for i in range(0, len(data), 4)]
+    """[(address, value, why)] of the first `limit` words in [addr, addr + size) that hold stack
+    values."""
+    found = ((a, v, tflmstate.stack_value(facts, v, reader))
+             for a, v in tflmstate.words(reader, addr, size))
+    return [w for w in found if w[2]][:limit]
 
 
 # Tail objects whose every word is a pointer TFLM set (micro_allocator.h SubgraphAllocations,
@@ -128,7 +110,7 @@ def _dangling(reader, facts, addr, size, what, state):
         return []
     arena = (state.arena_base, state.arena_base + state.arena_size) if state.arena_base is not None else None
     return [f"{a:#x} holds {v:#x}, which points into no memory of the ELF, where TFLM keeps a pointer"
-            for a, v in _words(reader, addr, size) if tflmstate.points(facts, v, arena) == "nowhere"][:2]
+            for a, v in tflmstate.words(reader, addr, size) if tflmstate.points(facts, v, arena) == "nowhere"][:2]
 
 
 def _tie(f, smashed_values, objects):
@@ -210,11 +192,13 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
             "; ".join([f"{a:#x} holds {w}" for a, _, w in words[:2]] + bad)
         objects.append({"name": what, "addr": addr, "size": size,
                         "why": why or "in the range the stack overwrote (its words could still be TFLM's)"})
-        values += [(a, v, what) for a, v in _words(reader, max(addr, lowest), addr + size - max(addr, lowest))]
+        start = max(addr, lowest)
+        values += [(a, v, what) for a, v in tflmstate.words(reader, start, addr + size - start)]
     for c in state.smashed:  # objects the checks found broken but the plan did not place
         if not any(o["addr"] == c.addr for o in objects):
             objects.append({"name": c.name, "addr": c.addr, "size": c.size, "why": "; ".join(c.problems)})
-            values += [(a, v, f"{c.name}.{c.at[a]}" if a in c.at else c.name) for a, v in _words(reader, c.addr, c.size)]
+            values += [(a, v, f"{c.name}.{c.at[a]}" if a in c.at else c.name)
+                       for a, v in tflmstate.words(reader, c.addr, c.size)]
     objects.sort(key=lambda o: -o["addr"])
     if not reach and not state.smashed and (pre_sp is None or pre_sp >= stack.low):
         return None
@@ -296,7 +280,7 @@ def _io_tie(reader, f, state):
     for i in range(4):
         try:
             bogus = int.from_bytes(reader.read(4 * i, 4), "little")
-            fields = _words(reader, bogus, 32)
+            fields = tflmstate.words(reader, bogus, 32)
         except MemoryReadError:
             continue
         for what, value in candidates:

@@ -140,9 +140,16 @@ def stack_value(facts, value, reader=None):
     return None
 
 
-def _check_vptr(check, facts, cls, value, lay, reader=None):
+def _check_vptr(check, facts, cls, lay, reader):
+    """Reads the object's vtable pointer (its first word) and adds a problem unless it points
+    into `cls`'s vtable (or the object cannot be read)."""
     span = facts.vtables.get(cls)
-    if span is None:
+    if span is None or not check.sound:
+        return
+    try:
+        value = _ptr(reader, check.addr, lay)
+    except MemoryReadError as exc:
+        check.problems.append(f"unreadable ({exc})")
         return
     lo, size = span
     if not lo < value < lo + max(size, 3 * lay.pointer):
@@ -161,7 +168,7 @@ def _check_pointer(check, facts, name, value, arena, allowed, reader=None):
                               f"{' or null' if 'null' in allowed else ''}")
 
 
-def _object(reader, lay, facts, name, addr, size, members, arena):
+def _object(reader, lay, name, addr, size, members):
     """An ObjectCheck with the members read; an unreadable object is one problem."""
     check = ObjectCheck(name=name, addr=addr, size=size)
     try:
@@ -179,17 +186,13 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
     """ObjectChecks of the MicroAllocator at `allocator`, its SingleArenaBufferAllocator and its
     memory planner, in that order (the ones that could be reached)."""
     out = []
-    ma = _object(reader, lay, facts, "MicroAllocator", allocator, lay.sizes[MA],
+    ma = _object(reader, lay, "MicroAllocator", allocator, lay.sizes[MA],
                  [(MA, "non_persistent_buffer_allocator_"), (MA, "memory_planner_"), (MA, "builtin_data_allocator_"),
                   (MA, "max_head_buffer_usage_"), (MA, "scratch_buffer_request_count_"),
-                  (MA, "model_is_allocating_")], arena)
+                  (MA, "model_is_allocating_")])
     out.append(ma)
-    if not ma.sound:
-        return out
-    try:
-        _check_vptr(ma, facts, MA, _ptr(reader, allocator, lay), lay, reader)
-    except MemoryReadError as exc:
-        ma.problems.append(f"unreadable ({exc})")
+    _check_vptr(ma, facts, MA, lay, reader)
+    if any(p.startswith("unreadable") for p in ma.problems):
         return out
     v = ma.values
     _check_pointer(ma, facts, "non_persistent_buffer_allocator_", v["non_persistent_buffer_allocator_"], arena,
@@ -203,15 +206,11 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
         ma.problems.append(f"model_is_allocating_ (a bool) holds {v['model_is_allocating_']}")
     if points(facts, v["non_persistent_buffer_allocator_"], arena) in ("arena", "ram"):
         saba_addr = v["non_persistent_buffer_allocator_"] - lay.saba_nonpersistent_base
-        sa = _object(reader, lay, facts, "SingleArenaBufferAllocator", saba_addr, lay.sizes[SA],
+        sa = _object(reader, lay, "SingleArenaBufferAllocator", saba_addr, lay.sizes[SA],
                      [(SA, k) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_",
-                                        "temp_buffer_count_")], arena)
+                                        "temp_buffer_count_")])
         out.append(sa)
-        if sa.sound:
-            try:
-                _check_vptr(sa, facts, SA, _ptr(reader, saba_addr, lay), lay, reader)
-            except MemoryReadError as exc:
-                sa.problems.append(f"unreadable ({exc})")
+        _check_vptr(sa, facts, SA, lay, reader)
         if sa.sound:
             s = sa.values
             for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_"):
@@ -225,14 +224,10 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
     planner = v["memory_planner_"]
     if points(facts, planner, arena) in ("arena", "ram") and lay.planner_type:
         size = lay.planner_size or 2 * lay.pointer
-        gp = _object(reader, lay, facts, lay.planner_type.split("::")[-1], planner, size,
-                     [(GP, "max_buffer_count_"), (GP, "buffer_count_")], arena)
+        gp = _object(reader, lay, lay.planner_type.split("::")[-1], planner, size,
+                     [(GP, "max_buffer_count_"), (GP, "buffer_count_")])
         out.append(gp)
-        if gp.sound:
-            try:
-                _check_vptr(gp, facts, lay.planner_type, _ptr(reader, planner, lay), lay, reader)
-            except MemoryReadError as exc:
-                gp.problems.append(f"unreadable ({exc})")
+        _check_vptr(gp, facts, lay.planner_type, lay, reader)
         c = gp.values
         for k in ("buffer_count_", "max_buffer_count_"):  # ints (greedy_memory_planner.h)
             if k in c and c[k] >= 1 << 31:
@@ -250,10 +245,9 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
     what the target holds: unreadable and implausible objects are in the State's evidence."""
     evidence, objects = [], []
     st = State(interpreter=interpreter, condition="unknown", evidence=evidence, objects=objects)
-    interp = _object(reader, lay, facts, "MicroInterpreter", interpreter, lay.sizes.get(MI, 0),
+    interp = _object(reader, lay, "MicroInterpreter", interpreter, lay.sizes.get(MI, 0),
                      [(MI, "model_"), (MI, "allocator_"), (MI, "tensors_allocated_"), (MI, "input_tensors_"),
-                      (MI, "output_tensors_"), (MI, "scratch_buffer_handles_"), (MI, "initialization_status_")],
-                     None)
+                      (MI, "output_tensors_"), (MI, "scratch_buffer_handles_"), (MI, "initialization_status_")])
     objects.append(interp)
     if not interp.sound:
         evidence.append(f"the MicroInterpreter at {interpreter:#x} is {interp.problems[0]}")
@@ -352,22 +346,25 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
     return st
 
 
+def words(reader, addr, size):
+    """[(address, value)] of the whole little-endian words in [addr, addr + size), [] when the
+    range is unreadable or empty."""
+    if size < 4:
+        return []
+    try:
+        data = reader.read(addr, size - size % 4)
+    except MemoryReadError:
+        return []
+    return [(addr + i, int.from_bytes(data[i:i + 4], "little")) for i in range(0, len(data), 4)]
+
+
 def stack_reach(reader, facts, low_limit, scan_from):
     """How far below the stack's limit the stack wrote: the lowest word in [scan_from, low_limit)
     that holds a stack value (stack_value: a return address or a pointer into the stack; every
     stack frame of a call holds a return address), scanning whole words.
     Returns (lowest address, its value, why) or None when no such word is there."""
-    lowest = None
-    span = low_limit - scan_from
-    if span <= 0:
-        return None
-    try:
-        data = reader.read(scan_from, span - span % 4)
-    except MemoryReadError:
-        return None
-    for i in range(len(data) - 4, -4, -4):
-        value = int.from_bytes(data[i:i + 4], "little")
+    for at, value in words(reader, scan_from, low_limit - scan_from):
         why = stack_value(facts, value, reader)
         if why:
-            lowest = (scan_from + i, value, why)
-    return lowest
+            return at, value, why
+    return None
