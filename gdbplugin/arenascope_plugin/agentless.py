@@ -350,9 +350,7 @@ def _reconstructed(state, doc, lay):
     else:
         head = (doc or {}).get("plans", {}).get("tflm-greedy", {}).get("head_bytes", 0) \
             if state.condition == "smashed" else 0
-        replay = (doc or {}).get("replay") or {}
-        tail = size - ((replay.get("tail_bytes") if replay.get("arena_bytes") == size and replay.get("fits") else
-                        (doc or {}).get("tail", {}).get("bytes")) or 0)
+        tail = size - (postmortem.tail_bytes_at(doc, size) or 0)
         temp = head
     regions = []
     if state.condition == "smashed" and doc:
@@ -362,7 +360,7 @@ def _reconstructed(state, doc, lay):
                                       id=b["tensor"] if b["tensor"] >= 0 else b["scratch"],
                                       kind="tensor" if b["tensor"] >= 0 else "scratch", flags=0,
                                       first_use=b["first"], last_use=b["last"], name=b["name"]))
-    for addr, nbytes, what in reversed(postmortem._tail_layout(doc, base, size)):
+    for addr, nbytes, what in reversed(postmortem.tail_layout(doc, base, size)):
         offset = addr - base
         if offset >= max(tail, 0) and offset + nbytes <= size:
             regions.append(Region(index=len(regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind="metadata",
@@ -394,15 +392,16 @@ def load(reader, planner_tool, model_setting=""):
     except (MemoryReadError, gdb.error, IndexError, ValueError):
         pass  # a smashed planner pointer: the checks below say so
     out.facts = facts = elf_facts(lay, allocator)
-    # The arena's size as TFLM took it (the allocator's bounds when sound, else the ELF's object),
-    # for the planner's replay at exactly that size.
-    size = tflmstate.assess(reader, lay, interpreter, facts).arena_size
-    try:
-        out.plan = plan_for(reader, lay, model_addr, planner_tool, model_setting, arena_size=size)
+    out.state = state = tflmstate.assess(reader, lay, interpreter, facts)
+    try:  # planned at the arena's size as TFLM took it (the allocator's bounds, else the ELF's object)
+        out.plan = plan_for(reader, lay, model_addr, planner_tool, model_setting, arena_size=state.arena_size)
     except (TargetError, MemoryReadError) as e:
         out.plan_note = str(e)
     doc = out.plan
-    out.state = state = tflmstate.assess(reader, lay, interpreter, facts, _constructor_tail(doc) if doc else None)
+    if state.condition == "not-started" and doc is not None:
+        # Without model_is_allocating_ (another TFLM) only the tail's size tells not-started from
+        # unfinished: the planner gives what the constructor alone allocates.
+        out.state = state = tflmstate.assess(reader, lay, interpreter, facts, _constructor_tail(doc))
     if state.condition == "allocated" and doc is not None:
         try:
             walked = tflm.walk(reader, lay, interpreter, doc)
@@ -421,10 +420,7 @@ def load(reader, planner_tool, model_setting=""):
             # built (same kernels, same TFLM): then the headroom is measured against it.
             a = walked.arena
             predicted = doc.get("arena") or {}
-            replay = doc.get("replay") or {}
-            tail_here = replay.get("tail_bytes") if replay.get("arena_bytes") == a.size else \
-                doc.get("tail", {}).get("bytes")
-            if predicted.get("exact") and tail_here == a.size - a.tail and \
+            if predicted.get("exact") and postmortem.tail_bytes_at(doc, a.size) == a.size - a.tail and \
                     doc["plans"]["tflm-greedy"]["head_bytes"] == a.head:
                 out.minimum = predicted.get("minimum_bytes")
             return out
@@ -441,18 +437,12 @@ def plan_for(reader, lay, model_addr, planner_tool, model_setting="", arena_size
         model_setting = ""
     if model_setting:
         _check_model_file(reader, model_setting, model_addr)
-    def run(size):
-        if model_setting:
-            return model.run_planner(planner_tool, model_setting, model.target_for(lay.pointer), arena_size=size)[0]
-        return model.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer,
-                                          arena_size=size)[0]
     try:
-        try:
-            return run(arena_size)
-        except model.PlannerError:
-            if arena_size is None:
-                raise
-            return run(None)  # a planner without --arena-size: the figures at the recommended size
+        if model_setting:
+            return model.run_planner(planner_tool, model_setting, model.target_for(lay.pointer),
+                                     arena_size=arena_size)[0]
+        return model.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer,
+                                          arena_size=arena_size)[0]
     except model.PlannerError as e:
         raise TargetError(f"agentless mode: {e}") from None
 

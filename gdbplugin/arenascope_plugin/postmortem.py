@@ -72,13 +72,30 @@ def stuck_line(halt):
             if halt.pc is not None else f"the core is stuck: {why}")
 
 
-def _tail_layout(plan, base, size):
+def replay_at(plan, size):
+    """The planner's replay of TFLM's allocation (`arenascope-plan --arena-size`, the JSON's
+    `replay`) when it is for an arena of `size` bytes, else {}."""
+    replay = (plan or {}).get("replay") or {}
+    return replay if replay.get("arena_bytes") == size else {}
+
+
+def tail_bytes_at(plan, size):
+    """The persistent tail TFLM builds in an arena of `size` bytes: the replay's when AllocateTensors
+    fits at that size, else the planner's at its recommended size (equal when both ends are
+    16-byte aligned), or None."""
+    replay = replay_at(plan, size)
+    if replay.get("fits"):
+        return replay.get("tail_bytes")
+    return (plan or {}).get("tail", {}).get("bytes")
+
+
+def tail_layout(plan, base, size):
     """[(address, size, what)] of the tail objects TFLM allocates for the plan's model, top down,
     placed in the arena [base, base + size): from the planner's replay at this size when it gives
     one, else from its tail at the recommended size moved to this end (exact when the arena's end
     is 16-byte aligned, as TFLM lays the tail out from the end)."""
-    replay = (plan or {}).get("replay") or {}
-    if replay.get("arena_bytes") == size:
+    replay = replay_at(plan, size)
+    if replay:
         # Fits: the tail at this size; does not: the persistent requests TFLM made before it stopped.
         placed = replay.get("tail_regions") if replay.get("fits") else replay.get("persistent")
         regions = [(base + t["offset"], t["size"], t["what"]) for t in placed or []]
@@ -163,7 +180,7 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
     paint_gone = stack.hwm is not None and stack.painted and stack.hwm <= stack.low
     if stack.hwm is not None and stack.painted and not paint_gone:
         return None   # paint left at the limit: the stack never got past it
-    tail = _tail_layout(plan, state.arena_base, state.arena_size)
+    tail = tail_layout(plan, state.arena_base, state.arena_size)
     tail_bytes = (plan or {}).get("tail", {}).get("bytes") or min(state.arena_size, 4096)
     scan_from = max(state.arena_base, end - tail_bytes)
     reach = tflmstate.stack_reach(reader, facts, stack.low, scan_from)
@@ -241,9 +258,9 @@ def replay_lines(plan, size):
     minimum alone."""
     arena = (plan or {}).get("arena") or {}
     minimum, recommended = arena.get("minimum_bytes"), arena.get("recommended_bytes")
-    replay = (plan or {}).get("replay") or {}
+    replay = replay_at(plan, size)
     evidence, outcome, failing = [], None, ""
-    if replay.get("arena_bytes") == size and replay.get("failed"):
+    if replay.get("failed"):
         fl = replay["failed"]
         failing = (f"At {size} B, {fl['what']}, in {fl['phase'].removeprefix('AllocateTensors: ')}, does not fit"
                    + (f": TFLM prints \"{fl['message']}\"" if fl.get("message") else ""))
@@ -306,8 +323,8 @@ def allocation(state, f, halt, plan, reader=None):
     text, evidence, outcome, _minimum = replay_lines(plan, size)
     evidence = list(state.evidence) + evidence
     s = state.allocator or {}
-    if s and plan and (plan.get("replay") or {}).get("state"):
-        want = plan["replay"]["state"]
+    want = replay_at(plan, size).get("state")
+    if s and want:
         got = {k: s[k + "_"] - s["buffer_head_"] for k in ("head", "temp", "tail")}
         same = all(got[k] == want.get(k) for k in got)
         evidence.append("the target's allocator is frozen exactly where the replay stops" if same else
@@ -331,7 +348,7 @@ def allocation(state, f, halt, plan, reader=None):
                         "size above, rebuild and run again")
         return Verdict("allocation-failed", headline, evidence)
     invoking = halt is not None and any("MicroInterpreter::Invoke" in fr for fr in halt.frames)
-    first = ((plan or {}).get("replay") or {}).get("failed") or {}
+    first = replay_at(plan, size).get("failed") or {}
     # initialization_status_ turns kTfLiteError only where StartModelAllocation fails: a first
     # failure later than that means AllocateTensors ran again (micro_interpreter.cc).
     later = ("parsing", "Init", "Prepare", "memory planning", "input/output")
