@@ -243,6 +243,8 @@ class Context:
         self.tflm = None    # agentless: the interpreter's tflmstate.State
         self.plan = None    # agentless: the planner's JSON for the model (with its replay at this size)
         self.facts = None   # agentless: the ELF's tflmstate.Facts
+        self.halt = None    # where the core is stopped (halt_of): one unwind a command
+        self.verdicts = None  # (fault, [postmortem.Verdict]) computed for it (tflm_verdicts)
 
 
 def _scan_ranges():
@@ -459,7 +461,7 @@ def gather(need_descriptor=True, verify=False):
 
 def checks_of(ctx):
     out = analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=elf_ram_ranges()[0])
-    if ctx.tflm is not None and ctx.tflm.condition in ("unfinished", "not-started", "unknown"):
+    if ctx.tflm is not None and not ctx.tflm.laid_out:
         # Used bytes and headroom of an arena TFLM never finished laying out measure nothing.
         out = [c for c in out if c.rule not in ("used", "headroom")]
     if ctx.tflm is not None and ctx.tflm.condition != "allocated":
@@ -660,7 +662,7 @@ model's minimum arena (TFLM needs more than arena_used_bytes() while it allocate
         _write([style.paint(f"arenascope {version.VERSION}", "title")])
         _write(tflm_state_lines(ctx))
         lines = render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by)
-        if ctx.tflm is not None and ctx.tflm.condition in ("unfinished", "not-started", "unknown"):
+        if ctx.tflm is not None and not ctx.tflm.laid_out:
             # Peak and headroom of an arena TFLM never finished laying out measure nothing.
             lines = [("  headroom:               not measured: AllocateTensors did not finish (`arena fault` gives "
                       "the shortfall)") if line.startswith("  headroom:") else line
@@ -700,7 +702,7 @@ def tflm_state_lines(ctx):
     out += [f"  {e}" for e in st.evidence]
     out.append("  objects checked: " + ", ".join(f"{o.name} at {o.addr:#x} ({o.size} B) "
                                                 + ("sound" if o.sound else "NOT SOUND (above)") for o in st.objects))
-    if ctx.desc is not None and ctx.desc.agentless and st.condition != "allocated":
+    if ctx.desc is not None and ctx.desc.agentless:
         out.append("  the figures and regions below are rebuilt from the ELF (the arena's bounds), the allocator where "
                    "it is sound and the planner's prediction for the model (regions marked '(predicted)'), not from "
                    "TFLM's pointers")
@@ -1035,16 +1037,17 @@ def _saved_fault_sp(reader):
     return None, "; ".join(tried)
 
 
-def lr_lines(reader, f):
-    """What the stacked LR says: the call site when the instruction before it is a call (BL/BLX),
-    else that it is no return address, and the call chain GDB's unwinder (CFI) finds instead."""
+def lr_lines(reader, f, ctx):
+    """What the stacked LR says, without a label: the call site when the instruction before it is
+    a call (BL/BLX), else that it is no return address, then the call chain GDB's unwinder (CFI)
+    finds instead."""
     lr = f.frame[5]
     if fault.call_before(reader, lr):
-        return [f"LR:          {where(lr, return_address=True)}"]
-    out = [f"LR:          {lr:#010x} is not a return address (the instruction before it is not a call): the "
-           "function used LR as a scratch register after saving it, so LR says nothing about the caller"]
+        return [where(lr, return_address=True)]
+    out = [f"{lr:#010x} is not a return address (the instruction before it is not a call): the function used LR "
+           "as a scratch register after saving it, so LR says nothing about the caller"]
     if f.source.startswith("core registers"):
-        frames = [fr for fr in halt_state().frames if fr != "<exception frame>"][1:]
+        frames = [fr for fr in halt_of(ctx).frames if fr != "<exception frame>"][1:]
         if frames:
             out.append("call chain (GDB's unwinder, from the stacked frame): " + " <- ".join(frames[:8]))
     return out
@@ -1132,15 +1135,26 @@ def constructor_note():
             + f" {stuck[0].upper()}{stuck[1:]}")
 
 
+def halt_of(ctx):
+    """halt_state(), unwound once a command (the report, the verdicts and the snapshot share it)."""
+    if ctx.halt is None:
+        ctx.halt = halt_state()
+    return ctx.halt
+
+
 def tflm_verdicts(ctx, f):
-    """The post-mortem's Verdicts for an agentless TFLM firmware (postmortem.py)."""
+    """The post-mortem's Verdicts for an agentless TFLM firmware (postmortem.py), computed once
+    for a command's fault (its text and its snapshot both use them)."""
     if ctx.tflm is None or not ctx.tflm.interpreter:
         return []
-    halt = halt_state()
+    if ctx.verdicts is not None and ctx.verdicts[0] is f:
+        return ctx.verdicts[1]
     found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, ctx.stack, f, ctx.plan),
-             postmortem.allocation(ctx.tflm, f, halt, ctx.plan, ctx.reader)]
+             postmortem.allocation(ctx.tflm, f, halt_of(ctx), ctx.plan, ctx.reader)]
     found = [v for v in found if v is not None]
-    return found + [v for v in (postmortem.damaged(ctx.tflm, ctx.stack, found),) if v is not None]
+    found += [v for v in (postmortem.damaged(ctx.tflm, ctx.stack, found),) if v is not None]
+    ctx.verdicts = (f, found)
+    return found
 
 
 def arena_verdict(ctx, f, damaged):
@@ -1155,7 +1169,6 @@ def arena_verdict(ctx, f, damaged):
                    f"SP at the fault {sp:#x} is outside the stack {s.low:#x}-{s.high:#x}")
     if ctx.tflm is not None and ctx.tflm.interpreter:
         verdicts = tflm_verdicts(ctx, f)
-        ctx.verdicts = verdicts
         for v in verdicts:
             out += v.lines()
         if verdicts:
@@ -1164,7 +1177,7 @@ def arena_verdict(ctx, f, damaged):
             if addr is not None and desc and not tied:
                 out.append("the faulting address: " + "; ".join(analysis.whereis(desc, addr, s)))
             return out
-        stuck = postmortem.stuck_line(halt_state())
+        stuck = postmortem.stuck_line(halt_of(ctx))
         if stuck:
             out.append(stuck)
     stack_in_arena = s is not None and s.peak_is_lower_bound
@@ -1256,7 +1269,8 @@ def fault_json(f, ctx, damaged):
             "exc_return_text": fault.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
             "frame_addr": f.frame_addr,
             "frame": dict(zip(fault.FRAME_NAMES, f.frame)) if f.frame else None,
-            "pc_where": where(f.pc) if f.frame else None, "lr_where": " ".join(lr_lines(GdbReader(), f))[len("LR:"):].strip() if f.frame else None,
+            "pc_where": where(f.pc) if f.frame else None,
+            "lr_where": " ".join(lr_lines(GdbReader(), f, ctx)) if f.frame else None,
             "causes": fault.cause_lines(f),
             "verdict": verdict,
             "damaged_regions": [r.index for r in damaged]}
@@ -1323,7 +1337,8 @@ Usage: arena fault"""
             if f.frame[7] >> 9 & 1:
                 out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
             out.append(f"  faulting PC: {where(f.pc)}")
-            out += ["  " + line for line in lr_lines(GdbReader(), f)]
+            lr = lr_lines(GdbReader(), f, ctx)
+            out += [f"  LR:          {lr[0]}"] + ["  " + line for line in lr[1:]]
             for name, value in zip(fault.FRAME_NAMES[:5], f.frame[:5]):
                 for r in damaged:
                     arena = ctx.desc.arenas[0]
@@ -1335,7 +1350,7 @@ Usage: arena fault"""
             out.append("  " + f.frame_note)
         out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in fault.cause_lines(f)]
         if f.source.startswith("core registers"):
-            halt = halt_state()
+            halt = halt_of(ctx)
             if halt.spinning and halt.in_handler:  # e.g. CubeMX's `while (1) {}`: `continue` never returns
                 out.append(f"  the core is stuck in {halt.function or 'the handler'}'s endless loop at {halt.pc:#x}: "
                            "continuing will not get past it; read the fault now, then reset")

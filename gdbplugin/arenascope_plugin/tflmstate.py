@@ -92,6 +92,12 @@ class State:
     def smashed(self):
         return [o for o in self.objects if not o.sound]
 
+    @property
+    def laid_out(self):
+        """Whether AllocateTensors laid the arena out (whatever happened to it since): its used
+        bytes and headroom mean something."""
+        return self.condition in ("allocated", "smashed")
+
 
 def _ptr(reader, addr, lay):
     return int.from_bytes(reader.read(addr, lay.pointer), "little")
