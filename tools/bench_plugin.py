@@ -22,9 +22,11 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 
-from arenascope_plugin import abi, analysis, render  # noqa: E402
-from arenascope_plugin.reader import CountingReader, ImageReader  # noqa: E402
-from arenascope_plugin.session import DescriptorSession  # noqa: E402
+from arenascope_plugin.decode import abi  # noqa: E402
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.present import render
+from arenascope_plugin.acquire.reader import CountingReader, ImageReader  # noqa: E402
+from arenascope_plugin.decode.session import DescriptorSession  # noqa: E402
 
 DESC, TABLE, ARENA, ARENA_BYTES, STACK_BYTES = 0x20000000, 0x20000100, 0x20010000, 64 * 1024, 8 * 1024
 
@@ -71,15 +73,15 @@ def image(regions=200):
 
 def refresh(session):
     desc = session.read()
-    figs = {a.index: analysis.arena_figures(a) for a in desc.arenas}
-    return render.info_lines(desc, figs, analysis.stack_figures(desc), "bench")
+    figs = {a.index: figures.arena_figures(a) for a in desc.arenas}
+    return render.info_lines(desc, figs, figures.stack_figures(desc), "bench")
 
 
 def naive_refresh(reader, desc_size, regions):
     reader.read(DESC, desc_size)
     reader.read(TABLE, regions * 16)
-    analysis.changed_range(reader.read(ARENA, ARENA_BYTES), 0xAAAAAAAA)
-    analysis.changed_range(reader.read(ARENA + ARENA_BYTES + 256, STACK_BYTES), 0xCCCCCCCC)
+    figures.changed_range(reader.read(ARENA, ARENA_BYTES), 0xAAAAAAAA)
+    figures.changed_range(reader.read(ARENA + ARENA_BYTES + 256, STACK_BYTES), 0xCCCCCCCC)
 
 
 def bench_image(n):
@@ -107,7 +109,7 @@ def bench_image(n):
 
 GDB_SCRIPT = """
 import time, gdb
-from arenascope_plugin.target import GdbReader
+from arenascope_plugin.acquire.gdbtarget import GdbReader
 gdb.execute("arena info", to_string=True)
 GdbReader.calls = GdbReader.bytes = 0
 t = time.perf_counter()

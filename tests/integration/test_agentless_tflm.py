@@ -144,7 +144,7 @@ def test_agentless_live_without_gdb_equals_tflms_figures_and_gdbs_layout(tmp_pat
     sys.path.insert(0, str(ROOT / "tests" / "rig" / "openocd_qemu"))
     sys.path.insert(0, str(ROOT / "gdbplugin"))
     from chain import Chain  # pylint: disable=import-outside-toplevel
-    from arenascope_plugin import dwarflayout  # pylint: disable=import-outside-toplevel
+    from arenascope_plugin.acquire import dwarflayout  # pylint: disable=import-outside-toplevel
     lay, _ = dwarflayout.layout(LOOP_ELF)
     dump = tmp_path / "gdb_layout.json"
     gdb_batch(pathlib.Path(LOOP_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",

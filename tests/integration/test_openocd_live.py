@@ -25,8 +25,9 @@ RIG = ROOT / "tests" / "rig" / "openocd_qemu"
 sys.path.insert(0, str(RIG))
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 from chain import Chain, free_ports  # noqa: E402
-from arenascope_plugin import livepoll, openocd  # noqa: E402
-from arenascope_plugin.reader import MemoryReadError  # noqa: E402
+from arenascope_plugin.serve import livepoll  # noqa: E402
+from arenascope_plugin.acquire import openocd
+from arenascope_plugin.acquire.reader import MemoryReadError  # noqa: E402
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
 CLI = ROOT / "gdbplugin" / "arenascope"

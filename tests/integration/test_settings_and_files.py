@@ -50,7 +50,7 @@ def test_a_snapshot_is_written_whole_or_not_at_all(tmp_path):
     """snapshot.write_snapshot_file: a failure mid-write leaves the old file and no temporary."""
     import sys
     sys.path.insert(0, str(ROOT / "gdbplugin"))
-    from arenascope_plugin import snapshot  # pylint: disable=import-outside-toplevel
+    from arenascope_plugin.present import snapshot  # pylint: disable=import-outside-toplevel
     path = tmp_path / "s.json"
     snapshot.write_snapshot_file({"schema": "arenascope.snapshot", "n": 1}, str(path))
     assert json.loads(path.read_text())["n"] == 1

@@ -524,7 +524,7 @@ def test_viewer_keeps_the_last_snapshot_and_reconnects_when_gdb_comes_back():
     import sys
     import time
     sys.path.insert(0, str(ROOT / "gdbplugin"))
-    from arenascope_plugin import live
+    from arenascope_plugin.serve import viewerlink
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -536,15 +536,15 @@ def test_viewer_keeps_the_last_snapshot_and_reconnects_when_gdb_comes_back():
         viewer = subprocess.Popen([str(VIEWER), "--connect", f"127.0.0.1:{port}", "--wait-snapshot", "60",
                                    "--snapshots", "2", "--screenshot", png, "--layout-out", lay],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=DISPLAY_ENV)
-        server = live.SnapshotServer(port)
+        server = viewerlink.SnapshotServer(port)
         assert server.connected.wait(30), "the viewer never connected"
-        server.broadcast(live.message(first))
+        server.broadcast(viewerlink.message(first))
         time.sleep(0.5)
         server.close()                      # GDB goes away: the viewer keeps its snapshot
         time.sleep(1.0)
-        server = live.SnapshotServer(port)  # GDB comes back on the same port
+        server = viewerlink.SnapshotServer(port)  # GDB comes back on the same port
         assert server.connected.wait(30), "the viewer did not reconnect"
-        server.broadcast(live.message(second))
+        server.broadcast(viewerlink.message(second))
         out, err = viewer.communicate(timeout=90)
         server.close()
         assert viewer.returncode == 0, err

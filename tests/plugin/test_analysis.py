@@ -4,10 +4,12 @@ import json
 
 import pytest
 
-from arenascope_plugin import abi, analysis, render, snapshot, style
-from arenascope_plugin.decode import Arena, Band, Region
-from arenascope_plugin.reader import ImageReader
-from arenascope_plugin.session import DescriptorSession
+from arenascope_plugin.decode import abi
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.present import render, snapshot, style
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
+from arenascope_plugin.acquire.reader import ImageReader
+from arenascope_plugin.decode.session import DescriptorSession
 from conftest import ARENA_ADDR, DESC_ADDR, NONE, SHARED, TABLE_ADDR, demo_like
 
 
@@ -18,7 +20,7 @@ def read(**over):
 
 def test_arena_figures_by_hand():
     d = read()
-    f = analysis.arena_figures(d.arenas[0])
+    f = figures.arena_figures(d.arenas[0])
     assert f.used == 288 + (4096 - 3072)          # max(head 256, temp 288) + tail
     assert f.peak == f.used and f.damage is None
     assert f.headroom == 4096 - 1312 and round(f.headroom_pct, 1) == round(100 * 2784 / 1312, 1)
@@ -29,9 +31,9 @@ def test_canary_damage_raises_the_peak_and_names_its_neighbour():
     d = read(arena={"canary": {"low_addr": ARENA_ADDR + 288, "high_addr": ARENA_ADDR + 3072,
                                "touched_lo": 100, "touched_hi": 140}})
     a = d.arenas[0]
-    f = analysis.arena_figures(a)
+    f = figures.arena_figures(a)
     assert f.damage == (388, 428) and f.peak == 428 + 1024 and f.free_intact == 2784 - 40
-    checks = {c.rule: c for c in analysis.checks(d, analysis.stack_figures(d), {0: f})}
+    checks = {c.rule: c for c in figures.checks(d, figures.stack_figures(d), {0: f})}
     assert checks["canary"].verdict == "FAIL"
     assert "+388..+428" in checks["canary"].reason and f"{ARENA_ADDR + 388:#x}" in checks["canary"].reason
     assert "tensor 2 at +128..+256" in checks["canary"].reason  # the region ending nearest below
@@ -39,19 +41,19 @@ def test_canary_damage_raises_the_peak_and_names_its_neighbour():
 
 def test_stack_figures_and_rule():
     d = read()
-    s = analysis.stack_figures(d, sp=d.stack.high_addr - 40)
+    s = figures.stack_figures(d, sp=d.stack.high_addr - 40)
     assert s.source == "agent" and s.hwm == d.stack.low_addr + 824
     assert s.peak == 200 and s.room == 64 + 1024 and s.required_room == 300
-    assert analysis.checks(d, s, {0: analysis.arena_figures(d.arenas[0])})[-1].verdict == "PASS"
+    assert figures.checks(d, s, {0: figures.arena_figures(d.arenas[0])})[-1].verdict == "PASS"
     deep = read(stack={"low_addr": ARENA_ADDR + 4160, "high_addr": ARENA_ADDR + 5184, "touched_lo": 400,
                        "touched_hi": 1024})
-    s = analysis.stack_figures(deep)
+    s = figures.stack_figures(deep)
     assert s.peak == 624 and s.required_room == 936 and s.room == 1088
     over = read(stack={"low_addr": ARENA_ADDR + 4160, "high_addr": ARENA_ADDR + 5184, "touched_lo": 0,
                        "touched_hi": 1024})
-    s = analysis.stack_figures(over)
+    s = figures.stack_figures(over)
     assert s.overflowed
-    check = analysis.checks(over, s, {0: analysis.arena_figures(over.arenas[0])})[-1]
+    check = figures.checks(over, s, {0: figures.arena_figures(over.arenas[0])})[-1]
     assert check.verdict == "FAIL" and "overflowed" in check.reason
 
 
@@ -59,12 +61,12 @@ def test_rule_room_below_one_and_a_half_peaks_fails():
     # stack 1024 B right above a 64 B guard; peak 800 B needs 1200 B of room, has 1088.
     d = read(stack={"low_addr": ARENA_ADDR + 4160, "high_addr": ARENA_ADDR + 5184, "touched_lo": 224,
                     "touched_hi": 1024})
-    check = analysis.checks(d, analysis.stack_figures(d), {0: analysis.arena_figures(d.arenas[0])})[-1]
+    check = figures.checks(d, figures.stack_figures(d), {0: figures.arena_figures(d.arenas[0])})[-1]
     assert check.verdict == "FAIL" and "1088 B < 1.5 x peak 800 B = 1200 B" in check.reason
 
 
 def test_plan_live_bytes_and_lower_bound_by_hand():
-    p = analysis.plan(read().arenas[0])
+    p = figures.plan(read().arenas[0])
     # scope 0: tensor 1 (128); scope 1: tensors 1+2 (256); scope 2: tensors 2+3 + scratch (256)
     assert p.scopes == 3 and p.live_bytes == [128, 256, 256]
     assert (p.lower_bound, p.lower_bound_scope) == (256, 1)  # the first scope at the maximum
@@ -72,16 +74,16 @@ def test_plan_live_bytes_and_lower_bound_by_hand():
 
 def test_overlap_rules():
     ok = read()
-    assert analysis.overlaps(ok.arenas[0]) == []  # tensor 1 and 3 share bytes but never live together
+    assert figures.overlaps(ok.arenas[0]) == []  # tensor 1 and 3 share bytes but never live together
     # tensor 2 (+128..+256, scopes 1..2) and a scratch at +200 live in scope 2: a plan error.
     bad = read(regions=[(128, 128, 2, 1, 0, 1, 2), (200, 64, 0, 2, 0, 2, 2)])
-    o = analysis.overlaps(bad.arenas[0])
+    o = figures.overlaps(bad.arenas[0])
     assert len(o) == 1 and (o[0].start, o[0].end) == (200, 256)
     # a persistent region lives for the whole run: sharing any byte with it is an error
     tail = read(regions=[(3000, 100, 7, 3, 1, -1, -1), (2990, 16, 1, 1, 0, 5, 5)])
-    assert len(analysis.overlaps(tail.arenas[0])) == 1
-    checks = {c.rule: c.verdict for c in analysis.checks(bad, analysis.stack_figures(bad),
-                                                          {0: analysis.arena_figures(bad.arenas[0])})}
+    assert len(figures.overlaps(tail.arenas[0])) == 1
+    checks = {c.rule: c.verdict for c in figures.checks(bad, figures.stack_figures(bad),
+                                                          {0: figures.arena_figures(bad.arenas[0])})}
     assert checks["plan"] == "FAIL"
 
 
@@ -90,7 +92,7 @@ def test_headroom_band_verdicts():
         d = read(arena={"tail_offset": tail, "canary": {"low_addr": ARENA_ADDR + 288,
                                                         "high_addr": ARENA_ADDR + tail, "touched_lo": NONE,
                                                         "touched_hi": NONE}})
-        c = {c.rule: c for c in analysis.checks(d, analysis.stack_figures(d), {0: analysis.arena_figures(d.arenas[0])})}
+        c = {c.rule: c for c in figures.checks(d, figures.stack_figures(d), {0: figures.arena_figures(d.arenas[0])})}
         return c["headroom"]
     # size 4096; peak = 288 + (4096 - tail)
     assert headroom_verdict(480).verdict == "WARN"          # peak 3904, headroom 4.9 %
@@ -102,15 +104,15 @@ def test_headroom_band_verdicts():
 def test_headroom_before_anything_is_allocated_is_not_a_warning():
     # head 0, temp 0, tail at the arena's end (4096): peak 0, so no percentage of it exists
     d = read(arena={"head_bytes": 0, "temp_bytes": 0, "tail_offset": 4096}, regions=[])
-    fig = analysis.arena_figures(d.arenas[0])
+    fig = figures.arena_figures(d.arenas[0])
     assert (fig.used, fig.peak, fig.headroom) == (0, 0, 4096)
-    c = {c.rule: c for c in analysis.checks(d, analysis.stack_figures(d), {0: fig})}
+    c = {c.rule: c for c in figures.checks(d, figures.stack_figures(d), {0: fig})}
     assert c["headroom"].verdict == "PASS" and "nothing allocated yet" in c["headroom"].reason
 
 
 def test_misaligned_arena_and_region_past_the_end_fail():
     d = read(arena={"base_addr": ARENA_ADDR + 4}, regions=[(4000, 200, 1, 1, 0, 0, 1)])
-    c = {c.rule: c for c in analysis.checks(d, analysis.stack_figures(d), {0: analysis.arena_figures(d.arenas[0])})}
+    c = {c.rule: c for c in figures.checks(d, figures.stack_figures(d), {0: figures.arena_figures(d.arenas[0])})}
     assert c["alignment"].verdict == "FAIL" and c["plan"].verdict == "FAIL"
     assert "extend past the arena's 4096 B" in c["plan"].reason
 
@@ -118,45 +120,45 @@ def test_misaligned_arena_and_region_past_the_end_fail():
 def test_changed_range_matches_the_agents_definition():
     word = (0xAAAAAAAA).to_bytes(4, "little")
     data = bytearray(word * 16)
-    assert analysis.changed_range(bytes(data), 0xAAAAAAAA) == (NONE, NONE)
+    assert figures.changed_range(bytes(data), 0xAAAAAAAA) == (NONE, NONE)
     data[21] = 0xAA ^ 1     # word 5 (bytes 20..24)
     data[44] = 0            # word 11
-    assert analysis.changed_range(bytes(data), 0xAAAAAAAA) == (20, 48)
+    assert figures.changed_range(bytes(data), 0xAAAAAAAA) == (20, 48)
 
 
 def test_whereis():
     d = read()
-    s = analysis.stack_figures(d)
-    lines = analysis.whereis(d, ARENA_ADDR + 130, s)
+    s = figures.stack_figures(d)
+    lines = figures.whereis(d, ARENA_ADDR + 130, s)
     assert lines[0] == f"{ARENA_ADDR + 130:#x} is in arena 0 at +130 (head (planned))"
     assert any("tensor 2: +128..+256" in l for l in lines) and len(lines) == 2
-    lines = analysis.whereis(d, ARENA_ADDR + 70, s)
+    lines = figures.whereis(d, ARENA_ADDR + 70, s)
     assert any("tensor 1: +0..+128" in l for l in lines) and any("scratch 0: +64..+128" in l for l in lines)
-    assert "free band" in analysis.whereis(d, ARENA_ADDR + 1000, s)[0]
-    assert "guard band" in analysis.whereis(d, ARENA_ADDR + 4100, s)[0]
-    assert "stack" in analysis.whereis(d, ARENA_ADDR + 5000, s)[0]
-    assert "outside" in analysis.whereis(d, 0x100, s)[0]
+    assert "free band" in figures.whereis(d, ARENA_ADDR + 1000, s)[0]
+    assert "guard band" in figures.whereis(d, ARENA_ADDR + 4100, s)[0]
+    assert "stack" in figures.whereis(d, ARENA_ADDR + 5000, s)[0]
+    assert "outside" in figures.whereis(d, 0x100, s)[0]
 
 
 def test_map_plain_markers_and_width():
     style.enabled = False
     d = read(arena={"canary": {"low_addr": ARENA_ADDR + 288, "high_addr": ARENA_ADDR + 3072,
                                "touched_lo": 100, "touched_hi": 140}})
-    lines = render.map_lines(d, {0: analysis.arena_figures(d.arenas[0])}, width=32)
+    lines = render.map_lines(d, {0: figures.arena_figures(d.arenas[0])}, width=32)
     bar = lines[0].split("[")[1].split("]")[0]
     assert len(bar) == 32
     # 128 B a cell: cells 0-1 head (T), cell 2 the 32 B of temp (t), cell 3 holds the damage at +388..+428 (X), 24.. tail (m: metadata)
     assert bar[:3] == "TTt" and bar[3] == "X" and set(bar[4:24]) == {"."} and set(bar[24:]) == {"m"}
     assert "\x1b[" not in "\n".join(lines)
     style.enabled = True
-    assert "\x1b[" in "\n".join(render.map_lines(d, {0: analysis.arena_figures(d.arenas[0])}, width=32))
+    assert "\x1b[" in "\n".join(render.map_lines(d, {0: figures.arena_figures(d.arenas[0])}, width=32))
 
 
 def test_snapshot_is_json_with_every_figure():
     d = read()
-    figs = {0: analysis.arena_figures(d.arenas[0])}
-    s = analysis.stack_figures(d)
-    snap = snapshot.build(d, figs, s, analysis.checks(d, s, figs), {"elf": None})
+    figs = {0: figures.arena_figures(d.arenas[0])}
+    s = figures.stack_figures(d)
+    snap = snapshot.build(d, figs, s, figures.checks(d, s, figs), {"elf": None})
     text = json.dumps(snap)
     back = json.loads(text)
     import jsonschema
@@ -185,10 +187,10 @@ def test_plan_figures_equal_tflms_on_every_real_model():
                       head=fig["head_bytes"], temp=fig["head_bytes"], tail=1 << 20, model_size=0,
                       canary=Band(0, 0, NONE, NONE), alignment=16, region_count=len(regions),
                       region_capacity=len(regions), flags=0, regions=regions)
-        p = analysis.plan(arena)
+        p = figures.plan(arena)
         assert p.lower_bound == fig["lower_bound_bytes"], name
         assert p.lower_bound_scope == fig["lower_bound_time_step"], name
         assert max(r.end for r in regions) == fig["plan_extent_bytes"], name
-        assert analysis.overlaps(arena) == [], f"{name}: TFLM's own plan must pass the overlap rule"
+        assert figures.overlaps(arena) == [], f"{name}: TFLM's own plan must pass the overlap rule"
         checked += 1
     assert checked >= 8

@@ -7,7 +7,7 @@ from conftest import DESC_ADDR, demo_like
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arenascope_plugin import decode, fault
+from arenascope_plugin.decode import descriptor, faultrecord
 
 SETTINGS = settings(max_examples=400, deadline=None)
 
@@ -23,8 +23,8 @@ def _mutate(data, edits):
 @given(st.binary(min_size=0, max_size=512))
 def test_random_bytes_never_crash_the_descriptor_decoder(data):
     try:
-        decode.decode_descriptor(data, DESC_ADDR)
-    except decode.DecodeError as e:
+        descriptor.decode_descriptor(data, DESC_ADDR)
+    except descriptor.DecodeError as e:
         assert str(e)
 
 
@@ -33,8 +33,8 @@ def test_random_bytes_never_crash_the_descriptor_decoder(data):
 def test_a_valid_descriptor_with_bytes_changed_decodes_or_says_why(edits):
     desc, _table = demo_like()
     try:
-        decode.decode_descriptor(_mutate(desc, edits), DESC_ADDR)
-    except decode.DecodeError as e:
+        descriptor.decode_descriptor(_mutate(desc, edits), DESC_ADDR)
+    except descriptor.DecodeError as e:
         assert str(e)
 
 
@@ -42,8 +42,8 @@ def test_a_valid_descriptor_with_bytes_changed_decodes_or_says_why(edits):
 @given(st.binary(max_size=400), st.integers(0, 40), st.sampled_from([0, 1, 8, 15, 16, 17, 64]))
 def test_random_region_tables_never_crash(data, count, entry_size):
     try:
-        decode.decode_regions(data, count, entry_size)
-    except decode.DecodeError as e:
+        descriptor.decode_regions(data, count, entry_size)
+    except descriptor.DecodeError as e:
         assert str(e)
 
 
@@ -51,14 +51,14 @@ def test_random_region_tables_never_crash(data, count, entry_size):
 @given(st.binary(min_size=0, max_size=128))
 def test_random_bytes_never_crash_the_fault_record_decoder(data):
     try:
-        rec = fault.decode_record(data, 0x20000000)
-    except fault.RecordError as e:
+        rec = faultrecord.decode_record(data, 0x20000000)
+    except faultrecord.RecordError as e:
         assert str(e)
         return
     # A record that passed its magic and checksum decodes into a fault without error.
-    f = fault.from_record(rec)
-    fault.cause_lines(f)
-    fault.cfsr_lines(f.cfsr)
+    f = faultrecord.from_record(rec)
+    faultrecord.cause_lines(f)
+    faultrecord.cfsr_lines(f.cfsr)
 
 
 @SETTINGS
@@ -68,11 +68,11 @@ def test_any_checksummed_record_decodes(words):
     or refused as inconsistent (a fault from a boot later than the count), never a crash."""
     body = struct.pack("<HH", 1, 100) + struct.pack("<22I", *words[:22])
     body = body[:92]
-    data = struct.pack("<I", fault.RECORD_MAGIC) + body
-    data += struct.pack("<I", fault.fnv1a(data[4:96]))
+    data = struct.pack("<I", faultrecord.RECORD_MAGIC) + body
+    data += struct.pack("<I", faultrecord.fnv1a(data[4:96]))
     try:
-        fault.from_record(fault.decode_record(data, 0x20000000))
-    except fault.RecordError as e:
+        faultrecord.from_record(faultrecord.decode_record(data, 0x20000000))
+    except faultrecord.RecordError as e:
         assert "corrupt record" in str(e)
 
 
@@ -85,7 +85,8 @@ def test_tflm_objects_of_any_bytes_are_assessed_never_raised(seed, edits):
 
     from test_tflm_state import FACTS, STACK_LO, Image, layout, stack_figures  # pylint: disable=import-outside-toplevel
 
-    from arenascope_plugin import postmortem, tflmstate  # pylint: disable=import-outside-toplevel
+    from arenascope_plugin.analyse import postmortem  # pylint: disable=import-outside-toplevel
+    from arenascope_plugin.decode import tflmstate
     noise = random.Random(seed).randbytes(0x3000)
     for mem in (bytearray(noise), bytearray(_mutate(bytes(Image().mem), edits) if edits else Image().mem)):
         img = Image()

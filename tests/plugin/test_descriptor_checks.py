@@ -3,9 +3,10 @@ RAM and the stack, lifetimes with first > last, a tail below the head. Every exp
 computed here from the image the test builds."""
 import pytest
 
-from arenascope_plugin import analysis, locate, session
-from arenascope_plugin.decode import DecodeError
-from arenascope_plugin.reader import ImageReader
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import locate, session
+from arenascope_plugin.decode.descriptor import DecodeError
+from arenascope_plugin.acquire.reader import ImageReader
 from conftest import ARENA_ADDR, DESC_ADDR, TABLE_ADDR, demo_like
 
 RAM = 0x20000000
@@ -126,9 +127,9 @@ def read(**over):
 
 
 def rule(desc, name, ram_ranges=None):
-    figs = {a.index: analysis.arena_figures(a) for a in desc.arenas}
+    figs = {a.index: figures.arena_figures(a) for a in desc.arenas}
     extra = {} if ram_ranges is None else {"ram_ranges": ram_ranges}
-    found = [c for c in analysis.checks(desc, analysis.stack_figures(desc), figs, **extra) if c.rule == name]
+    found = [c for c in figures.checks(desc, figures.stack_figures(desc), figs, **extra) if c.rule == name]
     assert len(found) == 1, found
     return found[0]
 
@@ -142,7 +143,7 @@ def test_a_16_mib_arena_over_the_stack_fails():
     assert f"arena: {ARENA_ADDR:#x}-{ARENA_ADDR + size:#x} ({size} B) overlaps the stack {stack_lo:#x}-{stack_hi:#x}" \
         in c.reason
     assert f"({stack_hi - stack_lo} B shared)" in c.reason and "larger than the arena's buffer" in c.reason
-    assert analysis.worst(analysis.checks(d, analysis.stack_figures(d), {0: analysis.arena_figures(d.arenas[0])})) \
+    assert figures.worst(figures.checks(d, figures.stack_figures(d), {0: figures.arena_figures(d.arenas[0])})) \
         == "FAIL"
 
 

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from arenascope_plugin import dwarflayout
+from arenascope_plugin.acquire import dwarflayout
 
 
 @pytest.mark.parametrize("symbol,name", [

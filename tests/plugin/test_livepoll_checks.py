@@ -2,8 +2,8 @@
 (issue 15: `arena live` checked an arena only against the stack and the guard band)."""
 from conftest import ARENA_ADDR, DESC_ADDR, TABLE_ADDR, demo_like
 
-from arenascope_plugin import livepoll
-from arenascope_plugin.reader import ImageReader
+from arenascope_plugin.serve import livepoll
+from arenascope_plugin.acquire.reader import ImageReader
 
 
 def poll(ram_ranges):

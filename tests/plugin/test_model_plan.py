@@ -7,7 +7,9 @@ import stat
 
 import pytest
 
-from arenascope_plugin import analysis, model, render, snapshot
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.acquire import planner
+from arenascope_plugin.present import render, snapshot
 
 DOC = {
     "schema": "arenascope-plan/1", "model": "m.tflite", "file_bytes": 1000,
@@ -31,12 +33,12 @@ DOC = {
 
 
 def test_regions_follow_the_tools_buffers():
-    a = model.arena_from_plan(DOC)
+    a = planner.arena_from_plan(DOC)
     assert [(r.offset, r.size, r.kind, r.first_use, r.last_use) for r in a.regions] == [
         (0, 112, "tensor", 0, 1), (112, 16, "tensor", 1, 1), (128, 64, "scratch", 1, 1)]
     assert a.regions[0].shape == [1, 100] and a.regions[0].dtype == "INT8" and a.regions[2].shape is None
     assert a.head == 192
-    p = analysis.plan(a)
+    p = figures.plan(a)
     assert p.live_bytes == [112, 192] and p.lower_bound == 192 and p.lower_bound_scope == 1
     chart = "\n".join(render.plan_lines(a, p, 16))
     assert "   192 B" in chart and "0=in, 1=out, *=scratch" in chart
@@ -52,15 +54,15 @@ def test_arena_prediction_in_words():
         "minimum_bytes": 1068, "exact": True, "arena_used_bytes": 676, "margin_pct": 10, "recommended_bytes": 1184,
         "set_by": {"phase": "AllocateTensors: memory planning", "request": "planner arrays", "source": "x.cc"},
         "unmodelled_kernels": []})
-    assert model.arena_lines(doc) == [
+    assert planner.arena_lines(doc) == [
         "arena (cortex-m, reference kernels): arena_used_bytes() 676 B after AllocateTensors; minimum arena 1068 B "
         "(set by AllocateTensors: memory planning: planner arrays); recommended 1184 B (minimum + 10 %)"]
     doc["arena"] = dict(doc["arena"], exact=False, unmodelled_kernels=["subgraph 0 operator 2 (RELU)"])
-    assert model.arena_lines(doc)[1] == ("the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: "
+    assert planner.arena_lines(doc)[1] == ("the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: "
                                          "subgraph 0 operator 2 (RELU)")
-    assert model.arena_lines(DOC) == []
-    with pytest.raises(model.PlannerError, match="does not follow"):
-        model.arena_lines(dict(doc, arena={"exact": True}))
+    assert planner.arena_lines(DOC) == []
+    with pytest.raises(planner.PlannerError, match="does not follow"):
+        planner.arena_lines(dict(doc, arena={"exact": True}))
 
 
 def test_model_text_is_one_terminal_line():
@@ -68,13 +70,13 @@ def test_model_text_is_one_terminal_line():
     the chart's key and the prediction's words show them as '?', as the tool's own table does."""
     doc = json.loads(json.dumps(DOC))
     doc["buffers"][2]["name"] = "op 0 EVIL\nOP\x1b[31m scratch"
-    a = model.arena_from_plan(doc)
+    a = planner.arena_from_plan(doc)
     assert a.regions[2].name == "op 0 EVIL?OP?[31m scratch"
     doc["target"] = "cortex-m"
     doc["arena"] = {"minimum_bytes": 1068, "exact": False, "arena_used_bytes": 676, "margin_pct": 10,
                     "recommended_bytes": 1184, "set_by": {"phase": "p", "request": "op 1 (A\rB)", "source": "x"},
                     "unmodelled_kernels": ["subgraph 0 operator 1 (A\nB)"]}
-    assert model.arena_lines(doc) == [
+    assert planner.arena_lines(doc) == [
         "arena (cortex-m, reference kernels): arena_used_bytes() 676 B after AllocateTensors; minimum arena 1068 B "
         "(set by p: op 1 (A?B)); recommended 1184 B (minimum + 10 %)",
         "the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: subgraph 0 operator 1 (A?B)"]
@@ -88,24 +90,24 @@ def fake_tool(tmp_path, body):
 
 
 def test_planner_errors_are_clear(tmp_path):
-    with pytest.raises(model.PlannerError, match="not found: build it"):
-        model.run_planner(None, "m.tflite")
-    with pytest.raises(model.PlannerError, match="m.tflite: no such model file"):
-        model.run_planner(fake_tool(tmp_path, 'echo "arenascope-plan: m.tflite: no such model file" >&2; exit 1'),
+    with pytest.raises(planner.PlannerError, match="not found: build it"):
+        planner.run_planner(None, "m.tflite")
+    with pytest.raises(planner.PlannerError, match="m.tflite: no such model file"):
+        planner.run_planner(fake_tool(tmp_path, 'echo "arenascope-plan: m.tflite: no such model file" >&2; exit 1'),
                           "m.tflite")
-    with pytest.raises(model.PlannerError, match="is not arenascope-plan.*planner-path auto"):
-        model.run_planner(fake_tool(tmp_path, "echo not json; exit 0"), "m.tflite")
-    with pytest.raises(model.PlannerError, match="is not arenascope-plan"):
-        model.run_planner(fake_tool(tmp_path, "echo '[1, 2]'; echo 'unrecognized option' >&2; exit 1"), "m.tflite")
+    with pytest.raises(planner.PlannerError, match="is not arenascope-plan.*planner-path auto"):
+        planner.run_planner(fake_tool(tmp_path, "echo not json; exit 0"), "m.tflite")
+    with pytest.raises(planner.PlannerError, match="is not arenascope-plan"):
+        planner.run_planner(fake_tool(tmp_path, "echo '[1, 2]'; echo 'unrecognized option' >&2; exit 1"), "m.tflite")
     # A model name that is not UTF-8 nor printable, in the tool's error: one clean line.
-    with pytest.raises(model.PlannerError) as e:
-        model.run_planner(fake_tool(tmp_path, r"printf 'arenascope-plan: m.tflite: tensor \377\033x bad\nsecond\n' >&2; exit 1"),
+    with pytest.raises(planner.PlannerError) as e:
+        planner.run_planner(fake_tool(tmp_path, r"printf 'arenascope-plan: m.tflite: tensor \377\033x bad\nsecond\n' >&2; exit 1"),
                           "m.tflite")
     assert str(e.value) == "m.tflite: tensor \ufffd?x bad"
-    with pytest.raises(model.PlannerError, match="does not follow"):
-        model.arena_from_plan({"schema": "arenascope-plan/1", "buffers": [{}]})
+    with pytest.raises(planner.PlannerError, match="does not follow"):
+        planner.arena_from_plan({"schema": "arenascope-plan/1", "buffers": [{}]})
     rejected = fake_tool(tmp_path, f"echo '{json.dumps(DOC)}'; echo 'arenascope-plan: m.tflite: TFLM would reject' >&2; exit 1")
-    doc, error = model.run_planner(rejected, "m.tflite")
+    doc, error = planner.run_planner(rejected, "m.tflite")
     assert doc["schema"] == "arenascope-plan/1" and error == "m.tflite: TFLM would reject"
 
 
@@ -121,7 +123,7 @@ def test_a_snapshots_plan_is_charted_from_its_regions():
     a = arenas[0]
     assert (a.size, a.head, a.tail, len(a.regions)) == (saved["size_bytes"], saved["head_bytes"],
                                                          saved["tail_offset"], len(saved["regions"]))
-    p = analysis.plan(a)
+    p = figures.plan(a)
     assert p.live_bytes == saved["plan"]["live_bytes"] and p.lower_bound == saved["plan"]["lower_bound_bytes"]
     variable = [r for r in saved["regions"] if "variable" in r["flags"]]
     assert variable and all(a.regions[r["index"]].flags & 0x01 for r in variable)

@@ -3,8 +3,8 @@
 import json
 import pathlib
 
-from arenascope_plugin import analysis
-from arenascope_plugin.decode import Arena, Band, Region
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
 
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "plan_definitions_golden.json"
 
@@ -24,7 +24,7 @@ def test_plugin_plan_matches_the_golden_fixture():
     cases = json.loads(GOLDEN.read_text())["cases"]
     assert cases
     for case in cases:
-        p = analysis.plan(arena_of(case["buffers"]))
+        p = figures.plan(arena_of(case["buffers"]))
         assert p.live_bytes == case["live_bytes"], case["name"]
         assert p.lower_bound == case["lower_bound"], case["name"]
         assert p.lower_bound_scope == case["lower_bound_scope"], case["name"]

@@ -5,9 +5,10 @@ import struct
 
 import pytest
 
-from arenascope_plugin import abi, analysis, tflm
-from arenascope_plugin.decode import Arena, Band, Region
-from arenascope_plugin.reader import ImageReader
+from arenascope_plugin.decode import abi, tflm
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
+from arenascope_plugin.acquire.reader import ImageReader
 
 # ptype/o, arm-none-eabi-g++ 12.2 -mcpu=cortex-m4, TFLM 90b983c2.
 LAYOUT = tflm.Layout(
@@ -130,7 +131,7 @@ def test_walk_rebuilds_tflms_map():
     assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))
     variable = next(r for r in a.regions if r.name == "variable tensor 3")
     assert variable.flag_names == ["variable"]
-    assert not analysis.overlaps(a)
+    assert not figures.overlaps(a)
     d = tflm.descriptor(w, 4)
     assert d.agentless and not d.measured and d.invokes == 0 and not d.guard.filled
 
@@ -158,9 +159,9 @@ def test_pointers_out_of_order_are_refused():
 def test_headroom_against_the_planners_minimum_when_it_holds():
     a = tflm.walk(image(), LAYOUT, INTERP, PLAN).arena
     used = HEAD + (SIZE - (TAIL - ARENA))
-    plain = analysis.arena_figures(a)
+    plain = figures.arena_figures(a)
     assert (plain.used, plain.peak, plain.headroom, plain.minimum_arena) == (used, used, SIZE - used, None)
-    known = analysis.arena_figures(a, minimum_arena=used + 100)
+    known = figures.arena_figures(a, minimum_arena=used + 100)
     assert (known.peak, known.headroom, known.minimum_arena) == (used + 100, SIZE - used - 100, used + 100)
 
 
@@ -198,7 +199,7 @@ def test_the_adapters_whole_tail_is_split_into_tflms_objects():
     spans = [(r.offset, r.offset + r.size) for r in a.regions[3:]]
     assert spans[0][0] == TAIL - ARENA and spans[-1][1] == SIZE
     assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))
-    assert not analysis.overlaps(a)
+    assert not figures.overlaps(a)
 
 
 def test_the_adapters_tail_stays_whole_when_the_interpreter_holds_another_arena():
@@ -217,8 +218,8 @@ def test_live_agentless_walks_again_only_when_tflms_allocator_moves():
     """The live reader reads the allocator's state at each refresh (model_, tensors_allocated_,
     allocator_, the arena allocator's address and its five pointers: 9 reads) and walks TFLM's
     objects again only when that state changed, e.g. a new tail_ after another AllocateTensors."""
-    from arenascope_plugin import livepoll
-    from arenascope_plugin.reader import CountingReader
+    from arenascope_plugin.serve import livepoll
+    from arenascope_plugin.acquire.reader import CountingReader
     img = image()
     counting = CountingReader(img)
     read = livepoll.agentless_reader(counting, LAYOUT, INTERP, PLAN)

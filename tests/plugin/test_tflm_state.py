@@ -6,11 +6,11 @@ import copy
 import struct
 
 import pytest
-from test_tflm_agentless import (ALLOC, ARENA, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL,
-                                 image)
+from test_tflm_agentless import ALLOC, ARENA, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL, image
 
-from arenascope_plugin import analysis, fault, postmortem, tflmstate
-from arenascope_plugin.reader import ImageReader
+from arenascope_plugin.analyse import figures, postmortem
+from arenascope_plugin.decode import faultrecord, tflmstate
+from arenascope_plugin.acquire.reader import ImageReader
 
 MA, SA, GP = tflmstate.MA, tflmstate.SA, tflmstate.GP
 CODE = 0x1000                 # a BL at CODE (F000 F800): its return address is CODE + 4, odd: 0x1005
@@ -53,7 +53,7 @@ class Image:
 
 
 def stack_figures(hwm):
-    return analysis.StackFigures(low=STACK_LO, high=STACK_HI, sp=STACK_HI - 64, hwm=hwm, source="scan", painted=True,
+    return figures.StackFigures(low=STACK_LO, high=STACK_HI, sp=STACK_HI - 64, hwm=hwm, source="scan", painted=True,
                                  arena_end=END)
 
 
@@ -73,11 +73,11 @@ def test_call_before_knows_bl_and_blx_and_nothing_else():
     struct.pack_into("<HH", code, 4, 0xBF00, 0x4798)   # NOP; BLX r3
     struct.pack_into("<HH", code, 8, 0x4770, 0xBF00)   # BX LR; NOP: no call
     r = ImageReader([(0x100, code)])
-    assert fault.call_before(r, 0x105) == "BL"
-    assert fault.call_before(r, 0x109) == "BLX r3"
-    assert fault.call_before(r, 0x10D) is None
-    assert fault.call_before(r, 0x108) is None          # even: not a Thumb return address
-    assert fault.call_before(r, 0x2001) is None         # unreadable code
+    assert faultrecord.call_before(r, 0x105) == "BL"
+    assert faultrecord.call_before(r, 0x109) == "BLX r3"
+    assert faultrecord.call_before(r, 0x10D) is None
+    assert faultrecord.call_before(r, 0x108) is None          # even: not a Thumb return address
+    assert faultrecord.call_before(r, 0x2001) is None         # unreadable code
 
 
 def smashed_image(depth=64):
@@ -109,7 +109,7 @@ def test_the_stack_into_arena_verdict_names_the_objects_and_ties_the_fault_to_on
     reader = img.reader()
     st = tflmstate.assess(reader, layout(), INTERP, FACTS)
     pointer = STACK_LO + 0x100 + 4 * 1            # the word at END - 60 (in the planner), a stack pointer
-    f = fault.Fault(source="core", exception="BusFault", cfsr=0x8200, hfsr=0, mmfar=None, bfar=pointer + 8,
+    f = faultrecord.Fault(source="core", exception="BusFault", cfsr=0x8200, hfsr=0, mmfar=None, bfar=pointer + 8,
                     exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0] * 8)
     plan = dict(PLAN, arena={"recommended_bytes": SIZE}, tail={"bytes": END - TAIL, "regions": [
         {"offset": SABA - ARENA, "size": 36, "what": "SingleArenaBufferAllocator"},
@@ -193,7 +193,7 @@ def test_allocation_verdicts_returned_crashed_and_ignored():
     hung = postmortem.allocation(st, None, hang, REPLAY_PLAN)
     assert hung.kind == "allocation-failed" and "TFLM hangs inside it, reacting to a too-small arena" in hung.headline
     assert any(e.startswith("the core is stuck at 0x1300 in AbortImpl") for e in hung.evidence)
-    f = fault.Fault(source="core", exception="HardFault", cfsr=0, hfsr=1 << 30, mmfar=None, bfar=None,
+    f = faultrecord.Fault(source="core", exception="HardFault", cfsr=0, hfsr=1 << 30, mmfar=None, bfar=None,
                     exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0] * 8)
     ignored = postmortem.allocation(st, f, postmortem.Halt(pc=0x1400, function="HardFault_Handler",
                                                             frames=["HardFault_Handler", "<exception frame>", "main"]),

@@ -4,14 +4,11 @@ import re
 
 import gdb  # pylint: disable=import-error
 
-from . import elfinfo
-from .reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire import elfinfo
+from arenascope_plugin.errors import TargetError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 
 STACK_SYMBOLS = elfinfo.STACK_SYMBOLS
-
-
-class TargetError(Exception):
-    """The target cannot be read now; the message says why and what to do."""
 
 
 # What GDB says when the remote link is gone (remote.c), as opposed to an address it cannot read.

@@ -14,7 +14,7 @@ import re
 import socket
 import time
 
-from .reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 
 TERM = b"\x1a"
 DEFAULT_PORT = 6666

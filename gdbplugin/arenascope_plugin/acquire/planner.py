@@ -7,7 +7,7 @@ import os
 import subprocess
 import tempfile
 
-from .decode import Arena, Region
+from arenascope_plugin.decode.descriptor import Arena, Region
 
 SCHEMA = "arenascope-plan/1"
 TIMEOUT_S = 60

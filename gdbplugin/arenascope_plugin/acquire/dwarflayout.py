@@ -7,7 +7,7 @@ Only what the walk needs is kept: named struct/class definitions (not declaratio
 byte_size, their members' data_member_location and their base classes (DW_TAG_inheritance),
 by C++-qualified name (namespaces joined with ::).
 """
-from . import tflm
+from arenascope_plugin.decode import tflm
 
 _RECORDS = ("DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type")
 

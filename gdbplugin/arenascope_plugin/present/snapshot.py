@@ -5,8 +5,10 @@ import json
 import os
 import tempfile
 
-from . import abi, analysis, version
-from .decode import Arena, Region
+from arenascope_plugin.decode import abi
+from arenascope_plugin.analyse import figures
+from arenascope_plugin import version
+from arenascope_plugin.decode.descriptor import Arena, Region
 
 SCHEMA = "arenascope.snapshot"
 VERSION = 1
@@ -26,7 +28,7 @@ def _region(a, r):
     return {"index": r.index, "id": None if r.id == abi.ID_NONE else r.id, "kind": r.kind, "offset": r.offset,
             "address": a.base_addr + r.offset, "size_bytes": r.size,
             "first_use": r.first_use if r.planned else None, "last_use": r.last_use if r.planned else None,
-            "flags": r.flag_names, "label": analysis.region_label(r), "name": r.name, "shape": r.shape,
+            "flags": r.flag_names, "label": figures.region_label(r), "name": r.name, "shape": r.shape,
             "dtype": r.dtype}
 
 
@@ -34,7 +36,7 @@ def build(desc, figs, stack, check_list, source):
     arenas = []
     for a in desc.arenas:
         f = figs[a.index]
-        p = analysis.plan(a)
+        p = figures.plan(a)
         arenas.append({
             "index": a.index, "base_addr": a.base_addr, "size_bytes": a.size, "head_bytes": a.head,
             "temp_bytes": a.temp, "tail_offset": a.tail, "tail_bytes": a.size - a.tail,
@@ -64,10 +66,10 @@ def build(desc, figs, stack, check_list, source):
                   "hwm_addr": stack.guard_low if stack.peak_is_lower_bound else stack.hwm,
                   "peak_bytes": stack.peak, "peak_is_lower_bound": stack.peak_is_lower_bound, "source": stack.source,
                   "overflowed": stack.overflowed, "arena_end_addr": stack.arena_end, "room_bytes": stack.room,
-                  "required_room_bytes": stack.required_room, "rule_factor": analysis.STACK_RULE_FACTOR},
+                  "required_room_bytes": stack.required_room, "rule_factor": figures.STACK_RULE_FACTOR},
         "guard": _band(desc.guard, desc.measured),
         "checks": [{"rule": c.rule, "verdict": c.verdict, "reason": c.reason} for c in check_list],
-        "verdict": analysis.worst(check_list),
+        "verdict": figures.worst(check_list),
     }
 
 

@@ -15,10 +15,12 @@ bytes read, link state and a history of used bytes, stack peak and the arena-sta
 import collections
 import time
 
-from . import abi, analysis, snapshot, tflm
-from .decode import MAX_STACK_BYTES, DecodeError
-from .reader import MemoryReadError
-from .session import DescriptorSession, TornReadError
+from arenascope_plugin.decode import abi, tflm
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.present import snapshot
+from arenascope_plugin.decode.descriptor import MAX_STACK_BYTES, DecodeError
+from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.decode.session import DescriptorSession, TornReadError
 
 HISTORY_POINTS = 600
 DEFAULT_SCAN_BUDGET = 512   # bytes of band scan per refresh
@@ -51,7 +53,7 @@ class IncrementalBand:
         self.data[self.cursor:self.cursor + n] = reader.read(self.low + self.cursor, n)
         self.cursor += n
         if self.cursor >= len(self.data):
-            lo, hi = analysis.changed_range(self.data, self.pattern)
+            lo, hi = figures.changed_range(self.data, self.pattern)
             painted = self.pattern.to_bytes(4, "little") in self.data[: len(self.data) // 4 * 4]
             self.result, self.cursor = (lo, hi, painted), 0
             self.passes += 1
@@ -138,9 +140,9 @@ class LivePoller:
             raise TornError(f"the descriptor's seq stays odd ({desc.seq}): the target is inside an arenascope "
                             "update (stopped there by a debugger, or stuck)")
         scanned, painted = self._scan(desc)
-        figs = {a.index: analysis.arena_figures(a) for a in desc.arenas}
-        stack = analysis.stack_figures(desc, sp=None, scanned_hwm=scanned, bounds=self.stack_range, painted=painted)
-        snap = snapshot.build(desc, figs, stack, analysis.checks(desc, stack, figs, ram_ranges=self.ram_ranges),
+        figs = {a.index: figures.arena_figures(a) for a in desc.arenas}
+        stack = figures.stack_figures(desc, sp=None, scanned_hwm=scanned, bounds=self.stack_range, painted=painted)
+        snap = snapshot.build(desc, figs, stack, figures.checks(desc, stack, figs, ram_ranges=self.ram_ranges),
                               self.source)
         snap["fault"] = None
         now = time.time()

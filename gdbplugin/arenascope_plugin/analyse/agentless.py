@@ -11,10 +11,12 @@ import os
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, elfinfo, model, postmortem, tflm, tflmstate
-from .decode import Arena, Band, Region
-from .reader import MemoryReadError
-from .target import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges, eval_read_only, stack_symbols
+from arenascope_plugin.decode import abi, tflm, tflmstate
+from arenascope_plugin.acquire import elfinfo, planner
+from arenascope_plugin.analyse import postmortem
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
+from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.acquire.gdbtarget import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges, eval_read_only, stack_symbols
 
 _ATTACHED = {}  # inferior number -> interpreter address given by `arena attach`
 
@@ -412,7 +414,7 @@ def load(reader, planner_tool, model_setting=""):
             state.condition, walked = "smashed", None
             state.evidence.append(f"following the MicroInterpreter at {interpreter:#x} led to unreadable memory ({e})")
         except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise TargetError(f"agentless mode: the planner's JSON does not follow \"{model.SCHEMA}\" "
+            raise TargetError(f"agentless mode: the planner's JSON does not follow \"{planner.SCHEMA}\" "
                               f"({type(e).__name__}: {e}): is `set arena planner-path` arenascope-plan?") from None
         if walked is not None:
             out.desc, out.mismatches = tflm.descriptor(walked, lay.pointer), walked.mismatches
@@ -439,11 +441,11 @@ def plan_for(reader, lay, model_addr, planner_tool, model_setting="", arena_size
         _check_model_file(reader, model_setting, model_addr)
     try:
         if model_setting:
-            return model.run_planner(planner_tool, model_setting, model.target_for(lay.pointer),
+            return planner.run_planner(planner_tool, model_setting, planner.target_for(lay.pointer),
                                      arena_size=arena_size)[0]
-        return model.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer,
+        return planner.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer,
                                           arena_size=arena_size)[0]
-    except model.PlannerError as e:
+    except planner.PlannerError as e:
         raise TargetError(f"agentless mode: {e}") from None
 
 
@@ -471,14 +473,14 @@ def _published_model_bytes(reader, a):
 
 def _published_plan(reader, desc, a, planner_tool):
     """The planner's JSON for the model arena `a` publishes (arenascope_arena_set_model), planned
-    once per distinct model. Raises model.PlannerError, MemoryReadError, ValueError or OSError."""
+    once per distinct model. Raises planner.PlannerError, MemoryReadError, ValueError or OSError."""
     if a.model_size > MAX_MODEL_BYTES:
         raise ValueError(f"the published model size {a.model_size} B is implausible (more than "
                          f"{MAX_MODEL_BYTES >> 20} MiB)")
     data = _published_model_bytes(reader, a)
     key = hashlib.sha256(data).hexdigest()
     if key not in _PLANS:
-        _PLANS[key] = model.run_planner_on_bytes(planner_tool, data, desc.addr_size)[0]
+        _PLANS[key] = planner.run_planner_on_bytes(planner_tool, data, desc.addr_size)[0]
     return _PLANS[key]
 
 
@@ -502,11 +504,11 @@ def label_from_model(reader, desc, planner_tool):
             end = doc.get("arena", {}).get("recommended_bytes")
             tail = {(end - t["offset"], t["size"]): t["what"] for t in doc.get("tail", {}).get("regions", [])} \
                 if end else {}
-        except (model.PlannerError, MemoryReadError, ValueError, OSError) as e:
+        except (planner.PlannerError, MemoryReadError, ValueError, OSError) as e:
             warnings.append(f"arena {a.index}: cannot plan the published model ({e}): regions are not named")
             continue
         except (KeyError, TypeError) as e:
-            warnings.append(f"arena {a.index}: the planner's JSON does not follow \"{model.SCHEMA}\" ({e})")
+            warnings.append(f"arena {a.index}: the planner's JSON does not follow \"{planner.SCHEMA}\" ({e})")
             continue
         for r in unnamed:
             if r.kind in ("tensor", "scratch"):
@@ -585,7 +587,7 @@ def _split_tail(reader, a, doc):
                    "the way is not valid (memory corrupted, or stopped while TFLM was still building them)")
             continue
         except (KeyError, TypeError, ValueError, IndexError) as e:
-            return f"the planner's JSON does not follow \"{model.SCHEMA}\" ({type(e).__name__}: {e})", []
+            return f"the planner's JSON does not follow \"{planner.SCHEMA}\" ({type(e).__name__}: {e})", []
         if walked.arena.base_addr == a.base_addr:
             _ADAPTER_INTERPRETER[key] = interpreter
             return tflm.split_tail(a, walked.arena), walked.mismatches
@@ -603,7 +605,7 @@ def _plan_for_published_model(reader, desc, a, planner_tool, planned):
         doc = _published_plan(reader, desc, a, planner_tool)
     except ValueError as e:
         return str(e)
-    except (model.PlannerError, MemoryReadError, OSError) as e:
+    except (planner.PlannerError, MemoryReadError, OSError) as e:
         return f"cannot plan the published model ({e})"
     buffers = doc.get("buffers", [])
     for r in planned:

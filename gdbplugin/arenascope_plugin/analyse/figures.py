@@ -18,7 +18,7 @@ Definitions (units: bytes):
 from dataclasses import dataclass
 from typing import List, Optional
 
-from . import abi
+from arenascope_plugin.decode import abi
 
 STACK_RULE_FACTOR = 1.5
 HEADROOM_WARN_PCT = 10.0

@@ -9,17 +9,19 @@ import traceback
 
 import gdb  # pylint: disable=import-error
 
-from . import (abi, agentless, analysis, fault, live, model, paths, postmortem, render, snapshot, style, tflmstate,
-               version)
-from .decode import MAX_STACK_BYTES, Band, DecodeError
-from .locate import NotFoundError, locate, scan
-from .reader import MemoryReadError
-from .session import DescriptorSession, TornReadError
-from .target import (_SIDE_EFFECT, STACK_SYMBOLS, GdbReader, TargetError, batch_mode, check_readable, elf_ram_ranges, parse_address,
-                     register, where,
-                     stack_symbols, symbol_address)
+from arenascope_plugin.decode import abi, faultrecord, tflmstate
+from arenascope_plugin.analyse import agentless, figures, postmortem
+from arenascope_plugin.serve import viewerlink
+from arenascope_plugin.acquire import planner
+from arenascope_plugin import paths, version
+from arenascope_plugin.present import render, snapshot, style
+from arenascope_plugin.decode.descriptor import MAX_STACK_BYTES, Band, DecodeError
+from arenascope_plugin.decode.locate import NotFoundError, locate, scan
+from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.decode.session import DescriptorSession, TornReadError
+from arenascope_plugin.acquire.gdbtarget import _SIDE_EFFECT, STACK_SYMBOLS, GdbReader, TargetError, batch_mode, check_readable, elf_ram_ranges, parse_address, register, where, stack_symbols, symbol_address
 
-EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError, live.LiveError)
+EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError, viewerlink.LiveError)
 
 
 # ----------------------------------------------------------------------------- settings
@@ -324,7 +326,7 @@ def _scan_stack(reader, low, high, pattern):
         raise TargetError(f"stack {low:#x}-{high:#x} is {high - low} B; scanning more than {MAX_STACK_BYTES >> 20} MiB "
                           "through a probe takes too long: check `set arena stack-range` or the descriptor")
     data = _read_chunked(reader, low, high - low)
-    lo, _ = analysis.changed_range(data, pattern)
+    lo, _ = figures.changed_range(data, pattern)
     painted = pattern.to_bytes(4, "little") in data[: len(data) // 4 * 4]
     return (high if lo == abi.NONE else low + lo), painted
 
@@ -341,7 +343,7 @@ def _verify_bands(ctx, which=("guard", "free")):
     for name, band in bands:
         if band.filled:
             before = (band.touched_lo, band.touched_hi)
-            band.touched_lo, band.touched_hi = analysis.changed_range(
+            band.touched_lo, band.touched_hi = figures.changed_range(
                 _read_chunked(ctx.reader, band.low_addr, band.size), pattern)
             if desc.agent_measured and before != (band.touched_lo, band.touched_hi):
                 changed.append(name)
@@ -436,14 +438,14 @@ def gather(need_descriptor=True, verify=False):
                 verify = True
                 desc.measured_by = ("host scan of target memory, now: the agent's last measurement is stale (the "
                                     "guard band changed after it)")
-        ctx.figs = {a.index: analysis.arena_figures(a, ctx.minimum_arena) for a in desc.arenas}
+        ctx.figs = {a.index: figures.arena_figures(a, ctx.minimum_arena) for a in desc.arenas}
         scanned = painted = None
         if bounds or verify or not desc.measured:
             lo, hi = bounds or (desc.stack.low_addr, desc.stack.high_addr)
             pattern = _word_setting("stack-paint-pattern", desc.stack_paint_pattern)
             if hi > lo:
                 scanned, painted = _scan_stack(ctx.reader, lo, hi, pattern)
-        ctx.stack = analysis.stack_figures(desc, sp=sp, scanned_hwm=scanned, bounds=bounds, painted=painted)
+        ctx.stack = figures.stack_figures(desc, sp=sp, scanned_hwm=scanned, bounds=bounds, painted=painted)
     else:
         found = bounds or stack_symbols()
         ctx.stack_source = "`set arena stack-range`" if bounds else f"the linker symbols {found[2]}" if found else ""
@@ -454,22 +456,22 @@ def gather(need_descriptor=True, verify=False):
         lo, hi = found[0], found[1]
         pattern = _word_setting("stack-paint-pattern", 0xCCCCCCCC)
         hwm, painted = _scan_stack(ctx.reader, lo, hi, pattern)
-        ctx.stack = analysis.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan", painted=painted,
+        ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan", painted=painted,
                                           arena_end=None)
     return ctx
 
 
 def checks_of(ctx):
-    out = analysis.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=elf_ram_ranges()[0])
+    out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=elf_ram_ranges()[0])
     if ctx.tflm is not None and not ctx.tflm.laid_out:
         # Used bytes and headroom of an arena TFLM never finished laying out measure nothing.
         out = [c for c in out if c.rule not in ("used", "headroom")]
     if ctx.tflm is not None and ctx.tflm.condition != "allocated":
-        out.insert(0, analysis.Check("tflm", analysis.FAIL, f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "
+        out.insert(0, figures.Check("tflm", figures.FAIL, f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "
                                      + ("; ".join(ctx.tflm.evidence[:2]) or "no evidence readable")
                                      + " (`arena fault` gives the verdict)"))
     if ctx.descriptor_error:
-        out.insert(0, analysis.Check("descriptor", analysis.FAIL, f"the arenascope descriptor is corrupt "
+        out.insert(0, figures.Check("descriptor", figures.FAIL, f"the arenascope descriptor is corrupt "
                                      f"({ctx.descriptor_error}): the figures below are TFLM's own (agentless)"))
     return out
 
@@ -508,7 +510,7 @@ def _push(verify=True):
     f, damaged, _ = find_fault(ctx)
     snap["fault"] = fault_json(f, ctx, damaged) if f is not None else None
     attach_verdicts(snap, ctx, f)
-    return server.broadcast(live.message(snap)), snap["verdict"]
+    return server.broadcast(viewerlink.message(snap)), snap["verdict"]
 
 
 def _on_stop(_event):
@@ -528,7 +530,7 @@ def _on_stop(_event):
 def _on_cont(_event):
     server = _LIVE["server"]
     if server is not None and server.clients:
-        server.broadcast(live.state_message(True), keep=False)
+        server.broadcast(viewerlink.state_message(True), keep=False)
 
 
 def _on_exit(_event):
@@ -686,10 +688,10 @@ def version_lines():
     """`arena version`: the product's version, then each contract's (CHANGELOG.md lists them)."""
     return [f"arenascope {version.VERSION}",
             f"  agent ABI:        {abi.ABI_MAJOR}.x (this plugin knows up to {abi.ABI_MAJOR}.{abi.ABI_MINOR})",
-            f"  fault record:     version {fault.RECORD_VERSION}",
+            f"  fault record:     version {faultrecord.RECORD_VERSION}",
             f"  snapshot:         \"{snapshot.SCHEMA}\" version {snapshot.VERSION}",
-            f"  planner JSON:     \"{model.SCHEMA}\"",
-            f"  live link:        message version {live.MESSAGE_VERSION}"]
+            f"  planner JSON:     \"{planner.SCHEMA}\"",
+            f"  live link:        message version {viewerlink.MESSAGE_VERSION}"]
 
 
 def tflm_state_lines(ctx):
@@ -811,7 +813,7 @@ recommendation with --margin percent (default 10).
             if not arenas:
                 _write([render.NO_ARENA])
             for a in arenas:
-                _write(render.plan_lines(a, analysis.plan(a), args.width))
+                _write(render.plan_lines(a, figures.plan(a), args.width))
             return
         if args.model is not None:
             if not args.model.strip():
@@ -820,25 +822,25 @@ recommendation with --margin percent (default 10).
             if os.path.exists(path) and not os.path.isfile(path):
                 raise TargetError(f"{path} is not a regular file: give a .tflite model file")
             try:
-                doc, rejected = model.run_planner(_tool_path("planner-path", "planner", "arenascope-plan"), path,
+                doc, rejected = planner.run_planner(_tool_path("planner-path", "planner", "arenascope-plan"), path,
                                                   args.target or "cortex-m", args.margin)
-                a = model.arena_from_plan(doc)
-                budget = model.arena_lines(doc)
-            except model.PlannerError as e:
+                a = planner.arena_from_plan(doc)
+                budget = planner.arena_lines(doc)
+            except planner.PlannerError as e:
                 raise TargetError(str(e)) from None
             lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan"]
             message = None
             if rejected:
-                reason = model.printable(doc["tflm_rejects"][0]) if doc.get("tflm_rejects") else rejected
+                reason = planner.printable(doc["tflm_rejects"][0]) if doc.get("tflm_rejects") else rejected
                 message = f"TFLM would reject this model: {reason}"
                 lines.append(style.paint(message + " (its plan is charted all the same)", "FAIL"))
             if doc["approximate"]:
                 lines.append(style.paint("APPROXIMATE: the scratch of " +
-                                         model.printable("; ".join(doc["unmodelled_scratch"])) +
+                                         planner.printable("; ".join(doc["unmodelled_scratch"])) +
                                          " is not modelled; the figures below leave it out", "WARN"))
             # What limits the figures comes first, before the chart: a FLOOR as the others.
             lines += [style.paint(line, "WARN") for line in budget if "FLOOR" in line]
-            _write(lines + render.plan_lines(a, analysis.plan(a), args.width))
+            _write(lines + render.plan_lines(a, figures.plan(a), args.width))
             _write([line for line in budget if "FLOOR" not in line])
             if message and batch_mode():
                 raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
@@ -847,7 +849,7 @@ recommendation with --margin percent (default 10).
         if not ctx.desc.arenas:
             _write([render.NO_ARENA])
         for a in ctx.desc.arenas:
-            _write(render.plan_lines(a, analysis.plan(a), args.width))
+            _write(render.plan_lines(a, figures.plan(a), args.width))
 
 
 class StackCommand(_Sub):
@@ -893,7 +895,7 @@ an interactive session or a sourced script just prints the verdicts and goes on.
             _write(["arena check: agentless mode (TFLM's own figures): the canary and guard bands, the invoke counter "
                     "and the fault record need the arenascope agent and are not checked"])
         _write(render.check_lines(result))
-        failed = [c.rule for c in result if c.verdict == analysis.FAIL]
+        failed = [c.rule for c in result if c.verdict == figures.FAIL]
         if failed and (args.strict or batch_mode()):
             raise gdb.GdbError(f"arena check: failed rules: {', '.join(failed)}")
 
@@ -917,7 +919,7 @@ Usage: arena whereis ADDR    (a number, symbol or expression)"""
     def run(self, args):
         addr = parse_address(args.address)
         ctx = gather(verify=True)
-        _write(analysis.whereis(ctx.desc, addr, ctx.stack))
+        _write(figures.whereis(ctx.desc, addr, ctx.stack))
 
 
 class SnapshotCommand(_Sub):
@@ -964,7 +966,7 @@ def _live_fault(reader):
     if xpsr is None and register("rip") is not None:
         return None  # not a Cortex-M (a host build): no SCB to read
     active = (xpsr & 0x1FF) if xpsr is not None else _u32(reader, SCB["icsr"]) & 0x1FF
-    if active not in fault.EXCEPTIONS:
+    if active not in faultrecord.EXCEPTIONS:
         return None
     regs = {k: _u32(reader, a) for k, a in SCB.items()}
     lr = register("lr")
@@ -978,7 +980,7 @@ def _live_fault(reader):
     if agent_entry is not None:
         entries.add(agent_entry & ~1)
     at_entry = pc is not None and (pc & ~1) in entries
-    exc = lr if lr is not None and fault.ExcReturn(lr).valid and at_entry else None
+    exc = lr if lr is not None and faultrecord.ExcReturn(lr).valid and at_entry else None
     frame_addr, note = None, ""
     if exc is None:
         frame_addr, note = _saved_fault_sp(reader)
@@ -988,7 +990,7 @@ def _live_fault(reader):
                     "HardFault_Handler`, `break BusFault_Handler`, ...) and reproduce, or let the agent record it "
                     "(`arena fault` at arenascope_fault_hook)")
     else:
-        er = fault.ExcReturn(exc)
+        er = faultrecord.ExcReturn(exc)
         frame_addr = register("psp") if er.psp else register("msp")
         if frame_addr is None and not er.psp:
             frame_addr = register("sp")  # at handler entry SP is MSP and nothing is pushed yet
@@ -1000,7 +1002,7 @@ def _live_fault(reader):
             frame = list(int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8))
         except MemoryReadError as exc_:
             note = f"the stacked frame is unreadable ({exc_})"
-    return fault.Fault(source="core registers (halted in the handler)", exception=fault.EXCEPTIONS[active],
+    return faultrecord.Fault(source="core registers (halted in the handler)", exception=faultrecord.EXCEPTIONS[active],
                        cfsr=regs["cfsr"], hfsr=regs["hfsr"],
                        mmfar=regs["mmfar"] if regs["cfsr"] >> 7 & 1 else None,
                        bfar=regs["bfar"] if regs["cfsr"] >> 15 & 1 else None,
@@ -1042,7 +1044,7 @@ def lr_lines(reader, f, ctx):
     a call (BL/BLX), else that it is no return address, then the call chain GDB's unwinder (CFI)
     finds instead."""
     lr = f.frame[5]
-    if fault.call_before(reader, lr):
+    if faultrecord.call_before(reader, lr):
         return [where(lr, return_address=True)]
     out = [f"{lr:#010x} is not a return address (the instruction before it is not a call): the function used LR "
            "as a scratch register after saving it, so LR says nothing about the caller"]
@@ -1055,7 +1057,7 @@ def lr_lines(reader, f, ctx):
 
 def _damaged_regions(reader, desc, rec):
     """Labels of the immutable regions whose bytes no longer match the checksum the agent took
-    after allocation (region checksums: target_agent/include/arenascope/fault.h)."""
+    after allocation (region checksums: target_agent/include/arenascope/faultrecord.h)."""
     if rec is None or not rec.checksums_addr or not desc or not desc.arenas:
         return []
     arena = desc.arenas[0]
@@ -1070,7 +1072,7 @@ def _damaged_regions(reader, desc, rec):
     for i in range(n):
         want = int.from_bytes(table[4 * i:4 * i + 4], "little")
         r = arena.regions[i]
-        if want and r.size and fault.fnv1a(reader.read(arena.base_addr + r.offset, r.size)) != want:
+        if want and r.size and faultrecord.fnv1a(reader.read(arena.base_addr + r.offset, r.size)) != want:
             out.append(r)
     return out
 
@@ -1091,7 +1093,7 @@ def halt_state():
     halt.function = halt.frames[0] if halt.frames else ""
     xpsr = register("xpsr")
     if xpsr is not None:
-        halt.in_handler = fault.EXCEPTIONS.get(xpsr & 0x1FF)
+        halt.in_handler = faultrecord.EXCEPTIONS.get(xpsr & 0x1FF)
         try:
             code = GdbReader().read(halt.pc & ~1, 4)
             halt.spinning = code[:2] == b"\xfe\xe7" or code == b"\xff\xf7\xfe\xbf"
@@ -1165,7 +1167,7 @@ def arena_verdict(ctx, f, damaged):
     if s is not None and sp is not None and s.low <= sp <= s.high:
         out.append(f"SP at the fault {sp:#x} was inside the stack ({s.high - sp} B in use)")
     elif s is not None and sp is not None:
-        out.append("SP at the fault: " + "; ".join(analysis.whereis(desc, sp, s)) if desc else
+        out.append("SP at the fault: " + "; ".join(figures.whereis(desc, sp, s)) if desc else
                    f"SP at the fault {sp:#x} is outside the stack {s.low:#x}-{s.high:#x}")
     if ctx.tflm is not None and ctx.tflm.interpreter:
         verdicts = tflm_verdicts(ctx, f)
@@ -1175,14 +1177,14 @@ def arena_verdict(ctx, f, damaged):
             addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
             tied = any(line.startswith("the faulting address") for line in out)
             if addr is not None and desc and not tied:
-                out.append("the faulting address: " + "; ".join(analysis.whereis(desc, addr, s)))
+                out.append("the faulting address: " + "; ".join(figures.whereis(desc, addr, s)))
             return out
         stuck = postmortem.stuck_line(halt_of(ctx))
         if stuck:
             out.append(stuck)
     stack_in_arena = s is not None and s.peak_is_lower_bound
     if stack_in_arena or damaged:
-        names = ", ".join(f"{analysis.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
+        names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
         out.append("VERDICT: the stack ran into the arena. " +
                    (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
                     stack_in_arena else "") +
@@ -1190,14 +1192,14 @@ def arena_verdict(ctx, f, damaged):
                    "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, "
                    "node array, op data): the fault comes later, when that data is used. Give the stack at least "
                    "1.5 x its peak before the arena's end, or move the arena away from the stack.")
-    free_damage = [c for c in analysis.checks(desc, s, ctx.figs) if c.rule == "canary" and c.verdict == "FAIL"] \
+    free_damage = [c for c in figures.checks(desc, s, ctx.figs) if c.rule == "canary" and c.verdict == "FAIL"] \
         if desc else []
     for c in free_damage:
         out.append("VERDICT: something wrote past its buffer in the arena: " +
                    c.reason.removesuffix(": something wrote past its buffer"))
     addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
     if addr is not None and desc:
-        out.append("the faulting address: " + "; ".join(analysis.whereis(desc, addr, s)))
+        out.append("the faulting address: " + "; ".join(figures.whereis(desc, addr, s)))
     if not stack_in_arena and not damaged and not free_damage and f is not None:
         where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
                   "the code at the stacked PC" if f.frame else
@@ -1229,14 +1231,14 @@ def find_fault(ctx):
         rec_addr = ctx.desc.fault_record_addr
     if rec_addr is not None:
         try:
-            rec = fault.decode_record(reader.read(rec_addr, 100), rec_addr)
-        except (fault.RecordError, MemoryReadError) as exc:
+            rec = faultrecord.decode_record(reader.read(rec_addr, 100), rec_addr)
+        except (faultrecord.RecordError, MemoryReadError) as exc:
             rec_note = str(exc)
     damaged = _damaged_regions(reader, ctx.desc, rec) if ctx.desc is not None else []
     live_f = _live_fault(reader)
     f = None
     if rec is not None and rec.fault_count and (live_f is None or rec.fault_boot == rec.boot_count):
-        f = fault.from_record(rec)
+        f = faultrecord.from_record(rec)
         this_boot = rec.fault_boot == rec.boot_count
         if this_boot and live_f is None and not (_u32(reader, SCB["cfsr"]) or _u32(reader, SCB["hfsr"])):
             # The fault status registers are clear: the core has reset since, and the agent has not
@@ -1264,14 +1266,14 @@ def fault_json(f, ctx, damaged):
     stale = "the target has reset since" in f.source
     verdict = [] if stale or (ctx.desc is None and ctx.tflm is None) else arena_verdict(ctx, f, damaged)
     return {"exception": f.exception, "source": f.source, "cfsr": f.cfsr, "hfsr": f.hfsr,
-            "bits": fault.cfsr_lines(f.cfsr) + fault.hfsr_lines(f.hfsr), "mmfar": f.mmfar, "bfar": f.bfar,
+            "bits": faultrecord.cfsr_lines(f.cfsr) + faultrecord.hfsr_lines(f.hfsr), "mmfar": f.mmfar, "bfar": f.bfar,
             "exc_return": f.exc_return,
-            "exc_return_text": fault.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
+            "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
             "frame_addr": f.frame_addr,
-            "frame": dict(zip(fault.FRAME_NAMES, f.frame)) if f.frame else None,
+            "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame)) if f.frame else None,
             "pc_where": where(f.pc) if f.frame else None,
             "lr_where": " ".join(lr_lines(GdbReader(), f, ctx)) if f.frame else None,
-            "causes": fault.cause_lines(f),
+            "causes": faultrecord.cause_lines(f),
             "verdict": verdict,
             "damaged_regions": [r.index for r in damaged]}
 
@@ -1318,7 +1320,7 @@ Usage: arena fault"""
         # The answer first: the verdicts, then the evidence.
         for i, v in enumerate(v for v in verdict if v.startswith("VERDICT")):
             out.append("  " + (v if i == 0 else "VERDICT (also): " + v[len("VERDICT: "):]))
-        bits = fault.cfsr_lines(f.cfsr) + fault.hfsr_lines(f.hfsr)
+        bits = faultrecord.cfsr_lines(f.cfsr) + faultrecord.hfsr_lines(f.hfsr)
         out += ["  " + b for b in bits] or ["  no fault status bits set"]
         out.append(f"  CFSR {f.cfsr:#010x}  HFSR {f.hfsr:#010x}")
         if f.mmfar is not None:
@@ -1328,27 +1330,27 @@ Usage: arena fault"""
         elif f.cfsr >> 10 & 1:
             out.append("  BFAR not valid: imprecise bus error")
         if f.exc_return is not None:
-            out.append("  EXC_RETURN " + fault.ExcReturn(f.exc_return).describe())
+            out.append("  EXC_RETURN " + faultrecord.ExcReturn(f.exc_return).describe())
         else:
             out.append("  EXC_RETURN unknown")
         if f.frame:
-            regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(fault.FRAME_NAMES, f.frame))
+            regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(faultrecord.FRAME_NAMES, f.frame))
             out.append(f"  stacked frame at {f.frame_addr:#x}: {regs}")
             if f.frame[7] >> 9 & 1:
                 out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
             out.append(f"  faulting PC: {where(f.pc)}")
             lr = lr_lines(GdbReader(), f, ctx)
             out += [f"  LR:          {lr[0]}"] + ["  " + line for line in lr[1:]]
-            for name, value in zip(fault.FRAME_NAMES[:5], f.frame[:5]):
+            for name, value in zip(faultrecord.FRAME_NAMES[:5], f.frame[:5]):
                 for r in damaged:
                     arena = ctx.desc.arenas[0]
                     if arena.base_addr + r.offset <= value < arena.base_addr + r.end:
-                        out.append(f"  {name} {value:#x} points into {analysis.region_label(r)} "
+                        out.append(f"  {name} {value:#x} points into {figures.region_label(r)} "
                                    f"(+{r.offset}..+{r.end}), overwritten since allocation: the faulting code was "
                                    "using damaged data")
         if f.frame_note:
             out.append("  " + f.frame_note)
-        out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in fault.cause_lines(f)]
+        out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in faultrecord.cause_lines(f)]
         if f.source.startswith("core registers"):
             halt = halt_of(ctx)
             if halt.spinning and halt.in_handler:  # e.g. CubeMX's `while (1) {}`: `continue` never returns
@@ -1382,7 +1384,7 @@ def serve(port=None, no_launch=False, wait=0.0, who="arena view"):
         stop_serving()
     server = _LIVE["server"]
     if server is None:
-        server = _LIVE["server"] = live.SnapshotServer(port)
+        server = _LIVE["server"] = viewerlink.SnapshotServer(port)
     if not _LIVE["hooked"]:
         gdb.events.stop.connect(_on_stop)
         gdb.events.cont.connect(_on_cont)
@@ -1496,8 +1498,8 @@ def register_all():
     for cls in (InfoCommand, MapCommand, RegionsCommand, PlanCommand, StackCommand, CheckCommand, WhereisCommand,
                 SnapshotCommand, ViewCommand, RefreshCommand, FaultCommand, AttachCommand, VersionCommand):
         cls()
-    from . import live_command  # pylint: disable=import-outside-toplevel  (it imports this module)
-    live_command.register()
+    from arenascope_plugin.gdb import cmd_live  # pylint: disable=import-outside-toplevel  (it imports this module)
+    cmd_live.register()
     gdb.events.new_objfile.connect(_forget)
     gdb.events.exited.connect(_forget)
     gdb.events.stop.connect(lambda _event: _WARNED.clear())

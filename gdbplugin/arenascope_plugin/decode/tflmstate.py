@@ -26,8 +26,8 @@ Facts of TFLM 90b983c2 it relies on (tensorflow/tflite-micro):
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from . import fault
-from .reader import MemoryReadError
+from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.acquire.reader import MemoryReadError
 
 MI, MA, SA, GP = ("tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
                   "tflite::GreedyMemoryPlanner")
@@ -136,10 +136,10 @@ def points(facts, value, arena):
 
 def stack_value(facts, value, reader=None):
     """Why a word looks like one the stack wrote, or None: a return address (odd, into code, right
-    after a call instruction: fault.call_before, read through `reader`), or a pointer into the
+    after a call instruction: faultrecord.call_before, read through `reader`), or a pointer into the
     stack. TFLM's tail objects hold neither."""
     if value & 1 and facts.inside(facts.code, value & ~1) and reader is not None and \
-            fault.call_before(reader, value):
+            faultrecord.call_before(reader, value):
         return f"{value:#x}, a return address (the instruction before it is a call)"
     if facts.stack and facts.stack[0] <= value < facts.stack[1]:
         return f"{value:#x}, a pointer into the stack {facts.stack[0]:#x}-{facts.stack[1]:#x}"

@@ -8,7 +8,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from . import abi
+from arenascope_plugin.decode import abi
 
 MAX_REGIONS = 16384          # a table larger than this is corruption, not a model
 MAX_ARENA_BYTES = 1 << 30    # 1 GiB: no microcontroller arena is larger

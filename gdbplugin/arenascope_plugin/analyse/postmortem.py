@@ -15,8 +15,8 @@ tflmstate.Facts. Every figure is read or predicted elsewhere; this module only t
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from . import tflmstate
-from .reader import MemoryReadError
+from arenascope_plugin.decode import tflmstate
+from arenascope_plugin.acquire.reader import MemoryReadError
 
 ALLOCATE = "AllocateTensors"
 ABORT_FUNCTIONS = ("AbortImpl", "abort", "_exit", "__assert_func", "__stack_chk_fail", "tflite::AbortImpl")

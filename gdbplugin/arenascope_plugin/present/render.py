@@ -1,5 +1,7 @@
 """Text the commands print, from analysis results (pure Python). Units are always shown."""
-from . import abi, analysis, style
+from arenascope_plugin.decode import abi
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.present import style
 
 
 def kib(n):
@@ -140,7 +142,7 @@ def map_lines(desc, figs, width=64):
         cells = [style.block(k) for k in kinds]
         gtxt = ""
         g = desc.guard
-        if g.filled and a is analysis.stack_below(desc):
+        if g.filled and a is figures.stack_below(desc):
             gcells = max(1, width * g.size // max(a.size, 1))
             gtxt = "".join(style.block("damage" if g.touched else "guard") for _ in range(min(gcells, 8)))
         out.append(f"arena {a.index} {a.base_addr:#x} [{''.join(cells)}]{gtxt} {a.end_addr:#x}"
@@ -162,7 +164,7 @@ def _region_row(a, r):
     life = f"{r.first_use:>3}..{r.last_use:<3}" if r.planned else "  whole  "
     flags = ",".join(r.flag_names) or "-"
     return (f"+{r.offset:<6} {a.base_addr + r.offset:#010x} {r.size:>6} B  {style.paint(f'{r.kind:<10}', r.kind)} "
-            f"{life} {flags:<10} {analysis.region_label(r)}")
+            f"{life} {flags:<10} {figures.region_label(r)}")
 
 
 SORT_KEYS = {
@@ -222,7 +224,7 @@ def plan_lines(arena, p, width=64):
     ratio = f"{head / p.lower_bound:.2f}" if p.lower_bound else "-"
     out.append(f"  lower bound {p.lower_bound} B (scope {p.lower_bound_scope}); planned head {head} B; "
                f"head / lower bound = {ratio}")
-    out.append("  key: " + ", ".join(f"{letters[r.index]}={analysis.region_label(r)}"
+    out.append("  key: " + ", ".join(f"{letters[r.index]}={figures.region_label(r)}"
                                      for r in planned if r.kind == "tensor") + ", *=scratch")
     return out
 
@@ -234,7 +236,7 @@ def _share(arena, idx, lo, hi):
 
 def check_lines(check_list):
     out = [f"  {style.paint(f'{c.verdict:<4}', c.verdict)}  {c.rule:<10} {c.reason}" for c in check_list]
-    v = analysis.worst(check_list)
+    v = figures.worst(check_list)
     out.append(f"arena check: {style.paint(v, v)} ({sum(c.verdict == 'FAIL' for c in check_list)} fail, "
                f"{sum(c.verdict == 'WARN' for c in check_list)} warn, {len(check_list)} rules)")
     return out

@@ -17,8 +17,8 @@ overwritten by the first Invoke: nothing here reads them. No GDB import.
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import abi
-from .decode import Arena, Band, Descriptor, Region
+from arenascope_plugin.decode import abi
+from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 
 VARIABLE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "variable")
 UNNAMED_TAIL = "other persistent data (per-channel buffers, quantization) and padding"  # no pointer to it

@@ -1,10 +1,40 @@
 """What the firmware's ELF file says, read with pyelftools (no GDB): its RAM sections and its
 symbols. The GDB plugin uses it for the loaded ELF; the standalone `arenascope live` for --elf."""
+import os
 
 
 # Linker-script names of the stack's bounds, (low, high), most common first.
 STACK_SYMBOLS = [("__StackLimit", "__StackTop"), ("_sstack", "_estack"), ("__stack_start__", "__stack_end__"),
                  ("_stack_start", "_stack_end")]
+
+
+_CACHE = {}  # (function, path, mtime, size) -> what it read: each ELF file is parsed once a version
+
+
+def _fresh(value):
+    """A copy of a cached list, dict or (list, text) pair: callers may extend what they get."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, dict):
+        return {k: list(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_fresh(v) for v in value)
+    return value
+
+
+def _once_per_file(fn):
+    """Caches fn(path) by the file's identity (a rebuilt ELF is read again)."""
+    def cached(path):
+        try:
+            st = os.stat(path)
+        except OSError:
+            return fn(path)
+        key = (fn.__name__, path, st.st_mtime_ns, st.st_size)
+        if key not in _CACHE:
+            _CACHE[key] = fn(path)
+        return _fresh(_CACHE[key])
+    cached.__doc__, cached.__name__ = fn.__doc__, fn.__name__
+    return cached
 
 
 def _elftools():
@@ -17,6 +47,7 @@ def _elftools():
     return ELFError, SH_FLAGS, ELFFile
 
 
+@_once_per_file
 def ram_ranges(path):
     """([(lo, hi, section name)], why-empty) for the ELF's allocated, writable sections (the RAM
     the firmware uses). The list is empty, and the reason says why, for a position-independent
@@ -62,6 +93,7 @@ def symbols(path, names):
     return out
 
 
+@_once_per_file
 def _symbols_of(path):
     """[(name, value, size, type)] of the ELF's symbol table ([] without pyelftools or symbols)."""
     lib = _elftools()
@@ -115,6 +147,7 @@ def symbol_name_at(path, address):
     return next((n for n, v, z, _ in _symbols_of(path) if z and v <= address < v + z), None)
 
 
+@_once_per_file
 def memory_map(path):
     """{"code": [(lo, hi)], "flash": [(lo, hi)], "ram": [(lo, hi)]} of the ELF's allocated sections:
     executable ones, read-only ones (code included: what a pointer into flash may point at) and

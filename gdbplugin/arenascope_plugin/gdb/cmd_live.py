@@ -10,10 +10,13 @@ import threading
 
 import gdb  # pylint: disable=import-error
 
-from . import abi, agentless, live, livepoll, openocd, tflm
-from .commands import _LIVE, _Sub, _range_setting, _tool_path, _word_setting, serve, setting, stop_serving
-from .decode import Band
-from .target import TargetError, elf_ram_ranges, parse_address, stack_symbols, symbol_address
+from arenascope_plugin.decode import abi, tflm
+from arenascope_plugin.analyse import agentless
+from arenascope_plugin.serve import viewerlink, livepoll
+from arenascope_plugin.acquire import openocd
+from arenascope_plugin.gdb.commands import _LIVE, _Sub, _range_setting, _tool_path, _word_setting, serve, setting, stop_serving
+from arenascope_plugin.decode.descriptor import Band
+from arenascope_plugin.acquire.gdbtarget import TargetError, elf_ram_ranges, parse_address, stack_symbols, symbol_address
 
 _STATE = {"thread": None, "stop": None, "poller": None, "messages": queue.Queue(), "hooked": False,
           "endpoint": None, "last_message": None, "link": None, "own_server": False}
@@ -183,8 +186,8 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
 
         def publish(snap):
             try:
-                server.broadcast(live.message(snap))
-            except live.LiveError as exc:
+                server.broadcast(viewerlink.message(snap))
+            except viewerlink.LiveError as exc:
                 messages.put(str(exc))
 
         thread = threading.Thread(target=livepoll.run, name="arenascope-live-poll", daemon=True,

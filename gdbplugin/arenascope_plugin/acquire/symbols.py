@@ -1,0 +1,111 @@
+"""What the firmware is, as opposed to what its memory holds (acquire/reader.py): the Symbols
+and Core interfaces every stage above acquire/ uses. Two implementations each:
+- through GDB (acquire/gdbtarget.py: GdbSymbols, GdbCore), the loaded ELF and the process's
+  addresses (a relocated position-independent host build included);
+- without GDB (acquire/elfsymbols.py: ElfSymbols, on the ELF file with pyelftools; CoreOverTcl in
+  acquire/openocd.py, the core's registers through OpenOCD when it is halted).
+
+Addresses are ints; sizes are bytes. Symbol names are the linker's (mangled for C++: the
+ELF's .symtab names; GDB accepts them too); names given back (name_at) are demangled, as GDB
+prints them. Nothing here writes target memory or calls a target function.
+"""
+import os
+from typing import Dict, List, Optional, Tuple
+
+from arenascope_plugin.acquire import elfinfo
+
+Range = Tuple[int, int, str]
+
+
+class Symbols:
+    """The firmware's ELF: symbols, types and memory map. elf_path: the ELF on disk (or None);
+    file_addresses: whether the file's addresses are the target's (False for a relocated PIE)."""
+    elf_path: Optional[str] = None
+    file_addresses: bool = True
+
+    def address(self, name: str) -> Optional[int]:
+        """The address of the global symbol `name` (linker name), or None."""
+        raise NotImplementedError
+
+    def name_at(self, addr: int) -> Optional[Tuple[str, int]]:
+        """(demangled name, offset into it) of the symbol holding addr, or None."""
+        raise NotImplementedError
+
+    def line_at(self, addr: int) -> Optional[Tuple[str, int]]:
+        """(source file, line) of a code address from the line table, or None."""
+        raise NotImplementedError
+
+    def layout(self):
+        """decode.tflm.Layout of the TFLM linked into the firmware (DWARF). TargetError names what
+        is missing (no -g, another TFLM version)."""
+        raise NotImplementedError
+
+    def type_size(self, name: str) -> Optional[int]:
+        """sizeof(name) from the debug information, or None."""
+        raise NotImplementedError
+
+    def object_size(self, name: str) -> Optional[int]:
+        """The size of the data object `name` (as name_at gives it), or None."""
+        raise NotImplementedError
+
+    def ram_ranges(self) -> Tuple[List[Range], str]:
+        """([(low, high, section)], why empty) of the firmware's RAM (writable sections)."""
+        raise NotImplementedError
+
+    def stack_bounds(self) -> Optional[Tuple[int, int, str]]:
+        """(low, high, "LOW/HIGH symbol names") from the linker script's stack symbols, or None."""
+        for low, high in elfinfo.STACK_SYMBOLS:
+            lo, hi = self.address(low), self.address(high)
+            if lo is not None and hi is not None and hi > lo:
+                return lo, hi, f"{low}/{high}"
+        return None
+
+    # What only the ELF file says (data objects, their bytes, sections), in file addresses:
+    # empty when there is no file, or when its addresses are not the target's.
+    def _file(self) -> Optional[str]:
+        path = self.elf_path
+        return path if path and os.path.exists(path) and self.file_addresses else None
+
+    def object_at(self, addr: int) -> Optional[Tuple[str, int, int]]:
+        """(linker name, start, size) of the ELF's data object holding addr, or None."""
+        return elfinfo.object_at(self._file(), addr) if self._file() else None
+
+    def object_bytes(self, name: str) -> Tuple[int, Optional[bytes]]:
+        """(size, the ELF file's bytes of it or None); ValueError when there is no such object."""
+        if not self.elf_path or not os.path.exists(self.elf_path):
+            raise ValueError("the ELF is not on disk")
+        return elfinfo.object_bytes(self.elf_path, name)
+
+    def data_objects(self) -> list:
+        return elfinfo.data_objects(self._file()) if self._file() else []
+
+    def objects_of_size(self, size: int) -> List[Tuple[str, int]]:
+        return elfinfo.objects_of_size(self._file(), size) if self._file() else []
+
+    def memory_map(self) -> Dict[str, list]:
+        return elfinfo.memory_map(self._file()) if self._file() else {"code": [], "flash": [], "ram": []}
+
+    def vtables(self, classes) -> dict:
+        return elfinfo.vtables(self._file(), classes) if self._file() else {}
+
+
+class Core:
+    """The core's registers and where it is stopped. All None / empty while it runs."""
+
+    def register(self, name: str) -> Optional[int]:
+        """A core register (sp, pc, lr, xpsr, msp, psp) when readable now, else None."""
+        raise NotImplementedError
+
+    def frames(self) -> List[str]:
+        """The call chain's function names, newest first ("<exception frame>" where the unwinder
+        crossed an exception entry); [] when unknown."""
+        raise NotImplementedError
+
+    def frame_args(self, function: str, names) -> Dict[str, int]:
+        """{argument: value} of the newest frame whose function's name contains `function`, for
+        the names the debug information gives; {} when unknown."""
+        return {}
+
+    def is_cortex_m(self) -> bool:
+        """False for a host build (no SCB to read)."""
+        return True
