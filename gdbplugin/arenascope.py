@@ -17,6 +17,6 @@ import gdb  # noqa: E402  pylint: disable=import-error,wrong-import-position
 if getattr(gdb, "_arenascope_loaded", False):
     gdb.write("arenascope: already loaded\n")
 else:
-    from arenascope_plugin.gdb import commands  # noqa: E402  pylint: disable=wrong-import-position
-    commands.register_all()
+    from arenascope_plugin import gdb as arena_gdb  # noqa: E402  pylint: disable=wrong-import-position
+    arena_gdb.register_all()
     gdb._arenascope_loaded = True  # pylint: disable=protected-access

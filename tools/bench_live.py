@@ -29,7 +29,9 @@ sys.path.insert(0, str(ROOT / "tests" / "rig" / "openocd_qemu"))
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 from chain import Chain  # noqa: E402
 from arenascope_plugin.acquire import elfinfo, openocd  # noqa: E402
-from arenascope_plugin.serve import livepoll
+from arenascope_plugin import pipeline  # noqa: E402
+from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # noqa: E402
+from arenascope_plugin.serve import livepoll  # noqa: E402
 
 BLOCKS = 17   # 40 planned buffers + 162 tail regions = 202 regions
 TARGET_HZ, TARGET_BYTES = 20.0, 1536
@@ -51,10 +53,12 @@ def build_firmware(build, work):
     return fw / "demo_fw.elf"
 
 
-def poll(ch, address, seconds, hz):
+def poll(ch, elf, address, seconds, hz):
     link = openocd.TclLink("127.0.0.1", ch.tport)
     reader = openocd.TclReader(link)
-    poller = livepoll.LivePoller(reader, address, {"elf": "bench", "located_by": "bench"})
+    symbols = ElfSymbols(str(elf))
+    poller = livepoll.LivePoller(pipeline.Target(reader, symbols, openocd.CoreOverTcl(link, symbols)),
+                                 pipeline.Settings(descriptor_address=address))
     poller.refresh()  # the first refresh reads the region tables: not the steady state
     calls0, bytes0, n0 = reader.calls, reader.bytes, poller.refreshes
     snaps, stop = [], threading.Event()
@@ -88,8 +92,8 @@ def main():
             reader.read(0x20000000, 16384)
             link_bps = 16384 / (time.monotonic() - t0)
             link.close()
-            fast = poll(ch, address, args.seconds, 200.0)
-            paced = poll(ch, address, args.seconds, TARGET_HZ)
+            fast = poll(ch, elf, address, args.seconds, 200.0)
+            paced = poll(ch, elf, address, args.seconds, TARGET_HZ)
     snap = fast["last"] or paced["last"]
     if snap is None:
         print("bench_live: no refresh succeeded")

@@ -148,7 +148,7 @@ def test_agentless_live_without_gdb_equals_tflms_figures_and_gdbs_layout(tmp_pat
     lay, _ = dwarflayout.layout(LOOP_ELF)
     dump = tmp_path / "gdb_layout.json"
     gdb_batch(pathlib.Path(LOOP_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
-                                       "python import json; from arenascope_plugin import agentless; l = agentless.layout(); "
+                                       "python import json; from arenascope_plugin.acquire.gdbtarget import GdbSymbols; l = GdbSymbols().layout(); "
                                        f"open('{dump}', 'w').write(json.dumps([l.pointer, l.offsets, l.sizes, "
                                        "l.saba_nonpersistent_base]))"])
     assert json.loads(dump.read_text()) == [lay.pointer, lay.offsets, lay.sizes, lay.saba_nonpersistent_base]

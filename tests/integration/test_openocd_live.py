@@ -25,6 +25,8 @@ RIG = ROOT / "tests" / "rig" / "openocd_qemu"
 sys.path.insert(0, str(RIG))
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 from chain import Chain, free_ports  # noqa: E402
+from arenascope_plugin import pipeline  # noqa: E402
+from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # noqa: E402
 from arenascope_plugin.serve import livepoll  # noqa: E402
 from arenascope_plugin.acquire import openocd
 from arenascope_plugin.acquire.reader import MemoryReadError  # noqa: E402
@@ -40,9 +42,11 @@ RESET = ["-ex", "monitor reset halt", "-ex", "maintenance flush register-cache"]
 
 
 def poller_for(ch, **kw):
+    """The live poller as `arena live` and `arenascope live` build it: the pipeline on the ELF."""
     link = openocd.TclLink("127.0.0.1", ch.tport)
-    address = elf_symbols(FIRMWARE)["arenascope_descriptor"]
-    return livepoll.LivePoller(openocd.TclReader(link), address, {"elf": str(FIRMWARE), "located_by": "test"}, **kw)
+    symbols = ElfSymbols(str(FIRMWARE))
+    target = pipeline.Target(openocd.TclReader(link), symbols, openocd.CoreOverTcl(link, symbols))
+    return livepoll.LivePoller(target, pipeline.Settings(planner=str(PLANNER)), **kw)
 
 
 def wait_for(condition, seconds=30):
@@ -92,7 +96,7 @@ def test_live_polling_while_the_firmware_runs():
         t, stop, snaps, messages = run_poller(poller, 0)
         # until every band has been re-read by the host, slice by slice (checked below)
         wait_for(lambda: len(snaps) >= 10 and snaps[-1]["state"]["invokes"] > snaps[0]["state"]["invokes"] and
-                 snaps[-1]["state"]["measured_by"].startswith("host scan through the live reader"))
+                 snaps[-1]["state"]["measured_by"] == "host scan of target memory")
         stop.set()
         t.join(10)
         logged = ch.log("openocd")[log_before:]
@@ -108,7 +112,7 @@ def test_live_polling_while_the_firmware_runs():
     assert a["head_bytes"] == PLAN["plans"]["tflm-greedy"]["head_bytes"] and a["tail_bytes"] == PLAN["tail"]["bytes"]
     # By the end every band was re-read by the host, slice by slice: the canary is whole, the
     # stack's high-water mark measured (the firmware's frames sit in the top of its stack).
-    assert last["state"]["measured_by"].startswith("host scan through the live reader"), last["state"]
+    assert last["state"]["measured_by"] == "host scan of target memory", last["state"]
     assert a["free_band"]["intact_bytes"] == a["free_band"]["size_bytes"]
     syms = elf_symbols(FIRMWARE)
     assert last["stack"]["high_addr"] == syms["__StackTop"] and 0 < last["stack"]["peak_bytes"] < 2048
@@ -116,7 +120,9 @@ def test_live_polling_while_the_firmware_runs():
     jsonschema.validate(last, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
     live = last["live"]
     assert live["link"] == "ok" and live["refresh_index"] == len(snaps) and live["refresh_hz"] > 0
-    assert 0 < live["bytes_last_refresh"] <= 1536  # the descriptor and one band slice, no region table
+    # the descriptor, one band slice, the fault record and ICSR; no region table
+    assert 0 < live["bytes_last_refresh"] <= 1536, live
+    assert last["fault"] is None
     assert [h["used_bytes"] for h in live["history"]] == [s["arenas"][0]["used_bytes"] for s in snaps][-600:]
     gap = last["stack"]["hwm_addr"] - last["stack"]["arena_end_addr"]
     assert live["history"][-1]["gap_bytes"] == gap and live["history"][-1]["stack_peak_bytes"] == \
@@ -235,7 +241,7 @@ def test_arena_live_in_gdb_and_the_standalone_command(tmp_path):
     assert len(live_snaps) >= 5 and live_snaps[-1]["state"]["invokes"] > live_snaps[0]["state"]["invokes"]
     assert cli.returncode == 0, cli.stderr
     last = json.loads(out.read_text())
-    assert last["live"]["refresh_index"] >= 5 and last["source"]["located_by"].endswith("no GDB")
+    assert last["live"]["refresh_index"] >= 5 and last["source"]["located_by"] == "symbol arenascope_descriptor"
     assert "torn reads discarded" in cli.stderr
 
 

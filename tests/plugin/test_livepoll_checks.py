@@ -2,8 +2,10 @@
 (issue 15: `arena live` checked an arena only against the stack and the guard band)."""
 from conftest import ARENA_ADDR, DESC_ADDR, TABLE_ADDR, demo_like
 
-from arenascope_plugin.serve import livepoll
+from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.reader import ImageReader
+from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
+from arenascope_plugin.serve import livepoll
 
 
 def poll(ram_ranges):
@@ -12,7 +14,8 @@ def poll(ram_ranges):
     image[0:len(desc)] = desc
     image[TABLE_ADDR - DESC_ADDR:TABLE_ADDR - DESC_ADDR + len(table)] = table
     reader = ImageReader([(DESC_ADDR, image)])
-    poller = livepoll.LivePoller(reader, DESC_ADDR, {"elf": None, "located_by": "test"}, ram_ranges=ram_ranges)
+    symbols = TableSymbols({"arenascope_descriptor": DESC_ADDR}, [(lo, hi, "ram") for lo, hi in ram_ranges])
+    poller = livepoll.LivePoller(pipeline.Target(reader, symbols, FixedCore(cortex_m=False)), pipeline.Settings())
     return {c["rule"]: c for c in poller.refresh()["checks"]}
 
 

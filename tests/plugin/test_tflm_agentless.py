@@ -215,23 +215,27 @@ def test_the_adapters_tail_stays_whole_when_the_interpreter_holds_another_arena(
 
 
 def test_live_agentless_walks_again_only_when_tflms_allocator_moves():
-    """The live reader reads the allocator's state at each refresh (model_, tensors_allocated_,
-    allocator_, the arena allocator's address and its five pointers: 9 reads) and walks TFLM's
-    objects again only when that state changed, e.g. a new tail_ after another AllocateTensors."""
-    from arenascope_plugin.serve import livepoll
+    """The live poller (the pipeline with its interpreter pinned) reads the allocator's state at
+    each refresh (model_, tensors_allocated_, allocator_, the arena allocator's address and its
+    five pointers: 9 reads) and checks and walks TFLM's objects again only when that state
+    changed, e.g. a new tail_ after another AllocateTensors."""
+    from arenascope_plugin import pipeline
     from arenascope_plugin.acquire.reader import CountingReader
+    from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
+    from arenascope_plugin.serve import livepoll
     img = image()
     counting = CountingReader(img)
-    read = livepoll.agentless_reader(counting, LAYOUT, INTERP, PLAN)
-    first = read().arenas[0]
+    target = pipeline.Target(counting, TableSymbols(layout=LAYOUT), FixedCore(cortex_m=False))
+    poller = livepoll.LivePoller(target, pipeline.Settings(interpreter=INTERP))
+    first = poller.refresh()["arenas"][0]
     walked = counting.calls
-    again = read().arenas[0]
+    again = poller.refresh()["arenas"][0]
     assert counting.calls - walked == 9 and walked > 27
-    assert again is first and again.tail == TAIL - ARENA
+    assert again == first and again["tail_offset"] == TAIL - ARENA
     base, data = img.segments[0]
     mem = bytearray(data)
     struct.pack_into("<I", mem, SABA + LAYOUT.offsets["tflite::SingleArenaBufferAllocator"]["tail_"] - base, TAIL - 16)
     img.segments[0] = (base, bytes(mem))
     before = counting.calls
-    moved = read().arenas[0]
-    assert moved is not first and moved.tail == TAIL - 16 - ARENA and counting.calls - before > 27
+    moved = poller.refresh()["arenas"][0]
+    assert moved["tail_offset"] == TAIL - 16 - ARENA and counting.calls - before > 27

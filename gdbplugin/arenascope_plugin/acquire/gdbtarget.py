@@ -7,6 +7,7 @@ import gdb  # pylint: disable=import-error
 from arenascope_plugin.acquire import elfinfo
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.symbols import Core, Symbols
 
 STACK_SYMBOLS = elfinfo.STACK_SYMBOLS
 
@@ -204,3 +205,147 @@ def where(pc, return_address=False):
     what = f"{pc:#x} (return address: the call is at {loc}, in {name or '??'})" if return_address else \
         f"{pc:#x} in {name or '??'} at {loc}"
     return what
+
+
+# ----------------------------------------------------------------------------- Symbols and Core
+
+def _member_offsets(t, wanted, prefix=0, out=None, sizes=None):
+    """Offsets of the wanted members, looking into base classes too (bitpos / 8); their sizes
+    into `sizes` when given."""
+    out = {} if out is None else out
+    for f in t.fields():
+        if f.is_base_class:
+            _member_offsets(f.type.strip_typedefs(), wanted, prefix + f.bitpos // 8, out, sizes)
+        elif f.name in wanted and f.name not in out:
+            out[f.name] = prefix + f.bitpos // 8
+            if sizes is not None:
+                sizes[f.name] = f.type.strip_typedefs().sizeof
+    return out
+
+
+def _type(name):
+    from arenascope_plugin.decode import tflm  # pylint: disable=import-outside-toplevel
+    try:
+        return gdb.lookup_type(name).strip_typedefs()
+    except gdb.error:
+        raise TargetError(f"agentless mode: the firmware's debug information has no type {name}: build TFLM and "
+                          f"the application with -g (and keep the ELF's symbols); the plugin reads TFLM's objects "
+                          f"by their DWARF layout ({tflm.CHECKED_AGAINST})") from None
+
+
+class GdbSymbols(Symbols):
+    """Symbols through GDB: the loaded ELF, at the addresses the process has them."""
+
+    def __init__(self):
+        progspace = gdb.current_progspace()
+        self.elf_path = progspace.filename if progspace else None
+        self.file_addresses = bool(elf_ram_ranges()[0])
+
+    def address(self, name):
+        return symbol_address(name if name.replace("_", "a").isalnum() else f"'{name}'")
+
+    def name_at(self, addr):
+        try:
+            text = gdb.execute(f"info symbol {addr:#x}", to_string=True).strip()
+        except gdb.error:
+            return None
+        if not text or text.startswith("No symbol"):
+            return None
+        text = text.split(" in section")[0].strip()
+        name, plus, off = text.rpartition(" + ")
+        if plus and off.isdigit():
+            return name, int(off)
+        return text, 0
+
+    def line_at(self, addr):
+        line = gdb.find_pc_line(addr)
+        if line.symtab is None or not line.line:
+            return None
+        return line.symtab.filename, line.line
+
+    def layout(self):
+        from arenascope_plugin.decode import tflm  # pylint: disable=import-outside-toplevel
+        offsets, member_sizes, optional = {}, {}, {}
+        for type_name, members in tflm.OPTIONAL.items():
+            try:
+                t = gdb.lookup_type(type_name).strip_typedefs()
+            except gdb.error:
+                continue  # another planner, or another TFLM: the post-mortem says less, nothing fails
+            widths = {}
+            found = _member_offsets(t, set(members), sizes=widths)
+            optional[type_name] = {m: (found[m], widths[m]) for m in found}
+        for type_name, members in tflm.MEMBERS.items():
+            widths = {}
+            found = _member_offsets(_type(type_name), set(members), sizes=widths)
+            member_sizes[type_name] = widths
+            missing = [m for m in members if m not in found]
+            if missing:
+                raise TargetError(f"agentless mode: {type_name} has no member {', '.join(missing)} in this firmware: "
+                                  f"another TFLM version than the plugin knows ({tflm.CHECKED_AGAINST}); say which "
+                                  "TFLM you build, or add the arenascope agent")
+            offsets[type_name] = found
+        sizes = {name: _type(name).sizeof for name in tflm.SIZES}
+        saba = _type("tflite::SingleArenaBufferAllocator")
+        base = next((f.bitpos // 8 for f in saba.fields()
+                     if f.is_base_class and f.type.strip_typedefs().name == "tflite::INonPersistentBufferAllocator"), 0)
+        return tflm.Layout(pointer=_type("void").pointer().sizeof, offsets=offsets, sizes=sizes,
+                           saba_nonpersistent_base=base, member_sizes=member_sizes, optional=optional)
+
+    def type_size(self, name):
+        try:
+            return gdb.lookup_type(name).strip_typedefs().sizeof
+        except gdb.error:
+            return None
+
+    def object_size(self, name):
+        try:
+            return int(gdb.parse_and_eval(f"sizeof({name})"))
+        except gdb.error:
+            return None
+
+    def ram_ranges(self):
+        return elf_ram_ranges()
+
+    def scan_ranges(self):
+        ranges = list(elf_ram_ranges()[0])
+        if not ranges:  # a position-independent executable: its sections where the process has them
+            for line in gdb.execute("info files", to_string=True).splitlines():
+                parts = line.split()
+                if len(parts) == 5 and parts[1] == "-" and parts[3] == "is" and parts[4] in (".data", ".bss"):
+                    entry = (int(parts[0], 16), int(parts[2], 16), parts[4])
+                    if entry not in ranges:  # a remote target lists them twice
+                        ranges.append(entry)
+        return ranges
+
+
+class GdbCore(Core):
+    """The selected thread's registers and GDB's unwound call chain."""
+
+    def register(self, name):
+        return register(name)
+
+    def frames(self):
+        out = []
+        try:
+            frame = gdb.newest_frame()
+            while frame is not None and len(out) < 32:
+                out.append("<exception frame>" if frame.type() == gdb.SIGTRAMP_FRAME else
+                           frame.name() or f"{frame.pc():#x}")
+                frame = frame.older()
+        except gdb.error:
+            pass
+        return out
+
+    def frame_args(self, function, names):
+        try:
+            frame = gdb.newest_frame()
+            while frame is not None:
+                if function in (frame.name() or ""):
+                    return {n: int(frame.read_var(n)) for n in names}
+                frame = frame.older()
+        except (gdb.error, ValueError, RuntimeError):
+            pass
+        return {}
+
+    def is_cortex_m(self):
+        return not (register("xpsr") is None and register("rip") is not None)

@@ -15,6 +15,7 @@ import socket
 import time
 
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.symbols import Core
 
 TERM = b"\x1a"
 DEFAULT_PORT = 6666
@@ -277,3 +278,46 @@ def _listening_inode(port):
         except (OSError, StopIteration, IndexError, ValueError):
             continue
     return None
+
+
+class CoreOverTcl(Core):
+    """The core's registers through OpenOCD, read only while the core is halted (OpenOCD's
+    register cache is stale while it runs). One Tcl round trip a refresh: refresh() reads the
+    state and, halted, every register the pipeline asks for (`$target get_reg`, OpenOCD 0.12).
+    frames(): only the PC's function (no unwinder without GDB)."""
+    NAMES = {"sp": "sp", "pc": "pc", "lr": "lr", "xpsr": "xPSR", "msp": "msp", "psp": "psp"}
+
+    def __init__(self, link, symbols=None):
+        self.link, self.symbols = link, symbols
+        self.regs = {}
+        self.state = None
+
+    def refresh(self):
+        """Reads the core's state (and its registers when halted); a failed read leaves none."""
+        self.regs, self.state = {}, None
+        script = ("set __as_t [target current]; list [$__as_t curstate] [catch {$__as_t get_reg {"
+                  + " ".join(self.NAMES.values()) + "}} __as_g] $__as_g")
+        try:
+            ok, text = self.link.call(script)
+        except TclError:
+            return
+        if not ok:
+            return
+        state, _, rest = text.partition(" ")
+        self.state = state
+        rc, _, regs = rest.partition(" ")
+        if state != "halted" or rc != "0":
+            return
+        words = regs.strip("{}").split()
+        by_name = {v: k for k, v in self.NAMES.items()}
+        for name, value in zip(words[0::2], words[1::2]):
+            if name in by_name and _NUMBER.match(value):
+                self.regs[by_name[name]] = int(value, 0)
+
+    def register(self, name):
+        return self.regs.get(name)
+
+    def frames(self):
+        pc = self.regs.get("pc")
+        named = self.symbols.name_at(pc & ~1) if pc is not None and self.symbols is not None else None
+        return [named[0]] if named else []

@@ -60,6 +60,10 @@ class Symbols:
                 return lo, hi, f"{low}/{high}"
         return None
 
+    def scan_ranges(self) -> List[Range]:
+        """The ranges a scan for an object (descriptor, interpreter) reads: the RAM sections."""
+        return list(self.ram_ranges()[0])
+
     # What only the ELF file says (data objects, their bytes, sections), in file addresses:
     # empty when there is no file, or when its addresses are not the target's.
     def _file(self) -> Optional[str]:
@@ -109,3 +113,53 @@ class Core:
     def is_cortex_m(self) -> bool:
         """False for a host build (no SCB to read)."""
         return True
+
+
+class TableSymbols(Symbols):
+    """Symbols from a table (a memory image or a dump with its symbol addresses, and the tests):
+    {name: address}, RAM ranges [(low, high, name)]; nothing else known."""
+
+    def __init__(self, addresses=None, ram=None, elf_path=None, layout=None):
+        self.addresses, self.ram = dict(addresses or {}), list(ram or [])
+        self.elf_path, self.file_addresses = elf_path, elf_path is not None
+        self._layout = layout
+
+    def address(self, name):
+        return self.addresses.get(name)
+
+    def name_at(self, addr):
+        return None
+
+    def line_at(self, addr):
+        return None
+
+    def layout(self):
+        if self._layout is not None:
+            return self._layout
+        from arenascope_plugin.errors import TargetError  # pylint: disable=import-outside-toplevel
+        raise TargetError("no debug information (a table of symbols only)")
+
+    def type_size(self, name):
+        return None
+
+    def object_size(self, name):
+        return None
+
+    def ram_ranges(self):
+        return list(self.ram), "" if self.ram else "no RAM ranges given"
+
+
+class FixedCore(Core):
+    """A core whose registers are given ({} while it runs): dumps and tests."""
+
+    def __init__(self, regs=None, frames=None, cortex_m=True):
+        self.regs, self._frames, self.cortex_m = dict(regs or {}), list(frames or []), cortex_m
+
+    def register(self, name):
+        return self.regs.get(name)
+
+    def frames(self):
+        return list(self._frames)
+
+    def is_cortex_m(self):
+        return self.cortex_m

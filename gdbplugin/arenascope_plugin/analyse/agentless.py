@@ -1,92 +1,43 @@
-"""Agentless mode, GDB side: the Layout from the firmware's DWARF, the MicroInterpreter to walk,
-and its model's bytes for the planner tool. The walk itself is tflm.py (no GDB there).
+"""Agentless mode: the MicroInterpreter to walk, its model's bytes for the planner tool, and the
+arena rebuilt from TFLM's own objects (decode/tflm.py walks them, decode/tflmstate.py checks
+them). No GDB here: symbols, types and the ELF come through acquire.symbols.Symbols.
 
-Where the interpreter comes from, in order: `arena attach EXPR` (any lvalue or address of a
-tflite::MicroInterpreter); else a scan of the ELF's RAM for the vtable pointer of its embedded
-MicroInterpreterGraph (`vtable for tflite::MicroInterpreterGraph` + 2 pointers), minus the
-graph_ member's offset (TFLM-INTERNALS.md section 6, checked against TFLM 90b983c2).
+Where the interpreter comes from, in order: `arena attach EXPR` (the front end resolves it to an
+address: Settings.interpreter); else a scan of the ELF's RAM for the vtable pointer of its
+embedded MicroInterpreterGraph (`vtable for tflite::MicroInterpreterGraph` + 2 pointers), minus
+the graph_ member's offset (TFLM-INTERNALS.md section 6, checked against TFLM 90b983c2).
 """
 import hashlib
 import os
 
-import gdb  # pylint: disable=import-error
-
-from arenascope_plugin.decode import abi, tflm, tflmstate
 from arenascope_plugin.acquire import elfinfo, planner
-from arenascope_plugin.analyse import postmortem
-from arenascope_plugin.decode.descriptor import Arena, Band, Region
 from arenascope_plugin.acquire.reader import MemoryReadError
-from arenascope_plugin.acquire.gdbtarget import _SIDE_EFFECT, GdbReader, TargetError, elf_ram_ranges, eval_read_only, stack_symbols
+from arenascope_plugin.analyse import postmortem
+from arenascope_plugin.decode import abi, tflm, tflmstate
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
+from arenascope_plugin.errors import TargetError
 
-_ATTACHED = {}  # inferior number -> interpreter address given by `arena attach`
-
-
-def attached():
-    return gdb.selected_inferior().num in _ATTACHED
-
-
-def detach():
-    _ATTACHED.pop(gdb.selected_inferior().num, None)
+GRAPH_VTABLE = "_ZTVN6tflite21MicroInterpreterGraphE"  # vtable for tflite::MicroInterpreterGraph (Itanium ABI)
 
 
-def _graph_vtable():
-    """The address of `vtable for tflite::MicroInterpreterGraph`, or None when the ELF has none."""
-    try:
-        return int(gdb.parse_and_eval("(long)&'vtable for tflite::MicroInterpreterGraph'"))
-    except gdb.error:
-        return None
+def tflm_in_elf(symbols):
+    """Whether the firmware links TFLM's interpreter (its MicroInterpreterGraph vtable)."""
+    return symbols.address(GRAPH_VTABLE) is not None
 
 
-def tflm_in_elf():
-    """Whether the loaded ELF links TFLM's interpreter (its MicroInterpreterGraph vtable)."""
-    return _graph_vtable() is not None
-
-
-def attach(expr):
-    """`arena attach EXPR`: remember the interpreter EXPR names (an object, a reference or a pointer
-    to one, or an address). Checked before it is kept: its graph's vtable pointer must be
-    MicroInterpreterGraph's. Never evaluates what could write memory or call the target."""
-    if _SIDE_EFFECT.search(expr):
-        raise TargetError(f"refusing {expr!r}: it could write target memory or call a target function, and "
-                          "arenascope only reads; give the interpreter variable, a pointer to it, or its address")
-    try:
-        v = eval_read_only(expr)
-    except gdb.error as e:
-        raise TargetError(f"cannot evaluate '{expr}': {e}") from None
-    t = v.type.strip_typedefs()
-    if t.code == gdb.TYPE_CODE_REF:
-        v, t = v.referenced_value(), t.target().strip_typedefs()
-    if t.code == gdb.TYPE_CODE_PTR:
-        target = t.target().strip_typedefs()
-        if target.code != gdb.TYPE_CODE_VOID and target.name != "tflite::MicroInterpreter":
-            raise TargetError(f"'{expr}' is a {t}, not a pointer to a tflite::MicroInterpreter")
-        address = int(v)
-    elif t.code == gdb.TYPE_CODE_STRUCT:
-        if t.name != "tflite::MicroInterpreter":
-            raise TargetError(f"'{expr}' is a {t}, not a tflite::MicroInterpreter")
-        address = int(v.address)
-    elif t.code == gdb.TYPE_CODE_INT and not expr.strip()[:1].isalpha():
-        address = int(v)  # a number or arithmetic: an address, checked below
-    else:
-        raise TargetError(f"'{expr}' is a {t}, not a tflite::MicroInterpreter or a pointer to one")
-    check_interpreter(GdbReader(), layout(), address, expr)
-    _ATTACHED[gdb.selected_inferior().num] = address
-    return address
-
-
-def _graph_vptr(lay):
+def _graph_vptr(symbols, lay):
     """The value a MicroInterpreterGraph's vtable pointer holds (the vtable + 2 pointers), or None."""
-    vtable = _graph_vtable()
+    vtable = symbols.address(GRAPH_VTABLE)
     if vtable is None:
         return None
     return (vtable & ((1 << 8 * lay.pointer) - 1)) + 2 * lay.pointer
 
 
-def check_interpreter(reader, lay, address, what):
+def check_interpreter(reader, symbols, lay, address, what):
     """TargetError unless a constructed MicroInterpreter is at `address` (its graph_'s vtable)."""
     if not address:
         raise TargetError(f"'{what}' is a null pointer: the interpreter is not constructed yet (stop later)")
-    expected = _graph_vptr(lay)
+    expected = _graph_vptr(symbols, lay)
     try:
         got = int.from_bytes(reader.read(address + lay.off("tflite::MicroInterpreter", "graph_"), lay.pointer),
                              "little")
@@ -98,110 +49,55 @@ def check_interpreter(reader, lay, address, what):
                           "or the loaded ELF is not the firmware the target runs (`compare-sections`)")
 
 
-def _type(name):
-    try:
-        return gdb.lookup_type(name).strip_typedefs()
-    except gdb.error:
-        raise TargetError(f"agentless mode: the firmware's debug information has no type {name}: build TFLM and "
-                          f"the application with -g (and keep the ELF's symbols); the plugin reads TFLM's objects "
-                          f"by their DWARF layout ({tflm.CHECKED_AGAINST})") from None
-
-
-def _member_offsets(t, wanted, prefix=0, out=None, sizes=None):
-    """Offsets of the wanted members, looking into base classes too (bitpos / 8); their sizes
-    into `sizes` when given."""
-    out = {} if out is None else out
-    for f in t.fields():
-        if f.is_base_class:
-            _member_offsets(f.type.strip_typedefs(), wanted, prefix + f.bitpos // 8, out, sizes)
-        elif f.name in wanted and f.name not in out:
-            out[f.name] = prefix + f.bitpos // 8
-            if sizes is not None:
-                sizes[f.name] = f.type.strip_typedefs().sizeof
-    return out
-
-
-def layout():
-    """The Layout of the loaded ELF's TFLM, from DWARF. TargetError names a missing member."""
-    offsets, member_sizes, optional = {}, {}, {}
-    for type_name, members in tflm.OPTIONAL.items():
-        try:
-            t = gdb.lookup_type(type_name).strip_typedefs()
-        except gdb.error:
-            continue  # another planner, or another TFLM: the post-mortem says less, nothing fails
-        widths = {}
-        found = _member_offsets(t, set(members), sizes=widths)
-        optional[type_name] = {m: (found[m], widths[m]) for m in found}
-    for type_name, members in tflm.MEMBERS.items():
-        widths = {}
-        found = _member_offsets(_type(type_name), set(members), sizes=widths)
-        member_sizes[type_name] = widths
-        missing = [m for m in members if m not in found]
-        if missing:
-            raise TargetError(f"agentless mode: {type_name} has no member {', '.join(missing)} in this firmware: "
-                              f"another TFLM version than the plugin knows ({tflm.CHECKED_AGAINST}); say which "
-                              "TFLM you build, or add the arenascope agent")
-        offsets[type_name] = found
-    sizes = {name: _type(name).sizeof for name in tflm.SIZES}
-    saba = _type("tflite::SingleArenaBufferAllocator")
-    base = next((f.bitpos // 8 for f in saba.fields()
-                 if f.is_base_class and f.type.strip_typedefs().name == "tflite::INonPersistentBufferAllocator"), 0)
-    return tflm.Layout(pointer=_type("void").pointer().sizeof, offsets=offsets, sizes=sizes,
-                       saba_nonpersistent_base=base, member_sizes=member_sizes, optional=optional)
-
-
-def _planner_type(lay, reader, allocator):
+def _planner_type(symbols, lay, reader, allocator):
     """Dynamic type and size of MicroAllocator.memory_planner_, from its vtable symbol."""
     p = lay.pointer
-    planner = int.from_bytes(reader.read(allocator + lay.off("tflite::MicroAllocator", "memory_planner_"), p), "little")
-    vptr = int.from_bytes(reader.read(planner, p), "little")
-    text = gdb.execute(f"info symbol {vptr:#x}", to_string=True)
-    if text.startswith("vtable for "):
-        name = text[len("vtable for "):].split(" + ")[0].split(" in section")[0].strip()
-        try:
-            lay.planner_type, lay.planner_size = name, gdb.lookup_type(name).strip_typedefs().sizeof
-        except gdb.error:
-            pass
+    planner_ = int.from_bytes(reader.read(allocator + lay.off("tflite::MicroAllocator", "memory_planner_"), p),
+                              "little")
+    vptr = int.from_bytes(reader.read(planner_, p), "little")
+    named = symbols.name_at(vptr)
+    if named and named[0].startswith("vtable for "):
+        name = named[0][len("vtable for "):].strip()
+        size = symbols.type_size(name)
+        if size:
+            lay.planner_type, lay.planner_size = name, size
 
 
-def find_interpreter(reader, lay):
-    """The interpreter's address and how it was found; TargetError when there is none."""
-    attached = _ATTACHED.get(gdb.selected_inferior().num)
+def find_interpreter(reader, symbols, lay, attached=None, warn=None):
+    """The interpreter's address and how it was found; TargetError when there is none. attached:
+    the address `arena attach` named; warn(text) is told when there are several."""
     if attached is not None:
         return attached, "`arena attach`"
-    found = scan_interpreters(reader, lay)
+    found = scan_interpreters(reader, symbols, lay)
     if not found:
-        _explain_missing_interpreter(reader, lay)
+        _explain_missing_interpreter(reader, symbols, lay)
         raise TargetError("no arenascope descriptor and no constructed tflite::MicroInterpreter in the ELF's "
                           ".data/.bss: stop after the interpreter is constructed; if it lives on the stack or the "
                           "heap, name it with `arena attach EXPR`; or the loaded ELF is not the one the target runs")
     allocated = [a for a in found if tflm.read_header(reader, lay, a)[1]]
     chosen = (allocated or found)[0]
-    if len(found) > 1:
-        gdb.write(f"arena: {len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
-                  f"the one at {chosen:#x} (choose another with `arena attach EXPR`)\n")
+    if len(found) > 1 and warn is not None:
+        warn(f"{len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
+             f"the one at {chosen:#x} (choose another with `arena attach EXPR`)")
     return chosen, "a scan for the MicroInterpreterGraph vtable"
 
 
-def _explain_missing_interpreter(reader, lay):
+def _explain_missing_interpreter(reader, symbols, lay):
     """TargetError naming the ELF's data object the size of a tflite::MicroInterpreter whose
     graph_ vtable pointer is not MicroInterpreterGraph's (overwritten, or not constructed yet);
     returns when there is none."""
-    progspace = gdb.current_progspace()
-    path = progspace.filename if progspace else None
-    size, expected = lay.sizes.get("tflite::MicroInterpreter"), _graph_vptr(lay)
-    if not path or not size or expected is None or not elf_ram_ranges()[0]:
+    size, expected = lay.sizes.get("tflite::MicroInterpreter"), _graph_vptr(symbols, lay)
+    if not size or expected is None:
         return
-    for name, address in elfinfo.objects_of_size(path, size):
+    for name, address in symbols.objects_of_size(size):
         try:
             got = int.from_bytes(reader.read(address + lay.off("tflite::MicroInterpreter", "graph_"), lay.pointer),
                                  "little")
         except MemoryReadError:
             continue
-        try:  # GDB's name for it, demangled (the symbol table holds e.g. _ZL11interpreter)
-            name = gdb.execute(f"info symbol {address:#x}", to_string=True).split(" in section")[0].strip()
-        except gdb.error:
-            pass
+        named = symbols.name_at(address)  # demangled (the symbol table holds e.g. _ZL11interpreter)
+        if named:
+            name = named[0]
         raise TargetError(f"'{name}' at {address:#x}, the size of a tflite::MicroInterpreter, does not hold a "
                           f"constructed one: its graph_ vtable pointer is {got:#x}, not MicroInterpreterGraph's "
                           f"({expected:#x}). Either its constructor has not run yet (stop later: a static "
@@ -210,43 +106,34 @@ def _explain_missing_interpreter(reader, lay):
                           " and run again to catch the writer")
 
 
-def scan_interpreters(reader, lay):
+def scan_interpreters(reader, symbols, lay):
     """The addresses of the MicroInterpreters in the ELF's RAM (by their graph's vtable pointer)."""
-    vptr = _graph_vptr(lay)
+    vptr = _graph_vptr(symbols, lay)
     if vptr is None:
         raise TargetError("no arenascope descriptor, and no TFLM MicroInterpreter in this ELF (no symbol "
                           "'vtable for tflite::MicroInterpreterGraph'): link the arenascope agent, or load the "
                           "firmware's ELF built with TFLM and -g")
-    ranges, _ = elf_ram_ranges()
-    if not ranges:  # a position-independent executable: its sections where the process has them
-        for line in gdb.execute("info files", to_string=True).splitlines():
-            parts = line.split()
-            if len(parts) == 5 and parts[1] == "-" and parts[3] == "is" and parts[4] in (".data", ".bss"):
-                entry = (int(parts[0], 16), int(parts[2], 16), parts[4])
-                if entry not in ranges:  # a remote target lists them twice
-                    ranges.append(entry)
-    return tflm.scan_ram(reader, lay, ranges, vptr)
+    return tflm.scan_ram(reader, lay, symbols.scan_ranges(), vptr)
 
 
-def _model_bytes(reader, address):
+def _model_bytes(reader, symbols, address):
     """The model flatbuffer the interpreter's model_ points into (GetModel returns its root table,
     a few bytes into the buffer): the ELF data object that holds `address`, read from the ELF
     file's own bytes (pyelftools), or from target memory when the ELF has no bytes for it."""
-    progspace = gdb.current_progspace()
-    path = progspace.filename if progspace else None
-    if not path or not os.path.exists(path):
+    if not symbols.elf_path or not os.path.exists(symbols.elf_path):
         raise TargetError("agentless mode: the loaded ELF is not on disk, so the model's size is unknown: give the "
                           "model file with `set arena model FILE.tflite`")
-    # GDB names the symbol at the runtime address (a position-independent executable is
-    # relocated); the ELF gives that symbol's size and bytes.
-    text = gdb.execute(f"info symbol {address:#x}", to_string=True)
-    if text.startswith("No symbol"):
+    # The symbol at the runtime address (a position-independent executable is relocated); the
+    # ELF gives that symbol's size and bytes.
+    named = symbols.name_at(address)
+    if named is None:
         raise TargetError(f"agentless mode: no symbol of the ELF holds the model at {address:#x}: give the model "
                           "file with `set arena model FILE.tflite`")
-    name = text.split(" in section")[0].split(" + ")[0].strip()
-    into = int(text.split(" + ")[1].split()[0]) if " + " in text.split(" in section")[0] else 0
+    name, into = named
+    held = next(((n, z) for n, v, z, _ in elfinfo.data_objects(symbols.elf_path) if v == address - into), None) \
+        if symbols.file_addresses else None
     try:
-        size, data = elfinfo.object_bytes(path, name)
+        size, data = symbols.object_bytes(held[0] if held else name)
     except ValueError as e:
         raise TargetError(f"agentless mode: the model at {address:#x} is in '{name}': {e}: give the model file with "
                           "`set arena model FILE.tflite`") from None
@@ -284,44 +171,33 @@ class Loaded:
     planner's JSON (or None, and why), and the ELF's tflmstate.Facts."""
 
     def __init__(self, **kw):
-        self.desc = self.how = self.minimum = self.state = self.plan = self.facts = None
+        self.desc = self.how = self.minimum = self.state = self.plan = self.facts = self.found_by = None
         self.mismatches, self.plan_note = [], ""
         self.__dict__.update(kw)
 
 
-def elf_facts(lay, allocator):
-    """tflmstate.Facts of the loaded ELF: its memory map and TFLM's vtables (from the file; none
+def elf_facts(symbols, lay, allocator):
+    """tflmstate.Facts of the firmware: its memory map and TFLM's vtables (from the file; none
     for a position-independent executable, whose file addresses are not the process's), the data
     object that holds the MicroAllocator (the tensor arena: TFLM puts the allocator in its tail)
     and the linker's stack bounds."""
-    progspace = gdb.current_progspace()
-    path = progspace.filename if progspace else None
     facts = tflmstate.Facts()
-    if path and os.path.exists(path) and elf_ram_ranges()[0]:
-        mm = elfinfo.memory_map(path)
-        facts.code, facts.flash, facts.ram = mm["code"], mm["flash"], mm["ram"]
-        facts.vtables = elfinfo.vtables(path, tflmstate.VTABLE_CLASSES)
-    try:
-        text = gdb.execute(f"info symbol {allocator:#x}", to_string=True) if allocator else "No symbol"
-    except gdb.error:
-        text = "No symbol"
-    if not text.startswith("No symbol"):
-        name = text.split(" in section")[0].split(" + ")[0].strip()
-        into = int(text.split(" + ")[1].split()[0]) if " + " in text.split(" in section")[0] else 0
-        try:
-            size = gdb.parse_and_eval(f"sizeof({name})")
-            facts.arena = (name, allocator - into, int(size))
-        except gdb.error:
-            held = elfinfo.object_at(path, allocator) if path and facts.ram else None
-            facts.arena = held
-    if facts.arena is None and path and facts.ram:
+    mm = symbols.memory_map()
+    facts.code, facts.flash, facts.ram = mm["code"], mm["flash"], mm["ram"]
+    facts.vtables = symbols.vtables(tflmstate.VTABLE_CLASSES)
+    named = symbols.name_at(allocator) if allocator else None
+    if named is not None:
+        name, into = named
+        size = symbols.object_size(name)
+        facts.arena = (name, allocator - into, size) if size else symbols.object_at(allocator)
+    if facts.arena is None and facts.ram:
         # No allocator to find the arena by (null: the constructor failed): the ELF's largest data
         # object whose name says arena (tensor_arena, g_arena, kTensorArena, ...).
-        named = [(z, n, v) for n, v, z, t in elfinfo.data_objects(path) if "arena" in n.lower()]
-        if named:
-            z, n, v = max(named)
+        named_ = [(z, n, v) for n, v, z, t in symbols.data_objects() if "arena" in n.lower()]
+        if named_:
+            z, n, v = max(named_)
             facts.arena = (n, v, z)
-    found = stack_symbols()
+    found = symbols.stack_bounds()
     if found:
         facts.stack = (found[0], found[1])
     return facts
@@ -376,27 +252,29 @@ def _reconstructed(state, doc, lay):
     return tflm.descriptor(walked, lay.pointer)
 
 
-def load(reader, planner_tool, model_setting=""):
+def load(reader, symbols, planner_tool, model_setting="", attached=None, warn=None, plans=None, attached_how=None):
     """The interpreter's arena for agentless mode, as a Loaded. Healthy firmware: TFLM's objects
     walked (tflm.walk). Where TFLM is broken (smashed tail, AllocateTensors unfinished) the
     objects are checked one by one (tflmstate.assess) and the arena is reconstructed from what is
     sound and what the planner predicts: every command still answers. TargetError only when no
     interpreter is there at all."""
-    lay = layout()
-    interpreter, how = find_interpreter(reader, lay)
-    check_interpreter(reader, lay, interpreter, f"{interpreter:#x}")
-    out = Loaded(how=f"agentless: the MicroInterpreter at {interpreter:#x} ({how})")
+    lay = symbols.layout()
+    interpreter, how = find_interpreter(reader, symbols, lay, attached, warn)
+    how = attached_how or how
+    check_interpreter(reader, symbols, lay, interpreter, f"{interpreter:#x}")
+    out = Loaded(how=f"agentless: the MicroInterpreter at {interpreter:#x} ({how})", found_by=how)
     model_addr, _allocated = tflm.read_header(reader, lay, interpreter)
     allocator = int.from_bytes(reader.read(interpreter + lay.off("tflite::MicroInterpreter", "allocator_"),
                                            lay.pointer), "little")
     try:
-        _planner_type(lay, reader, allocator)
-    except (MemoryReadError, gdb.error, IndexError, ValueError):
+        _planner_type(symbols, lay, reader, allocator)
+    except (MemoryReadError, IndexError, ValueError):
         pass  # a smashed planner pointer: the checks below say so
-    out.facts = facts = elf_facts(lay, allocator)
+    out.facts = facts = elf_facts(symbols, lay, allocator)
     out.state = state = tflmstate.assess(reader, lay, interpreter, facts)
     try:  # planned at the arena's size as TFLM took it (the allocator's bounds, else the ELF's object)
-        out.plan = plan_for(reader, lay, model_addr, planner_tool, model_setting, arena_size=state.arena_size)
+        out.plan = plan_for(reader, symbols, lay, model_addr, planner_tool, model_setting, arena_size=state.arena_size,
+                            plans=plans)
     except (TargetError, MemoryReadError) as e:
         out.plan_note = str(e)
     doc = out.plan
@@ -432,9 +310,11 @@ def load(reader, planner_tool, model_setting=""):
     return out
 
 
-def plan_for(reader, lay, model_addr, planner_tool, model_setting="", arena_size=None):
+def plan_for(reader, symbols, lay, model_addr, planner_tool, model_setting="", arena_size=None, plans=None):
     """The planner's JSON for the model the interpreter runs: `set arena model FILE` (checked
-    against the target's bytes), else the model's bytes from the ELF (or the target)."""
+    against the target's bytes), else the model's bytes from the ELF (or the target). plans: a
+    dict the caller keeps, {(model's sha256, arena size): JSON}, so that a poller runs the planner
+    once per model and size, not once a refresh."""
     if model_setting in ("auto", '""', "''"):
         model_setting = ""
     if model_setting:
@@ -443,8 +323,14 @@ def plan_for(reader, lay, model_addr, planner_tool, model_setting="", arena_size
         if model_setting:
             return planner.run_planner(planner_tool, model_setting, planner.target_for(lay.pointer),
                                      arena_size=arena_size)[0]
-        return planner.run_planner_on_bytes(planner_tool, _model_bytes(reader, model_addr)[1], lay.pointer,
-                                          arena_size=arena_size)[0]
+        data = _model_bytes(reader, symbols, model_addr)[1]
+        key = (hashlib.sha256(data).hexdigest(), arena_size, planner_tool)
+        if plans is not None and key in plans:
+            return plans[key]
+        doc = planner.run_planner_on_bytes(planner_tool, data, lay.pointer, arena_size=arena_size)[0]
+        if plans is not None:
+            plans[key] = doc
+        return doc
     except planner.PlannerError as e:
         raise TargetError(f"agentless mode: {e}") from None
 
@@ -454,12 +340,11 @@ _PLANS = {}       # sha256 of a published model's bytes -> the planner's JSON fo
 _ELF_MODELS = {}  # (ELF path, its mtime, address, size) -> the model's bytes the ELF file holds, or None
 
 
-def _published_model_bytes(reader, a):
+def _published_model_bytes(reader, symbols, a):
     """The bytes of the model an arena publishes: from the ELF file when the address starts one of
     its data objects (no target reads; the file is parsed once), else from target memory."""
-    progspace = gdb.current_progspace()
-    path = progspace.filename if progspace else None
-    if path and os.path.exists(path):
+    path = symbols.elf_path
+    if path and os.path.exists(path) and symbols.file_addresses:
         key = (path, os.path.getmtime(path), a.model_addr, a.model_size)
         if key not in _ELF_MODELS:
             held = elfinfo.object_at(path, a.model_addr)
@@ -471,20 +356,20 @@ def _published_model_bytes(reader, a):
     return reader.read(a.model_addr, a.model_size)
 
 
-def _published_plan(reader, desc, a, planner_tool):
+def _published_plan(reader, symbols, desc, a, planner_tool):
     """The planner's JSON for the model arena `a` publishes (arenascope_arena_set_model), planned
     once per distinct model. Raises planner.PlannerError, MemoryReadError, ValueError or OSError."""
     if a.model_size > MAX_MODEL_BYTES:
         raise ValueError(f"the published model size {a.model_size} B is implausible (more than "
                          f"{MAX_MODEL_BYTES >> 20} MiB)")
-    data = _published_model_bytes(reader, a)
+    data = _published_model_bytes(reader, symbols, a)
     key = hashlib.sha256(data).hexdigest()
     if key not in _PLANS:
         _PLANS[key] = planner.run_planner_on_bytes(planner_tool, data, desc.addr_size)[0]
     return _PLANS[key]
 
 
-def label_from_model(reader, desc, planner_tool):
+def label_from_model(reader, symbols, desc, planner_tool):
     """Names an agent arena's unnamed regions from the model it publishes (arenascope_arena_set_
     model), through the planner tool: a tensor or scratch buffer by its id, offset and size in the
     plan; a tail region by its distance from the arena's end and its size in the predicted tail
@@ -498,7 +383,7 @@ def label_from_model(reader, desc, planner_tool):
         if not unnamed:
             continue
         try:
-            doc = _published_plan(reader, desc, a, planner_tool)
+            doc = _published_plan(reader, symbols, desc, a, planner_tool)
             buffers = {(b["tensor"] if b["tensor"] >= 0 else b["scratch"], b["tensor"] < 0, b["offset"], b["size"]):
                        b["name"] for b in doc.get("buffers", [])}
             end = doc.get("arena", {}).get("recommended_bytes")
@@ -518,7 +403,7 @@ def label_from_model(reader, desc, planner_tool):
     return warnings
 
 
-def label_planner_ids(reader, desc, planner_tool):
+def label_planner_ids(reader, symbols, desc, planner_tool):
     """The TFLM adapter publishes TFLM's plan with planner buffer ids as region ids
     (ARENA_FLAG_PLANNER_IDS) and the model's address: map each id to its tensor or scratch buffer
     through the planner tool on the model's bytes, when every published buffer fits the model's
@@ -534,7 +419,7 @@ def label_planner_ids(reader, desc, planner_tool):
                 r.name = "TFLM's persistent tail (published whole by the adapter)"
         if not planned:
             continue  # no buffers, or named already (sessions keep their regions)
-        why = _plan_for_published_model(reader, desc, a, planner_tool, planned)
+        why = _plan_for_published_model(reader, symbols, desc, a, planner_tool, planned)
         if isinstance(why, str):
             warnings.append(f"arena {a.index}: {why}: its buffers keep TFLM's planner ids")
             for r in planned:
@@ -550,37 +435,37 @@ def label_planner_ids(reader, desc, planner_tool):
         if len(planned) < len(buffers):
             warnings.append(f"arena {a.index}: the region table holds {len(planned)} of the model's {len(buffers)} "
                             "planned buffers: the adapter's table is too small (it keeps one entry for the tail)")
-        why_whole, mismatches = _split_tail(reader, a, doc)
+        why_whole, mismatches = _split_tail(reader, symbols, a, doc)
         if why_whole:
             warnings.append(f"arena {a.index}: the persistent tail is shown whole: {why_whole}")
         warnings += [f"arena {a.index}: {m}" for m in mismatches]
     return warnings
 
 
-_ADAPTER_INTERPRETER = {}  # (inferior number, arena base) -> the MicroInterpreter found for it
+_ADAPTER_INTERPRETER = {}  # (ELF, arena base) -> the MicroInterpreter found for it
 
 
-def _split_tail(reader, a, doc):
+def _split_tail(reader, symbols, a, doc):
     """The adapter publishes TFLM's persistent tail as one region. When the ELF carries TFLM's DWARF,
     walk the MicroInterpreter that owns this arena as agentless mode does (tflm.walk) and show the
     tail's objects instead. Returns why not (a string) when TFLM's objects are there but do not
     match, None otherwise (no TFLM debug information is no warning: the tail stays whole)."""
-    if not tflm_in_elf():
+    if not tflm_in_elf(symbols):
         return None, []
     try:
-        lay = layout()
+        lay = symbols.layout()
     except TargetError:
         return None, []  # TFLM built without -g, or another version: the tail stays whole, named as such
-    key = (gdb.selected_inferior().num, a.base_addr)
+    key = (symbols.elf_path, a.base_addr)
     why = "no MicroInterpreter found in the ELF's RAM"
     try:
         cached = _ADAPTER_INTERPRETER.get(key)
-        candidates = [cached] if cached is not None else scan_interpreters(reader, lay)
+        candidates = [cached] if cached is not None else scan_interpreters(reader, symbols, lay)
     except (TargetError, MemoryReadError) as e:
         return f"TFLM's interpreters could not be scanned for ({e})", []
     for interpreter in candidates:  # the one whose arena this is (a firmware may have several)
         try:
-            check_interpreter(reader, lay, interpreter, f"{interpreter:#x}")
+            check_interpreter(reader, symbols, lay, interpreter, f"{interpreter:#x}")
             walked = tflm.walk(reader, lay, interpreter, doc)
         except (TargetError, tflm.AgentlessError, MemoryReadError) as e:
             why = (f"walking TFLM's objects from the MicroInterpreter at {interpreter:#x} failed ({e}): a pointer on "
@@ -597,12 +482,12 @@ def _split_tail(reader, a, doc):
     return why, []
 
 
-def _plan_for_published_model(reader, desc, a, planner_tool, planned):
+def _plan_for_published_model(reader, symbols, desc, a, planner_tool, planned):
     """(planner JSON, buffers, tensors) of the planner's plan for the published model, or why not (a string)."""
     if not a.model_addr or not a.model_size:
         return "the adapter published no model"
     try:
-        doc = _published_plan(reader, desc, a, planner_tool)
+        doc = _published_plan(reader, symbols, desc, a, planner_tool)
     except ValueError as e:
         return str(e)
     except (planner.PlannerError, MemoryReadError, OSError) as e:

@@ -210,7 +210,7 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
                            f"{arena[1] - arena[0]} B")
     if v.get("model_is_allocating_", 0) > 1:
         ma.problems.append(f"model_is_allocating_ (a bool) holds {v['model_is_allocating_']}")
-    if points(facts, v["non_persistent_buffer_allocator_"], arena) in ("arena", "ram"):
+    if points(facts, v["non_persistent_buffer_allocator_"], arena) in ("arena", "ram", "unknown"):
         saba_addr = v["non_persistent_buffer_allocator_"] - lay.saba_nonpersistent_base
         sa = _object(reader, lay, "SingleArenaBufferAllocator", saba_addr, lay.sizes[SA],
                      [(SA, k) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_",
@@ -228,7 +228,7 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
                     f"its pointers are out of order: buffer_head_ {s['buffer_head_']:#x}, head_ {s['head_']:#x}, "
                     f"temp_ {s['temp_']:#x}, tail_ {s['tail_']:#x}, buffer_tail_ {s['buffer_tail_']:#x}")
     planner = v["memory_planner_"]
-    if points(facts, planner, arena) in ("arena", "ram") and lay.planner_type:
+    if points(facts, planner, arena) in ("arena", "ram", "unknown") and lay.planner_type:
         size = lay.planner_size or 2 * lay.pointer
         gp = _object(reader, lay, lay.planner_type.split("::")[-1], planner, size,
                      [(GP, "max_buffer_count_"), (GP, "buffer_count_")])
@@ -314,6 +314,9 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
         return st
     ma = by_name["MicroAllocator"].values
     s = st.allocator
+    if s is None:  # its pointer led nowhere readable as one (checked above): nothing more is known
+        evidence.append(f"the MicroAllocator at {allocator:#x} gives no SingleArenaBufferAllocator to read")
+        return st
     used_tail = s["buffer_tail_"] - s["tail_"]
     if st.tensors_allocated:
         st.condition = "allocated"

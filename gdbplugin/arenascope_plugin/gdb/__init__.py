@@ -1,0 +1,27 @@
+"""The GDB front end: `arena ...` commands (one file each: cmd_*.py), their settings (the
+pipeline's in settings.py, a command's own in its file), the command framework (framework.py) and
+the live view's stop events (events.py). With acquire/gdbtarget.py the only code that imports gdb."""
+import gdb  # pylint: disable=import-error
+
+from arenascope_plugin.gdb import (cmd_attach, cmd_check, cmd_fault, cmd_info, cmd_live, cmd_map, cmd_plan, cmd_prefix,
+                                   cmd_refresh, cmd_regions, cmd_snapshot, cmd_stack, cmd_version, cmd_view,
+                                   cmd_whereis, events, framework, settings)
+
+COMMANDS = [cmd_info.InfoCommand, cmd_map.MapCommand, cmd_regions.RegionsCommand, cmd_plan.PlanCommand,
+            cmd_stack.StackCommand, cmd_check.CheckCommand, cmd_whereis.WhereisCommand, cmd_snapshot.SnapshotCommand,
+            cmd_view.ViewCommand, cmd_refresh.RefreshCommand, cmd_fault.FaultCommand, cmd_attach.AttachCommand,
+            cmd_version.VersionCommand, cmd_live.LiveCommand]
+
+
+def register_all():
+    """Creates every setting and command, and hooks GDB's events (once: arenascope.py guards it)."""
+    specs = (  # `show arena` lists them in this order (docs/gdb-commands.md)
+        settings.SETTINGS[:6] + events.SETTINGS[:2] + settings.SETTINGS[6:8] + cmd_live.SETTINGS
+             + cmd_fault.SETTINGS + settings.SETTINGS[8:])
+    settings.register(specs)
+    cmd_prefix.ArenaPrefix()
+    for cls in COMMANDS:
+        cls()
+    gdb.events.new_objfile.connect(framework.forget)
+    gdb.events.exited.connect(framework.forget)
+    gdb.events.stop.connect(framework.new_stop)

@@ -10,13 +10,21 @@ import threading
 
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin.decode import abi, tflm
-from arenascope_plugin.analyse import agentless
-from arenascope_plugin.serve import viewerlink, livepoll
+from arenascope_plugin import pipeline
 from arenascope_plugin.acquire import openocd
-from arenascope_plugin.gdb.commands import _LIVE, _Sub, _range_setting, _tool_path, _word_setting, serve, setting, stop_serving
-from arenascope_plugin.decode.descriptor import Band
-from arenascope_plugin.acquire.gdbtarget import TargetError, elf_ram_ranges, parse_address, stack_symbols, symbol_address
+from arenascope_plugin.acquire.elfsymbols import ElfSymbols
+from arenascope_plugin.errors import TargetError
+from arenascope_plugin.gdb import events, framework
+from arenascope_plugin.gdb.framework import Sub
+from arenascope_plugin.gdb.settings import Spec, resolved, setting
+from arenascope_plugin.serve import livepoll, viewerlink
+
+SETTINGS = [
+    Spec("openocd", gdb.PARAM_STRING, "auto",
+         "OpenOCD's Tcl RPC port for `arena live`, HOST:PORT: 'auto' takes the OpenOCD GDB is attached to (its "
+         "command line's tcl_port when it runs on this machine), else port 6666 on GDB's remote host.",
+         "OpenOCD's Tcl port for the live view"),
+]
 
 _STATE = {"thread": None, "stop": None, "poller": None, "messages": queue.Queue(), "hooked": False,
           "endpoint": None, "last_message": None, "link": None, "own_server": False}
@@ -68,23 +76,7 @@ def stop_live(wait=True):
         _STATE["link"] = None
 
 
-def _agentless_reader(reader):
-    """A read_descriptor for agentless mode: the layout and the plan from GDB now (DWARF, the ELF's
-    model, the planner tool), the walk through `reader` at each refresh."""
-    lay = agentless.layout()
-    interpreter, _how = agentless.find_interpreter(reader, lay)
-    model_addr, allocated = tflm.read_header(reader, lay, interpreter)
-    if not allocated:
-        raise TargetError(f"the MicroInterpreter at {interpreter:#x} has no tensors allocated yet: start `arena live` "
-                          "after AllocateTensors()")
-    doc = agentless.plan_for(reader, lay, model_addr, _tool_path("planner-path", "planner", "arenascope-plan"),
-                             str(setting("model")).strip())
-    found = stack_symbols()
-    stack = Band(low_addr=found[0], high_addr=found[1], touched_lo=abi.NONE, touched_hi=abi.NONE) if found else None
-    return livepoll.agentless_reader(reader, lay, interpreter, doc, stack), interpreter
-
-
-class LiveCommand(_Sub):
+class LiveCommand(Sub):
     """Stream snapshots of the running target to the viewer, read through OpenOCD's Tcl port.
 GDB cannot read memory while the core runs (all-stop); OpenOCD reads it through the probe
 without halting the core. A thread polls the descriptor (and its sequence counter: a read torn
@@ -120,7 +112,7 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
             running = _STATE["thread"] is not None
             stop_live()
             if _STATE["own_server"]:  # started by `arena live`, not `arena view`: stop-time snapshots end too
-                stop_serving()
+                events.stop_serving()
                 _STATE["own_server"] = False
             gdb.write("arena live: stopped\n" if running else "arena live: not running\n")
             return
@@ -155,33 +147,24 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
         if link.quiet_why:
             gdb.write(f"arena live: warning: {link.quiet_why}: OpenOCD will echo every read into its log, and into "
                       "GDB's console while the target runs\n")
-        address = symbol_address("arenascope_descriptor")
-        text = str(setting("descriptor-address")).strip()
-        if text not in ("", "auto"):
-            address = parse_address(text)
-        read_descriptor, located = None, None
-        if address is None:
-            if not agentless.tflm_in_elf():
-                raise TargetError("no arenascope_descriptor symbol in the ELF (and no TFLM interpreter for agentless "
-                                  "mode): load the firmware's ELF, or `set arena descriptor-address ADDR`")
-            try:
-                read_descriptor, interpreter = _agentless_reader(reader)
-            except openocd.TclError as exc:
-                raise TargetError(str(exc)) from None
-            located = f"agentless: the MicroInterpreter at {interpreter:#x}, live through {link.endpoint}"
-        else:
-            located = f"the descriptor at {address:#x}, live through {link.endpoint}"
         progspace = gdb.current_progspace()
-        source = {"elf": progspace.filename if progspace else None, "located_by": located}
-        ram = [(lo, hi) for lo, hi, _ in elf_ram_ranges()[0]] or None
-        canary, paint = _word_setting("canary-pattern", None), _word_setting("stack-paint-pattern", None)
-        poller = livepoll.LivePoller(reader, address or 0, source, ram_ranges=ram, scan_budget=args.scan_budget,
-                                     canary_pattern=canary, stack_pattern=paint, stack_range=_range_setting("stack-range"),
-                                     read_descriptor=read_descriptor)
+        elf = progspace.filename if progspace else None
+        if not elf:
+            link.close()
+            raise TargetError("no ELF loaded: load the firmware's ELF (`file fw.elf`): the live view reads its symbols")
+        try:
+            symbols = ElfSymbols(elf)
+        except (OSError, ValueError) as exc:
+            link.close()
+            raise TargetError(f"cannot read the ELF {elf}: {exc}") from None
+        # Everything GDB knows is resolved here, in GDB's thread: the poller thread makes no GDB call.
+        target = pipeline.Target(reader, symbols, openocd.CoreOverTcl(link, symbols))
+        poller = livepoll.LivePoller(target, resolved(framework.attached()), scan_budget=args.scan_budget)
+        located = f"{elf} through OpenOCD's Tcl port {link.endpoint}"
         stop_live()  # the new link works: replace a running poller
-        if _LIVE["server"] is None:
+        if events.LIVE["server"] is None:
             _STATE["own_server"] = True
-        server = serve(args.port, args.no_launch, 0.0, who="arena live")
+        server = events.serve(args.port, args.no_launch, 0.0, who="arena live")
         messages = _STATE["messages"]
 
         def publish(snap):
@@ -200,8 +183,8 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
                 gdb.events.gdb_exiting.connect(lambda _e: stop_live())
             _STATE["hooked"] = True
         thread.start()
-        gdb.write(f"arena live: polling {located.split(', live')[0]} through OpenOCD's Tcl port {link.endpoint} "
-                  f"(from {how}) at up to {args.hz:g} refreshes/s; `arena live status`, `arena live stop`\n")
+        gdb.write(f"arena live: polling {located} (from {how}) at up to {args.hz:g} refreshes/s; `arena live status`, "
+                  "`arena live stop`\n")
 
     @staticmethod
     def _status():
@@ -222,5 +205,3 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
                   f"  last message:     {_STATE['last_message'] or 'none'}\n")
 
 
-def register():
-    LiveCommand()

@@ -1,0 +1,93 @@
+"""One scanner for the filled bands (the guard band and each arena's free band, 0xAA canary; the
+painted stack, 0xCC): a whole scan at a stop, or `budget` bytes per call in turn while the core
+runs (the live poller), each band re-read whole every few calls. The result of a band is
+(touched_lo, touched_hi, painted): the offsets of the lowest and highest word that lost the
+pattern (figures.changed_range; abi.NONE when none did) and whether any patterned word is left."""
+from typing import Dict, Optional, Tuple
+
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode.descriptor import MAX_STACK_BYTES
+from arenascope_plugin.errors import TargetError
+
+Result = Tuple[int, int, bool]
+CHUNK = 4096  # bytes a read: GDB's remote packets carry at most 4 KiB
+
+
+def read_chunked(reader, addr, length):
+    """length bytes at addr, in reads of at most CHUNK bytes."""
+    out = bytearray()
+    while len(out) < length:
+        out += reader.read(addr + len(out), min(CHUNK, length - len(out)))
+    return bytes(out)
+
+
+def _result(data, pattern) -> Result:
+    lo, hi = figures.changed_range(data, pattern)
+    return lo, hi, pattern.to_bytes(4, "little") in data[: len(data) // 4 * 4]
+
+
+class _Partial:
+    """A band being re-read `budget` bytes at a time; result: from its last whole pass, or None."""
+
+    def __init__(self, low, high, pattern):
+        self.key = (low, high, pattern)
+        self.low, self.pattern = low, pattern
+        self.data = bytearray(max(0, high - low))
+        self.cursor = 0
+        self.result: Optional[Result] = None
+
+    def step(self, reader, budget):
+        """Reads up to budget bytes at the cursor; returns the bytes read."""
+        n = min(budget, len(self.data) - self.cursor) // 4 * 4 or min(4, len(self.data) - self.cursor)
+        if n <= 0:
+            return 0
+        self.data[self.cursor:self.cursor + n] = reader.read(self.low + self.cursor, n)
+        self.cursor += n
+        if self.cursor >= len(self.data):
+            self.result, self.cursor = _result(self.data, self.pattern), 0
+        return n
+
+
+class BandScanner:
+    """budget None: every band read whole at each measure (a stop). budget N: N bytes a call,
+    bands in turn, partial passes kept between calls (live)."""
+
+    def __init__(self, budget: Optional[int] = None):
+        self.budget = budget
+        self._partial: Dict[str, _Partial] = {}
+        self._turn = 0
+
+    @property
+    def incremental(self) -> bool:
+        return self.budget is not None
+
+    @property
+    def complete(self) -> bool:
+        """Whether every band asked for has had a whole pass (always, for whole scans)."""
+        return self.budget is None or all(p.result is not None for p in self._partial.values())
+
+    def measure(self, reader, bands) -> Dict[str, Optional[Result]]:
+        """{name: Result or None (no whole pass yet)} for bands [(name, low, high, pattern)].
+        TargetError for a band too large to read through a probe (a corrupt descriptor or
+        stack-range); MemoryReadError from the reader."""
+        bands = [b for b in bands if b[2] > b[1]]
+        for name, low, high, _ in bands:
+            if high - low > MAX_STACK_BYTES:
+                raise TargetError(f"the {name} {low:#x}-{high:#x} is {high - low} B; scanning more than "
+                                  f"{MAX_STACK_BYTES >> 20} MiB through a probe takes too long: check the descriptor "
+                                  "or `set arena stack-range`")
+        if self.budget is None:
+            return {name: _result(read_chunked(reader, low, high - low), p) for name, low, high, p in bands}
+        parts = []
+        for name, low, high, pattern in bands:
+            part = self._partial.get(name)
+            if part is None or part.key != (low, high, pattern):
+                part = self._partial[name] = _Partial(low, high, pattern)
+            parts.append((name, part))
+        budget = self.budget
+        for k in range(len(parts)):  # round robin: each call starts one band further
+            if budget <= 0:
+                break
+            budget -= parts[(self._turn + k) % len(parts)][1].step(reader, budget)
+        self._turn += 1
+        return {name: part.result for name, part in parts}

@@ -1,0 +1,366 @@
+"""The fault and its verdict, from the arena's point of view (no GDB: ctx carries the reader,
+Symbols and Core of acquire/). Sources: the agent's fault record (decode/faultrecord.py), else
+the core's registers and SCB when it is halted in a fault handler (ARMv7-M ARM B1.5.6 for the
+stacked frame, B3.2 for the SCB registers); the post-mortem of TFLM's objects in agentless mode
+(analyse/postmortem.py)."""
+from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.analyse import agentless, figures, postmortem
+from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.errors import TargetError
+
+# Globals a fault handler commonly saves the stacked frame's address in (MSP or PSP at entry).
+FAULT_SP_SYMBOLS = ("g_fault_sp", "fault_sp", "g_hardfault_sp", "hardfault_sp", "HardFault_SP", "g_stacked_sp",
+                    "stacked_sp")
+
+
+def where(symbols, pc, return_address=False):
+    """'address in function at file:line' for a code address: the name from the ELF's symbol
+    table (what the linker put there; DWARF ranges of discarded code can claim low addresses),
+    the line from the line table. PC 0 is said to be a null pointer."""
+    if pc is None:
+        return "unknown"
+    pc &= ~1
+    if pc == 0:
+        return "0x0: a null pointer, no code there"
+    # A return address is the instruction after the call: look up the call itself (one byte back).
+    look = pc - 1 if return_address else pc
+    named = symbols.name_at(look)
+    name = (named[0] if not named[1] else f"{named[0]} + {named[1]}") if named else None
+    line = symbols.line_at(look)
+    loc = f"{line[0]}:{line[1]}" if line else \
+        ("no line information (load the unstripped ELF with `file`, or run arm-none-eabi-addr2line -e fw.elf "
+         f"{look:#x})")
+    return f"{pc:#x} (return address: the call is at {loc}, in {name or '??'})" if return_address else \
+        f"{pc:#x} in {name or '??'} at {loc}"
+
+
+SCB = {"icsr": 0xE000ED04, "shcsr": 0xE000ED24, "cfsr": 0xE000ED28, "hfsr": 0xE000ED2C, "mmfar": 0xE000ED34,
+       "bfar": 0xE000ED38}
+
+
+def u32(reader, addr):
+    """The little-endian 32-bit word at addr."""
+    return int.from_bytes(reader.read(addr, 4), "little")
+
+
+def live_fault(ctx):
+    """The fault the core is handling now (halted in a fault handler), from its registers, or None.
+    EXC_RETURN is in LR only until the handler saves it: after that it is reported unknown.
+    Registers: ctx.core (None while the core runs: then the exception number is ICSR's)."""
+    reader, core = ctx.reader, ctx.core
+    register = core.register
+    xpsr = register("xpsr")
+    if not core.is_cortex_m():
+        return None  # not a Cortex-M (a host build): no SCB to read
+    try:
+        active = (xpsr & 0x1FF) if xpsr is not None else u32(reader, SCB["icsr"]) & 0x1FF
+        if active not in faultrecord.EXCEPTIONS:
+            return None
+        regs = {k: u32(reader, a) for k, a in SCB.items()}
+    except MemoryReadError:
+        return None  # no System Control Block to read here (an image, a probe that cannot reach it)
+    lr = register("lr")
+    pc = register("pc")
+    # The stacked frame is at SP only at the handler's first instruction: after that the handler
+    # may have pushed onto the same stack (LR can still hold EXC_RETURN). Entry = the vector
+    # table's entry for this exception, or the agent's naked entry it branches to.
+    vtor = u32(reader, 0xE000ED08)
+    entries = {u32(reader, vtor + 4 * active) & ~1}
+    agent_entry = ctx.symbols.address("arenascope_fault_handler")
+    if agent_entry is not None:
+        entries.add(agent_entry & ~1)
+    at_entry = pc is not None and (pc & ~1) in entries
+    exc = lr if lr is not None and faultrecord.ExcReturn(lr).valid and at_entry else None
+    frame_addr, note = None, ""
+    if exc is None:
+        frame_addr, note = saved_fault_sp(ctx)
+        if frame_addr is None:
+            note = ("the frame's address is unknown here: the handler has started (it may have pushed onto the stack, "
+                    "and LR may no longer hold EXC_RETURN); " + note + "; or stop at its first instruction (`break "
+                    "HardFault_Handler`, `break BusFault_Handler`, ...) and reproduce, or let the agent record it "
+                    "(`arena fault` at arenascope_fault_hook)")
+    else:
+        er = faultrecord.ExcReturn(exc)
+        frame_addr = register("psp") if er.psp else register("msp")
+        if frame_addr is None and not er.psp:
+            frame_addr = register("sp")  # at handler entry SP is MSP and nothing is pushed yet
+        if frame_addr is None:
+            note = "the frame is on PSP, which this GDB server does not expose (OpenOCD does)"
+    frame = None
+    if frame_addr is not None and not regs["cfsr"] & (1 << 4 | 1 << 12):
+        try:
+            frame = list(int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8))
+        except MemoryReadError as exc_:
+            note = f"the stacked frame is unreadable ({exc_})"
+    return faultrecord.Fault(source="core registers (halted in the handler)", exception=faultrecord.EXCEPTIONS[active],
+                       cfsr=regs["cfsr"], hfsr=regs["hfsr"],
+                       mmfar=regs["mmfar"] if regs["cfsr"] >> 7 & 1 else None,
+                       bfar=regs["bfar"] if regs["cfsr"] >> 15 & 1 else None,
+                       exc_return=exc, frame_addr=frame_addr, frame=frame, frame_note=note)
+
+
+def saved_fault_sp(ctx):
+    """(frame address, note) from where a fault handler saved the SP at entry: `set arena
+    fault-sp EXPR`, else the first of FAULT_SP_SYMBOLS the ELF has. The address is taken only when
+    the frame there looks stacked: xPSR's Thumb bit (bit 24) set (ARMv7-M ARM B1.5.6). (None, why)
+    otherwise."""
+    reader = ctx.reader
+    tried = []
+    if ctx.settings.fault_sp is not None:  # (the expression, its value or why it has none), from the front end
+        exprs = [ctx.settings.fault_sp]
+    else:
+        exprs = []
+        for name in (n for n in FAULT_SP_SYMBOLS if ctx.symbols.address(n) is not None):
+            try:
+                exprs.append((name, u32(reader, ctx.symbols.address(name))))
+            except MemoryReadError as e:
+                exprs.append((name, f"{name} is not readable ({e.why})"))
+    for expr, value in exprs:
+        if isinstance(value, str):
+            tried.append(value)
+            continue
+        try:
+            xpsr = u32(reader, value + 28)
+        except MemoryReadError as e:
+            tried.append(f"{expr} = {value:#x} is not readable ({e.why})")
+            continue
+        if not xpsr >> 24 & 1:
+            tried.append(f"{expr} = {value:#x} holds no stacked frame (its xPSR word {xpsr:#x} lacks the Thumb bit)")
+            continue
+        return value, (f"the frame's address is {expr} ({value:#x}), saved by the handler (EXC_RETURN is gone from "
+                       "LR: the frame is taken as a basic 32 B one)")
+    if not exprs:
+        return None, ("no saved stack pointer to use: `set arena fault-sp EXPR` names where the handler saves it "
+                      f"(none of {', '.join(FAULT_SP_SYMBOLS)} is in the ELF)")
+    return None, "; ".join(tried)
+
+
+def lr_lines(ctx, f):
+    """What the stacked LR says, without a label: the call site when the instruction before it is
+    a call (BL/BLX), else that it is no return address, then the call chain GDB's unwinder (CFI)
+    finds instead."""
+    lr = f.frame[5]
+    if faultrecord.call_before(ctx.reader, lr):
+        return [where(ctx.symbols, lr, return_address=True)]
+    out = [f"{lr:#010x} is not a return address (the instruction before it is not a call): the function used LR "
+           "as a scratch register after saving it, so LR says nothing about the caller"]
+    if f.source.startswith("core registers"):
+        frames = [fr for fr in halt_of(ctx).frames if fr != "<exception frame>"][1:]
+        if frames:
+            out.append("call chain (GDB's unwinder, from the stacked frame): " + " <- ".join(frames[:8]))
+    return out
+
+
+def damaged_regions(ctx, desc, rec):
+    """Labels of the immutable regions whose bytes no longer match the checksum the agent took
+    after allocation (region checksums: target_agent/include/arenascope/faultrecord.h)."""
+    if rec is None or not rec.checksums_addr or not desc or not desc.arenas:
+        return []
+    reader = ctx.reader
+    arena = desc.arenas[0]
+    n = min(rec.checksum_count, len(arena.regions))
+    try:
+        table = reader.read(rec.checksums_addr, 4 * n)
+    except MemoryReadError as exc:
+        ctx.warn("checksum-table", f"cannot read the region checksum table at {rec.checksums_addr:#x} "
+                 f"({exc.why}): no overwritten regions can be named")
+        return []
+    out = []
+    for i in range(n):
+        want = int.from_bytes(table[4 * i:4 * i + 4], "little")
+        r = arena.regions[i]
+        if want and r.size and faultrecord.fnv1a(reader.read(arena.base_addr + r.offset, r.size)) != want:
+            out.append(r)
+    return out
+
+
+def halt_state(ctx):
+    """Where the core is stopped (postmortem.Halt): the PC, the unwound call chain (ctx.core's:
+    GDB's through exception frames; without GDB only the PC's function), the exception being
+    handled and whether the instruction at the PC branches to itself (`b .`: Thumb T2 0xE7FE, or
+    B.W . 0xF7FF 0xBFFE; ARMv7-M ARM A7.7.12)."""
+    core = ctx.core
+    halt = postmortem.Halt(pc=core.register("pc"))
+    halt.frames = core.frames()
+    halt.function = halt.frames[0] if halt.frames else ""
+    xpsr = core.register("xpsr")
+    if xpsr is not None and halt.pc is not None:
+        halt.in_handler = faultrecord.EXCEPTIONS.get(xpsr & 0x1FF)
+        try:
+            code = ctx.reader.read(halt.pc & ~1, 4)
+            halt.spinning = code[:2] == b"\xfe\xe7" or code == b"\xff\xf7\xfe\xbf"
+        except MemoryReadError:
+            pass
+    return halt
+
+
+def constructor_note(ctx):
+    """What to say when the core is inside TFLM's MicroInterpreter constructor (the interpreter
+    is not built, so no scan finds it), with the arena size the constructor was given (its
+    tensor_arena_size argument, when the debug information gives it), or None."""
+    halt = halt_of(ctx)
+    if not any("MicroInterpreter::MicroInterpreter" in f for f in halt.frames):
+        return None
+    args = ctx.core.frame_args("MicroInterpreter::MicroInterpreter", ("tensor_arena_size", "model"))
+    size, model_addr = args.get("tensor_arena_size"), args.get("model")
+    stuck = postmortem.stuck_line(halt)
+    if not stuck:
+        return "the core is inside the tflite::MicroInterpreter constructor, so there is no interpreter to read yet"
+    text = ""
+    if size is not None and model_addr:
+        try:  # the model the constructor was given, planned at the size it was given
+            doc = agentless.plan_for(ctx.reader, ctx.symbols, ctx.symbols.layout(), model_addr, ctx.settings.planner,
+                                     "", arena_size=size, plans=ctx.cache.setdefault("plans", {}))
+            text = " " + postmortem.replay_lines(doc, size)[0] + "."
+        except (TargetError, MemoryReadError):
+            pass
+    return (f"VERDICT: the arena is too small for TFLM's own allocator objects: the core is stuck inside the "
+            f"tflite::MicroInterpreter constructor (MicroAllocator::Create), which was given {size} B."
+            + (text or " `arena plan --model FILE.tflite` gives the arena this model needs.")
+            + f" {stuck[0].upper()}{stuck[1:]}")
+
+
+def halt_of(ctx):
+    """halt_state(), unwound once a command (the report, the verdicts and the snapshot share it)."""
+    if ctx.halt is None:
+        ctx.halt = halt_state(ctx)
+    return ctx.halt
+
+
+def tflm_verdicts(ctx, f):
+    """The post-mortem's Verdicts for an agentless TFLM firmware (postmortem.py), computed once
+    for a command's fault (its text and its snapshot both use them)."""
+    if ctx.tflm is None or not ctx.tflm.interpreter:
+        return []
+    if ctx.verdicts is not None and ctx.verdicts[0] is f:
+        return ctx.verdicts[1]
+    found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, ctx.stack, f, ctx.plan),
+             postmortem.allocation(ctx.tflm, f, halt_of(ctx), ctx.plan, ctx.reader)]
+    found = [v for v in found if v is not None]
+    found += [v for v in (postmortem.damaged(ctx.tflm, ctx.stack, found),) if v is not None]
+    ctx.verdicts = (f, found)
+    return found
+
+
+def arena_verdict(ctx, f, damaged):
+    """The verdict in plain words, from the arena's point of view."""
+    out = []
+    desc, s = ctx.desc, ctx.stack
+    sp = f.pre_fault_sp if f else None
+    if s is not None and sp is not None and s.low <= sp <= s.high:
+        out.append(f"SP at the fault {sp:#x} was inside the stack ({s.high - sp} B in use)")
+    elif s is not None and sp is not None:
+        out.append("SP at the fault: " + "; ".join(figures.whereis(desc, sp, s)) if desc else
+                   f"SP at the fault {sp:#x} is outside the stack {s.low:#x}-{s.high:#x}")
+    if ctx.tflm is not None and ctx.tflm.interpreter:
+        verdicts = tflm_verdicts(ctx, f)
+        for v in verdicts:
+            out += v.lines()
+        if verdicts:
+            addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
+            tied = any(line.startswith("the faulting address") for line in out)
+            if addr is not None and desc and not tied:
+                out.append("the faulting address: " + "; ".join(figures.whereis(desc, addr, s)))
+            return out
+        stuck = postmortem.stuck_line(halt_of(ctx))
+        if stuck:
+            out.append(stuck)
+    stack_in_arena = s is not None and s.peak_is_lower_bound
+    if stack_in_arena or damaged:
+        names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
+        out.append("VERDICT: the stack ran into the arena. " +
+                   (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
+                    stack_in_arena else "") +
+                   (f"Persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
+                   "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, "
+                   "node array, op data): the fault comes later, when that data is used. Give the stack at least "
+                   "1.5 x its peak before the arena's end, or move the arena away from the stack.")
+    free_damage = [c for c in figures.checks(desc, s, ctx.figs) if c.rule == "canary" and c.verdict == "FAIL"] \
+        if desc else []
+    for c in free_damage:
+        out.append("VERDICT: something wrote past its buffer in the arena: " +
+                   c.reason.removesuffix(": something wrote past its buffer"))
+    addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
+    if addr is not None and desc:
+        out.append("the faulting address: " + "; ".join(figures.whereis(desc, addr, s)))
+    if not stack_in_arena and not damaged and not free_damage and f is not None:
+        where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
+                  "the code at the stacked PC" if f.frame else
+                  "the code that faulted (no stacked frame here to say where)")
+        if desc is not None and desc.agentless and ctx.tflm is not None and ctx.tflm.condition == "allocated" and \
+                s is not None and s.painted and not s.overflowed:
+            out.append("VERDICT: none of these: the stack stayed above its limit, TFLM's allocator objects hold TFLM's "
+                       "values and AllocateTensors finished (no agent: no canary bands to check for overruns "
+                       f"inside the arena); look at {where_}")
+        elif desc is not None and desc.agentless:
+            out.append("VERDICT: unknown whether the arena or the stack did it: with no arenascope agent there are no "
+                       "canary or guard bands and no region checksums to tell"
+                       + ("" if s is not None and s.high > s.low and s.painted else ", and the stack's bounds or paint "
+                          "are unknown") + f"; look at {where_}")
+        else:
+            out.append("VERDICT: not the arena and not the stack: the arena's bands and checksums are intact and the "
+                       f"stack stayed inside its bounds; the cause is {where_}")
+    return out
+
+
+def find_fault(ctx):
+    """(Fault or None, damaged immutable regions, why there is no fault): from the agent's record
+    when it holds a fault of this boot (or of an earlier one when the core is not in a handler),
+    else from the core's registers when it is halted in a fault handler."""
+    reader = ctx.reader
+    rec, rec_note = None, ""
+    rec_addr = ctx.symbols.address("arenascope_fault_record")
+    if rec_addr is None and ctx.desc is not None and ctx.desc.fault_record_addr:
+        rec_addr = ctx.desc.fault_record_addr
+    if rec_addr is not None:
+        try:
+            rec = faultrecord.decode_record(reader.read(rec_addr, 100), rec_addr)
+        except (faultrecord.RecordError, MemoryReadError) as exc:
+            rec_note = str(exc)
+    live_f = live_fault(ctx)
+    # The region checksums are re-computed over every immutable region: at a stop always (an
+    # overwritten tail is the stack's trace even before a fault), while polling only for a fault.
+    want_damage = not ctx.cache.get("pin") or live_f is not None or (rec is not None and rec.fault_count)
+    damaged = damaged_regions(ctx, ctx.desc, rec) if ctx.desc is not None and want_damage else []
+    f = None
+    if rec is not None and rec.fault_count and (live_f is None or rec.fault_boot == rec.boot_count):
+        f = faultrecord.from_record(rec)
+        this_boot = rec.fault_boot == rec.boot_count
+        if this_boot and live_f is None and not (u32(reader, SCB["cfsr"]) or u32(reader, SCB["hfsr"])):
+            # The fault status registers are clear: the core has reset since, and the agent has not
+            # counted the new boot yet (halted before arenascope_fault_boot).
+            f.source = (f"the agent's fault record at {rec_addr:#x}, from before a reset (the fault status "
+                        "registers are clear now: the target has reset since; the agent has not counted this "
+                        "boot yet)")
+        else:
+            f.source = (f"the agent's fault record at {rec_addr:#x} (this boot, fault {rec.fault_count})" if this_boot
+                        else f"the agent's fault record at {rec_addr:#x}, from boot {rec.fault_boot} "
+                             f"(this is boot {rec.boot_count}: the target has reset since)")
+    elif live_f is not None:
+        f = live_f
+        if rec is not None and rec.fault_count and rec.fault_boot != rec.boot_count:
+            f.source += f"; the agent's record holds an older fault from boot {rec.fault_boot}"
+        if rec_note:
+            f.source += f"; the agent's record was not used: {rec_note}"
+    note = rec_note or ("the agent's record has no fault this boot" if rec else
+                        "there is no agent fault record (arenascope_fault_record)")
+    return f, damaged, note
+
+
+def fault_json(f, ctx, damaged):
+    """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault")."""
+    stale = "the target has reset since" in f.source
+    verdict = [] if stale or (ctx.desc is None and ctx.tflm is None) else arena_verdict(ctx, f, damaged)
+    return {"exception": f.exception, "source": f.source, "cfsr": f.cfsr, "hfsr": f.hfsr,
+            "bits": faultrecord.cfsr_lines(f.cfsr) + faultrecord.hfsr_lines(f.hfsr), "mmfar": f.mmfar, "bfar": f.bfar,
+            "exc_return": f.exc_return,
+            "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
+            "frame_addr": f.frame_addr,
+            "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame)) if f.frame else None,
+            "pc_where": where(ctx.symbols, f.pc) if f.frame else None,
+            "lr_where": " ".join(lr_lines(ctx, f)) if f.frame else None,
+            "causes": faultrecord.cause_lines(f),
+            "verdict": verdict,
+            "damaged_regions": [r.index for r in damaged]}
+
+

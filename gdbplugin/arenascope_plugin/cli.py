@@ -1,0 +1,253 @@
+"""arenascope without GDB: the pipeline (pipeline.py) on the firmware's ELF (acquire/elfsymbols.py)
+and a target read through OpenOCD's Tcl port (acquire/openocd.py), running or halted.
+
+    arenascope info     --elf fw.elf [--openocd HOST:PORT]   the arena's figures (as `arena info`)
+    arenascope check    --elf fw.elf [--openocd HOST:PORT]   PASS/WARN/FAIL rules; exit 1 on a FAIL
+    arenascope snapshot --elf fw.elf [--openocd HOST:PORT] FILE   the snapshot JSON (as `arena snapshot`)
+    arenascope fault    --elf fw.elf [--openocd HOST:PORT]   the fault and its verdict (as `arena fault`)
+    arenascope live     --elf fw.elf [--openocd HOST:PORT] [--hz N] [--port N] [--no-viewer]
+                        [--duration S] [--once] [--snapshot-out FILE] [--scan-budget BYTES]
+    arenascope --version
+
+Common options: --planner PATH (arenascope-plan; default build/planner beside this), --model
+FILE.tflite (agentless: the model when the ELF has no array of it), --descriptor-address ADDR,
+--stack-range LOW HIGH. Registers are read when the core is halted (OpenOCD's `get_reg`); while
+it runs, SP is unknown. The call chain GDB's unwinder gives is not available here: only the PC's
+function. Exit status: 0; 1 a failed check or an unwritable file; 2 bad arguments or a target or
+firmware it cannot read. Debian's /usr/bin/python3 with python3-pyelftools; nothing else.
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from arenascope_plugin import paths, pipeline, version
+from arenascope_plugin.acquire import openocd
+from arenascope_plugin.acquire.elfsymbols import ElfSymbols
+from arenascope_plugin.analyse import faults, figures
+from arenascope_plugin.present import render, reports, snapshot
+from arenascope_plugin.serve import livepoll, viewerlink
+
+
+class UsageError(Exception):
+    """Bad arguments, or a target or firmware that cannot be read: exit status 2."""
+
+
+def _number(text):
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def _common(ap):
+    ap.add_argument("--version", action="version", version=f"arenascope {version.VERSION}")
+    ap.add_argument("--elf", required=True, help="the firmware's ELF (symbols, DWARF, the model's bytes)")
+    ap.add_argument("--openocd", default="127.0.0.1:6666", help="OpenOCD's Tcl RPC port, HOST:PORT (default %(default)s)")
+    ap.add_argument("--planner", help="the arenascope-plan tool (default: build/planner beside this checkout)")
+    ap.add_argument("--model", default="", help="agentless: the .tflite the firmware runs (default: from the ELF)")
+    ap.add_argument("--descriptor-address", type=_number, help="the descriptor's address, when it has no symbol")
+    ap.add_argument("--stack-range", type=_number, nargs=2, metavar=("LOW", "HIGH"), help="the stack's bounds")
+
+
+def _connect(args, stop=None):
+    """(pipeline.Target, Settings, link) for the options; UsageError says what is wrong."""
+    try:
+        host, port = openocd.parse_endpoint(args.openocd)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not os.path.isfile(args.elf):
+        raise UsageError(f"cannot read {args.elf}: not a file (give the firmware's ELF)")
+    try:
+        symbols = ElfSymbols(args.elf)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {args.elf}: {getattr(exc, 'strerror', None) or exc}") from None
+    if args.stack_range and args.stack_range[1] <= args.stack_range[0]:
+        raise UsageError(f"--stack-range: the end {args.stack_range[1]:#x} is not above the start "
+                         f"{args.stack_range[0]:#x}")
+    if args.model and not os.path.isfile(os.path.expanduser(args.model)):
+        raise UsageError(f"--model {args.model}: not a file")
+    link = openocd.TclLink(host, port)
+    try:
+        ok, _ = link.call("version")
+    except openocd.TclError as exc:
+        raise UsageError(str(exc)) from None
+    if not ok:
+        raise UsageError(f"{link.endpoint} answered but `version` failed: not OpenOCD's Tcl port?")
+    if link.quiet_why:
+        print(f"arenascope: warning: {link.quiet_why}: OpenOCD will echo every read into its log", file=sys.stderr)
+    core = openocd.CoreOverTcl(link, symbols)
+    target = pipeline.Target(openocd.TclReader(link, cancel=stop), symbols, core)
+    settings = pipeline.Settings(planner=args.planner or paths.built_tool("planner", "arenascope-plan"),
+                                 model=args.model, descriptor_address=args.descriptor_address,
+                                 stack_range=tuple(args.stack_range) if args.stack_range else None)
+    return target, settings, link
+
+
+def _warn(key, text):
+    print(f"arenascope: warning: {text}", file=sys.stderr)
+
+
+def _gather(args, need_descriptor=True, verify=True):
+    target, settings, link = _connect(args)
+    target.core.refresh()
+    try:
+        return pipeline.gather(target, settings, {}, need_descriptor=need_descriptor, verify=verify, on_warn=_warn)
+    except pipeline.EXPECTED as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        pass
+
+
+def info_main(ctx, args):
+    print(f"arenascope {version.VERSION}")
+    print("\n".join(reports.tflm_state_lines(ctx)) or "", end="\n" if reports.tflm_state_lines(ctx) else "")
+    print("\n".join(render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by)))
+    return 0
+
+
+def check_main(ctx, args):
+    result = pipeline.checks_of(ctx)
+    print("\n".join(render.check_lines(result)))
+    return 1 if any(c.verdict == figures.FAIL for c in result) else 0
+
+
+def snapshot_main(ctx, args):
+    snap = pipeline.snapshot(ctx)
+    path = os.path.expanduser(args.file)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise UsageError(f"{path} is not a regular file: give a file name for the snapshot")
+    try:
+        snapshot.write_snapshot_file(snap, path)
+    except OSError as exc:
+        print(f"arenascope snapshot: cannot write {path}: {exc.strerror}", file=sys.stderr)
+        return 1
+    print(f"arenascope snapshot: wrote {path} ({len(ctx.desc.arenas)} arena(s), "
+          f"{sum(len(a.regions) for a in ctx.desc.arenas)} regions, verdict {snap['verdict']})")
+    return 0
+
+
+def fault_main(ctx, args):
+    f, damaged, note = faults.find_fault(ctx)
+    print("\n".join(reports.no_fault_lines(ctx, damaged, note) if f is None else reports.fault_lines(f, ctx, damaged)))
+    return 0
+
+
+def live_main(argv):
+    ap = argparse.ArgumentParser(prog="arenascope live", description="Stream snapshots of the running target to the "
+                                 "viewer, read through OpenOCD's Tcl port.")
+    _common(ap)
+    ap.add_argument("--hz", type=float, default=20.0, help="refreshes a second at most (default 20)")
+    ap.add_argument("--port", type=int, default=0, help="viewer link port on 127.0.0.1 (default: a free one)")
+    ap.add_argument("--no-viewer", action="store_true", help="do not start the viewer (connect one yourself)")
+    ap.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds (default: Ctrl-C)")
+    ap.add_argument("--snapshot-out", help="write the last snapshot to this file at the end")
+    ap.add_argument("--once", action="store_true", help="stop after the first snapshot whose every band and stack "
+                    "figure is the host's (each band read whole once); --duration caps the wait")
+    ap.add_argument("--scan-budget", type=int, default=livepoll.DEFAULT_SCAN_BUDGET,
+                    help="band bytes scanned a refresh (default %(default)s)")
+    args = ap.parse_args(argv)
+    if not 0.1 <= args.hz <= 200:
+        raise UsageError(f"--hz {args.hz:g}: give 0.1 to 200")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: give 0 (any free port) to 65535")
+    if not 16 <= args.scan_budget <= 65536:
+        raise UsageError(f"--scan-budget {args.scan_budget}: give 16 to 65536 bytes")
+    stop = threading.Event()
+    target, settings, link = _connect(args, stop)
+    poller = livepoll.LivePoller(target, settings, scan_budget=args.scan_budget)
+    try:
+        server = viewerlink.SnapshotServer(args.port)
+    except viewerlink.LiveError as exc:
+        raise UsageError(str(exc)) from None
+    where = f"127.0.0.1:{server.port}"
+    print(f"arenascope live: reading {args.elf} through OpenOCD {link.endpoint}; viewer link on {where}",
+          file=sys.stderr, flush=True)
+    viewer = None
+    if not args.no_viewer:
+        path = paths.built_tool("viewer", "arenascope-viewer")
+        if path is None:
+            print("arenascope live: no viewer found (build it: bash tools/build.sh); serving only", file=sys.stderr)
+        elif not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            print("arenascope live: no display (DISPLAY is not set): serving only", file=sys.stderr)
+        else:
+            viewer = subprocess.Popen([path, "--connect", where], stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    if args.duration > 0:
+        timer = threading.Timer(args.duration, stop.set)
+        timer.daemon = True  # Ctrl-C before it fires must not wait for it
+        timer.start()
+
+    def publish(snap):
+        try:
+            server.broadcast(viewerlink.message(snap))
+        except viewerlink.LiveError as exc:
+            print(f"arenascope live: {exc}", file=sys.stderr, flush=True)
+        if args.once and poller.scanner.complete and snap["live"]["link"] == "ok":
+            stop.set()
+
+    def report(text):
+        print(f"arenascope live: {text}", file=sys.stderr, flush=True)
+
+    try:
+        livepoll.run(poller, publish, args.hz, stop, report)
+    except KeyboardInterrupt:
+        stop.set()
+    finally:
+        server.close()
+        link.close()
+        if viewer is not None and viewer.poll() is None:
+            viewer.terminate()
+            try:
+                viewer.wait(5)
+            except subprocess.TimeoutExpired:
+                viewer.kill()
+    rc = 0
+    if args.snapshot_out:
+        if poller.last is None:
+            print(f"arenascope live: no refresh succeeded: {args.snapshot_out} not written", file=sys.stderr)
+            rc = 1
+        else:
+            try:
+                snapshot.write_snapshot_file(poller.last, args.snapshot_out)
+            except OSError as exc:
+                print(f"arenascope live: cannot write {args.snapshot_out}: {exc.strerror or exc}", file=sys.stderr)
+                rc = 1
+    last = poller.last["live"] if poller.last else None
+    print(f"arenascope live: {poller.refreshes} refreshes ({poller.torn} torn reads discarded), "
+          f"{target.reader.calls} requests, {target.reader.bytes} B read"
+          + (f", last refresh {last['bytes_last_refresh']} B" if last else ""), file=sys.stderr)
+    return rc
+
+
+ONE_SHOT = {"info": (info_main, True), "check": (check_main, True), "snapshot": (snapshot_main, True),
+            "fault": (fault_main, False)}
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        print(f"arenascope {version.VERSION}")
+        return 0
+    try:
+        if argv[0] == "live":
+            return live_main(argv[1:])
+        if argv[0] not in ONE_SHOT:
+            raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, live "
+                             "(`arenascope --help`)")
+        run, need = ONE_SHOT[argv[0]]
+        ap = argparse.ArgumentParser(prog=f"arenascope {argv[0]}")
+        _common(ap)
+        if argv[0] == "snapshot":
+            ap.add_argument("file", help="the snapshot file to write")
+        args = ap.parse_args(argv[1:])
+        ctx = _gather(args, need_descriptor=need)
+        return run(ctx, args)
+    except UsageError as exc:
+        print(f"arenascope {argv[0]}: {exc}", file=sys.stderr)
+        return 2

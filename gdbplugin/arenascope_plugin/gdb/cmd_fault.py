@@ -1,0 +1,40 @@
+"""`arena fault`: the last fault decoded, and whether the stack or the arena did it."""
+import gdb  # pylint: disable=import-error
+
+from arenascope_plugin import pipeline
+from arenascope_plugin.acquire.gdbtarget import check_readable
+from arenascope_plugin.analyse import faults
+from arenascope_plugin.gdb import framework
+from arenascope_plugin.gdb.framework import Sub, write
+from arenascope_plugin.gdb.settings import Spec, check_expression
+from arenascope_plugin.present import reports
+
+SETTINGS = [
+    Spec("fault-sp", gdb.PARAM_STRING, "auto",
+         "Where the fault handler saved the stack pointer at the fault (an expression: a variable, or an "
+         "address), for `arena fault` when the core is halted inside the handler and LR no longer holds "
+         "EXC_RETURN; 'auto' tries the common names (" + ", ".join(faults.FAULT_SP_SYMBOLS) + ").",
+         "the fault handler's saved stack pointer", check_expression),
+]
+
+
+class FaultCommand(Sub):
+    """Decode the last fault and say whether the stack or the arena did it.
+Works halted in a fault handler (with or without the agent: registers from the core) and after
+a reset (from the agent's fault record, which survives warm resets). Prints every set bit of
+CFSR and HFSR with its meaning, MMFAR/BFAR when valid, the stacked frame chosen by EXC_RETURN,
+the faulting PC and LR as function and file:line, then the verdict from the arena's point of
+view: the stack against the guard band and the arena, the persistent regions overwritten since
+allocation (the agent's checksums), canary damage, where the faulting address is.
+
+Usage: arena fault"""
+    sub = "fault"
+    def run(self, args):
+        check_readable()
+        try:
+            ctx = framework.gather(need_descriptor=False, verify=True)
+        except pipeline.EXPECTED as exc:
+            ctx = framework.new_context()
+            ctx.note = str(exc)
+        f, damaged, note = faults.find_fault(ctx)
+        write(reports.no_fault_lines(ctx, damaged, note) if f is None else reports.fault_lines(f, ctx, damaged))

@@ -1,0 +1,148 @@
+"""The command framework: `arena SUB` commands parse their arguments with argparse, run the
+pipeline through GDB's acquire/ parts, and turn every expected error into one line `arena SUB:
+what happened, where, what to do` (a traceback only with `set arena debug on`)."""
+import argparse
+import traceback
+
+import gdb  # pylint: disable=import-error
+
+from arenascope_plugin import pipeline
+from arenascope_plugin.acquire.gdbtarget import GdbCore, GdbReader, GdbSymbols, TargetError, check_readable, \
+    parse_address
+from arenascope_plugin.gdb import settings
+from arenascope_plugin.present import style
+from arenascope_plugin.serve import viewerlink
+
+EXPECTED = pipeline.EXPECTED + (viewerlink.LiveError,)
+
+_CACHE = {}     # inferior number -> the pipeline's cache (descriptor sessions, plans)
+_WARNED = set()  # warnings said since the target last stopped (each is said once a stop)
+_SAID = set()    # warnings said once a session (a missing tool)
+ONCE_A_SESSION = ("planner",)
+_ATTACHED = {}  # inferior number -> the interpreter `arena attach` named
+
+
+def forget(_event=None):
+    """A new ELF, or the process exited: sessions and warnings start again."""
+    _CACHE.clear()
+    _WARNED.clear()
+
+
+def new_stop(_event=None):
+    _WARNED.clear()
+
+
+def attached():
+    return _ATTACHED.get(gdb.selected_inferior().num)
+
+
+def set_attached(address):
+    if address is None:
+        _ATTACHED.pop(gdb.selected_inferior().num, None)
+    else:
+        _ATTACHED[gdb.selected_inferior().num] = address
+
+
+def target():
+    return pipeline.Target(GdbReader(), GdbSymbols(), GdbCore())
+
+
+def _fault_sp():
+    """`set arena fault-sp EXPR` evaluated now: (EXPR, value or why not); None for auto."""
+    if "fault-sp" not in settings.PARAMS:
+        return None
+    text = str(settings.setting("fault-sp")).strip()
+    if text in ("", "auto"):
+        return None
+    try:
+        return text, parse_address(text)
+    except TargetError as exc:
+        return text, str(exc)
+
+
+def say_warning(key, text, prefix="arena"):
+    """Prints a pipeline warning: once a stop (a missing tool once a session)."""
+    seen = _SAID if key in ONCE_A_SESSION else _WARNED
+    if key not in seen:
+        seen.add(key)
+        gdb.write(f"{prefix}: warning: {text}\n")
+
+
+def new_context():
+    """An empty pipeline Context on GDB's parts (for a command that goes on without a gather)."""
+    return pipeline.Context(target=target(), settings=settings.resolved(attached(), _fault_sp()),
+                            cache=_CACHE.setdefault(gdb.selected_inferior().num, {}), on_warn=say_warning)
+
+
+def gather(need_descriptor=True, verify=False):
+    """pipeline.gather through GDB, its warnings said."""
+    check_readable()
+    cache = _CACHE.setdefault(gdb.selected_inferior().num, {})
+    return pipeline.gather(target(), settings.resolved(attached(), _fault_sp()), cache,
+                           need_descriptor=need_descriptor, verify=verify, on_warn=say_warning)
+
+
+class ArgError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise ArgError(f"{message} (see `help arena {self.prog.split()[-1]}`)")
+
+    def exit(self, status=0, message=None):
+        raise ArgError(message or "")
+
+    def print_help(self, file=None):
+        gdb.write(self.format_help())
+
+
+def write(lines):
+    for line in lines:
+        gdb.write(line + "\n")
+
+
+class Sub(gdb.Command):
+    """An `arena SUB` command: sub, options (completion), add_arguments, run(args)."""
+    sub = ""
+    options = ()
+
+    def __init__(self):
+        super().__init__(f"arena {self.sub}", gdb.COMMAND_DATA)
+        self.parser = Parser(prog=f"arena {self.sub}", add_help=True, description=self.__doc__.splitlines()[0])
+        self.add_arguments(self.parser)
+
+    def add_arguments(self, parser):
+        pass
+
+    def parse(self, arg):
+        return self.parser.parse_args(gdb.string_to_argv(arg))
+
+    def complete(self, text, word):
+        return [o for o in self.options if o.startswith(word or "")]
+
+    def invoke(self, arg, from_tty):
+        colour = settings.setting("colour")
+        style.enabled = bool(gdb.parameter("style enabled")) if colour is None else bool(colour)
+        try:
+            args = self.parse(arg)
+        except ArgError as exc:
+            if str(exc).strip():
+                raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
+            return
+        try:
+            self.run(args)
+        except EXPECTED as exc:
+            raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
+        except gdb.GdbError:
+            raise
+        except gdb.error as exc:
+            raise gdb.GdbError(f"arena {self.sub}: GDB could not do it: {exc}") from None
+        except Exception as exc:  # pylint: disable=broad-except
+            if settings.setting("debug"):
+                traceback.print_exc()
+            raise gdb.GdbError(f"arena {self.sub}: internal error {exc!r}; `set arena debug on` shows the "
+                               "traceback: please report it") from None
+
+    def run(self, args):
+        raise NotImplementedError

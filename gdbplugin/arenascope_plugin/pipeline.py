@@ -1,0 +1,389 @@
+"""The one pipeline behind every front end: find the target's arena (the agent's descriptor, else
+TFLM's own objects), read it, name its regions, rescan the bands and the stack, compute the
+figures, run the checks, find the fault, build the snapshot. `arena ...` at a stop (gdb/), the
+live poller (serve/livepoll.py) and the standalone `arenascope` tool all call gather() and
+snapshot() here, with their own acquire/ parts:
+
+    ctx = gather(Target(reader, symbols, core), settings, cache, scanner, verify=True)
+    snap = snapshot(ctx)
+
+No GDB here. Errors: TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError
+(EXPECTED), each saying what happened, where, and what to do.
+"""
+import copy
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
+
+from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.symbols import Core, Symbols
+from arenascope_plugin.analyse import agentless, faults, figures
+from arenascope_plugin.analyse.bands import BandScanner
+from arenascope_plugin.decode import abi, tflm, tflmstate
+from arenascope_plugin.decode.descriptor import Band, DecodeError
+from arenascope_plugin.decode.locate import NotFoundError, locate, scan
+from arenascope_plugin.decode.session import DescriptorSession, TornReadError
+from arenascope_plugin.errors import TargetError
+from arenascope_plugin.present import snapshot as snapshot_json
+
+EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError)
+DEFAULT_STACK_PAINT = 0xCCCCCCCC  # the agent's default (target_agent/include/arenascope/agent_config.h)
+
+
+@dataclass
+class Target:
+    """The acquire/ parts one front end reads through."""
+    reader: MemoryReader
+    symbols: Symbols
+    core: Core
+
+
+@dataclass
+class Settings:
+    """The user's settings, resolved to values by the front end (`set arena ...`, the tool's
+    options). None: automatic."""
+    canary_pattern: Optional[int] = None
+    stack_paint_pattern: Optional[int] = None
+    stack_range: Optional[Tuple[int, int]] = None
+    descriptor_address: Optional[int] = None
+    scan_range: Optional[Tuple[int, int]] = None
+    model: str = ""                       # agentless: the .tflite file, "" to read the model from the ELF
+    planner: Optional[str] = None         # the arenascope-plan executable, None when not found
+    fault_sp: Optional[Tuple[str, object]] = None  # (expression, its value or why it has none)
+    interpreter: Optional[int] = None     # agentless: the MicroInterpreter `arena attach` named
+
+
+@dataclass
+class Context:
+    """What one gather found. warnings: [(key, text)], said by the front end (once a stop)."""
+    target: Target
+    settings: Settings
+    cache: dict
+    warnings: List[Tuple[str, str]] = field(default_factory=list)
+    desc: object = None
+    located_by: Optional[str] = None
+    figs: Dict[int, object] = field(default_factory=dict)
+    stack: object = None
+    seq_odd: bool = False
+    note: Optional[str] = None
+    stale: List[str] = field(default_factory=list)
+    stack_source: str = "the descriptor"
+    minimum_arena: Optional[int] = None   # the planner's minimum arena, when it holds for this firmware
+    descriptor_error: Optional[str] = None  # why the agent's descriptor was not used (corrupt): agentless
+    tflm: object = None                   # agentless: the interpreter's tflmstate.State
+    plan: Optional[dict] = None           # agentless: the planner's JSON for the model
+    facts: object = None                  # agentless: the ELF's tflmstate.Facts
+    halt: object = None                   # where the core is stopped (faults.halt_of), unwound once
+    verdicts: object = None               # (fault, [postmortem.Verdict]) computed for it
+    on_warn: Optional[Callable] = None    # told each warning as it is found (key, text)
+
+    @property
+    def reader(self):
+        return self.target.reader
+
+    @property
+    def symbols(self):
+        return self.target.symbols
+
+    @property
+    def core(self):
+        return self.target.core
+
+    def warn(self, key, text):
+        self.warnings.append((key, text))
+        if self.on_warn is not None:
+            self.on_warn(key, text)
+
+
+def _session(ctx, address):
+    sessions = ctx.cache.setdefault("sessions", {})
+    if address not in sessions:
+        ram = [(lo, hi) for lo, hi, _ in ctx.symbols.ram_ranges()[0]] or None
+        sessions[address] = DescriptorSession(ctx.reader, address, ram_ranges=ram)
+    session = sessions[address]
+    session.reader = ctx.reader
+    return session
+
+
+def _scan_ranges(ctx):
+    """(ranges, their source, why empty) for a descriptor scan."""
+    user = ctx.settings.scan_range
+    if user:
+        return [(user[0], user[1], "scan-range")], "`set arena scan-range`", ""
+    ranges, why = ctx.symbols.ram_ranges()
+    return ranges, "the ELF's RAM sections", why
+
+
+def _find_descriptor(ctx, fresh_tables=False):
+    pinned = ctx.cache.get("descriptor") if ctx.cache.get("pin") else None
+    if pinned is not None:  # a poller: found once, the region tables re-read when their generation moves
+        ctx.desc = _session(ctx, pinned[0]).read()  # a static object: a reset keeps it where it was
+        ctx.located_by, ctx.seq_odd = pinned[1], ctx.desc.halted_in_update
+        return
+    if ctx.cache.get("pin") and ctx.cache.get("no descriptor"):
+        raise NotFoundError(ctx.cache["no descriptor"])  # a poller scans for it once
+    override = ctx.settings.descriptor_address
+    symbol = None if override is not None else ctx.symbols.address("arenascope_descriptor")
+    if override is None and symbol is None:
+        ranges, source, why = _scan_ranges(ctx)
+        try:
+            address, how = locate(ctx.reader, ranges=ranges, range_source=source, why_no_ranges=why,
+                                  warn=lambda text: ctx.warn("descriptor-candidates", text))
+        except NotFoundError as exc:
+            if ctx.cache.get("pin"):
+                ctx.cache["no descriptor"] = str(exc)
+            raise
+    else:
+        address, how = locate(ctx.reader, override=override, symbol=symbol)
+    try:
+        ctx.desc = _session(ctx, address).read(fresh_tables=fresh_tables)
+    except DecodeError as exc:
+        if symbol is None or "magic is" not in str(exc):
+            raise
+        # The ELF's symbol holds no descriptor: the agent has not run arenascope_init yet, or the
+        # ELF is not the firmware that runs. A scan tells which.
+        ranges, source, _ = _scan_ranges(ctx)
+        found, _, several = scan(ctx.reader, [r for r in ranges if not r[0] <= address < r[1]] +
+                                 [(lo, address, n) for lo, hi, n in ranges if lo <= address < hi] +
+                                 [(address + 8, hi, n) for lo, hi, n in ranges if lo <= address < hi]) \
+            if ranges else (None, [], None)
+        if several:
+            ctx.warn("descriptor-candidates", f"scanning {source}: {several}")
+        if found is None:
+            raise DecodeError(f"{exc}; or the loaded ELF does not match the running firmware") from None
+        ctx.warn("stale-symbol", f"the ELF's symbol arenascope_descriptor is at {address:#x} but the descriptor is at "
+                 f"{found:#x}: the loaded ELF does not match the running firmware (load the right one with `file`)")
+        address, how = found, f"magic found by scanning {source}; the ELF's symbol is stale"
+        ctx.desc = _session(ctx, address).read(fresh_tables=fresh_tables)
+    ctx.located_by = how
+    ctx.seq_odd = ctx.desc.halted_in_update
+    if ctx.cache.get("pin"):
+        ctx.cache["descriptor"] = (address, how)
+
+
+def _name_regions(ctx):
+    """Names the agent's regions from the model each arena publishes (the planner tool)."""
+    desc, planner = ctx.desc, ctx.settings.planner
+    if planner is None and any(a.model_addr for a in desc.arenas):
+        ctx.warn("planner", "the planner tool arenascope-plan was not found (not at build/planner/arenascope-plan "
+                 "beside the plugin, nor on PATH): the regions are not named from the model; build it (bash "
+                 "tools/build.sh) or `set arena planner-path /path/to/arenascope-plan`")
+    if any(a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):  # the TFLM adapter's arena
+        for w in agentless.label_planner_ids(ctx.reader, ctx.symbols, desc, planner):
+            ctx.warn(w, w)
+    if any(a.model_addr and not a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):
+        for w in agentless.label_from_model(ctx.reader, ctx.symbols, desc, planner):
+            ctx.warn(w, w)
+
+
+def _load_agentless(ctx):
+    pinned = ctx.cache.get("interpreter") if ctx.cache.get("pin") else None
+    if pinned is not None and ctx.cache.get("loaded") is not None:
+        # A poller: TFLM lays the arena out once. Its allocator's state (a handful of words) says
+        # whether it moved (another AllocateTensors, a reset): only then are the objects walked again.
+        try:
+            state = tflm.allocator_state(ctx.reader, ctx.symbols.layout(), pinned[0])
+        except (MemoryReadError, tflm.AgentlessError):
+            state = None
+        kept_state, kept = ctx.cache["loaded"]
+        if state is not None and state == kept_state:
+            return copy.deepcopy(kept)
+    loaded = agentless.load(ctx.reader, ctx.symbols, ctx.settings.planner, ctx.settings.model,
+                            attached=ctx.settings.interpreter if pinned is None else pinned[0],
+                            attached_how=None if pinned is None else pinned[1],
+                            warn=lambda w: ctx.warn("interpreters", w), plans=ctx.cache.setdefault("plans", {}))
+    if ctx.cache.get("pin") and loaded.state is not None and loaded.state.interpreter:
+        ctx.cache["interpreter"] = (loaded.state.interpreter, loaded.found_by)
+        try:
+            state = tflm.allocator_state(ctx.reader, ctx.symbols.layout(), loaded.state.interpreter)
+            ctx.cache["loaded"] = (state, copy.deepcopy(loaded))
+        except (MemoryReadError, tflm.AgentlessError):
+            ctx.cache.pop("loaded", None)
+    return loaded
+
+
+def _agentless(ctx, exc, need_descriptor):
+    """No usable descriptor (exc says why): TFLM's own objects instead."""
+    if isinstance(exc, DecodeError):  # an agent is there, but its descriptor cannot be trusted
+        ctx.descriptor_error = str(exc)
+        ctx.warn("descriptor-corrupt", f"the arenascope descriptor is corrupt ({exc}); showing TFLM's own objects "
+                 "instead (agentless mode); `arena check` fails until the descriptor is sound")
+    try:
+        loaded = _load_agentless(ctx)
+    except (TargetError, MemoryReadError) as exc2:
+        inside = faults.constructor_note(ctx)
+        if inside and need_descriptor:
+            raise TargetError("TFLM's interpreter is not built yet: the core is inside the "
+                              "tflite::MicroInterpreter constructor; `arena fault` says why") from None
+        if inside:
+            exc2 = TargetError(inside)
+        if need_descriptor:
+            raise exc2 from None
+        loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown", evidence=[str(exc2)],
+                                                        objects=[]))
+    ctx.desc, ctx.located_by, ctx.minimum_arena = loaded.desc, loaded.how, loaded.minimum
+    ctx.tflm, ctx.plan, ctx.facts = loaded.state, loaded.plan, loaded.facts
+    for m in loaded.mismatches + ([loaded.plan_note] if loaded.plan_note else []):
+        ctx.warn(m, m)
+    if ctx.tflm.condition != "allocated" and ctx.tflm.interpreter:
+        ctx.warn("tflm-state", f"TFLM is not in a healthy state: {tflmstate.CONDITIONS[ctx.tflm.condition]} "
+                 "(`arena info` shows the evidence, `arena fault` the verdict)")
+    if ctx.desc is None:
+        why = "; ".join(ctx.tflm.evidence) or "its arena's bounds are unknown"
+        if need_descriptor:
+            raise TargetError(f"TFLM's arena cannot be shown: {why}; `arena fault` says what can be known")
+        ctx.note = f"TFLM's arena cannot be shown ({why})" if ctx.tflm.interpreter else why
+    found = ctx.symbols.stack_bounds()
+    if found and ctx.desc is not None:
+        ctx.desc.stack = Band(low_addr=found[0], high_addr=found[1], touched_lo=abi.NONE, touched_hi=abi.NONE)
+        ctx.stack_source = f"the linker symbols {found[2]}"
+
+
+def _measure(ctx, scanner, which, stack=None):
+    """Re-measures the descriptor's bands from target memory (the agent's figures are from its
+    last arenascope_measure, which a fault may have overtaken) and, given stack=(low, high,
+    pattern), the stack's paint, in one scanner call. Returns (names of the bands whose figures
+    changed, whether everything has a whole pass, (high-water mark, painted) of the stack or
+    (None, None))."""
+    desc = ctx.desc
+    pattern = ctx.settings.canary_pattern if ctx.settings.canary_pattern is not None else desc.canary_pattern
+    bands = ([("guard band", desc.guard)] if "guard" in which else []) + \
+            ([(f"arena {a.index} free band", a.canary) for a in desc.arenas] if "free" in which else [])
+    bands = [(n, b) for n, b in bands if b.filled]
+    wanted = [(n, b.low_addr, b.high_addr, pattern) for n, b in bands]
+    if stack is not None:
+        wanted.append(("stack", *stack))
+    results = scanner.measure(ctx.reader, wanted)
+    changed = []
+    for name, band in bands:
+        got = results.get(name)
+        if got is None:
+            continue
+        before = (band.touched_lo, band.touched_hi)
+        band.touched_lo, band.touched_hi = got[0], got[1]
+        if desc.agent_measured and before != (band.touched_lo, band.touched_hi):
+            changed.append(name)
+    hwm = painted = None
+    if stack is not None and results.get("stack") is not None:
+        got = results["stack"]
+        hwm, painted = (stack[1] if got[0] == abi.NONE else stack[0] + got[0]), got[2]
+    return changed, all(r is not None for r in results.values()), (hwm, painted)
+
+
+def _measure_stack(ctx, scanner, low, high, pattern):
+    """(high-water mark, painted) of [low, high) with no descriptor: the lowest address whose word
+    lost the paint (high if none), and whether any painted word is left; (None, None) before a
+    whole pass."""
+    got = scanner.measure(ctx.reader, [("stack", low, high, pattern)]).get("stack")
+    if got is None:
+        return None, None
+    return (high if got[0] == abi.NONE else low + got[0]), got[2]
+
+
+MEASURED_BY = "host scan of target memory"
+
+
+def gather(target: Target, settings: Settings, cache: Optional[dict] = None, scanner: Optional[BandScanner] = None,
+           need_descriptor: bool = True, verify: bool = False, on_warn: Optional[Callable] = None) -> Context:
+    """Reads everything a command needs. verify: re-read the region tables and re-measure the bands
+    and the stack from target memory instead of trusting the agent's last measurement (check, map,
+    stack, whereis, snapshot, live). Without verify only the guard band is re-read (it is small), so
+    a stale agent measurement is noticed. cache: a dict the front end keeps between calls
+    (descriptor sessions, plans); scanner: whole scans by default, the live poller's incremental
+    one; on_warn(key, text): told each warning as it is found. Raises one of EXPECTED."""
+    ctx = Context(target=target, settings=settings, cache={} if cache is None else cache, on_warn=on_warn)
+    scanner = scanner or BandScanner()
+    symbols = target.symbols
+    try:
+        if settings.interpreter is not None:
+            raise NotFoundError("`arena attach` named a MicroInterpreter")
+        _find_descriptor(ctx, fresh_tables=verify)
+        _name_regions(ctx)
+        if not ctx.desc.arenas and agentless.tflm_in_elf(symbols):
+            # The agent runs but no arena is published: an application publishes it after
+            # AllocateTensors, which may not have finished. TFLM's own objects say why.
+            try:
+                loaded = _load_agentless(ctx)
+                ctx.tflm, ctx.plan, ctx.facts = loaded.state, loaded.plan, loaded.facts
+            except (TargetError, MemoryReadError) as exc:
+                ctx.note = f"no arena published, and TFLM's interpreter could not be read ({exc})"
+    except (NotFoundError, DecodeError) as exc:
+        if settings.interpreter is not None or agentless.tflm_in_elf(symbols):
+            _agentless(ctx, exc, need_descriptor)  # no agent: walk TFLM's own objects
+        elif need_descriptor:
+            raise
+        else:
+            ctx.note = f"no usable arenascope descriptor ({exc})"
+    sp = target.core.register("sp")
+    bounds = settings.stack_range
+    if ctx.desc is not None:
+        desc = ctx.desc
+        lo, hi = bounds or (desc.stack.low_addr, desc.stack.high_addr)
+        paint = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else desc.stack_paint_pattern
+        complete, (scanned, painted) = False, (None, None)
+        if not verify and desc.agent_measured and desc.guard.filled:
+            ctx.stale, _, _ = _measure(ctx, scanner, ("guard",))
+            verify = bool(ctx.stale)  # a fault overtook the agent's measurement: measure everything now
+        stack = (lo, hi, paint) if (bounds or verify or not desc.measured) and hi > lo else None
+        if verify and not desc.agentless:  # agentless: no bands to scan
+            _, complete, (scanned, painted) = _measure(ctx, scanner, ("guard", "free"), stack)
+        elif stack is not None:
+            _, _, (scanned, painted) = _measure(ctx, scanner, (), stack)
+        ctx.figs = {a.index: figures.arena_figures(a, ctx.minimum_arena) for a in desc.arenas}
+        if complete:
+            desc.flags |= abi.FLAG_MEASURED
+            desc.measured_by = MEASURED_BY + (": the agent's last measurement is stale (the guard band changed "
+                                              "after it)" if ctx.stale else "")
+        ctx.stack = figures.stack_figures(desc, sp=sp, scanned_hwm=scanned, bounds=bounds, painted=painted)
+    else:
+        found = bounds or symbols.stack_bounds()
+        ctx.stack_source = "`set arena stack-range`" if bounds else f"the linker symbols {found[2]}" if found else ""
+        if not found:
+            raise TargetError("no stack bounds: no arenascope descriptor, no linker symbols (" +
+                              ", ".join(f"{a}/{b}" for a, b in STACK_SYMBOLS) +
+                              "); set them with `set arena stack-range LOW HIGH`")
+        lo, hi = found[0], found[1]
+        pattern = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else DEFAULT_STACK_PAINT
+        hwm, painted = _measure_stack(ctx, scanner, lo, hi, pattern)
+        ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan" if hwm is not None else
+                                         "none", painted=bool(painted), arena_end=None)
+    return ctx
+
+
+def checks_of(ctx: Context) -> list:
+    """The `arena check` rules for what gather found (figures.checks, plus TFLM's condition and a
+    corrupt descriptor in agentless mode)."""
+    out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ctx.symbols.ram_ranges()[0])
+    if ctx.tflm is not None and not ctx.tflm.laid_out:
+        # Used bytes and headroom of an arena TFLM never finished laying out measure nothing.
+        out = [c for c in out if c.rule not in ("used", "headroom")]
+    if ctx.tflm is not None and ctx.tflm.condition != "allocated":
+        out.insert(0, figures.Check("tflm", figures.FAIL, f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "
+                                    + ("; ".join(ctx.tflm.evidence[:2]) or "no evidence readable")
+                                    + " (`arena fault` gives the verdict)"))
+    if ctx.descriptor_error:
+        out.insert(0, figures.Check("descriptor", figures.FAIL, f"the arenascope descriptor is corrupt "
+                                    f"({ctx.descriptor_error}): the figures below are TFLM's own (agentless)"))
+    return out
+
+
+def snapshot(ctx: Context, with_fault: bool = True) -> dict:
+    """The snapshot of what gather found (docs/snapshot-schema.md): figures, checks, TFLM's
+    objects and, with_fault, the fault and its verdicts."""
+    source = {"elf": ctx.symbols.elf_path, "located_by": ctx.located_by}
+    snap = snapshot_json.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx), source)
+    st = ctx.tflm
+    if st is not None and st.interpreter:
+        snap["tflm"] = {"interpreter_addr": st.interpreter, "condition": st.condition,
+                        "meaning": tflmstate.CONDITIONS[st.condition], "evidence": st.evidence,
+                        "arena_symbol": st.arena_symbol, "allocator": st.allocator,
+                        "objects": [{"name": o.name, "addr": o.addr, "size_bytes": o.size, "sound": o.sound,
+                                     "problems": o.problems} for o in st.objects],
+                        "verdicts": []}
+    if with_fault:
+        f, damaged, _ = faults.find_fault(ctx)
+        snap["fault"] = faults.fault_json(f, ctx, damaged) if f is not None else None
+        if "tflm" in snap:
+            snap["tflm"]["verdicts"] = [v.json() for v in faults.tflm_verdicts(ctx, f)]
+    return snap
+

@@ -1,0 +1,106 @@
+"""Text of the reports that are more than a table: `arena version`, TFLM's condition, `arena
+fault`. Lines without newlines; colour through style.paint."""
+from arenascope_plugin.acquire import planner
+from arenascope_plugin.analyse import faults, figures
+from arenascope_plugin.decode import abi, faultrecord, tflmstate
+from arenascope_plugin.present import snapshot, style
+from arenascope_plugin.serve import viewerlink
+from arenascope_plugin import version
+
+
+def version_lines():
+    """`arena version`: the product's version, then each contract's (CHANGELOG.md lists them)."""
+    return [f"arenascope {version.VERSION}",
+            f"  agent ABI:        {abi.ABI_MAJOR}.x (this plugin knows up to {abi.ABI_MAJOR}.{abi.ABI_MINOR})",
+            f"  fault record:     version {faultrecord.RECORD_VERSION}",
+            f"  snapshot:         \"{snapshot.SCHEMA}\" version {snapshot.VERSION}",
+            f"  planner JSON:     \"{planner.SCHEMA}\"",
+            f"  live link:        message version {viewerlink.MESSAGE_VERSION}"]
+
+
+def tflm_state_lines(ctx):
+    """The agentless interpreter's condition and its evidence, object by object (nothing when
+    TFLM is healthy)."""
+    st = ctx.tflm
+    if st is None or st.condition == "allocated":
+        return []
+    out = [style.paint(f"TFLM state: {st.condition}: {tflmstate.CONDITIONS[st.condition]}", "FAIL")]
+    out += [f"  {e}" for e in st.evidence]
+    out.append("  objects checked: " + ", ".join(f"{o.name} at {o.addr:#x} ({o.size} B) "
+                                                + ("sound" if o.sound else "NOT SOUND (above)") for o in st.objects))
+    if ctx.desc is not None and ctx.desc.agentless:
+        out.append("  the figures and regions below are rebuilt from the ELF (the arena's bounds), the allocator where "
+                   "it is sound and the planner's prediction for the model (regions marked '(predicted)'), not from "
+                   "TFLM's pointers")
+    return out
+
+
+def no_fault_lines(ctx, damaged, note):
+    """`arena fault` when there is no fault: why, and what TFLM's objects say."""
+    lines = ["arena fault: no fault: the core is not in a fault handler, and " + note]
+    if ctx.tflm is not None and ctx.tflm.interpreter:
+        lines[0] += "; what TFLM's objects say:"
+    if ctx.desc is not None or ctx.tflm is not None:
+        verdict = faults.arena_verdict(ctx, None, damaged)
+        heads = [line for line in verdict if line.startswith("VERDICT")]
+        if ctx.tflm is not None and not ctx.tflm.interpreter:
+            heads += ctx.tflm.evidence  # no interpreter to read: why (e.g. stuck in its constructor)
+        lines += heads + (["  " + line for line in verdict if not line.startswith("VERDICT")] if ctx.tflm else [])
+    return lines
+
+
+def fault_lines(f, ctx, damaged):
+    """`arena fault`'s report: the verdicts first, then the evidence (registers, bits, frame)."""
+    stale = "the target has reset since" in f.source
+    verdict = [] if (ctx.desc is None and ctx.tflm is None) or stale else faults.arena_verdict(ctx, f, damaged)
+    out = [style.paint(f"{f.exception or 'fault (exception unknown)'}: from {f.source}", "title")]
+    # The answer first: the verdicts, then the evidence.
+    for i, v in enumerate(v for v in verdict if v.startswith("VERDICT")):
+        out.append("  " + (v if i == 0 else "VERDICT (also): " + v[len("VERDICT: "):]))
+    bits = faultrecord.cfsr_lines(f.cfsr) + faultrecord.hfsr_lines(f.hfsr)
+    out += ["  " + b for b in bits] or ["  no fault status bits set"]
+    out.append(f"  CFSR {f.cfsr:#010x}  HFSR {f.hfsr:#010x}")
+    if f.mmfar is not None:
+        out.append(f"  MMFAR {f.mmfar:#010x} (valid)")
+    if f.bfar is not None:
+        out.append(f"  BFAR  {f.bfar:#010x} (valid)")
+    elif f.cfsr >> 10 & 1:
+        out.append("  BFAR not valid: imprecise bus error")
+    if f.exc_return is not None:
+        out.append("  EXC_RETURN " + faultrecord.ExcReturn(f.exc_return).describe())
+    else:
+        out.append("  EXC_RETURN unknown")
+    if f.frame:
+        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(faultrecord.FRAME_NAMES, f.frame))
+        out.append(f"  stacked frame at {f.frame_addr:#x}: {regs}")
+        if f.frame[7] >> 9 & 1:
+            out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
+        out.append(f"  faulting PC: {faults.where(ctx.symbols, f.pc)}")
+        lr = faults.lr_lines(ctx, f)
+        out += [f"  LR:          {lr[0]}"] + ["  " + line for line in lr[1:]]
+        for name, value in zip(faultrecord.FRAME_NAMES[:5], f.frame[:5]):
+            for r in damaged:
+                arena = ctx.desc.arenas[0]
+                if arena.base_addr + r.offset <= value < arena.base_addr + r.end:
+                    out.append(f"  {name} {value:#x} points into {figures.region_label(r)} "
+                               f"(+{r.offset}..+{r.end}), overwritten since allocation: the faulting code was "
+                               "using damaged data")
+    if f.frame_note:
+        out.append("  " + f.frame_note)
+    out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in faultrecord.cause_lines(f)]
+    if f.source.startswith("core registers"):
+        halt = faults.halt_of(ctx)
+        if halt.spinning and halt.in_handler:  # e.g. CubeMX's `while (1) {}`: `continue` never returns
+            out.append(f"  the core is stuck in {halt.function or 'the handler'}'s endless loop at {halt.pc:#x}: "
+                       "continuing will not get past it; read the fault now, then reset")
+    if stale and ctx.desc is not None:
+        out.append("  the arena and the stack in memory are this boot's (re-filled and re-painted at reset): "
+                   "only the registers and the frame above are the fault's")
+        out += ["  " + v for v in faults.arena_verdict(ctx, f, damaged) if v.startswith("the faulting address")]
+    elif ctx.desc is not None or ctx.tflm is not None:
+        out += ["  " + v for v in verdict if not v.startswith("VERDICT")]
+    else:
+        out.append(f"  no arena verdict: {ctx.note}")
+    return out
+
+
