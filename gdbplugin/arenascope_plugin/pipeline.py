@@ -182,7 +182,7 @@ def _load_agentless(ctx):
         # A poller: TFLM lays the arena out once. Its allocator's state (a handful of words) says
         # whether it moved (another AllocateTensors, a reset): only then are the objects walked again.
         try:
-            state = tflm.allocator_state(ctx.reader, ctx.symbols.layout(), pinned[0])
+            state = tflm.allocator_state(ctx.reader, tflm.layout(ctx.symbols), pinned[0])
         except (MemoryReadError, tflm.AgentlessError):
             state = None
         kept_state, kept = ctx.cache["loaded"]
@@ -195,7 +195,7 @@ def _load_agentless(ctx):
     if ctx.cache.get("pin") and loaded.state is not None and loaded.state.interpreter:
         ctx.cache["interpreter"] = (loaded.state.interpreter, loaded.found_by)
         try:
-            state = tflm.allocator_state(ctx.reader, ctx.symbols.layout(), loaded.state.interpreter)
+            state = tflm.allocator_state(ctx.reader, tflm.layout(ctx.symbols), loaded.state.interpreter)
             ctx.cache["loaded"] = (state, copy.deepcopy(loaded))
         except (MemoryReadError, tflm.AgentlessError):
             ctx.cache.pop("loaded", None)

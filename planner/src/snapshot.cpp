@@ -1,4 +1,4 @@
-// A model's predicted arena as an arenascope snapshot (docs/snapshot-schema.md, version 1), so
+// A model's predicted arena as an arenascope snapshot (docs/snapshot-schema.md, version 2), so
 // the viewer draws a plan with no target (`arenascope-plan --snapshot FILE`).
 //
 // The arena is the recommended one (the minimum plus the margin), at address 0: a model has no
@@ -113,7 +113,7 @@ nlohmann::json budget_snapshot(const Budget& b) {
              "; this arena is the minimum + " + std::to_string(b.margin_pct) + " %";
   }
   return {{"schema", "arenascope.snapshot"},
-          {"version", 1},
+          {"version", 2},
           {"source", {{"elf", nullptr}, {"located_by", "model"}, {"descriptor_address", 0}, {"abi", "1.0"},
                       {"addr_size", b.abi.pointer}, {"time", utc_now()}, {"model", b.model_path},
                       {"predicted_by", "arenascope-plan"}, {"target", b.abi.name},

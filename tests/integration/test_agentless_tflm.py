@@ -144,14 +144,17 @@ def test_agentless_live_without_gdb_equals_tflms_figures_and_gdbs_layout(tmp_pat
     sys.path.insert(0, str(ROOT / "tests" / "rig" / "openocd_qemu"))
     sys.path.insert(0, str(ROOT / "gdbplugin"))
     from chain import Chain  # pylint: disable=import-outside-toplevel
-    from arenascope_plugin.acquire import dwarflayout  # pylint: disable=import-outside-toplevel
-    lay, _ = dwarflayout.layout(LOOP_ELF)
+    from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # pylint: disable=import-outside-toplevel
+    from arenascope_plugin.decode import tflm  # pylint: disable=import-outside-toplevel
+    lay = tflm.layout(ElfSymbols(LOOP_ELF))
     dump = tmp_path / "gdb_layout.json"
     gdb_batch(pathlib.Path(LOOP_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
-                                       "python import json; from arenascope_plugin.acquire.gdbtarget import GdbSymbols; l = GdbSymbols().layout(); "
+                                       "python import json; from arenascope_plugin.acquire.gdbtarget import GdbSymbols; "
+                                       "from arenascope_plugin.decode import tflm; l = tflm.layout(GdbSymbols()); "
                                        f"open('{dump}', 'w').write(json.dumps([l.pointer, l.offsets, l.sizes, "
-                                       "l.saba_nonpersistent_base]))"])
-    assert json.loads(dump.read_text()) == [lay.pointer, lay.offsets, lay.sizes, lay.saba_nonpersistent_base]
+                                       "l.saba_nonpersistent_base, l.member_sizes, l.optional]))"])
+    assert json.loads(dump.read_text()) == json.loads(json.dumps(
+        [lay.pointer, lay.offsets, lay.sizes, lay.saba_nonpersistent_base, lay.member_sizes, lay.optional]))
     out = tmp_path / "last.json"
     with Chain(LOOP_ELF) as ch:
         r = subprocess.run([str(ROOT / "gdbplugin" / "arenascope"), "live", "--openocd", f"127.0.0.1:{ch.tport}",

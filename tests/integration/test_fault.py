@@ -131,7 +131,9 @@ def test_snapshot_carries_the_fault_and_the_damaged_regions():
     jsonschema.validate(snap, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
     f = snap["fault"]
     assert f["exception"] == "BusFault" and f["bfar"] == 0x5A5A5A58 and f["cfsr"] == 0x8200
-    assert any(v.startswith("VERDICT: the stack ran into the arena.") for v in f["verdict"])
+    assert [v["kind"] for v in f["verdicts"]] == ["stack-into-arena"] and not f["stale"]
+    assert f["verdicts"][0]["headline"].startswith("VERDICT: the stack ran into the arena.")
+    assert any(n.startswith("SP at the fault") for n in f["notes"]), f["notes"]
     regions = snap["arenas"][0]["regions"]
     damaged = [regions[i] for i in f["damaged_regions"]]
     assert damaged and all("immutable" in r["flags"] for r in damaged)

@@ -75,7 +75,7 @@ def test_the_same_fault_and_verdict_at_a_stop_live_and_standalone(tmp_path):
     assert_same(snaps)
     f = snaps["live"]["fault"]
     assert f is not None and f["exception"] == "BusFault" and f["bfar"] == 0x5A5A5A58 and f["damaged_regions"]
-    assert any(v.startswith("VERDICT: the stack ran into the arena.") for v in f["verdict"])
+    assert [v["kind"] for v in f["verdicts"]] == ["stack-into-arena"]
 
 
 STANDIN = FIRMWARE.parent / "tflm_standin" / "tflm_standin_fw.elf"

@@ -9,7 +9,8 @@ import pytest
 
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.acquire import planner
-from arenascope_plugin.present import render, snapshot
+from arenascope_plugin.decode import plan
+from arenascope_plugin.present import budget, render, snapshot
 
 DOC = {
     "schema": "arenascope-plan/1", "model": "m.tflite", "file_bytes": 1000,
@@ -33,7 +34,7 @@ DOC = {
 
 
 def test_regions_follow_the_tools_buffers():
-    a = planner.arena_from_plan(DOC)
+    a = plan.arena_from_plan(DOC)
     assert [(r.offset, r.size, r.kind, r.first_use, r.last_use) for r in a.regions] == [
         (0, 112, "tensor", 0, 1), (112, 16, "tensor", 1, 1), (128, 64, "scratch", 1, 1)]
     assert a.regions[0].shape == [1, 100] and a.regions[0].dtype == "INT8" and a.regions[2].shape is None
@@ -54,15 +55,15 @@ def test_arena_prediction_in_words():
         "minimum_bytes": 1068, "exact": True, "arena_used_bytes": 676, "margin_pct": 10, "recommended_bytes": 1184,
         "set_by": {"phase": "AllocateTensors: memory planning", "request": "planner arrays", "source": "x.cc"},
         "unmodelled_kernels": []})
-    assert planner.arena_lines(doc) == [
+    assert budget.arena_lines(doc) == [
         "arena (cortex-m, reference kernels): arena_used_bytes() 676 B after AllocateTensors; minimum arena 1068 B "
         "(set by AllocateTensors: memory planning: planner arrays); recommended 1184 B (minimum + 10 %)"]
     doc["arena"] = dict(doc["arena"], exact=False, unmodelled_kernels=["subgraph 0 operator 2 (RELU)"])
-    assert planner.arena_lines(doc)[1] == ("the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: "
+    assert budget.arena_lines(doc)[1] == ("the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: "
                                          "subgraph 0 operator 2 (RELU)")
-    assert planner.arena_lines(DOC) == []
+    assert budget.arena_lines(DOC) == []
     with pytest.raises(planner.PlannerError, match="does not follow"):
-        planner.arena_lines(dict(doc, arena={"exact": True}))
+        budget.arena_lines(dict(doc, arena={"exact": True}))
 
 
 def test_model_text_is_one_terminal_line():
@@ -70,13 +71,13 @@ def test_model_text_is_one_terminal_line():
     the chart's key and the prediction's words show them as '?', as the tool's own table does."""
     doc = json.loads(json.dumps(DOC))
     doc["buffers"][2]["name"] = "op 0 EVIL\nOP\x1b[31m scratch"
-    a = planner.arena_from_plan(doc)
+    a = plan.arena_from_plan(doc)
     assert a.regions[2].name == "op 0 EVIL?OP?[31m scratch"
     doc["target"] = "cortex-m"
     doc["arena"] = {"minimum_bytes": 1068, "exact": False, "arena_used_bytes": 676, "margin_pct": 10,
                     "recommended_bytes": 1184, "set_by": {"phase": "p", "request": "op 1 (A\rB)", "source": "x"},
                     "unmodelled_kernels": ["subgraph 0 operator 1 (A\nB)"]}
-    assert planner.arena_lines(doc) == [
+    assert budget.arena_lines(doc) == [
         "arena (cortex-m, reference kernels): arena_used_bytes() 676 B after AllocateTensors; minimum arena 1068 B "
         "(set by p: op 1 (A?B)); recommended 1184 B (minimum + 10 %)",
         "the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: subgraph 0 operator 1 (A?B)"]
@@ -105,7 +106,7 @@ def test_planner_errors_are_clear(tmp_path):
                           "m.tflite")
     assert str(e.value) == "m.tflite: tensor \ufffd?x bad"
     with pytest.raises(planner.PlannerError, match="does not follow"):
-        planner.arena_from_plan({"schema": "arenascope-plan/1", "buffers": [{}]})
+        plan.arena_from_plan({"schema": "arenascope-plan/1", "buffers": [{}]})
     rejected = fake_tool(tmp_path, f"echo '{json.dumps(DOC)}'; echo 'arenascope-plan: m.tflite: TFLM would reject' >&2; exit 1")
     doc, error = planner.run_planner(rejected, "m.tflite")
     assert doc["schema"] == "arenascope-plan/1" and error == "m.tflite: TFLM would reject"
@@ -131,7 +132,7 @@ def test_a_snapshots_plan_is_charted_from_its_regions():
 
 @pytest.mark.parametrize("mutate,message", [
     (lambda d: d.update(schema="x"), "not an arenascope snapshot"),
-    (lambda d: d.update(version=2), "snapshot version 2"),
+    (lambda d: d.update(version=1), "snapshot version 1"),
     (lambda d: d.update(source="x"), r"\$.source: expected an object"),
     (lambda d: d["arenas"][0]["regions"][0].pop("size_bytes"), r"regions\[0\].size_bytes: expected an integer"),
     (lambda d: d["arenas"][0]["regions"][1].update(index=7), "must be in index order"),

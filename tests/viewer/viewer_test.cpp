@@ -82,10 +82,20 @@ TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
         {"verdict", [](json &j) { j["verdict"] = "fail"; }, "verdict \"fail\" is not PASS, WARN or FAIL"},
         {"fault region", [](json &j) {
              j["fault"] = {{"source", "x"}, {"cfsr", 0}, {"hfsr", 0}, {"bits", json::array()}, {"causes", json::array()},
-                           {"verdict", json::array()}, {"damaged_regions", {43}}};
+                           {"stale", false}, {"verdicts", json::array()}, {"notes", json::array()},
+                           {"damaged_regions", {43}}};
          }, "$.fault.damaged_regions: 43 is not a region index"},
+        {"fault verdict kind", [](json &j) {
+             j["fault"] = {{"source", "x"}, {"cfsr", 0}, {"hfsr", 0}, {"bits", json::array()}, {"causes", json::array()},
+                           {"stale", false}, {"notes", json::array()}, {"damaged_regions", json::array()},
+                           {"verdicts", {{{"kind", "meteor"}, {"headline", "VERDICT: x"}, {"evidence", json::array()}}}}};
+         }, "$.fault.verdicts[0].kind: \"meteor\" is not a verdict kind this viewer knows"},
+        {"fault stale", [](json &j) {
+             j["fault"] = {{"source", "x"}, {"cfsr", 0}, {"hfsr", 0}, {"bits", json::array()}, {"causes", json::array()},
+                           {"verdicts", json::array()}, {"notes", json::array()}, {"damaged_regions", json::array()}};
+         }, "$.fault.stale: missing"},
         {"missing", [](json &j) { j["arenas"][0].erase("plan"); }, "$.arenas[0].plan: missing"},
-        {"version", [](json &j) { j["version"] = 2; }, "snapshot version 2, this viewer reads version 1"},
+        {"version", [](json &j) { j["version"] = 1; }, "snapshot version 1, this viewer reads version 2"},
         {"not a snapshot", [](json &j) { j["schema"] = "other"; }, "not an arenascope snapshot"},
         {"live bytes", [](json &j) { j["arenas"][0]["plan"]["live_bytes"].erase(0); }, "15 values for 16 scopes"},
         {"lifetime", [](json &j) { j["arenas"][0]["regions"][0]["first_use"] = 9; }, "last_use 2 before first_use 9"},

@@ -792,13 +792,19 @@ void App::draw_fault(const Fault *f, const Tflm *t, const Rect &r)
         para("FAULT: " + (f->exception.empty() ? std::string("fault") : f->exception) + "  (red on the map: regions "
              "overwritten since allocation)", red);
         // The verdicts first, then the evidence, so what has to be scrolled to is the detail.
-        for (const auto &v : f->verdict) {
-            if (v.rfind("VERDICT", 0) == 0 && !shown(v)) para(v, red);
+        for (const FaultVerdict &v : f->verdicts) {
+            if (!shown(v.headline)) para(v.headline, red);
         }
+        if (f->stale) para("from before a reset: the arena in memory is this boot's, no verdict is drawn from it", white);
         para("PC " + f->pc_where, white);
         for (const auto &c : f->causes) para(c, white);
-        for (const auto &v : f->verdict) {
-            if (v.rfind("VERDICT", 0) != 0 && !shown(v)) para(v, white);
+        for (const FaultVerdict &v : f->verdicts) {
+            for (const std::string &e : v.evidence) {
+                if (!shown(e)) para(e, white);
+            }
+        }
+        for (const auto &n : f->notes) {
+            if (!shown(n)) para(n, white);
         }
         if (f->bfar) para(fmt::format("BFAR {:#010x}", *f->bfar), white);
         if (f->mmfar) para(fmt::format("MMFAR {:#010x}", *f->mmfar), white);

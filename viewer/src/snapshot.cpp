@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -472,10 +474,10 @@ Snapshot snapshot(const json &root)
     }
     Snapshot s;
     s.version = static_cast<int>(u64(root, "version", path));
-    if (s.version != 1) {
-        throw LoadError{fmt::format("$.version: snapshot version {}, this viewer reads version 1; use the viewer "
+    if (s.version != kSnapshotVersion) {
+        throw LoadError{fmt::format("$.version: snapshot version {}, this viewer reads version {}; use the viewer "
                                     "from the same arenascope version as the plugin",
-                                    s.version)};
+                                    s.version, kSnapshotVersion)};
     }
     const json &src = member(root, "source", path);
     s.elf = string(src, "elf", "$.source", true);
@@ -547,9 +549,29 @@ Snapshot snapshot(const json &root)
         f.pc_where = string(fj, "pc_where", fp, true);
         f.lr_where = string(fj, "lr_where", fp, true);
         f.exc_return_text = string(fj, "exc_return_text", fp, true);
-        for (const char *key : {"bits", "causes", "verdict"}) {
+        f.stale = boolean(fj, "stale", fp);
+        const json &verdicts = array(fj, "verdicts", fp, kMaxTflmVerdicts);
+        for (std::size_t i = 0; i < verdicts.size(); i++) {
+            const std::string vp = fmt::format("{}.verdicts[{}]", fp, i);
+            FaultVerdict d;
+            d.kind = string(verdicts[i], "kind", vp);
+            static const char *const kinds[] = {"stack-into-arena", "allocation-failed", "failure-ignored",
+                                                "tflm-damaged",     "buffer-overrun",    "not-arena-nor-stack",
+                                                "none",             "unknown"};
+            if (std::find(std::begin(kinds), std::end(kinds), d.kind) == std::end(kinds)) {
+                throw LoadError{fmt::format("{}.kind: \"{}\" is not a verdict kind this viewer knows", vp,
+                                            clip_utf8(d.kind, 40))};
+            }
+            d.headline = string(verdicts[i], "headline", vp).substr(0, 4096);
+            for (const auto &line : array(verdicts[i], "evidence", vp, 64)) {
+                if (!line.is_string()) throw LoadError{fmt::format("{}.evidence: expected strings", vp)};
+                d.evidence.push_back(line.get<std::string>().substr(0, 4096));
+            }
+            f.verdicts.push_back(std::move(d));
+        }
+        for (const char *key : {"bits", "causes", "notes"}) {
             std::vector<std::string> &dst = std::string(key) == "bits" ? f.bits : std::string(key) == "causes" ? f.causes
-                                                                                                              : f.verdict;
+                                                                                                              : f.notes;
             for (const auto &line : array(fj, key, fp, 64)) {
                 if (!line.is_string()) throw LoadError{fmt::format("{}.{}: expected strings", fp, key)};
                 dst.push_back(line.get<std::string>().substr(0, 4096));

@@ -22,6 +22,8 @@ constexpr std::size_t kMaxChecks = 256;
 constexpr std::size_t kMaxHistoryPoints = 600;        // live history
 // "tflm" (the agentless post-mortem): a "tflm" past these is refused (the rest of the snapshot is shown).
 constexpr std::size_t kMaxTflmVerdicts = 16;
+// The snapshot version this viewer reads (docs/snapshot-schema.md; the plugin's present/snapshot.py VERSION).
+constexpr int kSnapshotVersion = 2;
 constexpr std::size_t kMaxTflmLines = 64;             // evidence[] and problems[] lines per list
 constexpr std::size_t kMaxTflmSmashed = 256;          // smashed objects per verdict
 constexpr std::size_t kMaxTflmObjects = 64;
@@ -89,11 +91,20 @@ struct Check {
     std::string rule, verdict, reason;
 };
 
+// One verdict on a fault: kind is a stable word (docs/snapshot-schema.md: stack-into-arena,
+// buffer-overrun, not-arena-nor-stack, none, unknown, and the post-mortem's kinds).
+struct FaultVerdict {
+    std::string kind;
+    std::string headline;  // the sentence shown, "VERDICT: ..."
+    std::vector<std::string> evidence;
+};
 struct Fault {
     std::string exception, source, pc_where, lr_where, exc_return_text;
     uint64_t cfsr = 0, hfsr = 0;
     std::optional<uint64_t> mmfar, bfar;
-    std::vector<std::string> bits, causes, verdict;
+    bool stale = false;  // from before a reset: no verdict is drawn from this boot's memory
+    std::vector<std::string> bits, causes, notes;
+    std::vector<FaultVerdict> verdicts;
     std::vector<int> damaged_regions;  // indices into arenas[0].regions
 };
 

@@ -1,14 +1,12 @@
-"""TFLM's Layout (tflm.Layout: member offsets and type sizes) from the ELF's DWARF with
-pyelftools, for the standalone `arenascope live` (no GDB). The GDB plugin builds the same Layout
-from gdb.Type (agentless.layout); both look up the same names (tflm.MEMBERS, tflm.SIZES), and
-tests/integration/test_openocd_live.py checks they agree on a real TFLM ELF when one is named.
+"""Type layouts (member offsets and sizes, type sizes, base-class offsets) from the ELF's DWARF
+with pyelftools, for ElfSymbols (no GDB). GdbSymbols answers the same questions from gdb.Type;
+decode/tflm.py builds TFLM's Layout from either, and the parity test
+(tests/integration/test_parity.py) and test_agentless_tflm.py check that they agree.
 
 Only what the walk needs is kept: named struct/class definitions (not declarations), their
 byte_size, their members' data_member_location and their base classes (DW_TAG_inheritance),
 by C++-qualified name (namespaces joined with ::).
 """
-from arenascope_plugin.decode import tflm
-
 _RECORDS = ("DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type")
 
 
@@ -107,37 +105,85 @@ def demangle_vtable(symbol):
     return "::".join(parts) or None
 
 
-def layout(path):
-    """(tflm.Layout, {qualified type name: size} of TFLM's and arenascope's classes) of the TFLM
-    linked into the ELF at path. LayoutError names what is missing
-    (no debug information, or another TFLM version than tflm.CHECKED_AGAINST)."""
-    try:
-        from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
-    except ImportError:
-        raise LayoutError("pyelftools is not installed (Debian: python3-pyelftools)") from None
-    with open(path, "rb") as f:
-        elf = ELFFile(f)
+def _byte_size(die, pointer):
+    """sizeof the type a DIE names, through typedefs and qualifiers; None when unknown."""
+    for _ in range(16):
+        if die is None:
+            return None
+        if "DW_AT_byte_size" in die.attributes:
+            return die.attributes["DW_AT_byte_size"].value
+        if die.tag in ("DW_TAG_pointer_type", "DW_TAG_reference_type", "DW_TAG_rvalue_reference_type"):
+            return pointer
+        if "DW_AT_type" not in die.attributes:
+            return None
+        die = die.get_DIE_from_attribute("DW_AT_type")
+    return None
+
+
+class DwarfTypes:
+    """The ELF's type definitions by C++-qualified name (acquire.symbols.Symbols' type queries).
+    LayoutError when the file has no debug information; OSError when it cannot be read."""
+
+    def __init__(self, path):
+        try:
+            from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
+        except ImportError:
+            raise LayoutError("pyelftools is not installed (Debian: python3-pyelftools)") from None
+        self._file = open(path, "rb")  # pylint: disable=consider-using-with  (DIEs are read lazily from it)
+        elf = ELFFile(self._file)
         if not elf.has_dwarf_info():
-            raise LayoutError(f"{path} has no debug information: build TFLM with -g")
-        types = _Types(elf.get_dwarf_info())
-        pointer = elf.elfclass // 8
-        offsets = {}
-        for type_name, members in tflm.MEMBERS.items():
-            die = types.defs.get(type_name)
-            if die is None:
-                raise LayoutError(f"{path}'s DWARF has no definition of {type_name}: build TFLM with -g")
-            found = types.members(die, set(members))
-            missing = [m for m in members if m not in found]
-            if missing:
-                raise LayoutError(f"{type_name} has no member {', '.join(missing)} in this firmware: another TFLM "
-                                  f"version than the one checked ({tflm.CHECKED_AGAINST})")
-            offsets[type_name] = found
-        sizes = {}
-        for name in tflm.SIZES:
-            size = types.size(name)
-            if size is None:
-                raise LayoutError(f"{path}'s DWARF has no size for {name}: build TFLM with -g")
-            sizes[name] = size
-        base = types.base_offset("tflite::SingleArenaBufferAllocator", "tflite::INonPersistentBufferAllocator")
-        lay = tflm.Layout(pointer=pointer, offsets=offsets, sizes=sizes, saba_nonpersistent_base=base)
-        return lay, {n: types.size(n) for n in types.defs if n.startswith(("tflite::", "arenascope::"))}
+            self._file.close()
+            raise LayoutError(f"{path} has no debug information: build TFLM and the application with -g")
+        self.pointer = elf.elfclass // 8
+        self._types = _Types(elf.get_dwarf_info())
+        self._members = {}
+        self._sizes = {n: self._types.size(n) for n in self._types.defs}
+        self._bases = {}
+        self.path = path
+
+    def names(self):
+        return list(self._sizes)
+
+    def size(self, name):
+        return self._sizes.get(name)
+
+    def members(self, name, wanted):
+        """{member: (offset, size)} of the wanted members of `name` (base classes included), or
+        None when the type is not defined."""
+        key = (name, tuple(sorted(wanted)))
+        if key not in self._members:
+            self._members[key] = self._read(lambda: self._members_of(name, set(wanted)))
+        return self._members[key]
+
+    def base_offset(self, name, base_name):
+        key = (name, base_name)
+        if key not in self._bases:
+            self._bases[key] = self._read(lambda: self._types.base_offset(name, base_name))
+        return self._bases[key]
+
+    @staticmethod
+    def _read(fn):
+        return fn()
+
+    def _members_of(self, name, wanted):
+        die = self._types.defs.get(name)
+        if die is None:
+            return None
+        offsets, sizes = {}, {}
+        self._walk(die, wanted, 0, offsets, sizes)
+        return {m: (offsets[m], sizes.get(m)) for m in offsets}
+
+    def _walk(self, die, wanted, prefix, offsets, sizes):
+        for child in die.iter_children():
+            if child.tag == "DW_TAG_inheritance":
+                base = child.get_DIE_from_attribute("DW_AT_type")
+                while base.tag == "DW_TAG_typedef":
+                    base = base.get_DIE_from_attribute("DW_AT_type")
+                self._walk(base, wanted, prefix + _location(child), offsets, sizes)
+            elif child.tag == "DW_TAG_member":
+                n = child.attributes.get("DW_AT_name")
+                n = n.value.decode(errors="replace") if n is not None else None
+                if n in wanted and n not in offsets:
+                    offsets[n] = prefix + _location(child)
+                    t = child.get_DIE_from_attribute("DW_AT_type") if "DW_AT_type" in child.attributes else None
+                    sizes[n] = _byte_size(t, self.pointer)

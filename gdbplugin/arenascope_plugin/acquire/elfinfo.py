@@ -186,3 +186,16 @@ def vtables(path, classes):
     """{class: (vtable address, size)} of the classes' vtables the ELF's symbol table holds."""
     wanted = {_itanium_vtable(c): c for c in classes}
     return {wanted[n]: (v, z) for n, v, z, _ in _symbols_of(path) if n in wanted}
+
+
+@_once_per_file
+def pointer_size(path):
+    """sizeof(void *) of the ELF's target: 4 for ELF32, 8 for ELF64 (4 when unreadable)."""
+    lib = _elftools()
+    if lib is None:
+        return 4
+    try:
+        with open(path, "rb") as f:
+            return lib[2](f).elfclass // 8
+    except (OSError, lib[0]):
+        return 4

@@ -41,8 +41,8 @@ class ElfSymbols(Symbols):
         self._sorted = None
         self._names = {}
         self._lines = None
-        self._layout = None
-        self._type_sizes = None
+        self._types = None
+        self._pointer = elfinfo.pointer_size(self.elf_path)
 
     def address(self, name):
         found = self._table.get(name)
@@ -128,21 +128,35 @@ class ElfSymbols(Symbols):
             return None
         return rows[i][1], rows[i][2]
 
-    def layout(self):
-        if self._layout is None:
+    def _dwarf(self):
+        """The ELF's types (read once); TargetError without debug information."""
+        if self._types is None:
             try:
-                self._layout, self._type_sizes = dwarflayout.layout(self.elf_path)
+                self._types = dwarflayout.DwarfTypes(self.elf_path)
             except (dwarflayout.LayoutError, OSError) as exc:
                 raise TargetError(f"agentless mode: {exc}") from None
-        return self._layout
+        return self._types
+
+    def members(self, type_name, wanted):
+        try:
+            return self._dwarf().members(type_name, wanted)
+        except TargetError:
+            return None
+
+    def base_offset(self, type_name, base_name):
+        try:
+            return self._dwarf().base_offset(type_name, base_name)
+        except TargetError:
+            return None
+
+    def pointer_size(self):
+        return self._pointer
 
     def type_size(self, name):
-        if self._type_sizes is None:
-            try:
-                self.layout()
-            except TargetError:
-                return None
-        return self._type_sizes.get(name)
+        try:
+            return self._dwarf().size(name)
+        except TargetError:
+            return None
 
     def object_size(self, name) -> Optional[int]:
         mangled = next((n for n, d in self._demangled().items() if d == name), name)

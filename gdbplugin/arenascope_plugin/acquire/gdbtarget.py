@@ -223,16 +223,6 @@ def _member_offsets(t, wanted, prefix=0, out=None, sizes=None):
     return out
 
 
-def _type(name):
-    from arenascope_plugin.decode import tflm  # pylint: disable=import-outside-toplevel
-    try:
-        return gdb.lookup_type(name).strip_typedefs()
-    except gdb.error:
-        raise TargetError(f"agentless mode: the firmware's debug information has no type {name}: build TFLM and "
-                          f"the application with -g (and keep the ELF's symbols); the plugin reads TFLM's objects "
-                          f"by their DWARF layout ({tflm.CHECKED_AGAINST})") from None
-
-
 class GdbSymbols(Symbols):
     """Symbols through GDB: the loaded ELF, at the addresses the process has them."""
 
@@ -263,33 +253,25 @@ class GdbSymbols(Symbols):
             return None
         return line.symtab.filename, line.line
 
-    def layout(self):
-        from arenascope_plugin.decode import tflm  # pylint: disable=import-outside-toplevel
-        offsets, member_sizes, optional = {}, {}, {}
-        for type_name, members in tflm.OPTIONAL.items():
-            try:
-                t = gdb.lookup_type(type_name).strip_typedefs()
-            except gdb.error:
-                continue  # another planner, or another TFLM: the post-mortem says less, nothing fails
-            widths = {}
-            found = _member_offsets(t, set(members), sizes=widths)
-            optional[type_name] = {m: (found[m], widths[m]) for m in found}
-        for type_name, members in tflm.MEMBERS.items():
-            widths = {}
-            found = _member_offsets(_type(type_name), set(members), sizes=widths)
-            member_sizes[type_name] = widths
-            missing = [m for m in members if m not in found]
-            if missing:
-                raise TargetError(f"agentless mode: {type_name} has no member {', '.join(missing)} in this firmware: "
-                                  f"another TFLM version than the plugin knows ({tflm.CHECKED_AGAINST}); say which "
-                                  "TFLM you build, or add the arenascope agent")
-            offsets[type_name] = found
-        sizes = {name: _type(name).sizeof for name in tflm.SIZES}
-        saba = _type("tflite::SingleArenaBufferAllocator")
-        base = next((f.bitpos // 8 for f in saba.fields()
-                     if f.is_base_class and f.type.strip_typedefs().name == "tflite::INonPersistentBufferAllocator"), 0)
-        return tflm.Layout(pointer=_type("void").pointer().sizeof, offsets=offsets, sizes=sizes,
-                           saba_nonpersistent_base=base, member_sizes=member_sizes, optional=optional)
+    def members(self, type_name, wanted):
+        try:
+            t = gdb.lookup_type(type_name).strip_typedefs()
+        except gdb.error:
+            return None
+        widths = {}
+        found = _member_offsets(t, set(wanted), sizes=widths)
+        return {m: (found[m], widths.get(m)) for m in found}
+
+    def base_offset(self, type_name, base_name):
+        try:
+            t = gdb.lookup_type(type_name).strip_typedefs()
+        except gdb.error:
+            return None
+        return next((f.bitpos // 8 for f in t.fields()
+                     if f.is_base_class and f.type.strip_typedefs().name == base_name), None)
+
+    def pointer_size(self):
+        return gdb.lookup_type("void").pointer().sizeof
 
     def type_size(self, name):
         try:

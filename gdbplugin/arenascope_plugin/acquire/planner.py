@@ -1,13 +1,10 @@
-"""A model's memory plan from the planner tool (arenascope-plan --json, docs/arena-budget.md),
-as a decode.Arena, so that `arena plan --model FILE` draws it with the same chart as a target's
-plan. Parsing models, lifetimes and plans is the C++ tool's alone; this module only runs it
-and maps its JSON (schema "arenascope-plan/1") onto regions. No GDB import: unit-testable."""
+"""The planner tool (arenascope-plan --json, docs/arena-budget.md) run on a model file or on a
+model's bytes: its JSON document. Parsing models, lifetimes and plans is the C++ tool's alone;
+decode/plan.py maps its JSON onto regions, present/budget.py puts it in words."""
 import json
 import os
 import subprocess
 import tempfile
-
-from arenascope_plugin.decode.descriptor import Arena, Region
 
 SCHEMA = "arenascope-plan/1"
 TIMEOUT_S = 60
@@ -72,50 +69,3 @@ def run_planner_on_bytes(tool, data, pointer_bytes, arena_size=None):
     finally:
         f.close()
         os.unlink(f.name)
-
-
-def arena_from_plan(doc):
-    """The tool's TFLM-greedy plan as an Arena of planned regions: offset = the buffer's offset in
-    the head, lifetime = its inclusive scopes, head = TFLM's head. Base address 0: a model has no
-    target address. PlannerError when the document lacks what the schema promises."""
-    try:
-        return _arena_from_plan(doc)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "
-                           "rebuild arenascope-plan with this plugin") from None
-
-
-def _arena_from_plan(doc):
-    tensors = {(sg["index"], t["index"]): t for sg in doc["subgraphs"] for t in sg["tensors"]}
-    regions = []
-    for b in doc["buffers"]:
-        t = tensors.get((b["subgraph"], b["tensor"])) if b["tensor"] >= 0 else None
-        regions.append(Region(index=len(regions), offset=b["offset"], size=b["size"], id=b["id"],
-                              kind="scratch" if b["tensor"] < 0 else "tensor", flags=0,
-                              first_use=b["first"], last_use=b["last"], name=printable(b["name"]),
-                              shape=t["shape"] if t else None, dtype=t["type"] if t else None))
-    head = doc["plans"]["tflm-greedy"]["head_bytes"]
-    return Arena(index=0, base_addr=0, regions_addr=0, model_addr=0, size=head, head=head, temp=head, tail=head,
-                 model_size=doc["file_bytes"], canary=None, alignment=16, region_count=len(regions),
-                 region_capacity=len(regions), flags=0, regions=regions)
-
-
-def arena_lines(doc):
-    """The tool's prediction of the whole arena, in words: arena_used_bytes(), the minimum arena
-    AllocateTensors succeeds in and the request that sets it, the recommendation. [] when the
-    document has no prediction (an older tool)."""
-    a = doc.get("arena")
-    if not isinstance(a, dict) or doc.get("tflm_rejects"):
-        return []  # an older tool, or a model TFLM rejects: no arena to speak of
-    try:
-        lines = [f"arena ({doc['target']}, reference kernels): arena_used_bytes() {a['arena_used_bytes']} B after "
-                 f"AllocateTensors; minimum arena {a['minimum_bytes']} B "
-                 f"(set by {a['set_by']['phase']}: {printable(a['set_by']['request'])}); "
-                 f"recommended {a['recommended_bytes']} B (minimum + {a['margin_pct']} %)"]
-        if not a["exact"]:
-            missing = printable("; ".join(a["unmodelled_kernels"])) or "unknown"
-            lines.append(f"the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: {missing}")
-    except (KeyError, TypeError) as e:
-        raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "
-                           "rebuild arenascope-plan with this plugin") from None
-    return lines

@@ -23,6 +23,13 @@ class Symbols:
     elf_path: Optional[str] = None
     file_addresses: bool = True
 
+    @property
+    def memo(self) -> dict:
+        """What the stages above keep with these symbols (decode.tflm.layout's Layout)."""
+        if "_memo" not in self.__dict__:
+            self.__dict__["_memo"] = {}
+        return self.__dict__["_memo"]
+
     def address(self, name: str) -> Optional[int]:
         """The address of the global symbol `name` (linker name), or None."""
         raise NotImplementedError
@@ -35,9 +42,17 @@ class Symbols:
         """(source file, line) of a code address from the line table, or None."""
         raise NotImplementedError
 
-    def layout(self):
-        """decode.tflm.Layout of the TFLM linked into the firmware (DWARF). TargetError names what
-        is missing (no -g, another TFLM version)."""
+    def members(self, type_name: str, wanted) -> Optional[Dict[str, Tuple[int, Optional[int]]]]:
+        """{member: (offset, size)} of the wanted members of the type (base classes included),
+        from the debug information; None when the type is not defined."""
+        raise NotImplementedError
+
+    def base_offset(self, type_name: str, base_name: str) -> Optional[int]:
+        """The offset of base class base_name inside type_name, or None."""
+        raise NotImplementedError
+
+    def pointer_size(self) -> int:
+        """sizeof(void *) on the target, in bytes."""
         raise NotImplementedError
 
     def type_size(self, name: str) -> Optional[int]:
@@ -119,10 +134,13 @@ class TableSymbols(Symbols):
     """Symbols from a table (a memory image or a dump with its symbol addresses, and the tests):
     {name: address}, RAM ranges [(low, high, name)]; nothing else known."""
 
-    def __init__(self, addresses=None, ram=None, elf_path=None, layout=None):
+    def __init__(self, addresses=None, ram=None, elf_path=None, layout=None, pointer=4):
+        """layout: a decode.tflm.Layout to use as the firmware's (tests of TFLM's objects)."""
         self.addresses, self.ram = dict(addresses or {}), list(ram or [])
         self.elf_path, self.file_addresses = elf_path, elf_path is not None
-        self._layout = layout
+        self.pointer = pointer
+        if layout is not None:
+            self.memo["tflm-layout"] = layout
 
     def address(self, name):
         return self.addresses.get(name)
@@ -133,11 +151,14 @@ class TableSymbols(Symbols):
     def line_at(self, addr):
         return None
 
-    def layout(self):
-        if self._layout is not None:
-            return self._layout
-        from arenascope_plugin.errors import TargetError  # pylint: disable=import-outside-toplevel
-        raise TargetError("no debug information (a table of symbols only)")
+    def members(self, type_name, wanted):
+        return None  # no debug information: a table of symbols only
+
+    def base_offset(self, type_name, base_name):
+        return None
+
+    def pointer_size(self):
+        return self.pointer
 
     def type_size(self, name):
         return None

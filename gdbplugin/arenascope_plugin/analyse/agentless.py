@@ -258,7 +258,7 @@ def load(reader, symbols, planner_tool, model_setting="", attached=None, warn=No
     objects are checked one by one (tflmstate.assess) and the arena is reconstructed from what is
     sound and what the planner predicts: every command still answers. TargetError only when no
     interpreter is there at all."""
-    lay = symbols.layout()
+    lay = tflm.layout(symbols)
     interpreter, how = find_interpreter(reader, symbols, lay, attached, warn)
     how = attached_how or how
     check_interpreter(reader, symbols, lay, interpreter, f"{interpreter:#x}")
@@ -453,7 +453,7 @@ def _split_tail(reader, symbols, a, doc):
     if not tflm_in_elf(symbols):
         return None, []
     try:
-        lay = symbols.layout()
+        lay = tflm.layout(symbols)
     except TargetError:
         return None, []  # TFLM built without -g, or another version: the tail stays whole, named as such
     key = (symbols.elf_path, a.base_addr)

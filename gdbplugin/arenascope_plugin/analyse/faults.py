@@ -3,9 +3,12 @@ Symbols and Core of acquire/). Sources: the agent's fault record (decode/faultre
 the core's registers and SCB when it is halted in a fault handler (ARMv7-M ARM B1.5.6 for the
 stacked frame, B3.2 for the SCB registers); the post-mortem of TFLM's objects in agentless mode
 (analyse/postmortem.py)."""
+from dataclasses import dataclass, field
+from typing import List, Optional
+
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import agentless, figures, postmortem
-from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.decode import faultrecord, tflm
 from arenascope_plugin.errors import TargetError
 
 # Globals a fault handler commonly saves the stacked frame's address in (MSP or PSP at entry).
@@ -209,7 +212,7 @@ def constructor_note(ctx):
     text = ""
     if size is not None and model_addr:
         try:  # the model the constructor was given, planned at the size it was given
-            doc = agentless.plan_for(ctx.reader, ctx.symbols, ctx.symbols.layout(), model_addr, ctx.settings.planner,
+            doc = agentless.plan_for(ctx.reader, ctx.symbols, tflm.layout(ctx.symbols), model_addr, ctx.settings.planner,
                                      "", arena_size=size, plans=ctx.cache.setdefault("plans", {}))
             text = " " + postmortem.replay_lines(doc, size)[0] + "."
         except (TargetError, MemoryReadError):
@@ -242,64 +245,100 @@ def tflm_verdicts(ctx, f):
     return found
 
 
-def arena_verdict(ctx, f, damaged):
-    """The verdict in plain words, from the arena's point of view."""
-    out = []
+@dataclass
+class Findings:
+    """What arena_verdict found: the verdicts (postmortem.Verdict: kind, headline, evidence),
+    then the notes that are facts rather than verdicts (where SP and the faulting address are,
+    where the core is stuck), in the order the report prints them."""
+    verdicts: List[postmortem.Verdict] = field(default_factory=list)
+    sp_note: Optional[str] = None
+    stuck_note: Optional[str] = None
+    address_note: Optional[str] = None
+
+    @property
+    def notes(self) -> List[str]:
+        return [n for n in (self.sp_note, self.stuck_note, self.address_note) if n]
+
+    def details(self) -> List[str]:
+        """Every line that is not a headline: the SP, each verdict's evidence, the rest."""
+        out = [self.sp_note] if self.sp_note else []
+        for v in self.verdicts:
+            out += v.lines()[1:]
+        return out + [n for n in (self.stuck_note, self.address_note) if n]
+
+
+# The kinds of verdict (docs/snapshot-schema.md, fault.verdicts[].kind); the post-mortem's own
+# (stack-into-arena, allocation-failed, failure-ignored, tflm-damaged) are postmortem.py's.
+OVERRUN = "buffer-overrun"           # a free band's canary is broken: something wrote past its buffer
+NOT_ARENA = "not-arena-nor-stack"    # the agent's bands and checksums are intact, the stack in bounds
+NONE_OF_THESE = "none"               # agentless: TFLM's objects sound, the stack above its limit
+UNKNOWN = "unknown"                  # agentless: no bands or checksums to tell
+
+
+def _address_note(ctx, f):
+    addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
+    if addr is None or not ctx.desc:
+        return None
+    return "the faulting address: " + "; ".join(figures.whereis(ctx.desc, addr, ctx.stack))
+
+
+def arena_verdict(ctx, f, damaged) -> Findings:
+    """The verdicts from the arena's point of view, for fault f (or None: what the memory says
+    without one), with damaged the immutable regions overwritten since allocation."""
+    out = Findings()
     desc, s = ctx.desc, ctx.stack
     sp = f.pre_fault_sp if f else None
     if s is not None and sp is not None and s.low <= sp <= s.high:
-        out.append(f"SP at the fault {sp:#x} was inside the stack ({s.high - sp} B in use)")
+        out.sp_note = f"SP at the fault {sp:#x} was inside the stack ({s.high - sp} B in use)"
     elif s is not None and sp is not None:
-        out.append("SP at the fault: " + "; ".join(figures.whereis(desc, sp, s)) if desc else
-                   f"SP at the fault {sp:#x} is outside the stack {s.low:#x}-{s.high:#x}")
+        out.sp_note = ("SP at the fault: " + "; ".join(figures.whereis(desc, sp, s)) if desc else
+                       f"SP at the fault {sp:#x} is outside the stack {s.low:#x}-{s.high:#x}")
     if ctx.tflm is not None and ctx.tflm.interpreter:
-        verdicts = tflm_verdicts(ctx, f)
-        for v in verdicts:
-            out += v.lines()
-        if verdicts:
-            addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
-            tied = any(line.startswith("the faulting address") for line in out)
-            if addr is not None and desc and not tied:
-                out.append("the faulting address: " + "; ".join(figures.whereis(desc, addr, s)))
+        out.verdicts = list(tflm_verdicts(ctx, f))
+        if out.verdicts:
+            tied = any(line.startswith("the faulting address") for v in out.verdicts for line in v.evidence)
+            out.address_note = None if tied else _address_note(ctx, f)
             return out
-        stuck = postmortem.stuck_line(halt_of(ctx))
-        if stuck:
-            out.append(stuck)
+        out.stuck_note = postmortem.stuck_line(halt_of(ctx))
     stack_in_arena = s is not None and s.peak_is_lower_bound
     if stack_in_arena or damaged:
         names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
-        out.append("VERDICT: the stack ran into the arena. " +
-                   (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
-                    stack_in_arena else "") +
-                   (f"Persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
-                   "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, "
-                   "node array, op data): the fault comes later, when that data is used. Give the stack at least "
-                   "1.5 x its peak before the arena's end, or move the arena away from the stack.")
+        out.verdicts.append(postmortem.Verdict(
+            kind="stack-into-arena",
+            headline="VERDICT: the stack ran into the arena. " +
+            (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
+             stack_in_arena else "") +
+            (f"Persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
+            "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, "
+            f"node array, op data): the fault comes later, when that data is used. Give the stack at least "
+            f"{figures.STACK_RULE_FACTOR:g} x its peak before the arena's end, or move the arena away from the stack."))
     free_damage = [c for c in figures.checks(desc, s, ctx.figs) if c.rule == "canary" and c.verdict == "FAIL"] \
         if desc else []
     for c in free_damage:
-        out.append("VERDICT: something wrote past its buffer in the arena: " +
-                   c.reason.removesuffix(": something wrote past its buffer"))
-    addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
-    if addr is not None and desc:
-        out.append("the faulting address: " + "; ".join(figures.whereis(desc, addr, s)))
+        out.verdicts.append(postmortem.Verdict(
+            kind=OVERRUN, headline="VERDICT: something wrote past its buffer in the arena: " +
+            c.reason.removesuffix(": something wrote past its buffer")))
+    out.address_note = _address_note(ctx, f)
     if not stack_in_arena and not damaged and not free_damage and f is not None:
         where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
                   "the code at the stacked PC" if f.frame else
                   "the code that faulted (no stacked frame here to say where)")
         if desc is not None and desc.agentless and ctx.tflm is not None and ctx.tflm.condition == "allocated" and \
                 s is not None and s.painted and not s.overflowed:
-            out.append("VERDICT: none of these: the stack stayed above its limit, TFLM's allocator objects hold TFLM's "
-                       "values and AllocateTensors finished (no agent: no canary bands to check for overruns "
-                       f"inside the arena); look at {where_}")
+            out.verdicts.append(postmortem.Verdict(
+                kind=NONE_OF_THESE, headline="VERDICT: none of these: the stack stayed above its limit, TFLM's "
+                "allocator objects hold TFLM's values and AllocateTensors finished (no agent: no canary bands to "
+                f"check for overruns inside the arena); look at {where_}"))
         elif desc is not None and desc.agentless:
-            out.append("VERDICT: unknown whether the arena or the stack did it: with no arenascope agent there are no "
-                       "canary or guard bands and no region checksums to tell"
-                       + ("" if s is not None and s.high > s.low and s.painted else ", and the stack's bounds or paint "
-                          "are unknown") + f"; look at {where_}")
+            out.verdicts.append(postmortem.Verdict(
+                kind=UNKNOWN, headline="VERDICT: unknown whether the arena or the stack did it: with no arenascope "
+                "agent there are no canary or guard bands and no region checksums to tell"
+                + ("" if s is not None and s.high > s.low and s.painted else ", and the stack's bounds or paint "
+                   "are unknown") + f"; look at {where_}"))
         else:
-            out.append("VERDICT: not the arena and not the stack: the arena's bands and checksums are intact and the "
-                       f"stack stayed inside its bounds; the cause is {where_}")
+            out.verdicts.append(postmortem.Verdict(
+                kind=NOT_ARENA, headline="VERDICT: not the arena and not the stack: the arena's bands and checksums "
+                f"are intact and the stack stayed inside its bounds; the cause is {where_}"))
     return out
 
 
@@ -329,10 +368,12 @@ def find_fault(ctx):
         if this_boot and live_f is None and not (u32(reader, SCB["cfsr"]) or u32(reader, SCB["hfsr"])):
             # The fault status registers are clear: the core has reset since, and the agent has not
             # counted the new boot yet (halted before arenascope_fault_boot).
+            f.stale = True
             f.source = (f"the agent's fault record at {rec_addr:#x}, from before a reset (the fault status "
                         "registers are clear now: the target has reset since; the agent has not counted this "
                         "boot yet)")
         else:
+            f.stale = not this_boot
             f.source = (f"the agent's fault record at {rec_addr:#x} (this boot, fault {rec.fault_count})" if this_boot
                         else f"the agent's fault record at {rec_addr:#x}, from boot {rec.fault_boot} "
                              f"(this is boot {rec.boot_count}: the target has reset since)")
@@ -348,10 +389,13 @@ def find_fault(ctx):
 
 
 def fault_json(f, ctx, damaged):
-    """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault")."""
-    stale = "the target has reset since" in f.source
-    verdict = [] if stale or (ctx.desc is None and ctx.tflm is None) else arena_verdict(ctx, f, damaged)
-    return {"exception": f.exception, "source": f.source, "cfsr": f.cfsr, "hfsr": f.hfsr,
+    """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault"): structured
+    verdicts (kind, headline, evidence), notes, and stale when the fault is from before a reset
+    (then the arena in memory is this boot's and no verdict is drawn from it)."""
+    findings = Findings() if f.stale or (ctx.desc is None and ctx.tflm is None) else arena_verdict(ctx, f, damaged)
+    if f.stale and ctx.desc is not None:
+        findings.address_note = _address_note(ctx, f)
+    return {"exception": f.exception, "source": f.source, "stale": f.stale, "cfsr": f.cfsr, "hfsr": f.hfsr,
             "bits": faultrecord.cfsr_lines(f.cfsr) + faultrecord.hfsr_lines(f.hfsr), "mmfar": f.mmfar, "bfar": f.bfar,
             "exc_return": f.exc_return,
             "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
@@ -360,7 +404,6 @@ def fault_json(f, ctx, damaged):
             "pc_where": where(ctx.symbols, f.pc) if f.frame else None,
             "lr_where": " ".join(lr_lines(ctx, f)) if f.frame else None,
             "causes": faultrecord.cause_lines(f),
-            "verdict": verdict,
+            "verdicts": [v.json() for v in findings.verdicts],
+            "notes": findings.notes,
             "damaged_regions": [r.index for r in damaged]}
-
-

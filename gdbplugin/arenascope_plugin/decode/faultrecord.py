@@ -7,7 +7,7 @@ EXC_RETURN); Cortex-M4 TRM (FP extended frame, lazy stacking). The agent's fault
 target_agent/include/arenascope/fault.h.
 """
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import List, Optional
 
 # (bit, name, one line of meaning)
@@ -157,7 +157,7 @@ class Fault:
     lazy_fp: bool = False
     pc_where: str = ""
     lr_where: str = ""
-    verdict: List[str] = field(default_factory=list)
+    stale: bool = False               # from before a reset: the memory now is the next boot's
 
     @property
     def pc(self):

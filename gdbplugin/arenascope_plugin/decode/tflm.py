@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from arenascope_plugin.decode import abi
+from arenascope_plugin.errors import TargetError
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 
 VARIABLE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "variable")
@@ -71,6 +72,46 @@ class Layout:
 
     def off(self, type_name, member):
         return self.offsets[type_name][member]
+
+
+def layout(symbols) -> Layout:
+    """TFLM's Layout in the firmware, from its debug information through Symbols (GDB's types or
+    the DWARF read with pyelftools: the same questions, the same answers). Kept on the Symbols
+    object (symbols.memo). TargetError names what is missing: no -g, or another TFLM version."""
+    memo = getattr(symbols, "memo", None)
+    if memo is not None and "tflm-layout" in memo:
+        return memo["tflm-layout"]
+    offsets, member_sizes, optional = {}, {}, {}
+    for type_name, members in OPTIONAL.items():
+        found = symbols.members(type_name, members)
+        if found:  # another planner, or another TFLM: the post-mortem says less, nothing fails
+            optional[type_name] = {m: v for m, v in found.items() if v[1] is not None}
+    for type_name, members in MEMBERS.items():
+        found = symbols.members(type_name, members)
+        if found is None:
+            raise TargetError(f"agentless mode: the firmware's debug information has no type {type_name}: build TFLM "
+                              "and the application with -g (and keep the ELF's symbols); the plugin reads TFLM's "
+                              f"objects by their DWARF layout ({CHECKED_AGAINST})")
+        missing = [m for m in members if m not in found]
+        if missing:
+            raise TargetError(f"agentless mode: {type_name} has no member {', '.join(missing)} in this firmware: "
+                              f"another TFLM version than the plugin knows ({CHECKED_AGAINST}); say which TFLM you "
+                              "build, or add the arenascope agent")
+        offsets[type_name] = {m: v[0] for m, v in found.items()}
+        member_sizes[type_name] = {m: v[1] for m, v in found.items() if v[1] is not None}
+    sizes = {}
+    for name in SIZES:
+        size = symbols.type_size(name)
+        if size is None:
+            raise TargetError(f"agentless mode: the firmware's debug information has no size for {name}: build TFLM "
+                              f"with -g ({CHECKED_AGAINST})")
+        sizes[name] = size
+    base = symbols.base_offset("tflite::SingleArenaBufferAllocator", "tflite::INonPersistentBufferAllocator") or 0
+    lay = Layout(pointer=symbols.pointer_size(), offsets=offsets, sizes=sizes, saba_nonpersistent_base=base,
+                 member_sizes=member_sizes, optional=optional)
+    if memo is not None:
+        memo["tflm-layout"] = lay
+    return lay
 
 
 @dataclass

@@ -3,6 +3,7 @@ import gdb  # pylint: disable=import-error
 
 from arenascope_plugin.acquire.gdbtarget import _SIDE_EFFECT, GdbReader, GdbSymbols, eval_read_only
 from arenascope_plugin.analyse import agentless
+from arenascope_plugin.decode import tflm
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
@@ -36,7 +37,7 @@ def attach(expr):
     else:
         raise TargetError(f"'{expr}' is a {t}, not a tflite::MicroInterpreter or a pointer to one")
     symbols = GdbSymbols()
-    agentless.check_interpreter(GdbReader(), symbols, symbols.layout(), address, expr)
+    agentless.check_interpreter(GdbReader(), symbols, tflm.layout(symbols), address, expr)
     framework.set_attached(address)
     return address
 

@@ -8,7 +8,8 @@ from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.options import margin, width
-from arenascope_plugin.present import render, snapshot, style
+from arenascope_plugin.decode import plan
+from arenascope_plugin.present import budget, render, snapshot, style
 
 
 class PlanCommand(Sub):
@@ -70,8 +71,8 @@ recommendation with --margin percent (default 10).
             try:
                 doc, rejected = planner.run_planner(settings.tool_path("planner-path", "planner", "arenascope-plan"), path,
                                                   args.target or "cortex-m", args.margin)
-                a = planner.arena_from_plan(doc)
-                budget = planner.arena_lines(doc)
+                a = plan.arena_from_plan(doc)
+                words = budget.arena_lines(doc)
             except planner.PlannerError as e:
                 raise TargetError(str(e)) from None
             lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan"]
@@ -85,9 +86,9 @@ recommendation with --margin percent (default 10).
                                          planner.printable("; ".join(doc["unmodelled_scratch"])) +
                                          " is not modelled; the figures below leave it out", "WARN"))
             # What limits the figures comes first, before the chart: a FLOOR as the others.
-            lines += [style.paint(line, "WARN") for line in budget if "FLOOR" in line]
+            lines += [style.paint(line, "WARN") for line in words if "FLOOR" in line]
             write(lines + render.plan_lines(a, figures.plan(a), args.width))
-            write([line for line in budget if "FLOOR" not in line])
+            write([line for line in words if "FLOOR" not in line])
             if message and batch_mode():
                 raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
             return

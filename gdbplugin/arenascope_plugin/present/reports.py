@@ -1,21 +1,8 @@
-"""Text of the reports that are more than a table: `arena version`, TFLM's condition, `arena
-fault`. Lines without newlines; colour through style.paint."""
-from arenascope_plugin.acquire import planner
+"""Text of the reports that are more than a table: TFLM's condition, `arena fault`. Lines without
+newlines; colour through style.paint."""
 from arenascope_plugin.analyse import faults, figures
-from arenascope_plugin.decode import abi, faultrecord, tflmstate
-from arenascope_plugin.present import snapshot, style
-from arenascope_plugin.serve import viewerlink
-from arenascope_plugin import version
-
-
-def version_lines():
-    """`arena version`: the product's version, then each contract's (CHANGELOG.md lists them)."""
-    return [f"arenascope {version.VERSION}",
-            f"  agent ABI:        {abi.ABI_MAJOR}.x (this plugin knows up to {abi.ABI_MAJOR}.{abi.ABI_MINOR})",
-            f"  fault record:     version {faultrecord.RECORD_VERSION}",
-            f"  snapshot:         \"{snapshot.SCHEMA}\" version {snapshot.VERSION}",
-            f"  planner JSON:     \"{planner.SCHEMA}\"",
-            f"  live link:        message version {viewerlink.MESSAGE_VERSION}"]
+from arenascope_plugin.decode import faultrecord, tflmstate
+from arenascope_plugin.present import style
 
 
 def tflm_state_lines(ctx):
@@ -41,22 +28,23 @@ def no_fault_lines(ctx, damaged, note):
     if ctx.tflm is not None and ctx.tflm.interpreter:
         lines[0] += "; what TFLM's objects say:"
     if ctx.desc is not None or ctx.tflm is not None:
-        verdict = faults.arena_verdict(ctx, None, damaged)
-        heads = [line for line in verdict if line.startswith("VERDICT")]
+        found = faults.arena_verdict(ctx, None, damaged)
+        heads = [v.headline for v in found.verdicts]
         if ctx.tflm is not None and not ctx.tflm.interpreter:
             heads += ctx.tflm.evidence  # no interpreter to read: why (e.g. stuck in its constructor)
-        lines += heads + (["  " + line for line in verdict if not line.startswith("VERDICT")] if ctx.tflm else [])
+        lines += heads + (["  " + line for line in found.details()] if ctx.tflm else [])
     return lines
 
 
 def fault_lines(f, ctx, damaged):
     """`arena fault`'s report: the verdicts first, then the evidence (registers, bits, frame)."""
-    stale = "the target has reset since" in f.source
-    verdict = [] if (ctx.desc is None and ctx.tflm is None) or stale else faults.arena_verdict(ctx, f, damaged)
+    stale = f.stale
+    found = faults.Findings() if (ctx.desc is None and ctx.tflm is None) or stale else \
+        faults.arena_verdict(ctx, f, damaged)
     out = [style.paint(f"{f.exception or 'fault (exception unknown)'}: from {f.source}", "title")]
     # The answer first: the verdicts, then the evidence.
-    for i, v in enumerate(v for v in verdict if v.startswith("VERDICT")):
-        out.append("  " + (v if i == 0 else "VERDICT (also): " + v[len("VERDICT: "):]))
+    for i, v in enumerate(found.verdicts):
+        out.append("  " + (v.headline if i == 0 else v.headline.replace("VERDICT: ", "VERDICT (also): ", 1)))
     bits = faultrecord.cfsr_lines(f.cfsr) + faultrecord.hfsr_lines(f.hfsr)
     out += ["  " + b for b in bits] or ["  no fault status bits set"]
     out.append(f"  CFSR {f.cfsr:#010x}  HFSR {f.hfsr:#010x}")
@@ -96,9 +84,10 @@ def fault_lines(f, ctx, damaged):
     if stale and ctx.desc is not None:
         out.append("  the arena and the stack in memory are this boot's (re-filled and re-painted at reset): "
                    "only the registers and the frame above are the fault's")
-        out += ["  " + v for v in faults.arena_verdict(ctx, f, damaged) if v.startswith("the faulting address")]
+        address = faults.arena_verdict(ctx, f, damaged).address_note
+        out += ["  " + address] if address else []
     elif ctx.desc is not None or ctx.tflm is not None:
-        out += ["  " + v for v in verdict if not v.startswith("VERDICT")]
+        out += ["  " + line for line in found.details()]
     else:
         out.append(f"  no arena verdict: {ctx.note}")
     return out

@@ -11,7 +11,7 @@ from arenascope_plugin import version
 from arenascope_plugin.decode.descriptor import Arena, Region
 
 SCHEMA = "arenascope.snapshot"
-VERSION = 1
+VERSION = 2
 
 
 def _band(b, measured):

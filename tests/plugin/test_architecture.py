@@ -1,0 +1,83 @@
+"""The plugin's layout (docs/architecture.md, issue 15): only acquire/gdbtarget.py and the gdb/
+front end import gdb, each stage imports only the stages below it, there is no import cycle, and
+each command has its own file. Read from the sources with ast (no import runs)."""
+import ast
+import pathlib
+
+PKG = pathlib.Path(__file__).resolve().parents[2] / "gdbplugin" / "arenascope_plugin"
+GDB_ALLOWED = {"acquire.gdbtarget"}
+
+
+def modules():
+    """{dotted name under the package: set of package modules it imports}, and who imports gdb."""
+    deps, gdb_users = {}, set()
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG).with_suffix("")
+        name = ".".join(p for p in rel.parts if p != "__init__") or "__init__"
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            for n in names:
+                if n == "gdb" or n.startswith("gdb."):
+                    gdb_users.add(name)
+                elif n.startswith("arenascope_plugin."):
+                    dotted = n[len("arenascope_plugin."):]
+                    if (PKG / (dotted.replace(".", "/") + ".py")).exists() or \
+                            (PKG / dotted.replace(".", "/") / "__init__.py").exists():
+                        found.add(dotted)
+        deps[name] = found - {name}
+    return deps, gdb_users
+
+
+def test_only_the_gdb_reader_and_the_gdb_front_end_import_gdb():
+    _, users = modules()
+    outside = sorted(u for u in users if u not in GDB_ALLOWED and u != "gdb" and not u.startswith("gdb."))
+    assert not outside, f"these modules import gdb: {outside}"
+    assert "acquire.gdbtarget" in users and "gdb.framework" in users  # the test sees imports at all
+
+
+def test_no_import_cycle():
+    deps, _ = modules()
+    # A package's __init__ importing its own modules is not a cycle of the layout.
+    graph = {m: {d for d in ds if not m.startswith(d + ".") and d != m.rsplit(".", 1)[0]}
+             for m, ds in deps.items()}
+    state, stack = {}, []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for d in sorted(graph.get(m, ())):
+            if state.get(d) == "open":
+                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(d):] + [d]))
+            if d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = "done"
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert len(graph) > 40
+
+
+def test_the_stages_import_only_what_is_below_them():
+    """acquire < decode < analyse < present < pipeline < serve < the front ends (cli, gdb)."""
+    order = ["errors", "version", "paths", "acquire", "decode", "analyse", "present", "pipeline", "serve", "cli", "gdb"]
+    deps, _ = modules()
+
+    def rank(m):
+        return order.index(m.split(".")[0])
+    wrong = [(m, d) for m, ds in deps.items() for d in ds if m.split(".")[0] in order and d.split(".")[0] in order
+             and rank(d) > rank(m)]
+    assert not wrong, wrong
+
+
+def test_one_file_per_command():
+    import re
+    for path in sorted((PKG / "gdb").glob("cmd_*.py")):
+        commands = re.findall(r"^class (\w+)\((?:Sub|gdb\.Command)\)", path.read_text(), re.M)
+        assert len(commands) == 1, (path.name, commands)
