@@ -24,8 +24,14 @@ const nlohmann::json &fixture()
 }
 
 // The fixture's layout for this host's address size.
-const nlohmann::json &layout() { return fixture()["layouts"][std::to_string(sizeof(void *))]; }
-std::size_t at(const char *field) { return layout()[field].get<std::size_t>(); }
+const nlohmann::json &layout()
+{
+    return fixture()["layouts"][std::to_string(sizeof(void *))];
+}
+std::size_t at(const char *field)
+{
+    return layout()[field].get<std::size_t>();
+}
 
 // A field of the record as a host decodes it: little-endian bytes at the fixture's offset.
 uint64_t field(const arenascope_fault_record_t &r, const char *name, std::size_t bytes)
@@ -54,22 +60,26 @@ bool sealed(const arenascope_fault_record_t &r)
 
 class Fault : public ::testing::Test {
 protected:
-    void SetUp() override { std::memset(&arenascope_fault_record, 0x5A, sizeof arenascope_fault_record); }  // power-on garbage
+    void SetUp() override
+    {
+        std::memset(&arenascope_fault_record, 0x5A, sizeof arenascope_fault_record);  // power-on garbage
+    }
 };
 
-#define RECORD_FIELD(name) {#name, offsetof(arenascope_fault_record_t, name)}
+#define RECORD_FIELD(name) std::pair<const std::string, std::size_t>(#name, offsetof(arenascope_fault_record_t, name))
 
 TEST(FaultLayout, MatchesGoldenFixture)
 {
     EXPECT_EQ(fixture()["version"].get<unsigned>(), ARENASCOPE_FAULT_VERSION);
     EXPECT_EQ(fixture()["magic"].get<uint32_t>(), ARENASCOPE_FAULT_MAGIC);
     const std::map<std::string, std::size_t> c_layout = {
-        RECORD_FIELD(magic), RECORD_FIELD(version), RECORD_FIELD(size), RECORD_FIELD(boot_count),
-        RECORD_FIELD(fault_count), RECORD_FIELD(fault_boot), RECORD_FIELD(flags), RECORD_FIELD(exc_return),
-        RECORD_FIELD(sp), RECORD_FIELD(cfsr), RECORD_FIELD(hfsr), RECORD_FIELD(mmfar), RECORD_FIELD(bfar),
-        RECORD_FIELD(shcsr), RECORD_FIELD(icsr), RECORD_FIELD(frame), RECORD_FIELD(checksums_addr),
-        RECORD_FIELD(checksum_count), RECORD_FIELD(reserved), RECORD_FIELD(checksum),
-        {"_size", sizeof(arenascope_fault_record_t)}};
+        RECORD_FIELD(magic),      RECORD_FIELD(version),        RECORD_FIELD(size),
+        RECORD_FIELD(boot_count), RECORD_FIELD(fault_count),    RECORD_FIELD(fault_boot),
+        RECORD_FIELD(flags),      RECORD_FIELD(exc_return),     RECORD_FIELD(sp),
+        RECORD_FIELD(cfsr),       RECORD_FIELD(hfsr),           RECORD_FIELD(mmfar),
+        RECORD_FIELD(bfar),       RECORD_FIELD(shcsr),          RECORD_FIELD(icsr),
+        RECORD_FIELD(frame),      RECORD_FIELD(checksums_addr), RECORD_FIELD(checksum_count),
+        RECORD_FIELD(reserved),   RECORD_FIELD(checksum),       {"_size", sizeof(arenascope_fault_record_t)}};
     EXPECT_EQ(layout().size(), c_layout.size());
     for (const auto &[name, offset] : c_layout) {
         ASSERT_TRUE(layout().contains(name)) << name << " missing from the fixture";
