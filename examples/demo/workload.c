@@ -170,17 +170,13 @@ volatile uint32_t demo_sink;
 uint32_t demo_run_scenario(uint32_t scenario)
 {
     switch (scenario) {
-    case DEMO_NORMAL:
-        return 0;
+    case DEMO_NORMAL: return 0;
     case DEMO_STACK_INTO_ARENA:
         demo_sink = recurse_down_to((uintptr_t)nodes);
         demo_scenario = DEMO_NORMAL; /* once: the damage is done, the next invoke finds it */
         return 0;
-    case DEMO_TENSOR_OVERRUN:
-        overrun_bytes = 128u;
-        return 0;
-    default:
-        return scenario;
+    case DEMO_TENSOR_OVERRUN: overrun_bytes = 128u; return 0;
+    default: return scenario;
     }
 }
 

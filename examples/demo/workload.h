@@ -20,18 +20,18 @@
 /* Scenario selector: set it from GDB with `set var demo_scenario = N` while halted, then
  * `continue`. It is read once per loop, after an invoke. No arenascope command writes it. */
 enum demo_scenario {
-    DEMO_NORMAL = 0,          /* invoke, measure, idle, forever                                  */
-    DEMO_STACK_INTO_ARENA = 1,/* deep recursion runs down through the guard band into the tail,  */
-                              /* returns; the next invoke calls through the overwritten table    */
-    DEMO_TENSOR_OVERRUN = 2,  /* the first operator whose output ends at the head's end writes     */
-                              /* 128 B past it, into temp + free band                            */
-    DEMO_BUS_FAULT = 3,       /* store to an unmapped address, BusFault handler enabled          */
-    DEMO_HARD_FAULT = 4,      /* the same store with the configurable handlers off (FORCED)      */
-    DEMO_UNDEFINED = 5,       /* an undefined instruction (UsageFault UNDEFINSTR)                */
-    DEMO_DIV_BY_ZERO = 6,     /* integer divide by zero with CCR.DIV_0_TRP set (DIVBYZERO)       */
-    DEMO_NULL_CALL = 7,       /* a call through a null function pointer                          */
+    DEMO_NORMAL = 0,                /* invoke, measure, idle, forever                                  */
+    DEMO_STACK_INTO_ARENA = 1,      /* deep recursion runs down through the guard band into the tail,  */
+                                    /* returns; the next invoke calls through the overwritten table    */
+    DEMO_TENSOR_OVERRUN = 2,        /* the first operator whose output ends at the head's end writes     */
+                                    /* 128 B past it, into temp + free band                            */
+    DEMO_BUS_FAULT = 3,             /* store to an unmapped address, BusFault handler enabled          */
+    DEMO_HARD_FAULT = 4,            /* the same store with the configurable handlers off (FORCED)      */
+    DEMO_UNDEFINED = 5,             /* an undefined instruction (UsageFault UNDEFINSTR)                */
+    DEMO_DIV_BY_ZERO = 6,           /* integer divide by zero with CCR.DIV_0_TRP set (DIVBYZERO)       */
+    DEMO_NULL_CALL = 7,             /* a call through a null function pointer                          */
     DEMO_STACK_INTO_ARENA_HARD = 8, /* scenario 1 with the configurable fault handlers off: the     */
-                              /* fault the overwritten tail causes escalates to HardFault (FORCED)*/
+                                    /* fault the overwritten tail causes escalates to HardFault (FORCED)*/
 };
 extern volatile uint32_t demo_scenario;
 

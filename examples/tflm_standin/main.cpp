@@ -36,44 +36,65 @@ __attribute__((section(".tensor_arena"), aligned(16))) uint8_t tensor_arena[STAN
 
 // Set from GDB at standin_boot() (the plugin never writes: the tests and you do).
 volatile uint32_t standin_arena_bytes = STANDIN_RECOMMENDED_BYTES;  // what the interpreter gets
-volatile uint32_t standin_scenario = 0;                              // README.md: 0..4
-volatile uint32_t standin_recursion_depth = 0;         // scenario 3/4: frames; 0: down to the overrun below
-volatile uint32_t standin_stack_overrun_bytes = 200;   // scenario 3/4 with depth 0: how far past __StackLimit
-volatile uint32_t standin_recursion_fill_all = 0;      // scenario 3/4: 1: the frames leave no paint word
-volatile uint32_t standin_invokes;                     // invokes completed
-volatile uint32_t g_fault_sp;                          // scenario 4: the SP the fault stacked its frame at
+volatile uint32_t standin_scenario = 0;                             // README.md: 0..4
+volatile uint32_t standin_recursion_depth = 0;        // scenario 3/4: frames; 0: down to the overrun below
+volatile uint32_t standin_stack_overrun_bytes = 200;  // scenario 3/4 with depth 0: how far past __StackLimit
+volatile uint32_t standin_recursion_fill_all = 0;     // scenario 3/4: 1: the frames leave no paint word
+volatile uint32_t standin_invokes;                    // invokes completed
+volatile uint32_t g_fault_sp;                         // scenario 4: the SP the fault stacked its frame at
 volatile int8_t standin_sink;
 
-void standin_uart_putc(char c) { UART0_DATA = (uint32_t)(uint8_t)c; }
+void standin_uart_putc(char c)
+{
+    UART0_DATA = (uint32_t)(uint8_t)c;
+}
 
 // Breakpoint targets (noinline, each its own function).
-__attribute__((noinline, used)) void standin_boot(void) { __asm__ volatile("" ::: "memory"); }
-__attribute__((noinline, used)) void inference_done(int n) { __asm__ volatile("" ::"r"(n) : "memory"); }
-__attribute__((noinline, used)) void allocation_failed(void) {
+__attribute__((noinline, used)) void standin_boot(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+__attribute__((noinline, used)) void inference_done(int n)
+{
+    __asm__ volatile("" ::"r"(n) : "memory");
+}
+__attribute__((noinline, used)) void allocation_failed(void)
+{
     while (1) {
     }
 }
-__attribute__((noinline, used)) void invoke_failed(void) {
+__attribute__((noinline, used)) void invoke_failed(void)
+{
     __asm__ volatile("wfi" ::: "memory");  // no interrupt is enabled: sleeps until GDB stops it
 }
 }
 
-static void uart_puts(const char *s) {
+static void uart_puts(const char *s)
+{
     while (*s) standin_uart_putc(*s++);
 }
 
 namespace {
 
-size_t element_bytes(TfLiteType t) {
+size_t element_bytes(TfLiteType t)
+{
     switch (t) {
-        case kTfLiteInt32: case kTfLiteFloat32: case kTfLiteUInt32: return 4;
-        case kTfLiteInt16: case kTfLiteUInt16: case kTfLiteFloat16: return 2;
-        case kTfLiteInt64: case kTfLiteFloat64: case kTfLiteUInt64: case kTfLiteComplex64: return 8;
-        default: return 1;
+    case kTfLiteInt32:
+    case kTfLiteFloat32:
+    case kTfLiteUInt32: return 4;
+    case kTfLiteInt16:
+    case kTfLiteUInt16:
+    case kTfLiteFloat16: return 2;
+    case kTfLiteInt64:
+    case kTfLiteFloat64:
+    case kTfLiteUInt64:
+    case kTfLiteComplex64: return 8;
+    default: return 1;
     }
 }
 
-size_t eval_bytes(const TfLiteEvalTensor *t) {
+size_t eval_bytes(const TfLiteEvalTensor *t)
+{
     size_t n = element_bytes(t->type);
     for (int i = 0; i < t->dims->size; ++i) n *= (size_t)t->dims->data[i];
     return n;
@@ -81,7 +102,8 @@ size_t eval_bytes(const TfLiteEvalTensor *t) {
 
 // The stand-in's kernel: reads what a kernel's Invoke reads through TFLM's pointers (its OpData,
 // its builtin options, the eval tensors of its inputs) and writes its output tensor in the head.
-TfLiteStatus standin_kernel_invoke(TfLiteContext *context, TfLiteNode *node) {
+TfLiteStatus standin_kernel_invoke(TfLiteContext *context, TfLiteNode *node)
+{
     const uint8_t *op_data = static_cast<const uint8_t *>(node->user_data);
     const uint8_t *options = static_cast<const uint8_t *>(node->builtin_data);
     const TfLiteEvalTensor *input = context->GetEvalTensor(context, node->inputs->data[0]);
@@ -92,12 +114,16 @@ TfLiteStatus standin_kernel_invoke(TfLiteContext *context, TfLiteNode *node) {
     return kTfLiteOk;
 }
 
-void *standin_kernel_init(TfLiteContext *, const char *, size_t) { return nullptr; }
+void *standin_kernel_init(TfLiteContext *, const char *, size_t)
+{
+    return nullptr;
+}
 
 // MicroMutableOpResolver's role: one registration per builtin code the model uses.
 class StandinOpResolver : public tflite::MicroOpResolver {
 public:
-    const tflite::TFLMRegistration *FindOp(int32_t builtin_code) const override {
+    const tflite::TFLMRegistration *FindOp(int32_t builtin_code) const override
+    {
         for (int i = 0; i < count_; ++i)
             if (registrations_[i].builtin_code == builtin_code) return &registrations_[i];
         if (count_ == kMax) return nullptr;
@@ -115,7 +141,8 @@ private:
 // Scenario 3/4: a recursion whose frames run past __StackLimit into the arena's tail, and return.
 // Each frame writes 3 of its 8 local words (the others keep the paint, as a frame's unused
 // locals do), unless standin_recursion_fill_all is set.
-__attribute__((noinline)) uint32_t standin_recurse(uint32_t n) {
+__attribute__((noinline)) uint32_t standin_recurse(uint32_t n)
+{
     volatile uint32_t pad[8];
     const int fill = standin_recursion_fill_all ? 8 : 3;
     for (int i = 0; i < fill; ++i) pad[i] = 0x5A5A5A5Au;
@@ -132,15 +159,20 @@ __attribute__((noinline)) uint32_t standin_recurse(uint32_t n) {
 extern "C" void *__dso_handle;
 void *__dso_handle = nullptr;
 // Function statics register their destructors; this firmware never exits.
-extern "C" int __cxa_atexit(void (*)(void *), void *, void *) { return 0; }
-extern "C" void __cxa_pure_virtual(void) {
+extern "C" int __cxa_atexit(void (*)(void *), void *, void *)
+{
+    return 0;
+}
+extern "C" void __cxa_pure_virtual(void)
+{
     while (1) {
     }
 }
 void operator delete(void *) noexcept {}
 void operator delete(void *, size_t) noexcept {}
 
-int main(void) {
+int main(void)
+{
     UART0_BAUDDIV = 16u;
     UART0_CTRL = 1u; /* TX enable */
     standin_boot();

@@ -50,33 +50,33 @@ enum standin_role {
 };
 
 typedef struct {
-    uint8_t kind;     /* enum standin_step_kind */
-    uint8_t role;     /* enum standin_role */
-    uint8_t phase;    /* index into standin_phase_names */
-    uint8_t fatal;    /* 0: TFLM ignores this request's failure */
+    uint8_t kind;  /* enum standin_step_kind */
+    uint8_t role;  /* enum standin_role */
+    uint8_t phase; /* index into standin_phase_names */
+    uint8_t fatal; /* 0: TFLM ignores this request's failure */
     int32_t bytes;
     int32_t align;
-    int32_t count;    /* elements (planner-arrays: the buffers AddBuffer adds) */
+    int32_t count; /* elements (planner-arrays: the buffers AddBuffer adds) */
     int16_t subgraph;
     int16_t op;       /* -1: not a kernel's request */
     int16_t tensor;   /* a variable tensor's index, else -1 */
     const char *what; /* the planner's description */
 } standin_step_t;
 
-typedef struct {      /* one planned buffer of the head ("buffers") */
+typedef struct {                       /* one planned buffer of the head ("buffers") */
     int16_t subgraph, tensor, scratch; /* tensor -1: scratch buffer `scratch` */
     int32_t offset, size, first, last;
 } standin_buffer_t;
 
 typedef struct {
-    uint8_t placement;  /* 0 arena (planned head), 1 flash (constant in the model), 2 persistent (variable) */
-    uint8_t type;       /* TfLiteType */
+    uint8_t placement; /* 0 arena (planned head), 1 flash (constant in the model), 2 persistent (variable) */
+    uint8_t type;      /* TfLiteType */
     uint8_t is_variable;
     int32_t bytes;
-    int32_t shape;      /* offset in the model of the shape vector (a TfLiteIntArray), -1 none */
-    int32_t data;       /* offset in the model of the constant data, -1 none */
-    int32_t scale;      /* offset of the quantization's scale vector (TfLiteFloatArray), -1 none */
-    int32_t zero_points; /* their count */
+    int32_t shape;           /* offset in the model of the shape vector (a TfLiteIntArray), -1 none */
+    int32_t data;            /* offset in the model of the constant data, -1 none */
+    int32_t scale;           /* offset of the quantization's scale vector (TfLiteFloatArray), -1 none */
+    int32_t zero_points;     /* their count */
     int32_t zero_point_data; /* offset of the zero points (int64 each), -1 none */
     int32_t quantized_dimension;
 } standin_tensor_t;

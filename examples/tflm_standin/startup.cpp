@@ -19,17 +19,20 @@ extern volatile uint32_t g_fault_sp;
 int main(void);
 void Reset_Handler(void);
 
-__attribute__((noinline, used)) void HardFault_Handler(void) {
+__attribute__((noinline, used)) void HardFault_Handler(void)
+{
     while (1) {
     }
 }
-__attribute__((noinline, used)) void Default_Handler(void) {
+__attribute__((noinline, used)) void Default_Handler(void)
+{
     while (1) {
     }
 }
 // Scenario 4's HardFault handler: the SP the exception frame was stacked at (MSP or PSP, by
 // EXC_RETURN bit 2) into g_fault_sp, then the endless loop.
-__attribute__((naked, used)) void HardFault_Handler_SavingSp(void) {
+__attribute__((naked, used)) void HardFault_Handler_SavingSp(void)
+{
     __asm__ volatile("tst lr, #4\n"
                      "ite eq\n"
                      "mrseq r0, msp\n"
@@ -40,9 +43,9 @@ __attribute__((naked, used)) void HardFault_Handler_SavingSp(void) {
                      ".ltorg\n");
 }
 
-#define STANDIN_VECTORS(hardfault)                                                                        \
-    (void (*)(void))(uintptr_t) & __StackTop, Reset_Handler, Default_Handler, hardfault, Default_Handler, \
-        Default_Handler, Default_Handler, 0, 0, 0, 0, Default_Handler, Default_Handler, 0, Default_Handler, \
+#define STANDIN_VECTORS(hardfault)                                                                                     \
+    (void (*)(void))(uintptr_t) & __StackTop, Reset_Handler, Default_Handler, hardfault, Default_Handler,              \
+        Default_Handler, Default_Handler, 0, 0, 0, 0, Default_Handler, Default_Handler, 0, Default_Handler,            \
         Default_Handler
 
 extern void (*const standin_vectors[16])(void);
@@ -53,7 +56,8 @@ extern void (*const standin_vectors_saving_sp[16])(void);
 __attribute__((aligned(128), used)) void (*const standin_vectors_saving_sp[16])(void) = {
     STANDIN_VECTORS(HardFault_Handler_SavingSp)};
 
-__attribute__((noreturn, used)) void standin_reset_c(void) {
+__attribute__((noreturn, used)) void standin_reset_c(void)
+{
     uint32_t *src = &__data_load, *dst;
     for (dst = &__data_start; dst < &__data_end;) *dst++ = *src++;
     for (dst = &__bss_start; dst < &__bss_end;) *dst++ = 0u;
@@ -65,7 +69,8 @@ __attribute__((noreturn, used)) void standin_reset_c(void) {
 }
 
 // Paints the whole stack 0xCCCCCCCC before anything uses it (naked: nothing pushed yet).
-__attribute__((naked, noreturn)) void Reset_Handler(void) {
+__attribute__((naked, noreturn)) void Reset_Handler(void)
+{
     __asm__ volatile("ldr r0, =__StackLimit\n"
                      "ldr r1, =__StackTop\n"
                      "ldr r2, =0xCCCCCCCC\n"

@@ -30,10 +30,17 @@ namespace {
 
 constexpr size_t kArenaAlignment = 16;  // micro_arena_constants.h MicroArenaBufferAlignment
 
-uint8_t *AlignPointerUp(uint8_t *p, size_t a) { return (uint8_t *)(((uintptr_t)p + a - 1) / a * a); }
-uint8_t *AlignPointerDown(uint8_t *p, size_t a) { return (uint8_t *)((uintptr_t)p / a * a); }
+uint8_t *AlignPointerUp(uint8_t *p, size_t a)
+{
+    return (uint8_t *)(((uintptr_t)p + a - 1) / a * a);
+}
+uint8_t *AlignPointerDown(uint8_t *p, size_t a)
+{
+    return (uint8_t *)((uintptr_t)p / a * a);
+}
 
-void put_unsigned(uint32_t v, unsigned base) {
+void put_unsigned(uint32_t v, unsigned base)
+{
     char buf[12];
     int i = 0;
     do {
@@ -47,8 +54,10 @@ void put_unsigned(uint32_t v, unsigned base) {
 class MicroBuiltinDataAllocator : public TfLiteBridgeBuiltinDataAllocator {
 public:
     explicit MicroBuiltinDataAllocator(IPersistentBufferAllocator *persistent_allocator)
-        : persistent_allocator_(persistent_allocator) {}
-    void *Allocate(size_t size, size_t alignment_hint) override {
+        : persistent_allocator_(persistent_allocator)
+    {}
+    void *Allocate(size_t size, size_t alignment_hint) override
+    {
         return persistent_allocator_->AllocatePersistentBuffer(size, alignment_hint);
     }
     void Deallocate(void *) override {}
@@ -59,10 +68,10 @@ private:
 
 const TfLiteIntArray kZeroLengthIntArray = {0, {}};
 
-
 }  // namespace
 
-void MicroPrintf(const char *format, ...) {
+void MicroPrintf(const char *format, ...)
+{
     va_list ap;
     va_start(ap, format);
     for (const char *f = format; *f; ++f) {
@@ -71,15 +80,18 @@ void MicroPrintf(const char *format, ...) {
             continue;
         }
         ++f;
-        if (*f == 'u') put_unsigned(va_arg(ap, unsigned), 10);
-        else if (*f == 'x') put_unsigned(va_arg(ap, unsigned), 16);
+        if (*f == 'u')
+            put_unsigned(va_arg(ap, unsigned), 10);
+        else if (*f == 'x')
+            put_unsigned(va_arg(ap, unsigned), 16);
         else if (*f == 'd') {
             int v = va_arg(ap, int);
             if (v < 0) standin_uart_putc('-'), v = -v;
             put_unsigned((uint32_t)v, 10);
         } else if (*f == 's') {
             for (const char *s = va_arg(ap, const char *); *s; ++s) standin_uart_putc(*s);
-        } else standin_uart_putc(*f);
+        } else
+            standin_uart_putc(*f);
     }
     va_end(ap);
     standin_uart_putc('\n');  // TFLM's MicroPrintf ends each message with a newline
@@ -88,7 +100,8 @@ void MicroPrintf(const char *format, ...) {
 // The model's bytes start the flatbuffer; TFLM's GetModel returns its root table. The stand-in
 // keeps model_ at the buffer itself plus the root offset, so that it points into the array.
 static const uint8_t *g_model_base;
-const Model *GetModel(const void *buf) {
+const Model *GetModel(const void *buf)
+{
     g_model_base = static_cast<const uint8_t *>(buf);
     uint32_t root;
     memcpy(&root, buf, 4);
@@ -99,17 +112,20 @@ const Model *GetModel(const void *buf) {
 
 SingleArenaBufferAllocator::SingleArenaBufferAllocator(uint8_t *buffer, size_t buffer_size)
     : buffer_head_(buffer), buffer_tail_(buffer + buffer_size), head_(buffer), tail_(buffer + buffer_size),
-      temp_(buffer) {}
+      temp_(buffer)
+{}
 
 SingleArenaBufferAllocator::~SingleArenaBufferAllocator() {}
 
-SingleArenaBufferAllocator *SingleArenaBufferAllocator::Create(uint8_t *buffer_head, size_t buffer_size) {
+SingleArenaBufferAllocator *SingleArenaBufferAllocator::Create(uint8_t *buffer_head, size_t buffer_size)
+{
     SingleArenaBufferAllocator tmp(buffer_head, buffer_size);
     uint8_t *at = tmp.AllocatePersistentBuffer(sizeof(SingleArenaBufferAllocator), alignof(SingleArenaBufferAllocator));
     return at ? new (at) SingleArenaBufferAllocator(tmp) : nullptr;
 }
 
-uint8_t *SingleArenaBufferAllocator::AllocatePersistentBuffer(size_t size, size_t alignment) {
+uint8_t *SingleArenaBufferAllocator::AllocatePersistentBuffer(size_t size, size_t alignment)
+{
     uint8_t *const aligned_result = AlignPointerDown(tail_ - size, alignment);
     if (aligned_result < head_) {
         const size_t missing_memory = head_ - aligned_result;
@@ -123,7 +139,8 @@ uint8_t *SingleArenaBufferAllocator::AllocatePersistentBuffer(size_t size, size_
 
 // Whether `size` bytes fit from `from` up to tail_, signed as replay() states it; if not, prints
 // TFLM's message for it (`what`: "allocate temp memory", "resize buffer").
-bool SingleArenaBufferAllocator::FitsBelowTail(const uint8_t *from, size_t size, const char *what) const {
+bool SingleArenaBufferAllocator::FitsBelowTail(const uint8_t *from, size_t size, const char *what) const
+{
     const ptrdiff_t available_memory = tail_ - from;
     if (available_memory >= 0 && (size_t)available_memory >= size) return true;
     const size_t available = available_memory < 0 ? 0 : (size_t)available_memory;
@@ -131,7 +148,8 @@ bool SingleArenaBufferAllocator::FitsBelowTail(const uint8_t *from, size_t size,
     return false;
 }
 
-uint8_t *SingleArenaBufferAllocator::AllocateTemp(size_t size, size_t alignment) {
+uint8_t *SingleArenaBufferAllocator::AllocateTemp(size_t size, size_t alignment)
+{
     uint8_t *const aligned_result = AlignPointerUp(temp_, alignment);
     if (!FitsBelowTail(aligned_result, size, "allocate temp memory")) return nullptr;
     temp_ = aligned_result + size;
@@ -140,16 +158,19 @@ uint8_t *SingleArenaBufferAllocator::AllocateTemp(size_t size, size_t alignment)
     return aligned_result;
 }
 
-void SingleArenaBufferAllocator::DeallocateTemp(uint8_t *temp_buf) {
+void SingleArenaBufferAllocator::DeallocateTemp(uint8_t *temp_buf)
+{
     temp_buffer_ptr_check_sum_ ^= reinterpret_cast<intptr_t>(temp_buf);
     temp_buffer_count_--;
 }
 
-bool SingleArenaBufferAllocator::IsAllTempDeallocated() {
+bool SingleArenaBufferAllocator::IsAllTempDeallocated()
+{
     return temp_buffer_count_ == 0 && temp_buffer_ptr_check_sum_ == 0;
 }
 
-TfLiteStatus SingleArenaBufferAllocator::ResetTempAllocations() {
+TfLiteStatus SingleArenaBufferAllocator::ResetTempAllocations()
+{
     // The stand-in's kernels do not keep their temporaries, so every temp is deallocated here
     // (TFLM's kernels call DeallocateTempTfLiteTensor before FinishPrepareNodeAllocations).
     temp_buffer_count_ = 0;
@@ -158,12 +179,14 @@ TfLiteStatus SingleArenaBufferAllocator::ResetTempAllocations() {
     return kTfLiteOk;
 }
 
-uint8_t *SingleArenaBufferAllocator::AllocateResizableBuffer(size_t size, size_t alignment) {
+uint8_t *SingleArenaBufferAllocator::AllocateResizableBuffer(size_t size, size_t alignment)
+{
     uint8_t *const expect_resizable_buf = AlignPointerUp(buffer_head_, alignment);
     return ResizeBuffer(expect_resizable_buf, size, alignment) == kTfLiteOk ? expect_resizable_buf : nullptr;
 }
 
-TfLiteStatus SingleArenaBufferAllocator::ResizeBuffer(uint8_t *resizable_buf, size_t size, size_t alignment) {
+TfLiteStatus SingleArenaBufferAllocator::ResizeBuffer(uint8_t *resizable_buf, size_t size, size_t alignment)
+{
     uint8_t *const expect_resizable_buf = AlignPointerUp(buffer_head_, alignment);
     if (head_ != temp_ || resizable_buf != expect_resizable_buf) {
         MicroPrintf("Internal error: either buffer is not resizable or ResetTempAllocations() is not called before "
@@ -177,21 +200,36 @@ TfLiteStatus SingleArenaBufferAllocator::ResizeBuffer(uint8_t *resizable_buf, si
     return kTfLiteOk;
 }
 
-TfLiteStatus SingleArenaBufferAllocator::DeallocateResizableBuffer(uint8_t *resizable_buf) {
+TfLiteStatus SingleArenaBufferAllocator::DeallocateResizableBuffer(uint8_t *resizable_buf)
+{
     return ResizeBuffer(resizable_buf, 0, 1);
 }
 
-TfLiteStatus SingleArenaBufferAllocator::ReserveNonPersistentOverlayMemory(size_t size, size_t alignment) {
+TfLiteStatus SingleArenaBufferAllocator::ReserveNonPersistentOverlayMemory(size_t size, size_t alignment)
+{
     uint8_t *expect_resizable_buf = AlignPointerUp(buffer_head_, alignment);
     return ResizeBuffer(expect_resizable_buf, size, alignment);
 }
 
-uint8_t *SingleArenaBufferAllocator::GetOverlayMemoryAddress() const { return buffer_head_; }
-size_t SingleArenaBufferAllocator::GetNonPersistentUsedBytes() const { return (head_ > temp_ ? head_ : temp_) - buffer_head_; }
-size_t SingleArenaBufferAllocator::GetPersistentUsedBytes() const { return buffer_tail_ - tail_; }
-size_t SingleArenaBufferAllocator::GetUsedBytes() const { return GetPersistentUsedBytes() + GetNonPersistentUsedBytes(); }
+uint8_t *SingleArenaBufferAllocator::GetOverlayMemoryAddress() const
+{
+    return buffer_head_;
+}
+size_t SingleArenaBufferAllocator::GetNonPersistentUsedBytes() const
+{
+    return (head_ > temp_ ? head_ : temp_) - buffer_head_;
+}
+size_t SingleArenaBufferAllocator::GetPersistentUsedBytes() const
+{
+    return buffer_tail_ - tail_;
+}
+size_t SingleArenaBufferAllocator::GetUsedBytes() const
+{
+    return GetPersistentUsedBytes() + GetNonPersistentUsedBytes();
+}
 
-size_t SingleArenaBufferAllocator::GetAvailableMemory(size_t alignment) const {
+size_t SingleArenaBufferAllocator::GetAvailableMemory(size_t alignment) const
+{
     uint8_t *const aligned_temp = AlignPointerUp(temp_, alignment);
     uint8_t *const aligned_tail = AlignPointerDown(tail_, alignment);
     return aligned_tail - aligned_temp;  // size_t: wraps when tail_ is below temp_, as in TFLM
@@ -202,15 +240,18 @@ size_t SingleArenaBufferAllocator::GetAvailableMemory(size_t alignment) const {
 GreedyMemoryPlanner::GreedyMemoryPlanner()
     : max_buffer_count_(0), buffer_count_(0), requirements_(nullptr), buffer_sizes_sorted_(nullptr),
       buffer_ids_sorted_(nullptr), buffers_sorted_by_offset_(nullptr), next_free_entry_(0), first_entry_index_(0),
-      buffer_offsets_(nullptr), need_to_calculate_offsets_(true) {}
+      buffer_offsets_(nullptr), need_to_calculate_offsets_(true)
+{}
 
 GreedyMemoryPlanner::~GreedyMemoryPlanner() {}
 
-int GreedyMemoryPlanner::per_buffer_size() {
+int GreedyMemoryPlanner::per_buffer_size()
+{
     return sizeof(BufferRequirements) + sizeof(int) + sizeof(int) + sizeof(ListEntry) + sizeof(int);
 }
 
-TfLiteStatus GreedyMemoryPlanner::Init(unsigned char *scratch_buffer, int scratch_buffer_size) {
+TfLiteStatus GreedyMemoryPlanner::Init(unsigned char *scratch_buffer, int scratch_buffer_size)
+{
     buffer_count_ = 0;
     max_buffer_count_ = scratch_buffer_size / per_buffer_size();
     unsigned char *next_free = scratch_buffer;
@@ -227,7 +268,8 @@ TfLiteStatus GreedyMemoryPlanner::Init(unsigned char *scratch_buffer, int scratc
     return kTfLiteOk;
 }
 
-TfLiteStatus GreedyMemoryPlanner::AddBuffer(int size, int first_time_used, int last_time_used) {
+TfLiteStatus GreedyMemoryPlanner::AddBuffer(int size, int first_time_used, int last_time_used)
+{
     if (buffer_count_ >= max_buffer_count_) {
         MicroPrintf("Too many buffers (max is %d)", max_buffer_count_);
         return kTfLiteError;
@@ -243,14 +285,22 @@ TfLiteStatus GreedyMemoryPlanner::AddBuffer(int size, int first_time_used, int l
     return kTfLiteOk;
 }
 
-void GreedyMemoryPlanner::SetPlannedOffset(int buffer_index, int offset) {
+void GreedyMemoryPlanner::SetPlannedOffset(int buffer_index, int offset)
+{
     buffer_offsets_[buffer_index] = offset;
     need_to_calculate_offsets_ = false;
 }
 
-size_t GreedyMemoryPlanner::GetMaximumMemorySize() { return STANDIN_HEAD_BYTES; }
-int GreedyMemoryPlanner::GetBufferCount() { return buffer_count_; }
-TfLiteStatus GreedyMemoryPlanner::GetOffsetForBuffer(int buffer_index, int *offset) {
+size_t GreedyMemoryPlanner::GetMaximumMemorySize()
+{
+    return STANDIN_HEAD_BYTES;
+}
+int GreedyMemoryPlanner::GetBufferCount()
+{
+    return buffer_count_;
+}
+TfLiteStatus GreedyMemoryPlanner::GetOffsetForBuffer(int buffer_index, int *offset)
+{
     if (buffer_index < 0 || buffer_index >= buffer_count_) return kTfLiteError;
     *offset = buffer_offsets_[buffer_index];
     return kTfLiteOk;
@@ -260,17 +310,20 @@ TfLiteStatus GreedyMemoryPlanner::GetOffsetForBuffer(int buffer_index, int *offs
 
 MicroAllocator::MicroAllocator(SingleArenaBufferAllocator *memory_allocator, MicroMemoryPlanner *memory_planner)
     : non_persistent_buffer_allocator_(memory_allocator), persistent_buffer_allocator_(memory_allocator),
-      builtin_data_allocator_(nullptr), memory_planner_(memory_planner), model_is_allocating_(false) {}
+      builtin_data_allocator_(nullptr), memory_planner_(memory_planner), model_is_allocating_(false)
+{}
 
 MicroAllocator::~MicroAllocator() {}
 
 // MicroAllocator::Create(arena, size): the arena's start aligned up to 16 (not its end), then
 // SingleArenaBufferAllocator::Create, the GreedyMemoryPlanner and the MicroAllocator, each in the
 // tail: the constructor's three steps (standin_steps[0..2]).
-MicroAllocator *MicroAllocator::Create(uint8_t *tensor_arena, size_t arena_size) {
+MicroAllocator *MicroAllocator::Create(uint8_t *tensor_arena, size_t arena_size)
+{
     uint8_t *aligned_arena = AlignPointerUp(tensor_arena, kArenaAlignment);
     size_t aligned_arena_size = tensor_arena + arena_size - aligned_arena;
-    SingleArenaBufferAllocator *memory_allocator = SingleArenaBufferAllocator::Create(aligned_arena, aligned_arena_size);
+    SingleArenaBufferAllocator *memory_allocator =
+        SingleArenaBufferAllocator::Create(aligned_arena, aligned_arena_size);
     if (!memory_allocator) return nullptr;
     uint8_t *memory_planner_buffer =
         memory_allocator->AllocatePersistentBuffer(sizeof(GreedyMemoryPlanner), alignof(GreedyMemoryPlanner));
@@ -279,25 +332,31 @@ MicroAllocator *MicroAllocator::Create(uint8_t *tensor_arena, size_t arena_size)
     return Create(memory_allocator, memory_planner);
 }
 
-MicroAllocator *MicroAllocator::Create(SingleArenaBufferAllocator *memory_allocator, MicroMemoryPlanner *memory_planner) {
-    uint8_t *allocator_buffer = memory_allocator->AllocatePersistentBuffer(sizeof(MicroAllocator), alignof(MicroAllocator));
+MicroAllocator *MicroAllocator::Create(SingleArenaBufferAllocator *memory_allocator, MicroMemoryPlanner *memory_planner)
+{
+    uint8_t *allocator_buffer =
+        memory_allocator->AllocatePersistentBuffer(sizeof(MicroAllocator), alignof(MicroAllocator));
     return allocator_buffer ? new (allocator_buffer) MicroAllocator(memory_allocator, memory_planner) : nullptr;
 }
 
-size_t MicroAllocator::used_bytes() const {
+size_t MicroAllocator::used_bytes() const
+{
     return static_cast<SingleArenaBufferAllocator *>(non_persistent_buffer_allocator_)->GetUsedBytes();
 }
 
-void *MicroAllocator::AllocatePersistentBuffer(size_t bytes) {
+void *MicroAllocator::AllocatePersistentBuffer(size_t bytes)
+{
     return persistent_buffer_allocator_->AllocatePersistentBuffer(bytes, kArenaAlignment);
 }
 
-TfLiteStatus MicroAllocator::AllocateVariables(TfLiteEvalTensor *eval_tensors, int index, uint8_t *at) {
+TfLiteStatus MicroAllocator::AllocateVariables(TfLiteEvalTensor *eval_tensors, int index, uint8_t *at)
+{
     eval_tensors[index].data.data = at;
     return kTfLiteOk;
 }
 
-SubgraphAllocations *MicroAllocator::StartModelAllocation(const Model *) {
+SubgraphAllocations *MicroAllocator::StartModelAllocation(const Model *)
+{
     if (model_is_allocating_) {
         MicroPrintf("MicroAllocator: Model allocation started before finishing previously allocated model");
         return nullptr;
@@ -312,13 +371,14 @@ namespace {
 struct Cursor {
     SubgraphAllocations *subgraphs = nullptr;
     int node_filled[STANDIN_SUBGRAPH_COUNT] = {};  // nodes filled by the Parse pass so far
-    TfLiteTensor *last_tensor = nullptr;            // for its quantization steps
+    TfLiteTensor *last_tensor = nullptr;           // for its quantization steps
     TfLiteAffineQuantization *last_quant = nullptr;
     int last_tensor_index = -1;
     int io_next = 0;
 };
 
-void fill_eval_tensors(TfLiteEvalTensor *tensors, const standin_subgraph_t &sg) {
+void fill_eval_tensors(TfLiteEvalTensor *tensors, const standin_subgraph_t &sg)
+{
     for (int t = 0; t < sg.tensor_count; ++t) {
         const standin_tensor_t &f = sg.tensors[t];
         TfLiteEvalTensor &e = tensors[t];
@@ -329,7 +389,8 @@ void fill_eval_tensors(TfLiteEvalTensor *tensors, const standin_subgraph_t &sg) 
     }
 }
 
-void fill_io_tensor(TfLiteTensor *tensor, const TfLiteEvalTensor *eval, const standin_tensor_t &f) {
+void fill_io_tensor(TfLiteTensor *tensor, const TfLiteEvalTensor *eval, const standin_tensor_t &f)
+{
     memset(tensor, 0, sizeof(*tensor));
     tensor->type = static_cast<TfLiteType>(f.type);
     tensor->is_variable = f.is_variable;
@@ -345,7 +406,8 @@ void fill_io_tensor(TfLiteTensor *tensor, const TfLiteEvalTensor *eval, const st
 }  // namespace
 
 // MicroInterpreter::AllocateTensors re-enacted from the planner's steps (see the file comment).
-TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in) {
+TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in)
+{
     SingleArenaBufferAllocator *arena = static_cast<SingleArenaBufferAllocator *>(non_persistent_buffer_allocator_);
     GreedyMemoryPlanner *planner = static_cast<GreedyMemoryPlanner *>(memory_planner_);
     Cursor c;
@@ -354,35 +416,33 @@ TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in) {
     auto advance = [&](int to) {
         for (; phase < to; ++phase) {
             switch (phase) {
-                case 1:  // StartModelAllocation returned: graph_.SetSubgraphAllocations(allocations)
-                    in.graph_.SetSubgraphAllocations(c.subgraphs);
-                    break;
-                case 2:  // PrepareNodeAndRegistrationDataFromFlatbuffer done: every node filled
-                    for (int s = 0; s < (int)STANDIN_SUBGRAPH_COUNT; ++s)
-                        for (int i = c.node_filled[s]; i < standin_subgraphs[s].operator_count; ++i) {
-                            NodeAndRegistration &n = c.subgraphs[s].node_and_registrations[i];
-                            const standin_operator_t &op = standin_subgraphs[s].operators[i];
-                            n.node.inputs = (TfLiteIntArray *)(g_model_base + op.inputs);
-                            n.node.outputs = (TfLiteIntArray *)(g_model_base + op.outputs);
-                            n.registration = in.op_resolver_.FindOp(op.builtin_code);
-                            c.node_filled[s] = i + 1;
-                        }
-                    in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kInit);
-                    break;
-                case 3:
-                    in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kPrepare);
-                    break;
-                case 4:
-                    in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kMemoryPlanning);
-                    break;
-                case 5:  // FinishModelAllocation returned
-                    model_is_allocating_ = false;
-                    in.micro_context_.SetScratchBufferHandles(in.scratch_buffer_handles_);
-                    break;
-                case 6:  // the io tensors done: Reset(), then tensors_allocated_
-                    in.tensors_allocated_ = true;
-                    in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kInvoke);
-                    break;
+            case 1:  // StartModelAllocation returned: graph_.SetSubgraphAllocations(allocations)
+                in.graph_.SetSubgraphAllocations(c.subgraphs);
+                break;
+            case 2:  // PrepareNodeAndRegistrationDataFromFlatbuffer done: every node filled
+                for (int s = 0; s < (int)STANDIN_SUBGRAPH_COUNT; ++s)
+                    for (int i = c.node_filled[s]; i < standin_subgraphs[s].operator_count; ++i) {
+                        NodeAndRegistration &n = c.subgraphs[s].node_and_registrations[i];
+                        const standin_operator_t &op = standin_subgraphs[s].operators[i];
+                        n.node.inputs = (TfLiteIntArray *)(g_model_base + op.inputs);
+                        n.node.outputs = (TfLiteIntArray *)(g_model_base + op.outputs);
+                        n.registration = in.op_resolver_.FindOp(op.builtin_code);
+                        c.node_filled[s] = i + 1;
+                    }
+                in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kInit);
+                break;
+            case 3: in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kPrepare); break;
+            case 4:
+                in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kMemoryPlanning);
+                break;
+            case 5:  // FinishModelAllocation returned
+                model_is_allocating_ = false;
+                in.micro_context_.SetScratchBufferHandles(in.scratch_buffer_handles_);
+                break;
+            case 6:  // the io tensors done: Reset(), then tensors_allocated_
+                in.tensors_allocated_ = true;
+                in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kInvoke);
+                break;
             }
         }
     };
@@ -404,148 +464,146 @@ TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in) {
         const standin_step_t &s = standin_steps[i];
         if (s.phase > phase) advance(s.phase);
         switch (s.kind) {
-            case STANDIN_STEP_0_PERSISTENT: {
-                uint8_t *p = s.role == STANDIN_ROLE_BUILTIN_DATA
-                                 ? static_cast<uint8_t *>(builtin_data_allocator_->Allocate(s.bytes, s.align))
-                                 : persistent_buffer_allocator_->AllocatePersistentBuffer(s.bytes, s.align);
-                if (!p) return failed(s);
-                switch (s.role) {
-                    case STANDIN_ROLE_BUILTIN_ALLOCATOR:
-                        builtin_data_allocator_ = new (p) MicroBuiltinDataAllocator(persistent_buffer_allocator_);
-                        break;
-                    case STANDIN_ROLE_SUBGRAPH_ALLOCATIONS:
-                        c.subgraphs = new (p) SubgraphAllocations[STANDIN_SUBGRAPH_COUNT]();
-                        break;
-                    case STANDIN_ROLE_EVAL_TENSORS:
-                        c.subgraphs[s.subgraph].tensors = new (p) TfLiteEvalTensor[s.count]();
-                        fill_eval_tensors(c.subgraphs[s.subgraph].tensors, standin_subgraphs[s.subgraph]);
-                        break;
-                    case STANDIN_ROLE_NODES:
-                        c.subgraphs[s.subgraph].node_and_registrations = new (p) NodeAndRegistration[s.count]();
-                        break;
-                    case STANDIN_ROLE_BUILTIN_DATA: {
-                        memset(p, 0, s.bytes);
-                        // PrepareNodeAndRegistrationDataFromFlatbuffer: operator by operator.
-                        const standin_subgraph_t &sg = standin_subgraphs[s.subgraph];
-                        for (int k = c.node_filled[s.subgraph]; k <= s.op; ++k) {
-                            NodeAndRegistration &n = c.subgraphs[s.subgraph].node_and_registrations[k];
-                            n.node.inputs = (TfLiteIntArray *)(g_model_base + sg.operators[k].inputs);
-                            n.node.outputs = (TfLiteIntArray *)(g_model_base + sg.operators[k].outputs);
-                            n.registration = in.op_resolver_.FindOp(sg.operators[k].builtin_code);
-                        }
-                        c.node_filled[s.subgraph] = s.op + 1;
-                        c.subgraphs[s.subgraph].node_and_registrations[s.op].node.builtin_data = p;
-                        break;
-                    }
-                    case STANDIN_ROLE_USER_DATA:
-                        memset(p, 0, s.bytes);
-                        c.subgraphs[s.subgraph].node_and_registrations[s.op].node.user_data = p;
-                        break;
-                    case STANDIN_ROLE_SCRATCH_HANDLES:
-                        in.scratch_buffer_handles_ = new (p) ScratchBufferHandle[s.count]();
-                        break;
-                    case STANDIN_ROLE_VARIABLE:
-                        memset(p, 0, s.bytes);
-                        AllocateVariables(c.subgraphs[s.subgraph].tensors, s.tensor, p);
-                        break;
-                    case STANDIN_ROLE_INPUT_ARRAY:
-                    case STANDIN_ROLE_OUTPUT_ARRAY:
-                        memset(p, 0, s.bytes);
-                        (s.role == STANDIN_ROLE_INPUT_ARRAY ? in.input_tensors_ : in.output_tensors_) =
-                            reinterpret_cast<TfLiteTensor **>(p);
-                        c.io_next = 0;
-                        break;
-                    case STANDIN_ROLE_INPUT_TENSOR:
-                    case STANDIN_ROLE_OUTPUT_TENSOR: {
-                        const bool input = s.role == STANDIN_ROLE_INPUT_TENSOR;
-                        const int t = (input ? main_sg.inputs : main_sg.outputs)[c.io_next];
-                        TfLiteTensor *tensor = reinterpret_cast<TfLiteTensor *>(p);
-                        fill_io_tensor(tensor, c.subgraphs ? &c.subgraphs[0].tensors[t] : nullptr, main_sg.tensors[t]);
-                        (input ? in.input_tensors_ : in.output_tensors_)[c.io_next++] = tensor;
-                        c.last_tensor = tensor;
-                        c.last_tensor_index = t;
-                        break;
-                    }
-                    case STANDIN_ROLE_QUANTIZATION: {
-                        const standin_tensor_t &f = main_sg.tensors[c.last_tensor_index];
-                        c.last_quant = reinterpret_cast<TfLiteAffineQuantization *>(p);
-                        c.last_quant->scale = f.scale >= 0 ? (TfLiteFloatArray *)(g_model_base + f.scale) : nullptr;
-                        c.last_quant->zero_point = nullptr;
-                        c.last_quant->quantized_dimension = f.quantized_dimension;
-                        c.last_tensor->quantization.type = kTfLiteAffineQuantization;
-                        c.last_tensor->quantization.params = c.last_quant;
-                        if (c.last_quant->scale && c.last_quant->scale->size > 0)
-                            c.last_tensor->params.scale = c.last_quant->scale->data[0];
-                        break;
-                    }
-                    case STANDIN_ROLE_ZERO_POINTS: {
-                        const standin_tensor_t &f = main_sg.tensors[c.last_tensor_index];
-                        TfLiteIntArray *zp = reinterpret_cast<TfLiteIntArray *>(p);
-                        zp->size = f.zero_points;
-                        for (int k = 0; k < f.zero_points; ++k) {
-                            int64_t v = 0;
-                            if (f.zero_point_data >= 0) memcpy(&v, g_model_base + f.zero_point_data + 8 * k, 8);
-                            zp->data[k] = (int)v;
-                        }
-                        if (c.last_quant) c.last_quant->zero_point = zp;
-                        if (f.zero_points > 0) c.last_tensor->params.zero_point = zp->data[0];
-                        break;
-                    }
-                    default:
-                        break;  // KERNEL_BUFFER: the kernel's own data, no pointer TFLM's walk follows
+        case STANDIN_STEP_0_PERSISTENT: {
+            uint8_t *p = s.role == STANDIN_ROLE_BUILTIN_DATA
+                             ? static_cast<uint8_t *>(builtin_data_allocator_->Allocate(s.bytes, s.align))
+                             : persistent_buffer_allocator_->AllocatePersistentBuffer(s.bytes, s.align);
+            if (!p) return failed(s);
+            switch (s.role) {
+            case STANDIN_ROLE_BUILTIN_ALLOCATOR:
+                builtin_data_allocator_ = new (p) MicroBuiltinDataAllocator(persistent_buffer_allocator_);
+                break;
+            case STANDIN_ROLE_SUBGRAPH_ALLOCATIONS:
+                c.subgraphs = new (p) SubgraphAllocations[STANDIN_SUBGRAPH_COUNT]();
+                break;
+            case STANDIN_ROLE_EVAL_TENSORS:
+                c.subgraphs[s.subgraph].tensors = new (p) TfLiteEvalTensor[s.count]();
+                fill_eval_tensors(c.subgraphs[s.subgraph].tensors, standin_subgraphs[s.subgraph]);
+                break;
+            case STANDIN_ROLE_NODES:
+                c.subgraphs[s.subgraph].node_and_registrations = new (p) NodeAndRegistration[s.count]();
+                break;
+            case STANDIN_ROLE_BUILTIN_DATA: {
+                memset(p, 0, s.bytes);
+                // PrepareNodeAndRegistrationDataFromFlatbuffer: operator by operator.
+                const standin_subgraph_t &sg = standin_subgraphs[s.subgraph];
+                for (int k = c.node_filled[s.subgraph]; k <= s.op; ++k) {
+                    NodeAndRegistration &n = c.subgraphs[s.subgraph].node_and_registrations[k];
+                    n.node.inputs = (TfLiteIntArray *)(g_model_base + sg.operators[k].inputs);
+                    n.node.outputs = (TfLiteIntArray *)(g_model_base + sg.operators[k].outputs);
+                    n.registration = in.op_resolver_.FindOp(sg.operators[k].builtin_code);
                 }
+                c.node_filled[s.subgraph] = s.op + 1;
+                c.subgraphs[s.subgraph].node_and_registrations[s.op].node.builtin_data = p;
                 break;
             }
-            case STANDIN_STEP_1_TEMP:
-                if (!arena->AllocateTemp(s.bytes, s.align)) return failed(s);
+            case STANDIN_ROLE_USER_DATA:
+                memset(p, 0, s.bytes);
+                c.subgraphs[s.subgraph].node_and_registrations[s.op].node.user_data = p;
                 break;
-            case STANDIN_STEP_2_RESET_TEMP:
-                arena->ResetTempAllocations();
+            case STANDIN_ROLE_SCRATCH_HANDLES:
+                in.scratch_buffer_handles_ = new (p) ScratchBufferHandle[s.count]();
                 break;
-            case STANDIN_STEP_3_RESIZE_HEAD: {
-                TfLiteStatus ok;
-                if (s.phase == 1) {  // InitScratchBufferData: AllocateResizableBuffer
-                    scratch_buffer_request_count_ = 0;
-                    scratch_buffer_head_ = arena->AllocateResizableBuffer(s.bytes, s.align);
-                    ok = scratch_buffer_head_ ? kTfLiteOk : kTfLiteError;
-                } else if (s.bytes == 0) {  // CommitStaticMemoryPlan: DeallocateResizableBuffer
-                    ok = arena->DeallocateResizableBuffer(scratch_buffer_head_);
-                } else {  // FinishPrepareNodeAllocations: ResizeBuffer (its status is ignored)
-                    ok = arena->ResizeBuffer(scratch_buffer_head_, s.bytes, s.align);
-                }
-                if (ok != kTfLiteOk && s.fatal) return failed(s);
+            case STANDIN_ROLE_VARIABLE:
+                memset(p, 0, s.bytes);
+                AllocateVariables(c.subgraphs[s.subgraph].tensors, s.tensor, p);
                 break;
-            }
-            case STANDIN_STEP_4_PLANNER_ARRAYS: {
-                // CommitStaticMemoryPlan: the free space as one temp, the planner's arrays in it.
-                size_t remaining = arena->GetAvailableMemory(kArenaAlignment);
-                uint8_t *planner_arena = arena->AllocateTemp(remaining, kArenaAlignment);
-                if (!planner_arena) return failed(s);
-                planner->Init(planner_arena, (int)remaining);
-                for (int b = 0; b < s.count && b < (int)STANDIN_BUFFER_COUNT; ++b) {
-                    const standin_buffer_t &buf = standin_buffers[b];
-                    if (planner->AddBuffer(buf.size, buf.first, buf.last) != kTfLiteOk) return failed(s);
-                }
-                for (int b = 0; b < s.count && b < (int)STANDIN_BUFFER_COUNT; ++b)
-                    planner->SetPlannedOffset(b, standin_buffers[b].offset);
+            case STANDIN_ROLE_INPUT_ARRAY:
+            case STANDIN_ROLE_OUTPUT_ARRAY:
+                memset(p, 0, s.bytes);
+                (s.role == STANDIN_ROLE_INPUT_ARRAY ? in.input_tensors_ : in.output_tensors_) =
+                    reinterpret_cast<TfLiteTensor **>(p);
+                c.io_next = 0;
+                break;
+            case STANDIN_ROLE_INPUT_TENSOR:
+            case STANDIN_ROLE_OUTPUT_TENSOR: {
+                const bool input = s.role == STANDIN_ROLE_INPUT_TENSOR;
+                const int t = (input ? main_sg.inputs : main_sg.outputs)[c.io_next];
+                TfLiteTensor *tensor = reinterpret_cast<TfLiteTensor *>(p);
+                fill_io_tensor(tensor, c.subgraphs ? &c.subgraphs[0].tensors[t] : nullptr, main_sg.tensors[t]);
+                (input ? in.input_tensors_ : in.output_tensors_)[c.io_next++] = tensor;
+                c.last_tensor = tensor;
+                c.last_tensor_index = t;
                 break;
             }
-            case STANDIN_STEP_5_RESERVE_HEAD: {
-                if (arena->ReserveNonPersistentOverlayMemory(s.bytes, s.align) != kTfLiteOk) return failed(s);
-                if ((size_t)s.bytes > max_head_buffer_usage_) max_head_buffer_usage_ = s.bytes;
-                // CommitPlan: every planned tensor and scratch buffer at its offset in the head.
-                uint8_t *head = arena->GetOverlayMemoryAddress();
-                for (unsigned b = 0; b < STANDIN_BUFFER_COUNT; ++b) {
-                    const standin_buffer_t &buf = standin_buffers[b];
-                    if (buf.tensor >= 0)
-                        c.subgraphs[buf.subgraph].tensors[buf.tensor].data.data = head + buf.offset;
-                    else if (in.scratch_buffer_handles_)
-                        in.scratch_buffer_handles_[buf.scratch].data = head + buf.offset;
+            case STANDIN_ROLE_QUANTIZATION: {
+                const standin_tensor_t &f = main_sg.tensors[c.last_tensor_index];
+                c.last_quant = reinterpret_cast<TfLiteAffineQuantization *>(p);
+                c.last_quant->scale = f.scale >= 0 ? (TfLiteFloatArray *)(g_model_base + f.scale) : nullptr;
+                c.last_quant->zero_point = nullptr;
+                c.last_quant->quantized_dimension = f.quantized_dimension;
+                c.last_tensor->quantization.type = kTfLiteAffineQuantization;
+                c.last_tensor->quantization.params = c.last_quant;
+                if (c.last_quant->scale && c.last_quant->scale->size > 0)
+                    c.last_tensor->params.scale = c.last_quant->scale->data[0];
+                break;
+            }
+            case STANDIN_ROLE_ZERO_POINTS: {
+                const standin_tensor_t &f = main_sg.tensors[c.last_tensor_index];
+                TfLiteIntArray *zp = reinterpret_cast<TfLiteIntArray *>(p);
+                zp->size = f.zero_points;
+                for (int k = 0; k < f.zero_points; ++k) {
+                    int64_t v = 0;
+                    if (f.zero_point_data >= 0) memcpy(&v, g_model_base + f.zero_point_data + 8 * k, 8);
+                    zp->data[k] = (int)v;
                 }
+                if (c.last_quant) c.last_quant->zero_point = zp;
+                if (f.zero_points > 0) c.last_tensor->params.zero_point = zp->data[0];
+                break;
+            }
+            default: break;  // KERNEL_BUFFER: the kernel's own data, no pointer TFLM's walk follows
+            }
+            break;
+        }
+        case STANDIN_STEP_1_TEMP:
+            if (!arena->AllocateTemp(s.bytes, s.align)) return failed(s);
+            break;
+        case STANDIN_STEP_2_RESET_TEMP: arena->ResetTempAllocations(); break;
+        case STANDIN_STEP_3_RESIZE_HEAD: {
+            TfLiteStatus ok;
+            if (s.phase == 1) {  // InitScratchBufferData: AllocateResizableBuffer
                 scratch_buffer_request_count_ = 0;
-                for (unsigned b = 0; b < STANDIN_BUFFER_COUNT; ++b) scratch_buffer_request_count_ += standin_buffers[b].tensor < 0;
-                break;
+                scratch_buffer_head_ = arena->AllocateResizableBuffer(s.bytes, s.align);
+                ok = scratch_buffer_head_ ? kTfLiteOk : kTfLiteError;
+            } else if (s.bytes == 0) {  // CommitStaticMemoryPlan: DeallocateResizableBuffer
+                ok = arena->DeallocateResizableBuffer(scratch_buffer_head_);
+            } else {  // FinishPrepareNodeAllocations: ResizeBuffer (its status is ignored)
+                ok = arena->ResizeBuffer(scratch_buffer_head_, s.bytes, s.align);
             }
+            if (ok != kTfLiteOk && s.fatal) return failed(s);
+            break;
+        }
+        case STANDIN_STEP_4_PLANNER_ARRAYS: {
+            // CommitStaticMemoryPlan: the free space as one temp, the planner's arrays in it.
+            size_t remaining = arena->GetAvailableMemory(kArenaAlignment);
+            uint8_t *planner_arena = arena->AllocateTemp(remaining, kArenaAlignment);
+            if (!planner_arena) return failed(s);
+            planner->Init(planner_arena, (int)remaining);
+            for (int b = 0; b < s.count && b < (int)STANDIN_BUFFER_COUNT; ++b) {
+                const standin_buffer_t &buf = standin_buffers[b];
+                if (planner->AddBuffer(buf.size, buf.first, buf.last) != kTfLiteOk) return failed(s);
+            }
+            for (int b = 0; b < s.count && b < (int)STANDIN_BUFFER_COUNT; ++b)
+                planner->SetPlannedOffset(b, standin_buffers[b].offset);
+            break;
+        }
+        case STANDIN_STEP_5_RESERVE_HEAD: {
+            if (arena->ReserveNonPersistentOverlayMemory(s.bytes, s.align) != kTfLiteOk) return failed(s);
+            if ((size_t)s.bytes > max_head_buffer_usage_) max_head_buffer_usage_ = s.bytes;
+            // CommitPlan: every planned tensor and scratch buffer at its offset in the head.
+            uint8_t *head = arena->GetOverlayMemoryAddress();
+            for (unsigned b = 0; b < STANDIN_BUFFER_COUNT; ++b) {
+                const standin_buffer_t &buf = standin_buffers[b];
+                if (buf.tensor >= 0)
+                    c.subgraphs[buf.subgraph].tensors[buf.tensor].data.data = head + buf.offset;
+                else if (in.scratch_buffer_handles_)
+                    in.scratch_buffer_handles_[buf.scratch].data = head + buf.offset;
+            }
+            scratch_buffer_request_count_ = 0;
+            for (unsigned b = 0; b < STANDIN_BUFFER_COUNT; ++b)
+                scratch_buffer_request_count_ += standin_buffers[b].tensor < 0;
+            break;
+        }
         }
     }
     advance(7);
@@ -556,15 +614,20 @@ TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in) {
 
 MicroInterpreterGraph::MicroInterpreterGraph(TfLiteContext *context, const Model *model, MicroAllocator *allocator,
                                              MicroResourceVariables *resource_variables)
-    : context_(context), model_(model), allocator_(allocator), current_subgraph_index_(0),
-      current_operator_index_(0), resource_variables_(resource_variables), subgraphs_(nullptr) {}
+    : context_(context), model_(model), allocator_(allocator), current_subgraph_index_(0), current_operator_index_(0),
+      resource_variables_(resource_variables), subgraphs_(nullptr)
+{}
 
 MicroInterpreterGraph::~MicroInterpreterGraph() {}
 
-int MicroInterpreterGraph::NumSubgraphs() { return STANDIN_SUBGRAPH_COUNT; }
+int MicroInterpreterGraph::NumSubgraphs()
+{
+    return STANDIN_SUBGRAPH_COUNT;
+}
 
 // MicroInterpreterGraph::InvokeSubgraph: each node's registration->invoke, through TFLM's pointers.
-TfLiteStatus MicroInterpreterGraph::InvokeSubgraph(int subgraph_idx) {
+TfLiteStatus MicroInterpreterGraph::InvokeSubgraph(int subgraph_idx)
+{
     int previous_subgraph_idx = current_subgraph_index_;
     current_subgraph_index_ = subgraph_idx;
     if (static_cast<size_t>(subgraph_idx) >= STANDIN_SUBGRAPH_COUNT) {
@@ -588,28 +651,37 @@ TfLiteStatus MicroInterpreterGraph::InvokeSubgraph(int subgraph_idx) {
 
 MicroInterpreterContext::MicroInterpreterContext(MicroAllocator *allocator, const Model *model,
                                                  MicroInterpreterGraph *graph)
-    : allocator_(*allocator), graph_(*graph), model_(model), state_(InterpreterState::kInit) {}
+    : allocator_(*allocator), graph_(*graph), model_(model), state_(InterpreterState::kInit)
+{}
 
 MicroInterpreterContext::~MicroInterpreterContext() {}
 
-void *MicroInterpreterContext::AllocatePersistentBuffer(size_t bytes) { return allocator_.AllocatePersistentBuffer(bytes); }
+void *MicroInterpreterContext::AllocatePersistentBuffer(size_t bytes)
+{
+    return allocator_.AllocatePersistentBuffer(bytes);
+}
 
-TfLiteEvalTensor *MicroInterpreterContext::GetEvalTensor(int tensor_idx) {
+TfLiteEvalTensor *MicroInterpreterContext::GetEvalTensor(int tensor_idx)
+{
     return &graph_.GetAllocations()[graph_.GetCurrentSubgraphIndex()].tensors[tensor_idx];
 }
 
-void *MicroInterpreterContext::GetScratchBuffer(int buffer_idx) {
+void *MicroInterpreterContext::GetScratchBuffer(int buffer_idx)
+{
     return scratch_buffer_handles_ ? scratch_buffer_handles_[buffer_idx].data : nullptr;
 }
 
 namespace {
-TfLiteEvalTensor *ContextGetEvalTensor(const TfLiteContext *context, int tensor_idx) {
+TfLiteEvalTensor *ContextGetEvalTensor(const TfLiteContext *context, int tensor_idx)
+{
     return static_cast<MicroInterpreterContext *>(context->impl_)->GetEvalTensor(tensor_idx);
 }
-void *ContextGetScratchBuffer(TfLiteContext *context, int buffer_idx) {
+void *ContextGetScratchBuffer(TfLiteContext *context, int buffer_idx)
+{
     return static_cast<MicroInterpreterContext *>(context->impl_)->GetScratchBuffer(buffer_idx);
 }
-void *ContextAllocatePersistentBuffer(TfLiteContext *context, size_t bytes) {
+void *ContextAllocatePersistentBuffer(TfLiteContext *context, size_t bytes)
+{
     return static_cast<MicroInterpreterContext *>(context->impl_)->AllocatePersistentBuffer(bytes);
 }
 }  // namespace
@@ -619,15 +691,16 @@ void *ContextAllocatePersistentBuffer(TfLiteContext *context, size_t bytes) {
 MicroInterpreter::MicroInterpreter(const Model *model, const MicroOpResolver &op_resolver, uint8_t *tensor_arena,
                                    size_t tensor_arena_size)
     : model_(model), op_resolver_(op_resolver), allocator_(*MicroAllocator::Create(tensor_arena, tensor_arena_size)),
-      graph_(&context_, model, &allocator_, nullptr), tensors_allocated_(false),
-      initialization_status_(kTfLiteError), input_tensors_(nullptr), output_tensors_(nullptr),
-      micro_context_(&allocator_, model_, &graph_) {
+      graph_(&context_, model, &allocator_, nullptr), tensors_allocated_(false), initialization_status_(kTfLiteError),
+      input_tensors_(nullptr), output_tensors_(nullptr), micro_context_(&allocator_, model_, &graph_)
+{
     Init();
 }
 
 MicroInterpreter::~MicroInterpreter() {}
 
-void MicroInterpreter::Init() {
+void MicroInterpreter::Init()
+{
     context_.impl_ = static_cast<void *>(&micro_context_);
     context_.AllocatePersistentBuffer = ContextAllocatePersistentBuffer;
     context_.GetScratchBuffer = ContextGetScratchBuffer;
@@ -636,7 +709,8 @@ void MicroInterpreter::Init() {
     initialization_status_ = kTfLiteOk;
 }
 
-TfLiteStatus MicroInterpreter::AllocateTensors() {
+TfLiteStatus MicroInterpreter::AllocateTensors()
+{
     SubgraphAllocations *allocations = allocator_.StartModelAllocation(model_);
     if (allocations == nullptr) {
         MicroPrintf("Failed starting model allocation.\n");
@@ -646,7 +720,8 @@ TfLiteStatus MicroInterpreter::AllocateTensors() {
     return allocator_.StandinAllocate(*this);
 }
 
-TfLiteStatus MicroInterpreter::Invoke() {
+TfLiteStatus MicroInterpreter::Invoke()
+{
     if (initialization_status_ != kTfLiteOk) {
         MicroPrintf("Invoke() called after initialization failed\n");
         return kTfLiteError;

@@ -31,29 +31,74 @@ typedef enum TfLiteStatus {
 } TfLiteStatus;
 
 typedef enum {
-    kTfLiteNoType = 0, kTfLiteFloat32 = 1, kTfLiteInt32 = 2, kTfLiteUInt8 = 3, kTfLiteInt64 = 4,
-    kTfLiteString = 5, kTfLiteBool = 6, kTfLiteInt16 = 7, kTfLiteComplex64 = 8, kTfLiteInt8 = 9,
-    kTfLiteFloat16 = 10, kTfLiteFloat64 = 11, kTfLiteComplex128 = 12, kTfLiteUInt64 = 13,
-    kTfLiteResource = 14, kTfLiteVariant = 15, kTfLiteUInt32 = 16, kTfLiteUInt16 = 17, kTfLiteInt4 = 18,
+    kTfLiteNoType = 0,
+    kTfLiteFloat32 = 1,
+    kTfLiteInt32 = 2,
+    kTfLiteUInt8 = 3,
+    kTfLiteInt64 = 4,
+    kTfLiteString = 5,
+    kTfLiteBool = 6,
+    kTfLiteInt16 = 7,
+    kTfLiteComplex64 = 8,
+    kTfLiteInt8 = 9,
+    kTfLiteFloat16 = 10,
+    kTfLiteFloat64 = 11,
+    kTfLiteComplex128 = 12,
+    kTfLiteUInt64 = 13,
+    kTfLiteResource = 14,
+    kTfLiteVariant = 15,
+    kTfLiteUInt32 = 16,
+    kTfLiteUInt16 = 17,
+    kTfLiteInt4 = 18,
 } TfLiteType;
 
 typedef enum TfLiteAllocationType {
-    kTfLiteMemNone = 0, kTfLiteMmapRo, kTfLiteArenaRw, kTfLiteArenaRwPersistent, kTfLiteDynamic,
-    kTfLitePersistentRo, kTfLiteCustom, kTfLiteVariantObject,
+    kTfLiteMemNone = 0,
+    kTfLiteMmapRo,
+    kTfLiteArenaRw,
+    kTfLiteArenaRwPersistent,
+    kTfLiteDynamic,
+    kTfLitePersistentRo,
+    kTfLiteCustom,
+    kTfLiteVariantObject,
 } TfLiteAllocationType;
 
 typedef enum TfLiteQuantizationType { kTfLiteNoQuantization = 0, kTfLiteAffineQuantization = 1 } TfLiteQuantizationType;
 
-typedef struct TfLiteIntArray { int size; int data[]; } TfLiteIntArray;
-typedef struct TfLiteFloatArray { int size; float data[]; } TfLiteFloatArray;
+typedef struct TfLiteIntArray {
+    int size;
+    int data[];
+} TfLiteIntArray;
+typedef struct TfLiteFloatArray {
+    int size;
+    float data[];
+} TfLiteFloatArray;
 
 typedef union TfLitePtrUnion {
-    int32_t *i32; uint32_t *u32; int64_t *i64; uint64_t *u64; float *f; double *f64; char *raw;
-    const char *raw_const; uint8_t *uint8; bool *b; int16_t *i16; uint16_t *ui16; int8_t *int8; void *data;
+    int32_t *i32;
+    uint32_t *u32;
+    int64_t *i64;
+    uint64_t *u64;
+    float *f;
+    double *f64;
+    char *raw;
+    const char *raw_const;
+    uint8_t *uint8;
+    bool *b;
+    int16_t *i16;
+    uint16_t *ui16;
+    int8_t *int8;
+    void *data;
 } TfLitePtrUnion;
 
-typedef struct TfLiteQuantizationParams { float scale; int32_t zero_point; } TfLiteQuantizationParams;
-typedef struct TfLiteQuantization { TfLiteQuantizationType type; void *params; } TfLiteQuantization;
+typedef struct TfLiteQuantizationParams {
+    float scale;
+    int32_t zero_point;
+} TfLiteQuantizationParams;
+typedef struct TfLiteQuantization {
+    TfLiteQuantizationType type;
+    void *params;
+} TfLiteQuantization;
 typedef struct TfLiteAffineQuantization {
     TfLiteFloatArray *scale;
     TfLiteIntArray *zero_point;
@@ -61,7 +106,11 @@ typedef struct TfLiteAffineQuantization {
 } TfLiteAffineQuantization;
 
 /* TF_LITE_STATIC_MEMORY's small layouts. */
-typedef struct TfLiteEvalTensor { TfLitePtrUnion data; TfLiteIntArray *dims; TfLiteType type; } TfLiteEvalTensor;
+typedef struct TfLiteEvalTensor {
+    TfLitePtrUnion data;
+    TfLiteIntArray *dims;
+    TfLiteType type;
+} TfLiteEvalTensor;
 
 typedef struct TfLiteTensor {
     TfLiteQuantization quantization;
@@ -322,7 +371,8 @@ public:
     ~MicroInterpreterGraph() override;
     TfLiteStatus InvokeSubgraph(int subgraph_idx) override;
     int NumSubgraphs() override;
-    void SetSubgraphAllocations(SubgraphAllocations *subgraph_allocations) {
+    void SetSubgraphAllocations(SubgraphAllocations *subgraph_allocations)
+    {
         subgraph_allocations_ = subgraph_allocations;
     }
     SubgraphAllocations *GetAllocations() { return subgraph_allocations_; }

@@ -6,30 +6,31 @@
 //     planner/fuzz/reader_fuzz.cpp planner/src/*.cpp -o reader_fuzz && ./reader_fuzz -max_total_time=3600 CORPUS/
 #include <cstdlib>
 
+#include "arenascope/planner/arena.h"
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/plan.h"
-#include "arenascope/planner/arena.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace arenascope::planner;
-  try {
-    const Model model = read_model(data, size);
-    const KernelPrediction kernels = predict_kernels(model, abi_named("cortex-m"));
-    const Lifetimes lifetimes = build_lifetimes(model, kernels.requests);
-    if (lifetimes.buffers.size() > 2000) return 0;  // the checker is quadratic; keep runs fast
-    const Plan greedy = plan_tflm_greedy(lifetimes.buffers);
-    for (const char* abi : {"cortex-m", "host"}) {
-      const ArenaModel arena = allocation_steps(model, lifetimes, predict_kernels(model, abi_named(abi)),
-                                                abi_named(abi), greedy.head);
-      const MinimumArena m = minimum_arena(arena.steps);
-      if (!m.at_minimum.ok || m.bytes < greedy.head || (m.bytes > 0 && replay(arena.steps, m.bytes - 1).ok))
-        std::abort();
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    using namespace arenascope::planner;
+    try {
+        const Model model = read_model(data, size);
+        const KernelPrediction kernels = predict_kernels(model, abi_named("cortex-m"));
+        const Lifetimes lifetimes = build_lifetimes(model, kernels.requests);
+        if (lifetimes.buffers.size() > 2000) return 0;  // the checker is quadratic; keep runs fast
+        const Plan greedy = plan_tflm_greedy(lifetimes.buffers);
+        for (const char *abi : {"cortex-m", "host"}) {
+            const ArenaModel arena =
+                allocation_steps(model, lifetimes, predict_kernels(model, abi_named(abi)), abi_named(abi), greedy.head);
+            const MinimumArena m = minimum_arena(arena.steps);
+            if (!m.at_minimum.ok || m.bytes < greedy.head || (m.bytes > 0 && replay(arena.steps, m.bytes - 1).ok))
+                std::abort();
+        }
+        const Plan best = plan_best(lifetimes.buffers);
+        if (!check_plan(lifetimes.buffers, greedy).empty() || !check_plan(lifetimes.buffers, best).empty() ||
+            best.head > greedy.head || best.head < lower_bound(lifetimes.buffers).bytes)
+            std::abort();
+    } catch (const ModelError &) {
     }
-    const Plan best = plan_best(lifetimes.buffers);
-    if (!check_plan(lifetimes.buffers, greedy).empty() || !check_plan(lifetimes.buffers, best).empty() ||
-        best.head > greedy.head || best.head < lower_bound(lifetimes.buffers).bytes)
-      std::abort();
-  } catch (const ModelError&) {
-  }
-  return 0;
+    return 0;
 }

@@ -29,43 +29,44 @@
 
 namespace arenascope::planner {
 
-Abi abi_named(const std::string& name) {
-  Abi a;
-  a.name = name;
-  if (name == "cortex-m") {
-    a.pointer = 4;
-    a.enum_size = 1;
-    a.eval_tensor = {12, 4};
-    a.node_and_registration = {32, 4};
-    a.tflite_tensor = {32, 4};
-    a.affine_quantization = {12, 4};
-    a.subgraph_allocations = {8, 4};
-    a.scratch_buffer_handle = {4, 4};
-    a.scratch_buffer_request = {12, 4};
-    a.allocation_info = {24, 4};
-    a.arena_allocator = {36, 4};
-    a.greedy_planner = {44, 4};
-    a.micro_allocator = {36, 4};
-    a.builtin_data_allocator = {8, 4};
-  } else if (name == "host") {
-    a.pointer = 8;
-    a.enum_size = 4;
-    a.eval_tensor = {24, 8};
-    a.node_and_registration = {64, 8};
-    a.tflite_tensor = {64, 8};
-    a.affine_quantization = {24, 8};
-    a.subgraph_allocations = {16, 8};
-    a.scratch_buffer_handle = {8, 8};
-    a.scratch_buffer_request = {16, 8};
-    a.allocation_info = {32, 8};
-    a.arena_allocator = {72, 8};
-    a.greedy_planner = {72, 8};
-    a.micro_allocator = {72, 8};
-    a.builtin_data_allocator = {16, 8};
-  } else {
-    throw std::invalid_argument("unknown target '" + name + "': use cortex-m or host");
-  }
-  return a;
+Abi abi_named(const std::string &name)
+{
+    Abi a;
+    a.name = name;
+    if (name == "cortex-m") {
+        a.pointer = 4;
+        a.enum_size = 1;
+        a.eval_tensor = {12, 4};
+        a.node_and_registration = {32, 4};
+        a.tflite_tensor = {32, 4};
+        a.affine_quantization = {12, 4};
+        a.subgraph_allocations = {8, 4};
+        a.scratch_buffer_handle = {4, 4};
+        a.scratch_buffer_request = {12, 4};
+        a.allocation_info = {24, 4};
+        a.arena_allocator = {36, 4};
+        a.greedy_planner = {44, 4};
+        a.micro_allocator = {36, 4};
+        a.builtin_data_allocator = {8, 4};
+    } else if (name == "host") {
+        a.pointer = 8;
+        a.enum_size = 4;
+        a.eval_tensor = {24, 8};
+        a.node_and_registration = {64, 8};
+        a.tflite_tensor = {64, 8};
+        a.affine_quantization = {24, 8};
+        a.subgraph_allocations = {16, 8};
+        a.scratch_buffer_handle = {8, 8};
+        a.scratch_buffer_request = {16, 8};
+        a.allocation_info = {32, 8};
+        a.arena_allocator = {72, 8};
+        a.greedy_planner = {72, 8};
+        a.micro_allocator = {72, 8};
+        a.builtin_data_allocator = {16, 8};
+    } else {
+        throw std::invalid_argument("unknown target '" + name + "': use cortex-m or host");
+    }
+    return a;
 }
 
 }  // namespace arenascope::planner

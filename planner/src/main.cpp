@@ -24,151 +24,194 @@ namespace {
 using arenascope::planner::printable;
 
 // --arena-size: ASCII decimal (no sign, no leading zero) or 0x hex, 1..2^32-1; 0 when it is not.
-int64_t parse_arena_size(const char* text) {
-  const bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-  const char* digits = hex ? text + 2 : text;
-  if (!*digits || (!hex && digits[0] == '0') || std::strlen(digits) > 10) return 0;
-  int64_t v = 0;
-  for (const char* c = digits; *c; ++c) {
-    int d;
-    if (*c >= '0' && *c <= '9') d = *c - '0';
-    else if (hex && *c >= 'a' && *c <= 'f') d = *c - 'a' + 10;
-    else if (hex && *c >= 'A' && *c <= 'F') d = *c - 'A' + 10;
-    else return 0;
-    v = v * (hex ? 16 : 10) + d;
-    if (v > 0xffffffffLL) return 0;
-  }
-  return v;
+int64_t parse_arena_size(const char *text)
+{
+    const bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    const char *digits = hex ? text + 2 : text;
+    if (!*digits || (!hex && digits[0] == '0') || std::strlen(digits) > 10) return 0;
+    int64_t v = 0;
+    for (const char *c = digits; *c; ++c) {
+        int d;
+        if (*c >= '0' && *c <= '9')
+            d = *c - '0';
+        else if (hex && *c >= 'a' && *c <= 'f')
+            d = *c - 'a' + 10;
+        else if (hex && *c >= 'A' && *c <= 'F')
+            d = *c - 'A' + 10;
+        else
+            return 0;
+        v = v * (hex ? 16 : 10) + d;
+        if (v > 0xffffffffLL) return 0;
+    }
+    return v;
 }
 
-void usage(FILE* to) {
-  std::fprintf(to,
-               "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
-               "                       [--margin PCT] [--arena-size N] MODEL.tflite\n"
-               "       arenascope-plan --version\n"
-               "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
-               "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
-               "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"
-               "  --json   print the budget as JSON (schema \"arenascope-plan/1\", docs/arena-budget.md)\n"
-               "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
-               "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
-               "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
-               "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
-               "  --adapter  the firmware uses arenascope's TFLM adapter (its planner lives outside the arena)\n"
-               "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
-               "  --arena-size N  replay TFLM's allocation in an arena of N bytes (decimal or 0x hex, 1..2^32-1;\n"
-               "           its start 16-byte aligned): whether AllocateTensors succeeds, and if not the request that\n"
-               "           fails, what TFLM prints, the allocator state it is left in, whether it returns an error,\n"
-               "           crashes or hangs, and the shortfall (first in the table; \"replay\" in --json)\n"
-               "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
-               "2 bad usage\n");
+void usage(FILE *to)
+{
+    std::fprintf(
+        to, "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
+            "                       [--margin PCT] [--arena-size N] MODEL.tflite\n"
+            "       arenascope-plan --version\n"
+            "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
+            "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
+            "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"
+            "  --json   print the budget as JSON (schema \"arenascope-plan/1\", docs/arena-budget.md)\n"
+            "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
+            "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
+            "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
+            "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
+            "  --adapter  the firmware uses arenascope's TFLM adapter (its planner lives outside the arena)\n"
+            "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
+            "  --arena-size N  replay TFLM's allocation in an arena of N bytes (decimal or 0x hex, 1..2^32-1;\n"
+            "           its start 16-byte aligned): whether AllocateTensors succeeds, and if not the request that\n"
+            "           fails, what TFLM prints, the allocator state it is left in, whether it returns an error,\n"
+            "           crashes or hangs, and the shortfall (first in the table; \"replay\" in --json)\n"
+            "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
+            "2 bad usage\n");
 }
 }  // namespace
 
-int main(int argc, char** argv) {
-  bool json = false, header = false, options_done = false;
-  std::string target = "cortex-m";
-  int margin = 10;
-  bool adapter = false;
-  const char* snapshot = nullptr;
-  int64_t arena_size = 0;
-  const char* path = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (!options_done && !std::strcmp(argv[i], "--")) options_done = true;
-    else if (options_done) { if (path) { std::fprintf(stderr, "arenascope-plan: one model at a time\n"); return 2; } path = argv[i]; }
-    else if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (!std::strcmp(argv[i], "--header")) header = true;
-    else if (!std::strcmp(argv[i], "--target")) {
-      if (i + 1 >= argc) { std::fprintf(stderr, "arenascope-plan: --target needs cortex-m or host\n"); return 2; }
-      target = argv[++i];
-      if (target != "cortex-m" && target != "host") {
-        std::fprintf(stderr, "arenascope-plan: unknown target '%s': use cortex-m or host\n", target.c_str());
-        return 2;
-      }
+int main(int argc, char **argv)
+{
+    bool json = false, header = false, options_done = false;
+    std::string target = "cortex-m";
+    int margin = 10;
+    bool adapter = false;
+    const char *snapshot = nullptr;
+    int64_t arena_size = 0;
+    const char *path = nullptr;
+    for (int i = 1; i < argc; ++i) {
+        if (!options_done && !std::strcmp(argv[i], "--"))
+            options_done = true;
+        else if (options_done) {
+            if (path) {
+                std::fprintf(stderr, "arenascope-plan: one model at a time\n");
+                return 2;
+            }
+            path = argv[i];
+        } else if (!std::strcmp(argv[i], "--json"))
+            json = true;
+        else if (!std::strcmp(argv[i], "--header"))
+            header = true;
+        else if (!std::strcmp(argv[i], "--target")) {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "arenascope-plan: --target needs cortex-m or host\n");
+                return 2;
+            }
+            target = argv[++i];
+            if (target != "cortex-m" && target != "host") {
+                std::fprintf(stderr, "arenascope-plan: unknown target '%s': use cortex-m or host\n", target.c_str());
+                return 2;
+            }
+        } else if (!std::strcmp(argv[i], "--adapter"))
+            adapter = true;
+        else if (!std::strcmp(argv[i], "--snapshot")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                std::fprintf(stderr, "arenascope-plan: --snapshot needs a file name\n");
+                return 2;
+            }
+            snapshot = argv[++i];
+        } else if (!std::strcmp(argv[i], "--arena-size")) {
+            arena_size = i + 1 < argc ? parse_arena_size(argv[i + 1]) : 0;
+            if (!arena_size) {
+                std::fprintf(stderr,
+                             "arenascope-plan: --arena-size needs a size in bytes from 1 to 4294967295, decimal or hex "
+                             "with 0x%s%s%s\n",
+                             i + 1 < argc ? " (got '" : "", i + 1 < argc ? printable(argv[i + 1], false).c_str() : "",
+                             i + 1 < argc ? "')" : "");
+                return 2;
+            }
+            ++i;
+        } else if (!std::strcmp(argv[i], "--margin")) {
+            char *end = nullptr;
+            const long v = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
+            if (i + 1 >= argc || !end || *end || end == argv[i + 1] || v < 0 || v > 100) {
+                std::fprintf(stderr, "arenascope-plan: --margin needs a percentage from 0 to 100\n");
+                return 2;
+            }
+            margin = static_cast<int>(v);
+            ++i;
+        } else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!std::strcmp(argv[i], "--version")) {
+            std::printf("arenascope-plan %s\n", ARENASCOPE_VERSION);
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            std::fprintf(stderr, "arenascope-plan: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        } else if (path) {
+            std::fprintf(stderr, "arenascope-plan: one model at a time ('%s' and '%s')\n", path, argv[i]);
+            return 2;
+        } else
+            path = argv[i];
     }
-    else if (!std::strcmp(argv[i], "--adapter")) adapter = true;
-    else if (!std::strcmp(argv[i], "--snapshot")) {
-      if (i + 1 >= argc || !argv[i + 1][0]) { std::fprintf(stderr, "arenascope-plan: --snapshot needs a file name\n"); return 2; }
-      snapshot = argv[++i];
-    }
-    else if (!std::strcmp(argv[i], "--arena-size")) {
-      arena_size = i + 1 < argc ? parse_arena_size(argv[i + 1]) : 0;
-      if (!arena_size) {
-        std::fprintf(stderr,
-                     "arenascope-plan: --arena-size needs a size in bytes from 1 to 4294967295, decimal or hex with 0x%s%s%s\n",
-                     i + 1 < argc ? " (got '" : "", i + 1 < argc ? printable(argv[i + 1], false).c_str() : "",
-                     i + 1 < argc ? "')" : "");
+    if (!path) {
+        std::fprintf(stderr, "arenascope-plan: no model given\n");
+        usage(stderr);
         return 2;
-      }
-      ++i;
     }
-    else if (!std::strcmp(argv[i], "--margin")) {
-      char* end = nullptr;
-      const long v = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
-      if (i + 1 >= argc || !end || *end || end == argv[i + 1] || v < 0 || v > 100) {
-        std::fprintf(stderr, "arenascope-plan: --margin needs a percentage from 0 to 100\n");
+    if (header && arena_size) {
+        std::fprintf(stderr, "arenascope-plan: --arena-size goes with the table or --json, not --header\n");
         return 2;
-      }
-      margin = static_cast<int>(v);
-      ++i;
     }
-    else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) { usage(stdout); return 0; }
-    else if (!std::strcmp(argv[i], "--version")) { std::printf("arenascope-plan %s\n", ARENASCOPE_VERSION); return 0; }
-    else if (argv[i][0] == '-' && argv[i][1]) { std::fprintf(stderr, "arenascope-plan: unknown option '%s'\n", argv[i]); usage(stderr); return 2; }
-    else if (path) { std::fprintf(stderr, "arenascope-plan: one model at a time ('%s' and '%s')\n", path, argv[i]); return 2; }
-    else path = argv[i];
-  }
-  if (!path) { std::fprintf(stderr, "arenascope-plan: no model given\n"); usage(stderr); return 2; }
-  if (header && arena_size) {
-    std::fprintf(stderr, "arenascope-plan: --arena-size goes with the table or --json, not --header\n");
-    return 2;
-  }
-  try {
-    const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin, adapter,
-                                                         arena_size);
-    // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
-    if (json && header) { std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n"); return 2; }
-    if (snapshot) {
-      // Never write over the model itself (the two paths swapped, or a link to it).
-      std::error_code same_error;
-      if (std::filesystem::equivalent(snapshot, path, same_error)) {
-        std::fprintf(stderr, "arenascope-plan: --snapshot %s is the model file itself: give another file name\n",
-                     printable(snapshot, false).c_str());
-        return 2;
-      }
-      // Whole or not at all: into a temporary file beside it, then renamed over it (a full disk
-      // leaves the old snapshot, never a truncated one).
-      const std::string tmp = std::string(snapshot) + ".arenascope-tmp";
-      std::ofstream out(tmp);
-      out << arenascope::planner::budget_snapshot(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
-          << "\n";
-      const bool written = static_cast<bool>(out.flush());
-      out.close();
-      std::error_code renamed;
-      if (written) std::filesystem::rename(tmp, snapshot, renamed);
-      if (!written || renamed) {
-        const std::string why = renamed ? renamed.message() : std::strerror(errno);
-        std::remove(tmp.c_str());
-        std::fprintf(stderr, "arenascope-plan: cannot write the snapshot to %s: %s\n", printable(snapshot, false).c_str(),
-                     why.c_str());
+    try {
+        const auto budget =
+            arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin, adapter, arena_size);
+        // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
+        if (json && header) {
+            std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n");
+            return 2;
+        }
+        if (snapshot) {
+            // Never write over the model itself (the two paths swapped, or a link to it).
+            std::error_code same_error;
+            if (std::filesystem::equivalent(snapshot, path, same_error)) {
+                std::fprintf(stderr,
+                             "arenascope-plan: --snapshot %s is the model file itself: give another file name\n",
+                             printable(snapshot, false).c_str());
+                return 2;
+            }
+            // Whole or not at all: into a temporary file beside it, then renamed over it (a full disk
+            // leaves the old snapshot, never a truncated one).
+            const std::string tmp = std::string(snapshot) + ".arenascope-tmp";
+            std::ofstream out(tmp);
+            out << arenascope::planner::budget_snapshot(budget).dump(1, ' ', false,
+                                                                     nlohmann::json::error_handler_t::replace)
+                << "\n";
+            const bool written = static_cast<bool>(out.flush());
+            out.close();
+            std::error_code renamed;
+            if (written) std::filesystem::rename(tmp, snapshot, renamed);
+            if (!written || renamed) {
+                const std::string why = renamed ? renamed.message() : std::strerror(errno);
+                std::remove(tmp.c_str());
+                std::fprintf(stderr, "arenascope-plan: cannot write the snapshot to %s: %s\n",
+                             printable(snapshot, false).c_str(), why.c_str());
+                return 1;
+            }
+        }
+        if (header)
+            std::cout << arenascope::planner::budget_header(budget);
+        else if (json)
+            std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false,
+                                                                       nlohmann::json::error_handler_t::replace)
+                      << "\n";
+        else
+            std::cout << printable(arenascope::planner::budget_table(budget), true);
+        if (!std::cout.flush()) {  // a full disk under `> plan.h` must not pass for a header
+            std::fprintf(stderr, "arenascope-plan: cannot write the output: %s\n", std::strerror(errno));
+            return 1;
+        }
+        if (!budget.kernels.rejected.empty()) {
+            std::fprintf(stderr, "arenascope-plan: %s: TFLM would reject this model (%s)\n",
+                         printable(path, false).c_str(), printable(budget.kernels.rejected.front(), false).c_str());
+            return 1;
+        }
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
         return 1;
-      }
     }
-    if (header) std::cout << arenascope::planner::budget_header(budget);
-    else if (json) std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    else std::cout << printable(arenascope::planner::budget_table(budget), true);
-    if (!std::cout.flush()) {  // a full disk under `> plan.h` must not pass for a header
-      std::fprintf(stderr, "arenascope-plan: cannot write the output: %s\n", std::strerror(errno));
-      return 1;
-    }
-    if (!budget.kernels.rejected.empty()) {
-      std::fprintf(stderr, "arenascope-plan: %s: TFLM would reject this model (%s)\n", printable(path, false).c_str(),
-                   printable(budget.kernels.rejected.front(), false).c_str());
-      return 1;
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
-    return 1;
-  }
-  return 0;
+    return 0;
 }

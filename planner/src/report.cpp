@@ -10,553 +10,635 @@
 
 namespace arenascope::planner {
 
-std::string printable(std::string text, bool keep_newlines) {
-  for (char& c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && !(keep_newlines && c == '\n')) || u == 0x7f) c = '?';
-  }
-  return text;
+std::string printable(std::string text, bool keep_newlines)
+{
+    for (char &c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && !(keep_newlines && c == '\n')) || u == 0x7f) c = '?';
+    }
+    return text;
 }
 
 namespace {
 
-std::vector<TailRegion> place_tail(const Budget& b, int64_t arena_bytes);  // below
+std::vector<TailRegion> place_tail(const Budget &b, int64_t arena_bytes);  // below
 
-
-std::string shape_str(const std::vector<int32_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
+std::string shape_str(const std::vector<int32_t> &shape)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+    return s + "]";
 }
 
-std::string buffer_name(const Budget& b, const Buffer& buf) {
-  if (buf.tensor >= 0) {
-    const std::string& name = b.model.subgraphs[buf.subgraph].tensors[buf.tensor].name;
-    return name.empty() ? "(tensor " + std::to_string(buf.tensor) + ")" : name;
-  }
-  const ScratchRequest& r = b.kernels.requests[buf.scratch];
-  return "op " + std::to_string(r.op) + " " + r.what;
+std::string buffer_name(const Budget &b, const Buffer &buf)
+{
+    if (buf.tensor >= 0) {
+        const std::string &name = b.model.subgraphs[buf.subgraph].tensors[buf.tensor].name;
+        return name.empty() ? "(tensor " + std::to_string(buf.tensor) + ")" : name;
+    }
+    const ScratchRequest &r = b.kernels.requests[buf.scratch];
+    return "op " + std::to_string(r.op) + " " + r.what;
 }
 
 // (TFLM head - lower bound) / TFLM head, percent: the share of the head above the bound.
-double fragmentation_pct(const Budget& b) {
-  return b.greedy.head ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) / static_cast<double>(b.greedy.head)
-                       : 0.0;
+double fragmentation_pct(const Budget &b)
+{
+    return b.greedy.head
+               ? 100.0 * static_cast<double>(b.greedy.head - b.bound.bytes) / static_cast<double>(b.greedy.head)
+               : 0.0;
 }
 
 }  // namespace
 
-Budget make_budget(const std::string& path, const Abi& abi, int margin_pct, bool adapter, int64_t arena_size) {
-  Budget b;
-  b.model_path = path;
-  b.abi = abi;
-  b.margin_pct = margin_pct;
-  b.adapter = adapter;
-  b.model = read_model_file(path);  // its errors already name the file
-  try {
-    b.kernels = predict_kernels(b.model, abi);
-    b.lifetimes = build_lifetimes(b.model, b.kernels.requests);
-    // The model's own offline plan must not overlap: that is the model's fault, not a plan's.
-    const auto& buffers = b.lifetimes.buffers;
-    for (const Buffer& x : buffers)
-      for (const Buffer& y : buffers)
-        if (x.id < y.id && x.offline_offset >= 0 && y.offline_offset >= 0 && live_together(x, y) &&
-            x.offline_offset < y.offline_offset + y.size &&
-            y.offline_offset < x.offline_offset + x.size)
-          throw ModelError("the model's offline plan (metadata 'OfflineMemoryAllocation') puts " + buffer_name(b, x) +
-                           " at " + std::to_string(x.offline_offset) + " and " + buffer_name(b, y) + " at " +
-                           std::to_string(y.offline_offset) +
-                           ": they are live at the same time and share bytes; fix the offline plan");
-    b.greedy = plan_tflm_greedy(buffers);
-    b.best = plan_best(buffers);
-    b.bound = lower_bound(buffers);
-    if (b.greedy.head > 0x7fffffff)
-      throw ModelError("the head would be " + std::to_string(b.greedy.head) +
-                       " bytes; TFLM's planner holds offsets in an int (at most 2^31-1)");
-    b.arena = allocation_steps(b.model, b.lifetimes, b.kernels, abi, b.greedy.head, !adapter);
-    b.minimum = minimum_arena(b.arena.steps);
-    // A 32-bit target addresses at most 4 GiB; its size_t cannot even say such an arena.
-    if (abi.pointer == 4 && b.minimum.bytes > 0xffffffffLL)
-      throw ModelError("the arena would need " + std::to_string(b.minimum.bytes) + " bytes, more than a " +
-                       abi.name + " target's 32-bit address space (4 GiB)");
-    b.tail = tail_categories(b.arena.steps);
-    b.recommended = (b.minimum.bytes * (100 + margin_pct) + 99) / 100;
-    b.recommended = (b.recommended + 15) / 16 * 16;
-    b.tail_regions = place_tail(b, b.recommended);
-    if (arena_size > 0) {
-      b.at_size = replay_at_size(b.model, abi, b.arena.steps, arena_size);
-      if (b.at_size->fits) b.at_size_regions = place_tail(b, arena_size);
+Budget make_budget(const std::string &path, const Abi &abi, int margin_pct, bool adapter, int64_t arena_size)
+{
+    Budget b;
+    b.model_path = path;
+    b.abi = abi;
+    b.margin_pct = margin_pct;
+    b.adapter = adapter;
+    b.model = read_model_file(path);  // its errors already name the file
+    try {
+        b.kernels = predict_kernels(b.model, abi);
+        b.lifetimes = build_lifetimes(b.model, b.kernels.requests);
+        // The model's own offline plan must not overlap: that is the model's fault, not a plan's.
+        const auto &buffers = b.lifetimes.buffers;
+        for (const Buffer &x : buffers)
+            for (const Buffer &y : buffers)
+                if (x.id < y.id && x.offline_offset >= 0 && y.offline_offset >= 0 && live_together(x, y) &&
+                    x.offline_offset < y.offline_offset + y.size && y.offline_offset < x.offline_offset + x.size)
+                    throw ModelError("the model's offline plan (metadata 'OfflineMemoryAllocation') puts " +
+                                     buffer_name(b, x) + " at " + std::to_string(x.offline_offset) + " and " +
+                                     buffer_name(b, y) + " at " + std::to_string(y.offline_offset) +
+                                     ": they are live at the same time and share bytes; fix the offline plan");
+        b.greedy = plan_tflm_greedy(buffers);
+        b.best = plan_best(buffers);
+        b.bound = lower_bound(buffers);
+        if (b.greedy.head > 0x7fffffff)
+            throw ModelError("the head would be " + std::to_string(b.greedy.head) +
+                             " bytes; TFLM's planner holds offsets in an int (at most 2^31-1)");
+        b.arena = allocation_steps(b.model, b.lifetimes, b.kernels, abi, b.greedy.head, !adapter);
+        b.minimum = minimum_arena(b.arena.steps);
+        // A 32-bit target addresses at most 4 GiB; its size_t cannot even say such an arena.
+        if (abi.pointer == 4 && b.minimum.bytes > 0xffffffffLL)
+            throw ModelError("the arena would need " + std::to_string(b.minimum.bytes) + " bytes, more than a " +
+                             abi.name + " target's 32-bit address space (4 GiB)");
+        b.tail = tail_categories(b.arena.steps);
+        b.recommended = (b.minimum.bytes * (100 + margin_pct) + 99) / 100;
+        b.recommended = (b.recommended + 15) / 16 * 16;
+        b.tail_regions = place_tail(b, b.recommended);
+        if (arena_size > 0) {
+            b.at_size = replay_at_size(b.model, abi, b.arena.steps, arena_size);
+            if (b.at_size->fits) b.at_size_regions = place_tail(b, arena_size);
+        }
+    } catch (const ModelError &e) {
+        throw ModelError(path + ": " + e.what());
     }
-  } catch (const ModelError& e) {
-    throw ModelError(path + ": " + e.what());
-  }
-  for (const Plan* p : {&b.greedy, &b.best}) {
-    const std::string err = check_plan(b.lifetimes.buffers, *p);
-    if (!err.empty()) throw std::logic_error(path + ": arenascope-plan bug: its " + p->planner + " plan is invalid: " + err);
-  }
-  return b;
+    for (const Plan *p : {&b.greedy, &b.best}) {
+        const std::string err = check_plan(b.lifetimes.buffers, *p);
+        if (!err.empty())
+            throw std::logic_error(path + ": arenascope-plan bug: its " + p->planner + " plan is invalid: " + err);
+    }
+    return b;
 }
 
 namespace {
-std::vector<TailRegion> place_tail(const Budget& b, int64_t arena_bytes) {
-  std::vector<TailRegion> out;
-  const Replay at = replay(b.arena.steps, arena_bytes);
-  for (size_t i = 0; i < b.arena.steps.size() && at.ok; ++i) {
-    const Step& s = b.arena.steps[i];
-    if (s.kind != Step::Kind::Persistent || s.bytes == 0) continue;
-    // Kernel data and state are "persistent"; TFLM's own bookkeeping (allocator objects, tensor
-    // and node structs, handles) "metadata", as the agent ABI's region kinds say.
-    const bool data = s.category == "Persistent buffer data" || s.category == "builtin data" ||
-                      s.category == "TfLiteTensor variable buffer data";
-    const char* pass = s.op < 0 ? "" : s.phase == Phase::Parse ? "parse" : s.phase == Phase::Init ? "init" : "prepare";
-    out.push_back({at.offsets[i], s.bytes, data ? "persistent" : "metadata", s.subgraph == 0 ? s.tensor : -1,
-                   s.op < 0 ? -1 : s.subgraph, s.op, pass, s.category, s.what});
-  }
-  return out;
+std::vector<TailRegion> place_tail(const Budget &b, int64_t arena_bytes)
+{
+    std::vector<TailRegion> out;
+    const Replay at = replay(b.arena.steps, arena_bytes);
+    for (size_t i = 0; i < b.arena.steps.size() && at.ok; ++i) {
+        const Step &s = b.arena.steps[i];
+        if (s.kind != Step::Kind::Persistent || s.bytes == 0) continue;
+        // Kernel data and state are "persistent"; TFLM's own bookkeeping (allocator objects, tensor
+        // and node structs, handles) "metadata", as the agent ABI's region kinds say.
+        const bool data = s.category == "Persistent buffer data" || s.category == "builtin data" ||
+                          s.category == "TfLiteTensor variable buffer data";
+        const char *pass = s.op < 0                  ? ""
+                           : s.phase == Phase::Parse ? "parse"
+                           : s.phase == Phase::Init  ? "init"
+                                                     : "prepare";
+        out.push_back({at.offsets[i], s.bytes, data ? "persistent" : "metadata", s.subgraph == 0 ? s.tensor : -1,
+                       s.op < 0 ? -1 : s.subgraph, s.op, pass, s.category, s.what});
+    }
+    return out;
 }
 }  // namespace
 
 // TFLM's allocation sequence as the replay runs it (arena.h allocation_steps), for tools that
 // re-enact it, such as the demo's TFLM stand-in firmware (examples/tflm_standin/).
-nlohmann::json steps_json(const Budget& b) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const Step& s : b.arena.steps) {
-    const char* kind = s.kind == Step::Kind::Persistent     ? "persistent"
-                       : s.kind == Step::Kind::Temp         ? "temp"
-                       : s.kind == Step::Kind::ResetTemp    ? "reset-temp"
-                       : s.kind == Step::Kind::ResizeHead   ? "resize-head"
-                       : s.kind == Step::Kind::PlannerArena ? "planner-arrays"
-                                                            : "reserve-head";
-    out.push_back({{"kind", kind}, {"phase", phase_name(s.phase)}, {"bytes", s.bytes}, {"align", s.align},
-                   {"count", s.count}, {"fatal", s.fatal}, {"subgraph", s.subgraph}, {"operator", s.op},
-                   {"tensor", s.tensor}, {"category", s.category}, {"what", s.what}, {"source", s.source}});
-  }
-  return out;
+nlohmann::json steps_json(const Budget &b)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const Step &s : b.arena.steps) {
+        const char *kind = s.kind == Step::Kind::Persistent     ? "persistent"
+                           : s.kind == Step::Kind::Temp         ? "temp"
+                           : s.kind == Step::Kind::ResetTemp    ? "reset-temp"
+                           : s.kind == Step::Kind::ResizeHead   ? "resize-head"
+                           : s.kind == Step::Kind::PlannerArena ? "planner-arrays"
+                                                                : "reserve-head";
+        out.push_back({{"kind", kind},
+                       {"phase", phase_name(s.phase)},
+                       {"bytes", s.bytes},
+                       {"align", s.align},
+                       {"count", s.count},
+                       {"fatal", s.fatal},
+                       {"subgraph", s.subgraph},
+                       {"operator", s.op},
+                       {"tensor", s.tensor},
+                       {"category", s.category},
+                       {"what", s.what},
+                       {"source", s.source}});
+    }
+    return out;
 }
 
 namespace {
-nlohmann::json regions_json(const std::vector<TailRegion>& regions) {
-  nlohmann::json where = nlohmann::json::array();
-  for (const TailRegion& t : regions)
-    where.push_back({{"offset", t.offset}, {"size", t.size}, {"kind", t.kind}, {"tensor", t.tensor},
-                     {"subgraph", t.subgraph}, {"operator", t.op}, {"phase", t.phase},
-                     {"category", t.category}, {"what", t.what}});
-  return where;
+nlohmann::json regions_json(const std::vector<TailRegion> &regions)
+{
+    nlohmann::json where = nlohmann::json::array();
+    for (const TailRegion &t : regions)
+        where.push_back({{"offset", t.offset},
+                         {"size", t.size},
+                         {"kind", t.kind},
+                         {"tensor", t.tensor},
+                         {"subgraph", t.subgraph},
+                         {"operator", t.op},
+                         {"phase", t.phase},
+                         {"category", t.category},
+                         {"what", t.what}});
+    return where;
 }
 
 // The smallest arena minus N, when N is below it.
-int64_t shortfall(const Budget& b, const ArenaAtSize& r) { return std::max<int64_t>(b.minimum.bytes - r.arena_bytes, 0); }
+int64_t shortfall(const Budget &b, const ArenaAtSize &r)
+{
+    return std::max<int64_t>(b.minimum.bytes - r.arena_bytes, 0);
+}
 
 // --arena-size N as JSON ("replay", docs/arena-budget.md).
-nlohmann::json replay_json(const Budget& b, const ArenaAtSize& r) {
-  using nlohmann::json;
-  json failed = nullptr;
-  if (r.failed) {
-    const Step& s = b.arena.steps[r.failure.step];
-    failed = {{"step", r.failure.step}, {"phase", phase_name(s.phase)}, {"kind", r.failure.kind},
-              {"what", s.what}, {"category", s.category}, {"source", s.source}, {"bytes", r.failure.bytes},
-              {"align", r.failure.align}, {"available", r.failure.available}, {"missing", r.failure.missing},
-              {"message", r.failure.message.empty() ? json(nullptr) : json(r.failure.message)}};
-  }
-  json made = json::array();
-  for (size_t i = 0; i < r.offsets.size(); ++i)
-    if (r.offsets[i] >= 0)
-      made.push_back({{"step", i}, {"offset", r.offsets[i]}, {"size", b.arena.steps[i].bytes},
-                      {"category", b.arena.steps[i].category}, {"what", b.arena.steps[i].what}});
-  const Step& stop = b.arena.steps[r.outcome.stop];
-  return {{"arena_bytes", r.arena_bytes},
-          {"fits", r.fits},
-          {"exact", b.minimum_exact()},
-          {"failed", failed},
-          {"state", {{"head", r.state.head}, {"temp", r.state.temp}, {"tail", r.state.tail}}},
-          {"persistent", made},
-          {"outcome", {{"kind", outcome_name(r.outcome.kind)}, {"how", r.outcome.how}, {"log", r.outcome.log},
-                       {"step", r.outcome.stop}, {"phase", phase_name(stop.phase)}, {"what", stop.what}}},
-          {"shortfall_bytes", shortfall(b, r)},
-          {"minimum_bytes", b.minimum.bytes},
-          {"tail_bytes", r.fits ? json(r.tail_bytes) : json(nullptr)},
-          {"head_bytes", r.fits ? json(r.head_bytes) : json(nullptr)},
-          {"arena_used_bytes", r.fits ? json(r.tail_bytes + r.head_bytes) : json(nullptr)},
-          {"tail_regions", regions_json(b.at_size_regions)}};
+nlohmann::json replay_json(const Budget &b, const ArenaAtSize &r)
+{
+    using nlohmann::json;
+    json failed = nullptr;
+    if (r.failed) {
+        const Step &s = b.arena.steps[r.failure.step];
+        failed = {{"step", r.failure.step},
+                  {"phase", phase_name(s.phase)},
+                  {"kind", r.failure.kind},
+                  {"what", s.what},
+                  {"category", s.category},
+                  {"source", s.source},
+                  {"bytes", r.failure.bytes},
+                  {"align", r.failure.align},
+                  {"available", r.failure.available},
+                  {"missing", r.failure.missing},
+                  {"message", r.failure.message.empty() ? json(nullptr) : json(r.failure.message)}};
+    }
+    json made = json::array();
+    for (size_t i = 0; i < r.offsets.size(); ++i)
+        if (r.offsets[i] >= 0)
+            made.push_back({{"step", i},
+                            {"offset", r.offsets[i]},
+                            {"size", b.arena.steps[i].bytes},
+                            {"category", b.arena.steps[i].category},
+                            {"what", b.arena.steps[i].what}});
+    const Step &stop = b.arena.steps[r.outcome.stop];
+    return {{"arena_bytes", r.arena_bytes},
+            {"fits", r.fits},
+            {"exact", b.minimum_exact()},
+            {"failed", failed},
+            {"state", {{"head", r.state.head}, {"temp", r.state.temp}, {"tail", r.state.tail}}},
+            {"persistent", made},
+            {"outcome",
+             {{"kind", outcome_name(r.outcome.kind)},
+              {"how", r.outcome.how},
+              {"log", r.outcome.log},
+              {"step", r.outcome.stop},
+              {"phase", phase_name(stop.phase)},
+              {"what", stop.what}}},
+            {"shortfall_bytes", shortfall(b, r)},
+            {"minimum_bytes", b.minimum.bytes},
+            {"tail_bytes", r.fits ? json(r.tail_bytes) : json(nullptr)},
+            {"head_bytes", r.fits ? json(r.head_bytes) : json(nullptr)},
+            {"arena_used_bytes", r.fits ? json(r.tail_bytes + r.head_bytes) : json(nullptr)},
+            {"tail_regions", regions_json(b.at_size_regions)}};
 }
 }  // namespace
 
-nlohmann::json budget_json(const Budget& b) {
-  using nlohmann::json;
-  json doc;
-  doc["schema"] = "arenascope-plan/1";
-  doc["model"] = b.model_path;
-  doc["file_bytes"] = b.model.file_bytes;
-  json subgraphs = json::array();
-  for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
-    const Subgraph& sg = b.model.subgraphs[s];
-    json tensors = json::array();
-    for (const Tensor& t : sg.tensors)
-      tensors.push_back({{"index", t.index}, {"name", t.name}, {"shape", t.shape}, {"type", type_name(t.type)},
-                         {"bytes", t.bytes}, {"placement", placement_name(b.lifetimes.placement[s][t.index])}});
-    json ops = json::array();
-    for (const Operator& op : sg.operators)
-      ops.push_back({{"index", op.index}, {"op", op.op_name}, {"inputs", op.inputs}, {"outputs", op.outputs},
-                     {"scope", b.lifetimes.op_scope[s][op.index]}});
-    subgraphs.push_back({{"index", s}, {"name", sg.name}, {"inputs", sg.inputs}, {"outputs", sg.outputs},
-                         {"tensors", tensors}, {"operators", ops}});
-  }
-  doc["subgraphs"] = subgraphs;
-  json buffers = json::array();
-  for (const Buffer& buf : b.lifetimes.buffers)
-    buffers.push_back({{"id", buf.id}, {"subgraph", buf.subgraph}, {"tensor", buf.tensor}, {"scratch", buf.scratch},
-                       {"name", buffer_name(b, buf)}, {"bytes", buf.bytes}, {"size", buf.size},
-                       {"first", buf.first}, {"last", buf.last},
-                       {"offset", b.greedy.offsets[buf.id]}, {"best_offset", b.best.offsets[buf.id]}});
-  doc["buffers"] = buffers;
-  doc["plans"] = {{"tflm-greedy", {{"head_bytes", b.greedy.head}}},
-                  {"best", {{"planner", b.best.planner}, {"head_bytes", b.best.head}}}};
-  doc["lower_bound"] = {{"bytes", b.bound.bytes}, {"scope", b.bound.scope}};
-  doc["fragmentation_pct"] = fragmentation_pct(b);
-  doc["target"] = b.abi.name;
-  json tail = json::array();
-  int64_t requested = 0;
-  for (const TailCategory& c : b.tail) {
-    tail.push_back({{"what", c.category}, {"count", c.count}, {"bytes", c.bytes}, {"source", c.source}});
-    requested += c.bytes;
-  }
-  doc["tail"] = {{"parts", tail}, {"requested_bytes", requested}, {"bytes", b.minimum.tail_bytes},
-                 {"regions", regions_json(b.tail_regions)}};
-  const Step& binding = b.arena.steps[b.minimum.binding];
-  doc["arena"] = {{"minimum_bytes", b.minimum.bytes},
-                  {"exact", b.minimum_exact()},
-                  {"set_by", {{"phase", phase_name(binding.phase)}, {"request", binding.what},
-                              {"source", binding.source}}},
-                  {"arena_used_bytes", b.minimum.arena_used_bytes},
-                  {"margin_pct", b.margin_pct},
-                  {"planner_in_arena", !b.adapter},
-                  {"recommended_bytes", b.recommended},
-                  {"unmodelled_kernels", b.kernels.unmodelled_data}};
-  doc["approximate"] = !b.kernels.unmodelled.empty();
-  doc["unmodelled_scratch"] = b.kernels.unmodelled;
-  doc["warnings"] = b.lifetimes.warnings;
-  doc["tflm_rejects"] = b.kernels.rejected;
-  doc["steps"] = steps_json(b);
-  if (b.at_size) doc["replay"] = replay_json(b, *b.at_size);
-  return doc;
+nlohmann::json budget_json(const Budget &b)
+{
+    using nlohmann::json;
+    json doc;
+    doc["schema"] = "arenascope-plan/1";
+    doc["model"] = b.model_path;
+    doc["file_bytes"] = b.model.file_bytes;
+    json subgraphs = json::array();
+    for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
+        const Subgraph &sg = b.model.subgraphs[s];
+        json tensors = json::array();
+        for (const Tensor &t : sg.tensors)
+            tensors.push_back({{"index", t.index},
+                               {"name", t.name},
+                               {"shape", t.shape},
+                               {"type", type_name(t.type)},
+                               {"bytes", t.bytes},
+                               {"placement", placement_name(b.lifetimes.placement[s][t.index])}});
+        json ops = json::array();
+        for (const Operator &op : sg.operators)
+            ops.push_back({{"index", op.index},
+                           {"op", op.op_name},
+                           {"inputs", op.inputs},
+                           {"outputs", op.outputs},
+                           {"scope", b.lifetimes.op_scope[s][op.index]}});
+        subgraphs.push_back({{"index", s},
+                             {"name", sg.name},
+                             {"inputs", sg.inputs},
+                             {"outputs", sg.outputs},
+                             {"tensors", tensors},
+                             {"operators", ops}});
+    }
+    doc["subgraphs"] = subgraphs;
+    json buffers = json::array();
+    for (const Buffer &buf : b.lifetimes.buffers)
+        buffers.push_back({{"id", buf.id},
+                           {"subgraph", buf.subgraph},
+                           {"tensor", buf.tensor},
+                           {"scratch", buf.scratch},
+                           {"name", buffer_name(b, buf)},
+                           {"bytes", buf.bytes},
+                           {"size", buf.size},
+                           {"first", buf.first},
+                           {"last", buf.last},
+                           {"offset", b.greedy.offsets[buf.id]},
+                           {"best_offset", b.best.offsets[buf.id]}});
+    doc["buffers"] = buffers;
+    doc["plans"] = {{"tflm-greedy", {{"head_bytes", b.greedy.head}}},
+                    {"best", {{"planner", b.best.planner}, {"head_bytes", b.best.head}}}};
+    doc["lower_bound"] = {{"bytes", b.bound.bytes}, {"scope", b.bound.scope}};
+    doc["fragmentation_pct"] = fragmentation_pct(b);
+    doc["target"] = b.abi.name;
+    json tail = json::array();
+    int64_t requested = 0;
+    for (const TailCategory &c : b.tail) {
+        tail.push_back({{"what", c.category}, {"count", c.count}, {"bytes", c.bytes}, {"source", c.source}});
+        requested += c.bytes;
+    }
+    doc["tail"] = {{"parts", tail},
+                   {"requested_bytes", requested},
+                   {"bytes", b.minimum.tail_bytes},
+                   {"regions", regions_json(b.tail_regions)}};
+    const Step &binding = b.arena.steps[b.minimum.binding];
+    doc["arena"] = {
+        {"minimum_bytes", b.minimum.bytes},
+        {"exact", b.minimum_exact()},
+        {"set_by", {{"phase", phase_name(binding.phase)}, {"request", binding.what}, {"source", binding.source}}},
+        {"arena_used_bytes", b.minimum.arena_used_bytes},
+        {"margin_pct", b.margin_pct},
+        {"planner_in_arena", !b.adapter},
+        {"recommended_bytes", b.recommended},
+        {"unmodelled_kernels", b.kernels.unmodelled_data}};
+    doc["approximate"] = !b.kernels.unmodelled.empty();
+    doc["unmodelled_scratch"] = b.kernels.unmodelled;
+    doc["warnings"] = b.lifetimes.warnings;
+    doc["tflm_rejects"] = b.kernels.rejected;
+    doc["steps"] = steps_json(b);
+    if (b.at_size) doc["replay"] = replay_json(b, *b.at_size);
+    return doc;
 }
 
 namespace {
 // What the request that sets the minimum means, for someone who does not know TFLM's source.
-std::string binding_in_words(const Step& s) {
-  switch (s.kind) {
+std::string binding_in_words(const Step &s)
+{
+    switch (s.kind) {
     case Step::Kind::PlannerArena:
-      return "while it plans the memory, TFLM needs working space for its planner (" + std::to_string(s.count) +
-             " buffers x 40 B) in the free space between its allocation records and the tail: more room than the "
-             "final head keeps.";
+        return "while it plans the memory, TFLM needs working space for its planner (" + std::to_string(s.count) +
+               " buffers x 40 B) in the free space between its allocation records and the tail: more room than the "
+               "final head keeps.";
     case Step::Kind::ReserveHead:
-      return "the planned head (tensors and scratch buffers) must fit below the persistent tail.";
+        return "the planned head (tensors and scratch buffers) must fit below the persistent tail.";
     case Step::Kind::ResizeHead:
-      return "the buffer of scratch-buffer requests at the start of the arena must fit below the tail.";
+        return "the buffer of scratch-buffer requests at the start of the arena must fit below the tail.";
     case Step::Kind::Temp:
-      return s.phase == Phase::Prepare
-                 ? "an operator's Prepare needs temporary TfLiteTensors above the head, below the tail."
-                 : "the allocation records TFLM builds while it plans must fit above the head, below the tail.";
+        return s.phase == Phase::Prepare
+                   ? "an operator's Prepare needs temporary TfLiteTensors above the head, below the tail."
+                   : "the allocation records TFLM builds while it plans must fit above the head, below the tail.";
     case Step::Kind::Persistent:
-      return "the persistent tail must fit above the head: the arena is head + tail, plus the alignment padding "
-             "of the tail's requests.";
-    case Step::Kind::ResetTemp:
-      break;
-  }
-  return "";
+        return "the persistent tail must fit above the head: the arena is head + tail, plus the alignment padding "
+               "of the tail's requests.";
+    case Step::Kind::ResetTemp: break;
+    }
+    return "";
 }
 }  // namespace
 
 namespace {
 // --arena-size N: the answer first, then why, what TFLM prints and the state a debugger finds.
-std::string at_size_table(const Budget& b, const ArenaAtSize& r) {
-  std::ostringstream out;
-  char line[512];
-  auto row = [&](int64_t offset, int64_t size, const std::string& what) {
-    std::snprintf(line, sizeof line, "    %8lld %8lld  %s\n", static_cast<long long>(offset),
-                  static_cast<long long>(size), printable(what).c_str());
-    out << line;
-  };
-  std::string kind = outcome_name(r.outcome.kind);
-  for (char& c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  out << "arena of " << r.arena_bytes << " bytes (--arena-size, " << b.abi.name << "): ";
-  if (r.fits) {
-    out << "FITS: AllocateTensors succeeds (the minimum arena is " << b.minimum.bytes << " B, "
-        << r.arena_bytes - b.minimum.bytes << " B to spare)\n"
-        << "  at " << r.arena_bytes << " B: tail " << r.tail_bytes << " B, head " << r.head_bytes
-        << " B, arena_used_bytes() " << r.tail_bytes + r.head_bytes << " B\n";
-  } else {
-    out << "DOES NOT FIT: AllocateTensors fails" << (r.outcome.kind == Outcome::Kind::Error ? " and returns kTfLiteError" : "")
-        << "; outcome: " << kind << "\n"
-        << "  shortfall " << shortfall(b, r) << " B: the minimum arena is " << b.minimum.bytes << " B\n";
-  }
-  if (!b.minimum_exact())
-    out << "  " << (b.kernels.rejected.empty() ? "A FLOOR: some kernels are not modelled (below), so this is not TFLM's exact behaviour"
-                                                : "and TFLM rejects this model in Prepare whatever the size (below)")
-        << "\n";
-  if (r.failed) {
-    const Step& s = b.arena.steps[r.failure.step];
-    out << "  the first request that does not fit (step " << r.failure.step << "): " << phase_name(s.phase) << ": "
-        << printable(s.what) << "\n    " << r.failure.kind << " request of " << r.failure.bytes << " B (alignment "
-        << r.failure.align << "): " << r.failure.available << " B available, " << r.failure.missing << " B missing ("
-        << s.source << ")\n";
-  }
-  if (!r.fits) {
-    out << "  outcome: " << kind << ": " << printable(r.outcome.how) << "\n";
-    if (r.outcome.stop != r.failure.step)
-      out << "    (it stops at step " << r.outcome.stop << ": " << phase_name(b.arena.steps[r.outcome.stop].phase) << ": "
-          << printable(b.arena.steps[r.outcome.stop].what) << ")\n";
-    out << "  TFLM prints" << (r.outcome.log.empty() ? " nothing" : ":") << "\n";
-    for (const std::string& l : r.outcome.log) out << "    " << printable(l) << "\n";
-    out << "  the allocator where TFLM stops (offsets from the arena start): head_ " << r.state.head << ", temp_ "
-        << r.state.temp << ", tail_ " << r.state.tail << " (nothing is rolled back)\n"
-        << "  persistent requests made by then, in TFLM's order (offset, bytes, what):\n";
-    for (size_t i = 0; i < r.offsets.size(); ++i)
-      if (r.offsets[i] >= 0) row(r.offsets[i], b.arena.steps[i].bytes, b.arena.steps[i].what);
-  } else {
-    out << "  tail regions at " << r.arena_bytes << " B, in TFLM's order (offset, bytes, what):\n";
-    for (const TailRegion& t : b.at_size_regions) row(t.offset, t.size, t.what);
-  }
-  return out.str();
+std::string at_size_table(const Budget &b, const ArenaAtSize &r)
+{
+    std::ostringstream out;
+    char line[512];
+    auto row = [&](int64_t offset, int64_t size, const std::string &what) {
+        std::snprintf(line, sizeof line, "    %8lld %8lld  %s\n", static_cast<long long>(offset),
+                      static_cast<long long>(size), printable(what).c_str());
+        out << line;
+    };
+    std::string kind = outcome_name(r.outcome.kind);
+    for (char &c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out << "arena of " << r.arena_bytes << " bytes (--arena-size, " << b.abi.name << "): ";
+    if (r.fits) {
+        out << "FITS: AllocateTensors succeeds (the minimum arena is " << b.minimum.bytes << " B, "
+            << r.arena_bytes - b.minimum.bytes << " B to spare)\n"
+            << "  at " << r.arena_bytes << " B: tail " << r.tail_bytes << " B, head " << r.head_bytes
+            << " B, arena_used_bytes() " << r.tail_bytes + r.head_bytes << " B\n";
+    } else {
+        out << "DOES NOT FIT: AllocateTensors fails"
+            << (r.outcome.kind == Outcome::Kind::Error ? " and returns kTfLiteError" : "") << "; outcome: " << kind
+            << "\n"
+            << "  shortfall " << shortfall(b, r) << " B: the minimum arena is " << b.minimum.bytes << " B\n";
+    }
+    if (!b.minimum_exact())
+        out << "  "
+            << (b.kernels.rejected.empty()
+                    ? "A FLOOR: some kernels are not modelled (below), so this is not TFLM's exact behaviour"
+                    : "and TFLM rejects this model in Prepare whatever the size (below)")
+            << "\n";
+    if (r.failed) {
+        const Step &s = b.arena.steps[r.failure.step];
+        out << "  the first request that does not fit (step " << r.failure.step << "): " << phase_name(s.phase) << ": "
+            << printable(s.what) << "\n    " << r.failure.kind << " request of " << r.failure.bytes << " B (alignment "
+            << r.failure.align << "): " << r.failure.available << " B available, " << r.failure.missing
+            << " B missing (" << s.source << ")\n";
+    }
+    if (!r.fits) {
+        out << "  outcome: " << kind << ": " << printable(r.outcome.how) << "\n";
+        if (r.outcome.stop != r.failure.step)
+            out << "    (it stops at step " << r.outcome.stop << ": " << phase_name(b.arena.steps[r.outcome.stop].phase)
+                << ": " << printable(b.arena.steps[r.outcome.stop].what) << ")\n";
+        out << "  TFLM prints" << (r.outcome.log.empty() ? " nothing" : ":") << "\n";
+        for (const std::string &l : r.outcome.log) out << "    " << printable(l) << "\n";
+        out << "  the allocator where TFLM stops (offsets from the arena start): head_ " << r.state.head << ", temp_ "
+            << r.state.temp << ", tail_ " << r.state.tail << " (nothing is rolled back)\n"
+            << "  persistent requests made by then, in TFLM's order (offset, bytes, what):\n";
+        for (size_t i = 0; i < r.offsets.size(); ++i)
+            if (r.offsets[i] >= 0) row(r.offsets[i], b.arena.steps[i].bytes, b.arena.steps[i].what);
+    } else {
+        out << "  tail regions at " << r.arena_bytes << " B, in TFLM's order (offset, bytes, what):\n";
+        for (const TailRegion &t : b.at_size_regions) row(t.offset, t.size, t.what);
+    }
+    return out.str();
 }
 }  // namespace
 
-std::string budget_table(const Budget& b) {
-  std::ostringstream out;
-  char line[512];
-  out << "arenascope-plan: " << b.model_path << " (" << b.model.file_bytes << " bytes, "
-      << b.model.subgraphs.size() << " subgraph" << (b.model.subgraphs.size() == 1 ? "" : "s") << ")\n\n";
-  if (b.at_size) out << at_size_table(b, *b.at_size) << "\n";
-  for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
-    const Subgraph& sg = b.model.subgraphs[s];
-    out << "subgraph " << s << (sg.name.empty() ? "" : " '" + printable(sg.name) + "'") << ": " << sg.tensors.size()
-        << " tensors, " << sg.operators.size() << " operators\n";
-  }
-  if (!b.kernels.rejected.empty()) {
-    out << "\nTFLM WILL REJECT THIS MODEL in AllocateTensors:\n";
-    for (const std::string& r : b.kernels.rejected) out << "  " << printable(r) << "\n";
-  }
-  if (!b.kernels.unmodelled.empty()) {
-    out << "\nAPPROXIMATE: the scratch buffers these kernels request in Prepare are not modelled; every figure\n"
-           "below leaves them out, so TFLM's head may be larger and its offsets different:\n";
-    for (const std::string& u : b.kernels.unmodelled) out << "  " << printable(u) << "\n";
-  }
-  if (!b.kernels.unmodelled_data.empty() && b.kernels.rejected.empty()) {
-    out << "\nA FLOOR: the Init/Prepare allocations of these kernels are not modelled, so the minimum arena and\n"
-           "arena_used_bytes() below are floors, not TFLM's figures (measure arena_used_bytes() on the target):\n";
-    for (const std::string& u : b.kernels.unmodelled_data) out << "  " << printable(u) << "\n";
-  }
-  out << "\nbuffers TFLM plans in the arena head, in planner id order. aligned = bytes rounded up to 16;\n"
-         "scopes = first..last allocation scope using it (inclusive; operator i of subgraph 0 runs in\n"
-         "scope i+1 when there is no control flow); tflm off / best off = offset from the arena start\n"
-         "in TFLM's greedy plan / in the best plan found:\n";
-  std::snprintf(line, sizeof line, "%4s  %-40s %-16s %-8s %8s %8s  %-9s %8s %8s\n", "id", "name", "shape", "type",
-                "bytes", "aligned", "scopes", "tflm off", "best off");
-  out << line;
-  for (const Buffer& buf : b.lifetimes.buffers) {
-    std::string name = printable(buffer_name(b, buf));
-    if (name.size() > 40) name = name.substr(0, 37) + "...";
-    std::string shape = "-", type = "-";
-    if (buf.tensor >= 0) {
-      const Tensor& t = b.model.subgraphs[buf.subgraph].tensors[buf.tensor];
-      shape = shape_str(t.shape);
-      type = type_name(t.type);
+std::string budget_table(const Budget &b)
+{
+    std::ostringstream out;
+    char line[512];
+    out << "arenascope-plan: " << b.model_path << " (" << b.model.file_bytes << " bytes, " << b.model.subgraphs.size()
+        << " subgraph" << (b.model.subgraphs.size() == 1 ? "" : "s") << ")\n\n";
+    if (b.at_size) out << at_size_table(b, *b.at_size) << "\n";
+    for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
+        const Subgraph &sg = b.model.subgraphs[s];
+        out << "subgraph " << s << (sg.name.empty() ? "" : " '" + printable(sg.name) + "'") << ": " << sg.tensors.size()
+            << " tensors, " << sg.operators.size() << " operators\n";
     }
-    const std::string life = std::to_string(buf.first) + ".." + std::to_string(buf.last);
-    std::snprintf(line, sizeof line, "%4d  %-40s %-16s %-8s %8lld %8lld  %-9s %8lld %8lld\n", buf.id, name.c_str(),
-                  shape.c_str(), type.c_str(), static_cast<long long>(buf.bytes), static_cast<long long>(buf.size),
-                  life.c_str(), static_cast<long long>(b.greedy.offsets[buf.id]),
-                  static_cast<long long>(b.best.offsets[buf.id]));
+    if (!b.kernels.rejected.empty()) {
+        out << "\nTFLM WILL REJECT THIS MODEL in AllocateTensors:\n";
+        for (const std::string &r : b.kernels.rejected) out << "  " << printable(r) << "\n";
+    }
+    if (!b.kernels.unmodelled.empty()) {
+        out << "\nAPPROXIMATE: the scratch buffers these kernels request in Prepare are not modelled; every figure\n"
+               "below leaves them out, so TFLM's head may be larger and its offsets different:\n";
+        for (const std::string &u : b.kernels.unmodelled) out << "  " << printable(u) << "\n";
+    }
+    if (!b.kernels.unmodelled_data.empty() && b.kernels.rejected.empty()) {
+        out << "\nA FLOOR: the Init/Prepare allocations of these kernels are not modelled, so the minimum arena and\n"
+               "arena_used_bytes() below are floors, not TFLM's figures (measure arena_used_bytes() on the target):\n";
+        for (const std::string &u : b.kernels.unmodelled_data) out << "  " << printable(u) << "\n";
+    }
+    out << "\nbuffers TFLM plans in the arena head, in planner id order. aligned = bytes rounded up to 16;\n"
+           "scopes = first..last allocation scope using it (inclusive; operator i of subgraph 0 runs in\n"
+           "scope i+1 when there is no control flow); tflm off / best off = offset from the arena start\n"
+           "in TFLM's greedy plan / in the best plan found:\n";
+    std::snprintf(line, sizeof line, "%4s  %-40s %-16s %-8s %8s %8s  %-9s %8s %8s\n", "id", "name", "shape", "type",
+                  "bytes", "aligned", "scopes", "tflm off", "best off");
     out << line;
-  }
-  const double frag = fragmentation_pct(b);
-  out << "\nhead (non-persistent part of the arena), bytes" << (b.kernels.unmodelled.empty() ? "" : ", without the unmodelled scratch")
-      << ":\n";
-  std::snprintf(line, sizeof line, "  lower bound        %8lld  (live bytes in scope %d)\n",
-                static_cast<long long>(b.bound.bytes), b.bound.scope);
-  out << line;
-  std::snprintf(line, sizeof line, "  TFLM greedy        %8lld  (fragmentation: %.1f %% of it above the lower bound)\n",
-                static_cast<long long>(b.greedy.head), frag);
-  out << line;
-  std::snprintf(line, sizeof line, "  best of orderings  %8lld  (%s)\n", static_cast<long long>(b.best.head),
-                !b.kernels.unmodelled.empty() ? "without the unmodelled scratch: not usable as an offline plan"
-                : b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
-                                              : "no better than TFLM's");
-  out << line;
-  out << "\npersistent tail (" << b.abi.name << "), by category: how many (requests, or elements of an array)\n"
-         "and the bytes requested, before alignment:\n";
-  for (const TailCategory& c : b.tail) {
-    std::snprintf(line, sizeof line, "  %-44s %5d, %8lld B\n", c.category.c_str(), c.count,
-                  static_cast<long long>(c.bytes));
+    for (const Buffer &buf : b.lifetimes.buffers) {
+        std::string name = printable(buffer_name(b, buf));
+        if (name.size() > 40) name = name.substr(0, 37) + "...";
+        std::string shape = "-", type = "-";
+        if (buf.tensor >= 0) {
+            const Tensor &t = b.model.subgraphs[buf.subgraph].tensors[buf.tensor];
+            shape = shape_str(t.shape);
+            type = type_name(t.type);
+        }
+        const std::string life = std::to_string(buf.first) + ".." + std::to_string(buf.last);
+        std::snprintf(line, sizeof line, "%4d  %-40s %-16s %-8s %8lld %8lld  %-9s %8lld %8lld\n", buf.id, name.c_str(),
+                      shape.c_str(), type.c_str(), static_cast<long long>(buf.bytes), static_cast<long long>(buf.size),
+                      life.c_str(), static_cast<long long>(b.greedy.offsets[buf.id]),
+                      static_cast<long long>(b.best.offsets[buf.id]));
+        out << line;
+    }
+    const double frag = fragmentation_pct(b);
+    out << "\nhead (non-persistent part of the arena), bytes"
+        << (b.kernels.unmodelled.empty() ? "" : ", without the unmodelled scratch") << ":\n";
+    std::snprintf(line, sizeof line, "  lower bound        %8lld  (live bytes in scope %d)\n",
+                  static_cast<long long>(b.bound.bytes), b.bound.scope);
     out << line;
-  }
-  std::snprintf(line, sizeof line, "  %-44s        %8lld B (arena end 16-byte aligned)\n", "tail with alignment",
-                static_cast<long long>(b.minimum.tail_bytes));
-  out << line;
-  const MinimumArena& m = b.minimum;
-  const Step& binding = b.arena.steps[m.binding];
-  out << "\narena (" << b.abi.name << ", TFLM's reference kernels, "
-      << (b.adapter ? "the planner outside the arena (arenascope's TFLM adapter)" : "a plain MicroInterpreter")
-      << ", the arena's start\n16-byte aligned: declare it alignas(16)), bytes:\n";
-  if (!b.kernels.rejected.empty()) {
-    out << "  none: TFLM rejects this model (see above), so AllocateTensors never succeeds.\n";
-    for (const std::string& w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
+    std::snprintf(line, sizeof line,
+                  "  TFLM greedy        %8lld  (fragmentation: %.1f %% of it above the lower bound)\n",
+                  static_cast<long long>(b.greedy.head), frag);
+    out << line;
+    std::snprintf(line, sizeof line, "  best of orderings  %8lld  (%s)\n", static_cast<long long>(b.best.head),
+                  !b.kernels.unmodelled.empty() ? "without the unmodelled scratch: not usable as an offline plan"
+                  : b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
+                                                : "no better than TFLM's");
+    out << line;
+    out << "\npersistent tail (" << b.abi.name
+        << "), by category: how many (requests, or elements of an array)\n"
+           "and the bytes requested, before alignment:\n";
+    for (const TailCategory &c : b.tail) {
+        std::snprintf(line, sizeof line, "  %-44s %5d, %8lld B\n", c.category.c_str(), c.count,
+                      static_cast<long long>(c.bytes));
+        out << line;
+    }
+    std::snprintf(line, sizeof line, "  %-44s        %8lld B (arena end 16-byte aligned)\n", "tail with alignment",
+                  static_cast<long long>(b.minimum.tail_bytes));
+    out << line;
+    const MinimumArena &m = b.minimum;
+    const Step &binding = b.arena.steps[m.binding];
+    out << "\narena (" << b.abi.name << ", TFLM's reference kernels, "
+        << (b.adapter ? "the planner outside the arena (arenascope's TFLM adapter)" : "a plain MicroInterpreter")
+        << ", the arena's start\n16-byte aligned: declare it alignas(16)), bytes:\n";
+    if (!b.kernels.rejected.empty()) {
+        out << "  none: TFLM rejects this model (see above), so AllocateTensors never succeeds.\n";
+        for (const std::string &w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
+        return out.str();
+    }
+    std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  %s\n", static_cast<long long>(m.arena_used_bytes),
+                  b.minimum_exact()
+                      ? "(TFLM reports it after AllocateTensors: head + tail, in an arena of a multiple of 16 B)"
+                      : "(A FLOOR too: the kernels listed above add to it)");
+    out << line;
+    std::snprintf(line, sizeof line, "  minimum arena       %8lld  %s\n", static_cast<long long>(m.bytes),
+                  b.minimum_exact() ? "(the smallest arena AllocateTensors succeeds in)"
+                                    : "(A FLOOR: some kernels are not modelled, listed above)");
+    out << line;
+    out << "    why: " << binding_in_words(binding) << "\n"
+        << "    the request that fails with one byte less: " << phase_name(binding.phase) << ": "
+        << printable(binding.what) << "\n      (" << binding.source << ")\n";
+    if (m.bytes > m.arena_used_bytes)
+        out << "    AllocateTensors needs " << m.bytes - m.arena_used_bytes
+            << " bytes more than arena_used_bytes() reports: sizing the arena from that figure fails.\n";
+    std::snprintf(line, sizeof line, "  recommended         %8lld  (minimum + %d %% margin, rounded up to 16)\n",
+                  static_cast<long long>(b.recommended), b.margin_pct);
+    out << line;
+    for (const std::string &w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
     return out.str();
-  }
-  std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  %s\n", static_cast<long long>(m.arena_used_bytes),
-                b.minimum_exact() ? "(TFLM reports it after AllocateTensors: head + tail, in an arena of a multiple of 16 B)"
-                                  : "(A FLOOR too: the kernels listed above add to it)");
-  out << line;
-  std::snprintf(line, sizeof line, "  minimum arena       %8lld  %s\n", static_cast<long long>(m.bytes),
-                b.minimum_exact() ? "(the smallest arena AllocateTensors succeeds in)"
-                                  : "(A FLOOR: some kernels are not modelled, listed above)");
-  out << line;
-  out << "    why: " << binding_in_words(binding) << "\n"
-      << "    the request that fails with one byte less: " << phase_name(binding.phase) << ": " << printable(binding.what)
-      << "\n      (" << binding.source << ")\n";
-  if (m.bytes > m.arena_used_bytes)
-    out << "    AllocateTensors needs " << m.bytes - m.arena_used_bytes
-        << " bytes more than arena_used_bytes() reports: sizing the arena from that figure fails.\n";
-  std::snprintf(line, sizeof line, "  recommended         %8lld  (minimum + %d %% margin, rounded up to 16)\n",
-                static_cast<long long>(b.recommended), b.margin_pct);
-  out << line;
-  for (const std::string& w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
-  return out.str();
 }
 
 namespace {
 // Text from the model inside a C comment: ASCII only, no comment end.
-std::string comment_safe(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    out += (u < 0x20 || u > 0x7e) ? '?' : c;
-  }
-  // Neither a comment's end nor the start of a nested one (-Wcomment, an error under -Werror).
-  for (size_t at = out.find("*/"); at != std::string::npos; at = out.find("*/", at)) out[at + 1] = ' ';
-  for (size_t at = out.find("/*"); at != std::string::npos; at = out.find("/*", at)) out[at + 1] = ' ';
-  return out;
+std::string comment_safe(const std::string &text)
+{
+    std::string out;
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        out += (u < 0x20 || u > 0x7e) ? '?' : c;
+    }
+    // Neither a comment's end nor the start of a nested one (-Wcomment, an error under -Werror).
+    for (size_t at = out.find("*/"); at != std::string::npos; at = out.find("*/", at)) out[at + 1] = ' ';
+    for (size_t at = out.find("/*"); at != std::string::npos; at = out.find("/*", at)) out[at + 1] = ' ';
+    return out;
 }
 // Text from the model inside a C string literal: ASCII only; quotes, backslashes and question
 // marks (trigraphs in strict C) escaped.
-std::string c_string_safe(const std::string& text) {
-  std::string out;
-  for (char c : comment_safe(text)) {
-    if (c == '"' || c == '\\' || c == '?') out += '\\';
-    out += c;
-  }
-  return out;
+std::string c_string_safe(const std::string &text)
+{
+    std::string out;
+    for (char c : comment_safe(text)) {
+        if (c == '"' || c == '\\' || c == '?') out += '\\';
+        out += c;
+    }
+    return out;
 }
 }  // namespace
 
-std::string budget_header(const Budget& b) {
-  std::ostringstream out;
-  const Subgraph& main = b.model.subgraphs[0];
-  auto has = [](const std::vector<int32_t>& v, int t) { return std::find(v.begin(), v.end(), t) != v.end(); };
-  const std::vector<TailRegion>& tail = b.tail_regions;
-  out << "/* Generated by arenascope-plan --header from " << comment_safe(b.model_path) << " (" << b.model.file_bytes
-      << " bytes), target " << b.abi.name << ". Do not edit.\n"
-         " * The arena TFLM lays out for this model, predicted: docs/arena-budget.md.\n"
-         " * arenascope_plan_head: TFLM's greedy memory plan of the head, in planner id order, as the agent's\n"
-         " *   regions {offset, size, id (tensor index, or scratch index), kind, flags, first_use, last_use};\n"
-         " *   offsets from the arena start, bytes; lifetimes in allocation scopes.\n"
-         " * arenascope_plan_tail: every persistent allocation in TFLM's order, at the offset TFLM gives it\n"
-         " *   in an arena of ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES.\n"
-         " * The tables are defined where ARENASCOPE_PLAN_TABLES is defined before this header. */\n"
-         "#ifndef ARENASCOPE_PLAN_H\n#define ARENASCOPE_PLAN_H\n\n#include \"arenascope/agent.h\"\n\n";
-  // A model TFLM rejects has no arena to lay out: a build that ignores the tool's exit status
-  // still stops here, with the reason.
-  if (!b.kernels.rejected.empty())
-    out << "#error \"arenascope-plan: TFLM rejects this model (AllocateTensors fails): "
-        << c_string_safe(b.kernels.rejected.front()) << "\"\n\n";
-  int ops = 0;
-  for (const Subgraph& sg : b.model.subgraphs) ops += static_cast<int>(sg.operators.size());
-  int nodes = -1;
-  for (size_t i = 0; i < tail.size() && nodes < 0; ++i)
-    if (tail[i].category == "NodeAndRegistration struct") nodes = static_cast<int>(i);
-  out << "#define ARENASCOPE_PLAN_HEAD_BYTES " << b.greedy.head << "u /* TFLM greedy head */\n"
-      << "#define ARENASCOPE_PLAN_LOWER_BOUND_BYTES " << b.bound.bytes << "u\n"
-      << "#define ARENASCOPE_PLAN_TAIL_BYTES " << b.minimum.tail_bytes << "u /* " << b.abi.name
-      << ": the persistent tail, 16-byte aligned arena end */\n"
-      << "#define ARENASCOPE_PLAN_MINIMUM_ARENA_BYTES " << b.minimum.bytes << "u /* "
-      << (b.minimum_exact()              ? "predicted"
-          : !b.kernels.rejected.empty() ? "a floor: TFLM rejects this model"
-                                         : "a floor: some kernels are not modelled: measure arena_used_bytes()")
-      << " */\n"
-      << "#define ARENASCOPE_PLAN_MINIMUM_EXACT " << (b.minimum_exact() ? 1 : 0)
-      << " /* 0: the minimum is a floor, not TFLM's figure */\n"
-      << "#define ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES " << b.recommended << "u /* minimum + " << b.margin_pct
-      << " %, 16-byte multiple */\n"
-      << "#define ARENASCOPE_PLAN_ALIGNMENT 16u /* the arena's start must be 16-byte aligned (alignas(16)) */\n"
-      << "#define ARENASCOPE_PLAN_OPS " << ops << " /* all subgraphs */\n"
-      << "#define ARENASCOPE_PLAN_MAIN_OPS " << main.operators.size() << " /* subgraph 0 */\n"
-      << "#define ARENASCOPE_PLAN_SCRATCH_BUFFERS " << b.kernels.requests.size() << "\n"
-      << "#define ARENASCOPE_PLAN_APPROXIMATE " << (b.kernels.unmodelled.empty() ? 0 : 1) << "\n"
-      << "#define ARENASCOPE_PLAN_REGIONS " << b.lifetimes.buffers.size() << " /* head regions */\n"
-      << "#define ARENASCOPE_PLAN_TAIL_ITEMS " << tail.size() << "\n"
-      << "#define ARENASCOPE_PLAN_TAIL_NODES " << nodes << " /* tail item: subgraph 0's NodeAndRegistration[] */\n\n"
-      << "typedef struct arenascope_plan_tail_item {\n"
-         "    uint32_t offset_bytes; /* from the arena start */\n"
-         "    uint32_t size_bytes;\n"
-         "    uint16_t id;           /* a variable tensor's index, else ARENASCOPE_ID_NONE */\n"
-         "    uint8_t kind;          /* ARENASCOPE_KIND_PERSISTENT or ARENASCOPE_KIND_METADATA */\n"
-         "    uint8_t flags;         /* ARENASCOPE_REGION_VARIABLE, ARENASCOPE_REGION_IMMUTABLE */\n"
-         "    const char *what;\n"
-         "} arenascope_plan_tail_item_t;\n\n"
-      << "#ifdef ARENASCOPE_PLAN_TABLES\n"
-      << "static const arenascope_region_t arenascope_plan_head[" << std::max<size_t>(1, b.lifetimes.buffers.size())
-      << "] = {\n";
-  for (const Buffer& buf : b.lifetimes.buffers) {
-    const int id = buf.tensor >= 0 ? buf.tensor : buf.scratch;
-    if (id > 0xFFFE || buf.last > 32767)
-      throw ModelError(b.model_path + ": " + buffer_name(b, buf) + " does not fit the agent's region fields (id " +
-                       std::to_string(id) + ", last scope " + std::to_string(buf.last) + ")");
-    std::string flags = "0";
-    if (buf.tensor >= 0 && buf.subgraph == 0) {
-      std::vector<std::string> f;
-      if (has(main.inputs, buf.tensor)) f.push_back("ARENASCOPE_REGION_MODEL_INPUT");
-      if (has(main.outputs, buf.tensor)) f.push_back("ARENASCOPE_REGION_MODEL_OUTPUT");
-      if (buf.offline_offset >= 0) f.push_back("ARENASCOPE_REGION_OFFLINE_PLANNED");
-      if (!f.empty()) {
-        flags = f[0];
-        for (size_t i = 1; i < f.size(); ++i) flags += " | " + f[i];
-      }
+std::string budget_header(const Budget &b)
+{
+    std::ostringstream out;
+    const Subgraph &main = b.model.subgraphs[0];
+    auto has = [](const std::vector<int32_t> &v, int t) { return std::find(v.begin(), v.end(), t) != v.end(); };
+    const std::vector<TailRegion> &tail = b.tail_regions;
+    out << "/* Generated by arenascope-plan --header from " << comment_safe(b.model_path) << " (" << b.model.file_bytes
+        << " bytes), target " << b.abi.name
+        << ". Do not edit.\n"
+           " * The arena TFLM lays out for this model, predicted: docs/arena-budget.md.\n"
+           " * arenascope_plan_head: TFLM's greedy memory plan of the head, in planner id order, as the agent's\n"
+           " *   regions {offset, size, id (tensor index, or scratch index), kind, flags, first_use, last_use};\n"
+           " *   offsets from the arena start, bytes; lifetimes in allocation scopes.\n"
+           " * arenascope_plan_tail: every persistent allocation in TFLM's order, at the offset TFLM gives it\n"
+           " *   in an arena of ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES.\n"
+           " * The tables are defined where ARENASCOPE_PLAN_TABLES is defined before this header. */\n"
+           "#ifndef ARENASCOPE_PLAN_H\n#define ARENASCOPE_PLAN_H\n\n#include \"arenascope/agent.h\"\n\n";
+    // A model TFLM rejects has no arena to lay out: a build that ignores the tool's exit status
+    // still stops here, with the reason.
+    if (!b.kernels.rejected.empty())
+        out << "#error \"arenascope-plan: TFLM rejects this model (AllocateTensors fails): "
+            << c_string_safe(b.kernels.rejected.front()) << "\"\n\n";
+    int ops = 0;
+    for (const Subgraph &sg : b.model.subgraphs) ops += static_cast<int>(sg.operators.size());
+    int nodes = -1;
+    for (size_t i = 0; i < tail.size() && nodes < 0; ++i)
+        if (tail[i].category == "NodeAndRegistration struct") nodes = static_cast<int>(i);
+    out << "#define ARENASCOPE_PLAN_HEAD_BYTES " << b.greedy.head << "u /* TFLM greedy head */\n"
+        << "#define ARENASCOPE_PLAN_LOWER_BOUND_BYTES " << b.bound.bytes << "u\n"
+        << "#define ARENASCOPE_PLAN_TAIL_BYTES " << b.minimum.tail_bytes << "u /* " << b.abi.name
+        << ": the persistent tail, 16-byte aligned arena end */\n"
+        << "#define ARENASCOPE_PLAN_MINIMUM_ARENA_BYTES " << b.minimum.bytes << "u /* "
+        << (b.minimum_exact()             ? "predicted"
+            : !b.kernels.rejected.empty() ? "a floor: TFLM rejects this model"
+                                          : "a floor: some kernels are not modelled: measure arena_used_bytes()")
+        << " */\n"
+        << "#define ARENASCOPE_PLAN_MINIMUM_EXACT " << (b.minimum_exact() ? 1 : 0)
+        << " /* 0: the minimum is a floor, not TFLM's figure */\n"
+        << "#define ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES " << b.recommended << "u /* minimum + " << b.margin_pct
+        << " %, 16-byte multiple */\n"
+        << "#define ARENASCOPE_PLAN_ALIGNMENT 16u /* the arena's start must be 16-byte aligned (alignas(16)) */\n"
+        << "#define ARENASCOPE_PLAN_OPS " << ops << " /* all subgraphs */\n"
+        << "#define ARENASCOPE_PLAN_MAIN_OPS " << main.operators.size() << " /* subgraph 0 */\n"
+        << "#define ARENASCOPE_PLAN_SCRATCH_BUFFERS " << b.kernels.requests.size() << "\n"
+        << "#define ARENASCOPE_PLAN_APPROXIMATE " << (b.kernels.unmodelled.empty() ? 0 : 1) << "\n"
+        << "#define ARENASCOPE_PLAN_REGIONS " << b.lifetimes.buffers.size() << " /* head regions */\n"
+        << "#define ARENASCOPE_PLAN_TAIL_ITEMS " << tail.size() << "\n"
+        << "#define ARENASCOPE_PLAN_TAIL_NODES " << nodes << " /* tail item: subgraph 0's NodeAndRegistration[] */\n\n"
+        << "typedef struct arenascope_plan_tail_item {\n"
+           "    uint32_t offset_bytes; /* from the arena start */\n"
+           "    uint32_t size_bytes;\n"
+           "    uint16_t id;           /* a variable tensor's index, else ARENASCOPE_ID_NONE */\n"
+           "    uint8_t kind;          /* ARENASCOPE_KIND_PERSISTENT or ARENASCOPE_KIND_METADATA */\n"
+           "    uint8_t flags;         /* ARENASCOPE_REGION_VARIABLE, ARENASCOPE_REGION_IMMUTABLE */\n"
+           "    const char *what;\n"
+           "} arenascope_plan_tail_item_t;\n\n"
+        << "#ifdef ARENASCOPE_PLAN_TABLES\n"
+        << "static const arenascope_region_t arenascope_plan_head[" << std::max<size_t>(1, b.lifetimes.buffers.size())
+        << "] = {\n";
+    for (const Buffer &buf : b.lifetimes.buffers) {
+        const int id = buf.tensor >= 0 ? buf.tensor : buf.scratch;
+        if (id > 0xFFFE || buf.last > 32767)
+            throw ModelError(b.model_path + ": " + buffer_name(b, buf) +
+                             " does not fit the agent's region fields (id " + std::to_string(id) + ", last scope " +
+                             std::to_string(buf.last) + ")");
+        std::string flags = "0";
+        if (buf.tensor >= 0 && buf.subgraph == 0) {
+            std::vector<std::string> f;
+            if (has(main.inputs, buf.tensor)) f.push_back("ARENASCOPE_REGION_MODEL_INPUT");
+            if (has(main.outputs, buf.tensor)) f.push_back("ARENASCOPE_REGION_MODEL_OUTPUT");
+            if (buf.offline_offset >= 0) f.push_back("ARENASCOPE_REGION_OFFLINE_PLANNED");
+            if (!f.empty()) {
+                flags = f[0];
+                for (size_t i = 1; i < f.size(); ++i) flags += " | " + f[i];
+            }
+        }
+        out << "    {" << b.greedy.offsets[buf.id] << "u, " << buf.size << "u, " << id << "u, "
+            << (buf.tensor >= 0 ? "ARENASCOPE_KIND_TENSOR" : "ARENASCOPE_KIND_SCRATCH") << ", " << flags << ", "
+            << buf.first << ", " << buf.last << "}, /* id " << buf.id << ": " << comment_safe(buffer_name(b, buf))
+            << " */\n";
     }
-    out << "    {" << b.greedy.offsets[buf.id] << "u, " << buf.size << "u, " << id << "u, "
-        << (buf.tensor >= 0 ? "ARENASCOPE_KIND_TENSOR" : "ARENASCOPE_KIND_SCRATCH") << ", " << flags << ", "
-        << buf.first << ", " << buf.last << "}, /* id " << buf.id << ": " << comment_safe(buffer_name(b, buf))
-        << " */\n";
-  }
-  if (b.lifetimes.buffers.empty()) out << "    {0u, 0u, ARENASCOPE_ID_NONE, 0, 0, ARENASCOPE_USE_NONE, ARENASCOPE_USE_NONE},\n";
-  out << "};\n\n/* {offset, size, id, kind, flags, what}: TFLM's bookkeeping is immutable after AllocateTensors. */\n"
-      << "static const arenascope_plan_tail_item_t arenascope_plan_tail[" << std::max<size_t>(1, tail.size())
-      << "] = {\n";
-  for (const TailRegion& t : tail) {
-    const bool meta = t.kind == "metadata";
-    out << "    {" << t.offset << "u, " << t.size << "u, "
-        << (t.tensor >= 0 ? std::to_string(t.tensor) + "u" : std::string("ARENASCOPE_ID_NONE")) << ", "
-        << (meta ? "ARENASCOPE_KIND_METADATA" : "ARENASCOPE_KIND_PERSISTENT") << ", "
-        << (t.tensor >= 0 ? "ARENASCOPE_REGION_VARIABLE" : meta ? "ARENASCOPE_REGION_IMMUTABLE" : "0") << ", \""
-        << c_string_safe(t.what) << "\"},\n";
-  }
-  if (tail.empty()) out << "    {0u, 0u, ARENASCOPE_ID_NONE, 0, 0, \"\"},\n";
-  // Subgraph 0's operators: their names, and the tail item of a variable (state) tensor they read.
-  out << "};\n\nstatic const char *const arenascope_plan_op_names[" << std::max<size_t>(1, main.operators.size())
-      << "] = {";
-  for (const Operator& op : main.operators) out << (op.index ? ", " : "") << '"' << c_string_safe(op.op_name) << '"';
-  if (main.operators.empty()) out << "\"\"";
-  out << "};\n/* tail item index of the variable tensor each operator updates, -1 for none */\n"
-      << "static const int16_t arenascope_plan_op_state[" << std::max<size_t>(1, main.operators.size()) << "] = {";
-  for (const Operator& op : main.operators) {
-    int item = -1;
-    for (int32_t t : op.inputs)
-      for (size_t i = 0; i < tail.size() && item < 0 && t >= 0; ++i)
-        if (tail[i].tensor == t) item = static_cast<int>(i);
-    out << (op.index ? ", " : "") << item;
-  }
-  if (main.operators.empty()) out << "-1";
-  out << "};\n#endif /* ARENASCOPE_PLAN_TABLES */\n\n#endif /* ARENASCOPE_PLAN_H */\n";
-  return out.str();
+    if (b.lifetimes.buffers.empty())
+        out << "    {0u, 0u, ARENASCOPE_ID_NONE, 0, 0, ARENASCOPE_USE_NONE, ARENASCOPE_USE_NONE},\n";
+    out << "};\n\n/* {offset, size, id, kind, flags, what}: TFLM's bookkeeping is immutable after AllocateTensors. */\n"
+        << "static const arenascope_plan_tail_item_t arenascope_plan_tail[" << std::max<size_t>(1, tail.size())
+        << "] = {\n";
+    for (const TailRegion &t : tail) {
+        const bool meta = t.kind == "metadata";
+        out << "    {" << t.offset << "u, " << t.size << "u, "
+            << (t.tensor >= 0 ? std::to_string(t.tensor) + "u" : std::string("ARENASCOPE_ID_NONE")) << ", "
+            << (meta ? "ARENASCOPE_KIND_METADATA" : "ARENASCOPE_KIND_PERSISTENT") << ", "
+            << (t.tensor >= 0 ? "ARENASCOPE_REGION_VARIABLE"
+                : meta        ? "ARENASCOPE_REGION_IMMUTABLE"
+                              : "0")
+            << ", \"" << c_string_safe(t.what) << "\"},\n";
+    }
+    if (tail.empty()) out << "    {0u, 0u, ARENASCOPE_ID_NONE, 0, 0, \"\"},\n";
+    // Subgraph 0's operators: their names, and the tail item of a variable (state) tensor they read.
+    out << "};\n\nstatic const char *const arenascope_plan_op_names[" << std::max<size_t>(1, main.operators.size())
+        << "] = {";
+    for (const Operator &op : main.operators) out << (op.index ? ", " : "") << '"' << c_string_safe(op.op_name) << '"';
+    if (main.operators.empty()) out << "\"\"";
+    out << "};\n/* tail item index of the variable tensor each operator updates, -1 for none */\n"
+        << "static const int16_t arenascope_plan_op_state[" << std::max<size_t>(1, main.operators.size()) << "] = {";
+    for (const Operator &op : main.operators) {
+        int item = -1;
+        for (int32_t t : op.inputs)
+            for (size_t i = 0; i < tail.size() && item < 0 && t >= 0; ++i)
+                if (tail[i].tensor == t) item = static_cast<int>(i);
+        out << (op.index ? ", " : "") << item;
+    }
+    if (main.operators.empty()) out << "-1";
+    out << "};\n#endif /* ARENASCOPE_PLAN_TABLES */\n\n#endif /* ARENASCOPE_PLAN_H */\n";
+    return out.str();
 }
 
 }  // namespace arenascope::planner

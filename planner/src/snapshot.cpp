@@ -20,115 +20,173 @@ namespace arenascope::planner {
 
 namespace {
 
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
-  return buf;
+std::string utc_now()
+{
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+    return buf;
 }
 
 }  // namespace
 
-nlohmann::json budget_snapshot(const Budget& b) {
-  using nlohmann::json;
-  const Subgraph& main = b.model.subgraphs[0];
-  auto has = [](const std::vector<int32_t>& v, int t) { return std::find(v.begin(), v.end(), t) != v.end(); };
-  const int64_t size = b.recommended;
-  json regions = json::array();
-  for (const Buffer& buf : b.lifetimes.buffers) {
-    json flags = json::array();
-    if (buf.tensor >= 0 && buf.subgraph == 0) {
-      if (has(main.inputs, buf.tensor)) flags.push_back("input");
-      if (has(main.outputs, buf.tensor)) flags.push_back("output");
+nlohmann::json budget_snapshot(const Budget &b)
+{
+    using nlohmann::json;
+    const Subgraph &main = b.model.subgraphs[0];
+    auto has = [](const std::vector<int32_t> &v, int t) { return std::find(v.begin(), v.end(), t) != v.end(); };
+    const int64_t size = b.recommended;
+    json regions = json::array();
+    for (const Buffer &buf : b.lifetimes.buffers) {
+        json flags = json::array();
+        if (buf.tensor >= 0 && buf.subgraph == 0) {
+            if (has(main.inputs, buf.tensor)) flags.push_back("input");
+            if (has(main.outputs, buf.tensor)) flags.push_back("output");
+        }
+        if (buf.offline_offset >= 0) flags.push_back("offline");
+        json name = nullptr, shape = nullptr, dtype = nullptr;
+        std::string label;
+        if (buf.tensor >= 0) {
+            const Tensor &t = b.model.subgraphs[buf.subgraph].tensors[buf.tensor];
+            if (!t.name.empty()) name = t.name;
+            shape = t.shape;
+            dtype = type_name(t.type);
+            label = t.name.empty() ? "tensor " + std::to_string(buf.tensor) : t.name;
+        } else {
+            const ScratchRequest &r = b.kernels.requests[buf.scratch];
+            label = "scratch " + std::to_string(buf.scratch) + " (op " + std::to_string(r.op) + " " + r.what + ")";
+        }
+        const int64_t offset = b.greedy.offsets[buf.id];
+        regions.push_back({{"index", regions.size()},
+                           {"id", buf.tensor >= 0 ? buf.tensor : buf.scratch},
+                           {"kind", buf.tensor >= 0 ? "tensor" : "scratch"},
+                           {"offset", offset},
+                           {"address", offset},
+                           {"size_bytes", buf.size},
+                           {"first_use", buf.first},
+                           {"last_use", buf.last},
+                           {"flags", flags},
+                           {"label", label},
+                           {"name", name},
+                           {"shape", shape},
+                           {"dtype", dtype}});
     }
-    if (buf.offline_offset >= 0) flags.push_back("offline");
-    json name = nullptr, shape = nullptr, dtype = nullptr;
-    std::string label;
-    if (buf.tensor >= 0) {
-      const Tensor& t = b.model.subgraphs[buf.subgraph].tensors[buf.tensor];
-      if (!t.name.empty()) name = t.name;
-      shape = t.shape;
-      dtype = type_name(t.type);
-      label = t.name.empty() ? "tensor " + std::to_string(buf.tensor) : t.name;
+    const size_t head_regions = regions.size();
+    for (const TailRegion &t : b.tail_regions) {
+        json flags = json::array();
+        if (t.tensor >= 0) flags.push_back("variable");
+        regions.push_back({{"index", regions.size()},
+                           {"id", t.tensor >= 0 ? json(t.tensor) : json(nullptr)},
+                           {"kind", t.kind},
+                           {"offset", t.offset},
+                           {"address", t.offset},
+                           {"size_bytes", t.size},
+                           {"first_use", nullptr},
+                           {"last_use", nullptr},
+                           {"flags", flags},
+                           {"label", t.what},
+                           {"name", nullptr},
+                           {"shape", nullptr},
+                           {"dtype", nullptr}});
+    }
+    const std::vector<int64_t> live = live_bytes(b.lifetimes.buffers);
+    json live_regions = json::array();
+    for (size_t t = 0; t < live.size(); ++t) {
+        json ids = json::array();
+        for (size_t r = 0; r < head_regions; ++r) {
+            const Buffer &buf = b.lifetimes.buffers[r];
+            if (buf.first <= static_cast<int>(t) && static_cast<int>(t) <= buf.last) ids.push_back(r);
+        }
+        live_regions.push_back(ids);
+    }
+    const int64_t tail = b.minimum.tail_bytes, used = b.greedy.head + tail;
+    const int64_t peak = std::max(used, b.minimum.bytes), headroom = size - peak;
+    json arena = {
+        {"index", 0},
+        {"base_addr", 0},
+        {"size_bytes", size},
+        {"head_bytes", b.greedy.head},
+        {"temp_bytes", b.greedy.head},
+        {"tail_offset", size - tail},
+        {"tail_bytes", tail},
+        {"alignment_bytes", 16},
+        {"tflm_figures", false},
+        {"model_addr", nullptr},
+        {"model_size_bytes", b.model.file_bytes},
+        {"used_bytes", used},
+        {"peak_bytes", peak},
+        {"headroom_bytes", headroom},
+        {"headroom_pct", peak ? static_cast<double>(static_cast<int64_t>(10000.0 * headroom / peak + 0.5)) / 100 : 0.0},
+        {"minimum_arena_bytes", b.minimum.bytes},
+        {"headroom_is_upper_estimate", false},
+        {"free_band", nullptr},
+        {"damage", nullptr},
+        {"region_capacity", regions.size()},
+        {"regions", regions},
+        {"plan",
+         {{"scopes", live.size()},
+          {"live_bytes", live},
+          {"live_regions", live_regions},
+          {"lower_bound_bytes", b.bound.bytes},
+          {"lower_bound_scope", b.bound.scope}}}};
+    const Step &binding = b.arena.steps[b.minimum.binding];
+    std::string verdict = "PASS", reason;
+    if (!b.kernels.rejected.empty()) {
+        verdict = "FAIL";
+        reason = "TFLM would reject this model: " + b.kernels.rejected.front();
+    } else if (!b.minimum_exact()) {
+        verdict = "WARN";
+        std::string missing;
+        for (const auto *list : {&b.kernels.unmodelled_data, &b.kernels.unmodelled})
+            for (const std::string &u : *list) missing += (missing.empty() ? "" : "; ") + u;
+        reason = "the minimum arena " + std::to_string(b.minimum.bytes) + " B is a floor: not modelled: " + missing +
+                 "; measure arena_used_bytes() on the target";
     } else {
-      const ScratchRequest& r = b.kernels.requests[buf.scratch];
-      label = "scratch " + std::to_string(buf.scratch) + " (op " + std::to_string(r.op) + " " + r.what + ")";
+        reason = "predicted for " + b.abi.name + " with TFLM's reference kernels: minimum arena " +
+                 std::to_string(b.minimum.bytes) + " B, set by " + phase_name(binding.phase) + ": " + binding.what +
+                 "; this arena is the minimum + " + std::to_string(b.margin_pct) + " %";
     }
-    const int64_t offset = b.greedy.offsets[buf.id];
-    regions.push_back({{"index", regions.size()}, {"id", buf.tensor >= 0 ? buf.tensor : buf.scratch},
-                       {"kind", buf.tensor >= 0 ? "tensor" : "scratch"}, {"offset", offset}, {"address", offset},
-                       {"size_bytes", buf.size}, {"first_use", buf.first}, {"last_use", buf.last},
-                       {"flags", flags}, {"label", label}, {"name", name}, {"shape", shape}, {"dtype", dtype}});
-  }
-  const size_t head_regions = regions.size();
-  for (const TailRegion& t : b.tail_regions) {
-    json flags = json::array();
-    if (t.tensor >= 0) flags.push_back("variable");
-    regions.push_back({{"index", regions.size()}, {"id", t.tensor >= 0 ? json(t.tensor) : json(nullptr)},
-                       {"kind", t.kind}, {"offset", t.offset}, {"address", t.offset}, {"size_bytes", t.size},
-                       {"first_use", nullptr}, {"last_use", nullptr}, {"flags", flags}, {"label", t.what},
-                       {"name", nullptr}, {"shape", nullptr}, {"dtype", nullptr}});
-  }
-  const std::vector<int64_t> live = live_bytes(b.lifetimes.buffers);
-  json live_regions = json::array();
-  for (size_t t = 0; t < live.size(); ++t) {
-    json ids = json::array();
-    for (size_t r = 0; r < head_regions; ++r) {
-      const Buffer& buf = b.lifetimes.buffers[r];
-      if (buf.first <= static_cast<int>(t) && static_cast<int>(t) <= buf.last) ids.push_back(r);
-    }
-    live_regions.push_back(ids);
-  }
-  const int64_t tail = b.minimum.tail_bytes, used = b.greedy.head + tail;
-  const int64_t peak = std::max(used, b.minimum.bytes), headroom = size - peak;
-  json arena = {{"index", 0}, {"base_addr", 0}, {"size_bytes", size}, {"head_bytes", b.greedy.head},
-                {"temp_bytes", b.greedy.head}, {"tail_offset", size - tail}, {"tail_bytes", tail},
-                {"alignment_bytes", 16}, {"tflm_figures", false}, {"model_addr", nullptr},
-                {"model_size_bytes", b.model.file_bytes}, {"used_bytes", used}, {"peak_bytes", peak},
-                {"headroom_bytes", headroom},
-                {"headroom_pct", peak ? static_cast<double>(static_cast<int64_t>(10000.0 * headroom / peak + 0.5)) / 100
-                                      : 0.0},
-                {"minimum_arena_bytes", b.minimum.bytes}, {"headroom_is_upper_estimate", false},
-                {"free_band", nullptr}, {"damage", nullptr}, {"region_capacity", regions.size()},
-                {"regions", regions},
-                {"plan", {{"scopes", live.size()}, {"live_bytes", live}, {"live_regions", live_regions},
-                          {"lower_bound_bytes", b.bound.bytes}, {"lower_bound_scope", b.bound.scope}}}};
-  const Step& binding = b.arena.steps[b.minimum.binding];
-  std::string verdict = "PASS", reason;
-  if (!b.kernels.rejected.empty()) {
-    verdict = "FAIL";
-    reason = "TFLM would reject this model: " + b.kernels.rejected.front();
-  } else if (!b.minimum_exact()) {
-    verdict = "WARN";
-    std::string missing;
-    for (const auto* list : {&b.kernels.unmodelled_data, &b.kernels.unmodelled})
-      for (const std::string& u : *list) missing += (missing.empty() ? "" : "; ") + u;
-    reason = "the minimum arena " + std::to_string(b.minimum.bytes) +
-             " B is a floor: not modelled: " + missing + "; measure arena_used_bytes() on the target";
-  } else {
-    reason = "predicted for " + b.abi.name + " with TFLM's reference kernels: minimum arena " +
-             std::to_string(b.minimum.bytes) + " B, set by " + phase_name(binding.phase) + ": " + binding.what +
-             "; this arena is the minimum + " + std::to_string(b.margin_pct) + " %";
-  }
-  return {{"schema", "arenascope.snapshot"},
-          {"version", 2},
-          {"source", {{"elf", nullptr}, {"located_by", "model"}, {"descriptor_address", 0}, {"abi", "1.0"},
-                      {"addr_size", b.abi.pointer}, {"time", utc_now()}, {"model", b.model_path},
-                      {"predicted_by", "arenascope-plan"}, {"target", b.abi.name},
-                      {"arenascope_version", ARENASCOPE_VERSION}}},
-          {"state", {{"invokes", 0}, {"in_invoke", false}, {"measured", false}, {"measured_by", "model"},
-                     {"seq", 0}, {"layout_generation", 0}}},
-          {"arenas", json::array({arena})},
-          {"stack", {{"low_addr", 0}, {"high_addr", 0}, {"size_bytes", 0}, {"sp", nullptr}, {"hwm_addr", nullptr},
-                     {"peak_bytes", nullptr}, {"peak_is_lower_bound", false}, {"source", "none"},
-                     {"overflowed", false}, {"arena_end_addr", nullptr}, {"room_bytes", nullptr},
-                     {"required_room_bytes", nullptr}, {"rule_factor", 1.5}}},
-          {"guard", nullptr},
-          {"checks", json::array({{{"rule", "prediction"}, {"verdict", verdict}, {"reason", reason}}})},
-          {"fault", nullptr},
-          {"verdict", verdict}};
+    return {{"schema", "arenascope.snapshot"},
+            {"version", 2},
+            {"source",
+             {{"elf", nullptr},
+              {"located_by", "model"},
+              {"descriptor_address", 0},
+              {"abi", "1.0"},
+              {"addr_size", b.abi.pointer},
+              {"time", utc_now()},
+              {"model", b.model_path},
+              {"predicted_by", "arenascope-plan"},
+              {"target", b.abi.name},
+              {"arenascope_version", ARENASCOPE_VERSION}}},
+            {"state",
+             {{"invokes", 0},
+              {"in_invoke", false},
+              {"measured", false},
+              {"measured_by", "model"},
+              {"seq", 0},
+              {"layout_generation", 0}}},
+            {"arenas", json::array({arena})},
+            {"stack",
+             {{"low_addr", 0},
+              {"high_addr", 0},
+              {"size_bytes", 0},
+              {"sp", nullptr},
+              {"hwm_addr", nullptr},
+              {"peak_bytes", nullptr},
+              {"peak_is_lower_bound", false},
+              {"source", "none"},
+              {"overflowed", false},
+              {"arena_end_addr", nullptr},
+              {"room_bytes", nullptr},
+              {"required_room_bytes", nullptr},
+              {"rule_factor", 1.5}}},
+            {"guard", nullptr},
+            {"checks", json::array({{{"rule", "prediction"}, {"verdict", verdict}, {"reason", reason}}})},
+            {"fault", nullptr},
+            {"verdict", verdict}};
 }
 
 }  // namespace arenascope::planner

@@ -11,8 +11,8 @@
 arenascope_fault_record_t arenascope_fault_record ARENASCOPE_FAULT_SECTION;
 
 #define REC arenascope_fault_record
-#define CFSR_MSTKERR (1u << 4)  /* MemManage fault on exception entry stacking */
-#define CFSR_STKERR (1u << 12)  /* BusFault on exception entry stacking        */
+#define CFSR_MSTKERR (1u << 4) /* MemManage fault on exception entry stacking */
+#define CFSR_STKERR (1u << 12) /* BusFault on exception entry stacking        */
 
 static volatile uint32_t recording; /* .bss: zeroed each boot */
 
@@ -29,7 +29,7 @@ uint32_t arenascope_fnv1a(const void *data, uint32_t len)
 
 static void seal(void)
 {
-    REC.checksum = arenascope_fnv1a((const uint8_t *)&REC + 4, 92u);
+    REC.checksum = arenascope_fnv1a((const uint8_t *)&REC + 4, ARENASCOPE_FAULT_CHECKSUMMED_BYTES);
     ARENASCOPE_BARRIER();
     REC.magic = ARENASCOPE_FAULT_MAGIC;
 }
@@ -37,7 +37,8 @@ static void seal(void)
 void arenascope_fault_boot(void)
 {
     const int valid = REC.magic == ARENASCOPE_FAULT_MAGIC && REC.version == ARENASCOPE_FAULT_VERSION &&
-                      REC.size == sizeof REC && REC.checksum == arenascope_fnv1a((const uint8_t *)&REC + 4, 92u);
+                      REC.size == sizeof REC &&
+                      REC.checksum == arenascope_fnv1a((const uint8_t *)&REC + 4, ARENASCOPE_FAULT_CHECKSUMMED_BYTES);
     recording = 0u; /* a new boot: the next fault is recorded */
     REC.magic = 0;
     ARENASCOPE_BARRIER();
@@ -110,13 +111,14 @@ int arenascope_fault_protect(const arenascope_arena_t *arena, uint32_t *table, u
     for (i = 0; i < arena->region_count; i++) {
         table[i] = 0;
         if (regions[i].flags & ARENASCOPE_REGION_IMMUTABLE) {
-            table[i] = arenascope_fnv1a((const void *)(arena->base_addr + regions[i].offset_bytes), regions[i].size_bytes);
+            table[i] =
+                arenascope_fnv1a((const void *)(arena->base_addr + regions[i].offset_bytes), regions[i].size_bytes);
             n++;
         }
     }
     REC.magic = 0;
     ARENASCOPE_BARRIER();
-    REC.checksums_addr = (uint32_t)(uintptr_t)table;
+    REC.checksums_addr = (arenascope_addr_t)table;
     REC.checksum_count = arena->region_count;
     seal();
     return n;

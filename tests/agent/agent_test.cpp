@@ -33,7 +33,7 @@ protected:
     void SetUp() override
     {
         std::memset(&ram, kUntouched, sizeof ram);
-        std::memset(&arenascope_descriptor, 0, sizeof arenascope_descriptor); // a fresh .bss
+        std::memset(&arenascope_descriptor, 0, sizeof arenascope_descriptor);  // a fresh .bss
         arenascope_init(ram.stack, ram.stack + 64, ram.guard, ram.guard + sizeof ram.guard);
     }
 
@@ -45,7 +45,7 @@ protected:
     }
 };
 
-#define FIELD(type, name) {#name, offsetof(type, name)}
+#define FIELD(type, name) std::pair<const std::string, size_t>(#name, offsetof(type, name))
 
 TEST(AbiLayout, MatchesGoldenFixture)
 {
@@ -56,30 +56,57 @@ TEST(AbiLayout, MatchesGoldenFixture)
 
     const std::map<std::string, std::map<std::string, size_t>> c_layout = {
         {"region",
-         {FIELD(arenascope_region_t, offset_bytes), FIELD(arenascope_region_t, size_bytes), FIELD(arenascope_region_t, id),
-          FIELD(arenascope_region_t, kind), FIELD(arenascope_region_t, flags), FIELD(arenascope_region_t, first_use),
-          FIELD(arenascope_region_t, last_use), {"_size", sizeof(arenascope_region_t)}}},
+         {FIELD(arenascope_region_t, offset_bytes),
+          FIELD(arenascope_region_t, size_bytes),
+          FIELD(arenascope_region_t, id),
+          FIELD(arenascope_region_t, kind),
+          FIELD(arenascope_region_t, flags),
+          FIELD(arenascope_region_t, first_use),
+          FIELD(arenascope_region_t, last_use),
+          {"_size", sizeof(arenascope_region_t)}}},
         {"band",
-         {FIELD(arenascope_band_t, low_addr), FIELD(arenascope_band_t, high_addr), FIELD(arenascope_band_t, touched_lo),
-          FIELD(arenascope_band_t, touched_hi), {"_size", sizeof(arenascope_band_t)}}},
+         {FIELD(arenascope_band_t, low_addr),
+          FIELD(arenascope_band_t, high_addr),
+          FIELD(arenascope_band_t, touched_lo),
+          FIELD(arenascope_band_t, touched_hi),
+          {"_size", sizeof(arenascope_band_t)}}},
         {"arena",
-         {FIELD(arenascope_arena_t, base_addr), FIELD(arenascope_arena_t, regions_addr), FIELD(arenascope_arena_t, model_addr),
-          FIELD(arenascope_arena_t, size_bytes), FIELD(arenascope_arena_t, head_bytes), FIELD(arenascope_arena_t, temp_bytes),
-          FIELD(arenascope_arena_t, tail_offset), FIELD(arenascope_arena_t, model_size_bytes), FIELD(arenascope_arena_t, canary),
-          FIELD(arenascope_arena_t, alignment_bytes), FIELD(arenascope_arena_t, region_count),
-          FIELD(arenascope_arena_t, region_capacity), FIELD(arenascope_arena_t, flags), FIELD(arenascope_arena_t, reserved),
+         {FIELD(arenascope_arena_t, base_addr),
+          FIELD(arenascope_arena_t, regions_addr),
+          FIELD(arenascope_arena_t, model_addr),
+          FIELD(arenascope_arena_t, size_bytes),
+          FIELD(arenascope_arena_t, head_bytes),
+          FIELD(arenascope_arena_t, temp_bytes),
+          FIELD(arenascope_arena_t, tail_offset),
+          FIELD(arenascope_arena_t, model_size_bytes),
+          FIELD(arenascope_arena_t, canary),
+          FIELD(arenascope_arena_t, alignment_bytes),
+          FIELD(arenascope_arena_t, region_count),
+          FIELD(arenascope_arena_t, region_capacity),
+          FIELD(arenascope_arena_t, flags),
+          FIELD(arenascope_arena_t, reserved),
           {"_size", sizeof(arenascope_arena_t)}}},
         {"descriptor",
-         {FIELD(arenascope_descriptor_t, magic), FIELD(arenascope_descriptor_t, abi_major),
-          FIELD(arenascope_descriptor_t, abi_minor), FIELD(arenascope_descriptor_t, descriptor_size),
-          FIELD(arenascope_descriptor_t, addr_size), FIELD(arenascope_descriptor_t, arena_capacity),
-          FIELD(arenascope_descriptor_t, arena_count), FIELD(arenascope_descriptor_t, arena_entry_size),
-          FIELD(arenascope_descriptor_t, region_entry_size), FIELD(arenascope_descriptor_t, flags),
-          FIELD(arenascope_descriptor_t, seq), FIELD(arenascope_descriptor_t, layout_generation),
-          FIELD(arenascope_descriptor_t, reserved), FIELD(arenascope_descriptor_t, invoke_phase),
-          FIELD(arenascope_descriptor_t, canary_pattern), FIELD(arenascope_descriptor_t, stack_paint_pattern),
-          FIELD(arenascope_descriptor_t, fault_record_addr), FIELD(arenascope_descriptor_t, stack),
-          FIELD(arenascope_descriptor_t, guard), FIELD(arenascope_descriptor_t, arena),
+         {FIELD(arenascope_descriptor_t, magic),
+          FIELD(arenascope_descriptor_t, abi_major),
+          FIELD(arenascope_descriptor_t, abi_minor),
+          FIELD(arenascope_descriptor_t, descriptor_size),
+          FIELD(arenascope_descriptor_t, addr_size),
+          FIELD(arenascope_descriptor_t, arena_capacity),
+          FIELD(arenascope_descriptor_t, arena_count),
+          FIELD(arenascope_descriptor_t, arena_entry_size),
+          FIELD(arenascope_descriptor_t, region_entry_size),
+          FIELD(arenascope_descriptor_t, flags),
+          FIELD(arenascope_descriptor_t, seq),
+          FIELD(arenascope_descriptor_t, layout_generation),
+          FIELD(arenascope_descriptor_t, reserved),
+          FIELD(arenascope_descriptor_t, invoke_phase),
+          FIELD(arenascope_descriptor_t, canary_pattern),
+          FIELD(arenascope_descriptor_t, stack_paint_pattern),
+          FIELD(arenascope_descriptor_t, fault_record_addr),
+          FIELD(arenascope_descriptor_t, stack),
+          FIELD(arenascope_descriptor_t, guard),
+          FIELD(arenascope_descriptor_t, arena),
           {"_size_one_arena", sizeof(arenascope_descriptor_t)}}},
     };
     for (const auto &[type, fields] : c_layout) {
@@ -125,7 +152,7 @@ TEST_F(Agent, InitWritesHeaderAndMagicAndFillsGuard)
     for (unsigned i = 0; i < sizeof ram.guard; i += 4) {
         EXPECT_EQ(word_at(&ram.guard[i]), kCanary) << "guard byte " << i;
     }
-    EXPECT_EQ(ram.arena[sizeof ram.arena - 1], kUntouched); // the word below the guard
+    EXPECT_EQ(ram.arena[sizeof ram.arena - 1], kUntouched);  // the word below the guard
 }
 
 TEST_F(Agent, ArenaAddFillsEntryAndRefusesMoreThanCapacity)
@@ -141,7 +168,7 @@ TEST_F(Agent, ArenaAddFillsEntryAndRefusesMoreThanCapacity)
     EXPECT_EQ(a->alignment_bytes, 16);
     EXPECT_EQ(a->region_capacity, 4);
     EXPECT_EQ(a->region_count, 0);
-    EXPECT_EQ(arenascope_arena_add(ram.arena, 16, 16, nullptr, 0), nullptr); // ARENASCOPE_MAX_ARENAS == 1
+    EXPECT_EQ(arenascope_arena_add(ram.arena, 16, 16, nullptr, 0), nullptr);  // ARENASCOPE_MAX_ARENAS == 1
     EXPECT_EQ(arenascope_descriptor.arena_count, 1);
 }
 
@@ -154,7 +181,7 @@ TEST_F(Agent, PublishAppendsCopiesAndBumpsLayoutGeneration)
     r.offset_bytes = 0;
     EXPECT_EQ(arenascope_region_publish(a, &r), 1);
     EXPECT_EQ(a->region_count, 2);
-    EXPECT_EQ(table[0].offset_bytes, 512u); // a copy, not a reference to r
+    EXPECT_EQ(table[0].offset_bytes, 512u);  // a copy, not a reference to r
     EXPECT_EQ(table[0].size_bytes, 96u);
     EXPECT_EQ(table[0].id, 7);
     EXPECT_EQ(table[0].kind, ARENASCOPE_KIND_TENSOR);
@@ -164,9 +191,9 @@ TEST_F(Agent, PublishAppendsCopiesAndBumpsLayoutGeneration)
     EXPECT_EQ(arenascope_descriptor.layout_generation, gen0 + 2);
     EXPECT_EQ(arenascope_region_publish(a, &r), 2);
     EXPECT_EQ(arenascope_region_publish(a, &r), 3);
-    EXPECT_EQ(arenascope_region_publish(a, &r), -1); // full
+    EXPECT_EQ(arenascope_region_publish(a, &r), -1);  // full
     EXPECT_EQ(a->region_count, 4);
-    EXPECT_EQ(arenascope_descriptor.layout_generation, gen0 + 4); // a refused publish changes nothing
+    EXPECT_EQ(arenascope_descriptor.layout_generation, gen0 + 4);  // a refused publish changes nothing
     arenascope_regions_clear(a);
     EXPECT_EQ(a->region_count, 0);
     EXPECT_EQ(arenascope_descriptor.layout_generation, gen0 + 5);
@@ -239,7 +266,7 @@ TEST_F(Agent, MeasureReportsIntactBandsAsNone)
     EXPECT_EQ(a->canary.touched_hi, ARENASCOPE_NONE);
     EXPECT_EQ(d.guard.touched_lo, ARENASCOPE_NONE);
     EXPECT_EQ(d.guard.touched_hi, ARENASCOPE_NONE);
-    EXPECT_EQ(d.stack.touched_lo, ARENASCOPE_NONE); // never reached
+    EXPECT_EQ(d.stack.touched_lo, ARENASCOPE_NONE);  // never reached
 }
 
 TEST_F(Agent, MeasureFindsLowestAndHighestTouchedWords)
@@ -247,9 +274,9 @@ TEST_F(Agent, MeasureFindsLowestAndHighestTouchedWords)
     arenascope_arena_t *a = arenascope_arena_add(ram.arena, sizeof ram.arena, 16, table, 4);
     arenascope_arena_set_marks(a, 128, 128, 896);
     arenascope_canary_fill(a);
-    ram.arena[501] = 0x00; // word at arena offset 500 -> band offset 372
-    ram.arena[702] = 0xAB; // word at arena offset 700 -> band offset 572
-    ram.guard[10] = 0x00;  // word 8..12 of the guard
+    ram.arena[501] = 0x00;  // word at arena offset 500 -> band offset 372
+    ram.arena[702] = 0xAB;  // word at arena offset 700 -> band offset 572
+    ram.guard[10] = 0x00;   // word 8..12 of the guard
     arenascope_measure();
     EXPECT_EQ(a->canary.touched_lo, 500u - 128u);
     EXPECT_EQ(a->canary.touched_hi, 704u - 128u);
@@ -260,10 +287,10 @@ TEST_F(Agent, MeasureFindsLowestAndHighestTouchedWords)
 TEST_F(Agent, StackHighWaterMarkIsTheLowestWordThatLostItsPaint)
 {
     std::memset(ram.stack, 0xCC, sizeof ram.stack);
-    for (unsigned i = 40; i < 64; i++) { // a stack that was used down to word 40
+    for (unsigned i = 40; i < 64; i++) {  // a stack that was used down to word 40
         ram.stack[i] = 0x12345678u;
     }
-    ram.stack[50] = kPaint; // a painted-looking word inside the used part changes nothing
+    ram.stack[50] = kPaint;  // a painted-looking word inside the used part changes nothing
     arenascope_measure();
     EXPECT_EQ(arenascope_descriptor.stack.touched_lo, 40u * 4u);
     EXPECT_EQ(arenascope_descriptor.stack.touched_hi, 64u * 4u);
@@ -277,7 +304,7 @@ TEST_F(Agent, InvokePhaseIsOddInsideAnInvokeAndCountsPairs)
     arenascope_invoke_end();
     arenascope_invoke_begin();
     arenascope_invoke_end();
-    EXPECT_EQ(arenascope_descriptor.invoke_phase, 4u); // 2 completed
+    EXPECT_EQ(arenascope_descriptor.invoke_phase, 4u);  // 2 completed
 }
 
-} // namespace
+}  // namespace

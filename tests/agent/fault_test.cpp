@@ -1,12 +1,47 @@
-// Unit tests of the fault record (host): creation, boot counting, capture, nesting, checksums.
-// The FNV-1a reference is computed here, from its definition, not with the agent's function.
+// Unit tests of the fault record (host): layout, creation, boot counting, capture, nesting,
+// checksums. The FNV-1a reference is computed here, from its definition, not with the agent's
+// function; offsets come from the golden fixture (target_agent/abi/agent_abi_v1.json,
+// "fault_record"), never from the agent's header.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "arenascope/fault.h"
 
 namespace {
+
+const nlohmann::json &fixture()
+{
+    static const nlohmann::json abi = [] {
+        std::ifstream in(ARENASCOPE_ABI_FIXTURE);
+        return nlohmann::json::parse(in);
+    }();
+    return abi["fault_record"];
+}
+
+// The fixture's layout for this host's address size.
+const nlohmann::json &layout()
+{
+    return fixture()["layouts"][std::to_string(sizeof(void *))];
+}
+std::size_t at(const char *field)
+{
+    return layout()[field].get<std::size_t>();
+}
+
+// A field of the record as a host decodes it: little-endian bytes at the fixture's offset.
+uint64_t field(const arenascope_fault_record_t &r, const char *name, std::size_t bytes)
+{
+    uint8_t raw[sizeof r];
+    std::memcpy(raw, &r, sizeof r);
+    uint64_t v = 0;
+    for (std::size_t i = 0; i < bytes; i++) v |= uint64_t(raw[at(name) + i]) << (8 * i);
+    return v;
+}
 
 uint32_t fnv1a(const void *data, std::size_t n)
 {
@@ -18,23 +53,52 @@ uint32_t fnv1a(const void *data, std::size_t n)
 
 bool sealed(const arenascope_fault_record_t &r)
 {
-    return r.magic == ARENASCOPE_FAULT_MAGIC && r.checksum == fnv1a(reinterpret_cast<const uint8_t *>(&r) + 4, 92);
+    const std::size_t from = fixture()["checksummed_from"].get<std::size_t>();
+    return field(r, "magic", 4) == fixture()["magic"].get<uint32_t>() &&
+           field(r, "checksum", 4) == fnv1a(reinterpret_cast<const uint8_t *>(&r) + from, at("checksum") - from);
 }
 
 class Fault : public ::testing::Test {
 protected:
-    void SetUp() override { std::memset(&arenascope_fault_record, 0x5A, sizeof arenascope_fault_record); }  // power-on garbage
+    void SetUp() override
+    {
+        std::memset(&arenascope_fault_record, 0x5A, sizeof arenascope_fault_record);  // power-on garbage
+    }
 };
 
-TEST_F(Fault, LayoutIsTheDocumentedOne)
+#define RECORD_FIELD(name) std::pair<const std::string, std::size_t>(#name, offsetof(arenascope_fault_record_t, name))
+
+TEST(FaultLayout, MatchesGoldenFixture)
 {
-    EXPECT_EQ(sizeof(arenascope_fault_record_t), 100u);
-    EXPECT_EQ(offsetof(arenascope_fault_record_t, exc_return), 24u);
-    EXPECT_EQ(offsetof(arenascope_fault_record_t, cfsr), 32u);
-    EXPECT_EQ(offsetof(arenascope_fault_record_t, icsr), 52u);
-    EXPECT_EQ(offsetof(arenascope_fault_record_t, frame), 56u);
-    EXPECT_EQ(offsetof(arenascope_fault_record_t, checksums_addr), 88u);
-    EXPECT_EQ(offsetof(arenascope_fault_record_t, checksum), 96u);
+    EXPECT_EQ(fixture()["version"].get<unsigned>(), ARENASCOPE_FAULT_VERSION);
+    EXPECT_EQ(fixture()["magic"].get<uint32_t>(), ARENASCOPE_FAULT_MAGIC);
+    const std::map<std::string, std::size_t> c_layout = {
+        RECORD_FIELD(magic),      RECORD_FIELD(version),        RECORD_FIELD(size),
+        RECORD_FIELD(boot_count), RECORD_FIELD(fault_count),    RECORD_FIELD(fault_boot),
+        RECORD_FIELD(flags),      RECORD_FIELD(exc_return),     RECORD_FIELD(sp),
+        RECORD_FIELD(cfsr),       RECORD_FIELD(hfsr),           RECORD_FIELD(mmfar),
+        RECORD_FIELD(bfar),       RECORD_FIELD(shcsr),          RECORD_FIELD(icsr),
+        RECORD_FIELD(frame),      RECORD_FIELD(checksums_addr), RECORD_FIELD(checksum_count),
+        RECORD_FIELD(reserved),   RECORD_FIELD(checksum),       {"_size", sizeof(arenascope_fault_record_t)}};
+    EXPECT_EQ(layout().size(), c_layout.size());
+    for (const auto &[name, offset] : c_layout) {
+        ASSERT_TRUE(layout().contains(name)) << name << " missing from the fixture";
+        EXPECT_EQ(layout()[name].get<std::size_t>(), offset) << name;
+    }
+    // Declaration order: offsets increase along the fixture's field list.
+    std::size_t last = 0;
+    for (const auto &f : fixture()["fields"]) {
+        const std::size_t off = layout()[f[0].get<std::string>()].get<std::size_t>();
+        EXPECT_TRUE(f[0] == "magic" || off > last) << f[0];
+        last = off;
+    }
+    EXPECT_EQ(sizeof(arenascope_fault_record.checksums_addr), sizeof(void *));  // a whole address
+    const auto &flags = fixture()["flags"];
+    EXPECT_EQ(flags["frame_copied"].get<uint32_t>(), ARENASCOPE_FAULT_FRAME_COPIED);
+    EXPECT_EQ(flags["psp"].get<uint32_t>(), ARENASCOPE_FAULT_PSP);
+    EXPECT_EQ(flags["extended"].get<uint32_t>(), ARENASCOPE_FAULT_EXTENDED);
+    EXPECT_EQ(flags["lazy_fp"].get<uint32_t>(), ARENASCOPE_FAULT_LAZY_FP);
+    EXPECT_EQ(flags["nested"].get<uint32_t>(), ARENASCOPE_FAULT_NESTED);
 }
 
 TEST_F(Fault, FirstBootCreatesARecordLaterBootsCountAndKeepIt)
@@ -42,6 +106,8 @@ TEST_F(Fault, FirstBootCreatesARecordLaterBootsCountAndKeepIt)
     arenascope_fault_boot();
     const auto &r = arenascope_fault_record;
     EXPECT_TRUE(sealed(r));
+    EXPECT_EQ(field(r, "version", 2), fixture()["version"].get<unsigned>());
+    EXPECT_EQ(field(r, "size", 2), layout()["_size"].get<std::size_t>());
     EXPECT_EQ(r.boot_count, 1u);
     EXPECT_EQ(r.fault_count, 0u);
     EXPECT_EQ(r.fault_boot, 0u);
@@ -112,10 +178,42 @@ TEST_F(Fault, ProtectChecksumsImmutableRegionsOnly)
     EXPECT_EQ(sums[1], fnv1a(arena + 192, 64));
     const auto &rec = arenascope_fault_record;
     EXPECT_TRUE(sealed(rec));
-    EXPECT_EQ(rec.checksums_addr, uint32_t(reinterpret_cast<uintptr_t>(sums)));
+    EXPECT_EQ(rec.checksums_addr, reinterpret_cast<uintptr_t>(sums));
     EXPECT_EQ(rec.checksum_count, 2u);
     arena[200] ^= 1;  // something overwrites the region: the host's recomputation differs
     EXPECT_NE(sums[1], fnv1a(arena + 192, 64));
+}
+
+// Version 1 kept 32 bits of the table's address. On x86-64 a stack (and a heap) address is above
+// 4 GiB: the record must hand the whole address back, at the fixture's offset and width.
+TEST_F(Fault, ChecksumTableAboveFourGiBIsRecordedWhole)
+{
+    alignas(16) uint8_t arena[64];
+    arenascope_region_t table[1];
+    uint32_t sums[1];
+    const uint64_t where = reinterpret_cast<uintptr_t>(sums);
+    if (sizeof(void *) < 8) GTEST_SKIP() << "a 32-bit host has no address above 4 GiB";
+    ASSERT_GT(where, 0xFFFFFFFFull) << "this host put the stack below 4 GiB: the test proves nothing here";
+    std::memset(&arenascope_descriptor, 0, sizeof arenascope_descriptor);
+    std::memset(arena, 0x22, sizeof arena);
+    arenascope_init(nullptr, nullptr, nullptr, nullptr);
+    arenascope_fault_boot();
+    arenascope_arena_t *a = arenascope_arena_add(arena, sizeof arena, 16, table, 1);
+    const arenascope_region_t r0 = {0, 64, 0xFFFF, ARENASCOPE_KIND_METADATA, ARENASCOPE_REGION_IMMUTABLE, -1, -1};
+    arenascope_region_publish(a, &r0);
+    ASSERT_EQ(arenascope_fault_protect(a, sums, 1), 1);
+    const auto &rec = arenascope_fault_record;
+    EXPECT_TRUE(sealed(rec));
+    EXPECT_EQ(field(rec, "checksums_addr", sizeof(void *)), where);
+    EXPECT_EQ(field(rec, "checksum_count", 2), 1u);
+    EXPECT_EQ(sums[0], fnv1a(arena, 64));
+    // The checksum covers the address's high half: a record that lost it no longer seals.
+    arenascope_fault_record_t torn = rec;
+    uint8_t raw[sizeof torn];
+    std::memcpy(raw, &torn, sizeof torn);
+    raw[at("checksums_addr") + 4] ^= 0x01;
+    std::memcpy(&torn, raw, sizeof torn);
+    EXPECT_FALSE(sealed(torn));
 }
 
 }  // namespace

@@ -160,5 +160,37 @@ def decode(type_name, data, addr_size, offset=0):
     return out
 
 
+def decode_fault_record(data, addr_size):
+    """Decodes the agent's fault record at the fixture's offsets ("fault_record"; test-side,
+    independent of the plugin's decoder). Adds "_checksum_ok" (the fixture's checksum rule)."""
+    fixture = ABI["fault_record"]
+    layout = fixture["layouts"][str(addr_size)]
+    fmt = {"u16": "<H", "u32": "<I", "u32[8]": "<8I", "addr": "<Q" if addr_size == 8 else "<I"}
+    out = {}
+    for field, ftype in fixture["fields"]:
+        v = struct.unpack_from(fmt[ftype], data, layout[field])
+        out[field] = list(v) if ftype == "u32[8]" else v[0]
+    end = layout["checksum"]
+    h = 2166136261
+    for b in data[fixture["checksummed_from"]:end]:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    out["_checksum_ok"] = out["checksum"] == h
+    return out
+
+
+def dwarf_layout(elf, type_name, fields, gdb="gdb-multiarch"):
+    """{field: offset, "_size": bytes} of a struct as the compiler laid it out, from the ELF's
+    debug info (GDB, no target needed)."""
+    ex = []
+    for f in fields:
+        ex += ["-ex", f"print/d (unsigned long)&(({type_name} *)0)->{f}"]
+    ex += ["-ex", f"print/d sizeof({type_name})"]
+    proc = subprocess.run([gdb, "-q", "-nx", "-batch", *ex, str(elf)], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    values = [int(v) for v in re.findall(r"^\$\d+ = (\d+)$", proc.stdout, re.M)]
+    assert len(values) == len(fields) + 1, proc.stdout + proc.stderr
+    return {**dict(zip(fields, values)), "_size": values[-1]}
+
+
 def decode_regions(data, count):
     return [decode("region", data, 4, 16 * i) for i in range(count)]

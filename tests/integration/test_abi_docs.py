@@ -30,6 +30,23 @@ def test_every_field_in_the_docs_has_the_fixture_offsets_and_type():
             assert doc_type == fixture_type, f"{type_name}.{field} type"
 
 
+def test_the_fault_record_table_has_the_fixture_offsets_types_and_sizes():
+    text = (ROOT / "docs" / "agent-abi.md").read_text()
+    heading, body = next((h, b) for h, b in re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+                         if h.startswith("Fault record"))
+    fixture = ABI["fault_record"]
+    assert heading.endswith(f"version {fixture['version']}"), heading
+    rows = re.findall(r"^\| (\d+) \| (\d+) \| ([^|]+) \| ([^|]+) \| (\w+) \|", body, re.M)
+    assert [f for *_, f in rows] == [f for f, _ in fixture["fields"]]
+    sizes = {"u16": "2", "u32": "4", "u32[8]": "32", "addr": "addr"}
+    for (off4, off8, size, doc_type, field), (_, fixture_type) in zip(rows, fixture["fields"]):
+        assert int(off4) == fixture["layouts"]["4"][field], f"{field} (addr 4)"
+        assert int(off8) == fixture["layouts"]["8"][field], f"{field} (addr 8)"
+        assert doc_type.strip() == fixture_type and size.strip() == sizes[fixture_type], field
+    for addr_size in ("4", "8"):
+        assert f"**{fixture['layouts'][addr_size]['_size']} bytes**" in body
+
+
 def test_readme_and_docs_links_resolve_and_ci_runs_the_readmes_test_command():
     import re
     docs = [ROOT / "README.md", ROOT / "viewer" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from harness import ABI, DEMO_IS_DSCNN, FIRMWARE, FIRMWARE_MAP, PLANNER, TFLM_FIGURES, decode, decode_regions, demo_plan, elf_symbols, gdb_batch, map_sections, qemu
+from harness import (ABI, DEMO_IS_DSCNN, FIRMWARE, FIRMWARE_MAP, PLANNER, TFLM_FIGURES, decode, decode_fault_record,
+                     decode_regions, demo_plan, dwarf_layout, elf_symbols, gdb_batch, map_sections, qemu)
 
 NONE = ABI["sentinels"]["none"]
 KIND = ABI["kinds"]
@@ -244,13 +245,6 @@ def test_stack_into_arena_overwrites_the_tail_and_the_next_invoke_faults():
     assert syms["__guard_start"] < syms["__StackLimit"]
 
 
-def fnv1a(data):
-    h = 2166136261
-    for b in data:
-        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
-    return h
-
-
 def elf_function(name):
     """(start, end) of a function from the ELF symbol table (thumb bit cleared)."""
     from elftools.elf.elffile import ELFFile
@@ -261,28 +255,32 @@ def elf_function(name):
     raise KeyError(name)
 
 
+def test_fault_record_layout_of_the_firmware_is_the_fixtures():
+    # The Cortex-M4 compiler's layout (DWARF) against the golden fixture's 4-byte column.
+    fixture = ABI["fault_record"]
+    fields = [f for f, _ in fixture["fields"]]
+    assert dwarf_layout(FIRMWARE, "arenascope_fault_record_t", fields) == fixture["layouts"]["4"]
+
+
 def test_fault_record_after_a_bus_fault():
-    import struct
     syms = elf_symbols(FIRMWARE)
+    size = ABI["fault_record"]["layouts"]["4"]["_size"]
     dump, text, _ = run_to_invoke(1, after=["break arenascope_fault_hook", "set var demo_scenario = 3", "continue"],
-                                  reads=[("rec", "&arenascope_fault_record", 100),
+                                  reads=[("rec", "&arenascope_fault_record", size),
                                          ("desc", "&arenascope_descriptor", DESC_BYTES)])
     assert dump["frame"] == "arenascope_fault_hook", text
-    rec = bytes.fromhex(dump["mem"]["rec"])
-    (magic, version, size, boots, faults, fault_boot, flags, exc_return, sp, cfsr, hfsr, mmfar, bfar, shcsr,
-     icsr) = struct.unpack_from("<IHHIIIIIIIIIIII", rec, 0)
-    frame = struct.unpack_from("<8I", rec, 56)
-    checksums_addr, checksum_count, _reserved, checksum = struct.unpack_from("<IHHI", rec, 88)
-    assert magic == 0x544C4641 and version == 1 and size == 100
-    assert checksum == fnv1a(rec[4:96])
-    assert (boots, faults, fault_boot) == (1, 1, 1)          # this boot's fault
-    assert cfsr == PRECISERR | BFARVALID and bfar == 0xF0000000
-    assert exc_return == 0xFFFFFFF9                          # thread mode, MSP, basic frame (ARMv7-M B1.5.8)
-    assert flags == 0x01                                     # frame copied; MSP; no FP context
-    assert icsr & 0x1FF == 5                                 # VECTACTIVE: BusFault is exception 5
+    r = decode_fault_record(bytes.fromhex(dump["mem"]["rec"]), 4)
+    assert r["magic"] == ABI["fault_record"]["magic"] and r["version"] == ABI["fault_record"]["version"]
+    assert r["size"] == size and r["_checksum_ok"]
+    assert (r["boot_count"], r["fault_count"], r["fault_boot"]) == (1, 1, 1)  # this boot's fault
+    assert r["cfsr"] == PRECISERR | BFARVALID and r["bfar"] == 0xF0000000
+    assert r["exc_return"] == 0xFFFFFFF9                     # thread mode, MSP, basic frame (ARMv7-M B1.5.8)
+    assert r["flags"] == ABI["fault_record"]["flags"]["frame_copied"]  # frame copied; MSP; no FP context
+    assert r["icsr"] & 0x1FF == 5                            # VECTACTIVE: BusFault is exception 5
     lo, hi = elf_function("provoke")
-    assert lo <= frame[6] < hi, f"stacked PC {frame[6]:#x} not in provoke {lo:#x}-{hi:#x}"
-    assert sp >= syms["__StackLimit"] and sp < syms["__StackTop"]
-    assert checksums_addr == syms["region_checksums"] and checksum_count == HEAD_REGIONS + TAIL_REGIONS
+    pc = r["frame"][6]
+    assert lo <= pc < hi, f"stacked PC {pc:#x} not in provoke {lo:#x}-{hi:#x}"
+    assert syms["__StackLimit"] <= r["sp"] < syms["__StackTop"]
+    assert r["checksums_addr"] == syms["region_checksums"] and r["checksum_count"] == HEAD_REGIONS + TAIL_REGIONS
     d = decode("descriptor", bytes.fromhex(dump["mem"]["desc"]), 4)
     assert d["fault_record_addr"] == syms["arenascope_fault_record"]

@@ -2,7 +2,9 @@
 descriptor must sit where the compiler put the demo's RAM block, with 8-byte addresses."""
 import pytest
 
-from harness import ABI, HOST_DEMO, PLANNER, decode, demo_plan, gdb_batch
+import sys
+
+from harness import ABI, HOST_DEMO, PLANNER, ROOT, decode, decode_fault_record, demo_plan, dwarf_layout, gdb_batch
 
 NONE = ABI["sentinels"]["none"]
 DESC_BYTES = ABI["layouts"]["8"]["descriptor"]["_size_one_arena"]
@@ -31,6 +33,37 @@ def test_host_demo_descriptor_under_gdb():
     assert d["guard"]["touched_lo"] == NONE and a["canary"]["touched_lo"] == NONE
     assert a["region_count"] == len(PLAN["buffers"]) + len(PLAN["tail"]["regions"])
     assert a["head_bytes"] == PLAN["plans"]["tflm-greedy"]["head_bytes"]
+
+
+def fault_record_decoder():
+    """The plugin's fault-record decoder."""
+    sys.path.insert(0, str(ROOT / "gdbplugin"))
+    from arenascope_plugin.decode import faultrecord  # pylint: disable=import-outside-toplevel
+    return faultrecord
+
+
+def test_host_fault_record_carries_the_whole_checksum_table_address():
+    # The host build's record is the fixture's 8-byte layout (DWARF of the x86-64 build), and the
+    # checksum table's address, above 4 GiB in a 64-bit process, comes back whole from its bytes,
+    # decoded at the fixture's offsets and by the plugin's decoder.
+    fixture = ABI["fault_record"]
+    size = fixture["layouts"]["8"]["_size"]
+    assert dwarf_layout(HOST_DEMO, "arenascope_fault_record_t", [f for f, _ in fixture["fields"]],
+                        gdb="gdb") == fixture["layouts"]["8"]
+    dump, text = gdb_batch(HOST_DEMO, ["break demo_invoke_done", "run"], gdb="gdb", args=["3"],
+                           reads=[("rec", "&arenascope_fault_record", size), ("sums", "&region_checksums", 4)])
+    assert dump["frame"] == "demo_invoke_done", text
+    raw = bytes.fromhex(dump["mem"]["rec"])
+    table = dump["addr"]["sums"]
+    assert table > 0xFFFFFFFF, f"the table is at {table:#x}: below 4 GiB, this proves nothing"
+    r = decode_fault_record(raw, 8)
+    assert r["version"] == fixture["version"] and r["size"] == size and r["_checksum_ok"]
+    assert r["checksums_addr"] == table
+    assert r["checksum_count"] == len(PLAN["buffers"]) + len(PLAN["tail"]["regions"])
+    decoder = fault_record_decoder()
+    rec = decoder.decode_record(raw, dump["addr"]["rec"])
+    assert rec.checksums_addr == table and rec.boot_count == 1 and rec.fault_count == 0
+    assert decoder.read_record(lambda a, n: raw[a - dump["addr"]["rec"]:][:n], dump["addr"]["rec"]) == rec
 
 
 def test_host_demo_runs_to_completion():

@@ -13,85 +13,87 @@ namespace test_models {
 namespace fb = arenascope::tflite;
 
 struct T {
-  std::vector<int32_t> shape;
-  int type = 9;  // INT8
-  bool constant = false;
-  bool variable = false;
-  std::string name = {};
+    std::vector<int32_t> shape;
+    int type = 9;  // INT8
+    bool constant = false;
+    bool variable = false;
+    std::string name = {};
 };
 struct Op {
-  int opcode;  // BuiltinOperator
-  std::vector<int32_t> inputs, outputs;
-  std::vector<int32_t> subgraphs = {};  // IF then/else, WHILE cond/body, CALL_ONCE init
+    int opcode;  // BuiltinOperator
+    std::vector<int32_t> inputs, outputs;
+    std::vector<int32_t> subgraphs = {};  // IF then/else, WHILE cond/body, CALL_ONCE init
 };
 struct SG {
-  std::vector<T> tensors;
-  std::vector<Op> ops;
-  std::vector<int32_t> inputs, outputs;
+    std::vector<T> tensors;
+    std::vector<Op> ops;
+    std::vector<int32_t> inputs, outputs;
 };
 
 // Serialize; offline = "OfflineMemoryAllocation" offsets (empty: none).
-inline std::vector<uint8_t> build(const std::vector<SG>& subgraphs, const std::vector<int32_t>& offline = {}) {
-  flatbuffers::FlatBufferBuilder b;
-  std::vector<flatbuffers::Offset<fb::Buffer>> buffers{fb::CreateBuffer(b)};
-  std::vector<int> opcodes;
-  auto opcode_index = [&](int code) {
-    for (size_t i = 0; i < opcodes.size(); ++i) if (opcodes[i] == code) return static_cast<uint32_t>(i);
-    opcodes.push_back(code);
-    return static_cast<uint32_t>(opcodes.size() - 1);
-  };
-  std::vector<flatbuffers::Offset<fb::SubGraph>> sgs;
-  for (const SG& sg : subgraphs) {
-    std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
-    for (const T& t : sg.tensors) {
-      uint32_t buffer = 0;
-      if (t.constant) {
-        std::vector<uint8_t> bytes(4, 1);
-        buffers.push_back(fb::CreateBuffer(b, b.CreateVector(bytes)));
-        buffer = static_cast<uint32_t>(buffers.size() - 1);
-      }
-      tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape), static_cast<int8_t>(t.type), buffer,
-                                         b.CreateString(t.name), 0, t.variable));
+inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::vector<int32_t> &offline = {})
+{
+    flatbuffers::FlatBufferBuilder b;
+    std::vector<flatbuffers::Offset<fb::Buffer>> buffers{fb::CreateBuffer(b)};
+    std::vector<int> opcodes;
+    auto opcode_index = [&](int code) {
+        for (size_t i = 0; i < opcodes.size(); ++i)
+            if (opcodes[i] == code) return static_cast<uint32_t>(i);
+        opcodes.push_back(code);
+        return static_cast<uint32_t>(opcodes.size() - 1);
+    };
+    std::vector<flatbuffers::Offset<fb::SubGraph>> sgs;
+    for (const SG &sg : subgraphs) {
+        std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+        for (const T &t : sg.tensors) {
+            uint32_t buffer = 0;
+            if (t.constant) {
+                std::vector<uint8_t> bytes(4, 1);
+                buffers.push_back(fb::CreateBuffer(b, b.CreateVector(bytes)));
+                buffer = static_cast<uint32_t>(buffers.size() - 1);
+            }
+            tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape), static_cast<int8_t>(t.type), buffer,
+                                               b.CreateString(t.name), 0, t.variable));
+        }
+        std::vector<flatbuffers::Offset<fb::Operator>> ops;
+        for (const Op &op : sg.ops) {
+            flatbuffers::uoffset_t options = 0;
+            if (!op.subgraphs.empty()) {
+                const auto start = b.StartTable();
+                b.AddElement<int32_t>(4, op.subgraphs[0], -1);
+                if (op.subgraphs.size() > 1) b.AddElement<int32_t>(6, op.subgraphs[1], -1);
+                options = b.EndTable(start);
+            }
+            auto in = b.CreateVector(op.inputs);
+            auto out = b.CreateVector(op.outputs);
+            const auto start = b.StartTable();
+            b.AddElement<uint32_t>(4, opcode_index(op.opcode), 0);
+            b.AddOffset(6, in);
+            b.AddOffset(8, out);
+            if (options) {
+                b.AddElement<uint8_t>(10, 1, 0);
+                b.AddOffset(12, flatbuffers::Offset<void>(options));
+            }
+            ops.push_back(flatbuffers::Offset<fb::Operator>(b.EndTable(start)));
+        }
+        sgs.push_back(fb::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(sg.inputs),
+                                         b.CreateVector(sg.outputs), b.CreateVector(ops), b.CreateString("sg")));
     }
-    std::vector<flatbuffers::Offset<fb::Operator>> ops;
-    for (const Op& op : sg.ops) {
-      flatbuffers::uoffset_t options = 0;
-      if (!op.subgraphs.empty()) {
-        const auto start = b.StartTable();
-        b.AddElement<int32_t>(4, op.subgraphs[0], -1);
-        if (op.subgraphs.size() > 1) b.AddElement<int32_t>(6, op.subgraphs[1], -1);
-        options = b.EndTable(start);
-      }
-      auto in = b.CreateVector(op.inputs);
-      auto out = b.CreateVector(op.outputs);
-      const auto start = b.StartTable();
-      b.AddElement<uint32_t>(4, opcode_index(op.opcode), 0);
-      b.AddOffset(6, in);
-      b.AddOffset(8, out);
-      if (options) {
-        b.AddElement<uint8_t>(10, 1, 0);
-        b.AddOffset(12, flatbuffers::Offset<void>(options));
-      }
-      ops.push_back(flatbuffers::Offset<fb::Operator>(b.EndTable(start)));
+    std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
+    for (int c : opcodes) codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(c < 127 ? c : 127), 0, 1, c));
+    std::vector<flatbuffers::Offset<fb::Metadata>> metadata;
+    if (!offline.empty()) {
+        std::vector<int32_t> words{1, static_cast<int32_t>(subgraphs.size()), static_cast<int32_t>(offline.size())};
+        words.insert(words.end(), offline.begin(), offline.end());
+        const auto *raw = reinterpret_cast<const uint8_t *>(words.data());
+        buffers.push_back(fb::CreateBuffer(b, b.CreateVector(raw, words.size() * 4)));
+        metadata.push_back(fb::CreateMetadata(b, b.CreateString("OfflineMemoryAllocation"),
+                                              static_cast<uint32_t>(buffers.size() - 1)));
     }
-    sgs.push_back(fb::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(sg.inputs), b.CreateVector(sg.outputs),
-                                     b.CreateVector(ops), b.CreateString("sg")));
-  }
-  std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
-  for (int c : opcodes) codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(c < 127 ? c : 127), 0, 1, c));
-  std::vector<flatbuffers::Offset<fb::Metadata>> metadata;
-  if (!offline.empty()) {
-    std::vector<int32_t> words{1, static_cast<int32_t>(subgraphs.size()), static_cast<int32_t>(offline.size())};
-    words.insert(words.end(), offline.begin(), offline.end());
-    const auto* raw = reinterpret_cast<const uint8_t*>(words.data());
-    buffers.push_back(fb::CreateBuffer(b, b.CreateVector(raw, words.size() * 4)));
-    metadata.push_back(fb::CreateMetadata(b, b.CreateString("OfflineMemoryAllocation"),
-                                          static_cast<uint32_t>(buffers.size() - 1)));
-  }
-  auto model = fb::CreateModel(b, 3, b.CreateVector(codes), b.CreateVector(sgs), b.CreateString("test"),
-                               b.CreateVector(buffers), 0, b.CreateVector(metadata));
-  fb::FinishModelBuffer(b, model);
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+    auto model = fb::CreateModel(b, 3, b.CreateVector(codes), b.CreateVector(sgs), b.CreateString("test"),
+                                 b.CreateVector(buffers), 0, b.CreateVector(metadata));
+    fb::FinishModelBuffer(b, model);
+    return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
 
 }  // namespace test_models

@@ -12,8 +12,8 @@
 #include "arenascope/planner/arena.h"
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/outcome.h"
-#include "arenascope/planner/report.h"
 #include "arenascope/planner/plan.h"
+#include "arenascope/planner/report.h"
 #include "model_builder.h"
 
 using namespace arenascope::planner;
@@ -24,70 +24,77 @@ using test_models::T;
 namespace {
 constexpr int FC = 9, SOFTMAX = 25, RELU = 19, ADD = 0, IF = 118, WHILE = 119, SVDF = 27;
 
-Model parse(const std::vector<uint8_t>& bytes) { return read_model(bytes.data(), bytes.size()); }
+Model parse(const std::vector<uint8_t> &bytes)
+{
+    return read_model(bytes.data(), bytes.size());
+}
 
 struct Expect {
-  int tensor;
-  int64_t size;
-  int first, last;
-  int64_t offset;
+    int tensor;
+    int64_t size;
+    int first, last;
+    int64_t offset;
 };
 
-void expect_plan(const Lifetimes& l, const Plan& p, const std::vector<Expect>& want) {
-  ASSERT_EQ(l.buffers.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    SCOPED_TRACE("buffer " + std::to_string(i));
-    EXPECT_EQ(l.buffers[i].tensor, want[i].tensor);
-    EXPECT_EQ(l.buffers[i].size, want[i].size);
-    EXPECT_EQ(l.buffers[i].first, want[i].first);
-    EXPECT_EQ(l.buffers[i].last, want[i].last);
-    EXPECT_EQ(p.offsets[i], want[i].offset);
-  }
+void expect_plan(const Lifetimes &l, const Plan &p, const std::vector<Expect> &want)
+{
+    ASSERT_EQ(l.buffers.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        SCOPED_TRACE("buffer " + std::to_string(i));
+        EXPECT_EQ(l.buffers[i].tensor, want[i].tensor);
+        EXPECT_EQ(l.buffers[i].size, want[i].size);
+        EXPECT_EQ(l.buffers[i].first, want[i].first);
+        EXPECT_EQ(l.buffers[i].last, want[i].last);
+        EXPECT_EQ(p.offsets[i], want[i].offset);
+    }
 }
 
 // The model's TFLM greedy plan is `want` and its head is `head`, equal to the lower bound, first
 // reached in scope `scope` (every hand-worked graph below is planned tightly). Returns the
 // lifetimes and the plan for the test's own further checks.
-std::pair<Lifetimes, Plan> expect_tight_plan(const std::vector<uint8_t>& model, const std::vector<Expect>& want,
-                                             int64_t head, int scope) {
-  Lifetimes l = build_lifetimes(parse(model), {});
-  Plan p = plan_tflm_greedy(l.buffers);
-  expect_plan(l, p, want);
-  EXPECT_EQ(p.head, head);
-  const LowerBound bound = lower_bound(l.buffers);
-  EXPECT_EQ(bound.bytes, head);
-  EXPECT_EQ(bound.scope, scope);
-  return {std::move(l), std::move(p)};
+std::pair<Lifetimes, Plan> expect_tight_plan(const std::vector<uint8_t> &model, const std::vector<Expect> &want,
+                                             int64_t head, int scope)
+{
+    Lifetimes l = build_lifetimes(parse(model), {});
+    Plan p = plan_tflm_greedy(l.buffers);
+    expect_plan(l, p, want);
+    EXPECT_EQ(p.head, head);
+    const LowerBound bound = lower_bound(l.buffers);
+    EXPECT_EQ(bound.bytes, head);
+    EXPECT_EQ(bound.scope, scope);
+    return {std::move(l), std::move(p)};
 }
 
 // input t0 [1,100] -> FC -> t2 [1,200] -> FC -> t3 [1,50] -> SOFTMAX -> t4 [1,10]; t1 constant.
-SG chain() {
-  return SG{{{{1, 100}}, {{200, 100}, 9, true}, {{1, 200}}, {{1, 50}}, {{1, 10}}},
-            {{FC, {0, 1}, {2}}, {FC, {2, 1}, {3}}, {SOFTMAX, {3}, {4}}},
-            {0},
-            {4}};
+SG chain()
+{
+    return SG{{{{1, 100}}, {{200, 100}, 9, true}, {{1, 200}}, {{1, 50}}, {{1, 10}}},
+              {{FC, {0, 1}, {2}}, {FC, {2, 1}, {3}}, {SOFTMAX, {3}, {4}}},
+              {0},
+              {4}};
 }
 }  // namespace
 
-TEST(Reader, ReadsTensorsOperatorsAndNames) {
-  const Model m = parse(test_models::build({chain()}));
-  ASSERT_EQ(m.subgraphs.size(), 1u);
-  const Subgraph& sg = m.subgraphs[0];
-  ASSERT_EQ(sg.tensors.size(), 5u);
-  EXPECT_EQ(sg.tensors[2].bytes, 200);
-  EXPECT_EQ(sg.tensors[1].has_data, true);
-  EXPECT_EQ(sg.tensors[0].has_data, false);
-  ASSERT_EQ(sg.operators.size(), 3u);
-  EXPECT_EQ(sg.operators[0].op_name, "FULLY_CONNECTED");
-  EXPECT_EQ(sg.operators[2].op_name, "SOFTMAX");
-  EXPECT_EQ(sg.inputs, std::vector<int32_t>{0});
-  EXPECT_EQ(builtin_name(118), "IF");
-  EXPECT_EQ(builtin_name(161), "RIGHT_SHIFT");
-  EXPECT_EQ(builtin_name(209), "STABLEHLO_CASE");
-  EXPECT_EQ(builtin_name(400), "BUILTIN_400");
-  EXPECT_EQ(type_name(9), "INT8");
-  EXPECT_EQ(type_size(7), 2);  // INT16
-  EXPECT_EQ(type_size(5), 0);  // STRING: TFLM cannot size it
+TEST(Reader, ReadsTensorsOperatorsAndNames)
+{
+    const Model m = parse(test_models::build({chain()}));
+    ASSERT_EQ(m.subgraphs.size(), 1u);
+    const Subgraph &sg = m.subgraphs[0];
+    ASSERT_EQ(sg.tensors.size(), 5u);
+    EXPECT_EQ(sg.tensors[2].bytes, 200);
+    EXPECT_EQ(sg.tensors[1].has_data, true);
+    EXPECT_EQ(sg.tensors[0].has_data, false);
+    ASSERT_EQ(sg.operators.size(), 3u);
+    EXPECT_EQ(sg.operators[0].op_name, "FULLY_CONNECTED");
+    EXPECT_EQ(sg.operators[2].op_name, "SOFTMAX");
+    EXPECT_EQ(sg.inputs, std::vector<int32_t>{0});
+    EXPECT_EQ(builtin_name(118), "IF");
+    EXPECT_EQ(builtin_name(161), "RIGHT_SHIFT");
+    EXPECT_EQ(builtin_name(209), "STABLEHLO_CASE");
+    EXPECT_EQ(builtin_name(400), "BUILTIN_400");
+    EXPECT_EQ(type_name(9), "INT8");
+    EXPECT_EQ(type_size(7), 2);  // INT16
+    EXPECT_EQ(type_size(5), 0);  // STRING: TFLM cannot size it
 }
 
 // Lifetimes: t0 created at scope 0, last used by op 0 (scope 1) -> 0..1; t2 1..2; t3 2..3;
@@ -97,26 +104,28 @@ TEST(Reader, ReadsTensorsOperatorsAndNames) {
 // 1 at 0. 0 (0..1) overlaps 1: gap 0 < 112 -> after it, 208. 2 (2..3) overlaps 1 only -> 208.
 // 3 (3..3) overlaps 2 only (at 208): gap 208 >= 16 -> 0. Head = 208 + 112 = 320.
 // Lower bound: scope 1 holds 112 + 208 = 320.
-TEST(Plan, ChainMatchesHandWorkedGreedy) {
-  const auto [l, p] = expect_tight_plan(test_models::build({chain()}),
-                                        {{0, 112, 0, 1, 208}, {2, 208, 1, 2, 0}, {3, 64, 2, 3, 208}, {4, 16, 3, 3, 0}},
-                                        320, 1);
-  EXPECT_EQ(l.op_scope[0], (std::vector<int>{1, 2, 3}));
-  EXPECT_EQ(l.placement[0][1], Placement::Constant);
-  EXPECT_EQ(check_plan(l.buffers, p), "");
+TEST(Plan, ChainMatchesHandWorkedGreedy)
+{
+    const auto [l, p] =
+        expect_tight_plan(test_models::build({chain()}),
+                          {{0, 112, 0, 1, 208}, {2, 208, 1, 2, 0}, {3, 64, 2, 3, 208}, {4, 16, 3, 3, 0}}, 320, 1);
+    EXPECT_EQ(l.op_scope[0], (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(l.placement[0][1], Placement::Constant);
+    EXPECT_EQ(check_plan(l.buffers, p), "");
 }
 
 // Residual: t0 -> RELU -> t1 -> RELU -> t2; ADD(t0, t2) -> t3; all 64 B.
 // Lifetimes t0 0..3 (read by the ADD at scope 3), t1 1..2, t2 2..3, t3 3..3.
 // Equal sizes keep reversed id order 3,2,1,0: 3@0; 2 overlaps 3 -> 64; 1 overlaps 2 only,
 // gap 64 before it -> 0; 0 overlaps all -> 128. Head 192 = lower bound (scope 2: 3 x 64).
-TEST(Plan, ResidualAddKeepsTheSkipTensorAlive) {
-  SG sg{{{{1, 64}}, {{1, 64}}, {{1, 64}}, {{1, 64}}},
-        {{RELU, {0}, {1}}, {RELU, {1}, {2}}, {ADD, {0, 2}, {3}}},
-        {0},
-        {3}};
-  expect_tight_plan(test_models::build({sg}),
-                    {{0, 64, 0, 3, 128}, {1, 64, 1, 2, 0}, {2, 64, 2, 3, 64}, {3, 64, 3, 3, 0}}, 192, 2);
+TEST(Plan, ResidualAddKeepsTheSkipTensorAlive)
+{
+    SG sg{{{{1, 64}}, {{1, 64}}, {{1, 64}}, {{1, 64}}},
+          {{RELU, {0}, {1}}, {RELU, {1}, {2}}, {ADD, {0, 2}, {3}}},
+          {0},
+          {3}};
+    expect_tight_plan(test_models::build({sg}),
+                      {{0, 64, 0, 3, 128}, {1, 64, 1, 2, 0}, {2, 64, 2, 3, 64}, {3, 64, 3, 3, 0}}, 192, 2);
 }
 
 // Branches: t0 [1,100] feeds two operators, RELU -> t1 [1,200] and RELU -> t2 [1,48];
@@ -124,16 +133,17 @@ TEST(Plan, ResidualAddKeepsTheSkipTensorAlive) {
 // second branch), t1 1..3, t2 2..3, t3 3..3. Size order (stable from reversed ids 3,2,1,0):
 // t1, t0, t2, t3. t1@0; t0 overlaps t1 -> 208; t2 overlaps t1 and t0 -> 320; t3 overlaps t1
 // and t2 (not t0): the gap 208..320 holds 32 -> 208. Head 368 = lower bound (scope 2: 112+208+48).
-TEST(Plan, BranchesJoinedByAnAdd) {
-  SG sg{{{{1, 100}}, {{1, 200}}, {{1, 48}}, {{1, 32}}},
-        {{RELU, {0}, {1}}, {RELU, {0}, {2}}, {ADD, {1, 2}, {3}}},
-        {0},
-        {3}};
-  const auto [l, p] = expect_tight_plan(
-      test_models::build({sg}), {{0, 112, 0, 2, 208}, {1, 208, 1, 3, 0}, {2, 48, 2, 3, 320}, {3, 32, 3, 3, 208}}, 368,
-      2);
-  EXPECT_EQ(plan_best(l.buffers).head, 368);
-  EXPECT_EQ(check_plan(l.buffers, p), "");
+TEST(Plan, BranchesJoinedByAnAdd)
+{
+    SG sg{{{{1, 100}}, {{1, 200}}, {{1, 48}}, {{1, 32}}},
+          {{RELU, {0}, {1}}, {RELU, {0}, {2}}, {ADD, {1, 2}, {3}}},
+          {0},
+          {3}};
+    const auto [l, p] =
+        expect_tight_plan(test_models::build({sg}),
+                          {{0, 112, 0, 2, 208}, {1, 208, 1, 3, 0}, {2, 48, 2, 3, 320}, {3, 32, 3, 3, 208}}, 368, 2);
+    EXPECT_EQ(plan_best(l.buffers).head, 368);
+    EXPECT_EQ(check_plan(l.buffers, p), "");
 }
 
 // A tensor written by two operators: t0 [1,64] -> RELU -> t1 [1,64] -> RELU -> t2 [1,16];
@@ -141,44 +151,44 @@ TEST(Plan, BranchesJoinedByAnAdd) {
 // t1 lives 1..3, t0 0..1, t2 2..3. Size order (stable from reversed ids 2,1,0): t1, t0, t2.
 // t1@0; t0 overlaps t1 -> 64; t2 overlaps t1 (not t0) -> 64. Head 128 = lower bound (scope 1).
 // (Taking the last creation instead, t1 3..3, would let t0 and t1 share bytes: head 80.)
-TEST(Lifetimes, ATensorWrittenTwiceLivesFromItsFirstProducer) {
-  SG sg{{{{1, 64}}, {{1, 64}}, {{1, 16}}},
-        {{RELU, {0}, {1}}, {RELU, {1}, {2}}, {RELU, {2}, {1}}},
-        {0},
-        {1}};
-  expect_tight_plan(test_models::build({sg}), {{0, 64, 0, 1, 64}, {1, 64, 1, 3, 0}, {2, 16, 2, 3, 64}}, 128, 1);
+TEST(Lifetimes, ATensorWrittenTwiceLivesFromItsFirstProducer)
+{
+    SG sg{{{{1, 64}}, {{1, 64}}, {{1, 16}}}, {{RELU, {0}, {1}}, {RELU, {1}, {2}}, {RELU, {2}, {1}}}, {0}, {1}};
+    expect_tight_plan(test_models::build({sg}), {{0, 64, 0, 1, 64}, {1, 64, 1, 3, 0}, {2, 16, 2, 3, 64}}, 128, 1);
 }
 
-TEST(Plan, VariableTensorGoesToTheTailNotThePlan) {
-  SG sg{{{{1, 32}}, {{1, 32}, 9, false, true}, {{1, 32}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
-  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
-  ASSERT_EQ(l.buffers.size(), 2u);
-  EXPECT_EQ(l.buffers[0].tensor, 0);
-  EXPECT_EQ(l.buffers[1].tensor, 2);
-  EXPECT_EQ(l.placement[0][1], Placement::Persistent);
+TEST(Plan, VariableTensorGoesToTheTailNotThePlan)
+{
+    SG sg{{{{1, 32}}, {{1, 32}, 9, false, true}, {{1, 32}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
+    const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
+    ASSERT_EQ(l.buffers.size(), 2u);
+    EXPECT_EQ(l.buffers[0].tensor, 0);
+    EXPECT_EQ(l.buffers[1].tensor, 2);
+    EXPECT_EQ(l.placement[0][1], Placement::Persistent);
 }
 
 // IF in subgraph 0 calls subgraphs 1 and 2 (one RELU each). Scopes: sg0 inputs at 0; IF opens
 // scope 1 (its output t2 created there); then-branch sg1 enters scope 2 (inputs), its RELU
 // scope 3; else-branch sg2 scope 4, RELU scope 5; the IF's inputs and output are last used at
 // 5; sg0's RELU runs in scope 6.
-TEST(Lifetimes, ControlFlowSubgraphsGetTheirOwnScopes) {
-  SG main{{{{1}}, {{1, 16}}, {{1, 16}}, {{1, 16}}}, {{IF, {0, 1}, {2}, {1, 2}}, {RELU, {2}, {3}}}, {0, 1}, {3}};
-  SG branch{{{{1, 16}}, {{1, 16}}}, {{RELU, {0}, {1}}}, {0}, {1}};
-  const Model m = parse(test_models::build({main, branch, branch}));
-  ASSERT_EQ(m.subgraphs[0].operators[0].called_subgraphs, (std::vector<int>{1, 2}));
-  const Lifetimes l = build_lifetimes(m, {});
-  ASSERT_EQ(l.buffers.size(), 8u);
-  const std::vector<std::pair<int, int>> want{{0, 5}, {0, 5}, {1, 6}, {6, 6}, {2, 3}, {3, 3}, {4, 5}, {5, 5}};
-  for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(l.buffers[i].first, want[i].first) << "buffer " << i;
-    EXPECT_EQ(l.buffers[i].last, want[i].second) << "buffer " << i;
-  }
-  EXPECT_EQ(l.buffers[4].subgraph, 1);
-  EXPECT_EQ(l.op_scope[0], (std::vector<int>{1, 6}));
-  EXPECT_EQ(l.op_scope[2], (std::vector<int>{5}));
-  EXPECT_EQ(l.last_scope, 6);
-  EXPECT_EQ(check_plan(l.buffers, plan_tflm_greedy(l.buffers)), "");
+TEST(Lifetimes, ControlFlowSubgraphsGetTheirOwnScopes)
+{
+    SG main{{{{1}}, {{1, 16}}, {{1, 16}}, {{1, 16}}}, {{IF, {0, 1}, {2}, {1, 2}}, {RELU, {2}, {3}}}, {0, 1}, {3}};
+    SG branch{{{{1, 16}}, {{1, 16}}}, {{RELU, {0}, {1}}}, {0}, {1}};
+    const Model m = parse(test_models::build({main, branch, branch}));
+    ASSERT_EQ(m.subgraphs[0].operators[0].called_subgraphs, (std::vector<int>{1, 2}));
+    const Lifetimes l = build_lifetimes(m, {});
+    ASSERT_EQ(l.buffers.size(), 8u);
+    const std::vector<std::pair<int, int>> want{{0, 5}, {0, 5}, {1, 6}, {6, 6}, {2, 3}, {3, 3}, {4, 5}, {5, 5}};
+    for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(l.buffers[i].first, want[i].first) << "buffer " << i;
+        EXPECT_EQ(l.buffers[i].last, want[i].second) << "buffer " << i;
+    }
+    EXPECT_EQ(l.buffers[4].subgraph, 1);
+    EXPECT_EQ(l.op_scope[0], (std::vector<int>{1, 6}));
+    EXPECT_EQ(l.op_scope[2], (std::vector<int>{5}));
+    EXPECT_EQ(l.last_scope, 6);
+    EXPECT_EQ(check_plan(l.buffers, plan_tflm_greedy(l.buffers)), "");
 }
 
 // Two IFs call the same two subgraphs, so TFLM marks each subgraph twice: a branch's tensors keep
@@ -186,224 +196,242 @@ TEST(Lifetimes, ControlFlowSubgraphsGetTheirOwnScopes) {
 // scope 1 (t2), sg1 2 (RELU 3), sg2 4 (RELU 5), IF 1's inputs and output last used at 5; IF 2 at
 // 6 (t3), sg1 7 (RELU 8), sg2 9 (RELU 10); t0, t2 (IF 2's inputs) and t3 last used at 10; a
 // branch's input is last used by its RELU (8, 10).
-TEST(Lifetimes, ASubgraphCalledTwiceLivesFromItsFirstCallToItsLast) {
-  SG main{{{{1}}, {{1, 16}}, {{1, 16}}, {{1, 16}}},
-          {{IF, {0, 1}, {2}, {1, 2}}, {IF, {0, 2}, {3}, {1, 2}}},
-          {0, 1},
-          {3}};
-  SG branch{{{{1, 16}}, {{1, 16}}}, {{RELU, {0}, {1}}}, {0}, {1}};
-  const Lifetimes l = build_lifetimes(parse(test_models::build({main, branch, branch})), {});
-  ASSERT_EQ(l.buffers.size(), 8u);
-  const std::vector<std::pair<int, int>> want{{0, 10}, {0, 5}, {1, 10}, {6, 10}, {2, 8}, {3, 8}, {4, 10}, {5, 10}};
-  for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(l.buffers[i].first, want[i].first) << "buffer " << i;
-    EXPECT_EQ(l.buffers[i].last, want[i].second) << "buffer " << i;
-  }
-  EXPECT_EQ(l.last_scope, 10);
-  EXPECT_EQ(check_plan(l.buffers, plan_tflm_greedy(l.buffers)), "");
+TEST(Lifetimes, ASubgraphCalledTwiceLivesFromItsFirstCallToItsLast)
+{
+    SG main{
+        {{{1}}, {{1, 16}}, {{1, 16}}, {{1, 16}}}, {{IF, {0, 1}, {2}, {1, 2}}, {IF, {0, 2}, {3}, {1, 2}}}, {0, 1}, {3}};
+    SG branch{{{{1, 16}}, {{1, 16}}}, {{RELU, {0}, {1}}}, {0}, {1}};
+    const Lifetimes l = build_lifetimes(parse(test_models::build({main, branch, branch})), {});
+    ASSERT_EQ(l.buffers.size(), 8u);
+    const std::vector<std::pair<int, int>> want{{0, 10}, {0, 5}, {1, 10}, {6, 10}, {2, 8}, {3, 8}, {4, 10}, {5, 10}};
+    for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(l.buffers[i].first, want[i].first) << "buffer " << i;
+        EXPECT_EQ(l.buffers[i].last, want[i].second) << "buffer " << i;
+    }
+    EXPECT_EQ(l.last_scope, 10);
+    EXPECT_EQ(check_plan(l.buffers, plan_tflm_greedy(l.buffers)), "");
 }
 
 // Offline offset 1000 for t2 (id 1): placed first and kept; then 0 (112) at 0 (gap before
 // 1000), 2 (64) at 0 (0 is no longer live), 3 (16) overlaps 2 -> 64. Head 1000 + 208.
-TEST(Plan, OfflineOffsetsArePlacedFirstAndKept) {
-  const Model m = parse(test_models::build({chain()}, {-1, -1, 1000, -1, -1}));
-  ASSERT_EQ(m.offline_offsets.size(), 5u);
-  const Lifetimes l = build_lifetimes(m, {});
-  const Plan p = plan_tflm_greedy(l.buffers);
-  EXPECT_EQ(p.offsets, (std::vector<int64_t>{0, 1000, 0, 64}));
-  EXPECT_EQ(p.head, 1208);
-  EXPECT_LE(plan_best(l.buffers).head, 1208);
+TEST(Plan, OfflineOffsetsArePlacedFirstAndKept)
+{
+    const Model m = parse(test_models::build({chain()}, {-1, -1, 1000, -1, -1}));
+    ASSERT_EQ(m.offline_offsets.size(), 5u);
+    const Lifetimes l = build_lifetimes(m, {});
+    const Plan p = plan_tflm_greedy(l.buffers);
+    EXPECT_EQ(p.offsets, (std::vector<int64_t>{0, 1000, 0, 64}));
+    EXPECT_EQ(p.head, 1208);
+    EXPECT_LE(plan_best(l.buffers).head, 1208);
 }
 
 // A corrupt header whose tensor count reads -5 as int32 (0xFFFFFFFB as TFLM's uint32): the
 // error gives both readings, not only 4294967291.
-TEST(Reader, ANegativeOfflineTensorCountIsNamedAsSuch) {
-  std::vector<uint8_t> bytes = test_models::build({chain()}, {-1, -1, 1000, -1, -1});
-  const uint8_t header[] = {1, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0};  // version 1, 1 subgraph, 5 tensors
-  auto at = std::search(bytes.begin(), bytes.end(), std::begin(header), std::end(header));
-  ASSERT_NE(at, bytes.end());
-  const uint8_t minus_five[] = {0xfb, 0xff, 0xff, 0xff};
-  std::copy(std::begin(minus_five), std::end(minus_five), at + 8);
-  try {
-    parse(bytes);
-    FAIL() << "accepted";
-  } catch (const ModelError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("lists 4294967291 (-5 as a signed word: a corrupt header) offsets"), std::string::npos)
-        << what;
-  }
-}
-
-TEST(Kernels, SvdfInt8RequestsTwoScratchBuffers) {
-  // SVDF input [2,8] int8, weights_feature [24,8] -> 2 x 24 x 4 = 192; output [2,6] -> 48.
-  SG sg{{{{2, 8}}, {{24, 8}, 9, true}, {{24, 4}, 9, true}, {{24}, 2, true}, {{2, 96}, 9, false, true}, {{2, 6}}},
-        {{SVDF, {0, 1, 2, 3, 4}, {5}}},
-        {0},
-        {5}};
-  const Model m = parse(test_models::build({sg}));
-  const KernelPrediction s = predict_kernels(m, abi_named("cortex-m"));
-  ASSERT_EQ(s.requests.size(), 2u);
-  EXPECT_EQ(s.requests[0].bytes, 192);
-  EXPECT_EQ(s.requests[1].bytes, 48);
-  EXPECT_TRUE(s.unmodelled.empty());
-  const Lifetimes l = build_lifetimes(m, s.requests);
-  ASSERT_EQ(l.buffers.size(), 4u);  // t0, t5, two scratch
-  EXPECT_EQ(l.buffers[2].scratch, 0);
-  EXPECT_EQ(l.buffers[2].first, 1);  // live only in the SVDF's scope
-  EXPECT_EQ(l.buffers[2].last, 1);
-  EXPECT_EQ(l.buffers[3].size, 48);
-}
-
-TEST(Reader, RejectsBadModelsWithAClearError) {
-  const std::vector<uint8_t> good = test_models::build({chain()});
-  // Every truncation is rejected (never read out of bounds: run under ASan in the fuzz test).
-  for (size_t n = 0; n < good.size(); n += 7) {
-    std::vector<uint8_t> cut(good.begin(), good.begin() + n);
-    EXPECT_THROW(read_model(cut.data(), cut.size()), ModelError) << n;
-  }
-  std::vector<uint8_t> wrong = good;
-  wrong[4] = 'X';
-  try {
-    read_model(wrong.data(), wrong.size());
-    FAIL();
-  } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("TFL3"), std::string::npos);
-  }
-  auto expect_error = [](const std::vector<SG>& sgs, const std::string& needle) {
-    const auto bytes = test_models::build(sgs);
+TEST(Reader, ANegativeOfflineTensorCountIsNamedAsSuch)
+{
+    std::vector<uint8_t> bytes = test_models::build({chain()}, {-1, -1, 1000, -1, -1});
+    const uint8_t header[] = {1, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0};  // version 1, 1 subgraph, 5 tensors
+    auto at = std::search(bytes.begin(), bytes.end(), std::begin(header), std::end(header));
+    ASSERT_NE(at, bytes.end());
+    const uint8_t minus_five[] = {0xfb, 0xff, 0xff, 0xff};
+    std::copy(std::begin(minus_five), std::end(minus_five), at + 8);
     try {
-      build_lifetimes(read_model(bytes.data(), bytes.size()), {});
-      ADD_FAILURE() << "no error, wanted: " << needle;
-    } catch (const ModelError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        parse(bytes);
+        FAIL() << "accepted";
+    } catch (const ModelError &e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("lists 4294967291 (-5 as a signed word: a corrupt header) offsets"), std::string::npos)
+            << what;
     }
-  };
-  expect_error({SG{{{{1, 4}}}, {{RELU, {0}, {99}}}, {0}, {0}}}, "refers to tensor 99");
-  expect_error({SG{{{{1, -1}}, {{1, 4}}}, {{RELU, {0}, {1}}}, {0}, {1}}}, "dynamic or negative dimension");
-  expect_error({SG{{{{1, 4}, 5}, {{1, 4}}}, {{RELU, {0}, {1}}}, {0}, {1}}}, "cannot size");
-  expect_error({SG{{{{1}}}, {{WHILE, {0}, {0}, {0, 0}}}, {0}, {0}}}, "in a cycle");
-  expect_error({SG{{{{1}}}, {{IF, {0}, {0}, {0, 7}}}, {0}, {0}}}, "calls subgraph 7");
+}
+
+TEST(Kernels, SvdfInt8RequestsTwoScratchBuffers)
+{
+    // SVDF input [2,8] int8, weights_feature [24,8] -> 2 x 24 x 4 = 192; output [2,6] -> 48.
+    SG sg{{{{2, 8}}, {{24, 8}, 9, true}, {{24, 4}, 9, true}, {{24}, 2, true}, {{2, 96}, 9, false, true}, {{2, 6}}},
+          {{SVDF, {0, 1, 2, 3, 4}, {5}}},
+          {0},
+          {5}};
+    const Model m = parse(test_models::build({sg}));
+    const KernelPrediction s = predict_kernels(m, abi_named("cortex-m"));
+    ASSERT_EQ(s.requests.size(), 2u);
+    EXPECT_EQ(s.requests[0].bytes, 192);
+    EXPECT_EQ(s.requests[1].bytes, 48);
+    EXPECT_TRUE(s.unmodelled.empty());
+    const Lifetimes l = build_lifetimes(m, s.requests);
+    ASSERT_EQ(l.buffers.size(), 4u);  // t0, t5, two scratch
+    EXPECT_EQ(l.buffers[2].scratch, 0);
+    EXPECT_EQ(l.buffers[2].first, 1);  // live only in the SVDF's scope
+    EXPECT_EQ(l.buffers[2].last, 1);
+    EXPECT_EQ(l.buffers[3].size, 48);
+}
+
+TEST(Reader, RejectsBadModelsWithAClearError)
+{
+    const std::vector<uint8_t> good = test_models::build({chain()});
+    // Every truncation is rejected (never read out of bounds: run under ASan in the fuzz test).
+    for (size_t n = 0; n < good.size(); n += 7) {
+        std::vector<uint8_t> cut(good.begin(), good.begin() + n);
+        EXPECT_THROW(read_model(cut.data(), cut.size()), ModelError) << n;
+    }
+    std::vector<uint8_t> wrong = good;
+    wrong[4] = 'X';
+    try {
+        read_model(wrong.data(), wrong.size());
+        FAIL();
+    } catch (const ModelError &e) {
+        EXPECT_NE(std::string(e.what()).find("TFL3"), std::string::npos);
+    }
+    auto expect_error = [](const std::vector<SG> &sgs, const std::string &needle) {
+        const auto bytes = test_models::build(sgs);
+        try {
+            build_lifetimes(read_model(bytes.data(), bytes.size()), {});
+            ADD_FAILURE() << "no error, wanted: " << needle;
+        } catch (const ModelError &e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    expect_error({SG{{{{1, 4}}}, {{RELU, {0}, {99}}}, {0}, {0}}}, "refers to tensor 99");
+    expect_error({SG{{{{1, -1}}, {{1, 4}}}, {{RELU, {0}, {1}}}, {0}, {1}}}, "dynamic or negative dimension");
+    expect_error({SG{{{{1, 4}, 5}, {{1, 4}}}, {{RELU, {0}, {1}}}, {0}, {1}}}, "cannot size");
+    expect_error({SG{{{{1}}}, {{WHILE, {0}, {0}, {0, 0}}}, {0}, {0}}}, "in a cycle");
+    expect_error({SG{{{{1}}}, {{IF, {0}, {0}, {0, 7}}}, {0}, {0}}}, "calls subgraph 7");
 }
 
 // Property: on random graphs, every plan is valid, the better planner never loses to TFLM's
 // greedy, and nothing beats the lower bound.
-TEST(Plan, RandomGraphsGiveValidPlansNeverBelowTheBound) {
-  std::mt19937 rng(1234);
-  for (int round = 0; round < 300; ++round) {
-    SG sg;
-    const int ops = 1 + static_cast<int>(rng() % 12);
-    sg.tensors.push_back(T{{1, 1 + static_cast<int32_t>(rng() % 300)}});
-    sg.inputs = {0};
-    for (int i = 0; i < ops; ++i) {
-      const int out = static_cast<int>(sg.tensors.size());
-      sg.tensors.push_back(T{{1, 1 + static_cast<int32_t>(rng() % 300)}});
-      const int a = static_cast<int>(rng() % out), b = static_cast<int>(rng() % out);
-      sg.ops.push_back(Op{ADD, {a, b}, {out}});
+TEST(Plan, RandomGraphsGiveValidPlansNeverBelowTheBound)
+{
+    std::mt19937 rng(1234);
+    for (int round = 0; round < 300; ++round) {
+        SG sg;
+        const int ops = 1 + static_cast<int>(rng() % 12);
+        sg.tensors.push_back(T{{1, 1 + static_cast<int32_t>(rng() % 300)}});
+        sg.inputs = {0};
+        for (int i = 0; i < ops; ++i) {
+            const int out = static_cast<int>(sg.tensors.size());
+            sg.tensors.push_back(T{{1, 1 + static_cast<int32_t>(rng() % 300)}});
+            const int a = static_cast<int>(rng() % out), b = static_cast<int>(rng() % out);
+            sg.ops.push_back(Op{ADD, {a, b}, {out}});
+        }
+        sg.outputs = {static_cast<int32_t>(sg.tensors.size() - 1)};
+        const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
+        const Plan g = plan_tflm_greedy(l.buffers), best = plan_best(l.buffers);
+        const LowerBound lb = lower_bound(l.buffers);
+        ASSERT_EQ(check_plan(l.buffers, g), "") << round;
+        ASSERT_EQ(check_plan(l.buffers, best), "") << round;
+        ASSERT_LE(best.head, g.head) << round;
+        ASSERT_GE(best.head, lb.bytes) << round;
     }
-    sg.outputs = {static_cast<int32_t>(sg.tensors.size() - 1)};
-    const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
-    const Plan g = plan_tflm_greedy(l.buffers), best = plan_best(l.buffers);
-    const LowerBound lb = lower_bound(l.buffers);
-    ASSERT_EQ(check_plan(l.buffers, g), "") << round;
-    ASSERT_EQ(check_plan(l.buffers, best), "") << round;
-    ASSERT_LE(best.head, g.head) << round;
-    ASSERT_GE(best.head, lb.bytes) << round;
-  }
 }
 
-TEST(Plan, CheckerCatchesOverlap) {
-  std::vector<Buffer> buffers{{0, 0, 0, -1, 16, 16, 0, 2, -1}, {1, 0, 1, -1, 16, 16, 2, 3, -1}};
-  Plan p{"bad", {0, 8}, 24};
-  EXPECT_NE(check_plan(buffers, p).find("share bytes [8, 16)"), std::string::npos);
-  buffers[1].first = 3;  // no longer live together
-  EXPECT_EQ(check_plan(buffers, p), "");
+TEST(Plan, CheckerCatchesOverlap)
+{
+    std::vector<Buffer> buffers{{0, 0, 0, -1, 16, 16, 0, 2, -1}, {1, 0, 1, -1, 16, 16, 2, 3, -1}};
+    Plan p{"bad", {0, 8}, 24};
+    EXPECT_NE(check_plan(buffers, p).find("share bytes [8, 16)"), std::string::npos);
+    buffers[1].first = 3;  // no longer live together
+    EXPECT_EQ(check_plan(buffers, p), "");
 }
 
 // The definitions the GDB plugin shares (inclusive lifetimes, live bytes, lower bound and its
 // scope): the same golden fixture is checked by tests/plugin/test_plan_golden.py.
-TEST(Plan, GoldenDefinitionsSharedWithThePlugin) {
-  std::ifstream in(ARENASCOPE_PLAN_GOLDEN);
-  ASSERT_TRUE(in) << ARENASCOPE_PLAN_GOLDEN;
-  const auto golden = nlohmann::json::parse(in);
-  for (const auto& c : golden.at("cases")) {
-    SCOPED_TRACE(c.at("name").get<std::string>());
-    std::vector<Buffer> buffers;
-    for (const auto& b : c.at("buffers")) {
-      Buffer buf;
-      buf.id = static_cast<int>(buffers.size());
-      buf.size = buf.bytes = b.at("size").get<int64_t>();
-      buf.first = b.at("first").get<int>();
-      buf.last = b.at("last").get<int>();
-      buffers.push_back(buf);
+TEST(Plan, GoldenDefinitionsSharedWithThePlugin)
+{
+    std::ifstream in(ARENASCOPE_PLAN_GOLDEN);
+    ASSERT_TRUE(in) << ARENASCOPE_PLAN_GOLDEN;
+    const auto golden = nlohmann::json::parse(in);
+    for (const auto &c : golden.at("cases")) {
+        SCOPED_TRACE(c.at("name").get<std::string>());
+        std::vector<Buffer> buffers;
+        for (const auto &b : c.at("buffers")) {
+            Buffer buf;
+            buf.id = static_cast<int>(buffers.size());
+            buf.size = buf.bytes = b.at("size").get<int64_t>();
+            buf.first = b.at("first").get<int>();
+            buf.last = b.at("last").get<int>();
+            buffers.push_back(buf);
+        }
+        EXPECT_EQ(live_bytes(buffers), c.at("live_bytes").get<std::vector<int64_t>>());
+        EXPECT_EQ(lower_bound(buffers).bytes, c.at("lower_bound").get<int64_t>());
+        EXPECT_EQ(lower_bound(buffers).scope, c.at("lower_bound_scope").get<int>());
     }
-    EXPECT_EQ(live_bytes(buffers), c.at("live_bytes").get<std::vector<int64_t>>());
-    EXPECT_EQ(lower_bound(buffers).bytes, c.at("lower_bound").get<int64_t>());
-    EXPECT_EQ(lower_bound(buffers).scope, c.at("lower_bound_scope").get<int>());
-  }
 }
 
 // Review findings: a variable with an offline offset is allocated nowhere by TFLM
 // (micro_allocator.cc AllocateVariables skips it, needs_allocating excludes variables).
-TEST(Lifetimes, VariableWithAnOfflineOffsetIsAllocatedNowhereAndSaysSo) {
-  SG sg{{{{1, 64}}, {{1, 64}}, {{1, 64}}, {{1, 64}, 9, false, true}}, {{ADD, {0, 3}, {1}}, {RELU, {1}, {2}}}, {0}, {2}};
-  const Lifetimes l = build_lifetimes(parse(test_models::build({sg}, {-1, -1, -1, 128})), {});
-  EXPECT_EQ(l.buffers.size(), 3u);
-  EXPECT_EQ(l.placement[0][3], Placement::Unallocated);
-  ASSERT_EQ(l.warnings.size(), 1u);
-  EXPECT_NE(l.warnings[0].find("data pointer stays null"), std::string::npos);
+TEST(Lifetimes, VariableWithAnOfflineOffsetIsAllocatedNowhereAndSaysSo)
+{
+    SG sg{
+        {{{1, 64}}, {{1, 64}}, {{1, 64}}, {{1, 64}, 9, false, true}}, {{ADD, {0, 3}, {1}}, {RELU, {1}, {2}}}, {0}, {2}};
+    const Lifetimes l = build_lifetimes(parse(test_models::build({sg}, {-1, -1, -1, 128})), {});
+    EXPECT_EQ(l.buffers.size(), 3u);
+    EXPECT_EQ(l.placement[0][3], Placement::Unallocated);
+    ASSERT_EQ(l.warnings.size(), 1u);
+    EXPECT_NE(l.warnings[0].find("data pointer stays null"), std::string::npos);
 }
 
-TEST(Lifetimes, ReadButNeverProducedIsWarnedAsSuch) {
-  // t1 is read by the RELU but is neither a subgraph input nor any operator's output.
-  SG sg{{{{1, 16}}, {{1, 16}}, {{1, 16}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
-  const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
-  ASSERT_EQ(l.warnings.size(), 1u);
-  EXPECT_NE(l.warnings[0].find("produced by none"), std::string::npos);
-  EXPECT_EQ(l.buffers[1].first, -1);
-  EXPECT_EQ(l.buffers[1].last, 1);
+TEST(Lifetimes, ReadButNeverProducedIsWarnedAsSuch)
+{
+    // t1 is read by the RELU but is neither a subgraph input nor any operator's output.
+    SG sg{{{{1, 16}}, {{1, 16}}, {{1, 16}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
+    const Lifetimes l = build_lifetimes(parse(test_models::build({sg})), {});
+    ASSERT_EQ(l.warnings.size(), 1u);
+    EXPECT_NE(l.warnings[0].find("produced by none"), std::string::npos);
+    EXPECT_EQ(l.buffers[1].first, -1);
+    EXPECT_EQ(l.buffers[1].last, 1);
 }
 
-TEST(Reader, RejectsWhatTflmCannotHold) {
-  auto error_of = [](const std::vector<uint8_t>& bytes) -> std::string {
+TEST(Reader, RejectsWhatTflmCannotHold)
+{
+    auto error_of = [](const std::vector<uint8_t> &bytes) -> std::string {
+        try {
+            read_model(bytes.data(), bytes.size());
+        } catch (const ModelError &e) {
+            return e.what();
+        }
+        return "";
+    };
+    // 2^30 FLOAT32 elements = 2^32 bytes: more than the planner's int sizes.
+    EXPECT_NE(error_of(test_models::build({SG{{{{1, 1 << 30}, 0}}, {}, {0}, {0}}})).find("at most 2^31-1 bytes"),
+              std::string::npos);
+    EXPECT_NE(error_of(test_models::build({chain()}, {-1, -7, -1, -1, -1})).find("the offset -7"), std::string::npos);
+}
+
+TEST(Budget, AnOverlappingOfflinePlanIsTheModelsFault)
+{
+    const auto bytes = test_models::build({chain()}, {0, -1, 0, -1, -1});  // t0 (0..1) and t2 (1..2) at 0
+    const std::string path = ::testing::TempDir() + "overlap.tflite";
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     try {
-      read_model(bytes.data(), bytes.size());
-    } catch (const ModelError& e) {
-      return e.what();
+        make_budget(path);
+        FAIL() << "no error";
+    } catch (const ModelError &e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(path), std::string::npos) << what;
+        EXPECT_NE(what.find("offline plan"), std::string::npos) << what;
+        EXPECT_NE(what.find("share bytes"), std::string::npos) << what;
     }
-    return "";
-  };
-  // 2^30 FLOAT32 elements = 2^32 bytes: more than the planner's int sizes.
-  EXPECT_NE(error_of(test_models::build({SG{{{{1, 1 << 30}, 0}}, {}, {0}, {0}}})).find("at most 2^31-1 bytes"),
-            std::string::npos);
-  EXPECT_NE(error_of(test_models::build({chain()}, {-1, -7, -1, -1, -1})).find("the offset -7"), std::string::npos);
-}
-
-TEST(Budget, AnOverlappingOfflinePlanIsTheModelsFault) {
-  const auto bytes = test_models::build({chain()}, {0, -1, 0, -1, -1});  // t0 (0..1) and t2 (1..2) at 0
-  const std::string path = ::testing::TempDir() + "overlap.tflite";
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                              static_cast<std::streamsize>(bytes.size()));
-  try {
-    make_budget(path);
-    FAIL() << "no error";
-  } catch (const ModelError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find(path), std::string::npos) << what;
-    EXPECT_NE(what.find("offline plan"), std::string::npos) << what;
-    EXPECT_NE(what.find("share bytes"), std::string::npos) << what;
-  }
 }
 
 // A kernel whose scratch request is not modelled (MIRROR_PAD, mirror_pad.cc) and a custom
 // operator of unknown source make the plan approximate, and are named.
-TEST(Kernels, UnmodelledKernelsAreNamed) {
-  constexpr int MIRROR_PAD = 100, CUSTOM = 32;
-  SG sg{{{{1, 8}}, {{1, 12}}, {{1, 12}}}, {{MIRROR_PAD, {0}, {1}}, {CUSTOM, {1}, {2}}, }, {0}, {2}};
-  const KernelPrediction s = predict_kernels(parse(test_models::build({sg})), abi_named("cortex-m"));
-  EXPECT_TRUE(s.requests.empty());
-  ASSERT_EQ(s.unmodelled.size(), 2u);
-  EXPECT_EQ(s.unmodelled[0], "subgraph 0 operator 0 (MIRROR_PAD)");
-  EXPECT_EQ(s.unmodelled[1], "subgraph 0 operator 1 (CUSTOM)");
+TEST(Kernels, UnmodelledKernelsAreNamed)
+{
+    constexpr int MIRROR_PAD = 100, CUSTOM = 32;
+    SG sg{{{{1, 8}}, {{1, 12}}, {{1, 12}}},
+          {
+              {MIRROR_PAD, {0}, {1}},
+              {CUSTOM, {1}, {2}},
+          },
+          {0},
+          {2}};
+    const KernelPrediction s = predict_kernels(parse(test_models::build({sg})), abi_named("cortex-m"));
+    EXPECT_TRUE(s.requests.empty());
+    ASSERT_EQ(s.unmodelled.size(), 2u);
+    EXPECT_EQ(s.unmodelled[0], "subgraph 0 operator 0 (MIRROR_PAD)");
+    EXPECT_EQ(s.unmodelled[1], "subgraph 0 operator 1 (CUSTOM)");
 }
 
 // chain() on a Cortex-M, worked by hand from TFLM's order (micro_allocator.cc,
@@ -422,22 +450,23 @@ TEST(Kernels, UnmodelledKernelsAreNamed) {
 //     (E-512), the same for the output (E-560).
 // So: tail 560, arena_used_bytes 320 + 560 = 880, minimum 896 set by the planner's arrays (any
 // smaller arena leaves less than 432 bytes of tail room after Init).
-TEST(Arena, ChainOnCortexMWorkedByHand) {
-  const Model m = parse(test_models::build({chain()}));
-  const Lifetimes l = build_lifetimes(m, {});
-  const Abi abi = abi_named("cortex-m");
-  const KernelPrediction k = predict_kernels(m, abi);
-  EXPECT_TRUE(k.unmodelled_data.empty());
-  const ArenaModel arena = allocation_steps(m, l, k, abi, plan_tflm_greedy(l.buffers).head);
-  const MinimumArena min = minimum_arena(arena.steps);
-  EXPECT_EQ(min.tail_bytes, 560);
-  EXPECT_EQ(min.arena_used_bytes, 880);
-  EXPECT_EQ(min.bytes, 896);
-  EXPECT_EQ(arena.steps[min.binding].kind, Step::Kind::PlannerArena);
-  EXPECT_EQ(arena.steps[min.binding].phase, Phase::MemoryPlanning);
-  EXPECT_FALSE(replay(arena.steps, 895).ok);
-  EXPECT_EQ(replay(arena.steps, 895).failed, min.binding);
-  EXPECT_THROW(abi_named("risc-v"), std::invalid_argument);
+TEST(Arena, ChainOnCortexMWorkedByHand)
+{
+    const Model m = parse(test_models::build({chain()}));
+    const Lifetimes l = build_lifetimes(m, {});
+    const Abi abi = abi_named("cortex-m");
+    const KernelPrediction k = predict_kernels(m, abi);
+    EXPECT_TRUE(k.unmodelled_data.empty());
+    const ArenaModel arena = allocation_steps(m, l, k, abi, plan_tflm_greedy(l.buffers).head);
+    const MinimumArena min = minimum_arena(arena.steps);
+    EXPECT_EQ(min.tail_bytes, 560);
+    EXPECT_EQ(min.arena_used_bytes, 880);
+    EXPECT_EQ(min.bytes, 896);
+    EXPECT_EQ(arena.steps[min.binding].kind, Step::Kind::PlannerArena);
+    EXPECT_EQ(arena.steps[min.binding].phase, Phase::MemoryPlanning);
+    EXPECT_FALSE(replay(arena.steps, 895).ok);
+    EXPECT_EQ(replay(arena.steps, 895).failed, min.binding);
+    EXPECT_THROW(abi_named("risc-v"), std::invalid_argument);
 }
 
 // The same chain with the planner outside the arena (arenascope's TFLM adapter): no 44 B
@@ -445,114 +474,130 @@ TEST(Arena, ChainOnCortexMWorkedByHand) {
 // SABA E-36, MicroAllocator E-72, MBDA E-80, SubgraphAllocations E-88, eval E-148, nodes E-244,
 // builtin data E-254, E-259 -> E-260 (4-aligned), OpData E-320, E-368, E-432 (16-aligned), I/O
 // E-448, E-480, E-496, E-528: tail 528 (32 B less, not 44: the padding moved too), used 848.
-TEST(Arena, ThePlannerOutsideTheArenaWorkedByHand) {
-  const Model m = parse(test_models::build({chain()}));
-  const Lifetimes l = build_lifetimes(m, {});
-  const Abi abi = abi_named("cortex-m");
-  const ArenaModel arena = allocation_steps(m, l, predict_kernels(m, abi), abi, plan_tflm_greedy(l.buffers).head, false);
-  const MinimumArena min = minimum_arena(arena.steps);
-  EXPECT_EQ(min.tail_bytes, 528);
-  EXPECT_EQ(min.arena_used_bytes, 848);
-  EXPECT_LT(min.bytes, 896);
+TEST(Arena, ThePlannerOutsideTheArenaWorkedByHand)
+{
+    const Model m = parse(test_models::build({chain()}));
+    const Lifetimes l = build_lifetimes(m, {});
+    const Abi abi = abi_named("cortex-m");
+    const ArenaModel arena =
+        allocation_steps(m, l, predict_kernels(m, abi), abi, plan_tflm_greedy(l.buffers).head, false);
+    const MinimumArena min = minimum_arena(arena.steps);
+    EXPECT_EQ(min.tail_bytes, 528);
+    EXPECT_EQ(min.arena_used_bytes, 848);
+    EXPECT_LT(min.bytes, 896);
 }
 
 // The allocator's rules, each from single_arena_buffer_allocator.cc / micro_allocator.cc.
-TEST(Arena, ReplayFollowsTheAllocatorsRules) {
-  using K = Step::Kind;
-  auto step = [](K kind, int64_t bytes, int64_t align, int64_t count = 1) {
-    Step s;
-    s.kind = kind;
-    s.bytes = bytes;
-    s.align = align;
-    s.count = count;
-    return s;
-  };
-  // The end is not re-aligned: 4 bytes at alignment 16 from an end at 100 land at 96.
-  Replay r = replay({step(K::Persistent, 4, 16)}, 100);
-  ASSERT_TRUE(r.ok);
-  EXPECT_EQ(r.tail_bytes, 4);
-  // A persistent request is checked against the head, not the temporaries: it may go below
-  // a temp's end (TFLM does not notice), but a temp above the tail fails.
-  EXPECT_TRUE(replay({step(K::ResizeHead, 16, 4), step(K::Temp, 60, 4), step(K::Persistent, 40, 4)}, 100).ok);
-  r = replay({step(K::ResizeHead, 16, 4), step(K::Persistent, 40, 4), step(K::Temp, 60, 4)}, 100);
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.failed, 2u);
-  EXPECT_EQ(r.missing, 16);  // temp needs 16..76, tail at 60
-  // Temporaries end at ResetTemp, not before.
-  EXPECT_TRUE(replay({step(K::Temp, 60, 4), step(K::ResetTemp, 0, 1), step(K::Temp, 60, 4)}, 64).ok);
-  EXPECT_FALSE(replay({step(K::Temp, 60, 4), step(K::Temp, 8, 4)}, 64).ok);  // without the reset: 60 + 8 > 64
-  // The planner takes the free space between the 16-aligned temp end and the 16-aligned tail,
-  // and fits one buffer per 40 bytes of it.
-  EXPECT_TRUE(replay({step(K::Temp, 1, 1), step(K::PlannerArena, 0, 16, 2)}, 96).ok);   // 96-16 = 80
-  EXPECT_FALSE(replay({step(K::Temp, 1, 1), step(K::PlannerArena, 0, 16, 2)}, 95).ok);  // 80-16 = 64
-  // A resize whose failure TFLM ignores does not fail the replay and leaves the head alone.
-  Step soft = step(K::ResizeHead, 500, 4);
-  soft.fatal = false;
-  r = replay({step(K::ResizeHead, 8, 4), soft, step(K::Persistent, 80, 4)}, 100);
-  EXPECT_TRUE(r.ok);
-  EXPECT_EQ(r.head_bytes, 8);
+TEST(Arena, ReplayFollowsTheAllocatorsRules)
+{
+    using K = Step::Kind;
+    auto step = [](K kind, int64_t bytes, int64_t align, int64_t count = 1) {
+        Step s;
+        s.kind = kind;
+        s.bytes = bytes;
+        s.align = align;
+        s.count = count;
+        return s;
+    };
+    // The end is not re-aligned: 4 bytes at alignment 16 from an end at 100 land at 96.
+    Replay r = replay({step(K::Persistent, 4, 16)}, 100);
+    ASSERT_TRUE(r.ok);
+    EXPECT_EQ(r.tail_bytes, 4);
+    // A persistent request is checked against the head, not the temporaries: it may go below
+    // a temp's end (TFLM does not notice), but a temp above the tail fails.
+    EXPECT_TRUE(replay({step(K::ResizeHead, 16, 4), step(K::Temp, 60, 4), step(K::Persistent, 40, 4)}, 100).ok);
+    r = replay({step(K::ResizeHead, 16, 4), step(K::Persistent, 40, 4), step(K::Temp, 60, 4)}, 100);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.failed, 2u);
+    EXPECT_EQ(r.missing, 16);  // temp needs 16..76, tail at 60
+    // Temporaries end at ResetTemp, not before.
+    EXPECT_TRUE(replay({step(K::Temp, 60, 4), step(K::ResetTemp, 0, 1), step(K::Temp, 60, 4)}, 64).ok);
+    EXPECT_FALSE(replay({step(K::Temp, 60, 4), step(K::Temp, 8, 4)}, 64).ok);  // without the reset: 60 + 8 > 64
+    // The planner takes the free space between the 16-aligned temp end and the 16-aligned tail,
+    // and fits one buffer per 40 bytes of it.
+    EXPECT_TRUE(replay({step(K::Temp, 1, 1), step(K::PlannerArena, 0, 16, 2)}, 96).ok);   // 96-16 = 80
+    EXPECT_FALSE(replay({step(K::Temp, 1, 1), step(K::PlannerArena, 0, 16, 2)}, 95).ok);  // 80-16 = 64
+    // A resize whose failure TFLM ignores does not fail the replay and leaves the head alone.
+    Step soft = step(K::ResizeHead, 500, 4);
+    soft.fatal = false;
+    r = replay({step(K::ResizeHead, 8, 4), soft, step(K::Persistent, 80, 4)}, 100);
+    EXPECT_TRUE(r.ok);
+    EXPECT_EQ(r.head_bytes, 8);
 }
 
-TEST(Kernels, UnmodelledKernelMakesTheMinimumAFloor) {
-  constexpr int RELU_OP = 19;
-  SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_OP, {0}, {1}}}, {0}, {1}};
-  const Model m = parse(test_models::build({sg}));
-  const KernelPrediction k = predict_kernels(m, abi_named("cortex-m"));
-  ASSERT_EQ(k.unmodelled_data.size(), 1u);
-  EXPECT_EQ(k.unmodelled_data[0], "subgraph 0 operator 0 (RELU)");
-  EXPECT_TRUE(k.unmodelled.empty());  // RELU requests no scratch: the plan stays exact
+TEST(Kernels, UnmodelledKernelMakesTheMinimumAFloor)
+{
+    constexpr int RELU_OP = 19;
+    SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_OP, {0}, {1}}}, {0}, {1}};
+    const Model m = parse(test_models::build({sg}));
+    const KernelPrediction k = predict_kernels(m, abi_named("cortex-m"));
+    ASSERT_EQ(k.unmodelled_data.size(), 1u);
+    EXPECT_EQ(k.unmodelled_data[0], "subgraph 0 operator 0 (RELU)");
+    EXPECT_TRUE(k.unmodelled.empty());  // RELU requests no scratch: the plan stays exact
 }
 
 namespace {
-std::string write_model(const std::vector<uint8_t>& bytes, const std::string& name) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                              static_cast<std::streamsize>(bytes.size()));
-  return path;
+std::string write_model(const std::vector<uint8_t> &bytes, const std::string &name)
+{
+    const std::string path = ::testing::TempDir() + name;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return path;
 }
 }  // namespace
 
 // The budget table says a FLOOR first, with the kernels, as it says APPROXIMATE and a rejection:
 // before the buffers, not after the figures.
-TEST(Budget, AFloorIsSaidBeforeTheTable) {
-  constexpr int RELU_OP = 19;
-  SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_OP, {0}, {1}}}, {0}, {1}};
-  const Budget b = make_budget(write_model(test_models::build({sg}), "floor.tflite"), abi_named("cortex-m"), 10, false);
-  ASSERT_FALSE(b.minimum_exact());
-  const std::string table = budget_table(b);
-  const size_t floor = table.find("A FLOOR: the Init/Prepare allocations of these kernels are not modelled");
-  ASSERT_NE(floor, std::string::npos) << table;
-  EXPECT_LT(floor, table.find("subgraph 0 operator 0 (RELU)"));
-  EXPECT_LT(table.find("subgraph 0 operator 0 (RELU)"), table.find("buffers TFLM plans"));
-  EXPECT_NE(table.find("(A FLOOR: some kernels are not modelled, listed above)"), std::string::npos);
-  EXPECT_NE(table.find("(A FLOOR too: the kernels listed above add to it)"), std::string::npos);
+TEST(Budget, AFloorIsSaidBeforeTheTable)
+{
+    constexpr int RELU_OP = 19;
+    SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_OP, {0}, {1}}}, {0}, {1}};
+    const Budget b =
+        make_budget(write_model(test_models::build({sg}), "floor.tflite"), abi_named("cortex-m"), 10, false);
+    ASSERT_FALSE(b.minimum_exact());
+    const std::string table = budget_table(b);
+    const size_t floor = table.find("A FLOOR: the Init/Prepare allocations of these kernels are not modelled");
+    ASSERT_NE(floor, std::string::npos) << table;
+    EXPECT_LT(floor, table.find("subgraph 0 operator 0 (RELU)"));
+    EXPECT_LT(table.find("subgraph 0 operator 0 (RELU)"), table.find("buffers TFLM plans"));
+    EXPECT_NE(table.find("(A FLOOR: some kernels are not modelled, listed above)"), std::string::npos);
+    EXPECT_NE(table.find("(A FLOOR too: the kernels listed above add to it)"), std::string::npos);
 }
 
 // Four variable INT8 tensors of 2^31-1 elements: 4 x (2^31-1) B of tail, more than a 32-bit
 // target can address; on x86-64 the same model is only big.
-TEST(Budget, AnArenaBeyondA32BitAddressSpaceIsAnError) {
-  const int32_t n = 0x7fffffff;
-  SG sg{{{{1, 8}}, {{n}, 9, false, true}, {{n}, 9, false, true}, {{n}, 9, false, true}, {{n}, 9, false, true},
-         {{1, 8}}},
-        {{ADD, {0, 1}, {5}}, {ADD, {5, 2}, {5}}, {ADD, {5, 3}, {5}}, {ADD, {5, 4}, {5}}}, {0}, {5}};
-  const std::string path = write_model(test_models::build({sg}), "big_variables.tflite");
-  try {
-    make_budget(path, abi_named("cortex-m"));
-    FAIL() << "no error";
-  } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("32-bit address space"), std::string::npos) << e.what();
-  }
-  EXPECT_GT(make_budget(path, abi_named("host")).minimum.bytes, 4LL * n);
+TEST(Budget, AnArenaBeyondA32BitAddressSpaceIsAnError)
+{
+    const int32_t n = 0x7fffffff;
+    SG sg{{{{1, 8}},
+           {{n}, 9, false, true},
+           {{n}, 9, false, true},
+           {{n}, 9, false, true},
+           {{n}, 9, false, true},
+           {{1, 8}}},
+          {{ADD, {0, 1}, {5}}, {ADD, {5, 2}, {5}}, {ADD, {5, 3}, {5}}, {ADD, {5, 4}, {5}}},
+          {0},
+          {5}};
+    const std::string path = write_model(test_models::build({sg}), "big_variables.tflite");
+    try {
+        make_budget(path, abi_named("cortex-m"));
+        FAIL() << "no error";
+    } catch (const ModelError &e) {
+        EXPECT_NE(std::string(e.what()).find("32-bit address space"), std::string::npos) << e.what();
+    }
+    EXPECT_GT(make_budget(path, abi_named("host")).minimum.bytes, 4LL * n);
 }
 
 // An operator code outside the BuiltinOperator enum cannot be registered: TFLM fails in
 // AllocateTensors, and no figure may pass for a prediction.
-TEST(Kernels, AnUnknownOperatorCodeIsRejected) {
-  SG sg{{{{1, 8}}, {{1, 8}}}, {{9999, {0}, {1}}}, {0}, {1}};
-  const KernelPrediction k = predict_kernels(parse(test_models::build({sg})), abi_named("cortex-m"));
-  ASSERT_EQ(k.rejected.size(), 1u);
-  EXPECT_NE(k.rejected[0].find("operator code 9999, which is not a TFLite builtin"), std::string::npos) << k.rejected[0];
-  EXPECT_EQ(k.unmodelled.size(), 1u);  // its scratch is unknown too
+TEST(Kernels, AnUnknownOperatorCodeIsRejected)
+{
+    SG sg{{{{1, 8}}, {{1, 8}}}, {{9999, {0}, {1}}}, {0}, {1}};
+    const KernelPrediction k = predict_kernels(parse(test_models::build({sg})), abi_named("cortex-m"));
+    ASSERT_EQ(k.rejected.size(), 1u);
+    EXPECT_NE(k.rejected[0].find("operator code 9999, which is not a TFLite builtin"), std::string::npos)
+        << k.rejected[0];
+    EXPECT_EQ(k.unmodelled.size(), 1u);  // its scratch is unknown too
 }
 
 // --arena-size: TFLM in an arena of N bytes (outcome.h), on chain() for a Cortex-M. The tail,
@@ -562,15 +607,17 @@ TEST(Kernels, AnUnknownOperatorCodeIsRejected) {
 // TfLiteEvalTensor[5] 60, NodeAndRegistration[3] 96, builtin data 5 @1, 5 @1, 4 @4, OpData 48,
 // 48, 56 @16; planning temps 4 + 120 from 144 (temp end 268, aligned 272), 4 planner buffers.
 namespace {
-ArenaModel chain_steps(const char* abi_name) {
-  const Model m = parse(test_models::build({chain()}));
-  const Lifetimes l = build_lifetimes(m, {});
-  const Abi abi = abi_named(abi_name);
-  return allocation_steps(m, l, predict_kernels(m, abi), abi, plan_tflm_greedy(l.buffers).head);
+ArenaModel chain_steps(const char *abi_name)
+{
+    const Model m = parse(test_models::build({chain()}));
+    const Lifetimes l = build_lifetimes(m, {});
+    const Abi abi = abi_named(abi_name);
+    return allocation_steps(m, l, predict_kernels(m, abi), abi, plan_tflm_greedy(l.buffers).head);
 }
-ArenaAtSize chain_at(const char* abi_name, int64_t n) {
-  const Model m = parse(test_models::build({chain()}));
-  return replay_at_size(m, abi_named(abi_name), chain_steps(abi_name).steps, n);
+ArenaAtSize chain_at(const char *abi_name, int64_t n)
+{
+    const Model m = parse(test_models::build({chain()}));
+    return replay_at_size(m, abi_named(abi_name), chain_steps(abi_name).steps, n);
 }
 }  // namespace
 
@@ -578,104 +625,111 @@ ArenaAtSize chain_at(const char* abi_name, int64_t n) {
 // 590 -> 588; Init 540 -> 528, 480, 424 -> 416. The planner's space is 416 - 272 = 144 B: 3
 // buffers of 40, one short: "Too many buffers (max is 3)", kTfLiteError, temp_ left at the
 // aligned tail (AllocateTemp took the whole space).
-TEST(ArenaSize, OneByteShortFailsAtThePlannersArraysWithAnError) {
-  const ArenaAtSize r = chain_at("cortex-m", 895);
-  EXPECT_FALSE(r.fits);
-  ASSERT_TRUE(r.failed);
-  EXPECT_EQ(r.failure.step, 30u);
-  EXPECT_EQ(r.failure.kind, "planner arrays");
-  EXPECT_EQ(r.failure.bytes, 160);
-  EXPECT_EQ(r.failure.available, 144);
-  EXPECT_EQ(r.failure.missing, 40);
-  EXPECT_EQ(r.failure.message, "Too many buffers (max is 3)");
-  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Error);
-  EXPECT_EQ(r.outcome.log, std::vector<std::string>{"Too many buffers (max is 3)"});
-  EXPECT_EQ(r.state.head, 144);
-  EXPECT_EQ(r.state.temp, 416);
-  EXPECT_EQ(r.state.tail, 416);
-  std::vector<int64_t> landed;
-  for (int64_t o : r.offsets)
-    if (o >= 0) landed.push_back(o);
-  EXPECT_EQ(landed, (std::vector<int64_t>{856, 812, 776, 768, 760, 700, 604, 599, 594, 588, 528, 480, 416}));
-  // The budget around it: the minimum is 896 (ChainOnCortexMWorkedByHand), so 1 B short.
-  const std::string path = ::testing::TempDir() + "chain_895.tflite";
-  const auto bytes = test_models::build({chain()});
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                              static_cast<std::streamsize>(bytes.size()));
-  const nlohmann::json doc = budget_json(make_budget(path, abi_named("cortex-m"), 10, false, 895));
-  const auto& replay = doc.at("replay");
-  EXPECT_EQ(replay.at("shortfall_bytes"), 1);
-  EXPECT_EQ(replay.at("minimum_bytes"), 896);
-  EXPECT_EQ(replay.at("failed").at("phase"), "AllocateTensors: memory planning (FinishModelAllocation)");
-  EXPECT_EQ(replay.at("state").at("temp"), 416);
-  EXPECT_EQ(replay.at("outcome").at("kind"), "error");
-  EXPECT_TRUE(replay.at("arena_used_bytes").is_null());
-  EXPECT_FALSE(doc.at("arena").contains("replay"));  // a new key; the old ones as they were
+TEST(ArenaSize, OneByteShortFailsAtThePlannersArraysWithAnError)
+{
+    const ArenaAtSize r = chain_at("cortex-m", 895);
+    EXPECT_FALSE(r.fits);
+    ASSERT_TRUE(r.failed);
+    EXPECT_EQ(r.failure.step, 30u);
+    EXPECT_EQ(r.failure.kind, "planner arrays");
+    EXPECT_EQ(r.failure.bytes, 160);
+    EXPECT_EQ(r.failure.available, 144);
+    EXPECT_EQ(r.failure.missing, 40);
+    EXPECT_EQ(r.failure.message, "Too many buffers (max is 3)");
+    EXPECT_EQ(r.outcome.kind, Outcome::Kind::Error);
+    EXPECT_EQ(r.outcome.log, std::vector<std::string>{"Too many buffers (max is 3)"});
+    EXPECT_EQ(r.state.head, 144);
+    EXPECT_EQ(r.state.temp, 416);
+    EXPECT_EQ(r.state.tail, 416);
+    std::vector<int64_t> landed;
+    for (int64_t o : r.offsets)
+        if (o >= 0) landed.push_back(o);
+    EXPECT_EQ(landed, (std::vector<int64_t>{856, 812, 776, 768, 760, 700, 604, 599, 594, 588, 528, 480, 416}));
+    // The budget around it: the minimum is 896 (ChainOnCortexMWorkedByHand), so 1 B short.
+    const std::string path = ::testing::TempDir() + "chain_895.tflite";
+    const auto bytes = test_models::build({chain()});
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const nlohmann::json doc = budget_json(make_budget(path, abi_named("cortex-m"), 10, false, 895));
+    const auto &replay = doc.at("replay");
+    EXPECT_EQ(replay.at("shortfall_bytes"), 1);
+    EXPECT_EQ(replay.at("minimum_bytes"), 896);
+    EXPECT_EQ(replay.at("failed").at("phase"), "AllocateTensors: memory planning (FinishModelAllocation)");
+    EXPECT_EQ(replay.at("state").at("temp"), 416);
+    EXPECT_EQ(replay.at("outcome").at("kind"), "error");
+    EXPECT_TRUE(replay.at("arena_used_bytes").is_null());
+    EXPECT_FALSE(doc.at("arena").contains("replay"));  // a new key; the old ones as they were
 }
 
 // 420 B: 384, 340, 304, 296; head 144; 288, 228; NodeAndRegistration[3] at 228-96 = 132 < 144:
 // missing 12, available 96-12 = 84; StartModelAllocation returns null.
-TEST(ArenaSize, NodesThatDoNotFitEndStartModelAllocation) {
-  const ArenaAtSize r = chain_at("cortex-m", 420);
-  ASSERT_TRUE(r.failed);
-  EXPECT_EQ(r.failure.step, 7u);
-  EXPECT_EQ(r.failure.kind, "persistent");
-  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Error);
-  EXPECT_EQ(r.outcome.log, (std::vector<std::string>{"Failed to allocate tail memory. Requested: 96, available 84, missing: 12",
-                                                     "Failed to allocate memory for node_and_registrations.",
-                                                     "Failed starting model allocation."}));
-  EXPECT_EQ(r.state.head, 144);
-  EXPECT_EQ(r.state.temp, 144);
-  EXPECT_EQ(r.state.tail, 228);
+TEST(ArenaSize, NodesThatDoNotFitEndStartModelAllocation)
+{
+    const ArenaAtSize r = chain_at("cortex-m", 420);
+    ASSERT_TRUE(r.failed);
+    EXPECT_EQ(r.failure.step, 7u);
+    EXPECT_EQ(r.failure.kind, "persistent");
+    EXPECT_EQ(r.outcome.kind, Outcome::Kind::Error);
+    EXPECT_EQ(r.outcome.log,
+              (std::vector<std::string>{"Failed to allocate tail memory. Requested: 96, available 84, missing: 12",
+                                        "Failed to allocate memory for node_and_registrations.",
+                                        "Failed starting model allocation."}));
+    EXPECT_EQ(r.state.head, 144);
+    EXPECT_EQ(r.state.temp, 144);
+    EXPECT_EQ(r.state.tail, 228);
 }
 
 // 450 B: 414 -> 412, 368, 332, 324; head 144; 316, 256, 160; parse 155, 150, 146 -> 144. Every
 // OpData fails: 144-48 = 96 (missing 48, available 0), twice, then SoftmaxParams 144-56 = 88 -> 80
 // (missing 64, available -8, which %u prints as 4294967288). InitSubgraphs goes on; operator 0's
 // Prepare starts with TFLITE_DCHECK(node->user_data != nullptr): AbortImpl on a Cortex-M.
-TEST(ArenaSize, AFailedOpDataHangsACortexMInTheKernelsDcheck) {
-  const ArenaAtSize r = chain_at("cortex-m", 450);
-  ASSERT_TRUE(r.failed);
-  EXPECT_EQ(r.failure.step, 11u);
-  EXPECT_EQ(r.failure.available, 0);
-  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Hang);
-  EXPECT_EQ(r.outcome.stop, 14u);  // operator 0's first Prepare request
-  EXPECT_EQ(r.outcome.log, (std::vector<std::string>{"Failed to allocate tail memory. Requested: 48, available 0, missing: 48",
-                                                     "Failed to allocate tail memory. Requested: 48, available 0, missing: 48",
-                                                     "Failed to allocate tail memory. Requested: 56, available 4294967288, missing: 64",
-                                                     "HALTED"}));
-  EXPECT_NE(r.outcome.how.find("fully_connected.cc FullyConnectedPrepare"), std::string::npos) << r.outcome.how;
-  EXPECT_EQ(r.state.tail, 144);
-  EXPECT_EQ(r.state.temp, 144);
+TEST(ArenaSize, AFailedOpDataHangsACortexMInTheKernelsDcheck)
+{
+    const ArenaAtSize r = chain_at("cortex-m", 450);
+    ASSERT_TRUE(r.failed);
+    EXPECT_EQ(r.failure.step, 11u);
+    EXPECT_EQ(r.failure.available, 0);
+    EXPECT_EQ(r.outcome.kind, Outcome::Kind::Hang);
+    EXPECT_EQ(r.outcome.stop, 14u);  // operator 0's first Prepare request
+    EXPECT_EQ(r.outcome.log,
+              (std::vector<std::string>{
+                  "Failed to allocate tail memory. Requested: 48, available 0, missing: 48",
+                  "Failed to allocate tail memory. Requested: 48, available 0, missing: 48",
+                  "Failed to allocate tail memory. Requested: 56, available 4294967288, missing: 64", "HALTED"}));
+    EXPECT_NE(r.outcome.how.find("fully_connected.cc FullyConnectedPrepare"), std::string::npos) << r.outcome.how;
+    EXPECT_EQ(r.state.tail, 144);
+    EXPECT_EQ(r.state.temp, 144);
 }
 
 // x86-64, 800 B: 728, 656, 584 (72 B each, 8-aligned), 568 (MBDA 16); head 192; 552, 432, 240;
 // parse 16 @4 224, 208, 4 @4 204; OpDataFullyConnected 64: 140 -> 128 < 192. Operator 0's DCHECK
 // is abort() on a host.
-TEST(ArenaSize, AFailedOpDataAbortsOnAHost) {
-  const ArenaAtSize r = chain_at("host", 800);
-  ASSERT_TRUE(r.failed);
-  EXPECT_EQ(r.failure.step, 11u);
-  EXPECT_EQ(r.failure.missing, 64);
-  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Crash);
-  EXPECT_NE(r.outcome.how.find("SIGABRT"), std::string::npos) << r.outcome.how;
-  EXPECT_EQ(r.state.head, 192);
-  EXPECT_EQ(r.state.tail, 204);
+TEST(ArenaSize, AFailedOpDataAbortsOnAHost)
+{
+    const ArenaAtSize r = chain_at("host", 800);
+    ASSERT_TRUE(r.failed);
+    EXPECT_EQ(r.failure.step, 11u);
+    EXPECT_EQ(r.failure.missing, 64);
+    EXPECT_EQ(r.outcome.kind, Outcome::Kind::Crash);
+    EXPECT_NE(r.outcome.how.find("SIGABRT"), std::string::npos) << r.outcome.how;
+    EXPECT_EQ(r.state.head, 192);
+    EXPECT_EQ(r.state.tail, 204);
 }
 
 // 903 B fits, with an end that is not 16-byte aligned: 867 -> 864, 820, 784, 776, 768, 708, 612;
 // parse 607, 602, 598 -> 596; OpData 548 -> 544, 496, 440 -> 432; the planner's 432 - 272 = 160
 // B holds 4 buffers; head 320 <= 432; I/O: 428 -> 416, 384, 380 -> 368, 336. Tail 903 - 336 = 567
 // (560 with an aligned end), head 320, arena_used_bytes() 887.
-TEST(ArenaSize, ItFitsAndTheTailDependsOnTheUnalignedEnd) {
-  const ArenaAtSize r = chain_at("cortex-m", 903);
-  EXPECT_TRUE(r.fits);
-  EXPECT_FALSE(r.failed);
-  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Ok);
-  EXPECT_TRUE(r.outcome.log.empty());
-  EXPECT_EQ(r.tail_bytes, 567);
-  EXPECT_EQ(r.head_bytes, 320);
-  EXPECT_EQ(r.state.tail, 336);
+TEST(ArenaSize, ItFitsAndTheTailDependsOnTheUnalignedEnd)
+{
+    const ArenaAtSize r = chain_at("cortex-m", 903);
+    EXPECT_TRUE(r.fits);
+    EXPECT_FALSE(r.failed);
+    EXPECT_EQ(r.outcome.kind, Outcome::Kind::Ok);
+    EXPECT_TRUE(r.outcome.log.empty());
+    EXPECT_EQ(r.tail_bytes, 567);
+    EXPECT_EQ(r.head_bytes, 320);
+    EXPECT_EQ(r.state.tail, 336);
 }
 
 // A 512 B variable tensor: ADD(t0 [1,32], t1 variable [1,512]) -> t2 [1,32], Cortex-M, 990 B:
@@ -685,43 +739,45 @@ TEST(ArenaSize, ItFitsAndTheTailDependsOnTheUnalignedEnd) {
 // aligned tail 208 - aligned temp 224 = -16, wraps: 2^32 - 16 as an int is -16, back as a size_t
 // over 40: max_buffer_count_ 107374182, so AddBuffer accepts both buffers and the sorted arrays
 // go 16 x 107374182 B past the planner's start 224: offset 1717987136. TFLM prints nothing.
-TEST(ArenaSize, AVariableBelowTheTemporariesWrapsThePlannersSpace) {
-  SG sg{{{{1, 32}}, {{1, 512}, 9, false, true}, {{1, 32}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
-  const Model m = parse(test_models::build({sg}));
-  const Lifetimes l = build_lifetimes(m, {});
-  const Abi abi = abi_named("cortex-m");
-  const ArenaModel arena = allocation_steps(m, l, predict_kernels(m, abi), abi, plan_tflm_greedy(l.buffers).head);
-  const ArenaAtSize r = replay_at_size(m, abi, arena.steps, 990);
-  ASSERT_TRUE(r.failed);
-  EXPECT_EQ(arena.steps[r.failure.step].kind, Step::Kind::PlannerArena);
-  EXPECT_EQ(r.offsets[r.failure.step - 1], 208);  // the variable
-  EXPECT_EQ(r.failure.available, -16);
-  EXPECT_EQ(r.failure.message, "");
-  EXPECT_TRUE(r.outcome.log.empty());
-  EXPECT_EQ(r.outcome.kind, Outcome::Kind::Crash);
-  EXPECT_NE(r.outcome.how.find("max_buffer_count_ 107374182"), std::string::npos) << r.outcome.how;
-  EXPECT_NE(r.outcome.how.find("offset 1717987136"), std::string::npos) << r.outcome.how;
-  EXPECT_EQ(r.state.head, 144);
-  EXPECT_EQ(r.state.temp, 208);
-  EXPECT_EQ(r.state.tail, 208);
+TEST(ArenaSize, AVariableBelowTheTemporariesWrapsThePlannersSpace)
+{
+    SG sg{{{{1, 32}}, {{1, 512}, 9, false, true}, {{1, 32}}}, {{ADD, {0, 1}, {2}}}, {0}, {2}};
+    const Model m = parse(test_models::build({sg}));
+    const Lifetimes l = build_lifetimes(m, {});
+    const Abi abi = abi_named("cortex-m");
+    const ArenaModel arena = allocation_steps(m, l, predict_kernels(m, abi), abi, plan_tflm_greedy(l.buffers).head);
+    const ArenaAtSize r = replay_at_size(m, abi, arena.steps, 990);
+    ASSERT_TRUE(r.failed);
+    EXPECT_EQ(arena.steps[r.failure.step].kind, Step::Kind::PlannerArena);
+    EXPECT_EQ(r.offsets[r.failure.step - 1], 208);  // the variable
+    EXPECT_EQ(r.failure.available, -16);
+    EXPECT_EQ(r.failure.message, "");
+    EXPECT_TRUE(r.outcome.log.empty());
+    EXPECT_EQ(r.outcome.kind, Outcome::Kind::Crash);
+    EXPECT_NE(r.outcome.how.find("max_buffer_count_ 107374182"), std::string::npos) << r.outcome.how;
+    EXPECT_NE(r.outcome.how.find("offset 1717987136"), std::string::npos) << r.outcome.how;
+    EXPECT_EQ(r.state.head, 144);
+    EXPECT_EQ(r.state.temp, 208);
+    EXPECT_EQ(r.state.tail, 208);
 }
 
 // The walk and the plain replay agree on what fits, at every size, for both ABIs.
-TEST(ArenaSize, TheWalkAgreesWithTheReplayAtEverySize) {
-  for (const char* abi : {"cortex-m", "host"}) {
-    const ArenaModel arena = chain_steps(abi);
-    const Model m = parse(test_models::build({chain()}));
-    for (int64_t n = 1; n <= 1700; ++n) {
-      const Replay plain = replay(arena.steps, n);
-      const ArenaAtSize r = replay_at_size(m, abi_named(abi), arena.steps, n);
-      ASSERT_EQ(r.fits, plain.ok) << abi << " " << n;
-      if (plain.ok) {
-        ASSERT_EQ(r.tail_bytes, plain.tail_bytes) << abi << " " << n;
-        ASSERT_EQ(r.head_bytes, plain.head_bytes) << abi << " " << n;
-      } else {
-        ASSERT_EQ(r.failure.step, plain.failed) << abi << " " << n;
-        ASSERT_EQ(r.failure.missing, plain.missing) << abi << " " << n;
-      }
+TEST(ArenaSize, TheWalkAgreesWithTheReplayAtEverySize)
+{
+    for (const char *abi : {"cortex-m", "host"}) {
+        const ArenaModel arena = chain_steps(abi);
+        const Model m = parse(test_models::build({chain()}));
+        for (int64_t n = 1; n <= 1700; ++n) {
+            const Replay plain = replay(arena.steps, n);
+            const ArenaAtSize r = replay_at_size(m, abi_named(abi), arena.steps, n);
+            ASSERT_EQ(r.fits, plain.ok) << abi << " " << n;
+            if (plain.ok) {
+                ASSERT_EQ(r.tail_bytes, plain.tail_bytes) << abi << " " << n;
+                ASSERT_EQ(r.head_bytes, plain.head_bytes) << abi << " " << n;
+            } else {
+                ASSERT_EQ(r.failure.step, plain.failed) << abi << " " << n;
+                ASSERT_EQ(r.failure.missing, plain.missing) << abi << " " << n;
+            }
+        }
     }
-  }
 }

@@ -5,21 +5,79 @@ import struct
 import pytest
 
 from arenascope_plugin.decode import faultrecord
+from conftest import ABI
 
 
-def record(**over):
-    v = dict(magic=0x544C4641, version=1, size=100, boot_count=3, fault_count=1, fault_boot=3, flags=1,
-             exc_return=0xFFFFFFF9, sp=0x20005500, cfsr=0x8200, hfsr=0, mmfar=0, bfar=0xF0000000, shcsr=0x70000,
-             icsr=5, frame=[0, 1, 2, 3, 12, 0x1F3, 0x10C, 0x41000000], checksums_addr=0, checksum_count=0)
+FIXTURE = ABI["fault_record"]  # the golden layout (target_agent/abi/agent_abi_v1.json)
+
+
+def record(addr_size=4, **over):
+    """A record's bytes at the fixture's offsets for addr_size (test-side, independent of the
+    plugin's own layout), sealed with the fixture's checksum rule unless checksum= is given."""
+    lay = FIXTURE["layouts"][str(addr_size)]
+    v = dict(magic=FIXTURE["magic"], version=FIXTURE["version"], size=lay["_size"], boot_count=3, fault_count=1,
+             fault_boot=3, flags=1, exc_return=0xFFFFFFF9, sp=0x20005500, cfsr=0x8200, hfsr=0, mmfar=0,
+             bfar=0xF0000000, shcsr=0x70000, icsr=5, frame=[0, 1, 2, 3, 12, 0x1F3, 0x10C, 0x41000000],
+             checksums_addr=0, checksum_count=0, reserved=0)
     v.update(over)
-    data = bytearray(100)
-    struct.pack_into("<IHHIIIIIIIIIIII", data, 0, v["magic"], v["version"], v["size"], v["boot_count"],
-                     v["fault_count"], v["fault_boot"], v["flags"], v["exc_return"], v["sp"], v["cfsr"], v["hfsr"],
-                     v["mmfar"], v["bfar"], v["shcsr"], v["icsr"])
-    struct.pack_into("<8I", data, 56, *v["frame"])
-    struct.pack_into("<IHH", data, 88, v["checksums_addr"], v["checksum_count"], 0)
-    struct.pack_into("<I", data, 96, v.get("checksum", faultrecord.fnv1a(data[4:96])))
+    data = bytearray(lay["_size"])
+    for name, ftype in FIXTURE["fields"]:
+        if name == "checksum":
+            continue
+        if ftype == "u32[8]":
+            struct.pack_into("<8I", data, lay[name], *v[name])
+        else:
+            fmt = {"u16": "<H", "u32": "<I", "addr": "<Q" if addr_size == 8 else "<I"}[ftype]
+            struct.pack_into(fmt, data, lay[name], v[name])
+    end = lay["checksum"]
+    struct.pack_into("<I", data, end, v.get("checksum", faultrecord.fnv1a(data[FIXTURE["checksummed_from"]:end])))
     return bytes(data)
+
+
+@pytest.mark.parametrize("addr_size", [4, 8])
+def test_plugin_record_layout_equals_the_golden_fixture(addr_size):
+    assert [tuple(f) for f in FIXTURE["fields"]] == faultrecord.RECORD_FIELDS
+    assert faultrecord.RECORD_LAYOUTS[addr_size] == FIXTURE["layouts"][str(addr_size)]
+    assert (faultrecord.RECORD_MAGIC, faultrecord.RECORD_VERSION) == (FIXTURE["magic"], FIXTURE["version"])
+    flags = FIXTURE["flags"]
+    assert (faultrecord.FLAG_FRAME_COPIED, faultrecord.FLAG_PSP, faultrecord.FLAG_EXTENDED, faultrecord.FLAG_LAZY_FP, faultrecord.FLAG_NESTED) == (
+        flags["frame_copied"], flags["psp"], flags["extended"], flags["lazy_fp"], flags["nested"])
+
+
+def test_a_64_bit_host_record_gives_back_the_whole_table_address():
+    table = 0x7FFD_1234_5678  # an x86-64 stack address: above 4 GiB
+    data = record(addr_size=8, checksums_addr=table, checksum_count=7)
+    rec = faultrecord.decode_record(data, 0x5555_5555_8000)
+    assert rec.checksums_addr == table and rec.checksum_count == 7
+    assert rec.frame[6] == 0x10C and rec.bfar == 0xF0000000
+    with pytest.raises(faultrecord.RecordError, match="only 100 bytes read of its 104"):
+        faultrecord.decode_record(data[:100], 0x5555_5555_8000)
+    # read_record reads the header, then as many bytes as the record's size field says.
+    image = bytes(16) + data + b"\xee" * 16
+    reads = []
+
+    def read(address, length):
+        reads.append(length)
+        return image[address - 0x1000:address - 0x1000 + length]
+
+    assert faultrecord.read_record(read, 0x1010).checksums_addr == table and reads == [8, 104]
+    with pytest.raises(faultrecord.RecordError, match="no fault record"):
+        faultrecord.read_record(read, 0x1000)  # zeros: no magic
+    # The checksum covers the high half of the address.
+    torn = bytearray(data)
+    torn[FIXTURE["layouts"]["8"]["checksums_addr"] + 5] ^= 1
+    with pytest.raises(faultrecord.RecordError, match="checksum mismatch"):
+        faultrecord.decode_record(bytes(torn), 0)
+
+
+def test_version_1_records_of_32_bit_targets_are_still_read():
+    # Version 1 (agents of 0.1.0): the 4-byte layout, byte for byte.
+    rec = faultrecord.decode_record(record(version=1, checksums_addr=0x20001000, checksum_count=3), 0x20000000)
+    assert rec.checksums_addr == 0x20001000 and rec.checksum_count == 3
+    with pytest.raises(faultrecord.RecordError, match="version 1, size 104"):
+        faultrecord.decode_record(record(addr_size=8, version=1), 0)
+    with pytest.raises(faultrecord.RecordError, match="version 2, size 96"):
+        faultrecord.decode_record(record(size=96), 0)
 
 
 def test_every_bit_has_a_name_and_the_groups_are_right():
@@ -70,8 +128,8 @@ def test_records_refused_or_read():
         faultrecord.decode_record(record(magic=0), 0x20000000)
     with pytest.raises(faultrecord.RecordError, match="checksum mismatch"):
         faultrecord.decode_record(record(checksum=1), 0x20000000)
-    with pytest.raises(faultrecord.RecordError, match="version 2"):
-        faultrecord.decode_record(record(version=2), 0x20000000)
+    with pytest.raises(faultrecord.RecordError, match="version 3"):
+        faultrecord.decode_record(record(version=3), 0x20000000)
     rec = faultrecord.decode_record(record(boot_count=4, fault_boot=3), 0)
     assert rec.fault_boot < rec.boot_count  # a fault from before the last reset
     f = faultrecord.from_record(rec)

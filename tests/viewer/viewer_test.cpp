@@ -62,13 +62,19 @@ TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
          "$.arenas[0].regions[3].size_bytes: expected a non-negative integer, found -16"},
         {"wrong type", [](json &j) { j["arenas"][0]["head_bytes"] = "672"; },
          "$.arenas[0].head_bytes: expected a non-negative integer, found string"},
-        {"huge count", [](json &j) { j["checks"] = json::array(); for (int i = 0; i < 300; i++) j["checks"].push_back(j["verdict"]); },
+        {"huge count",
+         [](json &j) {
+             j["checks"] = json::array();
+             for (int i = 0; i < 300; i++) j["checks"].push_back(j["verdict"]);
+         },
          "$.checks: 300 entries, more than the 256"},
-        {"region outside", [](json &j) {
+        {"region outside",
+         [](json &j) {
              auto &r = j["arenas"][0]["regions"][0];
              r["offset"] = 12250;
              r["address"] = j["arenas"][0]["base_addr"].get<uint64_t>() + 12250;
-         }, "outside the arena's 12288 B"},
+         },
+         "outside the arena's 12288 B"},
         {"address", [](json &j) { j["arenas"][0]["regions"][0]["address"] = 5; }, "is not the arena base"},
         {"wrapping base", [](json &j) { j["arenas"][0]["base_addr"] = 0xfffffffffffffff0ull; },
          "runs past the end of the address space"},
@@ -80,20 +86,45 @@ TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
         {"huge plan", [](json &j) { j["arenas"][0]["plan"]["lower_bound_bytes"] = 18446744073709551615ull; },
          "more than all head regions together"},
         {"verdict", [](json &j) { j["verdict"] = "fail"; }, "verdict \"fail\" is not PASS, WARN or FAIL"},
-        {"fault region", [](json &j) {
-             j["fault"] = {{"source", "x"}, {"cfsr", 0}, {"hfsr", 0}, {"bits", json::array()}, {"causes", json::array()},
-                           {"stale", false}, {"verdicts", json::array()}, {"notes", json::array()},
+        {"fault region",
+         [](json &j) {
+             j["fault"] = {{"source", "x"},
+                           {"cfsr", 0},
+                           {"hfsr", 0},
+                           {"bits", json::array()},
+                           {"causes", json::array()},
+                           {"stale", false},
+                           {"verdicts", json::array()},
+                           {"notes", json::array()},
                            {"damaged_regions", {43}}};
-         }, "$.fault.damaged_regions: 43 is not a region index"},
-        {"fault verdict kind", [](json &j) {
-             j["fault"] = {{"source", "x"}, {"cfsr", 0}, {"hfsr", 0}, {"bits", json::array()}, {"causes", json::array()},
-                           {"stale", false}, {"notes", json::array()}, {"damaged_regions", json::array()},
-                           {"verdicts", {{{"kind", "meteor"}, {"headline", "VERDICT: x"}, {"evidence", json::array()}}}}};
-         }, "$.fault.verdicts[0].kind: \"meteor\" is not a verdict kind this viewer knows"},
-        {"fault stale", [](json &j) {
-             j["fault"] = {{"source", "x"}, {"cfsr", 0}, {"hfsr", 0}, {"bits", json::array()}, {"causes", json::array()},
-                           {"verdicts", json::array()}, {"notes", json::array()}, {"damaged_regions", json::array()}};
-         }, "$.fault.stale: missing"},
+         },
+         "$.fault.damaged_regions: 43 is not a region index"},
+        {"fault verdict kind",
+         [](json &j) {
+             j["fault"] = {
+                 {"source", "x"},
+                 {"cfsr", 0},
+                 {"hfsr", 0},
+                 {"bits", json::array()},
+                 {"causes", json::array()},
+                 {"stale", false},
+                 {"notes", json::array()},
+                 {"damaged_regions", json::array()},
+                 {"verdicts", {{{"kind", "meteor"}, {"headline", "VERDICT: x"}, {"evidence", json::array()}}}}};
+         },
+         "$.fault.verdicts[0].kind: \"meteor\" is not a verdict kind this viewer knows"},
+        {"fault stale",
+         [](json &j) {
+             j["fault"] = {{"source", "x"},
+                           {"cfsr", 0},
+                           {"hfsr", 0},
+                           {"bits", json::array()},
+                           {"causes", json::array()},
+                           {"verdicts", json::array()},
+                           {"notes", json::array()},
+                           {"damaged_regions", json::array()}};
+         },
+         "$.fault.stale: missing"},
         {"missing", [](json &j) { j["arenas"][0].erase("plan"); }, "$.arenas[0].plan: missing"},
         {"version", [](json &j) { j["version"] = 1; }, "snapshot version 1, this viewer reads version 2"},
         {"not a snapshot", [](json &j) { j["schema"] = "other"; }, "not an arenascope snapshot"},
@@ -136,11 +167,17 @@ TEST(Snapshot, StreamMessages)
 
 json live_object()
 {
-    return {{"reader", "OpenOCD Tcl RPC 127.0.0.1:6666"}, {"captured_at_unix_s", 1764511234.125}, {"refresh_index", 1234},
-            {"refresh_hz", 21.3}, {"bytes_last_refresh", 412}, {"link", "ok"}, {"link_error", nullptr},
-            {"history", {{{"t_unix_s", 1764511230.0}, {"used_bytes", 22772}, {"stack_peak_bytes", 1200}, {"gap_bytes", 7000}},
-                         {{"t_unix_s", 1764511234.125}, {"used_bytes", 22780}, {"stack_peak_bytes", nullptr},
-                          {"gap_bytes", -16}}}}};
+    return {
+        {"reader", "OpenOCD Tcl RPC 127.0.0.1:6666"},
+        {"captured_at_unix_s", 1764511234.125},
+        {"refresh_index", 1234},
+        {"refresh_hz", 21.3},
+        {"bytes_last_refresh", 412},
+        {"link", "ok"},
+        {"link_error", nullptr},
+        {"history",
+         {{{"t_unix_s", 1764511230.0}, {"used_bytes", 22772}, {"stack_peak_bytes", 1200}, {"gap_bytes", 7000}},
+          {{"t_unix_s", 1764511234.125}, {"used_bytes", 22780}, {"stack_peak_bytes", nullptr}, {"gap_bytes", -16}}}}};
 }
 
 TEST(Live, ParsedWithEveryField)
@@ -206,17 +243,20 @@ TEST(Live, MalformedFieldsAreRefusedWithTheirPath)
         {"index 0", [](json &j) { j["live"]["refresh_index"] = 0; }, "$.live.refresh_index: 0, refreshes count from 1"},
         {"index negative", [](json &j) { j["live"]["refresh_index"] = -3; },
          "$.live.refresh_index: expected a non-negative integer, found -3"},
-        {"hz type", [](json &j) { j["live"]["refresh_hz"] = nullptr; }, "$.live.refresh_hz: expected a number, found null"},
+        {"hz type", [](json &j) { j["live"]["refresh_hz"] = nullptr; },
+         "$.live.refresh_hz: expected a number, found null"},
         {"hz negative", [](json &j) { j["live"]["refresh_hz"] = -1; }, "$.live.refresh_hz: -1, expected a rate >= 0"},
         {"bytes", [](json &j) { j["live"]["bytes_last_refresh"] = true; },
          "$.live.bytes_last_refresh: expected a non-negative integer, found boolean"},
-        {"link", [](json &j) { j["live"]["link"] = "down"; }, "$.live.link: \"down\" is not \"ok\", \"lost\" or \"untrusted\""},
+        {"link", [](json &j) { j["live"]["link"] = "down"; },
+         "$.live.link: \"down\" is not \"ok\", \"lost\" or \"untrusted\""},
         {"link type", [](json &j) { j["live"]["link"] = 1; }, "$.live.link: expected a string, found number"},
         {"link_error", [](json &j) { j["live"]["link_error"] = json::array(); },
          "$.live.link_error: expected a string, found array"},
         {"history type", [](json &j) { j["live"]["history"] = json::object(); },
          "$.live.history: expected an array, found object"},
-        {"history point", [](json &j) { j["live"]["history"][1] = 7; }, "$.live.history[1]: expected an object, found number"},
+        {"history point", [](json &j) { j["live"]["history"][1] = 7; },
+         "$.live.history[1]: expected an object, found number"},
         {"t", [](json &j) { j["live"]["history"][0]["t_unix_s"] = "0"; },
          "$.live.history[0].t_unix_s: expected a number, found string"},
         {"used", [](json &j) { j["live"]["history"][1]["used_bytes"] = -5; },
@@ -227,10 +267,12 @@ TEST(Live, MalformedFieldsAreRefusedWithTheirPath)
          "$.live.history[0].stack_peak_bytes: expected a non-negative integer, found string"},
         {"gap", [](json &j) { j["live"]["history"][1]["gap_bytes"] = 0.5; },
          "$.live.history[1].gap_bytes: expected an integer, found number"},
-        {"too long", [](json &j) {
+        {"too long",
+         [](json &j) {
              j["live"]["history"] = json::array();
              for (int i = 0; i < 601; i++) j["live"]["history"].push_back({{"t_unix_s", i}, {"used_bytes", 1}});
-         }, "$.live.history: 601 entries, more than the 600 this viewer accepts"},
+         },
+         "$.live.history: 601 entries, more than the 600 this viewer accepts"},
     };
     for (const Bad &c : cases) {
         json j = fixture();
@@ -309,14 +351,19 @@ TEST(Tflm, MalformedFieldsAreLeftOutWithTheirPath)
     const std::string long_line(5000, 'x');
     const std::vector<Bad> cases = {
         {"type", [](json &j) { j["tflm"] = "yes"; }, "$.tflm: expected an object or null, found string"},
-        {"condition type", [](json &j) { j["tflm"]["condition"] = 5; }, "$.tflm.condition: expected a string, found number"},
+        {"condition type", [](json &j) { j["tflm"]["condition"] = 5; },
+         "$.tflm.condition: expected a string, found number"},
         {"condition", [](json &j) { j["tflm"]["condition"] = "exploded"; },
          "$.tflm.condition: \"exploded\" is not one of allocated, smashed, not-started, unfinished, unknown"},
         {"condition missing", [](json &j) { j["tflm"].erase("condition"); }, "$.tflm.condition: missing"},
         {"meaning", [](json &j) { j["tflm"]["meaning"] = nullptr; }, "$.tflm.meaning: expected a string, found null"},
-        {"evidence line", [](json &j) { j["tflm"]["evidence"][0] = {{"a", 1}}; },
+        {"evidence line",
+         [](json &j) {
+             j["tflm"]["evidence"][0] = {{"a", 1}};
+         },
          "$.tflm.evidence[0]: expected a string, found object"},
-        {"allocator", [](json &j) { j["tflm"]["allocator"] = 3; }, "$.tflm.allocator: expected an object or null, found number"},
+        {"allocator", [](json &j) { j["tflm"]["allocator"] = 3; },
+         "$.tflm.allocator: expected an object or null, found number"},
         {"allocator member", [](json &j) { j["tflm"]["allocator"]["head_"] = "x"; },
          "$.tflm.allocator.head_: expected an address (a non-negative integer), found string"},
         {"object addr", [](json &j) { j["tflm"]["objects"][0]["addr"] = -8; },
@@ -325,35 +372,47 @@ TEST(Tflm, MalformedFieldsAreLeftOutWithTheirPath)
          "$.tflm.objects[0].sound: expected true or false, found string"},
         {"verdicts type", [](json &j) { j["tflm"]["verdicts"] = json::object(); },
          "$.tflm.verdicts: expected an array, found object"},
-        {"verdict type", [](json &j) { j["tflm"]["verdicts"][0] = 7; }, "$.tflm.verdicts[0]: expected an object, found number"},
-        {"kind", [](json &j) { j["tflm"]["verdicts"][0]["kind"] = "meteor"; }, "$.tflm.verdicts[0].kind: \"meteor\" is not one of"},
+        {"verdict type", [](json &j) { j["tflm"]["verdicts"][0] = 7; },
+         "$.tflm.verdicts[0]: expected an object, found number"},
+        {"kind", [](json &j) { j["tflm"]["verdicts"][0]["kind"] = "meteor"; },
+         "$.tflm.verdicts[0].kind: \"meteor\" is not one of"},
         {"headline", [](json &j) { j["tflm"]["verdicts"][0]["headline"] = json::array({"VERDICT"}); },
          "$.tflm.verdicts[0].headline: expected a string, found array"},
         {"smashed addr", [](json &j) { j["tflm"]["verdicts"][0]["smashed"][0]["addr"] = 1e30; },
          "$.tflm.verdicts[0].smashed[0].addr: expected a non-negative integer, found 1e+30"},
         {"smashed size", [](json &j) { j["tflm"]["verdicts"][0]["smashed"][5].erase("size"); },
          "$.tflm.verdicts[0].smashed[5].size: missing"},
-        {"deep", [](json &j) {
+        {"deep",
+         [](json &j) {
              j["tflm"]["verdicts"][0]["smashed"][0] = json::parse(std::string(10000, '[') + std::string(10000, ']'));
-         }, "$.tflm.verdicts[0].smashed[0]: expected an object, found array"},
-        {"many verdicts", [](json &j) {
+         },
+         "$.tflm.verdicts[0].smashed[0]: expected an object, found array"},
+        {"many verdicts",
+         [](json &j) {
              for (int i = 0; i < 16; i++) j["tflm"]["verdicts"].push_back(j["tflm"]["verdicts"][0]);
-         }, "$.tflm.verdicts: 17 entries, more than the 16 this viewer accepts"},
-        {"many smashed", [](json &j) {
+         },
+         "$.tflm.verdicts: 17 entries, more than the 16 this viewer accepts"},
+        {"many smashed",
+         [](json &j) {
              auto &sm = j["tflm"]["verdicts"][0]["smashed"];
              while (sm.size() < 257) sm.push_back(sm[0]);
-         }, "$.tflm.verdicts[0].smashed: 257 entries, more than the 256 this viewer accepts"},
-        {"many lines", [](json &j) {
+         },
+         "$.tflm.verdicts[0].smashed: 257 entries, more than the 256 this viewer accepts"},
+        {"many lines",
+         [](json &j) {
              while (j["tflm"]["evidence"].size() < 65) j["tflm"]["evidence"].push_back("x");
-         }, "$.tflm.evidence: 65 entries, more than the 64 this viewer accepts"},
-        {"too much text", [&](json &j) {  // 16 verdicts of 5 lines of 4 KiB: 320 KiB, more than 64
+         },
+         "$.tflm.evidence: 65 entries, more than the 64 this viewer accepts"},
+        {"too much text",
+         [&](json &j) {  // 16 verdicts of 5 lines of 4 KiB: 320 KiB, more than 64
              json v = j["tflm"]["verdicts"][0];
              v["evidence"] = json::array();
              for (int i = 0; i < 5; i++) v["evidence"].push_back(long_line);
              v["smashed"] = json::array();
              j["tflm"]["verdicts"] = json::array();
              for (int i = 0; i < 16; i++) j["tflm"]["verdicts"].push_back(v);
-         }, "$.tflm: more than 64 KiB of text, more than this viewer draws"},
+         },
+         "$.tflm: more than 64 KiB of text, more than this viewer draws"},
     };
     const json base = standin("standin_stack_into_arena_snapshot.json");
     for (const Bad &c : cases) {
@@ -363,7 +422,8 @@ TEST(Tflm, MalformedFieldsAreLeftOutWithTheirPath)
         ASSERT_TRUE(r.snapshot) << c.what << ": " << r.error;  // the map and the fault are still shown
         EXPECT_FALSE(r.snapshot->tflm) << c.what;
         EXPECT_TRUE(r.snapshot->fault) << c.what;
-        EXPECT_NE(r.snapshot->tflm_error.find(c.message), std::string::npos) << c.what << ": " << r.snapshot->tflm_error;
+        EXPECT_NE(r.snapshot->tflm_error.find(c.message), std::string::npos)
+            << c.what << ": " << r.snapshot->tflm_error;
     }
 }
 
@@ -406,9 +466,11 @@ TEST(Live, StatusTextSaysRateAgeAndIndexOrThatTheLinkIsLost)
     l.refresh_hz = 21.3;
     l.refresh_index = 1234;
     bool lost = true;
-    EXPECT_EQ(live_status(l, 1000.3, lost), "live via OpenOCD Tcl RPC 127.0.0.1:6666: 21.3 refreshes/s, data 0.3 s old, refresh 1234");
+    EXPECT_EQ(live_status(l, 1000.3, lost),
+              "live via OpenOCD Tcl RPC 127.0.0.1:6666: 21.3 refreshes/s, data 0.3 s old, refresh 1234");
     EXPECT_FALSE(lost);
-    EXPECT_EQ(live_status(l, 999.0, lost), "live via OpenOCD Tcl RPC 127.0.0.1:6666: 21.3 refreshes/s, data 0.0 s old, refresh 1234");
+    EXPECT_EQ(live_status(l, 999.0, lost),
+              "live via OpenOCD Tcl RPC 127.0.0.1:6666: 21.3 refreshes/s, data 0.0 s old, refresh 1234");
     l.link_lost = true;
     l.link_error = "OpenOCD closed the connection";
     EXPECT_EQ(live_status(l, 1003.46, lost), "LINK LOST: OpenOCD closed the connection; showing data 3.5 s old");
@@ -419,7 +481,8 @@ TEST(Live, StatusTextSaysRateAgeAndIndexOrThatTheLinkIsLost)
     l.link_untrusted = true;  // OpenOCD answers, but the descriptor is corrupt
     l.link_error = "descriptor at 0x20000004 has ABI 9.0";
     lost = false;
-    EXPECT_EQ(live_status(l, 1001.0, lost), "DATA NOT TRUSTED: descriptor at 0x20000004 has ABI 9.0; showing data 1.0 s old");
+    EXPECT_EQ(live_status(l, 1001.0, lost),
+              "DATA NOT TRUSTED: descriptor at 0x20000004 has ABI 9.0; showing data 1.0 s old");
     EXPECT_TRUE(lost);
 }
 
@@ -583,9 +646,9 @@ TEST(Layout, HitTestingFindsTheRegionUnderTheMouse)
     // lanes start at y=100, 10 px each: lane 1 is y 110..120
     EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 50, 115), 0);
     EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 50, 125), 1);
-    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 100, 125), -1);   // past the scratch's 64 B
-    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 4003, 105), 2);   // the tail lane
-    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 50, 95), -1);     // above the lanes
+    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 100, 125), -1);  // past the scratch's 64 B
+    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 4003, 105), 2);  // the tail lane
+    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 50, 95), -1);    // above the lanes
 }
 
 TEST(Layout, PlanRectanglesSpanTheirLifetimes)
@@ -625,9 +688,10 @@ TEST(Layout, RamColumnSpansArenaToStackTop)
 
 TEST(Layout, PaletteKindsAreDistinct)
 {
-    const std::vector<Paint> kinds = {Paint::Tensor, Paint::Scratch, Paint::Temp, Paint::Persistent, Paint::Metadata,
-                                      Paint::FreeIntact, Paint::FreeTouched, Paint::Guard, Paint::StackUsed,
-                                      Paint::StackUnused, Paint::Background, Paint::HistoryUsed,
+    const std::vector<Paint> kinds = {Paint::Tensor,           Paint::Scratch,    Paint::Temp,
+                                      Paint::Persistent,       Paint::Metadata,   Paint::FreeIntact,
+                                      Paint::FreeTouched,      Paint::Guard,      Paint::StackUsed,
+                                      Paint::StackUnused,      Paint::Background, Paint::HistoryUsed,
                                       Paint::HistoryStackPeak, Paint::HistoryGap};
     for (std::size_t i = 0; i < kinds.size(); i++) {
         for (std::size_t k = i + 1; k < kinds.size(); k++) {

@@ -210,7 +210,8 @@ void App::frame(float width, float height)
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoScrollWithMouse |
                      ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoBackground);
-    layout_ = screen_layout(width, height, snapshot_ && snapshot_->live, snapshot_ && (snapshot_->fault || has_postmortem()));
+    layout_ =
+        screen_layout(width, height, snapshot_ && snapshot_->live, snapshot_ && (snapshot_->fault || has_postmortem()));
     draw_status(layout_);
     if (snapshot_) {
         const Arena *a = nullptr;
@@ -228,15 +229,15 @@ void App::frame(float width, float height)
         draw_summary(a, layout_.summary);
         fault_lines_.clear();
         if (snapshot_->fault || has_postmortem()) {
-            draw_fault(snapshot_->fault ? &*snapshot_->fault : nullptr,
-                       has_postmortem() ? &*snapshot_->tflm : nullptr, layout_.fault);
+            draw_fault(snapshot_->fault ? &*snapshot_->fault : nullptr, has_postmortem() ? &*snapshot_->tflm : nullptr,
+                       layout_.fault);
         }
         draw_legend(layout_.legend);
     } else {
         ImDrawList *dl = ImGui::GetWindowDrawList();
         const std::string msg = !error_.empty() ? "Cannot show this snapshot:\n" + error_
-                                : snapshot_       ? "The snapshot has no arena."
-                                                  : "Waiting for a snapshot...";
+                                : snapshot_     ? "The snapshot has no arena."
+                                                : "Waiting for a snapshot...";
         dl->AddText(nullptr, 0, ImVec2(layout_.map.x + 8, layout_.map.y + 8),
                     error_.empty() ? IM_COL32(230, 230, 230, 255) : col(Paint::RuleFail), msg.c_str(), nullptr,
                     width - 40);
@@ -253,9 +254,7 @@ void App::draw_status(const ScreenLayout &l)
     const Live *lv = snapshot_ && snapshot_->live ? &*snapshot_->live : nullptr;
     status_lost_ = false;
     const std::string live = lv ? live_status(*lv, now_unix_s(), status_lost_) : "";
-    std::string s = !link_                                        ? "file: " + source_
-                    : lv && link_->state() == Link::State::Connected ? ""
-                                                                     : link_->status();
+    std::string s = !link_ ? "file: " + source_ : lv && link_->state() == Link::State::Connected ? "" : link_->status();
     if (snapshot_ && !snapshot_->tflm_error.empty()) {  // said before the rest, which the width may cut
         s += "  |  post-mortem not shown: " + snapshot_->tflm_error;
     }
@@ -267,7 +266,8 @@ void App::draw_status(const ScreenLayout &l)
                          snapshot_->verdict);
     } else if (snapshot_ && snapshot_->located_by.rfind("agentless", 0) == 0) {
         s += fmt::format("  |  agentless: TFLM's own objects, no agent (inference count and canary unavailable)  |  "
-                         "verdict {}", snapshot_->verdict);
+                         "verdict {}",
+                         snapshot_->verdict);
     } else if (snapshot_) {
         s += fmt::format("  |  {} inference(s), {}  |  verdict {}", snapshot_->invokes,
                          snapshot_->measured ? "measured by " + snapshot_->measured_by : "not measured",
@@ -279,7 +279,9 @@ void App::draw_status(const ScreenLayout &l)
     if (!live.empty() && !s.empty()) s = "  |  " + s;
     status_text_ = live + s;
     float x = l.status.x;
-    if (!live.empty()) x += text_fit(dl, x, l.status.y + 3, live, l.status.w, status_lost_ ? col(Paint::RuleFail) : IM_COL32(230, 230, 230, 255));
+    if (!live.empty())
+        x += text_fit(dl, x, l.status.y + 3, live, l.status.w,
+                      status_lost_ ? col(Paint::RuleFail) : IM_COL32(230, 230, 230, 255));
     if (l.status.x + l.status.w - x > 40) text_fit(dl, x, l.status.y + 3, s, l.status.x + l.status.w - x);
 }
 
@@ -366,11 +368,11 @@ void App::draw_map(const Arena &a, const Rect &r)
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
     const int n_arenas = int(snapshot_->arenas.size());
     text_fit(dl, r.x + 6, r.y + 3,
-         fmt::format("Arena {}{}  {:#x}..{:#x}  ({})  zoom x{:.1f}  (wheel zoom, drag pan, double-click reset{})",
-                     a.index, n_arenas > 1 ? fmt::format(" ({} of {})", arena_index_ + 1, n_arenas) : "", a.base_addr,
-                     a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
-                     (hi - lo) / (axis_.view_hi - axis_.view_lo), n_arenas > 1 ? ", Tab: next arena" : ""),
-         r.w - 12);
+             fmt::format("Arena {}{}  {:#x}..{:#x}  ({})  zoom x{:.1f}  (wheel zoom, drag pan, double-click reset{})",
+                         a.index, n_arenas > 1 ? fmt::format(" ({} of {})", arena_index_ + 1, n_arenas) : "",
+                         a.base_addr, a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
+                         (hi - lo) / (axis_.view_hi - axis_.view_lo), n_arenas > 1 ? ", Tab: next arena" : ""),
+             r.w - 12);
     if (n_arenas > 1 && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) {
         arena_index_ = (arena_index_ + 1) % n_arenas;
         axis_init_ = false;
@@ -423,9 +425,10 @@ void App::draw_map(const Arena &a, const Rect &r)
             if (rhi < axis_.view_lo || rlo > axis_.view_hi) continue;
             const float x0 = axis_.to_px(rlo) - cx, x1 = axis_.to_px(rhi) - cx;
             const float y0 = lanes_top_ + lanes_[i] * lane_h_ - cy, y1 = y0 + std::max(1.f, lane_h_ - 1);
-            map_raster_.fill(x0, y0, x1, y1, colour(int(i) == selected_ ? Paint::Selected
-                                                    : damaged(int(i), reg) ? Paint::FreeTouched
-                                                                           : paint_of_kind(reg.kind)));
+            map_raster_.fill(x0, y0, x1, y1,
+                             colour(int(i) == selected_    ? Paint::Selected
+                                    : damaged(int(i), reg) ? Paint::FreeTouched
+                                                           : paint_of_kind(reg.kind)));
             if (x1 - x0 > 3 && lane_h_ >= 6) map_raster_.frame(x0, y0, x1, y1, colour(Paint::Background));
         }
         upload(map_tex_, map_raster_);
@@ -440,8 +443,8 @@ void App::draw_map(const Arena &a, const Rect &r)
     }
     if (lanes_top_ + lane_count_ * lane_h_ > lanes_bottom + 1) {
         const int shown = int((lanes_bottom - lanes_top_) / lane_h_);
-        text(dl, r.x + r.w - 230, lanes_bottom - 16,
-             fmt::format("{} of {} lanes shown: zoom in", shown, lane_count_), col(Paint::Temp));
+        text(dl, r.x + r.w - 230, lanes_bottom - 16, fmt::format("{} of {} lanes shown: zoom in", shown, lane_count_),
+             col(Paint::Temp));
     }
     // Ticks: power-of-two offsets from the base.
     const uint64_t step = tick_step(axis_.view_lo - lo, axis_.view_hi - lo, int(axis_.pw / 90));
@@ -461,23 +464,23 @@ void App::draw_map(const Arena &a, const Rect &r)
         if (io.MouseWheel != 0) axis_.zoom_at(io.MousePos.x, io.MouseWheel > 0 ? 1.25 : 0.8);
         if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) axis_.pan_px(io.MouseDelta.x);
         if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) axis_.reset();
-        const int hit = hit_region(a.regions, lanes_, axis_, a.base_addr, lanes_top_, lane_h_, io.MousePos.x,
-                                   io.MousePos.y);
+        const int hit =
+            hit_region(a.regions, lanes_, axis_, a.base_addr, lanes_top_, lane_h_, io.MousePos.x, io.MousePos.y);
         if (hit >= 0) {
             draw_region_tooltip(a, a.regions[hit]);
             if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) selected_ = hit;
         } else if (io.MousePos.y >= bar_y0_ && io.MousePos.y < bar_y1_) {
             const uint64_t off = uint64_t(std::max(0.0, axis_.to_addr(io.MousePos.x) - lo));
             const bool touched = a.damage && off >= a.damage->offset && off < a.damage->offset + a.damage->size_bytes;
-            const std::string area = off < a.head_bytes ? "head (planned tensors and scratch)"
-                                     : off < a.temp_bytes ? "temp"
-                                     : off < a.tail_offset
-                                         ? (touched ? fmt::format("free band, canary TOUCHED at +{}..+{} ({} B)",
-                                                                  a.damage->offset, a.damage->offset + a.damage->size_bytes,
-                                                                  a.damage->size_bytes)
-                                                    : std::string(a.free_band.present ? "free band, canary intact"
-                                                                                      : "free, no canary to measure"))
-                                         : "persistent tail";
+            const std::string area =
+                off < a.head_bytes   ? "head (planned tensors and scratch)"
+                : off < a.temp_bytes ? "temp"
+                : off < a.tail_offset
+                    ? (touched ? fmt::format("free band, canary TOUCHED at +{}..+{} ({} B)", a.damage->offset,
+                                             a.damage->offset + a.damage->size_bytes, a.damage->size_bytes)
+                               : std::string(a.free_band.present ? "free band, canary intact"
+                                                                 : "free, no canary to measure"))
+                    : "persistent tail";
             ImGui::SetTooltip("+%llu B (%#llx): %s", (unsigned long long)off, (unsigned long long)(a.base_addr + off),
                               area.c_str());
         }
@@ -541,7 +544,8 @@ void App::draw_ram(const Arena *ap, const Rect &r)
         rect(dl, x0, Y(b + a.size_bytes), x1, Y(b + a.tail_offset), Paint::Persistent);
     }
     if (s.guard.present) {
-        rect(dl, x0, Y(s.guard.high_addr), x1, Y(s.guard.low_addr), s.guard.touched ? Paint::GuardTouched : Paint::Guard);
+        rect(dl, x0, Y(s.guard.high_addr), x1, Y(s.guard.low_addr),
+             s.guard.touched ? Paint::GuardTouched : Paint::Guard);
     }
     // Labels right of the column, pushed apart so they never overlap (sorted top to bottom).
     std::vector<std::pair<float, std::string>> labels;
@@ -564,8 +568,10 @@ void App::draw_ram(const Arena *ap, const Rect &r)
             const bool ok = s.stack.room_bytes && s.stack.required_room_bytes &&
                             *s.stack.room_bytes >= *s.stack.required_room_bytes && !s.stack.peak_is_lower_bound;
             const float gx = r.x + r.w - 14;
-            rect(dl, gx, Y(*s.stack.hwm_addr), gx + 8, Y(*s.stack.arena_end_addr) + 2, ok ? Paint::RulePass : Paint::RuleFail);
-            const uint64_t gap = *s.stack.hwm_addr > *s.stack.arena_end_addr ? *s.stack.hwm_addr - *s.stack.arena_end_addr : 0;
+            rect(dl, gx, Y(*s.stack.hwm_addr), gx + 8, Y(*s.stack.arena_end_addr) + 2,
+                 ok ? Paint::RulePass : Paint::RuleFail);
+            const uint64_t gap =
+                *s.stack.hwm_addr > *s.stack.arena_end_addr ? *s.stack.hwm_addr - *s.stack.arena_end_addr : 0;
             // On a dark box: the label sits over the arena's colours.
             const std::string label = "gap " + format_bytes(gap);
             const float tw = std::min(ImGui::CalcTextSize(label.c_str()).x, r.w - 24);
@@ -600,8 +606,10 @@ void App::draw_ram(const Arena *ap, const Rect &r)
         } else if (ap && addr >= b && addr < b + a.size_bytes) {
             const uint64_t off = addr - b;
             what = fmt::format("arena {:#x}-{:#x}, +{}: {}", b, b + a.size_bytes, off,
-                               off < a.head_bytes ? "head" : off < a.temp_bytes ? "temp"
-                               : off < a.tail_offset ? "free band" : "persistent tail");
+                               off < a.head_bytes    ? "head"
+                               : off < a.temp_bytes  ? "temp"
+                               : off < a.tail_offset ? "free band"
+                                                     : "persistent tail");
         }
         ImGui::SetTooltip("%#llx  %s", (unsigned long long)addr, what.c_str());
     }
@@ -626,7 +634,8 @@ void App::draw_plan(const Arena &a, const Rect &r)
             const Rect rr = plan_.region_rect(a.regions[i]);
             if (rr.w <= 0) continue;
             const float x0 = rr.x - px, y0 = rr.y - py, x1 = x0 + rr.w, y1 = y0 + rr.h;
-            plan_raster_.fill(x0, y0, x1, y1, colour(int(i) == selected_ ? Paint::Selected : paint_of_kind(a.regions[i].kind)));
+            plan_raster_.fill(x0, y0, x1, y1,
+                              colour(int(i) == selected_ ? Paint::Selected : paint_of_kind(a.regions[i].kind)));
             if (rr.w > 3 && rr.h > 3) plan_raster_.frame(x0, y0, x1, y1, colour(Paint::Background));
         }
         upload(plan_tex_, plan_raster_);
@@ -638,7 +647,8 @@ void App::draw_plan(const Arena &a, const Rect &r)
         dl->AddLine(ImVec2(plan_.x_of_scope(t), y), ImVec2(plan_.x_of_scope(t + 1), y), col(Paint::LiveCurve), 2.0f);
         if (t + 1 < a.plan.scopes) {
             const float y2 = plan_.y_of_offset(double(a.plan.live_bytes[t + 1]));
-            dl->AddLine(ImVec2(plan_.x_of_scope(t + 1), y), ImVec2(plan_.x_of_scope(t + 1), y2), col(Paint::LiveCurve), 1.0f);
+            dl->AddLine(ImVec2(plan_.x_of_scope(t + 1), y), ImVec2(plan_.x_of_scope(t + 1), y2), col(Paint::LiveCurve),
+                        1.0f);
         }
     }
     const float ylb = plan_.y_of_offset(double(a.plan.lower_bound_bytes));
@@ -688,21 +698,23 @@ void App::draw_summary(const Arena *a, const Rect &r)
         line(fmt::format("tail       {} (persistent)", format_bytes_exact(a->tail_bytes)));
         line(fmt::format("used       {}", format_bytes_exact(a->used_bytes)));
         if (!s.model.empty()) {  // a model's prediction: its peak is the minimum arena TFLM needs
-            line(fmt::format("minimum    {}", format_bytes_exact(a->minimum_arena_bytes.value_or(a->peak_bytes))), white,
-                 "The smallest arena AllocateTensors succeeds in, as arenascope-plan predicts it.");
+            line(fmt::format("minimum    {}", format_bytes_exact(a->minimum_arena_bytes.value_or(a->peak_bytes))),
+                 white, "The smallest arena AllocateTensors succeeds in, as arenascope-plan predicts it.");
         } else {
             line(fmt::format("peak       {}", format_bytes_exact(a->peak_bytes)));
         }
         if (!s.model.empty()) {  // a prediction: the arena is the recommended one, the margin above the minimum
-            line(fmt::format("margin     {} B = {:.1f} % over the minimum", a->headroom_bytes, a->headroom_pct),
-                 white, "The free space on the map is not spare: AllocateTensors needs it while it runs (its "
-                        "temporaries and the planner's arrays). The margin is what the recommended arena adds "
-                        "to the minimum.");
+            line(fmt::format("margin     {} B = {:.1f} % over the minimum", a->headroom_bytes, a->headroom_pct), white,
+                 "The free space on the map is not spare: AllocateTensors needs it while it runs (its "
+                 "temporaries and the planner's arrays). The margin is what the recommended arena adds "
+                 "to the minimum.");
         } else {
             line(fmt::format("headroom   {} B = {:.1f} %{}", a->headroom_bytes, a->headroom_pct,
                              a->headroom_is_upper_estimate ? " (upper est.)" : ""),
-                 white, a->headroom_is_upper_estimate ? "Measured against the used bytes: TFLM needs more while it "
-                                                        "allocates. Never shrink the arena on this figure alone." : "");
+                 white,
+                 a->headroom_is_upper_estimate ? "Measured against the used bytes: TFLM needs more while it "
+                                                 "allocates. Never shrink the arena on this figure alone."
+                                               : "");
         }
         if (a->free_band.present && a->free_band.intact_bytes) {
             line(fmt::format("free band  {} of {} B intact", *a->free_band.intact_bytes, a->free_band.size_bytes),
@@ -789,13 +801,16 @@ void App::draw_fault(const Fault *f, const Tflm *t, const Rect &r)
         panel.advance(4);
     }
     if (f) {
-        para("FAULT: " + (f->exception.empty() ? std::string("fault") : f->exception) + "  (red on the map: regions "
-             "overwritten since allocation)", red);
+        para("FAULT: " + (f->exception.empty() ? std::string("fault") : f->exception) +
+                 "  (red on the map: regions "
+                 "overwritten since allocation)",
+             red);
         // The verdicts first, then the evidence, so what has to be scrolled to is the detail.
         for (const FaultVerdict &v : f->verdicts) {
             if (!shown(v.headline)) para(v.headline, red);
         }
-        if (f->stale) para("from before a reset: the arena in memory is this boot's, no verdict is drawn from it", white);
+        if (f->stale)
+            para("from before a reset: the arena in memory is this boot's, no verdict is drawn from it", white);
         para("PC " + f->pc_where, white);
         for (const auto &c : f->causes) para(c, white);
         for (const FaultVerdict &v : f->verdicts) {
@@ -821,10 +836,10 @@ void App::draw_legend(const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
-    const Paint paints[] = {Paint::Tensor,     Paint::Scratch,      Paint::Temp,           Paint::Persistent,
-                            Paint::Metadata,   Paint::FreeIntact,   Paint::FreeUnmeasured, Paint::FreeTouched,
-                            Paint::Guard,      Paint::GuardTouched, Paint::StackUsed,      Paint::StackUnused,
-                            Paint::HighWater,  Paint::StackPointer, Paint::LiveCurve,      Paint::LowerBound};
+    const Paint paints[] = {Paint::Tensor,    Paint::Scratch,      Paint::Temp,           Paint::Persistent,
+                            Paint::Metadata,  Paint::FreeIntact,   Paint::FreeUnmeasured, Paint::FreeTouched,
+                            Paint::Guard,     Paint::GuardTouched, Paint::StackUsed,      Paint::StackUnused,
+                            Paint::HighWater, Paint::StackPointer, Paint::LiveCurve,      Paint::LowerBound};
     const int n = int(std::size(paints));
     const int fit = std::max(1, int((r.h - 8) / 15));
     const int columns = fit >= n ? 1 : 2;
@@ -835,8 +850,8 @@ void App::draw_legend(const Rect &r)
         if (i % rows >= fit) continue;
         const Paint p = paints[i];
         const float x = r.x + float(i / rows) * cw, y = r.y + 4 + float(i % rows) * 15;
-        const bool line = p == Paint::HighWater || p == Paint::StackPointer || p == Paint::LiveCurve ||
-                          p == Paint::LowerBound;
+        const bool line =
+            p == Paint::HighWater || p == Paint::StackPointer || p == Paint::LiveCurve || p == Paint::LowerBound;
         if (line) {
             dl->AddLine(ImVec2(x + 5, y + 7), ImVec2(x + 19, y + 7), col(p), 2.0f);
         } else {
@@ -873,11 +888,16 @@ std::string App::layout_json() const
     if (layout_.history.h > 0) {
         nlohmann::json lanes = nlohmann::json::array();
         for (int i = 0; i < HistoryGeometry::kSeries; i++) {
-            lanes.push_back({{"series", history_series_name(i)}, {"rect", R(history_.lane[i])}, {"lo", history_.lo[i]},
+            lanes.push_back({{"series", history_series_name(i)},
+                             {"rect", R(history_.lane[i])},
+                             {"lo", history_.lo[i]},
                              {"hi", history_.hi[i]}});
         }
-        j["history"] = {{"rect", R(layout_.history)}, {"plot", R(history_.plot)}, {"t0", history_.t0},
-                        {"t1", history_.t1}, {"lanes", lanes}};
+        j["history"] = {{"rect", R(layout_.history)},
+                        {"plot", R(history_.plot)},
+                        {"t0", history_.t0},
+                        {"t1", history_.t1},
+                        {"lanes", lanes}};
     }
     return j.dump(1);
 }

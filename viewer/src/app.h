@@ -54,7 +54,7 @@ private:
     std::vector<std::size_t> map_order_, plan_order_;  // draw orders: (lane, offset), (lifetime, offset)
     unsigned serial_ = 0;                              // +1 per snapshot: rasters key on it
     Raster map_raster_, plan_raster_;
-    unsigned map_tex_ = 0, plan_tex_ = 0;              // GL textures of the rasters
+    unsigned map_tex_ = 0, plan_tex_ = 0;  // GL textures of the rasters
     std::string map_key_, plan_key_;
     int lane_count_ = 1;
     int selected_ = -1;
@@ -66,6 +66,7 @@ public:
         arena_index_ = i;
         if (snapshot_) set_snapshot(*snapshot_, source_);
     }
+
 private:
     // geometry of the last frame
     ScreenLayout layout_;
@@ -73,10 +74,10 @@ private:
     PlanGeometry plan_;
     RamColumn ram_;
     HistoryGeometry history_;
-    std::string status_text_;  // the whole status line, before fitting
-    bool summary_more_ = false, fault_more_ = false;  // the panel's text did not fit at the last frame
-    std::vector<std::string> summary_lines_;  // the summary's lines in order, before fitting (--layout-out)
-    std::vector<std::string> fault_lines_;    // the fault / post-mortem panel's lines, likewise
+    std::string status_text_;                             // the whole status line, before fitting
+    bool summary_more_ = false, fault_more_ = false;      // the panel's text did not fit at the last frame
+    std::vector<std::string> summary_lines_;              // the summary's lines in order, before fitting (--layout-out)
+    std::vector<std::string> fault_lines_;                // the fault / post-mortem panel's lines, likewise
     std::vector<std::pair<uint64_t, uint64_t>> smashed_;  // (addr, size) of every smashed object, sorted
     bool status_lost_ = false;
 };

@@ -171,9 +171,8 @@ int assign_lanes(const std::vector<Region> &regions, std::vector<int> &lanes)
     for (std::size_t i = 0; i < regions.size(); i++) {
         if (regions[i].kind == "tensor" || regions[i].kind == "scratch") order.push_back(i);
     }
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return regions[a].offset < regions[b].offset;
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return regions[a].offset < regions[b].offset; });
     // First fit: the lowest-numbered lane whose last region ends at or before this one's start.
     // Free lanes wait in a min-heap by number; busy ones in a min-heap by end: O(n log n).
     std::priority_queue<std::pair<uint64_t, int>, std::vector<std::pair<uint64_t, int>>, std::greater<>> busy;
@@ -229,7 +228,8 @@ PlanGeometry plan_geometry(const Arena &a, Rect area)
     g.scopes = std::max(1, a.plan.scopes);
     uint64_t extent = std::max<uint64_t>(a.head_bytes, a.plan.lower_bound_bytes);
     for (const Region &r : a.regions) {
-        if (r.first_use && (r.kind == "tensor" || r.kind == "scratch")) extent = std::max(extent, r.offset + r.size_bytes);
+        if (r.first_use && (r.kind == "tensor" || r.kind == "scratch"))
+            extent = std::max(extent, r.offset + r.size_bytes);
     }
     for (uint64_t v : a.plan.live_bytes) extent = std::max(extent, v);
     g.extent = std::max<uint64_t>(extent, 1);
@@ -321,8 +321,8 @@ std::string live_status(const Live &live, double now_unix_s, bool &lost)
         return fmt::format("{}: {}; showing data {:.1f} s old", live.link_lost ? "LINK LOST" : "DATA NOT TRUSTED",
                            live.link_error.empty() ? "no reason given" : live.link_error, age);
     }
-    return fmt::format("live via {}: {:.1f} refreshes/s, data {:.1f} s old, refresh {}", live.reader,
-                       live.refresh_hz, age, live.refresh_index);
+    return fmt::format("live via {}: {:.1f} refreshes/s, data {:.1f} s old, refresh {}", live.reader, live.refresh_hz,
+                       age, live.refresh_index);
 }
 
 }  // namespace arenascope

@@ -28,9 +28,30 @@ struct Rgba {
 };
 
 enum class Paint {
-    Background, Tensor, Scratch, Temp, Persistent, Metadata, FreeIntact, FreeTouched, FreeUnmeasured, Guard, GuardTouched,
-    StackUsed, StackUnused, HighWater, StackPointer, RulePass, RuleFail, Boundary, LiveCurve, LowerBound, Selected,
-    HistoryUsed, HistoryStackPeak, HistoryGap,  // the live history's three series
+    Background,
+    Tensor,
+    Scratch,
+    Temp,
+    Persistent,
+    Metadata,
+    FreeIntact,
+    FreeTouched,
+    FreeUnmeasured,
+    Guard,
+    GuardTouched,
+    StackUsed,
+    StackUnused,
+    HighWater,
+    StackPointer,
+    RulePass,
+    RuleFail,
+    Boundary,
+    LiveCurve,
+    LowerBound,
+    Selected,
+    HistoryUsed,
+    HistoryStackPeak,
+    HistoryGap,  // the live history's three series
 };
 
 // The fixed palette: distinct hues for tensor/scratch/temp/persistent/metadata, green for
@@ -46,14 +67,14 @@ struct Rect {
 };
 
 struct ScreenLayout {
-    Rect map;       // arena map: area bar on top, region lanes below
-    Rect ram;       // RAM column: stack, guard band, arena
-    Rect plan;      // plan view
-    Rect summary;   // figures and verdicts
-    Rect fault;     // the fault panel, below the summary; empty (h 0) with no fault
-    Rect legend;    // one column; with a fault, two compact columns below the fault panel
-    Rect status;    // link state line
-    Rect history;   // live history, below the plan; empty (h 0) when hidden
+    Rect map;      // arena map: area bar on top, region lanes below
+    Rect ram;      // RAM column: stack, guard band, arena
+    Rect plan;     // plan view
+    Rect summary;  // figures and verdicts
+    Rect fault;    // the fault panel, below the summary; empty (h 0) with no fault
+    Rect legend;   // one column; with a fault, two compact columns below the fault panel
+    Rect status;   // link state line
+    Rect history;  // live history, below the plan; empty (h 0) when hidden
 };
 // history: a live snapshot is shown, so the bottom of the left column is the history panel
 // (height 20 % of the body, 120..200 px) and the plan is that much shorter.
@@ -65,8 +86,8 @@ ScreenLayout screen_layout(float width, float height, bool history = false, bool
 
 // Address axis of the arena map: the visible range [view_lo, view_hi) drawn over [px0, px0+pw).
 struct AddressAxis {
-    double full_lo = 0, full_hi = 1;   // the whole arena
-    double view_lo = 0, view_hi = 1;   // what is visible (zoom, pan)
+    double full_lo = 0, full_hi = 1;  // the whole arena
+    double view_lo = 0, view_hi = 1;  // what is visible (zoom, pan)
     float px0 = 0, pw = 1;
 
     float to_px(double addr) const { return px0 + float((addr - view_lo) / (view_hi - view_lo) * pw); }
@@ -129,9 +150,9 @@ RamColumn ram_column(const Snapshot &s, const Arena &a, Rect area);
 // greatest value) (bottom + 1 when both are 0). Null values are gaps in the line.
 struct HistoryGeometry {
     static constexpr int kSeries = 3;
-    Rect plot;                    // the three lanes, without title, legend and labels
-    Rect lane[kSeries];           // where each series is drawn
-    double t0 = 0, t1 = 0;        // first and last point's time
+    Rect plot;              // the three lanes, without title, legend and labels
+    Rect lane[kSeries];     // where each series is drawn
+    double t0 = 0, t1 = 0;  // first and last point's time
     double lo[kSeries] = {0, 0, 0}, hi[kSeries] = {1, 1, 1};
     bool known[kSeries] = {false, false, false};  // the series has at least one value
     // x of a time, clamped to the plot (a wall clock may step back); one point: the right edge.

@@ -108,7 +108,8 @@ bool Link::read_lines(int fd)
         buffer.erase(0, start);
         if (buffer.size() > kMaxMessageBytes) {
             std::lock_guard<std::mutex> lock(mutex_);
-            error_ = fmt::format("stream: a message longer than {} MiB; dropped the connection", kMaxMessageBytes >> 20);
+            error_ =
+                fmt::format("stream: a message longer than {} MiB; dropped the connection", kMaxMessageBytes >> 20);
             return false;
         }
     }

@@ -27,7 +27,7 @@ public:
     std::optional<Snapshot> take();
     State state() const { return state_; }
     bool target_running() const { return running_; }  // a state message said the target runs again
-    std::string status() const;        // one line for the status bar
+    std::string status() const;                       // one line for the status bar
     std::string last_error() const;
     unsigned received() const { return received_; }
 

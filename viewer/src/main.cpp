@@ -43,11 +43,10 @@ struct Options {
     double wait_snapshot = 0;
 };
 
-const char *kUsage =
-    "usage: arenascope-viewer SNAPSHOT.json | --connect 127.0.0.1:PORT\n"
-    "       [--screenshot OUT.png [--frames N]] [--wait-snapshot SECONDS] [--layout-out FILE.json]\n"
-    "       [--size WxH] [--arena N] [--snapshots N] [--bench FRAMES [--bench-rebuild]]\n"
-    "       arenascope-viewer --version\n";
+const char *kUsage = "usage: arenascope-viewer SNAPSHOT.json | --connect 127.0.0.1:PORT\n"
+                     "       [--screenshot OUT.png [--frames N]] [--wait-snapshot SECONDS] [--layout-out FILE.json]\n"
+                     "       [--size WxH] [--arena N] [--snapshots N] [--bench FRAMES [--bench-rebuild]]\n"
+                     "       arenascope-viewer --version\n";
 
 bool parse(int argc, char **argv, Options &o, std::string &error)
 {
@@ -190,7 +189,8 @@ int main(int argc, char **argv)
         app.set_link(std::move(link));
     }
 
-    glfwSetErrorCallback([](int code, const char *msg) { std::fprintf(stderr, "arenascope-viewer: GLFW %d: %s\n", code, msg); });
+    glfwSetErrorCallback(
+        [](int code, const char *msg) { std::fprintf(stderr, "arenascope-viewer: GLFW %d: %s\n", code, msg); });
     if (!glfwInit()) {
         std::fprintf(stderr, "arenascope-viewer: no display (set DISPLAY, or run under xvfb-run for --screenshot)\n");
         return 2;
@@ -274,7 +274,8 @@ int main(int argc, char **argv)
         if (headless && frame >= total + 1) {
             if (opt.bench > 0) {
                 glFinish();
-                const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                const double ms =
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
                 std::printf("frames %d, mean frame time %.3f ms (build %.3f ms + draw %.3f ms + present %.3f ms), "
                             "%d draw vertices\n",
                             total - 1, ms / (total - 1), build_ms / (total - 1), render_ms / (total - 1),
@@ -286,8 +287,9 @@ int main(int argc, char **argv)
                     status = 2;
                 } else {
                     std::printf("arenascope-viewer: wrote %s (%dx%d)%s\n", opt.screenshot.c_str(), w, h,
-                                app.link() ? fmt::format(", {} live snapshot(s) received", app.link()->received()).c_str()
-                                           : "");
+                                app.link()
+                                    ? fmt::format(", {} live snapshot(s) received", app.link()->received()).c_str()
+                                    : "");
                 }
             }
             if (!opt.layout_out.empty()) {

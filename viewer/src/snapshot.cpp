@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -122,7 +122,8 @@ const json &array(const json &obj, const char *key, const std::string &path, std
         throw LoadError{fmt::format("{}.{}: expected an array, found {}", path, key, type_name(v))};
     }
     if (v.size() > max) {
-        throw LoadError{fmt::format("{}.{}: {} entries, more than the {} this viewer accepts", path, key, v.size(), max)};
+        throw LoadError{
+            fmt::format("{}.{}: {} entries, more than the {} this viewer accepts", path, key, v.size(), max)};
     }
     return v;
 }
@@ -181,8 +182,8 @@ Region region(const json &v, const std::string &path, const Arena &a)
                                     a.base_addr, r.offset)};
     }
     if (r.offset > a.size_bytes || r.size_bytes > a.size_bytes - r.offset) {
-        throw LoadError{fmt::format("{}: +{} ({} B) is outside the arena's {} B", path, r.offset, r.size_bytes,
-                                    a.size_bytes)};
+        throw LoadError{
+            fmt::format("{}: +{} ({} B) is outside the arena's {} B", path, r.offset, r.size_bytes, a.size_bytes)};
     }
     r.first_use = opt_scope(v, "first_use", path);
     r.last_use = opt_scope(v, "last_use", path);
@@ -245,15 +246,15 @@ Arena arena(const json &v, const std::string &path)
     a.minimum_arena_bytes = opt_u64(v, "minimum_arena_bytes", path);
     a.headroom_is_upper_estimate = boolean(v, "headroom_is_upper_estimate", path);
     a.free_band = band(member(v, "free_band", path), path + ".free_band");
-    if (a.free_band.present && (a.free_band.low_addr < a.base_addr ||
-                                a.free_band.high_addr > a.base_addr + a.size_bytes)) {
+    if (a.free_band.present &&
+        (a.free_band.low_addr < a.base_addr || a.free_band.high_addr > a.base_addr + a.size_bytes)) {
         throw LoadError{fmt::format("{}.free_band: {:#x}-{:#x} is outside the arena", path, a.free_band.low_addr,
                                     a.free_band.high_addr)};
     }
     a.damage = touched(v, "damage", path);
     if (a.damage && (a.damage->offset > a.size_bytes || a.damage->size_bytes > a.size_bytes - a.damage->offset)) {
-        throw LoadError{fmt::format("{}.damage: +{} ({} B) is outside the arena", path, a.damage->offset,
-                                    a.damage->size_bytes)};
+        throw LoadError{
+            fmt::format("{}.damage: +{} ({} B) is outside the arena", path, a.damage->offset, a.damage->size_bytes)};
     }
     const json &regions = array(v, "regions", path, kMaxRegions);
     a.regions.reserve(regions.size());
@@ -325,8 +326,7 @@ std::optional<Live> live(const json &root)
     l.bytes_last_refresh = u64(v, "bytes_last_refresh", p);
     const std::string link = string(v, "link", p);
     if (link != "ok" && link != "lost" && link != "untrusted") {
-        throw LoadError{
-            fmt::format("{}.link: \"{}\" is not \"ok\", \"lost\" or \"untrusted\"", p, link.substr(0, 40))};
+        throw LoadError{fmt::format("{}.link: \"{}\" is not \"ok\", \"lost\" or \"untrusted\"", p, link.substr(0, 40))};
     }
     l.link_lost = link == "lost";
     l.link_untrusted = link == "untrusted";
@@ -377,8 +377,8 @@ std::optional<Tflm> tflm(const json &root)
         s = clip_utf8(std::move(s), kMaxTflmLineBytes);
         text_bytes += s.size();
         if (text_bytes > kMaxTflmTextBytes) {
-            throw LoadError{fmt::format("{}: more than {} KiB of text, more than this viewer draws", p,
-                                        kMaxTflmTextBytes >> 10)};
+            throw LoadError{
+                fmt::format("{}: more than {} KiB of text, more than this viewer draws", p, kMaxTflmTextBytes >> 10)};
         }
         return s;
     };
@@ -423,8 +423,7 @@ std::optional<Tflm> tflm(const json &root)
             const json &x = m.value();
             if (!x.is_number_unsigned() && !(x.is_number_integer() && x.get<int64_t>() >= 0)) {  // an address
                 throw LoadError{fmt::format("{}.{}: expected an address (a non-negative integer), found {}", ap,
-                                            clip_utf8(m.key(), 40),
-                                            x.is_number() ? x.dump() : type_name(x))};
+                                            clip_utf8(m.key(), 40), x.is_number() ? x.dump() : type_name(x))};
             }
         }
         t.allocator_sound = true;
@@ -555,12 +554,17 @@ Snapshot snapshot(const json &root)
             const std::string vp = fmt::format("{}.verdicts[{}]", fp, i);
             FaultVerdict d;
             d.kind = string(verdicts[i], "kind", vp);
-            static const char *const kinds[] = {"stack-into-arena", "allocation-failed", "failure-ignored",
-                                                "tflm-damaged",     "buffer-overrun",    "not-arena-nor-stack",
-                                                "none",             "unknown"};
+            static const char *const kinds[] = {"stack-into-arena",
+                                                "allocation-failed",
+                                                "failure-ignored",
+                                                "tflm-damaged",
+                                                "buffer-overrun",
+                                                "not-arena-nor-stack",
+                                                "none",
+                                                "unknown"};
             if (std::find(std::begin(kinds), std::end(kinds), d.kind) == std::end(kinds)) {
-                throw LoadError{fmt::format("{}.kind: \"{}\" is not a verdict kind this viewer knows", vp,
-                                            clip_utf8(d.kind, 40))};
+                throw LoadError{
+                    fmt::format("{}.kind: \"{}\" is not a verdict kind this viewer knows", vp, clip_utf8(d.kind, 40))};
             }
             d.headline = string(verdicts[i], "headline", vp).substr(0, 4096);
             for (const auto &line : array(verdicts[i], "evidence", vp, 64)) {
@@ -570,8 +574,9 @@ Snapshot snapshot(const json &root)
             f.verdicts.push_back(std::move(d));
         }
         for (const char *key : {"bits", "causes", "notes"}) {
-            std::vector<std::string> &dst = std::string(key) == "bits" ? f.bits : std::string(key) == "causes" ? f.causes
-                                                                                                              : f.notes;
+            std::vector<std::string> &dst = std::string(key) == "bits"     ? f.bits
+                                            : std::string(key) == "causes" ? f.causes
+                                                                           : f.notes;
             for (const auto &line : array(fj, key, fp, 64)) {
                 if (!line.is_string()) throw LoadError{fmt::format("{}.{}: expected strings", fp, key)};
                 dst.push_back(line.get<std::string>().substr(0, 4096));
@@ -580,8 +585,8 @@ Snapshot snapshot(const json &root)
         const std::size_t n_regions = s.arenas.empty() ? 0 : s.arenas[0].regions.size();
         for (const auto &i : array(fj, "damaged_regions", fp, kMaxRegions)) {
             if (!i.is_number_unsigned() || i.get<uint64_t>() >= n_regions) {
-                throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, i.dump(),
-                                            n_regions)};
+                throw LoadError{
+                    fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, i.dump(), n_regions)};
             }
             f.damaged_regions.push_back(int(i.get<uint64_t>()));
         }
@@ -608,8 +613,11 @@ std::string printable(const std::string &s)
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                              : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        const std::size_t n = c < 0x80                 ? 1
+                              : c >= 0xC2 && c <= 0xDF ? 2
+                              : c >= 0xE0 && c <= 0xEF ? 3
+                              : c >= 0xF0 && c <= 0xF4 ? 4
+                                                       : 0;
         bool ok = n > 0 && i + n <= s.size();
         for (std::size_t k = 1; ok && k < n; k++) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
         if (ok) {

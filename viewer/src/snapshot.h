@@ -16,29 +16,29 @@ namespace arenascope {
 
 constexpr std::size_t kMaxSnapshotBytes = 64u << 20;  // a snapshot larger than this is refused
 constexpr std::size_t kMaxArenas = 16;
-constexpr std::size_t kMaxRegions = 200000;           // per arena
+constexpr std::size_t kMaxRegions = 200000;  // per arena
 constexpr std::size_t kMaxScopes = 200000;
 constexpr std::size_t kMaxChecks = 256;
-constexpr std::size_t kMaxHistoryPoints = 600;        // live history
+constexpr std::size_t kMaxHistoryPoints = 600;  // live history
 // "tflm" (the agentless post-mortem): a "tflm" past these is refused (the rest of the snapshot is shown).
 constexpr std::size_t kMaxTflmVerdicts = 16;
 // The snapshot version this viewer reads (docs/snapshot-schema.md; the plugin's present/snapshot.py VERSION).
 constexpr int kSnapshotVersion = 2;
-constexpr std::size_t kMaxTflmLines = 64;             // evidence[] and problems[] lines per list
-constexpr std::size_t kMaxTflmSmashed = 256;          // smashed objects per verdict
+constexpr std::size_t kMaxTflmLines = 64;     // evidence[] and problems[] lines per list
+constexpr std::size_t kMaxTflmSmashed = 256;  // smashed objects per verdict
 constexpr std::size_t kMaxTflmObjects = 64;
 constexpr std::size_t kMaxTflmLineBytes = 4096;       // a longer string is cut (at a UTF-8 boundary)
 constexpr std::size_t kMaxTflmTextBytes = 64u << 10;  // all its strings together: the panel wraps them each frame
 
 struct Touched {
-    uint64_t offset = 0;      // bytes from the band's low address
+    uint64_t offset = 0;  // bytes from the band's low address
     uint64_t size_bytes = 0;
 };
 
 struct Band {
-    bool present = false;     // false: the band was never filled (JSON null)
+    bool present = false;  // false: the band was never filled (JSON null)
     uint64_t low_addr = 0, high_addr = 0, size_bytes = 0;
-    uint64_t offset = 0;      // free band only: from the arena base
+    uint64_t offset = 0;  // free band only: from the arena base
     bool measured = false;
     std::optional<uint64_t> intact_bytes;
     std::optional<Touched> touched;
@@ -46,8 +46,8 @@ struct Band {
 
 struct Region {
     int index = 0;
-    std::optional<int64_t> id;          // tensor index (scratch: scratch index)
-    std::string kind;                   // tensor, scratch, persistent, metadata
+    std::optional<int64_t> id;  // tensor index (scratch: scratch index)
+    std::string kind;           // tensor, scratch, persistent, metadata
     uint64_t offset = 0, address = 0, size_bytes = 0;
     std::optional<int> first_use, last_use;  // allocation scopes; none: whole run
     std::vector<std::string> flags;
@@ -58,7 +58,7 @@ struct Region {
 
 struct Plan {
     int scopes = 0;
-    std::vector<uint64_t> live_bytes;   // per scope
+    std::vector<uint64_t> live_bytes;  // per scope
     uint64_t lower_bound_bytes = 0;
     int lower_bound_scope = 0;
 };
@@ -73,7 +73,7 @@ struct Arena {
     bool headroom_is_upper_estimate = true;
     bool tflm_figures = false;
     Band free_band;
-    std::optional<Touched> damage;      // offset from the arena base
+    std::optional<Touched> damage;  // offset from the arena base
     std::vector<Region> regions;
     Plan plan;
 };
@@ -110,33 +110,33 @@ struct Fault {
 
 // One point of the live history (`arena live`): bytes at one refresh.
 struct LivePoint {
-    double t_unix_s = 0;                     // wall-clock UTC seconds
-    uint64_t used_bytes = 0;                 // arena 0's used bytes
+    double t_unix_s = 0;                       // wall-clock UTC seconds
+    uint64_t used_bytes = 0;                   // arena 0's used bytes
     std::optional<uint64_t> stack_peak_bytes;  // stack high - high-water mark; none: unknown
-    std::optional<int64_t> gap_bytes;        // high-water mark - end of the arena below; negative: into the arena
+    std::optional<int64_t> gap_bytes;          // high-water mark - end of the arena below; negative: into the arena
 };
 
 // What a live refresh says about itself: present only in snapshots of `arena live`.
 struct Live {
-    std::string reader;                // how the bytes were read
-    double captured_at_unix_s = 0;     // when this refresh's reads finished (UTC seconds)
-    uint64_t refresh_index = 1;        // refreshes since `arena live` started, from 1
-    double refresh_hz = 0;             // refreshes per second, measured by the plugin
-    uint64_t bytes_last_refresh = 0;   // bytes read from the target for this refresh
-    bool link_lost = false;            // "lost": the reader lost OpenOCD, this is the last good data
-    bool link_untrusted = false;       // "untrusted": OpenOCD answers, but the descriptor read is corrupt
-    std::string link_error;            // why, when lost (may be empty)
-    std::vector<LivePoint> history;    // oldest first; the last point is this refresh
+    std::string reader;               // how the bytes were read
+    double captured_at_unix_s = 0;    // when this refresh's reads finished (UTC seconds)
+    uint64_t refresh_index = 1;       // refreshes since `arena live` started, from 1
+    double refresh_hz = 0;            // refreshes per second, measured by the plugin
+    uint64_t bytes_last_refresh = 0;  // bytes read from the target for this refresh
+    bool link_lost = false;           // "lost": the reader lost OpenOCD, this is the last good data
+    bool link_untrusted = false;      // "untrusted": OpenOCD answers, but the descriptor read is corrupt
+    std::string link_error;           // why, when lost (may be empty)
+    std::vector<LivePoint> history;   // oldest first; the last point is this refresh
 };
 
 // "tflm": TFLM's MicroInterpreter as the plugin's post-mortem reads it (agentless mode only).
-struct TflmSmashed {           // a tail object the stack overwrote
+struct TflmSmashed {  // a tail object the stack overwrote
     std::string name, why;
     uint64_t addr = 0, size = 0;
 };
 struct TflmVerdict {
-    std::string kind;          // stack-into-arena, allocation-failed, failure-ignored, tflm-damaged
-    std::string headline;      // "VERDICT: ..."
+    std::string kind;      // stack-into-arena, allocation-failed, failure-ignored, tflm-damaged
+    std::string headline;  // "VERDICT: ..."
     std::vector<std::string> evidence;
     std::vector<TflmSmashed> smashed;  // top down
 };
@@ -148,7 +148,7 @@ struct TflmObject {
 };
 struct Tflm {
     std::optional<uint64_t> interpreter_addr;
-    std::string condition;     // allocated, smashed, not-started, unfinished, unknown
+    std::string condition;  // allocated, smashed, not-started, unfinished, unknown
     std::string meaning, arena_symbol;
     std::vector<std::string> evidence;
     bool allocator_sound = false;  // "allocator" is an object (null: unsound or unread)

@@ -111,22 +111,15 @@ static __attribute__((noinline)) void provoke(uint32_t scenario)
         SCB_SHCSR &= ~SHCSR_FAULT_HANDLERS;
         __asm__ volatile("dsb\n isb");
         /* fall through */
-    case DEMO_BUS_FAULT:
-        REG(UNMAPPED_ADDRESS) = 0u;
-        break;
-    case DEMO_UNDEFINED:
-        __asm__ volatile("udf #0");
-        break;
+    case DEMO_BUS_FAULT: REG(UNMAPPED_ADDRESS) = 0u; break;
+    case DEMO_UNDEFINED: __asm__ volatile("udf #0"); break;
     case DEMO_DIV_BY_ZERO:
         SCB_CCR |= CCR_DIV_0_TRP;
         __asm__ volatile("dsb\n isb");
         one = one / zero;
         break;
-    case DEMO_NULL_CALL:
-        null_fn();
-        break;
-    default:
-        break;
+    case DEMO_NULL_CALL: null_fn(); break;
+    default: break;
     }
 }
 

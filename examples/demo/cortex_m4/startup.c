@@ -19,10 +19,10 @@ void demo_systick_isr(void);
  * LR = EXC_RETURN) and branches, touching no register, to the agent's fault capture, which records
  * the fault and sleeps in arenascope_fault_hook, so a faulted guest does not spin a host core. */
 void arenascope_fault_handler(void);
-#define DEMO_FAULT_HANDLER(name)                                                                 \
-    __attribute__((naked, used)) void name(void)                                                  \
-    {                                                                                             \
-        __asm__ volatile("b arenascope_fault_handler");                                           \
+#define DEMO_FAULT_HANDLER(name)                                                                                       \
+    __attribute__((naked, used)) void name(void)                                                                       \
+    {                                                                                                                  \
+        __asm__ volatile("b arenascope_fault_handler");                                                                \
     }
 DEMO_FAULT_HANDLER(HardFault_Handler)
 DEMO_FAULT_HANDLER(MemManage_Handler)
@@ -42,6 +42,8 @@ __attribute__((noinline, used)) void NMI_Handler(void)
     }
 }
 
+/* The vector table, laid out by hand. */
+/* clang-format off */
 __attribute__((section(".isr_vector"), used)) static void (*const vectors[16 + 32])(void) = {
     (void (*)(void))(uintptr_t)&__StackTop,
     Reset_Handler,
@@ -64,6 +66,7 @@ __attribute__((section(".isr_vector"), used)) static void (*const vectors[16 + 3
     Default_Handler, Default_Handler, Default_Handler, Default_Handler, Default_Handler, Default_Handler,
     Default_Handler, Default_Handler,
 };
+/* clang-format on */
 
 static __attribute__((noreturn, used)) void reset_c(void)
 {

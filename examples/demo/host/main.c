@@ -50,8 +50,7 @@ static void provoke(uint32_t scenario)
     case DEMO_NULL_CALL:
         null_fn(); /* SIGSEGV */
         break;
-    default:
-        break;
+    default: break;
     }
 }
 

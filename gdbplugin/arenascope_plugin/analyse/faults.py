@@ -353,7 +353,7 @@ def find_fault(ctx):
         rec_addr = ctx.desc.fault_record_addr
     if rec_addr is not None:
         try:
-            rec = faultrecord.decode_record(reader.read(rec_addr, 100), rec_addr)
+            rec = faultrecord.read_record(reader.read, rec_addr)
         except (faultrecord.RecordError, MemoryReadError) as exc:
             rec_note = str(exc)
     live_f = live_fault(ctx)

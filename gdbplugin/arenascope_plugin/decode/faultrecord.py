@@ -44,8 +44,35 @@ GROUP = {range(0, 8): "MMFSR", range(8, 16): "BFSR", range(16, 32): "UFSR"}
 EXCEPTIONS = {3: "HardFault", 4: "MemManage", 5: "BusFault", 6: "UsageFault"}
 FRAME_NAMES = ["r0", "r1", "r2", "r3", "r12", "lr", "pc", "xpsr"]
 RECORD_MAGIC = 0x544C4641
-RECORD_VERSION = 1  # ARENASCOPE_FAULT_VERSION (target_agent/include/arenascope/fault.h)
+RECORD_VERSION = 2  # ARENASCOPE_FAULT_VERSION (target_agent/include/arenascope/fault.h)
 FLAG_FRAME_COPIED, FLAG_PSP, FLAG_EXTENDED, FLAG_LAZY_FP, FLAG_NESTED = 1, 2, 4, 8, 16
+# The record's fields in declaration order (fault.h); "addr" is the target's address size.
+# RECORD_LAYOUTS (offsets by C's natural alignment, no padding in either) is checked against the
+# golden fixture target_agent/abi/agent_abi_v1.json ("fault_record") by tests/plugin.
+RECORD_FIELDS = [("magic", "u32"), ("version", "u16"), ("size", "u16"), ("boot_count", "u32"),
+                 ("fault_count", "u32"), ("fault_boot", "u32"), ("flags", "u32"), ("exc_return", "u32"),
+                 ("sp", "u32"), ("cfsr", "u32"), ("hfsr", "u32"), ("mmfar", "u32"), ("bfar", "u32"),
+                 ("shcsr", "u32"), ("icsr", "u32"), ("frame", "u32[8]"), ("checksums_addr", "addr"),
+                 ("checksum_count", "u16"), ("reserved", "u16"), ("checksum", "u32")]
+
+
+def _record_layout(addr_size):
+    sizes = {"u16": (2, 2), "u32": (4, 4), "u32[8]": (32, 4), "addr": (addr_size, addr_size)}
+    out, offset = {}, 0
+    for name, ftype in RECORD_FIELDS:
+        size, align = sizes[ftype]
+        offset = -(-offset // align) * align
+        out[name] = offset
+        offset += size
+    out["_size"] = -(-offset // addr_size) * addr_size
+    return out
+
+
+RECORD_LAYOUTS = {4: _record_layout(4), 8: _record_layout(8)}
+# The record's size field says its layout: 100 bytes with 4-byte addresses, 104 with 8. Version 1
+# (agents of 0.1.0) is version 2's 4-byte layout; on a 64-bit host build it truncated the address.
+RECORD_ADDR_SIZES = {lay["_size"]: a for a, lay in RECORD_LAYOUTS.items()}
+RECORD_MAX_SIZE = max(RECORD_ADDR_SIZES)
 
 
 def fnv1a(data):
@@ -120,24 +147,40 @@ class RecordError(Exception):
 
 
 def decode_record(data, address):
-    if len(data) < 100:
+    """The record in data (its first `size` bytes; more are ignored), read at address."""
+    if len(data) < 8:
         raise RecordError(f"fault record at {address:#x}: only {len(data)} bytes read")
     magic, version, size = struct.unpack_from("<IHH", data, 0)
     if magic != RECORD_MAGIC:
         raise RecordError(f"no fault record at {address:#x} (magic {magic:#010x}): the agent has not recorded one, "
                           "or arenascope_fault_boot has not run")
-    if version != RECORD_VERSION or size < 100:
+    addr_size = RECORD_ADDR_SIZES.get(size) if version == RECORD_VERSION else None
+    if (version, size) == (1, 100):
+        addr_size = 4
+    if addr_size is None:
         raise RecordError(f"fault record at {address:#x}: version {version}, size {size} (this plugin reads "
-                          f"{RECORD_VERSION}, 100)")
-    if struct.unpack_from("<I", data, 96)[0] != fnv1a(data[4:96]):
+                          f"{RECORD_VERSION}, {' or '.join(str(n) for n in sorted(RECORD_ADDR_SIZES))})")
+    if len(data) < size:
+        raise RecordError(f"fault record at {address:#x}: only {len(data)} bytes read of its {size}")
+    lay = RECORD_LAYOUTS[addr_size]
+    if struct.unpack_from("<I", data, lay["checksum"])[0] != fnv1a(data[4:lay["checksum"]]):
         raise RecordError(f"fault record at {address:#x}: checksum mismatch (half-written, or overwritten)")
     f = struct.unpack_from("<IIIIIIIIIIII", data, 8)
     if f[2] > f[0] or f[1] and not f[2]:
         raise RecordError(f"fault record at {address:#x}: fault from boot {f[2]} but only {f[0]} boot(s) counted "
                           "(corrupt record)")
-    frame = list(struct.unpack_from("<8I", data, 56))
-    checksums_addr, checksum_count = struct.unpack_from("<IH", data, 88)
+    frame = list(struct.unpack_from("<8I", data, lay["frame"]))
+    checksums_addr = int.from_bytes(data[lay["checksums_addr"]:lay["checksums_addr"] + addr_size], "little")
+    checksum_count = struct.unpack_from("<H", data, lay["checksum_count"])[0]
     return Record(*f, frame=frame, checksums_addr=checksums_addr, checksum_count=checksum_count)
+
+
+def read_record(read, address):
+    """Reads and decodes the record at address with read(address, length) -> bytes: its header
+    first, then as many bytes as its size field says (the 8-byte layout is longer)."""
+    head = read(address, 8)
+    size = struct.unpack_from("<H", head, 6)[0] if len(head) >= 8 else 0
+    return decode_record(read(address, size) if 8 < size <= RECORD_MAX_SIZE else head, address)
 
 
 @dataclass

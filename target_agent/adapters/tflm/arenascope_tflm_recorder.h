@@ -25,8 +25,8 @@ extern "C" {
 typedef struct arenascope_tflm_recorder {
     arenascope_region_t *table; /* the caller's region table: one entry per planned buffer, + 1 */
     uint16_t capacity;
-    uint16_t count;             /* buffers recorded (planner ids 0..count-1)                    */
-    uint8_t overflow;           /* more buffers than the table holds: the rest are not published */
+    uint16_t count;   /* buffers recorded (planner ids 0..count-1)                    */
+    uint8_t overflow; /* more buffers than the table holds: the rest are not published */
 } arenascope_tflm_recorder_t;
 
 /* Starts recording into table[capacity] (its entries are overwritten). */

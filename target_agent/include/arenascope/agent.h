@@ -77,15 +77,15 @@ extern "C" {
                                                 /* for the fault post-mortem (arenascope/fault.h)   */
 
 /* Descriptor flags (arenascope_descriptor_t.flags). */
-#define ARENASCOPE_FLAG_MEASURED 0x01u      /* the bands' touched_lo/hi hold a measurement      */
+#define ARENASCOPE_FLAG_MEASURED 0x01u /* the bands' touched_lo/hi hold a measurement      */
 
 /* Arena flags (arenascope_arena_t.flags). */
-#define ARENASCOPE_ARENA_TFLM 0x01u          /* set by the TFLM adapter (adapters/tflm):         */
-                                             /* head/temp/tail are TFLM's own figures: then     */
-                                             /* arena_used_bytes() == max(head,temp) + size - tail */
-#define ARENASCOPE_ARENA_PLANNER_IDS 0x02u   /* region ids are TFLM's planner buffer ids (the   */
-                                             /* adapter): the host maps them to tensors and     */
-                                             /* scratch buffers through the published model     */
+#define ARENASCOPE_ARENA_TFLM 0x01u        /* set by the TFLM adapter (adapters/tflm):         */
+                                           /* head/temp/tail are TFLM's own figures: then     */
+                                           /* arena_used_bytes() == max(head,temp) + size - tail */
+#define ARENASCOPE_ARENA_PLANNER_IDS 0x02u /* region ids are TFLM's planner buffer ids (the   */
+                                           /* adapter): the host maps them to tensors and     */
+                                           /* scratch buffers through the published model     */
 
 #define ARENASCOPE_NONE 0xFFFFFFFFu /* touched_lo/hi: nothing touched                           */
 #define ARENASCOPE_ID_NONE 0xFFFFu  /* region id: no tensor index                             */
@@ -145,30 +145,30 @@ typedef struct arenascope_arena {
 
 /* The descriptor: 72 bytes of header, then ARENASCOPE_MAX_ARENAS arena entries. */
 typedef struct arenascope_descriptor {
-    char magic[ARENASCOPE_MAGIC_SIZE];   /*  0 "ARENASCP", written last by arenascope_init   */
-    uint8_t abi_major;                   /*  8 ARENASCOPE_ABI_MAJOR                           */
-    uint8_t abi_minor;                   /*  9 ARENASCOPE_ABI_MINOR                           */
-    uint16_t descriptor_size;            /* 10 sizeof(arenascope_descriptor_t), bytes          */
-    uint8_t addr_size;                   /* 12 bytes of an address field: 4 or 8               */
-    uint8_t arena_capacity;              /* 13 ARENASCOPE_MAX_ARENAS                           */
-    uint8_t arena_count;                 /* 14 arenas in use (arena[0..count))                 */
-    uint8_t arena_entry_size;            /* 15 sizeof(arenascope_arena_t), bytes               */
-    uint8_t region_entry_size;           /* 16 sizeof(arenascope_region_t) = 16                */
-    uint8_t flags;                       /* 17 ARENASCOPE_FLAG_*                               */
-    uint16_t seq;                        /* 18 seqlock: odd while the target updates           */
-    uint16_t layout_generation;          /* 20 +1 on every region-table change (wraps)         */
-    uint16_t reserved;                   /* 22 zero                                            */
-    uint32_t invoke_phase;               /* 24 2 x completed invokes, +1 while one runs        */
-    uint32_t canary_pattern;             /* 28 word the canary bands were filled with          */
-    uint32_t stack_paint_pattern;        /* 32 word the stack was painted with                 */
-    arenascope_addr_t fault_record_addr; /* 36 fault record, 0 if none                         */
-    arenascope_band_t stack;             /* 40 the stack [low, high), painted with             */
-                                         /*    stack_paint_pattern; touched_lo is the measured  */
-                                         /*    high-water mark as an offset from low (the      */
-                                         /*    lowest word that lost its paint; ARENASCOPE_NONE:*/
-                                         /*    never reached), touched_hi one past the highest  */
-    arenascope_band_t guard;             /* 56 guard band between the arena's end and the      */
-                                         /*    stack's limit, filled like the free band        */
+    char magic[ARENASCOPE_MAGIC_SIZE];               /*  0 "ARENASCP", written last by arenascope_init   */
+    uint8_t abi_major;                               /*  8 ARENASCOPE_ABI_MAJOR                           */
+    uint8_t abi_minor;                               /*  9 ARENASCOPE_ABI_MINOR                           */
+    uint16_t descriptor_size;                        /* 10 sizeof(arenascope_descriptor_t), bytes          */
+    uint8_t addr_size;                               /* 12 bytes of an address field: 4 or 8               */
+    uint8_t arena_capacity;                          /* 13 ARENASCOPE_MAX_ARENAS                           */
+    uint8_t arena_count;                             /* 14 arenas in use (arena[0..count))                 */
+    uint8_t arena_entry_size;                        /* 15 sizeof(arenascope_arena_t), bytes               */
+    uint8_t region_entry_size;                       /* 16 sizeof(arenascope_region_t) = 16                */
+    uint8_t flags;                                   /* 17 ARENASCOPE_FLAG_*                               */
+    uint16_t seq;                                    /* 18 seqlock: odd while the target updates           */
+    uint16_t layout_generation;                      /* 20 +1 on every region-table change (wraps)         */
+    uint16_t reserved;                               /* 22 zero                                            */
+    uint32_t invoke_phase;                           /* 24 2 x completed invokes, +1 while one runs        */
+    uint32_t canary_pattern;                         /* 28 word the canary bands were filled with          */
+    uint32_t stack_paint_pattern;                    /* 32 word the stack was painted with                 */
+    arenascope_addr_t fault_record_addr;             /* 36 fault record, 0 if none                         */
+    arenascope_band_t stack;                         /* 40 the stack [low, high), painted with             */
+                                                     /*    stack_paint_pattern; touched_lo is the measured  */
+                                                     /*    high-water mark as an offset from low (the      */
+                                                     /*    lowest word that lost its paint; ARENASCOPE_NONE:*/
+                                                     /*    never reached), touched_hi one past the highest  */
+    arenascope_band_t guard;                         /* 56 guard band between the arena's end and the      */
+                                                     /*    stack's limit, filled like the free band        */
     arenascope_arena_t arena[ARENASCOPE_MAX_ARENAS]; /* 72 */
 } arenascope_descriptor_t; /* 128 bytes with one arena on a 32-bit target, 176 with 8-byte addr */
 

@@ -34,37 +34,53 @@ extern "C" {
 #endif
 
 #define ARENASCOPE_FAULT_MAGIC 0x544C4641u /* "AFLT" in memory */
-#define ARENASCOPE_FAULT_VERSION 1u
+/* 2: checksums_addr is an address (arenascope_addr_t, 8 bytes on a 64-bit host build, which
+ * version 1 truncated to 32 bits). On a 32-bit target the layout is version 1's, byte for byte. */
+#define ARENASCOPE_FAULT_VERSION 2u
 
 /* arenascope_fault_record_t.flags */
-#define ARENASCOPE_FAULT_FRAME_COPIED 0x01u   /* frame[] holds the stacked frame                       */
-#define ARENASCOPE_FAULT_PSP 0x02u            /* the frame was on the process stack (EXC_RETURN bit 2) */
-#define ARENASCOPE_FAULT_EXTENDED 0x04u       /* extended (FP) frame: EXC_RETURN bit 4 clear           */
-#define ARENASCOPE_FAULT_LAZY_FP 0x08u        /* FPCCR.LSPACT: FP space reserved, registers not written */
-#define ARENASCOPE_FAULT_NESTED 0x10u         /* another fault came while this one was being recorded  */
+#define ARENASCOPE_FAULT_FRAME_COPIED 0x01u /* frame[] holds the stacked frame                       */
+#define ARENASCOPE_FAULT_PSP 0x02u          /* the frame was on the process stack (EXC_RETURN bit 2) */
+#define ARENASCOPE_FAULT_EXTENDED 0x04u     /* extended (FP) frame: EXC_RETURN bit 4 clear           */
+#define ARENASCOPE_FAULT_LAZY_FP 0x08u      /* FPCCR.LSPACT: FP space reserved, registers not written */
+#define ARENASCOPE_FAULT_NESTED 0x10u       /* another fault came while this one was being recorded  */
 
+/* Offsets in the trailing comments are for a 32-bit target (addr = 4 bytes), then, where they
+ * differ, for 8-byte addresses; docs/agent-abi.md and the golden fixture
+ * (target_agent/abi/agent_abi_v1.json, "fault_record") give both. No padding in either. */
 typedef struct arenascope_fault_record {
-    uint32_t magic;          /*  0 ARENASCOPE_FAULT_MAGIC when complete, 0 while being written   */
-    uint16_t version;        /*  4 ARENASCOPE_FAULT_VERSION                                        */
-    uint16_t size;           /*  6 sizeof(arenascope_fault_record_t) = 100                          */
-    uint32_t boot_count;     /*  8 boots since the record was created (1 on the first)            */
-    uint32_t fault_count;    /* 12 faults recorded since the record was created                   */
-    uint32_t fault_boot;     /* 16 boot_count when the last fault was recorded (0: none yet)       */
-    uint32_t flags;          /* 20 ARENASCOPE_FAULT_*                                             */
-    uint32_t exc_return;     /* 24 LR at exception entry                                          */
-    uint32_t sp;             /* 28 the active SP at entry: the stacked frame's address            */
-    uint32_t cfsr;           /* 32 SCB->CFSR (0xE000ED28): MMFSR | BFSR << 8 | UFSR << 16          */
-    uint32_t hfsr;           /* 36 SCB->HFSR (0xE000ED2C)                                          */
-    uint32_t mmfar;          /* 40 SCB->MMFAR (0xE000ED34), meaningful when CFSR.MMARVALID         */
-    uint32_t bfar;           /* 44 SCB->BFAR (0xE000ED38), meaningful when CFSR.BFARVALID          */
-    uint32_t shcsr;          /* 48 SCB->SHCSR (0xE000ED24): enabled/active handlers                */
-    uint32_t icsr;           /* 52 SCB->ICSR (0xE000ED04): VECTACTIVE = the exception number       */
-    uint32_t frame[8];       /* 56 r0 r1 r2 r3 r12 lr pc xpsr, when FRAME_COPIED                    */
-    uint32_t checksums_addr; /* 88 uint32_t[checksum_count]: FNV-1a of each immutable region of    */
-    uint16_t checksum_count; /* 92    arena 0 by region index, 0 for the other regions; 0 if none   */
-    uint16_t reserved;       /* 94 zero                                                           */
-    uint32_t checksum;       /* 96 FNV-1a 32 over bytes 4..95 of this record                       */
-} arenascope_fault_record_t;
+    uint32_t magic;                   /*  0 ARENASCOPE_FAULT_MAGIC when complete, 0 while being written   */
+    uint16_t version;                 /*  4 ARENASCOPE_FAULT_VERSION                                        */
+    uint16_t size;                    /*  6 sizeof(arenascope_fault_record_t): 100, 104 with 8-byte addr    */
+    uint32_t boot_count;              /*  8 boots since the record was created (1 on the first)            */
+    uint32_t fault_count;             /* 12 faults recorded since the record was created                   */
+    uint32_t fault_boot;              /* 16 boot_count when the last fault was recorded (0: none yet)       */
+    uint32_t flags;                   /* 20 ARENASCOPE_FAULT_*                                             */
+    uint32_t exc_return;              /* 24 LR at exception entry                                          */
+    uint32_t sp;                      /* 28 the active SP at entry: the stacked frame's address            */
+    uint32_t cfsr;                    /* 32 SCB->CFSR (0xE000ED28): MMFSR | BFSR << 8 | UFSR << 16          */
+    uint32_t hfsr;                    /* 36 SCB->HFSR (0xE000ED2C)                                          */
+    uint32_t mmfar;                   /* 40 SCB->MMFAR (0xE000ED34), meaningful when CFSR.MMARVALID         */
+    uint32_t bfar;                    /* 44 SCB->BFAR (0xE000ED38), meaningful when CFSR.BFARVALID          */
+    uint32_t shcsr;                   /* 48 SCB->SHCSR (0xE000ED24): enabled/active handlers                */
+    uint32_t icsr;                    /* 52 SCB->ICSR (0xE000ED04): VECTACTIVE = the exception number       */
+    uint32_t frame[8];                /* 56 r0 r1 r2 r3 r12 lr pc xpsr, when FRAME_COPIED                    */
+    arenascope_addr_t checksums_addr; /* 88 uint32_t[checksum_count]: FNV-1a of each immutable   */
+                                      /*    region of arena 0 by region index, 0 for the others  */
+    uint16_t checksum_count;          /* 92 / 96  entries in that table; 0 if none                          */
+    uint16_t reserved;                /* 94 / 98  zero                                                      */
+    uint32_t checksum;                /* 96 / 100 FNV-1a 32 over bytes 4 up to this field                   */
+} arenascope_fault_record_t;          /* 100 bytes on a 32-bit target, 104 with 8-byte addresses */
+
+/* Bytes the record's checksum covers: from `version` (offset 4) up to `checksum`. */
+#define ARENASCOPE_FAULT_CHECKSUMMED_BYTES ((uint32_t)(offsetof(arenascope_fault_record_t, checksum) - 4u))
+
+/* The layout checked at compile time, for the target being built (C99 has no _Static_assert: an
+ * array of size -1 is the error). The golden fixture's offsets are checked by the tests. */
+typedef char arenascope_fault_record_size_check
+    [sizeof(arenascope_fault_record_t) == (sizeof(arenascope_addr_t) == 8 ? 104u : 100u) ? 1 : -1];
+typedef char arenascope_fault_record_checksum_last
+    [offsetof(arenascope_fault_record_t, checksum) + 4u == sizeof(arenascope_fault_record_t) ? 1 : -1];
 
 /* The record (in .noinit: not zeroed by the startup code). */
 extern arenascope_fault_record_t arenascope_fault_record;

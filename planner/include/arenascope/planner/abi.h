@@ -15,33 +15,36 @@
 namespace arenascope::planner {
 
 struct TypeSize {
-  int64_t size = 0;   // sizeof, bytes
-  int64_t align = 1;  // alignof, bytes
+    int64_t size = 0;   // sizeof, bytes
+    int64_t align = 1;  // alignof, bytes
 };
 
 struct Abi {
-  std::string name;   // "cortex-m" or "host"
-  int pointer = 4;    // pointers and size_t, bytes
-  int enum_size = 1;  // TfLiteType, TfLiteAllocationType, TfLiteQuantizationType
-  // TFLM's objects, by the name the type has in TFLM's source.
-  TypeSize eval_tensor;             // TfLiteEvalTensor
-  TypeSize node_and_registration;   // NodeAndRegistration (TfLiteNode + TFLMRegistration*)
-  TypeSize tflite_tensor;           // TfLiteTensor
-  TypeSize affine_quantization;     // TfLiteAffineQuantization
-  TypeSize subgraph_allocations;    // SubgraphAllocations
-  TypeSize scratch_buffer_handle;   // ScratchBufferHandle
-  TypeSize scratch_buffer_request;  // internal::ScratchBufferRequest
-  TypeSize allocation_info;         // AllocationInfo
-  TypeSize arena_allocator;         // SingleArenaBufferAllocator
-  TypeSize greedy_planner;          // GreedyMemoryPlanner
-  TypeSize micro_allocator;         // MicroAllocator
-  TypeSize builtin_data_allocator;  // MicroBuiltinDataAllocator (micro_allocator.cc)
+    std::string name;   // "cortex-m" or "host"
+    int pointer = 4;    // pointers and size_t, bytes
+    int enum_size = 1;  // TfLiteType, TfLiteAllocationType, TfLiteQuantizationType
+    // TFLM's objects, by the name the type has in TFLM's source.
+    TypeSize eval_tensor;             // TfLiteEvalTensor
+    TypeSize node_and_registration;   // NodeAndRegistration (TfLiteNode + TFLMRegistration*)
+    TypeSize tflite_tensor;           // TfLiteTensor
+    TypeSize affine_quantization;     // TfLiteAffineQuantization
+    TypeSize subgraph_allocations;    // SubgraphAllocations
+    TypeSize scratch_buffer_handle;   // ScratchBufferHandle
+    TypeSize scratch_buffer_request;  // internal::ScratchBufferRequest
+    TypeSize allocation_info;         // AllocationInfo
+    TypeSize arena_allocator;         // SingleArenaBufferAllocator
+    TypeSize greedy_planner;          // GreedyMemoryPlanner
+    TypeSize micro_allocator;         // MicroAllocator
+    TypeSize builtin_data_allocator;  // MicroBuiltinDataAllocator (micro_allocator.cc)
 };
 
 // "cortex-m" or "host"; throws std::invalid_argument for anything else.
-Abi abi_named(const std::string& name);
+Abi abi_named(const std::string &name);
 
 // TfLiteIntArrayGetSizeInBytes(n): the int size field and n ints (common.c), alignment 4.
-inline int64_t int_array_bytes(int64_t n) { return 4 + 4 * n; }
+inline int64_t int_array_bytes(int64_t n)
+{
+    return 4 + 4 * n;
+}
 
 }  // namespace arenascope::planner

@@ -24,140 +24,140 @@ namespace arenascope::planner {
 
 // Where in TFLM the request is made.
 enum class Phase {
-  Constructor,      // MicroInterpreter's constructor: MicroAllocator::Create
-  StartAllocation,  // MicroAllocator::StartModelAllocation
-  Parse,            // MicroInterpreter::PrepareNodeAndRegistrationDataFromFlatbuffer: builtin data
-  Init,             // MicroInterpreterGraph::InitSubgraphs: kernels' Init
-  Prepare,          // MicroInterpreterGraph::PrepareSubgraphs: kernels' Prepare
-  MemoryPlanning,   // MicroAllocator::FinishModelAllocation (CommitStaticMemoryPlan)
-  IoTensors,        // MicroInterpreter::AllocateTensors: the input and output TfLiteTensors
+    Constructor,      // MicroInterpreter's constructor: MicroAllocator::Create
+    StartAllocation,  // MicroAllocator::StartModelAllocation
+    Parse,            // MicroInterpreter::PrepareNodeAndRegistrationDataFromFlatbuffer: builtin data
+    Init,             // MicroInterpreterGraph::InitSubgraphs: kernels' Init
+    Prepare,          // MicroInterpreterGraph::PrepareSubgraphs: kernels' Prepare
+    MemoryPlanning,   // MicroAllocator::FinishModelAllocation (CommitStaticMemoryPlan)
+    IoTensors,        // MicroInterpreter::AllocateTensors: the input and output TfLiteTensors
 };
-const char* phase_name(Phase p);
+const char *phase_name(Phase p);
 
 struct Step {
-  // The TFLM call site that makes the request: what TFLM does when it fails (outcome.h).
-  enum class Site {
-    ArenaAllocator,        // SingleArenaBufferAllocator::Create: placement new of the allocator
-    PlannerObject,         // micro_allocator.cc CreateMemoryPlanner: placement new of the planner
-    MicroAllocatorObject,  // MicroAllocator::Create: placement new of the MicroAllocator
-    BuiltinDataAllocator,  // StartModelAllocation: placement new of the MicroBuiltinDataAllocator
-    ScratchRequests,       // InitScratchBufferData: AllocateResizableBuffer
-    SubgraphAllocations,   // StartModelAllocation
-    EvalTensors,           // AllocateTfLiteEvalTensors
-    NodeAndRegistrations,  // AllocateNodeAndRegistrations
-    BuiltinData,           // a Parse function: SafeBuiltinDataAllocator::Allocate (AllocatePOD<T>)
-    KernelPersistent,      // a kernel's Init or Prepare: context->AllocatePersistentBuffer
-    TempTensor,            // AllocateTempTfLiteTensor: the struct
-    TempQuantization,      // InitializeTfLiteTensorFromFlatbuffer (temp): TfLiteAffineQuantization
-    TempZeroPoints,        // ... (temp): the zero-point array
-    TempBuffer,            // MicroAllocator::AllocateTempBuffer
-    PrepareEnd,            // FinishPrepareNodeAllocations: ResetTempAllocations, ResizeBuffer
-    ScratchHandles,        // AllocateScratchBufferHandles
-    PlanningInfo,          // AllocationInfoBuilder::CreateAllocationInfo: temps
-    Variable,              // AllocateVariables
-    PlannerArrays,         // CommitStaticMemoryPlan: the planner's arena; GreedyMemoryPlanner Init/AddBuffer
-    PlanningEnd,           // CommitStaticMemoryPlan: temporaries reset, request buffer freed
-    Head,                  // CommitStaticMemoryPlan: ReserveNonPersistentOverlayMemory
-    IoArray,               // MicroInterpreter::AllocateTensors: input_tensors_ / output_tensors_
-    IoTensor,              // AllocatePersistentTfLiteTensor: the struct
-    IoQuantization,        // InitializeTfLiteTensorFromFlatbuffer (persistent): TfLiteAffineQuantization
-    IoZeroPoints,          // ... (persistent): the zero-point array
-  };
-  enum class Kind {
-    Persistent,    // AllocatePersistentBuffer(bytes, align): tail moves down; fails below head
-    Temp,          // AllocateTemp(bytes, align): fails above the tail
-    ResetTemp,     // ResetTempAllocations: temporaries end
-    ResizeHead,    // ResizeBuffer / AllocateResizableBuffer(bytes, align) at the arena start
-    PlannerArena,  // CommitStaticMemoryPlan: all free space as a temp; `count` buffers x 40 B must fit
-    ReserveHead,   // ReserveNonPersistentOverlayMemory(bytes, 16): the final head
-  };
-  Kind kind = Kind::Persistent;
-  Site site = Site::KernelPersistent;
-  Phase phase = Phase::Constructor;
-  int64_t bytes = 0;
-  int64_t align = 1;
-  int64_t count = 1;      // elements in this request (for the per-category counts)
-  bool fatal = true;      // false: TFLM ignores this request's failure (see allocation_steps)
-  int tensor = -1;        // a variable tensor's buffer, or a temp TfLiteTensor: its index in subgraph `subgraph`
-  int io = -1;            // IoTensors: the tensor's position in subgraph 0's inputs or outputs
-  int subgraph = 0;
-  int op = -1;            // a kernel's request (Parse, Init, Prepare, and the end of its Prepare): its operator
-  std::string category;   // RecordingMicroAllocator's name where it has one, e.g. "TfLiteEvalTensor data"
-  std::string what;       // e.g. "subgraph 0 operator 3 (CONV_2D) Init: OpDataConv"
-  std::string source;     // TFLM file and function
+    // The TFLM call site that makes the request: what TFLM does when it fails (outcome.h).
+    enum class Site {
+        ArenaAllocator,        // SingleArenaBufferAllocator::Create: placement new of the allocator
+        PlannerObject,         // micro_allocator.cc CreateMemoryPlanner: placement new of the planner
+        MicroAllocatorObject,  // MicroAllocator::Create: placement new of the MicroAllocator
+        BuiltinDataAllocator,  // StartModelAllocation: placement new of the MicroBuiltinDataAllocator
+        ScratchRequests,       // InitScratchBufferData: AllocateResizableBuffer
+        SubgraphAllocations,   // StartModelAllocation
+        EvalTensors,           // AllocateTfLiteEvalTensors
+        NodeAndRegistrations,  // AllocateNodeAndRegistrations
+        BuiltinData,           // a Parse function: SafeBuiltinDataAllocator::Allocate (AllocatePOD<T>)
+        KernelPersistent,      // a kernel's Init or Prepare: context->AllocatePersistentBuffer
+        TempTensor,            // AllocateTempTfLiteTensor: the struct
+        TempQuantization,      // InitializeTfLiteTensorFromFlatbuffer (temp): TfLiteAffineQuantization
+        TempZeroPoints,        // ... (temp): the zero-point array
+        TempBuffer,            // MicroAllocator::AllocateTempBuffer
+        PrepareEnd,            // FinishPrepareNodeAllocations: ResetTempAllocations, ResizeBuffer
+        ScratchHandles,        // AllocateScratchBufferHandles
+        PlanningInfo,          // AllocationInfoBuilder::CreateAllocationInfo: temps
+        Variable,              // AllocateVariables
+        PlannerArrays,         // CommitStaticMemoryPlan: the planner's arena; GreedyMemoryPlanner Init/AddBuffer
+        PlanningEnd,           // CommitStaticMemoryPlan: temporaries reset, request buffer freed
+        Head,                  // CommitStaticMemoryPlan: ReserveNonPersistentOverlayMemory
+        IoArray,               // MicroInterpreter::AllocateTensors: input_tensors_ / output_tensors_
+        IoTensor,              // AllocatePersistentTfLiteTensor: the struct
+        IoQuantization,        // InitializeTfLiteTensorFromFlatbuffer (persistent): TfLiteAffineQuantization
+        IoZeroPoints,          // ... (persistent): the zero-point array
+    };
+    enum class Kind {
+        Persistent,    // AllocatePersistentBuffer(bytes, align): tail moves down; fails below head
+        Temp,          // AllocateTemp(bytes, align): fails above the tail
+        ResetTemp,     // ResetTempAllocations: temporaries end
+        ResizeHead,    // ResizeBuffer / AllocateResizableBuffer(bytes, align) at the arena start
+        PlannerArena,  // CommitStaticMemoryPlan: all free space as a temp; `count` buffers x 40 B must fit
+        ReserveHead,   // ReserveNonPersistentOverlayMemory(bytes, 16): the final head
+    };
+    Kind kind = Kind::Persistent;
+    Site site = Site::KernelPersistent;
+    Phase phase = Phase::Constructor;
+    int64_t bytes = 0;
+    int64_t align = 1;
+    int64_t count = 1;  // elements in this request (for the per-category counts)
+    bool fatal = true;  // false: TFLM ignores this request's failure (see allocation_steps)
+    int tensor = -1;    // a variable tensor's buffer, or a temp TfLiteTensor: its index in subgraph `subgraph`
+    int io = -1;        // IoTensors: the tensor's position in subgraph 0's inputs or outputs
+    int subgraph = 0;
+    int op = -1;           // a kernel's request (Parse, Init, Prepare, and the end of its Prepare): its operator
+    std::string category;  // RecordingMicroAllocator's name where it has one, e.g. "TfLiteEvalTensor data"
+    std::string what;      // e.g. "subgraph 0 operator 3 (CONV_2D) Init: OpDataConv"
+    std::string source;    // TFLM file and function
 };
 
 struct ArenaModel {
-  std::vector<Step> steps;
-  int64_t head_bytes = 0;  // the final head: TFLM's greedy plan
-  // Operators whose kernel's arena use is not modelled, "subgraph 0 operator 3 (X)": with any,
-  // the minimum is a floor, not a prediction.
-  std::vector<std::string> unmodelled;
+    std::vector<Step> steps;
+    int64_t head_bytes = 0;  // the final head: TFLM's greedy plan
+    // Operators whose kernel's arena use is not modelled, "subgraph 0 operator 3 (X)": with any,
+    // the minimum is a floor, not a prediction.
+    std::vector<std::string> unmodelled;
 };
 
 // TFLM 90b983c2's requests, in its order, for a plain MicroInterpreter(model, resolver, arena,
 // size) with the GreedyMemoryPlanner, TFLM's reference kernels, and `head_bytes` the greedy
 // plan's head. planner_in_arena false: the planner is given to MicroAllocator::Create(arena,
 // size, planner) and lives outside the arena, as with arenascope's TFLM adapter.
-ArenaModel allocation_steps(const Model& model, const Lifetimes& lifetimes, const KernelPrediction& kernels,
-                            const Abi& abi, int64_t head_bytes, bool planner_in_arena = true);
+ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, const KernelPrediction &kernels,
+                            const Abi &abi, int64_t head_bytes, bool planner_in_arena = true);
 
 // TFLM's SingleArenaBufferAllocator at one moment: head_, temp_ and tail_ as offsets from the
 // (16-byte aligned) arena start.
 struct ArenaState {
-  int64_t head = 0, temp = 0, tail = 0;
+    int64_t head = 0, temp = 0, tail = 0;
 };
 // One request tried against the allocator, with the allocator's own rules
 // (arena_allocator/single_arena_buffer_allocator.cc).
 struct Attempt {
-  bool fits = true;
-  bool wrapped = false;   // TFLM's size_t arithmetic wraps: a temp starting above tail_, or the
-                          // planner's space (aligned tail_ - aligned temp_) below zero
-  int64_t at = -1;        // where a persistent request lands, a temp or the planner's space starts
-  int64_t available = 0;  // the bytes TFLM's message calls available (a persistent request's:
-                          // size - missing); may be negative where TFLM's arithmetic wraps
-  int64_t missing = 0;    // bytes it lacks
+    bool fits = true;
+    bool wrapped = false;   // TFLM's size_t arithmetic wraps: a temp starting above tail_, or the
+                            // planner's space (aligned tail_ - aligned temp_) below zero
+    int64_t at = -1;        // where a persistent request lands, a temp or the planner's space starts
+    int64_t available = 0;  // the bytes TFLM's message calls available (a persistent request's:
+                            // size - missing); may be negative where TFLM's arithmetic wraps
+    int64_t missing = 0;    // bytes it lacks
 };
 // Applies `s` to `st` as TFLM does: a request that fits moves the state, one that fails leaves
 // it, except the planner's space, which TFLM takes whole before it finds it too small (temp_
 // then ends at the 16-byte aligned tail).
-Attempt apply_step(const Step& s, ArenaState& st);
+Attempt apply_step(const Step &s, ArenaState &st);
 // The planner's space at this moment: GetAvailableMemory(16), aligned tail - aligned temp.
-int64_t planner_space(const ArenaState& st);
+int64_t planner_space(const ArenaState &st);
 
 struct Replay {
-  bool ok = false;
-  size_t failed = 0;           // index of the step that failed (when !ok)
-  int64_t missing = 0;         // bytes it lacked
-  int64_t tail_bytes = 0;      // persistent bytes, alignment padding included (GetPersistentUsedBytes)
-  int64_t head_bytes = 0;      // final non-persistent bytes (GetNonPersistentUsedBytes)
-  std::vector<int64_t> offsets;  // per step replayed: where a Persistent step landed, else -1
-  // The allocator's head_, temp_ and tail_ as offsets from the arena start after the failed
-  // request (a failed request changes nothing but the planner's space, see apply_step), or
-  // after the last step.
-  int64_t head = 0, temp = 0, tail = 0;
+    bool ok = false;
+    size_t failed = 0;             // index of the step that failed (when !ok)
+    int64_t missing = 0;           // bytes it lacked
+    int64_t tail_bytes = 0;        // persistent bytes, alignment padding included (GetPersistentUsedBytes)
+    int64_t head_bytes = 0;        // final non-persistent bytes (GetNonPersistentUsedBytes)
+    std::vector<int64_t> offsets;  // per step replayed: where a Persistent step landed, else -1
+    // The allocator's head_, temp_ and tail_ as offsets from the arena start after the failed
+    // request (a failed request changes nothing but the planner's space, see apply_step), or
+    // after the last step.
+    int64_t head = 0, temp = 0, tail = 0;
 };
 // Replay against an arena of `arena_bytes` starting at a 16-byte aligned address. Stops at the
 // first request that does not fit, counting a temporary that would start above the tail as one
 // (TFLM's size_t arithmetic wraps there and hands it out over the tail: outcome.h says so).
-Replay replay(const std::vector<Step>& steps, int64_t arena_bytes);
+Replay replay(const std::vector<Step> &steps, int64_t arena_bytes);
 
 struct MinimumArena {
-  int64_t bytes = 0;             // the smallest arena for which every request fits
-  size_t binding = 0;            // the step that fails with one byte less: what sets the minimum
-  Replay at_minimum;             // the replay at `bytes`
-  int64_t arena_used_bytes = 0;  // what MicroInterpreter::arena_used_bytes() reports (16-byte aligned end)
-  int64_t tail_bytes = 0;        // the persistent tail with a 16-byte aligned arena end
+    int64_t bytes = 0;             // the smallest arena for which every request fits
+    size_t binding = 0;            // the step that fails with one byte less: what sets the minimum
+    Replay at_minimum;             // the replay at `bytes`
+    int64_t arena_used_bytes = 0;  // what MicroInterpreter::arena_used_bytes() reports (16-byte aligned end)
+    int64_t tail_bytes = 0;        // the persistent tail with a 16-byte aligned arena end
 };
-MinimumArena minimum_arena(const std::vector<Step>& steps);
+MinimumArena minimum_arena(const std::vector<Step> &steps);
 
 struct TailCategory {
-  std::string category;
-  int count = 0;       // requests (elements for arrays)
-  int64_t bytes = 0;   // requested bytes, before alignment
-  std::string source;
+    std::string category;
+    int count = 0;      // requests (elements for arrays)
+    int64_t bytes = 0;  // requested bytes, before alignment
+    std::string source;
 };
 // The persistent requests grouped by category, in first-request order.
-std::vector<TailCategory> tail_categories(const std::vector<Step>& steps);
+std::vector<TailCategory> tail_categories(const std::vector<Step> &steps);
 
 }  // namespace arenascope::planner

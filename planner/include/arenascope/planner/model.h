@@ -14,58 +14,58 @@
 namespace arenascope::planner {
 
 struct ModelError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+    using std::runtime_error::runtime_error;
 };
 
 struct Tensor {
-  int index = 0;                 // index in its subgraph's tensor table
-  std::string name;
-  std::vector<int32_t> shape;    // empty = scalar (one element), as TFLM's ElementCount
-  int type = 0;                  // TensorType code (schema.fbs)
-  uint32_t buffer = 0;           // index into the model's buffers
-  bool has_data = false;         // buffer holds bytes: a constant, never planned in the arena
-  bool is_variable = false;      // state tensor: TFLM puts it in the persistent tail
-  // Element count x TfLiteTypeSizeOf(type), bytes; -1 if TFLM has no size for the type
-  // (string, resource, variant, int4...), which makes TFLM's AllocateTensors fail.
-  int64_t bytes = 0;
-  // Quantization channels TFLM copies when it makes a TfLiteTensor of this tensor: the scale
-  // count when both scale and zero_point are non-empty (micro_allocator.cc
-  // PopulateTfLiteTensorFromFlatbuffer), else 0.
-  int quant_channels = 0;
+    int index = 0;  // index in its subgraph's tensor table
+    std::string name;
+    std::vector<int32_t> shape;  // empty = scalar (one element), as TFLM's ElementCount
+    int type = 0;                // TensorType code (schema.fbs)
+    uint32_t buffer = 0;         // index into the model's buffers
+    bool has_data = false;       // buffer holds bytes: a constant, never planned in the arena
+    bool is_variable = false;    // state tensor: TFLM puts it in the persistent tail
+    // Element count x TfLiteTypeSizeOf(type), bytes; -1 if TFLM has no size for the type
+    // (string, resource, variant, int4...), which makes TFLM's AllocateTensors fail.
+    int64_t bytes = 0;
+    // Quantization channels TFLM copies when it makes a TfLiteTensor of this tensor: the scale
+    // count when both scale and zero_point are non-empty (micro_allocator.cc
+    // PopulateTfLiteTensorFromFlatbuffer), else 0.
+    int quant_channels = 0;
 };
 
 struct Operator {
-  int index = 0;
-  int opcode = 0;                // BuiltinOperator code (max of the two code fields)
-  std::string op_name;           // "CONV_2D", or the custom code for CUSTOM
-  std::vector<int32_t> inputs;   // -1 = omitted optional input
-  std::vector<int32_t> outputs;
-  std::vector<int32_t> intermediates;
-  std::vector<int> called_subgraphs;  // IF then/else, WHILE cond/body, CALL_ONCE init
-  std::vector<uint8_t> custom_options;  // a custom operator's options (flexbuffer), unverified
+    int index = 0;
+    int opcode = 0;               // BuiltinOperator code (max of the two code fields)
+    std::string op_name;          // "CONV_2D", or the custom code for CUSTOM
+    std::vector<int32_t> inputs;  // -1 = omitted optional input
+    std::vector<int32_t> outputs;
+    std::vector<int32_t> intermediates;
+    std::vector<int> called_subgraphs;    // IF then/else, WHILE cond/body, CALL_ONCE init
+    std::vector<uint8_t> custom_options;  // a custom operator's options (flexbuffer), unverified
 };
 
 struct Subgraph {
-  std::string name;
-  std::vector<Tensor> tensors;
-  std::vector<Operator> operators;
-  std::vector<int32_t> inputs;
-  std::vector<int32_t> outputs;
+    std::string name;
+    std::vector<Tensor> tensors;
+    std::vector<Operator> operators;
+    std::vector<int32_t> inputs;
+    std::vector<int32_t> outputs;
 };
 
 struct Model {
-  std::vector<Subgraph> subgraphs;
-  std::vector<std::string> metadata_names;
-  // "OfflineMemoryAllocation" metadata: one offset per tensor of all subgraphs together,
-  // -1 = planned online. Empty when the model has no offline plan.
-  std::vector<int32_t> offline_offsets;
-  size_t file_bytes = 0;
+    std::vector<Subgraph> subgraphs;
+    std::vector<std::string> metadata_names;
+    // "OfflineMemoryAllocation" metadata: one offset per tensor of all subgraphs together,
+    // -1 = planned online. Empty when the model has no offline plan.
+    std::vector<int32_t> offline_offsets;
+    size_t file_bytes = 0;
 };
 
 // Verify and read a model held in memory. Throws ModelError.
-Model read_model(const uint8_t* data, size_t size);
+Model read_model(const uint8_t *data, size_t size);
 // Read a model file. Throws ModelError (also for a missing or unreadable file).
-Model read_model_file(const std::string& path);
+Model read_model_file(const std::string &path);
 
 // TensorType name ("INT8", "FLOAT32", ...) or "TYPE_<n>".
 std::string type_name(int type);

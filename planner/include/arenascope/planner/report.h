@@ -6,51 +6,51 @@
 
 #include <nlohmann/json.hpp>
 
-#include "arenascope/planner/model.h"
-#include "arenascope/planner/plan.h"
 #include "arenascope/planner/arena.h"
 #include "arenascope/planner/kernels.h"
+#include "arenascope/planner/model.h"
 #include "arenascope/planner/outcome.h"
+#include "arenascope/planner/plan.h"
 
 namespace arenascope::planner {
 
 // A persistent allocation where TFLM puts it in the recommended arena (offset from the arena
 // start, the arena's end 16-byte aligned): the tail as the snapshot and --header show it.
 struct TailRegion {
-  int64_t offset = 0;
-  int64_t size = 0;
-  std::string kind;       // "persistent" (kernel data, builtin options, variable tensors) or "metadata"
-  int tensor = -1;        // a variable tensor of subgraph 0: its index
-  int subgraph = -1;      // a kernel's request: its subgraph and operator, and the pass that made it
-  int op = -1;
-  std::string phase;      // "parse", "init", "prepare", or "" for the framework's own requests
-  std::string category;   // as in Budget::tail
-  std::string what;
+    int64_t offset = 0;
+    int64_t size = 0;
+    std::string kind;   // "persistent" (kernel data, builtin options, variable tensors) or "metadata"
+    int tensor = -1;    // a variable tensor of subgraph 0: its index
+    int subgraph = -1;  // a kernel's request: its subgraph and operator, and the pass that made it
+    int op = -1;
+    std::string phase;     // "parse", "init", "prepare", or "" for the framework's own requests
+    std::string category;  // as in Budget::tail
+    std::string what;
 };
 struct Budget {
-  std::string model_path;
-  Model model;
-  KernelPrediction kernels;  // what the kernels allocate, their scratch requests, what is not modelled
-  Lifetimes lifetimes;
-  Plan greedy;
-  Plan best;
-  LowerBound bound;
-  Abi abi;
-  ArenaModel arena;                  // TFLM's allocation sequence for this model and ABI
-  MinimumArena minimum;              // the smallest arena AllocateTensors succeeds in
-  std::vector<TailCategory> tail;    // the persistent tail's requests by category
-  int margin_pct = 10;               // added to the minimum for the recommendation
-  bool adapter = false;              // the planner outside the arena (arenascope's TFLM adapter)
-  int64_t recommended = 0;           // minimum + margin, rounded up to 16 bytes
-  std::vector<TailRegion> tail_regions;  // every persistent request where TFLM puts it in `recommended` bytes
-  std::optional<ArenaAtSize> at_size;     // --arena-size N: TFLM in an arena of N bytes
-  std::vector<TailRegion> at_size_regions;  // ... when it fits: every persistent request where TFLM puts it
-  // The minimum is exact when every kernel's arena use is modelled; else it is a floor.
-  bool minimum_exact() const {
-    return kernels.unmodelled_data.empty() && kernels.unmodelled.empty() && kernels.rejected.empty();
-  }
+    std::string model_path;
+    Model model;
+    KernelPrediction kernels;  // what the kernels allocate, their scratch requests, what is not modelled
+    Lifetimes lifetimes;
+    Plan greedy;
+    Plan best;
+    LowerBound bound;
+    Abi abi;
+    ArenaModel arena;                         // TFLM's allocation sequence for this model and ABI
+    MinimumArena minimum;                     // the smallest arena AllocateTensors succeeds in
+    std::vector<TailCategory> tail;           // the persistent tail's requests by category
+    int margin_pct = 10;                      // added to the minimum for the recommendation
+    bool adapter = false;                     // the planner outside the arena (arenascope's TFLM adapter)
+    int64_t recommended = 0;                  // minimum + margin, rounded up to 16 bytes
+    std::vector<TailRegion> tail_regions;     // every persistent request where TFLM puts it in `recommended` bytes
+    std::optional<ArenaAtSize> at_size;       // --arena-size N: TFLM in an arena of N bytes
+    std::vector<TailRegion> at_size_regions;  // ... when it fits: every persistent request where TFLM puts it
+    // The minimum is exact when every kernel's arena use is modelled; else it is a floor.
+    bool minimum_exact() const
+    {
+        return kernels.unmodelled_data.empty() && kernels.unmodelled.empty() && kernels.rejected.empty();
+    }
 };
-
 
 // Text from the model for a terminal: control bytes (ESC, ...) and DEL become '?'; newlines too
 // unless keep_newlines.
@@ -59,20 +59,20 @@ std::string printable(std::string text, bool keep_newlines = false);
 // Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
 // failed its check: a planner bug, never expected). arena_size > 0: also replay TFLM in an
 // arena of that many bytes (Budget::at_size).
-Budget make_budget(const std::string& path, const Abi& abi = abi_named("cortex-m"), int margin_pct = 10,
+Budget make_budget(const std::string &path, const Abi &abi = abi_named("cortex-m"), int margin_pct = 10,
                    bool adapter = false, int64_t arena_size = 0);
 
 // JSON document (schema: docs/arena-budget.md, "JSON output").
-nlohmann::json budget_json(const Budget& b);
+nlohmann::json budget_json(const Budget &b);
 // The budget as an arenascope snapshot (docs/snapshot-schema.md, version 1, source "model"):
 // the recommended arena at address 0 with the head plan and the predicted tail, no stack, so
 // the viewer draws a model's plan with no target (--snapshot).
-nlohmann::json budget_snapshot(const Budget& b);
+nlohmann::json budget_snapshot(const Budget &b);
 // The human table.
-std::string budget_table(const Budget& b);
+std::string budget_table(const Budget &b);
 // A C header for firmware (--header): the head plan as arenascope_region_t entries (the agent's
 // ABI, target_agent/include/arenascope/agent.h) in planner id order, and the figures as macros.
 // Throws ModelError when a value does not fit the region fields (id > 0xFFFE, scope > 32767).
-std::string budget_header(const Budget& b);
+std::string budget_header(const Budget &b);
 
 }  // namespace arenascope::planner
