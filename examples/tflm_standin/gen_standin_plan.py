@@ -95,49 +95,37 @@ def model_facts(data):
     return subgraphs
 
 
-def role(step, state):
-    """The role of a step: what TFLM makes of the memory it returns (category and what, as the
-    planner names them)."""
-    cat, what, kind, phase = step["category"], step["what"], step["kind"], step["phase"]
-    if kind != "persistent":
-        if kind == "temp":
-            if cat == "temp TfLiteTensor":
-                return "TEMP_TENSOR"
-            if cat == "temp TfLiteTensor quantization":
-                return "TEMP_QUANTIZATION"
-            if cat == "memory planning":
-                return "PLANNING_TEMP"
-            return "TEMP_BUFFER"
-        return {"reset-temp": "NONE", "resize-head": "SCRATCH_REQUESTS", "planner-arrays": "PLANNER_ARRAYS",
-                "reserve-head": "HEAD"}[kind]
-    if cat == "allocator objects":
-        return {"SingleArenaBufferAllocator": "ARENA_ALLOCATOR", "GreedyMemoryPlanner": "PLANNER",
-                "MicroAllocator": "MICRO_ALLOCATOR", "MicroBuiltinDataAllocator": "BUILTIN_ALLOCATOR"}[what]
-    if cat == "SubgraphAllocations":
-        return "SUBGRAPH_ALLOCATIONS"
-    if cat == "TfLiteEvalTensor data":
-        return "EVAL_TENSORS"
-    if cat == "NodeAndRegistration struct":
-        return "NODES"
-    if cat == "builtin data":
-        return "BUILTIN_DATA"
-    if cat == "ScratchBufferHandle":
-        return "SCRATCH_HANDLES"
-    if cat == "TfLiteTensor variable buffer data":
-        return "VARIABLE"
-    if cat == "Persistent TfLiteTensor data":
-        return "INPUT_TENSOR" if what.startswith("input") else "OUTPUT_TENSOR"
-    if cat == "Persistent TfLiteTensor quantization data":
-        return "QUANTIZATION" if what.endswith("TfLiteAffineQuantization") else "ZERO_POINTS"
-    if cat == "Persistent buffer data":
-        if phase == PHASES[6]:
-            return "INPUT_ARRAY" if what.startswith("input") else "OUTPUT_ARRAY"
-        key = (step["subgraph"], step["operator"])
-        if phase == PHASES[3] and key not in state:   # the kernel's first Init request: its OpData
-            state.add(key)
-            return "USER_DATA"
-        return "KERNEL_BUFFER"
-    raise SystemExit(f"gen_standin_plan.py: no role for step {step}")
+# The stand-in's role of a persistent step, from the planner's role of it (docs/planner-schema.json
+# $defs/tail_role: matched on, never the label).
+PERSISTENT_ROLES = {
+    "arena-allocator": "ARENA_ALLOCATOR", "memory-planner": "PLANNER", "micro-allocator": "MICRO_ALLOCATOR",
+    "builtin-data-allocator": "BUILTIN_ALLOCATOR", "subgraph-allocations": "SUBGRAPH_ALLOCATIONS",
+    "eval-tensors": "EVAL_TENSORS", "node-and-registration": "NODES", "builtin-data": "BUILTIN_DATA",
+    "op-data": "USER_DATA", "kernel-buffer": "KERNEL_BUFFER", "scratch-handles": "SCRATCH_HANDLES",
+    "variable-tensor": "VARIABLE", "input-tensor-array": "INPUT_ARRAY", "output-tensor-array": "OUTPUT_ARRAY",
+    "input-tensor": "INPUT_TENSOR", "output-tensor": "OUTPUT_TENSOR", "input-quantization": "QUANTIZATION",
+    "output-quantization": "QUANTIZATION", "input-zero-points": "ZERO_POINTS", "output-zero-points": "ZERO_POINTS",
+}
+
+
+def role(step):
+    """The role of a step: what TFLM makes of the memory it returns (a persistent step's from the
+    planner's role, the others' from their kind and category)."""
+    cat, kind = step["category"], step["kind"]
+    if kind == "persistent":
+        if step.get("role") not in PERSISTENT_ROLES:
+            raise SystemExit(f"gen_standin_plan.py: no role for step {step}: is the plan from this arenascope-plan?")
+        return PERSISTENT_ROLES[step["role"]]
+    if kind == "temp":
+        if cat == "temp TfLiteTensor":
+            return "TEMP_TENSOR"
+        if cat == "temp TfLiteTensor quantization":
+            return "TEMP_QUANTIZATION"
+        if cat == "memory planning":
+            return "PLANNING_TEMP"
+        return "TEMP_BUFFER"
+    return {"reset-temp": "NONE", "resize-head": "SCRATCH_REQUESTS", "planner-arrays": "PLANNER_ARRAYS",
+            "reserve-head": "HEAD"}[kind]
 
 
 def c_string(s):
@@ -164,10 +152,9 @@ def main():
               f"#define STANDIN_STEP_COUNT {len(plan['steps'])}u",
               f"#define STANDIN_BUFFER_COUNT {len(plan['buffers'])}u",
               f"#define STANDIN_SUBGRAPH_COUNT {len(plan['subgraphs'])}u", ""]
-    seen = set()
     lines.append("static const standin_step_t standin_steps[STANDIN_STEP_COUNT] = {")
     for s in plan["steps"]:
-        r = role(s, seen)
+        r = role(s)
         lines.append(f"  {{STANDIN_STEP_{KINDS.index(s['kind'])}_{s['kind'].upper().replace('-', '_')}, "
                      f"STANDIN_ROLE_{r}, {PHASES.index(s['phase'])}, {1 if s['fatal'] else 0}, {s['bytes']}, "
                      f"{s['align']}, {s['count']}, {s['subgraph']}, {s['operator']}, {s['tensor']}, "

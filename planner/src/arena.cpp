@@ -60,16 +60,18 @@ struct Builder {
         s.source = std::move(source);
         steps.push_back(std::move(s));
     }
-    void persistent(Step::Site site, Phase phase, TypeSize t, int64_t n, std::string category, std::string what,
-                    std::string source)
+    void persistent(Step::Site site, Phase phase, TypeSize t, int64_t n, const char *role, std::string category,
+                    std::string what, std::string source)
     {
         add(Step::Kind::Persistent, site, phase, t.size * n, t.align, std::move(category), std::move(what),
             std::move(source), n);
+        steps.back().role = role;
     }
 
     // micro_allocator.cc InitializeTfLiteTensorFromFlatbuffer: a TfLiteTensor's quantization, when
     // the tensor has scales and zero points: TfLiteAffineQuantization, then the zero-point array.
-    void quantization(Phase phase, bool temp, const Tensor &t, const std::string &what)
+    // io: "input" or "output" for a persistent (model input/output) tensor's, naming their roles.
+    void quantization(Phase phase, bool temp, const Tensor &t, const std::string &what, const std::string &io = "")
     {
         if (!t.quant_channels) return;
         const char *src = "micro_allocator.cc InitializeTfLiteTensorFromFlatbuffer";
@@ -77,8 +79,10 @@ struct Builder {
         const char *cat = temp ? "temp TfLiteTensor quantization" : "Persistent TfLiteTensor quantization data";
         add(k, temp ? Step::Site::TempQuantization : Step::Site::IoQuantization, phase, abi.affine_quantization.size,
             abi.affine_quantization.align, cat, what + ": TfLiteAffineQuantization", src);
+        if (!temp) steps.back().role = io + "-quantization";
         add(k, temp ? Step::Site::TempZeroPoints : Step::Site::IoZeroPoints, phase, int_array_bytes(t.quant_channels),
             4, cat, what + ": zero points", src);
+        if (!temp) steps.back().role = io + "-zero-points";
     }
 
     // MicroAllocator::AllocateTempTfLiteTensor: the struct, then its quantization, as temps.
@@ -94,18 +98,22 @@ struct Builder {
     void kernel(Phase phase, int s, const Operator &op, const std::vector<KernelAlloc> &allocs)
     {
         const std::string who = op_label(s, op);
+        bool op_data = phase == Phase::Init;  // the first persistent request of Init: node.user_data
         for (const KernelAlloc &a : allocs) {
             const size_t first = steps.size();
             switch (a.kind) {
             case KernelAlloc::Kind::BuiltinData:
                 add(Step::Kind::Persistent, Step::Site::BuiltinData, phase, a.bytes, a.align, "builtin data",
                     who + ": " + a.what, "micro_allocator.cc MicroBuiltinDataAllocator::Allocate");
+                steps.back().role = "builtin-data";
                 break;
             case KernelAlloc::Kind::Persistent:
                 // MicroContext -> MicroAllocator::AllocatePersistentBuffer: 16-byte aligned.
                 add(Step::Kind::Persistent, Step::Site::KernelPersistent, phase, a.bytes, kArenaAlignment,
                     "Persistent buffer data", who + ": " + a.what,
                     "micro_allocator.cc MicroAllocator::AllocatePersistentBuffer");
+                steps.back().role = op_data ? "op-data" : "kernel-buffer";
+                op_data = false;
                 break;
             case KernelAlloc::Kind::TempTensor: temp_tensor(phase, model.subgraphs[s].tensors[a.tensor], who); break;
             case KernelAlloc::Kind::TempBuffer:
@@ -136,34 +144,36 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
     // MicroAllocator::Create(arena, size, kGreedy): SingleArenaBufferAllocator::Create places the
     // allocator itself in its own tail, then CreateMemoryPlanner the GreedyMemoryPlanner, then the
     // MicroAllocator (micro_allocator.cc, single_arena_buffer_allocator.cc).
-    b.persistent(S::ArenaAllocator, Phase::Constructor, abi.arena_allocator, 1, "allocator objects",
+    b.persistent(S::ArenaAllocator, Phase::Constructor, abi.arena_allocator, 1, "arena-allocator", "allocator objects",
                  "SingleArenaBufferAllocator", "single_arena_buffer_allocator.cc SingleArenaBufferAllocator::Create");
     if (planner_in_arena)  // MicroAllocator::Create(arena, size, planner) takes the caller's planner
-        b.persistent(S::PlannerObject, Phase::Constructor, abi.greedy_planner, 1, "allocator objects",
+        b.persistent(S::PlannerObject, Phase::Constructor, abi.greedy_planner, 1, "memory-planner", "allocator objects",
                      "GreedyMemoryPlanner", "micro_allocator.cc CreateMemoryPlanner");
-    b.persistent(S::MicroAllocatorObject, Phase::Constructor, abi.micro_allocator, 1, "allocator objects",
-                 "MicroAllocator", "micro_allocator.cc MicroAllocator::Create");
+    b.persistent(S::MicroAllocatorObject, Phase::Constructor, abi.micro_allocator, 1, "micro-allocator",
+                 "allocator objects", "MicroAllocator", "micro_allocator.cc MicroAllocator::Create");
 
     // MicroAllocator::StartModelAllocation.
     const char *start = "micro_allocator.cc MicroAllocator::StartModelAllocation";
-    b.persistent(S::BuiltinDataAllocator, Phase::StartAllocation, abi.builtin_data_allocator, 1, "allocator objects",
-                 "MicroBuiltinDataAllocator", start);
+    b.persistent(S::BuiltinDataAllocator, Phase::StartAllocation, abi.builtin_data_allocator, 1,
+                 "builtin-data-allocator", "allocator objects", "MicroBuiltinDataAllocator", start);
     b.add(K::ResizeHead, S::ScratchRequests, Phase::StartAllocation,
           abi.scratch_buffer_request.size * kMaxScratchBuffersPerOp, abi.scratch_buffer_request.align,
           "scratch buffer requests", "ScratchBufferRequest[12] (the head, resizable)",
           "micro_allocator.cc MicroAllocator::InitScratchBufferData");
     b.persistent(S::SubgraphAllocations, Phase::StartAllocation, abi.subgraph_allocations, subgraphs,
-                 "SubgraphAllocations", "SubgraphAllocations[" + std::to_string(subgraphs) + "]", start);
+                 "subgraph-allocations", "SubgraphAllocations",
+                 "SubgraphAllocations[" + std::to_string(subgraphs) + "]", start);
     for (int s = 0; s < subgraphs; ++s) {
         const int n = static_cast<int>(model.subgraphs[s].tensors.size());
-        b.persistent(S::EvalTensors, Phase::StartAllocation, abi.eval_tensor, n, "TfLiteEvalTensor data",
+        b.persistent(S::EvalTensors, Phase::StartAllocation, abi.eval_tensor, n, "eval-tensors",
+                     "TfLiteEvalTensor data",
                      "subgraph " + std::to_string(s) + ": TfLiteEvalTensor[" + std::to_string(n) + "]",
                      "micro_allocator.cc MicroAllocator::AllocateTfLiteEvalTensors");
     }
     for (int s = 0; s < subgraphs; ++s) {
         const int n = static_cast<int>(model.subgraphs[s].operators.size());
         b.persistent(S::NodeAndRegistrations, Phase::StartAllocation, abi.node_and_registration, n,
-                     "NodeAndRegistration struct",
+                     "node-and-registration", "NodeAndRegistration struct",
                      "subgraph " + std::to_string(s) + ": NodeAndRegistration[" + std::to_string(n) + "]",
                      "micro_allocator.cc MicroAllocator::AllocateNodeAndRegistrations");
     }
@@ -200,7 +210,7 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
 
     // MicroAllocator::FinishModelAllocation.
     if (requests)
-        b.persistent(S::ScratchHandles, Phase::MemoryPlanning, abi.scratch_buffer_handle, requests,
+        b.persistent(S::ScratchHandles, Phase::MemoryPlanning, abi.scratch_buffer_handle, requests, "scratch-handles",
                      "ScratchBufferHandle", "ScratchBufferHandle[" + std::to_string(requests) + "]",
                      "micro_allocator.cc MicroAllocator::AllocateScratchBufferHandles");
     const char *create = "micro_allocation_info.cc AllocationInfoBuilder::CreateAllocationInfo";
@@ -219,6 +229,7 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
                       "subgraph " + std::to_string(s) + " variable tensor " + std::to_string(t.index) +
                           (t.name.empty() ? "" : " '" + t.name + "'"),
                       "micro_allocator.cc MicroAllocator::AllocateVariables");
+                b.steps.back().role = "variable-tensor";
                 b.steps.back().tensor = t.index;
                 b.steps.back().subgraph = s;
             }
@@ -245,6 +256,8 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
               "Persistent buffer data",
               std::string(inputs ? "input" : "output") + " TfLiteTensor*[" + std::to_string(n) + "]",
               "micro_interpreter.cc MicroInterpreter::AllocateTensors");
+        const std::string io = inputs ? "input" : "output";
+        b.steps.back().role = io + "-tensor-array";
         for (size_t k = 0; k < list->size(); ++k) {
             const int32_t t = (*list)[k];
             const size_t first = b.steps.size();
@@ -252,7 +265,8 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
             b.add(K::Persistent, S::IoTensor, Phase::IoTensors, abi.tflite_tensor.size, abi.tflite_tensor.align,
                   "Persistent TfLiteTensor data", what + ": TfLiteTensor",
                   "micro_allocator.cc MicroAllocator::AllocatePersistentTfLiteTensor");
-            b.quantization(Phase::IoTensors, false, main.tensors[t], what);
+            b.steps.back().role = io + "-tensor";
+            b.quantization(Phase::IoTensors, false, main.tensors[t], what, io);
             for (size_t i = first; i < b.steps.size(); ++i) b.steps[i].io = static_cast<int>(k);
         }
     }

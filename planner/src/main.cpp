@@ -49,25 +49,27 @@ int64_t parse_arena_size(const char *text)
 void usage(FILE *to)
 {
     std::fprintf(
-        to, "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
-            "                       [--margin PCT] [--arena-size N] MODEL.tflite\n"
-            "       arenascope-plan --version\n"
-            "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
-            "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
-            "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"
-            "  --json   print the budget as JSON (schema \"arenascope-plan/1\", docs/arena-budget.md)\n"
-            "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
-            "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
-            "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
-            "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
-            "  --adapter  the firmware uses arenascope's TFLM adapter (its planner lives outside the arena)\n"
-            "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
-            "  --arena-size N  replay TFLM's allocation in an arena of N bytes (decimal or 0x hex, 1..2^32-1;\n"
-            "           its start 16-byte aligned): whether AllocateTensors succeeds, and if not the request that\n"
-            "           fails, what TFLM prints, the allocator state it is left in, whether it returns an error,\n"
-            "           crashes or hangs, and the shortfall (first in the table; \"replay\" in --json)\n"
-            "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
-            "2 bad usage\n");
+        to,
+        "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
+        "                       [--margin PCT] [--arena-size N] MODEL.tflite\n"
+        "       arenascope-plan --version\n"
+        "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
+        "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
+        "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"
+        "  --json   print the budget as JSON (schema \"%s\", docs/arena-budget.md)\n"
+        "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
+        "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
+        "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
+        "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
+        "  --adapter  the firmware uses arenascope's TFLM adapter (its planner lives outside the arena)\n"
+        "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
+        "  --arena-size N  replay TFLM's allocation in an arena of N bytes (decimal or 0x hex, 1..2^32-1;\n"
+        "           its start 16-byte aligned): whether AllocateTensors succeeds, and if not the request that\n"
+        "           fails, what TFLM prints, the allocator state it is left in, whether it returns an error,\n"
+        "           crashes or hangs, and the shortfall (first in the table; \"replay\" in --json)\n"
+        "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
+        "2 bad usage\n",
+        arenascope::planner::kPlanSchema);
 }
 }  // namespace
 

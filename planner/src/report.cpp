@@ -19,6 +19,20 @@ std::string printable(std::string text, bool keep_newlines)
     return text;
 }
 
+int64_t headroom_pct_hundredths(int64_t headroom, int64_t peak)
+{
+    if (peak <= 0) return 0;
+    // floor((20000 h + p) / 2p): 10000 h / p rounded half up, with a floor division also for a
+    // negative headroom (C++'s / truncates toward zero, Python's // floors).
+    const int64_t num = 20000 * headroom + peak, den = 2 * peak;
+    return num / den - (num % den != 0 && num < 0 ? 1 : 0);
+}
+
+std::string scratch_label(int index, const ScratchRequest &request)
+{
+    return "scratch " + std::to_string(index) + " (op " + std::to_string(request.op) + " " + request.what + ")";
+}
+
 namespace {
 
 std::vector<TailRegion> place_tail(const Budget &b, int64_t arena_bytes);  // below
@@ -36,8 +50,7 @@ std::string buffer_name(const Budget &b, const Buffer &buf)
         const std::string &name = b.model.subgraphs[buf.subgraph].tensors[buf.tensor].name;
         return name.empty() ? "(tensor " + std::to_string(buf.tensor) + ")" : name;
     }
-    const ScratchRequest &r = b.kernels.requests[buf.scratch];
-    return "op " + std::to_string(r.op) + " " + r.what;
+    return scratch_label(buf.scratch, b.kernels.requests[buf.scratch]);
 }
 
 // (TFLM head - lower bound) / TFLM head, percent: the share of the head above the bound.
@@ -119,7 +132,7 @@ std::vector<TailRegion> place_tail(const Budget &b, int64_t arena_bytes)
                            : s.phase == Phase::Init  ? "init"
                                                      : "prepare";
         out.push_back({at.offsets[i], s.bytes, data ? "persistent" : "metadata", s.subgraph == 0 ? s.tensor : -1,
-                       s.op < 0 ? -1 : s.subgraph, s.op, pass, s.category, s.what});
+                       s.op < 0 ? -1 : s.subgraph, s.op, pass, s.category, s.role, s.what});
     }
     return out;
 }
@@ -147,6 +160,7 @@ nlohmann::json steps_json(const Budget &b)
                        {"operator", s.op},
                        {"tensor", s.tensor},
                        {"category", s.category},
+                       {"role", s.role.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.role)},
                        {"what", s.what},
                        {"source", s.source}});
     }
@@ -166,6 +180,7 @@ nlohmann::json regions_json(const std::vector<TailRegion> &regions)
                          {"operator", t.op},
                          {"phase", t.phase},
                          {"category", t.category},
+                         {"role", t.role},
                          {"what", t.what}});
     return where;
 }
@@ -188,6 +203,7 @@ nlohmann::json replay_json(const Budget &b, const ArenaAtSize &r)
                   {"kind", r.failure.kind},
                   {"what", s.what},
                   {"category", s.category},
+                  {"role", s.role.empty() ? json(nullptr) : json(s.role)},
                   {"source", s.source},
                   {"bytes", r.failure.bytes},
                   {"align", r.failure.align},
@@ -202,6 +218,7 @@ nlohmann::json replay_json(const Budget &b, const ArenaAtSize &r)
                             {"offset", r.offsets[i]},
                             {"size", b.arena.steps[i].bytes},
                             {"category", b.arena.steps[i].category},
+                            {"role", b.arena.steps[i].role},
                             {"what", b.arena.steps[i].what}});
     const Step &stop = b.arena.steps[r.outcome.stop];
     return {{"arena_bytes", r.arena_bytes},
@@ -230,7 +247,7 @@ nlohmann::json budget_json(const Budget &b)
 {
     using nlohmann::json;
     json doc;
-    doc["schema"] = "arenascope-plan/1";
+    doc["schema"] = kPlanSchema;
     doc["model"] = b.model_path;
     doc["file_bytes"] = b.model.file_bytes;
     json subgraphs = json::array();
@@ -270,6 +287,7 @@ nlohmann::json budget_json(const Budget &b)
                            {"size", buf.size},
                            {"first", buf.first},
                            {"last", buf.last},
+                           {"offline", buf.offline_offset >= 0},
                            {"offset", b.greedy.offsets[buf.id]},
                            {"best_offset", b.best.offsets[buf.id]}});
     doc["buffers"] = buffers;

@@ -7,6 +7,9 @@
 // canary or fault: the snapshot says "model" where a target would give its descriptor, and the
 // stack has source "none". used = head + tail (arena_used_bytes()), peak = max(the minimum
 // arena, used), headroom = size - peak: measured against the minimum, not an upper estimate.
+// The GDB plugin builds the same arena from the planner's JSON (model.arena_from_plan) and its
+// snapshot must give the same figures, regions and shared checks: tests/plugin/
+// test_plan_snapshot_parity.py compares the two.
 #include <chrono>
 #include <ctime>
 
@@ -55,8 +58,8 @@ nlohmann::json budget_snapshot(const Budget &b)
             dtype = type_name(t.type);
             label = t.name.empty() ? "tensor " + std::to_string(buf.tensor) : t.name;
         } else {
-            const ScratchRequest &r = b.kernels.requests[buf.scratch];
-            label = "scratch " + std::to_string(buf.scratch) + " (op " + std::to_string(r.op) + " " + r.what + ")";
+            label = scratch_label(buf.scratch, b.kernels.requests[buf.scratch]);
+            name = label;  // what the planner knows it as, as the plugin names it
         }
         const int64_t offset = b.greedy.offsets[buf.id];
         regions.push_back({{"index", regions.size()},
@@ -87,7 +90,7 @@ nlohmann::json budget_snapshot(const Budget &b)
                            {"last_use", nullptr},
                            {"flags", flags},
                            {"label", t.what},
-                           {"name", nullptr},
+                           {"name", t.what},
                            {"shape", nullptr},
                            {"dtype", nullptr}});
     }
@@ -103,34 +106,33 @@ nlohmann::json budget_snapshot(const Budget &b)
     }
     const int64_t tail = b.minimum.tail_bytes, used = b.greedy.head + tail;
     const int64_t peak = std::max(used, b.minimum.bytes), headroom = size - peak;
-    json arena = {
-        {"index", 0},
-        {"base_addr", 0},
-        {"size_bytes", size},
-        {"head_bytes", b.greedy.head},
-        {"temp_bytes", b.greedy.head},
-        {"tail_offset", size - tail},
-        {"tail_bytes", tail},
-        {"alignment_bytes", 16},
-        {"tflm_figures", false},
-        {"model_addr", nullptr},
-        {"model_size_bytes", b.model.file_bytes},
-        {"used_bytes", used},
-        {"peak_bytes", peak},
-        {"headroom_bytes", headroom},
-        {"headroom_pct", peak ? static_cast<double>(static_cast<int64_t>(10000.0 * headroom / peak + 0.5)) / 100 : 0.0},
-        {"minimum_arena_bytes", b.minimum.bytes},
-        {"headroom_is_upper_estimate", false},
-        {"free_band", nullptr},
-        {"damage", nullptr},
-        {"region_capacity", regions.size()},
-        {"regions", regions},
-        {"plan",
-         {{"scopes", live.size()},
-          {"live_bytes", live},
-          {"live_regions", live_regions},
-          {"lower_bound_bytes", b.bound.bytes},
-          {"lower_bound_scope", b.bound.scope}}}};
+    json arena = {{"index", 0},
+                  {"base_addr", 0},
+                  {"size_bytes", size},
+                  {"head_bytes", b.greedy.head},
+                  {"temp_bytes", b.greedy.head},
+                  {"tail_offset", size - tail},
+                  {"tail_bytes", tail},
+                  {"alignment_bytes", 16},
+                  {"tflm_figures", false},
+                  {"model_addr", nullptr},
+                  {"model_size_bytes", b.model.file_bytes},
+                  {"used_bytes", used},
+                  {"peak_bytes", peak},
+                  {"headroom_bytes", headroom},
+                  {"headroom_pct", static_cast<double>(headroom_pct_hundredths(headroom, peak)) / 100},
+                  {"minimum_arena_bytes", b.minimum.bytes},
+                  {"headroom_is_upper_estimate", false},
+                  {"free_band", nullptr},
+                  {"damage", nullptr},
+                  {"region_capacity", regions.size()},
+                  {"regions", regions},
+                  {"plan",
+                   {{"scopes", live.size()},
+                    {"live_bytes", live},
+                    {"live_regions", live_regions},
+                    {"lower_bound_bytes", b.bound.bytes},
+                    {"lower_bound_scope", b.bound.scope}}}};
     const Step &binding = b.arena.steps[b.minimum.binding];
     std::string verdict = "PASS", reason;
     if (!b.kernels.rejected.empty()) {
@@ -148,6 +150,23 @@ nlohmann::json budget_snapshot(const Budget &b)
                  std::to_string(b.minimum.bytes) + " B, set by " + phase_name(binding.phase) + ": " + binding.what +
                  "; this arena is the minimum + " + std::to_string(b.margin_pct) + " %";
     }
+    // The rules of `arena check` a prediction can apply, in the plugin's words (analysis.checks):
+    // the plan is checked (make_budget), and the tail lies where the replay put it.
+    const size_t n_regions = regions.size();
+    const bool fits = peak <= size && b.greedy.head <= size - tail;
+    json checks = json::array({{{"rule", "prediction"}, {"verdict", verdict}, {"reason", reason}}});
+    checks.push_back({{"rule", "plan"},
+                      {"verdict", "PASS"},
+                      {"reason", "arena: no two regions with overlapping lifetimes share bytes (" +
+                                     std::to_string(n_regions) + " regions)"}});
+    checks.push_back(
+        {{"rule", "used"},
+         {"verdict", fits ? "PASS" : "FAIL"},
+         {"reason", fits ? "arena: peak " + std::to_string(peak) + " B <= size " + std::to_string(size) + " B"
+                         : "arena: head/temp end " + std::to_string(b.greedy.head) + " B runs into the tail at " +
+                               std::to_string(size - tail) + " B (peak " + std::to_string(peak) + " B of " +
+                               std::to_string(size) + " B)"}});
+    if (!fits && verdict != "FAIL") verdict = "FAIL";
     return {{"schema", "arenascope.snapshot"},
             {"version", 2},
             {"source",
@@ -182,9 +201,9 @@ nlohmann::json budget_snapshot(const Budget &b)
               {"arena_end_addr", nullptr},
               {"room_bytes", nullptr},
               {"required_room_bytes", nullptr},
-              {"rule_factor", 1.5}}},
+              {"rule_factor", kStackRuleFactor}}},
             {"guard", nullptr},
-            {"checks", json::array({{{"rule", "prediction"}, {"verdict", verdict}, {"reason", reason}}})},
+            {"checks", checks},
             {"fault", nullptr},
             {"verdict", verdict}};
 }

@@ -70,7 +70,7 @@ def test_stack_into_arena_names_the_overwritten_tail_regions():
     assert (top["offset"], top["offset"] + top["size"]) == (top["offset"], PLAN["arena"]["recommended_bytes"])
     assert (top["offset"], top["offset"] + top["size"]) in offsets
     ops = len(PLAN["subgraphs"][0]["operators"])
-    table = next(t for t in PLAN["tail"]["regions"] if t["category"] == "NodeAndRegistration struct")
+    table = next(t for t in PLAN["tail"]["regions"] if t["role"] == "node-and-registration")
     assert table["size"] == 32 * ops and (table["offset"], table["offset"] + table["size"]) in offsets
     # Named from the model the firmware publishes (arenascope_arena_set_model), through the planner.
     for t in (top, table):

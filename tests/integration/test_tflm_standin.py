@@ -165,7 +165,7 @@ def standin_plan_cache():
         doc = json.loads(r.stdout)
         _PLAN["doc"] = doc
         _PLAN["saba_offset"] = next(t["offset"] for t in doc["tail"]["regions"]
-                                    if t["what"] == "SingleArenaBufferAllocator")
+                                    if t["role"] == "arena-allocator")
     return _PLAN
 
 

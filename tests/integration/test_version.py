@@ -18,6 +18,7 @@ EXPECTED = VERSION.strip()
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
 DSCNN = BUILD / "planner" / "dscnn_kws.tflite"
 SCHEMA = json.loads((ROOT / "docs" / "snapshot-schema.json").read_text())
+PLAN_SCHEMA = json.loads((ROOT / "docs" / "planner-schema.json").read_text())["properties"]["schema"]["const"]
 
 TOOLS = [("arenascope-plan", BUILD / "planner" / "arenascope-plan"),
          ("arenascope-write-dscnn", BUILD / "planner" / "arenascope-write-dscnn"),
@@ -58,7 +59,7 @@ def test_gdb_plugin_says_the_version_with_no_target():
     assert lines[0] == f"arenascope {EXPECTED}", r.stdout
     # ... and the formats' versions (CHANGELOG.md names the file defining each)
     assert any(re.fullmatch(r"  agent ABI: +1\.x .*", line) for line in lines), r.stdout
-    assert '"arenascope.snapshot" version 2' in r.stdout and '"arenascope-plan/1"' in r.stdout
+    assert '"arenascope.snapshot" version 2' in r.stdout and f'"{PLAN_SCHEMA}"' in r.stdout
 
 
 def test_planner_snapshot_carries_the_version(tmp_path):

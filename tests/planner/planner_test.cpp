@@ -781,3 +781,90 @@ TEST(ArenaSize, TheWalkAgreesWithTheReplayAtEverySize)
         }
     }
 }
+
+// Every persistent request carries one of kTailRoles (the JSON's "role", matched on by tools
+// instead of the label), every other request none. An int8 SVDF (builtin data, OpData, a
+// variable state tensor, two scratch buffers and so their handles) and a CONV_2D (builtin
+// data, OpData, per-channel multipliers and shifts in Prepare), each with an input and an output.
+TEST(Arena, EveryPersistentRequestHasARoleAndOnlyThose)
+{
+    constexpr int CONV_2D = 3;
+    const SG svdf{
+        {{{2, 8}}, {{24, 8}, 9, true}, {{24, 4}, 9, true}, {{24}, 2, true}, {{2, 96}, 9, false, true}, {{2, 6}}},
+        {{SVDF, {0, 1, 2, 3, 4}, {5}}},
+        {0},
+        {5}};
+    const SG conv{{{{1, 4, 4, 1}}, {{2, 3, 3, 1}, 9, true}, {{2}, 2, true}, {{1, 2, 2, 2}}},
+                  {{CONV_2D, {0, 1, 2}, {3}}},
+                  {0},
+                  {3}};
+    std::vector<std::string> roles;
+    for (const SG &sg : {svdf, conv}) {
+        const Model m = parse(test_models::build({sg}));
+        const Abi abi = abi_named("cortex-m");
+        const KernelPrediction k = predict_kernels(m, abi);
+        ASSERT_TRUE(k.unmodelled_data.empty());
+        const Lifetimes l = build_lifetimes(m, k.requests);
+        const ArenaModel arena = allocation_steps(m, l, k, abi, plan_tflm_greedy(l.buffers).head);
+        for (const Step &s : arena.steps) {
+            SCOPED_TRACE(s.what);
+            if (s.kind != Step::Kind::Persistent) {
+                EXPECT_EQ(s.role, "");
+                continue;
+            }
+            EXPECT_NE(std::find_if(kTailRoles.begin(), kTailRoles.end(), [&](const char *r) { return s.role == r; }),
+                      kTailRoles.end());
+            // A kernel's own requests: builtin data in Parse, its OpData first in Init, then buffers.
+            if (s.op >= 0) {
+                EXPECT_EQ(s.role, s.phase == Phase::Parse  ? "builtin-data"
+                                  : s.phase == Phase::Init ? "op-data"
+                                                           : "kernel-buffer");
+            }
+            roles.push_back(s.role);
+        }
+    }
+    for (const char *r :
+         {"arena-allocator", "memory-planner", "micro-allocator", "builtin-data-allocator", "subgraph-allocations",
+          "eval-tensors", "node-and-registration", "builtin-data", "op-data", "kernel-buffer", "scratch-handles",
+          "variable-tensor", "input-tensor-array", "input-tensor", "output-tensor-array", "output-tensor"})
+        EXPECT_NE(std::find(roles.begin(), roles.end(), r), roles.end()) << r;
+    EXPECT_EQ(std::count(roles.begin(), roles.end(), "op-data"), 2);
+    EXPECT_EQ(std::count(roles.begin(), roles.end(), "kernel-buffer"), 2);  // CONV_2D's multipliers, shifts
+}
+
+// The contract's machine-readable definition (docs/planner-schema.json) names the JSON's schema
+// string and the tail roles: the planner's constants are those, one for one, in order.
+TEST(Contract, TheSchemaStringAndTheRolesAreTheJsonSchemas)
+{
+    std::ifstream in(ARENASCOPE_PLANNER_SCHEMA);
+    ASSERT_TRUE(in) << ARENASCOPE_PLANNER_SCHEMA;
+    const auto schema = nlohmann::json::parse(in);
+    EXPECT_EQ(schema.at("properties").at("schema").at("const").get<std::string>(), kPlanSchema);
+    const auto roles = schema.at("$defs").at("tail_role").at("enum").get<std::vector<std::string>>();
+    ASSERT_EQ(roles.size(), kTailRoles.size());
+    for (size_t i = 0; i < roles.size(); ++i) EXPECT_EQ(roles[i], kTailRoles[i]);
+}
+
+// The definitions the planner's snapshot shares with the GDB plugin's (the plugin checks the
+// same fixture in tests/plugin/test_shared_definitions.py).
+TEST(SharedDefinitions, TheStackRuleHeadroomRoundingAndScratchLabelsAreTheFixtures)
+{
+    std::ifstream in(ARENASCOPE_SHARED_GOLDEN);
+    ASSERT_TRUE(in) << ARENASCOPE_SHARED_GOLDEN;
+    const auto golden = nlohmann::json::parse(in);
+    EXPECT_EQ(golden.at("stack_rule_factor").get<double>(), kStackRuleFactor);
+    for (const auto &c : golden.at("headroom_pct")) {
+        const int64_t h = c.at("headroom").get<int64_t>(), p = c.at("peak").get<int64_t>();
+        EXPECT_EQ(headroom_pct_hundredths(h, p), c.at("hundredths").get<int64_t>()) << h << " / " << p;
+    }
+    int with_request = 0;
+    for (const auto &c : golden.at("scratch_labels")) {
+        if (!c.contains("op")) continue;  // the plugin's label when the request is not known
+        ScratchRequest r;
+        r.op = c.at("op").get<int>();
+        r.what = c.at("what").get<std::string>();
+        EXPECT_EQ(scratch_label(c.at("index").get<int>(), r), c.at("label").get<std::string>());
+        ++with_request;
+    }
+    EXPECT_GT(with_request, 0);
+}

@@ -60,7 +60,7 @@ def test_a_64_bit_host_record_gives_back_the_whole_table_address():
         reads.append(length)
         return image[address - 0x1000:address - 0x1000 + length]
 
-    assert faultrecord.read_record(read, 0x1010).checksums_addr == table and reads == [8, 104]
+    assert faultrecord.read_record(read, 0x1010).checksums_addr == table and reads == [100, 4]
     with pytest.raises(faultrecord.RecordError, match="no fault record"):
         faultrecord.read_record(read, 0x1000)  # zeros: no magic
     # The checksum covers the high half of the address.

@@ -1,6 +1,6 @@
 """The plugin's side of `arena plan --model`: mapping the planner tool's JSON onto regions, and
-its errors. The JSON here is written by hand (schema in docs/arena-budget.md); the real tool's
-output is checked under GDB in tests/integration/test_planner_models.py."""
+its errors. The JSON here is written by hand (docs/planner-schema.json, which it follows: checked
+below); the real tool's output is checked under GDB in tests/integration/test_planner_models.py."""
 import json
 import pathlib
 import stat
@@ -12,8 +12,10 @@ from arenascope_plugin.acquire import planner
 from arenascope_plugin.decode import plan
 from arenascope_plugin.present import budget, render, snapshot
 
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PLANNER_SCHEMA = json.loads((ROOT / "docs" / "planner-schema.json").read_text())
 DOC = {
-    "schema": "arenascope-plan/1", "model": "m.tflite", "file_bytes": 1000,
+    "schema": "arenascope-plan/2", "model": "m.tflite", "file_bytes": 1000, "target": "cortex-m",
     "subgraphs": [{"index": 0, "name": "", "inputs": [0], "outputs": [2], "operators": [],
                    "tensors": [{"index": 0, "name": "in", "shape": [1, 100], "type": "INT8", "bytes": 100,
                                 "placement": "arena"},
@@ -22,23 +24,48 @@ DOC = {
                                 "placement": "arena"}]}],
     # in: 112 B at 0, scopes 0..1; out: 16 B at 112, scopes 1..1; scratch 64 B at 128, scope 1.
     "buffers": [{"id": 0, "subgraph": 0, "tensor": 0, "scratch": -1, "name": "in", "bytes": 100, "size": 112,
-                 "first": 0, "last": 1, "offset": 0, "best_offset": 0},
+                 "first": 0, "last": 1, "offline": False, "offset": 0, "best_offset": 0},
                 {"id": 1, "subgraph": 0, "tensor": 2, "scratch": -1, "name": "out", "bytes": 10, "size": 16,
-                 "first": 1, "last": 1, "offset": 112, "best_offset": 112},
-                {"id": 2, "subgraph": 0, "tensor": -1, "scratch": 0, "name": "op 0 SVDF scratch", "bytes": 64,
-                 "size": 64, "first": 1, "last": 1, "offset": 128, "best_offset": 128}],
+                 "first": 1, "last": 1, "offline": False, "offset": 112, "best_offset": 112},
+                {"id": 2, "subgraph": 0, "tensor": -1, "scratch": 0, "name": "scratch 0 (op 0 SVDF scratch)",
+                 "bytes": 64, "size": 64, "first": 1, "last": 1, "offline": False, "offset": 128, "best_offset": 128}],
     "plans": {"tflm-greedy": {"head_bytes": 192}, "best": {"planner": "best-of-orderings", "head_bytes": 192}},
     "lower_bound": {"bytes": 192, "scope": 1}, "fragmentation_pct": 0.0, "approximate": False,
     "unmodelled_scratch": [], "tflm_rejects": [], "warnings": [],
+    # The tail at the recommended 1184 B: the arena's allocator on top (an abridged tail).
+    "tail": {"parts": [{"what": "allocator objects", "count": 1, "bytes": 36, "source": "x.cc"}],
+             "requested_bytes": 36, "bytes": 48,
+             "regions": [{"offset": 1148, "size": 36, "kind": "metadata", "tensor": -1, "subgraph": -1,
+                          "operator": -1, "phase": "", "category": "allocator objects", "role": "arena-allocator",
+                          "what": "SingleArenaBufferAllocator"}]},
+    "arena": {"minimum_bytes": 1068, "exact": True, "arena_used_bytes": 240, "margin_pct": 10,
+              "recommended_bytes": 1184, "planner_in_arena": True, "unmodelled_kernels": [],
+              "set_by": {"phase": "AllocateTensors: memory planning (FinishModelAllocation)",
+                         "request": "planner arrays", "source": "x.cc"}},
+    "steps": [{"kind": "persistent", "phase": "MicroInterpreter constructor (MicroAllocator::Create)", "bytes": 36,
+               "align": 4, "count": 1, "fatal": True, "subgraph": 0, "operator": -1, "tensor": -1,
+               "category": "allocator objects", "role": "arena-allocator", "what": "SingleArenaBufferAllocator",
+               "source": "x.cc"}],
 }
+NO_ARENA = {k: v for k, v in DOC.items() if k != "arena"}  # an older tool's: no prediction of the arena
+
+
+def test_the_hand_written_plan_follows_the_schema():
+    import jsonschema
+    jsonschema.validate(DOC, PLANNER_SCHEMA)
+    assert PLANNER_SCHEMA["properties"]["schema"]["const"] == planner.SCHEMA
 
 
 def test_regions_follow_the_tools_buffers():
     a = plan.arena_from_plan(DOC)
     assert [(r.offset, r.size, r.kind, r.first_use, r.last_use) for r in a.regions] == [
-        (0, 112, "tensor", 0, 1), (112, 16, "tensor", 1, 1), (128, 64, "scratch", 1, 1)]
+        (0, 112, "tensor", 0, 1), (112, 16, "tensor", 1, 1), (128, 64, "scratch", 1, 1), (1148, 36, "metadata", -1, -1)]
     assert a.regions[0].shape == [1, 100] and a.regions[0].dtype == "INT8" and a.regions[2].shape is None
-    assert a.head == 192
+    assert [(r.id, r.flag_names, r.name) for r in a.regions] == [
+        (0, ["input"], "in"), (2, ["output"], "out"), (0, [], "scratch 0 (op 0 SVDF scratch)"),
+        (0xFFFF, [], "SingleArenaBufferAllocator")]
+    # The whole predicted arena, as arenascope-plan --snapshot writes it: the recommended size.
+    assert (a.head, a.temp, a.tail, a.size) == (192, 192, 1184 - 48, 1184) and not a.canary.filled
     p = figures.plan(a)
     assert p.live_bytes == [112, 192] and p.lower_bound == 192 and p.lower_bound_scope == 1
     chart = "\n".join(render.plan_lines(a, p, 16))
@@ -61,7 +88,7 @@ def test_arena_prediction_in_words():
     doc["arena"] = dict(doc["arena"], exact=False, unmodelled_kernels=["subgraph 0 operator 2 (RELU)"])
     assert budget.arena_lines(doc)[1] == ("the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: "
                                          "subgraph 0 operator 2 (RELU)")
-    assert budget.arena_lines(DOC) == []
+    assert budget.arena_lines(NO_ARENA) == []
     with pytest.raises(planner.PlannerError, match="does not follow"):
         budget.arena_lines(dict(doc, arena={"exact": True}))
 
@@ -106,10 +133,10 @@ def test_planner_errors_are_clear(tmp_path):
                           "m.tflite")
     assert str(e.value) == "m.tflite: tensor \ufffd?x bad"
     with pytest.raises(planner.PlannerError, match="does not follow"):
-        plan.arena_from_plan({"schema": "arenascope-plan/1", "buffers": [{}]})
+        plan.arena_from_plan({"schema": planner.SCHEMA, "buffers": [{}]})
     rejected = fake_tool(tmp_path, f"echo '{json.dumps(DOC)}'; echo 'arenascope-plan: m.tflite: TFLM would reject' >&2; exit 1")
     doc, error = planner.run_planner(rejected, "m.tflite")
-    assert doc["schema"] == "arenascope-plan/1" and error == "m.tflite: TFLM would reject"
+    assert doc["schema"] == planner.SCHEMA and error == "m.tflite: TFLM would reject"
 
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "demo_overrun_snapshot.json"

@@ -55,8 +55,10 @@ HEAD = 96
 
 PLAN = {  # arenascope-plan's JSON for such a model (the fields the walk reads)
     "file_bytes": 1234,
-    "tail": {"regions": [{"subgraph": 0, "operator": 0, "phase": "init", "size": 8, "what": "op 0 OpData"},
-                         {"subgraph": 0, "operator": 0, "phase": "init", "size": 99, "what": "op 0 more state"}]},
+    "tail": {"regions": [{"subgraph": 0, "operator": 0, "phase": "init", "size": 8, "what": "op 0 OpData",
+                          "role": "op-data"},
+                         {"subgraph": 0, "operator": 0, "phase": "init", "size": 99, "what": "op 0 more state",
+                          "role": "kernel-buffer"}]},
     "subgraphs": [{"index": 0, "inputs": [0], "outputs": [2],
                    "operators": [{"index": 0}, {"index": 1}],
                    "tensors": [{"index": 0, "placement": "arena", "bytes": 16},

@@ -112,9 +112,9 @@ def test_the_stack_into_arena_verdict_names_the_objects_and_ties_the_fault_to_on
     f = faultrecord.Fault(source="core", exception="BusFault", cfsr=0x8200, hfsr=0, mmfar=None, bfar=pointer + 8,
                     exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0] * 8)
     plan = dict(PLAN, arena={"recommended_bytes": SIZE}, tail={"bytes": END - TAIL, "regions": [
-        {"offset": SABA - ARENA, "size": 36, "what": "SingleArenaBufferAllocator"},
-        {"offset": PLANNER - ARENA, "size": 44, "what": "GreedyMemoryPlanner"},
-        {"offset": ALLOC - ARENA, "size": 36, "what": "MicroAllocator"}]})
+        {"offset": SABA - ARENA, "size": 36, "what": "SingleArenaBufferAllocator", "role": "arena-allocator"},
+        {"offset": PLANNER - ARENA, "size": 44, "what": "GreedyMemoryPlanner", "role": "memory-planner"},
+        {"offset": ALLOC - ARENA, "size": 36, "what": "MicroAllocator", "role": "micro-allocator"}]})
     v = postmortem.stack_into_arena(reader, FACTS, st, stack_figures(STACK_LO), f, plan)
     assert v.kind == "stack-into-arena"
     assert v.headline.startswith("VERDICT: the stack ran into the arena: past its limit by at least 64 B over "

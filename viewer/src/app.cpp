@@ -563,7 +563,8 @@ void App::draw_ram(const Arena *ap, const Rect &r)
             dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), col(Paint::StackPointer), 1.0f);
             labels.push_back({y, "SP"});
         }
-        // The gap from the high-water mark down to the arena's end, coloured by the 1.5x rule.
+        // The gap from the high-water mark down to the arena's end, coloured by the stack rule
+        // (room >= rule_factor x peak: the snapshot's required_room_bytes).
         if (s.stack.hwm_addr && s.stack.arena_end_addr) {
             const bool ok = s.stack.room_bytes && s.stack.required_room_bytes &&
                             *s.stack.room_bytes >= *s.stack.required_room_bytes && !s.stack.peak_is_lower_bound;
@@ -732,8 +733,8 @@ void App::draw_summary(const Arena *a, const Rect &r)
     }
     if (s.stack.room_bytes && s.stack.required_room_bytes) {
         const bool ok = *s.stack.room_bytes >= *s.stack.required_room_bytes;
-        line(fmt::format("room       {} B {} 1.5 x peak = {} B", *s.stack.room_bytes, ok ? ">=" : "<",
-                         *s.stack.required_room_bytes),
+        line(fmt::format("room       {} B {} {:g} x peak = {} B", *s.stack.room_bytes, ok ? ">=" : "<",
+                         s.stack.rule_factor, *s.stack.required_room_bytes),
              col(ok ? Paint::RulePass : Paint::RuleFail));
     }
     panel.advance(4);

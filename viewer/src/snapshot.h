@@ -84,7 +84,7 @@ struct Stack {
     std::string source;
     bool overflowed = false;
     bool peak_is_lower_bound = false;  // the stack went through the guard band: peak is a minimum
-    double rule_factor = 1.5;
+    double rule_factor = 0;            // the stack rule's factor, as the snapshot gives it (required): never assumed
 };
 
 struct Check {

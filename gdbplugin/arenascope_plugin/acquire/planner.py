@@ -6,8 +6,22 @@ import os
 import subprocess
 import tempfile
 
-SCHEMA = "arenascope-plan/1"
+SCHEMA = "arenascope-plan/2"   # planner/include/arenascope/planner/report.h kPlanSchema
 TIMEOUT_S = 60
+
+# The roles of the planner's tail regions the plugin acts on (the JSON's tail.regions[].role,
+# one of docs/planner-schema.json's $defs/tail_role): match on these, never on the label "what".
+ROLE_ARENA_ALLOCATOR = "arena-allocator"                 # SingleArenaBufferAllocator
+ROLE_MEMORY_PLANNER = "memory-planner"                   # GreedyMemoryPlanner
+ROLE_MICRO_ALLOCATOR = "micro-allocator"                 # MicroAllocator
+ROLE_BUILTIN_DATA_ALLOCATOR = "builtin-data-allocator"   # MicroBuiltinDataAllocator
+ROLE_BUILTIN_DATA = "builtin-data"                       # an operator's builtin options (node.builtin_data)
+ROLE_OP_DATA = "op-data"                                 # a kernel's OpData (node.user_data)
+# What MicroAllocator::Create allocates in the MicroInterpreter's constructor.
+CONSTRUCTOR_ROLES = (ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOCATOR)
+# Tail objects whose every word is a pointer TFLM set (micro_allocator.h SubgraphAllocations,
+# ScratchBufferHandle, the interpreter's TfLiteTensor* arrays).
+POINTER_ARRAY_ROLES = ("subgraph-allocations", "scratch-handles", "input-tensor-array", "output-tensor-array")
 
 
 class PlannerError(Exception):

@@ -208,8 +208,7 @@ def _constructor_tail(doc):
     planner's tail at the recommended size, or None."""
     try:
         end = doc["arena"]["recommended_bytes"]
-        own = [t["offset"] for t in doc["tail"]["regions"]
-               if t["what"] in ("SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator")]
+        own = [t["offset"] for t in doc["tail"]["regions"] if t["role"] in planner.CONSTRUCTOR_ROLES]
         return end - min(own) if own else None
     except (KeyError, TypeError, ValueError):
         return None
@@ -238,7 +237,7 @@ def _reconstructed(state, doc, lay):
                                       id=b["tensor"] if b["tensor"] >= 0 else b["scratch"],
                                       kind="tensor" if b["tensor"] >= 0 else "scratch", flags=0,
                                       first_use=b["first"], last_use=b["last"], name=b["name"]))
-    for addr, nbytes, what in reversed(postmortem.tail_layout(doc, base, size)):
+    for addr, nbytes, what, _role in reversed(postmortem.tail_layout(doc, base, size)):
         offset = addr - base
         if offset >= max(tail, 0) and offset + nbytes <= size:
             regions.append(Region(index=len(regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind="metadata",

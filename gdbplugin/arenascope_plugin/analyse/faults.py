@@ -46,7 +46,7 @@ def u32(reader, addr):
     return int.from_bytes(reader.read(addr, 4), "little")
 
 
-def live_fault(ctx):
+def live_fault(ctx, read=None):
     """The fault the core is handling now (halted in a fault handler), from its registers, or None.
     EXC_RETURN is in LR only until the handler saves it: after that it is reported unknown.
     Registers: ctx.core (None while the core runs: then the exception number is ICSR's)."""
@@ -56,7 +56,8 @@ def live_fault(ctx):
     if not core.is_cortex_m():
         return None  # not a Cortex-M (a host build): no SCB to read
     try:
-        active = (xpsr & 0x1FF) if xpsr is not None else u32(reader, SCB["icsr"]) & 0x1FF
+        icsr = int.from_bytes((read or reader.read)(SCB["icsr"], 4), "little")
+        active = (xpsr & 0x1FF) if xpsr is not None else icsr & 0x1FF
         if active not in faultrecord.EXCEPTIONS:
             return None
         regs = {k: u32(reader, a) for k, a in SCB.items()}
@@ -342,6 +343,22 @@ def arena_verdict(ctx, f, damaged) -> Findings:
     return out
 
 
+def _prefetch(reader, pieces):
+    """A read(addr, length) that serves ICSR and `pieces` from one batched read when the reader
+    batches (OpenOCD's Tcl: one round trip instead of two while polling), else reads as asked."""
+    pieces = [(SCB["icsr"], 4)] + list(pieces)
+    got = {}
+    if hasattr(reader, "read_many"):
+        try:
+            got = dict(zip(pieces, reader.read_many(pieces)))
+        except MemoryReadError:
+            got = {}  # one piece unreadable: each is read alone below, and says so alone
+
+    def read(addr, length):
+        return got[(addr, length)] if (addr, length) in got else reader.read(addr, length)
+    return read
+
+
 def find_fault(ctx):
     """(Fault or None, damaged immutable regions, why there is no fault): from the agent's record
     when it holds a fault of this boot (or of an earlier one when the core is not in a handler),
@@ -351,12 +368,13 @@ def find_fault(ctx):
     rec_addr = ctx.symbols.address("arenascope_fault_record")
     if rec_addr is None and ctx.desc is not None and ctx.desc.fault_record_addr:
         rec_addr = ctx.desc.fault_record_addr
+    read = _prefetch(reader, [(rec_addr, faultrecord.RECORD_MIN_SIZE)] if rec_addr is not None else [])
     if rec_addr is not None:
         try:
-            rec = faultrecord.read_record(reader.read, rec_addr)
+            rec = faultrecord.read_record(read, rec_addr)
         except (faultrecord.RecordError, MemoryReadError) as exc:
             rec_note = str(exc)
-    live_f = live_fault(ctx)
+    live_f = live_fault(ctx, read)
     # The region checksums are re-computed over every immutable region: at a stop always (an
     # overwritten tail is the stack's trace even before a fault), while polling only for a fault.
     want_damage = not ctx.cache.get("pin") or live_f is not None or (rec is not None and rec.fault_count)

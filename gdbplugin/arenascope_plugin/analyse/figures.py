@@ -15,11 +15,16 @@ Definitions (units: bytes):
 - live bytes at scope t = sum of sizes of the planned regions with first_use <= t <= last_use;
   lower bound = the largest live bytes over all scopes (no plan can use less head).
 """
+import math
 from dataclasses import dataclass
 from typing import List, Optional
 
 from arenascope_plugin.decode import abi
+from arenascope_plugin.decode.plan import scratch_label
 
+# Shared with the planner's snapshot (planner/include/arenascope/planner/report.h), each checked
+# against tests/fixtures/shared_definitions_golden.json: the stack rule's factor (snapshots carry
+# it as stack.rule_factor, which the viewer reads), headroom_pct_2dp and scratch_label.
 STACK_RULE_FACTOR = 1.5
 HEADROOM_WARN_PCT = 10.0
 HEADROOM_NOTE_PCT = 20.0
@@ -86,7 +91,7 @@ class StackFigures:
 
     @property
     def required_room(self):
-        return None if self.peak is None else int(self.peak * STACK_RULE_FACTOR + 0.999)
+        return None if self.peak is None else math.ceil(self.peak * STACK_RULE_FACTOR)
 
 
 @dataclass
@@ -104,6 +109,18 @@ class Overlap:
     b: int
     start: int
     end: int
+
+
+def headroom_pct_2dp(headroom, peak):
+    """The snapshot's headroom_pct: 100 x headroom / peak rounded half up (toward +infinity) to
+    0.01, in integers as the planner's headroom_pct_hundredths (Python's round() would round half
+    to even, and on a float); 0.0 when peak is 0."""
+    return (20000 * headroom + peak) // (2 * peak) / 100 if peak > 0 else 0.0
+
+
+def rule_text():
+    """The stack rule's factor as the commands print it ("1.5")."""
+    return f"{STACK_RULE_FACTOR:g}"
 
 
 def changed_range(data, pattern):
@@ -213,7 +230,7 @@ def region_label(r):
     if r.kind == "tensor":
         return f"tensor {r.id}"
     if r.kind == "scratch":
-        return f"scratch {r.id}" if r.id != abi.ID_NONE else "scratch"
+        return scratch_label(r.id) if r.id != abi.ID_NONE else "scratch"
     if r.kind == "persistent" and r.id != abi.ID_NONE:
         return f"tensor {r.id} (persistent)"
     return r.kind
@@ -391,7 +408,7 @@ def _stack_check(s):
     verdict = PASS if s.room >= s.required_room else FAIL
     op = ">=" if verdict == PASS else "<"
     advice = "" if verdict == PASS else ": move the arena away from the stack or give the stack more room"
-    return Check("stack", verdict, f"room from stack top to arena end {s.room} B {op} 1.5 x peak "
+    return Check("stack", verdict, f"room from stack top to arena end {s.room} B {op} {rule_text()} x peak "
                                    f"{s.peak} B = {s.required_room} B{advice}")
 
 

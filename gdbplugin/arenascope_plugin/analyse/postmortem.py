@@ -7,16 +7,18 @@
                        unallocated interpreter
   none                 none of these (the fault decode stands alone)
 
-Inputs: the interpreter's tflmstate.State, the stack's analysis.StackFigures, the fault
-(fault.Fault or None), where the core is (a Halt), the planner's JSON for the model (schema
-arenascope-plan/1, with its `replay` at this arena's size when the tool gives it), and the ELF's
+Inputs: the interpreter's tflmstate.State, the stack's figures.StackFigures, the fault
+(faultrecord.Fault or None), where the core is (a Halt), the planner's JSON for the model (schema
+planner.SCHEMA, with its `replay` at this arena's size when the tool gives it), and the ELF's
 tflmstate.Facts. Every figure is read or predicted elsewhere; this module only ties them together.
 """
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from arenascope_plugin.decode import tflmstate
+from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import tflmstate
 
 ALLOCATE = "AllocateTensors"
 ABORT_FUNCTIONS = ("AbortImpl", "abort", "_exit", "__assert_func", "__stack_chk_fail", "tflite::AbortImpl")
@@ -90,7 +92,7 @@ def tail_bytes_at(plan, size):
 
 
 def tail_layout(plan, base, size):
-    """[(address, size, what)] of the tail objects TFLM allocates for the plan's model, top down,
+    """[(address, size, what, role)] of the tail objects TFLM allocates for the plan's model, top down,
     placed in the arena [base, base + size): from the planner's replay at this size when it gives
     one, else from its tail at the recommended size moved to this end (exact when the arena's end
     is 16-byte aligned, as TFLM lays the tail out from the end)."""
@@ -98,12 +100,12 @@ def tail_layout(plan, base, size):
     if replay:
         # Fits: the tail at this size; does not: the persistent requests TFLM made before it stopped.
         placed = replay.get("tail_regions") if replay.get("fits") else replay.get("persistent")
-        regions = [(base + t["offset"], t["size"], t["what"]) for t in placed or []]
+        regions = [(base + t["offset"], t["size"], t["what"], t["role"]) for t in placed or []]
     else:
         end = (plan or {}).get("arena", {}).get("recommended_bytes")
         if not end or (base + size) % 16:
             return []
-        regions = [(base + size - (end - t["offset"]), t["size"], t["what"])
+        regions = [(base + size - (end - t["offset"]), t["size"], t["what"], t["role"])
                    for t in (plan or {}).get("tail", {}).get("regions", [])]
     return sorted(regions, key=lambda r: -r[0])
 
@@ -116,14 +118,10 @@ def _smashed_words(reader, facts, addr, size, limit=4):
     return [w for w in found if w[2]][:limit]
 
 
-# Tail objects whose every word is a pointer TFLM set (micro_allocator.h SubgraphAllocations,
-# ScratchBufferHandle, the interpreter's TfLiteTensor* arrays): one into no memory is not TFLM's.
-POINTER_ARRAYS = ("SubgraphAllocations[", "ScratchBufferHandle[", "TfLiteTensor*[")
-
-
-def _dangling(reader, facts, addr, size, what, state):
-    """['X holds V, a pointer into no memory ...'] for a pointer array whose words point nowhere."""
-    if not what.startswith(POINTER_ARRAYS) or not (facts.flash or facts.ram):
+def _dangling(reader, facts, addr, size, role, state):
+    """['X holds V, a pointer into no memory ...'] for a pointer array (planner.POINTER_ARRAY_ROLES:
+    every word a pointer TFLM set) whose words point nowhere: such a word is not TFLM's."""
+    if role not in planner.POINTER_ARRAY_ROLES or not (facts.flash or facts.ram):
         return []
     arena = (state.arena_base, state.arena_base + state.arena_size) if state.arena_base is not None else None
     return [f"{a:#x} holds {v:#x}, which points into no memory of the ELF, where TFLM keeps a pointer"
@@ -190,7 +188,6 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
     lowest = reach[0] if reach else None
     if pre_sp is not None and pre_sp < stack.low and (lowest is None or pre_sp < lowest):
         lowest = pre_sp
-    smashed_checks = {o.name: o for o in state.smashed}
     evidence = [(f"the stack paint is gone down to the stack's limit {stack.low:#x}" if paint_gone else
                  f"no stack paint left anywhere in the stack (all of it used, or never painted), limit {stack.low:#x}")
                 + f" (stack {stack.low:#x}-{stack.high:#x}); the arena {state.arena_symbol or ''} ends at {end:#x}, "
@@ -199,12 +196,12 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
         evidence.append(f"the lowest stack value below the limit is at {reach[0]:#x} ({reach[2]}): the stack reached "
                         f"at least {stack.low - reach[0]} B past its limit")
     objects, values = [], []
-    for addr, size, what in tail:
+    for addr, size, what, role in tail:
         if lowest is None or addr + size <= lowest:
             continue
-        check = next((c for n, c in smashed_checks.items() if c.addr == addr or n in what), None)
+        check = next((c for c in state.smashed if c.addr == addr or (c.role and c.role == role)), None)
         words = _smashed_words(reader, facts, addr, size)
-        bad = _dangling(reader, facts, addr, size, what, state)
+        bad = _dangling(reader, facts, addr, size, role, state)
         why = "; ".join(check.problems) if check is not None else \
             "; ".join([f"{a:#x} holds {w}" for a, _, w in words[:2]] + bad)
         objects.append({"name": what, "addr": addr, "size": size,
@@ -227,7 +224,8 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
                 + (f"by at least {stack.low - lowest} B " if lowest is not None else "")
                 + (f"over TFLM's persistent tail ({names}), " if objects else "")
                 + "so TFLM now reads stack words as its own pointers. "
-                "Give the stack at least 1.5 x its peak before the arena's end, or move the arena away from the stack.")
+                f"Give the stack at least {figures.rule_text()} x its peak before the arena's end, or move the arena "
+                "away from the stack.")
     return Verdict("stack-into-arena", headline, evidence, objects)
 
 

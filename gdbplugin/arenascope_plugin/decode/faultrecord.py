@@ -73,6 +73,7 @@ RECORD_LAYOUTS = {4: _record_layout(4), 8: _record_layout(8)}
 # (agents of 0.1.0) is version 2's 4-byte layout; on a 64-bit host build it truncated the address.
 RECORD_ADDR_SIZES = {lay["_size"]: a for a, lay in RECORD_LAYOUTS.items()}
 RECORD_MAX_SIZE = max(RECORD_ADDR_SIZES)
+RECORD_MIN_SIZE = min(RECORD_ADDR_SIZES)
 
 
 def fnv1a(data):
@@ -176,11 +177,13 @@ def decode_record(data, address):
 
 
 def read_record(read, address):
-    """Reads and decodes the record at address with read(address, length) -> bytes: its header
-    first, then as many bytes as its size field says (the 8-byte layout is longer)."""
-    head = read(address, 8)
-    size = struct.unpack_from("<H", head, 6)[0] if len(head) >= 8 else 0
-    return decode_record(read(address, size) if 8 < size <= RECORD_MAX_SIZE else head, address)
+    """Reads and decodes the record at address with read(address, length) -> bytes: the shorter
+    layout's bytes first, then the rest when its size field says it is the longer one."""
+    first = read(address, RECORD_MIN_SIZE)  # one read for a 32-bit target's record, the common case
+    size = struct.unpack_from("<H", first, 6)[0] if len(first) >= 8 else 0
+    if RECORD_MIN_SIZE < size <= RECORD_MAX_SIZE:
+        first += read(address + RECORD_MIN_SIZE, size - RECORD_MIN_SIZE)
+    return decode_record(first, address)
 
 
 @dataclass

@@ -8,7 +8,7 @@ An unmodified TFLM firmware has no arenascope descriptor; its MicroInterpreter h
       tensors[t].data.data: where TFLM put tensor t (head: planned; tail: variable)
   MicroInterpreter.scratch_buffer_handles_[k].data: scratch buffer k
   MicroInterpreter.input_tensors_ / output_tensors_: the persistent TfLiteTensor copies
-Lifetimes, sizes and names come from the model, through the planner tool (model.py), never from
+Lifetimes, sizes and names come from the model, through the planner tool (planner.py), never from
 a second implementation here. Every member offset and type size comes from the firmware's DWARF
 (the GDB side builds a Layout from gdb.Type); this module only reads memory with them, so it is
 tested on byte images laid out from a Layout. The planner's arrays in free arena space are
@@ -17,9 +17,11 @@ overwritten by the first Invoke: nothing here reads them. No GDB import.
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from arenascope_plugin.acquire.planner import ROLE_BUILTIN_DATA, ROLE_BUILTIN_DATA_ALLOCATOR, ROLE_OP_DATA
 from arenascope_plugin.decode import abi
-from arenascope_plugin.errors import TargetError
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
+from arenascope_plugin.decode.plan import scratch_label
+from arenascope_plugin.errors import TargetError
 
 VARIABLE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "variable")
 UNNAMED_TAIL = "other persistent data (per-channel buffers, quantization) and padding"  # no pointer to it
@@ -158,7 +160,7 @@ def allocator_state(reader, layout, interpreter):
 
 def walk(reader, layout, interpreter, plan):
     """The arena of the interpreter at `interpreter`, as TFLM laid it out, with the planner's JSON
-    for its model (`plan`, schema arenascope-plan/1) giving names, sizes and lifetimes."""
+    for its model (`plan`, schema acquire.planner.SCHEMA) giving names, sizes and lifetimes."""
     mi, ma = "tflite::MicroInterpreter", "tflite::MicroAllocator"
     p = layout.pointer
     model_addr, allocated, allocator, saba, buffer_head, buffer_tail, head_ptr, temp_ptr, tail_ptr = \
@@ -206,7 +208,7 @@ def walk(reader, layout, interpreter, plan):
                 continue  # said above
             where = _ptr(reader, handles + b["scratch"] * layout.sizes["tflite::ScratchBufferHandle"] +
                          layout.off("tflite::ScratchBufferHandle", "data"), layout)
-            what = f"scratch {b['scratch']}"
+            what = scratch_label(b["scratch"])
         offset = where - buffer_head
         if not 0 <= offset <= size - b["size"]:
             walk_out.mismatches.append(
@@ -228,7 +230,7 @@ def walk(reader, layout, interpreter, plan):
     # MicroBuiltinDataAllocator is local to micro_allocator.cc (no DWARF name to size it by): its
     # size is the planner's (a vtable pointer and the persistent allocator's, 8 / 16 B).
     builtin = next((t["size"] for t in plan.get("tail", {}).get("regions", [])
-                    if t.get("what") == "MicroBuiltinDataAllocator"), 2 * p)
+                    if t.get("role") == ROLE_BUILTIN_DATA_ALLOCATOR), 2 * p)
     tail_items.append((_ptr(reader, allocator + layout.off(ma, "builtin_data_allocator_"), layout), builtin,
                        "MicroBuiltinDataAllocator", "metadata", 0))
     for s, sg in enumerate(subgraph_docs):
@@ -241,15 +243,15 @@ def walk(reader, layout, interpreter, plan):
                 tail_items.append((tensor_data(s, t["index"]), t["bytes"], f"variable tensor {t['index']}",
                                    "persistent", VARIABLE))
     # Each operator's builtin options (node.builtin_data, from Parse) and OpData (node.user_data,
-    # from Init), sized by the planner's prediction of that operator's requests.
-    kernel_requests = {(t["subgraph"], t["operator"], t["phase"]): t for t in
+    # from Init), sized by the planner's prediction of that operator's requests (by their roles).
+    kernel_requests = {(t["subgraph"], t["operator"], t["role"]): t for t in
                        reversed(plan.get("tail", {}).get("regions", [])) if t.get("operator", -1) >= 0}
     nar, node = "tflite::NodeAndRegistration", "TfLiteNode"
     for s, sg in enumerate(subgraph_docs):
         for i in range(len(sg["operators"])):
             at = node_arrays[s] + i * layout.sizes[nar] + layout.off(nar, "node")
-            for member, phase in (("builtin_data", "parse"), ("user_data", "init")):
-                request = kernel_requests.get((s, i, phase))
+            for member, role in (("builtin_data", ROLE_BUILTIN_DATA), ("user_data", ROLE_OP_DATA)):
+                request = kernel_requests.get((s, i, role))
                 if request:
                     tail_items.append((_ptr(reader, at + layout.off(node, member), layout), request["size"],
                                        request["what"], "persistent", 0))

@@ -26,8 +26,9 @@ Facts of TFLM 90b983c2 it relies on (tensorflow/tflite-micro):
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.acquire.planner import ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOCATOR
 from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.decode import faultrecord
 
 MI, MA, SA, GP = ("tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
                   "tflite::GreedyMemoryPlanner")
@@ -66,6 +67,7 @@ class ObjectCheck:
     problems: List[str] = field(default_factory=list)
     values: Dict[str, int] = field(default_factory=dict)   # member -> value read
     at: Dict[int, str] = field(default_factory=dict)       # address -> the member stored there
+    role: str = ""                                         # its planner tail role (acquire.planner.ROLE_*), "" for none
 
     @property
     def sound(self):
@@ -174,9 +176,9 @@ def _check_pointer(check, facts, name, value, arena, allowed, reader=None):
                               f"{' or null' if 'null' in allowed else ''}")
 
 
-def _object(reader, lay, name, addr, size, members):
+def _object(reader, lay, name, addr, size, members, role=""):
     """An ObjectCheck with the members read; an unreadable object is one problem."""
-    check = ObjectCheck(name=name, addr=addr, size=size)
+    check = ObjectCheck(name=name, addr=addr, size=size, role=role)
     try:
         for type_name, member in members:
             value = _read_member(reader, lay, type_name, addr, member)
@@ -195,7 +197,7 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
     ma = _object(reader, lay, "MicroAllocator", allocator, lay.sizes[MA],
                  [(MA, "non_persistent_buffer_allocator_"), (MA, "memory_planner_"), (MA, "builtin_data_allocator_"),
                   (MA, "max_head_buffer_usage_"), (MA, "scratch_buffer_request_count_"),
-                  (MA, "model_is_allocating_")])
+                  (MA, "model_is_allocating_")], ROLE_MICRO_ALLOCATOR)
     out.append(ma)
     _check_vptr(ma, facts, MA, lay, reader)
     if any(p.startswith("unreadable") for p in ma.problems):
@@ -214,7 +216,7 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
         saba_addr = v["non_persistent_buffer_allocator_"] - lay.saba_nonpersistent_base
         sa = _object(reader, lay, "SingleArenaBufferAllocator", saba_addr, lay.sizes[SA],
                      [(SA, k) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_",
-                                        "temp_buffer_count_")])
+                                        "temp_buffer_count_")], ROLE_ARENA_ALLOCATOR)
         out.append(sa)
         _check_vptr(sa, facts, SA, lay, reader)
         if sa.sound:
@@ -231,7 +233,7 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
     if points(facts, planner, arena) in ("arena", "ram", "unknown") and lay.planner_type:
         size = lay.planner_size or 2 * lay.pointer
         gp = _object(reader, lay, lay.planner_type.split("::")[-1], planner, size,
-                     [(GP, "max_buffer_count_"), (GP, "buffer_count_")])
+                     [(GP, "max_buffer_count_"), (GP, "buffer_count_")], ROLE_MEMORY_PLANNER)
         out.append(gp)
         _check_vptr(gp, facts, lay.planner_type, lay, reader)
         c = gp.values

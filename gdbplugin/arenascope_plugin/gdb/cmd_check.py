@@ -10,8 +10,8 @@ from arenascope_plugin.present import render
 
 
 class CheckCommand(Sub):
-    """Check the arena's rules and print PASS, WARN or FAIL with a reason for each.
-Rules: canary intact (free band and guard band), stack room >= 1.5 x stack peak, arena
+    __doc__ = f"""Check the arena's rules and print PASS, WARN or FAIL with a reason for each.
+Rules: canary intact (free band and guard band), stack room >= {figures.rule_text()} x stack peak, arena
 16-byte aligned, no two regions with overlapping lifetimes share bytes, headroom in the
 10-20 % band, used <= size. Bands, stack and region table are re-read from memory.
 

@@ -94,7 +94,7 @@ def stack_lines(s, indent="  "):
         if s.room is not None and s.painted and s.room > 0:
             ok = s.room >= s.required_room
             out.append(f"{indent}stack rule:               room to arena end {s.room} B "
-                       f"{'>=' if ok else '<'} 1.5 x peak = {s.required_room} B: "
+                       f"{'>=' if ok else '<'} {figures.rule_text()} x peak = {s.required_room} B: "
                        + style.paint("PASS" if ok else "FAIL", "PASS" if ok else "FAIL"))
     return out
 

@@ -43,7 +43,7 @@ def build(desc, figs, stack, check_list, source):
             "alignment_bytes": a.alignment, "tflm_figures": a.tflm_figures,
             "model_addr": a.model_addr or None, "model_size_bytes": a.model_size or None,
             "used_bytes": f.used, "peak_bytes": f.peak, "headroom_bytes": f.headroom,
-            "headroom_pct": round(f.headroom_pct, 2), "minimum_arena_bytes": f.minimum_arena,
+            "headroom_pct": figures.headroom_pct_2dp(f.headroom, f.peak), "minimum_arena_bytes": f.minimum_arena,
             "headroom_is_upper_estimate": f.minimum_arena is None,
             "free_band": dict(_band(a.canary, desc.measured) or {}, offset=a.canary.low_addr - a.base_addr)
             if a.canary.filled else None,

@@ -110,9 +110,9 @@ def run(poller, publish, hz, stop, report, interval_errors=1.0):
     second; report(text) says what went wrong and when it recovered (once each, not every try).
     Errors never end the loop: the link is retried every `interval_errors` seconds."""
     period = 1.0 / hz
+    due = time.monotonic()  # refreshes are paced by deadline: a slow one is made up by the next
     trouble = None
     while not stop.is_set():
-        t0 = time.monotonic()
         try:
             snap = poller.refresh()
         except TornError as exc:
@@ -139,4 +139,6 @@ def run(poller, publish, hz, stop, report, interval_errors=1.0):
             report(f"live reads work again (refresh {poller.refreshes})")
             trouble = None
         publish(snap)
-        stop.wait(max(0.0, period - (time.monotonic() - t0)))
+        now = time.monotonic()
+        due = max(due + period, now - period)  # never more than one refresh of catching up
+        stop.wait(max(0.0, due - now))

@@ -11,6 +11,7 @@
 // smallest size for which every request fits is searched for (minimum_arena).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +34,36 @@ enum class Phase {
     IoTensors,        // MicroInterpreter::AllocateTensors: the input and output TfLiteTensors
 };
 const char *phase_name(Phase p);
+
+// What the bytes of a persistent request hold: a stable machine name for each of TFLM's
+// persistent call sites (the JSON's "role", docs/arena-budget.md and docs/planner-schema.json),
+// so that tools match a tail region by its role, never by its label ("what"), which is for
+// people and may change. op-data is the first request of a kernel's Init (what TFLM keeps as
+// node.user_data); a kernel's further Init requests and its Prepare's are kernel-buffer. The
+// names follow TFLM's own (micro_allocator.cc, micro_interpreter.cc; ../shared/TFLM-INTERNALS.md
+// lists the tail in order).
+inline constexpr std::array<const char *, 20> kTailRoles = {
+    "arena-allocator",         // SingleArenaBufferAllocator (MicroInterpreter constructor)
+    "memory-planner",          // GreedyMemoryPlanner (constructor; absent with the adapter)
+    "micro-allocator",         // MicroAllocator (constructor)
+    "builtin-data-allocator",  // MicroBuiltinDataAllocator (StartModelAllocation)
+    "subgraph-allocations",    // SubgraphAllocations[subgraphs]
+    "eval-tensors",            // TfLiteEvalTensor[tensors] of one subgraph
+    "node-and-registration",   // NodeAndRegistration[operators] of one subgraph
+    "builtin-data",            // an operator's builtin options (Parse: node.builtin_data)
+    "op-data",                 // a kernel's OpData (its first Init request: node.user_data)
+    "kernel-buffer",           // a kernel's other persistent buffers (Init or Prepare)
+    "scratch-handles",         // ScratchBufferHandle[requests]
+    "variable-tensor",         // a variable tensor's buffer (AllocateVariables)
+    "input-tensor-array",      // MicroInterpreter::input_tensors_ (TfLiteTensor*[inputs])
+    "output-tensor-array",     // MicroInterpreter::output_tensors_
+    "input-tensor",            // a model input's persistent TfLiteTensor
+    "output-tensor",           // a model output's persistent TfLiteTensor
+    "input-quantization",      // its TfLiteAffineQuantization
+    "output-quantization",
+    "input-zero-points",  // its zero-point array
+    "output-zero-points",
+};
 
 struct Step {
     // The TFLM call site that makes the request: what TFLM does when it fails (outcome.h).
@@ -83,6 +114,7 @@ struct Step {
     int subgraph = 0;
     int op = -1;           // a kernel's request (Parse, Init, Prepare, and the end of its Prepare): its operator
     std::string category;  // RecordingMicroAllocator's name where it has one, e.g. "TfLiteEvalTensor data"
+    std::string role;      // a persistent request: one of kTailRoles; "" for every other kind
     std::string what;      // e.g. "subgraph 0 operator 3 (CONV_2D) Init: OpDataConv"
     std::string source;    // TFLM file and function
 };

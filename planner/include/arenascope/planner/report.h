@@ -14,6 +14,25 @@
 
 namespace arenascope::planner {
 
+// The contract of budget_json: its "schema" string (docs/planner-schema.json; CHANGELOG.md lists
+// it under "Contract versions"). The GDB plugin's copy is gdbplugin/arenascope_plugin/model.py
+// SCHEMA, and a test checks both against the JSON Schema's.
+inline constexpr const char *kPlanSchema = "arenascope-plan/2";
+
+// The constants and formats the planner's snapshot shares with the GDB plugin's, each defined
+// once per language: the plugin's are in gdbplugin/arenascope_plugin/analysis.py, and both are
+// checked against tests/fixtures/shared_definitions_golden.json.
+//
+// The stack rule: the room from the stack's top to the arena's end must be at least this many
+// times the stack's peak. A snapshot carries it (stack.rule_factor): the viewer reads it there.
+inline constexpr double kStackRuleFactor = 1.5;
+// The snapshot's headroom_pct: headroom as a percentage of peak, rounded half up to 0.01 (0 when
+// peak is 0), returned in hundredths of a percent so that both languages round alike.
+int64_t headroom_pct_hundredths(int64_t headroom, int64_t peak);
+// A scratch buffer's label, in the JSON's buffers[].name, the table and the snapshot:
+// "scratch K (op N WHAT)", K its index in TFLM's request order, N the operator that asked.
+std::string scratch_label(int index, const ScratchRequest &request);
+
 // A persistent allocation where TFLM puts it in the recommended arena (offset from the arena
 // start, the arena's end 16-byte aligned): the tail as the snapshot and --header show it.
 struct TailRegion {
@@ -25,7 +44,8 @@ struct TailRegion {
     int op = -1;
     std::string phase;     // "parse", "init", "prepare", or "" for the framework's own requests
     std::string category;  // as in Budget::tail
-    std::string what;
+    std::string role;      // what it holds, one of kTailRoles (arena.h): for tools to match on
+    std::string what;      // its label, for people
 };
 struct Budget {
     std::string model_path;
@@ -62,7 +82,7 @@ std::string printable(std::string text, bool keep_newlines = false);
 Budget make_budget(const std::string &path, const Abi &abi = abi_named("cortex-m"), int margin_pct = 10,
                    bool adapter = false, int64_t arena_size = 0);
 
-// JSON document (schema: docs/arena-budget.md, "JSON output").
+// JSON document (kPlanSchema: docs/arena-budget.md, "JSON output", and docs/planner-schema.json).
 nlohmann::json budget_json(const Budget &b);
 // The budget as an arenascope snapshot (docs/snapshot-schema.md, version 1, source "model"):
 // the recommended arena at address 0 with the head plan and the predicted tail, no stack, so
