@@ -228,7 +228,10 @@ def test_arena_live_in_gdb_and_the_standalone_command(tmp_path):
     with Chain(str(FIRMWARE)) as ch:
         res = ch.gdb(["-ex", f"source {PLUGIN}", "-ex", f"arena live --no-launch --port {vport}",
                       "-ex", "continue &", "-ex", "shell sleep 2", "-ex", "arena live status",
-                      "-ex", "arena live stop", "-ex", "interrupt", "-ex", "shell sleep 0.3"])
+                      "-ex", "arena live stop", "-ex", "interrupt", "-ex", "shell sleep 0.3",
+                      # the standalone tool below polls a running core: halted by the interrupt
+                      # inside an agent update (seq odd), it would see only torn reads
+                      "-ex", "monitor resume"])
         cli = subprocess.run([str(CLI), "live", "--openocd", f"127.0.0.1:{ch.tport}", "--elf", str(FIRMWARE),
                               "--duration", "2", "--no-viewer", "--snapshot-out", str(out)],
                              capture_output=True, text=True, timeout=60)
