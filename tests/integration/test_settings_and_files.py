@@ -1,6 +1,7 @@
 """Defects of issue 15, item 6, each fixed and held here: settings checked when they are set,
 regular files only for path arguments (a FIFO used to hang GDB), snapshots written whole or not
-at all, a missing planner said once with its setting, and the setup script without sudo."""
+at all, a missing planner said once with its setting, the setup script without sudo, a lost link
+named, and a stale copy of the descriptor not taken for the agent."""
 import json
 import os
 import pathlib
@@ -105,3 +106,34 @@ def test_a_link_lost_during_a_command_is_named_as_such():
     info = next(line for line in text.splitlines() if line.startswith("arena info:"))
     assert "link to the target was lost" in info or "the target is not running" in info, text
     assert "Cannot access memory" not in info and "cannot read" not in info, info
+
+
+def test_a_stale_copy_of_the_descriptor_is_not_taken_for_the_agent(tmp_path):
+    """Through GDB, with an ELF that has no arenascope_descriptor symbol nor debug information (so
+    the plugin scans RAM):
+    a copy of the descriptor taken at the first inference (by the test, as a memcpy in the
+    firmware would) sits in the arena's free band; at the third inference the scan finds both,
+    takes the live one (3 inferences, its own address) and warns that there are two."""
+    from harness import elf_symbols
+    syms = elf_symbols(FIRMWARE)
+    live = syms["arenascope_descriptor"]
+    stripped = tmp_path / "no_descriptor_symbol.elf"
+    subprocess.run(["arm-none-eabi-objcopy", "--strip-debug", "--strip-symbol=arenascope_descriptor", str(FIRMWARE), str(stripped)],
+                   check=True)
+    # The copy goes into the middle of the free band (between temp and tail: offsets 72 + 0, 20,
+    # 24 of the descriptor on Cortex-M, target_agent/abi/agent_abi_v1.json), which no inference uses.
+    with qemu() as (port, _):
+        _, text = gdb_batch(stripped, [
+            f"source {PLUGIN}", "set arena colour off", "break demo_invoke_done", "continue",  # (no -g: no condition)
+            "python d = gdb.selected_inferior(); import struct; "
+            f"base, = struct.unpack('<I', bytes(d.read_memory({live} + 72, 4))); "
+            f"temp, tail = struct.unpack('<II', bytes(d.read_memory({live} + 72 + 20, 8))); "
+            "dst = (base + (temp + tail) // 2) & ~15; "
+            f"d.write_memory(dst, d.read_memory({live}, 128)); print('COPY AT %#x' % dst)",
+            "continue 2", "arena info"], remote_port=port)  # continue 2: past the second stop, to the third
+    copy = int(text.split("COPY AT ")[1].split()[0], 16)
+    assert f"arenascope descriptor at {live:#x} (magic found by scanning" in text, text
+    assert "inferences completed:   3" in text, text
+    warning = next((line for line in text.splitlines() if line.startswith("arena: warning:") and f"{copy:#x}" in line),
+                   None)
+    assert warning is not None and f"{live:#x}" in warning, text
