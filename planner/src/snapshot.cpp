@@ -168,7 +168,7 @@ nlohmann::json budget_snapshot(const Budget &b)
                                std::to_string(size) + " B)"}});
     if (!fits && verdict != "FAIL") verdict = "FAIL";
     return {{"schema", "arenascope.snapshot"},
-            {"version", 2},
+            {"version", kSnapshotVersion},
             {"source",
              {{"elf", nullptr},
               {"located_by", "model"},

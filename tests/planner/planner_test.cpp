@@ -853,6 +853,8 @@ TEST(SharedDefinitions, TheStackRuleHeadroomRoundingAndScratchLabelsAreTheFixtur
     ASSERT_TRUE(in) << ARENASCOPE_SHARED_GOLDEN;
     const auto golden = nlohmann::json::parse(in);
     EXPECT_EQ(golden.at("stack_rule_factor").get<double>(), kStackRuleFactor);
+    EXPECT_EQ(golden.at("contract_versions").at("snapshot").get<int>(), kSnapshotVersion);
+    EXPECT_EQ(golden.at("contract_versions").at("planner_json").get<std::string>(), kPlanSchema);
     for (const auto &c : golden.at("headroom_pct")) {
         const int64_t h = c.at("headroom").get<int64_t>(), p = c.at("peak").get<int64_t>();
         EXPECT_EQ(headroom_pct_hundredths(h, p), c.at("hundredths").get<int64_t>()) << h << " / " << p;

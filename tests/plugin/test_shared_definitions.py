@@ -78,3 +78,10 @@ def test_the_roles_the_plugin_matches_on_are_the_planners():
 
 def test_the_schema_string_is_the_schemas():
     assert PLANNER_SCHEMA["properties"]["schema"]["const"] == planner.SCHEMA
+
+
+def test_the_contract_versions_are_the_fixtures():
+    from arenascope_plugin.serve import viewerlink
+    want = GOLDEN["contract_versions"]
+    assert (snapshot.VERSION, planner.SCHEMA, viewerlink.MESSAGE_VERSION) == \
+        (want["snapshot"], want["planner_json"], want["live_message"])

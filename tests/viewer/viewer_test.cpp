@@ -55,6 +55,17 @@ struct Bad {
     const char *message;
 };
 
+// The versions the viewer reads are the ones the writers state (tests/fixtures/
+// shared_definitions_golden.json, also checked by the planner's and the plugin's tests).
+TEST(Snapshot, TheVersionsItReadsAreTheContractsOnes)
+{
+    std::ifstream in(std::string(ARENASCOPE_FIXTURES_DIR) + "/shared_definitions_golden.json");
+    ASSERT_TRUE(in);
+    const json versions = json::parse(in).at("contract_versions");
+    EXPECT_EQ(versions.at("snapshot").get<int>(), kSnapshotVersion);
+    EXPECT_EQ(versions.at("live_message").get<int>(), kStreamVersion);
+}
+
 TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
 {
     const std::vector<Bad> cases = {

@@ -684,7 +684,7 @@ std::optional<bool> parse_state_message(std::string_view line)
 {
     try {
         json msg = json::parse(line.begin(), line.end());
-        if (msg.is_object() && msg.value("type", "") == "state" && msg.value("version", 0) == 1 &&
+        if (msg.is_object() && msg.value("type", "") == "state" && msg.value("version", 0) == kStreamVersion &&
             msg.contains("running") && msg["running"].is_boolean()) {
             return msg["running"].get<bool>();
         }
@@ -700,8 +700,10 @@ LoadResult parse_stream_message(std::string_view line)
         if (!msg.is_object() || msg.value("type", "") != "snapshot") {
             return {std::nullopt, "stream: a message that is not {\"type\":\"snapshot\",...}"};
         }
-        if (!msg.contains("version") || msg["version"] != 1) {
-            return {std::nullopt, "stream: message version is not 1; use the viewer from the same arenascope version"};
+        if (!msg.contains("version") || msg["version"] != kStreamVersion) {
+            return {std::nullopt, fmt::format("stream: message version is not {}; use the viewer from the same "
+                                              "arenascope version",
+                                              kStreamVersion)};
         }
         if (!msg.contains("snapshot")) {
             return {std::nullopt, "stream: message without a snapshot"};

@@ -24,6 +24,8 @@ constexpr std::size_t kMaxHistoryPoints = 600;  // live history
 constexpr std::size_t kMaxTflmVerdicts = 16;
 // The snapshot version this viewer reads (docs/snapshot-schema.md; the plugin's present/snapshot.py VERSION).
 constexpr int kSnapshotVersion = 2;
+// The live link's message version (the plugin's serve/viewerlink.py MESSAGE_VERSION).
+constexpr int kStreamVersion = 1;
 constexpr std::size_t kMaxTflmLines = 64;     // evidence[] and problems[] lines per list
 constexpr std::size_t kMaxTflmSmashed = 256;  // smashed objects per verdict
 constexpr std::size_t kMaxTflmObjects = 64;
