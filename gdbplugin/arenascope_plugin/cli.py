@@ -27,7 +27,7 @@ from arenascope_plugin import paths, pipeline, version
 from arenascope_plugin.acquire import openocd
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.analyse import faults, figures
-from arenascope_plugin.present import render, reports, snapshot
+from arenascope_plugin.present import reports, snapshot, style
 from arenascope_plugin.serve import livepoll, viewerlink
 
 
@@ -64,6 +64,10 @@ def _connect(args, stop=None):
         symbols = ElfSymbols(args.elf)
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read {args.elf}: {getattr(exc, 'strerror', None) or exc}") from None
+    if symbols.stripped:
+        print(f"arenascope: warning: {args.elf} has no symbol table (stripped): the descriptor is found by scanning "
+              "its RAM sections (or --descriptor-address), and functions and lines are not named; give the "
+              "unstripped ELF for names", file=sys.stderr)
     if args.stack_range and args.stack_range[1] <= args.stack_range[0]:
         raise UsageError(f"--stack-range: the end {args.stack_range[1]:#x} is not above the start "
                          f"{args.stack_range[0]:#x}")
@@ -102,16 +106,17 @@ def _gather(args, need_descriptor=True, verify=True):
 
 
 def info_main(ctx, args):
-    print(f"arenascope {version.VERSION}")
-    print("\n".join(reports.tflm_state_lines(ctx)) or "", end="\n" if reports.tflm_state_lines(ctx) else "")
-    print("\n".join(render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by)))
+    print("\n".join(reports.info_report(ctx)))
     return 0
 
 
 def check_main(ctx, args):
     result = pipeline.checks_of(ctx)
-    print("\n".join(render.check_lines(result)))
-    return 1 if any(c.verdict == figures.FAIL for c in result) else 0
+    print("\n".join(reports.check_report(ctx, result)))
+    failed = [c.rule for c in result if c.verdict == figures.FAIL]
+    if failed:
+        print(f"arenascope check: failed rules: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def snapshot_main(ctx, args):
@@ -228,6 +233,8 @@ ONE_SHOT = {"info": (info_main, True), "check": (check_main, True), "snapshot": 
 
 
 def main(argv):
+    # Colour only on a terminal, and never with NO_COLOR (https://no-color.org) or TERM=dumb.
+    style.enabled = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if argv else 2

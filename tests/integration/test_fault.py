@@ -181,3 +181,24 @@ def test_a_rejected_record_is_said():
                                        "continue", "set var arenascope_fault_record.cfsr = 5", "arena fault"],
                             remote_port=port)
     assert "the agent's record was not used: fault record at" in text and "checksum mismatch" in text, text
+
+
+def test_a_tail_overwritten_while_the_stack_stayed_in_bounds_is_not_blamed_on_the_stack(tmp_path):
+    """A wild write into an immutable tail region (here by the test, through GDB) with the stack's
+    paint and the guard band intact: the verdict names the region and says it was not the stack."""
+    import json
+    snap = tmp_path / "s.json"
+    script = ("import json, struct; s = json.load(open('%s')); a = s['arenas'][0]; "
+              "r = [r for r in a['regions'] if 'immutable' in r['flags']][1]; "
+              "gdb.selected_inferior().write_memory(r['address'], struct.pack('<I', 0x12345678)); "
+              "print('SMASHED %%s AT %%#x' %% (r['label'], r['address']))") % snap
+    with qemu() as (port, _):
+        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "set arena colour off",
+                                       "break demo_invoke_done if invokes == 2", "continue",
+                                       f"arena snapshot {snap}", f"python {script}", "arena fault"], remote_port=port)
+    label, addr = text.split("SMASHED ")[1].split("\n")[0].rsplit(" AT ", 1)
+    regions = json.loads(snap.read_text())["arenas"][0]["regions"]
+    assert "VERDICT: the persistent tail was overwritten, not by the stack" in text, text
+    assert label in text.split("VERDICT: the persistent tail")[1] and f"watch -l *(unsigned int *){addr}" in text, text
+    assert "the stack ran into the arena" not in text, text
+    assert any(r["label"] == label for r in regions)

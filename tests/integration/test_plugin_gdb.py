@@ -204,7 +204,7 @@ def test_running_target_is_refused_in_all_stop():
     (["set var arenascope_descriptor.arena[0].regions_addr = 0x10000000"], "outside the RAM ranges"),
     (["set var arenascope_descriptor.arena[0].head_bytes = 99999"], "head_bytes 99999 is beyond the arena"),
     (["set arena descriptor-address &tensor_arena"], f"no arenascope descriptor at "
-                                                      f"{elf_symbols(FIRMWARE)['tensor_arena']:#x}: magic is b"),
+                                                      f"{elf_symbols(FIRMWARE)['tensor_arena']:#x}: magic is "),
     (["set arena descriptor-address 0xF0000000"], "cannot read 16 B at 0xf0000000"),
     (["set arena descriptor-address nosuchsymbol"], "cannot evaluate 'nosuchsymbol' as an address"),
     (["set arena scan-range 0x20000000"], "set arena scan-range: '0x20000000': expected 'START END'"),

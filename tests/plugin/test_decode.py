@@ -55,7 +55,7 @@ def corrupt(addr_size=4, patch=None, **over):
 
 
 @pytest.mark.parametrize("image,message", [
-    (corrupt(magic=b"ARENASCQ"), "magic is b'ARENASCQ'"),
+    (corrupt(magic=b"ARENASCQ"), 'magic is 41 52 45 4e 41 53 43 51 ("ARENASCQ")'),
     (corrupt(abi_major=2), "has ABI 2.0; this plugin reads ABI 1.x"),
     (corrupt(patch=lambda b: b.__setitem__(12, 3)), "addr_size is 3"),
     (corrupt(descriptor_size=64), "descriptor_size 64 B is smaller"),

@@ -199,3 +199,23 @@ def pointer_size(path):
             return lib[2](f).elfclass // 8
     except (OSError, lib[0]):
         return 4
+
+
+def not_an_elf(path):
+    """Why the file at path cannot be read as an ELF (one line), or None when it can."""
+    lib = _elftools()
+    if lib is None:
+        return "pyelftools is not installed (Debian: python3-pyelftools)"
+    ELFError, _, ELFFile = lib
+    try:
+        with open(path, "rb") as f:
+            elf = ELFFile(f)
+            for _ in elf.iter_sections():
+                pass
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}"
+    except (ELFError, ValueError, KeyError, IndexError, AssertionError) as exc:
+        return f"{path} is not an ELF file, or a truncated one ({exc})"
+    except Exception as exc:  # pylint: disable=broad-except  (pyelftools raises what a hostile file makes it)
+        return f"{path} is not an ELF file, or a truncated one ({type(exc).__name__}: {exc})"
+    return None

@@ -26,18 +26,21 @@ def _demangle(names):
 
 
 class ElfSymbols(Symbols):
-    """The Symbols of the ELF at `path`. OSError / ValueError from the constructor when it is not
-    a readable ELF with a symbol table."""
+    """The Symbols of the ELF at `path`. OSError / ValueError (saying why) from the constructor
+    when it is not a readable ELF. A stripped ELF is accepted: no symbol is then known (stripped
+    is True), and the descriptor is found by a scan of its RAM sections or its given address."""
 
     def __init__(self, path: str):
         self.elf_path = os.path.abspath(path)
         self.file_addresses = True
         self._table = {}
+        problem = elfinfo.not_an_elf(self.elf_path)
+        if problem:
+            raise ValueError(problem)
         for name, value, size, kind in elfinfo._symbols_of(self.elf_path):  # pylint: disable=protected-access
             if name and kind in ("STT_FUNC", "STT_OBJECT", "STT_NOTYPE") and name not in self._table:
                 self._table[name] = (value & ~1 if kind == "STT_FUNC" else value, size, kind)
-        if not self._table:
-            raise ValueError(f"{path} has no symbol table (stripped?): give the unstripped ELF")
+        self.stripped = not self._table
         self._sorted = None
         self._names = {}
         self._lines = None

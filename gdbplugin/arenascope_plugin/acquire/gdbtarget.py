@@ -303,8 +303,16 @@ class GdbSymbols(Symbols):
 class GdbCore(Core):
     """The selected thread's registers and GDB's unwound call chain."""
 
+    # GDB names registers as the server's target description does: QEMU's gdbstub says "xpsr",
+    # OpenOCD's Cortex-M description "xPSR".
+    ALIASES = {"xpsr": ("xpsr", "xPSR")}
+
     def register(self, name):
-        return register(name)
+        for alias in self.ALIASES.get(name, (name,)):
+            value = register(alias)
+            if value is not None:
+                return value
+        return None
 
     def frames(self):
         out = []
@@ -330,4 +338,4 @@ class GdbCore(Core):
         return {}
 
     def is_cortex_m(self):
-        return not (register("xpsr") is None and register("rip") is not None)
+        return not (self.register("xpsr") is None and register("rip") is not None)

@@ -96,7 +96,9 @@ def live_fault(ctx, read=None):
             frame = list(int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8))
         except MemoryReadError as exc_:
             note = f"the stacked frame is unreadable ({exc_})"
-    return faultrecord.Fault(source="core registers (halted in the handler)", exception=faultrecord.EXCEPTIONS[active],
+    source = "core registers (halted in the handler)" if xpsr is not None else \
+        "the SCB's registers (the core is running inside the handler: ICSR's VECTACTIVE; halt it for its registers)"
+    return faultrecord.Fault(source=source, halted_in_handler=xpsr is not None, exception=faultrecord.EXCEPTIONS[active],
                        cfsr=regs["cfsr"], hfsr=regs["hfsr"],
                        mmfar=regs["mmfar"] if regs["cfsr"] >> 7 & 1 else None,
                        bfar=regs["bfar"] if regs["cfsr"] >> 15 & 1 else None,
@@ -148,7 +150,7 @@ def lr_lines(ctx, f):
         return [where(ctx.symbols, lr, return_address=True)]
     out = [f"{lr:#010x} is not a return address (the instruction before it is not a call): the function used LR "
            "as a scratch register after saving it, so LR says nothing about the caller"]
-    if f.source.startswith("core registers"):
+    if f.halted_in_handler:
         frames = [fr for fr in halt_of(ctx).frames if fr != "<exception frame>"][1:]
         if frames:
             out.append("call chain (GDB's unwinder, from the stacked frame): " + " <- ".join(frames[:8]))
@@ -274,6 +276,7 @@ OVERRUN = "buffer-overrun"           # a free band's canary is broken: something
 NOT_ARENA = "not-arena-nor-stack"    # the agent's bands and checksums are intact, the stack in bounds
 NONE_OF_THESE = "none"               # agentless: TFLM's objects sound, the stack above its limit
 UNKNOWN = "unknown"                  # agentless: no bands or checksums to tell
+TAIL_OVERWRITTEN = "tail-overwritten"  # immutable regions changed, the stack in bounds: a wild write
 
 
 def _address_note(ctx, f):
@@ -302,7 +305,22 @@ def arena_verdict(ctx, f, damaged) -> Findings:
             return out
         out.stuck_note = postmortem.stuck_line(halt_of(ctx))
     stack_in_arena = s is not None and s.peak_is_lower_bound
-    if stack_in_arena or damaged:
+    # The stack cannot have done it when paint is left above its limit and the guard band below
+    # it is whole: then the tail was overwritten by something else.
+    stack_clear = (s is not None and s.painted and s.hwm is not None and s.hwm > s.low and desc is not None and
+                   desc.guard.filled and not desc.guard.touched)
+    if damaged and not stack_in_arena and stack_clear:
+        names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
+        first = min(damaged, key=lambda r: r.offset)
+        addr = desc.arenas[0].base_addr + first.offset
+        out.verdicts.append(postmortem.Verdict(
+            kind=TAIL_OVERWRITTEN,
+            headline=f"VERDICT: the persistent tail was overwritten, not by the stack: {names} changed since "
+            f"allocation, while the stack's paint is left above its limit {s.low:#x} and the guard band below it "
+            "is intact. A wild write did it (a pointer gone wrong, an overrun of a kernel's op data, DMA): "
+            f"`watch -l *(unsigned int *){addr:#x}` (the first changed region's start; watch the word that differs) "
+            "and run again to catch the writer."))
+    elif stack_in_arena or damaged:
         names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
         out.verdicts.append(postmortem.Verdict(
             kind="stack-into-arena",

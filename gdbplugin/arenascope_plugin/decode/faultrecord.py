@@ -204,6 +204,7 @@ class Fault:
     pc_where: str = ""
     lr_where: str = ""
     stale: bool = False               # from before a reset: the memory now is the next boot's
+    halted_in_handler: bool = False   # from the core's registers, halted inside the fault handler
 
     @property
     def pc(self):

@@ -6,7 +6,7 @@ from arenascope_plugin.acquire.gdbtarget import batch_mode
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import render
+from arenascope_plugin.present import reports
 
 
 class CheckCommand(Sub):
@@ -28,10 +28,7 @@ an interactive session or a sourced script just prints the verdicts and goes on.
     def run(self, args):
         ctx = framework.gather(verify=True)
         result = pipeline.checks_of(ctx)
-        if ctx.desc is not None and ctx.desc.agentless:
-            write(["arena check: agentless mode (TFLM's own figures): the canary and guard bands, the invoke counter "
-                    "and the fault record need the arenascope agent and are not checked"])
-        write(render.check_lines(result))
+        write(reports.check_report(ctx, result))
         failed = [c.rule for c in result if c.verdict == figures.FAIL]
         if failed and (args.strict or batch_mode()):
             raise gdb.GdbError(f"arena check: failed rules: {', '.join(failed)}")

@@ -1,8 +1,7 @@
 """`arena info`: the arena's figures, one per line."""
-from arenascope_plugin import version
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import render, reports, style
+from arenascope_plugin.present import reports
 
 
 class InfoCommand(Sub):
@@ -17,12 +16,4 @@ model's minimum arena (TFLM needs more than arena_used_bytes() while it allocate
 
     def run(self, args):
         ctx = framework.gather()
-        write([style.paint(f"arenascope {version.VERSION}", "title")])
-        write(reports.tflm_state_lines(ctx))
-        lines = render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by)
-        if ctx.tflm is not None and not ctx.tflm.laid_out:
-            # Peak and headroom of an arena TFLM never finished laying out measure nothing.
-            lines = [("  headroom:               not measured: AllocateTensors did not finish (`arena fault` gives "
-                      "the shortfall)") if line.startswith("  headroom:") else line
-                     for line in lines if not line.startswith("  peak:")]
-        write(lines)
+        write(reports.info_report(ctx))

@@ -2,7 +2,8 @@
 newlines; colour through style.paint."""
 from arenascope_plugin.analyse import faults, figures
 from arenascope_plugin.decode import faultrecord, tflmstate
-from arenascope_plugin.present import style
+from arenascope_plugin import version
+from arenascope_plugin.present import render, style
 
 
 def tflm_state_lines(ctx):
@@ -76,7 +77,7 @@ def fault_lines(f, ctx, damaged):
     if f.frame_note:
         out.append("  " + f.frame_note)
     out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in faultrecord.cause_lines(f)]
-    if f.source.startswith("core registers"):
+    if f.halted_in_handler:
         halt = faults.halt_of(ctx)
         if halt.spinning and halt.in_handler:  # e.g. CubeMX's `while (1) {}`: `continue` never returns
             out.append(f"  the core is stuck in {halt.function or 'the handler'}'s endless loop at {halt.pc:#x}: "
@@ -93,3 +94,23 @@ def fault_lines(f, ctx, damaged):
     return out
 
 
+
+
+def info_report(ctx) -> list:
+    """`arena info` (and `arenascope info`): the version, TFLM's condition, then the figures; peak
+    and headroom are left out of an arena TFLM never finished laying out (they measure nothing)."""
+    lines = render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by)
+    if ctx.tflm is not None and not ctx.tflm.laid_out:
+        lines = [("  headroom:               not measured: AllocateTensors did not finish (`arena fault` gives "
+                  "the shortfall)") if line.startswith("  headroom:") else line
+                 for line in lines if not line.startswith("  peak:")]
+    return [style.paint(f"arenascope {version.VERSION}", "title")] + tflm_state_lines(ctx) + lines
+
+
+def check_report(ctx, result) -> list:
+    """`arena check`'s lines for the checks `result` (pipeline.checks_of)."""
+    out = []
+    if ctx.desc is not None and ctx.desc.agentless:
+        out.append("arena check: agentless mode (TFLM's own figures): the canary and guard bands, the invoke counter "
+                   "and the fault record need the arenascope agent and are not checked")
+    return out + render.check_lines(result)
