@@ -26,11 +26,11 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "rig" / "openocd_qemu"))
 sys.path.insert(0, str(ROOT / "gdbplugin"))
-from chain import Chain  # noqa: E402
-from arenascope_plugin.acquire import elfinfo, openocd  # noqa: E402
 from arenascope_plugin import pipeline  # noqa: E402
+from arenascope_plugin.acquire import elfinfo, openocd  # noqa: E402
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # noqa: E402
 from arenascope_plugin.serve import livepoll  # noqa: E402
+from chain import Chain  # noqa: E402
 
 BLOCKS = 17   # 40 planned buffers + 162 tail regions = 202 regions
 TARGET_HZ, TARGET_BYTES = 20.0, 1536

@@ -22,11 +22,11 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 
-from arenascope_plugin.decode import abi  # noqa: E402
-from arenascope_plugin.analyse import figures
-from arenascope_plugin.present import render
 from arenascope_plugin.acquire.reader import CountingReader, ImageReader  # noqa: E402
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import abi  # noqa: E402
 from arenascope_plugin.decode.session import DescriptorSession  # noqa: E402
+from arenascope_plugin.present import render
 
 DESC, TABLE, ARENA, ARENA_BYTES, STACK_BYTES = 0x20000000, 0x20000100, 0x20010000, 64 * 1024, 8 * 1024
 

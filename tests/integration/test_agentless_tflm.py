@@ -143,9 +143,9 @@ def test_agentless_live_without_gdb_equals_tflms_figures_and_gdbs_layout(tmp_pat
     import sys
     sys.path.insert(0, str(ROOT / "tests" / "rig" / "openocd_qemu"))
     sys.path.insert(0, str(ROOT / "gdbplugin"))
-    from chain import Chain  # pylint: disable=import-outside-toplevel
     from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # pylint: disable=import-outside-toplevel
     from arenascope_plugin.decode import tflm  # pylint: disable=import-outside-toplevel
+    from chain import Chain  # pylint: disable=import-outside-toplevel
     lay = tflm.layout(ElfSymbols(LOOP_ELF))
     dump = tmp_path / "gdb_layout.json"
     gdb_batch(pathlib.Path(LOOP_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",

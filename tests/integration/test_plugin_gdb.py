@@ -9,7 +9,21 @@ import tempfile
 
 import pytest
 
-from harness import DEMO_IS_DSCNN, FIRMWARE, FIRMWARE_MAP, HOST_DEMO, PLANNER, ROOT, TFLM_FIGURES, demo_output_overrun, demo_plan, elf_symbols, gdb_batch, map_sections, qemu
+from harness import (
+    DEMO_IS_DSCNN,
+    FIRMWARE,
+    FIRMWARE_MAP,
+    HOST_DEMO,
+    PLANNER,
+    ROOT,
+    TFLM_FIGURES,
+    demo_output_overrun,
+    demo_plan,
+    elf_symbols,
+    gdb_batch,
+    map_sections,
+    qemu,
+)
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
 # The demo's layout is the planner's prediction for its model (examples/demo/demo_plan.h).

@@ -182,6 +182,7 @@ def test_live_history_lines_are_where_their_values_map_and_the_status_says_rate_
     min(0, least) at its bottom to max(0, greatest) at its top."""
     import re
     import time
+
     import jsonschema
     captured = time.time() - 2.0
     snap, path = live_snapshot(tmp_path, captured)

@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from arenascope_plugin.decode import abi
-from arenascope_plugin.analyse import figures
-from arenascope_plugin.present import render, snapshot, style
-from arenascope_plugin.decode.descriptor import Arena, Band, Region
 from arenascope_plugin.acquire.reader import ImageReader
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import abi
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
 from arenascope_plugin.decode.session import DescriptorSession
+from arenascope_plugin.present import render, snapshot, style
 from conftest import ARENA_ADDR, DESC_ADDR, NONE, SHARED, TABLE_ADDR, demo_like
 
 
@@ -162,6 +162,7 @@ def test_snapshot_is_json_with_every_figure():
     text = json.dumps(snap)
     back = json.loads(text)
     import jsonschema
+
     from conftest import ROOT
     jsonschema.validate(back, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
     a = back["arenas"][0]

@@ -7,7 +7,6 @@ import pytest
 from arenascope_plugin.decode import faultrecord
 from conftest import ABI
 
-
 FIXTURE = ABI["fault_record"]  # the golden layout (target_agent/abi/agent_abi_v1.json)
 
 

@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from arenascope_plugin.analyse import figures
 from arenascope_plugin.acquire import planner
+from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import plan
 from arenascope_plugin.present import budget, render, snapshot
 

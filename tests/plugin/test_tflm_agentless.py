@@ -5,10 +5,10 @@ import struct
 
 import pytest
 
-from arenascope_plugin.decode import abi, tflm
-from arenascope_plugin.analyse import figures
-from arenascope_plugin.decode.descriptor import Arena, Band, Region
 from arenascope_plugin.acquire.reader import ImageReader
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import abi, tflm
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
 
 # ptype/o, arm-none-eabi-g++ 12.2 -mcpu=cortex-m4, TFLM 90b983c2.
 LAYOUT = tflm.Layout(

@@ -6,11 +6,11 @@ import copy
 import struct
 
 import pytest
-from test_tflm_agentless import ALLOC, ARENA, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL, image
 
+from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.analyse import figures, postmortem
 from arenascope_plugin.decode import faultrecord, tflmstate
-from arenascope_plugin.acquire.reader import ImageReader
+from test_tflm_agentless import ALLOC, ARENA, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL, image
 
 MA, SA, GP = tflmstate.MA, tflmstate.SA, tflmstate.GP
 CODE = 0x1000                 # a BL at CODE (F000 F800): its return address is CODE + 4, odd: 0x1005

@@ -3,9 +3,9 @@ magic (docs/agent-abi.md, "Finding the descriptor"). Pure: the caller passes the
 lookup result and the ranges; memory goes through a MemoryReader."""
 from dataclasses import dataclass
 
+from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import DecodeError, Descriptor, decode_descriptor, preamble
-from arenascope_plugin.acquire.reader import MemoryReadError
 
 CHUNK = 4096   # GDB remote packets carry at most 4 KiB; OpenOCD reads the same way
 

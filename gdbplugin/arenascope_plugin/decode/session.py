@@ -6,8 +6,8 @@ steady-state refresh reads the descriptor (128 B on Cortex-M) and 2 bytes of seq
 """
 import struct
 
-from arenascope_plugin.decode.descriptor import DecodeError, decode_descriptor, decode_regions, preamble
 from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.decode.descriptor import DecodeError, decode_descriptor, decode_regions, preamble
 
 SEQ_OFFSET = 18     # abi.layout("descriptor", n)["seq"], the same for both address sizes
 DEFAULT_RETRIES = 8

@@ -4,11 +4,11 @@ import os
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.gdbtarget import batch_mode
 from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import plan
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.options import margin, width
-from arenascope_plugin.decode import plan
 from arenascope_plugin.present import budget, render, snapshot, style
 
 

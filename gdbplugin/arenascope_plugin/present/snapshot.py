@@ -5,9 +5,9 @@ import json
 import os
 import tempfile
 
-from arenascope_plugin.decode import abi
-from arenascope_plugin.analyse import figures
 from arenascope_plugin import version
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Region
 
 SCHEMA = "arenascope.snapshot"
