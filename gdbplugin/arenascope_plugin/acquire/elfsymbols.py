@@ -5,7 +5,6 @@ import bisect
 import os
 import shutil
 import subprocess
-from typing import Optional, Tuple
 
 from arenascope_plugin.acquire import dwarflayout, elfinfo
 from arenascope_plugin.acquire.symbols import Symbols
@@ -158,10 +157,10 @@ class ElfSymbols(Symbols):
         except TargetError:
             return None
 
-    def object_size(self, name) -> Optional[int]:
+    def object_size(self, name) -> int | None:
         mangled = next((n for n, d in self._demangled().items() if d == name), name)
         found = self._table.get(mangled)
         return found[1] if found is not None and found[1] else None
 
-    def ram_ranges(self) -> Tuple[list, str]:
+    def ram_ranges(self) -> tuple[list, str]:
         return elfinfo.ram_ranges(self.elf_path)

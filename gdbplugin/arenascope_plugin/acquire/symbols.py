@@ -10,17 +10,16 @@ ELF's .symtab names; GDB accepts them too); names given back (name_at) are deman
 prints them. Nothing here writes target memory or calls a target function.
 """
 import os
-from typing import Dict, List, Optional, Tuple
 
 from arenascope_plugin.acquire import elfinfo
 
-Range = Tuple[int, int, str]
+Range = tuple[int, int, str]
 
 
 class Symbols:
     """The firmware's ELF: symbols, types and memory map. elf_path: the ELF on disk (or None);
     file_addresses: whether the file's addresses are the target's (False for a relocated PIE)."""
-    elf_path: Optional[str] = None
+    elf_path: str | None = None
     file_addresses: bool = True
 
     @property
@@ -30,24 +29,24 @@ class Symbols:
             self.__dict__["_memo"] = {}
         return self.__dict__["_memo"]
 
-    def address(self, name: str) -> Optional[int]:
+    def address(self, name: str) -> int | None:
         """The address of the global symbol `name` (linker name), or None."""
         raise NotImplementedError
 
-    def name_at(self, addr: int) -> Optional[Tuple[str, int]]:
+    def name_at(self, addr: int) -> tuple[str, int] | None:
         """(demangled name, offset into it) of the symbol holding addr, or None."""
         raise NotImplementedError
 
-    def line_at(self, addr: int) -> Optional[Tuple[str, int]]:
+    def line_at(self, addr: int) -> tuple[str, int] | None:
         """(source file, line) of a code address from the line table, or None."""
         raise NotImplementedError
 
-    def members(self, type_name: str, wanted) -> Optional[Dict[str, Tuple[int, Optional[int]]]]:
+    def members(self, type_name: str, wanted) -> dict[str, tuple[int, int | None]] | None:
         """{member: (offset, size)} of the wanted members of the type (base classes included),
         from the debug information; None when the type is not defined."""
         raise NotImplementedError
 
-    def base_offset(self, type_name: str, base_name: str) -> Optional[int]:
+    def base_offset(self, type_name: str, base_name: str) -> int | None:
         """The offset of base class base_name inside type_name, or None."""
         raise NotImplementedError
 
@@ -55,19 +54,19 @@ class Symbols:
         """sizeof(void *) on the target, in bytes."""
         raise NotImplementedError
 
-    def type_size(self, name: str) -> Optional[int]:
+    def type_size(self, name: str) -> int | None:
         """sizeof(name) from the debug information, or None."""
         raise NotImplementedError
 
-    def object_size(self, name: str) -> Optional[int]:
+    def object_size(self, name: str) -> int | None:
         """The size of the data object `name` (as name_at gives it), or None."""
         raise NotImplementedError
 
-    def ram_ranges(self) -> Tuple[List[Range], str]:
+    def ram_ranges(self) -> tuple[list[Range], str]:
         """([(low, high, section)], why empty) of the firmware's RAM (writable sections)."""
         raise NotImplementedError
 
-    def stack_bounds(self) -> Optional[Tuple[int, int, str]]:
+    def stack_bounds(self) -> tuple[int, int, str] | None:
         """(low, high, "LOW/HIGH symbol names") from the linker script's stack symbols, or None."""
         for low, high in elfinfo.STACK_SYMBOLS:
             lo, hi = self.address(low), self.address(high)
@@ -75,21 +74,21 @@ class Symbols:
                 return lo, hi, f"{low}/{high}"
         return None
 
-    def scan_ranges(self) -> List[Range]:
+    def scan_ranges(self) -> list[Range]:
         """The ranges a scan for an object (descriptor, interpreter) reads: the RAM sections."""
         return list(self.ram_ranges()[0])
 
     # What only the ELF file says (data objects, their bytes, sections), in file addresses:
     # empty when there is no file, or when its addresses are not the target's.
-    def _file(self) -> Optional[str]:
+    def _file(self) -> str | None:
         path = self.elf_path
         return path if path and os.path.exists(path) and self.file_addresses else None
 
-    def object_at(self, addr: int) -> Optional[Tuple[str, int, int]]:
+    def object_at(self, addr: int) -> tuple[str, int, int] | None:
         """(linker name, start, size) of the ELF's data object holding addr, or None."""
         return elfinfo.object_at(self._file(), addr) if self._file() else None
 
-    def object_bytes(self, name: str) -> Tuple[int, Optional[bytes]]:
+    def object_bytes(self, name: str) -> tuple[int, bytes | None]:
         """(size, the ELF file's bytes of it or None); ValueError when there is no such object."""
         if not self.elf_path or not os.path.exists(self.elf_path):
             raise ValueError("the ELF is not on disk")
@@ -98,10 +97,10 @@ class Symbols:
     def data_objects(self) -> list:
         return elfinfo.data_objects(self._file()) if self._file() else []
 
-    def objects_of_size(self, size: int) -> List[Tuple[str, int]]:
+    def objects_of_size(self, size: int) -> list[tuple[str, int]]:
         return elfinfo.objects_of_size(self._file(), size) if self._file() else []
 
-    def memory_map(self) -> Dict[str, list]:
+    def memory_map(self) -> dict[str, list]:
         return elfinfo.memory_map(self._file()) if self._file() else {"code": [], "flash": [], "ram": []}
 
     def vtables(self, classes) -> dict:
@@ -111,16 +110,16 @@ class Symbols:
 class Core:
     """The core's registers and where it is stopped. All None / empty while it runs."""
 
-    def register(self, name: str) -> Optional[int]:
+    def register(self, name: str) -> int | None:
         """A core register (sp, pc, lr, xpsr, msp, psp) when readable now, else None."""
         raise NotImplementedError
 
-    def frames(self) -> List[str]:
+    def frames(self) -> list[str]:
         """The call chain's function names, newest first ("<exception frame>" where the unwinder
         crossed an exception entry); [] when unknown."""
         raise NotImplementedError
 
-    def frame_args(self, function: str, names) -> Dict[str, int]:
+    def frame_args(self, function: str, names) -> dict[str, int]:
         """{argument: value} of the newest frame whose function's name contains `function`, for
         the names the debug information gives; {} when unknown."""
         return {}

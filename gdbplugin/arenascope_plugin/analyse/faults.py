@@ -4,7 +4,6 @@ the core's registers and SCB when it is halted in a fault handler (ARMv7-M ARM B
 stacked frame, B3.2 for the SCB registers); the post-mortem of TFLM's objects in agentless mode
 (analyse/postmortem.py)."""
 from dataclasses import dataclass, field
-from typing import List, Optional
 
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import agentless, figures, postmortem
@@ -251,16 +250,16 @@ class Findings:
     """What arena_verdict found: the verdicts (postmortem.Verdict: kind, headline, evidence),
     then the notes that are facts rather than verdicts (where SP and the faulting address are,
     where the core is stuck), in the order the report prints them."""
-    verdicts: List[postmortem.Verdict] = field(default_factory=list)
-    sp_note: Optional[str] = None
-    stuck_note: Optional[str] = None
-    address_note: Optional[str] = None
+    verdicts: list[postmortem.Verdict] = field(default_factory=list)
+    sp_note: str | None = None
+    stuck_note: str | None = None
+    address_note: str | None = None
 
     @property
-    def notes(self) -> List[str]:
+    def notes(self) -> list[str]:
         return [n for n in (self.sp_note, self.stuck_note, self.address_note) if n]
 
-    def details(self) -> List[str]:
+    def details(self) -> list[str]:
         """Every line that is not a headline: the SP, each verdict's evidence, the rest."""
         out = [self.sp_note] if self.sp_note else []
         for v in self.verdicts:

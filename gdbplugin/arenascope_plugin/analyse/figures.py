@@ -17,7 +17,6 @@ Definitions (units: bytes):
 """
 import math
 from dataclasses import dataclass
-from typing import List, Optional
 
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.plan import scratch_label
@@ -46,20 +45,20 @@ class ArenaFigures:
     headroom_pct: float
     free_band_size: int
     free_intact: int
-    damage: Optional[tuple]          # (start offset, end offset) in the arena, or None
-    minimum_arena: Optional[int] = None   # from the planner tool, when it can tell
+    damage: tuple | None             # (start offset, end offset) in the arena, or None
+    minimum_arena: int | None = None      # from the planner tool, when it can tell
 
 
 @dataclass
 class StackFigures:
     low: int
     high: int
-    sp: Optional[int]
-    hwm: Optional[int]               # lowest address that lost its paint; None: unknown
+    sp: int | None
+    hwm: int | None                  # lowest address that lost its paint; None: unknown
     source: str                      # "agent", "scan" or "none"
     painted: bool                    # some painted word is left (False: never painted)
-    arena_end: Optional[int]         # end of the arena just below the stack
-    guard_low: Optional[int] = None  # set when the stack went through the whole guard band
+    arena_end: int | None            # end of the arena just below the stack
+    guard_low: int | None = None     # set when the stack went through the whole guard band
 
     @property
     def sp_on_stack(self):
@@ -97,8 +96,8 @@ class StackFigures:
 @dataclass
 class Plan:
     scopes: int                       # scopes 0..scopes-1
-    live_bytes: List[int]
-    live_regions: List[List[int]]     # region indices live at each scope
+    live_bytes: list[int]
+    live_regions: list[list[int]]     # region indices live at each scope
     lower_bound: int
     lower_bound_scope: int
 

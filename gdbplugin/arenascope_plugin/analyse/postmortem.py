@@ -13,7 +13,6 @@ planner.SCHEMA, with its `replay` at this arena's size when the tool gives it), 
 tflmstate.Facts. Every figure is read or predicted elsewhere; this module only ties them together.
 """
 from dataclasses import dataclass, field
-from typing import List, Optional
 
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.reader import MemoryReadError
@@ -27,10 +26,10 @@ ABORT_FUNCTIONS = ("AbortImpl", "abort", "_exit", "__assert_func", "__stack_chk_
 @dataclass
 class Halt:
     """Where the core is stopped, as GDB's unwinder shows it."""
-    pc: Optional[int] = None
+    pc: int | None = None
     function: str = ""                               # the function at the PC ("" unknown)
-    frames: List[str] = field(default_factory=list)  # functions newest first, through exception frames
-    in_handler: Optional[str] = None                 # the exception being handled (IPSR), e.g. "HardFault"
+    frames: list[str] = field(default_factory=list)  # functions newest first, through exception frames
+    in_handler: str | None = None                    # the exception being handled (IPSR), e.g. "HardFault"
     spinning: bool = False                           # the instruction at the PC branches to itself
 
     @property
@@ -46,8 +45,8 @@ class Halt:
 class Verdict:
     kind: str                 # stack-into-arena | allocation-failed | failure-ignored | none
     headline: str             # "VERDICT: ..." in one sentence or three
-    evidence: List[str] = field(default_factory=list)
-    smashed: List[dict] = field(default_factory=list)   # [{"name", "addr", "size", "why"}] top down
+    evidence: list[str] = field(default_factory=list)
+    smashed: list[dict] = field(default_factory=list)   # [{"name", "addr", "size", "why"}] top down
 
     def lines(self):
         """The headline, then the evidence and the overwritten objects, a line each."""

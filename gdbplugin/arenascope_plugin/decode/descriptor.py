@@ -6,7 +6,6 @@ Every check that fails raises DecodeError with a message that says what is wrong
 """
 import struct
 from dataclasses import dataclass, field
-from typing import List, Optional
 
 from arenascope_plugin.decode import abi
 
@@ -57,9 +56,9 @@ class Region:
     flags: int
     first_use: int
     last_use: int
-    name: Optional[str] = None    # from the model, when the planner tool gives it
-    shape: Optional[list] = None
-    dtype: Optional[str] = None
+    name: str | None = None       # from the model, when the planner tool gives it
+    shape: list | None = None
+    dtype: str | None = None
 
     @property
     def end(self):
@@ -90,7 +89,7 @@ class Arena:
     region_count: int
     region_capacity: int
     flags: int
-    regions: List[Region] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
 
     @property
     def end_addr(self):
@@ -121,7 +120,7 @@ class Descriptor:
     fault_record_addr: int
     stack: Band
     guard: Band
-    arenas: List[Arena] = field(default_factory=list)
+    arenas: list[Arena] = field(default_factory=list)
     measured_by: str = "agent"     # who measured the bands: the agent, or a host scan
     halted_in_update: bool = False # seq odd and still: the target stopped inside an update
     agent_measured: bool = False   # the agent's own MEASURED flag, whatever the host did since

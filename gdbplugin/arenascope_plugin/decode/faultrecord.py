@@ -8,7 +8,6 @@ target_agent/include/arenascope/fault.h.
 """
 import struct
 from dataclasses import dataclass
-from typing import List, Optional
 
 # (bit, name, one line of meaning)
 CFSR_BITS = [
@@ -138,7 +137,7 @@ class Record:
     bfar: int
     shcsr: int
     icsr: int
-    frame: List[int]
+    frame: list[int]
     checksums_addr: int
     checksum_count: int
 
@@ -190,14 +189,14 @@ def read_record(read, address):
 class Fault:
     """What is known of one fault, from the record or from the core."""
     source: str                       # "agent record (this boot)", "agent record (boot N)", "core registers"
-    exception: Optional[str]
+    exception: str | None
     cfsr: int
     hfsr: int
-    mmfar: Optional[int]
-    bfar: Optional[int]
-    exc_return: Optional[int]
-    frame_addr: Optional[int]
-    frame: Optional[List[int]]
+    mmfar: int | None
+    bfar: int | None
+    exc_return: int | None
+    frame_addr: int | None
+    frame: list[int] | None
     frame_note: str = ""
     nested: bool = False
     lazy_fp: bool = False

@@ -15,7 +15,6 @@ tested on byte images laid out from a Layout. The planner's arrays in free arena
 overwritten by the first Invoke: nothing here reads them. No GDB import.
 """
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
 
 from arenascope_plugin.acquire.planner import ROLE_BUILTIN_DATA, ROLE_BUILTIN_DATA_ALLOCATOR, ROLE_OP_DATA
 from arenascope_plugin.decode import abi
@@ -61,16 +60,16 @@ class AgentlessError(Exception):
 class Layout:
     """Member offsets and type sizes from DWARF, in bytes."""
     pointer: int                                    # 4 or 8
-    offsets: Dict[str, Dict[str, int]]              # type -> member -> offset
-    sizes: Dict[str, int]                           # type -> sizeof
+    offsets: dict[str, dict[str, int]]              # type -> member -> offset
+    sizes: dict[str, int]                           # type -> sizeof
     saba_nonpersistent_base: int = 0                # offset of INonPersistentBufferAllocator in SABA
     planner_type: str = ""                          # dynamic type of memory_planner_, e.g. tflite::GreedyMemoryPlanner
     planner_size: int = 0
     # Sizes of members that are not pointer-sized (bools, enums: 1 byte on arm-none-eabi, whose
     # enums are short), and OPTIONAL members found: type -> member -> (offset, size).
-    member_sizes: Dict[str, Dict[str, int]] = field(
+    member_sizes: dict[str, dict[str, int]] = field(
         default_factory=lambda: {"tflite::MicroInterpreter": {"tensors_allocated_": 1}})
-    optional: Dict[str, Dict[str, tuple]] = field(default_factory=dict)
+    optional: dict[str, dict[str, tuple]] = field(default_factory=dict)
 
     def off(self, type_name, member):
         return self.offsets[type_name][member]
@@ -122,7 +121,7 @@ class Walk:
     interpreter: int
     model_addr: int
     arena: Arena
-    mismatches: List[str] = field(default_factory=list)  # TFLM's placement differs from the planner's
+    mismatches: list[str] = field(default_factory=list)  # TFLM's placement differs from the planner's
 
 
 def _ptr(reader, addr, layout):
@@ -337,7 +336,7 @@ def split_tail(arena, walked_arena):
     return None
 
 
-def descriptor(walked, addr_size, stack: Optional[Band] = None):
+def descriptor(walked, addr_size, stack: Band | None = None):
     """A Descriptor for the walked arena, so every command reads both modes alike. What only the
     agent measures (canary bands, invoke counter, torn reads, fault record) is absent: flags 0
     (not measured), no guard band, invoke_phase 0."""

@@ -24,7 +24,6 @@ Facts of TFLM 90b983c2 it relies on (tensorflow/tflite-micro):
   reaches max_buffer_count_ (the free space / 40 B).
 """
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
 from arenascope_plugin.acquire.planner import ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOCATOR
 from arenascope_plugin.acquire.reader import MemoryReadError
@@ -47,12 +46,12 @@ CONDITIONS = {
 @dataclass
 class Facts:
     """What the ELF says, with no target read (the caller fills it: GDB or pyelftools)."""
-    arena: Optional[Tuple[str, int, int]] = None        # (symbol, start, size) of the tensor arena's object
-    code: List[Tuple[int, int]] = field(default_factory=list)    # executable sections [lo, hi)
-    flash: List[Tuple[int, int]] = field(default_factory=list)   # read-only sections, code included
-    ram: List[Tuple[int, int]] = field(default_factory=list)     # writable sections
-    vtables: Dict[str, Tuple[int, int]] = field(default_factory=dict)  # class -> (vtable address, size)
-    stack: Optional[Tuple[int, int]] = None              # (low, high) of the main stack
+    arena: tuple[str, int, int] | None = None           # (symbol, start, size) of the tensor arena's object
+    code: list[tuple[int, int]] = field(default_factory=list)    # executable sections [lo, hi)
+    flash: list[tuple[int, int]] = field(default_factory=list)   # read-only sections, code included
+    ram: list[tuple[int, int]] = field(default_factory=list)     # writable sections
+    vtables: dict[str, tuple[int, int]] = field(default_factory=dict)  # class -> (vtable address, size)
+    stack: tuple[int, int] | None = None                 # (low, high) of the main stack
 
     def inside(self, spans, value):
         return any(lo <= value < hi for lo, hi in spans)
@@ -64,9 +63,9 @@ class ObjectCheck:
     name: str
     addr: int
     size: int
-    problems: List[str] = field(default_factory=list)
-    values: Dict[str, int] = field(default_factory=dict)   # member -> value read
-    at: Dict[int, str] = field(default_factory=dict)       # address -> the member stored there
+    problems: list[str] = field(default_factory=list)
+    values: dict[str, int] = field(default_factory=dict)   # member -> value read
+    at: dict[int, str] = field(default_factory=dict)       # address -> the member stored there
     role: str = ""                                         # its planner tail role (acquire.planner.ROLE_*), "" for none
 
     @property
@@ -78,16 +77,16 @@ class ObjectCheck:
 class State:
     interpreter: int
     condition: str
-    evidence: List[str]                          # one line each, in the order they were established
-    objects: List[ObjectCheck]
-    arena_base: Optional[int] = None             # TFLM's buffer_head_ (the arena start aligned up to 16)
-    arena_size: Optional[int] = None             # buffer_tail_ - buffer_head_
-    arena_symbol: Optional[str] = None
-    allocator: Optional[Dict[str, int]] = None   # the SingleArenaBufferAllocator's pointers, when sound
-    tensors_allocated: Optional[bool] = None
-    planner_counts: Optional[Tuple[int, int]] = None   # (buffer_count_, max_buffer_count_) of the greedy planner
-    io_tensors: Dict[str, int] = field(default_factory=dict)   # input_tensors_ / output_tensors_
-    init_status: Optional[int] = None            # initialization_status_ (kTfLiteOk 0, kTfLiteError 1)
+    evidence: list[str]                          # one line each, in the order they were established
+    objects: list[ObjectCheck]
+    arena_base: int | None = None                # TFLM's buffer_head_ (the arena start aligned up to 16)
+    arena_size: int | None = None                # buffer_tail_ - buffer_head_
+    arena_symbol: str | None = None
+    allocator: dict[str, int] | None = None      # the SingleArenaBufferAllocator's pointers, when sound
+    tensors_allocated: bool | None = None
+    planner_counts: tuple[int, int] | None = None      # (buffer_count_, max_buffer_count_) of the greedy planner
+    io_tensors: dict[str, int] = field(default_factory=dict)   # input_tensors_ / output_tensors_
+    init_status: int | None = None               # initialization_status_ (kTfLiteOk 0, kTfLiteError 1)
     constructor_failed: bool = False             # the MicroInterpreter's constructor could not allocate
 
     @property
