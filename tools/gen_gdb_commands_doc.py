@@ -11,7 +11,6 @@ import re
 import socket
 import subprocess
 import sys
-import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ELF = ROOT / "build" / "firmware" / "demo_fw.elf"

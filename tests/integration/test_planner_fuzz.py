@@ -6,7 +6,6 @@ temporary directory only); without them libFuzzer starts from an empty corpus.
 Run longer by hand with ARENASCOPE_FUZZ_SECONDS.
 """
 import os
-import pathlib
 import shutil
 import subprocess
 

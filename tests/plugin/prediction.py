@@ -7,7 +7,6 @@ import os
 import pathlib
 import subprocess
 
-from arenascope_plugin.acquire import planner
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import abi, plan, tflm
 from arenascope_plugin.present import snapshot

@@ -6,7 +6,6 @@ import pytest
 
 from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.analyse import figures
-from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Band, Region
 from arenascope_plugin.decode.session import DescriptorSession
 from arenascope_plugin.present import render, snapshot, style
