@@ -27,7 +27,7 @@ def run_planner(*args):
     return r.returncode, r.stdout
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _plan_text(model_path, args):
     return run_planner("--json", *args, model_path)[1]
 

@@ -102,7 +102,7 @@ class TclLink:
             conn, _ = listener.accept()
             conn.settimeout(self.timeout)
             self._side, self._chan, self.quiet_why = [conn, b""], chan, None
-        except (OSError, socket.timeout) as exc:
+        except (TimeoutError, OSError) as exc:
             self.quiet_why = f"OpenOCD could not connect back to this host ({exc})"
         finally:
             listener.close()
@@ -142,7 +142,7 @@ class TclLink:
             if self._sock is None:
                 self._connect()
             return self._round_trip(line)
-        except socket.timeout:
+        except TimeoutError:
             self.close()
             raise TclError(f"OpenOCD did not answer within {self.timeout:.1f} s on {self.endpoint} (probe or target "
                            "stuck? is this port OpenOCD's Tcl port?)") from None

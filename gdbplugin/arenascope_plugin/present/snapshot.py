@@ -57,7 +57,7 @@ def build(desc, figs, stack, check_list, source):
         "schema": SCHEMA, "version": VERSION,
         "source": dict(source, descriptor_address=desc.address, abi=f"{desc.abi_major}.{desc.abi_minor}",
                        addr_size=desc.addr_size, arenascope_version=version.VERSION,
-                       time=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")),
+                       time=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")),
         "state": {"invokes": desc.invokes, "in_invoke": desc.in_invoke, "measured": desc.measured, "measured_by": desc.measured_by,
                   "seq": desc.seq, "layout_generation": desc.layout_generation},
         "arenas": arenas,
