@@ -170,7 +170,7 @@ class TclLink:
                 self.close()
                 raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {exc}") from None
         else:
-            text = self.command("set __as_rc [catch {%s} __as_r]; list $__as_rc $__as_r" % line)
+            text = self.command(f"set __as_rc [catch {{{line}}} __as_r]; list $__as_rc $__as_r")
         rc, _, result = text.partition(" ")
         if result.startswith("{") and result.endswith("}"):
             result = result[1:-1]
