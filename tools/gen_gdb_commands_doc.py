@@ -81,7 +81,7 @@ def run(setup, shown, connect=True):
         errors = [l for l in proc.stderr.splitlines() if l.startswith("arena ")]
         blocks = text.split(marker)[1:]
         out = []
-        for block, command in zip(blocks, shown):
+        for block, command in zip(blocks, shown, strict=False):
             lines = block.splitlines()[1:]
             lines += [e for e in errors if e.startswith(command.split()[0] + " " + command.split()[1] + ":")]
             out.append((command, "\n".join(l for l in lines if l.strip())))

@@ -11,6 +11,7 @@ TFLM adapter, for QEMU / for x86-64.)
 ARENASCOPE_TFLM_MODEL names the model's entry in ../shared/tflm-figures (real TFLM's own figures
 at 90b983c2 on the Cortex-M4): the plugin's head, tail, arena_used_bytes() and every buffer's
 offset and lifetime must equal them. Skips cleanly without the variables."""
+import itertools
 import json
 import os
 import pathlib
@@ -112,7 +113,7 @@ def check_adapter(snap, text, target, build):
     tail = sorted((r["offset"], r["offset"] + r["size_bytes"], r["name"]) for r in a["regions"]
                   if r["kind"] not in ("tensor", "scratch"))
     assert tail[0][0] == a["size_bytes"] - a["tail_bytes"] and tail[-1][1] == a["size_bytes"], tail
-    assert all(x[1] == y[0] for x, y in zip(tail, tail[1:])), tail
+    assert all(x[1] == y[0] for x, y in itertools.pairwise(tail)), tail
     assert {"MicroAllocator", "SingleArenaBufferAllocator", "SubgraphAllocations[]"} <= {t[2] for t in tail}, tail
 
 

@@ -1,6 +1,7 @@
 """Agentless decoding (tflm.py) on byte images of TFLM's structures, laid out here from the
 member offsets `ptype/o` printed for TFLM 90b983c2 built for a Cortex-M4 with -g (also in
 ../shared/TFLM-INTERNALS.md, section 1). Every expected figure is where this test put it."""
+import itertools
 import struct
 
 import pytest
@@ -130,7 +131,7 @@ def test_walk_rebuilds_tflms_map():
     # The tail is covered from tail_ to the end, the unknown parts named as such, no overlap.
     spans = sorted((r.offset, r.offset + r.size) for r in a.regions if r.kind in ("persistent", "metadata"))
     assert spans[0][0] == TAIL - ARENA and spans[-1][1] == SIZE
-    assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))
+    assert all(x[1] == y[0] for x, y in itertools.pairwise(spans))
     variable = next(r for r in a.regions if r.name == "variable tensor 3")
     assert variable.flag_names == ["variable"]
     assert not figures.overlaps(a)
@@ -200,7 +201,7 @@ def test_the_adapters_whole_tail_is_split_into_tflms_objects():
     assert tail["MicroAllocator"] == (ALLOC, 36) and tail["variable tensor 3"] == (VARIABLE, 64)
     spans = [(r.offset, r.offset + r.size) for r in a.regions[3:]]
     assert spans[0][0] == TAIL - ARENA and spans[-1][1] == SIZE
-    assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))
+    assert all(x[1] == y[0] for x, y in itertools.pairwise(spans))
     assert not figures.overlaps(a)
 
 

@@ -21,7 +21,7 @@ def _demangle(names):
                              check=True).stdout.splitlines()
     except (OSError, subprocess.SubprocessError):
         return {n: n for n in names}
-    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+    return dict(zip(names, out, strict=True)) if len(out) == len(names) else {n: n for n in names}
 
 
 class ElfSymbols(Symbols):

@@ -349,7 +349,7 @@ def _prefetch(reader, pieces):
     got = {}
     if hasattr(reader, "read_many"):
         try:
-            got = dict(zip(pieces, reader.read_many(pieces)))
+            got = dict(zip(pieces, reader.read_many(pieces), strict=False))
         except MemoryReadError:
             got = {}  # one piece unreadable: each is read alone below, and says so alone
 
@@ -417,7 +417,7 @@ def fault_json(f, ctx, damaged):
             "exc_return": f.exc_return,
             "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
             "frame_addr": f.frame_addr,
-            "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame)) if f.frame else None,
+            "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame, strict=False)) if f.frame else None,
             "pc_where": where(ctx.symbols, f.pc) if f.frame else None,
             "lr_where": " ".join(lr_lines(ctx, f)) if f.frame else None,
             "causes": faultrecord.cause_lines(f),

@@ -135,7 +135,7 @@ def _tie(f, smashed_values, objects):
     if f is None:
         return None
     addr = f.bfar if f.bfar is not None else f.mmfar
-    regs = list(zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5])) if f.frame else []
+    regs = list(zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)) if f.frame else []
     if addr is not None:
         for name, reg in regs:
             o = next((o for o in objects if o["addr"] <= reg < o["addr"] + o["size"]), None)
@@ -153,7 +153,7 @@ def _tie(f, smashed_values, objects):
     if addr is not None:
         candidates.append(("the faulting address (" + ("BFAR" if f.bfar is not None else "MMFAR") + ")", addr))
     if f.frame:
-        candidates += [(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5])]
+        candidates += [(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)]
     for what, value in candidates:
         for o in objects:
             if o["addr"] <= value < o["addr"] + o["size"]:
@@ -289,7 +289,7 @@ def _io_tie(reader, f, state):
     if f is None or reader is None or any(state.io_tensors.values()):
         return None
     candidates = ([("the faulting address", f.bfar if f.bfar is not None else f.mmfar)] +
-                  ([(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5])]
+                  ([(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)]
                    if f.frame else []))
     for i in range(4):
         try:

@@ -258,7 +258,7 @@ def walk(reader, layout, interpreter, plan):
         tail_items.append((handles, scratch_count * layout.sizes["tflite::ScratchBufferHandle"],
                            f"ScratchBufferHandle[{scratch_count}]", "metadata", 0))
     main = subgraph_docs[0]
-    for array, names, what in zip(io_arrays, (main["inputs"], main["outputs"]), ("input", "output")):
+    for array, names, what in zip(io_arrays, (main["inputs"], main["outputs"]), ("input", "output"), strict=True):
         if not array:
             continue
         tail_items.append((array, len(names) * p, f"{what} TfLiteTensor*[{len(names)}]", "metadata", 0))
