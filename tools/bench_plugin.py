@@ -23,10 +23,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 
 from arenascope_plugin.acquire.reader import CountingReader, ImageReader  # noqa: E402
-from arenascope_plugin.analyse import figures
+from arenascope_plugin.analyse import figures  # noqa: E402
 from arenascope_plugin.decode import abi  # noqa: E402
 from arenascope_plugin.decode.session import DescriptorSession  # noqa: E402
-from arenascope_plugin.present import render
+from arenascope_plugin.present import render  # noqa: E402
 
 DESC, TABLE, ARENA, ARENA_BYTES, STACK_BYTES = 0x20000000, 0x20000100, 0x20010000, 64 * 1024, 8 * 1024
 
@@ -152,7 +152,7 @@ def bench_qemu(n):
     finally:
         qemu.kill()
         qemu.wait()
-    line = next((l for l in out.stdout.splitlines() if l.startswith("BENCH")), None)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("BENCH")), None)
     if not line:
         print("2. QEMU: failed:\n" + out.stdout + out.stderr)
         return

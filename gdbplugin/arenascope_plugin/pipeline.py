@@ -215,11 +215,10 @@ def _agentless(ctx, exc, need_descriptor):
         if inside and need_descriptor:
             raise TargetError("TFLM's interpreter is not built yet: the core is inside the "
                               "tflite::MicroInterpreter constructor; `arena fault` says why") from None
-        if inside:
-            exc2 = TargetError(inside)
+        error = TargetError(inside) if inside else exc2
         if need_descriptor:
-            raise exc2 from None
-        loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown", evidence=[str(exc2)],
+            raise error from None
+        loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown", evidence=[str(error)],
                                                         objects=[]))
     ctx.desc, ctx.located_by, ctx.minimum_arena = loaded.desc, loaded.how, loaded.minimum
     ctx.tflm, ctx.plan, ctx.facts = loaded.state, loaded.plan, loaded.facts

@@ -25,7 +25,7 @@ RIG = ROOT / "tests" / "rig" / "openocd_qemu"
 sys.path.insert(0, str(RIG))
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 from arenascope_plugin import pipeline  # noqa: E402
-from arenascope_plugin.acquire import openocd
+from arenascope_plugin.acquire import openocd  # noqa: E402
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # noqa: E402
 from arenascope_plugin.acquire.reader import MemoryReadError  # noqa: E402
 from arenascope_plugin.serve import livepoll  # noqa: E402
