@@ -64,7 +64,7 @@ def main():
             err = (f"{100 * (pred - fig['min_arena_bytes']) / fig['min_arena_bytes']:+.1f}"
                    if fig.get("min_arena_bytes") else "-")
             floor = "" if arena["exact"] else "minimum is a floor: " + ", ".join(arena["unmodelled_kernels"])
-            def num(k):
+            def num(k, fig=fig):
                 v = fig.get(k)
                 return "-" if v is None else str(v)
             print(f"{name:42} {abi:6} {doc['lower_bound']['bytes']:7} {doc['plans']['tflm-greedy']['head_bytes']:7} "

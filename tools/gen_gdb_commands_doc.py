@@ -78,13 +78,13 @@ def run(setup, shown, connect=True):
                               env=dict(os.environ, TERM="dumb"))
         # GDB writes errors to stderr: interleave by putting them after the marker they follow.
         text = proc.stdout
-        errors = [l for l in proc.stderr.splitlines() if l.startswith("arena ")]
+        errors = [e for e in proc.stderr.splitlines() if e.startswith("arena ")]
         blocks = text.split(marker)[1:]
         out = []
         for block, command in zip(blocks, shown, strict=False):
             lines = block.splitlines()[1:]
             lines += [e for e in errors if e.startswith(command.split()[0] + " " + command.split()[1] + ":")]
-            out.append((command, "\n".join(l for l in lines if l.strip())))
+            out.append((command, "\n".join(line for line in lines if line.strip())))
         return out
     finally:
         qemu.kill()

@@ -354,7 +354,7 @@ def test_user_expressions_cannot_change_the_target():
                     "arena whereis ticks >>= 1", "arena whereis ticks |= 1", "print ticks",
                     "print demo_sink", "arena whereis (demo_invoke_done)(7)", "arena attach (*demo_invoke_done)(9)",
                     "print demo_sink", "arena whereis &'workload.c'::demo_scenario", "arena whereis -1"])
-    values = [l.split("=")[1].strip() for l in text.splitlines() if l.startswith("$")]
+    values = [line.split("=")[1].strip() for line in text.splitlines() if line.startswith("$")]
     assert values[0] == values[1] and values[2] == values[3], text
     assert text.count("could write target memory or call a target function") == 5
     assert text.count("it would call a target function, and arenascope only reads") == 2, text
@@ -387,7 +387,7 @@ def test_live_link_gives_a_late_viewer_the_latest_stop_and_says_when_the_target_
                     "delete", "break demo_invoke_done if invokes == 4",
                     "continue",                                              # the viewer hears: running, then a stop
                     "python N = 3", read_one], invokes=1)
-    msgs = [l for l in text.splitlines() if l.startswith("MSG")]
+    msgs = [line for line in text.splitlines() if line.startswith("MSG")]
     assert msgs[0] == "MSG ['snapshot'] [3] ['FAIL']", text      # the stop it missed, not invoke 2's PASS
     assert msgs[1] == "MSG ['snapshot', 'state', 'snapshot'] [3, 4] ['FAIL', 'FAIL']", text
     assert "Fatal signal" not in text

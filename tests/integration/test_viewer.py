@@ -108,7 +108,10 @@ def test_area_bar_shows_head_free_damage_and_tail(shot):
     snap, image, layout = shot
     a = snap["arenas"][0]
     y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
-    px = lambda off: image.getpixel((int(x_of(layout, a["base_addr"] + off)), y))
+
+    def px(off):
+        return image.getpixel((int(x_of(layout, a["base_addr"] + off)), y))
+
     assert px(a["head_bytes"] // 2) == PALETTE["tensor"]
     assert px(2500) == PALETTE["free"]                                    # canary intact
     assert px(a["damage"]["offset"] + a["damage"]["size_bytes"] // 2) == PALETTE["touched"]
@@ -120,7 +123,10 @@ def test_ram_column_has_the_high_water_mark_where_it_belongs(shot):
     snap, image, layout = shot
     col = layout["ram_column"]
     lo, hi, r = col["lo"], col["hi"], col["rect"]
-    y_of = lambda addr: r["y"] + r["h"] - (addr - lo) / (hi - lo) * r["h"]
+
+    def y_of(addr):
+        return r["y"] + r["h"] - (addr - lo) / (hi - lo) * r["h"]
+
     x = int(r["x"] + r["w"] / 2)
     hwm = snap["stack"]["hwm_addr"]
     assert PALETTE["hwm"] in [image.getpixel((x, int(y_of(hwm)) + d)) for d in (-1, 0, 1)]
@@ -195,7 +201,10 @@ def test_live_history_lines_are_where_their_values_map_and_the_status_says_rate_
     h, plan = layout["history"], layout["plan"]
     assert h["rect"]["y"] >= plan["y"] + plan["h"] and h["rect"]["y"] + h["rect"]["h"] <= 800 - 8 + 0.01
     plot = h["plot"]
-    x = lambda i: plot["x"] + (0.05 * i) / (0.05 * (N - 1)) * plot["w"]
+
+    def x(i):
+        return plot["x"] + (0.05 * i) / (0.05 * (N - 1)) * plot["w"]
+
     for k, (name, values) in enumerate((("used", USED), ("stack peak", PEAK), ("gap", GAP))):
         lane = h["lanes"][k]
         assert lane["series"] == name
@@ -203,7 +212,10 @@ def test_live_history_lines_are_where_their_values_map_and_the_status_says_rate_
         lo, hi = min(0, *known), max(0, *known)
         assert (lane["lo"], lane["hi"]) == (lo, hi), name
         r = lane["rect"]
-        y = lambda v: r["y"] + (hi - v) / (hi - lo) * r["h"]
+
+        def y(v, r=r, lo=lo, hi=hi):  # bound now: this lane's rect and range
+            return r["y"] + (hi - v) / (hi - lo) * r["h"]
+
         colour = PALETTE["history_" + name.replace(" ", "_")]
         first, last = values[0], values[-1]
         for i, v, other in ((15, first, last), (90, last, first)):  # inside each plateau, off the step

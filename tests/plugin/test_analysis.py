@@ -130,9 +130,9 @@ def test_whereis():
     s = figures.stack_figures(d)
     lines = figures.whereis(d, ARENA_ADDR + 130, s)
     assert lines[0] == f"{ARENA_ADDR + 130:#x} is in arena 0 at +130 (head (planned))"
-    assert any("tensor 2: +128..+256" in l for l in lines) and len(lines) == 2
+    assert any("tensor 2: +128..+256" in line for line in lines) and len(lines) == 2
     lines = figures.whereis(d, ARENA_ADDR + 70, s)
-    assert any("tensor 1: +0..+128" in l for l in lines) and any("scratch 0: +64..+128" in l for l in lines)
+    assert any("tensor 1: +0..+128" in line for line in lines) and any("scratch 0: +64..+128" in line for line in lines)
     assert "free band" in figures.whereis(d, ARENA_ADDR + 1000, s)[0]
     assert "guard band" in figures.whereis(d, ARENA_ADDR + 4100, s)[0]
     assert "stack" in figures.whereis(d, ARENA_ADDR + 5000, s)[0]

@@ -83,9 +83,9 @@ def test_every_bit_has_a_name_and_the_groups_are_right():
     lines = faultrecord.cfsr_lines(0xFFFFFFFF)
     assert len(lines) == len(faultrecord.CFSR_BITS) == 19
     assert lines[0].startswith("CFSR.MMFSR.IACCVIOL (bit 0)")
-    assert any(l.startswith("CFSR.BFSR.LSPERR (bit 13)") for l in lines)
+    assert any(line.startswith("CFSR.BFSR.LSPERR (bit 13)") for line in lines)
     assert lines[-1].startswith("CFSR.UFSR.DIVBYZERO (bit 25)")
-    assert [l.split(" ")[0] for l in faultrecord.hfsr_lines(0xC0000002)] == ["HFSR.VECTTBL", "HFSR.FORCED", "HFSR.DEBUGEVT"]
+    assert [line.split(" ")[0] for line in faultrecord.hfsr_lines(0xC0000002)] == ["HFSR.VECTTBL", "HFSR.FORCED", "HFSR.DEBUGEVT"]
 
 
 def test_imprecise_bus_error_has_no_bfar_and_is_explained():
