@@ -74,7 +74,8 @@ class ElfSymbols(Symbols):
         return self._names
 
     def _line_table(self):
-        """([addresses], sorted [(address, file, line, is_stmt)]) from the DWARF line programs (end_sequence rows end a run)."""
+        """([addresses], sorted [(address, file, line, is_stmt)]) from the DWARF line programs
+        (end_sequence rows end a run)."""
         if self._lines is not None:
             return self._lines
         rows = []

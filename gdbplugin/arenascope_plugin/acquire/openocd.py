@@ -215,7 +215,8 @@ class TclReader(MemoryReader):
         if any(n <= 0 or n > self.chunk for _, n in pieces):
             return [self.read(a, n) for a, n in pieces]
         spans = [(a & ~3, ((a + n + 3) & ~3)) for a, n in pieces]
-        return [data[a - lo:a - lo + n] for (a, n), (lo, _), data in zip(pieces, spans, self._spans(spans), strict=True)]
+        return [data[a - lo:a - lo + n]
+                for (a, n), (lo, _), data in zip(pieces, spans, self._spans(spans), strict=True)]
 
     def _spans(self, spans):
         """The bytes of word-aligned [lo, hi) spans, read in order by one Tcl command (`list` of

@@ -63,7 +63,8 @@ def run_planner(tool, model_path, target="cortex-m", margin_pct=None, arena_size
         if r.returncode == 1 and message and r.stderr.startswith("arenascope-plan: "):
             raise PlannerError(message)  # the tool's own error: it names the file and the problem
         raise PlannerError(f"{tool} is not arenascope-plan (it printed no \"{SCHEMA}\" plan, exit status "
-                           f"{r.returncode}): `set arena planner-path auto`, or the path of build/planner/arenascope-plan")
+                           f"{r.returncode}): `set arena planner-path auto`, or the path of "
+                           "build/planner/arenascope-plan")
     return doc, (message if r.returncode else None)
 
 

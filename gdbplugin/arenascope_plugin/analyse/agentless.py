@@ -102,7 +102,8 @@ def _explain_missing_interpreter(reader, symbols, lay):
                           f"constructed one: its graph_ vtable pointer is {got:#x}, not MicroInterpreterGraph's "
                           f"({expected:#x}). Either its constructor has not run yet (stop later: a static "
                           "interpreter is built by __libc_init_array before main), or something overwrote the "
-                          f"object: `watch -l *(unsigned int *){address + lay.off('tflite::MicroInterpreter', 'graph_'):#x}`"
+                          "object: `watch -l *(unsigned int *)"
+                          f"{address + lay.off('tflite::MicroInterpreter', 'graph_'):#x}`"
                           " and run again to catch the writer")
 
 

@@ -212,8 +212,8 @@ def constructor_note(ctx):
     text = ""
     if size is not None and model_addr:
         try:  # the model the constructor was given, planned at the size it was given
-            doc = agentless.plan_for(ctx.reader, ctx.symbols, tflm.layout(ctx.symbols), model_addr, ctx.settings.planner,
-                                     "", arena_size=size, plans=ctx.cache.setdefault("plans", {}))
+            doc = agentless.plan_for(ctx.reader, ctx.symbols, tflm.layout(ctx.symbols), model_addr,
+                                     ctx.settings.planner, "", arena_size=size, plans=ctx.cache.setdefault("plans", {}))
             text = " " + postmortem.replay_lines(doc, size)[0] + "."
         except (TargetError, MemoryReadError):
             pass

@@ -302,7 +302,8 @@ def _io_tie(reader, f, state):
                 continue
             if 0 <= value - bogus < 64:
                 return (f"{what} {value:#x} is {bogus:#x}{' + ' + str(value - bogus) if value != bogus else ''}: "
-                        f"input({i})/output({i}) returned the word at address {4 * i:#x} ({bogus:#x}) as a TfLiteTensor*")
+                        f"input({i})/output({i}) returned the word at address {4 * i:#x} ({bogus:#x}) as a "
+                        "TfLiteTensor*")
             for at, word in fields:
                 if word == value and word:
                     return (f"{what} {value:#x} is the word at {at:#x}, a field of the 'TfLiteTensor' input({i}) / "

@@ -48,8 +48,9 @@ OPTIONAL = {
     "tflite::SingleArenaBufferAllocator": ["temp_buffer_count_"],
     "tflite::GreedyMemoryPlanner": ["max_buffer_count_", "buffer_count_"],
 }
-SIZES = ["tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator", "tflite::SubgraphAllocations",
-         "TfLiteEvalTensor", "tflite::NodeAndRegistration", "tflite::ScratchBufferHandle", "TfLiteTensor"]
+SIZES = ["tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
+         "tflite::SubgraphAllocations", "TfLiteEvalTensor", "tflite::NodeAndRegistration",
+         "tflite::ScratchBufferHandle", "TfLiteTensor"]
 
 
 class AgentlessError(Exception):
@@ -221,7 +222,8 @@ def walk(reader, layout, interpreter, plan):
                               kind="tensor" if b["tensor"] >= 0 else "scratch", flags=0,
                               first_use=b["first"], last_use=b["last"], name=b["name"]))
     # The tail: TFLM's objects and arrays the interpreter points to, sized by DWARF.
-    tail_items = [(saba, layout.sizes["tflite::SingleArenaBufferAllocator"], "SingleArenaBufferAllocator", "metadata", 0),
+    tail_items = [(saba, layout.sizes["tflite::SingleArenaBufferAllocator"], "SingleArenaBufferAllocator", "metadata",
+                   0),
                   (allocator, layout.sizes[ma], "MicroAllocator", "metadata", 0),
                   (subgraphs, len(subgraph_docs) * layout.sizes[sga], "SubgraphAllocations[]", "metadata", 0)]
     if layout.planner_size:

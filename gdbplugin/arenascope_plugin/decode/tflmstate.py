@@ -351,8 +351,9 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
                         "output(i) return whatever word is at address 4*i")
     if st.init_status == 1:
         evidence.append("initialization_status_ is kTfLiteError: AllocateTensors failed in StartModelAllocation, or "
-                        "ran again after failing (MicroInterpreter::Invoke calls it while tensors_allocated_ is false), "
-                        "which then fails with \"Model allocation started before finishing previously allocated model\"")
+                        "ran again after failing (MicroInterpreter::Invoke calls it while tensors_allocated_ is "
+                        "false), which then fails with \"Model allocation started before finishing previously "
+                        "allocated model\"")
     return st
 
 

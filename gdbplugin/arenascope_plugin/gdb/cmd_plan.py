@@ -52,7 +52,8 @@ recommendation with --margin percent (default 10).
                 raise TargetError(f"{path}: {e}" if not str(e).startswith(("cannot read", path)) else str(e)) from None
             src = doc["source"]
             what = (f"model {src.get('model')}, predicted by arenascope-plan for {src.get('target')}"
-                    if src.get("located_by") == "model" else f"snapshot of {src.get('elf') or 'a target'} at {src.get('time')}")
+                    if src.get("located_by") == "model"
+                    else f"snapshot of {src.get('elf') or 'a target'} at {src.get('time')}")
             write([f"{path}: {what}"])
             for c in doc.get("checks") if isinstance(doc.get("checks"), list) else []:
                 if isinstance(c, dict) and c.get("verdict") in ("WARN", "FAIL"):
@@ -69,8 +70,8 @@ recommendation with --margin percent (default 10).
             if os.path.exists(path) and not os.path.isfile(path):
                 raise TargetError(f"{path} is not a regular file: give a .tflite model file")
             try:
-                doc, rejected = planner.run_planner(settings.tool_path("planner-path", "planner", "arenascope-plan"), path,
-                                                  args.target or "cortex-m", args.margin)
+                tool = settings.tool_path("planner-path", "planner", "arenascope-plan")
+                doc, rejected = planner.run_planner(tool, path, args.target or "cortex-m", args.margin)
                 a = plan.arena_from_plan(doc)
                 words = budget.arena_lines(doc)
             except planner.PlannerError as e:

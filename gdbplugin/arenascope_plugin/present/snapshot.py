@@ -58,8 +58,8 @@ def build(desc, figs, stack, check_list, source):
         "source": dict(source, descriptor_address=desc.address, abi=f"{desc.abi_major}.{desc.abi_minor}",
                        addr_size=desc.addr_size, arenascope_version=version.VERSION,
                        time=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")),
-        "state": {"invokes": desc.invokes, "in_invoke": desc.in_invoke, "measured": desc.measured, "measured_by": desc.measured_by,
-                  "seq": desc.seq, "layout_generation": desc.layout_generation},
+        "state": {"invokes": desc.invokes, "in_invoke": desc.in_invoke, "measured": desc.measured,
+                  "measured_by": desc.measured_by, "seq": desc.seq, "layout_generation": desc.layout_generation},
         "arenas": arenas,
         "stack": {"low_addr": stack.low, "high_addr": stack.high, "size_bytes": stack.size, "sp": stack.sp,
                   # through the guard band: the lowest address known reached, so peak = high - hwm holds

@@ -99,8 +99,8 @@ class LivePoller:
             return None
         snap = dict(self.last, live=dict(self.last["live"], link=link, link_error=why, refresh_hz=0.0))
         if link == "untrusted":
-            snap["checks"] = [{"rule": "descriptor", "verdict": "FAIL", "reason": f"the descriptor read now is corrupt: "
-                               f"{why}; the figures are the last good ones"}] + list(self.last["checks"])
+            reason = f"the descriptor read now is corrupt: {why}; the figures are the last good ones"
+            snap["checks"] = [{"rule": "descriptor", "verdict": "FAIL", "reason": reason}, *self.last["checks"]]
             snap["verdict"] = "FAIL"
         return snap
 
