@@ -190,7 +190,7 @@ function or an object names its address; a byte-sized value held in memory is re
   exits non-zero (GDB's batch exit status is that of its last command: put the check last).
   Interactively, or in a sourced script, it prints the verdicts and goes on (`--strict` makes a
   FAIL an error there too).
-"""
+"""  # noqa: E501 - Markdown: a table row and a list item are one line each
 
 FOOTER = """## The snapshot
 

@@ -150,7 +150,8 @@ def test_agentless_live_without_gdb_equals_tflms_figures_and_gdbs_layout(tmp_pat
     lay = tflm.layout(ElfSymbols(LOOP_ELF))
     dump = tmp_path / "gdb_layout.json"
     gdb_batch(pathlib.Path(LOOP_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
-                                       "python import json; from arenascope_plugin.acquire.gdbtarget import GdbSymbols; "
+                                       "python import json; "
+                                       "from arenascope_plugin.acquire.gdbtarget import GdbSymbols; "
                                        "from arenascope_plugin.decode import tflm; l = tflm.layout(GdbSymbols()); "
                                        f"open('{dump}', 'w').write(json.dumps([l.pointer, l.offsets, l.sizes, "
                                        "l.saba_nonpersistent_base, l.member_sizes, l.optional]))"])
@@ -163,7 +164,8 @@ def test_agentless_live_without_gdb_equals_tflms_figures_and_gdbs_layout(tmp_pat
                             "--snapshot-out", str(out)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     snap = json.loads(out.read_text())
-    assert snap["source"]["located_by"].startswith("agentless: the MicroInterpreter at ") and snap["live"]["refresh_index"] > 1
+    assert snap["source"]["located_by"].startswith("agentless: the MicroInterpreter at ")
+    assert snap["live"]["refresh_index"] > 1
     if TFLM_FIGURES.exists():
         fig = json.loads(TFLM_FIGURES.read_text())["models"][MODEL]["arm_m4"]
         a = snap["arenas"][0]

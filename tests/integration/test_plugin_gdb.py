@@ -277,7 +277,8 @@ def test_auto_load_directory():
         os.makedirs(os.path.dirname(target))
         with open(target, "w", encoding="utf-8") as f:
             f.write(f'gdb.execute("source {PLUGIN}")\n')
-        proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", "-iex", f"set auto-load scripts-directory {scripts}",
+        proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch",
+                               "-iex", f"set auto-load scripts-directory {scripts}",
                                "-iex", f"add-auto-load-safe-path {scripts}", str(FIRMWARE), "-ex", "help arena"],
                               capture_output=True, text=True, timeout=60)
     assert "Inspect TensorFlow Lite Micro tensor arenas" in proc.stdout, proc.stdout + proc.stderr
@@ -297,7 +298,8 @@ def test_loading_twice_is_harmless_and_help_exists_for_every_command():
                            "-ex", "help arena", "-ex", "complete arena re", "-ex", "complete arena regions --sort s"],
                           capture_output=True, text=True, timeout=60)
     assert "arenascope: already loaded" in proc.stdout
-    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot", "view", "refresh", "fault"):
+    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot", "view", "refresh",
+                    "fault"):
         assert f"arena {command} --" in proc.stdout
     assert "arena regions" in proc.stdout.split("complete arena re")[-1] or "arena regions\n" in proc.stdout
     assert "arena regions --sort size" in proc.stdout

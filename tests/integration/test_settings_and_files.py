@@ -100,8 +100,9 @@ def test_a_link_lost_during_a_command_is_named_as_such():
     what to do, not that an address is unreadable."""
     with qemu() as (port, _):
         _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done", "continue",
-                                       "shell for p in $(pgrep -x qemu-system-arm); do grep -qa tcp:127.0.0.1:" + str(port) +
-                                       " /proc/$p/cmdline && kill -9 $p; done", "arena info", "arena fault"],
+                                       "shell for p in $(pgrep -x qemu-system-arm); do "
+                                       f"grep -qa tcp:127.0.0.1:{port} /proc/$p/cmdline && kill -9 $p; done",
+                                       "arena info", "arena fault"],
                             remote_port=port)
     info = next(line for line in text.splitlines() if line.startswith("arena info:"))
     assert "link to the target was lost" in info or "the target is not running" in info, text

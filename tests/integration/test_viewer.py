@@ -94,7 +94,8 @@ def region_colours_checked(snap, image, layout):
     top, lane_h = layout["lanes"]["top"], layout["lanes"]["lane_h"]
     checked = 0
     for r in a["regions"]:
-        x0, x1 = x_of(layout, a["base_addr"] + r["offset"]), x_of(layout, a["base_addr"] + r["offset"] + r["size_bytes"])
+        x0 = x_of(layout, a["base_addr"] + r["offset"])
+        x1 = x_of(layout, a["base_addr"] + r["offset"] + r["size_bytes"])
         if x1 - x0 < 4:
             continue  # too thin to sample a pixel inside its 1 px outline
         lane = lane_of.get(r["index"], 0)
@@ -283,9 +284,12 @@ def test_snapshot_without_live_has_no_history_panel(shot):
 
 @pytest.mark.parametrize("name,mutate,message", [
     ("truncated", lambda t: t[: len(t) // 2], "not valid JSON"),
-    ("wrong type", lambda t: t.replace('"head_bytes": 672', '"head_bytes": "lots"'), "head_bytes: expected a non-negative"),
-    ("negative size", lambda t: t.replace('"size_bytes": 96', '"size_bytes": -96', 1), "expected a non-negative integer, found -96"),
-    ("huge count", lambda t: t.replace('"checks": [', '"checks": [' + '{"rule":"x","verdict":"PASS","reason":""},' * 300, 1),
+    ("wrong type", lambda t: t.replace('"head_bytes": 672', '"head_bytes": "lots"'),
+     "head_bytes: expected a non-negative"),
+    ("negative size", lambda t: t.replace('"size_bytes": 96', '"size_bytes": -96', 1),
+     "expected a non-negative integer, found -96"),
+    ("huge count",
+     lambda t: t.replace('"checks": [', '"checks": [' + '{"rule":"x","verdict":"PASS","reason":""},' * 300, 1),
      "more than the 256"),
     ("not json", lambda t: "\x00\xff garbage", "not valid JSON"),
     # Bytes that are not UTF-8 in a post-mortem string: the JSON parser refuses the text, and the
@@ -329,7 +333,8 @@ def _deep(depth):
      "$.tflm.verdicts[0].smashed: 257 entries, more than the 256"),
     ("deep nesting", lambda t: t.replace('"evidence": [', '"evidence": [' + _deep(100000) + ",", 1),
      "$.tflm.evidence[0]: expected a string, found array"),
-    ("too much text", lambda t: t.replace('"evidence": [', '"evidence": [' + ",".join(['"' + "w " * 3000 + '"'] * 56) + ",", 2),
+    ("too much text",
+     lambda t: t.replace('"evidence": [', '"evidence": [' + ",".join(['"' + "w " * 3000 + '"'] * 56) + ",", 2),
      "$.tflm: more than 64 KiB of text"),
 ])
 def test_a_malformed_post_mortem_is_left_out_and_said(name, mutate, message):
@@ -487,7 +492,8 @@ def test_the_arena_chosen_on_the_command_line_is_drawn_with_its_own_regions(tmp_
 
 
 def test_bad_arguments_are_refused():
-    for args, message in ((["--connect", "10.1.2.3:47800"], "loopback only"), (["--size", "9x9", str(FIXTURE)], "--size"),
+    for args, message in ((["--connect", "10.1.2.3:47800"], "loopback only"),
+                          (["--size", "9x9", str(FIXTURE)], "--size"),
                           ([], "give a snapshot file"), (["--frames", "0", str(FIXTURE)], "expected 1..100000"),
                           ([str(FIXTURE), "--screenshot", ""], "--screenshot needs a PNG path")):
         proc = subprocess.run([str(VIEWER), *args], capture_output=True, text=True, timeout=30)
@@ -506,8 +512,9 @@ def test_live_link_from_gdb_and_qemu():
                                    f"127.0.0.1:{port}", "--wait-snapshot", "60", "--frames", "5", "--screenshot",
                                    "/tmp/arenascope-live-test.png", "--layout-out", "/tmp/arenascope-live-test.json"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=DISPLAY_ENV)
-        _, text = gdb_batch(FIRMWARE, [f"source {plugin}", "break demo_invoke_done if invokes == 1", "continue", "delete",
-                                       "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2", "continue",
+        _, text = gdb_batch(FIRMWARE, [f"source {plugin}", "break demo_invoke_done if invokes == 1", "continue",
+                                       "delete", "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2",
+                                       "continue",
                                        f"arena view --no-launch --port {port} --wait 30",
                                        "python import time; time.sleep(2)"], remote_port=qport)
         out, err = viewer.communicate(timeout=90)
@@ -703,7 +710,8 @@ def test_a_few_damaged_bytes_stay_visible_at_zoom_one(display, tmp_path):
     proc, image, layout = render(path)
     assert image is not None, proc.stderr
     y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
-    centre = x_of(layout, a["base_addr"] + a["damage"]["offset"] + 4)
-    assert x_of(layout, a["base_addr"] + a["damage"]["offset"] + 8) - x_of(layout, a["base_addr"] + a["damage"]["offset"]) < 1
+    damage = a["base_addr"] + a["damage"]["offset"]
+    centre = x_of(layout, damage + 4)
+    assert x_of(layout, damage + 8) - x_of(layout, damage) < 1
     red = [x for x in range(int(centre) - 4, int(centre) + 5) if image.getpixel((x, y)) == PALETTE["touched"]]
     assert len(red) >= 3, red  # 4 px drawn; a boundary line may cross one (2 px at most before)
