@@ -146,7 +146,8 @@ def test_map_plain_markers_and_width():
     lines = render.map_lines(d, {0: figures.arena_figures(d.arenas[0])}, width=32)
     bar = lines[0].split("[")[1].split("]")[0]
     assert len(bar) == 32
-    # 128 B a cell: cells 0-1 head (T), cell 2 the 32 B of temp (t), cell 3 holds the damage at +388..+428 (X), 24.. tail (m: metadata)
+    # 128 B a cell: cells 0-1 head (T), cell 2 the 32 B of temp (t), cell 3 holds the damage at +388..+428 (X),
+    # 24.. tail (m: metadata)
     assert bar[:3] == "TTt" and bar[3] == "X" and set(bar[4:24]) == {"."} and set(bar[24:]) == {"m"}
     assert "\x1b[" not in "\n".join(lines)
     style.enabled = True

@@ -182,7 +182,8 @@ def test_scratch_buffers_the_planner_does_not_know_and_stray_pointers_are_said_n
 def adapter_arena(base=ARENA, tail_offset=TAIL - ARENA):
     """The arena as the TFLM adapter publishes it (arenascope_tflm_recorder.c): the planned buffers
     with planner ids, then the whole persistent tail as the last region."""
-    regions = [Region(index=i, offset=o, size=s, id=i, kind="tensor", flags=0, first_use=first, last_use=last, name=None)
+    regions = [Region(index=i, offset=o, size=s, id=i, kind="tensor", flags=0, first_use=first, last_use=last,
+                      name=None)
                for i, (o, s, first, last) in enumerate(((0, 16, 0, 1), (16, 16, 2, 2), (32, 64, 2, 2)))]
     regions.append(Region(index=3, offset=tail_offset, size=SIZE - tail_offset, id=abi.ID_NONE, kind="persistent",
                           flags=0, first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=None))

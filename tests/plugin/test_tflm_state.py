@@ -121,8 +121,8 @@ def test_the_stack_into_arena_verdict_names_the_objects_and_ties_the_fault_to_on
                                  "TFLM's persistent tail (SingleArenaBufferAllocator, GreedyMemoryPlanner)")
     assert [(o["name"], o["addr"]) for o in v.smashed] == [("SingleArenaBufferAllocator", SABA),
                                                            ("GreedyMemoryPlanner", PLANNER)]
-    assert f"{pointer + 8:#x} is {pointer:#x} + 8: the value the stack left at {END - 60:#x} in GreedyMemoryPlanner" in \
-        " ".join(v.evidence)
+    assert (f"{pointer + 8:#x} is {pointer:#x} + 8: the value the stack left at {END - 60:#x} in "
+            "GreedyMemoryPlanner") in " ".join(v.evidence)
     # The MicroAllocator below the reach is not named.
     assert all(o["name"] != "MicroAllocator" for o in v.smashed)
 
