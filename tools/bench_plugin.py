@@ -51,7 +51,8 @@ def image(regions=200):
     desc = bytearray(size)
     stack_low = ARENA + ARENA_BYTES + 256
     _put(desc, "descriptor", {"magic": abi.MAGIC, "abi_major": 1, "descriptor_size": size, "addr_size": 4,
-                              "arena_capacity": 1, "arena_count": 1, "arena_entry_size": abi.layout("arena", 4)["_size"],
+                              "arena_capacity": 1, "arena_count": 1,
+                              "arena_entry_size": abi.layout("arena", 4)["_size"],
                               "region_entry_size": 16, "flags": abi.FLAG_MEASURED, "seq": 2, "layout_generation": 1,
                               "canary_pattern": 0xAAAAAAAA, "stack_paint_pattern": 0xCCCCCCCC,
                               "stack": {"low_addr": stack_low, "high_addr": stack_low + STACK_BYTES,
