@@ -92,7 +92,7 @@ def live_fault(ctx, read=None):
     frame = None
     if frame_addr is not None and not regs["cfsr"] & (1 << 4 | 1 << 12):
         try:
-            frame = list(int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8))
+            frame = [int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8)]
         except MemoryReadError as exc_:
             note = f"the stacked frame is unreadable ({exc_})"
     return faultrecord.Fault(source="core registers (halted in the handler)", exception=faultrecord.EXCEPTIONS[active],
