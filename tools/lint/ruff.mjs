@@ -2,6 +2,7 @@
 // version pinned in package-lock.json): Debian 12 packages no ruff, and this needs only node.
 //
 //   node tools/lint/ruff.mjs [FILE...]     (no FILE: every tracked *.py and gdbplugin/arenascope)
+//   node tools/lint/ruff.mjs --installed   (exit 0 when node_modules holds what the lock pins)
 //
 // The settings are the [tool.ruff] table of the repo's pyproject.toml, given to ruff as they are.
 // Prints `path:line:col: CODE message` per finding (columns from 1, as ruff's CLI counts them)
@@ -89,7 +90,33 @@ function pythonFiles() {
   return files.filter((f) => existsSync(join(root, f)) && statSync(join(root, f)).isFile()).sort();
 }
 
+// True when every package of package-lock.json is in node_modules at its locked version.
+function installed() {
+  let lock;
+  try {
+    lock = JSON.parse(readFileSync(join(here, "package-lock.json"), "utf8"));
+  } catch (e) {
+    fail(`package-lock.json: ${e.message}`);
+  }
+  for (const [path, entry] of Object.entries(lock.packages ?? {})) {
+    if (!path) {
+      continue;  // the root project itself
+    }
+    try {
+      if (JSON.parse(readFileSync(join(here, path, "package.json"), "utf8")).version !== entry.version) {
+        return false;
+      }
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
 function main(argv) {
+  if (argv.length === 1 && argv[0] === "--installed") {
+    return installed() ? 0 : 1;
+  }
   const settings = loadSettings();
   const { Workspace, PositionEncoding } = require("@astral-sh/ruff-wasm-nodejs");
   let workspace;
