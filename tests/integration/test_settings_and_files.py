@@ -119,8 +119,8 @@ def test_a_stale_copy_of_the_descriptor_is_not_taken_for_the_agent(tmp_path):
     syms = elf_symbols(FIRMWARE)
     live = syms["arenascope_descriptor"]
     stripped = tmp_path / "no_descriptor_symbol.elf"
-    subprocess.run(["arm-none-eabi-objcopy", "--strip-debug", "--strip-symbol=arenascope_descriptor", str(FIRMWARE), str(stripped)],
-                   check=True)
+    subprocess.run(["arm-none-eabi-objcopy", "--strip-debug", "--strip-symbol=arenascope_descriptor", str(FIRMWARE),
+                    str(stripped)], check=True)
     # The copy goes into the middle of the free band (between temp and tail: offsets 72 + 0, 20,
     # 24 of the descriptor on Cortex-M, target_agent/abi/agent_abi_v1.json), which no inference uses.
     with qemu() as (port, _):
