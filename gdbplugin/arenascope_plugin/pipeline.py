@@ -78,18 +78,18 @@ class Context:
     on_warn: Callable | None = None       # told each warning as it is found (key, text)
 
     @property
-    def reader(self):
+    def reader(self) -> MemoryReader:
         return self.target.reader
 
     @property
-    def symbols(self):
+    def symbols(self) -> Symbols:
         return self.target.symbols
 
     @property
-    def core(self):
+    def core(self) -> Core:
         return self.target.core
 
-    def warn(self, key, text):
+    def warn(self, key: str, text: str) -> None:
         self.warnings.append((key, text))
         if self.on_warn is not None:
             self.on_warn(key, text)

@@ -5,9 +5,10 @@ import bisect
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable
 
 from arenascope_plugin.acquire import dwarflayout, elfinfo
-from arenascope_plugin.acquire.symbols import Symbols
+from arenascope_plugin.acquire.symbols import Range, Symbols
 from arenascope_plugin.errors import TargetError
 
 
@@ -28,7 +29,7 @@ class ElfSymbols(Symbols):
     """The Symbols of the ELF at `path`. OSError / ValueError from the constructor when it is not
     a readable ELF with a symbol table."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str) -> None:
         self.elf_path = os.path.abspath(path)
         self.file_addresses = True
         self._table = {}
@@ -43,7 +44,7 @@ class ElfSymbols(Symbols):
         self._types = None
         self._pointer = elfinfo.pointer_size(self.elf_path)
 
-    def address(self, name):
+    def address(self, name: str) -> int | None:
         found = self._table.get(name)
         return found[0] if found is not None else None
 
@@ -54,7 +55,7 @@ class ElfSymbols(Symbols):
             self._sorted = ([e[0] for e in entries], entries)
         return self._sorted
 
-    def name_at(self, addr):
+    def name_at(self, addr: int) -> tuple[str, int] | None:
         starts, entries = self._index()
         i = bisect.bisect_right(starts, addr) - 1
         best = None
@@ -114,7 +115,7 @@ class ElfSymbols(Symbols):
         self._lines = ([r[0] for r in rows], rows)
         return self._lines
 
-    def line_at(self, addr):
+    def line_at(self, addr: int) -> tuple[str, int] | None:
         starts, rows = self._line_table()
         i = bisect.bisect_right(starts, addr) - 1
         # GDB's rule (symtab.c, find_pc_sect_line): the last row at or below addr; when it is not
@@ -137,31 +138,31 @@ class ElfSymbols(Symbols):
                 raise TargetError(f"agentless mode: {exc}") from None
         return self._types
 
-    def members(self, type_name, wanted):
+    def members(self, type_name: str, wanted: Iterable[str]) -> dict[str, tuple[int, int | None]] | None:
         try:
             return self._dwarf().members(type_name, wanted)
         except TargetError:
             return None
 
-    def base_offset(self, type_name, base_name):
+    def base_offset(self, type_name: str, base_name: str) -> int | None:
         try:
             return self._dwarf().base_offset(type_name, base_name)
         except TargetError:
             return None
 
-    def pointer_size(self):
+    def pointer_size(self) -> int:
         return self._pointer
 
-    def type_size(self, name):
+    def type_size(self, name: str) -> int | None:
         try:
             return self._dwarf().size(name)
         except TargetError:
             return None
 
-    def object_size(self, name) -> int | None:
+    def object_size(self, name: str) -> int | None:
         mangled = next((n for n, d in self._demangled().items() if d == name), name)
         found = self._table.get(mangled)
         return found[1] if found is not None and found[1] else None
 
-    def ram_ranges(self) -> tuple[list, str]:
+    def ram_ranges(self) -> tuple[list[Range], str]:
         return elfinfo.ram_ranges(self.elf_path)

@@ -10,6 +10,7 @@ ELF's .symtab names; GDB accepts them too); names given back (name_at) are deman
 prints them. Nothing here writes target memory or calls a target function.
 """
 import os
+from collections.abc import Iterable
 
 from arenascope_plugin.acquire import elfinfo
 
@@ -41,7 +42,7 @@ class Symbols:
         """(source file, line) of a code address from the line table, or None."""
         raise NotImplementedError
 
-    def members(self, type_name: str, wanted) -> dict[str, tuple[int, int | None]] | None:
+    def members(self, type_name: str, wanted: Iterable[str]) -> dict[str, tuple[int, int | None]] | None:
         """{member: (offset, size)} of the wanted members of the type (base classes included),
         from the debug information; None when the type is not defined."""
         raise NotImplementedError
@@ -94,7 +95,7 @@ class Symbols:
             raise ValueError("the ELF is not on disk")
         return elfinfo.object_bytes(self.elf_path, name)
 
-    def data_objects(self) -> list:
+    def data_objects(self) -> list[tuple[str, int, int, str]]:
         return elfinfo.data_objects(self._file()) if self._file() else []
 
     def objects_of_size(self, size: int) -> list[tuple[str, int]]:
@@ -103,7 +104,7 @@ class Symbols:
     def memory_map(self) -> dict[str, list]:
         return elfinfo.memory_map(self._file()) if self._file() else {"code": [], "flash": [], "ram": []}
 
-    def vtables(self, classes) -> dict:
+    def vtables(self, classes: Iterable[str]) -> dict[str, tuple[int, int]]:
         return elfinfo.vtables(self._file(), classes) if self._file() else {}
 
 
@@ -119,7 +120,7 @@ class Core:
         crossed an exception entry); [] when unknown."""
         raise NotImplementedError
 
-    def frame_args(self, function: str, names) -> dict[str, int]:
+    def frame_args(self, function: str, names: Iterable[str]) -> dict[str, int]:
         """{argument: value} of the newest frame whose function's name contains `function`, for
         the names the debug information gives; {} when unknown."""
         return {}
@@ -133,7 +134,8 @@ class TableSymbols(Symbols):
     """Symbols from a table (a memory image or a dump with its symbol addresses, and the tests):
     {name: address}, RAM ranges [(low, high, name)]; nothing else known."""
 
-    def __init__(self, addresses=None, ram=None, elf_path=None, layout=None, pointer=4):
+    def __init__(self, addresses: dict[str, int] | None = None, ram: Iterable[Range] | None = None,
+                 elf_path: str | None = None, layout: object = None, pointer: int = 4) -> None:
         """layout: a decode.tflm.Layout to use as the firmware's (tests of TFLM's objects)."""
         self.addresses, self.ram = dict(addresses or {}), list(ram or [])
         self.elf_path, self.file_addresses = elf_path, elf_path is not None
@@ -141,45 +143,46 @@ class TableSymbols(Symbols):
         if layout is not None:
             self.memo["tflm-layout"] = layout
 
-    def address(self, name):
+    def address(self, name: str) -> int | None:
         return self.addresses.get(name)
 
-    def name_at(self, addr):
+    def name_at(self, addr: int) -> tuple[str, int] | None:
         return None
 
-    def line_at(self, addr):
+    def line_at(self, addr: int) -> tuple[str, int] | None:
         return None
 
-    def members(self, type_name, wanted):
+    def members(self, type_name: str, wanted: Iterable[str]) -> dict[str, tuple[int, int | None]] | None:
         return None  # no debug information: a table of symbols only
 
-    def base_offset(self, type_name, base_name):
+    def base_offset(self, type_name: str, base_name: str) -> int | None:
         return None
 
-    def pointer_size(self):
+    def pointer_size(self) -> int:
         return self.pointer
 
-    def type_size(self, name):
+    def type_size(self, name: str) -> int | None:
         return None
 
-    def object_size(self, name):
+    def object_size(self, name: str) -> int | None:
         return None
 
-    def ram_ranges(self):
+    def ram_ranges(self) -> tuple[list[Range], str]:
         return list(self.ram), "" if self.ram else "no RAM ranges given"
 
 
 class FixedCore(Core):
     """A core whose registers are given ({} while it runs): dumps and tests."""
 
-    def __init__(self, regs=None, frames=None, cortex_m=True):
+    def __init__(self, regs: dict[str, int] | None = None, frames: Iterable[str] | None = None,
+                 cortex_m: bool = True) -> None:
         self.regs, self._frames, self.cortex_m = dict(regs or {}), list(frames or []), cortex_m
 
-    def register(self, name):
+    def register(self, name: str) -> int | None:
         return self.regs.get(name)
 
-    def frames(self):
+    def frames(self) -> list[str]:
         return list(self._frames)
 
-    def is_cortex_m(self):
+    def is_cortex_m(self) -> bool:
         return self.cortex_m

@@ -14,9 +14,12 @@ a second implementation here. Every member offset and type size comes from the f
 tested on byte images laid out from a Layout. The planner's arrays in free arena space are
 overwritten by the first Invoke: nothing here reads them. No GDB import.
 """
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from arenascope_plugin.acquire.planner import ROLE_BUILTIN_DATA, ROLE_BUILTIN_DATA_ALLOCATOR, ROLE_OP_DATA
+from arenascope_plugin.acquire.reader import MemoryReader
+from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
@@ -72,11 +75,11 @@ class Layout:
         default_factory=lambda: {"tflite::MicroInterpreter": {"tensors_allocated_": 1}})
     optional: dict[str, dict[str, tuple]] = field(default_factory=dict)
 
-    def off(self, type_name, member):
+    def off(self, type_name: str, member: str) -> int:
         return self.offsets[type_name][member]
 
 
-def layout(symbols) -> Layout:
+def layout(symbols: Symbols) -> Layout:
     """TFLM's Layout in the firmware, from its debug information through Symbols (GDB's types or
     the DWARF read with pyelftools: the same questions, the same answers). Kept on the Symbols
     object (symbols.memo). TargetError names what is missing: no -g, or another TFLM version."""
@@ -133,7 +136,7 @@ def _u(reader, addr, size):
     return int.from_bytes(reader.read(addr, size), "little")
 
 
-def read_header(reader, layout, interpreter):
+def read_header(reader: MemoryReader, layout: Layout, interpreter: int) -> tuple[int, bool]:
     """(model address, tensors_allocated) of the interpreter at `interpreter`."""
     mi = "tflite::MicroInterpreter"
     model = _ptr(reader, interpreter + layout.off(mi, "model_"), layout)
@@ -141,7 +144,8 @@ def read_header(reader, layout, interpreter):
     return model, bool(allocated)
 
 
-def allocator_state(reader, layout, interpreter):
+def allocator_state(reader: MemoryReader, layout: Layout,
+                    interpreter: int) -> tuple[int, bool, int, int, int, int, int, int, int]:
     """What says whether TFLM's layout of the interpreter at `interpreter` moved: (model address,
     tensors_allocated_, allocator address, the arena allocator's address, and its buffer_head_,
     buffer_tail_, head_, temp_, tail_). A handful of words: the live reader reads it at every
@@ -158,7 +162,7 @@ def allocator_state(reader, layout, interpreter):
                                                                        "tail_")))
 
 
-def walk(reader, layout, interpreter, plan):
+def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> Walk:
     """The arena of the interpreter at `interpreter`, as TFLM laid it out, with the planner's JSON
     for its model (`plan`, schema acquire.planner.SCHEMA) giving names, sizes and lifetimes."""
     mi, ma = "tflite::MicroInterpreter", "tflite::MicroAllocator"
@@ -298,7 +302,8 @@ def walk(reader, layout, interpreter, plan):
     return walk_out
 
 
-def scan_ram(reader, layout, ranges, graph_vptr):
+def scan_ram(reader: MemoryReader, layout: Layout, ranges: Iterable[tuple[int, int, str]],
+             graph_vptr: int) -> list[int]:
     """The addresses of the MicroInterpreters in RAM ranges [(lo, hi, name)]: where the vtable
     pointer of an embedded MicroInterpreterGraph (`graph_vptr`: its vtable + 2 pointers) sits,
     pointer-aligned, minus the offset of graph_."""
@@ -319,7 +324,7 @@ def scan_ram(reader, layout, ranges, graph_vptr):
     return found
 
 
-def split_tail(arena, walked_arena):
+def split_tail(arena: Arena, walked_arena: Arena) -> str | None:
     """Replaces, in the TFLM adapter's `arena` (it publishes the persistent tail as one region, the
     last), that region by the tail objects `walked_arena` found, when both are the same arena (base,
     size and tail offset equal). Returns None when done, else why not (a string)."""
@@ -338,7 +343,7 @@ def split_tail(arena, walked_arena):
     return None
 
 
-def descriptor(walked, addr_size, stack: Band | None = None):
+def descriptor(walked: Walk, addr_size: int, stack: Band | None = None) -> Descriptor:
     """A Descriptor for the walked arena, so every command reads both modes alike. What only the
     agent measures (canary bands, invoke counter, torn reads, fault record) is absent: flags 0
     (not measured), no guard band, invoke_phase 0."""

@@ -23,11 +23,15 @@ Facts of TFLM 90b983c2 it relies on (tensorflow/tflite-micro):
 - greedy_memory_planner.cc: AddBuffer fails with "Too many buffers (max is N)" once buffer_count_
   reaches max_buffer_count_ (the free space / 40 B).
 """
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from arenascope_plugin.acquire.planner import ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOCATOR
-from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.decode.tflm import Layout
+
+Span = tuple[int, int]   # [lo, hi) of memory
 
 MI, MA, SA, GP = ("tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
                   "tflite::GreedyMemoryPlanner")
@@ -53,7 +57,7 @@ class Facts:
     vtables: dict[str, tuple[int, int]] = field(default_factory=dict)  # class -> (vtable address, size)
     stack: tuple[int, int] | None = None                 # (low, high) of the main stack
 
-    def inside(self, spans, value):
+    def inside(self, spans: Iterable[Span], value: int) -> bool:
         return any(lo <= value < hi for lo, hi in spans)
 
 
@@ -69,7 +73,7 @@ class ObjectCheck:
     role: str = ""                                         # its planner tail role (acquire.planner.ROLE_*), "" for none
 
     @property
-    def sound(self):
+    def sound(self) -> bool:
         return not self.problems
 
 
@@ -90,11 +94,11 @@ class State:
     constructor_failed: bool = False             # the MicroInterpreter's constructor could not allocate
 
     @property
-    def smashed(self):
+    def smashed(self) -> list[ObjectCheck]:
         return [o for o in self.objects if not o.sound]
 
     @property
-    def laid_out(self):
+    def laid_out(self) -> bool:
         """Whether AllocateTensors laid the arena out (whatever happened to it since): its used
         bytes and headroom mean something."""
         return self.condition in ("allocated", "smashed")
@@ -119,7 +123,7 @@ def _read_member(reader, lay, type_name, base, member):
     return int.from_bytes(reader.read(base + offset, size), "little")
 
 
-def points(facts, value, arena):
+def points(facts: Facts, value: int, arena: Span | None) -> str:
     """Where a pointer value points: 'null', 'arena', 'flash', 'ram' or 'nowhere' (none of the
     ELF's memory: not a pointer the firmware made)."""
     if value == 0:
@@ -135,7 +139,7 @@ def points(facts, value, arena):
     return "nowhere"
 
 
-def stack_value(facts, value, reader=None):
+def stack_value(facts: Facts, value: int, reader: MemoryReader | None = None) -> str | None:
     """Why a word looks like one the stack wrote, or None: a return address (odd, into code, right
     after a call instruction: faultrecord.call_before, read through `reader`), or a pointer into the
     stack. TFLM's tail objects hold neither."""
@@ -189,7 +193,8 @@ def _object(reader, lay, name, addr, size, members, role=""):
     return check
 
 
-def check_allocator_objects(reader, lay, facts, allocator, arena):
+def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, allocator: int,
+                            arena: Span | None) -> list[ObjectCheck]:
     """ObjectChecks of the MicroAllocator at `allocator`, its SingleArenaBufferAllocator and its
     memory planner, in that order (the ones that could be reached)."""
     out = []
@@ -245,7 +250,8 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
     return out
 
 
-def assess(reader, lay, interpreter, facts, constructor_tail=None):
+def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
+           constructor_tail: int | None = None) -> State:
     """The State of the interpreter at `interpreter`. `constructor_tail`: the persistent bytes
     TFLM's constructor alone allocates (MicroAllocator::Create; the planner's replay gives it),
     to tell "not started" from "unfinished" when the allocator does not say. Never raises for
@@ -357,7 +363,7 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
     return st
 
 
-def words(reader, addr, size):
+def words(reader: MemoryReader, addr: int, size: int) -> list[tuple[int, int]]:
     """[(address, value)] of the whole little-endian words in [addr, addr + size), [] when the
     range is unreadable or empty."""
     if size < 4:
@@ -369,7 +375,8 @@ def words(reader, addr, size):
     return [(addr + i, int.from_bytes(data[i:i + 4], "little")) for i in range(0, len(data), 4)]
 
 
-def stack_reach(reader, facts, low_limit, scan_from):
+def stack_reach(reader: MemoryReader, facts: Facts, low_limit: int,
+                scan_from: int) -> tuple[int, int, str] | None:
     """How far below the stack's limit the stack wrote: the lowest word in [scan_from, low_limit)
     that holds a stack value (stack_value: a return address or a pointer into the stack; every
     stack frame of a call holds a return address), scanning whole words.
