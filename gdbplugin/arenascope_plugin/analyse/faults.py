@@ -3,19 +3,25 @@ Symbols and Core of acquire/). Sources: the agent's fault record (decode/faultre
 the core's registers and SCB when it is halted in a fault handler (ARMv7-M ARM B1.5.6 for the
 stacked frame, B3.2 for the SCB registers); the post-mortem of TFLM's objects in agentless mode
 (analyse/postmortem.py)."""
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.analyse import agentless, figures, postmortem
 from arenascope_plugin.decode import faultrecord, tflm
+from arenascope_plugin.decode.descriptor import Descriptor, Region
 from arenascope_plugin.errors import TargetError
 
 # Globals a fault handler commonly saves the stacked frame's address in (MSP or PSP at entry).
 FAULT_SP_SYMBOLS = ("g_fault_sp", "fault_sp", "g_hardfault_sp", "hardfault_sp", "HardFault_SP", "g_stacked_sp",
                     "stacked_sp")
+# pipeline.Context, what one gather found: the stage above this one, so not imported here.
+PipelineContext = Any
 
 
-def where(symbols, pc, return_address=False):
+def where(symbols: Symbols, pc: int | None, return_address: bool = False) -> str:
     """'address in function at file:line' for a code address: the name from the ELF's symbol
     table (what the linker put there; DWARF ranges of discarded code can claim low addresses),
     the line from the line table. PC 0 is said to be a null pointer."""
@@ -40,12 +46,12 @@ SCB = {"icsr": 0xE000ED04, "shcsr": 0xE000ED24, "cfsr": 0xE000ED28, "hfsr": 0xE0
        "bfar": 0xE000ED38}
 
 
-def u32(reader, addr):
+def u32(reader: MemoryReader, addr: int) -> int:
     """The little-endian 32-bit word at addr."""
     return int.from_bytes(reader.read(addr, 4), "little")
 
 
-def live_fault(ctx, read=None):
+def live_fault(ctx: PipelineContext, read: Callable[[int, int], bytes] | None = None) -> faultrecord.Fault | None:
     """The fault the core is handling now (halted in a fault handler), from its registers, or None.
     EXC_RETURN is in LR only until the handler saves it: after that it is reported unknown.
     Registers: ctx.core (None while the core runs: then the exception number is ICSR's)."""
@@ -102,7 +108,7 @@ def live_fault(ctx, read=None):
                        exc_return=exc, frame_addr=frame_addr, frame=frame, frame_note=note)
 
 
-def saved_fault_sp(ctx):
+def saved_fault_sp(ctx: PipelineContext) -> tuple[int | None, str]:
     """(frame address, note) from where a fault handler saved the SP at entry: `set arena
     fault-sp EXPR`, else the first of FAULT_SP_SYMBOLS the ELF has. The address is taken only when
     the frame there looks stacked: xPSR's Thumb bit (bit 24) set (ARMv7-M ARM B1.5.6). (None, why)
@@ -138,7 +144,7 @@ def saved_fault_sp(ctx):
     return None, "; ".join(tried)
 
 
-def lr_lines(ctx, f):
+def lr_lines(ctx: PipelineContext, f: faultrecord.Fault) -> list[str]:
     """What the stacked LR says, without a label: the call site when the instruction before it is
     a call (BL/BLX), else that it is no return address, then the call chain GDB's unwinder (CFI)
     finds instead."""
@@ -154,7 +160,7 @@ def lr_lines(ctx, f):
     return out
 
 
-def damaged_regions(ctx, desc, rec):
+def damaged_regions(ctx: PipelineContext, desc: Descriptor | None, rec: faultrecord.Record | None) -> list[Region]:
     """Labels of the immutable regions whose bytes no longer match the checksum the agent took
     after allocation (region checksums: target_agent/include/arenascope/faultrecord.h)."""
     if rec is None or not rec.checksums_addr or not desc or not desc.arenas:
@@ -177,7 +183,7 @@ def damaged_regions(ctx, desc, rec):
     return out
 
 
-def halt_state(ctx):
+def halt_state(ctx: PipelineContext) -> postmortem.Halt:
     """Where the core is stopped (postmortem.Halt): the PC, the unwound call chain (ctx.core's:
     GDB's through exception frames; without GDB only the PC's function), the exception being
     handled and whether the instruction at the PC branches to itself (`b .`: Thumb T2 0xE7FE, or
@@ -197,7 +203,7 @@ def halt_state(ctx):
     return halt
 
 
-def constructor_note(ctx):
+def constructor_note(ctx: PipelineContext) -> str | None:
     """What to say when the core is inside TFLM's MicroInterpreter constructor (the interpreter
     is not built, so no scan finds it), with the arena size the constructor was given (its
     tensor_arena_size argument, when the debug information gives it), or None."""
@@ -223,14 +229,14 @@ def constructor_note(ctx):
             + f" {stuck[0].upper()}{stuck[1:]}")
 
 
-def halt_of(ctx):
+def halt_of(ctx: PipelineContext) -> postmortem.Halt:
     """halt_state(), unwound once a command (the report, the verdicts and the snapshot share it)."""
     if ctx.halt is None:
         ctx.halt = halt_state(ctx)
     return ctx.halt
 
 
-def tflm_verdicts(ctx, f):
+def tflm_verdicts(ctx: PipelineContext, f: faultrecord.Fault | None) -> list[postmortem.Verdict]:
     """The post-mortem's Verdicts for an agentless TFLM firmware (postmortem.py), computed once
     for a command's fault (its text and its snapshot both use them)."""
     if ctx.tflm is None or not ctx.tflm.interpreter:
@@ -282,7 +288,7 @@ def _address_note(ctx, f):
     return "the faulting address: " + "; ".join(figures.whereis(ctx.desc, addr, ctx.stack))
 
 
-def arena_verdict(ctx, f, damaged) -> Findings:
+def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: list[Region]) -> Findings:
     """The verdicts from the arena's point of view, for fault f (or None: what the memory says
     without one), with damaged the immutable regions overwritten since allocation."""
     out = Findings()
@@ -358,7 +364,7 @@ def _prefetch(reader, pieces):
     return read
 
 
-def find_fault(ctx):
+def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Region], str]:
     """(Fault or None, damaged immutable regions, why there is no fault): from the agent's record
     when it holds a fault of this boot (or of an earlier one when the core is not in a handler),
     else from the core's registers when it is halted in a fault handler."""
@@ -405,7 +411,7 @@ def find_fault(ctx):
     return f, damaged, note
 
 
-def fault_json(f, ctx, damaged):
+def fault_json(f: faultrecord.Fault, ctx: PipelineContext, damaged: list[Region]) -> dict:
     """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault"): structured
     verdicts (kind, headline, evidence), notes, and stale when the fault is from before a reset
     (then the arena in memory is this boot's and no verdict is drawn from it)."""

@@ -15,9 +15,9 @@ tflmstate.Facts. Every figure is read or predicted elsewhere; this module only t
 from dataclasses import dataclass, field
 
 from arenascope_plugin.acquire import planner
-from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.analyse import figures
-from arenascope_plugin.decode import tflmstate
+from arenascope_plugin.decode import faultrecord, tflmstate
 
 ALLOCATE = "AllocateTensors"
 ABORT_FUNCTIONS = ("AbortImpl", "abort", "_exit", "__assert_func", "__stack_chk_fail", "tflite::AbortImpl")
@@ -33,11 +33,11 @@ class Halt:
     spinning: bool = False                           # the instruction at the PC branches to itself
 
     @property
-    def in_allocate_tensors(self):
+    def in_allocate_tensors(self) -> bool:
         return any(ALLOCATE in f for f in self.frames)
 
     @property
-    def stuck(self):
+    def stuck(self) -> bool:
         return self.spinning or any(self.function.endswith(a) for a in ABORT_FUNCTIONS)
 
 
@@ -48,16 +48,16 @@ class Verdict:
     evidence: list[str] = field(default_factory=list)
     smashed: list[dict] = field(default_factory=list)   # [{"name", "addr", "size", "why"}] top down
 
-    def lines(self):
+    def lines(self) -> list[str]:
         """The headline, then the evidence and the overwritten objects, a line each."""
         return [self.headline] + self.evidence + [f"overwritten: {o['name']} at {o['addr']:#x} ({o['size']} B): "
                                                   f"{o['why']}" for o in self.smashed]
 
-    def json(self):
+    def json(self) -> dict:
         return {"kind": self.kind, "headline": self.headline, "evidence": self.evidence, "smashed": self.smashed}
 
 
-def stuck_line(halt):
+def stuck_line(halt: Halt) -> str | None:
     """Where and why the core is stuck, or None when it is not."""
     if not halt.stuck:
         return None
@@ -73,14 +73,14 @@ def stuck_line(halt):
             if halt.pc is not None else f"the core is stuck: {why}")
 
 
-def replay_at(plan, size):
+def replay_at(plan: dict | None, size: int | None) -> dict:
     """The planner's replay of TFLM's allocation (`arenascope-plan --arena-size`, the JSON's
     `replay`) when it is for an arena of `size` bytes, else {}."""
     replay = (plan or {}).get("replay") or {}
     return replay if replay.get("arena_bytes") == size else {}
 
 
-def tail_bytes_at(plan, size):
+def tail_bytes_at(plan: dict | None, size: int | None) -> int | None:
     """The persistent tail TFLM builds in an arena of `size` bytes: the replay's when AllocateTensors
     fits at that size, else the planner's at its recommended size (equal when both ends are
     16-byte aligned), or None."""
@@ -90,7 +90,7 @@ def tail_bytes_at(plan, size):
     return (plan or {}).get("tail", {}).get("bytes")
 
 
-def tail_layout(plan, base, size):
+def tail_layout(plan: dict | None, base: int, size: int) -> list[tuple[int, int, str, str]]:
     """[(address, size, what, role)] of the tail objects TFLM allocates for the plan's model, top down,
     placed in the arena [base, base + size): from the planner's replay at this size when it gives
     one, else from its tail at the recommended size moved to this end (exact when the arena's end
@@ -167,7 +167,9 @@ def _tie(f, smashed_values, objects):
     return None
 
 
-def stack_into_arena(reader, facts, state, stack, f, plan):
+def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmstate.State | None,
+                     stack: figures.StackFigures | None, f: faultrecord.Fault | None,
+                     plan: dict | None) -> Verdict | None:
     """The stack-into-arena Verdict, or None when the stack stayed above its limit."""
     if stack is None or state is None or state.arena_base is None:
         return None
@@ -228,7 +230,8 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
     return Verdict("stack-into-arena", headline, evidence, objects)
 
 
-def damaged(state, stack, verdicts):
+def damaged(state: tflmstate.State | None, stack: figures.StackFigures | None,
+            verdicts: list[Verdict]) -> Verdict | None:
     """The tflm-damaged Verdict: TFLM's objects do not hold TFLM's values and no other verdict
     explains it (the stack kept paint at its limit), or None."""
     if state is None or state.condition not in ("smashed", "unknown") or verdicts or not state.interpreter:
@@ -250,7 +253,7 @@ def damaged(state, stack, verdicts):
                    [{"name": o.name, "addr": o.addr, "size": o.size, "why": "; ".join(o.problems)} for o in bad])
 
 
-def replay_lines(plan, size):
+def replay_lines(plan: dict | None, size: int | None) -> tuple[str, list[str], dict | None, int | None]:
     """(headline part, evidence lines, outcome) from the planner's replay at `size`, or from its
     minimum alone."""
     arena = (plan or {}).get("arena") or {}
@@ -312,7 +315,8 @@ def _io_tie(reader, f, state):
     return None
 
 
-def allocation(state, f, halt, plan, reader=None):
+def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt: Halt, plan: dict | None,
+               reader: MemoryReader | None = None) -> Verdict | None:
     """The allocation-failed or failure-ignored Verdict, or None when AllocateTensors finished or
     never started. `reader`: target memory, to tie a fault to input(i)/output(i)'s bogus tensor."""
     if state is None or state.condition != "unfinished":
