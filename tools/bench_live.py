@@ -26,11 +26,11 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "rig" / "openocd_qemu"))
 sys.path.insert(0, str(ROOT / "gdbplugin"))
-from chain import Chain  # noqa: E402
-from arenascope_plugin.acquire import elfinfo, openocd  # noqa: E402
 from arenascope_plugin import pipeline  # noqa: E402
+from arenascope_plugin.acquire import elfinfo, openocd  # noqa: E402
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # noqa: E402
 from arenascope_plugin.serve import livepoll  # noqa: E402
+from chain import Chain  # noqa: E402
 
 BLOCKS = 17   # 40 planned buffers + 162 tail regions = 202 regions
 TARGET_HZ, TARGET_BYTES = 20.0, 1536
@@ -44,8 +44,8 @@ def build_firmware(build, work):
     header = subprocess.run([str(build / "planner" / "arenascope-plan"), "--header", "--target", "cortex-m",
                              "--margin", "15", str(model)], check=True, capture_output=True, text=True).stdout
     (plan / "arenascope_plan.h").write_text(header)
-    subprocess.run(["cmake", f"-DIN={model}", f"-DOUT={plan / 'demo_model_data.c'}", "-P",
-                    str(ROOT / "cmake" / "embed_model.cmake")], check=True, capture_output=True)  # the demo publishes it
+    subprocess.run(["cmake", f"-DIN={model}", f"-DOUT={plan / 'demo_model_data.c'}", "-P",  # the demo publishes it
+                    str(ROOT / "cmake" / "embed_model.cmake")], check=True, capture_output=True)
     fw = work / "fw"
     subprocess.run(["cmake", "-S", str(ROOT / "examples" / "demo" / "cortex_m4"), "-B", str(fw),
                     f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'cmake' / 'arm-none-eabi.cmake'}", "-DCMAKE_BUILD_TYPE=MinSizeRel",
@@ -109,7 +109,8 @@ def main():
         "size_bytes", 0)
     naive_s = naive / link_bps
     ok_hz, ok_bytes = paced["per_s"] >= TARGET_HZ * 0.97, paced["bytes"] <= TARGET_BYTES
-    print(f"live view through OpenOCD (rig: OpenOCD 0.12 -> JTAG bit-bang -> QEMU mps2-an386), {args.seconds:g} s a run")
+    print("live view through OpenOCD (rig: OpenOCD 0.12 -> JTAG bit-bang -> QEMU mps2-an386), "
+          f"{args.seconds:g} s a run")
     print(f"  arena: {regions} regions, {arena['size_bytes']} B; stack {snap['stack']['size_bytes']} B")
     print(f"  link speed (16 KiB Tcl read_memory):   {link_bps / 1024:.1f} KiB/s")
     print(f"  as fast as it can:  {fast['per_s']:.1f} refreshes/s, {fast['bytes']:.0f} B and "

@@ -33,7 +33,8 @@ def main():
         raise SystemExit(f"need {tool}: build first")
     figures = json.loads(figures_file.read_text())["models"] if figures_file.exists() else {}
     head = (f"{'model':42} {'abi':6} {'lower':>7} {'greedy':>7} {'best':>7} {'TFLM head':>9} "
-            f"{'min pred':>8} {'min meas':>8} {'err %':>6} {'used pred':>9} {'used meas':>9} {'recommend':>9} {'ms':>6}  note")
+            f"{'min pred':>8} {'min meas':>8} {'err %':>6} {'used pred':>9} {'used meas':>9} {'recommend':>9} "
+            f"{'ms':>6}  note")
     print(head)
     print("-" * len(head))
     models = {p.name: p for p in sorted((SHARED / "models").glob("*.tflite"))}
@@ -64,12 +65,13 @@ def main():
             err = (f"{100 * (pred - fig['min_arena_bytes']) / fig['min_arena_bytes']:+.1f}"
                    if fig.get("min_arena_bytes") else "-")
             floor = "" if arena["exact"] else "minimum is a floor: " + ", ".join(arena["unmodelled_kernels"])
-            def num(k):
+            def num(k, fig=fig):
                 v = fig.get(k)
                 return "-" if v is None else str(v)
             print(f"{name:42} {abi:6} {doc['lower_bound']['bytes']:7} {doc['plans']['tflm-greedy']['head_bytes']:7} "
-                  f"{doc['plans']['best']['head_bytes']:7} {num('head_bytes'):>9} {pred:>8} {num('min_arena_bytes'):>8} "
-                  f"{err:>6} {arena['arena_used_bytes']:>9} {num('arena_used_bytes'):>9} {arena['recommended_bytes']:>9} "
+                  f"{doc['plans']['best']['head_bytes']:7} {num('head_bytes'):>9} {pred:>8} "
+                  f"{num('min_arena_bytes'):>8} {err:>6} {arena['arena_used_bytes']:>9} "
+                  f"{num('arena_used_bytes'):>9} {arena['recommended_bytes']:>9} "
                   f"{statistics.median(times):6.1f}  {note or floor}")
 
 

@@ -22,11 +22,11 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 
-from arenascope_plugin.decode import abi  # noqa: E402
-from arenascope_plugin.analyse import figures
-from arenascope_plugin.present import render
 from arenascope_plugin.acquire.reader import CountingReader, ImageReader  # noqa: E402
+from arenascope_plugin.analyse import figures  # noqa: E402
+from arenascope_plugin.decode import abi  # noqa: E402
 from arenascope_plugin.decode.session import DescriptorSession  # noqa: E402
+from arenascope_plugin.present import render  # noqa: E402
 
 DESC, TABLE, ARENA, ARENA_BYTES, STACK_BYTES = 0x20000000, 0x20000100, 0x20010000, 64 * 1024, 8 * 1024
 
@@ -51,7 +51,8 @@ def image(regions=200):
     desc = bytearray(size)
     stack_low = ARENA + ARENA_BYTES + 256
     _put(desc, "descriptor", {"magic": abi.MAGIC, "abi_major": 1, "descriptor_size": size, "addr_size": 4,
-                              "arena_capacity": 1, "arena_count": 1, "arena_entry_size": abi.layout("arena", 4)["_size"],
+                              "arena_capacity": 1, "arena_count": 1,
+                              "arena_entry_size": abi.layout("arena", 4)["_size"],
                               "region_entry_size": 16, "flags": abi.FLAG_MEASURED, "seq": 2, "layout_generation": 1,
                               "canary_pattern": 0xAAAAAAAA, "stack_paint_pattern": 0xCCCCCCCC,
                               "stack": {"low_addr": stack_low, "high_addr": stack_low + STACK_BYTES,
@@ -152,7 +153,7 @@ def bench_qemu(n):
     finally:
         qemu.kill()
         qemu.wait()
-    line = next((l for l in out.stdout.splitlines() if l.startswith("BENCH")), None)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("BENCH")), None)
     if not line:
         print("2. QEMU: failed:\n" + out.stdout + out.stderr)
         return

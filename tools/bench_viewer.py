@@ -4,8 +4,9 @@
 Renders, headless under Xvfb with Mesa's software renderer, a snapshot with 10,000 regions and
 one with none (an empty frame: the same window and panels, no regions), and prints the mean
 frame time of each and their ratio; then the 10,000-region frame again with its region rasters
-rebuilt every frame (the cost of a frame that zooms, pans or takes a new snapshot). Target (issue #4): the 10,000-region frame within a quarter
-of a 60 Hz frame, 4.2 ms, on this machine's software renderer.
+rebuilt every frame (the cost of a frame that zooms, pans or takes a new snapshot). Target (issue
+#4): the 10,000-region frame within a quarter of a 60 Hz frame, 4.2 ms, on this machine's software
+renderer.
 
 Usage: tools/bench_viewer.py [--frames N] [--regions N]
 """
@@ -35,7 +36,8 @@ def synthetic(n):
                      "address": base + (i % (n // 4 or 1)) * 16, "size_bytes": 16, "first_use": i % scopes,
                      "last_use": min(scopes - 1, i % scopes + 1), "flags": [], "label": f"tensor {i}", "name": None,
                      "shape": None, "dtype": None} for i in range(n)]
-    a["plan"] = {"scopes": scopes, "live_bytes": [n * 16 // scopes * 2] * scopes, "live_regions": [[] for _ in range(scopes)],
+    a["plan"] = {"scopes": scopes, "live_bytes": [n * 16 // scopes * 2] * scopes,
+                 "live_regions": [[] for _ in range(scopes)],
                  "lower_bound_bytes": n * 16 // scopes * 2, "lower_bound_scope": 0}
     return snap
 

@@ -11,7 +11,6 @@ import re
 import socket
 import subprocess
 import sys
-import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ELF = ROOT / "build" / "firmware" / "demo_fw.elf"
@@ -79,13 +78,13 @@ def run(setup, shown, connect=True):
                               env=dict(os.environ, TERM="dumb"))
         # GDB writes errors to stderr: interleave by putting them after the marker they follow.
         text = proc.stdout
-        errors = [l for l in proc.stderr.splitlines() if l.startswith("arena ")]
+        errors = [e for e in proc.stderr.splitlines() if e.startswith("arena ")]
         blocks = text.split(marker)[1:]
         out = []
-        for block, command in zip(blocks, shown):
+        for block, command in zip(blocks, shown, strict=False):
             lines = block.splitlines()[1:]
             lines += [e for e in errors if e.startswith(command.split()[0] + " " + command.split()[1] + ":")]
-            out.append((command, "\n".join(l for l in lines if l.strip())))
+            out.append((command, "\n".join(line for line in lines if line.strip())))
         return out
     finally:
         qemu.kill()
@@ -191,7 +190,7 @@ function or an object names its address; a byte-sized value held in memory is re
   exits non-zero (GDB's batch exit status is that of its last command: put the check last).
   Interactively, or in a sourced script, it prints the verdicts and goes on (`--strict` makes a
   FAIL an error there too).
-"""
+"""  # noqa: E501 - Markdown: a table row and a list item are one line each
 
 FOOTER = """## The snapshot
 

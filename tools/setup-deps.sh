@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages arenascope needs, only the missing ones (apt-get; sudo when
-# not root). Used by tools/demo.sh and tools/test.sh; safe to run again.
+# not root), then the Python linter (ruff's WebAssembly build, npm ci in tools/lint) unless
+# tools/lint/node_modules already holds the pinned version. Used by tools/demo.sh and
+# tools/test.sh; safe to run again, and offline once everything is there.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 PACKAGES=(
   cmake make g++ gdb python3 python3-pytest python3-pyelftools python3-jsonschema libgtest-dev nlohmann-json3-dev
@@ -10,13 +13,26 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev clang clang-format openocd pkg-config python3-hypothesis
 )
 
+# The linter's node and npm go by command, not by package: a node from elsewhere (NodeSource's
+# nodejs ships npm inside) serves as well, and Debian's npm would conflict with it.
+lint_node() {
+  if [ ! -d tools/lint/node_modules ] || ! node tools/lint/ruff.mjs --installed; then
+    echo "arenascope: installing the Python linter (npm ci in tools/lint)"
+    (cd tools/lint && npm ci --no-audit --no-fund --loglevel=error) ||
+      echo "arenascope: npm ci failed in tools/lint: the python_lint test will fail until it succeeds" >&2
+  fi
+}
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
 done
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
+  lint_node
   exit 0
 fi
 echo "arenascope: installing ${missing[*]}"
@@ -33,3 +49,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+lint_node

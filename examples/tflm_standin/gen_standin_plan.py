@@ -165,7 +165,7 @@ def main():
         lines.append(f"  {{{b['subgraph']}, {b['tensor']}, {b['scratch']}, {b['offset']}, {b['size']}, "
                      f"{b['first']}, {b['last']}}},")
     lines.append("};")
-    for si, (sg, fsg) in enumerate(zip(plan["subgraphs"], facts)):
+    for si, (sg, fsg) in enumerate(zip(plan["subgraphs"], facts, strict=False)):
         lines.append(f"static const standin_tensor_t standin_tensors_{si}[{len(sg['tensors'])}] = {{")
         for t in sg["tensors"]:
             f = fsg["tensors"][t["index"]]

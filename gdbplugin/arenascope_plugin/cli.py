@@ -45,7 +45,8 @@ def _number(text):
 def _common(ap):
     ap.add_argument("--version", action="version", version=f"arenascope {version.VERSION}")
     ap.add_argument("--elf", required=True, help="the firmware's ELF (symbols, DWARF, the model's bytes)")
-    ap.add_argument("--openocd", default="127.0.0.1:6666", help="OpenOCD's Tcl RPC port, HOST:PORT (default %(default)s)")
+    ap.add_argument("--openocd", default="127.0.0.1:6666",
+                    help="OpenOCD's Tcl RPC port, HOST:PORT (default %(default)s)")
     ap.add_argument("--planner", help="the arenascope-plan tool (default: build/planner beside this checkout)")
     ap.add_argument("--model", default="", help="agentless: the .tflite the firmware runs (default: from the ELF)")
     ap.add_argument("--descriptor-address", type=_number, help="the descriptor's address, when it has no symbol")

@@ -11,8 +11,8 @@ No GDB here. Errors: TargetError, DecodeError, MemoryReadError, TornReadError, N
 (EXPECTED), each saying what happened, where, and what to do.
 """
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
 
 from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
@@ -42,15 +42,15 @@ class Target:
 class Settings:
     """The user's settings, resolved to values by the front end (`set arena ...`, the tool's
     options). None: automatic."""
-    canary_pattern: Optional[int] = None
-    stack_paint_pattern: Optional[int] = None
-    stack_range: Optional[Tuple[int, int]] = None
-    descriptor_address: Optional[int] = None
-    scan_range: Optional[Tuple[int, int]] = None
+    canary_pattern: int | None = None
+    stack_paint_pattern: int | None = None
+    stack_range: tuple[int, int] | None = None
+    descriptor_address: int | None = None
+    scan_range: tuple[int, int] | None = None
     model: str = ""                       # agentless: the .tflite file, "" to read the model from the ELF
-    planner: Optional[str] = None         # the arenascope-plan executable, None when not found
-    fault_sp: Optional[Tuple[str, object]] = None  # (expression, its value or why it has none)
-    interpreter: Optional[int] = None     # agentless: the MicroInterpreter `arena attach` named
+    planner: str | None = None            # the arenascope-plan executable, None when not found
+    fault_sp: tuple[str, object] | None = None     # (expression, its value or why it has none)
+    interpreter: int | None = None        # agentless: the MicroInterpreter `arena attach` named
 
 
 @dataclass
@@ -59,37 +59,37 @@ class Context:
     target: Target
     settings: Settings
     cache: dict
-    warnings: List[Tuple[str, str]] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
     desc: object = None
-    located_by: Optional[str] = None
-    figs: Dict[int, object] = field(default_factory=dict)
+    located_by: str | None = None
+    figs: dict[int, object] = field(default_factory=dict)
     stack: object = None
     seq_odd: bool = False
-    note: Optional[str] = None
-    stale: List[str] = field(default_factory=list)
+    note: str | None = None
+    stale: list[str] = field(default_factory=list)
     stack_source: str = "the descriptor"
-    minimum_arena: Optional[int] = None   # the planner's minimum arena, when it holds for this firmware
-    descriptor_error: Optional[str] = None  # why the agent's descriptor was not used (corrupt): agentless
+    minimum_arena: int | None = None      # the planner's minimum arena, when it holds for this firmware
+    descriptor_error: str | None = None     # why the agent's descriptor was not used (corrupt): agentless
     tflm: object = None                   # agentless: the interpreter's tflmstate.State
-    plan: Optional[dict] = None           # agentless: the planner's JSON for the model
+    plan: dict | None = None              # agentless: the planner's JSON for the model
     facts: object = None                  # agentless: the ELF's tflmstate.Facts
     halt: object = None                   # where the core is stopped (faults.halt_of), unwound once
     verdicts: object = None               # (fault, [postmortem.Verdict]) computed for it
-    on_warn: Optional[Callable] = None    # told each warning as it is found (key, text)
+    on_warn: Callable | None = None       # told each warning as it is found (key, text)
 
     @property
-    def reader(self):
+    def reader(self) -> MemoryReader:
         return self.target.reader
 
     @property
-    def symbols(self):
+    def symbols(self) -> Symbols:
         return self.target.symbols
 
     @property
-    def core(self):
+    def core(self) -> Core:
         return self.target.core
 
-    def warn(self, key, text):
+    def warn(self, key: str, text: str) -> None:
         self.warnings.append((key, text))
         if self.on_warn is not None:
             self.on_warn(key, text)
@@ -215,11 +215,10 @@ def _agentless(ctx, exc, need_descriptor):
         if inside and need_descriptor:
             raise TargetError("TFLM's interpreter is not built yet: the core is inside the "
                               "tflite::MicroInterpreter constructor; `arena fault` says why") from None
-        if inside:
-            exc2 = TargetError(inside)
+        error = TargetError(inside) if inside else exc2
         if need_descriptor:
-            raise exc2 from None
-        loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown", evidence=[str(exc2)],
+            raise error from None
+        loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown", evidence=[str(error)],
                                                         objects=[]))
     ctx.desc, ctx.located_by, ctx.minimum_arena = loaded.desc, loaded.how, loaded.minimum
     ctx.tflm, ctx.plan, ctx.facts = loaded.state, loaded.plan, loaded.facts
@@ -283,8 +282,8 @@ def _measure_stack(ctx, scanner, low, high, pattern):
 MEASURED_BY = "host scan of target memory"
 
 
-def gather(target: Target, settings: Settings, cache: Optional[dict] = None, scanner: Optional[BandScanner] = None,
-           need_descriptor: bool = True, verify: bool = False, on_warn: Optional[Callable] = None) -> Context:
+def gather(target: Target, settings: Settings, cache: dict | None = None, scanner: BandScanner | None = None,
+           need_descriptor: bool = True, verify: bool = False, on_warn: Callable | None = None) -> Context:
     """Reads everything a command needs. verify: re-read the region tables and re-measure the bands
     and the stack from target memory instead of trusting the agent's last measurement (check, map,
     stack, whereis, snapshot, live). Without verify only the guard band is re-read (it is small), so

@@ -189,7 +189,7 @@ def dwarf_layout(elf, type_name, fields, gdb="gdb-multiarch"):
                           stdin=subprocess.DEVNULL)
     values = [int(v) for v in re.findall(r"^\$\d+ = (\d+)$", proc.stdout, re.M)]
     assert len(values) == len(fields) + 1, proc.stdout + proc.stderr
-    return {**dict(zip(fields, values)), "_size": values[-1]}
+    return {**dict(zip(fields, values[:-1], strict=True)), "_size": values[-1]}
 
 
 def decode_regions(data, count):

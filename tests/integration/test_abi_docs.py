@@ -24,7 +24,7 @@ def test_every_field_in_the_docs_has_the_fixture_offsets_and_type():
     for type_name, rows in tables.items():
         declared = ABI["types"][type_name]
         assert [f for *_, f in rows] == [f for f, _ in declared], type_name
-        for (off4, off8, doc_type, field), (_, fixture_type) in zip(rows, declared):
+        for (off4, off8, doc_type, field), (_, fixture_type) in zip(rows, declared, strict=True):
             assert off4 == ABI["layouts"]["4"][type_name][field], f"{type_name}.{field} (addr 4)"
             assert off8 == ABI["layouts"]["8"][type_name][field], f"{type_name}.{field} (addr 8)"
             assert doc_type == fixture_type, f"{type_name}.{field} type"
@@ -39,7 +39,7 @@ def test_the_fault_record_table_has_the_fixture_offsets_types_and_sizes():
     rows = re.findall(r"^\| (\d+) \| (\d+) \| ([^|]+) \| ([^|]+) \| (\w+) \|", body, re.M)
     assert [f for *_, f in rows] == [f for f, _ in fixture["fields"]]
     sizes = {"u16": "2", "u32": "4", "u32[8]": "32", "addr": "addr"}
-    for (off4, off8, size, doc_type, field), (_, fixture_type) in zip(rows, fixture["fields"]):
+    for (off4, off8, size, doc_type, field), (_, fixture_type) in zip(rows, fixture["fields"], strict=True):
         assert int(off4) == fixture["layouts"]["4"][field], f"{field} (addr 4)"
         assert int(off8) == fixture["layouts"]["8"][field], f"{field} (addr 8)"
         assert doc_type.strip() == fixture_type and size.strip() == sizes[fixture_type], field

@@ -11,6 +11,7 @@ TFLM adapter, for QEMU / for x86-64.)
 ARENASCOPE_TFLM_MODEL names the model's entry in ../shared/tflm-figures (real TFLM's own figures
 at 90b983c2 on the Cortex-M4): the plugin's head, tail, arena_used_bytes() and every buffer's
 offset and lifetime must equal them. Skips cleanly without the variables."""
+import itertools
 import json
 import os
 import pathlib
@@ -112,7 +113,7 @@ def check_adapter(snap, text, target, build):
     tail = sorted((r["offset"], r["offset"] + r["size_bytes"], r["name"]) for r in a["regions"]
                   if r["kind"] not in ("tensor", "scratch"))
     assert tail[0][0] == a["size_bytes"] - a["tail_bytes"] and tail[-1][1] == a["size_bytes"], tail
-    assert all(x[1] == y[0] for x, y in zip(tail, tail[1:])), tail
+    assert all(x[1] == y[0] for x, y in itertools.pairwise(tail)), tail
     assert {"MicroAllocator", "SingleArenaBufferAllocator", "SubgraphAllocations[]"} <= {t[2] for t in tail}, tail
 
 
@@ -143,13 +144,14 @@ def test_agentless_live_without_gdb_equals_tflms_figures_and_gdbs_layout(tmp_pat
     import sys
     sys.path.insert(0, str(ROOT / "tests" / "rig" / "openocd_qemu"))
     sys.path.insert(0, str(ROOT / "gdbplugin"))
-    from chain import Chain  # pylint: disable=import-outside-toplevel
     from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # pylint: disable=import-outside-toplevel
     from arenascope_plugin.decode import tflm  # pylint: disable=import-outside-toplevel
+    from chain import Chain  # pylint: disable=import-outside-toplevel
     lay = tflm.layout(ElfSymbols(LOOP_ELF))
     dump = tmp_path / "gdb_layout.json"
     gdb_batch(pathlib.Path(LOOP_ELF), [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
-                                       "python import json; from arenascope_plugin.acquire.gdbtarget import GdbSymbols; "
+                                       "python import json; "
+                                       "from arenascope_plugin.acquire.gdbtarget import GdbSymbols; "
                                        "from arenascope_plugin.decode import tflm; l = tflm.layout(GdbSymbols()); "
                                        f"open('{dump}', 'w').write(json.dumps([l.pointer, l.offsets, l.sizes, "
                                        "l.saba_nonpersistent_base, l.member_sizes, l.optional]))"])
@@ -162,7 +164,8 @@ def test_agentless_live_without_gdb_equals_tflms_figures_and_gdbs_layout(tmp_pat
                             "--snapshot-out", str(out)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     snap = json.loads(out.read_text())
-    assert snap["source"]["located_by"].startswith("agentless: the MicroInterpreter at ") and snap["live"]["refresh_index"] > 1
+    assert snap["source"]["located_by"].startswith("agentless: the MicroInterpreter at ")
+    assert snap["live"]["refresh_index"] > 1
     if TFLM_FIGURES.exists():
         fig = json.loads(TFLM_FIGURES.read_text())["models"][MODEL]["arm_m4"]
         a = snap["arenas"][0]

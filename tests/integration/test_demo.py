@@ -31,7 +31,8 @@ def alive(pid):
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return pathlib.Path(f"/proc/{pid}/stat").exists() and pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    stat = pathlib.Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split()[2] != "Z"
 
 
 def pids():

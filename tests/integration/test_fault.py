@@ -120,6 +120,7 @@ def test_snapshot_carries_the_fault_and_the_damaged_regions():
     import json
     import os
     import tempfile
+
     import jsonschema
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "s.json")

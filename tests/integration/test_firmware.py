@@ -7,8 +7,23 @@ import json
 
 import pytest
 
-from harness import (ABI, DEMO_IS_DSCNN, FIRMWARE, FIRMWARE_MAP, PLANNER, TFLM_FIGURES, decode, decode_fault_record,
-                     decode_regions, demo_plan, dwarf_layout, elf_symbols, gdb_batch, map_sections, qemu)
+from harness import (
+    ABI,
+    DEMO_IS_DSCNN,
+    FIRMWARE,
+    FIRMWARE_MAP,
+    PLANNER,
+    TFLM_FIGURES,
+    decode,
+    decode_fault_record,
+    decode_regions,
+    demo_plan,
+    dwarf_layout,
+    elf_symbols,
+    gdb_batch,
+    map_sections,
+    qemu,
+)
 
 NONE = ABI["sentinels"]["none"]
 KIND = ABI["kinds"]

@@ -26,5 +26,6 @@ def test_gdb_commands_doc_is_current():
         fresh = open(out.name, encoding="utf-8").read()
     committed = (ROOT / "docs" / "gdb-commands.md").read_text()
     assert normal(fresh) == normal(committed), "docs/gdb-commands.md is stale: run tools/gen_gdb_commands_doc.py"
-    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot", "view", "refresh", "fault"):
+    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot", "view", "refresh",
+                    "fault"):
         assert f"(gdb) help arena {command}" in committed and f"(gdb) arena {command}" in committed

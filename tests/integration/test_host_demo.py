@@ -1,8 +1,8 @@
 """The same agent and workload built for the host (x86-64 Linux), under plain gdb: the
 descriptor must sit where the compiler put the demo's RAM block, with 8-byte addresses."""
-import pytest
-
 import sys
+
+import pytest
 
 from harness import ABI, HOST_DEMO, PLANNER, ROOT, decode, decode_fault_record, demo_plan, dwarf_layout, gdb_batch
 

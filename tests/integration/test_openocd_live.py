@@ -24,12 +24,12 @@ from harness import FIRMWARE, PLANNER, ROOT, demo_plan, elf_symbols
 RIG = ROOT / "tests" / "rig" / "openocd_qemu"
 sys.path.insert(0, str(RIG))
 sys.path.insert(0, str(ROOT / "gdbplugin"))
-from chain import Chain, free_ports  # noqa: E402
 from arenascope_plugin import pipeline  # noqa: E402
+from arenascope_plugin.acquire import openocd  # noqa: E402
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # noqa: E402
-from arenascope_plugin.serve import livepoll  # noqa: E402
-from arenascope_plugin.acquire import openocd
 from arenascope_plugin.acquire.reader import MemoryReadError  # noqa: E402
+from arenascope_plugin.serve import livepoll  # noqa: E402
+from chain import Chain, free_ports  # noqa: E402
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
 CLI = ROOT / "gdbplugin" / "arenascope"

@@ -44,7 +44,8 @@ def three_snapshots(tmp_path, stop, elf=FIRMWARE):
         res = ch.gdb(["-ex", f"source {PLUGIN}", "-ex", "set arena colour off", "-ex", f"file {elf}", *RESET, *stop,
                       "-ex", f"arena snapshot {paths['gdb']}",
                       "-ex", f"shell {CLI} snapshot {common} {paths['cli']}",
-                      "-ex", f"shell {CLI} live {common} --once --duration 300 --no-viewer --snapshot-out {paths['live']}"])
+                      "-ex", f"shell {CLI} live {common} --once --duration 300 --no-viewer "
+                             f"--snapshot-out {paths['live']}"])
     assert "Traceback" not in res.stdout and "internal error" not in res.stdout, res.stdout
     for k, p in paths.items():
         assert p.exists(), (k, res.stdout, res.stderr)

@@ -6,7 +6,6 @@ temporary directory only); without them libFuzzer starts from an empty corpus.
 Run longer by hand with ARENASCOPE_FUZZ_SECONDS.
 """
 import os
-import pathlib
 import shutil
 import subprocess
 
@@ -24,7 +23,8 @@ def test_reader_survives_fuzzing(tmp_path):
     exe = tmp_path / "reader_fuzz"
     sources = sorted(str(p) for p in (ROOT / "planner" / "src").glob("*.cpp") if p.name != "main.cpp")
     subprocess.run(["clang++", "-std=c++17", "-g", "-O1", "-Wall", "-Wextra", "-Werror",
-                    "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=undefined", f"-I{ROOT / 'planner' / 'include'}", f"-I{gen}",
+                    "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=undefined",
+                    f"-I{ROOT / 'planner' / 'include'}", f"-I{gen}",
                     str(ROOT / "planner" / "fuzz" / "reader_fuzz.cpp"), *sources, "-lflatbuffers", "-o", str(exe)],
                    check=True, timeout=600)
     corpus = tmp_path / "corpus"

@@ -290,7 +290,8 @@ def test_arena_size_usage(tmp_path):
         assert json.loads(r.stdout)["replay"]["arena_bytes"] == value
     assert "replay" not in plan_json(DSCNN)  # only asked for
     r = run_plan("--arena-size", "100000", DSCNN)
-    assert r.returncode == 0 and r.stdout.splitlines()[2].startswith("arena of 100000 bytes (--arena-size, cortex-m): FITS")
+    assert r.returncode == 0
+    assert r.stdout.splitlines()[2].startswith("arena of 100000 bytes (--arena-size, cortex-m): FITS")
     assert "--arena-size N" in run_plan("--help").stdout
 
 
@@ -322,12 +323,16 @@ def test_header_compiles_to_tflms_plan_and_tail(tmp_path):
         "int main(void) {\n"
         "  unsigned i, low = ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES, top = 0;\n"
         "  for (i = 0; i < ARENASCOPE_PLAN_REGIONS; i++) { const arenascope_region_t *r = &arenascope_plan_head[i];\n"
-        '    printf("head %u %u %u %d %d\\n", i, (unsigned)r->size_bytes, (unsigned)r->offset_bytes, r->first_use, r->last_use); }\n'
-        "  for (i = 0; i < ARENASCOPE_PLAN_TAIL_ITEMS; i++) { const arenascope_plan_tail_item_t *t = &arenascope_plan_tail[i];\n"
+        '    printf("head %u %u %u %d %d\\n", i, (unsigned)r->size_bytes, (unsigned)r->offset_bytes, '
+        'r->first_use, r->last_use); }\n'
+        "  for (i = 0; i < ARENASCOPE_PLAN_TAIL_ITEMS; i++) { "
+        "const arenascope_plan_tail_item_t *t = &arenascope_plan_tail[i];\n"
         "    if (t->offset_bytes < low) low = t->offset_bytes;\n"
         "    if (t->offset_bytes + t->size_bytes > top) top = t->offset_bytes + t->size_bytes;\n"
-        '    if (t->flags & ARENASCOPE_REGION_VARIABLE) printf("variable %u %u\\n", (unsigned)t->id, (unsigned)t->size_bytes); }\n'
-        '  printf("tail %u %u %u\\n", ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES - low, top, ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES);\n'
+        '    if (t->flags & ARENASCOPE_REGION_VARIABLE) '
+        'printf("variable %u %u\\n", (unsigned)t->id, (unsigned)t->size_bytes); }\n'
+        '  printf("tail %u %u %u\\n", ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES - low, top, '
+        'ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES);\n'
         '  printf("ops %d %s\\n", ARENASCOPE_PLAN_MAIN_OPS, arenascope_plan_op_names[1]);\n'
         "  return 0;\n}\n"))
     assert built.returncode == 0, built.stderr

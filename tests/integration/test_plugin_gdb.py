@@ -9,7 +9,21 @@ import tempfile
 
 import pytest
 
-from harness import DEMO_IS_DSCNN, FIRMWARE, FIRMWARE_MAP, HOST_DEMO, PLANNER, ROOT, TFLM_FIGURES, demo_output_overrun, demo_plan, elf_symbols, gdb_batch, map_sections, qemu
+from harness import (
+    DEMO_IS_DSCNN,
+    FIRMWARE,
+    FIRMWARE_MAP,
+    HOST_DEMO,
+    PLANNER,
+    ROOT,
+    TFLM_FIGURES,
+    demo_output_overrun,
+    demo_plan,
+    elf_symbols,
+    gdb_batch,
+    map_sections,
+    qemu,
+)
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
 # The demo's layout is the planner's prediction for its model (examples/demo/demo_plan.h).
@@ -263,7 +277,8 @@ def test_auto_load_directory():
         os.makedirs(os.path.dirname(target))
         with open(target, "w", encoding="utf-8") as f:
             f.write(f'gdb.execute("source {PLUGIN}")\n')
-        proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", "-iex", f"set auto-load scripts-directory {scripts}",
+        proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch",
+                               "-iex", f"set auto-load scripts-directory {scripts}",
                                "-iex", f"add-auto-load-safe-path {scripts}", str(FIRMWARE), "-ex", "help arena"],
                               capture_output=True, text=True, timeout=60)
     assert "Inspect TensorFlow Lite Micro tensor arenas" in proc.stdout, proc.stdout + proc.stderr
@@ -283,7 +298,8 @@ def test_loading_twice_is_harmless_and_help_exists_for_every_command():
                            "-ex", "help arena", "-ex", "complete arena re", "-ex", "complete arena regions --sort s"],
                           capture_output=True, text=True, timeout=60)
     assert "arenascope: already loaded" in proc.stdout
-    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot", "view", "refresh", "fault"):
+    for command in ("info", "map", "regions", "plan", "stack", "check", "whereis", "snapshot", "view", "refresh",
+                    "fault"):
         assert f"arena {command} --" in proc.stdout
     assert "arena regions" in proc.stdout.split("complete arena re")[-1] or "arena regions\n" in proc.stdout
     assert "arena regions --sort size" in proc.stdout
@@ -340,7 +356,7 @@ def test_user_expressions_cannot_change_the_target():
                     "arena whereis ticks >>= 1", "arena whereis ticks |= 1", "print ticks",
                     "print demo_sink", "arena whereis (demo_invoke_done)(7)", "arena attach (*demo_invoke_done)(9)",
                     "print demo_sink", "arena whereis &'workload.c'::demo_scenario", "arena whereis -1"])
-    values = [l.split("=")[1].strip() for l in text.splitlines() if l.startswith("$")]
+    values = [line.split("=")[1].strip() for line in text.splitlines() if line.startswith("$")]
     assert values[0] == values[1] and values[2] == values[3], text
     assert text.count("could write target memory or call a target function") == 5
     assert text.count("it would call a target function, and arenascope only reads") == 2, text
@@ -373,7 +389,7 @@ def test_live_link_gives_a_late_viewer_the_latest_stop_and_says_when_the_target_
                     "delete", "break demo_invoke_done if invokes == 4",
                     "continue",                                              # the viewer hears: running, then a stop
                     "python N = 3", read_one], invokes=1)
-    msgs = [l for l in text.splitlines() if l.startswith("MSG")]
+    msgs = [line for line in text.splitlines() if line.startswith("MSG")]
     assert msgs[0] == "MSG ['snapshot'] [3] ['FAIL']", text      # the stop it missed, not invoke 2's PASS
     assert msgs[1] == "MSG ['snapshot', 'state', 'snapshot'] [3, 4] ['FAIL', 'FAIL']", text
     assert "Fatal signal" not in text

@@ -100,8 +100,9 @@ def test_a_link_lost_during_a_command_is_named_as_such():
     what to do, not that an address is unreadable."""
     with qemu() as (port, _):
         _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done", "continue",
-                                       "shell for p in $(pgrep -x qemu-system-arm); do grep -qa tcp:127.0.0.1:" + str(port) +
-                                       " /proc/$p/cmdline && kill -9 $p; done", "arena info", "arena fault"],
+                                       "shell for p in $(pgrep -x qemu-system-arm); do "
+                                       f"grep -qa tcp:127.0.0.1:{port} /proc/$p/cmdline && kill -9 $p; done",
+                                       "arena info", "arena fault"],
                             remote_port=port)
     info = next(line for line in text.splitlines() if line.startswith("arena info:"))
     assert "link to the target was lost" in info or "the target is not running" in info, text
@@ -118,8 +119,8 @@ def test_a_stale_copy_of_the_descriptor_is_not_taken_for_the_agent(tmp_path):
     syms = elf_symbols(FIRMWARE)
     live = syms["arenascope_descriptor"]
     stripped = tmp_path / "no_descriptor_symbol.elf"
-    subprocess.run(["arm-none-eabi-objcopy", "--strip-debug", "--strip-symbol=arenascope_descriptor", str(FIRMWARE), str(stripped)],
-                   check=True)
+    subprocess.run(["arm-none-eabi-objcopy", "--strip-debug", "--strip-symbol=arenascope_descriptor", str(FIRMWARE),
+                    str(stripped)], check=True)
     # The copy goes into the middle of the free band (between temp and tail: offsets 72 + 0, 20,
     # 24 of the descriptor on Cortex-M, target_agent/abi/agent_abi_v1.json), which no inference uses.
     with qemu() as (port, _):

@@ -122,5 +122,6 @@ def test_crash_inside_tflm_on_real_tflm():
     _, size = arena_size(elf)
     need = minimum(os.environ.get("ARENASCOPE_TFLM_CRASH_MODEL", "tflm_keyword_scrambled_8bit.tflite"))
     text = run(elf, ["HardFault_Handler"])
-    assert "VERDICT: AllocateTensors did not finish: TFLM crashed inside it, reacting to a too-small arena" in text, text
+    verdict = "VERDICT: AllocateTensors did not finish: TFLM crashed inside it, reacting to a too-small arena"
+    assert verdict in text, text
     assert "GreedyMemoryPlanner" in text and f"{need - size} B short" in text

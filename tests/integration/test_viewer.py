@@ -94,7 +94,8 @@ def region_colours_checked(snap, image, layout):
     top, lane_h = layout["lanes"]["top"], layout["lanes"]["lane_h"]
     checked = 0
     for r in a["regions"]:
-        x0, x1 = x_of(layout, a["base_addr"] + r["offset"]), x_of(layout, a["base_addr"] + r["offset"] + r["size_bytes"])
+        x0 = x_of(layout, a["base_addr"] + r["offset"])
+        x1 = x_of(layout, a["base_addr"] + r["offset"] + r["size_bytes"])
         if x1 - x0 < 4:
             continue  # too thin to sample a pixel inside its 1 px outline
         lane = lane_of.get(r["index"], 0)
@@ -108,7 +109,10 @@ def test_area_bar_shows_head_free_damage_and_tail(shot):
     snap, image, layout = shot
     a = snap["arenas"][0]
     y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
-    px = lambda off: image.getpixel((int(x_of(layout, a["base_addr"] + off)), y))
+
+    def px(off):
+        return image.getpixel((int(x_of(layout, a["base_addr"] + off)), y))
+
     assert px(a["head_bytes"] // 2) == PALETTE["tensor"]
     assert px(2500) == PALETTE["free"]                                    # canary intact
     assert px(a["damage"]["offset"] + a["damage"]["size_bytes"] // 2) == PALETTE["touched"]
@@ -120,7 +124,10 @@ def test_ram_column_has_the_high_water_mark_where_it_belongs(shot):
     snap, image, layout = shot
     col = layout["ram_column"]
     lo, hi, r = col["lo"], col["hi"], col["rect"]
-    y_of = lambda addr: r["y"] + r["h"] - (addr - lo) / (hi - lo) * r["h"]
+
+    def y_of(addr):
+        return r["y"] + r["h"] - (addr - lo) / (hi - lo) * r["h"]
+
     x = int(r["x"] + r["w"] / 2)
     hwm = snap["stack"]["hwm_addr"]
     assert PALETTE["hwm"] in [image.getpixel((x, int(y_of(hwm)) + d)) for d in (-1, 0, 1)]
@@ -182,6 +189,7 @@ def test_live_history_lines_are_where_their_values_map_and_the_status_says_rate_
     min(0, least) at its bottom to max(0, greatest) at its top."""
     import re
     import time
+
     import jsonschema
     captured = time.time() - 2.0
     snap, path = live_snapshot(tmp_path, captured)
@@ -194,7 +202,10 @@ def test_live_history_lines_are_where_their_values_map_and_the_status_says_rate_
     h, plan = layout["history"], layout["plan"]
     assert h["rect"]["y"] >= plan["y"] + plan["h"] and h["rect"]["y"] + h["rect"]["h"] <= 800 - 8 + 0.01
     plot = h["plot"]
-    x = lambda i: plot["x"] + (0.05 * i) / (0.05 * (N - 1)) * plot["w"]
+
+    def x(i):
+        return plot["x"] + (0.05 * i) / (0.05 * (N - 1)) * plot["w"]
+
     for k, (name, values) in enumerate((("used", USED), ("stack peak", PEAK), ("gap", GAP))):
         lane = h["lanes"][k]
         assert lane["series"] == name
@@ -202,7 +213,10 @@ def test_live_history_lines_are_where_their_values_map_and_the_status_says_rate_
         lo, hi = min(0, *known), max(0, *known)
         assert (lane["lo"], lane["hi"]) == (lo, hi), name
         r = lane["rect"]
-        y = lambda v: r["y"] + (hi - v) / (hi - lo) * r["h"]
+
+        def y(v, r=r, lo=lo, hi=hi):  # bound now: this lane's rect and range
+            return r["y"] + (hi - v) / (hi - lo) * r["h"]
+
         colour = PALETTE["history_" + name.replace(" ", "_")]
         first, last = values[0], values[-1]
         for i, v, other in ((15, first, last), (90, last, first)):  # inside each plateau, off the step
@@ -270,9 +284,12 @@ def test_snapshot_without_live_has_no_history_panel(shot):
 
 @pytest.mark.parametrize("name,mutate,message", [
     ("truncated", lambda t: t[: len(t) // 2], "not valid JSON"),
-    ("wrong type", lambda t: t.replace('"head_bytes": 672', '"head_bytes": "lots"'), "head_bytes: expected a non-negative"),
-    ("negative size", lambda t: t.replace('"size_bytes": 96', '"size_bytes": -96', 1), "expected a non-negative integer, found -96"),
-    ("huge count", lambda t: t.replace('"checks": [', '"checks": [' + '{"rule":"x","verdict":"PASS","reason":""},' * 300, 1),
+    ("wrong type", lambda t: t.replace('"head_bytes": 672', '"head_bytes": "lots"'),
+     "head_bytes: expected a non-negative"),
+    ("negative size", lambda t: t.replace('"size_bytes": 96', '"size_bytes": -96', 1),
+     "expected a non-negative integer, found -96"),
+    ("huge count",
+     lambda t: t.replace('"checks": [', '"checks": [' + '{"rule":"x","verdict":"PASS","reason":""},' * 300, 1),
      "more than the 256"),
     ("not json", lambda t: "\x00\xff garbage", "not valid JSON"),
     # Bytes that are not UTF-8 in a post-mortem string: the JSON parser refuses the text, and the
@@ -316,7 +333,8 @@ def _deep(depth):
      "$.tflm.verdicts[0].smashed: 257 entries, more than the 256"),
     ("deep nesting", lambda t: t.replace('"evidence": [', '"evidence": [' + _deep(100000) + ",", 1),
      "$.tflm.evidence[0]: expected a string, found array"),
-    ("too much text", lambda t: t.replace('"evidence": [', '"evidence": [' + ",".join(['"' + "w " * 3000 + '"'] * 56) + ",", 2),
+    ("too much text",
+     lambda t: t.replace('"evidence": [', '"evidence": [' + ",".join(['"' + "w " * 3000 + '"'] * 56) + ",", 2),
      "$.tflm: more than 64 KiB of text"),
 ])
 def test_a_malformed_post_mortem_is_left_out_and_said(name, mutate, message):
@@ -474,7 +492,8 @@ def test_the_arena_chosen_on_the_command_line_is_drawn_with_its_own_regions(tmp_
 
 
 def test_bad_arguments_are_refused():
-    for args, message in ((["--connect", "10.1.2.3:47800"], "loopback only"), (["--size", "9x9", str(FIXTURE)], "--size"),
+    for args, message in ((["--connect", "10.1.2.3:47800"], "loopback only"),
+                          (["--size", "9x9", str(FIXTURE)], "--size"),
                           ([], "give a snapshot file"), (["--frames", "0", str(FIXTURE)], "expected 1..100000"),
                           ([str(FIXTURE), "--screenshot", ""], "--screenshot needs a PNG path")):
         proc = subprocess.run([str(VIEWER), *args], capture_output=True, text=True, timeout=30)
@@ -493,8 +512,9 @@ def test_live_link_from_gdb_and_qemu():
                                    f"127.0.0.1:{port}", "--wait-snapshot", "60", "--frames", "5", "--screenshot",
                                    "/tmp/arenascope-live-test.png", "--layout-out", "/tmp/arenascope-live-test.json"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=DISPLAY_ENV)
-        _, text = gdb_batch(FIRMWARE, [f"source {plugin}", "break demo_invoke_done if invokes == 1", "continue", "delete",
-                                       "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2", "continue",
+        _, text = gdb_batch(FIRMWARE, [f"source {plugin}", "break demo_invoke_done if invokes == 1", "continue",
+                                       "delete", "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2",
+                                       "continue",
                                        f"arena view --no-launch --port {port} --wait 30",
                                        "python import time; time.sleep(2)"], remote_port=qport)
         out, err = viewer.communicate(timeout=90)
@@ -690,7 +710,8 @@ def test_a_few_damaged_bytes_stay_visible_at_zoom_one(display, tmp_path):
     proc, image, layout = render(path)
     assert image is not None, proc.stderr
     y = int((layout["area_bar"]["y0"] + layout["area_bar"]["y1"]) / 2)
-    centre = x_of(layout, a["base_addr"] + a["damage"]["offset"] + 4)
-    assert x_of(layout, a["base_addr"] + a["damage"]["offset"] + 8) - x_of(layout, a["base_addr"] + a["damage"]["offset"]) < 1
+    damage = a["base_addr"] + a["damage"]["offset"]
+    centre = x_of(layout, damage + 4)
+    assert x_of(layout, damage + 8) - x_of(layout, damage) < 1
     red = [x for x in range(int(centre) - 4, int(centre) + 5) if image.getpixel((x, y)) == PALETTE["touched"]]
     assert len(red) >= 3, red  # 4 px drawn; a boundary line may cross one (2 px at most before)

@@ -68,7 +68,8 @@ def demo_like(addr_size=4, regions=None, **over):
     arena.update(over.pop("arena", {}))
     size = ABI["layouts"][str(addr_size)]["descriptor"]["_size_one_arena"]
     header = {"magic": b"ARENASCP", "abi_major": 1, "abi_minor": 0, "descriptor_size": size, "addr_size": addr_size,
-              "arena_capacity": 1, "arena_count": 1, "arena_entry_size": ABI["layouts"][str(addr_size)]["arena"]["_size"],
+              "arena_capacity": 1, "arena_count": 1,
+              "arena_entry_size": ABI["layouts"][str(addr_size)]["arena"]["_size"],
               "region_entry_size": 16, "flags": 1, "seq": 10, "layout_generation": 5, "invoke_phase": 6,
               "canary_pattern": 0xAAAAAAAA, "stack_paint_pattern": 0xCCCCCCCC, "fault_record_addr": 0,
               "stack": {"low_addr": ARENA_ADDR + 4096 + 64, "high_addr": ARENA_ADDR + 4096 + 64 + 1024,

@@ -7,9 +7,8 @@ import os
 import pathlib
 import subprocess
 
-from arenascope_plugin.decode import abi, plan, tflm
 from arenascope_plugin.analyse import figures
-from arenascope_plugin.acquire import planner
+from arenascope_plugin.decode import abi, plan, tflm
 from arenascope_plugin.present import snapshot
 from conftest import ROOT, SHARED
 
@@ -28,7 +27,7 @@ def run_planner(*args):
     return r.returncode, r.stdout
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _plan_text(model_path, args):
     return run_planner("--json", *args, model_path)[1]
 

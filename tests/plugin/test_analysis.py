@@ -4,12 +4,11 @@ import json
 
 import pytest
 
-from arenascope_plugin.decode import abi
-from arenascope_plugin.analyse import figures
-from arenascope_plugin.present import render, snapshot, style
-from arenascope_plugin.decode.descriptor import Arena, Band, Region
 from arenascope_plugin.acquire.reader import ImageReader
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
 from arenascope_plugin.decode.session import DescriptorSession
+from arenascope_plugin.present import render, snapshot, style
 from conftest import ARENA_ADDR, DESC_ADDR, NONE, SHARED, TABLE_ADDR, demo_like
 
 
@@ -131,9 +130,9 @@ def test_whereis():
     s = figures.stack_figures(d)
     lines = figures.whereis(d, ARENA_ADDR + 130, s)
     assert lines[0] == f"{ARENA_ADDR + 130:#x} is in arena 0 at +130 (head (planned))"
-    assert any("tensor 2: +128..+256" in l for l in lines) and len(lines) == 2
+    assert any("tensor 2: +128..+256" in line for line in lines) and len(lines) == 2
     lines = figures.whereis(d, ARENA_ADDR + 70, s)
-    assert any("tensor 1: +0..+128" in l for l in lines) and any("scratch 0: +64..+128" in l for l in lines)
+    assert any("tensor 1: +0..+128" in line for line in lines) and any("scratch 0: +64..+128" in line for line in lines)
     assert "free band" in figures.whereis(d, ARENA_ADDR + 1000, s)[0]
     assert "guard band" in figures.whereis(d, ARENA_ADDR + 4100, s)[0]
     assert "stack" in figures.whereis(d, ARENA_ADDR + 5000, s)[0]
@@ -147,7 +146,8 @@ def test_map_plain_markers_and_width():
     lines = render.map_lines(d, {0: figures.arena_figures(d.arenas[0])}, width=32)
     bar = lines[0].split("[")[1].split("]")[0]
     assert len(bar) == 32
-    # 128 B a cell: cells 0-1 head (T), cell 2 the 32 B of temp (t), cell 3 holds the damage at +388..+428 (X), 24.. tail (m: metadata)
+    # 128 B a cell: cells 0-1 head (T), cell 2 the 32 B of temp (t), cell 3 holds the damage at +388..+428 (X),
+    # 24.. tail (m: metadata)
     assert bar[:3] == "TTt" and bar[3] == "X" and set(bar[4:24]) == {"."} and set(bar[24:]) == {"m"}
     assert "\x1b[" not in "\n".join(lines)
     style.enabled = True
@@ -162,6 +162,7 @@ def test_snapshot_is_json_with_every_figure():
     text = json.dumps(snap)
     back = json.loads(text)
     import jsonschema
+
     from conftest import ROOT
     jsonschema.validate(back, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
     a = back["arenas"][0]

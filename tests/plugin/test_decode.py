@@ -3,9 +3,9 @@ import struct
 
 import pytest
 
+from arenascope_plugin.acquire.reader import CountingReader, ImageReader, MemoryReadError
 from arenascope_plugin.decode import abi, locate, session
 from arenascope_plugin.decode.descriptor import DecodeError, decode_descriptor
-from arenascope_plugin.acquire.reader import CountingReader, ImageReader, MemoryReadError
 from conftest import ABI, ARENA_ADDR, DESC_ADDR, NONE, TABLE_ADDR, demo_like, region_bytes
 
 

@@ -3,11 +3,11 @@ return a model or raise their own error with a message, never anything else (iss
 Hostile bytes are what a smashed target holds: the plugin must say so, not crash GDB."""
 import struct
 
-from conftest import DESC_ADDR, demo_like
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arenascope_plugin.decode import descriptor, faultrecord
+from conftest import DESC_ADDR, demo_like
 
 SETTINGS = settings(max_examples=400, deadline=None)
 
@@ -83,10 +83,9 @@ def test_tflm_objects_of_any_bytes_are_assessed_never_raised(seed, edits):
     the verdicts return, whatever the pointers hold (unreadable or implausible is evidence)."""
     import random  # pylint: disable=import-outside-toplevel
 
-    from test_tflm_state import FACTS, STACK_LO, Image, layout, stack_figures  # pylint: disable=import-outside-toplevel
-
     from arenascope_plugin.analyse import postmortem  # pylint: disable=import-outside-toplevel
     from arenascope_plugin.decode import tflmstate
+    from test_tflm_state import FACTS, STACK_LO, Image, layout, stack_figures  # pylint: disable=import-outside-toplevel
     noise = random.Random(seed).randbytes(0x3000)
     for mem in (bytearray(noise), bytearray(_mutate(bytes(Image().mem), edits) if edits else Image().mem)):
         img = Image()

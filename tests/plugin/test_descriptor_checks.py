@@ -3,10 +3,10 @@ RAM and the stack, lifetimes with first > last, a tail below the head. Every exp
 computed here from the image the test builds."""
 import pytest
 
+from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import locate, session
 from arenascope_plugin.decode.descriptor import DecodeError
-from arenascope_plugin.acquire.reader import ImageReader
 from conftest import ARENA_ADDR, DESC_ADDR, TABLE_ADDR, demo_like
 
 RAM = 0x20000000

@@ -7,7 +7,6 @@ import pytest
 from arenascope_plugin.decode import faultrecord
 from conftest import ABI
 
-
 FIXTURE = ABI["fault_record"]  # the golden layout (target_agent/abi/agent_abi_v1.json)
 
 
@@ -40,7 +39,8 @@ def test_plugin_record_layout_equals_the_golden_fixture(addr_size):
     assert faultrecord.RECORD_LAYOUTS[addr_size] == FIXTURE["layouts"][str(addr_size)]
     assert (faultrecord.RECORD_MAGIC, faultrecord.RECORD_VERSION) == (FIXTURE["magic"], FIXTURE["version"])
     flags = FIXTURE["flags"]
-    assert (faultrecord.FLAG_FRAME_COPIED, faultrecord.FLAG_PSP, faultrecord.FLAG_EXTENDED, faultrecord.FLAG_LAZY_FP, faultrecord.FLAG_NESTED) == (
+    assert (faultrecord.FLAG_FRAME_COPIED, faultrecord.FLAG_PSP, faultrecord.FLAG_EXTENDED, faultrecord.FLAG_LAZY_FP,
+            faultrecord.FLAG_NESTED) == (
         flags["frame_copied"], flags["psp"], flags["extended"], flags["lazy_fp"], flags["nested"])
 
 
@@ -84,9 +84,10 @@ def test_every_bit_has_a_name_and_the_groups_are_right():
     lines = faultrecord.cfsr_lines(0xFFFFFFFF)
     assert len(lines) == len(faultrecord.CFSR_BITS) == 19
     assert lines[0].startswith("CFSR.MMFSR.IACCVIOL (bit 0)")
-    assert any(l.startswith("CFSR.BFSR.LSPERR (bit 13)") for l in lines)
+    assert any(line.startswith("CFSR.BFSR.LSPERR (bit 13)") for line in lines)
     assert lines[-1].startswith("CFSR.UFSR.DIVBYZERO (bit 25)")
-    assert [l.split(" ")[0] for l in faultrecord.hfsr_lines(0xC0000002)] == ["HFSR.VECTTBL", "HFSR.FORCED", "HFSR.DEBUGEVT"]
+    assert [line.split(" ")[0] for line in faultrecord.hfsr_lines(0xC0000002)] == ["HFSR.VECTTBL", "HFSR.FORCED",
+                                                                                   "HFSR.DEBUGEVT"]
 
 
 def test_imprecise_bus_error_has_no_bfar_and_is_explained():
@@ -110,7 +111,8 @@ def test_lazy_fp_stacking_error_and_extended_frame_with_pad():
 
 
 def test_exc_return_values():
-    assert faultrecord.ExcReturn(0xFFFFFFF1).describe().startswith("0xfffffff1: returns to handler mode, frame on the main")
+    assert faultrecord.ExcReturn(0xFFFFFFF1).describe().startswith(
+        "0xfffffff1: returns to handler mode, frame on the main")
     assert "process (PSP)" in faultrecord.ExcReturn(0xFFFFFFFD).describe()
     assert not faultrecord.ExcReturn(0x000001F3).valid
 

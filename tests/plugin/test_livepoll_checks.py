@@ -1,11 +1,10 @@
 """The live poller applies the same rules as a stop: the bounds rule gets the ELF's RAM too
 (issue 15: `arena live` checked an arena only against the stack and the guard band)."""
-from conftest import ARENA_ADDR, DESC_ADDR, TABLE_ADDR, demo_like
-
 from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
 from arenascope_plugin.serve import livepoll
+from conftest import ARENA_ADDR, DESC_ADDR, TABLE_ADDR, demo_like
 
 
 def poll(ram_ranges):

@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from arenascope_plugin.analyse import figures
 from arenascope_plugin.acquire import planner
+from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import plan
 from arenascope_plugin.present import budget, render, snapshot
 
@@ -19,7 +19,8 @@ DOC = {
     "subgraphs": [{"index": 0, "name": "", "inputs": [0], "outputs": [2], "operators": [],
                    "tensors": [{"index": 0, "name": "in", "shape": [1, 100], "type": "INT8", "bytes": 100,
                                 "placement": "arena"},
-                               {"index": 1, "name": "w", "shape": [4], "type": "INT8", "bytes": 4, "placement": "flash"},
+                               {"index": 1, "name": "w", "shape": [4], "type": "INT8", "bytes": 4,
+                                "placement": "flash"},
                                {"index": 2, "name": "out", "shape": [1, 10], "type": "INT8", "bytes": 10,
                                 "placement": "arena"}]}],
     # in: 112 B at 0, scopes 0..1; out: 16 B at 112, scopes 1..1; scratch 64 B at 128, scope 1.
@@ -86,8 +87,8 @@ def test_arena_prediction_in_words():
         "arena (cortex-m, reference kernels): arena_used_bytes() 676 B after AllocateTensors; minimum arena 1068 B "
         "(set by AllocateTensors: memory planning: planner arrays); recommended 1184 B (minimum + 10 %)"]
     doc["arena"] = dict(doc["arena"], exact=False, unmodelled_kernels=["subgraph 0 operator 2 (RELU)"])
-    assert budget.arena_lines(doc)[1] == ("the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: "
-                                         "subgraph 0 operator 2 (RELU)")
+    assert budget.arena_lines(doc)[1] == ("the minimum and arena_used_bytes() are FLOORS, not predictions: "
+                                          "not modelled: subgraph 0 operator 2 (RELU)")
     assert budget.arena_lines(NO_ARENA) == []
     with pytest.raises(planner.PlannerError, match="does not follow"):
         budget.arena_lines(dict(doc, arena={"exact": True}))
@@ -129,12 +130,13 @@ def test_planner_errors_are_clear(tmp_path):
         planner.run_planner(fake_tool(tmp_path, "echo '[1, 2]'; echo 'unrecognized option' >&2; exit 1"), "m.tflite")
     # A model name that is not UTF-8 nor printable, in the tool's error: one clean line.
     with pytest.raises(planner.PlannerError) as e:
-        planner.run_planner(fake_tool(tmp_path, r"printf 'arenascope-plan: m.tflite: tensor \377\033x bad\nsecond\n' >&2; exit 1"),
-                          "m.tflite")
+        tool = fake_tool(tmp_path, r"printf 'arenascope-plan: m.tflite: tensor \377\033x bad\nsecond\n' >&2; exit 1")
+        planner.run_planner(tool, "m.tflite")
     assert str(e.value) == "m.tflite: tensor \ufffd?x bad"
     with pytest.raises(planner.PlannerError, match="does not follow"):
         plan.arena_from_plan({"schema": planner.SCHEMA, "buffers": [{}]})
-    rejected = fake_tool(tmp_path, f"echo '{json.dumps(DOC)}'; echo 'arenascope-plan: m.tflite: TFLM would reject' >&2; exit 1")
+    rejected = fake_tool(tmp_path,
+                         f"echo '{json.dumps(DOC)}'; echo 'arenascope-plan: m.tflite: TFLM would reject' >&2; exit 1")
     doc, error = planner.run_planner(rejected, "m.tflite")
     assert doc["schema"] == planner.SCHEMA and error == "m.tflite: TFLM would reject"
 

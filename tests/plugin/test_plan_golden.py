@@ -4,7 +4,7 @@ import json
 import pathlib
 
 from arenascope_plugin.analyse import figures
-from arenascope_plugin.decode.descriptor import Arena, Band, Region
+from arenascope_plugin.decode.descriptor import Arena, Region
 
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "plan_definitions_golden.json"
 

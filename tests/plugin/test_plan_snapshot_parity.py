@@ -35,7 +35,7 @@ def compare(tmp_path, model_path, *args):
     for key in sorted(set(a) - {"regions"}):
         assert a[key] == b[key], key
     assert len(a["regions"]) == len(b["regions"])
-    for ra, rb in zip(a["regions"], b["regions"]):
+    for ra, rb in zip(a["regions"], b["regions"], strict=True):
         assert ra == rb
     # The checks both compute: the same verdicts, in the same words.
     shared = {c["rule"] for c in ours["checks"]} & {c["rule"] for c in theirs["checks"]}

@@ -6,13 +6,13 @@ import json
 import pathlib
 import re
 
-from arenascope_plugin.analyse import figures
 from arenascope_plugin.acquire import planner
-from arenascope_plugin.present import render, snapshot
+from arenascope_plugin.acquire.reader import ImageReader
+from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import plan
 from arenascope_plugin.decode.descriptor import Region
-from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.decode.session import DescriptorSession
+from arenascope_plugin.present import render, snapshot
 from conftest import DESC_ADDR, TABLE_ADDR, demo_like
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

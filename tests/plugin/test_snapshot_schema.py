@@ -8,10 +8,10 @@ import json
 import jsonschema
 import pytest
 
-from arenascope_plugin.analyse import figures
-from arenascope_plugin.present import snapshot
 from arenascope_plugin.acquire.reader import ImageReader
+from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode.session import DescriptorSession
+from arenascope_plugin.present import snapshot
 from conftest import ARENA_ADDR, DESC_ADDR, ROOT, TABLE_ADDR, demo_like
 from prediction import DSCNN, NOT_BUILT, PLANNER, SHARED_MODELS, planner_snapshot, plugin_snapshot_of_plan
 from test_model_plan import DOC

@@ -1,14 +1,15 @@
 """Agentless decoding (tflm.py) on byte images of TFLM's structures, laid out here from the
 member offsets `ptype/o` printed for TFLM 90b983c2 built for a Cortex-M4 with -g (also in
 ../shared/TFLM-INTERNALS.md, section 1). Every expected figure is where this test put it."""
+import itertools
 import struct
 
 import pytest
 
-from arenascope_plugin.decode import abi, tflm
-from arenascope_plugin.analyse import figures
-from arenascope_plugin.decode.descriptor import Arena, Band, Region
 from arenascope_plugin.acquire.reader import ImageReader
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import abi, tflm
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
 
 # ptype/o, arm-none-eabi-g++ 12.2 -mcpu=cortex-m4, TFLM 90b983c2.
 LAYOUT = tflm.Layout(
@@ -130,7 +131,7 @@ def test_walk_rebuilds_tflms_map():
     # The tail is covered from tail_ to the end, the unknown parts named as such, no overlap.
     spans = sorted((r.offset, r.offset + r.size) for r in a.regions if r.kind in ("persistent", "metadata"))
     assert spans[0][0] == TAIL - ARENA and spans[-1][1] == SIZE
-    assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))
+    assert all(x[1] == y[0] for x, y in itertools.pairwise(spans))
     variable = next(r for r in a.regions if r.name == "variable tensor 3")
     assert variable.flag_names == ["variable"]
     assert not figures.overlaps(a)
@@ -181,8 +182,9 @@ def test_scratch_buffers_the_planner_does_not_know_and_stray_pointers_are_said_n
 def adapter_arena(base=ARENA, tail_offset=TAIL - ARENA):
     """The arena as the TFLM adapter publishes it (arenascope_tflm_recorder.c): the planned buffers
     with planner ids, then the whole persistent tail as the last region."""
-    regions = [Region(index=i, offset=o, size=s, id=i, kind="tensor", flags=0, first_use=f, last_use=l, name=None)
-               for i, (o, s, f, l) in enumerate(((0, 16, 0, 1), (16, 16, 2, 2), (32, 64, 2, 2)))]
+    regions = [Region(index=i, offset=o, size=s, id=i, kind="tensor", flags=0, first_use=first, last_use=last,
+                      name=None)
+               for i, (o, s, first, last) in enumerate(((0, 16, 0, 1), (16, 16, 2, 2), (32, 64, 2, 2)))]
     regions.append(Region(index=3, offset=tail_offset, size=SIZE - tail_offset, id=abi.ID_NONE, kind="persistent",
                           flags=0, first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=None))
     band = Band(low_addr=0, high_addr=0, touched_lo=abi.NONE, touched_hi=abi.NONE)
@@ -200,7 +202,7 @@ def test_the_adapters_whole_tail_is_split_into_tflms_objects():
     assert tail["MicroAllocator"] == (ALLOC, 36) and tail["variable tensor 3"] == (VARIABLE, 64)
     spans = [(r.offset, r.offset + r.size) for r in a.regions[3:]]
     assert spans[0][0] == TAIL - ARENA and spans[-1][1] == SIZE
-    assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))
+    assert all(x[1] == y[0] for x, y in itertools.pairwise(spans))
     assert not figures.overlaps(a)
 
 

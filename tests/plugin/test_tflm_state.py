@@ -6,11 +6,11 @@ import copy
 import struct
 
 import pytest
-from test_tflm_agentless import ALLOC, ARENA, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL, image
 
+from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.analyse import figures, postmortem
 from arenascope_plugin.decode import faultrecord, tflmstate
-from arenascope_plugin.acquire.reader import ImageReader
+from test_tflm_agentless import ALLOC, ARENA, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL, image
 
 MA, SA, GP = tflmstate.MA, tflmstate.SA, tflmstate.GP
 CODE = 0x1000                 # a BL at CODE (F000 F800): its return address is CODE + 4, odd: 0x1005
@@ -121,8 +121,8 @@ def test_the_stack_into_arena_verdict_names_the_objects_and_ties_the_fault_to_on
                                  "TFLM's persistent tail (SingleArenaBufferAllocator, GreedyMemoryPlanner)")
     assert [(o["name"], o["addr"]) for o in v.smashed] == [("SingleArenaBufferAllocator", SABA),
                                                            ("GreedyMemoryPlanner", PLANNER)]
-    assert f"{pointer + 8:#x} is {pointer:#x} + 8: the value the stack left at {END - 60:#x} in GreedyMemoryPlanner" in \
-        " ".join(v.evidence)
+    assert (f"{pointer + 8:#x} is {pointer:#x} + 8: the value the stack left at {END - 60:#x} in "
+            "GreedyMemoryPlanner") in " ".join(v.evidence)
     # The MicroAllocator below the reach is not named.
     assert all(o["name"] != "MicroAllocator" for o in v.smashed)
 

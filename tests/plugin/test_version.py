@@ -2,8 +2,8 @@
 missing, unreadable or not MAJOR.MINOR.PATCH."""
 import pytest
 
-from conftest import ROOT
 from arenascope_plugin import version
+from conftest import ROOT
 
 
 def test_the_plugin_reads_the_repository_version_file():

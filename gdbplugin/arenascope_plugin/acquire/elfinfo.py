@@ -2,7 +2,6 @@
 symbols. The GDB plugin uses it for the loaded ELF; the standalone `arenascope live` for --elf."""
 import os
 
-
 # Linker-script names of the stack's bounds, (low, high), most common first.
 STACK_SYMBOLS = [("__StackLimit", "__StackTop"), ("_sstack", "_estack"), ("__stack_start__", "__stack_end__"),
                  ("_stack_start", "_stack_end")]

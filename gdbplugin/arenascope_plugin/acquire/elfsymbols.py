@@ -5,10 +5,10 @@ import bisect
 import os
 import shutil
 import subprocess
-from typing import Optional, Tuple
+from collections.abc import Iterable
 
 from arenascope_plugin.acquire import dwarflayout, elfinfo
-from arenascope_plugin.acquire.symbols import Symbols
+from arenascope_plugin.acquire.symbols import Range, Symbols
 from arenascope_plugin.errors import TargetError
 
 
@@ -22,7 +22,7 @@ def _demangle(names):
                              check=True).stdout.splitlines()
     except (OSError, subprocess.SubprocessError):
         return {n: n for n in names}
-    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+    return dict(zip(names, out, strict=True)) if len(out) == len(names) else {n: n for n in names}
 
 
 class ElfSymbols(Symbols):
@@ -30,7 +30,7 @@ class ElfSymbols(Symbols):
     when it is not a readable ELF. A stripped ELF is accepted: no symbol is then known (stripped
     is True), and the descriptor is found by a scan of its RAM sections or its given address."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str) -> None:
         self.elf_path = os.path.abspath(path)
         self.file_addresses = True
         self._table = {}
@@ -47,7 +47,7 @@ class ElfSymbols(Symbols):
         self._types = None
         self._pointer = elfinfo.pointer_size(self.elf_path)
 
-    def address(self, name):
+    def address(self, name: str) -> int | None:
         found = self._table.get(name)
         return found[0] if found is not None else None
 
@@ -58,7 +58,7 @@ class ElfSymbols(Symbols):
             self._sorted = ([e[0] for e in entries], entries)
         return self._sorted
 
-    def name_at(self, addr):
+    def name_at(self, addr: int) -> tuple[str, int] | None:
         starts, entries = self._index()
         i = bisect.bisect_right(starts, addr) - 1
         best = None
@@ -78,7 +78,8 @@ class ElfSymbols(Symbols):
         return self._names
 
     def _line_table(self):
-        """([addresses], sorted [(address, file, line, is_stmt)]) from the DWARF line programs (end_sequence rows end a run)."""
+        """([addresses], sorted [(address, file, line, is_stmt)]) from the DWARF line programs
+        (end_sequence rows end a run)."""
         if self._lines is not None:
             return self._lines
         rows = []
@@ -117,7 +118,7 @@ class ElfSymbols(Symbols):
         self._lines = ([r[0] for r in rows], rows)
         return self._lines
 
-    def line_at(self, addr):
+    def line_at(self, addr: int) -> tuple[str, int] | None:
         starts, rows = self._line_table()
         i = bisect.bisect_right(starts, addr) - 1
         # GDB's rule (symtab.c, find_pc_sect_line): the last row at or below addr; when it is not
@@ -140,31 +141,31 @@ class ElfSymbols(Symbols):
                 raise TargetError(f"agentless mode: {exc}") from None
         return self._types
 
-    def members(self, type_name, wanted):
+    def members(self, type_name: str, wanted: Iterable[str]) -> dict[str, tuple[int, int | None]] | None:
         try:
             return self._dwarf().members(type_name, wanted)
         except TargetError:
             return None
 
-    def base_offset(self, type_name, base_name):
+    def base_offset(self, type_name: str, base_name: str) -> int | None:
         try:
             return self._dwarf().base_offset(type_name, base_name)
         except TargetError:
             return None
 
-    def pointer_size(self):
+    def pointer_size(self) -> int:
         return self._pointer
 
-    def type_size(self, name):
+    def type_size(self, name: str) -> int | None:
         try:
             return self._dwarf().size(name)
         except TargetError:
             return None
 
-    def object_size(self, name) -> Optional[int]:
+    def object_size(self, name: str) -> int | None:
         mangled = next((n for n, d in self._demangled().items() if d == name), name)
         found = self._table.get(mangled)
         return found[1] if found is not None and found[1] else None
 
-    def ram_ranges(self) -> Tuple[list, str]:
+    def ram_ranges(self) -> tuple[list[Range], str]:
         return elfinfo.ram_ranges(self.elf_path)

@@ -5,9 +5,9 @@ import re
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin.acquire import elfinfo
-from arenascope_plugin.errors import TargetError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
+from arenascope_plugin.errors import TargetError
 
 STACK_SYMBOLS = elfinfo.STACK_SYMBOLS
 

@@ -102,7 +102,7 @@ class TclLink:
             conn, _ = listener.accept()
             conn.settimeout(self.timeout)
             self._side, self._chan, self.quiet_why = [conn, b""], chan, None
-        except (OSError, socket.timeout) as exc:
+        except (TimeoutError, OSError) as exc:
             self.quiet_why = f"OpenOCD could not connect back to this host ({exc})"
         finally:
             listener.close()
@@ -142,7 +142,7 @@ class TclLink:
             if self._sock is None:
                 self._connect()
             return self._round_trip(line)
-        except socket.timeout:
+        except TimeoutError:
             self.close()
             raise TclError(f"OpenOCD did not answer within {self.timeout:.1f} s on {self.endpoint} (probe or target "
                            "stuck? is this port OpenOCD's Tcl port?)") from None
@@ -170,7 +170,7 @@ class TclLink:
                 self.close()
                 raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {exc}") from None
         else:
-            text = self.command("set __as_rc [catch {%s} __as_r]; list $__as_rc $__as_r" % line)
+            text = self.command(f"set __as_rc [catch {{{line}}} __as_r]; list $__as_rc $__as_r")
         rc, _, result = text.partition(" ")
         if result.startswith("{") and result.endswith("}"):
             result = result[1:-1]
@@ -215,7 +215,8 @@ class TclReader(MemoryReader):
         if any(n <= 0 or n > self.chunk for _, n in pieces):
             return [self.read(a, n) for a, n in pieces]
         spans = [(a & ~3, ((a + n + 3) & ~3)) for a, n in pieces]
-        return [data[a - lo:a - lo + n] for (a, n), (lo, _), data in zip(pieces, spans, self._spans(spans))]
+        return [data[a - lo:a - lo + n]
+                for (a, n), (lo, _), data in zip(pieces, spans, self._spans(spans), strict=True)]
 
     def _spans(self, spans):
         """The bytes of word-aligned [lo, hi) spans, read in order by one Tcl command (`list` of
@@ -234,7 +235,7 @@ class TclReader(MemoryReader):
         if len(groups) != len(spans):
             raise MemoryReadError(where, total, f"OpenOCD's reply is not {len(spans)} lists: {text[:80]!r}")
         out = []
-        for (lo, hi), g in zip(spans, groups):
+        for (lo, hi), g in zip(spans, groups, strict=True):
             words = g.split()
             if len(words) != (hi - lo) // 4 or not all(_NUMBER.match(w) for w in words):
                 raise MemoryReadError(lo, hi - lo, f"OpenOCD's reply is not {(hi - lo) // 4} numbers: {g[:80]!r}")
@@ -310,7 +311,7 @@ class CoreOverTcl(Core):
             return
         words = regs.strip("{}").split()
         by_name = {v: k for k, v in self.NAMES.items()}
-        for name, value in zip(words[0::2], words[1::2]):
+        for name, value in zip(words[0::2], words[1::2], strict=False):
             if name in by_name and _NUMBER.match(value):
                 self.regs[by_name[name]] = int(value, 0)
 

@@ -28,13 +28,14 @@ class PlannerError(Exception):
     """The planner tool is missing, failed, or printed something that is not its JSON."""
 
 
-def printable(text):
+def printable(text: object) -> str:
     """Text from a model (names of tensors and custom operators can hold any character) as one
     terminal line: control characters, newlines included, become '?', as the tool's table does."""
     return "".join(c if c.isprintable() else "?" for c in str(text))
 
 
-def run_planner(tool, model_path, target="cortex-m", margin_pct=None, arena_size=None):
+def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: str = "cortex-m",
+                margin_pct: float | None = None, arena_size: int | None = None) -> tuple[dict, str | None]:
     """Runs `tool --json --target TARGET [--margin PCT] [--arena-size N] model_path`; returns
     (document, error). error is the tool's message when it printed a budget but also said TFLM
     would reject the model (exit status 1 with JSON). arena_size: also replay TFLM's allocation
@@ -63,16 +64,18 @@ def run_planner(tool, model_path, target="cortex-m", margin_pct=None, arena_size
         if r.returncode == 1 and message and r.stderr.startswith("arenascope-plan: "):
             raise PlannerError(message)  # the tool's own error: it names the file and the problem
         raise PlannerError(f"{tool} is not arenascope-plan (it printed no \"{SCHEMA}\" plan, exit status "
-                           f"{r.returncode}): `set arena planner-path auto`, or the path of build/planner/arenascope-plan")
+                           f"{r.returncode}): `set arena planner-path auto`, or the path of "
+                           "build/planner/arenascope-plan")
     return doc, (message if r.returncode else None)
 
 
-def target_for(pointer_bytes):
+def target_for(pointer_bytes: int) -> str:
     """The planner's --target for a target whose pointers have pointer_bytes bytes."""
     return "cortex-m" if pointer_bytes == 4 else "host"
 
 
-def run_planner_on_bytes(tool, data, pointer_bytes, arena_size=None):
+def run_planner_on_bytes(tool: str | None, data: bytes, pointer_bytes: int,
+                         arena_size: int | None = None) -> tuple[dict, str | None]:
     """run_planner on a model held in memory (read from an ELF or a target), for the ABI of a
     target with pointer_bytes-byte pointers; the temporary file is always removed."""
     f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)

@@ -7,12 +7,13 @@ data) and a `name` for messages. Readers never write. Implementations:
 - CountingReader: wraps another and counts calls and bytes (benchmarks, tests).
 The live OpenOCD Tcl reader and a dump-file reader of later issues fit the same interface.
 """
+from collections.abc import Iterable
 
 
 class MemoryReadError(Exception):
     """Memory at [addr, addr+length) could not be read; `why` says what the reader was told."""
 
-    def __init__(self, addr, length, why):
+    def __init__(self, addr: int, length: int, why: str) -> None:
         super().__init__(f"cannot read {length} B at {addr:#x}: {why}")
         self.addr, self.length, self.why = addr, length, why
 
@@ -20,18 +21,18 @@ class MemoryReadError(Exception):
 class MemoryReader:
     name = "memory"
 
-    def read(self, addr, length):
+    def read(self, addr: int, length: int) -> bytes:
         raise NotImplementedError
 
 
 class ImageReader(MemoryReader):
     """Reads from byte images placed at addresses: [(base_addr, bytes), ...]."""
 
-    def __init__(self, segments, name="image"):
+    def __init__(self, segments: Iterable[tuple[int, bytes | bytearray]], name: str = "image") -> None:
         self.segments = [(base, bytes(data)) for base, data in segments]
         self.name = name
 
-    def read(self, addr, length):
+    def read(self, addr: int, length: int) -> bytes:
         for base, data in self.segments:
             if base <= addr and addr + length <= base + len(data):
                 return data[addr - base:addr - base + length]
@@ -41,11 +42,11 @@ class ImageReader(MemoryReader):
 class CountingReader(MemoryReader):
     """Counts the reads and bytes that go through it."""
 
-    def __init__(self, inner):
+    def __init__(self, inner: MemoryReader) -> None:
         self.inner, self.name = inner, inner.name
         self.calls = self.bytes = 0
 
-    def read(self, addr, length):
+    def read(self, addr: int, length: int) -> bytes:
         self.calls += 1
         self.bytes += length
         return self.inner.read(addr, length)

@@ -10,17 +10,17 @@ ELF's .symtab names; GDB accepts them too); names given back (name_at) are deman
 prints them. Nothing here writes target memory or calls a target function.
 """
 import os
-from typing import Dict, List, Optional, Tuple
+from collections.abc import Iterable
 
 from arenascope_plugin.acquire import elfinfo
 
-Range = Tuple[int, int, str]
+Range = tuple[int, int, str]
 
 
 class Symbols:
     """The firmware's ELF: symbols, types and memory map. elf_path: the ELF on disk (or None);
     file_addresses: whether the file's addresses are the target's (False for a relocated PIE)."""
-    elf_path: Optional[str] = None
+    elf_path: str | None = None
     file_addresses: bool = True
 
     @property
@@ -30,24 +30,24 @@ class Symbols:
             self.__dict__["_memo"] = {}
         return self.__dict__["_memo"]
 
-    def address(self, name: str) -> Optional[int]:
+    def address(self, name: str) -> int | None:
         """The address of the global symbol `name` (linker name), or None."""
         raise NotImplementedError
 
-    def name_at(self, addr: int) -> Optional[Tuple[str, int]]:
+    def name_at(self, addr: int) -> tuple[str, int] | None:
         """(demangled name, offset into it) of the symbol holding addr, or None."""
         raise NotImplementedError
 
-    def line_at(self, addr: int) -> Optional[Tuple[str, int]]:
+    def line_at(self, addr: int) -> tuple[str, int] | None:
         """(source file, line) of a code address from the line table, or None."""
         raise NotImplementedError
 
-    def members(self, type_name: str, wanted) -> Optional[Dict[str, Tuple[int, Optional[int]]]]:
+    def members(self, type_name: str, wanted: Iterable[str]) -> dict[str, tuple[int, int | None]] | None:
         """{member: (offset, size)} of the wanted members of the type (base classes included),
         from the debug information; None when the type is not defined."""
         raise NotImplementedError
 
-    def base_offset(self, type_name: str, base_name: str) -> Optional[int]:
+    def base_offset(self, type_name: str, base_name: str) -> int | None:
         """The offset of base class base_name inside type_name, or None."""
         raise NotImplementedError
 
@@ -55,19 +55,19 @@ class Symbols:
         """sizeof(void *) on the target, in bytes."""
         raise NotImplementedError
 
-    def type_size(self, name: str) -> Optional[int]:
+    def type_size(self, name: str) -> int | None:
         """sizeof(name) from the debug information, or None."""
         raise NotImplementedError
 
-    def object_size(self, name: str) -> Optional[int]:
+    def object_size(self, name: str) -> int | None:
         """The size of the data object `name` (as name_at gives it), or None."""
         raise NotImplementedError
 
-    def ram_ranges(self) -> Tuple[List[Range], str]:
+    def ram_ranges(self) -> tuple[list[Range], str]:
         """([(low, high, section)], why empty) of the firmware's RAM (writable sections)."""
         raise NotImplementedError
 
-    def stack_bounds(self) -> Optional[Tuple[int, int, str]]:
+    def stack_bounds(self) -> tuple[int, int, str] | None:
         """(low, high, "LOW/HIGH symbol names") from the linker script's stack symbols, or None."""
         for low, high in elfinfo.STACK_SYMBOLS:
             lo, hi = self.address(low), self.address(high)
@@ -75,52 +75,52 @@ class Symbols:
                 return lo, hi, f"{low}/{high}"
         return None
 
-    def scan_ranges(self) -> List[Range]:
+    def scan_ranges(self) -> list[Range]:
         """The ranges a scan for an object (descriptor, interpreter) reads: the RAM sections."""
         return list(self.ram_ranges()[0])
 
     # What only the ELF file says (data objects, their bytes, sections), in file addresses:
     # empty when there is no file, or when its addresses are not the target's.
-    def _file(self) -> Optional[str]:
+    def _file(self) -> str | None:
         path = self.elf_path
         return path if path and os.path.exists(path) and self.file_addresses else None
 
-    def object_at(self, addr: int) -> Optional[Tuple[str, int, int]]:
+    def object_at(self, addr: int) -> tuple[str, int, int] | None:
         """(linker name, start, size) of the ELF's data object holding addr, or None."""
         return elfinfo.object_at(self._file(), addr) if self._file() else None
 
-    def object_bytes(self, name: str) -> Tuple[int, Optional[bytes]]:
+    def object_bytes(self, name: str) -> tuple[int, bytes | None]:
         """(size, the ELF file's bytes of it or None); ValueError when there is no such object."""
         if not self.elf_path or not os.path.exists(self.elf_path):
             raise ValueError("the ELF is not on disk")
         return elfinfo.object_bytes(self.elf_path, name)
 
-    def data_objects(self) -> list:
+    def data_objects(self) -> list[tuple[str, int, int, str]]:
         return elfinfo.data_objects(self._file()) if self._file() else []
 
-    def objects_of_size(self, size: int) -> List[Tuple[str, int]]:
+    def objects_of_size(self, size: int) -> list[tuple[str, int]]:
         return elfinfo.objects_of_size(self._file(), size) if self._file() else []
 
-    def memory_map(self) -> Dict[str, list]:
+    def memory_map(self) -> dict[str, list]:
         return elfinfo.memory_map(self._file()) if self._file() else {"code": [], "flash": [], "ram": []}
 
-    def vtables(self, classes) -> dict:
+    def vtables(self, classes: Iterable[str]) -> dict[str, tuple[int, int]]:
         return elfinfo.vtables(self._file(), classes) if self._file() else {}
 
 
 class Core:
     """The core's registers and where it is stopped. All None / empty while it runs."""
 
-    def register(self, name: str) -> Optional[int]:
+    def register(self, name: str) -> int | None:
         """A core register (sp, pc, lr, xpsr, msp, psp) when readable now, else None."""
         raise NotImplementedError
 
-    def frames(self) -> List[str]:
+    def frames(self) -> list[str]:
         """The call chain's function names, newest first ("<exception frame>" where the unwinder
         crossed an exception entry); [] when unknown."""
         raise NotImplementedError
 
-    def frame_args(self, function: str, names) -> Dict[str, int]:
+    def frame_args(self, function: str, names: Iterable[str]) -> dict[str, int]:
         """{argument: value} of the newest frame whose function's name contains `function`, for
         the names the debug information gives; {} when unknown."""
         return {}
@@ -134,7 +134,8 @@ class TableSymbols(Symbols):
     """Symbols from a table (a memory image or a dump with its symbol addresses, and the tests):
     {name: address}, RAM ranges [(low, high, name)]; nothing else known."""
 
-    def __init__(self, addresses=None, ram=None, elf_path=None, layout=None, pointer=4):
+    def __init__(self, addresses: dict[str, int] | None = None, ram: Iterable[Range] | None = None,
+                 elf_path: str | None = None, layout: object = None, pointer: int = 4) -> None:
         """layout: a decode.tflm.Layout to use as the firmware's (tests of TFLM's objects)."""
         self.addresses, self.ram = dict(addresses or {}), list(ram or [])
         self.elf_path, self.file_addresses = elf_path, elf_path is not None
@@ -142,45 +143,46 @@ class TableSymbols(Symbols):
         if layout is not None:
             self.memo["tflm-layout"] = layout
 
-    def address(self, name):
+    def address(self, name: str) -> int | None:
         return self.addresses.get(name)
 
-    def name_at(self, addr):
+    def name_at(self, addr: int) -> tuple[str, int] | None:
         return None
 
-    def line_at(self, addr):
+    def line_at(self, addr: int) -> tuple[str, int] | None:
         return None
 
-    def members(self, type_name, wanted):
+    def members(self, type_name: str, wanted: Iterable[str]) -> dict[str, tuple[int, int | None]] | None:
         return None  # no debug information: a table of symbols only
 
-    def base_offset(self, type_name, base_name):
+    def base_offset(self, type_name: str, base_name: str) -> int | None:
         return None
 
-    def pointer_size(self):
+    def pointer_size(self) -> int:
         return self.pointer
 
-    def type_size(self, name):
+    def type_size(self, name: str) -> int | None:
         return None
 
-    def object_size(self, name):
+    def object_size(self, name: str) -> int | None:
         return None
 
-    def ram_ranges(self):
+    def ram_ranges(self) -> tuple[list[Range], str]:
         return list(self.ram), "" if self.ram else "no RAM ranges given"
 
 
 class FixedCore(Core):
     """A core whose registers are given ({} while it runs): dumps and tests."""
 
-    def __init__(self, regs=None, frames=None, cortex_m=True):
+    def __init__(self, regs: dict[str, int] | None = None, frames: Iterable[str] | None = None,
+                 cortex_m: bool = True) -> None:
         self.regs, self._frames, self.cortex_m = dict(regs or {}), list(frames or []), cortex_m
 
-    def register(self, name):
+    def register(self, name: str) -> int | None:
         return self.regs.get(name)
 
-    def frames(self):
+    def frames(self) -> list[str]:
         return list(self._frames)
 
-    def is_cortex_m(self):
+    def is_cortex_m(self) -> bool:
         return self.cortex_m

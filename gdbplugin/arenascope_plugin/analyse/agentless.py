@@ -9,18 +9,20 @@ the graph_ member's offset (TFLM-INTERNALS.md section 6, checked against TFLM 90
 """
 import hashlib
 import os
+from collections.abc import Callable
 
 from arenascope_plugin.acquire import elfinfo, planner
-from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.analyse import postmortem
 from arenascope_plugin.decode import abi, tflm, tflmstate
-from arenascope_plugin.decode.descriptor import Arena, Band, Region
+from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.errors import TargetError
 
 GRAPH_VTABLE = "_ZTVN6tflite21MicroInterpreterGraphE"  # vtable for tflite::MicroInterpreterGraph (Itanium ABI)
 
 
-def tflm_in_elf(symbols):
+def tflm_in_elf(symbols: Symbols) -> bool:
     """Whether the firmware links TFLM's interpreter (its MicroInterpreterGraph vtable)."""
     return symbols.address(GRAPH_VTABLE) is not None
 
@@ -33,7 +35,7 @@ def _graph_vptr(symbols, lay):
     return (vtable & ((1 << 8 * lay.pointer) - 1)) + 2 * lay.pointer
 
 
-def check_interpreter(reader, symbols, lay, address, what):
+def check_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, address: int, what: str) -> None:
     """TargetError unless a constructed MicroInterpreter is at `address` (its graph_'s vtable)."""
     if not address:
         raise TargetError(f"'{what}' is a null pointer: the interpreter is not constructed yet (stop later)")
@@ -63,7 +65,8 @@ def _planner_type(symbols, lay, reader, allocator):
             lay.planner_type, lay.planner_size = name, size
 
 
-def find_interpreter(reader, symbols, lay, attached=None, warn=None):
+def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, attached: int | None = None,
+                     warn: Callable[[str], object] | None = None) -> tuple[int, str]:
     """The interpreter's address and how it was found; TargetError when there is none. attached:
     the address `arena attach` named; warn(text) is told when there are several."""
     if attached is not None:
@@ -102,11 +105,12 @@ def _explain_missing_interpreter(reader, symbols, lay):
                           f"constructed one: its graph_ vtable pointer is {got:#x}, not MicroInterpreterGraph's "
                           f"({expected:#x}). Either its constructor has not run yet (stop later: a static "
                           "interpreter is built by __libc_init_array before main), or something overwrote the "
-                          f"object: `watch -l *(unsigned int *){address + lay.off('tflite::MicroInterpreter', 'graph_'):#x}`"
+                          "object: `watch -l *(unsigned int *)"
+                          f"{address + lay.off('tflite::MicroInterpreter', 'graph_'):#x}`"
                           " and run again to catch the writer")
 
 
-def scan_interpreters(reader, symbols, lay):
+def scan_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) -> list[int]:
     """The addresses of the MicroInterpreters in the ELF's RAM (by their graph's vtable pointer)."""
     vptr = _graph_vptr(symbols, lay)
     if vptr is None:
@@ -176,7 +180,7 @@ class Loaded:
         self.__dict__.update(kw)
 
 
-def elf_facts(symbols, lay, allocator):
+def elf_facts(symbols: Symbols, lay: tflm.Layout, allocator: int) -> tflmstate.Facts:
     """tflmstate.Facts of the firmware: its memory map and TFLM's vtables (from the file; none
     for a position-independent executable, whose file addresses are not the process's), the data
     object that holds the MicroAllocator (the tensor arena: TFLM puts the allocator in its tail)
@@ -251,7 +255,9 @@ def _reconstructed(state, doc, lay):
     return tflm.descriptor(walked, lay.pointer)
 
 
-def load(reader, symbols, planner_tool, model_setting="", attached=None, warn=None, plans=None, attached_how=None):
+def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model_setting: str = "",
+         attached: int | None = None, warn: Callable[[str], object] | None = None, plans: dict | None = None,
+         attached_how: str | None = None) -> Loaded:
     """The interpreter's arena for agentless mode, as a Loaded. Healthy firmware: TFLM's objects
     walked (tflm.walk). Where TFLM is broken (smashed tail, AllocateTensors unfinished) the
     objects are checked one by one (tflmstate.assess) and the arena is reconstructed from what is
@@ -309,7 +315,8 @@ def load(reader, symbols, planner_tool, model_setting="", attached=None, warn=No
     return out
 
 
-def plan_for(reader, symbols, lay, model_addr, planner_tool, model_setting="", arena_size=None, plans=None):
+def plan_for(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, model_addr: int, planner_tool: str | None,
+             model_setting: str = "", arena_size: int | None = None, plans: dict | None = None) -> dict:
     """The planner's JSON for the model the interpreter runs: `set arena model FILE` (checked
     against the target's bytes), else the model's bytes from the ELF (or the target). plans: a
     dict the caller keeps, {(model's sha256, arena size): JSON}, so that a poller runs the planner
@@ -368,7 +375,7 @@ def _published_plan(reader, symbols, desc, a, planner_tool):
     return _PLANS[key]
 
 
-def label_from_model(reader, symbols, desc, planner_tool):
+def label_from_model(reader: MemoryReader, symbols: Symbols, desc: Descriptor, planner_tool: str | None) -> list[str]:
     """Names an agent arena's unnamed regions from the model it publishes (arenascope_arena_set_
     model), through the planner tool: a tensor or scratch buffer by its id, offset and size in the
     plan; a tail region by its distance from the arena's end and its size in the predicted tail
@@ -402,7 +409,8 @@ def label_from_model(reader, symbols, desc, planner_tool):
     return warnings
 
 
-def label_planner_ids(reader, symbols, desc, planner_tool):
+def label_planner_ids(reader: MemoryReader, symbols: Symbols, desc: Descriptor,
+                      planner_tool: str | None) -> list[str]:
     """The TFLM adapter publishes TFLM's plan with planner buffer ids as region ids
     (ARENA_FLAG_PLANNER_IDS) and the model's address: map each id to its tensor or scratch buffer
     through the planner tool on the model's bytes, when every published buffer fits the model's

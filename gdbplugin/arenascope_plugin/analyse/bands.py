@@ -3,17 +3,18 @@ painted stack, 0xCC): a whole scan at a stop, or `budget` bytes per call in turn
 runs (the live poller), each band re-read whole every few calls. The result of a band is
 (touched_lo, touched_hi, painted): the offsets of the lowest and highest word that lost the
 pattern (figures.changed_range; abi.NONE when none did) and whether any patterned word is left."""
-from typing import Dict, Optional, Tuple
+from collections.abc import Iterable
 
+from arenascope_plugin.acquire.reader import MemoryReader
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode.descriptor import MAX_STACK_BYTES
 from arenascope_plugin.errors import TargetError
 
-Result = Tuple[int, int, bool]
+Result = tuple[int, int, bool]
 CHUNK = 4096  # bytes a read: GDB's remote packets carry at most 4 KiB
 
 
-def read_chunked(reader, addr, length):
+def read_chunked(reader: MemoryReader, addr: int, length: int) -> bytes:
     """length bytes at addr, in reads of at most CHUNK bytes."""
     out = bytearray()
     while len(out) < length:
@@ -34,7 +35,7 @@ class _Partial:
         self.low, self.pattern = low, pattern
         self.data = bytearray(max(0, high - low))
         self.cursor = 0
-        self.result: Optional[Result] = None
+        self.result: Result | None = None
 
     def step(self, reader, budget):
         """Reads up to budget bytes at the cursor; returns the bytes read."""
@@ -52,9 +53,9 @@ class BandScanner:
     """budget None: every band read whole at each measure (a stop). budget N: N bytes a call,
     bands in turn, partial passes kept between calls (live)."""
 
-    def __init__(self, budget: Optional[int] = None):
+    def __init__(self, budget: int | None = None):
         self.budget = budget
-        self._partial: Dict[str, _Partial] = {}
+        self._partial: dict[str, _Partial] = {}
         self._turn = 0
 
     @property
@@ -66,7 +67,8 @@ class BandScanner:
         """Whether every band asked for has had a whole pass (always, for whole scans)."""
         return self.budget is None or all(p.result is not None for p in self._partial.values())
 
-    def measure(self, reader, bands) -> Dict[str, Optional[Result]]:
+    def measure(self, reader: MemoryReader,
+                bands: Iterable[tuple[str, int, int, int]]) -> dict[str, Result | None]:
         """{name: Result or None (no whole pass yet)} for bands [(name, low, high, pattern)].
         TargetError for a band too large to read through a probe (a corrupt descriptor or
         stack-range); MemoryReadError from the reader."""

@@ -3,20 +3,25 @@ Symbols and Core of acquire/). Sources: the agent's fault record (decode/faultre
 the core's registers and SCB when it is halted in a fault handler (ARMv7-M ARM B1.5.6 for the
 stacked frame, B3.2 for the SCB registers); the post-mortem of TFLM's objects in agentless mode
 (analyse/postmortem.py)."""
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Any
 
-from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.analyse import agentless, figures, postmortem
 from arenascope_plugin.decode import faultrecord, tflm
+from arenascope_plugin.decode.descriptor import Descriptor, Region
 from arenascope_plugin.errors import TargetError
 
 # Globals a fault handler commonly saves the stacked frame's address in (MSP or PSP at entry).
 FAULT_SP_SYMBOLS = ("g_fault_sp", "fault_sp", "g_hardfault_sp", "hardfault_sp", "HardFault_SP", "g_stacked_sp",
                     "stacked_sp")
+# pipeline.Context, what one gather found: the stage above this one, so not imported here.
+PipelineContext = Any
 
 
-def where(symbols, pc, return_address=False):
+def where(symbols: Symbols, pc: int | None, return_address: bool = False) -> str:
     """'address in function at file:line' for a code address: the name from the ELF's symbol
     table (what the linker put there; DWARF ranges of discarded code can claim low addresses),
     the line from the line table. PC 0 is said to be a null pointer."""
@@ -41,12 +46,12 @@ SCB = {"icsr": 0xE000ED04, "shcsr": 0xE000ED24, "cfsr": 0xE000ED28, "hfsr": 0xE0
        "bfar": 0xE000ED38}
 
 
-def u32(reader, addr):
+def u32(reader: MemoryReader, addr: int) -> int:
     """The little-endian 32-bit word at addr."""
     return int.from_bytes(reader.read(addr, 4), "little")
 
 
-def live_fault(ctx, read=None):
+def live_fault(ctx: PipelineContext, read: Callable[[int, int], bytes] | None = None) -> faultrecord.Fault | None:
     """The fault the core is handling now (halted in a fault handler), from its registers, or None.
     EXC_RETURN is in LR only until the handler saves it: after that it is reported unknown.
     Registers: ctx.core (None while the core runs: then the exception number is ICSR's)."""
@@ -93,7 +98,7 @@ def live_fault(ctx, read=None):
     frame = None
     if frame_addr is not None and not regs["cfsr"] & (1 << 4 | 1 << 12):
         try:
-            frame = list(int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8))
+            frame = [int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8)]
         except MemoryReadError as exc_:
             note = f"the stacked frame is unreadable ({exc_})"
     source = "core registers (halted in the handler)" if xpsr is not None else \
@@ -105,7 +110,7 @@ def live_fault(ctx, read=None):
                        exc_return=exc, frame_addr=frame_addr, frame=frame, frame_note=note)
 
 
-def saved_fault_sp(ctx):
+def saved_fault_sp(ctx: PipelineContext) -> tuple[int | None, str]:
     """(frame address, note) from where a fault handler saved the SP at entry: `set arena
     fault-sp EXPR`, else the first of FAULT_SP_SYMBOLS the ELF has. The address is taken only when
     the frame there looks stacked: xPSR's Thumb bit (bit 24) set (ARMv7-M ARM B1.5.6). (None, why)
@@ -141,7 +146,7 @@ def saved_fault_sp(ctx):
     return None, "; ".join(tried)
 
 
-def lr_lines(ctx, f):
+def lr_lines(ctx: PipelineContext, f: faultrecord.Fault) -> list[str]:
     """What the stacked LR says, without a label: the call site when the instruction before it is
     a call (BL/BLX), else that it is no return address, then the call chain GDB's unwinder (CFI)
     finds instead."""
@@ -157,7 +162,7 @@ def lr_lines(ctx, f):
     return out
 
 
-def damaged_regions(ctx, desc, rec):
+def damaged_regions(ctx: PipelineContext, desc: Descriptor | None, rec: faultrecord.Record | None) -> list[Region]:
     """Labels of the immutable regions whose bytes no longer match the checksum the agent took
     after allocation (region checksums: target_agent/include/arenascope/faultrecord.h)."""
     if rec is None or not rec.checksums_addr or not desc or not desc.arenas:
@@ -180,7 +185,7 @@ def damaged_regions(ctx, desc, rec):
     return out
 
 
-def halt_state(ctx):
+def halt_state(ctx: PipelineContext) -> postmortem.Halt:
     """Where the core is stopped (postmortem.Halt): the PC, the unwound call chain (ctx.core's:
     GDB's through exception frames; without GDB only the PC's function), the exception being
     handled and whether the instruction at the PC branches to itself (`b .`: Thumb T2 0xE7FE, or
@@ -200,7 +205,7 @@ def halt_state(ctx):
     return halt
 
 
-def constructor_note(ctx):
+def constructor_note(ctx: PipelineContext) -> str | None:
     """What to say when the core is inside TFLM's MicroInterpreter constructor (the interpreter
     is not built, so no scan finds it), with the arena size the constructor was given (its
     tensor_arena_size argument, when the debug information gives it), or None."""
@@ -215,8 +220,8 @@ def constructor_note(ctx):
     text = ""
     if size is not None and model_addr:
         try:  # the model the constructor was given, planned at the size it was given
-            doc = agentless.plan_for(ctx.reader, ctx.symbols, tflm.layout(ctx.symbols), model_addr, ctx.settings.planner,
-                                     "", arena_size=size, plans=ctx.cache.setdefault("plans", {}))
+            doc = agentless.plan_for(ctx.reader, ctx.symbols, tflm.layout(ctx.symbols), model_addr,
+                                     ctx.settings.planner, "", arena_size=size, plans=ctx.cache.setdefault("plans", {}))
             text = " " + postmortem.replay_lines(doc, size)[0] + "."
         except (TargetError, MemoryReadError):
             pass
@@ -226,14 +231,14 @@ def constructor_note(ctx):
             + f" {stuck[0].upper()}{stuck[1:]}")
 
 
-def halt_of(ctx):
+def halt_of(ctx: PipelineContext) -> postmortem.Halt:
     """halt_state(), unwound once a command (the report, the verdicts and the snapshot share it)."""
     if ctx.halt is None:
         ctx.halt = halt_state(ctx)
     return ctx.halt
 
 
-def tflm_verdicts(ctx, f):
+def tflm_verdicts(ctx: PipelineContext, f: faultrecord.Fault | None) -> list[postmortem.Verdict]:
     """The post-mortem's Verdicts for an agentless TFLM firmware (postmortem.py), computed once
     for a command's fault (its text and its snapshot both use them)."""
     if ctx.tflm is None or not ctx.tflm.interpreter:
@@ -253,16 +258,16 @@ class Findings:
     """What arena_verdict found: the verdicts (postmortem.Verdict: kind, headline, evidence),
     then the notes that are facts rather than verdicts (where SP and the faulting address are,
     where the core is stuck), in the order the report prints them."""
-    verdicts: List[postmortem.Verdict] = field(default_factory=list)
-    sp_note: Optional[str] = None
-    stuck_note: Optional[str] = None
-    address_note: Optional[str] = None
+    verdicts: list[postmortem.Verdict] = field(default_factory=list)
+    sp_note: str | None = None
+    stuck_note: str | None = None
+    address_note: str | None = None
 
     @property
-    def notes(self) -> List[str]:
+    def notes(self) -> list[str]:
         return [n for n in (self.sp_note, self.stuck_note, self.address_note) if n]
 
-    def details(self) -> List[str]:
+    def details(self) -> list[str]:
         """Every line that is not a headline: the SP, each verdict's evidence, the rest."""
         out = [self.sp_note] if self.sp_note else []
         for v in self.verdicts:
@@ -286,7 +291,7 @@ def _address_note(ctx, f):
     return "the faulting address: " + "; ".join(figures.whereis(ctx.desc, addr, ctx.stack))
 
 
-def arena_verdict(ctx, f, damaged) -> Findings:
+def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: list[Region]) -> Findings:
     """The verdicts from the arena's point of view, for fault f (or None: what the memory says
     without one), with damaged the immutable regions overwritten since allocation."""
     out = Findings()
@@ -368,7 +373,7 @@ def _prefetch(reader, pieces):
     got = {}
     if hasattr(reader, "read_many"):
         try:
-            got = dict(zip(pieces, reader.read_many(pieces)))
+            got = dict(zip(pieces, reader.read_many(pieces), strict=False))
         except MemoryReadError:
             got = {}  # one piece unreadable: each is read alone below, and says so alone
 
@@ -377,7 +382,7 @@ def _prefetch(reader, pieces):
     return read
 
 
-def find_fault(ctx):
+def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Region], str]:
     """(Fault or None, damaged immutable regions, why there is no fault): from the agent's record
     when it holds a fault of this boot (or of an earlier one when the core is not in a handler),
     else from the core's registers when it is halted in a fault handler."""
@@ -424,7 +429,7 @@ def find_fault(ctx):
     return f, damaged, note
 
 
-def fault_json(f, ctx, damaged):
+def fault_json(f: faultrecord.Fault, ctx: PipelineContext, damaged: list[Region]) -> dict:
     """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault"): structured
     verdicts (kind, headline, evidence), notes, and stale when the fault is from before a reset
     (then the arena in memory is this boot's and no verdict is drawn from it)."""
@@ -436,7 +441,7 @@ def fault_json(f, ctx, damaged):
             "exc_return": f.exc_return,
             "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
             "frame_addr": f.frame_addr,
-            "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame)) if f.frame else None,
+            "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame, strict=False)) if f.frame else None,
             "pc_where": where(ctx.symbols, f.pc) if f.frame else None,
             "lr_where": " ".join(lr_lines(ctx, f)) if f.frame else None,
             "causes": faultrecord.cause_lines(f),

@@ -16,10 +16,11 @@ Definitions (units: bytes):
   lower bound = the largest live bytes over all scopes (no plan can use less head).
 """
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import List, Optional
 
 from arenascope_plugin.decode import abi
+from arenascope_plugin.decode.descriptor import Arena, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
 
 # Shared with the planner's snapshot (planner/include/arenascope/planner/report.h), each checked
@@ -46,35 +47,35 @@ class ArenaFigures:
     headroom_pct: float
     free_band_size: int
     free_intact: int
-    damage: Optional[tuple]          # (start offset, end offset) in the arena, or None
-    minimum_arena: Optional[int] = None   # from the planner tool, when it can tell
+    damage: tuple | None             # (start offset, end offset) in the arena, or None
+    minimum_arena: int | None = None      # from the planner tool, when it can tell
 
 
 @dataclass
 class StackFigures:
     low: int
     high: int
-    sp: Optional[int]
-    hwm: Optional[int]               # lowest address that lost its paint; None: unknown
+    sp: int | None
+    hwm: int | None                  # lowest address that lost its paint; None: unknown
     source: str                      # "agent", "scan" or "none"
     painted: bool                    # some painted word is left (False: never painted)
-    arena_end: Optional[int]         # end of the arena just below the stack
-    guard_low: Optional[int] = None  # set when the stack went through the whole guard band
+    arena_end: int | None            # end of the arena just below the stack
+    guard_low: int | None = None     # set when the stack went through the whole guard band
 
     @property
-    def sp_on_stack(self):
+    def sp_on_stack(self) -> bool:
         return self.sp is not None and self.low <= self.sp <= self.high
 
     @property
-    def peak_is_lower_bound(self):
+    def peak_is_lower_bound(self) -> bool:
         return self.guard_low is not None
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self.high - self.low
 
     @property
-    def peak(self):
+    def peak(self) -> int | None:
         """Bytes of stack used at the deepest; at least high - guard_low when it went through
         the guard band (what it did below that is not measured)."""
         if self.hwm is None:
@@ -82,23 +83,23 @@ class StackFigures:
         return self.high - (self.guard_low if self.guard_low is not None else self.hwm)
 
     @property
-    def overflowed(self):
+    def overflowed(self) -> bool:
         return self.painted and self.hwm is not None and self.hwm <= self.low
 
     @property
-    def room(self):
+    def room(self) -> int | None:
         return None if self.arena_end is None else self.high - self.arena_end
 
     @property
-    def required_room(self):
+    def required_room(self) -> int | None:
         return None if self.peak is None else math.ceil(self.peak * STACK_RULE_FACTOR)
 
 
 @dataclass
 class Plan:
     scopes: int                       # scopes 0..scopes-1
-    live_bytes: List[int]
-    live_regions: List[List[int]]     # region indices live at each scope
+    live_bytes: list[int]
+    live_regions: list[list[int]]     # region indices live at each scope
     lower_bound: int
     lower_bound_scope: int
 
@@ -111,19 +112,19 @@ class Overlap:
     end: int
 
 
-def headroom_pct_2dp(headroom, peak):
+def headroom_pct_2dp(headroom: int, peak: int) -> float:
     """The snapshot's headroom_pct: 100 x headroom / peak rounded half up (toward +infinity) to
     0.01, in integers as the planner's headroom_pct_hundredths (Python's round() would round half
     to even, and on a float); 0.0 when peak is 0."""
     return (20000 * headroom + peak) // (2 * peak) / 100 if peak > 0 else 0.0
 
 
-def rule_text():
+def rule_text() -> str:
     """The stack rule's factor as the commands print it ("1.5")."""
     return f"{STACK_RULE_FACTOR:g}"
 
 
-def changed_range(data, pattern):
+def changed_range(data: bytes, pattern: int) -> tuple[int, int]:
     """(first, end) byte offsets of the words of data that differ from the 32-bit pattern, as the
     agent's arenascope_measure computes them (whole little-endian words; a partial last word is
     ignored), or (NONE, NONE) when every word holds it."""
@@ -136,7 +137,7 @@ def changed_range(data, pattern):
     return lo, hi
 
 
-def arena_figures(arena, minimum_arena=None):
+def arena_figures(arena: Arena, minimum_arena: int | None = None) -> ArenaFigures:
     """minimum_arena: the planner's minimum for this firmware's model and kernels, when known;
     the headroom is then measured against it (AllocateTensors needs it), not against used bytes."""
     used = max(arena.head, arena.temp) + (arena.size - arena.tail)
@@ -158,13 +159,14 @@ def arena_figures(arena, minimum_arena=None):
                         minimum_arena=minimum_arena)
 
 
-def stack_below(desc):
+def stack_below(desc: Descriptor) -> Arena | None:
     """The arena whose end is nearest below the stack's low end (the one the stack runs into)."""
     below = [a for a in desc.arenas if a.end_addr <= desc.stack.low_addr]
     return max(below, key=lambda a: a.end_addr) if below else None
 
 
-def stack_figures(desc, sp=None, scanned_hwm=None, bounds=None, painted=None):
+def stack_figures(desc: Descriptor, sp: int | None = None, scanned_hwm: int | None = None,
+                  bounds: tuple[int, int] | None = None, painted: bool | None = None) -> StackFigures:
     """Stack figures from the agent's measurement, else from a host scan (scanned_hwm, and
     painted: whether any painted word was left)."""
     low, high = bounds if bounds else (desc.stack.low_addr, desc.stack.high_addr)
@@ -186,7 +188,7 @@ def stack_figures(desc, sp=None, scanned_hwm=None, bounds=None, painted=None):
                         arena_end=arena.end_addr if arena else None, guard_low=g.low_addr if through_guard else None)
 
 
-def plan(arena):
+def plan(arena: Arena) -> Plan:
     planned = [r for r in arena.regions if r.planned and r.kind in ("tensor", "scratch")]
     scopes = max((r.last_use for r in planned), default=-1) + 1
     live_bytes, live_regions = [], []
@@ -199,7 +201,7 @@ def plan(arena):
                 lower_bound_scope=live_bytes.index(lower) if live_bytes else 0)
 
 
-def inverted_lifetimes(arena):
+def inverted_lifetimes(arena: Arena) -> list[Region]:
     """Planned regions whose first_use is after their last_use: a corrupt region entry (TFLM's
     allocation scopes always give first <= last)."""
     return [r for r in arena.regions if r.planned and r.first_use > r.last_use]
@@ -211,7 +213,7 @@ def _lifetimes_overlap(a, b):
     return a.first_use <= b.last_use and b.first_use <= a.last_use
 
 
-def overlaps(arena):
+def overlaps(arena: Arena) -> list[Overlap]:
     """Pairs of regions that share bytes while both are live (each a plan error)."""
     out = []
     regions = sorted(arena.regions, key=lambda r: r.offset)
@@ -224,7 +226,7 @@ def overlaps(arena):
     return out
 
 
-def region_label(r):
+def region_label(r: Region) -> str:
     if r.name:
         return r.name
     if r.kind == "tensor":
@@ -296,7 +298,8 @@ def _bounds_check(desc, arena, tag, ram_ranges):
     return Check("bounds", PASS, f"{what} {home_text}, clear of the stack and the guard band")
 
 
-def checks(desc, stack, figures_by_arena, seq_odd=False, ram_ranges=None):
+def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, ArenaFigures], seq_odd: bool = False,
+           ram_ranges: Sequence[tuple[int, int, str]] | None = None) -> list[Check]:
     """The `arena check` rules, each PASS/WARN/FAIL with a reason. ram_ranges: [(lo, hi, name)]
     of the ELF's RAM sections, when known (the bounds rule checks every arena against them)."""
     out = []
@@ -412,12 +415,12 @@ def _stack_check(s):
                                    f"{s.peak} B = {s.required_room} B{advice}")
 
 
-def worst(check_list):
+def worst(check_list: Iterable[Check]) -> str:
     order = {PASS: 0, WARN: 1, FAIL: 2}
     return max((c.verdict for c in check_list), key=order.get, default=PASS)
 
 
-def whereis(desc, addr, stack=None):
+def whereis(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> list[str]:
     """What owns addr: a list of lines (regions may share bytes over time)."""
     lines = []
     for arena in desc.arenas:

@@ -13,12 +13,11 @@ planner.SCHEMA, with its `replay` at this arena's size when the tool gives it), 
 tflmstate.Facts. Every figure is read or predicted elsewhere; this module only ties them together.
 """
 from dataclasses import dataclass, field
-from typing import List, Optional
 
 from arenascope_plugin.acquire import planner
-from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.analyse import figures
-from arenascope_plugin.decode import tflmstate
+from arenascope_plugin.decode import faultrecord, tflmstate
 
 ALLOCATE = "AllocateTensors"
 ABORT_FUNCTIONS = ("AbortImpl", "abort", "_exit", "__assert_func", "__stack_chk_fail", "tflite::AbortImpl")
@@ -27,18 +26,18 @@ ABORT_FUNCTIONS = ("AbortImpl", "abort", "_exit", "__assert_func", "__stack_chk_
 @dataclass
 class Halt:
     """Where the core is stopped, as GDB's unwinder shows it."""
-    pc: Optional[int] = None
+    pc: int | None = None
     function: str = ""                               # the function at the PC ("" unknown)
-    frames: List[str] = field(default_factory=list)  # functions newest first, through exception frames
-    in_handler: Optional[str] = None                 # the exception being handled (IPSR), e.g. "HardFault"
+    frames: list[str] = field(default_factory=list)  # functions newest first, through exception frames
+    in_handler: str | None = None                    # the exception being handled (IPSR), e.g. "HardFault"
     spinning: bool = False                           # the instruction at the PC branches to itself
 
     @property
-    def in_allocate_tensors(self):
+    def in_allocate_tensors(self) -> bool:
         return any(ALLOCATE in f for f in self.frames)
 
     @property
-    def stuck(self):
+    def stuck(self) -> bool:
         return self.spinning or any(self.function.endswith(a) for a in ABORT_FUNCTIONS)
 
 
@@ -46,19 +45,19 @@ class Halt:
 class Verdict:
     kind: str                 # stack-into-arena | allocation-failed | failure-ignored | none
     headline: str             # "VERDICT: ..." in one sentence or three
-    evidence: List[str] = field(default_factory=list)
-    smashed: List[dict] = field(default_factory=list)   # [{"name", "addr", "size", "why"}] top down
+    evidence: list[str] = field(default_factory=list)
+    smashed: list[dict] = field(default_factory=list)   # [{"name", "addr", "size", "why"}] top down
 
-    def lines(self):
+    def lines(self) -> list[str]:
         """The headline, then the evidence and the overwritten objects, a line each."""
         return [self.headline] + self.evidence + [f"overwritten: {o['name']} at {o['addr']:#x} ({o['size']} B): "
                                                   f"{o['why']}" for o in self.smashed]
 
-    def json(self):
+    def json(self) -> dict:
         return {"kind": self.kind, "headline": self.headline, "evidence": self.evidence, "smashed": self.smashed}
 
 
-def stuck_line(halt):
+def stuck_line(halt: Halt) -> str | None:
     """Where and why the core is stuck, or None when it is not."""
     if not halt.stuck:
         return None
@@ -74,14 +73,14 @@ def stuck_line(halt):
             if halt.pc is not None else f"the core is stuck: {why}")
 
 
-def replay_at(plan, size):
+def replay_at(plan: dict | None, size: int | None) -> dict:
     """The planner's replay of TFLM's allocation (`arenascope-plan --arena-size`, the JSON's
     `replay`) when it is for an arena of `size` bytes, else {}."""
     replay = (plan or {}).get("replay") or {}
     return replay if replay.get("arena_bytes") == size else {}
 
 
-def tail_bytes_at(plan, size):
+def tail_bytes_at(plan: dict | None, size: int | None) -> int | None:
     """The persistent tail TFLM builds in an arena of `size` bytes: the replay's when AllocateTensors
     fits at that size, else the planner's at its recommended size (equal when both ends are
     16-byte aligned), or None."""
@@ -91,7 +90,7 @@ def tail_bytes_at(plan, size):
     return (plan or {}).get("tail", {}).get("bytes")
 
 
-def tail_layout(plan, base, size):
+def tail_layout(plan: dict | None, base: int, size: int) -> list[tuple[int, int, str, str]]:
     """[(address, size, what, role)] of the tail objects TFLM allocates for the plan's model, top down,
     placed in the arena [base, base + size): from the planner's replay at this size when it gives
     one, else from its tail at the recommended size moved to this end (exact when the arena's end
@@ -136,7 +135,7 @@ def _tie(f, smashed_values, objects):
     if f is None:
         return None
     addr = f.bfar if f.bfar is not None else f.mmfar
-    regs = list(zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5])) if f.frame else []
+    regs = list(zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)) if f.frame else []
     if addr is not None:
         for name, reg in regs:
             o = next((o for o in objects if o["addr"] <= reg < o["addr"] + o["size"]), None)
@@ -154,7 +153,7 @@ def _tie(f, smashed_values, objects):
     if addr is not None:
         candidates.append(("the faulting address (" + ("BFAR" if f.bfar is not None else "MMFAR") + ")", addr))
     if f.frame:
-        candidates += [(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5])]
+        candidates += [(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)]
     for what, value in candidates:
         for o in objects:
             if o["addr"] <= value < o["addr"] + o["size"]:
@@ -168,7 +167,9 @@ def _tie(f, smashed_values, objects):
     return None
 
 
-def stack_into_arena(reader, facts, state, stack, f, plan):
+def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmstate.State | None,
+                     stack: figures.StackFigures | None, f: faultrecord.Fault | None,
+                     plan: dict | None) -> Verdict | None:
     """The stack-into-arena Verdict, or None when the stack stayed above its limit."""
     if stack is None or state is None or state.arena_base is None:
         return None
@@ -229,7 +230,8 @@ def stack_into_arena(reader, facts, state, stack, f, plan):
     return Verdict("stack-into-arena", headline, evidence, objects)
 
 
-def damaged(state, stack, verdicts):
+def damaged(state: tflmstate.State | None, stack: figures.StackFigures | None,
+            verdicts: list[Verdict]) -> Verdict | None:
     """The tflm-damaged Verdict: TFLM's objects do not hold TFLM's values and no other verdict
     explains it (the stack kept paint at its limit), or None."""
     if state is None or state.condition not in ("smashed", "unknown") or verdicts or not state.interpreter:
@@ -251,7 +253,7 @@ def damaged(state, stack, verdicts):
                    [{"name": o.name, "addr": o.addr, "size": o.size, "why": "; ".join(o.problems)} for o in bad])
 
 
-def replay_lines(plan, size):
+def replay_lines(plan: dict | None, size: int | None) -> tuple[str, list[str], dict | None, int | None]:
     """(headline part, evidence lines, outcome) from the planner's replay at `size`, or from its
     minimum alone."""
     arena = (plan or {}).get("arena") or {}
@@ -290,7 +292,7 @@ def _io_tie(reader, f, state):
     if f is None or reader is None or any(state.io_tensors.values()):
         return None
     candidates = ([("the faulting address", f.bfar if f.bfar is not None else f.mmfar)] +
-                  ([(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5])]
+                  ([(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)]
                    if f.frame else []))
     for i in range(4):
         try:
@@ -303,7 +305,8 @@ def _io_tie(reader, f, state):
                 continue
             if 0 <= value - bogus < 64:
                 return (f"{what} {value:#x} is {bogus:#x}{' + ' + str(value - bogus) if value != bogus else ''}: "
-                        f"input({i})/output({i}) returned the word at address {4 * i:#x} ({bogus:#x}) as a TfLiteTensor*")
+                        f"input({i})/output({i}) returned the word at address {4 * i:#x} ({bogus:#x}) as a "
+                        "TfLiteTensor*")
             for at, word in fields:
                 if word == value and word:
                     return (f"{what} {value:#x} is the word at {at:#x}, a field of the 'TfLiteTensor' input({i}) / "
@@ -312,7 +315,8 @@ def _io_tie(reader, f, state):
     return None
 
 
-def allocation(state, f, halt, plan, reader=None):
+def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt: Halt, plan: dict | None,
+               reader: MemoryReader | None = None) -> Verdict | None:
     """The allocation-failed or failure-ignored Verdict, or None when AllocateTensors finished or
     never started. `reader`: target memory, to tie a fault to input(i)/output(i)'s bogus tensor."""
     if state is None or state.condition != "unfinished":

@@ -6,7 +6,6 @@ Every check that fails raises DecodeError with a message that says what is wrong
 """
 import struct
 from dataclasses import dataclass, field
-from typing import List, Optional
 
 from arenascope_plugin.decode import abi
 
@@ -29,20 +28,20 @@ class Band:
     touched_hi: int
 
     @property
-    def size(self):
+    def size(self) -> int:
         return max(0, self.high_addr - self.low_addr)
 
     @property
-    def filled(self):
+    def filled(self) -> bool:
         return self.high_addr > self.low_addr
 
     @property
-    def touched(self):
+    def touched(self) -> bool:
         """Whether a measurement found changed words (an empty range, as before any scan, is not)."""
         return self.touched_lo != abi.NONE and self.touched_hi > self.touched_lo
 
     @property
-    def touched_bytes(self):
+    def touched_bytes(self) -> int:
         """Bytes from the first to the last changed word (0 when intact)."""
         return self.touched_hi - self.touched_lo if self.touched else 0
 
@@ -57,20 +56,20 @@ class Region:
     flags: int
     first_use: int
     last_use: int
-    name: Optional[str] = None    # from the model, when the planner tool gives it
-    shape: Optional[list] = None
-    dtype: Optional[str] = None
+    name: str | None = None       # from the model, when the planner tool gives it
+    shape: list | None = None
+    dtype: str | None = None
 
     @property
-    def end(self):
+    def end(self) -> int:
         return self.offset + self.size
 
     @property
-    def planned(self):
+    def planned(self) -> bool:
         return self.first_use != abi.USE_NONE and self.last_use != abi.USE_NONE
 
     @property
-    def flag_names(self):
+    def flag_names(self) -> list[str]:
         return [name for bit, name in abi.REGION_FLAGS.items() if self.flags & bit]
 
 
@@ -90,14 +89,14 @@ class Arena:
     region_count: int
     region_capacity: int
     flags: int
-    regions: List[Region] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
 
     @property
-    def end_addr(self):
+    def end_addr(self) -> int:
         return self.base_addr + self.size
 
     @property
-    def tflm_figures(self):
+    def tflm_figures(self) -> bool:
         return bool(self.flags & abi.ARENA_FLAG_TFLM)
 
 
@@ -121,22 +120,22 @@ class Descriptor:
     fault_record_addr: int
     stack: Band
     guard: Band
-    arenas: List[Arena] = field(default_factory=list)
+    arenas: list[Arena] = field(default_factory=list)
     measured_by: str = "agent"     # who measured the bands: the agent, or a host scan
     halted_in_update: bool = False # seq odd and still: the target stopped inside an update
     agent_measured: bool = False   # the agent's own MEASURED flag, whatever the host did since
     agentless: bool = False        # no agent: TFLM's own objects walked (tflm.py); agent-only figures absent
 
     @property
-    def measured(self):
+    def measured(self) -> bool:
         return bool(self.flags & abi.FLAG_MEASURED)
 
     @property
-    def invokes(self):
+    def invokes(self) -> int:
         return self.invoke_phase // 2
 
     @property
-    def in_invoke(self):
+    def in_invoke(self) -> bool:
         return bool(self.invoke_phase & 1)
 
 
@@ -156,7 +155,7 @@ def _unpack(type_name, data, offset, addr_size):
     return out
 
 
-def preamble(data, address):
+def preamble(data: bytes, address: int) -> tuple[int, int]:
     """(addr_size, descriptor_size) from the first 16 bytes, after the magic and version
     checks: what a reader needs to know how many bytes to fetch."""
     if len(data) < 16:
@@ -181,7 +180,7 @@ def preamble(data, address):
     return addr_size, size
 
 
-def decode_descriptor(data, address):
+def decode_descriptor(data: bytes, address: int) -> Descriptor:
     """Decodes and validates the header and arena entries (not the region tables)."""
     addr_size, size = preamble(data, address)
     if len(data) < size:
@@ -264,7 +263,7 @@ def _validate_arena(a, address, measured):
                    inside=(a.base_addr, a.base_addr + a.size))
 
 
-def decode_regions(data, count, entry_size):
+def decode_regions(data: bytes, count: int, entry_size: int) -> list[Region]:
     """Region entries from a table's bytes (count entries, entry_size bytes apart)."""
     need = abi.layout("region", 4)["_size"]
     if entry_size < need:

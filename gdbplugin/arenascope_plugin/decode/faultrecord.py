@@ -7,8 +7,10 @@ EXC_RETURN); Cortex-M4 TRM (FP extended frame, lazy stacking). The agent's fault
 target_agent/include/arenascope/fault.h.
 """
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import List, Optional
+
+from arenascope_plugin.acquire.reader import MemoryReader
 
 # (bit, name, one line of meaning)
 CFSR_BITS = [
@@ -76,22 +78,22 @@ RECORD_MAX_SIZE = max(RECORD_ADDR_SIZES)
 RECORD_MIN_SIZE = min(RECORD_ADDR_SIZES)
 
 
-def fnv1a(data):
+def fnv1a(data: bytes) -> int:
     h = 2166136261
     for b in data:
         h = ((h ^ b) * 16777619) & 0xFFFFFFFF
     return h
 
 
-def group_of(bit):
+def group_of(bit: int) -> str:
     return next(g for r, g in GROUP.items() if bit in r)
 
 
-def cfsr_lines(cfsr):
+def cfsr_lines(cfsr: int) -> list[str]:
     return [f"CFSR.{group_of(b)}.{name} (bit {b}): {meaning}" for b, name, meaning in CFSR_BITS if cfsr >> b & 1]
 
 
-def hfsr_lines(hfsr):
+def hfsr_lines(hfsr: int) -> list[str]:
     return [f"HFSR.{name} (bit {b}): {meaning}" for b, name, meaning in HFSR_BITS if hfsr >> b & 1]
 
 
@@ -100,22 +102,22 @@ class ExcReturn:
     value: int
 
     @property
-    def valid(self):
+    def valid(self) -> bool:
         return self.value >> 24 == 0xFF and self.value & 0x1 == 1
 
     @property
-    def psp(self):
+    def psp(self) -> bool:
         return bool(self.value & 0x4)
 
     @property
-    def thread_mode(self):
+    def thread_mode(self) -> bool:
         return bool(self.value & 0x8)
 
     @property
-    def extended(self):
+    def extended(self) -> bool:
         return not self.value & 0x10
 
-    def describe(self):
+    def describe(self) -> str:
         if not self.valid:
             return f"{self.value:#010x} is not an EXC_RETURN value"
         return (f"{self.value:#010x}: returns to {'thread' if self.thread_mode else 'handler'} mode, frame on the "
@@ -138,7 +140,7 @@ class Record:
     bfar: int
     shcsr: int
     icsr: int
-    frame: List[int]
+    frame: list[int]
     checksums_addr: int
     checksum_count: int
 
@@ -147,7 +149,7 @@ class RecordError(Exception):
     pass
 
 
-def decode_record(data, address):
+def decode_record(data: bytes, address: int) -> Record:
     """The record in data (its first `size` bytes; more are ignored), read at address."""
     if len(data) < 8:
         raise RecordError(f"fault record at {address:#x}: only {len(data)} bytes read")
@@ -176,7 +178,7 @@ def decode_record(data, address):
     return Record(*f, frame=frame, checksums_addr=checksums_addr, checksum_count=checksum_count)
 
 
-def read_record(read, address):
+def read_record(read: Callable[[int, int], bytes], address: int) -> Record:
     """Reads and decodes the record at address with read(address, length) -> bytes: the shorter
     layout's bytes first, then the rest when its size field says it is the longer one."""
     first = read(address, RECORD_MIN_SIZE)  # one read for a 32-bit target's record, the common case
@@ -190,14 +192,14 @@ def read_record(read, address):
 class Fault:
     """What is known of one fault, from the record or from the core."""
     source: str                       # "agent record (this boot)", "agent record (boot N)", "core registers"
-    exception: Optional[str]
+    exception: str | None
     cfsr: int
     hfsr: int
-    mmfar: Optional[int]
-    bfar: Optional[int]
-    exc_return: Optional[int]
-    frame_addr: Optional[int]
-    frame: Optional[List[int]]
+    mmfar: int | None
+    bfar: int | None
+    exc_return: int | None
+    frame_addr: int | None
+    frame: list[int] | None
     frame_note: str = ""
     nested: bool = False
     lazy_fp: bool = False
@@ -207,11 +209,11 @@ class Fault:
     halted_in_handler: bool = False   # from the core's registers, halted inside the fault handler
 
     @property
-    def pc(self):
+    def pc(self) -> int | None:
         return self.frame[6] if self.frame else None
 
     @property
-    def pre_fault_sp(self):
+    def pre_fault_sp(self) -> int | None:
         """SP before the exception: frame address + frame size (+4 when xPSR bit 9 says the core
         aligned the frame to 8 bytes)."""
         if self.frame_addr is None or self.exc_return is None:
@@ -221,7 +223,7 @@ class Fault:
         return (self.frame_addr + size + pad) & 0xFFFFFFFF  # Cortex-M addresses are 32 bits
 
 
-def from_record(rec):
+def from_record(rec: Record) -> Fault:
     exc = EXCEPTIONS.get(rec.icsr & 0x1FF)
     note = ""
     if not rec.flags & FLAG_FRAME_COPIED:
@@ -236,7 +238,7 @@ def from_record(rec):
                  nested=bool(rec.flags & FLAG_NESTED), lazy_fp=bool(rec.flags & FLAG_LAZY_FP))
 
 
-def cause_lines(f):
+def cause_lines(f: Fault) -> list[str]:
     """The plain-words cause from the bits and the frame."""
     out = []
     known = {b for b, _, _ in CFSR_BITS}
@@ -265,7 +267,7 @@ def cause_lines(f):
     return out
 
 
-def call_before(reader, return_address):
+def call_before(reader: MemoryReader, return_address: int) -> str | None:
     """The call instruction that ends right before `return_address` (Thumb: bit 0 set), or None
     when there is none: then the value is no return address, whatever register or stack slot
     holds it (a function may use LR as a scratch register once it has saved it). ARMv7-M ARM

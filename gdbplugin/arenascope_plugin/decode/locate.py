@@ -1,13 +1,17 @@
 """Finding the descriptor: by a user override, by symbol, else by a bounded RAM scan for the
 magic (docs/agent-abi.md, "Finding the descriptor"). Pure: the caller passes the symbol
 lookup result and the ranges; memory goes through a MemoryReader."""
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import DecodeError, Descriptor, decode_descriptor, preamble
-from arenascope_plugin.acquire.reader import MemoryReadError
 
 CHUNK = 4096   # GDB remote packets carry at most 4 KiB; OpenOCD reads the same way
+
+Range = tuple[int, int, str]   # (low, high, name) of memory to scan
+Progress = Callable[[int, int, str], object]   # (bytes done, bytes in the range, its name)
 
 
 class NotFoundError(Exception):
@@ -23,10 +27,10 @@ class Candidate:
     inside: str = ""      # what memory the block itself describes holds it ("the stack ..."), if any
 
     @property
-    def in_bss(self):
+    def in_bss(self) -> bool:
         return self.section.startswith((".bss", ".sbss"))
 
-    def summary(self):
+    def summary(self) -> str:
         d = self.desc
         where = f"{self.section}, {self.inside}" if self.inside else self.section
         return (f"{self.address:#x} ({where}; {d.invokes} inference{'' if d.invokes == 1 else 's'}, seq {d.seq}, "
@@ -71,7 +75,8 @@ def _candidate(reader, address, section):
     return Candidate(address=address, section=section, desc=desc, inside=_inside(desc, address))
 
 
-def candidates(reader, ranges, progress=None):
+def candidates(reader: MemoryReader, ranges: Iterable[Range],
+               progress: Progress | None = None) -> tuple[list[Candidate], list[str]]:
     """Every 4-aligned address in ranges [(lo, hi, name)] holding a block that decodes as a whole
     (header and arena entries, decode.decode_descriptor). Returns (candidates, notes): notes list
     unreadable ranges and rejected magics, with the reason."""
@@ -120,7 +125,7 @@ WHY = {
 }
 
 
-def choose(found):
+def choose(found: list[Candidate]) -> tuple[Candidate | None, str | None]:
     """(the candidate taken for the agent's descriptor, a warning or None) from candidates().
 
     The agent's own block is preferred by, in order: not lying inside memory it describes (its
@@ -164,7 +169,8 @@ def choose(found):
                   "choice is wrong, `set arena descriptor-address ADDR`")
 
 
-def scan(reader, ranges, progress=None):
+def scan(reader: MemoryReader, ranges: Iterable[Range],
+         progress: Progress | None = None) -> tuple[int | None, list[str], str | None]:
     """The address of the descriptor the agent keeps live in ranges [(lo, hi, name)], chosen
     among every valid candidate (choose()). Returns (address or None, notes, warning or None):
     notes list unreadable ranges and rejected candidates; the warning names every candidate
@@ -174,7 +180,9 @@ def scan(reader, ranges, progress=None):
     return (best.address if best else None), notes, warning
 
 
-def locate(reader, override=None, symbol=None, ranges=(), range_source="", why_no_ranges="", warn=None):
+def locate(reader: MemoryReader, override: int | None = None, symbol: int | None = None,
+           ranges: Sequence[Range] = (), range_source: str = "", why_no_ranges: str = "",
+           warn: Callable[[str], object] | None = None) -> tuple[int, str]:
     """The descriptor's address, trying in order: the override, the symbol, a scan of ranges.
     warn(text) is called when a scan found several descriptors. Raises NotFoundError saying
     what was tried and what to do."""

@@ -6,13 +6,13 @@ from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Band, Region
 
 
-def scratch_label(index, op=None, what=None):
+def scratch_label(index: int, op: int | None = None, what: str | None = None) -> str:
     """A scratch buffer's label, as the planner names it: "scratch K (op N WHAT)" (the planner
     JSON's buffers[].name), "scratch K" when its request is not known."""
     return f"scratch {index}" + (f" (op {op} {what})" if op is not None else "")
 
 
-def arena_from_plan(doc):
+def arena_from_plan(doc: dict) -> Arena:
     """The tool's predicted arena as an Arena, the one `arenascope-plan --snapshot` writes: the
     recommended size at base address 0 (a model has no target address); TFLM's greedy plan of the
     head as planned regions (offset = the buffer's offset, lifetime = its inclusive scopes, id its

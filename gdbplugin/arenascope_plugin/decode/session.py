@@ -6,8 +6,8 @@ steady-state refresh reads the descriptor (128 B on Cortex-M) and 2 bytes of seq
 """
 import struct
 
-from arenascope_plugin.decode.descriptor import DecodeError, decode_descriptor, decode_regions, preamble
-from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.decode.descriptor import DecodeError, Descriptor, decode_descriptor, decode_regions, preamble
 
 SEQ_OFFSET = 18     # abi.layout("descriptor", n)["seq"], the same for both address sizes
 DEFAULT_RETRIES = 8
@@ -21,7 +21,8 @@ class DescriptorSession:
     """Reads the descriptor at `address` through `reader`; keeps the region tables of the last
     layout_generation. Create one per (reader, address)."""
 
-    def __init__(self, reader, address, retries=DEFAULT_RETRIES, ram_ranges=None):
+    def __init__(self, reader: MemoryReader, address: int, retries: int = DEFAULT_RETRIES,
+                 ram_ranges: list[tuple[int, int]] | None = None) -> None:
         self.reader, self.address, self.retries = reader, address, retries
         self.ram_ranges = ram_ranges  # [(lo, hi)] the tables must lie in, or None: no check
         self._size = None
@@ -43,7 +44,7 @@ class DescriptorSession:
             self._size = None  # re-read the preamble next time, then report if it persists
             raise
 
-    def read(self, fresh_tables=False):
+    def read(self, fresh_tables: bool = False) -> Descriptor:
         """A consistent Descriptor with every arena's regions, or raises DecodeError,
         MemoryReadError or TornReadError. fresh_tables: re-read the region tables even when
         layout_generation says they did not change (a stray write into a table does not

@@ -14,10 +14,12 @@ a second implementation here. Every member offset and type size comes from the f
 tested on byte images laid out from a Layout. The planner's arrays in free arena space are
 overwritten by the first Invoke: nothing here reads them. No GDB import.
 """
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
 
 from arenascope_plugin.acquire.planner import ROLE_BUILTIN_DATA, ROLE_BUILTIN_DATA_ALLOCATOR, ROLE_OP_DATA
+from arenascope_plugin.acquire.reader import MemoryReader
+from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
@@ -49,8 +51,9 @@ OPTIONAL = {
     "tflite::SingleArenaBufferAllocator": ["temp_buffer_count_"],
     "tflite::GreedyMemoryPlanner": ["max_buffer_count_", "buffer_count_"],
 }
-SIZES = ["tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator", "tflite::SubgraphAllocations",
-         "TfLiteEvalTensor", "tflite::NodeAndRegistration", "tflite::ScratchBufferHandle", "TfLiteTensor"]
+SIZES = ["tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
+         "tflite::SubgraphAllocations", "TfLiteEvalTensor", "tflite::NodeAndRegistration",
+         "tflite::ScratchBufferHandle", "TfLiteTensor"]
 
 
 class AgentlessError(Exception):
@@ -61,22 +64,22 @@ class AgentlessError(Exception):
 class Layout:
     """Member offsets and type sizes from DWARF, in bytes."""
     pointer: int                                    # 4 or 8
-    offsets: Dict[str, Dict[str, int]]              # type -> member -> offset
-    sizes: Dict[str, int]                           # type -> sizeof
+    offsets: dict[str, dict[str, int]]              # type -> member -> offset
+    sizes: dict[str, int]                           # type -> sizeof
     saba_nonpersistent_base: int = 0                # offset of INonPersistentBufferAllocator in SABA
     planner_type: str = ""                          # dynamic type of memory_planner_, e.g. tflite::GreedyMemoryPlanner
     planner_size: int = 0
     # Sizes of members that are not pointer-sized (bools, enums: 1 byte on arm-none-eabi, whose
     # enums are short), and OPTIONAL members found: type -> member -> (offset, size).
-    member_sizes: Dict[str, Dict[str, int]] = field(
+    member_sizes: dict[str, dict[str, int]] = field(
         default_factory=lambda: {"tflite::MicroInterpreter": {"tensors_allocated_": 1}})
-    optional: Dict[str, Dict[str, tuple]] = field(default_factory=dict)
+    optional: dict[str, dict[str, tuple]] = field(default_factory=dict)
 
-    def off(self, type_name, member):
+    def off(self, type_name: str, member: str) -> int:
         return self.offsets[type_name][member]
 
 
-def layout(symbols) -> Layout:
+def layout(symbols: Symbols) -> Layout:
     """TFLM's Layout in the firmware, from its debug information through Symbols (GDB's types or
     the DWARF read with pyelftools: the same questions, the same answers). Kept on the Symbols
     object (symbols.memo). TargetError names what is missing: no -g, or another TFLM version."""
@@ -122,7 +125,7 @@ class Walk:
     interpreter: int
     model_addr: int
     arena: Arena
-    mismatches: List[str] = field(default_factory=list)  # TFLM's placement differs from the planner's
+    mismatches: list[str] = field(default_factory=list)  # TFLM's placement differs from the planner's
 
 
 def _ptr(reader, addr, layout):
@@ -133,7 +136,7 @@ def _u(reader, addr, size):
     return int.from_bytes(reader.read(addr, size), "little")
 
 
-def read_header(reader, layout, interpreter):
+def read_header(reader: MemoryReader, layout: Layout, interpreter: int) -> tuple[int, bool]:
     """(model address, tensors_allocated) of the interpreter at `interpreter`."""
     mi = "tflite::MicroInterpreter"
     model = _ptr(reader, interpreter + layout.off(mi, "model_"), layout)
@@ -141,7 +144,8 @@ def read_header(reader, layout, interpreter):
     return model, bool(allocated)
 
 
-def allocator_state(reader, layout, interpreter):
+def allocator_state(reader: MemoryReader, layout: Layout,
+                    interpreter: int) -> tuple[int, bool, int, int, int, int, int, int, int]:
     """What says whether TFLM's layout of the interpreter at `interpreter` moved: (model address,
     tensors_allocated_, allocator address, the arena allocator's address, and its buffer_head_,
     buffer_tail_, head_, temp_, tail_). A handful of words: the live reader reads it at every
@@ -158,7 +162,7 @@ def allocator_state(reader, layout, interpreter):
                                                                        "tail_")))
 
 
-def walk(reader, layout, interpreter, plan):
+def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> Walk:
     """The arena of the interpreter at `interpreter`, as TFLM laid it out, with the planner's JSON
     for its model (`plan`, schema acquire.planner.SCHEMA) giving names, sizes and lifetimes."""
     mi, ma = "tflite::MicroInterpreter", "tflite::MicroAllocator"
@@ -222,7 +226,8 @@ def walk(reader, layout, interpreter, plan):
                               kind="tensor" if b["tensor"] >= 0 else "scratch", flags=0,
                               first_use=b["first"], last_use=b["last"], name=b["name"]))
     # The tail: TFLM's objects and arrays the interpreter points to, sized by DWARF.
-    tail_items = [(saba, layout.sizes["tflite::SingleArenaBufferAllocator"], "SingleArenaBufferAllocator", "metadata", 0),
+    tail_items = [(saba, layout.sizes["tflite::SingleArenaBufferAllocator"], "SingleArenaBufferAllocator", "metadata",
+                   0),
                   (allocator, layout.sizes[ma], "MicroAllocator", "metadata", 0),
                   (subgraphs, len(subgraph_docs) * layout.sizes[sga], "SubgraphAllocations[]", "metadata", 0)]
     if layout.planner_size:
@@ -259,7 +264,7 @@ def walk(reader, layout, interpreter, plan):
         tail_items.append((handles, scratch_count * layout.sizes["tflite::ScratchBufferHandle"],
                            f"ScratchBufferHandle[{scratch_count}]", "metadata", 0))
     main = subgraph_docs[0]
-    for array, names, what in zip(io_arrays, (main["inputs"], main["outputs"]), ("input", "output")):
+    for array, names, what in zip(io_arrays, (main["inputs"], main["outputs"]), ("input", "output"), strict=True):
         if not array:
             continue
         tail_items.append((array, len(names) * p, f"{what} TfLiteTensor*[{len(names)}]", "metadata", 0))
@@ -297,7 +302,8 @@ def walk(reader, layout, interpreter, plan):
     return walk_out
 
 
-def scan_ram(reader, layout, ranges, graph_vptr):
+def scan_ram(reader: MemoryReader, layout: Layout, ranges: Iterable[tuple[int, int, str]],
+             graph_vptr: int) -> list[int]:
     """The addresses of the MicroInterpreters in RAM ranges [(lo, hi, name)]: where the vtable
     pointer of an embedded MicroInterpreterGraph (`graph_vptr`: its vtable + 2 pointers) sits,
     pointer-aligned, minus the offset of graph_."""
@@ -318,7 +324,7 @@ def scan_ram(reader, layout, ranges, graph_vptr):
     return found
 
 
-def split_tail(arena, walked_arena):
+def split_tail(arena: Arena, walked_arena: Arena) -> str | None:
     """Replaces, in the TFLM adapter's `arena` (it publishes the persistent tail as one region, the
     last), that region by the tail objects `walked_arena` found, when both are the same arena (base,
     size and tail offset equal). Returns None when done, else why not (a string)."""
@@ -337,7 +343,7 @@ def split_tail(arena, walked_arena):
     return None
 
 
-def descriptor(walked, addr_size, stack: Optional[Band] = None):
+def descriptor(walked: Walk, addr_size: int, stack: Band | None = None) -> Descriptor:
     """A Descriptor for the walked arena, so every command reads both modes alike. What only the
     agent measures (canary bands, invoke counter, torn reads, fault record) is absent: flags 0
     (not measured), no guard band, invoke_phase 0."""

@@ -23,12 +23,15 @@ Facts of TFLM 90b983c2 it relies on (tensorflow/tflite-micro):
 - greedy_memory_planner.cc: AddBuffer fails with "Too many buffers (max is N)" once buffer_count_
   reaches max_buffer_count_ (the free space / 40 B).
 """
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
 from arenascope_plugin.acquire.planner import ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOCATOR
-from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.decode.tflm import Layout
+
+Span = tuple[int, int]   # [lo, hi) of memory
 
 MI, MA, SA, GP = ("tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
                   "tflite::GreedyMemoryPlanner")
@@ -47,14 +50,14 @@ CONDITIONS = {
 @dataclass
 class Facts:
     """What the ELF says, with no target read (the caller fills it: GDB or pyelftools)."""
-    arena: Optional[Tuple[str, int, int]] = None        # (symbol, start, size) of the tensor arena's object
-    code: List[Tuple[int, int]] = field(default_factory=list)    # executable sections [lo, hi)
-    flash: List[Tuple[int, int]] = field(default_factory=list)   # read-only sections, code included
-    ram: List[Tuple[int, int]] = field(default_factory=list)     # writable sections
-    vtables: Dict[str, Tuple[int, int]] = field(default_factory=dict)  # class -> (vtable address, size)
-    stack: Optional[Tuple[int, int]] = None              # (low, high) of the main stack
+    arena: tuple[str, int, int] | None = None           # (symbol, start, size) of the tensor arena's object
+    code: list[tuple[int, int]] = field(default_factory=list)    # executable sections [lo, hi)
+    flash: list[tuple[int, int]] = field(default_factory=list)   # read-only sections, code included
+    ram: list[tuple[int, int]] = field(default_factory=list)     # writable sections
+    vtables: dict[str, tuple[int, int]] = field(default_factory=dict)  # class -> (vtable address, size)
+    stack: tuple[int, int] | None = None                 # (low, high) of the main stack
 
-    def inside(self, spans, value):
+    def inside(self, spans: Iterable[Span], value: int) -> bool:
         return any(lo <= value < hi for lo, hi in spans)
 
 
@@ -64,13 +67,13 @@ class ObjectCheck:
     name: str
     addr: int
     size: int
-    problems: List[str] = field(default_factory=list)
-    values: Dict[str, int] = field(default_factory=dict)   # member -> value read
-    at: Dict[int, str] = field(default_factory=dict)       # address -> the member stored there
+    problems: list[str] = field(default_factory=list)
+    values: dict[str, int] = field(default_factory=dict)   # member -> value read
+    at: dict[int, str] = field(default_factory=dict)       # address -> the member stored there
     role: str = ""                                         # its planner tail role (acquire.planner.ROLE_*), "" for none
 
     @property
-    def sound(self):
+    def sound(self) -> bool:
         return not self.problems
 
 
@@ -78,24 +81,24 @@ class ObjectCheck:
 class State:
     interpreter: int
     condition: str
-    evidence: List[str]                          # one line each, in the order they were established
-    objects: List[ObjectCheck]
-    arena_base: Optional[int] = None             # TFLM's buffer_head_ (the arena start aligned up to 16)
-    arena_size: Optional[int] = None             # buffer_tail_ - buffer_head_
-    arena_symbol: Optional[str] = None
-    allocator: Optional[Dict[str, int]] = None   # the SingleArenaBufferAllocator's pointers, when sound
-    tensors_allocated: Optional[bool] = None
-    planner_counts: Optional[Tuple[int, int]] = None   # (buffer_count_, max_buffer_count_) of the greedy planner
-    io_tensors: Dict[str, int] = field(default_factory=dict)   # input_tensors_ / output_tensors_
-    init_status: Optional[int] = None            # initialization_status_ (kTfLiteOk 0, kTfLiteError 1)
+    evidence: list[str]                          # one line each, in the order they were established
+    objects: list[ObjectCheck]
+    arena_base: int | None = None                # TFLM's buffer_head_ (the arena start aligned up to 16)
+    arena_size: int | None = None                # buffer_tail_ - buffer_head_
+    arena_symbol: str | None = None
+    allocator: dict[str, int] | None = None      # the SingleArenaBufferAllocator's pointers, when sound
+    tensors_allocated: bool | None = None
+    planner_counts: tuple[int, int] | None = None      # (buffer_count_, max_buffer_count_) of the greedy planner
+    io_tensors: dict[str, int] = field(default_factory=dict)   # input_tensors_ / output_tensors_
+    init_status: int | None = None               # initialization_status_ (kTfLiteOk 0, kTfLiteError 1)
     constructor_failed: bool = False             # the MicroInterpreter's constructor could not allocate
 
     @property
-    def smashed(self):
+    def smashed(self) -> list[ObjectCheck]:
         return [o for o in self.objects if not o.sound]
 
     @property
-    def laid_out(self):
+    def laid_out(self) -> bool:
         """Whether AllocateTensors laid the arena out (whatever happened to it since): its used
         bytes and headroom mean something."""
         return self.condition in ("allocated", "smashed")
@@ -120,7 +123,7 @@ def _read_member(reader, lay, type_name, base, member):
     return int.from_bytes(reader.read(base + offset, size), "little")
 
 
-def points(facts, value, arena):
+def points(facts: Facts, value: int, arena: Span | None) -> str:
     """Where a pointer value points: 'null', 'arena', 'flash', 'ram' or 'nowhere' (none of the
     ELF's memory: not a pointer the firmware made)."""
     if value == 0:
@@ -136,7 +139,7 @@ def points(facts, value, arena):
     return "nowhere"
 
 
-def stack_value(facts, value, reader=None):
+def stack_value(facts: Facts, value: int, reader: MemoryReader | None = None) -> str | None:
     """Why a word looks like one the stack wrote, or None: a return address (odd, into code, right
     after a call instruction: faultrecord.call_before, read through `reader`), or a pointer into the
     stack. TFLM's tail objects hold neither."""
@@ -190,7 +193,8 @@ def _object(reader, lay, name, addr, size, members, role=""):
     return check
 
 
-def check_allocator_objects(reader, lay, facts, allocator, arena):
+def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, allocator: int,
+                            arena: Span | None) -> list[ObjectCheck]:
     """ObjectChecks of the MicroAllocator at `allocator`, its SingleArenaBufferAllocator and its
     memory planner, in that order (the ones that could be reached)."""
     out = []
@@ -246,7 +250,8 @@ def check_allocator_objects(reader, lay, facts, allocator, arena):
     return out
 
 
-def assess(reader, lay, interpreter, facts, constructor_tail=None):
+def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
+           constructor_tail: int | None = None) -> State:
     """The State of the interpreter at `interpreter`. `constructor_tail`: the persistent bytes
     TFLM's constructor alone allocates (MicroAllocator::Create; the planner's replay gives it),
     to tell "not started" from "unfinished" when the allocator does not say. Never raises for
@@ -352,12 +357,13 @@ def assess(reader, lay, interpreter, facts, constructor_tail=None):
                         "output(i) return whatever word is at address 4*i")
     if st.init_status == 1:
         evidence.append("initialization_status_ is kTfLiteError: AllocateTensors failed in StartModelAllocation, or "
-                        "ran again after failing (MicroInterpreter::Invoke calls it while tensors_allocated_ is false), "
-                        "which then fails with \"Model allocation started before finishing previously allocated model\"")
+                        "ran again after failing (MicroInterpreter::Invoke calls it while tensors_allocated_ is "
+                        "false), which then fails with \"Model allocation started before finishing previously "
+                        "allocated model\"")
     return st
 
 
-def words(reader, addr, size):
+def words(reader: MemoryReader, addr: int, size: int) -> list[tuple[int, int]]:
     """[(address, value)] of the whole little-endian words in [addr, addr + size), [] when the
     range is unreadable or empty."""
     if size < 4:
@@ -369,7 +375,8 @@ def words(reader, addr, size):
     return [(addr + i, int.from_bytes(data[i:i + 4], "little")) for i in range(0, len(data), 4)]
 
 
-def stack_reach(reader, facts, low_limit, scan_from):
+def stack_reach(reader: MemoryReader, facts: Facts, low_limit: int,
+                scan_from: int) -> tuple[int, int, str] | None:
     """How far below the stack's limit the stack wrote: the lowest word in [scan_from, low_limit)
     that holds a stack value (stack_value: a return address or a pointer into the stack; every
     stack frame of a call holds a return address), scanning whole words.

@@ -3,9 +3,26 @@ pipeline's in settings.py, a command's own in its file), the command framework (
 the live view's stop events (events.py). With acquire/gdbtarget.py the only code that imports gdb."""
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin.gdb import (cmd_attach, cmd_check, cmd_fault, cmd_info, cmd_live, cmd_map, cmd_plan, cmd_prefix,
-                                   cmd_refresh, cmd_regions, cmd_snapshot, cmd_stack, cmd_version, cmd_view,
-                                   cmd_whereis, events, framework, settings)
+from arenascope_plugin.gdb import (
+    cmd_attach,
+    cmd_check,
+    cmd_fault,
+    cmd_info,
+    cmd_live,
+    cmd_map,
+    cmd_plan,
+    cmd_prefix,
+    cmd_refresh,
+    cmd_regions,
+    cmd_snapshot,
+    cmd_stack,
+    cmd_version,
+    cmd_view,
+    cmd_whereis,
+    events,
+    framework,
+    settings,
+)
 
 COMMANDS = [cmd_info.InfoCommand, cmd_map.MapCommand, cmd_regions.RegionsCommand, cmd_plan.PlanCommand,
             cmd_stack.StackCommand, cmd_check.CheckCommand, cmd_whereis.WhereisCommand, cmd_snapshot.SnapshotCommand,

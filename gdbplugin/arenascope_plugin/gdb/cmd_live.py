@@ -201,7 +201,7 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
                   f"  bytes a refresh:  {last['bytes_last_refresh'] if last else '-'} (reads so far: "
                   f"{p.reader.calls} requests, {p.reader.bytes} B)\n"
                   f"  reconnects:       {max(0, p.reader.link.connects - 1)}\n"
-                  f"  side channel:     {'in use (reads are not echoed into logs)' if not p.reader.link.quiet_why else p.reader.link.quiet_why}\n"
+                  f"  side channel:     {p.reader.link.quiet_why or 'in use (reads are not echoed into logs)'}\n"
                   f"  last message:     {_STATE['last_message'] or 'none'}\n")
 
 

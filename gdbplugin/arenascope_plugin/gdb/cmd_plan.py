@@ -4,11 +4,11 @@ import os
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.gdbtarget import batch_mode
 from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import plan
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.options import margin, width
-from arenascope_plugin.decode import plan
 from arenascope_plugin.present import budget, render, snapshot, style
 
 
@@ -52,7 +52,8 @@ recommendation with --margin percent (default 10).
                 raise TargetError(f"{path}: {e}" if not str(e).startswith(("cannot read", path)) else str(e)) from None
             src = doc["source"]
             what = (f"model {src.get('model')}, predicted by arenascope-plan for {src.get('target')}"
-                    if src.get("located_by") == "model" else f"snapshot of {src.get('elf') or 'a target'} at {src.get('time')}")
+                    if src.get("located_by") == "model"
+                    else f"snapshot of {src.get('elf') or 'a target'} at {src.get('time')}")
             write([f"{path}: {what}"])
             for c in doc.get("checks") if isinstance(doc.get("checks"), list) else []:
                 if isinstance(c, dict) and c.get("verdict") in ("WARN", "FAIL"):
@@ -69,8 +70,8 @@ recommendation with --margin percent (default 10).
             if os.path.exists(path) and not os.path.isfile(path):
                 raise TargetError(f"{path} is not a regular file: give a .tflite model file")
             try:
-                doc, rejected = planner.run_planner(settings.tool_path("planner-path", "planner", "arenascope-plan"), path,
-                                                  args.target or "cortex-m", args.margin)
+                tool = settings.tool_path("planner-path", "planner", "arenascope-plan")
+                doc, rejected = planner.run_planner(tool, path, args.target or "cortex-m", args.margin)
                 a = plan.arena_from_plan(doc)
                 words = budget.arena_lines(doc)
             except planner.PlannerError as e:

@@ -7,8 +7,14 @@ import traceback
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
-from arenascope_plugin.acquire.gdbtarget import GdbCore, GdbReader, GdbSymbols, TargetError, check_readable, \
-    parse_address
+from arenascope_plugin.acquire.gdbtarget import (
+    GdbCore,
+    GdbReader,
+    GdbSymbols,
+    TargetError,
+    check_readable,
+    parse_address,
+)
 from arenascope_plugin.gdb import settings
 from arenascope_plugin.present import style
 from arenascope_plugin.serve import viewerlink

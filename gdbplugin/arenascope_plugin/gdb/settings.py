@@ -4,8 +4,8 @@ expressions may need a running target). Commands declare the settings only they 
 own file (SETTINGS = [Spec(...)]); the pipeline's are here. resolved() turns them into the
 pipeline's Settings."""
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 import gdb  # pylint: disable=import-error
 
@@ -89,7 +89,7 @@ class Spec:
     default: object
     doc: str
     show: str
-    check: Optional[Callable] = None
+    check: Callable | None = None
 
 
 class _Setting(gdb.Parameter):

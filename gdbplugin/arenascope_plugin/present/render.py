@@ -1,6 +1,6 @@
 """Text the commands print, from analysis results (pure Python). Units are always shown."""
-from arenascope_plugin.decode import abi
 from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import abi
 from arenascope_plugin.present import style
 
 

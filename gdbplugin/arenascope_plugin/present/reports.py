@@ -60,14 +60,14 @@ def fault_lines(f, ctx, damaged):
     else:
         out.append("  EXC_RETURN unknown")
     if f.frame:
-        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(faultrecord.FRAME_NAMES, f.frame))
+        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(faultrecord.FRAME_NAMES, f.frame, strict=False))
         out.append(f"  stacked frame at {f.frame_addr:#x}: {regs}")
         if f.frame[7] >> 9 & 1:
             out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
         out.append(f"  faulting PC: {faults.where(ctx.symbols, f.pc)}")
         lr = faults.lr_lines(ctx, f)
         out += [f"  LR:          {lr[0]}"] + ["  " + line for line in lr[1:]]
-        for name, value in zip(faultrecord.FRAME_NAMES[:5], f.frame[:5]):
+        for name, value in zip(faultrecord.FRAME_NAMES[:5], f.frame[:5], strict=False):
             for r in damaged:
                 arena = ctx.desc.arenas[0]
                 if arena.base_addr + r.offset <= value < arena.base_addr + r.end:

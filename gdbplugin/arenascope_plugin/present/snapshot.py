@@ -4,11 +4,12 @@ import datetime
 import json
 import os
 import tempfile
+from typing import Any
 
-from arenascope_plugin.decode import abi
-from arenascope_plugin.analyse import figures
 from arenascope_plugin import version
-from arenascope_plugin.decode.descriptor import Arena, Region
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import abi
+from arenascope_plugin.decode.descriptor import Arena, Descriptor, Region
 
 SCHEMA = "arenascope.snapshot"
 VERSION = 2
@@ -32,7 +33,8 @@ def _region(a, r):
             "dtype": r.dtype}
 
 
-def build(desc, figs, stack, check_list, source):
+def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figures.StackFigures,
+          check_list: list[figures.Check], source: dict) -> dict:
     arenas = []
     for a in desc.arenas:
         f = figs[a.index]
@@ -57,9 +59,9 @@ def build(desc, figs, stack, check_list, source):
         "schema": SCHEMA, "version": VERSION,
         "source": dict(source, descriptor_address=desc.address, abi=f"{desc.abi_major}.{desc.abi_minor}",
                        addr_size=desc.addr_size, arenascope_version=version.VERSION,
-                       time=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")),
-        "state": {"invokes": desc.invokes, "in_invoke": desc.in_invoke, "measured": desc.measured, "measured_by": desc.measured_by,
-                  "seq": desc.seq, "layout_generation": desc.layout_generation},
+                       time=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")),
+        "state": {"invokes": desc.invokes, "in_invoke": desc.in_invoke, "measured": desc.measured,
+                  "measured_by": desc.measured_by, "seq": desc.seq, "layout_generation": desc.layout_generation},
         "arenas": arenas,
         "stack": {"low_addr": stack.low, "high_addr": stack.high, "size_bytes": stack.size, "sp": stack.sp,
                   # through the guard band: the lowest address known reached, so peak = high - hwm holds
@@ -86,7 +88,7 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def load_snapshot_file(path):
+def load_snapshot_file(path: str | os.PathLike[str]) -> Any:
     """Reads a snapshot file: SnapshotError for anything that is not a snapshot's JSON, or not a
     regular file (a FIFO or a device would block the reader, and GDB with it)."""
     if not os.path.isfile(path):
@@ -116,7 +118,7 @@ def _int(obj, key, path, lo, hi, nullable=False):
     return v
 
 
-def arenas_from_snapshot(doc):
+def arenas_from_snapshot(doc: Any) -> list[Arena]:
     """The arenas of a snapshot (the plugin's, or arenascope-plan --snapshot's) as decode.Arena,
     so that `arena plan --snapshot FILE` draws their plans with the same chart as a target's.
     Checks what the chart needs; SnapshotError names the first field that is wrong ($.arenas[0]...)."""
@@ -176,7 +178,7 @@ def arenas_from_snapshot(doc):
     return out
 
 
-def write_snapshot_file(snap, path):
+def write_snapshot_file(snap: dict, path: str | os.PathLike[str]) -> None:
     """Writes `snap` to `path` whole or not at all: into a temporary file beside it, then renamed
     over it (a failure mid-write leaves the old file, never a truncated one). OSError on failure."""
     folder = os.path.dirname(os.path.abspath(path))

@@ -14,7 +14,9 @@ The snapshot carries a "live" object (docs/snapshot-schema.md): reader, time, re
 bytes read, link state and a history of used bytes, stack peak and the arena-stack gap.
 """
 import collections
+import threading
 import time
+from collections.abc import Callable
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.reader import MemoryReadError
@@ -37,7 +39,8 @@ class LivePoller:
     scans `scan_budget` bytes a refresh (analyse/bands.py). target: a pipeline.Target of GDB-free
     parts (a TclReader, ElfSymbols, CoreOverTcl); settings: the pipeline's Settings."""
 
-    def __init__(self, target, settings, scan_budget=DEFAULT_SCAN_BUDGET):
+    def __init__(self, target: pipeline.Target, settings: pipeline.Settings,
+                 scan_budget: int | None = DEFAULT_SCAN_BUDGET) -> None:
         self.target, self.settings = target, settings
         self.reader = target.reader
         self.scanner = BandScanner(scan_budget)
@@ -50,7 +53,7 @@ class LivePoller:
         self._times = collections.deque(maxlen=64)
         self.last = None            # the last snapshot published
 
-    def refresh(self):
+    def refresh(self) -> dict:
         """One refresh: the snapshot (also kept as .last). Raises TornError (nothing published),
         MemoryReadError (the link or the target), DecodeError (a corrupt descriptor), TargetError."""
         before = getattr(self.reader, "bytes", 0)
@@ -83,7 +86,7 @@ class LivePoller:
         self.last = snap
         return snap
 
-    def rate(self):
+    def rate(self) -> float:
         """Refreshes per second over the last (up to 64) refreshes within the last 2 s."""
         now = time.monotonic()
         recent = [t for t in self._times if now - t <= 2.0]
@@ -91,7 +94,7 @@ class LivePoller:
             return 0.0
         return (len(recent) - 1) / max(recent[-1] - recent[0], 1e-6)
 
-    def lost(self, why, link="lost"):
+    def lost(self, why: str, link: str = "lost") -> dict | None:
         """The last good snapshot, marked (the viewer says so), or None when there is none.
         link "lost": the reader lost the target; "untrusted": the target answers but its
         descriptor is corrupt: then a failing `descriptor` check and verdict FAIL too."""
@@ -99,13 +102,14 @@ class LivePoller:
             return None
         snap = dict(self.last, live=dict(self.last["live"], link=link, link_error=why, refresh_hz=0.0))
         if link == "untrusted":
-            snap["checks"] = [{"rule": "descriptor", "verdict": "FAIL", "reason": f"the descriptor read now is corrupt: "
-                               f"{why}; the figures are the last good ones"}] + list(self.last["checks"])
+            reason = f"the descriptor read now is corrupt: {why}; the figures are the last good ones"
+            snap["checks"] = [{"rule": "descriptor", "verdict": "FAIL", "reason": reason}, *self.last["checks"]]
             snap["verdict"] = "FAIL"
         return snap
 
 
-def run(poller, publish, hz, stop, report, interval_errors=1.0):
+def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: threading.Event,
+        report: Callable[[str], object], interval_errors: float = 1.0) -> None:
     """Polls until `stop` (a threading.Event) is set: publish(snapshot) at up to `hz` refreshes a
     second; report(text) says what went wrong and when it recovered (once each, not every try).
     Errors never end the loop: the link is retried every `interval_errors` seconds."""

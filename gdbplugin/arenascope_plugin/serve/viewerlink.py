@@ -19,7 +19,8 @@ def message(snapshot):
     line = json.dumps({"type": "snapshot", "version": MESSAGE_VERSION, "snapshot": snapshot},
                       separators=(",", ":")).encode() + b"\n"
     if len(line) > MAX_MESSAGE_BYTES:
-        raise LiveError(f"snapshot is {len(line)} bytes, more than the {MAX_MESSAGE_BYTES >> 20} MiB a message may have")
+        raise LiveError(f"snapshot is {len(line)} bytes, more than the {MAX_MESSAGE_BYTES >> 20} MiB a message may "
+                        "have")
     return line
 
 
