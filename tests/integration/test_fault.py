@@ -189,10 +189,10 @@ def test_a_tail_overwritten_while_the_stack_stayed_in_bounds_is_not_blamed_on_th
     paint and the guard band intact: the verdict names the region and says it was not the stack."""
     import json
     snap = tmp_path / "s.json"
-    script = ("import json, struct; s = json.load(open('%s')); a = s['arenas'][0]; "
+    script = (f"import json, struct; s = json.load(open('{snap}')); a = s['arenas'][0]; "
               "r = [r for r in a['regions'] if 'immutable' in r['flags']][1]; "
               "gdb.selected_inferior().write_memory(r['address'], struct.pack('<I', 0x12345678)); "
-              "print('SMASHED %%s AT %%#x' %% (r['label'], r['address']))") % snap
+              "print('SMASHED {} AT {:#x}'.format(r['label'], r['address']))")
     with qemu() as (port, _):
         _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "set arena colour off",
                                        "break demo_invoke_done if invokes == 2", "continue",

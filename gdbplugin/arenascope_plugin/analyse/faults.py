@@ -103,8 +103,8 @@ def live_fault(ctx: PipelineContext, read: Callable[[int, int], bytes] | None = 
             note = f"the stacked frame is unreadable ({exc_})"
     source = "core registers (halted in the handler)" if xpsr is not None else \
         "the SCB's registers (the core is running inside the handler: ICSR's VECTACTIVE; halt it for its registers)"
-    return faultrecord.Fault(source=source, halted_in_handler=xpsr is not None, exception=faultrecord.EXCEPTIONS[active],
-                       cfsr=regs["cfsr"], hfsr=regs["hfsr"],
+    return faultrecord.Fault(source=source, halted_in_handler=xpsr is not None,
+                             exception=faultrecord.EXCEPTIONS[active], cfsr=regs["cfsr"], hfsr=regs["hfsr"],
                        mmfar=regs["mmfar"] if regs["cfsr"] >> 7 & 1 else None,
                        bfar=regs["bfar"] if regs["cfsr"] >> 15 & 1 else None,
                        exc_return=exc, frame_addr=frame_addr, frame=frame, frame_note=note)

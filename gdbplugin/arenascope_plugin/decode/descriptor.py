@@ -162,10 +162,11 @@ def preamble(data: bytes, address: int) -> tuple[int, int]:
         raise DecodeError(f"descriptor at {address:#x}: only {len(data)} bytes read, need at least 16")
     magic = bytes(data[:8])
     if magic != abi.MAGIC:
-        shown = " ".join(f"{b:02x}" for b in magic) + ' ("' + "".join(chr(b) if 32 <= b < 127 else "." for b in magic) + '")'
+        text = "".join(chr(b) if 32 <= b < 127 else "." for b in magic)
+        shown = " ".join(f"{b:02x}" for b in magic) + f' ("{text}")'
         raise DecodeError(f"no arenascope descriptor at {address:#x}: magic is {shown}, expected "
-                          f"{abi.MAGIC.decode()!r} (not initialised yet? run past arenascope_init; or overwritten, by a "
-                          "stray write or the stack, when part of it is still there; or check `show arena "
+                          f"{abi.MAGIC.decode()!r} (not initialised yet? run past arenascope_init; or overwritten, by "
+                          "a stray write or the stack, when part of it is still there; or check `show arena "
                           "descriptor-address`)")
     major, minor, size, addr_size = data[8], data[9], struct.unpack_from("<H", data, 10)[0], data[12]
     if major != abi.ABI_MAJOR:

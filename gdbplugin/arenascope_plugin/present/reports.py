@@ -1,8 +1,8 @@
 """Text of the reports that are more than a table: TFLM's condition, `arena fault`. Lines without
 newlines; colour through style.paint."""
+from arenascope_plugin import version
 from arenascope_plugin.analyse import faults, figures
 from arenascope_plugin.decode import faultrecord, tflmstate
-from arenascope_plugin import version
 from arenascope_plugin.present import render, style
 
 
