@@ -9,7 +9,7 @@ import gdb  # pylint: disable=import-error
 from arenascope_plugin import pipeline
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
-from arenascope_plugin.gdb.settings import Spec, check_executable, check_port
+from arenascope_plugin.gdb.settings import Spec, check_executable, check_port, parse_tool
 from arenascope_plugin.serve import viewerlink
 
 SETTINGS = [
@@ -18,7 +18,8 @@ SETTINGS = [
          "the live view port", check_port),
     Spec("viewer-path", gdb.PARAM_STRING, "auto",
          "The viewer executable `arena view` starts: 'auto' looks for build/viewer/arenascope-viewer beside this "
-         "plugin, then arenascope-viewer on PATH.", "the viewer executable", check_executable),
+         "plugin, then arenascope-viewer on PATH.", "the viewer executable", check_executable,
+         parse_tool("viewer", "arenascope-viewer")),
 ]
 
 LIVE = {"server": None, "hooked": False}
@@ -58,7 +59,7 @@ def _on_exit(_event):
 
 
 def _viewer_path():
-    return settings.tool_path("viewer-path", "viewer", "arenascope-viewer")
+    return settings.value("viewer-path")
 
 
 def stop_serving():

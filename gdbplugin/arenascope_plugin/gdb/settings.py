@@ -81,15 +81,67 @@ def check_port(name, value):
     return None if 1 <= int(value) <= 65535 else f"{value} is not a TCP port: use 1..65535"
 
 
+def parse_word(name, text):
+    """A 32-bit word setting's value, None for auto."""
+    text = str(text).strip()
+    if text in ("", "auto"):
+        return None
+    try:
+        return int(text, 0) & 0xFFFFFFFF
+    except ValueError:
+        raise TargetError(f"`set arena {name}` is {text!r}: expected 'auto' or a 32-bit number like 0xAAAAAAAA") \
+            from None
+
+
+def parse_range(name, text):
+    """(low, high) of a range setting, its expressions evaluated now; None for auto."""
+    text = str(text).strip()
+    if text in ("", "auto"):
+        return None
+    parts = split_range(text)
+    if parts is None:
+        raise TargetError(f"`set arena {name}` is {text!r}: expected 'START END' (two addresses) or 'auto'")
+    lo, hi = (parse_address(p) for p in parts)
+    if hi <= lo:
+        raise TargetError(f"`set arena {name}`: end {hi:#x} is not above start {lo:#x}")
+    return lo, hi
+
+
+def parse_address_setting(name, text):
+    """An address expression evaluated now; None for auto."""
+    text = str(text).strip()
+    return None if text in ("", "auto") else parse_address(text)
+
+
+def parse_model(name, text):
+    text = str(text).strip()
+    return "" if text in ("auto", '""', "''") else text
+
+
+def parse_tool(folder, executable):
+    """The parse of a tool path setting: the executable it names, or for 'auto' build/FOLDER/
+    EXECUTABLE beside this plugin, then EXECUTABLE on PATH; None when not found."""
+    def parse(name, text):
+        text = str(text).strip()
+        if text not in ("", "auto"):
+            text = os.path.expanduser(text)
+            return text if os.path.isfile(text) and os.access(text, os.X_OK) else None
+        return paths.built_tool(folder, executable)
+    return parse
+
+
 @dataclass
 class Spec:
-    """One setting: GDB parameter kind, default, help, and its check (value -> problem or None)."""
+    """One setting: GDB parameter kind, default, help, its check (name, value -> problem or None,
+    run when it is set) and its parse (name, value -> what the pipeline gets, run when it is used:
+    an expression may need a running target)."""
     name: str
     kind: int
     default: object
     doc: str
     show: str
     check: Callable | None = None
+    parse: Callable | None = None
 
 
 class _Setting(gdb.Parameter):
@@ -152,26 +204,28 @@ SETTINGS = [
          "in the map.", "whether arena output uses colour"),
     Spec("canary-pattern", gdb.PARAM_STRING, "auto",
          "Canary word for host-side scans: 'auto' uses the descriptor's (0xAAAAAAAA by default), or a 32-bit number.",
-         "the canary word", check_word),
+         "the canary word", check_word, parse_word),
     Spec("stack-paint-pattern", gdb.PARAM_STRING, "auto",
          "Stack paint word for host-side stack scans: 'auto' uses the descriptor's (0xCCCCCCCC), or a 32-bit number.",
-         "the stack paint word", check_word),
+         "the stack paint word", check_word, parse_word),
     Spec("stack-range", gdb.PARAM_STRING, "auto",
          "Stack bounds 'LOW HIGH' (addresses or expressions) overriding the descriptor and the linker symbols; "
-         "'auto' to clear.", "the stack range override", check_range),
+         "'auto' to clear.", "the stack range override", check_range, parse_range),
     Spec("descriptor-address", gdb.PARAM_STRING, "auto",
          "Address (or expression) of the arenascope descriptor, when it has no symbol; 'auto' finds it by "
-         "symbol, else by scanning.", "the descriptor address override", check_expression),
+         "symbol, else by scanning.", "the descriptor address override", check_expression,
+         parse_address_setting),
     Spec("scan-range", gdb.PARAM_STRING, "auto",
          "RAM range 'START END' to scan for the descriptor's magic when it has no symbol; 'auto' scans the "
          "loaded ELF's writable sections. Scans read through the probe: keep it small.", "the descriptor scan range",
-         check_range),
+         check_range, parse_range),
     Spec("model", gdb.PARAM_STRING, "",
          "Agentless mode: the .tflite file the firmware runs, when its model is not an array symbol of the ELF "
-         "(empty: read the model from the ELF).", "the model file for agentless mode", check_model),
+         "(empty: read the model from the ELF).", "the model file for agentless mode", check_model, parse_model),
     Spec("planner-path", gdb.PARAM_STRING, "auto",
          "The planner tool `arena plan --model` runs: 'auto' looks for build/planner/arenascope-plan beside this "
-         "plugin, then arenascope-plan on PATH.", "the planner tool", check_executable),
+         "plugin, then arenascope-plan on PATH.", "the planner tool", check_executable,
+         parse_tool("planner", "arenascope-plan")),
     Spec("debug", gdb.PARAM_BOOLEAN, False, "Show Python tracebacks of internal errors (for bug reports).",
          "whether internal errors show tracebacks"),
 ]
@@ -191,50 +245,21 @@ def setting(name):
     return PARAMS[name].value
 
 
-def word_setting(name):
-    """A 32-bit word setting's value, None for auto."""
-    text = str(setting(name)).strip()
-    if text in ("", "auto"):
-        return None
-    try:
-        return int(text, 0) & 0xFFFFFFFF
-    except ValueError:
-        raise TargetError(f"`set arena {name}` is {text!r}: expected 'auto' or a 32-bit number like 0xAAAAAAAA") \
-            from None
-
-
-def range_setting(name):
-    """(low, high) of a range setting, its expressions evaluated now; None for auto."""
-    text = str(setting(name)).strip()
-    if text in ("", "auto"):
-        return None
-    parts = split_range(text)
-    if parts is None:
-        raise TargetError(f"`set arena {name}` is {text!r}: expected 'START END' (two addresses) or 'auto'")
-    lo, hi = (parse_address(p) for p in parts)
-    if hi <= lo:
-        raise TargetError(f"`set arena {name}`: end {hi:#x} is not above start {lo:#x}")
-    return lo, hi
+def value(name):
+    """The setting's value as its spec parses it (the raw value when it has no parse)."""
+    param = PARAMS[name]
+    return param._spec.parse(name, param.value) if param._spec.parse else param.value  # pylint: disable=protected-access
 
 
 def tool_path(name, folder, executable):
-    """The executable named by setting `name`, or 'auto': build/FOLDER/EXECUTABLE beside this
-    plugin, then EXECUTABLE on PATH. None when not found."""
-    text = str(setting(name)).strip()
-    if text not in ("", "auto"):
-        text = os.path.expanduser(text)
-        return text if os.path.isfile(text) and os.access(text, os.X_OK) else None
-    return paths.built_tool(folder, executable)
+    """The executable a tool path setting names (see parse_tool)."""
+    return parse_tool(folder, executable)(name, setting(name))
 
 
 def resolved(interpreter=None, fault_sp=None):
-    """The pipeline's Settings from the `set arena` values (expressions evaluated now)."""
-    text = str(setting("descriptor-address")).strip()
-    model = str(setting("model")).strip()
+    """The pipeline's Settings from the `set arena` values, each parsed by its spec now."""
     return pipeline.Settings(
-        canary_pattern=word_setting("canary-pattern"), stack_paint_pattern=word_setting("stack-paint-pattern"),
-        stack_range=range_setting("stack-range"), scan_range=range_setting("scan-range"),
-        descriptor_address=parse_address(text) if text not in ("", "auto") else None,
-        model="" if model in ("auto", '""', "''") else model,
-        planner=tool_path("planner-path", "planner", "arenascope-plan"),
+        canary_pattern=value("canary-pattern"), stack_paint_pattern=value("stack-paint-pattern"),
+        stack_range=value("stack-range"), scan_range=value("scan-range"),
+        descriptor_address=value("descriptor-address"), model=value("model"), planner=value("planner-path"),
         interpreter=interpreter, fault_sp=fault_sp)
