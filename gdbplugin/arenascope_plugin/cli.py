@@ -217,8 +217,11 @@ def live_main(argv):
             print(f"arenascope live: no refresh succeeded: {args.snapshot_out} not written", file=sys.stderr)
             rc = 1
         else:
+            # Ended while the link was lost: the last good data, marked so (as the viewer was sent).
+            last = poller.lost(poller.trouble, poller.trouble_link) if poller.trouble not in (None, "torn") else \
+                poller.last
             try:
-                snapshot.write_snapshot_file(poller.last, args.snapshot_out)
+                snapshot.write_snapshot_file(last, args.snapshot_out)
             except OSError as exc:
                 print(f"arenascope live: cannot write {args.snapshot_out}: {exc.strerror or exc}", file=sys.stderr)
                 rc = 1

@@ -243,3 +243,33 @@ def test_live_agentless_walks_again_only_when_tflms_allocator_moves():
     before = counting.calls
     moved = poller.refresh()["arenas"][0]
     assert moved["tail_offset"] == TAIL - 16 - ARENA and counting.calls - before > 27
+
+
+def test_a_link_lost_during_an_agentless_refresh_is_not_taken_for_unreadable_objects():
+    """OpenOCD gone mid-refresh: TFLM's objects then look unreadable, which agentless mode would
+    report as a damaged interpreter; the poller sees that its reader's link failed (TclReader's
+    link_failures) and publishes nothing for the refresh (MemoryReadError: 'live read failed')."""
+    from arenascope_plugin import pipeline
+    from arenascope_plugin.acquire.reader import MemoryReadError
+    from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
+    from arenascope_plugin.serve import livepoll
+
+    class Flaky:
+        def __init__(self, inner):
+            self.inner, self.up, self.link_failures, self.last_link_error = inner, True, 0, ""
+
+        def read(self, addr, length):
+            if not self.up:
+                self.link_failures += 1
+                self.last_link_error = "cannot connect to OpenOCD's Tcl port: Connection refused"
+                raise MemoryReadError(addr, length, self.last_link_error)
+            return self.inner.read(addr, length)
+
+    reader = Flaky(image())
+    target = pipeline.Target(reader, TableSymbols(layout=LAYOUT), FixedCore(cortex_m=False))
+    poller = livepoll.LivePoller(target, pipeline.Settings(interpreter=INTERP))
+    good = poller.refresh()
+    reader.up = False
+    with pytest.raises(MemoryReadError, match="the link failed during this refresh: cannot connect"):
+        poller.refresh()
+    assert poller.last is good and poller.lost("gone")["live"]["link"] == "lost"

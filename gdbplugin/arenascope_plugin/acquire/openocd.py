@@ -193,6 +193,7 @@ class TclReader(MemoryReader):
         self.link, self.chunk, self.cancel = link, max(4, chunk // 4 * 4), cancel
         self.name = f"OpenOCD Tcl RPC {link.endpoint}"
         self.calls = self.bytes = 0
+        self.link_failures, self.last_link_error = 0, ""
 
     def read(self, addr, length):
         if length <= 0:
@@ -226,6 +227,8 @@ class TclReader(MemoryReader):
         try:
             ok, text = self.link.call(script)
         except TclError as exc:
+            self.link_failures += 1  # the poller tells a lost link from unreadable memory by it
+            self.last_link_error = str(exc)
             raise MemoryReadError(where, total, str(exc)) from None
         self.calls += 1
         self.bytes += total

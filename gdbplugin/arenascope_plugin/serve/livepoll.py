@@ -52,26 +52,33 @@ class LivePoller:
         self.history = collections.deque(maxlen=HISTORY_POINTS)
         self._times = collections.deque(maxlen=64)
         self.last = None            # the last snapshot published
+        self.trouble = None         # what is wrong now (run()), None while refreshes work
+        self.trouble_link = "lost"  # and how the viewer is told: "lost" or "untrusted"
 
     def refresh(self) -> dict:
         """One refresh: the snapshot (also kept as .last). Raises TornError (nothing published),
         MemoryReadError (the link or the target), DecodeError (a corrupt descriptor), TargetError."""
         before = getattr(self.reader, "bytes", 0)
+        failures = getattr(self.reader, "link_failures", 0)
         refresh_core = getattr(self.target.core, "refresh", None)
         if refresh_core is not None:
             refresh_core()
         try:
             ctx = pipeline.gather(self.target, self.settings, self.cache, self.scanner, verify=True)
+            if ctx.desc is not None and ctx.desc.halted_in_update:
+                self.torn += 1
+                raise TornError(f"the descriptor's seq stays odd ({ctx.desc.seq}): the target is inside an arenascope "
+                                "update (stopped there by a debugger, or stuck)")
+            snap = pipeline.snapshot(ctx)
         except TornReadError as exc:
             self.torn += 1
             raise TornError(str(exc)) from None
-        except NotFoundError as exc:
-            raise DecodeError(str(exc)) from None
-        if ctx.desc is not None and ctx.desc.halted_in_update:
-            self.torn += 1
-            raise TornError(f"the descriptor's seq stays odd ({ctx.desc.seq}): the target is inside an arenascope "
-                            "update (stopped there by a debugger, or stuck)")
-        snap = pipeline.snapshot(ctx)
+        except (NotFoundError, TargetError, DecodeError) as exc:
+            self._link_check(failures)  # unreadable because the link failed: not the target's fault
+            if isinstance(exc, NotFoundError):
+                raise DecodeError(str(exc)) from None
+            raise
+        self._link_check(failures)
         figs, stack = ctx.figs, ctx.stack
         now = time.time()
         self.refreshes += 1
@@ -85,6 +92,12 @@ class LivePoller:
                         "link_error": None, "history": list(self.history)}
         self.last = snap
         return snap
+
+    def _link_check(self, failures: int) -> None:
+        """MemoryReadError when a read of this refresh failed because the link did: the stages took
+        it for unreadable memory (a TFLM object "not readable"); nothing of it is published."""
+        if getattr(self.reader, "link_failures", 0) != failures:
+            raise MemoryReadError(0, 0, f"the link failed during this refresh: {self.reader.last_link_error}")
 
     def rate(self) -> float:
         """Refreshes per second over the last (up to 64) refreshes within the last 2 s."""
@@ -122,7 +135,7 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
         except TornError as exc:
             if trouble != "torn":
                 report(f"torn read discarded: {exc}" + ("" if poller.last else " (no good data yet)"))
-                trouble = "torn"
+                trouble = poller.trouble = "torn"
             stop.wait(period)
             continue
         except (MemoryReadError, DecodeError, TargetError) as exc:
@@ -133,15 +146,16 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
                 corrupt = isinstance(exc, (DecodeError, TargetError))
                 report(f"{'the descriptor read is corrupt' if corrupt else 'live read failed'}: {why}; retrying every "
                        f"{interval_errors:g} s")
-                lost = poller.lost(why, "untrusted" if corrupt else "lost")
+                poller.trouble_link = "untrusted" if corrupt else "lost"
+                lost = poller.lost(why, poller.trouble_link)
                 if lost is not None:
                     publish(lost)
-                trouble = why
+                trouble = poller.trouble = why
             stop.wait(interval_errors)
             continue
         if trouble is not None:
             report(f"live reads work again (refresh {poller.refreshes})")
-            trouble = None
+            trouble = poller.trouble = None
         publish(snap)
         now = time.monotonic()
         due = max(due + period, now - period)  # never more than one refresh of catching up
