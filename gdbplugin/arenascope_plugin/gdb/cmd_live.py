@@ -19,11 +19,23 @@ from arenascope_plugin.gdb.framework import Sub
 from arenascope_plugin.gdb.settings import Spec, resolved, setting
 from arenascope_plugin.serve import livepoll, viewerlink
 
+
+def check_endpoint(name, value):
+    """`set arena openocd`: auto, or a HOST:PORT openocd.parse_endpoint takes."""
+    if not isinstance(value, str) or value.strip() in ("", "auto"):
+        return None
+    try:
+        openocd.parse_endpoint(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 SETTINGS = [
     Spec("openocd", gdb.PARAM_STRING, "auto",
          "OpenOCD's Tcl RPC port for `arena live`, HOST:PORT: 'auto' takes the OpenOCD GDB is attached to (its "
          "command line's tcl_port when it runs on this machine), else port 6666 on GDB's remote host.",
-         "OpenOCD's Tcl port for the live view"),
+         "OpenOCD's Tcl port for the live view", check_endpoint),
 ]
 
 _STATE = {"thread": None, "stop": None, "poller": None, "messages": queue.Queue(), "hooked": False,
