@@ -56,8 +56,13 @@ def test_a_snapshot_is_written_whole_or_not_at_all(tmp_path):
     sys.path.insert(0, str(ROOT / "gdbplugin"))
     from arenascope_plugin.present import snapshot  # pylint: disable=import-outside-toplevel
     path = tmp_path / "s.json"
-    snapshot.write_snapshot_file({"schema": "arenascope.snapshot", "n": 1}, str(path))
+    old = os.umask(0o022)
+    try:
+        snapshot.write_snapshot_file({"schema": "arenascope.snapshot", "n": 1}, str(path))
+    finally:
+        os.umask(old)
     assert json.loads(path.read_text())["n"] == 1
+    assert path.stat().st_mode & 0o777 == 0o644  # as open() makes files, not the temporary's 0600
     with pytest.raises(TypeError):
         snapshot.write_snapshot_file({"n": 2, "bad": object()}, str(path))  # json.dump fails half-way
     assert json.loads(path.read_text())["n"] == 1

@@ -183,9 +183,12 @@ def write_snapshot_file(snap: dict, path: str | os.PathLike[str]) -> None:
     over it (a failure mid-write leaves the old file, never a truncated one). OSError on failure."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".arenascope-", suffix=".json", dir=folder)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(snap, f, indent=1)
+        os.chmod(tmp, 0o666 & ~umask)  # as open() would make it (mkstemp's is 0600): a snapshot is shared
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
