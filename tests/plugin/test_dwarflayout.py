@@ -1,22 +1,10 @@
-"""dwarflayout's pure parts (the DWARF walk itself is checked against GDB's layout on a real TFLM
+"""dwarflayout's member locations (the DWARF walk itself is checked against GDB's layout on a real TFLM
 ELF in tests/integration/test_agentless_tflm.py, when one is named)."""
 from types import SimpleNamespace
 
 import pytest
 
 from arenascope_plugin.acquire import dwarflayout
-
-
-@pytest.mark.parametrize("symbol,name", [
-    ("_ZTVN6tflite19GreedyMemoryPlannerE", "tflite::GreedyMemoryPlanner"),
-    ("_ZTVN10arenascope20TflmRecordingPlannerE", "arenascope::TflmRecordingPlanner"),
-    ("_ZTV3Foo", "Foo"),
-    ("_ZN6tflite3fooEv", None),            # a function, not a vtable
-    ("_ZTVN6tflite", None),                # truncated
-    ("", None),
-])
-def test_vtable_symbols_name_their_class(symbol, name):
-    assert dwarflayout.demangle_vtable(symbol) == name
 
 
 def die(value):

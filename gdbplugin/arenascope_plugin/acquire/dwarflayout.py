@@ -61,21 +61,6 @@ class _Types:
             return None
         return die.attributes["DW_AT_byte_size"].value
 
-    def members(self, die, wanted, prefix=0, out=None):
-        out = {} if out is None else out
-        for child in die.iter_children():
-            if child.tag == "DW_TAG_inheritance":
-                base = child.get_DIE_from_attribute("DW_AT_type")
-                while base.tag == "DW_TAG_typedef":
-                    base = base.get_DIE_from_attribute("DW_AT_type")
-                self.members(base, wanted, prefix + _location(child), out)
-            elif child.tag == "DW_TAG_member":
-                n = child.attributes.get("DW_AT_name")
-                n = n.value.decode(errors="replace") if n is not None else None
-                if n in wanted and n not in out:
-                    out[n] = prefix + _location(child)
-        return out
-
     def base_offset(self, name, base_name):
         die = self.defs.get(name)
         for child in die.iter_children() if die is not None else []:
@@ -85,24 +70,6 @@ class _Types:
                 if n is not None and n.value.decode(errors="replace") == base_name.split("::")[-1]:
                     return _location(child)
         return 0
-
-
-def demangle_vtable(symbol):
-    """'tflite::GreedyMemoryPlanner' from '_ZTVN6tflite19GreedyMemoryPlannerE' (Itanium ABI
-    nested names only, the form a vtable of a namespaced class has); None otherwise."""
-    if not symbol.startswith("_ZTV"):
-        return None
-    s, parts = symbol[4:], []
-    if s.startswith("N") and s.endswith("E"):
-        s = s[1:-1]
-    while s:
-        digits = len(s) - len(s.lstrip("0123456789"))
-        if not digits:
-            return None
-        n = int(s[:digits])
-        parts.append(s[digits:digits + n])
-        s = s[digits + n:]
-    return "::".join(parts) or None
 
 
 def _byte_size(die, pointer):
@@ -141,9 +108,6 @@ class DwarfTypes:
         self._bases = {}
         self.path = path
 
-    def names(self):
-        return list(self._sizes)
-
     def size(self, name):
         return self._sizes.get(name)
 
@@ -152,18 +116,14 @@ class DwarfTypes:
         None when the type is not defined."""
         key = (name, tuple(sorted(wanted)))
         if key not in self._members:
-            self._members[key] = self._read(lambda: self._members_of(name, set(wanted)))
+            self._members[key] = self._members_of(name, set(wanted))
         return self._members[key]
 
     def base_offset(self, name, base_name):
         key = (name, base_name)
         if key not in self._bases:
-            self._bases[key] = self._read(lambda: self._types.base_offset(name, base_name))
+            self._bases[key] = self._types.base_offset(name, base_name)
         return self._bases[key]
-
-    @staticmethod
-    def _read(fn):
-        return fn()
 
     def _members_of(self, name, wanted):
         die = self._types.defs.get(name)

@@ -141,11 +141,6 @@ def objects_of_size(path, size):
     return [(n, v) for n, v, z, t in _symbols_of(path) if t == "STT_OBJECT" and z == size]
 
 
-def symbol_name_at(path, address):
-    """The name of the symbol whose [value, value + size) holds address (any type), or None."""
-    return next((n for n, v, z, _ in _symbols_of(path) if z and v <= address < v + z), None)
-
-
 @_once_per_file
 def memory_map(path):
     """{"code": [(lo, hi)], "flash": [(lo, hi)], "ram": [(lo, hi)]} of the ELF's allocated sections:

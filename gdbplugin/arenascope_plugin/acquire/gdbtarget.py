@@ -9,9 +9,6 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
 from arenascope_plugin.errors import TargetError
 
-STACK_SYMBOLS = elfinfo.STACK_SYMBOLS
-
-
 # What GDB says when the remote link is gone (remote.c), as opposed to an address it cannot read.
 LINK_LOST = ("Remote connection closed", "Remote communication error", "Connection timed out",
              "The program has no registers now", "Remote target disconnected", "not being run",
@@ -167,44 +164,6 @@ def elf_ram_ranges():
     if not path:
         return [], "no ELF loaded"
     return elfinfo.ram_ranges(path)
-
-
-def stack_symbols():
-    """(low, high, "symbol names") from the linker script's stack symbols, or None."""
-    for low, high in STACK_SYMBOLS:
-        lo, hi = symbol_address(low), symbol_address(high)
-        if lo is not None and hi is not None and hi > lo:
-            return lo, hi, f"{low}/{high}"
-    return None
-
-
-def where(pc, return_address=False):
-    """'address in function at file:line' for a code address: the name from the ELF's symbol
-    table (what the linker put there; DWARF ranges of discarded code can claim low addresses),
-    the line from the line table. PC 0 is said to be a null pointer."""
-    if pc is None:
-        return "unknown"
-    pc &= ~1
-    if pc == 0:
-        return "0x0: a null pointer, no code there"
-    # A return address is the instruction after the call: look up the call itself (one byte back).
-    look = pc - 1 if return_address else pc
-    name = None
-    try:
-        text = gdb.execute(f"info symbol {look:#x}", to_string=True).strip()
-        if not text.startswith("No symbol"):
-            name = text.split(" in section")[0]
-    except gdb.error:
-        pass
-    line = gdb.find_pc_line(look)
-    if line.symtab is not None and line.line:
-        loc = f"{line.symtab.filename}:{line.line}"
-    else:
-        loc = ("no line information (load the unstripped ELF with `file`, or run arm-none-eabi-addr2line -e fw.elf "
-               f"{look:#x})")
-    what = f"{pc:#x} (return address: the call is at {loc}, in {name or '??'})" if return_address else \
-        f"{pc:#x} in {name or '??'} at {loc}"
-    return what
 
 
 # ----------------------------------------------------------------------------- Symbols and Core
