@@ -121,17 +121,14 @@ def check_main(ctx, args):
 
 
 def snapshot_main(ctx, args):
-    snap = pipeline.snapshot(ctx)
-    path = os.path.expanduser(args.file)
-    if os.path.exists(path) and not os.path.isfile(path):
-        raise UsageError(f"{path} is not a regular file: give a file name for the snapshot")
     try:
-        snapshot.write_snapshot_file(snap, path)
+        summary = snapshot.save(pipeline.snapshot(ctx), args.file)
+    except snapshot.SnapshotError as exc:
+        raise UsageError(str(exc)) from None
     except OSError as exc:
-        print(f"arenascope snapshot: cannot write {path}: {exc.strerror}", file=sys.stderr)
+        print(f"arenascope snapshot: cannot write {os.path.expanduser(args.file)}: {exc.strerror}", file=sys.stderr)
         return 1
-    print(f"arenascope snapshot: wrote {path} ({len(ctx.desc.arenas)} arena(s), "
-          f"{sum(len(a.regions) for a in ctx.desc.arenas)} regions, verdict {snap['verdict']})")
+    print(f"arenascope snapshot: {summary}")
     return 0
 
 

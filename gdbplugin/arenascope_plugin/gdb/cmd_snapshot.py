@@ -24,13 +24,10 @@ Usage: arena snapshot FILE"""
 
     def run(self, args):
         ctx = framework.gather(verify=True)
-        snap = pipeline.snapshot(ctx)
-        path = os.path.expanduser(args.file)
-        if os.path.exists(path) and not os.path.isfile(path):
-            raise TargetError(f"{path} is not a regular file: give a file name for the snapshot")
         try:
-            snapshot.write_snapshot_file(snap, path)
+            summary = snapshot.save(pipeline.snapshot(ctx), args.file)
+        except snapshot.SnapshotError as exc:
+            raise TargetError(str(exc)) from None
         except OSError as exc:
-            raise TargetError(f"cannot write {path}: {exc.strerror}") from None
-        gdb.write(f"arena snapshot: wrote {path} ({len(ctx.desc.arenas)} arena(s), "
-                  f"{sum(len(a.regions) for a in ctx.desc.arenas)} regions, verdict {snap['verdict']})\n")
+            raise TargetError(f"cannot write {os.path.expanduser(args.file)}: {exc.strerror}") from None
+        gdb.write(f"arena snapshot: {summary}\n")

@@ -193,3 +193,15 @@ def write_snapshot_file(snap: dict, path: str | os.PathLike[str]) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def save(snap: dict, path: str) -> str:
+    """Writes snap to path (~ expanded) as write_snapshot_file does, for `arena snapshot` and
+    `arenascope snapshot`; returns its one-line summary. SnapshotError when the path is
+    not a regular file (a FIFO would hang the writer); OSError when it cannot be written."""
+    path = os.path.expanduser(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise SnapshotError(f"{path} is not a regular file: give a file name for the snapshot")
+    write_snapshot_file(snap, path)
+    return (f"wrote {path} ({len(snap['arenas'])} arena(s), "
+            f"{sum(len(a['regions']) for a in snap['arenas'])} regions, verdict {snap['verdict']})")
