@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   cmake make g++ gdb python3 python3-pytest python3-pyelftools python3-jsonschema libgtest-dev nlohmann-json3-dev
-  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gdb-multiarch
+  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm gdb-multiarch
   libimgui-dev libglfw3-dev libgl1-mesa-dri libfmt-dev xvfb xauth python3-pil libbenchmark-dev
   flatbuffers-compiler libflatbuffers-dev clang clang-format openocd pkg-config python3-hypothesis
 )
