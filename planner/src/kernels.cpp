@@ -1,283 +1,49 @@
-// What TFLM's reference kernels allocate in the arena (see kernels.h). Every rule names its
-// TFLM source (tensorflow/lite/micro/kernels/ unless said otherwise; tflite-micro 90b983c2).
-// Type sizes are sizeof/alignof checked with probes compiled against TFLM's headers for both
-// ABIs (arm-none-eabi-g++ -mcpu=cortex-m4, x86-64 g++, -DTF_LITE_STATIC_MEMORY).
-//
-// Rules shared by every kernel:
-//  - Parse: AllocatePOD<T>() puts the builtin options struct T in the tail at alignof(T)
-//    (core/api/flatbuffer_conversions.h, micro_allocator.cc MicroBuiltinDataAllocator).
-//  - Init and Prepare: AllocatePersistentBuffer(n) puts n bytes in the tail, 16-byte aligned.
-//  - Prepare: every AllocateTemp{Input,Output}Tensor of a present tensor (index >= 0) is a temp
-//    TfLiteTensor (plus its quantization); DeallocateTempTfLiteTensor does not give the bytes back
-//    before the operator's Prepare ends, so what counts is every call, in order
-//    (micro_context.cc, single_arena_buffer_allocator.cc DeallocateTemp).
-//  - Scratch requests cost nothing until the plan; they become planned buffers.
+// Every operator's arena use (see kernels.h): the kernel build's rules per operator, and what
+// TFLM would reject before any kernel runs.
 #include "arenascope/planner/kernels.h"
 
-#include <flatbuffers/flexbuffers.h>
+#include <stdexcept>
+
+#include "kernel_rules.h"
 
 namespace arenascope::planner {
 
+Cpu cpu_named(const std::string &name)
+{
+    const std::string n = name.rfind("cortex-", 0) == 0 ? name.substr(7) : name;
+    Cpu c;
+    c.name = "cortex-" + n;
+    if (n == "m0" || n == "m0plus" || n == "m3") return c;
+    if (n == "m4" || n == "m7" || n == "m33") {
+        c.dsp = true;
+        return c;
+    }
+    if (n == "m55" || n == "m85") {
+        c.dsp = c.mve = true;
+        return c;
+    }
+    throw std::invalid_argument("unknown CPU '" + name + "': use cortex-m0, m0plus, m3, m4, m7, m33, m55 or m85");
+}
+
+KernelBuild::Set KernelBuild::set_named(const std::string &name)
+{
+    if (name == "reference") return Set::Reference;
+    if (name == "cmsis-nn" || name == "cmsis_nn") return Set::CmsisNn;
+    throw std::invalid_argument("unknown kernels '" + name + "': use reference or cmsis-nn");
+}
+
+std::string KernelBuild::describe() const
+{
+    if (set == Set::Reference) return "reference kernels";
+    return "CMSIS-NN kernels for " + cpu.name + (cpu.mve ? " (MVE)" : cpu.dsp ? " (DSP)" : " (no DSP, no MVE)");
+}
+
 namespace {
 
-// The kernels whose Prepare calls RequestScratchBufferInArena and which are not modelled, from
-// `git grep RequestScratchBufferInArena` over tensorflow/lite/micro/kernels/*.cc and
-// signal/micro/kernels (optimized variants excluded).
-bool requests_scratch_unmodelled(const std::string &op)
-{
-    static const char *kUnmodelled[] = {
-        "ADD_N",       // add_n.cc
-        "MIRROR_PAD",  // mirror_pad.cc
-        "MEAN",
-        "SUM",
-        "REDUCE_MAX",
-        "REDUCE_MIN",
-        "REDUCE_PROD",                   // reduce_common.cc
-        "TRANSPOSE_CONV",                // transpose_conv.cc
-        "TFLite_Detection_PostProcess",  // detection_postprocess.cc
-        "ethos-u",                       // ethos_u/ethosu.cc
-    };
-    for (const char *n : kUnmodelled)
-        if (op == n) return true;
-    return false;
-}
-
-constexpr int kTypeFloat32 = 0, kTypeInt16 = 7, kTypeInt8 = 9, kTypeInt4 = 17;
-constexpr int kBuiltinCustom = 32;
-
-// One operator being modelled.
-struct Kernel {
-    const Subgraph &sg;
-    const Operator &op;
-    bool cortex_m;
-    OpKernel &out;
-
-    const Tensor *input(size_t k) const
-    {
-        return k < op.inputs.size() && op.inputs[k] >= 0 ? &sg.tensors[op.inputs[k]] : nullptr;
-    }
-    const Tensor *output(size_t k) const
-    {
-        return k < op.outputs.size() && op.outputs[k] >= 0 ? &sg.tensors[op.outputs[k]] : nullptr;
-    }
-    // Parse: AllocatePOD<T>(), sizes {cortex-m, host}.
-    void builtin(TypeSize arm, TypeSize host, const char *type)
-    {
-        const TypeSize t = cortex_m ? arm : host;
-        out.parse.push_back({KernelAlloc::Kind::BuiltinData, t.size, t.align, -1, type});
-    }
-    void init(int64_t arm, int64_t host, const char *type)
-    {
-        out.init.push_back({KernelAlloc::Kind::Persistent, cortex_m ? arm : host, 16, -1, type});
-    }
-    void persistent(int64_t bytes, std::string what)
-    {
-        out.prepare.push_back({KernelAlloc::Kind::Persistent, bytes, 16, -1, std::move(what)});
-    }
-    void temp(const Tensor *t)
-    {
-        if (t) out.prepare.push_back({KernelAlloc::Kind::TempTensor, 0, 0, t->index, "temp TfLiteTensor"});
-    }
-    void temp_inputs(std::initializer_list<size_t> ks)
-    {
-        for (size_t k : ks) temp(input(k));
-    }
-    void scratch(int64_t bytes, std::string what)
-    {
-        out.prepare.push_back({KernelAlloc::Kind::Scratch, bytes, 16, -1, std::move(what)});
-    }
-    // An INT4 filter is unpacked into a scratch buffer of one byte per element (conv_common.cc,
-    // depthwise_conv_common.cc, fully_connected.cc: filter_buffer_index).
-    void int4_filter()
-    {
-        const Tensor *f = input(1);
-        if (!f || f->type != kTypeInt4) return;
-        int64_t elements = 1;
-        for (int32_t d : f->shape) elements *= d;
-        scratch(elements, op.op_name + " INT4 filter");
-    }
-};
-
-// FULLY_CONNECTED: ParseFullyConnected; Init fully_connected.cc (OpDataFullyConnected);
-// Prepare fully_connected.cc: input, filter, bias, output, then CalculateOpDataFullyConnected
-// (fully_connected_common.cc): per-channel multipliers and shifts for a non-float input with a
-// per-channel filter (scale count > 1).
-bool fully_connected(Kernel &k)
-{
-    k.builtin({5, 1}, {16, 4}, "TfLiteFullyConnectedParams");
-    k.init(48, 64, "OpDataFullyConnected");
-    const Tensor *in = k.input(0), *filter = k.input(1);
-    if (!in || !filter) return false;
-    k.temp_inputs({0, 1, 2});
-    k.temp(k.output(0));
-    k.int4_filter();
-    if (in->type != kTypeFloat32 && filter->quant_channels > 1) {
-        k.persistent(4LL * filter->quant_channels, "per-channel output multipliers");
-        k.persistent(4LL * filter->quant_channels, "per-channel output shifts");
-    }
-    return true;
-}
-
-// CONV_2D (conv_common.cc ConvPrepare) and DEPTHWISE_CONV_2D (depthwise_conv_common.cc
-// DepthwiseConvPrepare): output, input, filter; multipliers and shifts for every channel
-// (filter dim 0, depthwise dim 3), whatever the type; then CalculateOpData* takes input,
-// filter, bias and output again. The INT4 scratch comes after that for CONV_2D and before it
-// for DEPTHWISE_CONV_2D, which makes no difference to the arena.
-bool conv(Kernel &k, bool depthwise)
-{
-    if (depthwise)
-        k.builtin({28, 4}, {28, 4}, "TfLiteDepthwiseConvParams");
-    else
-        k.builtin({28, 4}, {28, 4}, "TfLiteConvParams");
-    k.init(56, 72, "OpDataConv");
-    const Tensor *filter = k.input(1);
-    if (!filter || filter->shape.size() != 4) return false;
-    k.temp(k.output(0));
-    k.temp_inputs({0, 1});
-    const int64_t channels = filter->shape[depthwise ? 3 : 0];
-    k.persistent(4 * channels, "per-channel output multipliers");
-    k.persistent(4 * channels, "per-channel output shifts");
-    k.temp_inputs({0, 1, 2});
-    k.temp(k.output(0));
-    k.int4_filter();
-    return true;
-}
-
-// Kernels whose Prepare only inspects some inputs and the output.
-void inspect(Kernel &k, std::initializer_list<size_t> inputs)
-{
-    k.temp_inputs(inputs);
-    k.temp(k.output(0));
-}
-
-// SVDF (svdf.cc, svdf_common.cc PrepareSvdf): input, weights_feature, weights_time, bias,
-// activation_state, output; scratch batch x num_filters x 4 bytes (int32 for int8, float for
-// float32), and for int8 also batch x num_units x int32 (num_units = output dim 1).
-bool svdf(Kernel &k)
-{
-    k.builtin({8, 4}, {12, 4}, "TfLiteSVDFParams");
-    k.init(36, 36, "OpDataSvdf");
-    const Tensor *in = k.input(0), *wf = k.input(1), *o = k.output(0);
-    if (!in || !wf || !o || in->shape.size() != 2 || wf->shape.size() != 2 || o->shape.size() != 2) return false;
-    k.temp_inputs({0, 1, 2, 3, 4});
-    k.temp(o);
-    const int64_t batch = in->shape[0], filters = wf->shape[0], units = o->shape[1];
-    k.scratch(batch * filters * 4, "SVDF scratch");
-    if (in->type == kTypeInt8) k.scratch(batch * units * 4, "SVDF output scratch");
-    return true;
-}
-
-// UNIDIRECTIONAL_SEQUENCE_LSTM (ParseUnidirectionalSequenceLSTM; unidirectional_sequence_lstm.cc
-// Init: OpDataLSTM; Prepare: lstm_eval.cc LstmTensors takes every present input 0..23, then the
-// output; with an int16 cell state, lstm_eval_common.cc CreateGateParams runs
-// CalculateOpDataFullyConnected for the 8 weights, which keeps per-channel multipliers and
-// shifts of a per-channel weight; then 4 scratch buffers of batch x n_cell x sizeof(cell state
-// type), cell state = input 19 [batch, n_cell].
-bool lstm(Kernel &k)
-{
-    k.builtin({16, 4}, {16, 4}, "TfLiteUnidirectionalSequenceLSTMParams");
-    k.init(688, 688, "OpDataLSTM");
-    const Tensor *cell = k.input(19);
-    if (!cell || cell->shape.size() != 2 || (cell->type != kTypeInt16 && cell->type != kTypeFloat32)) return false;
-    for (size_t i = 0; i < 24; ++i) k.temp(k.input(i));
-    k.temp(k.output(0));
-    if (cell->type == kTypeInt16)
-        for (size_t w = 1; w <= 8; ++w)
-            if (const Tensor *weight = k.input(w); weight && weight->quant_channels > 1) {
-                k.persistent(4LL * weight->quant_channels,
-                             "per-channel multipliers of weight input " + std::to_string(w));
-                k.persistent(4LL * weight->quant_channels, "per-channel shifts of weight input " + std::to_string(w));
-            }
-    const int64_t bytes = int64_t{cell->shape[0]} * cell->shape[1] * type_size(cell->type);
-    for (int i = 0; i < 4; ++i) k.scratch(bytes, "LSTM gate scratch");
-    return true;
-}
-
-// A custom operator's option read as the signal kernels read it: FlexbufferWrapper's
-// ElementAsInt32(index) takes the flexbuffer map's values by position, that is in key order
-// (tensorflow/lite/micro/flatbuffer_utils.cc). -1 when it is not there or not an integer.
-int64_t flex_int(const Operator &op, size_t index)
-{
-    const auto &opts = op.custom_options;
-    if (opts.empty()) return -1;
-    std::vector<uint8_t> reuse;
-    if (!flexbuffers::VerifyBuffer(opts.data(), opts.size(), &reuse)) return -1;
-    const flexbuffers::Reference root = flexbuffers::GetRoot(opts.data(), opts.size());
-    if (!root.IsMap()) return -1;
-    const flexbuffers::Vector values = root.AsMap().Values();
-    if (index >= values.size() || !values[index].IsIntOrUint()) return -1;
-    const int64_t v = values[index].AsInt64();
-    return v >= 0 && v <= (int64_t{1} << 24) ? v : -1;
-}
-
-// SignalRfft (signal/micro/kernels/rfft.cc RfftInit / RfftPrepare, T = the input type: int16,
-// int32 or float32): Init keeps TfLiteAudioFrontendRfftParams<T> and the kiss_fftr state for
-// fft_length N (option 1, 'fft_length' after 'T'): sizeof(kiss_fftr_state) +
-// sizeof(kiss_fft_state) + cpx x (N/2 - 1) + cpx x (N/2 x 3/2) (kissfft v130 kiss_fftr.c,
-// kiss_fft.c; rfft_int16.cc etc.), cpx 4 bytes for int16 else 8, kiss_fft_state 268 for int16
-// else 272, kiss_fftr_state 12 on the Cortex-M and 24 on x86-64; Prepare takes input and
-// output, and requests N x sizeof(T) of scratch.
-bool rfft(Kernel &k, bool &scratch_ok)
-{
-    const Tensor *in = k.input(0);
-    const int64_t n = flex_int(k.op, 1);
-    scratch_ok =
-        in && n > 0 && n % 2 == 0 && (in->type == kTypeInt16 || in->type == 2 /* INT32 */ || in->type == kTypeFloat32);
-    if (!scratch_ok) return false;
-    const bool i16 = in->type == kTypeInt16;
-    const int64_t cpx = i16 ? 4 : 8;
-    k.init(32, 48, "TfLiteAudioFrontendRfftParams");
-    const int64_t state = (i16 ? 268 : 272) + cpx * (n / 2 - 1) + cpx * (n / 2 * 3 / 2);
-    k.init(12 + state, 24 + state, "kiss_fftr state");
-    k.temp(k.input(0));
-    k.temp(k.output(0));
-    k.scratch(n * type_size(in->type), "SignalRfft work area (fft_length x input type)");
-    return true;
-}
-
-// The other signal kernels TFLM's audio front end uses (signal/micro/kernels/*.cc): Init's
-// parameter structs and state, and the tensors Prepare takes, in order. Custom operators have
-// no Parse step: their options stay in the flatbuffer.
-bool signal(Kernel &k)
-{
-    const std::string &n = k.op.op_name;
-    auto temps = [&](std::initializer_list<size_t> in, std::initializer_list<size_t> out) {
-        for (size_t i : in) k.temp(k.input(i));
-        for (size_t o : out) k.temp(k.output(o));
-    };
-    if (n == "SignalWindow") {  // window.cc: TFLMSignalWindowParams
-        k.init(8, 8, "TFLMSignalWindowParams");
-        temps({0, 1}, {0});
-    } else if (n == "SignalFftAutoScale") {  // fft_auto_scale_kernel.cc: no Init
-        temps({0}, {0, 1});
-    } else if (n == "SignalEnergy") {  // energy.cc
-        k.init(8, 8, "TFLMSignalEnergyParams");
-        temps({0}, {0});
-    } else if (n == "SignalFilterBank") {  // filter_bank.cc: params, work area (num_channels+1) x uint64
-        const int64_t channels = flex_int(k.op, 0);
-        if (channels < 0) return false;
-        k.init(36, 64, "TFLMSignalFilterBankParams");
-        k.init(8 * (channels + 1), 8 * (channels + 1), "filter bank work area");
-        temps({0, 1, 2, 3, 4, 5}, {0});
-    } else if (n == "SignalFilterBankSquareRoot") {  // filter_bank_square_root.cc: no Init
-        temps({0, 1}, {0});
-    } else if (n == "SignalFilterBankSpectralSubtraction") {  // filter_bank_spectral_subtraction.cc
-        const int64_t channels = flex_int(k.op, 4);           // 'num_channels', 5th of its 9 keys
-        if (channels < 0) return false;
-        k.init(44, 56, "TFLMSignalSpectralSubtractionParams");
-        k.init(4 * channels, 4 * channels, "noise estimate (num_channels x uint32)");
-        temps({0}, {0, 1});
-    } else if (n == "SignalPCAN") {  // pcan.cc
-        k.init(4, 4, "TfLitePcanParams");
-        temps({0, 1, 2}, {0});
-    } else if (n == "SignalFilterBankLog") {  // filter_bank_log.cc
-        k.init(8, 8, "TFLMSignalLogParams");
-        temps({0}, {0});
-    } else {
-        return false;
-    }
-    return true;
-}
+using rules::Kernel;
+using rules::kTypeFloat32;
+using rules::kTypeInt4;
+using rules::kTypeInt8;
 
 // conv_common.cc, depthwise_conv_common.cc, fully_connected.cc Prepare: "Hybrid models are
 // not supported on TFLite Micro." (float32 input with an int8/int4 filter).
@@ -292,110 +58,9 @@ void hybrid(const Kernel &k, const std::string &label, std::vector<std::string> 
             " filter): \"Hybrid models are not supported on TFLite Micro\"; convert with full integer quantization");
 }
 
-// Returns whether the operator's arena use is modelled; sets scratch_ok = whether its scratch
-// requests are (every kernel not listed as requesting scratch requests none).
-bool model_kernel(Kernel &k, bool &scratch_ok)
-{
-    const std::string &n = k.op.op_name;
-    scratch_ok = true;
-    if (n == "FULLY_CONNECTED") return scratch_ok = fully_connected(k);
-    if (n == "CONV_2D") return scratch_ok = conv(k, false);
-    if (n == "DEPTHWISE_CONV_2D") return scratch_ok = conv(k, true);
-    if (n == "SVDF") return scratch_ok = svdf(k);
-    if (n == "UNIDIRECTIONAL_SEQUENCE_LSTM") return scratch_ok = lstm(k);
-    if (n == "SignalRfft") return rfft(k, scratch_ok);
-    if (n.rfind("Signal", 0) == 0 && k.op.opcode == kBuiltinCustom && signal(k)) return true;
-    if (n == "AVERAGE_POOL_2D" || n == "MAX_POOL_2D") {
-        // ParsePool; pooling.cc Init (OpDataPooling); pooling_common.cc PoolingPrepare.
-        k.builtin({40, 4}, {40, 4}, "TfLitePoolParams");
-        k.init(32, 32, "OpDataPooling");
-        inspect(k, {0});
-        return true;
-    }
-    if (n == "RESHAPE") {
-        // ParseReshape; no Init; reshape_common.cc ReshapeOutput: input, output, and a writable
-        // copy of the output dims when the output shape holds a -1 (kernel_util.cc
-        // CreateWritableTensorDimsWithCopy).
-        k.builtin({36, 4}, {36, 4}, "TfLiteReshapeParams");
-        inspect(k, {0});
-        const Tensor *o = k.output(0);
-        if (o)
-            for (int32_t d : o->shape)
-                if (d == -1) {
-                    k.persistent(4 + 4 * static_cast<int64_t>(o->shape.size()), "output dims copy");
-                    break;
-                }
-        return true;
-    }
-    if (n == "SOFTMAX") {
-        // ParseSoftmax; softmax_common.cc SoftmaxInit (SoftmaxParams), SoftmaxPrepare: int16 input
-        // gets two 513-entry int16 lookup tables.
-        k.builtin({4, 4}, {4, 4}, "TfLiteSoftmaxParams");
-        k.init(56, 80, "SoftmaxParams");
-        inspect(k, {0});
-        const Tensor *in = k.input(0);
-        if (in && in->type == kTypeInt16) {
-            k.persistent(1026, "exp lookup table (513 x int16)");
-            k.persistent(1026, "1/(1+x) lookup table (513 x int16)");
-        }
-        return true;
-    }
-    if (n == "ADD") {  // ParseAdd; add.cc AddInit (OpDataAdd); add_common.cc AddPrepare
-        k.builtin({2, 1}, {8, 4}, "TfLiteAddParams");
-        k.init(60, 60, "OpDataAdd");
-        inspect(k, {0, 1});
-        return true;
-    }
-    if (n == "MUL") {  // ParseMul; mul_common.cc MulInit (OpDataMul), CalculateOpDataMul
-        k.builtin({1, 1}, {4, 4}, "TfLiteMulParams");
-        k.init(36, 36, "OpDataMul");
-        inspect(k, {0, 1});
-        return true;
-    }
-    if (n == "DIV") {  // ParseDiv; div.cc DivInit (OpDataDiv), DivPrepare
-        k.builtin({1, 1}, {4, 4}, "TfLiteDivParams");
-        k.init(28, 28, "OpDataDiv");
-        inspect(k, {0, 1});
-        return true;
-    }
-    if (n == "QUANTIZE") {  // ParseQuantize allocates nothing; quantize.cc Init; quantize_common.cc
-        k.init(32, 32, "OpDataQuantizeReference");
-        inspect(k, {0});
-        return true;
-    }
-    if (n == "CAST") {  // ParseCast; no Init; cast.cc CastPrepare
-        k.builtin({2, 1}, {8, 4}, "TfLiteCastParams");
-        inspect(k, {0});
-        return true;
-    }
-    if (n == "STRIDED_SLICE") {
-        // ParseStridedSlice; strided_slice_common.cc Init (StridedSliceParams), Prepare's
-        // StridedSliceContext: input, begin, end, strides, output.
-        k.builtin({24, 4}, {24, 4}, "TfLiteStridedSliceParams");
-        k.init(84, 84, "StridedSliceParams");
-        inspect(k, {0, 1, 2, 3});
-        return true;
-    }
-    if (n == "CONCATENATION") {
-        // ParseConcatenation; concatenation.cc Init (OpData {ConcatenationParams}), Prepare:
-        // input 0 and the output, then every input once more.
-        k.builtin({8, 4}, {8, 4}, "TfLiteConcatenationParams");
-        k.init(24, 40, "concatenation OpData");
-        inspect(k, {0});
-        for (size_t i = 0; i < k.op.inputs.size(); ++i) k.temp(k.input(i));
-        return true;
-    }
-    if (n == "MINIMUM" || n == "MAXIMUM") return true;  // maximum_minimum.cc: no Parse data, Init or Prepare
-    // Not modelled. Whether it requests scratch is known from the list above; custom operators
-    // other than TFLM's signal kernels are unknown.
-    scratch_ok = !requests_scratch_unmodelled(n) && n.rfind("BUILTIN_", 0) != 0 &&
-                 !(k.op.opcode == kBuiltinCustom && n.rfind("Signal", 0) != 0);
-    return false;
-}
-
 }  // namespace
 
-KernelPrediction predict_kernels(const Model &model, const Abi &abi)
+KernelPrediction predict_kernels(const Model &model, const Abi &abi, const KernelBuild &build)
 {
     KernelPrediction p;
     p.ops.resize(model.subgraphs.size());
@@ -405,15 +70,17 @@ KernelPrediction predict_kernels(const Model &model, const Abi &abi)
         for (const Operator &op : sg.operators) {
             const std::string label =
                 "subgraph " + std::to_string(s) + " operator " + std::to_string(op.index) + " (" + op.op_name + ")";
-            Kernel k{sg, op, abi.name == "cortex-m", p.ops[s][op.index]};
+            Kernel k{sg, op, abi.name == "cortex-m", build, p.ops[s][op.index]};
             hybrid(k, label, p.rejected);
             // An operator code outside TFLM's BuiltinOperator enum: no resolver can register it, so
             // AllocateTensors fails ("Failed to get registration from op code").
             if (op.op_name.rfind("BUILTIN_", 0) == 0)
                 p.rejected.push_back(label + " has operator code " + op.op_name.substr(8) +
                                      ", which is not a TFLite builtin operator: no op resolver can register it");
-            bool scratch_ok = true;
-            if (!model_kernel(k, scratch_ok)) p.unmodelled_data.push_back(label);
+            bool scratch_ok = true, modelled = false;
+            if (build.set != KernelBuild::Set::CmsisNn || !rules::cmsis_nn_kernel(k, modelled, scratch_ok))
+                modelled = rules::reference_kernel(k, scratch_ok);
+            if (!modelled) p.unmodelled_data.push_back(label);
             if (!scratch_ok) p.unmodelled.push_back(label);
             for (const KernelAlloc &a : k.out.prepare)
                 if (a.kind == KernelAlloc::Kind::Scratch)

@@ -5,8 +5,11 @@
 // Prepare (more persistent buffers, temporary TfLiteTensors for the tensors they inspect, and
 // scratch-buffer requests that join the memory plan). Each modelled kernel's rules are
 // transcribed from TFLM's reference kernel source (tensorflow/lite/micro/kernels/*.cc and
-// signal/micro/kernels/*.cc at tflite-micro 90b983c2), cited at each rule in kernels.cpp;
-// optimized kernel variants (CMSIS-NN, Xtensa) allocate differently and are not modelled.
+// signal/micro/kernels/*.cc at tflite-micro 90b983c2), cited at each rule in
+// kernels_reference.cpp. TFLM's CMSIS-NN kernels (OPTIMIZED_KERNEL_DIR=cmsis_nn:
+// tensorflow/lite/micro/kernels/cmsis_nn/*.cc, with CMSIS-NN 4ab83cc3's arm_*_get_buffer_size*)
+// allocate other sizes, which depend on the CPU's DSP and MVE extensions: kernels_cmsis_nn.cpp.
+// Other optimized variants (Xtensa, CEVA, ...) are not modelled.
 #pragma once
 
 #include <string>
@@ -17,6 +20,29 @@
 #include "arenascope/planner/plan.h"
 
 namespace arenascope::planner {
+
+// The Cortex-M core a CMSIS-NN build is compiled for, with the extensions arm-none-eabi-gcc's
+// -mcpu=NAME implies (gcc 12 ARM options; CMSIS-NN's arm_nn_math_types.h picks its code paths
+// from them: ARM_MATH_DSP from __ARM_FEATURE_DSP, ARM_MATH_MVEI from __ARM_FEATURE_MVE).
+struct Cpu {
+    std::string name;  // "cortex-m4", ...
+    bool dsp = false;  // the DSP extension: cortex-m4, m7, m33, m55, m85
+    bool mve = false;  // integer MVE (Helium): cortex-m55, m85, with -mfloat-abi=hard or softfp
+};
+
+// cortex-m0, m0plus, m3, m4, m7, m33, m55 or m85 (with or without "cortex-"); throws
+// std::invalid_argument naming the accepted ones for anything else.
+Cpu cpu_named(const std::string &name);
+
+// Which kernels the firmware links: TFLM's reference kernels, or its CMSIS-NN kernels for `cpu`.
+struct KernelBuild {
+    enum class Set { Reference, CmsisNn };
+    Set set = Set::Reference;
+    Cpu cpu = cpu_named("cortex-m4");  // only CMSIS-NN's rules read it
+    // "reference" or "cmsis-nn"; std::invalid_argument else.
+    static Set set_named(const std::string &name);
+    std::string describe() const;  // "reference kernels", "CMSIS-NN kernels for cortex-m4 (DSP)"
+};
 
 struct KernelAlloc {
     enum class Kind {
@@ -51,8 +77,8 @@ struct KernelPrediction {
     std::vector<std::string> rejected;
 };
 
-// The reference kernels' requests for every operator of the model, sized for `abi`. The
-// scratch requests (and so the memory plan) do not depend on the ABI.
-KernelPrediction predict_kernels(const Model &model, const Abi &abi);
+// The kernels' requests for every operator of the model, sized for `abi`. The scratch requests
+// (and so the memory plan) do not depend on the ABI; with CMSIS-NN they depend on the CPU.
+KernelPrediction predict_kernels(const Model &model, const Abi &abi, const KernelBuild &build = {});
 
 }  // namespace arenascope::planner

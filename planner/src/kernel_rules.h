@@ -1,0 +1,87 @@
+// arenascope planner, private to kernels*.cpp: one operator being modelled, and the helpers every
+// kernel family's rules are written with (see kernels.h for what the passes are).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "arenascope/planner/kernels.h"
+
+namespace arenascope::planner::rules {
+
+constexpr int kTypeFloat32 = 0, kTypeInt16 = 7, kTypeInt8 = 9, kTypeInt4 = 17;
+constexpr int kBuiltinCustom = 32;
+
+// One operator being modelled.
+struct Kernel {
+    const Subgraph &sg;
+    const Operator &op;
+    bool cortex_m;
+    const KernelBuild &build;
+    OpKernel &out;
+
+    const Tensor *input(size_t k) const
+    {
+        return k < op.inputs.size() && op.inputs[k] >= 0 ? &sg.tensors[op.inputs[k]] : nullptr;
+    }
+    const Tensor *output(size_t k) const
+    {
+        return k < op.outputs.size() && op.outputs[k] >= 0 ? &sg.tensors[op.outputs[k]] : nullptr;
+    }
+    // Parse: AllocatePOD<T>(), sizes {cortex-m, host}.
+    void builtin(TypeSize arm, TypeSize host, const char *type)
+    {
+        const TypeSize t = cortex_m ? arm : host;
+        out.parse.push_back({KernelAlloc::Kind::BuiltinData, t.size, t.align, -1, type});
+    }
+    void init(int64_t arm, int64_t host, const char *type)
+    {
+        out.init.push_back({KernelAlloc::Kind::Persistent, cortex_m ? arm : host, 16, -1, type});
+    }
+    void persistent(int64_t bytes, std::string what)
+    {
+        out.prepare.push_back({KernelAlloc::Kind::Persistent, bytes, 16, -1, std::move(what)});
+    }
+    void temp(const Tensor *t)
+    {
+        if (t) out.prepare.push_back({KernelAlloc::Kind::TempTensor, 0, 0, t->index, "temp TfLiteTensor"});
+    }
+    void temp_inputs(std::initializer_list<size_t> ks)
+    {
+        for (size_t k : ks) temp(input(k));
+    }
+    void scratch(int64_t bytes, std::string what)
+    {
+        out.prepare.push_back({KernelAlloc::Kind::Scratch, bytes, 16, -1, std::move(what)});
+    }
+    // An INT4 filter is unpacked into a scratch buffer of one byte per element (conv_common.cc,
+    // depthwise_conv_common.cc, fully_connected.cc: filter_buffer_index).
+    void int4_filter()
+    {
+        const Tensor *f = input(1);
+        if (!f || f->type != kTypeInt4) return;
+        int64_t elements = 1;
+        for (int32_t d : f->shape) elements *= d;
+        scratch(elements, op.op_name + " INT4 filter");
+    }
+};
+
+// Kernels whose Prepare only inspects some inputs and the output.
+void inspect(Kernel &k, std::initializer_list<size_t> inputs);
+
+// A custom operator's option read as the signal kernels read it: FlexbufferWrapper's
+// ElementAsInt32(index) takes the flexbuffer map's values by position, that is in key order
+// (tensorflow/lite/micro/flatbuffer_utils.cc). -1 when it is not there or not an integer.
+int64_t flex_int(const Operator &op, size_t index);
+
+// The reference kernels' rules (kernels_reference.cpp). Returns whether the operator's arena use
+// is modelled; sets scratch_ok = whether its scratch requests are.
+bool reference_kernel(Kernel &k, bool &scratch_ok);
+
+// CMSIS-NN's kernels (kernels_cmsis_nn.cpp), for the operators TFLM's cmsis_nn folder replaces.
+// Returns false, leaving k untouched, for an operator it does not replace (the reference kernel
+// runs then); else sets modelled and scratch_ok as reference_kernel returns and sets them.
+bool cmsis_nn_kernel(Kernel &k, bool &modelled, bool &scratch_ok);
+
+}  // namespace arenascope::planner::rules
