@@ -77,6 +77,14 @@ TEST(CmsisNnCpu, ExtensionsFollowGccMcpu)
     EXPECT_TRUE(cpu_named("m85").mve);
     EXPECT_EQ(cpu_named("m85").name, "cortex-m85");
     EXPECT_THROW(cpu_named("cortex-a53"), std::invalid_argument);
+    // gcc 12: -mcpu=cortex-m55 -mfloat-abi=soft defines __ARM_FEATURE_DSP but no __ARM_FEATURE_MVE.
+    EXPECT_TRUE(cpu_named("cortex-m55+nomve").dsp);
+    EXPECT_FALSE(cpu_named("cortex-m55+nomve").mve);
+    EXPECT_FALSE(cpu_named("cortex-m33+nodsp").dsp);
+    EXPECT_TRUE(cpu_named("cortex-m55+nofp").mve);
+    EXPECT_FALSE(cpu_named("cortex-m23").dsp);
+    EXPECT_EQ(cpu_named("m55+nomve").name, "cortex-m55+nomve");
+    EXPECT_THROW(cpu_named("cortex-m4+mve"), std::invalid_argument);
     EXPECT_THROW(KernelBuild::set_named("xtensa"), std::invalid_argument);
 }
 
