@@ -31,7 +31,8 @@ def doc_table():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 7 or cells[0] in ("model", "---"):
             continue
-        figs = None if cells[3] == "rejected" else dict(zip(("head", "tail", "used", "minimum"), map(int, cells[3:])))
+        figs = None if cells[3] == "rejected" else \
+            dict(zip(("head", "tail", "used", "minimum"), map(int, cells[3:]), strict=True))
         rows.append((cells[0], cells[1], cells[2], figs))
     return rows
 
@@ -112,3 +113,32 @@ def test_usage_errors(tmp_path, args, needle):
     r = run(*[model if a == "MODEL" else a for a in args]) if "MODEL" in args else run(*args, model)
     assert r.returncode == 2, r.stderr
     assert needle in r.stderr
+
+
+@pytest.mark.skipif(not MODELS.exists(), reason="../shared/models absent (clone on its own)")
+def test_gdb_arena_plan_model_with_cmsis_nn(tmp_path):
+    """`arena plan --model FILE --kernels cmsis-nn --cpu CPU` in real GDB, no target: the words
+    give the measured M55 figures of the table; bad values are refused with what to give."""
+    name = "tflm_keyword_scrambled_8bit.tflite"
+    m55 = next(f for m, k, c, f in ROWS if m == name and k == "cmsis-nn" and c == "cortex-m55")
+    r = subprocess.run(["gdb-multiarch", "-batch", "-nx", "-ex", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
+                        "-ex", f"set arena planner-path {PLAN}", "-ex", "set style enabled off",
+                        "-ex", f"arena plan --model {MODELS / name} --kernels cmsis-nn --cpu cortex-m55",
+                        "-ex", f"arena plan --model {MODELS / name} --kernels cmsis-nn --cpu cortex-a9",
+                        "-ex", "set arena kernels xtensa", "-ex", "set arena cpu m55+mve",
+                        "-ex", "set arena kernels cmsis-nn", "-ex", "set arena cpu m3",
+                        "-ex", f"arena plan --model {MODELS / name}",
+                        "-ex", "arena plan --cpu cortex-m4"],
+                       capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert "TFLM's CMSIS-NN kernels for cortex-m55 (--kernels, --cpu)" in out, out
+    assert (f"arena (cortex-m, CMSIS-NN kernels for cortex-m55): arena_used_bytes() {m55['used']} B after "
+            f"AllocateTensors; minimum arena {m55['minimum']} B") in out, out
+    assert "'cortex-a9': use auto or one of cortex-m0" in out
+    assert "set arena kernels: 'xtensa': use auto, reference or cmsis-nn; kept 'auto'" in out
+    assert "set arena cpu: 'm55+mve': use auto or one of" in out
+    m3 = next(f for m, k, c, f in ROWS if m == name and k == "cmsis-nn" and c == "cortex-m3")
+    assert "TFLM's CMSIS-NN kernels for cortex-m3 (set arena kernels, set arena cpu)" in out, out
+    assert f"minimum arena {m3['minimum']} B" in out
+    assert "--target, --margin, --kernels and --cpu go with --model FILE.tflite" in out
+    assert "Traceback" not in out and "internal error" not in out
