@@ -27,6 +27,7 @@ from arenascope_plugin import paths, pipeline, version
 from arenascope_plugin.acquire import openocd
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.analyse import faults, figures
+from arenascope_plugin.decode import kernels
 from arenascope_plugin.present import reports, snapshot, style
 from arenascope_plugin.serve import livepoll, viewerlink
 
@@ -42,6 +43,13 @@ def _number(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
+def _cpu(text):
+    problem = kernels.check_cpu(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def _common(ap):
     ap.add_argument("--version", action="version", version=f"arenascope {version.VERSION}")
     ap.add_argument("--elf", required=True, help="the firmware's ELF (symbols, DWARF, the model's bytes)")
@@ -49,6 +57,10 @@ def _common(ap):
                     help="OpenOCD's Tcl RPC port, HOST:PORT (default %(default)s)")
     ap.add_argument("--planner", help="the arenascope-plan tool (default: build/planner beside this checkout)")
     ap.add_argument("--model", default="", help="agentless: the .tflite the firmware runs (default: from the ELF)")
+    ap.add_argument("--kernels", default="auto", choices=("auto", *kernels.KERNEL_SETS),
+                    help="the TFLM kernels the firmware links (default: read from the ELF; docs/cmsis-nn.md)")
+    ap.add_argument("--cpu", default="auto", type=_cpu,
+                    help="the core CMSIS-NN is built for, e.g. cortex-m55 (default: the ELF's build attributes)")
     ap.add_argument("--descriptor-address", type=_number, help="the descriptor's address, when it has no symbol")
     ap.add_argument("--stack-range", type=_number, nargs=2, metavar=("LOW", "HIGH"), help="the stack's bounds")
 
@@ -87,7 +99,8 @@ def _connect(args, stop=None):
     target = pipeline.Target(openocd.TclReader(link, cancel=stop), symbols, core)
     settings = pipeline.Settings(planner=args.planner or paths.built_tool("planner", "arenascope-plan"),
                                  model=args.model, descriptor_address=args.descriptor_address,
-                                 stack_range=tuple(args.stack_range) if args.stack_range else None)
+                                 stack_range=tuple(args.stack_range) if args.stack_range else None,
+                                 kernels=args.kernels, cpu=args.cpu)
     return target, settings, link
 
 

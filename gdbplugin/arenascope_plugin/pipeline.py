@@ -19,7 +19,7 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
 from arenascope_plugin.analyse import agentless, faults, figures
 from arenascope_plugin.analyse.bands import BandScanner
-from arenascope_plugin.decode import abi, tflm, tflmstate
+from arenascope_plugin.decode import abi, kernels, tflm, tflmstate
 from arenascope_plugin.decode.descriptor import Band, DecodeError
 from arenascope_plugin.decode.locate import NotFoundError, locate, scan
 from arenascope_plugin.decode.session import DescriptorSession, TornReadError
@@ -51,6 +51,8 @@ class Settings:
     planner: str | None = None            # the arenascope-plan executable, None when not found
     fault_sp: tuple[str, object] | None = None     # (expression, its value or why it has none)
     interpreter: int | None = None        # agentless: the MicroInterpreter `arena attach` named
+    kernels: str = "auto"                 # the firmware's TFLM kernels: auto (from the ELF), reference, cmsis-nn
+    cpu: str = "auto"                     # the CPU CMSIS-NN is built for: auto (the ELF's attributes) or a name
 
 
 @dataclass
@@ -161,6 +163,11 @@ def _find_descriptor(ctx, fresh_tables=False):
         ctx.cache["descriptor"] = (address, how)
 
 
+def kernel_build(ctx) -> kernels.KernelBuild:
+    """The firmware's TFLM kernels and CPU, as set or read from the ELF (agentless.kernel_build)."""
+    return agentless.kernel_build(ctx.symbols, None, ctx.settings.kernels, ctx.settings.cpu)
+
+
 def _name_regions(ctx):
     """Names the agent's regions from the model each arena publishes (the planner tool)."""
     desc, planner = ctx.desc, ctx.settings.planner
@@ -169,10 +176,10 @@ def _name_regions(ctx):
                  "beside the plugin, nor on PATH): the regions are not named from the model; build it (bash "
                  "tools/build.sh) or `set arena planner-path /path/to/arenascope-plan`")
     if any(a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):  # the TFLM adapter's arena
-        for w in agentless.label_planner_ids(ctx.reader, ctx.symbols, desc, planner):
+        for w in agentless.label_planner_ids(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)
     if any(a.model_addr and not a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):
-        for w in agentless.label_from_model(ctx.reader, ctx.symbols, desc, planner):
+        for w in agentless.label_from_model(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)
 
 
@@ -191,7 +198,8 @@ def _load_agentless(ctx):
     loaded = agentless.load(ctx.reader, ctx.symbols, ctx.settings.planner, ctx.settings.model,
                             attached=ctx.settings.interpreter if pinned is None else pinned[0],
                             attached_how=None if pinned is None else pinned[1],
-                            warn=lambda w: ctx.warn("interpreters", w), plans=ctx.cache.setdefault("plans", {}))
+                            warn=lambda w: ctx.warn("interpreters", w), plans=ctx.cache.setdefault("plans", {}),
+                            build=kernel_build(ctx))
     if ctx.cache.get("pin") and loaded.state is not None and loaded.state.interpreter:
         ctx.cache["interpreter"] = (loaded.state.interpreter, loaded.found_by)
         try:

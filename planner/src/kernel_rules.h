@@ -29,6 +29,12 @@ struct Kernel {
     {
         return k < op.outputs.size() && op.outputs[k] >= 0 ? &sg.tensors[op.outputs[k]] : nullptr;
     }
+    // Builtin option field k of union type `type` (model.h Operator::options), 0 when the operator
+    // has no such options (TFLM's Parse* leaves its params zero then).
+    int32_t option(int type, size_t k) const
+    {
+        return op.options_type == type && k < op.options.size() ? op.options[k] : 0;
+    }
     // Parse: AllocatePOD<T>(), sizes {cortex-m, host}.
     void builtin(TypeSize arm, TypeSize host, const char *type)
     {

@@ -10,19 +10,34 @@ namespace arenascope::planner {
 
 Cpu cpu_named(const std::string &name)
 {
-    const std::string n = name.rfind("cortex-", 0) == 0 ? name.substr(7) : name;
+    const size_t plus = name.find('+');
+    const std::string base = name.substr(0, plus);
+    const std::string n = base.rfind("cortex-", 0) == 0 ? base.substr(7) : base;
     Cpu c;
     c.name = "cortex-" + n;
-    if (n == "m0" || n == "m0plus" || n == "m3") return c;
-    if (n == "m4" || n == "m7" || n == "m33") {
+    if (n == "m4" || n == "m7" || n == "m33")
         c.dsp = true;
-        return c;
-    }
-    if (n == "m55" || n == "m85") {
+    else if (n == "m55" || n == "m85")
         c.dsp = c.mve = true;
-        return c;
+    else if (n != "m0" && n != "m0plus" && n != "m3" && n != "m23")
+        throw std::invalid_argument("unknown CPU '" + name +
+                                    "': use cortex-m0, m0plus, m3, m23, m4, m7, m33, m55 or m85, optionally with "
+                                    "gcc's +nodsp or +nomve");
+    // gcc's -mcpu feature modifiers that change CMSIS-NN's path (+nofp, +nomve.fp keep integer MVE).
+    for (size_t at = plus; at != std::string::npos;) {
+        const size_t next = name.find('+', at + 1);
+        const std::string mod = name.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+        if (mod == "nodsp")
+            c.dsp = false;
+        else if (mod == "nomve")
+            c.mve = false;
+        else if (mod != "nofp" && mod != "nomve.fp")
+            throw std::invalid_argument("unknown CPU modifier '+" + mod + "' in '" + name +
+                                        "': use +nodsp or +nomve (+nofp and +nomve.fp change nothing here)");
+        c.name += "+" + mod;
+        at = next;
     }
-    throw std::invalid_argument("unknown CPU '" + name + "': use cortex-m0, m0plus, m3, m4, m7, m33, m55 or m85");
+    return c;
 }
 
 KernelBuild::Set KernelBuild::set_named(const std::string &name)

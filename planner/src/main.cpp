@@ -51,7 +51,8 @@ void usage(FILE *to)
     std::fprintf(
         to,
         "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
-        "                       [--margin PCT] [--arena-size N] MODEL.tflite\n"
+        "                       [--kernels reference|cmsis-nn] [--cpu CPU] [--margin PCT] [--arena-size N]\n"
+        "                       MODEL.tflite\n"
         "       arenascope-plan --version\n"
         "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
         "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
@@ -62,6 +63,11 @@ void usage(FILE *to)
         "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
         "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
         "  --adapter  the firmware uses arenascope's TFLM adapter (its planner lives outside the arena)\n"
+        "  --kernels  the kernels the firmware links: reference (the default) or cmsis-nn (TFLM built with\n"
+        "           OPTIMIZED_KERNEL_DIR=cmsis_nn); CMSIS-NN's buffers depend on the CPU:\n"
+        "  --cpu    cortex-m0|m0plus|m3|m23 (plain C), m4|m7|m33 (DSP), m55|m85 (MVE), with gcc's +nodsp or\n"
+        "           +nomve, as arm-none-eabi-gcc's -mcpu implies them (default cortex-m4; a soft-float M55\n"
+        "           build is cortex-m55+nomve; only read with --kernels cmsis-nn)\n"
         "  --margin percent added to the minimum arena for the recommended size (default 10, 0..100)\n"
         "  --arena-size N  replay TFLM's allocation in an arena of N bytes (decimal or 0x hex, 1..2^32-1;\n"
         "           its start 16-byte aligned): whether AllocateTensors succeeds, and if not the request that\n"
@@ -82,6 +88,8 @@ int main(int argc, char **argv)
     const char *snapshot = nullptr;
     int64_t arena_size = 0;
     const char *path = nullptr;
+    arenascope::planner::KernelBuild build;
+    bool cpu_given = false;
     for (int i = 1; i < argc; ++i) {
         if (!options_done && !std::strcmp(argv[i], "--"))
             options_done = true;
@@ -105,6 +113,24 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "arenascope-plan: unknown target '%s': use cortex-m or host\n", target.c_str());
                 return 2;
             }
+        } else if (!std::strcmp(argv[i], "--kernels") || !std::strcmp(argv[i], "--cpu")) {
+            const bool kernels = argv[i][2] == 'k';
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "arenascope-plan: %s needs %s\n", argv[i],
+                             kernels ? "reference or cmsis-nn" : "a CPU such as cortex-m4");
+                return 2;
+            }
+            try {
+                if (kernels)
+                    build.set = arenascope::planner::KernelBuild::set_named(argv[i + 1]);
+                else
+                    build.cpu = arenascope::planner::cpu_named(argv[i + 1]);
+            } catch (const std::invalid_argument &e) {
+                std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
+                return 2;
+            }
+            cpu_given = cpu_given || !kernels;
+            ++i;
         } else if (!std::strcmp(argv[i], "--adapter"))
             adapter = true;
         else if (!std::strcmp(argv[i], "--snapshot")) {
@@ -154,13 +180,22 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (cpu_given && build.set != arenascope::planner::KernelBuild::Set::CmsisNn) {
+        std::fprintf(stderr, "arenascope-plan: --cpu goes with --kernels cmsis-nn (the reference kernels allocate the "
+                             "same on every CPU)\n");
+        return 2;
+    }
+    if (build.set == arenascope::planner::KernelBuild::Set::CmsisNn && target != "cortex-m") {
+        std::fprintf(stderr, "arenascope-plan: --kernels cmsis-nn goes with --target cortex-m\n");
+        return 2;
+    }
     if (header && arena_size) {
         std::fprintf(stderr, "arenascope-plan: --arena-size goes with the table or --json, not --header\n");
         return 2;
     }
     try {
-        const auto budget =
-            arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin, adapter, arena_size);
+        const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin,
+                                                             adapter, arena_size, build);
         // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
         if (json && header) {
             std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n");

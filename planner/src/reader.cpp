@@ -74,6 +74,62 @@ std::vector<int> called_subgraphs(const fb::Operator *op, int opcode, const uint
     return result;
 }
 
+// The option tables the kernel rules read, by BuiltinOptions union type (schema.fbs): each
+// field's width in bytes (1: byte, bool and byte enums; 4: int) and default, in field-id order.
+struct OptionField {
+    int width;
+    int32_t fallback;
+};
+const std::vector<OptionField> *option_layout(int type)
+{
+    // Conv2DOptions: padding, stride_w, stride_h, fused_activation_function, dilation_w_factor = 1,
+    // dilation_h_factor = 1, quantized_bias_type.
+    static const std::vector<OptionField> conv{{1, 0}, {4, 0}, {4, 0}, {1, 0}, {4, 1}, {4, 1}, {1, 0}};
+    // DepthwiseConv2DOptions: padding, stride_w, stride_h, depth_multiplier, fused_activation_function,
+    // dilation_w_factor = 1, dilation_h_factor = 1.
+    static const std::vector<OptionField> depthwise{{1, 0}, {4, 0}, {4, 0}, {4, 0}, {1, 0}, {4, 1}, {4, 1}};
+    // Pool2DOptions: padding, stride_w, stride_h, filter_width, filter_height, fused_activation_function.
+    static const std::vector<OptionField> pool{{1, 0}, {4, 0}, {4, 0}, {4, 0}, {4, 0}, {1, 0}};
+    // SVDFOptions: rank, fused_activation_function, asymmetric_quantize_inputs.
+    static const std::vector<OptionField> svdf{{4, 0}, {1, 0}, {1, 0}};
+    // FullyConnectedOptions: fused_activation_function, weights_format, keep_num_dims,
+    // asymmetric_quantize_inputs, quantized_bias_type.
+    static const std::vector<OptionField> fully_connected{{1, 0}, {1, 0}, {1, 0}, {1, 0}, {1, 0}};
+    switch (type) {
+    case 1: return &conv;
+    case 2: return &depthwise;
+    case 5: return &pool;
+    case 6: return &svdf;
+    case 8: return &fully_connected;
+    default: return nullptr;
+    }
+}
+
+// Operator.builtin_options read with option_layout; verified here for the same reason as
+// called_subgraphs.
+std::vector<int32_t> builtin_options(const fb::Operator *op, const uint8_t *data, size_t size, const std::string &where)
+{
+    const std::vector<OptionField> *layout = option_layout(op->builtin_options_type());
+    if (!layout) return {};
+    flatbuffers::Verifier verifier(data, size);
+    const auto *table = reinterpret_cast<const flatbuffers::Table *>(op);
+    if (!table->VerifyOffset(verifier, kVtBuiltinOptions)) fail(where + ": its builtin options are out of bounds");
+    auto options = table->GetPointer<const flatbuffers::Table *>(kVtBuiltinOptions);
+    if (!options) return {};
+    if (!options->VerifyTableStart(verifier)) fail(where + ": its builtin options table is malformed");
+    std::vector<int32_t> values;
+    for (size_t k = 0; k < layout->size(); ++k) {
+        const auto vt = static_cast<flatbuffers::voffset_t>(4 + 2 * k);
+        const OptionField f = (*layout)[k];
+        const bool ok = f.width == 1 ? options->VerifyField<int8_t>(verifier, vt, 1)
+                                     : options->VerifyField<int32_t>(verifier, vt, 4);
+        if (!ok) fail(where + ": its builtin options table is malformed (field " + std::to_string(k) + ")");
+        values.push_back(f.width == 1 ? options->GetField<int8_t>(vt, static_cast<int8_t>(f.fallback))
+                                      : options->GetField<int32_t>(vt, f.fallback));
+    }
+    return values;
+}
+
 }  // namespace
 
 Model read_model(const uint8_t *data, size_t size)
@@ -174,6 +230,8 @@ Model read_model(const uint8_t *data, size_t size)
             check_tensor_refs(op.outputs, tensor_count, false, where + " (" + op.op_name + ") outputs");
             check_tensor_refs(op.intermediates, tensor_count, false, where + " (" + op.op_name + ") intermediates");
             op.called_subgraphs = called_subgraphs(fop, op.opcode, data, size, where);
+            op.options = builtin_options(fop, data, size, where);
+            if (!op.options.empty()) op.options_type = fop->builtin_options_type();
             for (int callee : op.called_subgraphs)
                 if (callee < 0 || static_cast<size_t>(callee) >= subgraphs->size())
                     fail(where + " (" + op.op_name + ") calls subgraph " + std::to_string(callee) +

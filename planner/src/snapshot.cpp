@@ -146,7 +146,7 @@ nlohmann::json budget_snapshot(const Budget &b)
         reason = "the minimum arena " + std::to_string(b.minimum.bytes) + " B is a floor: not modelled: " + missing +
                  "; measure arena_used_bytes() on the target";
     } else {
-        reason = "predicted for " + b.abi.name + " with TFLM's reference kernels: minimum arena " +
+        reason = "predicted for " + b.abi.name + " with TFLM's " + b.build.describe() + ": minimum arena " +
                  std::to_string(b.minimum.bytes) + " B, set by " + phase_name(binding.phase) + ": " + binding.what +
                  "; this arena is the minimum + " + std::to_string(b.margin_pct) + " %";
     }

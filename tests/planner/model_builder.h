@@ -18,11 +18,20 @@ struct T {
     bool constant = false;
     bool variable = false;
     std::string name = {};
+    int quant_channels = 0;  // > 0: quantization with this many scales and zero points
+};
+// One scalar field of a builtin options table: field id, width in bytes (1 or 4), value.
+struct Field {
+    int id;
+    int width;
+    int32_t value;
 };
 struct Op {
     int opcode;  // BuiltinOperator
     std::vector<int32_t> inputs, outputs;
     std::vector<int32_t> subgraphs = {};  // IF then/else, WHILE cond/body, CALL_ONCE init
+    int options_type = 0;                 // BuiltinOptions union type of `options` (1 Conv2DOptions, ...)
+    std::vector<Field> options = {};      // written as given, defaults included
 };
 struct SG {
     std::vector<T> tensors;
@@ -52,8 +61,13 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
                 buffers.push_back(fb::CreateBuffer(b, b.CreateVector(bytes)));
                 buffer = static_cast<uint32_t>(buffers.size() - 1);
             }
+            flatbuffers::Offset<fb::QuantizationParameters> quant = 0;
+            if (t.quant_channels > 0)
+                quant = fb::CreateQuantizationParameters(b, 0, 0,
+                                                         b.CreateVector(std::vector<float>(t.quant_channels, 0.5f)),
+                                                         b.CreateVector(std::vector<int64_t>(t.quant_channels, 0)));
             tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape), static_cast<int8_t>(t.type), buffer,
-                                               b.CreateString(t.name), 0, t.variable));
+                                               b.CreateString(t.name), quant, t.variable));
         }
         std::vector<flatbuffers::Offset<fb::Operator>> ops;
         for (const Op &op : sg.ops) {
@@ -63,6 +77,16 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
                 b.AddElement<int32_t>(4, op.subgraphs[0], -1);
                 if (op.subgraphs.size() > 1) b.AddElement<int32_t>(6, op.subgraphs[1], -1);
                 options = b.EndTable(start);
+            } else if (op.options_type) {
+                const auto start = b.StartTable();
+                for (const Field &f : op.options) {
+                    const auto vt = static_cast<flatbuffers::voffset_t>(4 + 2 * f.id);
+                    if (f.width == 1)
+                        b.AddElement<int8_t>(vt, static_cast<int8_t>(f.value));
+                    else
+                        b.AddElement<int32_t>(vt, f.value);
+                }
+                options = b.EndTable(start);
             }
             auto in = b.CreateVector(op.inputs);
             auto out = b.CreateVector(op.outputs);
@@ -71,7 +95,7 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
             b.AddOffset(6, in);
             b.AddOffset(8, out);
             if (options) {
-                b.AddElement<uint8_t>(10, 1, 0);
+                b.AddElement<uint8_t>(10, static_cast<uint8_t>(op.options_type ? op.options_type : 1), 0);
                 b.AddOffset(12, flatbuffers::Offset<void>(options));
             }
             ops.push_back(flatbuffers::Offset<fb::Operator>(b.EndTable(start)));

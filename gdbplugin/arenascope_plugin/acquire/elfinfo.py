@@ -15,7 +15,7 @@ def _fresh(value):
     if isinstance(value, list):
         return list(value)
     if isinstance(value, dict):
-        return {k: list(v) for k, v in value.items()}
+        return {k: _fresh(v) for k, v in value.items()}
     if isinstance(value, tuple):
         return tuple(_fresh(v) for v in value)
     return value
@@ -213,3 +213,92 @@ def not_an_elf(path):
     except Exception as exc:  # pylint: disable=broad-except  (pyelftools raises what a hostile file makes it)
         return f"{path} is not an ELF file, or a truncated one ({type(exc).__name__}: {exc})"
     return None
+
+
+# Build-attribute tags whose value is a NUL-terminated string (ARM IHI 0045 "Addenda to, and
+# Errata in, the ABI for the Arm Architecture", 2.2.6: Tag_CPU_raw_name 4, Tag_CPU_name 5,
+# Tag_conformance 67; any other tag above 32 carries a string when odd, a ULEB128 when even).
+_STRING_TAGS = (4, 5, 67)
+_TAG_COMPATIBILITY = 32  # ULEB128 flag, then a string
+_TAG_FILE = 1            # the sub-subsection of attributes for the whole file
+
+
+def _uleb(data, i):
+    value = shift = 0
+    while True:
+        if i >= len(data):
+            raise ValueError("truncated ULEB128")
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, i
+
+
+def _ntbs(data, i):
+    end = data.index(b"\0", i)  # ValueError when unterminated
+    return data[i:end].decode("ascii", "replace"), end + 1
+
+
+def parse_build_attributes(data):
+    """{tag: value} of the "aeabi" file attributes in a .ARM.attributes section's bytes (format
+    'A', then subsections of uint32 length + vendor name + sub-subsections; ABI addenda 2.2).
+    pyelftools 0.29 stops at tags it does not know (Tag_DSP_extension 46, Tag_MVE_arch 48), so
+    the section is read here. Raises ValueError for bytes that are not that format."""
+    if not data or data[0] != ord("A"):
+        raise ValueError("not a build-attributes section (format byte is not 'A')")
+    out = {}
+    i = 1
+    while i + 4 <= len(data):
+        length = int.from_bytes(data[i:i + 4], "little")
+        end = i + length
+        if length < 5 or end > len(data):
+            raise ValueError(f"attribute subsection at byte {i} has length {length}")
+        vendor, j = _ntbs(data, i + 4)
+        while vendor == "aeabi" and j + 5 <= end:
+            tag, k = _uleb(data, j)
+            size = int.from_bytes(data[k:k + 4], "little")
+            sub_end = j + size
+            if size < 5 or sub_end > end:
+                raise ValueError(f"attribute sub-subsection at byte {j} has size {size}")
+            k += 4
+            while tag == _TAG_FILE and k < sub_end:
+                attr, k = _uleb(data, k)
+                if attr in _STRING_TAGS or (attr > _TAG_COMPATIBILITY and attr % 2):
+                    out[attr], k = _ntbs(data, k)
+                elif attr == _TAG_COMPATIBILITY:
+                    out[attr], k = _uleb(data, k)
+                    _, k = _ntbs(data, k)
+                else:
+                    out[attr], k = _uleb(data, k)
+            j = sub_end
+        i = end
+    return out
+
+
+@_once_per_file
+def build_attributes(path):
+    """({tag: value}, why-empty) of the ELF's .ARM.attributes (what the compiler was told:
+    Tag_CPU_name 5, Tag_CPU_arch 6, Tag_DSP_extension 46, Tag_MVE_arch 48, ...); empty with the
+    reason for a file without them, unreadable, or without pyelftools."""
+    lib = _elftools()
+    if lib is None:
+        return {}, "pyelftools is not installed (Debian: python3-pyelftools)"
+    ELFError, _, ELFFile = lib
+    try:
+        with open(path, "rb") as f:
+            section = ELFFile(f).get_section_by_name(".ARM.attributes")
+            if section is None:
+                return {}, f"{path} has no .ARM.attributes (not an Arm ELF, or stripped of them)"
+            return parse_build_attributes(section.data()), ""
+    except (OSError, ELFError) as exc:
+        return {}, f"cannot read the ELF {path}: {exc}"
+    except ValueError as exc:
+        return {}, f"{path}: its .ARM.attributes cannot be read: {exc}"
+
+
+def function_names(path, names):
+    """The names among `names` that the ELF's symbol table holds as functions (STT_FUNC)."""
+    wanted = set(names)
+    return sorted({n for n, _, _, t in _symbols_of(path) if t == "STT_FUNC" and n in wanted})

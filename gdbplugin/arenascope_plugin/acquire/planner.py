@@ -35,8 +35,11 @@ def printable(text: object) -> str:
 
 
 def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: str = "cortex-m",
-                margin_pct: float | None = None, arena_size: int | None = None) -> tuple[dict, str | None]:
-    """Runs `tool --json --target TARGET [--margin PCT] [--arena-size N] model_path`; returns
+                margin_pct: float | None = None, arena_size: int | None = None,
+                build_args: list[str] | tuple[str, ...] = ()) -> tuple[dict, str | None]:
+    """Runs `tool --json --target TARGET [--margin PCT] [--arena-size N] [BUILD_ARGS] model_path`
+    (build_args: the kernels' options, e.g. ["--kernels", "cmsis-nn", "--cpu", "cortex-m55"],
+    decode/kernels.py KernelBuild.planner_args); returns
     (document, error). error is the tool's message when it printed a budget but also said TFLM
     would reject the model (exit status 1 with JSON). arena_size: also replay TFLM's allocation
     at that many bytes (the document's `replay`, docs/arena-budget.md)."""
@@ -48,7 +51,8 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
         margin = ["--margin", str(margin_pct)] if margin_pct is not None else []
         if arena_size is not None:
             margin += ["--arena-size", str(arena_size)]
-        r = subprocess.run([tool, "--json", "--target", target, *margin, "--", model_path], capture_output=True,
+        r = subprocess.run([tool, "--json", "--target", target, *margin, *build_args, "--", model_path],
+                           capture_output=True,
                            encoding="utf-8", errors="replace", timeout=TIMEOUT_S, check=False)
     except OSError as e:
         raise PlannerError(f"cannot run {tool}: {e.strerror}") from None
@@ -74,15 +78,15 @@ def target_for(pointer_bytes: int) -> str:
     return "cortex-m" if pointer_bytes == 4 else "host"
 
 
-def run_planner_on_bytes(tool: str | None, data: bytes, pointer_bytes: int,
-                         arena_size: int | None = None) -> tuple[dict, str | None]:
+def run_planner_on_bytes(tool: str | None, data: bytes, pointer_bytes: int, arena_size: int | None = None,
+                         build_args: list[str] | tuple[str, ...] = ()) -> tuple[dict, str | None]:
     """run_planner on a model held in memory (read from an ELF or a target), for the ABI of a
     target with pointer_bytes-byte pointers; the temporary file is always removed."""
     f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
     try:
         f.write(data)
         f.close()
-        return run_planner(tool, f.name, target_for(pointer_bytes), arena_size=arena_size)
+        return run_planner(tool, f.name, target_for(pointer_bytes), arena_size=arena_size, build_args=build_args)
     finally:
         f.close()
         os.unlink(f.name)

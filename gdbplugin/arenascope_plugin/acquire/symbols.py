@@ -107,6 +107,18 @@ class Symbols:
     def vtables(self, classes: Iterable[str]) -> dict[str, tuple[int, int]]:
         return elfinfo.vtables(self._file(), classes) if self._file() else {}
 
+    def build_attributes(self) -> tuple[dict[int, int | str], str]:
+        """({tag: value}, why-empty) of the ELF's Arm build attributes (elfinfo.build_attributes)."""
+        if not self.elf_path or not os.path.exists(self.elf_path):
+            return {}, "the ELF is not on disk"
+        return elfinfo.build_attributes(self.elf_path)
+
+    def functions_present(self, names: Iterable[str]) -> list[str]:
+        """Which of these functions (linker names) the ELF links."""
+        if not self.elf_path or not os.path.exists(self.elf_path):
+            return [n for n in names if self.address(n) is not None]
+        return elfinfo.function_names(self.elf_path, names)
+
 
 class Core:
     """The core's registers and where it is stopped. All None / empty while it runs."""

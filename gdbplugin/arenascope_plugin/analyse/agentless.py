@@ -15,7 +15,7 @@ from arenascope_plugin.acquire import elfinfo, planner
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.analyse import postmortem
-from arenascope_plugin.decode import abi, tflm, tflmstate
+from arenascope_plugin.decode import abi, kernels, tflm, tflmstate
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.errors import TargetError
 
@@ -257,7 +257,7 @@ def _reconstructed(state, doc, lay):
 
 def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model_setting: str = "",
          attached: int | None = None, warn: Callable[[str], object] | None = None, plans: dict | None = None,
-         attached_how: str | None = None) -> Loaded:
+         attached_how: str | None = None, build: kernels.KernelBuild | None = None) -> Loaded:
     """The interpreter's arena for agentless mode, as a Loaded. Healthy firmware: TFLM's objects
     walked (tflm.walk). Where TFLM is broken (smashed tail, AllocateTensors unfinished) the
     objects are checked one by one (tflmstate.assess) and the arena is reconstructed from what is
@@ -279,7 +279,7 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
     out.state = state = tflmstate.assess(reader, lay, interpreter, facts)
     try:  # planned at the arena's size as TFLM took it (the allocator's bounds, else the ELF's object)
         out.plan = plan_for(reader, symbols, lay, model_addr, planner_tool, model_setting, arena_size=state.arena_size,
-                            plans=plans)
+                            plans=plans, build=build)
     except (TargetError, MemoryReadError) as e:
         out.plan_note = str(e)
     doc = out.plan
@@ -315,12 +315,28 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
     return out
 
 
+def kernel_build(symbols: Symbols, build: kernels.KernelBuild | None = None, kernels_setting: str = "auto",
+                 cpu_setting: str = "auto") -> kernels.KernelBuild:
+    """build, else the firmware's kernels and CPU as set (`set arena kernels`, `set arena cpu`) or
+    read from the ELF (decode/kernels.py detect), kept with the symbols per setting so that a
+    poller reads the ELF once."""
+    if build is not None:
+        return build
+    key = ("kernel-build", kernels_setting, cpu_setting)
+    if key not in symbols.memo:
+        symbols.memo[key] = kernels.detect(symbols, kernels_setting, cpu_setting)
+    return symbols.memo[key]
+
+
 def plan_for(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, model_addr: int, planner_tool: str | None,
-             model_setting: str = "", arena_size: int | None = None, plans: dict | None = None) -> dict:
+             model_setting: str = "", arena_size: int | None = None, plans: dict | None = None,
+             build: kernels.KernelBuild | None = None) -> dict:
     """The planner's JSON for the model the interpreter runs: `set arena model FILE` (checked
     against the target's bytes), else the model's bytes from the ELF (or the target). plans: a
-    dict the caller keeps, {(model's sha256, arena size): JSON}, so that a poller runs the planner
-    once per model and size, not once a refresh."""
+    dict the caller keeps, {(model's sha256, arena size, tool, kernels): JSON}, so that a poller
+    runs the planner once per model and size, not once a refresh. build: the firmware's kernels
+    (None: read from the ELF, kernel_build)."""
+    args = kernel_build(symbols, build).planner_args()
     if model_setting in ("auto", '""', "''"):
         model_setting = ""
     if model_setting:
@@ -328,12 +344,12 @@ def plan_for(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, model_add
     try:
         if model_setting:
             return planner.run_planner(planner_tool, model_setting, planner.target_for(lay.pointer),
-                                     arena_size=arena_size)[0]
+                                       arena_size=arena_size, build_args=args)[0]
         data = _model_bytes(reader, symbols, model_addr)[1]
-        key = (hashlib.sha256(data).hexdigest(), arena_size, planner_tool)
+        key = (hashlib.sha256(data).hexdigest(), arena_size, planner_tool, tuple(args))
         if plans is not None and key in plans:
             return plans[key]
-        doc = planner.run_planner_on_bytes(planner_tool, data, lay.pointer, arena_size=arena_size)[0]
+        doc = planner.run_planner_on_bytes(planner_tool, data, lay.pointer, arena_size=arena_size, build_args=args)[0]
         if plans is not None:
             plans[key] = doc
         return doc
@@ -342,7 +358,7 @@ def plan_for(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, model_add
 
 
 MAX_MODEL_BYTES = 64 << 20  # a published model larger than this is not read over the link
-_PLANS = {}       # sha256 of a published model's bytes -> the planner's JSON for it
+_PLANS = {}       # (sha256 of a published model's bytes, kernel args) -> the planner's JSON for it
 _ELF_MODELS = {}  # (ELF path, its mtime, address, size) -> the model's bytes the ELF file holds, or None
 
 
@@ -362,20 +378,22 @@ def _published_model_bytes(reader, symbols, a):
     return reader.read(a.model_addr, a.model_size)
 
 
-def _published_plan(reader, symbols, desc, a, planner_tool):
+def _published_plan(reader, symbols, desc, a, planner_tool, build=None):
     """The planner's JSON for the model arena `a` publishes (arenascope_arena_set_model), planned
     once per distinct model. Raises planner.PlannerError, MemoryReadError, ValueError or OSError."""
     if a.model_size > MAX_MODEL_BYTES:
         raise ValueError(f"the published model size {a.model_size} B is implausible (more than "
                          f"{MAX_MODEL_BYTES >> 20} MiB)")
     data = _published_model_bytes(reader, symbols, a)
-    key = hashlib.sha256(data).hexdigest()
+    args = kernel_build(symbols, build).planner_args()
+    key = (hashlib.sha256(data).hexdigest(), tuple(args))
     if key not in _PLANS:
-        _PLANS[key] = planner.run_planner_on_bytes(planner_tool, data, desc.addr_size)[0]
+        _PLANS[key] = planner.run_planner_on_bytes(planner_tool, data, desc.addr_size, build_args=args)[0]
     return _PLANS[key]
 
 
-def label_from_model(reader: MemoryReader, symbols: Symbols, desc: Descriptor, planner_tool: str | None) -> list[str]:
+def label_from_model(reader: MemoryReader, symbols: Symbols, desc: Descriptor, planner_tool: str | None,
+                     build: kernels.KernelBuild | None = None) -> list[str]:
     """Names an agent arena's unnamed regions from the model it publishes (arenascope_arena_set_
     model), through the planner tool: a tensor or scratch buffer by its id, offset and size in the
     plan; a tail region by its distance from the arena's end and its size in the predicted tail
@@ -389,7 +407,7 @@ def label_from_model(reader: MemoryReader, symbols: Symbols, desc: Descriptor, p
         if not unnamed:
             continue
         try:
-            doc = _published_plan(reader, symbols, desc, a, planner_tool)
+            doc = _published_plan(reader, symbols, desc, a, planner_tool, build)
             buffers = {(b["tensor"] if b["tensor"] >= 0 else b["scratch"], b["tensor"] < 0, b["offset"], b["size"]):
                        b["name"] for b in doc.get("buffers", [])}
             end = doc.get("arena", {}).get("recommended_bytes")
@@ -410,7 +428,7 @@ def label_from_model(reader: MemoryReader, symbols: Symbols, desc: Descriptor, p
 
 
 def label_planner_ids(reader: MemoryReader, symbols: Symbols, desc: Descriptor,
-                      planner_tool: str | None) -> list[str]:
+                      planner_tool: str | None, build: kernels.KernelBuild | None = None) -> list[str]:
     """The TFLM adapter publishes TFLM's plan with planner buffer ids as region ids
     (ARENA_FLAG_PLANNER_IDS) and the model's address: map each id to its tensor or scratch buffer
     through the planner tool on the model's bytes, when every published buffer fits the model's
@@ -426,7 +444,7 @@ def label_planner_ids(reader: MemoryReader, symbols: Symbols, desc: Descriptor,
                 r.name = "TFLM's persistent tail (published whole by the adapter)"
         if not planned:
             continue  # no buffers, or named already (sessions keep their regions)
-        why = _plan_for_published_model(reader, symbols, desc, a, planner_tool, planned)
+        why = _plan_for_published_model(reader, symbols, desc, a, planner_tool, planned, build)
         if isinstance(why, str):
             warnings.append(f"arena {a.index}: {why}: its buffers keep TFLM's planner ids")
             for r in planned:
@@ -489,12 +507,12 @@ def _split_tail(reader, symbols, a, doc):
     return why, []
 
 
-def _plan_for_published_model(reader, symbols, desc, a, planner_tool, planned):
+def _plan_for_published_model(reader, symbols, desc, a, planner_tool, planned, build=None):
     """(planner JSON, buffers, tensors) of the planner's plan for the published model, or why not (a string)."""
     if not a.model_addr or not a.model_size:
         return "the adapter published no model"
     try:
-        doc = _published_plan(reader, symbols, desc, a, planner_tool)
+        doc = _published_plan(reader, symbols, desc, a, planner_tool, build)
     except ValueError as e:
         return str(e)
     except (planner.PlannerError, MemoryReadError, OSError) as e:

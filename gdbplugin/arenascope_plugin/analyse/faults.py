@@ -221,7 +221,9 @@ def constructor_note(ctx: PipelineContext) -> str | None:
     if size is not None and model_addr:
         try:  # the model the constructor was given, planned at the size it was given
             doc = agentless.plan_for(ctx.reader, ctx.symbols, tflm.layout(ctx.symbols), model_addr,
-                                     ctx.settings.planner, "", arena_size=size, plans=ctx.cache.setdefault("plans", {}))
+                                     ctx.settings.planner, "", arena_size=size, plans=ctx.cache.setdefault("plans", {}),
+                                     build=agentless.kernel_build(ctx.symbols, None, ctx.settings.kernels,
+                                                                  ctx.settings.cpu))
             text = " " + postmortem.replay_lines(doc, size)[0] + "."
         except (TargetError, MemoryReadError):
             pass

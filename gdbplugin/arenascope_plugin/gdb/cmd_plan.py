@@ -1,15 +1,46 @@
 """`arena plan`: the memory plan over operator index (a target's, a model file's, a snapshot's)."""
+import argparse
 import os
 
 from arenascope_plugin.acquire import planner
-from arenascope_plugin.acquire.gdbtarget import batch_mode
+from arenascope_plugin.acquire.gdbtarget import GdbSymbols, batch_mode
 from arenascope_plugin.analyse import figures
-from arenascope_plugin.decode import plan
+from arenascope_plugin.decode import kernels, plan
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.options import margin, width
 from arenascope_plugin.present import budget, render, snapshot, style
+
+
+def _cpu(text):
+    problem = kernels.check_cpu(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def _model_build(args) -> kernels.KernelBuild:
+    """The kernels for `arena plan --model`: the options, else the settings, else the loaded ELF."""
+    kernel_set = args.kernels or settings.setting("kernels")
+    cpu = args.cpu or settings.setting("cpu")
+    if args.kernels:
+        how = "--kernels"
+    elif kernel_set != "auto":
+        how = "set arena kernels"
+    else:
+        symbols = GdbSymbols()
+        if not symbols.elf_path:
+            kernel_set, how = "reference", "no --kernels and no ELF loaded"
+        else:
+            found = kernels.detect(symbols, "auto", cpu)
+            return kernels.KernelBuild(found.kernels, found.cpu, found.evidence)
+    if kernel_set != "cmsis-nn":
+        return kernels.KernelBuild(kernel_set, None, how)
+    if cpu == "auto":
+        return kernels.KernelBuild(kernel_set, "cortex-m4", f"{how}; cortex-m4, the default --cpu")
+    where = "--cpu" if args.cpu else "set arena cpu"
+    return kernels.KernelBuild(kernel_set, kernels.canonical_cpu(cpu), f"{how}, {where}")
 
 
 class PlanCommand(Sub):
@@ -18,16 +49,19 @@ One row per allocation scope: the live bytes, a bar of the live tensors and scra
 over the head, and the lower bound marked.
 
 Usage: arena plan [--width N] [--model FILE.tflite [--target cortex-m|host] [--margin PCT]
-                  | --snapshot FILE.json]
+                  [--kernels reference|cmsis-nn] [--cpu CPU] | --snapshot FILE.json]
 Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1.
 --model charts a model file's plan instead, with no target: TFLM's greedy plan as the planner
 tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md), with its
 arena figures for --target (struct sizes of a Cortex-M, default, or of x86-64) and the
-recommendation with --margin percent (default 10).
+recommendation with --margin percent (default 10), for the kernels --kernels names (default
+`set arena kernels`, else the loaded ELF's, else reference) and, with cmsis-nn, the core --cpu
+names (cortex-m0 ... cortex-m85 with gcc's +nodsp/+nomve; default `set arena cpu`, else the
+loaded ELF's build attributes, else cortex-m4; docs/cmsis-nn.md).
 --snapshot charts the plan saved in a snapshot file (`arena snapshot`, or
 `arenascope-plan --snapshot`), no target needed."""
     sub = "plan"
-    options = ("--width", "--model", "--snapshot", "--target", "--margin")
+    options = ("--width", "--model", "--snapshot", "--target", "--margin", "--kernels", "--cpu")
 
     def add_arguments(self, parser):
         parser.add_argument("--width", type=width, default=64, help="cells in the bar (16..400)")
@@ -36,13 +70,16 @@ recommendation with --margin percent (default 10).
         parser.add_argument("--margin", type=margin, help="with --model: percent added for the recommendation "
                                                             "(0..100, default 10)")
         parser.add_argument("--snapshot", help="a snapshot file: chart the plan it holds, no target needed")
+        parser.add_argument("--kernels", choices=kernels.KERNEL_SETS, help="with --model: the TFLM kernels")
+        parser.add_argument("--cpu", type=_cpu,
+                            help="with --model and cmsis-nn kernels: the core, e.g. cortex-m55")
 
     def run(self, args):
         if args.snapshot is not None and args.model is not None:
             raise TargetError("--model or --snapshot, not both")
-        if args.model is None and (args.target is not None or args.margin is not None):
-            raise TargetError("--target and --margin go with --model FILE.tflite (a target's own plan has its own ABI "
-                              "and arena)")
+        if args.model is None and any(v is not None for v in (args.target, args.margin, args.kernels, args.cpu)):
+            raise TargetError("--target, --margin, --kernels and --cpu go with --model FILE.tflite (a target's own "
+                              "plan has its own ABI, kernels and arena)")
         if args.snapshot is not None:
             path = os.path.expanduser(args.snapshot)
             try:
@@ -71,12 +108,15 @@ recommendation with --margin percent (default 10).
                 raise TargetError(f"{path} is not a regular file: give a .tflite model file")
             try:
                 tool = settings.tool_path("planner-path", "planner", "arenascope-plan")
-                doc, rejected = planner.run_planner(tool, path, args.target or "cortex-m", args.margin)
+                build = _model_build(args)
+                doc, rejected = planner.run_planner(tool, path, args.target or "cortex-m", args.margin,
+                                                    build_args=build.planner_args())
                 a = plan.arena_from_plan(doc)
                 words = budget.arena_lines(doc)
             except planner.PlannerError as e:
                 raise TargetError(str(e)) from None
-            lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan"]
+            lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan with "
+                     f"{build.describe()} ({build.evidence})"]
             message = None
             if rejected:
                 reason = planner.printable(doc["tflm_rejects"][0]) if doc.get("tflm_rejects") else rejected

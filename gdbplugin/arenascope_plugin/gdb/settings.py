@@ -11,6 +11,7 @@ import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import paths, pipeline
 from arenascope_plugin.acquire.gdbtarget import _SIDE_EFFECT, parse_address
+from arenascope_plugin.decode import kernels
 from arenascope_plugin.errors import TargetError
 
 
@@ -226,6 +227,14 @@ SETTINGS = [
          "The planner tool `arena plan --model` runs: 'auto' looks for build/planner/arenascope-plan beside this "
          "plugin, then arenascope-plan on PATH.", "the planner tool", check_executable,
          parse_tool("planner", "arenascope-plan")),
+    Spec("kernels", gdb.PARAM_STRING, "auto",
+         "The TFLM kernels the firmware links, for the planner's figures and names (docs/cmsis-nn.md): 'auto' "
+         "reads them from the ELF (CMSIS-NN's functions linked or not), or reference, or cmsis-nn.",
+         "the firmware's TFLM kernels", lambda n, v: kernels.check_kernels(v)),
+    Spec("cpu", gdb.PARAM_STRING, "auto",
+         "The Cortex-M core CMSIS-NN is compiled for (its DSP and MVE paths): 'auto' reads the ELF's build "
+         "attributes, or a name as arena plan's --cpu takes it (cortex-m4, cortex-m55, cortex-m55+nomve, ...).",
+         "the CPU of CMSIS-NN's code", lambda n, v: kernels.check_cpu(v)),
     Spec("debug", gdb.PARAM_BOOLEAN, False, "Show Python tracebacks of internal errors (for bug reports).",
          "whether internal errors show tracebacks"),
 ]
@@ -262,4 +271,4 @@ def resolved(interpreter=None, fault_sp=None):
         canary_pattern=value("canary-pattern"), stack_paint_pattern=value("stack-paint-pattern"),
         stack_range=value("stack-range"), scan_range=value("scan-range"),
         descriptor_address=value("descriptor-address"), model=value("model"), planner=value("planner-path"),
-        interpreter=interpreter, fault_sp=fault_sp)
+        interpreter=interpreter, fault_sp=fault_sp, kernels=value("kernels"), cpu=value("cpu"))

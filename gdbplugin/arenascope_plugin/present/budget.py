@@ -9,8 +9,11 @@ def arena_lines(doc):
     a = doc.get("arena")
     if not isinstance(a, dict) or doc.get("tflm_rejects"):
         return []  # an older tool, or a model TFLM rejects: no arena to speak of
+    k = doc.get("kernels")  # absent from older tools, which planned the reference kernels
+    kernels = "reference kernels" if not isinstance(k, dict) or k.get("set") != "cmsis-nn" else \
+        f"CMSIS-NN kernels for {printable(k.get('cpu'))}"
     try:
-        lines = [f"arena ({doc['target']}, reference kernels): arena_used_bytes() {a['arena_used_bytes']} B after "
+        lines = [f"arena ({doc['target']}, {kernels}): arena_used_bytes() {a['arena_used_bytes']} B after "
                  f"AllocateTensors; minimum arena {a['minimum_bytes']} B "
                  f"(set by {a['set_by']['phase']}: {printable(a['set_by']['request'])}); "
                  f"recommended {a['recommended_bytes']} B (minimum + {a['margin_pct']} %)"]

@@ -30,8 +30,10 @@ struct Cpu {
     bool mve = false;  // integer MVE (Helium): cortex-m55, m85, with -mfloat-abi=hard or softfp
 };
 
-// cortex-m0, m0plus, m3, m4, m7, m33, m55 or m85 (with or without "cortex-"); throws
-// std::invalid_argument naming the accepted ones for anything else.
+// cortex-m0, m0plus, m3, m23, m4, m7, m33, m55 or m85 (with or without "cortex-"), optionally
+// with gcc's -mcpu modifiers +nodsp and +nomve (+nofp, +nomve.fp accepted, no effect: integer MVE
+// stays). With -mfloat-abi=soft, gcc 12 compiles no MVE for cortex-m55: that is cortex-m55+nomve.
+// Throws std::invalid_argument naming the accepted ones for anything else.
 Cpu cpu_named(const std::string &name);
 
 // Which kernels the firmware links: TFLM's reference kernels, or its CMSIS-NN kernels for `cpu`.

@@ -58,6 +58,7 @@ struct Budget {
     Plan best;
     LowerBound bound;
     Abi abi;
+    KernelBuild build;                        // the kernels the firmware links (reference or CMSIS-NN for a CPU)
     ArenaModel arena;                         // TFLM's allocation sequence for this model and ABI
     MinimumArena minimum;                     // the smallest arena AllocateTensors succeeds in
     std::vector<TailCategory> tail;           // the persistent tail's requests by category
@@ -80,9 +81,10 @@ std::string printable(std::string text, bool keep_newlines = false);
 
 // Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
 // failed its check: a planner bug, never expected). arena_size > 0: also replay TFLM in an
-// arena of that many bytes (Budget::at_size).
+// arena of that many bytes (Budget::at_size). `build`: the kernels the firmware links; CMSIS-NN
+// goes with the cortex-m ABI only (std::invalid_argument else).
 Budget make_budget(const std::string &path, const Abi &abi = abi_named("cortex-m"), int margin_pct = 10,
-                   bool adapter = false, int64_t arena_size = 0);
+                   bool adapter = false, int64_t arena_size = 0, const KernelBuild &build = {});
 
 // JSON document (kPlanSchema: docs/arena-budget.md, "JSON output", and docs/planner-schema.json).
 nlohmann::json budget_json(const Budget &b);
