@@ -344,9 +344,9 @@ def test_two_arenas_and_two_interpreters(plan):
     with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, uart):
         tmp = pathlib.Path(tmp)
         (tmp / "helper.py").write_text(HELPER)
-        cmds = ["set pagination off", "set confirm off", "break standin_boot", "continue", "set var standin_scenario = 5",
-                "break inference_done", "continue", f"source {PLUGIN}", f"set arena planner-path {PLANNER}",
-                "set arena colour off", f"source {tmp / 'helper.py'}"]
+        cmds = ["set pagination off", "set confirm off", "break standin_boot", "continue",
+                "set var standin_scenario = 5", "break inference_done", "continue", f"source {PLUGIN}",
+                f"set arena planner-path {PLANNER}", "set arena colour off", f"source {tmp / 'helper.py'}"]
         runs = [("list", "arena interpreters"), ("default", f"arena snapshot {tmp}/default.json"),
                 ("info", "arena info"),
                 ("attach2", f"arena attach --interpreter {index['second']}"),
