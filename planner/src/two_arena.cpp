@@ -190,7 +190,10 @@ TwoArenaBudget plan_two_arenas(const Budget &b, int64_t persistent_bytes, int64_
         t.non_persistent_minimum > 1 ? replay_two(t.steps, kHuge, t.non_persistent_minimum - 1).failed : 0;
     t.at_size = replay_two(t.steps, persistent_bytes, non_persistent_bytes);
     if (!t.at_size.ok) t.message = message_for(t.steps[t.at_size.failed], t.at_size.attempt);
-    t.tail_regions_buffer = t.at_size.ok ? persistent_bytes : align_up(t.persistent_minimum, kArenaAlignment);
+    // Where the tail is shown: the given buffer when it holds the tail (whichever buffer ran out),
+    // else the persistent minimum.
+    t.tail_regions_buffer =
+        persistent_bytes >= t.persistent_minimum ? persistent_bytes : align_up(t.persistent_minimum, kArenaAlignment);
     t.tail_regions = place(t.steps, t.at_size.ok ? t.at_size : replay_two(t.steps, t.tail_regions_buffer, kHuge));
     return t;
 }
@@ -296,7 +299,9 @@ nlohmann::json two_arena_snapshot(const Budget &b, const TwoArenaBudget &t)
     using nlohmann::json;
     json snap = budget_snapshot(b);
     json one = snap["arenas"][0];
-    const int64_t np = t.non_persistent_bytes, p = t.persistent_bytes;
+    // A buffer too small for its own requests is drawn at its minimum (the viewer draws what
+    // fits); the "used" check says which buffer runs out at the given sizes.
+    const int64_t np = std::max(t.non_persistent_bytes, t.non_persistent_minimum), p = t.persistent_bytes;
     const int64_t p_base = align_up(np, kArenaAlignment);
     const TwoArenaReplay &r = t.at_size;
     auto figures = [](json &a, int64_t size, int64_t used, int64_t minimum) {
@@ -337,13 +342,13 @@ nlohmann::json two_arena_snapshot(const Budget &b, const TwoArenaBudget &t)
     }
     const int64_t tail_bytes =
         r.ok ? r.persistent_used : replay_two(t.steps, t.tail_regions_buffer, kHuge).persistent_used;
-    const int64_t p_size = r.ok ? p : t.tail_regions_buffer;
+    const int64_t p_size = align_down(t.tail_regions_buffer, kArenaAlignment);  // buffer_tail_ is aligned down
     tail["index"] = 1;
     tail["memory"] = "persistent";
     tail["base_addr"] = p_base;
     tail["head_bytes"] = 0;
     tail["temp_bytes"] = 0;
-    tail["tail_offset"] = align_down(p_size, kArenaAlignment) - tail_bytes;
+    tail["tail_offset"] = p_size - tail_bytes;
     tail["tail_bytes"] = tail_bytes;
     tail["regions"] = tail_regions;
     tail["region_capacity"] = tail_regions.size();
@@ -360,9 +365,10 @@ nlohmann::json two_arena_snapshot(const Budget &b, const TwoArenaBudget &t)
         if (c["rule"] != "used") checks.push_back(c);
     const bool fits = r.ok;
     std::string reason = fits ? "two arenas: AllocateTensors fits in persistent " + std::to_string(p) +
-                                    " B and non-persistent " + std::to_string(np) + " B"
+                                    " B and non-persistent " + std::to_string(t.non_persistent_bytes) + " B"
                               : std::string("two arenas: the ") + memory_name(r.runs_out) + " buffer runs out first (" +
-                                    t.steps[r.failed].what + " lacks " + std::to_string(r.attempt.missing) + " B)";
+                                    t.steps[r.failed].what + " lacks " + std::to_string(r.attempt.missing) +
+                                    " B); drawn at the minimum of each buffer that is too small";
     checks.push_back({{"rule", "used"}, {"verdict", fits ? "PASS" : "FAIL"}, {"reason", reason}});
     snap["checks"] = checks;
     if (!fits) snap["verdict"] = "FAIL";

@@ -138,3 +138,23 @@ def test_against_the_single_arena_figures_of_real_tflm(name, build, target):
     assert t["persistent"]["minimum_bytes"] == (t["persistent"]["used_bytes"] + 15) // 16 * 16
     # No buffer needs more than the one arena real TFLM needed.
     assert t["non_persistent"]["minimum_bytes"] <= fig["min_arena_bytes"]
+
+
+@built
+def test_a_snapshot_of_buffers_too_small_draws_them_at_their_minimum(tmp_path):
+    """NP 15000 B < the head's 16000 B: the non-persistent buffer is drawn at its minimum, the
+    persistent one (8192 B, enough) at its given size, and the `used` check FAILs naming the first
+    to run out."""
+    snap_path = tmp_path / "short.json"
+    r = subprocess.run([str(PLAN), "--snapshot", str(snap_path), "--persistent-size", "8199",
+                        "--non-persistent-size", "15000", str(DSCNN)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    snap = json.loads(snap_path.read_text())
+    head, tail = snap["arenas"]
+    assert head["size_bytes"] == 16000 and head["head_bytes"] == 16000
+    assert (tail["base_addr"], tail["size_bytes"]) == (16000, 8192)  # 8199 aligned down, as TFLM takes it
+    assert tail["regions"][0]["offset"] == 8192 - 16
+    assert tail["size_bytes"] - tail["tail_offset"] == tail["tail_bytes"]
+    used = next(c for c in snap["checks"] if c["rule"] == "used")
+    assert used["verdict"] == "FAIL" and "the non-persistent buffer runs out first" in used["reason"]
+    assert snap["verdict"] == "FAIL"

@@ -68,11 +68,12 @@ struct TwoArenaBudget {
     // with one byte less.
     int64_t persistent_minimum = 0, non_persistent_minimum = 0;
     size_t persistent_binding = 0, non_persistent_binding = 0;
-    TwoArenaReplay at_size;                // at the given sizes
-    std::vector<TailRegion> tail_regions;  // every persistent request, offsets from the persistent buffer's start
-                                           // (at the given size when it fits, else at the persistent minimum)
-    int64_t tail_regions_buffer = 0;       // the persistent buffer size those offsets are for
-    std::string message;                   // TFLM's line for the failed request (!at_size.ok)
+    TwoArenaReplay at_size;  // at the given sizes
+    // Every persistent request, offsets from the persistent buffer's start (in the given buffer
+    // when it holds the tail, else at the persistent minimum).
+    std::vector<TailRegion> tail_regions;
+    int64_t tail_regions_buffer = 0;  // the persistent buffer size those offsets are for
+    std::string message;              // TFLM's line for the failed request (!at_size.ok)
 };
 
 TwoArenaBudget plan_two_arenas(const Budget &b, int64_t persistent_bytes, int64_t non_persistent_bytes);
@@ -82,7 +83,8 @@ nlohmann::json two_arena_json(const Budget &b, const TwoArenaBudget &t);
 // The table's section.
 std::string two_arena_table(const Budget &b, const TwoArenaBudget &t);
 // The snapshot with both buffers (docs/snapshot-schema.md): arena 0 the non-persistent buffer at
-// address 0, arena 1 the persistent buffer right after it (the next 16-byte boundary).
+// address 0, arena 1 the persistent buffer right after it (the next 16-byte boundary); a buffer
+// smaller than its minimum is drawn at its minimum, and the "used" check FAILs naming it.
 nlohmann::json two_arena_snapshot(const Budget &b, const TwoArenaBudget &t);
 
 }  // namespace arenascope::planner
