@@ -403,3 +403,16 @@ def test_two_arenas_and_two_interpreters(plan):
     assert "memory" not in arena
     assert (arena["base_addr"], arena["size_bytes"]) == (t_base, t_size)
     assert arena["tail_bytes"] == plan["tail"]["bytes"]
+
+
+def test_every_command_reads_the_two_arena_interpreter():
+    """Scenario 5 with the two-arena interpreter attached: every arena command answers, without
+    a read or internal error, and the post-mortem finds TFLM's objects sound."""
+    objs = elf_objects(ELF)
+    n = 0 if objs["_ZZ4mainE6second"][0] < objs["_ZZ4mainE11interpreter"][0] else 1
+    [stop], uart, text = session(5, [["break inference_done", "continue", f"source {PLUGIN}",
+                                      f"arena attach --interpreter {n}"]])
+    assert_clean(stop, text)
+    assert stop["snap"]["tflm"]["condition"] == "allocated", stop["snap"]["tflm"]
+    assert [a.get("memory") for a in stop["snap"]["arenas"]] == ["non-persistent", "persistent"]
+    assert "arena 1" in stop["info"] and "PASS" in stop["check"], stop["check"]
