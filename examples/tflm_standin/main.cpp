@@ -34,9 +34,18 @@ extern void (*const standin_vectors_saving_sp[])(void);
 // The tensor arena: the recommended size, placed by the linker script directly below the stack.
 __attribute__((section(".tensor_arena"), aligned(16))) uint8_t tensor_arena[STANDIN_RECOMMENDED_BYTES];
 
+// Scenario 5: a second interpreter in TFLM's two-arena mode, its head in one buffer and its tail
+// (with the allocator objects) in the other: as big as the one arena, so that both fit whatever
+// the model; standin_*_bytes say how much of each the allocator gets.
+#define STANDIN_TWO_ARENA_BYTES (STANDIN_RECOMMENDED_BYTES + 256u)
+__attribute__((aligned(16))) uint8_t standin_non_persistent_arena[STANDIN_TWO_ARENA_BYTES];
+__attribute__((aligned(16))) uint8_t standin_persistent_arena[STANDIN_TWO_ARENA_BYTES];
+volatile uint32_t standin_non_persistent_bytes = STANDIN_TWO_ARENA_BYTES;
+volatile uint32_t standin_persistent_bytes = STANDIN_TWO_ARENA_BYTES;
+
 // Set from GDB at standin_boot() (the plugin never writes: the tests and you do).
 volatile uint32_t standin_arena_bytes = STANDIN_RECOMMENDED_BYTES;  // what the interpreter gets
-volatile uint32_t standin_scenario = 0;                             // README.md: 0..4
+volatile uint32_t standin_scenario = 0;                             // README.md: 0..5
 volatile uint32_t standin_recursion_depth = 0;        // scenario 3/4: frames; 0: down to the overrun below
 volatile uint32_t standin_stack_overrun_bytes = 200;  // scenario 3/4 with depth 0: how far past __StackLimit
 volatile uint32_t standin_recursion_fill_all = 0;     // scenario 3/4: 1: the frames leave no paint word
@@ -212,6 +221,25 @@ int main(void)
     }
     if (status != kTfLiteOk) allocation_failed();
     uart_puts("AllocateTensors ok\n");
+    if (standin_scenario == 5) {
+        // Several interpreters: the second one over an allocator the application creates in
+        // two-arena mode (MicroAllocator::Create(persistent, size, non_persistent, size)).
+        size_t p = standin_persistent_bytes, np = standin_non_persistent_bytes;
+        if (p > sizeof(standin_persistent_arena)) p = sizeof(standin_persistent_arena);
+        if (np > sizeof(standin_non_persistent_arena)) np = sizeof(standin_non_persistent_arena);
+        tflite::MicroAllocator *two =
+            tflite::MicroAllocator::Create(standin_persistent_arena, p, standin_non_persistent_arena, np);
+        if (!two) allocation_failed();
+        static tflite::MicroInterpreter second(tflite::GetModel(demo_model_data), resolver, two);
+        if (second.AllocateTensors() != kTfLiteOk) allocation_failed();
+        uart_puts("second interpreter (two arenas): AllocateTensors ok\n");
+        for (;;) {
+            if (interpreter.Invoke() != kTfLiteOk || second.Invoke() != kTfLiteOk) {
+                for (;;) invoke_failed();
+            }
+            inference_done((int)++standin_invokes);
+        }
+    }
     if (standin_scenario == 3 || standin_scenario == 4) {
         if (interpreter.Invoke() == kTfLiteOk) inference_done((int)++standin_invokes);
         standin_sink = (int8_t)standin_recurse(0);

@@ -235,6 +235,139 @@ size_t SingleArenaBufferAllocator::GetAvailableMemory(size_t alignment) const
     return aligned_tail - aligned_temp;  // size_t: wraps when tail_ is below temp_, as in TFLM
 }
 
+// ---- Two-arena mode's allocators (arena_allocator/persistent_arena_buffer_allocator.cc and
+// non_persistent_arena_buffer_allocator.cc's rules, as planner/src/two_arena.cpp states them) ----
+
+PersistentArenaBufferAllocator::PersistentArenaBufferAllocator(uint8_t *buffer, size_t buffer_size)
+    : buffer_head_(buffer), buffer_tail_(buffer + buffer_size), tail_temp_(buffer_tail_)
+{}
+
+PersistentArenaBufferAllocator::~PersistentArenaBufferAllocator() {}
+
+uint8_t *PersistentArenaBufferAllocator::AllocatePersistentBuffer(size_t size, size_t alignment)
+{
+    uint8_t *const aligned_result = AlignPointerDown(tail_temp_ - size, alignment);
+    if (aligned_result < buffer_head_) {
+        const size_t missing_memory = buffer_head_ - aligned_result;
+        MicroPrintf("Failed to allocate tail memory. Requested: %u, available %u, missing: %u", size,
+                    size - missing_memory, missing_memory);
+        return nullptr;
+    }
+    tail_temp_ = aligned_result;
+    return aligned_result;
+}
+
+size_t PersistentArenaBufferAllocator::GetPersistentUsedBytes() const
+{
+    return buffer_tail_ - tail_temp_;
+}
+
+NonPersistentArenaBufferAllocator::NonPersistentArenaBufferAllocator(uint8_t *buffer, size_t buffer_size)
+    : buffer_head_(buffer), buffer_tail_(buffer + buffer_size), head_temp_(buffer), next_temp_(buffer)
+{}
+
+NonPersistentArenaBufferAllocator::~NonPersistentArenaBufferAllocator() {}
+
+uint8_t *NonPersistentArenaBufferAllocator::AllocateTemp(size_t size, size_t alignment)
+{
+    uint8_t *const aligned_result = AlignPointerUp(next_temp_, alignment);
+    const size_t available_memory = buffer_tail_ - aligned_result;
+    if (available_memory < size) {
+        MicroPrintf("Failed to allocate temp memory. Requested: %u, available %u, missing: %u", size, available_memory,
+                    size - available_memory);
+        return nullptr;
+    }
+    next_temp_ = aligned_result + size;
+    temp_buffer_ptr_check_sum_ ^= reinterpret_cast<intptr_t>(aligned_result);
+    temp_buffer_count_++;
+    return aligned_result;
+}
+
+void NonPersistentArenaBufferAllocator::DeallocateTemp(uint8_t *temp_buf)
+{
+    temp_buffer_ptr_check_sum_ ^= reinterpret_cast<intptr_t>(temp_buf);
+    temp_buffer_count_--;
+}
+
+bool NonPersistentArenaBufferAllocator::IsAllTempDeallocated()
+{
+    return temp_buffer_count_ == 0 && temp_buffer_ptr_check_sum_ == 0;
+}
+
+TfLiteStatus NonPersistentArenaBufferAllocator::ResetTempAllocations()
+{
+    temp_buffer_count_ = 0;  // the stand-in's kernels keep no temporaries (as SingleArenaBufferAllocator's above)
+    temp_buffer_ptr_check_sum_ = 0;
+    next_temp_ = head_temp_;
+    return kTfLiteOk;
+}
+
+uint8_t *NonPersistentArenaBufferAllocator::AllocateResizableBuffer(size_t size, size_t alignment)
+{
+    uint8_t *expected_resizable_buf = AlignPointerUp(buffer_head_, alignment);
+    if (resizable_buffer_allocated_) {
+        MicroPrintf("Cannot allocate a new resizable buffer when one is already allocated");
+        return nullptr;
+    }
+    if (ResizeBuffer(expected_resizable_buf, size, alignment) == kTfLiteOk) {
+        resizable_buffer_allocated_ = true;
+        return expected_resizable_buf;
+    }
+    return nullptr;
+}
+
+TfLiteStatus NonPersistentArenaBufferAllocator::ResizeBuffer(uint8_t *resizable_buf, size_t size, size_t alignment)
+{
+    uint8_t *expect_resizable_buf = AlignPointerUp(buffer_head_, alignment);
+    if (resizable_buf != expect_resizable_buf) {
+        MicroPrintf("Internal error: buffer is not resizable");
+        return kTfLiteError;
+    }
+    if (head_temp_ != next_temp_) {
+        MicroPrintf("ResetTempAllocations() is not called before ResizeBuffer().");
+        return kTfLiteError;
+    }
+    const size_t available_memory = buffer_tail_ - expect_resizable_buf;
+    if (available_memory < size) {
+        MicroPrintf("Failed to resize buffer. Requested: %u, available %u, missing: %u", size, available_memory,
+                    size - available_memory);
+        return kTfLiteError;
+    }
+    head_temp_ = expect_resizable_buf + size;
+    next_temp_ = head_temp_;
+    return kTfLiteOk;
+}
+
+TfLiteStatus NonPersistentArenaBufferAllocator::DeallocateResizableBuffer(uint8_t *resizable_buf)
+{
+    TfLiteStatus status = ResizeBuffer(resizable_buf, 0, 1);
+    if (status == kTfLiteOk) resizable_buffer_allocated_ = false;
+    return status;
+}
+
+uint8_t *NonPersistentArenaBufferAllocator::GetOverlayMemoryAddress() const
+{
+    return buffer_head_;
+}
+
+TfLiteStatus NonPersistentArenaBufferAllocator::ReserveNonPersistentOverlayMemory(size_t size, size_t alignment)
+{
+    uint8_t *expect_resizable_buf = AlignPointerUp(buffer_head_, alignment);
+    return ResizeBuffer(expect_resizable_buf, size, alignment);
+}
+
+size_t NonPersistentArenaBufferAllocator::GetNonPersistentUsedBytes() const
+{
+    return next_temp_ - buffer_head_;
+}
+
+size_t NonPersistentArenaBufferAllocator::GetAvailableMemory(size_t alignment) const
+{
+    uint8_t *const aligned_temp = AlignPointerUp(next_temp_, alignment);
+    uint8_t *const aligned_tail = AlignPointerDown(buffer_tail_, alignment);
+    return aligned_tail - aligned_temp;
+}
+
 // ---- GreedyMemoryPlanner: Init and AddBuffer as TFLM's; the offsets are the planner's ----
 
 GreedyMemoryPlanner::GreedyMemoryPlanner()
@@ -313,7 +446,41 @@ MicroAllocator::MicroAllocator(SingleArenaBufferAllocator *memory_allocator, Mic
       builtin_data_allocator_(nullptr), memory_planner_(memory_planner), model_is_allocating_(false)
 {}
 
+MicroAllocator::MicroAllocator(IPersistentBufferAllocator *persistent_buffer_allocator,
+                               INonPersistentBufferAllocator *non_persistent_buffer_allocator,
+                               MicroMemoryPlanner *memory_planner)
+    : non_persistent_buffer_allocator_(non_persistent_buffer_allocator),
+      persistent_buffer_allocator_(persistent_buffer_allocator), builtin_data_allocator_(nullptr),
+      memory_planner_(memory_planner), model_is_allocating_(false)
+{}
+
 MicroAllocator::~MicroAllocator() {}
+
+// MicroAllocator::Create(persistent, size, non_persistent, size): the PersistentArenaBufferAllocator
+// at the top of the persistent buffer (its end aligned down to 16), the
+// NonPersistentArenaBufferAllocator in the persistent buffer (the non-persistent buffer's start
+// aligned up to 16), then the GreedyMemoryPlanner and the MicroAllocator, both persistent.
+MicroAllocator *MicroAllocator::Create(uint8_t *persistent_tensor_arena, size_t persistent_arena_size,
+                                       uint8_t *non_persistent_tensor_arena, size_t non_persistent_arena_size)
+{
+    uint8_t *aligned_tail = AlignPointerDown(persistent_tensor_arena + persistent_arena_size, kArenaAlignment);
+    PersistentArenaBufferAllocator tmp(persistent_tensor_arena, aligned_tail - persistent_tensor_arena);
+    uint8_t *at =
+        tmp.AllocatePersistentBuffer(sizeof(PersistentArenaBufferAllocator), alignof(PersistentArenaBufferAllocator));
+    if (!at) return nullptr;
+    PersistentArenaBufferAllocator *persistent = new (at) PersistentArenaBufferAllocator(tmp);
+    at = persistent->AllocatePersistentBuffer(sizeof(NonPersistentArenaBufferAllocator),
+                                              alignof(NonPersistentArenaBufferAllocator));
+    if (!at) return nullptr;
+    uint8_t *aligned_head = AlignPointerUp(non_persistent_tensor_arena, kArenaAlignment);
+    NonPersistentArenaBufferAllocator *non_persistent = new (at) NonPersistentArenaBufferAllocator(
+        aligned_head, non_persistent_tensor_arena + non_persistent_arena_size - aligned_head);
+    at = persistent->AllocatePersistentBuffer(sizeof(GreedyMemoryPlanner), alignof(GreedyMemoryPlanner));
+    if (!at) return nullptr;
+    GreedyMemoryPlanner *planner = new (at) GreedyMemoryPlanner();
+    at = persistent->AllocatePersistentBuffer(sizeof(MicroAllocator), alignof(MicroAllocator));
+    return at ? new (at) MicroAllocator(persistent, non_persistent, planner) : nullptr;
+}
 
 // MicroAllocator::Create(arena, size): the arena's start aligned up to 16 (not its end), then
 // SingleArenaBufferAllocator::Create, the GreedyMemoryPlanner and the MicroAllocator, each in the
@@ -341,7 +508,8 @@ MicroAllocator *MicroAllocator::Create(SingleArenaBufferAllocator *memory_alloca
 
 size_t MicroAllocator::used_bytes() const
 {
-    return static_cast<SingleArenaBufferAllocator *>(non_persistent_buffer_allocator_)->GetUsedBytes();
+    return non_persistent_buffer_allocator_->GetNonPersistentUsedBytes() +
+           persistent_buffer_allocator_->GetPersistentUsedBytes();
 }
 
 void *MicroAllocator::AllocatePersistentBuffer(size_t bytes)
@@ -408,7 +576,8 @@ void fill_io_tensor(TfLiteTensor *tensor, const TfLiteEvalTensor *eval, const st
 // MicroInterpreter::AllocateTensors re-enacted from the planner's steps (see the file comment).
 TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in)
 {
-    SingleArenaBufferAllocator *arena = static_cast<SingleArenaBufferAllocator *>(non_persistent_buffer_allocator_);
+    // The head and temporaries: the one arena's allocator, or two-arena mode's non-persistent one.
+    INonPersistentBufferAllocator *arena = non_persistent_buffer_allocator_;
     GreedyMemoryPlanner *planner = static_cast<GreedyMemoryPlanner *>(memory_planner_);
     Cursor c;
     int phase = 1;  // the constructor's phase (0) has run
@@ -697,6 +866,14 @@ MicroInterpreter::MicroInterpreter(const Model *model, const MicroOpResolver &op
     Init();
 }
 
+MicroInterpreter::MicroInterpreter(const Model *model, const MicroOpResolver &op_resolver, MicroAllocator *allocator)
+    : model_(model), op_resolver_(op_resolver), allocator_(*allocator), graph_(&context_, model, allocator, nullptr),
+      tensors_allocated_(false), initialization_status_(kTfLiteError), input_tensors_(nullptr),
+      output_tensors_(nullptr), micro_context_(allocator, model_, &graph_)
+{
+    Init();
+}
+
 MicroInterpreter::~MicroInterpreter() {}
 
 void MicroInterpreter::Init()
@@ -749,4 +926,6 @@ static_assert(sizeof(tflite::ScratchBufferHandle) == 4, "ScratchBufferHandle");
 static_assert(sizeof(tflite::internal::ScratchBufferRequest) == 12, "ScratchBufferRequest");
 static_assert(sizeof(tflite::MicroInterpreter) == 208, "MicroInterpreter");
 static_assert(sizeof(TfLiteAffineQuantization) == 12, "TfLiteAffineQuantization");
+static_assert(sizeof(tflite::PersistentArenaBufferAllocator) == 16, "PersistentArenaBufferAllocator");
+static_assert(sizeof(tflite::NonPersistentArenaBufferAllocator) == 32, "NonPersistentArenaBufferAllocator");
 #endif

@@ -266,6 +266,50 @@ private:
     int temp_buffer_count_ = 0;
 };
 
+// arena_allocator/persistent_arena_buffer_allocator.h: the persistent buffer of two-arena mode
+// (MicroAllocator::Create(persistent, size, non_persistent, size)); its tail grows down from
+// buffer_tail_ (the buffer's end aligned down to 16).
+class PersistentArenaBufferAllocator : public IPersistentBufferAllocator {
+public:
+    PersistentArenaBufferAllocator(uint8_t *buffer, size_t buffer_size);
+    virtual ~PersistentArenaBufferAllocator();
+    uint8_t *AllocatePersistentBuffer(size_t size, size_t alignment) override;
+    size_t GetPersistentUsedBytes() const override;
+
+private:
+    uint8_t *const buffer_head_;
+    uint8_t *const buffer_tail_;
+    uint8_t *tail_temp_;
+};
+
+// arena_allocator/non_persistent_arena_buffer_allocator.h: the non-persistent buffer of two-arena
+// mode (the head and the temporaries); the object itself lives in the persistent buffer.
+class NonPersistentArenaBufferAllocator : public INonPersistentBufferAllocator {
+public:
+    NonPersistentArenaBufferAllocator(uint8_t *buffer, size_t buffer_size);
+    virtual ~NonPersistentArenaBufferAllocator();
+    uint8_t *AllocateTemp(size_t size, size_t alignment) override;
+    void DeallocateTemp(uint8_t *buf) override;
+    bool IsAllTempDeallocated() override;
+    TfLiteStatus ResetTempAllocations() override;
+    uint8_t *AllocateResizableBuffer(size_t size, size_t alignment) override;
+    TfLiteStatus ResizeBuffer(uint8_t *resizable_buf, size_t size, size_t alignment) override;
+    TfLiteStatus DeallocateResizableBuffer(uint8_t *resizable_buf) override;
+    uint8_t *GetOverlayMemoryAddress() const override;
+    TfLiteStatus ReserveNonPersistentOverlayMemory(size_t size, size_t alignment) override;
+    size_t GetNonPersistentUsedBytes() const override;
+    size_t GetAvailableMemory(size_t alignment) const override;
+
+private:
+    uint8_t *const buffer_head_;
+    uint8_t *const buffer_tail_;
+    uint8_t *head_temp_;
+    uint8_t *next_temp_;
+    intptr_t temp_buffer_ptr_check_sum_ = 0;
+    int temp_buffer_count_ = 0;
+    bool resizable_buffer_allocated_ = false;
+};
+
 // micro_memory_planner.h
 class MicroMemoryPlanner {
 public:
@@ -330,6 +374,10 @@ class MicroAllocator {
 public:
     static MicroAllocator *Create(uint8_t *tensor_arena, size_t arena_size);
     static MicroAllocator *Create(SingleArenaBufferAllocator *memory_allocator, MicroMemoryPlanner *memory_planner);
+    // Two-arena mode: the persistent and the non-persistent buffer (TFLM's five-argument Create,
+    // its planner type the default kGreedy).
+    static MicroAllocator *Create(uint8_t *persistent_tensor_arena, size_t persistent_arena_size,
+                                  uint8_t *non_persistent_tensor_arena, size_t non_persistent_arena_size);
     virtual ~MicroAllocator();
     // The stand-in's AllocateTensors: TFLM's steps from StartModelAllocation through the io
     // tensors, re-enacted (tflite_standin.cpp).
@@ -342,6 +390,8 @@ public:
 
 protected:
     MicroAllocator(SingleArenaBufferAllocator *memory_allocator, MicroMemoryPlanner *memory_planner);
+    MicroAllocator(IPersistentBufferAllocator *persistent_buffer_allocator,
+                   INonPersistentBufferAllocator *non_persistent_buffer_allocator, MicroMemoryPlanner *memory_planner);
 
 private:
     INonPersistentBufferAllocator *non_persistent_buffer_allocator_;
@@ -425,6 +475,8 @@ class MicroInterpreter {
 public:
     MicroInterpreter(const Model *model, const MicroOpResolver &op_resolver, uint8_t *tensor_arena,
                      size_t tensor_arena_size);
+    // TFLM's constructor over an allocator the application created (e.g. two-arena mode).
+    MicroInterpreter(const Model *model, const MicroOpResolver &op_resolver, MicroAllocator *allocator);
     ~MicroInterpreter();
     TfLiteStatus AllocateTensors();
     TfLiteStatus Invoke();

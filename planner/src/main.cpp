@@ -15,6 +15,7 @@
 #include <string>
 
 #include "arenascope/planner/report.h"
+#include "arenascope/planner/two_arena.h"
 
 #ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
 #define ARENASCOPE_VERSION "unknown"
@@ -51,7 +52,10 @@ void usage(FILE *to)
     std::fprintf(
         to,
         "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
-        "                       [--kernels reference|cmsis-nn] [--cpu CPU] [--margin PCT] [--arena-size N]\n"
+        "                       [--kernels reference|cmsis-nn] [--cpu CPU] [--margin PCT] [--arena-size N]
+"
+        "                       [--persistent-size P --non-persistent-size N]
+"
         "                       MODEL.tflite\n"
         "       arenascope-plan --version\n"
         "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
@@ -73,6 +77,9 @@ void usage(FILE *to)
         "           its start 16-byte aligned): whether AllocateTensors succeeds, and if not the request that\n"
         "           fails, what TFLM prints, the allocator state it is left in, whether it returns an error,\n"
         "           crashes or hangs, and the shortfall (first in the table; \"replay\" in --json)\n"
+        "  --persistent-size P --non-persistent-size N  TFLM's two-arena mode, MicroAllocator::Create(persistent,\n"
+        "           P, non_persistent, N): the minimum of each buffer and whether AllocateTensors fits at these\n"
+        "           sizes, else which buffer runs out first (\"two_arena\" in --json; --snapshot shows both)\n"
         "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
         "2 bad usage\n",
         arenascope::planner::kPlanSchema);
@@ -86,7 +93,7 @@ int main(int argc, char **argv)
     int margin = 10;
     bool adapter = false;
     const char *snapshot = nullptr;
-    int64_t arena_size = 0;
+    int64_t arena_size = 0, persistent_size = 0, non_persistent_size = 0;
     const char *path = nullptr;
     arenascope::planner::KernelBuild build;
     bool cpu_given = false;
@@ -150,6 +157,17 @@ int main(int argc, char **argv)
                 return 2;
             }
             ++i;
+        } else if (!std::strcmp(argv[i], "--persistent-size") || !std::strcmp(argv[i], "--non-persistent-size")) {
+            const int64_t v = i + 1 < argc ? parse_arena_size(argv[i + 1]) : 0;
+            if (!v) {
+                std::fprintf(stderr,
+                             "arenascope-plan: %s needs a size in bytes from 1 to 4294967295, decimal or hex "
+                             "with 0x\n",
+                             argv[i]);
+                return 2;
+            }
+            (argv[i][2] == 'p' ? persistent_size : non_persistent_size) = v;
+            ++i;
         } else if (!std::strcmp(argv[i], "--margin")) {
             char *end = nullptr;
             const long v = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
@@ -193,6 +211,16 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "arenascope-plan: --arena-size goes with the table or --json, not --header\n");
         return 2;
     }
+    const bool two = persistent_size || non_persistent_size;
+    if (two && (!persistent_size || !non_persistent_size)) {
+        std::fprintf(stderr, "arenascope-plan: two arenas need both --persistent-size and --non-persistent-size\n");
+        return 2;
+    }
+    if (two && (header || adapter || arena_size)) {
+        std::fprintf(stderr, "arenascope-plan: --persistent-size/--non-persistent-size go with the table, --json or "
+                             "--snapshot, not with --header, --adapter or --arena-size (one arena)\n");
+        return 2;
+    }
     try {
         const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin,
                                                              adapter, arena_size, build);
@@ -214,8 +242,12 @@ int main(int argc, char **argv)
             // leaves the old snapshot, never a truncated one).
             const std::string tmp = std::string(snapshot) + ".arenascope-tmp";
             std::ofstream out(tmp);
-            out << arenascope::planner::budget_snapshot(budget).dump(1, ' ', false,
-                                                                     nlohmann::json::error_handler_t::replace)
+            const auto two_arenas =
+                two ? arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size)
+                    : arenascope::planner::TwoArenaBudget{};
+            out << (two ? arenascope::planner::two_arena_snapshot(budget, two_arenas)
+                        : arenascope::planner::budget_snapshot(budget))
+                       .dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
             const bool written = static_cast<bool>(out.flush());
             out.close();
@@ -231,12 +263,21 @@ int main(int argc, char **argv)
         }
         if (header)
             std::cout << arenascope::planner::budget_header(budget);
-        else if (json)
-            std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false,
-                                                                       nlohmann::json::error_handler_t::replace)
-                      << "\n";
-        else
+        else if (json) {
+            auto doc = arenascope::planner::budget_json(budget);
+            if (two)
+                doc["two_arena"] = arenascope::planner::two_arena_json(
+                    budget, arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size));
+            std::cout << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        } else {
             std::cout << printable(arenascope::planner::budget_table(budget), true);
+            if (two)
+                std::cout << "\n"
+                          << printable(arenascope::planner::two_arena_table(
+                                           budget, arenascope::planner::plan_two_arenas(budget, persistent_size,
+                                                                                        non_persistent_size)),
+                                       true);
+        }
         if (!std::cout.flush()) {  // a full disk under `> plan.h` must not pass for a header
             std::fprintf(stderr, "arenascope-plan: cannot write the output: %s\n", std::strerror(errno));
             return 1;

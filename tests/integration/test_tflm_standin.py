@@ -315,3 +315,104 @@ def test_undersized_with_the_agent(plan):
         stop["fault"], stop["fault"]
     assert "FAIL  tflm" in stop["check"]
     assert [v["kind"] for v in stop["snap"]["tflm"]["verdicts"]] == ["allocation-failed"]
+
+
+def elf_objects(elf):
+    """Symbol name -> (address, size) of the ELF's data objects (pyelftools)."""
+    from elftools.elf.elffile import ELFFile
+    with open(elf, "rb") as f:
+        e = ELFFile(f)
+        return {s.name: (s["st_value"], s["st_size"]) for s in e.get_section_by_name(".symtab").iter_symbols()
+                if s.name and s["st_info"]["type"] == "STT_OBJECT"}
+
+
+def test_two_arenas_and_two_interpreters(plan):
+    """Scenario 5: the healthy interpreter over `tensor_arena`, and a second one over an allocator
+    created in two-arena mode (MicroAllocator::Create(standin_persistent_arena, P,
+    standin_non_persistent_arena, N)). `arena interpreters` lists both where the ELF's symbols
+    put them; the default is the first allocated in address order; `arena attach --interpreter N`
+    selects either; the snapshot of the two-arena one carries both buffers with the bounds the
+    ELF gives and the head and tail the planner predicts for these sizes."""
+    objs = elf_objects(ELF)
+    second, first = objs["_ZZ4mainE6second"][0], objs["_ZZ4mainE11interpreter"][0]
+    np_base, np_size = objs["standin_non_persistent_arena"]
+    p_base, p_size = objs["standin_persistent_arena"]
+    t_base, t_size = objs["tensor_arena"]
+    assert np_base % 16 == 0 and p_base % 16 == 0
+    by_address = sorted([(second, "second"), (first, "interpreter")])
+    index = {name: k for k, (_a, name) in enumerate(by_address)}
+    with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, uart):
+        tmp = pathlib.Path(tmp)
+        (tmp / "helper.py").write_text(HELPER)
+        cmds = ["set pagination off", "set confirm off", "break standin_boot", "continue",
+                "set var standin_scenario = 5", "break inference_done", "continue", f"source {PLUGIN}",
+                f"set arena planner-path {PLANNER}", "set arena colour off", f"source {tmp / 'helper.py'}"]
+        runs = [("list", "arena interpreters"), ("default", f"arena snapshot {tmp}/default.json"),
+                ("info", "arena info"),
+                ("attach2", f"arena attach --interpreter {index['second']}"),
+                ("two", f"arena snapshot {tmp}/two.json"), ("regions", "arena regions"),
+                ("attach1", f"arena attach --interpreter {index['interpreter']}"),
+                ("one", f"arena snapshot {tmp}/one.json"), ("bad", "arena attach --interpreter 2")]
+        cmds += [f"python standin_run('{tmp}', '{name}', '{c}')" for name, c in runs]
+        _dump, text = gdb_batch(ELF, cmds, remote_port=port, timeout=90)
+        out = {name: (tmp / f"{name}.txt").read_text() if (tmp / f"{name}.txt").exists() else "" for name, _ in runs}
+        snaps = {n: json.loads((tmp / f"{n}.json").read_text()) for n in ("default", "two", "one")
+                 if (tmp / f"{n}.json").exists()}
+        uart_text = uart.read_text(errors="replace")
+    assert "second interpreter (two arenas): AllocateTensors ok" in uart_text, text[-3000:]
+    listing = out["list"]
+    assert "arena interpreters: 2 in RAM" in listing, listing
+    assert f"[{index['second']}] {second:#x} 'main::second' two arenas: non-persistent {np_base:#x}+{np_size}, " \
+           f"persistent {p_base:#x}+{align_down(p_size, 16)}; allocated" in listing, listing
+    assert f"[{index['interpreter']}] {first:#x} 'main::interpreter' one arena: arena {t_base:#x}+{t_size}; " \
+           "allocated" in listing, listing
+    assert snaps["default"]["tflm"]["interpreter_addr"] == by_address[0][0]
+    warned = out["default"] + out["info"]
+    assert "2 MicroInterpreters in RAM" in warned and "arena attach --interpreter N" in warned, warned
+    assert "the non-persistent buffer of TFLM's two-arena mode" in out["info"] or by_address[0][1] != "second"
+    assert "the firmware's RAM holds 2 MicroInterpreter(s)" in out["bad"], out["bad"]
+
+    # The two-arena interpreter: both buffers, as the ELF bounds them and the planner predicts.
+    r = subprocess.run([str(PLANNER), "--json", "--target", "cortex-m", "--persistent-size", str(p_size),
+                        "--non-persistent-size", str(np_size), str(DEMO_MODEL)], capture_output=True, text=True,
+                       timeout=60, check=True)
+    two = json.loads(r.stdout)["two_arena"]
+    snap = snaps["two"]
+    assert snap["tflm"]["interpreter_addr"] == second and snap["tflm"]["condition"] == "allocated", snap["tflm"]
+    head, tail = snap["arenas"]
+    assert (head["memory"], head["base_addr"], head["size_bytes"]) == ("non-persistent", np_base, np_size)
+    assert head["head_bytes"] == plan["plans"]["tflm-greedy"]["head_bytes"] == two["non_persistent"]["used_bytes"]
+    assert head["tail_bytes"] == 0 and {x["kind"] for x in head["regions"]} == {"tensor"}
+    planned = {(b["tensor"], b["offset"]) for b in plan["buffers"] if b["tensor"] >= 0}
+    assert {(x["id"], x["offset"]) for x in head["regions"]} == planned
+    assert (tail["memory"], tail["base_addr"], tail["size_bytes"]) == ("persistent", p_base, align_down(p_size, 16))
+    assert tail["tail_bytes"] == two["persistent"]["used_bytes"]
+    assert tail["head_bytes"] == 0
+    predicted = {x["what"]: x["offset"] for x in two["tail_regions"]}
+    walked = {x["label"]: x["offset"] for x in tail["regions"]}
+    for what in ("PersistentArenaBufferAllocator", "NonPersistentArenaBufferAllocator", "GreedyMemoryPlanner",
+                 "MicroAllocator", "MicroBuiltinDataAllocator", "subgraph 0: TfLiteEvalTensor[35]"):
+        assert walked.get(what) == predicted[what], (what, walked.get(what), predicted[what])
+    assert predicted["PersistentArenaBufferAllocator"] == align_down(p_size, 16) - 16
+    assert "arena 1: " in out["regions"] and "NonPersistentArenaBufferAllocator" in out["regions"]
+
+    # The one-arena interpreter beside it: unchanged by the other.
+    one = snaps["one"]
+    assert one["tflm"]["interpreter_addr"] == first
+    [arena] = one["arenas"]
+    assert "memory" not in arena
+    assert (arena["base_addr"], arena["size_bytes"]) == (t_base, t_size)
+    assert arena["tail_bytes"] == plan["tail"]["bytes"]
+
+
+def test_every_command_reads_the_two_arena_interpreter():
+    """Scenario 5 with the two-arena interpreter attached: every arena command answers, without
+    a read or internal error, and the post-mortem finds TFLM's objects sound."""
+    objs = elf_objects(ELF)
+    n = 0 if objs["_ZZ4mainE6second"][0] < objs["_ZZ4mainE11interpreter"][0] else 1
+    [stop], uart, text = session(5, [["break inference_done", "continue", f"source {PLUGIN}",
+                                      f"arena attach --interpreter {n}"]])
+    assert_clean(stop, text)
+    assert stop["snap"]["tflm"]["condition"] == "allocated", stop["snap"]["tflm"]
+    assert [a.get("memory") for a in stop["snap"]["arenas"]] == ["non-persistent", "persistent"]
+    assert "arena 1" in stop["info"] and "PASS" in stop["check"], stop["check"]

@@ -95,3 +95,15 @@ def test_the_schema_refuses_what_breaks_the_contract(mutate, where):
     mutate(doc)
     paths = {e.json_path for e in VALIDATOR.iter_errors(doc)}
     assert paths and any(p.startswith(where) for p in paths), paths
+
+
+@built
+@pytest.mark.parametrize("sizes", [(20000, 20000), (20000, 100), (64, 64), (100, 20000)])
+@pytest.mark.parametrize("target", ["cortex-m", "host"])
+def test_the_two_arena_budget_follows_the_schema(sizes, target):
+    doc = valid(plan_json(DSCNN, "--target", target, "--persistent-size", sizes[0], "--non-persistent-size", sizes[1]))
+    t = doc["two_arena"]
+    assert t["fits"] == (t["runs_out"] is None) == (t["failed"] is None)
+    broken = copy.deepcopy(doc)
+    broken["two_arena"]["runs_out"] = "both"
+    assert list(VALIDATOR.iter_errors(broken))

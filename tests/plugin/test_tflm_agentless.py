@@ -273,3 +273,81 @@ def test_a_link_lost_during_an_agentless_refresh_is_not_taken_for_unreadable_obj
     with pytest.raises(MemoryReadError, match="the link failed during this refresh: cannot connect"):
         poller.refresh()
     assert poller.last is good and poller.lost("gone")["live"]["link"] == "lost"
+
+
+# Two-arena mode (TFLM 90b983c2 micro_allocator.cc, the five-argument MicroAllocator::Create):
+# the MicroAllocator's persistent_buffer_allocator_ (at +8: the member after
+# non_persistent_buffer_allocator_) points to a PersistentArenaBufferAllocator, its
+# non_persistent_buffer_allocator_ to a NonPersistentArenaBufferAllocator, both in the persistent
+# buffer. Member offsets: a vtable pointer, then the members in declaration order
+# (persistent_arena_buffer_allocator.h, non_persistent_arena_buffer_allocator.h).
+TWO_LAYOUT = tflm.Layout(
+    pointer=4, offsets=LAYOUT.offsets,
+    sizes=dict(LAYOUT.sizes, **{tflm.NPA: 32, tflm.PA: 16}),
+    planner_type="tflite::GreedyMemoryPlanner", planner_size=44, saba_persistent_base=4,
+    optional={"tflite::MicroAllocator": {"persistent_buffer_allocator_": (8, 4)},
+              tflm.NPA: {"buffer_head_": (4, 4), "buffer_tail_": (8, 4), "head_temp_": (12, 4), "next_temp_": (16, 4)},
+              tflm.PA: {"buffer_head_": (4, 4), "buffer_tail_": (8, 4), "tail_temp_": (12, 4)}})
+NP_BASE, NP_SIZE = 0x20002000, 512         # the non-persistent buffer: head and temporaries
+# The persistent buffer: image()'s arena 16 B longer, so that the two allocators (48 B) take the
+# top where image()'s SingleArenaBufferAllocator (36 B) was, above its GreedyMemoryPlanner (a 4 B
+# gap below them: TFLM would pack the planner right under them; the walk does not depend on it).
+P_BASE, P_SIZE = ARENA, SIZE + 16
+PABA, NPABA = END, END - 32                # Create's order, top down: 16 B, then 32 B
+TWO_PLANNER = PLANNER
+
+
+def two_arena_image():
+    """image()'s model, its objects moved as two-arena mode places them: the head in the
+    non-persistent buffer, the tail in the persistent one, with the two allocators at its top."""
+    base, data = image().segments[0]
+    mem = bytearray(data)
+
+    def put(addr, value):
+        struct.pack_into("<I", mem, addr - base, value)
+
+    put(ALLOC + 4, NPABA)
+    put(ALLOC + 8, PABA)
+    put(ALLOC + 16, TWO_PLANNER)
+    for off, value in ((4, NP_BASE), (8, NP_BASE + NP_SIZE), (12, NP_BASE + HEAD), (16, NP_BASE + HEAD)):
+        put(NPABA + off, value)
+    for off, value in ((4, P_BASE), (8, P_BASE + P_SIZE), (12, TAIL)):
+        put(PABA + off, value)
+    for t, where in ((0, NP_BASE), (2, NP_BASE + 16)):   # the head's tensors, now in the other buffer
+        put(EVALS + 12 * t, where)
+    put(HANDLES, NP_BASE + 32)
+    return ImageReader([(base, mem)])
+
+
+def test_walk_of_a_two_arena_interpreter_gives_both_buffers():
+    w = tflm.walk(two_arena_image(), TWO_LAYOUT, INTERP, PLAN)
+    assert w.two_arena and not w.mismatches, w.mismatches
+    head, tail = w.arenas
+    assert (head.index, head.memory, head.base_addr, head.size, head.head, head.temp, head.tail) == \
+        (0, "non-persistent", NP_BASE, NP_SIZE, HEAD, HEAD, NP_SIZE)
+    assert [(r.offset, r.size, r.kind) for r in head.regions] == [(0, 16, "tensor"), (16, 16, "tensor"),
+                                                                  (32, 64, "scratch")]
+    assert (tail.index, tail.memory, tail.base_addr, tail.size, tail.head, tail.tail) == \
+        (1, "persistent", P_BASE, P_SIZE, 0, TAIL - P_BASE)
+    named = {r.name: (tail.base_addr + r.offset, r.size) for r in tail.regions}
+    assert named["PersistentArenaBufferAllocator"] == (PABA, 16)
+    assert named["NonPersistentArenaBufferAllocator"] == (NPABA, 32)
+    assert named["GreedyMemoryPlanner"] == (TWO_PLANNER, 44)
+    assert named["MicroAllocator"] == (ALLOC, 36)
+    assert "SingleArenaBufferAllocator" not in named
+    assert sum(r.size for r in tail.regions) == P_BASE + P_SIZE - TAIL   # the tail covered, gaps named
+    desc = tflm.descriptor(w, 4)
+    assert desc.arena_count == 2 and [a.base_addr for a in desc.arenas] == [NP_BASE, P_BASE]
+
+
+def test_one_arena_stays_one_arena_when_the_layout_knows_two_arena_mode():
+    """A SingleArenaBufferAllocator serves both interfaces: persistent_buffer_allocator_ is its
+    IPersistentBufferAllocator base, 4 B into it (DWARF's base offset)."""
+    base, data = image().segments[0]
+    mem = bytearray(data)
+    struct.pack_into("<I", mem, ALLOC + 8 - base, SABA + 4)
+    w = tflm.walk(ImageReader([(base, mem)]), TWO_LAYOUT, INTERP, PLAN)
+    assert not w.two_arena and len(w.arenas) == 1 and w.arena.memory == ""
+    assert (w.arena.base_addr, w.arena.size, w.arena.tail) == (ARENA, SIZE, TAIL - ARENA)
+    # Two-arena objects side by side in memory are no single object: 4 B apart is the only test.
+    assert tflm.is_two_arena(TWO_LAYOUT, NPABA, PABA) and not tflm.is_two_arena(TWO_LAYOUT, SABA, SABA + 4)

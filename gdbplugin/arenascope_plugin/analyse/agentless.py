@@ -81,8 +81,44 @@ def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, a
     chosen = (allocated or found)[0]
     if len(found) > 1 and warn is not None:
         warn(f"{len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
-             f"the one at {chosen:#x} (choose another with `arena attach EXPR`)")
+             f"the one at {chosen:#x} (`arena interpreters` lists them; choose another with "
+             "`arena attach --interpreter N` or `arena attach EXPR`)")
     return chosen, "a scan for the MicroInterpreterGraph vtable"
+
+
+def _has_vtable(reader, symbols, lay, addr, cls):
+    """Whether the object at `addr` holds a pointer into `cls`'s vtable (by the ELF's symbols)."""
+    named = symbols.name_at(int.from_bytes(reader.read(addr, lay.pointer), "little"))
+    return bool(named) and named[0] == f"vtable for {cls}"
+
+
+def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) -> list[dict]:
+    """Every MicroInterpreter in the ELF's RAM, in address order (the numbers `arena attach
+    --interpreter N` takes): {index, address, name (the symbol holding it, or ""), allocated,
+    two_arena, buffers: [(what, base, size)] (its arena, or its non-persistent and persistent
+    buffers), problem (why its allocator could not be read, or "")}."""
+    out = []
+    for k, address in enumerate(scan_interpreters(reader, symbols, lay)):
+        named = symbols.name_at(address)
+        entry = {"index": k, "address": address, "name": named[0] if named and not named[1] else "",
+                 "allocated": False, "two_arena": False, "buffers": [], "problem": ""}
+        try:
+            _model, entry["allocated"] = tflm.read_header(reader, lay, address)
+            allocator = int.from_bytes(reader.read(address + lay.off("tflite::MicroInterpreter", "allocator_"),
+                                                   lay.pointer), "little")
+            if allocator:
+                al = tflm.allocators(reader, lay, allocator)
+                if al.two and not _has_vtable(reader, symbols, lay, al.non_persistent, tflm.NPA):
+                    raise tflm.AgentlessError(f"its MicroAllocator at {allocator:#x} does not lead to TFLM's "
+                                              "allocator objects (overwritten, or not constructed yet)")
+                entry["two_arena"] = al.two
+                entry["buffers"] = [("non-persistent", al.head_base, al.head_end - al.head_base),
+                                    ("persistent", al.tail_base, al.tail_end - al.tail_base)] if al.two else \
+                    [("arena", al.head_base, al.head_end - al.head_base)]
+        except (MemoryReadError, tflm.AgentlessError) as e:
+            entry["problem"] = str(e)
+        out.append(entry)
+    return out
 
 
 def _explain_missing_interpreter(reader, symbols, lay):
@@ -225,6 +261,10 @@ def _reconstructed(state, doc, lay):
     base, size = state.arena_base, state.arena_size
     if base is None or not size or size < 0:
         return None
+    if state.two_arena:  # the prediction is of one arena: no reconstruction of two buffers
+        state.evidence.append("two-arena mode (MicroAllocator::Create with a persistent and a non-persistent "
+                              "buffer): the arena is shown only once AllocateTensors succeeded")
+        return None
     s = state.allocator
     if s:
         head, temp, tail = (s[k] - s["buffer_head_"] for k in ("head_", "temp_", "tail_"))
@@ -278,8 +318,8 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
     out.facts = facts = elf_facts(symbols, lay, allocator)
     out.state = state = tflmstate.assess(reader, lay, interpreter, facts)
     try:  # planned at the arena's size as TFLM took it (the allocator's bounds, else the ELF's object)
-        out.plan = plan_for(reader, symbols, lay, model_addr, planner_tool, model_setting, arena_size=state.arena_size,
-                            plans=plans, build=build)
+        out.plan = plan_for(reader, symbols, lay, model_addr, planner_tool, model_setting,
+                            arena_size=None if state.two_arena else state.arena_size, plans=plans, build=build)
     except (TargetError, MemoryReadError) as e:
         out.plan_note = str(e)
     doc = out.plan
@@ -305,7 +345,9 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
             # built (same kernels, same TFLM): then the headroom is measured against it.
             a = walked.arena
             predicted = doc.get("arena") or {}
-            if predicted.get("exact") and postmortem.tail_bytes_at(doc, a.size) == a.size - a.tail and \
+            # (Two-arena mode: the prediction is the one arena's, so no minimum per buffer.)
+            if not walked.two_arena and predicted.get("exact") and \
+                    postmortem.tail_bytes_at(doc, a.size) == a.size - a.tail and \
                     doc["plans"]["tflm-greedy"]["head_bytes"] == a.head:
                 out.minimum = predicted.get("minimum_bytes")
             return out

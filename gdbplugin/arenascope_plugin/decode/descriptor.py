@@ -90,6 +90,9 @@ class Arena:
     region_capacity: int
     flags: int
     regions: list[Region] = field(default_factory=list)
+    # TFLM's two-arena mode: "non-persistent" (head and temporaries) or "persistent" (the tail);
+    # "" for an arena that holds both (docs/snapshot-schema.md: arenas[].memory)
+    memory: str = ""
 
     @property
     def end_addr(self) -> int:

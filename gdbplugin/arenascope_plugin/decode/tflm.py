@@ -8,6 +8,14 @@ An unmodified TFLM firmware has no arenascope descriptor; its MicroInterpreter h
       tensors[t].data.data: where TFLM put tensor t (head: planned; tail: variable)
   MicroInterpreter.scratch_buffer_handles_[k].data: scratch buffer k
   MicroInterpreter.input_tensors_ / output_tensors_: the persistent TfLiteTensor copies
+Two-arena mode (MicroAllocator::Create(persistent, size, non_persistent, size), micro_allocator.cc):
+  MicroAllocator.non_persistent_buffer_allocator_ -> NonPersistentArenaBufferAllocator
+      {buffer_head_, buffer_tail_, head_temp_, next_temp_}: the head and the temporaries
+  MicroAllocator.persistent_buffer_allocator_ -> PersistentArenaBufferAllocator
+      {buffer_head_, buffer_tail_, tail_temp_}: the tail, with both allocator objects in it
+  Told from one arena by the two pointers: one SingleArenaBufferAllocator holds both interfaces,
+  so persistent_buffer_allocator_ then points inside the object non_persistent_ points into.
+  The walk then gives two Arenas: 0 the non-persistent buffer, 1 the persistent one.
 Lifetimes, sizes and names come from the model, through the planner tool (planner.py), never from
 a second implementation here. Every member offset and type size comes from the firmware's DWARF
 (the GDB side builds a Layout from gdb.Type); this module only reads memory with them, so it is
@@ -47,10 +55,17 @@ MEMBERS = {
 # missing one is no error.
 OPTIONAL = {
     "tflite::MicroInterpreter": ["initialization_status_"],
-    "tflite::MicroAllocator": ["model_is_allocating_"],
+    "tflite::MicroAllocator": ["model_is_allocating_", "persistent_buffer_allocator_"],
+    # two-arena mode's allocators (arena_allocator/non_persistent_arena_buffer_allocator.h,
+    # persistent_arena_buffer_allocator.h): only firmware that links them has their DWARF
+    "tflite::NonPersistentArenaBufferAllocator": ["buffer_head_", "buffer_tail_", "head_temp_", "next_temp_",
+                                                  "temp_buffer_count_"],
+    "tflite::PersistentArenaBufferAllocator": ["buffer_head_", "buffer_tail_", "tail_temp_"],
     "tflite::SingleArenaBufferAllocator": ["temp_buffer_count_"],
     "tflite::GreedyMemoryPlanner": ["max_buffer_count_", "buffer_count_"],
 }
+NPA, PA = "tflite::NonPersistentArenaBufferAllocator", "tflite::PersistentArenaBufferAllocator"
+OPTIONAL_SIZES = [NPA, PA]
 SIZES = ["tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
          "tflite::SubgraphAllocations", "TfLiteEvalTensor", "tflite::NodeAndRegistration",
          "tflite::ScratchBufferHandle", "TfLiteTensor"]
@@ -67,6 +82,7 @@ class Layout:
     offsets: dict[str, dict[str, int]]              # type -> member -> offset
     sizes: dict[str, int]                           # type -> sizeof
     saba_nonpersistent_base: int = 0                # offset of INonPersistentBufferAllocator in SABA
+    saba_persistent_base: int | None = None         # offset of IPersistentBufferAllocator in SABA (None: unknown)
     planner_type: str = ""                          # dynamic type of memory_planner_, e.g. tflite::GreedyMemoryPlanner
     planner_size: int = 0
     # Sizes of members that are not pointer-sized (bools, enums: 1 byte on arm-none-eabi, whose
@@ -77,6 +93,20 @@ class Layout:
 
     def off(self, type_name: str, member: str) -> int:
         return self.offsets[type_name][member]
+
+    def opt(self, type_name: str, member: str) -> int | None:
+        """The offset of an OPTIONAL member the firmware has, or None."""
+        found = self.optional.get(type_name, {}).get(member)
+        return None if found is None else found[0]
+
+    @property
+    def two_arena_known(self) -> bool:
+        """Whether the firmware's DWARF describes two-arena mode's allocators (and the
+        MicroAllocator's persistent_buffer_allocator_ that tells the modes apart)."""
+        return self.opt("tflite::MicroAllocator", "persistent_buffer_allocator_") is not None and \
+            all(self.opt(NPA, m) is not None for m in ("buffer_head_", "buffer_tail_", "head_temp_", "next_temp_")) \
+            and all(self.opt(PA, m) is not None for m in ("buffer_head_", "buffer_tail_", "tail_temp_")) and \
+            bool(self.sizes.get(NPA)) and bool(self.sizes.get(PA))
 
 
 def layout(symbols: Symbols) -> Layout:
@@ -111,8 +141,14 @@ def layout(symbols: Symbols) -> Layout:
             raise TargetError(f"agentless mode: the firmware's debug information has no size for {name}: build TFLM "
                               f"with -g ({CHECKED_AGAINST})")
         sizes[name] = size
+    for name in OPTIONAL_SIZES:
+        size = symbols.type_size(name)
+        if size:
+            sizes[name] = size
     base = symbols.base_offset("tflite::SingleArenaBufferAllocator", "tflite::INonPersistentBufferAllocator") or 0
+    persistent_base = symbols.base_offset("tflite::SingleArenaBufferAllocator", "tflite::IPersistentBufferAllocator")
     lay = Layout(pointer=symbols.pointer_size(), offsets=offsets, sizes=sizes, saba_nonpersistent_base=base,
+                 saba_persistent_base=persistent_base,
                  member_sizes=member_sizes, optional=optional)
     if memo is not None:
         memo["tflm-layout"] = lay
@@ -124,8 +160,10 @@ class Walk:
     """What the walk found, besides the Arena."""
     interpreter: int
     model_addr: int
-    arena: Arena
+    arena: Arena                                          # the one arena; two-arena mode: the non-persistent buffer
     mismatches: list[str] = field(default_factory=list)  # TFLM's placement differs from the planner's
+    two_arena: bool = False
+    arenas: list[Arena] = field(default_factory=list)     # every buffer: [arena], or [non-persistent, persistent]
 
 
 def _ptr(reader, addr, layout):
@@ -144,22 +182,78 @@ def read_header(reader: MemoryReader, layout: Layout, interpreter: int) -> tuple
     return model, bool(allocated)
 
 
-def allocator_state(reader: MemoryReader, layout: Layout,
-                    interpreter: int) -> tuple[int, bool, int, int, int, int, int, int, int]:
+@dataclass
+class Allocators:
+    """The arena allocators of a MicroAllocator: one SingleArenaBufferAllocator (two False), or
+    two-arena mode's NonPersistentArenaBufferAllocator and PersistentArenaBufferAllocator. head_*:
+    the buffer holding the head and temporaries (head_ / temp_ are TFLM's head_ and temp_, or
+    head_temp_ and next_temp_); tail_*: the buffer holding the persistent tail (tail_ is tail_, or
+    tail_temp_). One arena: both buffers are the same."""
+    two: bool
+    non_persistent: int      # the object non_persistent_buffer_allocator_'s object starts at
+    persistent: int
+    head_base: int
+    head_end: int
+    head_: int
+    temp_: int
+    tail_base: int
+    tail_end: int
+    tail_: int
+
+    def key(self) -> tuple:
+        return (self.two, self.non_persistent, self.persistent, self.head_base, self.head_end, self.head_, self.temp_,
+                self.tail_base, self.tail_end, self.tail_)
+
+
+def is_two_arena(layout: Layout, non_persistent_ptr: int, persistent_ptr: int | None) -> bool:
+    """Whether a MicroAllocator's two allocator pointers are two objects (two-arena mode): one
+    SingleArenaBufferAllocator serves both (micro_allocator.cc passes the same object for both),
+    so its two pointers are that object's two base sub-objects, IPersistentBufferAllocator's
+    offset minus INonPersistentBufferAllocator's apart (DWARF; unknown: one pointer, as the
+    second base of a class whose first base is a vtable pointer only). Two-arena mode's objects
+    sit side by side in the persistent buffer, so lying within one object's size is no test."""
+    if persistent_ptr is None:
+        return False
+    apart = (layout.saba_persistent_base if layout.saba_persistent_base is not None else layout.pointer) - \
+        layout.saba_nonpersistent_base
+    return persistent_ptr - non_persistent_ptr != apart
+
+
+def allocators(reader: MemoryReader, layout: Layout, allocator: int) -> Allocators:
+    """The arena allocators of the MicroAllocator at `allocator`. AgentlessError when it uses two
+    buffers and the firmware's DWARF does not describe their allocators."""
+    ma, sa = "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator"
+    np_ptr = _ptr(reader, allocator + layout.off(ma, "non_persistent_buffer_allocator_"), layout)
+    p_off = layout.opt(ma, "persistent_buffer_allocator_")
+    p_ptr = _ptr(reader, allocator + p_off, layout) if p_off is not None else None
+    if not is_two_arena(layout, np_ptr, p_ptr):
+        saba = np_ptr - layout.saba_nonpersistent_base
+        bh, bt, head, temp, tail = (_ptr(reader, saba + layout.off(sa, k), layout)
+                                    for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_"))
+        return Allocators(False, saba, saba, bh, bt, head, temp, bh, bt, tail)
+    if not layout.two_arena_known:
+        raise AgentlessError(f"the MicroAllocator at {allocator:#x} uses two buffers (its persistent and "
+                             "non-persistent allocators are different objects: TFLM's two-arena mode), but the "
+                             "firmware's debug information has no tflite::NonPersistentArenaBufferAllocator or "
+                             "PersistentArenaBufferAllocator to read them by: build TFLM with -g")
+    bh, bt, head, temp = (_ptr(reader, np_ptr + layout.opt(NPA, k), layout)
+                          for k in ("buffer_head_", "buffer_tail_", "head_temp_", "next_temp_"))
+    pbh, pbt, ptail = (_ptr(reader, p_ptr + layout.opt(PA, k), layout) for k in ("buffer_head_", "buffer_tail_",
+                                                                               "tail_temp_"))
+    return Allocators(True, np_ptr, p_ptr, bh, bt, head, temp, pbh, pbt, ptail)
+
+
+def allocator_state(reader: MemoryReader, layout: Layout, interpreter: int) -> tuple:
     """What says whether TFLM's layout of the interpreter at `interpreter` moved: (model address,
-    tensors_allocated_, allocator address, the arena allocator's address, and its buffer_head_,
-    buffer_tail_, head_, temp_, tail_). A handful of words: the live reader reads it at every
-    refresh and walks the objects again only when it changed (docs/integrating-tflm.md)."""
-    mi, ma, sa = "tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator"
+    tensors_allocated_, allocator address, and the arena allocators' pointers (Allocators.key)).
+    A handful of words: the live reader reads it at every refresh and walks the objects again
+    only when it changed (docs/integrating-tflm.md)."""
+    mi = "tflite::MicroInterpreter"
     model_addr, allocated = read_header(reader, layout, interpreter)
     if not allocated:
-        return model_addr, False, 0, 0, 0, 0, 0, 0, 0
+        return model_addr, False, 0
     allocator = _ptr(reader, interpreter + layout.off(mi, "allocator_"), layout)
-    saba = _ptr(reader, allocator + layout.off(ma, "non_persistent_buffer_allocator_"), layout) - \
-        layout.saba_nonpersistent_base
-    return (model_addr, True, allocator, saba,
-            *(_ptr(reader, saba + layout.off(sa, k), layout) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_",
-                                                                       "tail_")))
+    return (model_addr, True, allocator, *allocators(reader, layout, allocator).key())
 
 
 def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> Walk:
@@ -167,11 +261,15 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
     for its model (`plan`, schema acquire.planner.SCHEMA) giving names, sizes and lifetimes."""
     mi, ma = "tflite::MicroInterpreter", "tflite::MicroAllocator"
     p = layout.pointer
-    model_addr, allocated, allocator, saba, buffer_head, buffer_tail, head_ptr, temp_ptr, tail_ptr = \
-        allocator_state(reader, layout, interpreter)
+    model_addr, allocated = read_header(reader, layout, interpreter)
     if not allocated:
         raise AgentlessError(f"the MicroInterpreter at {interpreter:#x} has not allocated its tensors yet "
                              "(tensors_allocated_ is false): continue past AllocateTensors() and ask again")
+    allocator = _ptr(reader, interpreter + layout.off(mi, "allocator_"), layout)
+    al = allocators(reader, layout, allocator)
+    saba, buffer_head, buffer_tail, head_ptr, temp_ptr = al.non_persistent, al.head_base, al.head_end, al.head_, \
+        al.temp_
+    tail_base, tail_end, tail_ptr = al.tail_base, al.tail_end, al.tail_
     graph = interpreter + layout.off(mi, "graph_")
     subgraphs = _ptr(reader, graph + layout.off("tflite::MicroInterpreterGraph", "subgraph_allocations_"), layout)
     handles = _ptr(reader, interpreter + layout.off(mi, "scratch_buffer_handles_"), layout)
@@ -179,11 +277,22 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
     planner = _ptr(reader, allocator + layout.off(ma, "memory_planner_"), layout)
     max_head = _u(reader, allocator + layout.off(ma, "max_head_buffer_usage_"), p)
     scratch_count = _u(reader, allocator + layout.off(ma, "scratch_buffer_request_count_"), p)
-    if not buffer_head <= head_ptr <= tail_ptr <= buffer_tail or not head_ptr <= temp_ptr <= buffer_tail:
+    if al.two:
+        if not buffer_head <= head_ptr <= temp_ptr <= buffer_tail:
+            raise AgentlessError(f"the NonPersistentArenaBufferAllocator at {saba:#x} does not hold a buffer: "
+                                 f"buffer_head_ {buffer_head:#x}, head_temp_ {head_ptr:#x}, next_temp_ {temp_ptr:#x}, "
+                                 f"buffer_tail_ {buffer_tail:#x} are not in order (another TFLM version, or memory "
+                                 "overwritten)")
+        if not tail_base <= tail_ptr <= tail_end:
+            raise AgentlessError(f"the PersistentArenaBufferAllocator at {al.persistent:#x} does not hold a buffer: "
+                                 f"buffer_head_ {tail_base:#x}, tail_temp_ {tail_ptr:#x}, buffer_tail_ {tail_end:#x} "
+                                 "are not in order (another TFLM version, or memory overwritten)")
+    elif not buffer_head <= head_ptr <= tail_ptr <= buffer_tail or not head_ptr <= temp_ptr <= buffer_tail:
         raise AgentlessError(f"the arena allocator at {saba:#x} does not hold an arena: buffer_head_ {buffer_head:#x}, "
                              f"head_ {head_ptr:#x}, temp_ {temp_ptr:#x}, tail_ {tail_ptr:#x}, buffer_tail_ "
                              f"{buffer_tail:#x} are not in order (another TFLM version, or not a MicroInterpreter)")
     size = buffer_tail - buffer_head
+    tail_size = tail_end - tail_base
     subgraph_docs = plan["subgraphs"]
     sga, ev = "tflite::SubgraphAllocations", "TfLiteEvalTensor"
     tensor_arrays, node_arrays = [], []
@@ -195,7 +304,7 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
     def tensor_data(s, t):
         return _ptr(reader, tensor_arrays[s] + t * layout.sizes[ev] + layout.off(ev, "data"), layout)
 
-    walk_out = Walk(interpreter=interpreter, model_addr=model_addr, arena=None)
+    walk_out = Walk(interpreter=interpreter, model_addr=model_addr, arena=None, two_arena=al.two)
     regions = []
     # The head: every planned buffer where TFLM put it (planner id order, as the agent publishes).
     predicted_scratch = sum(1 for b in plan["buffers"] if b["tensor"] < 0)
@@ -226,8 +335,11 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
                               kind="tensor" if b["tensor"] >= 0 else "scratch", flags=0,
                               first_use=b["first"], last_use=b["last"], name=b["name"]))
     # The tail: TFLM's objects and arrays the interpreter points to, sized by DWARF.
-    tail_items = [(saba, layout.sizes["tflite::SingleArenaBufferAllocator"], "SingleArenaBufferAllocator", "metadata",
-                   0),
+    allocator_objects = [(al.persistent, layout.sizes[PA], "PersistentArenaBufferAllocator", "metadata", 0),
+                         (al.non_persistent, layout.sizes[NPA], "NonPersistentArenaBufferAllocator", "metadata", 0)] \
+        if al.two else [(saba, layout.sizes["tflite::SingleArenaBufferAllocator"], "SingleArenaBufferAllocator",
+                         "metadata", 0)]
+    tail_items = [*allocator_objects,
                   (allocator, layout.sizes[ma], "MicroAllocator", "metadata", 0),
                   (subgraphs, len(subgraph_docs) * layout.sizes[sga], "SubgraphAllocations[]", "metadata", 0)]
     if layout.planner_size:
@@ -271,11 +383,11 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
         for k, t in enumerate(names):
             tensor = _ptr(reader, array + k * p, layout)
             tail_items.append((tensor, layout.sizes["TfLiteTensor"], f"{what} tensor {t}: TfLiteTensor", "metadata", 0))
-    tail_lo = tail_ptr - buffer_head
+    tail_lo = tail_ptr - tail_base
     known = []
     for addr, nbytes, label, kind, flags in tail_items:
-        offset = addr - buffer_head
-        if nbytes and tail_lo <= offset and offset + nbytes <= size:
+        offset = addr - tail_base
+        if nbytes and tail_lo <= offset and offset + nbytes <= tail_size:
             known.append((offset, nbytes, label, kind, flags))
     # What the interpreter does not point to (kernel data, builtin options, quantization, padding):
     # the gaps between the known objects, named as such.
@@ -288,17 +400,25 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
         if offset >= at:
             filled.append((offset, nbytes, label, kind, flags))
             at = offset + nbytes
-    if at < size:
-        filled.append((at, size - at, UNNAMED_TAIL, "persistent", 0))
+    if at < tail_size:
+        filled.append((at, tail_size - at, UNNAMED_TAIL, "persistent", 0))
+    tail_regions = regions if not al.two else []
     for offset, nbytes, label, kind, flags in filled:
-        regions.append(Region(index=len(regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind=kind, flags=flags,
-                              first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=label))
+        tail_regions.append(Region(index=len(tail_regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind=kind,
+                                   flags=flags, first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=label))
     no_band = Band(low_addr=0, high_addr=0, touched_lo=abi.NONE, touched_hi=abi.NONE)
     walk_out.arena = Arena(index=0, base_addr=buffer_head, regions_addr=0, model_addr=model_addr, size=size,
-                           head=max_head, temp=max(head_ptr, temp_ptr) - buffer_head, tail=tail_lo,
-                           model_size=plan["file_bytes"], canary=no_band, alignment=16,
-                           region_count=len(regions), region_capacity=len(regions),
-                           flags=abi.ARENA_FLAG_TFLM, regions=regions)
+                           head=max_head, temp=max(head_ptr, temp_ptr) - buffer_head,
+                           tail=size if al.two else tail_lo, model_size=plan["file_bytes"], canary=no_band,
+                           alignment=16, region_count=len(regions), region_capacity=len(regions),
+                           flags=abi.ARENA_FLAG_TFLM, regions=regions, memory="non-persistent" if al.two else "")
+    walk_out.arenas = [walk_out.arena]
+    if al.two:  # the persistent buffer: no head, the tail only
+        walk_out.arenas.append(Arena(index=1, base_addr=tail_base, regions_addr=0, model_addr=model_addr,
+                                     size=tail_size, head=0, temp=0, tail=tail_lo, model_size=plan["file_bytes"],
+                                     canary=no_band, alignment=16, region_count=len(tail_regions),
+                                     region_capacity=len(tail_regions), flags=abi.ARENA_FLAG_TFLM,
+                                     regions=tail_regions, memory="persistent"))
     return walk_out
 
 
@@ -348,9 +468,11 @@ def descriptor(walked: Walk, addr_size: int, stack: Band | None = None) -> Descr
     agent measures (canary bands, invoke counter, torn reads, fault record) is absent: flags 0
     (not measured), no guard band, invoke_phase 0."""
     none = Band(low_addr=0, high_addr=0, touched_lo=abi.NONE, touched_hi=abi.NONE)
+    arenas = walked.arenas or [walked.arena]
     return Descriptor(address=walked.interpreter, abi_major=abi.ABI_MAJOR, abi_minor=abi.ABI_MINOR, descriptor_size=0,
-                      addr_size=addr_size, arena_capacity=1, arena_count=1, arena_entry_size=0, region_entry_size=0,
+                      addr_size=addr_size, arena_capacity=len(arenas), arena_count=len(arenas), arena_entry_size=0,
+                      region_entry_size=0,
                       flags=0, seq=0, layout_generation=0, invoke_phase=0, canary_pattern=0xAAAAAAAA,
                       stack_paint_pattern=0xCCCCCCCC,
-                      fault_record_addr=0, stack=stack or none, guard=none, arenas=[walked.arena],
+                      fault_record_addr=0, stack=stack or none, guard=none, arenas=arenas,
                       measured_by="nobody (agentless: no agent in this firmware)", agentless=True)

@@ -29,13 +29,15 @@ from dataclasses import dataclass, field
 from arenascope_plugin.acquire.planner import ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOCATOR
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.decode import faultrecord
-from arenascope_plugin.decode.tflm import Layout
+from arenascope_plugin.decode.tflm import NPA, PA, Layout, is_two_arena
 
 Span = tuple[int, int]   # [lo, hi) of memory
 
 MI, MA, SA, GP = ("tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
                   "tflite::GreedyMemoryPlanner")
-VTABLE_CLASSES = [MA, SA, GP, "tflite::LinearMemoryPlanner", "tflite::MicroInterpreterGraph"]
+VTABLE_CLASSES = [MA, SA, GP, "tflite::LinearMemoryPlanner", "tflite::MicroInterpreterGraph", NPA, PA]
+ALLOCATOR_OBJECTS = ("MicroAllocator", "SingleArenaBufferAllocator", "NonPersistentArenaBufferAllocator",
+                     "PersistentArenaBufferAllocator")
 
 # What `assess` can say of an interpreter, and what each means.
 CONDITIONS = {
@@ -86,7 +88,10 @@ class State:
     arena_base: int | None = None                # TFLM's buffer_head_ (the arena start aligned up to 16)
     arena_size: int | None = None                # buffer_tail_ - buffer_head_
     arena_symbol: str | None = None
-    allocator: dict[str, int] | None = None      # the SingleArenaBufferAllocator's pointers, when sound
+    allocator: dict[str, int] | None = None      # the SingleArenaBufferAllocator's pointers, when sound (two-arena
+                                                 # mode: the non-persistent buffer's, tail_ at its end)
+    two_arena: bool = False                      # MicroAllocator::Create(persistent, .., non_persistent, ..)
+    persistent: dict[str, int] | None = None     # two-arena: the PersistentArenaBufferAllocator's pointers
     tensors_allocated: bool | None = None
     planner_counts: tuple[int, int] | None = None      # (buffer_count_, max_buffer_count_) of the greedy planner
     io_tensors: dict[str, int] = field(default_factory=dict)   # input_tensors_ / output_tensors_
@@ -201,7 +206,7 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
     ma = _object(reader, lay, "MicroAllocator", allocator, lay.sizes[MA],
                  [(MA, "non_persistent_buffer_allocator_"), (MA, "memory_planner_"), (MA, "builtin_data_allocator_"),
                   (MA, "max_head_buffer_usage_"), (MA, "scratch_buffer_request_count_"),
-                  (MA, "model_is_allocating_")], ROLE_MICRO_ALLOCATOR)
+                  (MA, "model_is_allocating_"), (MA, "persistent_buffer_allocator_")], ROLE_MICRO_ALLOCATOR)
     out.append(ma)
     _check_vptr(ma, facts, MA, lay, reader)
     if any(p.startswith("unreadable") for p in ma.problems):
@@ -216,7 +221,12 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
                            f"{arena[1] - arena[0]} B")
     if v.get("model_is_allocating_", 0) > 1:
         ma.problems.append(f"model_is_allocating_ (a bool) holds {v['model_is_allocating_']}")
-    if points(facts, v["non_persistent_buffer_allocator_"], arena) in ("arena", "ram", "unknown"):
+    two = lay.two_arena_known and is_two_arena(lay, v["non_persistent_buffer_allocator_"],
+                                               v.get("persistent_buffer_allocator_")) and \
+        _is_a(reader, lay, facts, NPA, v["non_persistent_buffer_allocator_"], ma.sound)
+    if two:
+        out += _two_arena_objects(reader, lay, facts, v, arena)
+    elif points(facts, v["non_persistent_buffer_allocator_"], arena) in ("arena", "ram", "unknown"):
         saba_addr = v["non_persistent_buffer_allocator_"] - lay.saba_nonpersistent_base
         sa = _object(reader, lay, "SingleArenaBufferAllocator", saba_addr, lay.sizes[SA],
                      [(SA, k) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_",
@@ -247,6 +257,50 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
         if gp.sound and "buffer_count_" in c and not 0 <= c["buffer_count_"] <= c["max_buffer_count_"]:
             gp.problems.append(f"buffer_count_ {c['buffer_count_']} and max_buffer_count_ {c['max_buffer_count_']} "
                                "are not a planner's counts (0 <= buffer_count_ <= max_buffer_count_)")
+    return out
+
+
+def _is_a(reader, lay, facts, cls, addr, otherwise):
+    """Whether the object at `addr` has `cls`'s vtable pointer (so that stack words in a smashed
+    MicroAllocator are not taken for two-arena mode); `otherwise` when the ELF gives no vtable."""
+    span = facts.vtables.get(cls)
+    if span is None:
+        return otherwise
+    try:
+        value = _ptr(reader, addr, lay)
+    except MemoryReadError:
+        return False
+    return span[0] < value < span[0] + max(span[1], 3 * lay.pointer)
+
+
+def _two_arena_objects(reader, lay, facts, v, arena):
+    """Two-arena mode's NonPersistentArenaBufferAllocator and PersistentArenaBufferAllocator
+    (micro_allocator.cc CreateNonPersistentArenaAllocator / CreatePersistentArenaAllocator: both
+    objects in the persistent buffer, the data object `arena` that holds the MicroAllocator),
+    checked: vtable, pointers in RAM, in order (non_persistent_arena_buffer_allocator.h:
+    buffer_head_ <= head_temp_ <= next_temp_ <= buffer_tail_; persistent_arena_buffer_allocator.h:
+    buffer_head_ <= tail_temp_ <= buffer_tail_)."""
+    out = []
+    specs = [("NonPersistentArenaBufferAllocator", NPA, v["non_persistent_buffer_allocator_"],
+              ("buffer_head_", "buffer_tail_", "head_temp_", "next_temp_", "temp_buffer_count_"),
+              "non-persistent-arena-allocator"),
+             ("PersistentArenaBufferAllocator", PA, v["persistent_buffer_allocator_"],
+              ("buffer_head_", "buffer_tail_", "tail_temp_"), "persistent-arena-allocator")]
+    for name, cls, addr, members, role in specs:
+        if points(facts, addr, arena) not in ("arena", "ram", "unknown"):
+            continue
+        o = _object(reader, lay, name, addr, lay.sizes[cls], [(cls, k) for k in members], role)
+        out.append(o)
+        _check_vptr(o, facts, cls, lay, reader)
+        if not o.sound:
+            continue
+        x = o.values
+        for k in members[:-1] if cls == NPA else members:
+            _check_pointer(o, facts, k, x[k], arena, ("arena", "ram"), reader)
+        order = ("buffer_head_", "head_temp_", "next_temp_", "buffer_tail_") if cls == NPA else \
+            ("buffer_head_", "tail_temp_", "buffer_tail_")
+        if o.sound and [x[k] for k in order] != sorted(x[k] for k in order):
+            o.problems.append("its pointers are out of order: " + ", ".join(f"{k} {x[k]:#x}" for k in order))
     return out
 
 
@@ -303,14 +357,24 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
     objects.extend(found)
     by_name = {o.name: o for o in found}
     sa = by_name.get("SingleArenaBufferAllocator")
-    if sa is not None and sa.sound:
+    npa, pa = by_name.get("NonPersistentArenaBufferAllocator"), by_name.get("PersistentArenaBufferAllocator")
+    if npa is not None or pa is not None:
+        st.two_arena = True
+    if npa is not None and npa.sound and pa is not None and pa.sound:
+        n = npa.values
+        st.allocator = {"buffer_head_": n["buffer_head_"], "buffer_tail_": n["buffer_tail_"], "head_": n["head_temp_"],
+                        "temp_": n["next_temp_"], "tail_": n["buffer_tail_"]}
+        st.persistent = {k: pa.values[k] for k in ("buffer_head_", "buffer_tail_", "tail_temp_")}
+        st.arena_base = n["buffer_head_"]
+        st.arena_size = n["buffer_tail_"] - n["buffer_head_"]
+    elif sa is not None and sa.sound:
         st.allocator = {k: sa.values[k] for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_")}
         st.arena_base = sa.values["buffer_head_"]
         st.arena_size = sa.values["buffer_tail_"] - sa.values["buffer_head_"]
     elif arena:
         st.arena_base = (arena[0] + 15) & ~15   # MicroAllocator::Create aligns the start up to 16
         st.arena_size = arena[1] - st.arena_base
-    gp = next((o for o in found if o.name not in ("MicroAllocator", "SingleArenaBufferAllocator")), None)
+    gp = next((o for o in found if o.name not in ALLOCATOR_OBJECTS), None)
     if gp is not None and gp.sound and "buffer_count_" in gp.values:
         st.planner_counts = (gp.values["buffer_count_"], gp.values["max_buffer_count_"])
     bad = [o for o in found if not o.sound]
@@ -324,7 +388,8 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
     if s is None:  # its pointer led nowhere readable as one (checked above): nothing more is known
         evidence.append(f"the MicroAllocator at {allocator:#x} gives no SingleArenaBufferAllocator to read")
         return st
-    used_tail = s["buffer_tail_"] - s["tail_"]
+    used_tail = st.persistent["buffer_tail_"] - st.persistent["tail_temp_"] if st.persistent else \
+        s["buffer_tail_"] - s["tail_"]
     if st.tensors_allocated:
         st.condition = "allocated"
         return st

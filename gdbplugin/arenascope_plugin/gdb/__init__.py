@@ -8,6 +8,7 @@ from arenascope_plugin.gdb import (
     cmd_check,
     cmd_fault,
     cmd_info,
+    cmd_interpreters,
     cmd_live,
     cmd_map,
     cmd_plan,
@@ -27,7 +28,7 @@ from arenascope_plugin.gdb import (
 COMMANDS = [cmd_info.InfoCommand, cmd_map.MapCommand, cmd_regions.RegionsCommand, cmd_plan.PlanCommand,
             cmd_stack.StackCommand, cmd_check.CheckCommand, cmd_whereis.WhereisCommand, cmd_snapshot.SnapshotCommand,
             cmd_view.ViewCommand, cmd_refresh.RefreshCommand, cmd_fault.FaultCommand, cmd_attach.AttachCommand,
-            cmd_version.VersionCommand, cmd_live.LiveCommand]
+            cmd_interpreters.InterpretersCommand, cmd_version.VersionCommand, cmd_live.LiveCommand]
 
 
 def register_all():

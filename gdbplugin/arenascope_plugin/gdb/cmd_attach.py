@@ -49,15 +49,30 @@ data pointers, the scratch buffer handles) from the firmware's DWARF, with lifet
 model (read from the ELF, planned by arenascope-plan). Without `arena attach` the plugin finds
 an interpreter by scanning RAM for its MicroInterpreterGraph vtable pointer.
 
-Usage: arena attach EXPR      a tflite::MicroInterpreter, or a pointer to one
-       arena attach --clear   forget it (find the descriptor, or scan, again)"""
+Usage: arena attach EXPR              a tflite::MicroInterpreter, or a pointer to one
+       arena attach --interpreter N   the Nth of `arena interpreters` (several in one firmware)
+       arena attach --clear           forget it (find the descriptor, or scan, again)"""
     sub = "attach"
 
     def add_arguments(self, parser):
         parser.add_argument("expr", nargs="*", help="a tflite::MicroInterpreter or a pointer to one")
         parser.add_argument("--clear", action="store_true", help="forget the attached interpreter")
+        parser.add_argument("--interpreter", type=int, metavar="N", help="the Nth of `arena interpreters`")
 
     def run(self, args):
+        if args.interpreter is not None:
+            if args.expr or args.clear:
+                raise TargetError("arena attach: --interpreter N, an expression or --clear, one at a time")
+            symbols = GdbSymbols()
+            found = agentless.scan_interpreters(GdbReader(), symbols, tflm.layout(symbols))
+            if not 0 <= args.interpreter < len(found):
+                raise TargetError(f"--interpreter {args.interpreter}: the firmware's RAM holds "
+                                  f"{len(found)} MicroInterpreter(s), numbered from 0 (`arena interpreters` lists "
+                                  "them)")
+            address = attach(f"{found[args.interpreter]:#x}")
+            write([f"arena attach: interpreter {args.interpreter}, the MicroInterpreter at {address:#x}; arena "
+                   "commands read it until `arena attach --clear`"])
+            return
         if args.clear:
             framework.set_attached(None)
             write(["arena attach: forgotten; commands look for the agent's descriptor again"])

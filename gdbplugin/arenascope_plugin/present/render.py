@@ -34,7 +34,8 @@ def info_lines(desc, figs, stack, located_by):
         f = figs[a.index]
         src = ("TFLM's own figures" if a.tflm_figures else
                "rebuilt from the ELF and the planner's prediction" if desc.agentless else "published by the firmware")
-        out += [style.paint(f"arena {a.index}", "title") + f" ({src})",
+        two = f", the {a.memory} buffer of TFLM's two-arena mode" if a.memory else ""
+        out += [style.paint(f"arena {a.index}", "title") + f" ({src}{two})",
                 f"  bounds:                 {a.base_addr:#x}-{a.end_addr:#x}, size {kib(a.size)}",
                 f"  head (planned):         {kib(a.head)}, 0..+{a.head}",
                 f"  temp high-water:        {kib(a.temp)} from base ({a.temp - a.head} B above the head)",

@@ -55,6 +55,8 @@ def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figure
             "plan": {"scopes": p.scopes, "live_bytes": p.live_bytes, "live_regions": p.live_regions,
                      "lower_bound_bytes": p.lower_bound, "lower_bound_scope": p.lower_bound_scope},
         })
+        if a.memory:  # two-arena mode only: an arena holding head and tail has no "memory"
+            arenas[-1]["memory"] = a.memory
     return {
         "schema": SCHEMA, "version": VERSION,
         "source": dict(source, descriptor_address=desc.address, abi=f"{desc.abi_major}.{desc.abi_minor}",

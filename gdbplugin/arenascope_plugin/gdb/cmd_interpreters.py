@@ -1,0 +1,47 @@
+"""`arena interpreters`: every tflite::MicroInterpreter of the firmware, numbered for `arena attach
+--interpreter N`."""
+from arenascope_plugin.acquire.gdbtarget import GdbReader, GdbSymbols
+from arenascope_plugin.analyse import agentless
+from arenascope_plugin.decode import tflm
+from arenascope_plugin.gdb import framework
+from arenascope_plugin.gdb.framework import Sub, write
+
+
+def describe(entry):
+    """One line for an interpreter of agentless.list_interpreters."""
+    where = f"'{entry['name']}' " if entry["name"] else ""
+    if entry["problem"]:
+        arenas = f"its allocator cannot be read ({entry['problem']})"
+    elif not entry["buffers"]:
+        arenas = "no allocator yet"
+    else:
+        arenas = ", ".join(f"{what} {base:#x}+{size}" for what, base, size in entry["buffers"])
+    mode = "two arenas" if entry["two_arena"] else "one arena"
+    state = "allocated" if entry["allocated"] else "not allocated (AllocateTensors has not succeeded)"
+    return f"  [{entry['index']}] {entry['address']:#x} {where}{mode}: {arenas}; {state}"
+
+
+class InterpretersCommand(Sub):
+    """List every tflite::MicroInterpreter in the firmware's RAM (agentless mode).
+Found as the agentless walk finds one (the vtable pointer of its embedded MicroInterpreterGraph
+in .data/.bss), in address order; for each: its address, the variable holding it, one arena or
+two (MicroAllocator::Create with a persistent and a non-persistent buffer) with their bounds,
+and whether AllocateTensors succeeded. The commands show the first allocated one unless
+`arena attach --interpreter N` (or `arena attach EXPR`) chooses another.
+
+Usage: arena interpreters"""
+    sub = "interpreters"
+
+    def run(self, args):
+        symbols = GdbSymbols()
+        found = agentless.list_interpreters(GdbReader(), symbols, tflm.layout(symbols))
+        attached = framework.attached()
+        if not found:
+            write(["arena interpreters: no constructed tflite::MicroInterpreter in the ELF's .data/.bss (stop after "
+                   "the interpreters are constructed; one on the stack or the heap: `arena attach EXPR`)"])
+            return
+        lines = [f"arena interpreters: {len(found)} in RAM" +
+                 (f"; attached: {attached:#x}" if attached is not None else
+                  "; shown: the first allocated one (`arena attach --interpreter N` to choose)")]
+        lines += [describe(e) for e in found]
+        write(lines)
