@@ -24,7 +24,7 @@ namespace arenascope::planner::rules {
 
 namespace {
 
-constexpr int kOptionsConv = 1, kOptionsDepthwise = 2, kOptionsSvdf = 6;
+constexpr int kOptionsConv = 1, kOptionsDepthwise = 2, kOptionsSvdf = 6, kOptionsTransposeConv = 49;
 
 // cmsis_nn_dims {n, h, w, c} and the parts of cmsis_nn_conv_params the size functions read.
 struct Dims {
@@ -345,6 +345,66 @@ bool lstm(Kernel &k)
     return true;
 }
 
+// Source/ConvolutionFunctions/arm_transpose_conv_get_buffer_sizes_s8.c: with stride <= 2 both
+// ways and more than REVERSE_TCOL_EFFICIENT_THRESHOLD (16) input channels, the reverse
+// convolution's buffer (arm_convolve_s8_get_buffer_size of the input upsampled by the stride) and
+// the reversed filter (channels x kernel area x output channels); else a column buffer of
+// ((input w - 1) x stride_w + max(filter w, stride_h)) x output channels x max(filter h, stride_h)
+// x int32 (stride_h twice, as the source has it) and no reversed filter.
+struct TransposeBuffers {
+    int64_t scratch = 0, reverse = 0;
+};
+TransposeBuffers transpose_conv_s8(const Cpu &cpu, int64_t stride_w, int64_t stride_h, const Dims &in,
+                                   const Dims &filter, const Dims &out)
+{
+    if (stride_w <= 2 && stride_h <= 2 && in.c > 16)
+        return {convolve_s8(cpu, Dims{in.n, in.h * stride_h, in.w * stride_w, in.c}, filter),
+                in.c * filter.w * filter.h * filter.n};
+    const int64_t buf_x = ((in.w - 1) * stride_w + std::max(filter.w, stride_h)) * out.c;
+    return {buf_x * std::max(filter.h, stride_h) * 4, 0};
+}
+
+// cmsis_nn/transpose_conv.cc Init (OpData {ConvParams; 3 buffer indices; 2 pointers}: 76 B) and
+// Prepare: output, input (input 2), filter (input 1); per-channel multipliers and shifts for the
+// filter's dim 0 whatever the type; int8: the two CMSIS-NN buffers (both requested, even of 0
+// bytes); int16: output elements x int64; then CalculateOpData for a quantized type: input,
+// filter, bias (input 3), output again, and for an int16 bias bias elements x int64 of scratch.
+bool transpose_conv(Kernel &k)
+{
+    k.builtin({16, 4}, {16, 4}, "TfLiteTransposeConvParams");
+    k.init(76, 76, "OpData (cmsis_nn/transpose_conv.cc)");
+    const Tensor *out = nhwc(k.output(0)), *in = nhwc(k.input(2)), *filter = nhwc(k.input(1));
+    if (!out || !in || !filter) return false;
+    k.temp(out);
+    k.temp(in);
+    k.temp(filter);
+    k.persistent(4LL * filter->shape[0], "per-channel output multipliers");
+    k.persistent(4LL * filter->shape[0], "per-channel output shifts");
+    if (in->type == kTypeInt8) {
+        const Dims id{in->shape[0], in->shape[1], in->shape[2], in->shape[3]};
+        const Dims fd{filter->shape[0], filter->shape[1], filter->shape[2], in->shape[3]};
+        const Dims od{out->shape[0], out->shape[1], out->shape[2], filter->shape[0]};
+        const TransposeBuffers b = transpose_conv_s8(k.build.cpu, k.option(kOptionsTransposeConv, 1),
+                                                     k.option(kOptionsTransposeConv, 2), id, fd, od);
+        k.scratch(b.scratch, "CMSIS-NN transpose convolution buffer (arm_transpose_conv_s8_get_buffer_size)");
+        k.scratch(b.reverse, "reversed filter (arm_transpose_conv_s8_get_reverse_conv_buffer_size)");
+    }
+    int64_t out_elements = 1;
+    for (int32_t d : out->shape) out_elements *= d;
+    if (in->type == kTypeInt16) k.scratch(out_elements * 8, "int64 accumulators (output elements x int64)");
+    if (in->type != kTypeFloat32) {
+        k.temp_inputs({2, 1, 3});
+        k.temp(out);
+        const Tensor *bias = k.input(3);
+        if (in->type == kTypeInt16 && bias && bias->type == kTypeInt16) {
+            int64_t bias_elements = 1;
+            for (int32_t d : bias->shape) bias_elements *= d;
+            k.scratch(bias_elements * 8, "bias widened to int64");
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 bool cmsis_nn_kernel(Kernel &k, bool &modelled, bool &scratch_ok)
@@ -365,8 +425,10 @@ bool cmsis_nn_kernel(Kernel &k, bool &modelled, bool &scratch_ok)
         modelled = scratch_ok = svdf(k);
     else if (n == "UNIDIRECTIONAL_SEQUENCE_LSTM")
         modelled = scratch_ok = lstm(k);
-    else if (n == "TRANSPOSE_CONV" || n == "BATCH_MATMUL")
-        modelled = scratch_ok = false;  // cmsis_nn/transpose_conv.cc, batch_matmul.cc: not modelled yet
+    else if (n == "TRANSPOSE_CONV")
+        modelled = scratch_ok = transpose_conv(k);
+    else if (n == "BATCH_MATMUL")
+        modelled = scratch_ok = false;  // cmsis_nn/batch_matmul.cc: not modelled yet
     else
         return false;
     return true;

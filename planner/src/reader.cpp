@@ -95,12 +95,15 @@ const std::vector<OptionField> *option_layout(int type)
     // FullyConnectedOptions: fused_activation_function, weights_format, keep_num_dims,
     // asymmetric_quantize_inputs, quantized_bias_type.
     static const std::vector<OptionField> fully_connected{{1, 0}, {1, 0}, {1, 0}, {1, 0}, {1, 0}};
+    // TransposeConvOptions: padding, stride_w, stride_h, fused_activation_function, quantized_bias_type.
+    static const std::vector<OptionField> transpose_conv{{1, 0}, {4, 0}, {4, 0}, {1, 0}, {1, 0}};
     switch (type) {
     case 1: return &conv;
     case 2: return &depthwise;
     case 5: return &pool;
     case 6: return &svdf;
     case 8: return &fully_connected;
+    case 49: return &transpose_conv;
     default: return nullptr;
     }
 }

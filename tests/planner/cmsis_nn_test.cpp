@@ -184,3 +184,29 @@ TEST(CmsisNnBudget, HostTargetRefused)
     EXPECT_THROW(make_budget("/nonexistent.tflite", abi_named("host"), 10, false, 0, build), std::invalid_argument);
     EXPECT_EQ(build.describe(), "CMSIS-NN kernels for cortex-m4 (DSP)");
 }
+
+// TRANSPOSE_CONV int8 (inputs: output shape, filter [8,3,3,C], input [1,4,4,C], bias), stride 2:
+// arm_transpose_conv_s8_get_buffer_size. C = 20 > 16 with stride <= 2: the reverse convolution,
+// arm_convolve_s8_get_buffer_size of 20 x 3 x 3 = 180 columns: without MVE 2 x 180 x 2 = 720,
+// MVE 4 x ceil(180/16) x 16 = 768; the reversed filter 20 x 9 x 8 = 1440. C = 8: the column
+// buffer ((4 - 1) x 2 + max(3, 2)) x 8 x max(3, 2) x 4 = 864, and a reversed filter of 0 bytes,
+// requested all the same. Persistent: OpData 76, then 8 multipliers and 8 shifts.
+TEST(CmsisNnTransposeConv, ReverseAndColumnPaths)
+{
+    auto tconv = [](int c) {
+        const std::vector<Field> options{{0, 1, 1}, {1, 4, 2}, {2, 4, 2}, {3, 1, 0}};
+        return SG{{{{4}, kInt32, true},
+                   {{8, 3, 3, c}, kInt8, true, false, "filter", 8},
+                   {{1, 4, 4, c}},
+                   {{8}, kInt32, true},
+                   {{1, 9, 9, 8}}},
+                  {{67, {0, 1, 2, 3}, {4}, {}, 49, options}},
+                  {2},
+                  {4}};
+    };
+    EXPECT_EQ(scratch(predict(tconv(20), "cortex-m4")), (std::vector<int64_t>{720, 1440}));
+    EXPECT_EQ(scratch(predict(tconv(20), "cortex-m55")), (std::vector<int64_t>{768, 1440}));
+    EXPECT_EQ(scratch(predict(tconv(8), "cortex-m4")), (std::vector<int64_t>{864, 0}));
+    EXPECT_EQ(persistent(predict(tconv(8), "cortex-m4")), (std::vector<int64_t>{76, 32, 32}));
+    EXPECT_TRUE(predict(tconv(8), "cortex-m4").unmodelled.empty());
+}
