@@ -179,9 +179,8 @@ int main(int argc, char **argv)
             // leaves the old snapshot, never a truncated one).
             const std::string tmp = std::string(snapshot) + ".arenascope-tmp";
             std::ofstream out(tmp);
-            out << arenascope::planner::budget_snapshot(budget).dump(1, ' ', false,
-                                                                     nlohmann::json::error_handler_t::replace)
-                << "\n";
+            arenascope::planner::budget_snapshot_streamed(budget).write(out);  // = budget_snapshot().dump(1, ...)
+            out << "\n";
             const bool written = static_cast<bool>(out.flush());
             out.close();
             std::error_code renamed;
@@ -196,11 +195,10 @@ int main(int argc, char **argv)
         }
         if (header)
             std::cout << arenascope::planner::budget_header(budget);
-        else if (json)
-            std::cout << arenascope::planner::budget_json(budget).dump(1, ' ', false,
-                                                                       nlohmann::json::error_handler_t::replace)
-                      << "\n";
-        else
+        else if (json) {
+            arenascope::planner::budget_json_streamed(budget).write(std::cout);  // = budget_json().dump(1, ...)
+            std::cout << "\n";
+        } else
             std::cout << printable(arenascope::planner::budget_table(budget), true);
         if (!std::cout.flush()) {  // a full disk under `> plan.h` must not pass for a header
             std::fprintf(stderr, "arenascope-plan: cannot write the output: %s\n", std::strerror(errno));
