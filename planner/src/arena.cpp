@@ -3,6 +3,9 @@
 #include "arenascope/planner/arena.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "arenascope/planner/limits.h"
 
 namespace arenascope::planner {
 
@@ -281,6 +284,15 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
         }
     }
     // RecordingMicroAllocator counts a quantization as two allocations, an array as its elements.
+    // Every request is a size_t: on a 32-bit target, one beyond 2^32-1 (or a size whose int64
+    // arithmetic here went negative) cannot be made at all; TFLM's own arithmetic would wrap.
+    const int64_t most_bytes = abi.pointer == 4 ? kMaxSize32 : std::numeric_limits<int64_t>::max();
+    for (const Step &s : b.steps)
+        if (s.bytes < 0 || s.bytes > most_bytes)
+            throw ModelError(s.what + " requests " + std::to_string(s.bytes) + " bytes: " +
+                             (s.bytes < 0 ? std::string("its size overflows")
+                                          : "more than a " + abi.name + " target's 32-bit size_t holds (2^32-1)") +
+                             " (" + std::string(s.source) + ")");
     out.steps = std::move(b.steps);
     return out;
 }
@@ -448,7 +460,8 @@ std::vector<TailCategory> tail_categories(const std::vector<Step> &steps)
     for (const Step &s : steps) {
         if (s.kind != Step::Kind::Persistent) continue;
         auto it = std::find_if(out.begin(), out.end(), [&](const TailCategory &c) { return c.category == s.category; });
-        if (it == out.end()) it = out.insert(out.end(), TailCategory{std::string(s.category), 0, 0, std::string(s.source)});
+        if (it == out.end())
+            it = out.insert(out.end(), TailCategory{std::string(s.category), 0, 0, std::string(s.source)});
         it->count += static_cast<int>(s.count);
         it->bytes += s.bytes;
     }

@@ -73,11 +73,11 @@ struct Relative {
 
 [[noreturn]] void too_many_scopes(int s, int64_t span)
 {
-    throw ModelError(
-        "subgraph " + std::to_string(s) + " spans " + std::to_string(span) + (span > kMaxScopes ? "" : "+") +
-        " allocation scopes with its calls: more than arenascope-plan's limit of " + std::to_string(kMaxScopes) +
-        " (TFLM counts scopes in an int, micro_allocation_info.cc allocation_scope_count_, and walks a "
-        "called subgraph again at every call; docs/arena-budget.md, Limits and scale)");
+    throw ModelError("subgraph " + std::to_string(s) + " spans more than " + std::to_string(span - 1) +
+                     " allocation scopes with its calls: beyond arenascope-plan's limit of " +
+                     std::to_string(kMaxScopes) +
+                     " (TFLM counts scopes in an int, micro_allocation_info.cc allocation_scope_count_, and walks a "
+                     "called subgraph again at every call; docs/arena-budget.md, Limits and scale)");
 }
 
 // Mirrors AllocationInfoBuilder::MarkAllocationLifetimes (see the rules at the top) for one

@@ -14,6 +14,9 @@ namespace arenascope::planner {
 inline constexpr int64_t kMaxOperators = 1'000'000;
 inline constexpr int64_t kMaxTensors = 2'000'000;
 inline constexpr int64_t kMaxSubgraphs = 100'000;
+// Tables flatbuffers' Verifier may visit in the whole file (a shared table counts at every
+// reference): above anything the limits above allow, and a bound on a hostile file's work.
+inline constexpr uint32_t kMaxTables = 16'000'000;
 // Nesting of control-flow calls (IF / WHILE / CALL_ONCE) from subgraph 0. The planner's walk is
 // not recursive, so this is only a sanity bound; TFLM recurses twice per level
 // (MarkAllocationLifetimes -> MarkSubgraphLifetimesIfNecessary), so a real target's stack runs out
