@@ -36,7 +36,11 @@ json to_json(const StreamedJson::Value &v)
                 return std::string(x);
             else if constexpr (std::is_same_v<X, const std::vector<int32_t> *>)
                 return *x;
-            else
+            else if constexpr (std::is_same_v<X, std::vector<std::string_view>>) {
+                json a = json::array();
+                for (std::string_view e : x) a.push_back(std::string(e));
+                return a;
+            } else
                 return x;
         },
         v);
@@ -120,6 +124,19 @@ struct JsonSink {
         case 2: return integer(std::get<int64_t>(v));
         case 3: return string(std::get<std::string_view>(v));
         case 4: return string(std::get<std::string>(v));
+        case 6: {
+            const auto &a = std::get<std::vector<std::string_view>>(v);
+            if (a.empty()) return put("[]");
+            put("[\n");
+            for (size_t i = 0; i < a.size(); ++i) {
+                if (i) put(",\n");
+                this->indent(indent + 1);
+                string(a[i]);
+            }
+            put("\n");
+            this->indent(indent);
+            return put("]");
+        }
         default: {
             const std::vector<int32_t> &a = *std::get<const std::vector<int32_t> *>(v);
             if (a.empty()) return put("[]");

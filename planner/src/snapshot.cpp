@@ -49,57 +49,55 @@ StreamedJson budget_snapshot_streamed(const Budget &b)
     const auto outputs = std::make_shared<const Set>(main.outputs.begin(), main.outputs.end());
     const int64_t size = b.recommended;
     const size_t head_regions = b.lifetimes.buffers.size();
-    auto head_region = [&b, inputs, outputs](size_t index) -> json {
+    using Row = StreamedJson::Row;
+    // Keys: index, id, kind, offset, address, size_bytes, first_use, last_use, flags, label, name,
+    // shape, dtype.
+    auto head_region = [&b, inputs, outputs](size_t index, Row &row) {
         const Buffer &buf = b.lifetimes.buffers[index];
-        json flags = json::array();
+        std::vector<std::string_view> flags;
         if (buf.tensor >= 0 && buf.subgraph == 0) {
             if (inputs->count(buf.tensor)) flags.push_back("input");
             if (outputs->count(buf.tensor)) flags.push_back("output");
         }
         if (buf.offline_offset >= 0) flags.push_back("offline");
-        json name = nullptr, shape = nullptr, dtype = nullptr;
-        std::string label;
+        row[10] = nullptr, row[11] = nullptr, row[12] = nullptr;
         if (buf.tensor >= 0) {
             const Tensor &t = b.model.subgraphs[buf.subgraph].tensors[buf.tensor];
-            if (!t.name.empty()) name = t.name;
-            shape = t.shape;
-            dtype = type_name(t.type);
-            label = t.name.empty() ? "tensor " + std::to_string(buf.tensor) : t.name;
+            if (!t.name.empty()) row[10] = std::string_view(t.name);
+            row[11] = &t.shape;
+            row[12] = type_name(t.type);
+            row[9] = t.name.empty() ? "tensor " + std::to_string(buf.tensor) : t.name;
         } else {
-            label = scratch_label(buf.scratch, b.kernels.requests[buf.scratch]);
-            name = label;  // what the planner knows it as, as the plugin names it
+            std::string label = scratch_label(buf.scratch, b.kernels.requests[buf.scratch]);
+            row[10] = label;  // what the planner knows it as, as the plugin names it
+            row[9] = std::move(label);
         }
         const int64_t offset = b.greedy.offsets[buf.id];
-        return {{"index", index},
-                {"id", buf.tensor >= 0 ? buf.tensor : buf.scratch},
-                {"kind", buf.tensor >= 0 ? "tensor" : "scratch"},
-                {"offset", offset},
-                {"address", offset},
-                {"size_bytes", buf.size},
-                {"first_use", buf.first},
-                {"last_use", buf.last},
-                {"flags", flags},
-                {"label", label},
-                {"name", name},
-                {"shape", shape},
-                {"dtype", dtype}};
+        row[0] = static_cast<int64_t>(index);
+        row[1] = int64_t{buf.tensor >= 0 ? buf.tensor : buf.scratch};
+        row[2] = std::string_view(buf.tensor >= 0 ? "tensor" : "scratch");
+        row[3] = offset, row[4] = offset, row[5] = buf.size;
+        row[6] = int64_t{buf.first}, row[7] = int64_t{buf.last};
+        row[8] = std::move(flags);
     };
-    auto tail_region = [&b, head_regions](size_t index) -> json {
+    auto tail_region = [&b, head_regions](size_t index, Row &row) {
         const TailRegion &t = b.tail_regions[index - head_regions];
-        json flags = json::array();
-        if (t.tensor >= 0) flags.push_back("variable");
-        return {{"index", index},       {"id", t.tensor >= 0 ? json(t.tensor) : json(nullptr)},
-                {"kind", t.kind},       {"offset", t.offset},
-                {"address", t.offset},  {"size_bytes", t.size},
-                {"first_use", nullptr}, {"last_use", nullptr},
-                {"flags", flags},       {"label", t.what},
-                {"name", t.what},       {"shape", nullptr},
-                {"dtype", nullptr}};
+        row[0] = static_cast<int64_t>(index);
+        row[1] = t.tensor >= 0 ? StreamedJson::Value(int64_t{t.tensor}) : StreamedJson::Value(nullptr);
+        row[2] = t.kind;
+        row[3] = t.offset, row[4] = t.offset, row[5] = t.size;
+        row[6] = nullptr, row[7] = nullptr;
+        row[8] = t.tensor >= 0 ? std::vector<std::string_view>{"variable"} : std::vector<std::string_view>{};
+        row[9] = std::string_view(t.what), row[10] = std::string_view(t.what);
+        row[11] = nullptr, row[12] = nullptr;
     };
     const size_t n_regions = head_regions + b.tail_regions.size();
-    json regions = doc.array(n_regions, [head_region, tail_region, head_regions](size_t i) {
-        return i < head_regions ? head_region(i) : tail_region(i);
-    });
+    json regions = doc.rows(n_regions,
+                            {"index", "id", "kind", "offset", "address", "size_bytes", "first_use", "last_use", "flags",
+                             "label", "name", "shape", "dtype"},
+                            [head_region, tail_region, head_regions](size_t i, Row &row) {
+                                i < head_regions ? head_region(i, row) : tail_region(i, row);
+                            });
     const std::vector<int64_t> live = live_bytes(b.lifetimes.buffers);
     // The head regions live at each scope, in region order: each buffer put in the scopes of its
     // lifetime (the output's size, not scopes x regions).

@@ -28,9 +28,9 @@ class StreamedJson {
 public:
     using Element = std::function<nlohmann::json(size_t)>;
     // A row's value: null, a boolean, an integer, a string (a view of one that outlives the
-    // write, or an owned one), or an array of integers.
-    using Value =
-        std::variant<std::nullptr_t, bool, int64_t, std::string_view, std::string, const std::vector<int32_t> *>;
+    // write, or an owned one), an array of integers, or an array of strings (views of literals).
+    using Value = std::variant<std::nullptr_t, bool, int64_t, std::string_view, std::string,
+                               const std::vector<int32_t> *, std::vector<std::string_view>>;
     using Row = std::vector<Value>;  // in the order of the keys given to rows()
     using RowFill = std::function<void(size_t, Row &)>;
 
