@@ -9,13 +9,23 @@ arena (minimum + 10 %), and the tool's run time (median of --runs, process start
 The goal: every prediction within 2 % of the measured minimum, and the recommendation never
 below it.
 
-Usage: tools/bench_planner.py [--build DIR] [--runs N]
+Then the planner at scale: chains of 2,000, 20,000 and 100,000 operators (written by the build's
+arenascope-write-chain, tests/planner/write_chain.cpp, into a temporary directory) planned in
+every output mode (table, --json, --header, --snapshot FILE), each run's wall time, CPU time
+(user + system) and peak memory (maximum resident set, from wait4), and the ratio of each figure
+to the previous size's next to the ratio of operators (equal ratios: linear). The targets: the
+100,000-operator chain under 5 s and 500 MB in every mode (docs/arena-budget.md, "Limits and
+scale"). --short: only 2,000 and 20,000 (seconds; ctest benchmarks_short).
+
+Usage: tools/bench_planner.py [--build DIR] [--runs N] [--short] [--sizes N,N,...]
 """
 import argparse
 import json
+import os
 import pathlib
 import statistics
 import subprocess
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -26,6 +36,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--short", action="store_true", help="scale runs on 2,000 and 20,000 operators only")
+    ap.add_argument("--sizes", help="chain lengths for the scale runs, comma-separated (default 2000,20000,100000)")
     args = ap.parse_args()
     tool = pathlib.Path(args.build) / "planner" / "arenascope-plan"
     figures_file = SHARED / "tflm-figures" / "tflm-figures.json"
@@ -73,6 +85,65 @@ def main():
                   f"{num('min_arena_bytes'):>8} {err:>6} {arena['arena_used_bytes']:>9} "
                   f"{num('arena_used_bytes'):>9} {arena['recommended_bytes']:>9} "
                   f"{statistics.median(times):6.1f}  {note or floor}")
+
+
+    sizes = ([int(n) for n in args.sizes.split(",")] if args.sizes
+             else [2000, 20000] if args.short else [2000, 20000, 100000])
+    scale(pathlib.Path(args.build), tool, sizes)
+
+
+MODES = (("table", []), ("--json", ["--json"]), ("--header", ["--header"]), ("--snapshot", ["--snapshot"]))
+TARGET_OPS, TARGET_S, TARGET_MB = 100000, 5.0, 500.0
+
+
+def run_measured(argv):
+    """Run argv, its output discarded: (exit code, wall s, CPU s, peak resident MB, stderr) of that child."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = proc.stderr.read().decode(errors="replace").strip()  # small: one error line at most
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage (RUSAGE_CHILDREN is a maximum)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stderr.close()
+    return proc.returncode, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, err
+
+
+def scale(build, tool, sizes):
+    writer = build / "tests" / "planner" / "arenascope-write-chain"
+    if not writer.exists():
+        raise SystemExit(f"need {writer}: build the target arenascope-write-chain first")
+    print()
+    head = (f"{'operators':>9} {'mode':10} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} "
+            f"{'x ops':>6} {'x wall':>7} {'x cpu':>7} {'x MB':>6}  target")
+    print(head)
+    print("-" * len(head))
+    previous = {}
+    with tempfile.TemporaryDirectory(prefix="arenascope-bench-") as tmp:
+        for n in sizes:
+            model = pathlib.Path(tmp) / f"chain{n}.tflite"
+            subprocess.run([str(writer), str(model), str(n)], check=True)
+            for mode, extra in MODES:
+                argv = [str(tool), *extra]
+                if mode == "--snapshot":
+                    argv.append(str(pathlib.Path(tmp) / "snapshot.json"))
+                rc, wall, cpu, mb, err = run_measured([*argv, str(model)])
+                ratios = ""
+                if mode in previous:
+                    pn, pwall, pcpu, pmb = previous[mode]
+                    ratios = f"{n / pn:6.1f} {wall / pwall:7.1f} {cpu / pcpu:7.1f} {mb / pmb:6.1f}"
+                else:
+                    ratios = f"{'':6} {'':7} {'':7} {'':6}"
+                target = ""
+                if n == TARGET_OPS:
+                    ok = cpu < TARGET_S and wall < TARGET_S and mb < TARGET_MB
+                    target = (f"{'met' if ok else 'MISSED'} (< {TARGET_S:g} s, < {TARGET_MB:g} MB"
+                              f"{'; wall over: a loaded machine?' if cpu < TARGET_S <= wall else ''})")
+                # --header stops at 32,767 scopes / ids 0xFFFE (the agent's region fields): an error
+                # after all the work, so its time still counts.
+                status = "" if rc == 0 else f"  exit {rc}: {err.splitlines()[-1][-110:] if err else ''}"
+                print(f"{n:9} {mode:10} {wall:7.2f} {cpu:7.2f} {mb:8.1f} {ratios}  {target}{status}", flush=True)
+                previous[mode] = (n, wall, cpu, mb)
+            model.unlink()
 
 
 if __name__ == "__main__":

@@ -3,6 +3,9 @@
 #include "arenascope/planner/arena.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "arenascope/planner/limits.h"
 
 namespace arenascope::planner {
 
@@ -45,8 +48,9 @@ struct Builder {
     const Abi &abi;
     std::vector<Step> steps;
 
-    void add(Step::Kind kind, Step::Site site, Phase phase, int64_t bytes, int64_t align, std::string category,
-             std::string what, std::string source, int64_t count = 1)
+    // category and source: string literals (Step keeps views of them).
+    void add(Step::Kind kind, Step::Site site, Phase phase, int64_t bytes, int64_t align, const char *category,
+             std::string what, const char *source, int64_t count = 1)
     {
         Step s;
         s.kind = kind;
@@ -55,16 +59,15 @@ struct Builder {
         s.bytes = bytes;
         s.align = align;
         s.count = count;
-        s.category = std::move(category);
+        s.category = category;
         s.what = std::move(what);
-        s.source = std::move(source);
+        s.source = source;
         steps.push_back(std::move(s));
     }
-    void persistent(Step::Site site, Phase phase, TypeSize t, int64_t n, const char *role, std::string category,
-                    std::string what, std::string source)
+    void persistent(Step::Site site, Phase phase, TypeSize t, int64_t n, const char *role, const char *category,
+                    std::string what, const char *source)
     {
-        add(Step::Kind::Persistent, site, phase, t.size * n, t.align, std::move(category), std::move(what),
-            std::move(source), n);
+        add(Step::Kind::Persistent, site, phase, t.size * n, t.align, category, std::move(what), source, n);
         steps.back().role = role;
     }
 
@@ -134,6 +137,16 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
                             const Abi &abi, int64_t head_bytes, bool planner_in_arena)
 {
     Builder b{model, abi, {}};
+    // At most this many steps (a temp TfLiteTensor is up to three, an operator's Prepare ends in
+    // two, an input or output tensor is up to three): reserved, so that a large model's steps are
+    // not copied as the vector grows (and its peak memory not 1.5 times theirs).
+    size_t most = 32 + 2 * model.subgraphs.size();
+    for (size_t s = 0; s < model.subgraphs.size(); ++s) {
+        most += model.subgraphs[s].tensors.size();
+        for (const OpKernel &k : kernels.ops[s]) most += 3 * (k.parse.size() + k.init.size() + k.prepare.size()) + 2;
+    }
+    most += 3 * (model.subgraphs[0].inputs.size() + model.subgraphs[0].outputs.size());
+    b.steps.reserve(most);
     ArenaModel out;
     out.head_bytes = head_bytes;
     out.unmodelled = kernels.unmodelled_data;
@@ -271,6 +284,15 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
         }
     }
     // RecordingMicroAllocator counts a quantization as two allocations, an array as its elements.
+    // Every request is a size_t: on a 32-bit target, one beyond 2^32-1 (or a size whose int64
+    // arithmetic here went negative) cannot be made at all; TFLM's own arithmetic would wrap.
+    const int64_t most_bytes = abi.pointer == 4 ? kMaxSize32 : std::numeric_limits<int64_t>::max();
+    for (const Step &s : b.steps)
+        if (s.bytes < 0 || s.bytes > most_bytes)
+            throw ModelError(s.what + " requests " + std::to_string(s.bytes) + " bytes: " +
+                             (s.bytes < 0 ? std::string("its size overflows")
+                                          : "more than a " + abi.name + " target's 32-bit size_t holds (2^32-1)") +
+                             " (" + std::string(s.source) + ")");
     out.steps = std::move(b.steps);
     return out;
 }
@@ -280,7 +302,37 @@ int64_t planner_space(const ArenaState &st)
     return align_down(st.tail, kArenaAlignment) - align_up(st.temp, kArenaAlignment);
 }
 
+namespace {
+// What the replay reads of a step, 40 bytes instead of a Step's 200-odd: minimum_arena replays the
+// sequence some 100 times, and a million Steps do not stay in the cache.
+struct Request {
+    Step::Kind kind;
+    bool fatal;
+    int64_t bytes, align, count;
+};
+
+template <typename S> Attempt apply(const S &s, ArenaState &st);
+
+// Whether every fatal request fits in `arena_bytes`; else the first that does not.
+bool fits(const std::vector<Request> &requests, int64_t arena_bytes, size_t &failed)
+{
+    ArenaState st{0, 0, arena_bytes};
+    for (size_t i = 0; i < requests.size(); ++i)
+        if (!apply(requests[i], st).fits && requests[i].fatal) {
+            failed = i;
+            return false;
+        }
+    return true;
+}
+}  // namespace
+
 Attempt apply_step(const Step &s, ArenaState &st)
+{
+    return apply(s, st);
+}
+
+namespace {
+template <typename S> Attempt apply(const S &s, ArenaState &st)
 {
     Attempt a;
     switch (s.kind) {
@@ -341,6 +393,8 @@ Attempt apply_step(const Step &s, ArenaState &st)
     return a;
 }
 
+}  // namespace
+
 Replay replay(const std::vector<Step> &steps, int64_t arena_bytes)
 {
     // Offsets from the (16-byte aligned) arena start; the end is not re-aligned
@@ -372,24 +426,28 @@ MinimumArena minimum_arena(const std::vector<Step> &steps)
     int64_t low = 0;
     for (const Step &s : steps)
         if (s.kind == Step::Kind::Persistent || s.kind == Step::Kind::ReserveHead) low += s.bytes;
+    std::vector<Request> requests;
+    requests.reserve(steps.size());
+    for (const Step &s : steps) requests.push_back({s.kind, s.fatal, s.bytes, s.align, s.count});
+    size_t failed = 0;
     int64_t high = std::max<int64_t>(low, 64);
-    while (!replay(steps, high).ok) high *= 2;
+    while (!fits(requests, high, failed)) high *= 2;
     // Bisect to a passing size, then take the smallest passing size a window below it: with the
     // unaligned end, padding can make fit/no-fit not quite monotone near the boundary.
     while (low + 1 < high) {
         const int64_t mid = low + (high - low) / 2;
-        (replay(steps, mid).ok ? high : low) = mid;
+        (fits(requests, mid, failed) ? high : low) = mid;
     }
     int64_t best = high;
     for (int64_t size = std::max<int64_t>(high - 64, 0); size < high; ++size)
-        if (replay(steps, size).ok) {
+        if (fits(requests, size, failed)) {
             best = size;
             break;
         }
     MinimumArena m;
     m.bytes = best;
     m.at_minimum = replay(steps, best);
-    m.binding = best > 0 ? replay(steps, best - 1).failed : 0;
+    m.binding = best > 0 && !fits(requests, best - 1, failed) ? failed : 0;
     const Replay aligned = replay(steps, align_up(best, kArenaAlignment) + 1024 * kArenaAlignment);
     m.tail_bytes = aligned.tail_bytes;
     m.arena_used_bytes = aligned.tail_bytes + aligned.head_bytes;
@@ -402,7 +460,8 @@ std::vector<TailCategory> tail_categories(const std::vector<Step> &steps)
     for (const Step &s : steps) {
         if (s.kind != Step::Kind::Persistent) continue;
         auto it = std::find_if(out.begin(), out.end(), [&](const TailCategory &c) { return c.category == s.category; });
-        if (it == out.end()) it = out.insert(out.end(), TailCategory{s.category, 0, 0, s.source});
+        if (it == out.end())
+            it = out.insert(out.end(), TailCategory{std::string(s.category), 0, 0, std::string(s.source)});
         it->count += static_cast<int>(s.count);
         it->bytes += s.bytes;
     }

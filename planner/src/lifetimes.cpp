@@ -14,7 +14,9 @@
 //  - after the last operator, the subgraph's outputs are created (if no operator wrote them)
 //    and last used at the final scope.
 #include <algorithm>
+#include <string>
 
+#include "arenascope/planner/limits.h"
 #include "arenascope/planner/plan.h"
 
 namespace arenascope::planner {
@@ -33,60 +35,220 @@ const char *placement_name(Placement p)
 
 namespace {
 
-struct Marker {
-    const Model &model;
-    const std::vector<ScratchRequest> &scratch;
-    std::vector<std::vector<std::pair<int, int>>> life;  // [s][t] = (first, last)
-    std::vector<std::pair<int, int>> scratch_life;
-    std::vector<std::vector<int>> op_scope;
-    int scope = 0;
-    int depth = 0;
+using Life = std::pair<int, int>;  // (first, last) scope
 
-    static void created(std::pair<int, int> &l, int at)
-    {
-        if (l.first == -1) l.first = at;
-    }
-    static void used(std::pair<int, int> &l, int at) { l.second = at; }
+void created(Life &l, int at)
+{
+    if (l.first == -1) l.first = at;
+}
+void used(Life &l, int at)
+{
+    l.second = at;
+}
 
-    void mark(int s)
-    {
-        ++depth;
-        const Subgraph &sg = model.subgraphs[s];
-        for (int32_t t : sg.inputs) {
-            created(life[s][t], scope);
-            used(life[s][t], scope);
-        }
-        for (size_t i = 0; i < sg.operators.size(); ++i) {
-            const Operator &op = sg.operators[i];
-            ++scope;
-            op_scope[s][i] = scope;
-            for (int32_t t : op.outputs) created(life[s][t], scope);
-            const int start = scope;
-            for (int callee : op.called_subgraphs) {
-                // A subgraph that calls itself (directly or not) would recurse forever in TFLM too.
-                if (depth >= 64)
-                    throw ModelError("subgraph " + std::to_string(s) + " operator " + std::to_string(i) + " (" +
-                                     op.op_name + ") calls subgraph " + std::to_string(callee) +
-                                     " at control-flow depth 64: the subgraphs call each other in a cycle");
-                ++scope;
-                mark(callee);
-            }
-            for (int32_t t : op.inputs)
-                if (t >= 0) used(life[s][t], scope);
-            for (int32_t t : op.outputs) used(life[s][t], scope);
-            for (size_t k = 0; k < scratch.size(); ++k)
-                if (scratch[k].subgraph == s && scratch[k].op == static_cast<int>(i)) {
-                    created(scratch_life[k], start);
-                    used(scratch_life[k], scope);
-                }
-        }
-        for (int32_t t : sg.outputs) {
-            created(life[s][t], scope);
-            used(life[s][t], scope);
-        }
-        --depth;
-    }
+std::string op_where(int s, const Operator &op)
+{
+    return "subgraph " + std::to_string(s) + " operator " + std::to_string(op.index) + " (" + op.op_name + ")";
+}
+
+// The walk of one subgraph, relative to the scope it is entered at (entry = 0), its callees
+// standing for the scopes they span. TFLM walks a subgraph again at every call (MarkAllocationLifetimes
+// via MarkSubgraphLifetimesIfNecessary), and every walk of it makes the same UpdateFirstCreated /
+// UpdateLastUsed calls at the same offsets from its entry and advances the scope by the same span. So
+// with the subgraph's first and last entry scopes: first = first entry + first relative creation (the
+// first walk sets it, UpdateFirstCreated keeps it), last = last entry + last relative use (the last walk
+// sets it last, UpdateLastUsed overwrites), and an operator's scope is the last walk's.
+struct Relative {
+    std::vector<Life> life;        // per tensor
+    std::vector<int64_t> op;       // per operator
+    std::vector<Life> scratch;     // per scratch request of this subgraph (in `scratch_ids` order)
+    std::vector<int> scratch_ids;  // indices into the scratch requests
+    struct Call {
+        int callee;
+        int64_t at;  // relative scope the callee is entered at
+    };
+    std::vector<Call> calls;
+    int64_t span = 0;  // scopes the walk advances
 };
+
+[[noreturn]] void too_many_scopes(int s, int64_t span)
+{
+    throw ModelError("subgraph " + std::to_string(s) + " spans more than " + std::to_string(span - 1) +
+                     " allocation scopes with its calls: beyond arenascope-plan's limit of " +
+                     std::to_string(kMaxScopes) +
+                     " (TFLM counts scopes in an int, micro_allocation_info.cc allocation_scope_count_, and walks a "
+                     "called subgraph again at every call; docs/arena-budget.md, Limits and scale)");
+}
+
+// Mirrors AllocationInfoBuilder::MarkAllocationLifetimes (see the rules at the top) for one
+// subgraph entered at scope 0, with spans[] known for every callee.
+Relative walk(const Model &model, int s, const std::vector<int64_t> &spans,
+              const std::vector<std::vector<int>> &scratch_of_op)
+{
+    const Subgraph &sg = model.subgraphs[s];
+    Relative r;
+    r.life.assign(sg.tensors.size(), {-1, -1});
+    r.op.assign(sg.operators.size(), -1);
+    int64_t scope = 0;
+    // Relative scopes fit an int: each stays below kMaxScopes (checked as they grow).
+    auto at = [&] { return static_cast<int>(scope); };
+    for (int32_t t : sg.inputs) {
+        created(r.life[t], at());
+        used(r.life[t], at());
+    }
+    for (size_t i = 0; i < sg.operators.size(); ++i) {
+        const Operator &op = sg.operators[i];
+        if (++scope > kMaxScopes) too_many_scopes(s, scope);
+        r.op[i] = scope;
+        for (int32_t t : op.outputs) created(r.life[t], at());
+        const int start = at();
+        for (int callee : op.called_subgraphs) {
+            ++scope;
+            r.calls.push_back({callee, scope});
+            scope += spans[callee];
+            if (scope > kMaxScopes) too_many_scopes(s, scope);
+        }
+        for (int32_t t : op.inputs)
+            if (t >= 0) used(r.life[t], at());
+        for (int32_t t : op.outputs) used(r.life[t], at());
+        for (int k : scratch_of_op[i]) {
+            r.scratch_ids.push_back(k);
+            r.scratch.push_back({start, at()});
+        }
+    }
+    for (int32_t t : sg.outputs) {
+        created(r.life[t], at());
+        used(r.life[t], at());
+    }
+    r.span = scope;
+    return r;
+}
+
+// Subgraphs reachable from subgraph 0, callees before callers (a post-order of the call graph),
+// by an iterative depth-first search; a call back into a subgraph still being walked is a cycle,
+// which TFLM would recurse into forever.
+std::vector<int> callees_first(const Model &model)
+{
+    const size_t n = model.subgraphs.size();
+    std::vector<int> order, color(n, 0);  // 0 unseen, 1 on the path, 2 done
+    struct Frame {
+        int s;
+        size_t op = 0, call = 0;
+    };
+    std::vector<Frame> path{{0}};
+    color[0] = 1;
+    while (!path.empty()) {
+        Frame &f = path.back();
+        const auto &ops = model.subgraphs[f.s].operators;
+        if (f.op == ops.size()) {
+            color[f.s] = 2;
+            order.push_back(f.s);
+            path.pop_back();
+            continue;
+        }
+        const Operator &op = ops[f.op];
+        if (f.call == op.called_subgraphs.size()) {
+            ++f.op, f.call = 0;
+            continue;
+        }
+        const int c = op.called_subgraphs[f.call++];
+        if (color[c] == 2) continue;
+        if (color[c] == 1) {
+            std::string cycle;
+            size_t from = 0;
+            while (path[from].s != c) ++from;
+            for (size_t k = from; k < path.size(); ++k) {
+                const Frame &p = path[k];
+                cycle += op_where(p.s, model.subgraphs[p.s].operators[p.op]) + " calls ";
+            }
+            throw ModelError(op_where(f.s, op) + " calls subgraph " + std::to_string(c) +
+                             ": the subgraphs call each other in a cycle (" + cycle + "subgraph " + std::to_string(c) +
+                             "), which TFLM would walk forever (micro_allocation_info.cc "
+                             "MarkSubgraphLifetimesIfNecessary)");
+        }
+        color[c] = 1;
+        path.push_back({c});
+    }
+    return order;
+}
+
+// What TFLM's walk from subgraph 0 leaves: every tensor's and scratch buffer's (first, last) and
+// every operator's scope, -1 where the walk never reaches.
+struct Marks {
+    std::vector<std::vector<Life>> life;  // [s][t]
+    std::vector<Life> scratch_life;
+    std::vector<std::vector<int>> op_scope;
+    int last_scope = 0;
+};
+
+// Each reachable subgraph is walked once, callees first (so that their spans are known); then
+// its first and last entry scopes are propagated from subgraph 0 over the call graph, callers
+// first: entering caller p at scope e enters callee c at e + (the call's relative scope), so
+// c's first entry is the least of (first entry of p + that offset) over its call sites, and its
+// last entry the greatest of (last entry of p + offset). Linear in the model, however often a
+// subgraph is called; tests/planner/scale_test.cpp checks it against TFLM's re-walk.
+Marks mark_lifetimes(const Model &model, const std::vector<ScratchRequest> &scratch)
+{
+    const size_t n = model.subgraphs.size();
+    Marks m;
+    m.scratch_life.assign(scratch.size(), {-1, -1});
+    for (const Subgraph &sg : model.subgraphs) {
+        m.life.emplace_back(sg.tensors.size(), Life{-1, -1});
+        m.op_scope.emplace_back(sg.operators.size(), -1);
+    }
+    // The scratch requests of each operator, in request order (TFLM scans them all at every
+    // operator: O(operators x requests)).
+    std::vector<std::vector<std::vector<int>>> scratch_of_op(n);
+    for (size_t s = 0; s < n; ++s) scratch_of_op[s].resize(model.subgraphs[s].operators.size());
+    for (size_t k = 0; k < scratch.size(); ++k) {
+        const ScratchRequest &r = scratch[k];
+        if (r.subgraph >= 0 && static_cast<size_t>(r.subgraph) < n && r.op >= 0 &&
+            static_cast<size_t>(r.op) < scratch_of_op[r.subgraph].size())
+            scratch_of_op[r.subgraph][r.op].push_back(static_cast<int>(k));
+    }
+
+    const std::vector<int> order = callees_first(model);
+    std::vector<int64_t> spans(n, 0);
+    std::vector<Relative> rel(n);
+    for (int s : order) {
+        rel[s] = walk(model, s, spans, scratch_of_op[s]);
+        spans[s] = rel[s].span;
+    }
+    // Entry scopes and call depth, callers first (reverse post-order is a topological order).
+    constexpr int64_t kUnset = -1;
+    std::vector<int64_t> first_entry(n, kUnset), last_entry(n, kUnset), depth(n, 0);
+    first_entry[0] = last_entry[0] = 0;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const int s = *it;
+        for (const Relative::Call &c : rel[s].calls) {
+            const int64_t first = first_entry[s] + c.at, last = last_entry[s] + c.at;
+            if (first_entry[c.callee] == kUnset || first < first_entry[c.callee]) first_entry[c.callee] = first;
+            last_entry[c.callee] = std::max(last_entry[c.callee], last);
+            if (depth[s] + 1 > depth[c.callee]) {
+                depth[c.callee] = depth[s] + 1;
+                if (depth[c.callee] > kMaxCallDepth)
+                    throw ModelError("subgraph " + std::to_string(c.callee) + " is called at control-flow depth " +
+                                     std::to_string(depth[c.callee]) + " (through subgraph " + std::to_string(s) +
+                                     "): more than arenascope-plan's limit of " + std::to_string(kMaxCallDepth) +
+                                     " nested calls (TFLM recurses at every level; docs/arena-budget.md, Limits "
+                                     "and scale)");
+            }
+        }
+    }
+    // Every scope is at most subgraph 0's span, which walk() kept within kMaxScopes.
+    auto absolute = [](int64_t entry, int relative) { return relative < 0 ? -1 : static_cast<int>(entry + relative); };
+    for (int s : order) {
+        const Relative &r = rel[s];
+        for (size_t t = 0; t < r.life.size(); ++t)
+            m.life[s][t] = {absolute(first_entry[s], r.life[t].first), absolute(last_entry[s], r.life[t].second)};
+        for (size_t i = 0; i < r.op.size(); ++i) m.op_scope[s][i] = static_cast<int>(last_entry[s] + r.op[i]);
+        for (size_t j = 0; j < r.scratch_ids.size(); ++j)
+            m.scratch_life[r.scratch_ids[j]] = {absolute(first_entry[s], r.scratch[j].first),
+                                                absolute(last_entry[s], r.scratch[j].second)};
+    }
+    m.last_scope = static_cast<int>(spans[0]);
+    return m;
+}
 
 int64_t align16(int64_t n)
 {
@@ -98,11 +260,6 @@ int64_t align16(int64_t n)
 Lifetimes build_lifetimes(const Model &model, const std::vector<ScratchRequest> &scratch)
 {
     Lifetimes out;
-    Marker m{model, scratch, {}, std::vector<std::pair<int, int>>(scratch.size(), {-1, -1}), {}, 0, 0};
-    for (const Subgraph &sg : model.subgraphs) {
-        m.life.emplace_back(sg.tensors.size(), std::make_pair(-1, -1));
-        m.op_scope.emplace_back(sg.operators.size(), -1);
-    }
     // ValidateSubgraph: intermediates must have zero bytes.
     for (size_t s = 0; s < model.subgraphs.size(); ++s)
         for (const Operator &op : model.subgraphs[s].operators)
@@ -114,7 +271,7 @@ Lifetimes build_lifetimes(const Model &model, const std::vector<ScratchRequest> 
                                      tensor.name + "' of " + std::to_string(tensor.bytes) +
                                      " bytes; TFLM supports only empty intermediates (micro_allocation_info.cc)");
             }
-    m.mark(0);
+    Marks m = mark_lifetimes(model, scratch);
 
     int id = 0;
     size_t global = 0;  // index over all tensors of all subgraphs
@@ -158,17 +315,35 @@ Lifetimes build_lifetimes(const Model &model, const std::vector<ScratchRequest> 
             else if (first < 0)
                 out.warnings.push_back(label + " is read by an operator but produced by none (and is not a subgraph "
                                                "input); TFLM plans it with first use -1");
-            out.buffers.push_back(Buffer{id++, static_cast<int>(s), static_cast<int>(t), -1, tensor.bytes,
-                                         align16(tensor.bytes), first, last, offline});
+            // GreedyMemoryPlanner::AddBuffer takes the aligned size as an int, and adds an offline offset
+            // to it in int (greedy_memory_planner.cc GetMaximumMemorySize: offset + size).
+            const int64_t size = align16(tensor.bytes);
+            if (size > kMaxPlannerInt)
+                throw ModelError(label + " needs " + std::to_string(tensor.bytes) + " bytes, " + std::to_string(size) +
+                                 " aligned to 16: more than TFLM's planner holds in an int (at most 2^31-1)");
+            if (offline >= 0 && offline + size > kMaxPlannerInt)
+                throw ModelError(label + " has the offline offset " + std::to_string(offline) + " and " +
+                                 std::to_string(size) + " bytes: it would end at " + std::to_string(offline + size) +
+                                 ", beyond the 2^31-1 TFLM's planner holds in an int (metadata "
+                                 "'OfflineMemoryAllocation')");
+            out.buffers.push_back(
+                Buffer{id++, static_cast<int>(s), static_cast<int>(t), -1, tensor.bytes, size, first, last, offline});
         }
     }
     for (size_t k = 0; k < scratch.size(); ++k) {
         auto [first, last] = m.scratch_life[k];
+        // RequestScratchBufferInArena takes a size_t, the planner an int (AddBuffer).
+        if (scratch[k].bytes < 0 || scratch[k].bytes > kMaxPlannerInt - 15)  // align16(bytes) > 2^31-1
+            throw ModelError("subgraph " + std::to_string(scratch[k].subgraph) + " operator " +
+                             std::to_string(scratch[k].op) + " requests a scratch buffer (" + scratch[k].what +
+                             ") of " + std::to_string(scratch[k].bytes) +
+                             " bytes: its size overflows TFLM's arithmetic (the planner holds sizes in an int, at "
+                             "most 2^31-1)");
         out.buffers.push_back(Buffer{id++, scratch[k].subgraph, -1, static_cast<int>(k), scratch[k].bytes,
                                      align16(scratch[k].bytes), first, last, -1});
     }
     out.op_scope = std::move(m.op_scope);
-    out.last_scope = m.scope;
+    out.last_scope = m.last_scope;
     return out;
 }
 

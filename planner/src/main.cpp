@@ -240,13 +240,13 @@ int main(int argc, char **argv)
             // leaves the old snapshot, never a truncated one).
             const std::string tmp = std::string(snapshot) + ".arenascope-tmp";
             std::ofstream out(tmp);
-            const auto two_arenas =
-                two ? arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size)
-                    : arenascope::planner::TwoArenaBudget{};
-            out << (two ? arenascope::planner::two_arena_snapshot(budget, two_arenas)
-                        : arenascope::planner::budget_snapshot(budget))
-                       .dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
-                << "\n";
+            if (two)
+                out << arenascope::planner::two_arena_snapshot(
+                           budget, arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size))
+                           .dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+            else
+                arenascope::planner::budget_snapshot_streamed(budget).write(out);  // = budget_snapshot().dump(1, ...)
+            out << "\n";
             const bool written = static_cast<bool>(out.flush());
             out.close();
             std::error_code renamed;
@@ -262,11 +262,15 @@ int main(int argc, char **argv)
         if (header)
             std::cout << arenascope::planner::budget_header(budget);
         else if (json) {
-            auto doc = arenascope::planner::budget_json(budget);
-            if (two)
+            if (two) {
+                auto doc = arenascope::planner::budget_json(budget);
                 doc["two_arena"] = arenascope::planner::two_arena_json(
                     budget, arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size));
-            std::cout << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+                std::cout << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+            } else {
+                arenascope::planner::budget_json_streamed(budget).write(std::cout);  // = budget_json().dump(1, ...)
+            }
+            std::cout << "\n";
         } else {
             std::cout << printable(arenascope::planner::budget_table(budget), true);
             if (two)

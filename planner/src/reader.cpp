@@ -13,6 +13,7 @@
 #include <iterator>
 #include <limits>
 
+#include "arenascope/planner/limits.h"
 #include "arenascope/planner/model.h"
 #include "tflite_subset_generated.h"
 
@@ -142,7 +143,9 @@ Model read_model(const uint8_t *data, size_t size)
         fail("not a TensorFlow Lite model: file identifier is not \"TFL3\" (bytes 4..7)");
     if (size > std::numeric_limits<flatbuffers::uoffset_t>::max())
         fail("file too large for a flatbuffer (" + std::to_string(size) + " bytes)");
-    flatbuffers::Verifier verifier(data, size);
+    // flatbuffers' default of 1,000,000 tables would reject a model of some 300,000 operators as
+    // corrupt; the planner's own limits (limits.h) are checked right after, by name.
+    flatbuffers::Verifier verifier(data, size, 64, kMaxTables);
     if (!fb::VerifyModelBuffer(verifier))
         fail("the flatbuffer is corrupt or truncated (flatbuffers verifier rejected it): "
              "offsets, vectors or strings point outside the file's " +
@@ -153,6 +156,22 @@ Model read_model(const uint8_t *data, size_t size)
     model.file_bytes = size;
     const auto *subgraphs = fm->subgraphs();
     if (!subgraphs || subgraphs->size() == 0) fail("the model has no subgraphs");
+    if (subgraphs->size() > kMaxSubgraphs)
+        fail("the model has " + std::to_string(subgraphs->size()) +
+             " subgraphs, more than arenascope-plan's limit of " + std::to_string(kMaxSubgraphs) +
+             " (docs/arena-budget.md, Limits and scale)");
+    int64_t all_tensors = 0, all_operators = 0;
+    for (const fb::SubGraph *fsg : *subgraphs) {
+        all_tensors += fsg->tensors() ? fsg->tensors()->size() : 0;
+        all_operators += fsg->operators() ? fsg->operators()->size() : 0;
+    }
+    if (all_tensors > kMaxTensors)
+        fail("the model has " + std::to_string(all_tensors) + " tensors in all, more than arenascope-plan's limit of " +
+             std::to_string(kMaxTensors) + " (docs/arena-budget.md, Limits and scale)");
+    if (all_operators > kMaxOperators)
+        fail("the model has " + std::to_string(all_operators) +
+             " operators in all, more than arenascope-plan's limit of " + std::to_string(kMaxOperators) +
+             " (docs/arena-budget.md, Limits and scale)");
     const size_t buffer_count = fm->buffers() ? fm->buffers()->size() : 0;
     const size_t opcode_count = fm->operator_codes() ? fm->operator_codes()->size() : 0;
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "arenascope/planner/kernels.h"
 
@@ -81,14 +83,15 @@ Budget make_budget(const std::string &path, const Abi &abi, int margin_pct, bool
         b.lifetimes = build_lifetimes(b.model, b.kernels.requests);
         // The model's own offline plan must not overlap: that is the model's fault, not a plan's.
         const auto &buffers = b.lifetimes.buffers;
-        for (const Buffer &x : buffers)
-            for (const Buffer &y : buffers)
-                if (x.id < y.id && x.offline_offset >= 0 && y.offline_offset >= 0 && live_together(x, y) &&
-                    x.offline_offset < y.offline_offset + y.size && y.offline_offset < x.offline_offset + x.size)
-                    throw ModelError("the model's offline plan (metadata 'OfflineMemoryAllocation') puts " +
-                                     buffer_name(b, x) + " at " + std::to_string(x.offline_offset) + " and " +
-                                     buffer_name(b, y) + " at " + std::to_string(y.offline_offset) +
-                                     ": they are live at the same time and share bytes; fix the offline plan");
+        std::vector<int64_t> offline;
+        for (const Buffer &x : buffers) offline.push_back(x.offline_offset);
+        if (const auto [i, j] = shared_bytes(buffers, offline); i >= 0) {
+            const Buffer &x = buffers[i], &y = buffers[j];
+            throw ModelError("the model's offline plan (metadata 'OfflineMemoryAllocation') puts " + buffer_name(b, x) +
+                             " at " + std::to_string(x.offline_offset) + " and " + buffer_name(b, y) + " at " +
+                             std::to_string(y.offline_offset) +
+                             ": they are live at the same time and share bytes; fix the offline plan");
+        }
         b.greedy = plan_tflm_greedy(buffers);
         b.best = plan_best(buffers);
         b.bound = lower_bound(buffers);
@@ -143,51 +146,52 @@ std::vector<TailRegion> place_tail(const Budget &b, int64_t arena_bytes)
 }
 }  // namespace
 
+namespace {
+using Row = StreamedJson::Row;
+
 // TFLM's allocation sequence as the replay runs it (arena.h allocation_steps), for tools that
 // re-enact it, such as the demo's TFLM stand-in firmware (examples/tflm_standin/).
-nlohmann::json steps_json(const Budget &b)
+nlohmann::json steps_json(StreamedJson &doc, const std::vector<Step> &steps)
 {
-    nlohmann::json out = nlohmann::json::array();
-    for (const Step &s : b.arena.steps) {
-        const char *kind = s.kind == Step::Kind::Persistent     ? "persistent"
-                           : s.kind == Step::Kind::Temp         ? "temp"
-                           : s.kind == Step::Kind::ResetTemp    ? "reset-temp"
-                           : s.kind == Step::Kind::ResizeHead   ? "resize-head"
-                           : s.kind == Step::Kind::PlannerArena ? "planner-arrays"
-                                                                : "reserve-head";
-        out.push_back({{"kind", kind},
-                       {"phase", phase_name(s.phase)},
-                       {"bytes", s.bytes},
-                       {"align", s.align},
-                       {"count", s.count},
-                       {"fatal", s.fatal},
-                       {"subgraph", s.subgraph},
-                       {"operator", s.op},
-                       {"tensor", s.tensor},
-                       {"category", s.category},
-                       {"role", s.role.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.role)},
-                       {"what", s.what},
-                       {"source", s.source}});
-    }
-    return out;
+    return doc.rows(steps.size(),
+                    {"kind", "phase", "bytes", "align", "count", "fatal", "subgraph", "operator", "tensor", "category",
+                     "role", "what", "source"},
+                    [&steps](size_t i, Row &row) {
+                        const Step &s = steps[i];
+                        const char *kind = s.kind == Step::Kind::Persistent     ? "persistent"
+                                           : s.kind == Step::Kind::Temp         ? "temp"
+                                           : s.kind == Step::Kind::ResetTemp    ? "reset-temp"
+                                           : s.kind == Step::Kind::ResizeHead   ? "resize-head"
+                                           : s.kind == Step::Kind::PlannerArena ? "planner-arrays"
+                                                                                : "reserve-head";
+                        row[0] = std::string_view(kind);
+                        row[1] = std::string_view(phase_name(s.phase));
+                        row[2] = s.bytes, row[3] = s.align, row[4] = s.count;
+                        row[5] = s.fatal;
+                        row[6] = int64_t{s.subgraph}, row[7] = int64_t{s.op}, row[8] = int64_t{s.tensor};
+                        row[9] = std::string_view(s.category);
+                        row[10] = s.role.empty() ? StreamedJson::Value(nullptr) : std::string_view(s.role);
+                        row[11] = std::string_view(s.what);
+                        row[12] = std::string_view(s.source);
+                    });
 }
+}  // namespace
 
 namespace {
-nlohmann::json regions_json(const std::vector<TailRegion> &regions)
+nlohmann::json regions_json(StreamedJson &doc, const std::vector<TailRegion> &regions)
 {
-    nlohmann::json where = nlohmann::json::array();
-    for (const TailRegion &t : regions)
-        where.push_back({{"offset", t.offset},
-                         {"size", t.size},
-                         {"kind", t.kind},
-                         {"tensor", t.tensor},
-                         {"subgraph", t.subgraph},
-                         {"operator", t.op},
-                         {"phase", t.phase},
-                         {"category", t.category},
-                         {"role", t.role},
-                         {"what", t.what}});
-    return where;
+    return doc.rows(regions.size(),
+                    {"offset", "size", "kind", "tensor", "subgraph", "operator", "phase", "category", "role", "what"},
+                    [&regions](size_t i, Row &row) {
+                        const TailRegion &t = regions[i];
+                        row[0] = t.offset, row[1] = t.size;
+                        row[2] = std::string_view(t.kind);
+                        row[3] = int64_t{t.tensor}, row[4] = int64_t{t.subgraph}, row[5] = int64_t{t.op};
+                        row[6] = std::string_view(t.phase);
+                        row[7] = std::string_view(t.category);
+                        row[8] = std::string_view(t.role);
+                        row[9] = std::string_view(t.what);
+                    });
 }
 
 // The smallest arena minus N, when N is below it.
@@ -197,7 +201,7 @@ int64_t shortfall(const Budget &b, const ArenaAtSize &r)
 }
 
 // --arena-size N as JSON ("replay", docs/arena-budget.md).
-nlohmann::json replay_json(const Budget &b, const ArenaAtSize &r)
+nlohmann::json replay_json(StreamedJson &doc, const Budget &b, const ArenaAtSize &r)
 {
     using nlohmann::json;
     json failed = nullptr;
@@ -216,15 +220,18 @@ nlohmann::json replay_json(const Budget &b, const ArenaAtSize &r)
                   {"missing", r.failure.missing},
                   {"message", r.failure.message.empty() ? json(nullptr) : json(r.failure.message)}};
     }
-    json made = json::array();
+    std::vector<size_t> persistent;  // the steps that landed
     for (size_t i = 0; i < r.offsets.size(); ++i)
-        if (r.offsets[i] >= 0)
-            made.push_back({{"step", i},
-                            {"offset", r.offsets[i]},
-                            {"size", b.arena.steps[i].bytes},
-                            {"category", b.arena.steps[i].category},
-                            {"role", b.arena.steps[i].role},
-                            {"what", b.arena.steps[i].what}});
+        if (r.offsets[i] >= 0) persistent.push_back(i);
+    json made = doc.array(persistent.size(), [&b, &r, persistent](size_t k) -> json {
+        const size_t i = persistent[k];
+        return {{"step", i},
+                {"offset", r.offsets[i]},
+                {"size", b.arena.steps[i].bytes},
+                {"category", b.arena.steps[i].category},
+                {"role", b.arena.steps[i].role},
+                {"what", b.arena.steps[i].what}};
+    });
     const Step &stop = b.arena.steps[r.outcome.stop];
     return {{"arena_bytes", r.arena_bytes},
             {"fits", r.fits},
@@ -244,35 +251,40 @@ nlohmann::json replay_json(const Budget &b, const ArenaAtSize &r)
             {"tail_bytes", r.fits ? json(r.tail_bytes) : json(nullptr)},
             {"head_bytes", r.fits ? json(r.head_bytes) : json(nullptr)},
             {"arena_used_bytes", r.fits ? json(r.tail_bytes + r.head_bytes) : json(nullptr)},
-            {"tail_regions", regions_json(b.at_size_regions)}};
+            {"tail_regions", regions_json(doc, b.at_size_regions)}};
 }
 }  // namespace
 
-nlohmann::json budget_json(const Budget &b)
+StreamedJson budget_json_streamed(const Budget &b)
 {
     using nlohmann::json;
-    json doc;
+    StreamedJson out;
+    json &doc = out.skeleton;
     doc["schema"] = kPlanSchema;
     doc["model"] = b.model_path;
     doc["file_bytes"] = b.model.file_bytes;
     json subgraphs = json::array();
     for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
         const Subgraph &sg = b.model.subgraphs[s];
-        json tensors = json::array();
-        for (const Tensor &t : sg.tensors)
-            tensors.push_back({{"index", t.index},
-                               {"name", t.name},
-                               {"shape", t.shape},
-                               {"type", type_name(t.type)},
-                               {"bytes", t.bytes},
-                               {"placement", placement_name(b.lifetimes.placement[s][t.index])}});
-        json ops = json::array();
-        for (const Operator &op : sg.operators)
-            ops.push_back({{"index", op.index},
-                           {"op", op.op_name},
-                           {"inputs", op.inputs},
-                           {"outputs", op.outputs},
-                           {"scope", b.lifetimes.op_scope[s][op.index]}});
+        json tensors = out.rows(sg.tensors.size(), {"index", "name", "shape", "type", "bytes", "placement"},
+                                [&b, &sg, s](size_t i, Row &row) {
+                                    const Tensor &t = sg.tensors[i];
+                                    row[0] = int64_t{t.index};
+                                    row[1] = std::string_view(t.name);
+                                    row[2] = &t.shape;
+                                    row[3] = type_name(t.type);
+                                    row[4] = t.bytes;
+                                    row[5] = std::string_view(placement_name(b.lifetimes.placement[s][t.index]));
+                                });
+        json ops = out.rows(sg.operators.size(), {"index", "op", "inputs", "outputs", "scope"},
+                            [&b, &sg, s](size_t i, Row &row) {
+                                const Operator &op = sg.operators[i];
+                                row[0] = int64_t{op.index};
+                                row[1] = std::string_view(op.op_name);
+                                row[2] = &op.inputs;
+                                row[3] = &op.outputs;
+                                row[4] = int64_t{b.lifetimes.op_scope[s][op.index]};
+                            });
         subgraphs.push_back({{"index", s},
                              {"name", sg.name},
                              {"inputs", sg.inputs},
@@ -281,21 +293,19 @@ nlohmann::json budget_json(const Budget &b)
                              {"operators", ops}});
     }
     doc["subgraphs"] = subgraphs;
-    json buffers = json::array();
-    for (const Buffer &buf : b.lifetimes.buffers)
-        buffers.push_back({{"id", buf.id},
-                           {"subgraph", buf.subgraph},
-                           {"tensor", buf.tensor},
-                           {"scratch", buf.scratch},
-                           {"name", buffer_name(b, buf)},
-                           {"bytes", buf.bytes},
-                           {"size", buf.size},
-                           {"first", buf.first},
-                           {"last", buf.last},
-                           {"offline", buf.offline_offset >= 0},
-                           {"offset", b.greedy.offsets[buf.id]},
-                           {"best_offset", b.best.offsets[buf.id]}});
-    doc["buffers"] = buffers;
+    doc["buffers"] = out.rows(b.lifetimes.buffers.size(),
+                              {"id", "subgraph", "tensor", "scratch", "name", "bytes", "size", "first", "last",
+                               "offline", "offset", "best_offset"},
+                              [&b](size_t i, Row &row) {
+                                  const Buffer &buf = b.lifetimes.buffers[i];
+                                  row[0] = int64_t{buf.id}, row[1] = int64_t{buf.subgraph};
+                                  row[2] = int64_t{buf.tensor}, row[3] = int64_t{buf.scratch};
+                                  row[4] = buffer_name(b, buf);
+                                  row[5] = buf.bytes, row[6] = buf.size;
+                                  row[7] = int64_t{buf.first}, row[8] = int64_t{buf.last};
+                                  row[9] = buf.offline_offset >= 0;
+                                  row[10] = b.greedy.offsets[buf.id], row[11] = b.best.offsets[buf.id];
+                              });
     doc["plans"] = {{"tflm-greedy", {{"head_bytes", b.greedy.head}}},
                     {"best", {{"planner", b.best.planner}, {"head_bytes", b.best.head}}}};
     doc["lower_bound"] = {{"bytes", b.bound.bytes}, {"scope", b.bound.scope}};
@@ -316,7 +326,7 @@ nlohmann::json budget_json(const Budget &b)
     doc["tail"] = {{"parts", tail},
                    {"requested_bytes", requested},
                    {"bytes", b.minimum.tail_bytes},
-                   {"regions", regions_json(b.tail_regions)}};
+                   {"regions", regions_json(out, b.tail_regions)}};
     const Step &binding = b.arena.steps[b.minimum.binding];
     doc["arena"] = {
         {"minimum_bytes", b.minimum.bytes},
@@ -331,9 +341,14 @@ nlohmann::json budget_json(const Budget &b)
     doc["unmodelled_scratch"] = b.kernels.unmodelled;
     doc["warnings"] = b.lifetimes.warnings;
     doc["tflm_rejects"] = b.kernels.rejected;
-    doc["steps"] = steps_json(b);
-    if (b.at_size) doc["replay"] = replay_json(b, *b.at_size);
-    return doc;
+    doc["steps"] = steps_json(out, b.arena.steps);
+    if (b.at_size) doc["replay"] = replay_json(out, b, *b.at_size);
+    return out;
+}
+
+nlohmann::json budget_json(const Budget &b)
+{
+    return budget_json_streamed(b).whole();
 }
 
 namespace {
@@ -558,7 +573,8 @@ std::string budget_header(const Budget &b)
 {
     std::ostringstream out;
     const Subgraph &main = b.model.subgraphs[0];
-    auto has = [](const std::vector<int32_t> &v, int t) { return std::find(v.begin(), v.end(), t) != v.end(); };
+    const std::unordered_set<int32_t> inputs(main.inputs.begin(), main.inputs.end()),
+        outputs(main.outputs.begin(), main.outputs.end());
     const std::vector<TailRegion> &tail = b.tail_regions;
     out << "/* Generated by arenascope-plan --header from " << comment_safe(b.model_path) << " (" << b.model.file_bytes
         << " bytes), target " << b.abi.name << ", TFLM's " << b.build.describe()
@@ -625,8 +641,8 @@ std::string budget_header(const Budget &b)
         std::string flags = "0";
         if (buf.tensor >= 0 && buf.subgraph == 0) {
             std::vector<std::string> f;
-            if (has(main.inputs, buf.tensor)) f.push_back("ARENASCOPE_REGION_MODEL_INPUT");
-            if (has(main.outputs, buf.tensor)) f.push_back("ARENASCOPE_REGION_MODEL_OUTPUT");
+            if (inputs.count(buf.tensor)) f.push_back("ARENASCOPE_REGION_MODEL_INPUT");
+            if (outputs.count(buf.tensor)) f.push_back("ARENASCOPE_REGION_MODEL_OUTPUT");
             if (buf.offline_offset >= 0) f.push_back("ARENASCOPE_REGION_OFFLINE_PLANNED");
             if (!f.empty()) {
                 flags = f[0];
@@ -661,11 +677,16 @@ std::string budget_header(const Budget &b)
     if (main.operators.empty()) out << "\"\"";
     out << "};\n/* tail item index of the variable tensor each operator updates, -1 for none */\n"
         << "static const int16_t arenascope_plan_op_state[" << std::max<size_t>(1, main.operators.size()) << "] = {";
+    // The first tail item of each variable tensor (a map: one pass over the tail, not one per input).
+    std::unordered_map<int, int> item_of;
+    for (size_t i = 0; i < tail.size(); ++i)
+        if (tail[i].tensor >= 0) item_of.emplace(tail[i].tensor, static_cast<int>(i));
     for (const Operator &op : main.operators) {
         int item = -1;
-        for (int32_t t : op.inputs)
-            for (size_t i = 0; i < tail.size() && item < 0 && t >= 0; ++i)
-                if (tail[i].tensor == t) item = static_cast<int>(i);
+        for (int32_t t : op.inputs) {
+            const auto it = t >= 0 ? item_of.find(t) : item_of.end();
+            if (item < 0 && it != item_of.end()) item = it->second;
+        }
         out << (op.index ? ", " : "") << item;
     }
     if (main.operators.empty()) out << "-1";

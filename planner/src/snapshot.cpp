@@ -10,8 +10,11 @@
 // The GDB plugin builds the same arena from the planner's JSON (model.arena_from_plan) and its
 // snapshot must give the same figures, regions and shared checks: tests/plugin/
 // test_plan_snapshot_parity.py compares the two.
+#include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <memory>
+#include <unordered_set>
 
 #include "arenascope/planner/report.h"
 
@@ -35,75 +38,75 @@ std::string utc_now()
 
 }  // namespace
 
-nlohmann::json budget_snapshot(const Budget &b)
+StreamedJson budget_snapshot_streamed(const Budget &b)
 {
     using nlohmann::json;
+    StreamedJson doc;
     const Subgraph &main = b.model.subgraphs[0];
-    auto has = [](const std::vector<int32_t> &v, int t) { return std::find(v.begin(), v.end(), t) != v.end(); };
+    // Shared with the element functions, which run when the document is written.
+    using Set = std::unordered_set<int32_t>;
+    const auto inputs = std::make_shared<const Set>(main.inputs.begin(), main.inputs.end());
+    const auto outputs = std::make_shared<const Set>(main.outputs.begin(), main.outputs.end());
     const int64_t size = b.recommended;
-    json regions = json::array();
-    for (const Buffer &buf : b.lifetimes.buffers) {
-        json flags = json::array();
+    const size_t head_regions = b.lifetimes.buffers.size();
+    using Row = StreamedJson::Row;
+    // Keys: index, id, kind, offset, address, size_bytes, first_use, last_use, flags, label, name,
+    // shape, dtype.
+    auto head_region = [&b, inputs, outputs](size_t index, Row &row) {
+        const Buffer &buf = b.lifetimes.buffers[index];
+        std::vector<std::string_view> flags;
         if (buf.tensor >= 0 && buf.subgraph == 0) {
-            if (has(main.inputs, buf.tensor)) flags.push_back("input");
-            if (has(main.outputs, buf.tensor)) flags.push_back("output");
+            if (inputs->count(buf.tensor)) flags.push_back("input");
+            if (outputs->count(buf.tensor)) flags.push_back("output");
         }
         if (buf.offline_offset >= 0) flags.push_back("offline");
-        json name = nullptr, shape = nullptr, dtype = nullptr;
-        std::string label;
+        row[10] = nullptr, row[11] = nullptr, row[12] = nullptr;
         if (buf.tensor >= 0) {
             const Tensor &t = b.model.subgraphs[buf.subgraph].tensors[buf.tensor];
-            if (!t.name.empty()) name = t.name;
-            shape = t.shape;
-            dtype = type_name(t.type);
-            label = t.name.empty() ? "tensor " + std::to_string(buf.tensor) : t.name;
+            if (!t.name.empty()) row[10] = std::string_view(t.name);
+            row[11] = &t.shape;
+            row[12] = type_name(t.type);
+            row[9] = t.name.empty() ? "tensor " + std::to_string(buf.tensor) : t.name;
         } else {
-            label = scratch_label(buf.scratch, b.kernels.requests[buf.scratch]);
-            name = label;  // what the planner knows it as, as the plugin names it
+            std::string label = scratch_label(buf.scratch, b.kernels.requests[buf.scratch]);
+            row[10] = label;  // what the planner knows it as, as the plugin names it
+            row[9] = std::move(label);
         }
         const int64_t offset = b.greedy.offsets[buf.id];
-        regions.push_back({{"index", regions.size()},
-                           {"id", buf.tensor >= 0 ? buf.tensor : buf.scratch},
-                           {"kind", buf.tensor >= 0 ? "tensor" : "scratch"},
-                           {"offset", offset},
-                           {"address", offset},
-                           {"size_bytes", buf.size},
-                           {"first_use", buf.first},
-                           {"last_use", buf.last},
-                           {"flags", flags},
-                           {"label", label},
-                           {"name", name},
-                           {"shape", shape},
-                           {"dtype", dtype}});
-    }
-    const size_t head_regions = regions.size();
-    for (const TailRegion &t : b.tail_regions) {
-        json flags = json::array();
-        if (t.tensor >= 0) flags.push_back("variable");
-        regions.push_back({{"index", regions.size()},
-                           {"id", t.tensor >= 0 ? json(t.tensor) : json(nullptr)},
-                           {"kind", t.kind},
-                           {"offset", t.offset},
-                           {"address", t.offset},
-                           {"size_bytes", t.size},
-                           {"first_use", nullptr},
-                           {"last_use", nullptr},
-                           {"flags", flags},
-                           {"label", t.what},
-                           {"name", t.what},
-                           {"shape", nullptr},
-                           {"dtype", nullptr}});
-    }
+        row[0] = static_cast<int64_t>(index);
+        row[1] = int64_t{buf.tensor >= 0 ? buf.tensor : buf.scratch};
+        row[2] = std::string_view(buf.tensor >= 0 ? "tensor" : "scratch");
+        row[3] = offset, row[4] = offset, row[5] = buf.size;
+        row[6] = int64_t{buf.first}, row[7] = int64_t{buf.last};
+        row[8] = std::move(flags);
+    };
+    auto tail_region = [&b, head_regions](size_t index, Row &row) {
+        const TailRegion &t = b.tail_regions[index - head_regions];
+        row[0] = static_cast<int64_t>(index);
+        row[1] = t.tensor >= 0 ? StreamedJson::Value(int64_t{t.tensor}) : StreamedJson::Value(nullptr);
+        row[2] = t.kind;
+        row[3] = t.offset, row[4] = t.offset, row[5] = t.size;
+        row[6] = nullptr, row[7] = nullptr;
+        row[8] = t.tensor >= 0 ? std::vector<std::string_view>{"variable"} : std::vector<std::string_view>{};
+        row[9] = std::string_view(t.what), row[10] = std::string_view(t.what);
+        row[11] = nullptr, row[12] = nullptr;
+    };
+    const size_t n_regions = head_regions + b.tail_regions.size();
+    json regions = doc.rows(n_regions,
+                            {"index", "id", "kind", "offset", "address", "size_bytes", "first_use", "last_use", "flags",
+                             "label", "name", "shape", "dtype"},
+                            [head_region, tail_region, head_regions](size_t i, Row &row) {
+                                i < head_regions ? head_region(i, row) : tail_region(i, row);
+                            });
     const std::vector<int64_t> live = live_bytes(b.lifetimes.buffers);
-    json live_regions = json::array();
-    for (size_t t = 0; t < live.size(); ++t) {
-        json ids = json::array();
-        for (size_t r = 0; r < head_regions; ++r) {
-            const Buffer &buf = b.lifetimes.buffers[r];
-            if (buf.first <= static_cast<int>(t) && static_cast<int>(t) <= buf.last) ids.push_back(r);
-        }
-        live_regions.push_back(ids);
+    // The head regions live at each scope, in region order: each buffer put in the scopes of its
+    // lifetime (the output's size, not scopes x regions).
+    auto live_ids = std::make_shared<std::vector<std::vector<int>>>(live.size());
+    for (size_t r = 0; r < head_regions; ++r) {
+        const Buffer &buf = b.lifetimes.buffers[r];
+        for (int t = std::max(buf.first, 0); t <= buf.last; ++t) (*live_ids)[t].push_back(static_cast<int>(r));
     }
+    json live_regions = doc.array(live.size(), [live_ids](size_t t) { return json((*live_ids)[t]); });
     const int64_t tail = b.minimum.tail_bytes, used = b.greedy.head + tail;
     const int64_t peak = std::max(used, b.minimum.bytes), headroom = size - peak;
     json arena = {{"index", 0},
@@ -125,7 +128,7 @@ nlohmann::json budget_snapshot(const Budget &b)
                   {"headroom_is_upper_estimate", false},
                   {"free_band", nullptr},
                   {"damage", nullptr},
-                  {"region_capacity", regions.size()},
+                  {"region_capacity", n_regions},
                   {"regions", regions},
                   {"plan",
                    {{"scopes", live.size()},
@@ -152,7 +155,6 @@ nlohmann::json budget_snapshot(const Budget &b)
     }
     // The rules of `arena check` a prediction can apply, in the plugin's words (analysis.checks):
     // the plan is checked (make_budget), and the tail lies where the replay put it.
-    const size_t n_regions = regions.size();
     const bool fits = peak <= size && b.greedy.head <= size - tail;
     json checks = json::array({{{"rule", "prediction"}, {"verdict", verdict}, {"reason", reason}}});
     checks.push_back({{"rule", "plan"},
@@ -167,45 +169,51 @@ nlohmann::json budget_snapshot(const Budget &b)
                                std::to_string(size - tail) + " B (peak " + std::to_string(peak) + " B of " +
                                std::to_string(size) + " B)"}});
     if (!fits && verdict != "FAIL") verdict = "FAIL";
-    return {{"schema", "arenascope.snapshot"},
-            {"version", kSnapshotVersion},
-            {"source",
-             {{"elf", nullptr},
-              {"located_by", "model"},
-              {"descriptor_address", 0},
-              {"abi", "1.0"},
-              {"addr_size", b.abi.pointer},
-              {"time", utc_now()},
-              {"model", b.model_path},
-              {"predicted_by", "arenascope-plan"},
-              {"target", b.abi.name},
-              {"arenascope_version", ARENASCOPE_VERSION}}},
-            {"state",
-             {{"invokes", 0},
-              {"in_invoke", false},
-              {"measured", false},
-              {"measured_by", "model"},
-              {"seq", 0},
-              {"layout_generation", 0}}},
-            {"arenas", json::array({arena})},
-            {"stack",
-             {{"low_addr", 0},
-              {"high_addr", 0},
-              {"size_bytes", 0},
-              {"sp", nullptr},
-              {"hwm_addr", nullptr},
-              {"peak_bytes", nullptr},
-              {"peak_is_lower_bound", false},
-              {"source", "none"},
-              {"overflowed", false},
-              {"arena_end_addr", nullptr},
-              {"room_bytes", nullptr},
-              {"required_room_bytes", nullptr},
-              {"rule_factor", kStackRuleFactor}}},
-            {"guard", nullptr},
-            {"checks", checks},
-            {"fault", nullptr},
-            {"verdict", verdict}};
+    doc.skeleton = {{"schema", "arenascope.snapshot"},
+                    {"version", kSnapshotVersion},
+                    {"source",
+                     {{"elf", nullptr},
+                      {"located_by", "model"},
+                      {"descriptor_address", 0},
+                      {"abi", "1.0"},
+                      {"addr_size", b.abi.pointer},
+                      {"time", utc_now()},
+                      {"model", b.model_path},
+                      {"predicted_by", "arenascope-plan"},
+                      {"target", b.abi.name},
+                      {"arenascope_version", ARENASCOPE_VERSION}}},
+                    {"state",
+                     {{"invokes", 0},
+                      {"in_invoke", false},
+                      {"measured", false},
+                      {"measured_by", "model"},
+                      {"seq", 0},
+                      {"layout_generation", 0}}},
+                    {"arenas", json::array({arena})},
+                    {"stack",
+                     {{"low_addr", 0},
+                      {"high_addr", 0},
+                      {"size_bytes", 0},
+                      {"sp", nullptr},
+                      {"hwm_addr", nullptr},
+                      {"peak_bytes", nullptr},
+                      {"peak_is_lower_bound", false},
+                      {"source", "none"},
+                      {"overflowed", false},
+                      {"arena_end_addr", nullptr},
+                      {"room_bytes", nullptr},
+                      {"required_room_bytes", nullptr},
+                      {"rule_factor", kStackRuleFactor}}},
+                    {"guard", nullptr},
+                    {"checks", checks},
+                    {"fault", nullptr},
+                    {"verdict", verdict}};
+    return doc;
+}
+
+nlohmann::json budget_snapshot(const Budget &b)
+{
+    return budget_snapshot_streamed(b).whole();
 }
 
 }  // namespace arenascope::planner

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arenascope/planner/abi.h"
@@ -112,11 +113,13 @@ struct Step {
     int tensor = -1;    // a variable tensor's buffer, or a temp TfLiteTensor: its index in subgraph `subgraph`
     int io = -1;        // IoTensors: the tensor's position in subgraph 0's inputs or outputs
     int subgraph = 0;
-    int op = -1;           // a kernel's request (Parse, Init, Prepare, and the end of its Prepare): its operator
-    std::string category;  // RecordingMicroAllocator's name where it has one, e.g. "TfLiteEvalTensor data"
-    std::string role;      // a persistent request: one of kTailRoles; "" for every other kind
-    std::string what;      // e.g. "subgraph 0 operator 3 (CONV_2D) Init: OpDataConv"
-    std::string source;    // TFLM file and function
+    int op = -1;  // a kernel's request (Parse, Init, Prepare, and the end of its Prepare): its operator
+    // category and source are static text (string literals): a view each, not a copy per step (a
+    // large model has millions of steps).
+    std::string_view category;  // RecordingMicroAllocator's name where it has one, e.g. "TfLiteEvalTensor data"
+    std::string role;           // a persistent request: one of kTailRoles; "" for every other kind
+    std::string what;           // e.g. "subgraph 0 operator 3 (CONV_2D) Init: OpDataConv"
+    std::string_view source;    // TFLM file and function
 };
 
 struct ArenaModel {

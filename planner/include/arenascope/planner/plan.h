@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arenascope/planner/model.h"
@@ -82,8 +83,13 @@ LowerBound lower_bound(const std::vector<Buffer> &buffers);
 // tests/fixtures/plan_definitions_golden.json).
 std::vector<int64_t> live_bytes(const std::vector<Buffer> &buffers);
 
+// Two buffers (ids, the smaller first) that are live at the same time and share a byte at
+// `offsets` (per buffer id; buffers with a negative offset are left out), or {-1, -1}. A sweep
+// over time, O(n log n).
+std::pair<int, int> shared_bytes(const std::vector<Buffer> &buffers, const std::vector<int64_t> &offsets);
+
 // Empty when no two buffers with overlapping lifetimes share a byte (and offsets are >= 0),
-// else a message naming the first pair.
+// else a message naming a pair that does (shared_bytes).
 std::string check_plan(const std::vector<Buffer> &buffers, const Plan &plan);
 
 }  // namespace arenascope::planner

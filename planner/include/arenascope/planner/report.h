@@ -3,10 +3,12 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "arenascope/planner/arena.h"
+#include "arenascope/planner/json_stream.h"
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/model.h"
 #include "arenascope/planner/outcome.h"
@@ -40,14 +42,15 @@ std::string scratch_label(int index, const ScratchRequest &request);
 struct TailRegion {
     int64_t offset = 0;
     int64_t size = 0;
-    std::string kind;   // "persistent" (kernel data, builtin options, variable tensors) or "metadata"
-    int tensor = -1;    // a variable tensor of subgraph 0: its index
-    int subgraph = -1;  // a kernel's request: its subgraph and operator, and the pass that made it
+    // kind, phase and category are static text (views of string literals, as Step's category).
+    std::string_view kind;  // "persistent" (kernel data, builtin options, variable tensors) or "metadata"
+    int tensor = -1;        // a variable tensor of subgraph 0: its index
+    int subgraph = -1;      // a kernel's request: its subgraph and operator, and the pass that made it
     int op = -1;
-    std::string phase;     // "parse", "init", "prepare", or "" for the framework's own requests
-    std::string category;  // as in Budget::tail
-    std::string role;      // what it holds, one of kTailRoles (arena.h): for tools to match on
-    std::string what;      // its label, for people
+    std::string_view phase;     // "parse", "init", "prepare", or "" for the framework's own requests
+    std::string_view category;  // as in Budget::tail
+    std::string role;           // what it holds, one of kTailRoles (arena.h): for tools to match on
+    std::string what;           // its label, for people
 };
 struct Budget {
     std::string model_path;
@@ -88,10 +91,13 @@ Budget make_budget(const std::string &path, const Abi &abi = abi_named("cortex-m
 
 // JSON document (kPlanSchema: docs/arena-budget.md, "JSON output", and docs/planner-schema.json).
 nlohmann::json budget_json(const Budget &b);
+// The same, written as it is made (json_stream.h): what arenascope-plan --json prints.
+StreamedJson budget_json_streamed(const Budget &b);  // refers to b: write it while b lives
 // The budget as an arenascope snapshot (docs/snapshot-schema.md, version 1, source "model"):
 // the recommended arena at address 0 with the head plan and the predicted tail, no stack, so
 // the viewer draws a model's plan with no target (--snapshot).
 nlohmann::json budget_snapshot(const Budget &b);
+StreamedJson budget_snapshot_streamed(const Budget &b);  // refers to b, as budget_json_streamed
 // The human table.
 std::string budget_table(const Budget &b);
 // A C header for firmware (--header): the head plan as arenascope_region_t entries (the agent's
