@@ -74,6 +74,26 @@ std::vector<int> called_subgraphs(const fb::Operator *op, int opcode, const uint
     return result;
 }
 
+// The first byte of every field of an operator's builtin options table (see Operator), or
+// nothing when it has none or a field does not verify.
+std::vector<uint8_t> builtin_option_bytes(const fb::Operator *op, const uint8_t *data, size_t size)
+{
+    flatbuffers::Verifier verifier(data, size);
+    const auto *table = reinterpret_cast<const flatbuffers::Table *>(op);
+    if (!table->VerifyOffset(verifier, kVtBuiltinOptions)) return {};
+    auto options = table->GetPointer<const flatbuffers::Table *>(kVtBuiltinOptions);
+    if (!options || !options->VerifyTableStart(verifier)) return {};
+    // The vtable's first voffset is its own size: 4 bytes of header, then 2 per field.
+    const uint8_t *vtable = options->GetVTable();
+    const flatbuffers::voffset_t vsize = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable);
+    std::vector<uint8_t> bytes;
+    for (flatbuffers::voffset_t slot = 4; slot + 2 <= vsize && bytes.size() < 64; slot += 2) {
+        if (!options->VerifyField<uint8_t>(verifier, slot, 1)) return {};
+        bytes.push_back(options->GetField<uint8_t>(slot, 0));
+    }
+    return bytes;
+}
+
 }  // namespace
 
 Model read_model(const uint8_t *data, size_t size)
@@ -174,6 +194,7 @@ Model read_model(const uint8_t *data, size_t size)
             check_tensor_refs(op.outputs, tensor_count, false, where + " (" + op.op_name + ") outputs");
             check_tensor_refs(op.intermediates, tensor_count, false, where + " (" + op.op_name + ") intermediates");
             op.called_subgraphs = called_subgraphs(fop, op.opcode, data, size, where);
+            op.builtin_option_bytes = builtin_option_bytes(fop, data, size);
             for (int callee : op.called_subgraphs)
                 if (callee < 0 || static_cast<size_t>(callee) >= subgraphs->size())
                     fail(where + " (" + op.op_name + ") calls subgraph " + std::to_string(callee) +

@@ -43,6 +43,10 @@ struct Operator {
     std::vector<int32_t> intermediates;
     std::vector<int> called_subgraphs;    // IF then/else, WHILE cond/body, CALL_ONCE init
     std::vector<uint8_t> custom_options;  // a custom operator's options (flexbuffer), unverified
+    // The first byte of each field of the builtin options table, by field id (bools and byte
+    // enums, e.g. BatchMatMulOptions adj_x = [0], adj_y = [1]); 0 for an absent field. Empty
+    // when the operator has no builtin options or the table does not verify.
+    std::vector<uint8_t> builtin_option_bytes;
 };
 
 struct Subgraph {
