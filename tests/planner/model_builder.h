@@ -30,11 +30,13 @@ struct Op {
     std::vector<int32_t> subgraphs = {};  // IF then/else, WHILE cond/body, CALL_ONCE init
     // Optional, for operator tests: a custom operator's custom_code (opcode 32), its custom
     // options (a flexbuffer), and a builtin options table of union type options_type whose
-    // fields are the bytes of option_bytes (bools), by field id.
+    // fields are the bytes of option_bytes (bools), by field id, and the int32 fields of
+    // option_ints {field id, value}.
     std::string custom_code = {};
     std::vector<uint8_t> custom_options = {};
     int options_type = 0;
     std::vector<uint8_t> option_bytes = {};
+    std::vector<std::pair<int, int32_t>> option_ints = {};
 };
 struct SG {
     std::vector<T> tensors;
@@ -78,8 +80,10 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
         std::vector<flatbuffers::Offset<fb::Operator>> ops;
         for (const Op &op : sg.ops) {
             flatbuffers::uoffset_t options = 0;
-            if (!op.option_bytes.empty()) {
+            if (!op.option_bytes.empty() || !op.option_ints.empty()) {
                 const auto start = b.StartTable();
+                for (const auto &[field, value] : op.option_ints)
+                    b.AddElement<int32_t>(static_cast<flatbuffers::voffset_t>(4 + 2 * field), value, 0);
                 for (size_t f = 0; f < op.option_bytes.size(); ++f)
                     b.AddElement<uint8_t>(static_cast<flatbuffers::voffset_t>(4 + 2 * f), op.option_bytes[f], 0);
                 options = b.EndTable(start);

@@ -8,9 +8,12 @@
 // models are also written there, to run them on TFLM again.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <numeric>
+
+#include <flatbuffers/flexbuffers.h>
 
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/report.h"
@@ -233,7 +236,7 @@ std::vector<Case> cases()
     };
     // BATCH_MATMUL with adj_y (BatchMatMulOptions, union type 101, field 1): no transposed
     // copy, only the output dims: 16.
-    Case adj = c[c.size() - 5];
+    Case adj = *std::find_if(c.begin(), c.end(), [](const Case &e) { return std::string(e.name) == "BATCH_MATMUL"; });
     adj.name = "BATCH_MATMUL adj_y";
     adj.sg.tensors[1] = f32({1, 4, 3});
     adj.sg.ops[0].options_type = 101;
@@ -241,6 +244,215 @@ std::vector<Case> cases()
     adj.persistent = 16;
     adj.host_used = 784;
     c.push_back(adj);
+
+    const T b8{{1, 8}, BOOL};
+    const std::vector<Case> more = {
+        // floor_div.cc, floor_mod.cc: Init returns nullptr; input 1, input 2, output.
+        {"FLOOR_DIV", binary(90, x, x, x), 0, 0, 0, 3, {}, 704},
+        {"FLOOR_MOD", binary(95, x, x, x), 0, 0, 0, 3, {}, 704},
+        // log_softmax.cc: float keeps no OpData.
+        {"LOG_SOFTMAX", unary(50, x, x), 0, 0, 0, 2, {}, 576},
+        // int8 keeps LogSoftmaxOpData (7 x 4 B with a size_t) = 28.
+        {"LOG_SOFTMAX int8", unary(50, i8({1, 8}), i8({1, 8})), 0, 0, 28, 2, {}, -1},
+        {"CEIL", unary(104, x, x), 0, 0, 0, 2, {}, 576},
+        {"ROUND", unary(116, x, x), 0, 0, 0, 2, {}, 576},
+        {"SIN", unary(66, x, x), 0, 0, 0, 2, {}, 576},
+        {"COS", unary(108, x, x), 0, 0, 0, 2, {}, 576},
+        {"SQUARE", unary(92, x, x), 0, 0, 0, 2, {}, 576},
+        {"ZEROS_LIKE", unary(93, x, x), 0, 0, 0, 2, {}, 576},
+        {"LOGICAL_NOT", unary(87, b8, b8), 0, 0, 0, 2, {}, 544},
+        {"LOGICAL_AND", binary(86, b8, b8, b8), 0, 0, 0, 0, {}, 656},
+        {"FLOOR", unary(8, x, x), 0, 0, 0, 0, {}, 576},
+        {"EQUAL", binary(71, x, x, b8), 0, 32, 0, 2, {}, 720},
+        {"GREATER_EQUAL", binary(62, x, x, b8), 0, 32, 0, 2, {}, 720},
+        // PADV2's constant value is its third input: four temporaries.
+        {"PADV2",
+         one({f32({1, 4}), i32c({2, 2}, {0, 0, 1, 1}), T{{}, F32, true}, f32({1, 6})}, {60, {0, 1, 2}, {3}}, {0}, {3}),
+         0,
+         56,
+         0,
+         4,
+         {},
+         672},
+        {"UNPACK", one({f32({2, 4}), f32({4}), f32({4})}, {88, {0}, {1, 2}}, {0}, {1, 2}), 8, 0, 0, 0, {}, 672},
+        {"ARG_MIN", one({x, i32c({}, {1}), T{{1}, I32}}, {79, {0, 1}, {2}}, {0}, {2}), 1, 0, 0, 0, {}, 592},
+        {"SPLIT_V",
+         one({x, i32c({2}, {4, 4}), i32c({}, {1}), f32({1, 4}), f32({1, 4})}, {102, {0, 1, 2}, {3, 4}}, {0}, {3, 4}),
+         4,
+         0,
+         0,
+         1,
+         {},
+         720},
+        // gather_nd.cc: params, indices, output; output dims 12.
+        {"GATHER_ND",
+         one({f32({4, 3}), T{{2, 1}, I32}, f32({2, 3})}, {107, {0, 1}, {2}}, {0, 1}, {2}),
+         0,
+         0,
+         12,
+         3,
+         {},
+         720},
+        {"RESIZE_BILINEAR",
+         one({f32({1, 2, 2, 1}), i32c({2}, {4, 4}), f32({1, 4, 4, 1})}, {23, {0, 1}, {2}}, {0}, {2}),
+         2,
+         0,
+         0,
+         3,
+         {},
+         624},
+        {"BATCH_TO_SPACE_ND",
+         one({f32({4, 2, 2, 1}), i32c({2}, {2, 2}), i32c({2, 2}, {0, 0, 0, 0}), f32({1, 4, 4, 1})},
+             {37, {0, 1, 2}, {3}}, {0}, {3}),
+         0,
+         0,
+         0,
+         2,
+         {},
+         688},
+        // TfLiteShapeParams {TfLiteType} = 1; ShapePrepare takes no tensor.
+        {"SHAPE", unary(77, x, T{{2}, I32}), 1, 0, 0, 0, {}, 576},
+        {"FILL", one({i32c({2}, {1, 8}), T{{}, F32, true}, x}, {94, {0, 1}, {2}}, {}, {2}), 0, 0, 0, 3, {}, 496},
+        {"BROADCAST_TO", one({x, i32c({2}, {2, 8}), f32({2, 8})}, {130, {0, 1}, {2}}, {0}, {2}), 0, 0, 0, 3, {}, 640},
+        {"BROADCAST_ARGS",
+         one({i32c({2}, {1, 8}), i32c({2}, {2, 1}), T{{2}, I32}}, {145, {0, 1}, {2}}, {}, {2}),
+         0,
+         0,
+         0,
+         3,
+         {},
+         480},
+        {"REVERSE_V2", one({x, i32c({1}, {1}), x}, {105, {0, 1}, {2}}, {0}, {2}), 0, 0, 0, 3, {}, 608},
+        {"DYNAMIC_UPDATE_SLICE",
+         one({x, f32({1, 2}), i32c({2}, {0, 0}), x}, {151, {0, 1, 2}, {3}}, {0, 1}, {3}),
+         0,
+         0,
+         0,
+         4,
+         {},
+         720},
+        {"REDUCE_MIN",
+         one({f32({1, 4, 4, 8}), i32c({2}, {1, 2}), f32({1, 8})}, {89, {0, 1}, {2}}, {0}, {2}),
+         1,
+         44,
+         0,
+         6,
+         {16, 8},
+         1184},
+        {"REDUCE_ALL",
+         one({T{{1, 4, 4, 8}, BOOL}, i32c({2}, {1, 2}), T{{1, 8}, BOOL}}, {140, {0, 1}, {2}}, {0}, {2}),
+         1,
+         44,
+         0,
+         6,
+         {16, 8},
+         784},
+        // DepthToSpaceOptions / SpaceToDepthOptions block_size 2 (union types 94, 19):
+        // TfLite*Params {int} = 4; input, output; output dims 4 + 4 x 4 = 20.
+        {"DEPTH_TO_SPACE",
+         one({f32({1, 2, 2, 4}), f32({1, 4, 4, 1})}, {5, {0}, {1}, {}, {}, {}, 94, {}, {{0, 2}}}, {0}, {1}),
+         4,
+         0,
+         20,
+         2,
+         {},
+         672},
+        {"SPACE_TO_DEPTH",
+         one({f32({1, 4, 4, 1}), f32({1, 2, 2, 4})}, {26, {0}, {1}, {}, {}, {}, 19, {}, {{0, 2}}}, {0}, {1}),
+         4,
+         0,
+         20,
+         2,
+         {},
+         672},
+        // Pool2DOptions VALID, strides 1, filter 2x2 (union type 5): TfLitePoolParams 40;
+        // output, input; output dims 20.
+        {"L2_POOL_2D",
+         one({f32({1, 4, 4, 1}), f32({1, 3, 3, 1})},
+             {12, {0}, {1}, {}, {}, {}, 5, {1}, {{1, 1}, {2, 1}, {3, 2}, {4, 2}}}, {0}, {1}),
+         40,
+         0,
+         20,
+         2,
+         {},
+         704},
+        // embedding_lookup.cc: lookup, value, output; output dims 12, then OpData {float, a
+        // pointer} = 8.
+        {"EMBEDDING_LOOKUP",
+         one({T{{2}, I32}, f32({4, 3}), f32({2, 3})}, {7, {0, 1}, {2}}, {0, 1}, {2}),
+         0,
+         0,
+         20,
+         3,
+         {},
+         736},
+        // float TRANSPOSE_CONV: no accumulator and no second pass of temporaries.
+        {"TRANSPOSE_CONV float",
+         one({i32c({4}, {1, 4, 4, 2}), T{{2, 3, 3, 4}, F32, true}, f32({1, 4, 4, 4}), f32({1, 4, 4, 2})},
+             {67, {0, 1, 2}, {3}}, {2}, {3}),
+         16,
+         72,
+         16,
+         3,
+         {},
+         1088},
+        // int8 CUMSUM keeps OpData {int32 x9} = 36.
+        {"CUMSUM int8",
+         one({i8({1, 8}), i32c({}, {1}), i8({1, 8})}, {128, {0, 1}, {2}}, {0}, {2}),
+         2,
+         0,
+         36,
+         3,
+         {},
+         688},
+        // int8 ADD_N keeps OpData {int32 x10} = 40 and requests 3 x sizeof(int8_t*) = 12.
+        {"ADD_N int8",
+         one({i8({1, 8}), i8({1, 8}), i8({1, 8}), i8({1, 8})}, {106, {0, 1, 2}, {3}}, {0, 1, 2}, {3}),
+         0,
+         0,
+         40,
+         4,
+         {12},
+         976},
+        // int8 BATCH_MATMUL: QuantizationOpData 28, then the rhs copy 12 + 16 + 12 x 1, dims 16: 84.
+        {"BATCH_MATMUL int8",
+         one({i8({1, 2, 3}), i8({1, 3, 4}), i8({1, 2, 4})}, {126, {0, 1}, {2}}, {0, 1}, {2}),
+         3,
+         16,
+         84,
+         3,
+         {},
+         912},
+    };
+    c.insert(c.end(), more.begin(), more.end());
+    // TFLite_Detection_PostProcess (custom): 10 boxes, 2 classes (+ background), 3 detections:
+    // OpData 112; box encodings, class predictions, anchors; scratch 10, 10 x 4 x 4, 10 x 3 x 4,
+    // 10 x 4, 10 x 4, 3 x 10 x 4, 3 x 10 x 4, 10 x 4, 3 x 10 x 4, max(2, 3) x 10 x 4,
+    // min(10, 3) x 10 x 4.
+    flexbuffers::Builder fx;
+    fx.Map([&] {
+        fx.Int("max_detections", 3);
+        fx.Int("max_classes_per_detection", 1);
+        fx.Int("num_classes", 2);
+        fx.Float("nms_score_threshold", 0.5f);
+        fx.Float("nms_iou_threshold", 0.5f);
+        fx.Float("y_scale", 10.f);
+        fx.Float("x_scale", 10.f);
+        fx.Float("h_scale", 5.f);
+        fx.Float("w_scale", 5.f);
+    });
+    fx.Finish();
+    Op dp{32, {0, 1, 2}, {3, 4, 5, 6}, {}, "TFLite_Detection_PostProcess", fx.GetBuffer()};
+    c.push_back({"TFLite_Detection_PostProcess",
+                 one({f32({1, 10, 4}), f32({1, 10, 3}), T{{10, 4}, F32, true}, f32({1, 3, 4}), f32({1, 3}), f32({1, 3}),
+                      f32({1})},
+                     dp, {0, 1}, {3, 4, 5, 6}),
+                 0,
+                 112,
+                 0,
+                 3,
+                 {10, 160, 120, 40, 40, 120, 120, 40, 120, 120, 120},
+                 2592});
     return c;
 }
 
