@@ -343,7 +343,7 @@ bool reference_kernel(Kernel &k, bool &scratch_ok)
     if (n == "MINIMUM" || n == "MAXIMUM") return true;  // maximum_minimum.cc: no Parse data, Init or Prepare
     bool modelled = false;
     if (elementwise_kernel(k, modelled, scratch_ok) || shape_kernel(k, modelled, scratch_ok) ||
-        compute_kernel(k, modelled, scratch_ok))
+        compute_kernel(k, modelled, scratch_ok) || signal_stream_kernel(k, modelled, scratch_ok))
         return modelled;
     scratch_ok = true;
     // Not modelled. Whether it requests scratch is known from the list above; custom operators

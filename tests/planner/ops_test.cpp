@@ -453,6 +453,81 @@ std::vector<Case> cases()
                  3,
                  {10, 160, 120, 40, 40, 120, 120, 40, 120, 120, 120},
                  2592});
+
+    // The signal library's streaming kernels (custom, options by key order). SignalDelay,
+    // int16 [2, 8], delay_length 3: TFLMSignalFrontendDelayParams 20; input, output; 2 x 4 + 2 x
+    // 4 pointers and 2 CircularBuffer states of 24 + 2 x 2 x (8 + 3): 152.
+    const auto flex = [](const std::vector<std::pair<const char *, int64_t>> &kv) {
+        flexbuffers::Builder f;
+        f.Map([&] {
+            for (const auto &[key, value] : kv) f.Int(key, value);
+        });
+        f.Finish();
+        return f.GetBuffer();
+    };
+    const T s16{{2, 8}, 7};
+    c.push_back({"SignalDelay",
+                 one({s16, s16}, {32, {0}, {1}, {}, "SignalDelay", flex({{"delay_length", 3}})}, {0}, {1}),
+                 0,
+                 20,
+                 152,
+                 2,
+                 {},
+                 -1});
+    // SignalFramer, int16 [1, 16], frame_size 8, frame_step 4: TFLMSignalFramerParams 28; input,
+    // output, output valid; 4 + 4 and one state of 24 + 4 x 8: 64.
+    c.push_back(
+        {"SignalFramer",
+         one({T{{1, 16}, 7}, T{{1, 4, 8}, 7}, T{{}, BOOL}},
+             {32, {0}, {1, 2}, {}, "SignalFramer", flex({{"frame_size", 8}, {"frame_step", 4}, {"prefill", 0}})}, {0},
+             {1, 2}),
+         0,
+         28,
+         64,
+         3,
+         {},
+         -1});
+    // SignalStacker, 4 channels, contexts 1 + 1: TFLMSignalStackerParams 36 and a CircularBuffer
+    // of 24 + 4 x 12 = 72 in Init; input, output, output valid.
+    c.push_back({"SignalStacker",
+                 one({T{{4}, 7}, T{{12}, 7}, T{{}, BOOL}},
+                     {32,
+                      {0},
+                      {1, 2},
+                      {},
+                      "SignalStacker",
+                      flex({{"num_channels", 4},
+                            {"stacker_left_context", 1},
+                            {"stacker_right_context", 1},
+                            {"stacker_step", 1}})},
+                     {0}, {1, 2}),
+                 0,
+                 108,
+                 0,
+                 3,
+                 {},
+                 -1});
+    // SignalOverlapAdd, int16 [1, 2, 8], frame_step 4: TFLMSignalOverlapAddParams 24; input,
+    // output; one pointer 4 and one frame state of 8 x int16: 20.
+    c.push_back({"SignalOverlapAdd",
+                 one({T{{1, 2, 8}, 7}, T{{1, 8}, 7}},
+                     {32, {0}, {1}, {}, "SignalOverlapAdd", flex({{"T", 7}, {"frame_step", 4}})}, {0}, {1}),
+                 0,
+                 24,
+                 20,
+                 2,
+                 {},
+                 -1});
+    // CIRCULAR_BUFFER (custom): OpDataCircularBuffer {int32 x2} = 8; input, output.
+    c.push_back({"CIRCULAR_BUFFER",
+                 one({i8({1, 1, 1, 8}), i8({1, 4, 1, 8})},
+                     {32, {0}, {1}, {}, "CIRCULAR_BUFFER", flex({{"cycles_max", 1}})}, {0}, {1}),
+                 0,
+                 8,
+                 0,
+                 2,
+                 {},
+                 -1});
     return c;
 }
 
@@ -518,4 +593,39 @@ TEST(Ops, ArenaUsedBytesMatchesRealTflmOnHost)
         ++checked;
     }
     if (!checked) GTEST_SKIP() << "no real TFLM measurement recorded";
+}
+
+// IF, WHILE, CALL_ONCE (options naming their subgraphs) and VAR_HANDLE, kernel by kernel:
+// TfLiteIfParams / TfLiteWhileParams {int x2} = 8, TfLiteCallOnceParams {int} = 4 and their
+// OpData {int x2} = 8 (if.cc, while.cc, call_once.cc); IfPrepare takes the condition only.
+// TfLiteVarHandleParams {const char* x2} = 8, var_handle.cc OpData {int32} = 4.
+TEST(Ops, ControlFlowAndVariables)
+{
+    const SG leaf{{f32({1})}, {}, {0}, {0}};
+    struct Expect {
+        Op op;
+        std::vector<T> tensors;
+        int64_t parse, init;
+        size_t temps;
+    };
+    const std::vector<Expect> ops = {
+        {{118, {0, 1}, {2}, {1, 2}}, {T{{}, BOOL}, f32({1}), f32({1})}, 8, 8, 1},
+        {{119, {0}, {1}, {1, 2}}, {f32({1}), f32({1})}, 8, 8, 0},
+        {{129, {}, {}, {1}}, {}, 4, 8, 0},
+        {{142, {}, {0}, {}, {}, {}, 0, {0}}, {T{{}, I32}}, 8, 4, 0},
+    };
+    for (const Expect &e : ops) {
+        SCOPED_TRACE(e.op.opcode);
+        SG sg{e.tensors, {e.op}, {}, {}};
+        const std::vector<uint8_t> bytes = test_models::build({sg, leaf, leaf});
+        const KernelPrediction p = predict_kernels(read_model(bytes.data(), bytes.size()), abi_named("cortex-m"));
+        const OpKernel &k = p.ops[0][0];
+        EXPECT_TRUE(p.unmodelled_data.empty());
+        EXPECT_EQ(sum(k.parse, KernelAlloc::Kind::BuiltinData), e.parse);
+        EXPECT_EQ(sum(k.init, KernelAlloc::Kind::Persistent), e.init);
+        EXPECT_EQ(sum(k.prepare, KernelAlloc::Kind::Persistent), 0);
+        size_t temps = 0;
+        for (const KernelAlloc &a : k.prepare) temps += a.kind == KernelAlloc::Kind::TempTensor;
+        EXPECT_EQ(temps, e.temps);
+    }
 }
