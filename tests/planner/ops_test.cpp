@@ -473,7 +473,7 @@ std::vector<Case> cases()
                  152,
                  2,
                  {},
-                 -1});
+                 848});
     // SignalFramer, int16 [1, 16], frame_size 8, frame_step 4: TFLMSignalFramerParams 28; input,
     // output, output valid; 4 + 4 and one state of 24 + 4 x 8: 64.
     c.push_back(
@@ -486,7 +486,7 @@ std::vector<Case> cases()
          64,
          3,
          {},
-         -1});
+         880});
     // SignalStacker, 4 channels, contexts 1 + 1: TFLMSignalStackerParams 36 and a CircularBuffer
     // of 24 + 4 x 12 = 72 in Init; input, output, output valid.
     c.push_back({"SignalStacker",
@@ -506,7 +506,7 @@ std::vector<Case> cases()
                  0,
                  3,
                  {},
-                 -1});
+                 832});
     // SignalOverlapAdd, int16 [1, 2, 8], frame_step 4: TFLMSignalOverlapAddParams 24; input,
     // output; one pointer 4 and one frame state of 8 x int16: 20.
     c.push_back({"SignalOverlapAdd",
@@ -517,7 +517,7 @@ std::vector<Case> cases()
                  20,
                  2,
                  {},
-                 -1});
+                 640});
     // CIRCULAR_BUFFER (custom): OpDataCircularBuffer {int32 x2} = 8; input, output.
     c.push_back({"CIRCULAR_BUFFER",
                  one({i8({1, 1, 1, 8}), i8({1, 4, 1, 8})},
@@ -527,7 +527,7 @@ std::vector<Case> cases()
                  0,
                  2,
                  {},
-                 -1});
+                 640});
     return c;
 }
 
