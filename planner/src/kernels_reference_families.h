@@ -44,7 +44,8 @@ void dims_copy(Kernel &k, const Tensor *t);
 bool elementwise_kernel(Kernel &k, bool &modelled, bool &scratch_ok);
 bool shape_kernel(Kernel &k, bool &modelled, bool &scratch_ok);
 bool compute_kernel(Kernel &k, bool &modelled, bool &scratch_ok);
-// SignalDelay, SignalFramer, SignalStacker, SignalOverlapAdd (kernels_reference_signal.cpp).
+// SignalDelay, SignalFramer, SignalStacker, SignalOverlapAdd, SignalIrfft
+// (kernels_reference_signal.cpp).
 bool signal_stream_kernel(Kernel &k, bool &modelled, bool &scratch_ok);
 
 }  // namespace arenascope::planner::rules

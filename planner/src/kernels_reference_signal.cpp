@@ -1,4 +1,4 @@
-// What TFLM's signal library's streaming kernels allocate in the arena (custom operators, no
+// What TFLM's signal library's streaming kernels and SignalIrfft allocate in the arena (custom operators, no
 // Parse step; signal/micro/kernels/*.cc at tflite-micro 90b983c2). Each keeps its parameters in
 // Init and one circular buffer or frame state per outer row; a CircularBuffer state is
 // sizeof(CircularBuffer) + 2 x capacity x int16 (signal/src/circular_buffer.cc
@@ -25,15 +25,37 @@ void rows(Kernel &k, int64_t outer, int64_t capacity)
     for (int64_t i = 0; i < outer; ++i) k.persistent(circular_buffer(k, capacity), "CircularBuffer state");
 }
 
+// SignalIrfft (signal/micro/kernels/irfft.cc IrfftInitAll, T = option 0 'T': int16, int32 or
+// float32; fft_length = option 1): TfLiteAudioFrontendIrfftParams, then the state
+// Irfft<T>GetNeededMemory(fft_length) (signal/src/irfft_*.cc): kiss_fftr_alloc's size, the
+// same as SignalRfft's (kernels_reference.cpp rfft: kiss_fftr_state 12 / 24 + kiss_fft_state
+// 268 for int16 else 272 + cpx x (N/2 - 1) + cpx x (N/2 x 3/2), cpx 4 for int16 else 8), plus
+// IrfftFloatState {int32, pointer} (8 / 16, by hand: its header needs kissfft) for float32.
+// IrfftPrepare takes input and output and requests no scratch.
+bool irfft(Kernel &k)
+{
+    const int64_t type = flex_int(k.op, 0), n = flex_int(k.op, 1);
+    if ((type != kTypeInt16 && type != kTypeInt32 && type != kTypeFloat32) || n <= 0 || n % 2) return false;
+    const bool i16 = type == kTypeInt16;
+    const int64_t cpx = i16 ? 4 : 8;
+    int64_t state = (k.cortex_m ? 12 : 24) + (i16 ? 268 : 272) + cpx * (n / 2 - 1) + cpx * (n / 2 * 3 / 2);
+    if (type == kTypeFloat32) state += k.cortex_m ? 8 : 16;
+    k.init(24, 32, "TfLiteAudioFrontendIrfftParams");
+    k.init(state, state, "kiss_fftr state");
+    inspect(k, {0});
+    return true;
+}
+
 }  // namespace
 
 bool signal_stream_kernel(Kernel &k, bool &modelled, bool &scratch_ok)
 {
     const std::string &n = k.op.op_name;
-    if (k.op.opcode != kBuiltinCustom ||
-        (n != "SignalDelay" && n != "SignalFramer" && n != "SignalStacker" && n != "SignalOverlapAdd"))
+    if (k.op.opcode != kBuiltinCustom || (n != "SignalDelay" && n != "SignalFramer" && n != "SignalStacker" &&
+                                          n != "SignalOverlapAdd" && n != "SignalIrfft"))
         return false;
     scratch_ok = true;  // none of them requests scratch
+    if (n == "SignalIrfft") return modelled = irfft(k), true;
     modelled = false;
     const Tensor *in = k.input(0);
     if (!in || in->shape.empty() || elements(in) < 0) return true;

@@ -518,6 +518,28 @@ std::vector<Case> cases()
                  2,
                  {},
                  640});
+    // SignalIrfft, int16, fft_length 32: TfLiteAudioFrontendIrfftParams 24 and the kiss_fftr
+    // state 12 + 268 + 4 x 15 + 4 x 24 = 436 (kiss_fftr.c kiss_fftr_alloc with kiss_fft_alloc
+    // of 16, as rfft_int16.cc); input, output. int32 / float32 (cpx 8): 12 + 272 + 8 x 15 + 8 x
+    // 24 = 596, float32 also IrfftFloatState 8 (16 on x86-64).
+    c.push_back({"SignalIrfft",
+                 one({T{{34}, 7}, T{{32}, 7}}, {32, {0}, {1}, {}, "SignalIrfft", flex({{"T", 7}, {"fft_length", 32}})},
+                     {0}, {1}),
+                 0,
+                 460,
+                 0,
+                 2,
+                 {},
+                 1152});
+    c.push_back({"SignalIrfft float",
+                 one({T{{34}, F32}, f32({32})},
+                     {32, {0}, {1}, {}, "SignalIrfft", flex({{"T", F32}, {"fft_length", 32}})}, {0}, {1}),
+                 0,
+                 628,
+                 0,
+                 2,
+                 {},
+                 1456});
     // CIRCULAR_BUFFER (custom): OpDataCircularBuffer {int32 x2} = 8; input, output.
     c.push_back({"CIRCULAR_BUFFER",
                  one({i8({1, 1, 1, 8}), i8({1, 4, 1, 8})},
