@@ -77,8 +77,15 @@ bool reduce(Kernel &k)
     const std::string &n = k.op.op_name;
     const Tensor *in = k.input(0), *axis = k.input(1), *out = k.output(0);
     if (!in || !axis || !out) return false;
-    const auto simple = [&] { k.temp_inputs({0, 1}), k.temp(out); };
-    const auto helper = [&] { k.temp(in), k.temp(out), k.temp(axis); };
+    const auto simple = [&] {  // PrepareSimple: input, axis, output
+        k.temp_inputs({0, 1});
+        k.temp(out);
+    };
+    const auto helper = [&] {  // the helpers: input, output, axis
+        k.temp(in);
+        k.temp(out);
+        k.temp(axis);
+    };
     const int64_t rank = static_cast<int64_t>(in->shape.size()), axes = elements(axis);
     if (axes < 0) return false;
     if (n == "MEAN" || n == "SUM") {
@@ -92,10 +99,13 @@ bool reduce(Kernel &k)
         k.scratch(4 * axes, n + " resolved axes (axis elements x int)");
         simple();
     } else {
-        if (n == "REDUCE_ALL")
-            helper(), simple();
-        else
-            simple(), helper();
+        if (n == "REDUCE_ALL") {
+            helper();
+            simple();
+        } else {
+            simple();
+            helper();
+        }
         k.scratch(4 * rank, n + " input iterator (rank x int)");
         k.scratch(4 * axes, n + " resolved axes (axis elements x int)");
     }
