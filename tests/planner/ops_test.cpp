@@ -619,7 +619,8 @@ TEST(Ops, ArenaUsedBytesMatchesRealTflmOnHost)
 
 // IF, WHILE, CALL_ONCE (options naming their subgraphs) and VAR_HANDLE, kernel by kernel:
 // TfLiteIfParams / TfLiteWhileParams {int x2} = 8, TfLiteCallOnceParams {int} = 4 and their
-// OpData {int x2} = 8 (if.cc, while.cc, call_once.cc); IfPrepare takes the condition only.
+// OpData {int x2} = 8 (if.cc, while.cc, call_once.cc); IfPrepare takes the condition only
+// (IfOptions, union type 92, as real TFLM reads it).
 // TfLiteVarHandleParams {const char* x2} = 8, var_handle.cc OpData {int32} = 4.
 TEST(Ops, ControlFlowAndVariables)
 {
@@ -631,7 +632,7 @@ TEST(Ops, ControlFlowAndVariables)
         size_t temps;
     };
     const std::vector<Expect> ops = {
-        {{118, {0, 1}, {2}, {1, 2}}, {T{{}, BOOL}, f32({1}), f32({1})}, 8, 8, 1},
+        {{118, {0, 1}, {2}, {1, 2}, {}, {}, 92}, {T{{}, BOOL}, f32({1}), f32({1})}, 8, 8, 1},
         {{119, {0}, {1}, {1, 2}}, {f32({1}), f32({1})}, 8, 8, 0},
         {{129, {}, {}, {1}}, {}, 4, 8, 0},
         {{142, {}, {0}, {}, {}, {}, 0, {0}}, {T{{}, I32}}, 8, 4, 0},
@@ -639,7 +640,15 @@ TEST(Ops, ControlFlowAndVariables)
     for (const Expect &e : ops) {
         SCOPED_TRACE(e.op.opcode);
         SG sg{e.tensors, {e.op}, {}, {}};
+        if (e.op.opcode == 118) sg.inputs = {0, 1}, sg.outputs = {2};
         const std::vector<uint8_t> bytes = test_models::build({sg, leaf, leaf});
+        if (e.op.opcode == 118) {
+            // The IF model, with empty branches, on x86-64 TFLM: arena_used_bytes() 768.
+            if (const char *dump = std::getenv("ARENASCOPE_OPS_MODELS_DIR")) write(bytes, dump, "IF");
+            const Budget b = make_budget(write(bytes, ::testing::TempDir(), "IF"), abi_named("host"));
+            EXPECT_TRUE(b.minimum_exact());
+            EXPECT_EQ(b.minimum.arena_used_bytes, 768);
+        }
         const KernelPrediction p = predict_kernels(read_model(bytes.data(), bytes.size()), abi_named("cortex-m"));
         const OpKernel &k = p.ops[0][0];
         EXPECT_TRUE(p.unmodelled_data.empty());
