@@ -20,9 +20,11 @@ struct T {
     bool variable = false;
     std::string name = {};
     // Optional, for operator tests: a constant's int32 values (its buffer; else 4 bytes of 1s)
-    // and per-tensor or per-channel quantization (scale per channel, zero points 0).
+    // and per-tensor or per-channel quantization (scale per channel, every zero point
+    // zero_point).
     std::vector<int32_t> values = {};
     std::vector<float> scale = {};
+    int64_t zero_point = 0;
 };
 struct Op {
     int opcode;  // BuiltinOperator
@@ -72,8 +74,9 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
             }
             flatbuffers::Offset<fb::QuantizationParameters> quant = 0;
             if (!t.scale.empty())
-                quant = fb::CreateQuantizationParameters(b, 0, 0, b.CreateVector(t.scale),
-                                                         b.CreateVector(std::vector<int64_t>(t.scale.size(), 0)));
+                quant = fb::CreateQuantizationParameters(
+                    b, 0, 0, b.CreateVector(t.scale),
+                    b.CreateVector(std::vector<int64_t>(t.scale.size(), t.zero_point)));
             tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape), static_cast<int8_t>(t.type), buffer,
                                                b.CreateString(t.name), quant, t.variable));
         }
