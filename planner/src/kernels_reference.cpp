@@ -15,6 +15,7 @@
 #include <flatbuffers/flexbuffers.h>
 
 #include "kernel_rules.h"
+#include "kernels_reference_families.h"
 
 namespace arenascope::planner::rules {
 
@@ -22,24 +23,12 @@ namespace {
 
 // The kernels whose Prepare calls RequestScratchBufferInArena and which are not modelled, from
 // `git grep RequestScratchBufferInArena` over tensorflow/lite/micro/kernels/*.cc and
-// signal/micro/kernels (optimized variants excluded).
+// signal/micro/kernels (optimized variants excluded). ADD_N, MIRROR_PAD, MEAN, SUM,
+// REDUCE_MAX/MIN/ALL, TRANSPOSE_CONV and TFLite_Detection_PostProcess are modelled
+// (kernels_reference_compute.cpp, _shape.cpp); REDUCE_PROD has no TFLM kernel.
 bool requests_scratch_unmodelled(const std::string &op)
 {
-    static const char *kUnmodelled[] = {
-        "ADD_N",       // add_n.cc
-        "MIRROR_PAD",  // mirror_pad.cc
-        "MEAN",
-        "SUM",
-        "REDUCE_MAX",
-        "REDUCE_MIN",
-        "REDUCE_PROD",                   // reduce_common.cc
-        "TRANSPOSE_CONV",                // transpose_conv.cc
-        "TFLite_Detection_PostProcess",  // detection_postprocess.cc
-        "ethos-u",                       // ethos_u/ethosu.cc
-    };
-    for (const char *n : kUnmodelled)
-        if (op == n) return true;
-    return false;
+    return op == "ethos-u";  // ethos_u/ethosu.cc
 }
 
 // FULLY_CONNECTED: ParseFullyConnected; Init fully_connected.cc (OpDataFullyConnected);
@@ -201,6 +190,43 @@ bool signal(Kernel &k)
 
 }  // namespace
 
+void apply(Kernel &k, const SimpleRule &r)
+{
+    if (r.parse_type) k.builtin(r.parse_arm, r.parse_host, r.parse_type);
+    if (r.init_type) k.init(r.init_arm, r.init_host, r.init_type);
+    for (const char *c = r.temps; c[0] && c[1]; ++c)  // "i0 o0": one digit per index
+        if (c[0] == 'i' || c[0] == 'o') {
+            const auto index = static_cast<size_t>(c[1] - '0');
+            k.temp(c[0] == 'i' ? k.input(index) : k.output(index));
+            ++c;
+        }
+}
+
+bool apply_table(Kernel &k, const SimpleRule *rules, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (k.op.op_name == rules[i].op) {
+            apply(k, rules[i]);
+            return true;
+        }
+    return false;
+}
+
+int64_t elements(const Tensor *t)
+{
+    int64_t e = 1;
+    for (int32_t d : t->shape) {
+        if (d < 0) return -1;
+        e *= d;
+    }
+    return e;
+}
+
+void dims_copy(Kernel &k, const Tensor *t)
+{
+    if (t) k.persistent(4 + 4 * static_cast<int64_t>(t->shape.size()), "output dims copy");
+}
+
 void inspect(Kernel &k, std::initializer_list<size_t> inputs)
 {
     k.temp_inputs(inputs);
@@ -315,6 +341,11 @@ bool reference_kernel(Kernel &k, bool &scratch_ok)
         return true;
     }
     if (n == "MINIMUM" || n == "MAXIMUM") return true;  // maximum_minimum.cc: no Parse data, Init or Prepare
+    bool modelled = false;
+    if (elementwise_kernel(k, modelled, scratch_ok) || shape_kernel(k, modelled, scratch_ok) ||
+        compute_kernel(k, modelled, scratch_ok) || signal_stream_kernel(k, modelled, scratch_ok))
+        return modelled;
+    scratch_ok = true;
     // Not modelled. Whether it requests scratch is known from the list above; custom operators
     // other than TFLM's signal kernels are unknown.
     scratch_ok = !requests_scratch_unmodelled(n) && n.rfind("BUILTIN_", 0) != 0 &&

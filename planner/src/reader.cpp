@@ -98,6 +98,8 @@ const std::vector<OptionField> *option_layout(int type)
     static const std::vector<OptionField> fully_connected{{1, 0}, {1, 0}, {1, 0}, {1, 0}, {1, 0}};
     // TransposeConvOptions: padding, stride_w, stride_h, fused_activation_function, quantized_bias_type.
     static const std::vector<OptionField> transpose_conv{{1, 0}, {4, 0}, {4, 0}, {1, 0}, {1, 0}};
+    // BatchMatMulOptions: adj_x, adj_y, asymmetric_quantize_inputs (bools).
+    static const std::vector<OptionField> batch_matmul{{1, 0}, {1, 0}, {1, 0}};
     switch (type) {
     case 1: return &conv;
     case 2: return &depthwise;
@@ -105,6 +107,7 @@ const std::vector<OptionField> *option_layout(int type)
     case 6: return &svdf;
     case 8: return &fully_connected;
     case 49: return &transpose_conv;
+    case 101: return &batch_matmul;
     default: return nullptr;
     }
 }

@@ -48,6 +48,15 @@ std::vector<int64_t> persistent(const KernelPrediction &p)  // Init and Prepare,
     return out;
 }
 
+// An operator with a builtin options table of union type `type`.
+Op with_options(int code, std::vector<int32_t> in, std::vector<int32_t> out, int type, std::vector<Field> fields)
+{
+    Op op{code, std::move(in), std::move(out)};
+    op.options_type = type;
+    op.options = std::move(fields);
+    return op;
+}
+
 // Conv2DOptions {padding, stride_w, stride_h, activation, dilation_w, dilation_h}.
 std::vector<Field> conv_options(int padding, int stride)
 {
@@ -57,8 +66,11 @@ std::vector<Field> conv_options(int padding, int stride)
 SG conv(std::vector<int32_t> in, std::vector<int32_t> filter, std::vector<int32_t> out, int padding)
 {
     const int channels = filter[0];
-    return {{{in}, {filter, kInt8, true, false, "filter", channels}, {{channels}, kInt32, true}, {out}},
-            {{CONV, {0, 1, 2}, {3}, {}, 1, conv_options(padding, 1)}},
+    return {{{in},
+             {filter, kInt8, true, false, "filter", {}, std::vector<float>(channels, 0.5f)},
+             {{channels}, kInt32, true},
+             {out}},
+            {with_options(CONV, {0, 1, 2}, {3}, 1, conv_options(padding, 1))},
             {0},
             {3}};
 }
@@ -128,11 +140,13 @@ TEST(CmsisNnDepthwise, OptPathPerCpu)
 {
     auto dw = [](int k) {
         const std::vector<Field> options{{0, 1, 0}, {1, 4, 1}, {2, 4, 1}, {3, 4, 1}, {4, 1, 0}, {5, 4, 1}, {6, 4, 1}};
-        return SG{
-            {{{1, 8, 8, 16}}, {{1, k, k, 16}, kInt8, true, false, "filter", 16}, {{16}, kInt32, true}, {{1, 8, 8, 16}}},
-            {{DW, {0, 1, 2}, {3}, {}, 2, options}},
-            {0},
-            {3}};
+        return SG{{{{1, 8, 8, 16}},
+                   {{1, k, k, 16}, kInt8, true, false, "filter", {}, std::vector<float>(16, 0.5f)},
+                   {{16}, kInt32, true},
+                   {{1, 8, 8, 16}}},
+                  {with_options(DW, {0, 1, 2}, {3}, 2, options)},
+                  {0},
+                  {3}};
     };
     EXPECT_TRUE(scratch(predict(dw(3), "cortex-m4")).empty());
     EXPECT_EQ(scratch(predict(dw(3), "cortex-m55")), (std::vector<int64_t>{4464}));
@@ -167,7 +181,7 @@ TEST(CmsisNnPooling, AverageBufferOnDspOnly)
 {
     auto pool = [](int code) {
         const std::vector<Field> options{{0, 1, 1}, {1, 4, 2}, {2, 4, 2}, {3, 4, 2}, {4, 4, 2}, {5, 1, 0}};
-        return SG{{{{1, 8, 8, 12}}, {{1, 4, 4, 12}}}, {{code, {0}, {1}, {}, 5, options}}, {0}, {1}};
+        return SG{{{{1, 8, 8, 12}}, {{1, 4, 4, 12}}}, {with_options(code, {0}, {1}, 5, options)}, {0}, {1}};
     };
     EXPECT_EQ(scratch(predict(pool(AVG), "cortex-m4")), (std::vector<int64_t>{48}));
     EXPECT_TRUE(scratch(predict(pool(AVG), "cortex-m55")).empty());
@@ -196,11 +210,11 @@ TEST(CmsisNnTransposeConv, ReverseAndColumnPaths)
     auto tconv = [](int c) {
         const std::vector<Field> options{{0, 1, 1}, {1, 4, 2}, {2, 4, 2}, {3, 1, 0}};
         return SG{{{{4}, kInt32, true},
-                   {{8, 3, 3, c}, kInt8, true, false, "filter", 8},
+                   {{8, 3, 3, c}, kInt8, true, false, "filter", {}, std::vector<float>(8, 0.5f)},
                    {{1, 4, 4, c}},
                    {{8}, kInt32, true},
                    {{1, 9, 9, 8}}},
-                  {{67, {0, 1, 2, 3}, {4}, {}, 49, options}},
+                  {with_options(67, {0, 1, 2, 3}, {4}, 49, options)},
                   {2},
                   {4}};
     };

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tflite_subset_generated.h"
@@ -18,7 +19,12 @@ struct T {
     bool constant = false;
     bool variable = false;
     std::string name = {};
-    int quant_channels = 0;  // > 0: quantization with this many scales and zero points
+    // Optional, for operator tests: a constant's int32 values (its buffer; else 4 bytes of 1s)
+    // and per-tensor or per-channel quantization (scale per channel, every zero point
+    // zero_point).
+    std::vector<int32_t> values = {};
+    std::vector<float> scale = {};
+    int64_t zero_point = 0;
 };
 // One scalar field of a builtin options table: field id, width in bytes (1 or 4), value.
 struct Field {
@@ -30,8 +36,16 @@ struct Op {
     int opcode;  // BuiltinOperator
     std::vector<int32_t> inputs, outputs;
     std::vector<int32_t> subgraphs = {};  // IF then/else, WHILE cond/body, CALL_ONCE init
-    int options_type = 0;                 // BuiltinOptions union type of `options` (1 Conv2DOptions, ...)
-    std::vector<Field> options = {};      // written as given, defaults included
+    // Optional, for operator tests: a custom operator's custom_code (opcode 32), its custom
+    // options (a flexbuffer), and a builtin options table of union type options_type whose
+    // fields are the bytes of option_bytes (bools), by field id, and the int32 fields of
+    // option_ints {field id, value}.
+    std::string custom_code = {};
+    std::vector<uint8_t> custom_options = {};
+    int options_type = 0;
+    std::vector<uint8_t> option_bytes = {};
+    std::vector<std::pair<int, int32_t>> option_ints = {};
+    std::vector<Field> options = {};  // options_type's fields written as given, defaults included
 };
 struct SG {
     std::vector<T> tensors;
@@ -44,11 +58,11 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
 {
     flatbuffers::FlatBufferBuilder b;
     std::vector<flatbuffers::Offset<fb::Buffer>> buffers{fb::CreateBuffer(b)};
-    std::vector<int> opcodes;
-    auto opcode_index = [&](int code) {
+    std::vector<std::pair<int, std::string>> opcodes;
+    auto opcode_index = [&](int code, const std::string &custom = {}) {
         for (size_t i = 0; i < opcodes.size(); ++i)
-            if (opcodes[i] == code) return static_cast<uint32_t>(i);
-        opcodes.push_back(code);
+            if (opcodes[i].first == code && opcodes[i].second == custom) return static_cast<uint32_t>(i);
+        opcodes.emplace_back(code, custom);
         return static_cast<uint32_t>(opcodes.size() - 1);
     };
     std::vector<flatbuffers::Offset<fb::SubGraph>> sgs;
@@ -58,26 +72,33 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
             uint32_t buffer = 0;
             if (t.constant) {
                 std::vector<uint8_t> bytes(4, 1);
+                if (!t.values.empty()) {
+                    const auto *raw = reinterpret_cast<const uint8_t *>(t.values.data());
+                    bytes.assign(raw, raw + 4 * t.values.size());
+                }
                 buffers.push_back(fb::CreateBuffer(b, b.CreateVector(bytes)));
                 buffer = static_cast<uint32_t>(buffers.size() - 1);
             }
             flatbuffers::Offset<fb::QuantizationParameters> quant = 0;
-            if (t.quant_channels > 0)
-                quant = fb::CreateQuantizationParameters(b, 0, 0,
-                                                         b.CreateVector(std::vector<float>(t.quant_channels, 0.5f)),
-                                                         b.CreateVector(std::vector<int64_t>(t.quant_channels, 0)));
+            if (!t.scale.empty())
+                quant = fb::CreateQuantizationParameters(
+                    b, 0, 0, b.CreateVector(t.scale),
+                    b.CreateVector(std::vector<int64_t>(t.scale.size(), t.zero_point)));
+
             tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape), static_cast<int8_t>(t.type), buffer,
                                                b.CreateString(t.name), quant, t.variable));
         }
         std::vector<flatbuffers::Offset<fb::Operator>> ops;
         for (const Op &op : sg.ops) {
             flatbuffers::uoffset_t options = 0;
-            if (!op.subgraphs.empty()) {
+            if (!op.option_bytes.empty() || !op.option_ints.empty()) {
                 const auto start = b.StartTable();
-                b.AddElement<int32_t>(4, op.subgraphs[0], -1);
-                if (op.subgraphs.size() > 1) b.AddElement<int32_t>(6, op.subgraphs[1], -1);
+                for (const auto &[field, value] : op.option_ints)
+                    b.AddElement<int32_t>(static_cast<flatbuffers::voffset_t>(4 + 2 * field), value, 0);
+                for (size_t f = 0; f < op.option_bytes.size(); ++f)
+                    b.AddElement<uint8_t>(static_cast<flatbuffers::voffset_t>(4 + 2 * f), op.option_bytes[f], 0);
                 options = b.EndTable(start);
-            } else if (op.options_type) {
+            } else if (!op.options.empty()) {
                 const auto start = b.StartTable();
                 for (const Field &f : op.options) {
                     const auto vt = static_cast<flatbuffers::voffset_t>(4 + 2 * f.id);
@@ -88,23 +109,34 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
                 }
                 options = b.EndTable(start);
             }
+            flatbuffers::Offset<flatbuffers::Vector<uint8_t>> custom = 0;
+            if (!op.custom_options.empty()) custom = b.CreateVector(op.custom_options);
+            if (!op.subgraphs.empty()) {
+                const auto start = b.StartTable();
+                b.AddElement<int32_t>(4, op.subgraphs[0], -1);
+                if (op.subgraphs.size() > 1) b.AddElement<int32_t>(6, op.subgraphs[1], -1);
+                options = b.EndTable(start);
+            }
             auto in = b.CreateVector(op.inputs);
             auto out = b.CreateVector(op.outputs);
             const auto start = b.StartTable();
-            b.AddElement<uint32_t>(4, opcode_index(op.opcode), 0);
+            b.AddElement<uint32_t>(4, opcode_index(op.opcode, op.custom_code), 0);
             b.AddOffset(6, in);
             b.AddOffset(8, out);
             if (options) {
                 b.AddElement<uint8_t>(10, static_cast<uint8_t>(op.options_type ? op.options_type : 1), 0);
                 b.AddOffset(12, flatbuffers::Offset<void>(options));
             }
+            if (!custom.IsNull()) b.AddOffset(14, custom);
             ops.push_back(flatbuffers::Offset<fb::Operator>(b.EndTable(start)));
         }
         sgs.push_back(fb::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(sg.inputs),
                                          b.CreateVector(sg.outputs), b.CreateVector(ops), b.CreateString("sg")));
     }
     std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
-    for (int c : opcodes) codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(c < 127 ? c : 127), 0, 1, c));
+    for (const auto &[c, custom] : opcodes)
+        codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(c < 127 ? c : 127),
+                                               custom.empty() ? 0 : b.CreateString(custom), 1, c));
     std::vector<flatbuffers::Offset<fb::Metadata>> metadata;
     if (!offline.empty()) {
         std::vector<int32_t> words{1, static_cast<int32_t>(subgraphs.size()), static_cast<int32_t>(offline.size())};

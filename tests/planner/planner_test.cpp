@@ -415,14 +415,14 @@ TEST(Budget, AnOverlappingOfflinePlanIsTheModelsFault)
     }
 }
 
-// A kernel whose scratch request is not modelled (MIRROR_PAD, mirror_pad.cc) and a custom
+// A kernel whose scratch request is not modelled (ethos-u, ethos_u/ethosu.cc) and a custom
 // operator of unknown source make the plan approximate, and are named.
 TEST(Kernels, UnmodelledKernelsAreNamed)
 {
-    constexpr int MIRROR_PAD = 100, CUSTOM = 32;
+    constexpr int CUSTOM = 32;
     SG sg{{{{1, 8}}, {{1, 12}}, {{1, 12}}},
           {
-              {MIRROR_PAD, {0}, {1}},
+              {CUSTOM, {0}, {1}, {}, "ethos-u"},
               {CUSTOM, {1}, {2}},
           },
           {0},
@@ -430,7 +430,7 @@ TEST(Kernels, UnmodelledKernelsAreNamed)
     const KernelPrediction s = predict_kernels(parse(test_models::build({sg})), abi_named("cortex-m"));
     EXPECT_TRUE(s.requests.empty());
     ASSERT_EQ(s.unmodelled.size(), 2u);
-    EXPECT_EQ(s.unmodelled[0], "subgraph 0 operator 0 (MIRROR_PAD)");
+    EXPECT_EQ(s.unmodelled[0], "subgraph 0 operator 0 (ethos-u)");
     EXPECT_EQ(s.unmodelled[1], "subgraph 0 operator 1 (CUSTOM)");
 }
 
@@ -525,15 +525,16 @@ TEST(Arena, ReplayFollowsTheAllocatorsRules)
     EXPECT_EQ(r.head_bytes, 8);
 }
 
+// RELU_N1_TO_1 has no TFLM kernel, so no rule either.
 TEST(Kernels, UnmodelledKernelMakesTheMinimumAFloor)
 {
-    constexpr int RELU_OP = 19;
-    SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_OP, {0}, {1}}}, {0}, {1}};
+    constexpr int RELU_N1_TO_1 = 20;
+    SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_N1_TO_1, {0}, {1}}}, {0}, {1}};
     const Model m = parse(test_models::build({sg}));
     const KernelPrediction k = predict_kernels(m, abi_named("cortex-m"));
     ASSERT_EQ(k.unmodelled_data.size(), 1u);
-    EXPECT_EQ(k.unmodelled_data[0], "subgraph 0 operator 0 (RELU)");
-    EXPECT_TRUE(k.unmodelled.empty());  // RELU requests no scratch: the plan stays exact
+    EXPECT_EQ(k.unmodelled_data[0], "subgraph 0 operator 0 (RELU_N1_TO_1)");
+    EXPECT_TRUE(k.unmodelled.empty());  // a builtin not listed as requesting scratch: the plan stays exact
 }
 
 namespace {
@@ -550,16 +551,16 @@ std::string write_model(const std::vector<uint8_t> &bytes, const std::string &na
 // before the buffers, not after the figures.
 TEST(Budget, AFloorIsSaidBeforeTheTable)
 {
-    constexpr int RELU_OP = 19;
-    SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_OP, {0}, {1}}}, {0}, {1}};
+    constexpr int RELU_N1_TO_1 = 20;  // no TFLM kernel, so no rule
+    SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_N1_TO_1, {0}, {1}}}, {0}, {1}};
     const Budget b =
         make_budget(write_model(test_models::build({sg}), "floor.tflite"), abi_named("cortex-m"), 10, false);
     ASSERT_FALSE(b.minimum_exact());
     const std::string table = budget_table(b);
     const size_t floor = table.find("A FLOOR: the Init/Prepare allocations of these kernels are not modelled");
     ASSERT_NE(floor, std::string::npos) << table;
-    EXPECT_LT(floor, table.find("subgraph 0 operator 0 (RELU)"));
-    EXPECT_LT(table.find("subgraph 0 operator 0 (RELU)"), table.find("buffers TFLM plans"));
+    EXPECT_LT(floor, table.find("subgraph 0 operator 0 (RELU_N1_TO_1)"));
+    EXPECT_LT(table.find("subgraph 0 operator 0 (RELU_N1_TO_1)"), table.find("buffers TFLM plans"));
     EXPECT_NE(table.find("(A FLOOR: some kernels are not modelled, listed above)"), std::string::npos);
     EXPECT_NE(table.find("(A FLOOR too: the kernels listed above add to it)"), std::string::npos);
 }

@@ -80,7 +80,8 @@ struct KernelPrediction {
 };
 
 // The kernels' requests for every operator of the model, sized for `abi`. The scratch requests
-// (and so the memory plan) do not depend on the ABI; with CMSIS-NN they depend on the CPU.
+// (and so the memory plan) depend on the ABI only for ADD_N (pointer-sized scratch); with
+// CMSIS-NN they depend on the CPU.
 KernelPrediction predict_kernels(const Model &model, const Abi &abi, const KernelBuild &build = {});
 
 }  // namespace arenascope::planner

@@ -45,7 +45,7 @@ struct Operator {
     std::vector<uint8_t> custom_options;  // a custom operator's options (flexbuffer), unverified
     // The builtin options' scalar fields by field id, defaults applied, for the option tables the
     // kernel rules read (reader.cpp option_layout: Conv2D, DepthwiseConv2D, Pool2D, SVDF,
-    // FullyConnected, TransposeConv); empty when the operator has none of them (TFLM's Parse* then keeps its
+    // FullyConnected, TransposeConv, BatchMatMul); empty when the operator has none of them (TFLM's Parse* then keeps its
     // zero-initialized params).
     std::vector<int32_t> options;
     int options_type = 0;  // the BuiltinOptions union type of `options` (1 Conv2DOptions, ...)
