@@ -1,9 +1,8 @@
 // libFuzzer target for the model reader and everything that runs on what it returns
 // (lifetimes, kernel prediction, both planners, the checker, the arena replay). Any input must end in a
 // ModelError or a valid plan: a crash, a sanitizer report or an invalid plan is a bug.
-//   Built and run for a bounded time by tests/integration/test_planner_fuzz.py; by hand:
-//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -Iplanner/include -I<gen> \
-//     planner/fuzz/reader_fuzz.cpp planner/src/*.cpp -o reader_fuzz && ./reader_fuzz -max_total_time=3600 CORPUS/
+//   Built by planner/fuzz/CMakeLists.txt, run for a bounded time by tests/integration/
+// test_planner_fuzz.py (ctest planner_fuzz); by hand: tools/fuzz.sh reader SECONDS (docs/fuzzing.md).
 #include <cstdlib>
 
 #include "arenascope/planner/arena.h"
