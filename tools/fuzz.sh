@@ -47,16 +47,17 @@ seed_dir=$seeds
 
 before=$(find "$crashes" -type f | wc -l)
 echo "fuzz.sh: $harness for $seconds s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs), seeds: ${#models[@]} models + synthetic"
-status=0
+status=0 start=$SECONDS
 # shellcheck disable=SC2086  # ARENASCOPE_FUZZ_ARGS is a list of flags
 "$fuzz_build/${harness}_fuzz" -max_total_time="$seconds" -timeout="${ARENASCOPE_FUZZ_TIMEOUT:-10}" \
   -rss_limit_mb="${ARENASCOPE_FUZZ_RSS_MB:-2048}" -print_final_stats=1 -artifact_prefix="$crashes/" \
   ${ARENASCOPE_FUZZ_ARGS:-} "$corpus" "$seed_dir" >"$log" 2>&1 || status=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+elapsed=$((SECONDS - start))
 found=$(($(find "$crashes" -type f | wc -l) - before))
 grep -a -E '^(#[0-9]+[[:space:]]+DONE|SUMMARY|arenascope fuzz:|==[0-9]+==ERROR)' "$log" | tail -5 || true
-echo "fuzz.sh: $harness: ${execs:-?} executions in $seconds s (${rate:-?} exec/s), $found crash(es) found" \
+echo "fuzz.sh: $harness: ${execs:-?} executions in $elapsed s (${rate:-?} exec/s), $found crash(es) found" \
      "(corpus now $(find "$corpus" -type f | wc -l) inputs)"
 if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then
   tail -60 "$log"
