@@ -14,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { echo "usage: tools/fuzz.sh reader|budget|arena_size SECONDS [CORPUS_DIR]" >&2; exit 2; }
-[ $# -ge 2 ] && [ $# -le 3 ] || usage
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then usage; fi
 harness=$1 seconds=$2
 case $harness in reader | budget | arena_size) ;; *) usage ;; esac
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || usage

@@ -7,7 +7,8 @@ behaviour. They are built once by the main build (planner/CMakeLists.txt, an Ext
 when clang++ is found), not here. Seeds: the synthetic models arenascope-fuzz-seeds writes, the
 build's DS-CNN and ../shared/models when present; the corpus lives in a temporary directory.
 Every input under tests/fixtures/fuzz/HARNESS/ (a crash found and fixed) runs first.
-Then the headers budget_fuzz wrote for the corpus it grew are compiled as C99 with -Werror.
+Then the headers budget_fuzz wrote for the seeds and the corpus it grew are compiled as C99 with
+-Werror, and the checks are shown to catch what they are for (arenascope-fuzz-checks-selftest).
 Run longer by hand: tools/fuzz.sh, or ARENASCOPE_FUZZ_SECONDS here (default 30 per harness).
 """
 import os
@@ -54,6 +55,13 @@ def run(exe, args, env=None, timeout=None):
                           text=True, errors="replace", env=env, timeout=timeout)
 
 
+def test_the_checks_catch_what_they_are_for():
+    """The harnesses' checks pass real output and catch each defect they are for (checks_selftest.cpp)."""
+    r = subprocess.run([str(FUZZ / "arenascope-fuzz-checks-selftest")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert " 0 of " in r.stdout, r.stdout
+
+
 @pytest.mark.parametrize("name", HARNESSES)
 def test_harness_survives_fuzzing(name, seeds, tmp_path):
     exe = harness(name)
@@ -71,15 +79,15 @@ def test_harness_survives_fuzzing(name, seeds, tmp_path):
     assert executions > len(list(seed_dir.iterdir())), r.stderr[-2000:]  # it fuzzed, beyond the seeds
     print(f"{name}: {executions} executions in {SECONDS} s, no crash")
     if name == "budget":
-        compile_headers(exe, corpus, tmp_path)
+        compile_headers(exe, [corpus, seed_dir], tmp_path)
 
 
-def compile_headers(exe, corpus, tmp_path):
-    """What budget_header wrote for the corpus the run grew, compiled as the firmware would."""
+def compile_headers(exe, corpora, tmp_path):
+    """What budget_header wrote for the seeds and the corpus the run grew, compiled as firmware would."""
     headers = tmp_path / "headers"
     headers.mkdir()
     env = dict(os.environ, ARENASCOPE_FUZZ_HEADERS=str(headers))
-    r = run(exe, ["-runs=0", str(corpus)], env=env, timeout=600)
+    r = run(exe, ["-runs=0", *map(str, corpora)], env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-4000:]
     written = sorted(headers.glob("*.h"))
     assert written, "no model of the corpus gave a header"
@@ -87,12 +95,12 @@ def compile_headers(exe, corpus, tmp_path):
     sources = []
     for h in written[:40]:
         c = h.with_suffix(".c")
-        c.write_text('#define ARENASCOPE_PLAN_TABLES\n#include "%s"\n'
+        c.write_text(f'#define ARENASCOPE_PLAN_TABLES\n#include "{h.name}"\n'
                      "unsigned long use(void) {\n"
                      "    return sizeof arenascope_plan_head + sizeof arenascope_plan_tail +\n"
                      "           sizeof arenascope_plan_op_names + sizeof arenascope_plan_op_state +\n"
                      "           ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES + ARENASCOPE_PLAN_TAIL_NODES;\n"
-                     "}\n" % h.name)
+                     "}\n")
         sources.append(str(c))
     for c in sources:
         r = subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only",
