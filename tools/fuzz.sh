@@ -28,8 +28,9 @@ corpus=$(cd "$corpus" && pwd) crashes=$(cd "$crashes" && pwd)
 
 # Build (incremental): the main build's ExternalProject configures the same directory.
 if [ ! -f "$fuzz_build/CMakeCache.txt" ]; then
-  cmake -S "$root/planner/fuzz" -B "$fuzz_build" -DCMAKE_CXX_COMPILER=clang++ >"$fuzz_build.configure.log" 2>&1 ||
-    { cat "$fuzz_build.configure.log"; exit 1; }
+  mkdir -p "$fuzz_build"
+  cmake -S "$root/planner/fuzz" -B "$fuzz_build" -DCMAKE_CXX_COMPILER=clang++ >"$fuzz_build/configure.log" 2>&1 ||
+    { cat "$fuzz_build/configure.log"; exit 1; }
 fi
 cmake --build "$fuzz_build" --target "${harness}_fuzz" arenascope-fuzz-seeds -j2 >/dev/null ||
   cmake --build "$fuzz_build" --target "${harness}_fuzz" arenascope-fuzz-seeds -j1
