@@ -756,3 +756,28 @@ TEST(Text, WrapsAtSpacesOnlyAndKeepsAddressRangesWhole)
     EXPECT_EQ(wrap_at_spaces("size       12288 B", 700, 700, px), (std::vector<std::string>{"size       12288 B"}));
     EXPECT_EQ(wrap_at_spaces("", 70, 70, px), (std::vector<std::string>{""}));
 }
+
+// A tensor no operator produces nor consumes: TFLM plans it with lifetime -1..-1
+// (micro_allocation_info.cc), and when it alone sets the lower bound, the bound's scope is -1 too
+// (arenascope-plan writes both). The snapshot loads; the region has no bar in the plan chart.
+TEST(Snapshot, NeverLiveRegionsOfTflmsPlanLoad)
+{
+    json j = fixture();
+    json &a = j["arenas"][0];
+    size_t tensor = 0;
+    while (a["regions"][tensor]["kind"] != "tensor") ++tensor;
+    a["regions"][tensor]["first_use"] = -1;
+    a["regions"][tensor]["last_use"] = -1;
+    a["plan"]["lower_bound_scope"] = -1;
+    const LoadResult r = parse(j);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const Arena &arena = r.snapshot->arenas[0];
+    EXPECT_EQ(arena.plan.lower_bound_scope, -1);
+    const Region &reg = arena.regions[tensor];
+    EXPECT_EQ(reg.first_use, -1);
+    const Rect bar = plan_geometry(arena, Rect{0, 0, 400, 300}).region_rect(reg);
+    EXPECT_EQ(bar.w, 0.0f);
+    EXPECT_EQ(bar.h, 0.0f);
+    a["regions"][tensor]["first_use"] = -2;
+    EXPECT_NE(parse(j).error.find("first_use: scope -2 outside -1..200000"), std::string::npos) << parse(j).error;
+}

@@ -495,7 +495,9 @@ void App::draw_region_tooltip(const Arena &a, const Region &reg)
     ImGui::Text("%#llx..%#llx  (+%llu, %s)", (unsigned long long)(a.base_addr + reg.offset),
                 (unsigned long long)(a.base_addr + reg.offset + reg.size_bytes), (unsigned long long)reg.offset,
                 format_bytes(reg.size_bytes).c_str());
-    if (reg.first_use && reg.last_use) {
+    if (reg.last_use && *reg.last_use < 0) {
+        ImGui::Text("lifetime: none (no operator uses it; TFLM plans it with -1..-1)");
+    } else if (reg.first_use && reg.last_use) {
         ImGui::Text("lifetime: scopes %d..%d (operators %d..%d)", *reg.first_use, *reg.last_use, *reg.first_use - 1,
                     *reg.last_use - 1);
     } else {

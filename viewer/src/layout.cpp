@@ -215,7 +215,7 @@ int hit_region(const std::vector<Region> &regions, const std::vector<int> &lanes
 
 Rect PlanGeometry::region_rect(const Region &r) const
 {
-    if (!r.first_use || !r.last_use) return {};
+    if (!r.first_use || !r.last_use || *r.last_use < 0) return {};  // never live (-1..-1): no bar
     const float x0 = x_of_scope(*r.first_use), x1 = x_of_scope(*r.last_use + 1);
     const float y0 = y_of_offset(double(r.offset)), y1 = y_of_offset(double(r.offset + r.size_bytes));
     return {x0, y0, x1 - x0, std::max(1.f, y1 - y0)};

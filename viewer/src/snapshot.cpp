@@ -77,9 +77,11 @@ std::optional<int> opt_scope(const json &obj, const char *key, const std::string
     if (it == obj.end() || it->is_null()) {
         return std::nullopt;
     }
+    // -1: TFLM plans a tensor no operator produces nor consumes with lifetime -1..-1
+    // (micro_allocation_info.cc; the planner's warnings name it): planned, never live.
     const int64_t v = i64(obj, key, path);
-    if (v < 0 || v > static_cast<int64_t>(kMaxScopes)) {
-        throw LoadError{fmt::format("{}.{}: scope {} outside 0..{}", path, key, v, kMaxScopes)};
+    if (v < -1 || v > static_cast<int64_t>(kMaxScopes)) {
+        throw LoadError{fmt::format("{}.{}: scope {} outside -1..{}", path, key, v, kMaxScopes)};
     }
     return static_cast<int>(v);
 }
@@ -278,7 +280,12 @@ Arena arena(const json &v, const std::string &path)
         a.plan.live_bytes.push_back(live[i].get<uint64_t>());
     }
     a.plan.lower_bound_bytes = u64(plan, "lower_bound_bytes", pp);
-    a.plan.lower_bound_scope = static_cast<int>(u64(plan, "lower_bound_scope", pp));
+    // -1 when the lower bound is set by a buffer no operator uses (lifetime -1..-1).
+    const int64_t lb_scope = i64(plan, "lower_bound_scope", pp);
+    if (lb_scope < -1 || lb_scope > static_cast<int64_t>(kMaxScopes)) {
+        throw LoadError{fmt::format("{}.lower_bound_scope: scope {} outside -1..{}", pp, lb_scope, kMaxScopes)};
+    }
+    a.plan.lower_bound_scope = static_cast<int>(lb_scope);
     uint64_t head_regions = 0;  // no scope can hold more live bytes than all head regions together
     for (const Region &r : a.regions) {
         if (r.kind == "tensor" || r.kind == "scratch") head_regions += r.size_bytes;
