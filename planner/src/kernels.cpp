@@ -2,6 +2,7 @@
 // TFLM would reject before any kernel runs.
 #include "arenascope/planner/kernels.h"
 
+#include <set>
 #include <stdexcept>
 
 #include "kernel_rules.h"
@@ -73,6 +74,115 @@ void hybrid(const Kernel &k, const std::string &label, std::vector<std::string> 
             " filter): \"Hybrid models are not supported on TFLite Micro\"; convert with full integer quantization");
 }
 
+// The builtin operators TFLM 90b983c2 has a kernel for: the BuiltinOperator_* that
+// tensorflow/lite/micro/micro_mutable_op_resolver.h's Add* methods register (100, CUSTOM aside).
+// No resolver can register any other builtin, so AllocateTensors fails on it
+// (micro_op_resolver.cc GetRegistrationFromOpCode: "Didn't find op for builtin opcode").
+bool tflm_has_kernel(const std::string &op)
+{
+    static const std::set<std::string> kBuiltins{"ABS",
+                                                 "ADD",
+                                                 "ADD_N",
+                                                 "ARG_MAX",
+                                                 "ARG_MIN",
+                                                 "ASSIGN_VARIABLE",
+                                                 "AVERAGE_POOL_2D",
+                                                 "BATCH_MATMUL",
+                                                 "BATCH_TO_SPACE_ND",
+                                                 "BROADCAST_ARGS",
+                                                 "BROADCAST_TO",
+                                                 "CALL_ONCE",
+                                                 "CAST",
+                                                 "CEIL",
+                                                 "CONCATENATION",
+                                                 "CONV_2D",
+                                                 "COS",
+                                                 "CUMSUM",
+                                                 "DEPTHWISE_CONV_2D",
+                                                 "DEPTH_TO_SPACE",
+                                                 "DEQUANTIZE",
+                                                 "DIV",
+                                                 "DYNAMIC_UPDATE_SLICE",
+                                                 "ELU",
+                                                 "EMBEDDING_LOOKUP",
+                                                 "EQUAL",
+                                                 "EXP",
+                                                 "EXPAND_DIMS",
+                                                 "FILL",
+                                                 "FLOOR",
+                                                 "FLOOR_DIV",
+                                                 "FLOOR_MOD",
+                                                 "FULLY_CONNECTED",
+                                                 "GATHER",
+                                                 "GATHER_ND",
+                                                 "GREATER",
+                                                 "GREATER_EQUAL",
+                                                 "HARD_SWISH",
+                                                 "IF",
+                                                 "L2_NORMALIZATION",
+                                                 "L2_POOL_2D",
+                                                 "LEAKY_RELU",
+                                                 "LESS",
+                                                 "LESS_EQUAL",
+                                                 "LOG",
+                                                 "LOGICAL_AND",
+                                                 "LOGICAL_NOT",
+                                                 "LOGICAL_OR",
+                                                 "LOGISTIC",
+                                                 "LOG_SOFTMAX",
+                                                 "MAXIMUM",
+                                                 "MAX_POOL_2D",
+                                                 "MEAN",
+                                                 "MINIMUM",
+                                                 "MIRROR_PAD",
+                                                 "MUL",
+                                                 "NEG",
+                                                 "NOT_EQUAL",
+                                                 "PACK",
+                                                 "PAD",
+                                                 "PADV2",
+                                                 "PRELU",
+                                                 "QUANTIZE",
+                                                 "READ_VARIABLE",
+                                                 "REDUCE_ALL",
+                                                 "REDUCE_MAX",
+                                                 "REDUCE_MIN",
+                                                 "RELU",
+                                                 "RELU6",
+                                                 "RESHAPE",
+                                                 "RESIZE_BILINEAR",
+                                                 "RESIZE_NEAREST_NEIGHBOR",
+                                                 "REVERSE_V2",
+                                                 "ROUND",
+                                                 "RSQRT",
+                                                 "SELECT_V2",
+                                                 "SHAPE",
+                                                 "SIN",
+                                                 "SLICE",
+                                                 "SOFTMAX",
+                                                 "SPACE_TO_BATCH_ND",
+                                                 "SPACE_TO_DEPTH",
+                                                 "SPLIT",
+                                                 "SPLIT_V",
+                                                 "SQRT",
+                                                 "SQUARE",
+                                                 "SQUARED_DIFFERENCE",
+                                                 "SQUEEZE",
+                                                 "STRIDED_SLICE",
+                                                 "SUB",
+                                                 "SUM",
+                                                 "SVDF",
+                                                 "TANH",
+                                                 "TRANSPOSE",
+                                                 "TRANSPOSE_CONV",
+                                                 "UNIDIRECTIONAL_SEQUENCE_LSTM",
+                                                 "UNPACK",
+                                                 "VAR_HANDLE",
+                                                 "WHILE",
+                                                 "ZEROS_LIKE"};
+    return kBuiltins.count(op) != 0;
+}
+
 }  // namespace
 
 KernelPrediction predict_kernels(const Model &model, const Abi &abi, const KernelBuild &build)
@@ -89,6 +199,11 @@ KernelPrediction predict_kernels(const Model &model, const Abi &abi, const Kerne
             hybrid(k, label, p.rejected);
             // An operator code outside TFLM's BuiltinOperator enum: no resolver can register it, so
             // AllocateTensors fails ("Failed to get registration from op code").
+            if (op.opcode != rules::kBuiltinCustom && op.op_name.rfind("BUILTIN_", 0) != 0 &&
+                !tflm_has_kernel(op.op_name))
+                p.rejected.push_back(label + " has no TFLM kernel (TFLM 90b983c2's MicroMutableOpResolver has no Add" +
+                                     " method for " + op.op_name + "): AllocateTensors fails with \"Didn't find op " +
+                                     "for builtin opcode '" + op.op_name + "'\"; convert the model without it");
             if (op.op_name.rfind("BUILTIN_", 0) == 0)
                 p.rejected.push_back(label + " has operator code " + op.op_name.substr(8) +
                                      ", which is not a TFLite builtin operator: no op resolver can register it");

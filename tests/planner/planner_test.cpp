@@ -525,16 +525,33 @@ TEST(Arena, ReplayFollowsTheAllocatorsRules)
     EXPECT_EQ(r.head_bytes, 8);
 }
 
-// RELU_N1_TO_1 has no TFLM kernel, so no rule either.
+// A custom operator of the firmware's own: nothing is known of its Init and Prepare, so the
+// minimum is a floor and the plan approximate (it may request scratch).
 TEST(Kernels, UnmodelledKernelMakesTheMinimumAFloor)
 {
-    constexpr int RELU_N1_TO_1 = 20;
-    SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_N1_TO_1, {0}, {1}}}, {0}, {1}};
+    Op custom{32, {0}, {1}};
+    custom.custom_code = "MyVendorOp";
+    SG sg{{{{1, 8}}, {{1, 8}}}, {custom}, {0}, {1}};
     const Model m = parse(test_models::build({sg}));
     const KernelPrediction k = predict_kernels(m, abi_named("cortex-m"));
     ASSERT_EQ(k.unmodelled_data.size(), 1u);
-    EXPECT_EQ(k.unmodelled_data[0], "subgraph 0 operator 0 (RELU_N1_TO_1)");
-    EXPECT_TRUE(k.unmodelled.empty());  // a builtin not listed as requesting scratch: the plan stays exact
+    EXPECT_EQ(k.unmodelled_data[0], "subgraph 0 operator 0 (MyVendorOp)");
+    EXPECT_EQ(k.unmodelled, k.unmodelled_data);
+    EXPECT_TRUE(k.rejected.empty());
+}
+
+// RELU_N1_TO_1 is a TFLite builtin with no TFLM kernel (micro_mutable_op_resolver.h has no
+// AddReluN1To1): no resolver registers it, so TFLM rejects the model.
+TEST(Kernels, ABuiltinWithoutATflmKernelIsRejected)
+{
+    constexpr int RELU_N1_TO_1 = 20;
+    SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_N1_TO_1, {0}, {1}}}, {0}, {1}};
+    const KernelPrediction k = predict_kernels(parse(test_models::build({sg})), abi_named("cortex-m"));
+    ASSERT_EQ(k.rejected.size(), 1u);
+    EXPECT_EQ(k.rejected[0],
+              "subgraph 0 operator 0 (RELU_N1_TO_1) has no TFLM kernel (TFLM 90b983c2's MicroMutableOpResolver has no "
+              "Add method for RELU_N1_TO_1): AllocateTensors fails with \"Didn't find op for builtin opcode "
+              "'RELU_N1_TO_1'\"; convert the model without it");
 }
 
 namespace {
@@ -551,16 +568,18 @@ std::string write_model(const std::vector<uint8_t> &bytes, const std::string &na
 // before the buffers, not after the figures.
 TEST(Budget, AFloorIsSaidBeforeTheTable)
 {
-    constexpr int RELU_N1_TO_1 = 20;  // no TFLM kernel, so no rule
-    SG sg{{{{1, 8}}, {{1, 8}}}, {{RELU_N1_TO_1, {0}, {1}}}, {0}, {1}};
+    Op custom{32, {0}, {1}};  // a custom operator: its arena use is not known
+    custom.custom_code = "MyVendorOp";
+    SG sg{{{{1, 8}}, {{1, 8}}}, {custom}, {0}, {1}};
     const Budget b =
         make_budget(write_model(test_models::build({sg}), "floor.tflite"), abi_named("cortex-m"), 10, false);
     ASSERT_FALSE(b.minimum_exact());
     const std::string table = budget_table(b);
     const size_t floor = table.find("A FLOOR: the Init/Prepare allocations of these kernels are not modelled");
     ASSERT_NE(floor, std::string::npos) << table;
-    EXPECT_LT(floor, table.find("subgraph 0 operator 0 (RELU_N1_TO_1)"));
-    EXPECT_LT(table.find("subgraph 0 operator 0 (RELU_N1_TO_1)"), table.find("buffers TFLM plans"));
+    const size_t listed = table.find("subgraph 0 operator 0 (MyVendorOp)", floor);  // after APPROXIMATE's list
+    ASSERT_NE(listed, std::string::npos) << table;
+    EXPECT_LT(listed, table.find("buffers TFLM plans"));
     EXPECT_NE(table.find("(A FLOOR: some kernels are not modelled, listed above)"), std::string::npos);
     EXPECT_NE(table.find("(A FLOOR too: the kernels listed above add to it)"), std::string::npos);
 }
