@@ -16,7 +16,6 @@ import pytest
 from arenascope_plugin.acquire import elfinfo
 from arenascope_plugin.acquire.symbols import TableSymbols
 from arenascope_plugin.decode import kernels
-
 from conftest import ROOT
 
 BUILD = pathlib.Path(os.environ.get("ARENASCOPE_BUILD_DIR", ROOT / "build"))
@@ -25,7 +24,8 @@ MODEL = BUILD / "planner" / "dscnn_kws.tflite"  # the project's own model, writt
 GCC = shutil.which("arm-none-eabi-gcc")
 FLAGS = ["-mcpu=cortex-m0plus", "-mcpu=cortex-m3", "-mcpu=cortex-m4", "-mcpu=cortex-m4 -mfloat-abi=hard",
          "-mcpu=cortex-m7", "-mcpu=cortex-m23", "-mcpu=cortex-m33", "-mcpu=cortex-m33+nodsp",
-         "-mcpu=cortex-m55 -mfloat-abi=hard", "-mcpu=cortex-m55 -mfloat-abi=soft", "-mcpu=cortex-m55+nomve -mfloat-abi=hard"]
+         "-mcpu=cortex-m55 -mfloat-abi=hard", "-mcpu=cortex-m55 -mfloat-abi=soft",
+         "-mcpu=cortex-m55+nomve -mfloat-abi=hard"]
 
 
 def gcc_features(flags):
@@ -36,7 +36,7 @@ def gcc_features(flags):
 
 class ElfLike(TableSymbols):
     def __init__(self, path, functions=()):
-        super().__init__({f: 0x1000 for f in functions})
+        super().__init__(dict.fromkeys(functions, 0x1000))
         self.elf_path = str(path)
 
 

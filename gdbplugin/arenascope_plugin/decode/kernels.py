@@ -85,7 +85,8 @@ def cpu_from_attributes(attrs: dict) -> tuple[str | None, str]:
     arch = attrs.get(TAG_CPU_ARCH)
     named = str(attrs.get(TAG_CPU_NAME, "")).lower()
     if arch not in _ARCH and named not in _CPUS:
-        return None, "the ELF's build attributes name no Cortex-M core" + (f" (Tag_CPU_name \"{named}\")" if named else "")
+        return None, ("the ELF's build attributes name no Cortex-M core"
+                      + (f" (Tag_CPU_name \"{named}\")" if named else ""))
     arch_name, representative = _ARCH.get(arch, ("?", named))
     dsp = attrs.get(TAG_DSP_EXTENSION, 0) == 1 or arch == 13   # v7E-M implies the DSP extension
     mve = attrs.get(TAG_MVE_ARCH, 0) in (1, 2)
@@ -109,7 +110,8 @@ def detect(symbols, kernels: str = "auto", cpu: str = "auto") -> KernelBuild:
     if kernels == "auto":
         found = symbols.functions_present(CMSIS_NN_FUNCTIONS)
         kernels = "cmsis-nn" if found else "reference"
-        evidence.append(f"CMSIS-NN kernels: the ELF links {found[0]}" + (f" and {len(found) - 1} more" if len(found) > 1 else "")
+        more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+        evidence.append(f"CMSIS-NN kernels: the ELF links {found[0]}{more}"
                         if found else "reference kernels: the ELF links none of CMSIS-NN's functions")
     else:
         evidence.append(f"{kernels} kernels: set arena kernels")
