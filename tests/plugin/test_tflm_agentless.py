@@ -351,3 +351,24 @@ def test_one_arena_stays_one_arena_when_the_layout_knows_two_arena_mode():
     assert (w.arena.base_addr, w.arena.size, w.arena.tail) == (ARENA, SIZE, TAIL - ARENA)
     # Two-arena objects side by side in memory are no single object: 4 B apart is the only test.
     assert tflm.is_two_arena(TWO_LAYOUT, NPABA, PABA) and not tflm.is_two_arena(TWO_LAYOUT, SABA, SABA + 4)
+
+
+def test_arena_info_says_which_kernels_the_plan_assumed():
+    """`arena info` in agentless mode names the kernels and CPU the planner was run for, with how
+    they were found: from the ELF (a linked CMSIS-NN function; the CPU as set here), or the
+    reference kernels when no CMSIS-NN function is linked."""
+    from arenascope_plugin import pipeline
+    from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
+    from arenascope_plugin.present import reports
+    cmsis = TableSymbols({"arm_fully_connected_s8": 0x1000, "arm_svdf_s8": 0x1100}, layout=LAYOUT)
+    ctx = pipeline.gather(pipeline.Target(image(), cmsis, FixedCore(cortex_m=False)),
+                          pipeline.Settings(interpreter=INTERP, cpu="m55"))
+    lines = reports.info_report(ctx)
+    assert lines[4] == ("  kernels:                TFLM's CMSIS-NN kernels for cortex-m55, as the planner assumed "
+                        "(CMSIS-NN kernels: the ELF links arm_fully_connected_s8 and 1 more; CPU cortex-m55: "
+                        "set arena cpu)"), lines
+    assert lines[3].startswith("  band measurements:") and "arena 0" in lines[5], lines
+    plain = pipeline.gather(pipeline.Target(image(), TableSymbols(layout=LAYOUT), FixedCore(cortex_m=False)),
+                            pipeline.Settings(interpreter=INTERP))
+    assert ("  kernels:                TFLM's reference kernels, as the planner assumed (reference kernels: the ELF "
+            "links none of CMSIS-NN's functions)") in reports.info_report(plain)
