@@ -52,10 +52,8 @@ void usage(FILE *to)
     std::fprintf(
         to,
         "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
-        "                       [--kernels reference|cmsis-nn] [--cpu CPU] [--margin PCT] [--arena-size N]
-        "
-        "                       [--persistent-size P --non-persistent-size N]
-        "
+        "                       [--kernels reference|cmsis-nn] [--cpu CPU] [--margin PCT] [--arena-size N]\n"
+        "                       [--persistent-size P --non-persistent-size N]\n"
         "                       MODEL.tflite\n"
         "       arenascope-plan --version\n"
         "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
