@@ -134,6 +134,14 @@ def test_agentless_on_cmsis_nn_firmware_equals_tflms_own_figures():
         if op in per_op:
             assert name in per_op[op], (op, per_op[op])
     assert set(CMSIS_OPDATA) & set(per_op), per_op
+    # The kernels' persistent buffers from Prepare (CMSIS-NN's kernel sums on an MVE core) are
+    # found through their OpData's pointer and named as the planner names them.
+    import subprocess
+    predicted = json.loads(subprocess.run([str(PLANNER), "--json", "--kernels", "cmsis-nn", "--cpu", cpu,
+                                           str(SHARED_MODELS / MODEL)], capture_output=True, text=True,
+                                          check=True).stdout)
+    wanted = {t["what"] for t in predicted["tail"]["regions"] if t["role"] == "kernel-buffer"}
+    assert wanted <= {r["name"] for r in snap["arenas"][0]["regions"]}, sorted(wanted)
 
 
 def check_adapter(snap, text, target, build):

@@ -372,3 +372,25 @@ def test_arena_info_says_which_kernels_the_plan_assumed():
                             pipeline.Settings(interpreter=INTERP))
     assert ("  kernels:                TFLM's reference kernels, as the planner assumed (reference kernels: the ELF "
             "links none of CMSIS-NN's functions)") in reports.info_report(plain)
+
+
+def test_a_kernel_buffer_is_named_through_the_pointer_its_opdata_holds():
+    """A kernel's persistent buffer from Prepare (CMSIS-NN's kernel sums on an MVE core: the
+    planner's "kernel-buffer" request) is found through the OpData word that points to it, and
+    named as the planner names it; without such a word it stays in the unnamed tail."""
+    plan = dict(PLAN, tail={"regions": [
+        {"subgraph": 0, "operator": 0, "phase": "init", "size": 8, "what": "op 0 OpData", "role": "op-data"},
+        {"subgraph": 0, "operator": 0, "phase": "prepare", "size": 12, "what": "op 0 kernel sums",
+         "role": "kernel-buffer"}]})
+    img = image()
+    base, data = img.segments[0]
+    mem = bytearray(data)
+    struct.pack_into("<II", mem, OPDATA - base, 0x12345678, OPDATA + 8)  # OpData: a value, then the pointer
+    img.segments[0] = (base, bytes(mem))
+    a = tflm.walk(img, LAYOUT, INTERP, plan).arena
+    tail = [(r.offset + ARENA, r.size, r.name) for r in a.regions if TAIL - ARENA <= r.offset < OUT_TENSOR - ARENA]
+    assert tail == [(OPDATA, 8, "op 0 OpData"), (OPDATA + 8, 12, "op 0 kernel sums"),
+                    (OPDATA + 20, 4, tflm.UNNAMED_TAIL)], tail
+    assert not figures.overlaps(a)
+    plain = tflm.walk(image(), LAYOUT, INTERP, plan).arena  # OpData without the pointer
+    assert [r.name for r in plain.regions if r.offset == TAIL - ARENA + 8] == [tflm.UNNAMED_TAIL]
