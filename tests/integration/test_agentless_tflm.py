@@ -10,7 +10,13 @@ ARENASCOPE_TFLM_ADAPTER_ELF / ARENASCOPE_TFLM_HOST_ADAPTER_ELF: the application 
 TFLM adapter, for QEMU / for x86-64.)
 ARENASCOPE_TFLM_MODEL names the model's entry in ../shared/tflm-figures (real TFLM's own figures
 at 90b983c2 on the Cortex-M4): the plugin's head, tail, arena_used_bytes() and every buffer's
-offset and lifetime must equal them. Skips cleanly without the variables."""
+offset and lifetime must equal them. Skips cleanly without the variables.
+
+TFLM built with its CMSIS-NN kernels (docs/cmsis-nn.md, "Checked by hand on this project's side"):
+  ARENASCOPE_TFLM_CMSIS_ELF=/path/app.elf ARENASCOPE_TFLM_CMSIS_BUILD=arm_m55_cmsis_nn \
+  ARENASCOPE_TFLM_MODEL=tflm_micro_speech_quantized.tflite ctest -R agentless --output-on-failure
+compares with ../shared/tflm-figures/cmsisnn-figures.json's record of that build (arm_m4_cmsis_nn
+runs on QEMU mps2-an386, arm_m55_cmsis_nn on mps3-an547, arm_m3_cmsis_nn on mps2-an385)."""
 import itertools
 import json
 import os
@@ -30,8 +36,8 @@ HOST_ADAPTER_ELF = os.environ.get("ARENASCOPE_TFLM_HOST_ADAPTER_ELF")  # the sam
 BREAK = os.environ.get("ARENASCOPE_TFLM_BREAK", "inference_done")
 MODEL = os.environ.get("ARENASCOPE_TFLM_MODEL")
 
-def snapshot_at_break(elf, commands=(), on_qemu=True):
-    """(GDB's output, the snapshot) of the plugin stopped at BREAK in `elf`: on QEMU mps2-an386
+def snapshot_at_break(elf, commands=(), on_qemu=True, machine="mps2-an386"):
+    """(GDB's output, the snapshot) of the plugin stopped at BREAK in `elf`: on QEMU `machine`
     (semihosting), or run on this host under plain gdb; `commands` run before the snapshot."""
     elf = pathlib.Path(elf)
     with tempfile.TemporaryDirectory() as tmp:
@@ -40,7 +46,7 @@ def snapshot_at_break(elf, commands=(), on_qemu=True):
                  "set arena colour off", f"break {BREAK}", "continue" if on_qemu else "run", *commands,
                  f"arena snapshot {snap_path}"]
         if on_qemu:
-            with qemu(elf, semihosting=True) as (port, _):
+            with qemu(elf, semihosting=True, machine=machine) as (port, _):
                 _, text = gdb_batch(elf, steps, remote_port=port)
         else:
             _, text = gdb_batch(elf, steps, gdb="gdb")
@@ -54,11 +60,11 @@ def assert_plan_is_tflms(a, fig):
     assert head == [(p["size"], p["offset"], p["first_used"], p["last_used"]) for p in fig["plan"]]
 
 
-def check_against_figures(snap, build):
+def check_against_figures(snap, build, figures=TFLM_FIGURES):
     a = snap["arenas"][0]
     assert a["tflm_figures"] and snap["state"]["measured"] is False
-    if MODEL and TFLM_FIGURES.exists():
-        fig = json.loads(TFLM_FIGURES.read_text())["models"][MODEL][build]
+    if MODEL and figures.exists():
+        fig = json.loads(figures.read_text())["models"][MODEL][build]
         assert a["head_bytes"] == fig["head_bytes"]
         assert a["tail_bytes"] == fig["tail_bytes"]
         assert a["used_bytes"] == fig["arena_used_bytes"]
@@ -85,6 +91,57 @@ def test_agentless_map_equals_tflms_own_figures():
     assert "inferences completed:   unavailable" in text and "Traceback" not in text
     assert "arena: warning:" not in text, text  # TFLM's placement equals the planner's
     check_against_figures(snap, "arm_m4")
+
+
+CMSIS_ELF = os.environ.get("ARENASCOPE_TFLM_CMSIS_ELF")  # TFLM built with its CMSIS-NN kernels (QEMU)
+CMSIS_BUILD = os.environ.get("ARENASCOPE_TFLM_CMSIS_BUILD", "")  # its record in cmsisnn-figures.json
+CMSIS_FIGURES = SHARED / "tflm-figures" / "cmsisnn-figures.json"
+# cmsisnn-figures.json's builds: (the QEMU machine, the CPU the ELF's build attributes give)
+# What the planner names each CMSIS-NN kernel's OpData (planner/src/kernels_cmsis_nn.cpp).
+CMSIS_OPDATA = {"CONV_2D": "OpData (cmsis_nn/conv.cc)", "DEPTHWISE_CONV_2D": "OpData (cmsis_nn/depthwise_conv.cc)",
+                "FULLY_CONNECTED": "OpData (cmsis_nn/fully_connected.cc)", "SOFTMAX": "CMSISNNSoftmaxParams",
+                "SVDF": "CmsisNnOpDataSvdf"}
+CMSIS_BUILDS = {"arm_m4_cmsis_nn": ("mps2-an386", "cortex-m4"), "arm_m55_cmsis_nn": ("mps3-an547", "cortex-m55"),
+                "arm_m3_cmsis_nn": ("mps2-an385", "cortex-m3")}
+
+
+@pytest.mark.skipif(not CMSIS_ELF or not pathlib.Path(CMSIS_ELF).exists() or not MODEL,
+                    reason="ARENASCOPE_TFLM_CMSIS_ELF and _MODEL name no TFLM firmware with CMSIS-NN kernels "
+                           "(optional test)")
+def test_agentless_on_cmsis_nn_firmware_equals_tflms_own_figures():
+    """The plugin reads the CMSIS-NN kernels and the CPU from the ELF, plans for them, and its
+    head, tail, arena_used_bytes(), minimum arena and every buffer equal real TFLM's; the tail's
+    kernel data is named after CMSIS-NN's kernel files."""
+    assert CMSIS_BUILD in CMSIS_BUILDS, (f"ARENASCOPE_TFLM_CMSIS_BUILD={CMSIS_BUILD!r}: set it to the record of "
+                                         f"cmsisnn-figures.json the firmware was built as, one of "
+                                         f"{', '.join(CMSIS_BUILDS)}")
+    machine, cpu = CMSIS_BUILDS[CMSIS_BUILD]
+    text, snap = snapshot_at_break(CMSIS_ELF, ["arena info", "arena regions", "arena check"], machine=machine)
+    assert "TFLM's own objects, no arenascope agent (agentless" in text and "Traceback" not in text, text
+    assert f"kernels:                TFLM's CMSIS-NN kernels for {cpu}, as the planner assumed (CMSIS-NN " \
+           "kernels: the ELF links arm_" in text, text
+    assert f"CPU {cpu}: the ELF's build attributes" in text, text
+    assert "arena: warning:" not in text, text  # TFLM's placement equals the planner's
+    check_against_figures(snap, CMSIS_BUILD, CMSIS_FIGURES)
+    # "subgraph 0 operator 2 (FULLY_CONNECTED): OpData (cmsis_nn/fully_connected.cc)": every
+    # operator of a CMSIS-NN kernel has its kernel data named after CMSIS-NN's OpData.
+    per_op = {}
+    for r in snap["arenas"][0]["regions"]:
+        head, _, what = r["name"].partition("): ")
+        if what and "(" in head:
+            per_op.setdefault(head.rsplit("(", 1)[1], set()).add(what)
+    for op, name in CMSIS_OPDATA.items():
+        if op in per_op:
+            assert name in per_op[op], (op, per_op[op])
+    assert set(CMSIS_OPDATA) & set(per_op), per_op
+    # The kernels' persistent buffers from Prepare (CMSIS-NN's kernel sums on an MVE core) are
+    # found through their OpData's pointer and named as the planner names them.
+    import subprocess
+    predicted = json.loads(subprocess.run([str(PLANNER), "--json", "--kernels", "cmsis-nn", "--cpu", cpu,
+                                           str(SHARED_MODELS / MODEL)], capture_output=True, text=True,
+                                          check=True).stdout)
+    wanted = {t["what"] for t in predicted["tail"]["regions"] if t["role"] == "kernel-buffer"}
+    assert wanted <= {r["name"] for r in snap["arenas"][0]["regions"]}, sorted(wanted)
 
 
 def check_adapter(snap, text, target, build):

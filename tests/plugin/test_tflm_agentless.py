@@ -351,3 +351,46 @@ def test_one_arena_stays_one_arena_when_the_layout_knows_two_arena_mode():
     assert (w.arena.base_addr, w.arena.size, w.arena.tail) == (ARENA, SIZE, TAIL - ARENA)
     # Two-arena objects side by side in memory are no single object: 4 B apart is the only test.
     assert tflm.is_two_arena(TWO_LAYOUT, NPABA, PABA) and not tflm.is_two_arena(TWO_LAYOUT, SABA, SABA + 4)
+
+
+def test_arena_info_says_which_kernels_the_plan_assumed():
+    """`arena info` in agentless mode names the kernels and CPU the planner was run for, with how
+    they were found: from the ELF (a linked CMSIS-NN function; the CPU as set here), or the
+    reference kernels when no CMSIS-NN function is linked."""
+    from arenascope_plugin import pipeline
+    from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
+    from arenascope_plugin.present import reports
+    cmsis = TableSymbols({"arm_fully_connected_s8": 0x1000, "arm_svdf_s8": 0x1100}, layout=LAYOUT)
+    ctx = pipeline.gather(pipeline.Target(image(), cmsis, FixedCore(cortex_m=False)),
+                          pipeline.Settings(interpreter=INTERP, cpu="m55"))
+    lines = reports.info_report(ctx)
+    assert lines[4] == ("  kernels:                TFLM's CMSIS-NN kernels for cortex-m55, as the planner assumed "
+                        "(CMSIS-NN kernels: the ELF links arm_fully_connected_s8 and 1 more; CPU cortex-m55: "
+                        "set arena cpu)"), lines
+    assert lines[3].startswith("  band measurements:") and "arena 0" in lines[5], lines
+    plain = pipeline.gather(pipeline.Target(image(), TableSymbols(layout=LAYOUT), FixedCore(cortex_m=False)),
+                            pipeline.Settings(interpreter=INTERP))
+    assert ("  kernels:                TFLM's reference kernels, as the planner assumed (reference kernels: the ELF "
+            "links none of CMSIS-NN's functions)") in reports.info_report(plain)
+
+
+def test_a_kernel_buffer_is_named_through_the_pointer_its_opdata_holds():
+    """A kernel's persistent buffer from Prepare (CMSIS-NN's kernel sums on an MVE core: the
+    planner's "kernel-buffer" request) is found through the OpData word that points to it, and
+    named as the planner names it; without such a word it stays in the unnamed tail."""
+    plan = dict(PLAN, tail={"regions": [
+        {"subgraph": 0, "operator": 0, "phase": "init", "size": 8, "what": "op 0 OpData", "role": "op-data"},
+        {"subgraph": 0, "operator": 0, "phase": "prepare", "size": 12, "what": "op 0 kernel sums",
+         "role": "kernel-buffer"}]})
+    img = image()
+    base, data = img.segments[0]
+    mem = bytearray(data)
+    struct.pack_into("<II", mem, OPDATA - base, 0x12345678, OPDATA + 8)  # OpData: a value, then the pointer
+    img.segments[0] = (base, bytes(mem))
+    a = tflm.walk(img, LAYOUT, INTERP, plan).arena
+    tail = [(r.offset + ARENA, r.size, r.name) for r in a.regions if TAIL - ARENA <= r.offset < OUT_TENSOR - ARENA]
+    assert tail == [(OPDATA, 8, "op 0 OpData"), (OPDATA + 8, 12, "op 0 kernel sums"),
+                    (OPDATA + 20, 4, tflm.UNNAMED_TAIL)], tail
+    assert not figures.overlaps(a)
+    plain = tflm.walk(image(), LAYOUT, INTERP, plan).arena  # OpData without the pointer
+    assert [r.name for r in plain.regions if r.offset == TAIL - ARENA + 8] == [tflm.UNNAMED_TAIL]

@@ -17,6 +17,7 @@ ROLE_MICRO_ALLOCATOR = "micro-allocator"                 # MicroAllocator
 ROLE_BUILTIN_DATA_ALLOCATOR = "builtin-data-allocator"   # MicroBuiltinDataAllocator
 ROLE_BUILTIN_DATA = "builtin-data"                       # an operator's builtin options (node.builtin_data)
 ROLE_OP_DATA = "op-data"                                 # a kernel's OpData (node.user_data)
+ROLE_KERNEL_BUFFER = "kernel-buffer"                     # a kernel's persistent buffer (e.g. CMSIS-NN's kernel sums)
 # What MicroAllocator::Create allocates in the MicroInterpreter's constructor.
 CONSTRUCTOR_ROLES = (ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOCATOR)
 # Tail objects whose every word is a pointer TFLM set (micro_allocator.h SubgraphAllocations,

@@ -22,10 +22,16 @@ a second implementation here. Every member offset and type size comes from the f
 tested on byte images laid out from a Layout. The planner's arrays in free arena space are
 overwritten by the first Invoke: nothing here reads them. No GDB import.
 """
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from arenascope_plugin.acquire.planner import ROLE_BUILTIN_DATA, ROLE_BUILTIN_DATA_ALLOCATOR, ROLE_OP_DATA
+from arenascope_plugin.acquire.planner import (
+    ROLE_BUILTIN_DATA,
+    ROLE_BUILTIN_DATA_ALLOCATOR,
+    ROLE_KERNEL_BUFFER,
+    ROLE_OP_DATA,
+)
 from arenascope_plugin.acquire.reader import MemoryReader
 from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.decode import abi
@@ -364,14 +370,17 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
     kernel_requests = {(t["subgraph"], t["operator"], t["role"]): t for t in
                        reversed(plan.get("tail", {}).get("regions", [])) if t.get("operator", -1) >= 0}
     nar, node = "tflite::NodeAndRegistration", "TfLiteNode"
+    op_data = []  # (subgraph, operator, address, size) of each OpData found
     for s, sg in enumerate(subgraph_docs):
         for i in range(len(sg["operators"])):
             at = node_arrays[s] + i * layout.sizes[nar] + layout.off(nar, "node")
             for member, role in (("builtin_data", ROLE_BUILTIN_DATA), ("user_data", ROLE_OP_DATA)):
                 request = kernel_requests.get((s, i, role))
                 if request:
-                    tail_items.append((_ptr(reader, at + layout.off(node, member), layout), request["size"],
-                                       request["what"], "persistent", 0))
+                    addr = _ptr(reader, at + layout.off(node, member), layout)
+                    tail_items.append((addr, request["size"], request["what"], "persistent", 0))
+                    if role == ROLE_OP_DATA:
+                        op_data.append((s, i, addr, request["size"]))
     if scratch_count and handles:
         tail_items.append((handles, scratch_count * layout.sizes["tflite::ScratchBufferHandle"],
                            f"ScratchBufferHandle[{scratch_count}]", "metadata", 0))
@@ -389,6 +398,7 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
         offset = addr - tail_base
         if nbytes and tail_lo <= offset and offset + nbytes <= tail_size:
             known.append((offset, nbytes, label, kind, flags))
+    known += _kernel_buffers(reader, layout, plan, op_data, known, tail_base, tail_lo, tail_size)
     # What the interpreter does not point to (kernel data, builtin options, quantization, padding):
     # the gaps between the known objects, named as such.
     known.sort()
@@ -420,6 +430,56 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
                                      region_capacity=len(tail_regions), flags=abi.ARENA_FLAG_TFLM,
                                      regions=tail_regions, memory="persistent"))
     return walk_out
+
+
+def _kernel_buffers(reader, layout, plan, op_data, known, tail_base, tail_lo, tail_size):
+    """The persistent buffers a kernel allocates in Prepare (the planner's "kernel-buffer" requests:
+    CMSIS-NN's kernel sums on an MVE core, per-channel multipliers and shifts), found through the
+    pointers to them that the operator's OpData holds: a pointer-aligned word of the OpData that
+    points into the tail where the request fits in bytes no known object covers. Requests that
+    several words fit (two per-channel arrays of one size) take them in the planner's order when
+    there are exactly as many such words as requests; otherwise they stay in the unnamed tail.
+    Returns [(offset, size, label, kind, flags)]."""
+    requests = {}
+    for t in plan.get("tail", {}).get("regions", []):
+        if t.get("role") == ROLE_KERNEL_BUFFER and t.get("operator", -1) >= 0:
+            requests.setdefault((t["subgraph"], t["operator"]), []).append(t)
+    taken = sorted((o, o + n) for o, n, *_ in known)
+
+    def free(lo, hi):
+        return tail_lo <= lo and hi <= tail_size and all(hi <= a or b <= lo for a, b in taken)
+
+    found = []
+    for s, i, addr, size in op_data:
+        wanted = requests.get((s, i))
+        if not wanted or not tail_lo <= addr - tail_base <= tail_size - size:
+            continue  # no buffer to look for, or an OpData outside the tail (not shown either): not read
+        data = reader.read(addr, size)
+        p = layout.pointer
+        words = [int.from_bytes(data[k:k + p], "little") for k in range(0, size - p + 1, p)]
+        def fits(t, used, words=words):
+            return {w - tail_base for w in words if w not in used and free(w - tail_base, w - tail_base + t["size"])}
+
+        used, left = set(), []
+        for t in wanted:
+            where = fits(t, used)
+            if len(where) != 1:
+                left.append(t)
+                continue
+            offset = where.pop()
+            used.add(offset + tail_base)
+            taken.append((offset, offset + t["size"]))
+            found.append((offset, t["size"], t["what"], "persistent", 0))
+        candidates = sorted(set().union(*(fits(t, used) for t in left))) if left else []
+        if len(left) < 2 or len(candidates) != len(left):
+            continue
+        pairs = list(zip(sorted(left, key=lambda t: t.get("offset", 0)), candidates, strict=True))
+        spans = sorted((o, o + t["size"]) for t, o in pairs)
+        if all(free(o, o + t["size"]) for t, o in pairs) and all(a[1] <= b[0] for a, b in itertools.pairwise(spans)):
+            for t, offset in pairs:
+                taken.append((offset, offset + t["size"]))
+                found.append((offset, t["size"], t["what"], "persistent", 0))
+    return found
 
 
 def scan_ram(reader: MemoryReader, layout: Layout, ranges: Iterable[tuple[int, int, str]],

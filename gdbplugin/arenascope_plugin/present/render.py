@@ -11,12 +11,14 @@ def kib(n):
 NO_ARENA = "no arena published yet (the firmware has not called arenascope_arena_add)"
 
 
-def info_lines(desc, figs, stack, located_by):
+def info_lines(desc, figs, stack, located_by, kernels=()):
+    """kernels: agentless, the line(s) saying which TFLM kernels the planner assumed."""
     if desc.agentless:
         out = [style.paint(f"TFLM's own objects, no arenascope agent ({located_by}), {desc.addr_size}-byte "
                            "addresses", "title"),
                "  inferences completed:   unavailable (agentless: only the agent counts them)",
                "  band measurements:      unavailable (agentless: canary and guard bands need the agent)"]
+        out += [f"  kernels:                {k}" for k in kernels]
     else:
         out = [style.paint(f"arenascope descriptor at {desc.address:#x} ({located_by}), ABI "
                            f"{desc.abi_major}.{desc.abi_minor}, {desc.addr_size}-byte addresses", "title"),

@@ -1,7 +1,7 @@
 """Text of the reports that are more than a table: TFLM's condition, `arena fault`. Lines without
 newlines; colour through style.paint."""
 from arenascope_plugin import version
-from arenascope_plugin.analyse import faults, figures
+from arenascope_plugin.analyse import agentless, faults, figures
 from arenascope_plugin.decode import faultrecord, tflmstate
 from arenascope_plugin.present import render, style
 
@@ -96,10 +96,19 @@ def fault_lines(f, ctx, damaged):
 
 
 
+def kernels_line(ctx) -> list[str]:
+    """Agentless: which TFLM kernels (and CMSIS-NN's CPU) the planner's figures and names assume,
+    and how they were found (decode/kernels.py: the ELF, or `set arena kernels` / `set arena cpu`)."""
+    if ctx.desc is None or not ctx.desc.agentless:
+        return []
+    build = agentless.kernel_build(ctx.symbols, None, ctx.settings.kernels, ctx.settings.cpu)
+    return [f"{build.describe()}, as the planner assumed ({build.evidence})"]
+
+
 def info_report(ctx) -> list:
     """`arena info` (and `arenascope info`): the version, TFLM's condition, then the figures; peak
     and headroom are left out of an arena TFLM never finished laying out (they measure nothing)."""
-    lines = render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by)
+    lines = render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by, kernels_line(ctx))
     if ctx.tflm is not None and not ctx.tflm.laid_out:
         lines = [("  headroom:               not measured: AllocateTensors did not finish (`arena fault` gives "
                   "the shortfall)") if line.startswith("  headroom:") else line
