@@ -2,8 +2,10 @@
 // TFLM would reject before any kernel runs.
 #include "arenascope/planner/kernels.h"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "kernel_rules.h"
 
@@ -16,25 +18,34 @@ Cpu cpu_named(const std::string &name)
     const std::string n = base.rfind("cortex-", 0) == 0 ? base.substr(7) : base;
     Cpu c;
     c.name = "cortex-" + n;
-    if (n == "m4" || n == "m7" || n == "m33")
-        c.dsp = true;
+    // The -mcpu feature modifiers arm-none-eabi-gcc 12 takes for each core (checked with
+    // `gcc -mcpu=NAME+MOD -E`); m85 is gcc 13's, with m55's.
+    std::vector<std::string> mods;
+    if (n == "m4")
+        c.dsp = true, mods = {"nofp"};
+    else if (n == "m7")
+        c.dsp = true, mods = {"nofp", "nofp.dp"};
+    else if (n == "m33")
+        c.dsp = true, mods = {"nodsp", "nofp"};
     else if (n == "m55" || n == "m85")
-        c.dsp = c.mve = true;
+        c.dsp = c.mve = true, mods = {"nodsp", "nomve", "nofp", "nomve.fp"};
     else if (n != "m0" && n != "m0plus" && n != "m3" && n != "m23")
         throw std::invalid_argument("unknown CPU '" + name +
                                     "': use cortex-m0, m0plus, m3, m23, m4, m7, m33, m55 or m85, optionally with "
                                     "gcc's +nodsp or +nomve");
-    // gcc's -mcpu feature modifiers that change CMSIS-NN's path (+nofp, +nomve.fp keep integer MVE).
     for (size_t at = plus; at != std::string::npos;) {
         const size_t next = name.find('+', at + 1);
         const std::string mod = name.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
-        if (mod == "nodsp")
-            c.dsp = false;
-        else if (mod == "nomve")
-            c.mve = false;
-        else if (mod != "nofp" && mod != "nomve.fp")
-            throw std::invalid_argument("unknown CPU modifier '+" + mod + "' in '" + name +
-                                        "': use +nodsp or +nomve (+nofp and +nomve.fp change nothing here)");
+        if (std::find(mods.begin(), mods.end(), mod) == mods.end()) {
+            std::string valid;
+            for (const std::string &m : mods) valid += (valid.empty() ? "+" : ", +") + m;
+            throw std::invalid_argument("'+" + mod + "' in '" + name + "' is not a modifier gcc takes for " + c.name +
+                                        (valid.empty() ? " (it takes none)" : " (it takes " + valid + ")"));
+        }
+        // gcc: +nodsp on an MVE core turns MVE off too (no __ARM_FEATURE_MVE); +nofp, +nomve.fp
+        // and +nofp.dp leave DSP and integer MVE, all CMSIS-NN's paths look at.
+        if (mod == "nodsp") c.dsp = c.mve = false;
+        if (mod == "nomve") c.mve = false;
         c.name += "+" + mod;
         at = next;
     }

@@ -100,6 +100,20 @@ def test_table_and_header_name_the_kernels(tmp_path):
     assert '#define ARENASCOPE_PLAN_KERNELS "reference"' in run("--header", model).stdout
 
 
+@pytest.mark.skipif(not MODELS.exists(), reason="../shared/models absent (clone on its own)")
+def test_modifiers_take_the_path_gcc_compiles():
+    """gcc 12: -mcpu=cortex-m55+nodsp defines neither __ARM_FEATURE_DSP nor __ARM_FEATURE_MVE (plain
+    C, the M3's figures), cortex-m55+nomve keeps DSP (the M4's)."""
+    name = "tflm_keyword_scrambled_8bit.tflite"
+    want = {c: f for m, k, c, f in ROWS if m == name and k == "cmsis-nn"}
+    for cpu, measured in (("cortex-m55+nodsp", "cortex-m3"), ("cortex-m55+nomve", "cortex-m4"),
+                          ("cortex-m33+nodsp", "cortex-m3"), ("cortex-m7+nofp.dp", "cortex-m4")):
+        doc = json.loads(run("--json", "--kernels", "cmsis-nn", "--cpu", cpu, MODELS / name).stdout)
+        assert doc["arena"]["minimum_bytes"] == want[measured]["minimum"], cpu
+    r = run("--kernels", "cmsis-nn", "--cpu", "cortex-m4+nomve", MODELS / name)
+    assert r.returncode == 2 and "'+nomve' in 'cortex-m4+nomve' is not a modifier gcc takes for cortex-m4" in r.stderr
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--kernels", "xtensa"], "unknown kernels 'xtensa': use reference or cmsis-nn"),
     (["MODEL", "--kernels"], "--kernels needs reference or cmsis-nn"),
@@ -128,7 +142,10 @@ def test_gdb_arena_plan_model_with_cmsis_nn(tmp_path):
                         "-ex", "set arena kernels xtensa", "-ex", "set arena cpu m55+mve",
                         "-ex", "set arena kernels cmsis-nn", "-ex", "set arena cpu m3",
                         "-ex", f"arena plan --model {MODELS / name}",
-                        "-ex", "arena plan --cpu cortex-m4"],
+                        "-ex", "arena plan --cpu cortex-m4",
+                        "-ex", f"arena plan --model {MODELS / name} --kernels cmsis-nn --target host",
+                        "-ex", "set arena kernels reference",
+                        "-ex", f"arena plan --model {MODELS / name} --cpu cortex-m55"],
                        capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     assert "TFLM's CMSIS-NN kernels for cortex-m55 (--kernels, --cpu)" in out, out
@@ -141,4 +158,6 @@ def test_gdb_arena_plan_model_with_cmsis_nn(tmp_path):
     assert "TFLM's CMSIS-NN kernels for cortex-m3 (set arena kernels, set arena cpu)" in out, out
     assert f"minimum arena {m3['minimum']} B" in out
     assert "--target, --margin, --kernels and --cpu go with --model FILE.tflite" in out
+    assert "arena plan: --kernels cmsis-nn goes with --target cortex-m" in out  # the tool's usage error, as it is
+    assert "--cpu goes with --kernels cmsis-nn (set arena kernels: reference kernels" in out
     assert "Traceback" not in out and "internal error" not in out

@@ -97,6 +97,13 @@ TEST(CmsisNnCpu, ExtensionsFollowGccMcpu)
     EXPECT_FALSE(cpu_named("cortex-m23").dsp);
     EXPECT_EQ(cpu_named("m55+nomve").name, "cortex-m55+nomve");
     EXPECT_THROW(cpu_named("cortex-m4+mve"), std::invalid_argument);
+    // gcc 12: -mcpu=cortex-m55+nodsp defines neither __ARM_FEATURE_DSP nor __ARM_FEATURE_MVE;
+    // it refuses +nomve on a core without MVE and takes +nofp.dp on the M7.
+    EXPECT_FALSE(cpu_named("cortex-m55+nodsp").dsp);
+    EXPECT_FALSE(cpu_named("cortex-m55+nodsp").mve);
+    EXPECT_THROW(cpu_named("cortex-m4+nomve"), std::invalid_argument);
+    EXPECT_THROW(cpu_named("cortex-m3+nodsp"), std::invalid_argument);
+    EXPECT_TRUE(cpu_named("cortex-m7+nofp.dp").dsp);
     EXPECT_THROW(KernelBuild::set_named("xtensa"), std::invalid_argument);
 }
 

@@ -66,8 +66,10 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
     except ValueError:
         doc = None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        if r.returncode == 1 and message and r.stderr.startswith("arenascope-plan: "):
-            raise PlannerError(message)  # the tool's own error: it names the file and the problem
+        if r.returncode in (1, 2) and message and r.stderr.startswith("arenascope-plan: "):
+            # The tool's own error (1: the model; 2: the options, e.g. --kernels cmsis-nn with
+            # --target host): it names the file or the option and the problem.
+            raise PlannerError(message)
         raise PlannerError(f"{tool} is not arenascope-plan (it printed no \"{SCHEMA}\" plan, exit status "
                            f"{r.returncode}): `set arena planner-path auto`, or the path of "
                            "build/planner/arenascope-plan")

@@ -36,7 +36,8 @@ _CPUS = {"cortex-m0": (False, False), "cortex-m0plus": (False, False), "cortex-m
 KERNEL_SETS = ("reference", "cmsis-nn")
 
 
-CPU_MODIFIERS = ("nodsp", "nomve", "nofp", "nomve.fp")  # gcc's -mcpu modifiers the planner takes
+# gcc's -mcpu modifiers the planner takes (which core takes which, the planner checks: kernels.cpp).
+CPU_MODIFIERS = ("nodsp", "nomve", "nofp", "nomve.fp", "nofp.dp")
 
 
 def check_kernels(value: str) -> str | None:

@@ -34,8 +34,16 @@ def _model_build(args) -> kernels.KernelBuild:
             kernel_set, how = "reference", "no --kernels and no ELF loaded"
         else:
             found = kernels.detect(symbols, "auto", cpu)
+            if found.kernels != "cmsis-nn" and args.cpu:
+                raise TargetError(f"--cpu goes with CMSIS-NN kernels, and {found.evidence}: give --kernels cmsis-nn "
+                                  "to plan them anyway")
             return kernels.KernelBuild(found.kernels, found.cpu, found.evidence)
     if kernel_set != "cmsis-nn":
+        if args.cpu:  # as arenascope-plan: the reference kernels allocate the same on every CPU
+            raise TargetError(f"--cpu goes with --kernels cmsis-nn ({how}: reference kernels, which allocate the "
+                              "same on every CPU)")
+        if cpu != "auto":
+            how += f"; set arena cpu {cpu} does not apply to them"
         return kernels.KernelBuild(kernel_set, None, how)
     if cpu == "auto":
         return kernels.KernelBuild(kernel_set, "cortex-m4", f"{how}; cortex-m4, the default --cpu")
