@@ -189,13 +189,21 @@ def stack_figures(desc: Descriptor, sp: int | None = None, scanned_hwm: int | No
 
 
 def plan(arena: Arena) -> Plan:
+    """Live bytes and live regions per allocation scope (inclusive lifetimes), the lower bound and
+    its first scope. A sweep over the scopes: linear in scopes plus live regions, not scopes x
+    regions (a 20,000-operator model took over a minute in GDB)."""
     planned = [r for r in arena.regions if r.planned and r.kind in ("tensor", "scratch")]
     scopes = max((r.last_use for r in planned), default=-1) + 1
-    live_bytes, live_regions = [], []
+    starts = {}
+    for k, r in enumerate(planned):
+        if r.last_use >= max(r.first_use, 0):  # never live: lifetime -1..-1, or inverted
+            starts.setdefault(max(r.first_use, 0), []).append(k)
+    live_bytes, live_regions, active = [], [], []
     for t in range(scopes):
-        live = [r.index for r in planned if r.first_use <= t <= r.last_use]
-        live_regions.append(live)
-        live_bytes.append(sum(arena.regions[i].size for i in live))
+        active = [k for k in active + starts.get(t, []) if planned[k].last_use >= t]
+        active.sort()  # the regions' order, as they are listed
+        live_regions.append([planned[k].index for k in active])
+        live_bytes.append(sum(planned[k].size for k in active))
     lower = max(live_bytes, default=0)
     return Plan(scopes=scopes, live_bytes=live_bytes, live_regions=live_regions, lower_bound=lower,
                 lower_bound_scope=live_bytes.index(lower) if live_bytes else 0)
