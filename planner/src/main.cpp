@@ -125,6 +125,13 @@ int main(int argc, char **argv)
                              kernels ? "reference or cmsis-nn" : "a CPU such as cortex-m4");
                 return 2;
             }
+            const std::string value = argv[i + 1];
+            if (value.find('/') != std::string::npos || value.find(".tflite") != std::string::npos) {
+                std::fprintf(stderr, "arenascope-plan: %s needs %s before the model (got '%s')\n", argv[i],
+                             kernels ? "reference or cmsis-nn" : "a CPU such as cortex-m4",
+                             printable(value, false).c_str());
+                return 2;
+            }
             try {
                 if (kernels)
                     build.set = arenascope::planner::KernelBuild::set_named(argv[i + 1]);

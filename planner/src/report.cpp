@@ -637,7 +637,9 @@ std::string budget_header(const Budget &b)
         if (id > 0xFFFE || buf.last > 32767)
             throw ModelError(b.model_path + ": " + buffer_name(b, buf) +
                              " does not fit the agent's region fields (id " + std::to_string(id) + ", last scope " +
-                             std::to_string(buf.last) + ")");
+                             std::to_string(buf.last) +
+                             "; arenascope_region_t holds ids up to 65534 and scopes up to 32767): --header cannot "
+                             "describe this model, the table and --json can");
         std::string flags = "0";
         if (buf.tensor >= 0 && buf.subgraph == 0) {
             std::vector<std::string> f;

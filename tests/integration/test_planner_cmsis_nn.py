@@ -117,6 +117,7 @@ def test_modifiers_take_the_path_gcc_compiles():
 @pytest.mark.parametrize("args,needle", [
     (["--kernels", "xtensa"], "unknown kernels 'xtensa': use reference or cmsis-nn"),
     (["MODEL", "--kernels"], "--kernels needs reference or cmsis-nn"),
+    (["--kernels", "cmsis-nn", "--cpu"], "--cpu needs a CPU such as cortex-m4 before the model (got '"),
     (["--kernels", "cmsis-nn", "--cpu", "cortex-a53"], "unknown CPU 'cortex-a53'"),
     (["--cpu", "cortex-m4"], "--cpu goes with --kernels cmsis-nn"),
     (["--kernels", "cmsis-nn", "--target", "host"], "--kernels cmsis-nn goes with --target cortex-m"),

@@ -4,6 +4,8 @@ import argparse
 
 def margin(text):
     """argparse type of --margin: a percentage in 0..100 in ASCII digits, as arenascope-plan takes it."""
+    if text.isascii() and text.startswith("-") and text[1:].isdigit():
+        raise argparse.ArgumentTypeError(f"{text}: use 0..100 percent")
     if not (text.isascii() and text.isdigit()):
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
     value = int(text, 10)
