@@ -193,9 +193,10 @@ def test_map_regions_plan_whereis_stack():
 # ------------------------------------------------------------------ errors, one clear line each
 
 def test_no_program_loaded():
-    proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", "-ex", f"source {PLUGIN}", "-ex", "arena info"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", "-ex", f"source {PLUGIN}", "-ex", "arena info",
+                           "-ex", "arena interpreters"], capture_output=True, text=True, timeout=60)
     assert "arena info: no program loaded and no target connected" in proc.stderr
+    assert "arena interpreters: no program loaded and no target connected" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
@@ -203,6 +204,9 @@ def test_elf_loaded_but_target_not_connected():
     proc = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", str(FIRMWARE), "-ex", f"source {PLUGIN}",
                            "-ex", "arena check"], capture_output=True, text=True, timeout=60)
     assert "arena check: the target is not running: connect to it (`target remote HOST:PORT`)" in proc.stderr
+    proc2 = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", str(FIRMWARE), "-ex", f"source {PLUGIN}",
+                            "-ex", "arena interpreters"], capture_output=True, text=True, timeout=60)
+    assert "arena interpreters: the target is not running: connect to it" in proc2.stderr
     assert proc.returncode != 0
 
 
