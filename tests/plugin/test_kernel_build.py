@@ -80,7 +80,12 @@ def test_detect_kernels_from_linked_functions(tmp_path):
     assert (plain.kernels, plain.cpu, plain.planner_args()) == ("reference", None, ["--kernels", "reference"])
     forced = kernels.detect(ElfLike(missing), "cmsis-nn", "cortex-m55+nomve")
     assert forced.planner_args() == ["--kernels", "cmsis-nn", "--cpu", "cortex-m55+nomve"]
-    assert forced.evidence == "cmsis-nn kernels: set arena kernels; CPU cortex-m55+nomve: set arena cpu"
+    assert forced.evidence == ("cmsis-nn kernels: set arena kernels; but the ELF links none of CMSIS-NN's functions; "
+                               "CPU cortex-m55+nomve: set arena cpu")
+    agreed = kernels.detect(ElfLike(missing, ["arm_svdf_s8"]), "cmsis-nn", "m4")
+    assert agreed.evidence == "cmsis-nn kernels: set arena kernels; CPU cortex-m4: set arena cpu"
+    against = kernels.detect(ElfLike(missing, ["arm_svdf_s8"]), "reference")
+    assert against.evidence == "reference kernels: set arena kernels; but the ELF links arm_svdf_s8, a CMSIS-NN build"
 
 
 def test_settings_checks():

@@ -115,7 +115,11 @@ def detect(symbols, kernels: str = "auto", cpu: str = "auto") -> KernelBuild:
         evidence.append(f"CMSIS-NN kernels: the ELF links {found[0]}{more}" if found
                         else "reference kernels: the ELF links none of CMSIS-NN's functions")
     else:
-        evidence.append(f"{kernels} kernels: set arena kernels")
+        linked = symbols.functions_present(CMSIS_NN_FUNCTIONS)
+        against = ("; but the ELF links none of CMSIS-NN's functions" if kernels == "cmsis-nn" and not linked
+                   else f"; but the ELF links {linked[0]}, a CMSIS-NN build" if kernels == "reference" and linked
+                   else "")
+        evidence.append(f"{kernels} kernels: set arena kernels{against}")
     if kernels != "cmsis-nn":
         return KernelBuild(kernels, None, "; ".join(evidence))
     if cpu == "auto":
