@@ -14,11 +14,36 @@ namespace arenascope::planner {
 
 std::string printable(std::string text, bool keep_newlines)
 {
-    for (char &c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && !(keep_newlines && c == '\n')) || u == 0x7f) c = '?';
+    // Well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF) is kept,
+    // but for the C0 and C1 controls and DEL; every other byte becomes '?', as --json's replace
+    // handler turns it into U+FFFD, so that no name can drive the terminal.
+    std::string out;
+    out.reserve(text.size());
+    const auto byte = [&](size_t i) { return i < text.size() ? static_cast<unsigned char>(text[i]) : 0u; };
+    const auto cont = [&](size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(i) >= lo && byte(i) <= hi; };
+    for (size_t i = 0; i < text.size();) {
+        const unsigned u = byte(i);
+        size_t n = 0;
+        if (u < 0x80)
+            n = 1;
+        else if (u >= 0xC2 && u <= 0xDF && cont(i + 1))
+            n = 2;
+        else if (u >= 0xE0 && u <= 0xEF && cont(i + 1, u == 0xE0 ? 0xA0 : 0x80, u == 0xED ? 0x9F : 0xBF) && cont(i + 2))
+            n = 3;
+        else if (u >= 0xF0 && u <= 0xF4 && cont(i + 1, u == 0xF0 ? 0x90 : 0x80, u == 0xF4 ? 0x8F : 0xBF) &&
+                 cont(i + 2) && cont(i + 3))
+            n = 4;
+        const bool control = (n == 1 && ((u < 0x20 && !(keep_newlines && u == '\n')) || u == 0x7f)) ||
+                             (n == 2 && u == 0xC2 && byte(i + 1) <= 0x9F);  // U+0080..U+009F
+        if (n == 0 || control) {
+            out += '?';
+            i += n ? n : 1;
+        } else {
+            out.append(text, i, n);
+            i += n;
+        }
     }
-    return text;
+    return out;
 }
 
 int64_t headroom_pct_hundredths(int64_t headroom, int64_t peak)

@@ -890,3 +890,19 @@ TEST(SharedDefinitions, TheStackRuleHeadroomRoundingAndScratchLabelsAreTheFixtur
     }
     EXPECT_GT(with_request, 0);
 }
+
+// Names from a model reach the terminal: valid UTF-8 stays, controls (C0, DEL, C1 such as CSI
+// U+009B) and bytes that are not UTF-8 become '?', one per invalid byte or control character.
+TEST(Budget, PrintableKeepsUtf8AndReplacesTheRest)
+{
+    EXPECT_EQ(printable("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    EXPECT_EQ(printable("out\xff\xfe#"), "out??#");
+    EXPECT_EQ(printable("a\x1b[2Jb\x7f"), "a?[2Jb?");
+    EXPECT_EQ(printable("\xc2\x9b"
+                        "31m"),
+              "?31m");                                      // C1 CSI
+    EXPECT_EQ(printable("\xc0\xaf\xed\xa0\x80"), "?????");  // overlong, surrogate
+    EXPECT_EQ(printable("x\xe2\x82"), "x??");               // truncated sequence
+    EXPECT_EQ(printable("a\nb", true), "a\nb");
+    EXPECT_EQ(printable("a\nb"), "a?b");
+}
