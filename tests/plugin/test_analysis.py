@@ -226,3 +226,12 @@ def test_plan_sweep_equals_the_definition():
         assert p.lower_bound == max(live_bytes, default=0)
 
     check()
+
+
+def test_plan_chart_of_an_arena_without_a_plan_says_so():
+    regions = [Region(index=0, offset=0, size=64, id=0, kind="persistent", flags=0, first_use=-1, last_use=-1)]
+    arena = Arena(index=1, base_addr=0x20000000, regions_addr=0, model_addr=0, size=4096, head=0, temp=0,
+                  tail=4096 - 64, model_size=0, canary=Band(0, 0, NONE, NONE), alignment=16, region_count=1,
+                  region_capacity=1, flags=0, regions=regions)
+    lines = render.plan_lines(arena, figures.plan(arena))
+    assert len(lines) == 1 and "arena 1 plan: none: this arena holds no planned tensor" in lines[0], lines

@@ -203,6 +203,10 @@ def plan_lines(arena, p, width=64):
     """One row per scope: live bytes, a bar over the head (one letter per live tensor, '*' for
     scratch, '!' where two live regions share bytes), and the lower bound marked."""
     planned = [r for r in arena.regions if r.planned and r.kind in ("tensor", "scratch")]
+    if not p.scopes:  # a tail-only arena (two-arena mode's persistent buffer), or no plan made yet
+        return [style.paint(f"arena {arena.index} plan: none: this arena holds no planned tensor or scratch "
+                            "buffer (a persistent buffer, or TFLM has not planned the head: AllocateTensors did "
+                            "not finish); `arena plan --model FILE.tflite` charts the model's plan", "title")]
     extent = max([r.end for r in planned] + [arena.head, 1])
     letters = {r.index: ("*" if r.kind == "scratch" else _ORD[i % len(_ORD)])
                for i, r in enumerate(r for r in planned if r.kind == "tensor")}
