@@ -57,6 +57,34 @@ struct Kernel {
     {
         for (size_t k : ks) temp(input(k));
     }
+    // The per-channel output multipliers and shifts (channels x int32 each) that conv_common.cc,
+    // depthwise_conv_common.cc, fully_connected_common.cc, transpose_conv.cc and their
+    // cmsis_nn/ twins keep for a quantized filter.
+    void per_channel(int64_t channels, std::string multipliers = "per-channel output multipliers",
+                     std::string shifts = "per-channel output shifts")
+    {
+        persistent(4 * channels, std::move(multipliers));
+        persistent(4 * channels, std::move(shifts));
+    }
+    // softmax_common.cc InitializeLutForInt16: two 513-entry int16 lookup tables for int16 input
+    // (reference and cmsis_nn/softmax.cc alike).
+    void softmax_int16_tables()
+    {
+        if (const Tensor *in = input(0); in && in->type == kTypeInt16) {
+            persistent(1026, "exp lookup table (513 x int16)");
+            persistent(1026, "1/(1+x) lookup table (513 x int16)");
+        }
+    }
+    // lstm_eval_common.cc CreateGateParams with an int16 cell state: CalculateOpDataFullyConnected
+    // for the 8 weights (inputs 1..8) keeps the per-channel multipliers and shifts of a
+    // per-channel weight (reference and cmsis_nn/unidirectional_sequence_lstm.cc alike).
+    void lstm_gate_per_channel()
+    {
+        for (size_t w = 1; w <= 8; ++w)
+            if (const Tensor *weight = input(w); weight && weight->quant_channels > 1)
+                per_channel(weight->quant_channels, "per-channel multipliers of weight input " + std::to_string(w),
+                            "per-channel shifts of weight input " + std::to_string(w));
+    }
     void scratch(int64_t bytes, std::string what)
     {
         out.prepare.push_back({KernelAlloc::Kind::Scratch, bytes, 16, -1, std::move(what)});

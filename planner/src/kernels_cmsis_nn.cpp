@@ -120,8 +120,7 @@ bool conv(Kernel &k)
     k.temp(out);
     const bool quantized = in->type == kTypeInt8 || in->type == kTypeInt16;
     if (quantized) {
-        k.persistent(4LL * filter->shape[0], "per-channel output multipliers");
-        k.persistent(4LL * filter->shape[0], "per-channel output shifts");
+        k.per_channel(filter->shape[0]);
     }
     k.temp_inputs({0, 1, 2});
     k.temp(out);
@@ -173,8 +172,7 @@ bool depthwise(Kernel &k, bool &scratch_ok)
     k.temp(filter);
     k.temp(out);
     if (in->type == kTypeInt8 || in->type == kTypeInt16) {
-        k.persistent(4LL * filter->shape[3], "per-channel output multipliers");
-        k.persistent(4LL * filter->shape[3], "per-channel output shifts");
+        k.per_channel(filter->shape[3]);
     }
     k.temp_inputs({0, 1, 2});
     k.temp(out);
@@ -235,8 +233,7 @@ bool fully_connected(Kernel &k)
     k.temp(out);
     const bool per_channel = in->type != kTypeFloat32 && filter->quant_channels > 1;
     if (per_channel) {
-        k.persistent(4LL * filter->quant_channels, "per-channel output multipliers");
-        k.persistent(4LL * filter->quant_channels, "per-channel output shifts");
+        k.per_channel(filter->quant_channels);
     }
     if (in->type != kTypeInt8 || filter->type == kTypeInt4) return true;
     const int64_t accum_depth = filter->shape.back(), output_depth = out->shape.back();
@@ -280,11 +277,7 @@ bool softmax(Kernel &k)
     k.builtin({4, 4}, {4, 4}, "TfLiteSoftmaxParams");
     k.init(64, 64, "CMSISNNSoftmaxParams");
     inspect(k, {0});
-    const Tensor *in = k.input(0);
-    if (in && in->type == kTypeInt16) {
-        k.persistent(1026, "exp lookup table (513 x int16)");
-        k.persistent(1026, "1/(1+x) lookup table (513 x int16)");
-    }
+    k.softmax_int16_tables();
     return true;
 }
 
@@ -326,13 +319,7 @@ bool lstm(Kernel &k)
         return false;
     for (size_t i = 0; i < 24; ++i) k.temp(k.input(i));
     k.temp(k.output(0));
-    if (cell->type == kTypeInt16)
-        for (size_t w = 1; w <= 8; ++w)
-            if (const Tensor *weight = k.input(w); weight && weight->quant_channels > 1) {
-                k.persistent(4LL * weight->quant_channels,
-                             "per-channel multipliers of weight input " + std::to_string(w));
-                k.persistent(4LL * weight->quant_channels, "per-channel shifts of weight input " + std::to_string(w));
-            }
+    if (cell->type == kTypeInt16) k.lstm_gate_per_channel();
     const int64_t state = cell->shape[1];
     int buffers = 4;
     if (cell->type == kTypeInt16 && (in->type == kTypeInt8 || in->type == kTypeInt16)) {
@@ -378,8 +365,7 @@ bool transpose_conv(Kernel &k)
     k.temp(out);
     k.temp(in);
     k.temp(filter);
-    k.persistent(4LL * filter->shape[0], "per-channel output multipliers");
-    k.persistent(4LL * filter->shape[0], "per-channel output shifts");
+    k.per_channel(filter->shape[0]);
     if (in->type == kTypeInt8) {
         const Dims id{in->shape[0], in->shape[1], in->shape[2], in->shape[3]};
         const Dims fd{filter->shape[0], filter->shape[1], filter->shape[2], in->shape[3]};

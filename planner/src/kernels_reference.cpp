@@ -45,8 +45,7 @@ bool fully_connected(Kernel &k)
     k.temp(k.output(0));
     k.int4_filter();
     if (in->type != kTypeFloat32 && filter->quant_channels > 1) {
-        k.persistent(4LL * filter->quant_channels, "per-channel output multipliers");
-        k.persistent(4LL * filter->quant_channels, "per-channel output shifts");
+        k.per_channel(filter->quant_channels);
     }
     return true;
 }
@@ -68,8 +67,7 @@ bool conv(Kernel &k, bool depthwise)
     k.temp(k.output(0));
     k.temp_inputs({0, 1});
     const int64_t channels = filter->shape[depthwise ? 3 : 0];
-    k.persistent(4 * channels, "per-channel output multipliers");
-    k.persistent(4 * channels, "per-channel output shifts");
+    k.per_channel(channels);
     k.temp_inputs({0, 1, 2});
     k.temp(k.output(0));
     k.int4_filter();
@@ -107,13 +105,7 @@ bool lstm(Kernel &k)
     if (!cell || cell->shape.size() != 2 || (cell->type != kTypeInt16 && cell->type != kTypeFloat32)) return false;
     for (size_t i = 0; i < 24; ++i) k.temp(k.input(i));
     k.temp(k.output(0));
-    if (cell->type == kTypeInt16)
-        for (size_t w = 1; w <= 8; ++w)
-            if (const Tensor *weight = k.input(w); weight && weight->quant_channels > 1) {
-                k.persistent(4LL * weight->quant_channels,
-                             "per-channel multipliers of weight input " + std::to_string(w));
-                k.persistent(4LL * weight->quant_channels, "per-channel shifts of weight input " + std::to_string(w));
-            }
+    if (cell->type == kTypeInt16) k.lstm_gate_per_channel();
     const int64_t bytes = int64_t{cell->shape[0]} * cell->shape[1] * type_size(cell->type);
     for (int i = 0; i < 4; ++i) k.scratch(bytes, "LSTM gate scratch");
     return true;
@@ -288,11 +280,7 @@ bool reference_kernel(Kernel &k, bool &scratch_ok)
         k.builtin({4, 4}, {4, 4}, "TfLiteSoftmaxParams");
         k.init(56, 80, "SoftmaxParams");
         inspect(k, {0});
-        const Tensor *in = k.input(0);
-        if (in && in->type == kTypeInt16) {
-            k.persistent(1026, "exp lookup table (513 x int16)");
-            k.persistent(1026, "1/(1+x) lookup table (513 x int16)");
-        }
+        k.softmax_int16_tables();
         return true;
     }
     if (n == "ADD") {  // ParseAdd; add.cc AddInit (OpDataAdd); add_common.cc AddPrepare

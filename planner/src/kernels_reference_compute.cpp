@@ -122,8 +122,7 @@ bool transpose_conv(Kernel &k)
     if (!in || !filter || !out || filter->shape.empty()) return false;
     const int64_t channels = filter->shape[0], outputs = elements(out);
     if (outputs < 0) return false;
-    k.persistent(4 * channels, "per-channel output multipliers");
-    k.persistent(4 * channels, "per-channel output shifts");
+    k.per_channel(channels);
     if (in->type == kTypeInt8) k.scratch(4 * outputs, "TRANSPOSE_CONV accumulator (output elements x int32)");
     if (in->type == kTypeInt16) k.scratch(8 * outputs, "TRANSPOSE_CONV accumulator (output elements x int64)");
     if (in->type != kTypeFloat32) {
