@@ -148,13 +148,11 @@ Budget make_budget(const std::string &path, const Abi &abi, int margin_pct, bool
     return b;
 }
 
-namespace {
-std::vector<TailRegion> place_tail(const Budget &b, int64_t arena_bytes)
+std::vector<TailRegion> tail_regions_at(const std::vector<Step> &steps, const std::vector<int64_t> &offsets)
 {
     std::vector<TailRegion> out;
-    const Replay at = replay(b.arena.steps, arena_bytes);
-    for (size_t i = 0; i < b.arena.steps.size() && at.ok; ++i) {
-        const Step &s = b.arena.steps[i];
+    for (size_t i = 0; i < steps.size() && i < offsets.size(); ++i) {
+        const Step &s = steps[i];
         if (s.kind != Step::Kind::Persistent || s.bytes == 0) continue;
         // Kernel data and state are "persistent"; TFLM's own bookkeeping (allocator objects, tensor
         // and node structs, handles) "metadata", as the agent ABI's region kinds say.
@@ -164,10 +162,17 @@ std::vector<TailRegion> place_tail(const Budget &b, int64_t arena_bytes)
                            : s.phase == Phase::Parse ? "parse"
                            : s.phase == Phase::Init  ? "init"
                                                      : "prepare";
-        out.push_back({at.offsets[i], s.bytes, data ? "persistent" : "metadata", s.subgraph == 0 ? s.tensor : -1,
+        out.push_back({offsets[i], s.bytes, data ? "persistent" : "metadata", s.subgraph == 0 ? s.tensor : -1,
                        s.op < 0 ? -1 : s.subgraph, s.op, pass, s.category, s.role, s.what});
     }
     return out;
+}
+
+namespace {
+std::vector<TailRegion> place_tail(const Budget &b, int64_t arena_bytes)
+{
+    const Replay at = replay(b.arena.steps, arena_bytes);
+    return at.ok ? tail_regions_at(b.arena.steps, at.offsets) : std::vector<TailRegion>{};
 }
 }  // namespace
 

@@ -155,20 +155,7 @@ TwoArenaReplay replay_two(const std::vector<Step> &steps, int64_t persistent_byt
 namespace {
 std::vector<TailRegion> place(const std::vector<Step> &steps, const TwoArenaReplay &at)
 {
-    std::vector<TailRegion> out;
-    for (size_t i = 0; i < steps.size() && at.ok; ++i) {
-        const Step &s = steps[i];
-        if (s.kind != Step::Kind::Persistent || s.bytes == 0) continue;
-        const bool data = s.category == "Persistent buffer data" || s.category == "builtin data" ||
-                          s.category == "TfLiteTensor variable buffer data";
-        const char *pass = s.op < 0                  ? ""
-                           : s.phase == Phase::Parse ? "parse"
-                           : s.phase == Phase::Init  ? "init"
-                                                     : "prepare";
-        out.push_back({at.offsets[i], s.bytes, data ? "persistent" : "metadata", s.subgraph == 0 ? s.tensor : -1,
-                       s.op < 0 ? -1 : s.subgraph, s.op, pass, s.category, s.role, s.what});
-    }
-    return out;
+    return at.ok ? tail_regions_at(steps, at.offsets) : std::vector<TailRegion>{};
 }
 }  // namespace
 

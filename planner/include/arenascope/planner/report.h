@@ -52,6 +52,10 @@ struct TailRegion {
     std::string role;           // what it holds, one of kTailRoles (arena.h): for tools to match on
     std::string what;           // its label, for people
 };
+// Every persistent step of `steps` at its offset (`offsets`: a replay that fitted, where every
+// persistent step landed) as a TailRegion, in TFLM's order.
+std::vector<TailRegion> tail_regions_at(const std::vector<Step> &steps, const std::vector<int64_t> &offsets);
+
 struct Budget {
     std::string model_path;
     Model model;
