@@ -42,7 +42,7 @@ EXAMPLES = [
      ["arena view --no-launch --port 47990", "arena refresh"]),
     ("arena refresh", [], []),
     ("arena live", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
-     ["arena live status", "arena live --openocd 127.0.0.1:1"]),
+     ["arena live status", "arena live --via tcl:127.0.0.1:1", "arena live --via gdb:127.0.0.1:1"]),
     ("arena version", [], ["arena version"]),
     ("errors", [], ["arena info"]),
     ("errors (running target)", ["continue &"], ["arena info"]),
@@ -162,7 +162,7 @@ pyelftools (Debian `python3-pyelftools`) to read the ELF's RAM sections for the 
 | `set arena viewer-path PATH` | auto | the viewer `arena view` starts (auto: `build/viewer/arenascope-viewer` beside the plugin, then PATH) |
 | `set arena planner-path PATH` | auto | the planner tool `arena plan --model` runs (auto: `build/planner/arenascope-plan` beside the plugin, then PATH) |
 | `set arena model FILE` | (empty) | agentless mode: the `.tflite` the firmware runs, when its model is not a data symbol of the ELF (empty: read it from the ELF; docs/integrating-tflm.md) |
-| `set arena openocd HOST:PORT` | auto | OpenOCD's Tcl RPC port for `arena live` (auto: the OpenOCD GDB is attached to, from its command line's `tcl_port` when it runs on this machine, else port 6666 on GDB's remote host) |
+| `set arena live-via LINK` | auto | how `arena live` reads the running core: `tcl:HOST:PORT` (OpenOCD's Tcl RPC port) or `gdb:HOST:PORT` (a second connection to the GDB server: OpenOCD, J-Link, ST-LINK, pyOCD); auto: by the server GDB is attached to, found on this machine (OpenOCD: its Tcl port from its command line; others: their GDB port; QEMU's gdbstub: none), else OpenOCD's Tcl port 6666 on GDB's remote host, then its GDB port (docs/hardware.md) |
 | `set arena fault-sp EXPR` | auto | where the fault handler saved the stack pointer at the fault (a variable or an address), for `arena fault` when the core is halted inside the handler and LR no longer holds EXC_RETURN (auto: the common names `g_fault_sp`, `fault_sp`, `g_hardfault_sp`, `hardfault_sp`, `HardFault_SP`, `g_stacked_sp`, `stacked_sp`) |
 | `set arena debug on\\|off` | off | show Python tracebacks of internal errors (for bug reports) |
 

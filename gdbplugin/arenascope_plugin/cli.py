@@ -1,20 +1,24 @@
 """arenascope without GDB: the pipeline (pipeline.py) on the firmware's ELF (acquire/elfsymbols.py)
-and a target read through OpenOCD's Tcl port (acquire/openocd.py), running or halted.
+and a target read through the probe (acquire/via.py), running or halted: OpenOCD's Tcl port
+(--via tcl:HOST:PORT, the default tcl:127.0.0.1:6666; --openocd HOST:PORT is the same) or a GDB
+server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/hardware.md).
 
-    arenascope info     --elf fw.elf [--openocd HOST:PORT]   the arena's figures (as `arena info`)
-    arenascope check    --elf fw.elf [--openocd HOST:PORT]   PASS/WARN/FAIL rules; exit 1 on a FAIL
-    arenascope snapshot --elf fw.elf [--openocd HOST:PORT] FILE   the snapshot JSON (as `arena snapshot`)
-    arenascope fault    --elf fw.elf [--openocd HOST:PORT]   the fault and its verdict (as `arena fault`)
-    arenascope live     --elf fw.elf [--openocd HOST:PORT] [--hz N] [--port N] [--no-viewer]
-                        [--duration S] [--once] [--snapshot-out FILE] [--scan-budget BYTES]
+    arenascope info     --elf fw.elf [--via LINK]   the arena's figures (as `arena info`)
+    arenascope check    --elf fw.elf [--via LINK]   PASS/WARN/FAIL rules; exit 1 on a FAIL
+    arenascope snapshot --elf fw.elf [--via LINK] FILE   the snapshot JSON (as `arena snapshot`)
+    arenascope fault    --elf fw.elf [--via LINK]   the fault and its verdict (as `arena fault`)
+    arenascope live     --elf fw.elf [--via LINK] [--hz N] [--port N] [--no-viewer]
+                        [--duration S] [--refreshes N] [--once] [--snapshot-out FILE]
+                        [--scan-budget BYTES]
     arenascope --version
 
 Common options: --planner PATH (arenascope-plan; default build/planner beside this), --model
 FILE.tflite (agentless: the model when the ELF has no array of it), --descriptor-address ADDR,
---stack-range LOW HIGH. Registers are read when the core is halted (OpenOCD's `get_reg`); while
-it runs, SP is unknown. The call chain GDB's unwinder gives is not available here: only the PC's
-function. Exit status: 0; 1 a failed check or an unwritable file; 2 bad arguments or a target or
-firmware it cannot read. Debian's /usr/bin/python3 with python3-pyelftools; nothing else.
+--stack-range LOW HIGH. Registers are read when the core is halted (OpenOCD's `get_reg`, Tcl
+only); while it runs, and through a GDB port, SP is unknown. The call chain GDB's unwinder
+gives is not available here: only the PC's function. Exit status: 0; 1 a failed check or an
+unwritable file; 2 bad arguments or a target or firmware it cannot read. Debian's
+/usr/bin/python3 with python3-pyelftools; nothing else.
 """
 import argparse
 import os
@@ -24,7 +28,7 @@ import sys
 import threading
 
 from arenascope_plugin import paths, pipeline, version
-from arenascope_plugin.acquire import openocd
+from arenascope_plugin.acquire import via
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.analyse import faults, figures
 from arenascope_plugin.decode import kernels
@@ -53,8 +57,10 @@ def _cpu(text):
 def _common(ap):
     ap.add_argument("--version", action="version", version=f"arenascope {version.VERSION}")
     ap.add_argument("--elf", required=True, help="the firmware's ELF (symbols, DWARF, the model's bytes)")
-    ap.add_argument("--openocd", default="127.0.0.1:6666",
-                    help="OpenOCD's Tcl RPC port, HOST:PORT (default %(default)s)")
+    ap.add_argument("--via", default=None, help="tcl:HOST:PORT (OpenOCD's Tcl RPC port, the default "
+                    "tcl:127.0.0.1:6666) or gdb:HOST:PORT (a GDB server's port: a second connection)")
+    ap.add_argument("--openocd", default=None,
+                    help="OpenOCD's Tcl RPC port, HOST:PORT: the same as --via tcl:HOST:PORT")
     ap.add_argument("--planner", help="the arenascope-plan tool (default: build/planner beside this checkout)")
     ap.add_argument("--model", default="", help="agentless: the .tflite the firmware runs (default: from the ELF)")
     ap.add_argument("--kernels", default="auto", choices=("auto", *kernels.KERNEL_SETS),
@@ -67,10 +73,12 @@ def _common(ap):
 
 def _connect(args, stop=None):
     """(pipeline.Target, Settings, link) for the options; UsageError says what is wrong."""
+    if args.via and args.openocd:
+        raise UsageError("give --via or --openocd, not both")
     try:
-        host, port = openocd.parse_endpoint(args.openocd)
+        where = via.parse_via(args.via or f"tcl:{args.openocd or '127.0.0.1:6666'}")
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(f"{'--via' if args.via else '--openocd'}: {exc}") from None
     if not os.path.isfile(args.elf):
         raise UsageError(f"cannot read {args.elf}: not a file (give the firmware's ELF)")
     try:
@@ -86,17 +94,13 @@ def _connect(args, stop=None):
                          f"{args.stack_range[0]:#x}")
     if args.model and not os.path.isfile(os.path.expanduser(args.model)):
         raise UsageError(f"--model {args.model}: not a file")
-    link = openocd.TclLink(host, port)
     try:
-        ok, _ = link.call("version")
-    except openocd.TclError as exc:
+        link = via.open_link(where, symbols, cancel=stop)
+    except via.LinkError as exc:
         raise UsageError(str(exc)) from None
-    if not ok:
-        raise UsageError(f"{link.endpoint} answered but `version` failed: not OpenOCD's Tcl port?")
-    if link.quiet_why:
-        print(f"arenascope: warning: {link.quiet_why}: OpenOCD will echo every read into its log", file=sys.stderr)
-    core = openocd.CoreOverTcl(link, symbols)
-    target = pipeline.Target(openocd.TclReader(link, cancel=stop), symbols, core)
+    for text in link.warnings:
+        print(f"arenascope: warning: {text}", file=sys.stderr)
+    target = pipeline.Target(link.reader, symbols, link.core)
     settings = pipeline.Settings(planner=args.planner or paths.built_tool("planner", "arenascope-plan"),
                                  model=args.model, descriptor_address=args.descriptor_address,
                                  stack_range=tuple(args.stack_range) if args.stack_range else None,
@@ -153,12 +157,13 @@ def fault_main(ctx, args):
 
 def live_main(argv):
     ap = argparse.ArgumentParser(prog="arenascope live", description="Stream snapshots of the running target to the "
-                                 "viewer, read through OpenOCD's Tcl port.")
+                                 "viewer, read through the probe while the core runs (--via).")
     _common(ap)
     ap.add_argument("--hz", type=float, default=20.0, help="refreshes a second at most (default 20)")
     ap.add_argument("--port", type=int, default=0, help="viewer link port on 127.0.0.1 (default: a free one)")
     ap.add_argument("--no-viewer", action="store_true", help="do not start the viewer (connect one yourself)")
     ap.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds (default: Ctrl-C)")
+    ap.add_argument("--refreshes", type=int, default=0, help="stop after this many good refreshes (default: none)")
     ap.add_argument("--snapshot-out", help="write the last snapshot to this file at the end")
     ap.add_argument("--once", action="store_true", help="stop after the first snapshot whose every band and stack "
                     "figure is the host's (each band read whole once); --duration caps the wait")
@@ -171,6 +176,8 @@ def live_main(argv):
         raise UsageError(f"--port {args.port}: give 0 (any free port) to 65535")
     if not 16 <= args.scan_budget <= 65536:
         raise UsageError(f"--scan-budget {args.scan_budget}: give 16 to 65536 bytes")
+    if args.refreshes < 0:
+        raise UsageError(f"--refreshes {args.refreshes}: give a count (0: no limit)")
     stop = threading.Event()
     target, settings, link = _connect(args, stop)
     poller = livepoll.LivePoller(target, settings, scan_budget=args.scan_budget)
@@ -179,7 +186,7 @@ def live_main(argv):
     except viewerlink.LiveError as exc:
         raise UsageError(str(exc)) from None
     where = f"127.0.0.1:{server.port}"
-    print(f"arenascope live: reading {args.elf} through OpenOCD {link.endpoint}; viewer link on {where}",
+    print(f"arenascope live: reading {args.elf} through {link.described}; viewer link on {where}",
           file=sys.stderr, flush=True)
     viewer = None
     if not args.no_viewer:
@@ -203,6 +210,8 @@ def live_main(argv):
         except viewerlink.LiveError as exc:
             print(f"arenascope live: {exc}", file=sys.stderr, flush=True)
         if args.once and poller.scanner.complete and snap["live"]["link"] == "ok":
+            stop.set()
+        if args.refreshes and poller.refreshes >= args.refreshes:
             stop.set()
 
     def report(text):

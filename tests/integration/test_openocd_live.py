@@ -206,12 +206,12 @@ def test_a_long_read_is_chunked_and_stops_within_one_chunk():
             reader.read(0xF0000000, 8)  # nothing there: OpenOCD's own error text, wrapped by catch
 
 
-def test_arena_live_in_gdb_and_the_standalone_command(tmp_path):
-    vport = free_ports(1)[0]
+def viewer_stand_in(vport):
+    """A stand-in for the viewer's end of the link, on a thread: the JSON lines it is sent."""
     got = []
 
-    def viewer():  # a stand-in for the viewer's end of the link: reads the JSON lines it is sent
-        for _ in range(200):
+    def viewer():
+        for _ in range(600):
             try:
                 s = socket.create_connection(("127.0.0.1", vport))
                 break
@@ -222,19 +222,33 @@ def test_arena_live_in_gdb_and_the_standalone_command(tmp_path):
         with s, s.makefile("rb") as f:
             for line in f:
                 got.append(json.loads(line))
-    th = threading.Thread(target=viewer, daemon=True)
-    th.start()
+    threading.Thread(target=viewer, daemon=True).start()
+    return got
+
+
+def gdb_wait_refreshes(n, seconds=90):
+    """A GDB command that returns once `arena live` has made n refreshes (or after `seconds`):
+    what the test checks, not a fixed window (a loaded machine refreshes slower)."""
+    return ("python import sys, time; m = sys.modules['arenascope_plugin.gdb.cmd_live']; "
+            f"d = time.monotonic() + {seconds}; "
+            f"[time.sleep(0.05) for _ in iter(lambda: m._STATE['poller'].refreshes >= {n} or "
+            "time.monotonic() > d, True)]")
+
+
+def test_arena_live_in_gdb_and_the_standalone_command(tmp_path):
+    vport = free_ports(1)[0]
+    got = viewer_stand_in(vport)
     out = tmp_path / "last.json"
     with Chain(str(FIRMWARE)) as ch:
         res = ch.gdb(["-ex", f"source {PLUGIN}", "-ex", f"arena live --no-launch --port {vport}",
-                      "-ex", "continue &", "-ex", "shell sleep 2", "-ex", "arena live status",
+                      "-ex", "continue &", "-ex", gdb_wait_refreshes(8), "-ex", "arena live status",
                       "-ex", "arena live stop", "-ex", "interrupt", "-ex", "shell sleep 0.3",
                       # the standalone tool below polls a running core: halted by the interrupt
                       # inside an agent update (seq odd), it would see only torn reads
                       "-ex", "monitor resume"])
         cli = subprocess.run([str(CLI), "live", "--openocd", f"127.0.0.1:{ch.tport}", "--elf", str(FIRMWARE),
-                              "--duration", "2", "--no-viewer", "--snapshot-out", str(out)],
-                             capture_output=True, text=True, timeout=60)
+                              "--refreshes", "6", "--duration", "90", "--no-viewer", "--snapshot-out", str(out)],
+                             capture_output=True, text=True, timeout=120)
     text = res.stdout
     assert "Traceback" not in text, text
     assert "0x4e455241" not in text and "{0x" not in text, text  # no read of the poller echoed into GDB
@@ -244,7 +258,7 @@ def test_arena_live_in_gdb_and_the_standalone_command(tmp_path):
     assert len(live_snaps) >= 5 and live_snaps[-1]["state"]["invokes"] > live_snaps[0]["state"]["invokes"]
     assert cli.returncode == 0, cli.stderr
     last = json.loads(out.read_text())
-    assert last["live"]["refresh_index"] >= 5 and last["source"]["located_by"] == "symbol arenascope_descriptor"
+    assert last["live"]["refresh_index"] == 6 and last["source"]["located_by"] == "symbol arenascope_descriptor"
     assert "torn reads discarded" in cli.stderr
 
 
@@ -283,3 +297,70 @@ def test_a_corrupt_descriptor_is_said_untrusted_with_a_failing_verdict():
     assert any(m.startswith("the descriptor read is corrupt: ") for m in messages), messages
     after = snaps[snaps.index(bad[0]) + 1:]
     assert after and all(s["live"]["link"] == "ok" for s in after) and after[-1]["verdict"] == "PASS"
+
+
+def test_arena_live_through_a_second_gdb_connection_while_gdb_holds_the_first(tmp_path):
+    """OpenOCD's GDB port, configured for two connections (docs/hardware.md): GDB holds the first
+    and runs the core; the live view reads through the second (acquire/rsp.py), in GDB and in the
+    standalone tool, and says which server it reads."""
+    vport = free_ports(1)[0]
+    got = viewer_stand_in(vport)
+    out = tmp_path / "last.json"
+    with Chain(str(FIRMWARE), openocd_args=["-c", "qemu.cpu configure -gdb-max-connections 3"]) as ch:
+        gdb_port = f"127.0.0.1:{ch.gport}"
+        res = ch.gdb(["-ex", f"source {PLUGIN}", *RESET,
+                      "-ex", f"arena live --no-launch --port {vport} --via gdb:{gdb_port}",
+                      "-ex", "continue &", "-ex", gdb_wait_refreshes(8), "-ex", "arena live status",
+                      "-ex", "arena live stop", "-ex", "interrupt", "-ex", "shell sleep 0.3", "-ex", "monitor resume"])
+        cli = subprocess.run([str(CLI), "live", "--via", f"gdb:{gdb_port}", "--elf", str(FIRMWARE), "--refreshes",
+                              "4", "--duration", "90", "--no-viewer", "--snapshot-out", str(out)],
+                             capture_output=True, text=True, timeout=120)
+        openocd_log = ch.log("openocd")
+    text = res.stdout
+    assert "Traceback" not in text, text
+    assert f"through a second GDB connection to OpenOCD {gdb_port} (from --via)" in text, text
+    assert f"arena live: running, a second GDB connection to OpenOCD {gdb_port}" in text, text
+    # the server is named from the process that owns the port, and what it does on connect is said
+    assert "warning: OpenOCD halts the core and drops GDB's breakpoints when a GDB connection opens" in text, text
+    assert openocd_log.count("accepting 'gdb' connection") >= 3, openocd_log[-2000:]
+    live_snaps = [g["snapshot"] for g in got if g.get("type") == "snapshot" and g["snapshot"].get("live")]
+    assert len(live_snaps) >= 8, [g.get("type") for g in got]
+    assert live_snaps[-1]["state"]["invokes"] > live_snaps[0]["state"]["invokes"]  # the core ran meanwhile
+    assert all(s["state"]["seq"] % 2 == 0 for s in live_snaps)
+    head = PLAN["plans"]["tflm-greedy"]["head_bytes"]
+    assert live_snaps[-1]["arenas"][0]["head_bytes"] == head
+    assert live_snaps[-1]["live"]["reader"].startswith(f"OpenOCD {gdb_port} (GDB remote protocol")
+    assert cli.returncode == 0, cli.stderr
+    assert f"reading {FIRMWARE} through a second GDB connection to OpenOCD {gdb_port}" in cli.stderr, cli.stderr
+    last = json.loads(out.read_text())
+    assert last["live"]["refresh_index"] == 4 and last["arenas"][0]["head_bytes"] == head
+
+
+def test_the_same_bytes_through_the_tcl_port_and_the_gdb_port():
+    addr = elf_symbols(FIRMWARE)["arenascope_descriptor"]
+    from arenascope_plugin.acquire import rsp
+    # OpenOCD answers a failed read on its GDB port with zeros unless gdb_report_data_abort is
+    # enabled (gdb_server.c, gdb_read_memory_packet): docs/hardware.md says to enable it.
+    with Chain(str(FIRMWARE), openocd_args=["-c", "qemu.cpu configure -gdb-max-connections 2",
+                                            "-c", "gdb_report_data_abort enable"]) as ch:
+        ch.tcl.call("halt")
+        tcl = openocd.TclReader(openocd.TclLink("127.0.0.1", ch.tport))
+        gdb = rsp.RspReader(rsp.RspLink("127.0.0.1", ch.gport, server="OpenOCD"))
+        a, b = tcl.read(addr, 4096), gdb.read(addr, 4096)
+        assert a == b and a[:8] == b"ARENASCP"
+        assert gdb.link.packet_size == 0x4000 and gdb.link.no_ack  # OpenOCD 0.12's qSupported
+        with pytest.raises(MemoryReadError, match="OpenOCD answered E"):
+            gdb.read(0xF0000000, 8)
+        tcl.link.close()
+        gdb.link.close()
+
+
+def test_arena_live_on_qemus_own_gdbstub_says_it_cannot_and_names_qemu():
+    from harness import gdb_batch, qemu
+    with qemu() as (qport, _):
+        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "arena live --no-launch --port 0",
+                                       f"arena live --no-launch --port 0 --via gdb:127.0.0.1:{qport}"],
+                            remote_port=qport)
+    assert f"arena live: GDB is attached to QEMU's gdbstub on 127.0.0.1:{qport}" in text, text
+    assert "reads memory only while the guest is stopped" in text and "OpenOCD serving" not in text, text
+    assert "Traceback" not in text

@@ -28,14 +28,14 @@ def test_settings_are_checked_when_set_and_the_old_value_kept():
     out = gdb("set arena view-port 70000", "show arena view-port", "set arena view-port 5000", "show arena view-port",
               "set arena stack-range 0x20002000 0x20001000", "show arena stack-range",
               "set arena scan-range 0x20000000, 0x20000000", "show arena scan-range",
-              "set arena openocd 127.0.0.1:99999", "set arena openocd host:abc", "show arena openocd")
+              "set arena live-via 127.0.0.1:99999", "set arena live-via gdb:host:abc", "show arena live-via")
     assert "set arena view-port: 70000 is not a TCP port: use 1..65535; kept 47800" in out, out
     assert "arena view-port: 5000" in out
     assert "set arena stack-range: the end 0x20001000 is not above the start 0x20002000; kept 'auto'" in out, out
     assert "arena stack-range: auto" in out
     assert "set arena scan-range: the end 0x20000000 is not above the start 0x20000000; kept 'auto'" in out, out
-    assert "set arena openocd: '127.0.0.1:99999': port 99999 is not 1..65535; kept 'auto'" in out, out
-    assert "set arena openocd: 'host:abc': the port is not a number" in out and "arena openocd: auto" in out, out
+    assert "set arena live-via: '127.0.0.1:99999': port 99999 is not 1..65535; kept 'auto'" in out, out
+    assert "set arena live-via: 'host:abc': the port is not a number" in out and "arena live-via: auto" in out, out
 
 
 def test_path_arguments_must_be_regular_files(tmp_path):

@@ -9,7 +9,6 @@ COUNT` (OpenOCD 0.12, "read_memory") returns a Tcl list of numbers.
 No GDB here: the standalone `arenascope live` uses it as the GDB plugin does. Reads only:
 nothing here writes target memory or resumes/halts the core.
 """
-import os
 import re
 import socket
 import time
@@ -77,8 +76,8 @@ class TclLink:
             self._sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
         except OSError as exc:
             raise TclError(f"cannot connect to OpenOCD's Tcl port {self.endpoint}: {exc.strerror or exc} (is OpenOCD "
-                           "running, with `tcl_port` at this port? `set arena openocd HOST:PORT` or "
-                           "--openocd HOST:PORT names another)") from None
+                           "running, with `tcl_port` at this port? --via tcl:HOST:PORT names another, "
+                           "--via gdb:HOST:PORT reads a GDB server's port)") from None
         self._buf = b""
         self.connects += 1
         if self.quiet:
@@ -187,10 +186,11 @@ class TclReader(MemoryReader):
     """Target memory through OpenOCD's Tcl RPC, while the core runs. Reads are split into
     chunks of at most `chunk` bytes (one `read_memory` each), word-aligned (32-bit accesses, as
     a MEM-AP does best) and trimmed. `cancel` (a threading.Event or None) stops a long read
-    between chunks. Counts calls and bytes for the benchmark."""
+    between chunks; `progress(done, total)` is told after each chunk. Counts calls and bytes for
+    the benchmark."""
 
-    def __init__(self, link, chunk=CHUNK_BYTES, cancel=None):
-        self.link, self.chunk, self.cancel = link, max(4, chunk // 4 * 4), cancel
+    def __init__(self, link, chunk=CHUNK_BYTES, cancel=None, progress=None):
+        self.link, self.chunk, self.cancel, self.progress = link, max(4, chunk // 4 * 4), cancel, progress
         self.name = f"OpenOCD Tcl RPC {link.endpoint}"
         self.calls = self.bytes = 0
         self.link_failures, self.last_link_error = 0, ""
@@ -207,6 +207,8 @@ class TclReader(MemoryReader):
             n = min(self.chunk, hi - at)
             out += self._spans([(at, at + n)])[0]
             at += n
+            if self.progress is not None:
+                self.progress(min(at, addr + length) - addr, length)
         return bytes(out[addr - lo:addr - lo + length])
 
     def read_many(self, pieces):
@@ -244,44 +246,6 @@ class TclReader(MemoryReader):
                 raise MemoryReadError(lo, hi - lo, f"OpenOCD's reply is not {(hi - lo) // 4} numbers: {g[:80]!r}")
             out.append(b"".join(int(w, 0).to_bytes(4, "little") for w in words))
         return out
-
-
-def tcl_port_of_gdb_server(host, gdb_port):
-    """The Tcl port of the OpenOCD that serves GDB on host:gdb_port, when that OpenOCD runs on
-    this machine and its command line says (`-c "tcl_port N"`, `-c "tcl port N"`); else None.
-    (OpenOCD refuses `tcl_port` queries after init, so GDB's `monitor` cannot ask it.)"""
-    if host not in ("127.0.0.1", "localhost", "::1", ""):
-        return None
-    inode = _listening_inode(gdb_port)
-    if inode is None:
-        return None
-    needle = f"socket:[{inode}]"
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-            if not any(os.readlink(f"/proc/{pid}/fd/{fd}") == needle for fd in fds):
-                continue
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                argv = f.read().decode(errors="replace").split("\0")
-        except OSError:
-            continue
-        m = re.search(r"\btcl[_ ]port\s+(\d+)", " ".join(argv))
-        return int(m.group(1)) if m else DEFAULT_PORT
-    return None
-
-
-def _listening_inode(port):
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as f:
-                next(f)
-                for line in f:
-                    parts = line.split()
-                    if parts[3] == "0A" and int(parts[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
-                        return parts[9]
-        except (OSError, StopIteration, IndexError, ValueError):
-            continue
-    return None
 
 
 class CoreOverTcl(Core):

@@ -1,8 +1,10 @@
-"""`arena live`: the live view while the core runs, through OpenOCD's Tcl RPC port.
+"""`arena live`: the live view while the core runs, through OpenOCD's Tcl RPC port or a second
+GDB remote connection to the probe's GDB server (acquire/via.py).
 
-GDB in all-stop mode cannot read memory while the target runs; OpenOCD can, through the debug
-probe's MEM-AP, on its Tcl port. This command starts a poller thread (livepoll.py, no GDB calls)
-that reads through openocd.TclReader and streams snapshots to the viewer over `arena view`'s
+GDB in all-stop mode cannot read memory while the target runs; the probe can, through its
+MEM-AP: OpenOCD on its Tcl port, and OpenOCD, the J-Link GDB server, ST-LINK_gdbserver and pyOCD
+on a second connection to their GDB port. This command starts a poller thread (livepoll.py, no
+GDB calls) that reads through that link and streams snapshots to the viewer over `arena view`'s
 link. GDB stays usable meanwhile; what the thread has to say is printed at the next prompt.
 """
 import queue
@@ -11,7 +13,7 @@ import threading
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
-from arenascope_plugin.acquire import openocd
+from arenascope_plugin.acquire import servers, via
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import events, framework
@@ -20,22 +22,23 @@ from arenascope_plugin.gdb.settings import Spec, resolved, setting
 from arenascope_plugin.serve import livepoll, viewerlink
 
 
-def check_endpoint(name, value):
-    """`set arena openocd`: auto, or a HOST:PORT openocd.parse_endpoint takes."""
+def check_via(name, value):
+    """`set arena live-via`: auto, or what via.parse_via takes."""
     if not isinstance(value, str) or value.strip() in ("", "auto"):
         return None
     try:
-        openocd.parse_endpoint(value)
+        via.parse_via(value)
     except ValueError as exc:
         return str(exc)
     return None
 
 
 SETTINGS = [
-    Spec("openocd", gdb.PARAM_STRING, "auto",
-         "OpenOCD's Tcl RPC port for `arena live`, HOST:PORT: 'auto' takes the OpenOCD GDB is attached to (its "
-         "command line's tcl_port when it runs on this machine), else port 6666 on GDB's remote host.",
-         "OpenOCD's Tcl port for the live view", check_endpoint),
+    Spec("live-via", gdb.PARAM_STRING, "auto",
+         "How `arena live` reads the running target: tcl:HOST:PORT (OpenOCD's Tcl RPC port) or gdb:HOST:PORT (a "
+         "second connection to the GDB server: OpenOCD, J-Link, ST-LINK, pyOCD); 'auto' picks by the server GDB is "
+         "attached to (docs/hardware.md).",
+         "the live view's link", check_via),
 ]
 
 _STATE = {"thread": None, "stop": None, "poller": None, "messages": queue.Queue(), "hooked": False,
@@ -53,26 +56,44 @@ def _print_pending(*_):
         gdb.write(f"arena live: {text}\n")
 
 
-def _endpoint():
-    """(host, port, how) of OpenOCD's Tcl port: the setting, else the OpenOCD GDB is attached to."""
-    text = str(setting("openocd")).strip()
-    if text and text != "auto":
-        try:
-            host, port = openocd.parse_endpoint(text)
-        except ValueError as exc:
-            raise TargetError(f"`set arena openocd`: {exc}") from None
-        return host, port, "`set arena openocd`"
+def _gdb_remote():
+    """(host, port) of the GDB server GDB is attached to, or None."""
     conn = getattr(gdb.selected_inferior(), "connection", None)
     details = getattr(conn, "details", None) or ""
-    if conn is not None and getattr(conn, "type", "") in ("remote", "extended-remote") and ":" in details:
-        host, _, gport = details.rpartition(":")
-        host = host.strip("[]") or "127.0.0.1"
-        if gport.isdigit():
-            tcl = openocd.tcl_port_of_gdb_server(host, int(gport))
-            if tcl is not None:
-                return host, tcl, f"the command line of the OpenOCD serving GDB on {details}"
-            return host, openocd.DEFAULT_PORT, f"GDB's remote host {host}, OpenOCD's default Tcl port"
-    return "127.0.0.1", openocd.DEFAULT_PORT, "the default (GDB is not attached to a remote OpenOCD here)"
+    if conn is None or getattr(conn, "type", "") not in ("remote", "extended-remote") or ":" not in details:
+        return None
+    host, _, port = details.rpartition(":")
+    return (host.strip("[]") or "127.0.0.1", int(port)) if port.isdigit() else None
+
+
+def _candidates():
+    """[(Via, how it was chosen)] to try in order: the setting, else by the server GDB is attached to."""
+    text = str(setting("live-via")).strip()
+    if text and text != "auto":
+        try:
+            return [(via.parse_via(text), "`set arena live-via`")]
+        except ValueError as exc:
+            raise TargetError(f"`set arena live-via`: {exc}") from None
+    remote = _gdb_remote()
+    if remote is None:
+        return [(via.Via("tcl", "127.0.0.1", servers.TCL_DEFAULT_PORT),
+                 "the default (GDB is not attached to a remote GDB server here; --via names the probe's)")]
+    host, port = remote
+    found = servers.local_server(host, port)
+    where = f"{host}:{port}"
+    if found is None:
+        return [(via.Via("tcl", host, servers.TCL_DEFAULT_PORT),
+                 f"OpenOCD's default Tcl port on GDB's remote host (the server on {where} is not on this machine)"),
+                (via.Via("gdb", host, port), f"a second connection to the GDB server GDB is attached to on {where}")]
+    if found.live is None:
+        raise TargetError(f"GDB is attached to {found.name} on {where} (pid {found.pid}): it takes one GDB connection "
+                          "at a time and reads memory only while the guest is stopped, so nothing can read the "
+                          "running core; the live view needs a debug probe's GDB server or OpenOCD's Tcl port "
+                          "(docs/hardware.md), or use `arena view` at each stop")
+    if found.live == "tcl":
+        return [(via.Via("tcl", host, found.tcl_port),
+                 f"the command line of the {found.name} serving GDB on {where} (pid {found.pid})")]
+    return [(via.Via("gdb", host, port), f"{found.name} serving GDB on {where} (pid {found.pid})")]
 
 
 def stop_live(wait=True):
@@ -89,30 +110,36 @@ def stop_live(wait=True):
 
 
 class LiveCommand(Sub):
-    """Stream snapshots of the running target to the viewer, read through OpenOCD's Tcl port.
-GDB cannot read memory while the core runs (all-stop); OpenOCD reads it through the probe
-without halting the core. A thread polls the descriptor (and its sequence counter: a read torn
-by an update is retried, never shown), re-reads the region tables only when their layout
-generation changes, and scans the guard band, the free band's canary and the stack paint a slice
-per refresh. GDB stays usable; messages appear at the next prompt. Without the agent (agentless
-mode) TFLM's objects are walked again only when its allocator's state moves; the agent-only
-figures are unavailable.
+    """Stream snapshots of the running target to the viewer, read through the debug probe.
+GDB cannot read memory while the core runs (all-stop); the probe reads it without halting the
+core: through OpenOCD's Tcl port, or through a second connection to the GDB server (OpenOCD,
+the J-Link GDB server, ST-LINK_gdbserver, pyOCD; docs/hardware.md says how each allows it). A
+thread polls the descriptor (and its sequence counter: a read torn by an update is retried, never
+shown), re-reads the region tables only when their layout generation changes, and scans the
+guard band, the free band's canary and the stack paint a slice per refresh. GDB stays usable;
+messages appear at the next prompt. Without the agent (agentless mode) TFLM's objects are walked
+again only when its allocator's state moves; the agent-only figures are unavailable.
 
-Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--scan-budget BYTES]
+Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-launch]
+                  [--scan-budget BYTES]
        arena live stop       stop polling (the viewer keeps its last snapshot)
        arena live status     refreshes, rate, bytes a refresh, torn reads discarded, last error
   --hz N          refreshes a second at most (default 20)
-  --openocd H:P   OpenOCD's Tcl RPC port (default: `show arena openocd`; auto: the OpenOCD GDB is
-                  attached to, found by its command line, else port 6666 on GDB's remote host)
+  --via LINK      tcl:HOST:PORT: OpenOCD's Tcl RPC port; gdb:HOST:PORT: a second GDB connection
+                  (default: `show arena live-via`; auto: by the server GDB is attached to:
+                  OpenOCD's Tcl port from its command line, the GDB port of J-Link, ST-LINK or
+                  pyOCD; on another host, OpenOCD's Tcl port 6666, else the GDB port)
+  --openocd H:P   the same as --via tcl:H:P
   --port N        the viewer link's port (as `arena view --port`)
   --no-launch     do not start the viewer
   --scan-budget B band bytes scanned a refresh (default 512)"""
     sub = "live"
-    options = ("--hz", "--openocd", "--port", "--no-launch", "--scan-budget", "stop", "status")
+    options = ("--hz", "--via", "--openocd", "--port", "--no-launch", "--scan-budget", "stop", "status")
 
     def add_arguments(self, parser):
         parser.add_argument("action", nargs="?", choices=("start", "stop", "status"), default="start")
         parser.add_argument("--hz", type=float, default=20.0)
+        parser.add_argument("--via", default=None)
         parser.add_argument("--openocd", default=None)
         parser.add_argument("--port", type=int, default=None)
         parser.add_argument("--no-launch", action="store_true")
@@ -137,42 +164,38 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
             raise TargetError(f"--scan-budget {args.scan_budget}: give 16 to 65536 bytes")
         if args.port is not None and not 0 <= args.port <= 65535:
             raise TargetError(f"--port {args.port}: give 0 (any free port) to 65535")
-        if args.openocd:
+        given = args.via or (f"tcl:{args.openocd}" if args.openocd else None)
+        if given:
             try:
-                host, port = openocd.parse_endpoint(args.openocd)
+                candidates = [(via.parse_via(given), "--via" if args.via else "--openocd")]
             except ValueError as exc:
-                raise TargetError(f"--openocd: {exc}") from None
-            how = "--openocd"
+                raise TargetError(f"{'--via' if args.via else '--openocd'}: {exc}") from None
         else:
-            host, port, how = _endpoint()
-        link = openocd.TclLink(host, port)
-        stop = threading.Event()
-        reader = openocd.TclReader(link, cancel=stop)
-        try:
-            ok, _ = link.call("version")
-        except openocd.TclError as exc:
-            raise TargetError(f"{exc}; the Tcl port came from {how}"
-                              + ("; the running `arena live` goes on" if _STATE["thread"] else "")) from None
-        if not ok:
-            link.close()
-            raise TargetError(f"{link.endpoint} answered but `version` failed: not OpenOCD's Tcl port?")
-        if link.quiet_why:
-            gdb.write(f"arena live: warning: {link.quiet_why}: OpenOCD will echo every read into its log, and into "
-                      "GDB's console while the target runs\n")
+            candidates = _candidates()
         progspace = gdb.current_progspace()
         elf = progspace.filename if progspace else None
         if not elf:
-            link.close()
             raise TargetError("no ELF loaded: load the firmware's ELF (`file fw.elf`): the live view reads its symbols")
         try:
             symbols = ElfSymbols(elf)
         except (OSError, ValueError) as exc:
-            link.close()
             raise TargetError(f"cannot read the ELF {elf}: {exc}") from None
+        stop = threading.Event()
+        failures, live = [], None
+        for choice, how in candidates:
+            try:
+                live = via.open_link(choice, symbols, cancel=stop)
+                break
+            except via.LinkError as exc:
+                failures.append(f"{exc} (the link came from {how})")
+        if live is None:
+            raise TargetError("; then ".join(failures) + ("; the running `arena live` goes on" if _STATE["thread"]
+                                                          else ""))
+        for text in live.warnings:
+            gdb.write(f"arena live: warning: {text}\n")
         # Everything GDB knows is resolved here, in GDB's thread: the poller thread makes no GDB call.
-        target = pipeline.Target(reader, symbols, openocd.CoreOverTcl(link, symbols))
+        target = pipeline.Target(live.reader, symbols, live.core)
         poller = livepoll.LivePoller(target, resolved(framework.attached()), scan_budget=args.scan_budget)
-        located = f"{elf} through OpenOCD's Tcl port {link.endpoint}"
         stop_live()  # the new link works: replace a running poller
         if events.LIVE["server"] is None:
             _STATE["own_server"] = True
@@ -187,7 +210,7 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
 
         thread = threading.Thread(target=livepoll.run, name="arenascope-live-poll", daemon=True,
                                   args=(poller, publish, args.hz, stop, messages.put))
-        _STATE.update(thread=thread, stop=stop, poller=poller, endpoint=(link.endpoint, how), link=link,
+        _STATE.update(thread=thread, stop=stop, poller=poller, endpoint=(live, how), link=live,
                       last_message=None)
         if not _STATE["hooked"]:
             gdb.events.before_prompt.connect(_print_pending)
@@ -195,8 +218,8 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
                 gdb.events.gdb_exiting.connect(lambda _e: stop_live())
             _STATE["hooked"] = True
         thread.start()
-        gdb.write(f"arena live: polling {located} (from {how}) at up to {args.hz:g} refreshes/s; `arena live status`, "
-                  "`arena live stop`\n")
+        gdb.write(f"arena live: polling {elf} through {live.described} (from {how}) at up to {args.hz:g} "
+                  "refreshes/s; `arena live status`, `arena live stop`\n")
 
     @staticmethod
     def _status():
@@ -204,16 +227,16 @@ Usage: arena live [--hz N] [--openocd HOST:PORT] [--port N] [--no-launch] [--sca
         if p is None:
             gdb.write("arena live: not started (`arena live`)\n")
             return
-        endpoint, how = _STATE["endpoint"]
+        live, how = _STATE["endpoint"]
         last = p.last["live"] if p.last else None
-        gdb.write(f"arena live: {'running' if t is not None and t.is_alive() else 'stopped'}, OpenOCD {endpoint} "
+        side = (f"  side channel:     {live.link.quiet_why or 'in use (reads are not echoed into logs)'}\n"
+                if live.via.kind == "tcl" else "")
+        gdb.write(f"arena live: {'running' if t is not None and t.is_alive() else 'stopped'}, {live.described} "
                   f"(from {how})\n"
                   f"  refreshes:        {p.refreshes}, {p.rate():.1f}/s now\n"
                   f"  torn discarded:   {p.torn}\n"
                   f"  bytes a refresh:  {last['bytes_last_refresh'] if last else '-'} (reads so far: "
                   f"{p.reader.calls} requests, {p.reader.bytes} B)\n"
-                  f"  reconnects:       {max(0, p.reader.link.connects - 1)}\n"
-                  f"  side channel:     {p.reader.link.quiet_why or 'in use (reads are not echoed into logs)'}\n"
+                  f"  reconnects:       {max(0, live.link.connects - 1)}\n"
+                  + side +
                   f"  last message:     {_STATE['last_message'] or 'none'}\n")
-
-
