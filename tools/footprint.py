@@ -5,7 +5,9 @@ The figures are arm-none-eabi-size's, on the agent library as the firmware build
 (arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -Os, build/firmware/target_agent). Flash is
 text + data, RAM is data + bss, per object and in total. The caller's region table is extra
 RAM: 16 bytes a region (the demo's is printed as an example).
-Budget (issue #2): at most 512 bytes of flash and 128 bytes of RAM plus the region table.
+Budget: at most 576 bytes of flash and 132 bytes of RAM plus the region table (issue #2 set 512
+and 128; issue 17 added 64 and 4 for ABI 1.1: seq_check, written first by every update, and
+arenascope_measure scanning outside the seqlock so that its window is a few stores long).
 
 Usage: tools/footprint.py [FIRMWARE_BUILD_DIR]   (default: build/firmware)
 Exit status: 0 within budget, 1 over budget, 2 when the library is missing.
@@ -15,7 +17,7 @@ import re
 import subprocess
 import sys
 
-FLASH_BUDGET, RAM_BUDGET, REGION_BYTES = 512, 128, 16
+FLASH_BUDGET, RAM_BUDGET, REGION_BYTES = 576, 132, 16
 
 
 def main():

@@ -32,6 +32,8 @@ enum demo_scenario {
     DEMO_NULL_CALL = 7,             /* a call through a null function pointer                          */
     DEMO_STACK_INTO_ARENA_HARD = 8, /* scenario 1 with the configurable fault handlers off: the     */
                                     /* fault the overwritten tail causes escalates to HardFault (FORCED)*/
+    DEMO_BUSY = 9,                  /* invoke and measure with no idle time: the descriptor is updated  */
+                                    /* all the time (a live host must still read it clean)            */
 };
 extern volatile uint32_t demo_scenario;
 

@@ -175,7 +175,7 @@ StreamedJson budget_snapshot_streamed(const Budget &b)
                      {{"elf", nullptr},
                       {"located_by", "model"},
                       {"descriptor_address", 0},
-                      {"abi", "1.0"},
+                      {"abi", "1.1"},
                       {"addr_size", b.abi.pointer},
                       {"time", utc_now()},
                       {"model", b.model_path},

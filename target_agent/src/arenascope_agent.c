@@ -2,7 +2,7 @@
  * arenascope target agent: the descriptor and the calls that keep it current.
  * Contract and field meanings: include/arenascope/agent.h. Layout: docs/agent-abi.md.
  * C99, also compiles as C++. No heap, no stdio, no libc calls (a struct copy may become memcpy).
- * Written for size (budget: 512 bytes of flash at -Os on Cortex-M4, tools/footprint.py).
+ * Written for size (budget: 576 bytes of flash at -Os on Cortex-M4, tools/footprint.py).
  */
 #include "arenascope/agent.h"
 
@@ -12,20 +12,30 @@ arenascope_descriptor_t arenascope_descriptor ARENASCOPE_DESCRIPTOR_SECTION;
 #define ALIGN4_UP(x) (((x) + 3u) & ~3u)
 #define ALIGN4_DOWN(x) ((x) & ~3u)
 
-/* Seqlock: called once before and once after every change a host must see whole, so seq is
- * odd while the descriptor is being changed (agent.h, "seqlock"). */
-static void seq_bump(void)
+/* Seqlock (agent.h, "seqlock"): every change a host must see whole sits between seq_begin and
+ * seq_end, so seq is odd while it is made. seq_check, the descriptor's last field, is written
+ * first with the value seq will have when the update ends: a host that reads the block in one
+ * ascending pass (seq first, seq_check last) trusts it when seq is even and equal to seq_check,
+ * with no second read (ABI 1.1, docs/agent-abi.md). */
+static __attribute__((noinline)) void seq_end(void)
 {
     ARENASCOPE_BARRIER();
     DESC.seq++;
     ARENASCOPE_BARRIER();
 }
 
+static __attribute__((noinline)) void seq_begin(void)
+{
+    ARENASCOPE_BARRIER();
+    DESC.seq_check = (uint16_t)(DESC.seq + 2u);
+    seq_end(); /* seq goes odd */
+}
+
 /* Ends an update that changed a region table or the arena list. */
 static void layout_changed(void)
 {
     DESC.layout_generation++;
-    seq_bump();
+    seq_end();
 }
 
 /* Fills a band (word-aligned bounds) with the canary word. */
@@ -76,7 +86,7 @@ arenascope_arena_t *arenascope_arena_add(void *base, uint32_t size_bytes, uint16
     if (DESC.arena_count >= ARENASCOPE_MAX_ARENAS) {
         return NULL;
     }
-    seq_bump();
+    seq_begin();
     a->base_addr = (uintptr_t)base;
     a->regions_addr = (uintptr_t)table;
     a->size_bytes = size_bytes;
@@ -84,26 +94,26 @@ arenascope_arena_t *arenascope_arena_add(void *base, uint32_t size_bytes, uint16
     a->alignment_bytes = alignment_bytes;
     a->region_capacity = capacity;
     DESC.arena_count++;
-    seq_bump();
+    seq_end();
     return a;
 }
 
 void arenascope_arena_set_marks(arenascope_arena_t *arena, uint32_t head_bytes, uint32_t temp_bytes,
                                 uint32_t tail_offset)
 {
-    seq_bump();
+    seq_begin();
     arena->head_bytes = head_bytes;
     arena->temp_bytes = temp_bytes;
     arena->tail_offset = tail_offset;
-    seq_bump();
+    seq_end();
 }
 
 void arenascope_arena_set_model(arenascope_arena_t *arena, const void *model, uint32_t size_bytes)
 {
-    seq_bump();
+    seq_begin();
     arena->model_addr = (uintptr_t)model;
     arena->model_size_bytes = size_bytes;
-    seq_bump();
+    seq_end();
 }
 
 int arenascope_region_publish(arenascope_arena_t *arena, const arenascope_region_t *region)
@@ -113,7 +123,7 @@ int arenascope_region_publish(arenascope_arena_t *arena, const arenascope_region
     if (region != NULL && n >= arena->region_capacity) {
         return -1;
     }
-    seq_bump();
+    seq_begin();
     if (region == NULL) {
         n = 0; /* arenascope_regions_clear */
     } else {
@@ -126,11 +136,11 @@ int arenascope_region_publish(arenascope_arena_t *arena, const arenascope_region
 
 void arenascope_canary_fill(arenascope_arena_t *arena)
 {
-    seq_bump();
+    seq_begin();
     arena->canary.low_addr = arena->base_addr + ALIGN4_UP(arena->temp_bytes);
     arena->canary.high_addr = arena->base_addr + ALIGN4_DOWN(arena->tail_offset);
     fill_band(&arena->canary);
-    seq_bump();
+    seq_end();
 }
 
 void arenascope_invoke_mark(void)
@@ -138,12 +148,17 @@ void arenascope_invoke_mark(void)
     DESC.invoke_phase++; /* one aligned store: a host sees it whole, no seqlock needed */
 }
 
-/* Compares the words of a band with word and stores the changed range in touched_lo/hi as
- * byte offsets from low_addr, or ARENASCOPE_NONE twice when every word still holds it. */
-static void scan_band(arenascope_band_t *band, uint32_t word)
+/* The changed range of a band (byte offsets from low_addr; ARENASCOPE_NONE twice when every
+ * word still holds word): computed with the descriptor untouched, published by the caller. */
+typedef struct {
+    uint32_t lo, hi;
+} touched_t;
+
+static touched_t scan_band(const arenascope_band_t *band, uint32_t word)
 {
     const volatile uint32_t *p = (const volatile uint32_t *)band->low_addr;
     const volatile uint32_t *lo = NULL, *hi = NULL;
+    touched_t t;
 
     for (; p < (const volatile uint32_t *)band->high_addr; p++) {
         if (*p != word) {
@@ -151,28 +166,36 @@ static void scan_band(arenascope_band_t *band, uint32_t word)
             hi = p + 1;
         }
     }
-    band->touched_lo = lo != NULL ? (uint32_t)((uintptr_t)lo - band->low_addr) : ARENASCOPE_NONE;
-    band->touched_hi = lo != NULL ? (uint32_t)((uintptr_t)hi - band->low_addr) : ARENASCOPE_NONE;
+    t.lo = lo != NULL ? (uint32_t)((uintptr_t)lo - band->low_addr) : ARENASCOPE_NONE;
+    t.hi = lo != NULL ? (uint32_t)((uintptr_t)hi - band->low_addr) : ARENASCOPE_NONE;
+    return t;
 }
 
+static void put(arenascope_band_t *band, touched_t t)
+{
+    band->touched_lo = t.lo;
+    band->touched_hi = t.hi;
+}
+
+/* The bands are scanned first, outside the seqlock (O(stack + bands)); the results are stored
+ * inside it, a few words: a host polling a firmware that measures all the time still finds the
+ * descriptor consistent nearly always. */
 void arenascope_measure(void)
 {
-#if ARENASCOPE_MAX_ARENAS > 1
+    touched_t stack = scan_band(&DESC.stack, DESC.stack_paint_pattern);
+    touched_t guard = scan_band(&DESC.guard, DESC.canary_pattern);
+    touched_t canary[ARENASCOPE_MAX_ARENAS];
     unsigned i;
-#endif
 
-    seq_bump();
-    scan_band(&DESC.stack, DESC.stack_paint_pattern);
-    scan_band(&DESC.guard, DESC.canary_pattern);
-#if ARENASCOPE_MAX_ARENAS == 1
-    if (DESC.arena_count != 0u) {
-        scan_band(&DESC.arena[0].canary, DESC.canary_pattern); /* not filled yet: empty, NONE */
+    for (i = 0; i < ARENASCOPE_MAX_ARENAS; i++) { /* entries not in use, or not filled yet: empty, NONE */
+        canary[i] = scan_band(&DESC.arena[i].canary, DESC.canary_pattern);
     }
-#else
-    for (i = 0; i < DESC.arena_count; i++) {
-        scan_band(&DESC.arena[i].canary, DESC.canary_pattern); /* not filled yet: empty, NONE */
+    seq_begin();
+    put(&DESC.stack, stack);
+    put(&DESC.guard, guard);
+    for (i = 0; i < ARENASCOPE_MAX_ARENAS; i++) {
+        put(&DESC.arena[i].canary, canary[i]);
     }
-#endif
     DESC.flags = ARENASCOPE_FLAG_MEASURED; /* the only descriptor flag so far */
-    seq_bump();
+    seq_end();
 }

@@ -5,11 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "arenascope/agent.h"
 
@@ -54,6 +56,7 @@ TEST(AbiLayout, MatchesGoldenFixture)
     const auto abi = nlohmann::json::parse(in);
     const auto &layout = abi["layouts"][std::to_string(sizeof(void *))];
 
+    const size_t kEnd = offsetof(arenascope_descriptor_t, arena) + sizeof(arenascope_descriptor::arena);
     const std::map<std::string, std::map<std::string, size_t>> c_layout = {
         {"region",
          {FIELD(arenascope_region_t, offset_bytes),
@@ -107,7 +110,12 @@ TEST(AbiLayout, MatchesGoldenFixture)
           FIELD(arenascope_descriptor_t, stack),
           FIELD(arenascope_descriptor_t, guard),
           FIELD(arenascope_descriptor_t, arena),
+          {"_end_one_arena", offsetof(arenascope_descriptor_t, seq_check)},
           {"_size_one_arena", sizeof(arenascope_descriptor_t)}}},
+        {"descriptor_end",  // offsets from the end of the arena entries (ABI 1.1)
+         {{"seq_check", offsetof(arenascope_descriptor_t, seq_check) - kEnd},
+          {"reserved_end", offsetof(arenascope_descriptor_t, reserved_end) - kEnd},
+          {"_size", offsetof(arenascope_descriptor_t, reserved_end) + 2 - kEnd}}},
     };
     for (const auto &[type, fields] : c_layout) {
         ASSERT_TRUE(layout.contains(type)) << type;
@@ -135,8 +143,8 @@ TEST_F(Agent, InitWritesHeaderAndMagicAndFillsGuard)
     const auto &d = arenascope_descriptor;
     EXPECT_EQ(0, std::memcmp(d.magic, "ARENASCP", 8));
     EXPECT_EQ(d.abi_major, 1);
-    EXPECT_EQ(d.abi_minor, 0);
-    EXPECT_EQ(d.descriptor_size, sizeof(void *) == 8 ? 176 : 128);
+    EXPECT_EQ(d.abi_minor, 1);
+    EXPECT_EQ(d.descriptor_size, sizeof(void *) == 8 ? 184 : 132);
     EXPECT_EQ(d.addr_size, sizeof(void *));
     EXPECT_EQ(d.arena_capacity, 1);
     EXPECT_EQ(d.arena_count, 0);
@@ -224,6 +232,57 @@ TEST_F(Agent, SeqlockIsEvenBetweenCallsAndAdvancesByTwoPerUpdate)
     arenascope_arena_set_model(a, ram.arena, 10);
     EXPECT_EQ(arenascope_descriptor.seq, seq + 2);
     EXPECT_EQ(arenascope_descriptor.seq % 2, 0u);
+    EXPECT_EQ(arenascope_descriptor.seq_check, arenascope_descriptor.seq);  // ABI 1.1: the seq it ended with
+}
+
+// ABI 1.1's one-read rule under real concurrency: a writer thread updates the marks with no idle
+// time, keeping temp = head + 32 and tail = head + 512; a reader copies the descriptor byte by
+// byte in ascending order (as a MEM-AP burst reads) and trusts a copy only when seq is even and
+// equal to seq_check. Every trusted copy must hold the invariant; some must be trusted.
+TEST_F(Agent, OneAscendingReadIsConsistentWhenSeqEqualsSeqCheck)
+{
+    arenascope_arena_t *a = arenascope_arena_add(ram.arena, sizeof ram.arena, 16, table, 4);
+    arenascope_arena_set_marks(a, 0, 32, 512);  // the invariant holds from the first trusted copy on
+    volatile bool stop = false;
+    std::thread writer([&] {
+        for (uint32_t h = 0; !stop; h = (h + 16) % 256) {
+            arenascope_arena_set_marks(a, h, h + 32, h + 512);
+        }
+    });
+    const size_t arena0 = offsetof(arenascope_descriptor_t, arena);
+    int trusted = 0, rejected = 0, torn_trusted = 0;
+    for (int i = 0; i < 200000 && trusted < 2000 && torn_trusted == 0; i++) {
+        uint8_t copy[sizeof(arenascope_descriptor_t)];
+        const volatile uint8_t *src = reinterpret_cast<const volatile uint8_t *>(&arenascope_descriptor);
+        for (size_t k = 0; k < sizeof copy; k++) {
+            if (k == arena0 + offsetof(arenascope_arena_t, temp_bytes)) {
+                for (volatile int spin = 0; spin < (i % 64) * 8; spin = spin + 1) {
+                }  // a slow probe: the writer moves on in the middle of the copy
+            }
+            copy[k] = src[k];
+        }
+        uint16_t seq, check;
+        uint32_t head, temp, tail;
+        std::memcpy(&seq, copy + offsetof(arenascope_descriptor_t, seq), 2);
+        std::memcpy(&check, copy + offsetof(arenascope_descriptor_t, seq_check), 2);
+        std::memcpy(&head, copy + arena0 + offsetof(arenascope_arena_t, head_bytes), 4);
+        std::memcpy(&temp, copy + arena0 + offsetof(arenascope_arena_t, temp_bytes), 4);
+        std::memcpy(&tail, copy + arena0 + offsetof(arenascope_arena_t, tail_offset), 4);
+        if (seq % 2 == 0 && seq == check) {
+            trusted++;
+            if (temp != head + 32 || tail != head + 512) {
+                torn_trusted++;
+                ADD_FAILURE() << "a torn copy was trusted (seq " << seq << ": head " << head << ", temp " << temp
+                              << ", tail " << tail << ")";
+            }
+        } else {
+            rejected++;
+        }
+    }
+    stop = true;
+    writer.join();
+    EXPECT_GT(trusted, 0);
+    std::printf("one-read seqlock: %d copies trusted, %d rejected\n", trusted, rejected);
 }
 
 TEST_F(Agent, MarksAndModelAreRecorded)

@@ -3,7 +3,8 @@ import re
 
 from harness import ABI, ROOT
 
-SECTIONS = {"Header": "descriptor", "Band": "band", "Arena entry": "arena", "Region entry": "region"}
+SECTIONS = {"Header": "descriptor", "Descriptor end": "descriptor_end", "Band": "band", "Arena entry": "arena",
+            "Region entry": "region"}
 
 
 def doc_tables():

@@ -216,7 +216,7 @@ def test_running_target_is_refused_in_all_stop():
 
 
 @pytest.mark.parametrize("setup,message", [
-    (["set var arenascope_descriptor.abi_major = 2"], "has ABI 2.0; this plugin reads ABI 1.x"),
+    (["set var arenascope_descriptor.abi_major = 2"], "has ABI 2.1; this plugin reads ABI 1.x"),
     (["set var arenascope_descriptor.seq = 7"], "warning: the target stopped inside an agent update (seq odd)"),
     (["set var arenascope_descriptor.arena[0].region_count = 60000"], f"region_count 60000 with capacity {REGIONS}"),
     (["set var arenascope_descriptor.arena[0].regions_addr = 0x10000000"], "outside the RAM ranges"),
@@ -321,7 +321,8 @@ def test_check_rereads_a_region_table_that_changed_without_a_new_generation():
 
 
 def test_halted_inside_an_agent_update_is_said_and_stack_still_works():
-    text = on_qemu(["break scan_band", "continue", "arena info", "arena stack"])
+    # seq_end entered with seq odd: the end of an update (seq_begin calls it too, with seq even)
+    text = on_qemu(["break seq_end if arenascope_descriptor.seq % 2 == 1", "continue", "arena info", "arena stack"])
     assert "stopped inside an agent update (seq odd)" in text
     assert "high-water mark:" in text and "kept changing" not in text
 

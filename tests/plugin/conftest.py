@@ -49,9 +49,10 @@ TABLE_ADDR = 0x20000100
 ARENA_ADDR = 0x20001000
 
 
-def demo_like(addr_size=4, regions=None, **over):
+def demo_like(addr_size=4, regions=None, minor=1, **over):
     """A valid descriptor image and its region table: one 4 KiB arena, head 256, temp 288,
-    tail 3072, guard and stack right above the arena."""
+    tail 3072, guard and stack right above the arena. minor 1 (ABI 1.1): seq_check after the
+    arena entry equals seq (`seq_check=` sets it); minor 0: the 1.0 block, without it."""
     regions = regions if regions is not None else [
         (0, 128, 1, 1, 2, 0, 1),      # tensor 1, model input, scopes 0..1
         (128, 128, 2, 1, 0, 1, 2),    # tensor 2
@@ -66,8 +67,11 @@ def demo_like(addr_size=4, regions=None, **over):
              "alignment_bytes": 16, "region_count": len(regions), "region_capacity": len(regions) + 3,
              "flags": 0}
     arena.update(over.pop("arena", {}))
-    size = ABI["layouts"][str(addr_size)]["descriptor"]["_size_one_arena"]
-    header = {"magic": b"ARENASCP", "abi_major": 1, "abi_minor": 0, "descriptor_size": size, "addr_size": addr_size,
+    lay = ABI["layouts"][str(addr_size)]["descriptor"]
+    size = lay["_size_one_arena"] if minor >= 1 else lay["_end_one_arena"]
+    seq_check = over.pop("seq_check", None)
+    header = {"magic": b"ARENASCP", "abi_major": 1, "abi_minor": minor, "descriptor_size": size,
+              "addr_size": addr_size,
               "arena_capacity": 1, "arena_count": 1,
               "arena_entry_size": ABI["layouts"][str(addr_size)]["arena"]["_size"],
               "region_entry_size": 16, "flags": 1, "seq": 10, "layout_generation": 5, "invoke_phase": 6,
@@ -78,4 +82,10 @@ def demo_like(addr_size=4, regions=None, **over):
                         "touched_hi": NONE},
               "arena": [arena]}
     header.update(over)
-    return bytes(encode("descriptor", header, addr_size)), region_bytes(regions)
+    image = encode("descriptor", header, addr_size)
+    if minor >= 1:
+        encode("descriptor_end", {"seq_check": header["seq"] if seq_check is None else seq_check}, addr_size,
+               image, lay["_end_one_arena"])
+    else:
+        del image[size:]
+    return bytes(image), region_bytes(regions)

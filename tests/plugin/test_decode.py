@@ -24,15 +24,16 @@ def test_plugin_layout_equals_the_golden_fixture(addr_size):
             assert ours[field] == expected[field], f"{type_name}.{field}"
         if "_size" in expected:
             assert ours["_size"] == expected["_size"]
-    total = abi.header_size(addr_size) + abi.layout("arena", addr_size)["_size"]
-    assert total == ABI["layouts"][str(addr_size)]["descriptor"]["_size_one_arena"]
+    lay = ABI["layouts"][str(addr_size)]["descriptor"]
+    assert abi.end_offset(addr_size, 1, abi.layout("arena", addr_size)["_size"]) == lay["_end_one_arena"]
+    assert abi.descriptor_size(addr_size) == lay["_size_one_arena"]
 
 
 @pytest.mark.parametrize("addr_size", [4, 8])
 def test_decodes_every_field_of_a_valid_image(addr_size):
     desc_bytes, table = demo_like(addr_size)
     d = session.DescriptorSession(reader_for(desc_bytes, table), DESC_ADDR).read()
-    assert (d.abi_major, d.abi_minor, d.addr_size) == (1, 0, addr_size)
+    assert (d.abi_major, d.abi_minor, d.addr_size, d.seq_check) == (1, 1, addr_size, d.seq)
     assert d.seq == 10 and d.layout_generation == 5 and d.invokes == 3 and not d.in_invoke
     assert d.canary_pattern == 0xAAAAAAAA and d.stack_paint_pattern == 0xCCCCCCCC
     assert d.stack.low_addr == ARENA_ADDR + 4160 and d.stack.touched_lo == 824
@@ -56,7 +57,7 @@ def corrupt(addr_size=4, patch=None, **over):
 
 @pytest.mark.parametrize("image,message", [
     (corrupt(magic=b"ARENASCQ"), 'magic is 41 52 45 4e 41 53 43 51 ("ARENASCQ")'),
-    (corrupt(abi_major=2), "has ABI 2.0; this plugin reads ABI 1.x"),
+    (corrupt(abi_major=2), "has ABI 2.1; this plugin reads ABI 1.x"),
     (corrupt(patch=lambda b: b.__setitem__(12, 3)), "addr_size is 3"),
     (corrupt(descriptor_size=64), "descriptor_size 64 B is smaller"),
     (corrupt(arena_count=2), "arena_count 2 with capacity 1"),
@@ -141,18 +142,68 @@ def test_odd_seq_that_does_not_move_is_a_halt_inside_an_update():
     assert d.halted_in_update and len(d.arenas[0].regions) == 5
 
 
-def test_steady_state_refresh_reads_the_descriptor_only():
+@pytest.mark.parametrize("minor,steady", [(1, [132]), (0, [128, 2])])
+def test_steady_state_refresh_reads_the_descriptor_only(minor, steady):
+    """ABI 1.1: one read of the 132 B block (seq_check inside it); 1.0: the 128 B block, then
+    seq's 2 bytes again. The 200-entry table is read once (cached by layout_generation)."""
     desc_bytes, table = demo_like(4, regions=[(i * 16, 16, i, 1, 0, i, i + 1) for i in range(200)],
-                                  arena={"region_capacity": 200})
+                                  arena={"region_capacity": 200}, minor=minor)
     counting = CountingReader(reader_for(desc_bytes, table))
     s = session.DescriptorSession(counting, DESC_ADDR)
-    s.read()
-    first = counting.bytes
-    assert first >= 200 * 16
-    counting.bytes = 0
-    s.read()
-    assert counting.bytes <= 1024  # header + seq only: the table is cached by layout_generation
-    assert counting.bytes == 128 + 2
+    assert len(s.read().arenas[0].regions) == 200
+    assert counting.bytes >= 200 * 16
+    sizes = []
+    inner = counting.read
+    counting.read = lambda a, n: (sizes.append(n), inner(a, n))[1]
+    d = s.read()
+    assert sizes == steady and d.abi_minor == minor and d.seq == 10
+    assert d.seq_check == (10 if minor else None)
+
+
+class Moving:
+    """A reader over an image whose seq and seq_check are set before each block read by
+    `states` (a list of (seq, seq_check)), as a target updating it would have them."""
+
+    def __init__(self, image, table, states):
+        self.image, self.states, self.reads = bytearray(image), list(states), 0
+        self.table = table
+        self.name = "moving image"
+
+    def read(self, addr, length):
+        if addr == DESC_ADDR and length > 16 and self.states:
+            seq, check = self.states.pop(0) if len(self.states) > 1 else self.states[0]
+            struct.pack_into("<H", self.image, 18, seq)
+            struct.pack_into("<H", self.image, ABI["layouts"]["4"]["descriptor"]["_end_one_arena"], check)
+            self.reads += 1
+        return reader_for(bytes(self.image), self.table).read(addr, length)
+
+
+def test_a_block_whose_seq_check_differs_is_retried_and_the_matching_one_kept():
+    image, table = demo_like(4)
+    # mid-update (seq odd), then seq even but the next update begun (check ahead), then settled
+    r = Moving(image, table, [(11, 12), (12, 14), (14, 14)])
+    d = session.DescriptorSession(r, DESC_ADDR).read()
+    assert d.seq == 14 and d.seq_check == 14 and r.reads == 4  # 3 tries, then once more after the table
+
+
+def test_a_11_target_halted_inside_an_update_is_said_so():
+    image, table = demo_like(4)
+    d = session.DescriptorSession(Moving(image, table, [(13, 14)]), DESC_ADDR).read()
+    assert d.halted_in_update and d.seq == 13
+
+
+def test_a_seq_check_that_never_matches_a_still_seq_is_a_corrupt_descriptor():
+    image, table = demo_like(4)
+    with pytest.raises(DecodeError, match="seq_check 99 never matches seq 10"):
+        session.DescriptorSession(Moving(image, table, [(10, 99)]), DESC_ADDR).read()
+
+
+def test_an_11_block_cut_before_seq_check_is_refused():
+    image, table = demo_like(4)
+    short = bytearray(image[:ABI["layouts"]["4"]["descriptor"]["_end_one_arena"]])
+    struct.pack_into("<H", short, 10, len(short))  # descriptor_size says 128, abi_minor still 1
+    with pytest.raises(DecodeError, match="puts seq_check at 128, past descriptor_size 128 B"):
+        session.DescriptorSession(reader_for(bytes(short), table), DESC_ADDR).read()
 
 
 def test_region_table_is_reread_when_layout_generation_changes():
@@ -184,3 +235,10 @@ def test_decode_descriptor_refuses_short_data():
     with pytest.raises(DecodeError):
         decode_descriptor(b"ARENASCP", DESC_ADDR)
     assert NONE == abi.NONE
+
+
+def test_a_11_target_halted_after_seq_check_before_seq_goes_odd_is_said_so():
+    """seq_begin writes seq_check = seq + 2, then makes seq odd: halted between the two stores."""
+    image, table = demo_like(4)
+    d = session.DescriptorSession(Moving(image, table, [(12, 14)]), DESC_ADDR).read()
+    assert d.halted_in_update and d.seq == 12

@@ -252,16 +252,25 @@ class CoreOverTcl(Core):
     """The core's registers through OpenOCD, read only while the core is halted (OpenOCD's
     register cache is stale while it runs). One Tcl round trip a refresh: refresh() reads the
     state and, halted, every register the pipeline asks for (`$target get_reg`, OpenOCD 0.12).
-    frames(): only the PC's function (no unwinder without GDB)."""
+    frames(): only the PC's function (no unwinder without GDB).
+    While the core runs, the state is asked again only every POLL_S: OpenOCD learns it by polling
+    the target every 100 ms (TARGET_DEFAULT_POLLING_INTERVAL, src/target/target.h), so asking
+    more often (a live view at 50 refreshes a second) only costs round trips."""
     NAMES = {"sp": "sp", "pc": "pc", "lr": "lr", "xpsr": "xPSR", "msp": "msp", "psp": "psp"}
+    POLL_S = 0.1
 
     def __init__(self, link, symbols=None):
         self.link, self.symbols = link, symbols
         self.regs = {}
         self.state = None
+        self._asked = None  # monotonic time of the last state query
 
     def refresh(self):
         """Reads the core's state (and its registers when halted); a failed read leaves none."""
+        now = time.monotonic()
+        if self.state == "running" and self._asked is not None and now - self._asked < self.POLL_S:
+            return  # OpenOCD has not polled the target since: the same answer
+        self._asked = now
         self.regs, self.state = {}, None
         script = ("set __as_t [target current]; list [$__as_t curstate] [catch {$__as_t get_reg {"
                   + " ".join(self.NAMES.values()) + "}} __as_g] $__as_g")

@@ -265,6 +265,12 @@ class RspReader(MemoryReader):
         return bytes(out)
 
 
+    def read_many(self, pieces):
+        """[bytes] for [(addr, length), ...], one `m` packet after the other, in order (the
+        protocol has no batch; a packet waits for its reply)."""
+        return [self.read(a, n) for a, n in pieces]
+
+
 class CoreOverRsp(Core):
     """The core through a second RSP connection: no registers and no run state. The server
     believes this connection's target halted (it never resumed it), so its register replies are

@@ -36,12 +36,18 @@ class _Partial:
         self.data = bytearray(max(0, high - low))
         self.cursor = 0
         self.result: Result | None = None
+        self.reads: list[tuple[int, int]] = []  # (addr, length) of each step, for the scanner's caller
+
+    def next_len(self, budget):
+        """Bytes the next step reads with this budget (whole words; 0: the band is empty)."""
+        return min(budget, len(self.data) - self.cursor) // 4 * 4 or min(4, len(self.data) - self.cursor)
 
     def step(self, reader, budget):
         """Reads up to budget bytes at the cursor; returns the bytes read."""
-        n = min(budget, len(self.data) - self.cursor) // 4 * 4 or min(4, len(self.data) - self.cursor)
+        n = self.next_len(budget)
         if n <= 0:
             return 0
+        self.reads.append((self.low + self.cursor, n))
         self.data[self.cursor:self.cursor + n] = reader.read(self.low + self.cursor, n)
         self.cursor += n
         if self.cursor >= len(self.data):
@@ -56,7 +62,15 @@ class BandScanner:
     def __init__(self, budget: int | None = None):
         self.budget = budget
         self._partial: dict[str, _Partial] = {}
+        self._order: list[_Partial] = []   # the bands of the last incremental call, in its order
         self._turn = 0
+
+    def take_reads(self) -> list[tuple[int, int]]:
+        """The (addr, length) pieces the incremental scans read since the last call."""
+        out = [r for p in self._partial.values() for r in p.reads]
+        for p in self._partial.values():
+            p.reads = []
+        return out
 
     @property
     def incremental(self) -> bool:
@@ -66,6 +80,22 @@ class BandScanner:
     def complete(self) -> bool:
         """Whether every band asked for has had a whole pass (always, for whole scans)."""
         return self.budget is None or all(p.result is not None for p in self._partial.values())
+
+    def plan(self) -> list[tuple[int, int]]:
+        """[(addr, length)] the next incremental measure() will read if the bands stay the
+        same: what the live poller fetches ahead, in one request with the refresh's other reads."""
+        if self.budget is None or not self._order:
+            return []
+        out, budget = [], self.budget
+        for k in range(len(self._order)):
+            if budget <= 0:
+                break
+            part = self._order[(self._turn + k) % len(self._order)]
+            n = part.next_len(budget)
+            if n > 0:
+                out.append((part.low + part.cursor, n))
+                budget -= n
+        return out
 
     def measure(self, reader: MemoryReader,
                 bands: Iterable[tuple[str, int, int, int]]) -> dict[str, Result | None]:
@@ -86,6 +116,7 @@ class BandScanner:
             if part is None or part.key != (low, high, pattern):
                 part = self._partial[name] = _Partial(low, high, pattern)
             parts.append((name, part))
+        self._order = [part for _, part in parts]
         budget = self.budget
         for k in range(len(parts)):  # round robin: each call starts one band further
             if budget <= 0:

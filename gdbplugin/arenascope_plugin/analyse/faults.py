@@ -393,12 +393,24 @@ def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Reg
     rec_addr = ctx.symbols.address("arenascope_fault_record")
     if rec_addr is None and ctx.desc is not None and ctx.desc.fault_record_addr:
         rec_addr = ctx.desc.fault_record_addr
-    read = _prefetch(reader, [(rec_addr, faultrecord.RECORD_MIN_SIZE)] if rec_addr is not None else [])
+    # While polling, only the record's head is read at each refresh: the agent rewrites the rest only
+    # with a new boot or fault, which change the head; the whole record is read (and checked) then.
+    pin = bool(ctx.cache.get("pin"))
+    first = (faultrecord.HEAD_SIZE if pin else faultrecord.RECORD_MIN_SIZE)
+    read = _prefetch(reader, [(rec_addr, first)] if rec_addr is not None else [])
     if rec_addr is not None:
         try:
-            rec = faultrecord.read_record(read, rec_addr)
+            head = read(rec_addr, first)[:faultrecord.HEAD_SIZE] if pin else None
+            cached = ctx.cache.get("fault_record")
+            if pin and cached is not None and cached[0] == (rec_addr, head):
+                rec = cached[1]
+            else:
+                rec = faultrecord.read_record(read if not pin else reader.read, rec_addr)
+                if pin:
+                    ctx.cache["fault_record"] = ((rec_addr, head), rec)
         except (faultrecord.RecordError, MemoryReadError) as exc:
             rec_note = str(exc)
+            ctx.cache.pop("fault_record", None)
     live_f = live_fault(ctx, read)
     # The region checksums are re-computed over every immutable region: at a stop always (an
     # overwritten tail is the stack's trace even before a fault), while polling only for a fault.

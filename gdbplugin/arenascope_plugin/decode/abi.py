@@ -7,7 +7,7 @@ alignment for the target's address size, computed by `layout()`.
 """
 MAGIC = b"ARENASCP"
 ABI_MAJOR = 1
-ABI_MINOR = 0
+ABI_MINOR = 1      # 1.1: seq_check after the arena entries (one-read seqlock)
 
 NONE = 0xFFFFFFFF    # touched_lo/hi: nothing changed
 ID_NONE = 0xFFFF     # region id: no tensor
@@ -36,6 +36,8 @@ TYPES = {
                    ("reserved", "u16"), ("invoke_phase", "u32"), ("canary_pattern", "u32"),
                    ("stack_paint_pattern", "u32"), ("fault_record_addr", "addr"), ("stack", "band"),
                    ("guard", "band"), ("arena", "arena[]")],
+    # ABI 1.1: after the arena entries, at end_offset(); offsets here are from there.
+    "descriptor_end": [("seq_check", "u16"), ("reserved_end", "u16")],
 }
 
 
@@ -84,3 +86,16 @@ def scalar_format(ftype, addr_size):
 def header_size(addr_size):
     """Bytes of the descriptor before the arena array."""
     return layout("descriptor", addr_size)["arena"]
+
+
+def end_offset(addr_size, arena_capacity, arena_entry_size):
+    """Offset of descriptor_end (ABI 1.1: seq_check), right after the arena entries."""
+    return header_size(addr_size) + arena_capacity * arena_entry_size
+
+
+def descriptor_size(addr_size, arena_capacity=1):
+    """sizeof(arenascope_descriptor_t) of this ABI: header, entries, descriptor_end, padded."""
+    align = layout("descriptor", addr_size)["_align"]
+    end = end_offset(addr_size, arena_capacity, layout("arena", addr_size)["_size"]) + layout("descriptor_end",
+                                                                                               addr_size)["_size"]
+    return (end + align - 1) // align * align

@@ -124,6 +124,7 @@ class Descriptor:
     stack: Band
     guard: Band
     arenas: list[Arena] = field(default_factory=list)
+    seq_check: int | None = None   # ABI 1.1: the seq the update in progress ends with (None: 1.0)
     measured_by: str = "agent"     # who measured the bands: the agent, or a host scan
     halted_in_update: bool = False # seq odd and still: the target stopped inside an update
     agent_measured: bool = False   # the agent's own MEASURED flag, whatever the host did since
@@ -215,13 +216,20 @@ def decode_descriptor(data: bytes, address: int) -> Descriptor:
     _validate_band(h["guard"], "guard band", MAX_GUARD_BYTES, address, measured=measured)
     if h["stack"].filled and h["stack"].low_addr == 0:
         raise DecodeError(f"descriptor at {address:#x}: stack starts at address 0 (corrupt descriptor)")
+    seq_check = None
+    if h["abi_minor"] >= 1:
+        end = abi.end_offset(addr_size, h["arena_capacity"], h["arena_entry_size"])
+        if end + abi.layout("descriptor_end", addr_size)["_size"] > size:
+            raise DecodeError(f"descriptor at {address:#x}: ABI 1.{h['abi_minor']} puts seq_check at {end}, past "
+                              f"descriptor_size {size} B (corrupt descriptor)")
+        seq_check = struct.unpack_from("<H", data, end + abi.layout("descriptor_end", addr_size)["seq_check"])[0]
     return Descriptor(address=address, abi_major=h["abi_major"], abi_minor=h["abi_minor"], descriptor_size=size,
                       addr_size=addr_size, arena_capacity=h["arena_capacity"], arena_count=h["arena_count"],
                       arena_entry_size=h["arena_entry_size"], region_entry_size=h["region_entry_size"],
                       flags=h["flags"], seq=h["seq"], layout_generation=h["layout_generation"],
                       invoke_phase=h["invoke_phase"], canary_pattern=h["canary_pattern"],
                       stack_paint_pattern=h["stack_paint_pattern"], fault_record_addr=h["fault_record_addr"],
-                      stack=h["stack"], guard=h["guard"], arenas=arenas,
+                      stack=h["stack"], guard=h["guard"], arenas=arenas, seq_check=seq_check,
                       agent_measured=bool(h["flags"] & abi.FLAG_MEASURED))
 
 

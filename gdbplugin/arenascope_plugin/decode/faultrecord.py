@@ -178,6 +178,9 @@ def decode_record(data: bytes, address: int) -> Record:
     return Record(*f, frame=frame, checksums_addr=checksums_addr, checksum_count=checksum_count)
 
 
+HEAD_SIZE = 24  # magic, version, size, boot_count, fault_count, fault_boot: what a new boot or fault changes
+
+
 def read_record(read: Callable[[int, int], bytes], address: int) -> Record:
     """Reads and decodes the record at address with read(address, length) -> bytes: the shorter
     layout's bytes first, then the rest when its size field says it is the longer one."""

@@ -1,8 +1,11 @@
 """Reading a consistent descriptor (and its region tables) through a MemoryReader.
 
 The seqlock rule (docs/agent-abi.md): read seq, the block and the tables, then seq again; trust
-the read only when both are equal and even. Region tables are cached by layout_generation, so a
-steady-state refresh reads the descriptor (128 B on Cortex-M) and 2 bytes of seq, nothing else.
+the read only when both are equal and even. ABI 1.1 carries the second value in the block
+(seq_check, its last field, written first by each update), so one ascending read of the block is
+enough: the window is one read, however often the target updates. Region tables are cached by
+layout_generation, so a steady-state refresh reads the descriptor (132 B on Cortex-M; 1.0: 128 B
+and 2 bytes of seq), nothing else.
 """
 import struct
 
@@ -26,16 +29,23 @@ class DescriptorSession:
         self.reader, self.address, self.retries = reader, address, retries
         self.ram_ranges = ram_ranges  # [(lo, hi)] the tables must lie in, or None: no check
         self._size = None
+        self._one_read = False  # ABI 1.1: the block alone is checked (seq_check)
         self._tables = {}   # arena index -> (layout_generation, regions_addr, count, regions)
         self.last_seq = None
 
     def _block_and_seq(self):
-        """The descriptor's bytes and then its seq again, in one request where the reader can
-        (read_many: one round trip over a probe link)."""
+        """The descriptor's bytes and then its seq again: from the block itself (ABI 1.1's
+        seq_check, read last in the same ascending read), else a second read, in one request
+        where the reader can (read_many: one round trip over a probe link)."""
+        if self._one_read:
+            desc = self._decode(self.reader.read(self.address, self._size))
+            if desc.seq_check is not None:
+                return desc, desc.seq_check
+            self._one_read = False  # a 1.0 agent after all (a reflashed target): two reads from now on
         pieces = [(self.address, self._size), (self.address + SEQ_OFFSET, 2)]
         many = getattr(self.reader, "read_many", None)
         data, seq = many(pieces) if many else [self.reader.read(a, n) for a, n in pieces]
-        return data, struct.unpack("<H", seq)[0]
+        return self._decode(data), struct.unpack("<H", seq)[0]
 
     def _decode(self, data):
         try:
@@ -58,20 +68,29 @@ class DescriptorSession:
         updates (arenascope_measure) may move seq meanwhile without spoiling them."""
         if fresh_tables:
             self._tables.clear()
-        seqs = []
+        seqs = []                   # every seq value seen, for the message
+        heads = []                  # (seq, its check) of each block read
         desc = None
         for _ in range(self.retries):
             if self._size is None:
-                _, self._size = preamble(self.reader.read(self.address, 16), self.address)
-            data, after = self._block_and_seq()
-            desc = self._decode(data)
+                head = self.reader.read(self.address, 16)
+                _, self._size = preamble(head, self.address)
+                self._one_read = head[9] >= 1   # abi_minor: 1.1 carries seq_check
+            desc, after = self._block_and_seq()
             if desc.descriptor_size != self._size:
                 self._size = desc.descriptor_size
                 continue
             seqs.append(desc.seq)
+            heads.append((desc.seq, after))
             if desc.seq % 2 or after != desc.seq:
-                if desc.seq % 2 and len(seqs) >= 3 and len(set(seqs[-3:])) == 1:
-                    break  # odd and not moving: halted inside an update
+                if len(heads) >= 3 and len(set(heads[-3:])) == 1:
+                    if desc.seq % 2 or after == (desc.seq + 2) & 0xFFFF:
+                        break  # not moving, odd (or seq_check written, seq not yet odd): halted in an update
+                    if desc.seq_check is not None:
+                        raise DecodeError(
+                            f"descriptor at {self.address:#x}: seq_check {after} never matches seq {desc.seq}, "
+                            "though neither moves (corrupt descriptor, or an agent that says ABI 1.1 and does not "
+                            "write seq_check)")
                 if after != desc.seq:
                     seqs.append(after)
                 continue
@@ -81,8 +100,7 @@ class DescriptorSession:
                 self.last_seq = desc.seq
                 return desc
             tables = {a.index: self._regions(desc, a, use_cache=False) for a in desc.arenas}
-            data, after = self._block_and_seq()
-            again = self._decode(data)
+            again, after = self._block_and_seq()
             if again.seq % 2 or after != again.seq or again.layout_generation != desc.layout_generation or \
                     [(a.regions_addr, a.region_count) for a in again.arenas] != \
                     [(a.regions_addr, a.region_count) for a in desc.arenas]:
@@ -93,7 +111,8 @@ class DescriptorSession:
                 arena.regions = tables[arena.index]
             self.last_seq = again.seq
             return again
-        if desc is not None and len(seqs) >= 3 and len(set(seqs[-3:])) == 1 and seqs[-1] % 2:
+        if desc is not None and len(heads) >= 3 and len(set(heads[-3:])) == 1 and (
+                heads[-1][0] % 2 or heads[-1][1] == (heads[-1][0] + 2) & 0xFFFF):
             for arena in desc.arenas:
                 arena.regions = self._regions(desc, arena)
             desc.halted_in_update = True

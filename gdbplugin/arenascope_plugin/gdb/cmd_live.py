@@ -132,7 +132,7 @@ Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-
   --openocd H:P   the same as --via tcl:H:P
   --port N        the viewer link's port (as `arena view --port`)
   --no-launch     do not start the viewer
-  --scan-budget B band bytes scanned a refresh (default 512)"""
+  --scan-budget B band bytes scanned a refresh (default 256)"""
     sub = "live"
     options = ("--hz", "--via", "--openocd", "--port", "--no-launch", "--scan-budget", "stop", "status")
 

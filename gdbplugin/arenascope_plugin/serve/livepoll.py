@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from arenascope_plugin import pipeline
+from arenascope_plugin.acquire.batch import BatchedReader
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.decode.descriptor import DecodeError
@@ -27,7 +28,7 @@ from arenascope_plugin.decode.session import TornReadError
 from arenascope_plugin.errors import TargetError
 
 HISTORY_POINTS = 600
-DEFAULT_SCAN_BUDGET = 512   # bytes of band scan per refresh
+DEFAULT_SCAN_BUDGET = 256   # bytes of band scan per refresh
 
 
 class TornError(Exception):
@@ -41,8 +42,12 @@ class LivePoller:
 
     def __init__(self, target: pipeline.Target, settings: pipeline.Settings,
                  scan_budget: int | None = DEFAULT_SCAN_BUDGET) -> None:
-        self.target, self.settings = target, settings
-        self.reader = target.reader
+        self.settings = settings
+        # One request a refresh in steady state: what the last one read, and the scans' next slices.
+        self.reader = BatchedReader(target.reader)
+        self.target = pipeline.Target(self.reader, target.symbols, target.core)
+        self._expected: list[tuple[int, int]] = []
+        self._last_seen: set[tuple[int, int]] = set()
         self.scanner = BandScanner(scan_budget)
         self.scan_budget = scan_budget
         # Found once, then pinned: no RAM scan through the probe at every refresh.
@@ -63,6 +68,7 @@ class LivePoller:
         refresh_core = getattr(self.target.core, "refresh", None)
         if refresh_core is not None:
             refresh_core()
+        self.reader.begin(self._expected + self.scanner.plan())
         try:
             ctx = pipeline.gather(self.target, self.settings, self.cache, self.scanner, verify=True)
             if ctx.desc is not None and ctx.desc.halted_in_update:
@@ -79,6 +85,10 @@ class LivePoller:
                 raise DecodeError(str(exc)) from None
             raise
         self._link_check(failures)
+        scanned = set(self.scanner.take_reads())
+        seen = [p for p in self.reader.seen() if p not in scanned]
+        # steady state: what this refresh and the last both read (not a walk after a layout change)
+        self._expected, self._last_seen = [p for p in seen if p in self._last_seen], set(seen)
         figs, stack = ctx.figs, ctx.stack
         now = time.time()
         self.refreshes += 1

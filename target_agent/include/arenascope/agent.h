@@ -26,6 +26,11 @@
  * Consistency for a host that reads while the target runs (seqlock)
  *   `seq` is odd while the target changes the descriptor, even otherwise. A host reads seq,
  *   the block, then seq again, and trusts the block only if both reads are equal and even.
+ *   ABI 1.1: `seq_check`, the last field, is written at the start of each update with the
+ *   value seq will have at its end; a host that reads the whole block in one ascending pass
+ *   (seq at offset 18 first, seq_check last) trusts it when seq is even and equals seq_check,
+ *   with no second read: the window is one read, however often the target updates.
+ *   Updates store only their results inside the window (arenascope_measure scans first).
  *   `layout_generation` changes only when a region table changes (publish, clear):
  *   a live host re-reads region tables only then.
  *
@@ -59,7 +64,8 @@ extern "C" {
 #define ARENASCOPE_MAGIC_SIZE 8
 
 #define ARENASCOPE_ABI_MAJOR 1 /* incompatible layout change: hosts refuse other majors */
-#define ARENASCOPE_ABI_MINOR 0 /* fields appended at the end: older hosts ignore them  */
+#define ARENASCOPE_ABI_MINOR 1 /* fields appended at the end: older hosts ignore them  */
+                               /* 1.1: seq_check after the arena entries              */
 
 /* Region kinds (arenascope_region_t.kind). */
 #define ARENASCOPE_KIND_TENSOR 1u     /* planned activation tensor in the head              */
@@ -143,7 +149,7 @@ typedef struct arenascope_arena {
     uint8_t reserved;               /* 55 zero                                                      */
 } arenascope_arena_t;               /* 56 bytes on a 32-bit target, 80 with 8-byte addresses        */
 
-/* The descriptor: 72 bytes of header, then ARENASCOPE_MAX_ARENAS arena entries. */
+/* The descriptor: 72 bytes of header, ARENASCOPE_MAX_ARENAS arena entries, then seq_check. */
 typedef struct arenascope_descriptor {
     char magic[ARENASCOPE_MAGIC_SIZE];               /*  0 "ARENASCP", written last by arenascope_init   */
     uint8_t abi_major;                               /*  8 ARENASCOPE_ABI_MAJOR                           */
@@ -170,7 +176,11 @@ typedef struct arenascope_descriptor {
     arenascope_band_t guard;                         /* 56 guard band between the arena's end and the      */
                                                      /*    stack's limit, filled like the free band        */
     arenascope_arena_t arena[ARENASCOPE_MAX_ARENAS]; /* 72 */
-} arenascope_descriptor_t; /* 128 bytes with one arena on a 32-bit target, 176 with 8-byte addr */
+    uint16_t seq_check;                              /* 72 + capacity x arena_entry_size (ABI 1.1):    */
+                                                     /*    the seq the update in progress (or the last */
+                                                     /*    one) ends with; written before seq goes odd */
+    uint16_t reserved_end;                           /*    zero                                        */
+} arenascope_descriptor_t; /* 132 bytes with one arena on a 32-bit target, 184 with 8-byte addr */
 
 /* The one descriptor. Hosts find it by this symbol, or by scanning RAM for the magic. */
 extern arenascope_descriptor_t arenascope_descriptor;

@@ -1,0 +1,78 @@
+"""One request a live refresh: a reader that fetches ahead, in one round trip, the pieces a
+refresh is expected to read, and serves them from there (when the inner reader batches).
+
+Over a probe the cost of a refresh is mostly its round trips (each Tcl command, each RSP packet
+waits for the probe), so the live poller (serve/livepoll.py) tells this reader, before each
+refresh, what the refresh will read: what the last refresh read outside the band scans (the
+descriptor, the fault record, ICSR: what the last two refreshes both read), and the band
+scanner's next slices (analyse/bands.py, BandScanner.plan). They are read with the inner
+reader's read_many (OpenOCD's Tcl: one command; RSP: the packets back to back), in that order.
+
+Each fetched piece is served once: a second read of it in the same refresh (the seqlock's retry
+after a torn read) goes to the target again, never to the copy. A read the plan did not foresee
+goes to the target as it would without this reader. Pieces are fetched as asked, never merged,
+so a block the seqlock needs in one ascending read stays one read."""
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+
+MAX_PIECE = 1024        # a piece longer than this is not fetched ahead (a region table, a long scan)
+MAX_PLAN = 4096         # nor more than this in all, a refresh
+
+
+class BatchedReader(MemoryReader):
+    """Wraps a reader with read_many (openocd.TclReader, rsp.RspReader). Counters (calls, bytes,
+    link_failures, last_link_error) and `name`, `link` are the inner reader's."""
+
+    def __init__(self, inner: MemoryReader) -> None:
+        self.inner, self.name = inner, getattr(inner, "name", "memory")
+        self._fetched: dict[tuple[int, int], bytes] = {}
+        self._seen: list[tuple[int, int]] = []
+        self.hits = self.misses = 0
+        if hasattr(inner, "read_many"):  # callers test for it: offered only when the inner reader batches
+            self.read_many = self._read_many
+
+    def __getattr__(self, name):  # calls, bytes, link_failures, last_link_error, name, link, cancel
+        return getattr(self.inner, name)
+
+    def begin(self, plan: list[tuple[int, int]]) -> None:
+        """Starts a refresh: fetches `plan` [(addr, length)] in one request. A failed fetch is
+        dropped quietly: each piece is then read alone, and its error said alone."""
+        self._fetched, self._seen = {}, []
+        many = getattr(self.inner, "read_many", None)
+        if many is None:
+            return  # nothing to gain: the pieces would be read one by one anyway
+        plan = [p for p in dict.fromkeys(plan) if 0 < p[1] <= MAX_PIECE]
+        total, kept = 0, []
+        for p in plan:
+            if total + p[1] > MAX_PLAN:
+                break
+            kept.append(p)
+            total += p[1]
+        if not kept:
+            return
+        try:
+            got = many(kept)
+        except MemoryReadError:
+            return
+        self._fetched = dict(zip(kept, got, strict=True))
+
+    def seen(self) -> list[tuple[int, int]]:
+        """The pieces this refresh read, in order (what the next one is expected to read)."""
+        return list(self._seen)
+
+    def read(self, addr: int, length: int) -> bytes:
+        self._seen.append((addr, length))
+        data = self._fetched.pop((addr, length), None)
+        if data is not None:
+            self.hits += 1
+            return data
+        self.misses += 1
+        return self.inner.read(addr, length)
+
+    def _read_many(self, pieces):
+        if all(p in self._fetched for p in pieces):
+            self._seen += pieces
+            self.hits += len(pieces)
+            return [self._fetched.pop(p) for p in pieces]
+        self._seen += pieces
+        self.misses += len(pieces)
+        return self.inner.read_many(pieces)
