@@ -409,3 +409,52 @@ def test_a_firmware_that_updates_its_descriptor_with_no_idle_time_still_reads_cl
     assert invokes == sorted(invokes) and invokes[-1] - invokes[0] >= 40, invokes  # busier than one a refresh
     head = PLAN["plans"]["tflm-greedy"]["head_bytes"]
     assert all(s["arenas"][0]["head_bytes"] == head for s in snaps)
+
+
+def test_a_fault_while_live_is_in_the_next_snapshot_and_the_windows_fault_panel(tmp_path):
+    """The firmware BusFaults while the poller runs (demo scenario 3: a store to 0xF0000000, the
+    BusFault handler enabled; the agent records it and the handler sleeps in WFI, the core still
+    running): the refresh after the record shows it carries the fault, decoded, with no refresh
+    discarded in between; the viewer, sent that first snapshot, draws its fault panel."""
+    from arenascope_plugin.serve import viewerlink
+    from harness import BUILD, xvfb
+    viewer_bin = BUILD / "viewer" / "arenascope-viewer"
+    if not viewer_bin.exists() or not shutil.which("Xvfb"):
+        pytest.skip("the viewer or Xvfb is missing")
+    syms = elf_symbols(FIRMWARE)
+    layout = tmp_path / "layout.json"
+    with xvfb() as env, Chain(str(FIRMWARE)) as ch:
+        server = viewerlink.SnapshotServer(0)
+        viewer = subprocess.Popen([str(viewer_bin), "--connect", f"127.0.0.1:{server.port}", "--wait-snapshot", "120",
+                                   "--snapshots", "1", "--screenshot", str(tmp_path / "fault.png"), "--layout-out",
+                                   str(layout)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        assert server.connected.wait(60), "the viewer never connected"
+        poller = poller_for(ch)
+        snaps, messages, stop = [], [], threading.Event()
+
+        def publish(snap):
+            snaps.append(snap)
+            if snap.get("fault") and sum(1 for s in snaps if s.get("fault")) == 1:
+                server.broadcast(viewerlink.message(snap))  # the first snapshot that carries it
+        t = threading.Thread(target=livepoll.run, args=(poller, publish, 20, stop, messages.append), daemon=True)
+        t.start()
+        wait_for(lambda: len(snaps) >= 3)
+        ch.tcl.call(f"mww {syms['demo_scenario']:#x} 3")  # the test writes it, as a user would from GDB
+        wait_for(lambda: sum(1 for s in snaps if s.get("fault")) >= 3)
+        stop.set()
+        t.join(10)
+        out, err = viewer.communicate(timeout=120)
+        server.close()
+    faulted = [i for i, s in enumerate(snaps) if s.get("fault")]
+    assert len(faulted) >= 3, messages
+    first = faulted[0]
+    assert faulted == list(range(first, len(snaps)))  # from then on, every refresh carries it
+    f = snaps[first]["fault"]
+    # ARMv7-M ARM B3.2.15: BFARVALID (bit 15) and PRECISERR (bit 9) of CFSR; BFAR the address stored to
+    assert f["exception"] == "BusFault" and f["cfsr"] & 0x8200 == 0x8200 and f["bfar"] == 0xF0000000, f
+    assert snaps[first]["live"]["refresh_index"] == snaps[first - 1]["live"]["refresh_index"] + 1
+    assert snaps[first - 1]["fault"] is None and not poller.torn
+    assert viewer.returncode == 0, err
+    drawn = json.loads(layout.read_text())
+    assert drawn["fault"]["h"] > 0, drawn
+    assert any("BusFault" in line for line in drawn["fault_lines"]), drawn["fault_lines"]
