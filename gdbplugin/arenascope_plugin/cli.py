@@ -33,6 +33,7 @@ from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.analyse import faults, figures
 from arenascope_plugin.decode import kernels
 from arenascope_plugin.present import reports, snapshot, style
+from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import livepoll, viewerlink
 
 
@@ -71,7 +72,10 @@ def _common(ap):
     ap.add_argument("--stack-range", type=_number, nargs=2, metavar=("LOW", "HIGH"), help="the stack's bounds")
 
 
-def _connect(args, stop=None):
+PROGRESS = {"now": None}  # the one-shot command's Progress (present/progress.py), for main's Ctrl-C message
+
+
+def _connect(args, stop=None, progress=None):
     """(pipeline.Target, Settings, link) for the options; UsageError says what is wrong."""
     if args.via and args.openocd:
         raise UsageError("give --via or --openocd, not both")
@@ -95,7 +99,7 @@ def _connect(args, stop=None):
     if args.model and not os.path.isfile(os.path.expanduser(args.model)):
         raise UsageError(f"--model {args.model}: not a file")
     try:
-        link = via.open_link(where, symbols, cancel=stop)
+        link = via.open_link(where, symbols, cancel=stop, progress=progress)
     except via.LinkError as exc:
         raise UsageError(str(exc)) from None
     for text in link.warnings:
@@ -113,14 +117,15 @@ def _warn(key, text):
 
 
 def _gather(args, need_descriptor=True, verify=True):
-    target, settings, link = _connect(args)
+    PROGRESS["now"] = Progress(sys.stderr.write, f"arenascope {args.command}")
+    target, settings, link = _connect(args, progress=PROGRESS["now"])
     target.core.refresh()
     try:
         return pipeline.gather(target, settings, {}, need_descriptor=need_descriptor, verify=verify, on_warn=_warn)
     except pipeline.EXPECTED as exc:
         raise UsageError(str(exc)) from None
     finally:
-        pass
+        PROGRESS["now"].done()
 
 
 def info_main(ctx, args):
@@ -276,8 +281,14 @@ def main(argv):
         if argv[0] == "snapshot":
             ap.add_argument("file", help="the snapshot file to write")
         args = ap.parse_args(argv[1:])
+        args.command = argv[0]
         ctx = _gather(args, need_descriptor=need)
         return run(ctx, args)
     except UsageError as exc:
         print(f"arenascope {argv[0]}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        p = PROGRESS["now"]
+        print(f"\narenascope {argv[0]}: {p.interrupted() if p is not None else 'interrupted (Ctrl-C)'}",
+              file=sys.stderr)
+        return 130

@@ -458,3 +458,73 @@ def test_a_fault_while_live_is_in_the_next_snapshot_and_the_windows_fault_panel(
     drawn = json.loads(layout.read_text())
     assert drawn["fault"]["h"] > 0, drawn
     assert any("BusFault" in line for line in drawn["fault_lines"]), drawn["fault_lines"]
+
+
+def _run_until(cmd, trigger, timeout=120):
+    """Runs cmd on a pseudo-terminal (GDB and the tool write their progress line there at once),
+    sends SIGINT as soon as `trigger` (bytes) is in the output; returns (output, output at SIGINT)."""
+    import os
+    import pty
+    import select
+    import signal
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    buf, at_signal = b"", None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready:
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            buf += data
+        if at_signal is None and trigger in buf:
+            at_signal = buf
+            proc.send_signal(signal.SIGINT)
+        if proc.poll() is not None and not ready:
+            break
+    proc.kill()
+    proc.wait()
+    os.close(master)
+    return buf.decode(errors="replace"), (at_signal or b"").decode(errors="replace")
+
+
+def _kib_so_far(text):
+    import re
+    return [float(x) for x in re.findall(r"([\d.]+) KiB so far", text)]
+
+
+@pytest.mark.parametrize("front", ["gdb", "tool"])
+def test_a_long_read_shows_progress_and_ctrl_c_stops_it_within_one_chunk(front):
+    """A 256 KiB stack range scanned through the rig's probe (about 30-50 KiB/s: several seconds):
+    after a second the command shows one updating line; Ctrl-C then stops it before the next
+    chunk (4 KiB through GDB, 1 KiB through the Tcl port) is done, and says how much it read.
+    In GDB the next command runs."""
+    import re
+    with Chain(str(FIRMWARE)) as ch:
+        ch.tcl.call("halt")
+        if front == "gdb":
+            cmd = ["gdb-multiarch", "-q", "-nx", "-batch", str(FIRMWARE), "-ex",
+                   f"target extended-remote 127.0.0.1:{ch.gport}", "-ex", f"source {PLUGIN}",
+                   "-ex", "set arena stack-range 0x20000000 0x20040000", "-ex", "arena stack", "-ex", "print 42"]
+            chunk = 4
+        else:
+            cmd = [str(CLI), "check", "--via", f"tcl:127.0.0.1:{ch.tport}", "--elf", str(FIRMWARE),
+                   "--stack-range", "0x20000000", "0x20040000"]
+            chunk = 1
+        out, at_signal = _run_until(cmd, b"KiB so far")
+    assert at_signal, out
+    before = _kib_so_far(at_signal)[-1]
+    name = "arena stack" if front == "gdb" else "arenascope check"
+    m = re.search(name + r": interrupted \(Ctrl-C\) after reading ([\d.]+) KiB of target memory", out)
+    assert m, out
+    # the progress line redraws at most every 0.1 s: a few KiB may have been read since it was drawn
+    assert before <= float(m.group(1)) <= before + 2 * chunk + 0.1 * 64, (before, m.group(1))
+    assert float(m.group(1)) < 256
+    assert "Traceback" not in out
+    if front == "gdb":
+        assert "$1 = 42" in out, out

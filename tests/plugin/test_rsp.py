@@ -180,11 +180,12 @@ def test_a_long_read_stops_between_chunks_and_reports_progress():
     s = server({b"m": lambda p: packet(b"00" * int(p.split(b",")[1], 16))}, supported=b"PacketSize=1000")
     cancel, seen = threading.Event(), []
 
-    def progress(done, total):
-        seen.append((done, total))
-        if len(seen) == 3:
-            cancel.set()
-    r = rsp.RspReader(rsp.RspLink("127.0.0.1", s.port), chunk=256, cancel=cancel, progress=progress)
+    class Progress:
+        def add(self, n, done, total):
+            seen.append((done, total))
+            if len(seen) == 3:
+                cancel.set()
+    r = rsp.RspReader(rsp.RspLink("127.0.0.1", s.port), chunk=256, cancel=cancel, progress=Progress())
     with pytest.raises(MemoryReadError, match="interrupted between chunks"):
         r.read(0, 16384)
     assert seen == [(256, 16384), (512, 16384), (768, 16384)] and r.calls == 3

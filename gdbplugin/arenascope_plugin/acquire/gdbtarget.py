@@ -21,6 +21,7 @@ class GdbReader(MemoryReader):
     name = "target"
     calls = 0
     bytes = 0
+    progress = None  # a present.progress.Progress while a command runs (gdb/framework.py)
 
     def read(self, addr, length):
         GdbReader.calls += 1
@@ -29,7 +30,10 @@ class GdbReader(MemoryReader):
             raise MemoryReadError(addr, length, "not an address of this target (beyond its address width): a corrupt "
                                                 "pointer")
         try:
-            return gdb.selected_inferior().read_memory(addr, length).tobytes()
+            data = gdb.selected_inferior().read_memory(addr, length).tobytes()
+            if GdbReader.progress is not None:
+                GdbReader.progress.add(length)
+            return data
         except (gdb.MemoryError, gdb.error) as exc:
             if any(m in str(exc) for m in LINK_LOST):
                 raise TargetError(f"the link to the target was lost while reading {length} B at {addr:#x} (GDB: "

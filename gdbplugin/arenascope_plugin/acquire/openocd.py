@@ -186,8 +186,8 @@ class TclReader(MemoryReader):
     """Target memory through OpenOCD's Tcl RPC, while the core runs. Reads are split into
     chunks of at most `chunk` bytes (one `read_memory` each), word-aligned (32-bit accesses, as
     a MEM-AP does best) and trimmed. `cancel` (a threading.Event or None) stops a long read
-    between chunks; `progress(done, total)` is told after each chunk. Counts calls and bytes for
-    the benchmark."""
+    between chunks; `progress.add(bytes, done, total)` (present/progress.py) is told after each
+    chunk. Counts calls and bytes for the benchmark."""
 
     def __init__(self, link, chunk=CHUNK_BYTES, cancel=None, progress=None):
         self.link, self.chunk, self.cancel, self.progress = link, max(4, chunk // 4 * 4), cancel, progress
@@ -208,7 +208,7 @@ class TclReader(MemoryReader):
             out += self._spans([(at, at + n)])[0]
             at += n
             if self.progress is not None:
-                self.progress(min(at, addr + length) - addr, length)
+                self.progress.add(n, min(at, addr + length) - addr, length)
         return bytes(out[addr - lo:addr - lo + length])
 
     def read_many(self, pieces):

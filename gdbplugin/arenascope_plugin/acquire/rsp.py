@@ -232,8 +232,8 @@ class RspReader(MemoryReader):
     """Target memory through a GDB server's RSP, while the core runs. Reads are split into `m`
     packets of at most `chunk` bytes (and what the server's PacketSize allows); a short reply
     (the server read less, e.g. up to the end of a region) is continued. `cancel` (a
-    threading.Event or None) stops a long read between chunks; `progress(done, total)` is told
-    after each chunk. Counts calls and bytes for the benchmark."""
+    threading.Event or None) stops a long read between chunks; `progress.add(bytes, done, total)`
+    (present/progress.py) is told after each chunk. Counts calls and bytes for the benchmark."""
 
     def __init__(self, link: RspLink, chunk: int = CHUNK_BYTES, cancel=None, progress=None) -> None:
         self.link, self.chunk, self.cancel, self.progress = link, max(4, chunk // 4 * 4), cancel, progress
@@ -261,7 +261,7 @@ class RspReader(MemoryReader):
             self.bytes += len(data)
             out += data
             if self.progress is not None:
-                self.progress(len(out), length)
+                self.progress.add(len(data), len(out), length)
         return bytes(out)
 
 

@@ -17,6 +17,7 @@ from arenascope_plugin.acquire.gdbtarget import (
 )
 from arenascope_plugin.gdb import settings
 from arenascope_plugin.present import style
+from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import viewerlink
 
 EXPECTED = pipeline.EXPECTED + (viewerlink.LiveError,)
@@ -136,8 +137,13 @@ class Sub(gdb.Command):
             if str(exc).strip():
                 raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
             return
+        progress = Progress(gdb.write, f"arena {self.sub}")
+        GdbReader.progress = progress
         try:
             self.run(args)
+        except KeyboardInterrupt:
+            progress.shown = False
+            raise gdb.GdbError(f"\narena {self.sub}: {progress.interrupted()}") from None
         except EXPECTED as exc:
             raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
         except gdb.GdbError:
@@ -149,6 +155,9 @@ class Sub(gdb.Command):
                 traceback.print_exc()
             raise gdb.GdbError(f"arena {self.sub}: internal error {exc!r}; `set arena debug on` shows the "
                                "traceback: please report it") from None
+        finally:
+            GdbReader.progress = None
+            progress.done()
 
     def run(self, args):
         raise NotImplementedError
