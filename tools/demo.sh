@@ -11,7 +11,9 @@
 #                 stack-into-arena-busfault, overrun-only, busfault, hardfault, undefined,
 #                 divide-by-zero, null-call, none; on the TFLM stand-in firmware with no agent
 #                 (examples/tflm_standin/): undersized (the arena 300 B short, the status checked),
-#                 undersized-ignored (the status ignored), stack-into-agentless-arena
+#                 undersized-ignored (the status ignored), stack-into-agentless-arena; live-busy
+#                 (the live view through a real OpenOCD, Tcl port then GDB port, of the firmware
+#                 invoking and measuring with no idle time: tools/live_demo.py)
 #     --model     lay the demo firmware's arena out for this .tflite (rebuilds; default: the
 #                 project's DS-CNN keyword-spotting model)
 #     --interactive  then stay at the (gdb) prompt with everything loaded
@@ -19,7 +21,7 @@
 #     --no-build     use the build as it is (tests)
 # Ports are chosen free; QEMU, GDB and the viewer it starts are ended when it ends, on Ctrl-C too.
 set -euo pipefail
-usage() { sed -n '9,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '9,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 SCENARIO=stack-into-arena MODEL="" INTERACTIVE=0 HEADLESS=0 BUILD=1 STANDIN=0 FAULT=0 OVERRUN=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -46,6 +48,7 @@ case "$SCENARIO" in
   undersized) STANDIN=1 ;;
   undersized-ignored) STANDIN=2 ;;
   stack-into-agentless-arena) STANDIN=3 ;;
+  live-busy) LIVE=1 ;;
   *) echo "tools/demo.sh: unknown scenario '$SCENARIO'"; usage ;;
 esac
 if [ -n "$MODEL" ]; then
@@ -56,6 +59,13 @@ cd "$(dirname "$0")/.."
 if [ "$BUILD" = 1 ]; then
   bash tools/setup-deps.sh
   ARENASCOPE_DEMO_MODEL="$MODEL" bash tools/build.sh
+fi
+
+if [ "${LIVE:-0}" = 1 ]; then  # the live view through a real OpenOCD (tools/live_demo.py)
+  rm -rf build/demo && mkdir -p build/demo
+  VIEW=()
+  if [ "$HEADLESS" = 0 ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then VIEW=(--viewer); fi
+  exec /usr/bin/python3 tools/live_demo.py build build/demo "${VIEW[@]}"
 fi
 
 ELF=build/firmware/demo_fw.elf

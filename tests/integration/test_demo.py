@@ -6,6 +6,7 @@ symbols) and the viewer's palette (viewer/README.md); Ctrl-C must end every proc
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import time
@@ -159,3 +160,22 @@ def test_the_agentless_scenarios_end_in_their_verdict(scenario, verdict, kind):
                                           str(BUILD / "planner" / "dscnn_kws.tflite")], capture_output=True,
                                          text=True, check=True).stdout)["arena"]["minimum_bytes"]
         assert f"The arena is {need - 300} B and this model needs {need} B with these kernels: 300 B short" in r.stdout
+
+
+def test_the_live_busy_demo_reads_a_firmware_that_never_stops_writing():
+    """tools/demo.sh --scenario live-busy: the firmware invokes and measures with no idle time
+    behind a real OpenOCD; the live view reads it through the Tcl port and through a second GDB
+    connection, 200 good refreshes each, nearly none torn (ABI 1.1's one-read seqlock)."""
+    import re
+    if not shutil.which("openocd"):
+        pytest.skip("openocd not installed")
+    r = subprocess.run(["bash", str(DEMO), "--scenario", "live-busy", "--no-build", "--headless"], cwd=ROOT,
+                       env=headless_env(), capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    runs = re.findall(r"arenascope live: (\d+) refreshes \((\d+) torn reads discarded\)", r.stdout)
+    assert [int(n) for n, _ in runs] == [200, 200], r.stdout
+    assert all(int(torn) <= 50 for _, torn in runs), runs
+    for name in ("live-tcl.json", "live-gdb.json"):
+        snap = json.loads((OUT / name).read_text())
+        assert snap["state"]["seq"] % 2 == 0 and snap["state"]["invokes"] > 200 and snap["live"]["link"] == "ok"
+    assert "through OpenOCD's Tcl port" in r.stdout and "through a second GDB connection to OpenOCD" in r.stdout

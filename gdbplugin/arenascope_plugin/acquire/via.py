@@ -96,8 +96,9 @@ def open_link(via: Via, symbols=None, cancel=None, progress=None) -> Link:
         raise LinkError(str(exc)) from None
     warnings = []
     if found is not None and found.live == "tcl":
-        warnings.append(f"{found.name} halts the core and drops GDB's breakpoints when a GDB connection opens "
-                        "(its gdb-attach event; docs/hardware.md): start the live view while halted, or read "
-                        f"through its Tcl port instead (--via tcl:{via.host}:{found.tcl_port})")
+        warnings.append(f"{found.name}, unless configured otherwise, halts the core and drops GDB's breakpoints when "
+                        "a GDB connection opens (its gdb-attach event; docs/hardware.md says how to turn that off): "
+                        "start the live view while halted, or read through its Tcl port instead "
+                        f"(--via tcl:{via.host}:{found.tcl_port})")
     return Link(via, rsp.RspReader(link, cancel=cancel, progress=progress), rsp.CoreOverRsp(link, symbols),
                 link, name, warnings)
