@@ -36,8 +36,10 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     scenario = elfinfo.symbols(str(elf), ["demo_scenario"])["demo_scenario"]
     # two GDB connections, and none halts the core (docs/hardware.md, "The live link per GDB server")
-    with Chain(str(elf), openocd_args=["-c", "qemu.cpu configure -gdb-max-connections 2", "-c", "init",
-                                       "-c", "qemu.cpu configure -event gdb-attach {}"]) as ch:
+    # (the event is emptied after init, through Tcl: an explicit `-c init` on the command line would
+    # open the GDB port before the rig's Chain can reach the Tcl port)
+    with Chain(str(elf), openocd_args=["-c", "qemu.cpu configure -gdb-max-connections 2"]) as ch:
+        ch.tcl.call("qemu.cpu configure -event gdb-attach {}")
         ch.tcl.call(f"mww {scenario:#x} {DEMO_BUSY}")
         print(f"live demo: the firmware invokes and measures with no idle time (scenario {DEMO_BUSY}); OpenOCD "
               f"serves GDB on 127.0.0.1:{ch.gport} and Tcl on 127.0.0.1:{ch.tport}", flush=True)

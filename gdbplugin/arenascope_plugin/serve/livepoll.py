@@ -3,10 +3,12 @@ practice openocd.TclReader), with no GDB. Used by `arena live` (on a thread of i
 the standalone `arenascope live`. Each refresh is the pipeline's gather and snapshot
 (pipeline.py), the same figures, checks and fault as at a stop.
 
-One refresh reads only what can change:
-- the descriptor (128 B on Cortex-M) and its seq, through DescriptorSession: a torn read (seq
-  odd, or changed under the read) is retried, and never published; the region tables are
-  re-read only when layout_generation changes;
+One refresh reads only what can change, in one request in steady state (acquire/batch.py: what
+the last two refreshes both read, and the band scanner's next slices, fetched together):
+- the descriptor (132 B on Cortex-M, ABI 1.1: one self-checking read), through
+  DescriptorSession: a torn read (seq odd, or changed under the read) is retried, and never
+  published; the region tables are re-read only when layout_generation changes;
+- the fault record's head and ICSR (analyse/faults.py; the whole record when its head moves);
 - a slice of the bands (the guard band, each arena's free band with its 0xAA canary, the painted
   stack), `scan_budget` bytes per refresh in turn: each band is re-read whole every few
   refreshes, and its figures are the host's from its first whole pass on (the agent's before).

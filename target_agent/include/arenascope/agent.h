@@ -235,7 +235,9 @@ void arenascope_invoke_mark(void);
 /* Measures on target: the stack high-water mark (lowest word that lost its paint) and the
  * lowest/highest changed word of the guard band and of every filled free band, into the
  * bands' touched_lo/hi, so a live host need not read the bands. Sets ARENASCOPE_FLAG_MEASURED.
- * O(stack + bands): call it when idle (the demo does after each invoke), not in a hot loop.
+ * O(stack + bands): call it when idle (the demo does after each invoke). The bands are scanned
+ * before the seqlock window, which holds only the stores of the results: a host reading while
+ * the target measures back to back (demo scenario 9) still reads the descriptor clean.
  * The touched_* figures are as fresh as the last call: a fault after it is not in them.
  *
  * Painting the stack is a port's job, because it must not use the stack it paints:
