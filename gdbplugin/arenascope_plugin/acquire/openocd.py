@@ -17,7 +17,7 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core
 
 TERM = b"\x1a"
-DEFAULT_PORT = 6666
+DEFAULT_PORT = 6666       # OpenOCD's default `tcl port` (OpenOCD user guide, "Server Configuration")
 CHUNK_BYTES = 1024        # one read_memory per chunk: a long scan can be interrupted within one
 TIMEOUT_S = 3.0
 MAX_REPLY_BYTES = 1 << 20

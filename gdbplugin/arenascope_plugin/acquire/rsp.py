@@ -23,6 +23,7 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core
 
 TIMEOUT_S = 3.0
+DEFAULT_PORT = 3333          # OpenOCD's and pyOCD's default GDB port (`gdb:HOST` alone means it)
 DEFAULT_PACKET_SIZE = 400    # GDB's own assumption when the server does not say (remote.c)
 MAX_PACKET_SIZE = 1 << 17    # a PacketSize above this is not believed (a hostile or broken server)
 MAX_REPLY_BYTES = 1 << 20    # a reply longer than this without its '#' is not RSP
@@ -69,7 +70,7 @@ class RspLink:
     `features`: what qSupported answered; `packet_size`: the largest packet the server takes;
     `no_ack`: whether QStartNoAckMode was accepted."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 3333, timeout: float = TIMEOUT_S,
+    def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, timeout: float = TIMEOUT_S,
                  server: str = "the GDB server") -> None:
         self.host, self.port, self.timeout = host, port, timeout
         self.server = server            # how messages name it (acquire/servers.py)

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 
-TCL_DEFAULT_PORT = 6666   # OpenOCD's default `tcl port` (OpenOCD user guide, "Server Configuration")
+from arenascope_plugin.acquire.openocd import DEFAULT_PORT as TCL_DEFAULT_PORT
 
 # (test on the program's and its arguments' file names, the name messages use, how live reads it)
 KNOWN = (

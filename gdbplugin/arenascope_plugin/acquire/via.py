@@ -33,7 +33,7 @@ def parse_via(text: str) -> Via:
     text = text.strip()
     kind, sep, rest = text.partition(":")
     if sep and kind in KINDS:
-        default = servers.TCL_DEFAULT_PORT if kind == "tcl" else 3333
+        default = servers.TCL_DEFAULT_PORT if kind == "tcl" else rsp.DEFAULT_PORT
     else:
         kind, rest, default = "tcl", text, servers.TCL_DEFAULT_PORT
     if not rest:
