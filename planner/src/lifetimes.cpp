@@ -285,34 +285,53 @@ Lifetimes build_lifetimes(const Model &model, const std::vector<ScratchRequest> 
                                  "' has type " + type_name(tensor.type) +
                                  ", which TFLM cannot size (TfLiteTypeSizeOf, memory_helpers.cc): "
                                  "AllocateTensors fails on this model");
-            // The offline plan is indexed by the tensor's index within its subgraph
-            // (InitializeAllocationInfo: offline_offsets[i]), exactly as TFLM does.
-            const int32_t offline = model.offline_offsets.empty() ? -1 : model.offline_offsets[t];
-            const bool needs = !tensor.has_data && !tensor.is_variable && tensor.bytes != 0;
+            // InitializeAllocationInfo reads the offline plan at the tensor's index over all
+            // subgraphs (offline_offsets[offline_index++]); AllocateVariables (micro_allocator.cc)
+            // at its index within its subgraph (offline_planner_offsets[i]). The same for
+            // subgraph 0; TFLM 90b983c2 as it is for the others.
+            const int32_t offline = model.offline_offsets.empty() ? -1 : model.offline_offsets[global];
+            const int32_t variable_offline = model.offline_offsets.empty() ? -1 : model.offline_offsets[t];
+            // needs_allocating: no data, not a variable, not empty; and, overriding that, a variable
+            // with an offline offset ("so they can get an offline offset and be handled offline").
+            const bool needs =
+                (!tensor.has_data && !tensor.is_variable && tensor.bytes != 0) || (tensor.is_variable && offline >= 0);
             Placement p = Placement::Planned;
             if (tensor.has_data)
                 p = Placement::Constant;
-            else if (tensor.bytes == 0)
+            else if (tensor.bytes == 0 && !needs)
                 p = Placement::Empty;
-            // micro_allocator.cc AllocateVariables: a variable tensor takes tail (persistent) bytes
-            // unless the offline plan gives it an offset; then TFLM allocates it nowhere (it is not
-            // planned either: needs_allocating excludes variables) and its data pointer stays null.
+            // AllocateVariables: a variable tensor takes tail (persistent) bytes unless its offline
+            // offset is set; then the planner places it in the head (checked on real TFLM, docs/
+            // offline-plan.md). Where the two readings differ (subgraphs after the first) it can get
+            // both or neither.
             else if (tensor.is_variable)
-                p = offline >= 0 ? Placement::Unallocated : Placement::Persistent;
+                p = variable_offline < 0 ? Placement::Persistent
+                    : offline >= 0       ? Placement::Planned
+                                         : Placement::Unallocated;
             out.placement.back().push_back(p);
             const std::string label = "subgraph " + std::to_string(s) + " tensor " + std::to_string(t) +
                                       (tensor.name.empty() ? std::string() : " '" + tensor.name + "'");
             if (p == Placement::Unallocated)
-                out.warnings.push_back(label + " is a variable tensor with an offline offset (" +
-                                       std::to_string(offline) +
-                                       "): TFLM neither allocates it in the tail nor plans it (micro_allocator.cc "
-                                       "AllocateVariables), so its data pointer stays null; give it offset -1");
+                out.warnings.push_back(label +
+                                       " is a variable tensor that TFLM neither allocates in the tail (its "
+                                       "offline offset at index " +
+                                       std::to_string(t) + " is " + std::to_string(variable_offline) +
+                                       ") nor plans (at index " + std::to_string(global) +
+                                       " over all subgraphs: -1), so its data pointer stays null; give it one "
+                                       "offset at both");
+            if (tensor.is_variable && needs && p == Placement::Persistent)
+                out.warnings.push_back(label +
+                                       " is a variable tensor that TFLM allocates twice: in the tail (its "
+                                       "offline offset at index " +
+                                       std::to_string(t) + " is -1) and in the head (at index " +
+                                       std::to_string(global) + " over all subgraphs: " + std::to_string(offline) +
+                                       "), which wins; give it one offset at both");
             if (!needs) continue;
             auto [first, last] = m.life[s][t];
             if (first < 0 && last < 0)
                 out.warnings.push_back(label +
                                        " is never produced nor consumed; TFLM still plans it, with lifetime -1..-1");
-            else if (first < 0)
+            else if (first < 0 && !tensor.is_variable)  // a variable holds state: read before it is written
                 out.warnings.push_back(label + " is read by an operator but produced by none (and is not a subgraph "
                                                "input); TFLM plans it with first use -1");
             // GreedyMemoryPlanner::AddBuffer takes the aligned size as an int, and adds an offline offset

@@ -358,17 +358,26 @@ TEST(Plan, GoldenDefinitionsSharedWithThePlugin)
     }
 }
 
-// Review findings: a variable with an offline offset is allocated nowhere by TFLM
-// (micro_allocator.cc AllocateVariables skips it, needs_allocating excludes variables).
-TEST(Lifetimes, VariableWithAnOfflineOffsetIsAllocatedNowhereAndSaysSo)
+// A variable with an offline offset is planned in the head at that offset, not in the tail
+// (micro_allocation_info.cc InitializeAllocationInfo sets needs_allocating for it;
+// micro_allocator.cc AllocateVariables skips it). Measured on real TFLM 90b983c2 (Cortex-M4, QEMU;
+// this graph with float32 [1,16] tensors and two ADDs, docs/offline-plan.md): the plan holds the
+// variable as id 3 at offset 128 with lifetime -1..1, head 192, tail 64 B smaller than without
+// the offline plan. Here t3 int8 [1,64]: 64 B, read by the ADD in scope 1.
+TEST(Lifetimes, VariableWithAnOfflineOffsetIsPlannedInTheHead)
 {
     SG sg{
         {{{1, 64}}, {{1, 64}}, {{1, 64}}, {{1, 64}, 9, false, true}}, {{ADD, {0, 3}, {1}}, {RELU, {1}, {2}}}, {0}, {2}};
     const Lifetimes l = build_lifetimes(parse(test_models::build({sg}, {-1, -1, -1, 128})), {});
-    EXPECT_EQ(l.buffers.size(), 3u);
-    EXPECT_EQ(l.placement[0][3], Placement::Unallocated);
-    ASSERT_EQ(l.warnings.size(), 1u);
-    EXPECT_NE(l.warnings[0].find("data pointer stays null"), std::string::npos);
+    ASSERT_EQ(l.buffers.size(), 4u);
+    EXPECT_EQ(l.placement[0][3], Placement::Planned);
+    EXPECT_EQ(l.buffers[3].tensor, 3);
+    EXPECT_EQ(l.buffers[3].first, -1);
+    EXPECT_EQ(l.buffers[3].last, 1);
+    EXPECT_EQ(l.buffers[3].offline_offset, 128);
+    EXPECT_TRUE(l.warnings.empty());
+    // t0@0..64, t1 (live with t0 and t3) @64, t2 (with t1) @0, t3 fixed @128: head 192.
+    EXPECT_EQ(plan_tflm_greedy(l.buffers).head, 192);
 }
 
 TEST(Lifetimes, ReadButNeverProducedIsWarnedAsSuch)
