@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const planner::Abi abi = planner::abi_named(host ? "host" : "cortex-m");
     planner::Budget plain;
     try {
-        plain = planner::make_budget(path, abi, 10, adapter);
+        plain = planner::make_budget(path, abi, 10, adapter, 0, {}, fuzz::kSearchBudget);
     } catch (const planner::ModelError &) {
         return 0;
     }
@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     n = std::clamp<int64_t>(n, 1, 0xffffffffLL);
     planner::Budget b;
     try {
-        b = planner::make_budget(path, abi, 10, adapter, n);
+        b = planner::make_budget(path, abi, 10, adapter, n, {}, fuzz::kSearchBudget);
     } catch (const planner::ModelError &e) {
         fuzz::fail("make_budget", std::string("a model that plans fails with --arena-size: ") + e.what());
     }

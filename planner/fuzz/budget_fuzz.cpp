@@ -5,8 +5,14 @@
 // a std::logic_error (make_budget's own "arenascope-plan bug") or a malformed output aborts.
 //   The options vary with the input (a hash of its bytes, so a crash reproduces): the target ABI,
 // the adapter and the margin. Built by planner/fuzz/CMakeLists.txt; run: tools/fuzz.sh budget SECONDS.
+//   Then the offline-plan writer (offline_plan.h): TFLM's own greedy plan written into the model as
+// its offline plan must read back (with the same head when no scratch buffer is planned online)
+// and keep every old byte after the new block.
 #include <cstdint>
 
+#include <algorithm>
+
+#include "arenascope/planner/offline_plan.h"
 #include "arenascope/planner/report.h"
 #include "writer_checks.h"
 
@@ -29,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int margin = static_cast<int>((h >> 2) % 101);
     planner::Budget b;
     try {
-        b = planner::make_budget(path, abi, margin, adapter);
+        b = planner::make_budget(path, abi, margin, adapter, 0, {}, fuzz::kSearchBudget);
     } catch (const planner::ModelError &) {
         return 0;
     }
@@ -45,6 +51,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!err.empty()) fuzz::fail("budget_header", err + "\n" + header.substr(0, 4000));
         fuzz::save_header(header);
     } catch (const planner::ModelError &) {  // a value the agent's region fields cannot hold: said so
+    }
+    std::vector<uint8_t> written;
+    try {
+        written = planner::with_offline_plan(data, size, planner::offline_offsets(b.model, b.lifetimes, b.greedy));
+    } catch (const planner::ModelError &) {  // a Model table it cannot copy, or too large: said so
+        return 0;
+    }
+    const size_t shift = written.size() - size;
+    if (written.size() < size || shift % 64 || !std::equal(data + 8, data + size, written.begin() + 8 + shift))
+        fuzz::fail("with_offline_plan", "the old bytes do not follow the new block unchanged");
+    try {
+        const planner::Model back = planner::read_model(written.data(), written.size());
+        const planner::Lifetimes l = planner::build_lifetimes(back, b.kernels.requests);
+        // (Scratch buffers stay online and may land elsewhere around the fixed tensors.)
+        if (b.kernels.requests.empty() && planner::plan_tflm_greedy(l.buffers).head != b.greedy.head)
+            fuzz::fail("with_offline_plan", "TFLM's own plan written as the offline plan changes the head");
+    } catch (const planner::ModelError &e) {
+        fuzz::fail("with_offline_plan", std::string("the written model does not read back: ") + e.what());
     }
     return 0;
 }

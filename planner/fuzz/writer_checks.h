@@ -10,6 +10,10 @@
 
 namespace arenascope::fuzz {
 
+// The search for a better plan (plan.h plan_search) with a budget small enough for a sanitized
+// build's per-input timeout; the walk is the same at any budget.
+inline constexpr int64_t kSearchBudget = 200000;
+
 // The fuzz input as a model file for make_budget (which reads a path): written to a temporary
 // directory under a name with the bytes a writer must escape ("*/", quotes, a backslash, a
 // question mark, a newline, a non-ASCII byte), so that every run checks the escaping of the path.

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "arenascope/planner/report.h"
+#include "arenascope/planner/rewrite.h"
 #include "arenascope/planner/two_arena.h"
 
 #ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
@@ -53,8 +54,10 @@ void usage(FILE *to)
         to,
         "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
         "                       [--kernels reference|cmsis-nn] [--cpu CPU] [--margin PCT] [--arena-size N]\n"
-        "                       [--persistent-size P --non-persistent-size N]\n"
+        "                       [--persistent-size P --non-persistent-size N] [--search-budget N]\n"
         "                       MODEL.tflite\n"
+        "       arenascope-plan --write-offline-plan OUT.tflite [--kernels K] [--cpu CPU] [--target T]\n"
+        "                       [--adapter] [--margin PCT] [--search-budget N] MODEL.tflite\n"
         "       arenascope-plan --version\n"
         "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
         "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
@@ -78,9 +81,53 @@ void usage(FILE *to)
         "  --persistent-size P --non-persistent-size N  TFLM's two-arena mode, MicroAllocator::Create(persistent,\n"
         "           P, non_persistent, N): the minimum of each buffer and whether AllocateTensors fits at these\n"
         "           sizes, else which buffer runs out first (\"two_arena\" in --json; --snapshot shows both)\n"
+        "  --search-budget N  steps of work the search for a better plan may spend when the best\n"
+        "           of orderings misses the lower bound (default %lld; 0: no search); deterministic\n"
+        "  --write-offline-plan OUT.tflite  write MODEL with the best plan found as TFLM's offline plan\n"
+        "           (metadata \"OfflineMemoryAllocation\", replacing any it has; every other byte kept) and\n"
+        "           print the head and arena before and after; nothing is written when no saving exists\n"
         "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
-        "2 bad usage\n",
-        arenascope::planner::kPlanSchema);
+        "2 bad usage; 3 --write-offline-plan found no saving (nothing written)\n",
+        arenascope::planner::kPlanSchema, static_cast<long long>(arenascope::planner::kSearchDefaultBudget));
+}
+// --write-offline-plan: whole or not at all, into a temporary file beside OUT, then renamed.
+int write_offline_plan(const char *path, const char *out_path, const std::string &target, int margin, bool adapter,
+                       const arenascope::planner::KernelBuild &build, int64_t search_budget)
+{
+    std::error_code same_error;
+    if (std::filesystem::equivalent(out_path, path, same_error)) {
+        std::fprintf(stderr, "arenascope-plan: --write-offline-plan %s is the model itself: give another file name\n",
+                     printable(out_path, false).c_str());
+        return 2;
+    }
+    try {
+        const auto r = arenascope::planner::rewrite_offline_plan(path, out_path, arenascope::planner::abi_named(target),
+                                                                 margin, adapter, build, search_budget);
+        if (!r.refused.empty()) {
+            std::fprintf(stderr, "arenascope-plan: %s: %s\n", printable(path, false).c_str(),
+                         printable(r.refused, false).c_str());
+            return r.no_saving ? 3 : 1;
+        }
+        const std::string tmp = std::string(out_path) + ".arenascope-tmp";
+        std::ofstream out(tmp, std::ios::binary);
+        out.write(reinterpret_cast<const char *>(r.bytes.data()), static_cast<std::streamsize>(r.bytes.size()));
+        const bool written = static_cast<bool>(out.flush());
+        out.close();
+        std::error_code renamed;
+        if (written) std::filesystem::rename(tmp, out_path, renamed);
+        if (!written || renamed) {
+            const std::string why = renamed ? renamed.message() : std::strerror(errno);
+            std::remove(tmp.c_str());
+            std::fprintf(stderr, "arenascope-plan: cannot write %s: %s\n", printable(out_path, false).c_str(),
+                         why.c_str());
+            return 1;
+        }
+        std::cout << printable(arenascope::planner::rewrite_table(r, out_path), true);
+        return std::cout.flush() ? 0 : 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
+        return 1;
+    }
 }
 }  // namespace
 
@@ -90,7 +137,8 @@ int main(int argc, char **argv)
     std::string target = "cortex-m";
     int margin = 10;
     bool adapter = false;
-    const char *snapshot = nullptr;
+    const char *snapshot = nullptr, *offline_out = nullptr;
+    int64_t search_budget = arenascope::planner::kSearchDefaultBudget;
     int64_t arena_size = 0, persistent_size = 0, non_persistent_size = 0;
     const char *path = nullptr;
     arenascope::planner::KernelBuild build;
@@ -151,6 +199,22 @@ int main(int argc, char **argv)
                 return 2;
             }
             snapshot = argv[++i];
+        } else if (!std::strcmp(argv[i], "--write-offline-plan")) {
+            if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
+                std::fprintf(stderr, "arenascope-plan: --write-offline-plan needs the file to write, then the model\n");
+                return 2;
+            }
+            offline_out = argv[++i];
+        } else if (!std::strcmp(argv[i], "--search-budget")) {
+            char *end = nullptr;
+            const long long v = i + 1 < argc ? std::strtoll(argv[i + 1], &end, 10) : -1;
+            if (i + 1 >= argc || !end || *end || end == argv[i + 1] || v < 0 || v > 1000000000000LL) {
+                std::fprintf(stderr, "arenascope-plan: --search-budget needs a count from 0 to 10^12 (steps of "
+                                     "work)\n");
+                return 2;
+            }
+            search_budget = v;
+            ++i;
         } else if (!std::strcmp(argv[i], "--arena-size")) {
             arena_size = i + 1 < argc ? parse_arena_size(argv[i + 1]) : 0;
             if (!arena_size) {
@@ -226,9 +290,17 @@ int main(int argc, char **argv)
                              "--snapshot, not with --header, --adapter or --arena-size (one arena)\n");
         return 2;
     }
+    if (offline_out) {
+        if (json || header || snapshot || arena_size || two) {
+            std::fprintf(stderr, "arenascope-plan: --write-offline-plan goes alone (not with --json, --header, "
+                                 "--snapshot, --arena-size or two arenas)\n");
+            return 2;
+        }
+        return write_offline_plan(path, offline_out, target, margin, adapter, build, search_budget);
+    }
     try {
         const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin,
-                                                             adapter, arena_size, build);
+                                                             adapter, arena_size, build, search_budget);
         // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
         if (json && header) {
             std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n");

@@ -307,7 +307,7 @@ Model read_model(const uint8_t *data, size_t size)
     return model;
 }
 
-Model read_model_file(const std::string &path)
+std::vector<uint8_t> read_model_bytes(const std::string &path)
 {
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
@@ -321,12 +321,18 @@ Model read_model_file(const std::string &path)
         fail(path + ": " + std::to_string(size) + " bytes: larger than a flatbuffer can be (2 GiB)");
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(path + ": cannot open: " + std::strerror(errno));
-    // flatbuffers reads scalars in place: keep the bytes 16-byte aligned.
-    std::vector<std::max_align_t> aligned(size / sizeof(std::max_align_t) + 1);
-    in.read(reinterpret_cast<char *>(aligned.data()), static_cast<std::streamsize>(size));
+    // flatbuffers reads scalars in place: operator new aligns the bytes for any scalar (16).
+    std::vector<uint8_t> bytes(static_cast<size_t>(size));
+    in.read(reinterpret_cast<char *>(bytes.data()), static_cast<std::streamsize>(size));
     if (static_cast<uintmax_t>(in.gcount()) != size) fail(path + ": cannot read the whole file");
+    return bytes;
+}
+
+Model read_model_file(const std::string &path)
+{
+    const std::vector<uint8_t> bytes = read_model_bytes(path);
     try {
-        return read_model(reinterpret_cast<const uint8_t *>(aligned.data()), size);
+        return read_model(bytes.data(), bytes.size());
     } catch (const ModelError &e) {
         throw ModelError(path + ": " + e.what());
     }

@@ -90,19 +90,48 @@ double fragmentation_pct(const Budget &b)
 
 }  // namespace
 
-Budget make_budget(const std::string &path, const Abi &abi, int margin_pct, bool adapter, int64_t arena_size,
-                   const KernelBuild &build)
+namespace {
+void check_build(const Abi &abi, const KernelBuild &build)
 {
     if (build.set == KernelBuild::Set::CmsisNn && abi.name != "cortex-m")
         throw std::invalid_argument(
             "CMSIS-NN kernels run on a Cortex-M: use --target cortex-m with --kernels cmsis-nn");
+}
+}  // namespace
+
+std::string best_how(const Budget &b)
+{
+    const SearchResult &s = b.search;
+    const int64_t gap = b.best.head - b.bound.bytes;
+    std::string how = b.best.planner == "search" ? "found by the search" : "best of orderings";
+    if (gap == 0) return how + ", at the lower bound";
+    how += ", " + std::to_string(gap) + " B above the lower bound";
+    if (!s.searched)
+        return how + (b.lifetimes.buffers.size() > kSearchMaxBuffers
+                          ? " (no search: more than " + std::to_string(kSearchMaxBuffers) + " buffers)"
+                          : std::string(" (no search: --search-budget 0)"));
+    return how + (s.exhausted ? " (the search tried every placement order: none is lower)"
+                              : " (the search stopped after " + std::to_string(s.steps) + " steps, --search-budget)");
+}
+
+Budget make_budget(const std::string &path, const Abi &abi, int margin_pct, bool adapter, int64_t arena_size,
+                   const KernelBuild &build, int64_t search_budget)
+{
+    check_build(abi, build);  // before reading the file: a usage error comes first
+    return make_budget_for(read_model_file(path), path, abi, margin_pct, adapter, arena_size, build, search_budget);
+}
+
+Budget make_budget_for(Model model, const std::string &path, const Abi &abi, int margin_pct, bool adapter,
+                       int64_t arena_size, const KernelBuild &build, int64_t search_budget)
+{
+    check_build(abi, build);
     Budget b;
     b.model_path = path;
     b.abi = abi;
     b.build = build;
     b.margin_pct = margin_pct;
     b.adapter = adapter;
-    b.model = read_model_file(path);  // its errors already name the file
+    b.model = std::move(model);
     try {
         b.kernels = predict_kernels(b.model, abi, build);
         b.lifetimes = build_lifetimes(b.model, b.kernels.requests);
@@ -118,8 +147,9 @@ Budget make_budget(const std::string &path, const Abi &abi, int margin_pct, bool
                              ": they are live at the same time and share bytes; fix the offline plan");
         }
         b.greedy = plan_tflm_greedy(buffers);
-        b.best = plan_best(buffers);
         b.bound = lower_bound(buffers);
+        b.search = plan_search(buffers, plan_best(buffers), b.bound.bytes, search_budget);
+        b.best = b.search.plan;
         if (b.greedy.head > 0x7fffffff)
             throw ModelError("the head would be " + std::to_string(b.greedy.head) +
                              " bytes; TFLM's planner holds offsets in an int (at most 2^31-1)");
@@ -336,8 +366,13 @@ StreamedJson budget_json_streamed(const Budget &b)
                                   row[9] = buf.offline_offset >= 0;
                                   row[10] = b.greedy.offsets[buf.id], row[11] = b.best.offsets[buf.id];
                               });
-    doc["plans"] = {{"tflm-greedy", {{"head_bytes", b.greedy.head}}},
-                    {"best", {{"planner", b.best.planner}, {"head_bytes", b.best.head}}}};
+    doc["plans"] = {
+        {"tflm-greedy", {{"head_bytes", b.greedy.head}}},
+        {"best",
+         {{"planner", b.best.planner},
+          {"head_bytes", b.best.head},
+          {"gap_bytes", b.best.head - b.bound.bytes},
+          {"search", {{"ran", b.search.searched}, {"exhausted", b.search.exhausted}, {"steps", b.search.steps}}}}}};
     doc["lower_bound"] = {{"bytes", b.bound.bytes}, {"scope", b.bound.scope}};
     doc["fragmentation_pct"] = fragmentation_pct(b);
     doc["target"] = b.abi.name;
@@ -524,9 +559,11 @@ std::string budget_table(const Budget &b)
                   "  TFLM greedy        %8lld  (fragmentation: %.1f %% of it above the lower bound)\n",
                   static_cast<long long>(b.greedy.head), frag);
     out << line;
-    std::snprintf(line, sizeof line, "  best of orderings  %8lld  (%s)\n", static_cast<long long>(b.best.head),
+    std::snprintf(line, sizeof line, "  best plan found    %8lld  (%s; %s)\n", static_cast<long long>(b.best.head),
+                  best_how(b).c_str(),
                   !b.kernels.unmodelled.empty() ? "without the unmodelled scratch: not usable as an offline plan"
-                  : b.best.head < b.greedy.head ? "TFLM uses it only if the model carries it as an offline plan"
+                  : b.best.head < b.greedy.head ? "TFLM uses it when the model carries it as an offline plan: "
+                                                  "arenascope-plan --write-offline-plan OUT.tflite MODEL"
                                                 : "no better than TFLM's");
     out << line;
     out << "\npersistent tail (" << b.abi.name

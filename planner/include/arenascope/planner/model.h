@@ -72,6 +72,9 @@ struct Model {
 Model read_model(const uint8_t *data, size_t size);
 // Read a model file. Throws ModelError (also for a missing or unreadable file).
 Model read_model_file(const std::string &path);
+// The bytes of a model file, unverified (read_model verifies them): ModelError for a missing,
+// unreadable or over-2-GiB file, naming the path.
+std::vector<uint8_t> read_model_bytes(const std::string &path);
 
 // TensorType name ("INT8", "FLOAT32", ...) or "TYPE_<n>".
 std::string type_name(int type);

@@ -73,6 +73,22 @@ Plan plan_tflm_greedy(const std::vector<Buffer> &buffers);
 // First fit over several buffer orderings (TFLM's among them); never worse than TFLM's greedy.
 Plan plan_best(const std::vector<Buffer> &buffers);
 
+// Branch and bound over first-fit placement orders (search.cpp), started from `start` (a valid
+// plan, e.g. plan_best's) and stopped when a plan reaches `floor` (the lower bound) or after
+// `budget` steps of work (search.cpp; deterministic: no clock). Offline buffers keep their offsets.
+// Not run (searched = false, the start returned) when the start already reaches the floor, for
+// more than kSearchMaxBuffers buffers, or with a budget of 0.
+inline constexpr size_t kSearchMaxBuffers = 1000;
+inline constexpr int64_t kSearchDefaultBudget = 20000000;  // about 0.5 s on a 2-core machine (tools/bench_search.py)
+struct SearchResult {
+    Plan plan;               // the best found: the start unless the search beat it ("search")
+    bool searched = false;   // the search ran
+    bool exhausted = false;  // the plan is optimal among first-fit orders (or reaches the floor)
+    int64_t steps = 0;       // work spent (search.cpp: first-fit evaluations and nodes)
+};
+SearchResult plan_search(const std::vector<Buffer> &buffers, const Plan &start, int64_t floor,
+                         int64_t budget = kSearchDefaultBudget);
+
 struct LowerBound {
     int64_t bytes = 0;  // max over scopes of the sum of planned sizes live in that scope
     int scope = 0;      // the first scope where it is reached

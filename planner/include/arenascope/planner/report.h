@@ -62,7 +62,8 @@ struct Budget {
     KernelPrediction kernels;  // what the kernels allocate, their scratch requests, what is not modelled
     Lifetimes lifetimes;
     Plan greedy;
-    Plan best;
+    Plan best;            // the best plan found: best of orderings, then the search (search.plan)
+    SearchResult search;  // how the search went (its plan is `best`)
     LowerBound bound;
     Abi abi;
     KernelBuild build;                        // the kernels the firmware links (reference or CMSIS-NN for a CPU)
@@ -90,8 +91,18 @@ std::string printable(std::string text, bool keep_newlines = false);
 // failed its check: a planner bug, never expected). arena_size > 0: also replay TFLM in an
 // arena of that many bytes (Budget::at_size). `build`: the kernels the firmware links; CMSIS-NN
 // goes with the cortex-m ABI only (std::invalid_argument else).
+// search_budget: steps of work the search over placement orders may spend (plan.h
+// plan_search; 0: best of orderings only).
 Budget make_budget(const std::string &path, const Abi &abi = abi_named("cortex-m"), int margin_pct = 10,
-                   bool adapter = false, int64_t arena_size = 0, const KernelBuild &build = {});
+                   bool adapter = false, int64_t arena_size = 0, const KernelBuild &build = {},
+                   int64_t search_budget = kSearchDefaultBudget);
+// The same for a model already read; `path` names it in messages.
+Budget make_budget_for(Model model, const std::string &path, const Abi &abi = abi_named("cortex-m"),
+                       int margin_pct = 10, bool adapter = false, int64_t arena_size = 0, const KernelBuild &build = {},
+                       int64_t search_budget = kSearchDefaultBudget);
+
+// How the best plan was found and how far it is from the lower bound, in words (the table's).
+std::string best_how(const Budget &b);
 
 // JSON document (kPlanSchema: docs/arena-budget.md, "JSON output", and docs/planner-schema.json).
 nlohmann::json budget_json(const Budget &b);

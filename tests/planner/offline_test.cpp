@@ -1,0 +1,275 @@
+// The search for a better plan (plan_search) and writing a plan into a model as TFLM's offline
+// plan (with_offline_plan, rewrite_offline_plan). Expected heads come from greedy_loses.h's
+// hand-worked greedy plan and from a brute force over every first-fit order written here, apart
+// from the planner's own first fit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+
+#include "arenascope/planner/offline_plan.h"
+#include "arenascope/planner/plan.h"
+#include "arenascope/planner/report.h"
+#include "arenascope/planner/rewrite.h"
+#include "greedy_loses.h"
+
+using namespace arenascope::planner;
+
+namespace {
+
+// First fit over `order`, the plain way: each buffer at the lowest offset clear of every placed
+// buffer live at the same time.
+int64_t first_fit_head(const std::vector<Buffer> &b, const std::vector<int> &order)
+{
+    std::vector<int64_t> at(b.size(), -1);
+    int64_t head = 0;
+    for (int i : order) {
+        int64_t c = 0;
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (size_t j = 0; j < b.size(); ++j)
+                if (at[j] >= 0 && !(b[i].first > b[j].last || b[j].first > b[i].last) && c < at[j] + b[j].size &&
+                    at[j] < c + b[i].size) {
+                    c = at[j] + b[j].size;
+                    moved = true;
+                }
+        }
+        // The lowest clear offset is 0 or the end of a placed buffer: try them all, lowest first.
+        std::vector<int64_t> starts{0};
+        for (size_t j = 0; j < b.size(); ++j)
+            if (at[j] >= 0) starts.push_back(at[j] + b[j].size);
+        std::sort(starts.begin(), starts.end());
+        for (int64_t s : starts) {
+            const bool clear = std::none_of(b.begin(), b.end(), [&](const Buffer &o) {
+                const size_t j = static_cast<size_t>(o.id);
+                return at[j] >= 0 && !(b[i].first > o.last || o.first > b[i].last) && s < at[j] + o.size &&
+                       at[j] < s + b[i].size;
+            });
+            if (clear) {
+                c = s;
+                break;
+            }
+        }
+        at[i] = c;
+        head = std::max(head, c + b[i].size);
+    }
+    return head;
+}
+
+int64_t brute_force_head(const std::vector<Buffer> &b)
+{
+    std::vector<int> order(b.size());
+    std::iota(order.begin(), order.end(), 0);
+    int64_t best = INT64_MAX;
+    do best = std::min(best, first_fit_head(b, order));
+    while (std::next_permutation(order.begin(), order.end()));
+    return best;
+}
+
+std::vector<Buffer> greedy_loses_buffers()
+{
+    const std::vector<uint8_t> bytes = test_models::greedy_loses_model();
+    return build_lifetimes(read_model(bytes.data(), bytes.size()), {}).buffers;
+}
+
+std::string temp_path(const std::string &name)
+{
+    return (std::filesystem::temp_directory_path() /
+            ("arenascope-offline-test-" + std::to_string(::getpid()) + "-" + name))
+        .string();
+}
+
+void write_file(const std::string &path, const std::vector<uint8_t> &bytes)
+{
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+TEST(Search, ReachesTheLowerBoundWhereEveryOrderingMisses)
+{
+    const std::vector<Buffer> b = greedy_loses_buffers();
+    ASSERT_EQ(b.size(), 7u);  // the activations; the weights are constants
+    EXPECT_EQ(plan_tflm_greedy(b).head, test_models::kGreedyLosesTflmHead);
+    EXPECT_EQ(plan_best(b).head, test_models::kGreedyLosesTflmHead);
+    EXPECT_EQ(lower_bound(b).bytes, test_models::kGreedyLosesBound);
+    EXPECT_EQ(brute_force_head(b), test_models::kGreedyLosesBound);
+    const SearchResult s = plan_search(b, plan_best(b), lower_bound(b).bytes);
+    EXPECT_TRUE(s.searched);
+    EXPECT_TRUE(s.exhausted);
+    EXPECT_EQ(s.plan.head, test_models::kGreedyLosesBound);
+    EXPECT_EQ(s.plan.planner, "search");
+    EXPECT_EQ(check_plan(b, s.plan), "");
+}
+
+// Random small lifetimes: the search, given room, finds the best first-fit order's head (the
+// brute force's) and says it searched everything; its plan always passes the checker.
+TEST(Search, FindsTheBestFirstFitOrderOnRandomBuffers)
+{
+    std::mt19937 rng(18);
+    int improved = 0;
+    for (int round = 0; round < 300; ++round) {
+        std::vector<Buffer> b(3 + rng() % 5);
+        for (size_t i = 0; i < b.size(); ++i) {
+            const int first = static_cast<int>(rng() % 6), len = static_cast<int>(rng() % 4);
+            b[i] = Buffer{
+                static_cast<int>(i), 0, static_cast<int>(i), -1, 0, static_cast<int64_t>(16 * (1 + rng() % 6)), first,
+                first + len,         -1};
+        }
+        const Plan start = plan_best(b);
+        const SearchResult s = plan_search(b, start, lower_bound(b).bytes, 100000000);
+        SCOPED_TRACE("round " + std::to_string(round));
+        ASSERT_EQ(check_plan(b, s.plan), "");
+        ASSERT_TRUE(s.exhausted);
+        ASSERT_EQ(s.plan.head, std::min(start.head, brute_force_head(b)));
+        improved += s.plan.head < start.head;
+    }
+    EXPECT_GT(improved, 0);  // the instances exercise the search, not only the orderings
+}
+
+TEST(Search, StopsWithinItsBudgetWithAValidPlan)
+{
+    // 200 buffers of three scopes each, in a pattern the orderings do not solve tightly.
+    std::vector<Buffer> b;
+    std::mt19937 rng(7);
+    for (int i = 0; i < 200; ++i)
+        b.push_back(Buffer{i, 0, i, -1, 0, 16 * static_cast<int64_t>(1 + rng() % 9), i / 4, i / 4 + 1 + (i % 3), -1});
+    const Plan start = plan_best(b);
+    ASSERT_GT(start.head, lower_bound(b).bytes);
+    const SearchResult s = plan_search(b, start, lower_bound(b).bytes, 5000);
+    EXPECT_TRUE(s.searched);
+    EXPECT_FALSE(s.exhausted);
+    // The budget is checked as each node starts: it overshoots by at most one node's work and the
+    // re-fits of one placement, under 2 n^2 steps for n buffers.
+    EXPECT_GE(s.steps, 5000);
+    EXPECT_LT(s.steps, 5000 + 2 * 200 * 200);
+    EXPECT_LE(s.plan.head, start.head);
+    EXPECT_EQ(check_plan(b, s.plan), "");
+}
+
+TEST(Search, DoesNotRunWhenTheStartReachesTheBound)
+{
+    std::vector<Buffer> b{{0, 0, 0, -1, 0, 64, 0, 1, -1}, {1, 0, 1, -1, 0, 32, 1, 2, -1}};
+    const SearchResult s = plan_search(b, plan_best(b), lower_bound(b).bytes);
+    EXPECT_FALSE(s.searched);
+    EXPECT_TRUE(s.exhausted);
+    EXPECT_EQ(s.steps, 0);
+    EXPECT_EQ(s.plan.head, 96);
+}
+
+TEST(OfflinePlan, WrittenModelCarriesThePlanAndEveryOldByte)
+{
+    const std::vector<uint8_t> old = test_models::greedy_loses_model();
+    const Model m = read_model(old.data(), old.size());
+    const Lifetimes l = build_lifetimes(m, {});
+    const SearchResult s = plan_search(l.buffers, plan_best(l.buffers), lower_bound(l.buffers).bytes);
+    const std::vector<int32_t> offsets = offline_offsets(m, l, s.plan);
+    ASSERT_EQ(offsets.size(), 12u);                                             // 7 activations, then 5 weights
+    for (int t = 0; t < 7; ++t) EXPECT_EQ(offsets[t], s.plan.offsets[t]) << t;  // buffer id = tensor index here
+    for (int t = 7; t < 12; ++t) EXPECT_EQ(offsets[t], -1) << t;
+
+    const std::vector<uint8_t> out = with_offline_plan(old.data(), old.size(), offsets);
+    // Every old byte after the header, in order, after one block of a multiple of 64 bytes.
+    ASSERT_GT(out.size(), old.size());
+    const size_t shift = out.size() - old.size();
+    EXPECT_EQ(shift % 64, 0u);
+    EXPECT_TRUE(std::equal(old.begin() + 4, old.begin() + 8, out.begin() + 4));
+    EXPECT_TRUE(std::equal(old.begin() + 8, old.end(), out.begin() + 8 + static_cast<long>(shift)));
+
+    // Read back: the plan, and the same model otherwise.
+    const Model back = read_model(out.data(), out.size());
+    EXPECT_EQ(back.offline_offsets, offsets);
+    ASSERT_EQ(back.subgraphs.size(), m.subgraphs.size());
+    for (size_t t = 0; t < m.subgraphs[0].tensors.size(); ++t) {
+        const Tensor &a = m.subgraphs[0].tensors[t], &z = back.subgraphs[0].tensors[t];
+        EXPECT_EQ(a.name, z.name);
+        EXPECT_EQ(a.shape, z.shape);
+        EXPECT_EQ(a.type, z.type);
+        EXPECT_EQ(a.buffer, z.buffer);
+    }
+    // TFLM's greedy planner with the offline plan puts every tensor at its offset: the head is the plan's.
+    const Lifetimes lb = build_lifetimes(back, {});
+    const Plan g = plan_tflm_greedy(lb.buffers);
+    EXPECT_EQ(g.head, test_models::kGreedyLosesBound);
+    EXPECT_EQ(g.offsets, s.plan.offsets);
+
+    // The buffers: the old ones unchanged (index and bytes), then the plan's words.
+    const auto *fo = arenascope::tflite::GetModel(old.data());
+    const auto *fn = arenascope::tflite::GetModel(out.data());
+    ASSERT_EQ(fn->buffers()->size(), fo->buffers()->size() + 1);
+    for (uint32_t i = 0; i < fo->buffers()->size(); ++i) {
+        const auto *a = fo->buffers()->Get(i)->data(), *z = fn->buffers()->Get(i)->data();
+        ASSERT_EQ(a == nullptr, z == nullptr) << i;
+        if (a) {
+            EXPECT_TRUE(a->size() == z->size() && std::equal(a->begin(), a->end(), z->begin())) << i;
+        }
+    }
+    const auto *words = fn->buffers()->Get(fo->buffers()->size())->data();
+    ASSERT_EQ(words->size(), 4u * (3 + 12));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(words->data()) % 16, reinterpret_cast<uintptr_t>(out.data()) % 16);
+    uint32_t w[3];
+    std::memcpy(w, words->data(), sizeof w);
+    EXPECT_EQ(w[0], 1u);   // format version
+    EXPECT_EQ(w[1], 1u);   // subgraphs
+    EXPECT_EQ(w[2], 12u);  // tensors
+}
+
+TEST(OfflinePlan, AnExistingPlanIsReplacedNotAdded)
+{
+    const std::vector<uint8_t> first = test_models::greedy_loses_model();
+    std::vector<int32_t> a(12, -1);  // 7 activations, then the 5 weights (constants: -1)
+    a[0] = 0, a[1] = 768, a[2] = 2560, a[3] = 3328, a[4] = 3584, a[5] = 4352, a[6] = 6400;  // no two share a byte
+    const std::vector<uint8_t> once = with_offline_plan(first.data(), first.size(), a);
+    const std::vector<int32_t> z(12, -1);
+    const std::vector<uint8_t> twice = with_offline_plan(once.data(), once.size(), z);
+    const auto *fm = arenascope::tflite::GetModel(twice.data());
+    int plans = 0;
+    for (const auto *md : *fm->metadata()) plans += md->name()->str() == "OfflineMemoryAllocation";
+    EXPECT_EQ(plans, 1);
+    EXPECT_EQ(read_model(twice.data(), twice.size()).offline_offsets, z);
+    EXPECT_EQ(read_model(once.data(), once.size()).offline_offsets, a);
+}
+
+TEST(OfflinePlan, TheWrongNumberOfOffsetsIsRefused)
+{
+    const std::vector<uint8_t> m = test_models::greedy_loses_model();
+    EXPECT_THROW(with_offline_plan(m.data(), m.size(), {0, 0}), ModelError);
+    std::vector<uint8_t> broken = m;
+    broken[0] ^= 0x40;  // the root offset points elsewhere
+    EXPECT_THROW(with_offline_plan(broken.data(), broken.size(), std::vector<int32_t>(7, -1)), ModelError);
+}
+
+TEST(Rewrite, SavesTheGapAndReportsBeforeAndAfter)
+{
+    const std::string in = temp_path("in.tflite");
+    write_file(in, test_models::greedy_loses_model());
+    const OfflineRewrite r =
+        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    ASSERT_EQ(r.refused, "");
+    EXPECT_EQ(r.before.greedy.head, test_models::kGreedyLosesTflmHead);
+    EXPECT_EQ(r.after.greedy.head, test_models::kGreedyLosesBound);
+    // The head shrinks by 768 B and nothing else in the arena changes: the minimum follows it.
+    EXPECT_EQ(r.before.minimum.bytes - r.after.minimum.bytes, 768);
+    EXPECT_EQ(r.after.model.offline_offsets.size(), 12u);
+    const std::string table = rewrite_table(r, "out.tflite");
+    EXPECT_NE(table.find("head (non-persistent)            3840       3072        768"), std::string::npos) << table;
+    std::filesystem::remove(in);
+}
+
+TEST(Rewrite, NoSavingIsSaidAndNothingIsWritten)
+{
+    const std::string in = temp_path("tight.tflite");
+    test_models::SG sg{{{{1, 64}}, {{1, 64}}, {{1, 64}}}, {{19, {0}, {1}}, {19, {1}, {2}}}, {0}, {2}};
+    write_file(in, test_models::build({sg}));
+    const OfflineRewrite r =
+        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    EXPECT_TRUE(r.no_saving);
+    EXPECT_TRUE(r.bytes.empty());
+    EXPECT_NE(r.refused.find("already reaches the lower bound (128 B"), std::string::npos) << r.refused;
+    std::filesystem::remove(in);
+}
