@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS
+from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
 from arenascope_plugin.analyse import agentless, faults, figures
@@ -181,6 +182,24 @@ def _name_regions(ctx):
     if any(a.model_addr and not a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):
         for w in agentless.label_from_model(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)
+
+
+def model_plan(ctx, arena) -> tuple[dict | None, str | None]:
+    """The planner's JSON for the model `arena` runs, and why there is none: agentless, the one
+    the walk used; an agent's arena, the model it publishes (arenascope_arena_set_model), planned
+    once per model. (None, reason) when the arena publishes no model, the planner tool is not
+    found, or the model cannot be read or planned."""
+    if ctx.desc is not None and ctx.desc.agentless:
+        return ctx.plan, None if ctx.plan is not None else "the planner did not plan the model"
+    if not arena.model_addr or not arena.model_size:
+        return None, "the arena publishes no model (arenascope_arena_set_model)"
+    if ctx.settings.planner is None:
+        return None, "the planner tool arenascope-plan was not found"
+    try:
+        return agentless.published_plan(ctx.reader, ctx.symbols, ctx.desc, arena, ctx.settings.planner,
+                                        kernel_build(ctx)), None
+    except (PlannerError, MemoryReadError, ValueError, OSError) as e:
+        return None, f"the published model cannot be planned ({e})"
 
 
 def _load_agentless(ctx):

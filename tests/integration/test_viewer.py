@@ -105,6 +105,31 @@ def region_colours_checked(snap, image, layout):
     return checked
 
 
+def test_offline_planned_regions_carry_a_stripe(tmp_path):
+    """A region flagged "offline" (placed by the model's OfflineMemoryAllocation): its top fifth of
+    the lane, inside the 1 px frame, in the stripe colour (viewer/README.md); its middle in its
+    kind's colour; an unflagged tensor has no stripe."""
+    snap = json.loads(FIXTURE.read_text())
+    a = snap["arenas"][0]
+    tensors = sorted((r for r in a["regions"] if r["kind"] == "tensor"), key=lambda r: -r["size_bytes"])
+    marked, plain = tensors[0], tensors[1]
+    marked["flags"] = sorted(set(marked["flags"]) | {"offline"})
+    plain["flags"] = [f for f in plain["flags"] if f != "offline"]
+    path = tmp_path / "offline.json"
+    path.write_text(json.dumps(snap))
+    proc, image, layout = render(path)
+    assert proc.returncode == 0, proc.stderr
+    top, lane_h = layout["lanes"]["top"], layout["lanes"]["lane_h"]
+    assert lane_h >= 10  # a stripe of at least 2 rows
+    lane_of = lanes(a["regions"])
+    for r, striped in ((marked, True), (plain, False)):
+        x = int((x_of(layout, a["base_addr"] + r["offset"]) +
+                 x_of(layout, a["base_addr"] + r["offset"] + r["size_bytes"])) / 2)
+        y0 = top + lane_of[r["index"]] * lane_h
+        assert image.getpixel((x, int(y0 + 1.5))) == ((255, 255, 160) if striped else PALETTE["tensor"]), r["label"]
+        assert image.getpixel((x, int(y0 + (lane_h - 1) / 2))) == PALETTE["tensor"], r["label"]
+
+
 def test_area_bar_shows_head_free_damage_and_tail(shot):
     snap, image, layout = shot
     a = snap["arenas"][0]

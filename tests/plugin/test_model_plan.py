@@ -192,3 +192,48 @@ def test_unreadable_snapshot_files_are_refused_clearly(tmp_path, text, message):
         snapshot.load_snapshot_file(str(f))
     with pytest.raises(snapshot.SnapshotError, match="cannot read the snapshot"):
         snapshot.load_snapshot_file(str(tmp_path / "missing.json"))
+
+
+def _with_best(best_head, gap=None, offline=False, **extra):
+    doc = json.loads(json.dumps(DOC))
+    doc["plans"]["best"] = {"planner": "search", "head_bytes": best_head, **({"gap_bytes": gap} if gap is not None
+                                                                            else {})}
+    for b in doc["buffers"]:
+        b["offline"] = offline
+    doc.update(extra)
+    return doc
+
+
+def test_the_saving_a_better_plan_offers():
+    doc = _with_best(160, gap=0)
+    a = plan.arena_from_plan(doc)
+    lines = budget.saving_lines(a, doc, "fw/model.tflite")
+    assert lines == ["  this model's head can be 32 B smaller: TFLM's greedy plan takes 192 B, the best plan found "
+                     "160 B (the lower bound); write it into the model with `arenascope-plan --write-offline-plan "
+                     "OUT.tflite fw/model.tflite` and build the firmware with OUT.tflite"]
+    assert "(16 B above the lower bound)" in budget.saving_lines(a, _with_best(160, gap=16))[0]
+    assert "MODEL.tflite" in budget.saving_lines(a, doc)[0]  # no model file known: a placeholder
+
+
+def test_no_saving_no_line():
+    a = plan.arena_from_plan(DOC)
+    assert budget.saving_lines(a, DOC) == []
+    assert budget.saving_lines(a, None) == []
+    # Unmodelled scratch: the best plan is not usable as an offline plan, so it is not offered.
+    assert budget.saving_lines(a, _with_best(160, approximate=True)) == []
+
+
+def test_offline_regions_are_counted():
+    doc = _with_best(192, offline=True)
+    a = plan.arena_from_plan(doc)
+    assert budget.saving_lines(a, doc) == ["  3 region(s) placed by the model's offline plan (its "
+                                           "OfflineMemoryAllocation metadata; flagged \"offline\" in `arena "
+                                           "regions` and the map)"]
+    # (The map's line is checked under GDB: tests/integration/test_offline_plan_gdb.py.)
+
+
+def test_a_malformed_plan_is_an_error_not_a_crash():
+    a = plan.arena_from_plan(DOC)
+    for broken in ({"plans": {}}, {"plans": {"tflm-greedy": {"head_bytes": 1}, "best": "x"}}, {"plans": None}):
+        with pytest.raises(planner.PlannerError, match="does not follow"):
+            budget.saving_lines(a, broken)

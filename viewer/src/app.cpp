@@ -430,6 +430,13 @@ void App::draw_map(const Arena &a, const Rect &r)
                                     : damaged(int(i), reg) ? Paint::FreeTouched
                                                            : paint_of_kind(reg.kind)));
             if (x1 - x0 > 3 && lane_h_ >= 6) map_raster_.frame(x0, y0, x1, y1, colour(Paint::Background));
+            // Placed by the model's offline plan (OfflineMemoryAllocation): a stripe along the top,
+            // inside the frame, a fifth of the lane high; the middle keeps the kind's colour.
+            if (int(i) != selected_ && std::find(reg.flags.begin(), reg.flags.end(), "offline") != reg.flags.end()) {
+                const float inset = x1 - x0 > 3 && lane_h_ >= 6 ? 1.f : 0.f;
+                map_raster_.fill(x0 + inset, y0 + inset, x1 - inset,
+                                 y0 + inset + std::max(1.f, std::floor(lane_h_ / 5)), colour(Paint::Offline));
+            }
         }
         upload(map_tex_, map_raster_);
     }
@@ -505,7 +512,9 @@ void App::draw_region_tooltip(const Arena &a, const Region &reg)
     }
     if (!reg.flags.empty()) {
         std::string f;
-        for (const auto &x : reg.flags) f += (f.empty() ? "" : ", ") + x;
+        for (const auto &x : reg.flags)
+            f += (f.empty() ? "" : ", ") +
+                 (x == "offline" ? x + " (placed by the model's offline plan: the stripe)" : x);
         ImGui::Text("flags: %s", f.c_str());
     }
     if (reg.name) ImGui::Text("name: %s", reg.name->c_str());

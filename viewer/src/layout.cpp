@@ -36,6 +36,7 @@ Rgba colour(Paint p)
     case Paint::HistoryUsed: return {120, 200, 255, 255};
     case Paint::HistoryStackPeak: return {255, 120, 170, 255};
     case Paint::HistoryGap: return {150, 230, 90, 255};
+    case Paint::Offline: return {255, 255, 160, 255};
     }
     return {255, 0, 255, 255};
 }
@@ -62,6 +63,7 @@ const char *paint_short_name(Paint p)
     case Paint::StackUsed: return "stack used";
     case Paint::StackUnused: return "stack unused";
     case Paint::HighWater: return "high-water";
+    case Paint::Offline: return "offline plan";
     default: return paint_name(p);
     }
 }
@@ -88,6 +90,7 @@ const char *paint_name(Paint p)
     case Paint::HistoryUsed: return "history: used bytes";
     case Paint::HistoryStackPeak: return "history: stack peak";
     case Paint::HistoryGap: return "history: gap (stack HWM - arena end)";
+    case Paint::Offline: return "stripe: placed by the model's offline plan";
     default: return "";
     }
 }

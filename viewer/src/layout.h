@@ -52,6 +52,7 @@ enum class Paint {
     HistoryUsed,
     HistoryStackPeak,
     HistoryGap,  // the live history's three series
+    Offline,     // the stripe on a region the model's offline plan places (flag "offline")
 };
 
 // The fixed palette: distinct hues for tensor/scratch/temp/persistent/metadata, green for

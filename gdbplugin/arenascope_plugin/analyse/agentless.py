@@ -420,7 +420,7 @@ def _published_model_bytes(reader, symbols, a):
     return reader.read(a.model_addr, a.model_size)
 
 
-def _published_plan(reader, symbols, desc, a, planner_tool, build=None):
+def published_plan(reader, symbols, desc, a, planner_tool, build=None):
     """The planner's JSON for the model arena `a` publishes (arenascope_arena_set_model), planned
     once per distinct model. Raises planner.PlannerError, MemoryReadError, ValueError or OSError."""
     if a.model_size > MAX_MODEL_BYTES:
@@ -449,7 +449,7 @@ def label_from_model(reader: MemoryReader, symbols: Symbols, desc: Descriptor, p
         if not unnamed:
             continue
         try:
-            doc = _published_plan(reader, symbols, desc, a, planner_tool, build)
+            doc = published_plan(reader, symbols, desc, a, planner_tool, build)
             buffers = {(b["tensor"] if b["tensor"] >= 0 else b["scratch"], b["tensor"] < 0, b["offset"], b["size"]):
                        b["name"] for b in doc.get("buffers", [])}
             end = doc.get("arena", {}).get("recommended_bytes")
@@ -554,7 +554,7 @@ def _plan_for_published_model(reader, symbols, desc, a, planner_tool, planned, b
     if not a.model_addr or not a.model_size:
         return "the adapter published no model"
     try:
-        doc = _published_plan(reader, symbols, desc, a, planner_tool, build)
+        doc = published_plan(reader, symbols, desc, a, planner_tool, build)
     except ValueError as e:
         return str(e)
     except (planner.PlannerError, MemoryReadError, OSError) as e:

@@ -40,6 +40,7 @@ from arenascope_plugin.decode.plan import scratch_label
 from arenascope_plugin.errors import TargetError
 
 VARIABLE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "variable")
+OFFLINE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "offline")
 UNNAMED_TAIL = "other persistent data (per-channel buffers, quantization) and padding"  # no pointer to it
 CHECKED_AGAINST = "TFLM 90b983c2 (tensorflow/tflite-micro, 2026-08-20)"
 
@@ -338,7 +339,8 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
             walk_out.mismatches.append(f"{what}: TFLM put it at +{offset}, the planner predicted +{b['offset']}")
         regions.append(Region(index=len(regions), offset=offset, size=b["size"],
                               id=b["tensor"] if b["tensor"] >= 0 else b["scratch"],
-                              kind="tensor" if b["tensor"] >= 0 else "scratch", flags=0,
+                              kind="tensor" if b["tensor"] >= 0 else "scratch",
+                              flags=OFFLINE if b.get("offline") else 0,  # placed by the model's offline plan
                               first_use=b["first"], last_use=b["last"], name=b["name"]))
     # The tail: TFLM's objects and arrays the interpreter points to, sized by DWARF.
     allocator_objects = [(al.persistent, layout.sizes[PA], "PersistentArenaBufferAllocator", "metadata", 0),

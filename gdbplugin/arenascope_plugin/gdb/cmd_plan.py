@@ -2,6 +2,7 @@
 import argparse
 import os
 
+from arenascope_plugin import pipeline
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.gdbtarget import GdbSymbols, batch_mode
 from arenascope_plugin.analyse import figures
@@ -59,6 +60,10 @@ over the head, and the lower bound marked.
 Usage: arena plan [--width N] [--model FILE.tflite [--target cortex-m|host] [--margin PCT]
                   [--kernels reference|cmsis-nn] [--cpu CPU] | --snapshot FILE.json]
 Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1.
+On a target, below the chart: how many regions the model's own offline plan places, and, when
+the planner finds a smaller plan for the model the arena runs (agentless, or the model an
+agent's arena publishes), how many bytes of head it saves and the arenascope-plan
+--write-offline-plan command that writes it into the model (docs/offline-plan.md).
 --model charts a model file's plan instead, with no target: TFLM's greedy plan as the planner
 tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md), with its
 arena figures for --target (struct sizes of a Cortex-M, default, or of x86-64) and the
@@ -146,3 +151,8 @@ loaded ELF's build attributes, else cortex-m4; docs/cmsis-nn.md).
             write([render.NO_ARENA])
         for a in ctx.desc.arenas:
             write(render.plan_lines(a, figures.plan(a), args.width))
+            doc, _why = pipeline.model_plan(ctx, a)  # no model known: no saving to speak of
+            try:
+                write(budget.saving_lines(a, doc, ctx.settings.model or None))
+            except planner.PlannerError as e:
+                framework.say_warning("plan-saving", str(e))

@@ -1,4 +1,5 @@
-"""The planner's prediction of the whole arena in words (`arena plan --model`)."""
+"""The planner's prediction of the whole arena in words (`arena plan --model`), and the saving a
+better memory plan offers (`arena plan` on a target)."""
 from arenascope_plugin.acquire.planner import SCHEMA, PlannerError, printable
 
 
@@ -20,6 +21,37 @@ def arena_lines(doc):
         if not a["exact"]:
             missing = printable("; ".join(a["unmodelled_kernels"])) or "unknown"
             lines.append(f"the minimum and arena_used_bytes() are FLOORS, not predictions: not modelled: {missing}")
+    except (KeyError, TypeError) as e:
+        raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "
+                           "rebuild arenascope-plan with this plugin") from None
+    return lines
+
+
+def saving_lines(arena, doc, model_file: str | None = None) -> list[str]:
+    """What the model's memory plan could save, in words, for `arena plan` on a target: how many
+    regions the model's own offline plan places (regions flagged "offline": TFLM's
+    OfflineMemoryAllocation metadata), and, when the planner's JSON `doc` for the arena's model
+    (None: not known) has a best plan smaller than TFLM's greedy one, by how much and the command
+    that writes it into the model (arenascope-plan --write-offline-plan, docs/offline-plan.md).
+    model_file: the .tflite path to name in that command (`set arena model`), else a placeholder."""
+    offline = sum(1 for r in arena.regions if "offline" in r.flag_names)
+    lines = []
+    if offline:
+        lines.append(f"  {offline} region(s) placed by the model's offline plan (its OfflineMemoryAllocation "
+                     "metadata; flagged \"offline\" in `arena regions` and the map)")
+    if doc is None:
+        return lines
+    try:
+        greedy, best = doc["plans"]["tflm-greedy"]["head_bytes"], doc["plans"]["best"]
+        if doc.get("approximate") or best["head_bytes"] >= greedy:
+            return lines
+        gap = best.get("gap_bytes")
+        model = model_file or "MODEL.tflite"
+        lines.append(f"  this model's head can be {greedy - best['head_bytes']} B smaller: TFLM's greedy plan "
+                     f"takes {greedy} B, the best plan found {best['head_bytes']} B"
+                     + (" (the lower bound)" if gap == 0 else f" ({gap} B above the lower bound)" if gap else "")
+                     + f"; write it into the model with `arenascope-plan --write-offline-plan OUT.tflite {model}` "
+                     "and build the firmware with OUT.tflite")
     except (KeyError, TypeError) as e:
         raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "
                            "rebuild arenascope-plan with this plugin") from None

@@ -152,6 +152,10 @@ def map_lines(desc, figs, width=64):
                    + (" + guard" if gtxt else ""))
         out.append(f"  {width} cells of {a.size / width:.0f} B; head 0..+{a.head}, temp ..+{a.temp}, "
                    f"free +{a.temp}..+{a.tail}, tail +{a.tail}..+{a.size}")
+        offline = [r for r in a.regions if "offline" in r.flag_names]
+        if offline:
+            out.append(f"  {len(offline)} of the head's regions are placed by the model's offline plan "
+                       "(OfflineMemoryAllocation): flag \"offline\" below")
     legend = [("tensor", "head (planned tensors + scratch)"), ("temp", "temp"), ("free", "free band"),
               ("persistent", "persistent tail"), ("metadata", "TFLM metadata"), ("guard", "guard band"),
               ("damage", "canary damage")]
