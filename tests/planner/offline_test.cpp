@@ -16,6 +16,7 @@
 #include "arenascope/planner/report.h"
 #include "arenascope/planner/rewrite.h"
 #include "greedy_loses.h"
+#include "random_graph.h"
 
 using namespace arenascope::planner;
 
@@ -105,6 +106,24 @@ TEST(Search, ReachesTheLowerBoundWhereEveryOrderingMisses)
     EXPECT_EQ(s.plan.head, test_models::kGreedyLosesBound);
     EXPECT_EQ(s.plan.planner, "search");
     EXPECT_EQ(check_plan(b, s.plan), "");
+}
+
+// Model graphs (random_graph.h: FULLY_CONNECTED and ADD) where TFLM's greedy plan and every
+// ordering miss the lower bound and the search reaches it, within the default budget.
+TEST(Search, ReachesTheLowerBoundOnModelGraphsWhereOrderingsMiss)
+{
+    for (const auto &[ops, seed] : {std::pair{50, 1u}, std::pair{100, 2u}}) {
+        SCOPED_TRACE(std::to_string(ops) + " operators, seed " + std::to_string(seed));
+        const std::vector<uint8_t> bytes = test_models::random_graph(ops, seed);
+        const std::vector<Buffer> b = build_lifetimes(read_model(bytes.data(), bytes.size()), {}).buffers;
+        const int64_t bound = lower_bound(b).bytes;
+        ASSERT_GT(plan_tflm_greedy(b).head, bound);
+        ASSERT_GT(plan_best(b).head, bound);
+        const SearchResult s = plan_search(b, plan_best(b), bound);
+        EXPECT_EQ(s.plan.head, bound);
+        EXPECT_TRUE(s.exhausted);
+        EXPECT_EQ(check_plan(b, s.plan), "");
+    }
 }
 
 // Random small lifetimes: the search, given room, finds the best first-fit order's head (the
