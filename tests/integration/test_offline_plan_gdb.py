@@ -96,3 +96,15 @@ def test_offline_planned_regions_are_marked(models):
     doc = json.loads(subprocess.run([str(PLANNER), "--json", str(pathlib.Path(written))], capture_output=True,
                                     text=True, check=True).stdout)
     assert sorted(r["offset"] for r in regions) == sorted(b["offset"] for b in doc["buffers"])
+
+
+def test_arena_plan_model_offers_the_saving_with_no_target(models):
+    tmp, original, written = models
+    cmds = [f"source {PLUGIN}", f"set arena planner-path {PLANNER}", "set arena colour off",
+            f"arena plan --model {original}", "echo =written=\\n", f"arena plan --model {written}"]
+    _dump, text = gdb_batch(None, cmds, timeout=120)
+    before, after = text.split("=written=")
+    assert (f"this model's head can be 768 B smaller: TFLM's greedy plan takes 3840 B, the best plan found 3072 B "
+            f"(the lower bound); write it into the model with `arenascope-plan --write-offline-plan OUT.tflite "
+            f"{original}`") in before
+    assert "7 region(s) placed by the model's offline plan" in after and "can be" not in after

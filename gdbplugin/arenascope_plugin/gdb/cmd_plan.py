@@ -65,7 +65,8 @@ the planner finds a smaller plan for the model the arena runs (agentless, or the
 agent's arena publishes), how many bytes of head it saves and the arenascope-plan
 --write-offline-plan command that writes it into the model (docs/offline-plan.md).
 --model charts a model file's plan instead, with no target: TFLM's greedy plan as the planner
-tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md), with its
+tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md), the saving a
+better plan gives (docs/offline-plan.md), with its
 arena figures for --target (struct sizes of a Cortex-M, default, or of x86-64) and the
 recommendation with --margin percent (default 10), for the kernels --kernels names (default
 `set arena kernels`, else the loaded ELF's, else reference) and, with cmsis-nn, the core --cpu
@@ -143,6 +144,10 @@ loaded ELF's build attributes, else cortex-m4; docs/cmsis-nn.md).
             lines += [style.paint(line, "WARN") for line in words if "FLOOR" in line]
             write(lines + render.plan_lines(a, figures.plan(a), args.width))
             write([line for line in words if "FLOOR" not in line])
+            try:
+                write(budget.saving_lines(a, doc, path))
+            except planner.PlannerError as e:
+                raise TargetError(str(e)) from None
             if message and batch_mode():
                 raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
             return
