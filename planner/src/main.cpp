@@ -4,6 +4,9 @@
 //   arenascope-plan --version             the version (VERSION at the repository root)
 // Exit status: 0 ok; 1 the model cannot be read or planned, or TFLM would reject it (the
 // budget is still printed then); 2 bad usage.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -11,8 +14,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <string>
+
+#include <ext/stdio_filebuf.h>
 
 #include "arenascope/planner/report.h"
 #include "arenascope/planner/rewrite.h"
@@ -82,15 +88,47 @@ void usage(FILE *to)
         "           P, non_persistent, N): the minimum of each buffer and whether AllocateTensors fits at these\n"
         "           sizes, else which buffer runs out first (\"two_arena\" in --json; --snapshot shows both)\n"
         "  --search-budget N  steps of work the search for a better plan may spend when the best\n"
-        "           of orderings misses the lower bound (default %lld; 0: no search); deterministic\n"
+        "           of orderings misses the lower bound (0..10^12, default %lld; 0: no search); the\n"
+        "           same plan on every machine\n"
         "  --write-offline-plan OUT.tflite  write MODEL with the best plan found as TFLM's offline plan\n"
-        "           (metadata \"OfflineMemoryAllocation\", replacing any it has; every other byte kept) and\n"
-        "           print the head and arena before and after; nothing is written when no saving exists\n"
+        "           (metadata \"OfflineMemoryAllocation\", replacing any it has; every other byte kept; an\n"
+        "           existing OUT is replaced) and print the head and arena before and after; nothing is\n"
+        "           written when the minimum arena would not shrink (exit status 3)\n"
         "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
         "2 bad usage; 3 --write-offline-plan found no saving (nothing written)\n",
         arenascope::planner::kPlanSchema, static_cast<long long>(arenascope::planner::kSearchDefaultBudget));
 }
-// --write-offline-plan: whole or not at all, into a temporary file beside OUT, then renamed.
+// Writes `path` whole or not at all: into a new temporary file in its directory (mkstemp: created
+// exclusively, never through a link someone left there), then renamed over it (a full disk leaves
+// the old file, never a truncated one). The new file gets the mode a plain create would (0666 less
+// the umask). Returns "" or why it failed.
+std::string write_whole(const std::string &path, const std::function<void(std::ostream &)> &fill)
+{
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    std::string tmp = ((dir.empty() ? std::filesystem::path(".") : dir) / ".arenascope-XXXXXX").string();
+    const int fd = mkstemp(tmp.data());
+    if (fd < 0) return std::strerror(errno);
+    const mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    bool written;
+    {
+        __gnu_cxx::stdio_filebuf<char> buf(fd, std::ios::out | std::ios::binary);  // closes fd
+        std::ostream out(&buf);
+        fill(out);
+        written = static_cast<bool>(out.flush()) && buf.close() != nullptr;
+    }
+    const std::string why = std::strerror(errno);
+    std::error_code renamed;
+    if (written) std::filesystem::rename(tmp, path, renamed);
+    if (!written || renamed) {
+        std::remove(tmp.c_str());
+        return renamed ? renamed.message() : why;
+    }
+    return {};
+}
+
+// --write-offline-plan: the rewrite, written whole (write_whole), then its table.
 int write_offline_plan(const char *path, const char *out_path, const std::string &target, int margin, bool adapter,
                        const arenascope::planner::KernelBuild &build, int64_t search_budget)
 {
@@ -108,22 +146,21 @@ int write_offline_plan(const char *path, const char *out_path, const std::string
                          printable(r.refused, false).c_str());
             return r.no_saving ? 3 : 1;
         }
-        const std::string tmp = std::string(out_path) + ".arenascope-tmp";
-        std::ofstream out(tmp, std::ios::binary);
-        out.write(reinterpret_cast<const char *>(r.bytes.data()), static_cast<std::streamsize>(r.bytes.size()));
-        const bool written = static_cast<bool>(out.flush());
-        out.close();
-        std::error_code renamed;
-        if (written) std::filesystem::rename(tmp, out_path, renamed);
-        if (!written || renamed) {
-            const std::string why = renamed ? renamed.message() : std::strerror(errno);
-            std::remove(tmp.c_str());
+        const std::string failed = write_whole(out_path, [&r](std::ostream &out) {
+            out.write(reinterpret_cast<const char *>(r.bytes.data()), static_cast<std::streamsize>(r.bytes.size()));
+        });
+        if (!failed.empty()) {
             std::fprintf(stderr, "arenascope-plan: cannot write %s: %s\n", printable(out_path, false).c_str(),
-                         why.c_str());
+                         failed.c_str());
             return 1;
         }
         std::cout << printable(arenascope::planner::rewrite_table(r, out_path), true);
-        return std::cout.flush() ? 0 : 1;
+        if (!std::cout.flush()) {
+            std::fprintf(stderr, "arenascope-plan: wrote %s, but cannot print what it saved: %s\n",
+                         printable(out_path, false).c_str(), std::strerror(errno));
+            return 1;
+        }
+        return 0;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
         return 1;
@@ -202,6 +239,10 @@ int main(int argc, char **argv)
         } else if (!std::strcmp(argv[i], "--write-offline-plan")) {
             if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
                 std::fprintf(stderr, "arenascope-plan: --write-offline-plan needs the file to write, then the model\n");
+                return 2;
+            }
+            if (offline_out) {
+                std::fprintf(stderr, "arenascope-plan: --write-offline-plan given twice\n");
                 return 2;
             }
             offline_out = argv[++i];
@@ -315,26 +356,20 @@ int main(int argc, char **argv)
                              printable(snapshot, false).c_str());
                 return 2;
             }
-            // Whole or not at all: into a temporary file beside it, then renamed over it (a full disk
-            // leaves the old snapshot, never a truncated one).
-            const std::string tmp = std::string(snapshot) + ".arenascope-tmp";
-            std::ofstream out(tmp);
-            if (two)
-                out << arenascope::planner::two_arena_snapshot(
-                           budget, arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size))
-                           .dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-            else
-                arenascope::planner::budget_snapshot_streamed(budget).write(out);  // = budget_snapshot().dump(1, ...)
-            out << "\n";
-            const bool written = static_cast<bool>(out.flush());
-            out.close();
-            std::error_code renamed;
-            if (written) std::filesystem::rename(tmp, snapshot, renamed);
-            if (!written || renamed) {
-                const std::string why = renamed ? renamed.message() : std::strerror(errno);
-                std::remove(tmp.c_str());
+            const std::string failed = write_whole(snapshot, [&](std::ostream &out) {
+                if (two)
+                    out << arenascope::planner::two_arena_snapshot(
+                               budget,
+                               arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size))
+                               .dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+                else
+                    arenascope::planner::budget_snapshot_streamed(budget).write(
+                        out);  // = budget_snapshot().dump(1, ...)
+                out << "\n";
+            });
+            if (!failed.empty()) {
                 std::fprintf(stderr, "arenascope-plan: cannot write the snapshot to %s: %s\n",
-                             printable(snapshot, false).c_str(), why.c_str());
+                             printable(snapshot, false).c_str(), failed.c_str());
                 return 1;
             }
         }

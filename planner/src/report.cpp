@@ -91,6 +91,29 @@ double fragmentation_pct(const Budget &b)
 }  // namespace
 
 namespace {
+// A model with its own offline plan: TFLM places those tensors where it says, and the best plan
+// above keeps them there. A rewrite (--write-offline-plan) replaces the plan, so the search also
+// runs without it; its plan is kept when it is better and plans the same buffers (it does unless
+// variable tensors carry offline offsets: they move between the head and the tail).
+void search_without_offline_plan(Budget &b, int64_t search_budget)
+{
+    if (b.model.offline_offsets.empty()) return;
+    Model free = b.model;
+    free.offline_offsets.clear();
+    const Lifetimes l = build_lifetimes(free, b.kernels.requests);
+    const auto &was = b.lifetimes.buffers;
+    if (l.buffers.size() != was.size()) return;
+    for (size_t i = 0; i < was.size(); ++i)
+        if (l.buffers[i].tensor != was[i].tensor || l.buffers[i].scratch != was[i].scratch ||
+            l.buffers[i].size != was[i].size || l.buffers[i].first != was[i].first || l.buffers[i].last != was[i].last)
+            return;
+    const SearchResult s = plan_search(l.buffers, plan_best(l.buffers), b.bound.bytes, search_budget);
+    if (s.plan.head >= b.best.head) return;
+    b.search = s;
+    b.best = s.plan;
+    b.best_replaces_offline_plan = true;
+}
+
 void check_build(const Abi &abi, const KernelBuild &build)
 {
     if (build.set == KernelBuild::Set::CmsisNn && abi.name != "cortex-m")
@@ -98,6 +121,20 @@ void check_build(const Abi &abi, const KernelBuild &build)
             "CMSIS-NN kernels run on a Cortex-M: use --target cortex-m with --kernels cmsis-nn");
 }
 }  // namespace
+
+std::string best_use(const Budget &b)
+{
+    if (!b.kernels.unmodelled.empty()) return "without the unmodelled scratch: not usable as an offline plan";
+    if (b.best.head >= b.greedy.head) return "no better than TFLM's";
+    const std::string what =
+        b.best_replaces_offline_plan ? "in place of the model's offline plan" : "as an offline plan";
+    if (b.best_minimum >= b.minimum.bytes)
+        return "but the minimum arena stays " + std::to_string(b.minimum.bytes) + " B: it is set by " +
+               b.arena.steps[b.minimum.binding].what + ", not by the head";
+    return "TFLM needs a minimum arena of " + std::to_string(b.best_minimum) + " B instead of " +
+           std::to_string(b.minimum.bytes) + " B when the model carries it " + what +
+           ": arenascope-plan --write-offline-plan OUT.tflite MODEL";
+}
 
 std::string best_how(const Budget &b)
 {
@@ -150,11 +187,19 @@ Budget make_budget_for(Model model, const std::string &path, const Abi &abi, int
         b.bound = lower_bound(buffers);
         b.search = plan_search(buffers, plan_best(buffers), b.bound.bytes, search_budget);
         b.best = b.search.plan;
+        search_without_offline_plan(b, search_budget);
         if (b.greedy.head > 0x7fffffff)
             throw ModelError("the head would be " + std::to_string(b.greedy.head) +
                              " bytes; TFLM's planner holds offsets in an int (at most 2^31-1)");
         b.arena = allocation_steps(b.model, b.lifetimes, b.kernels, abi, b.greedy.head, !adapter);
         b.minimum = minimum_arena(b.arena.steps);
+        // The minimum if TFLM used the best plan: the same allocations with the best plan's head
+        // (an offline plan adds none: TFLM reads it from the flatbuffer).
+        b.best_minimum =
+            b.best.head < b.greedy.head
+                ? minimum_arena(allocation_steps(b.model, b.lifetimes, b.kernels, abi, b.best.head, !adapter).steps)
+                      .bytes
+                : b.minimum.bytes;
         // A 32-bit target addresses at most 4 GiB; its size_t cannot even say such an arena.
         if (abi.pointer == 4 && b.minimum.bytes > 0xffffffffLL)
             throw ModelError("the arena would need " + std::to_string(b.minimum.bytes) + " bytes, more than a " +
@@ -372,6 +417,8 @@ StreamedJson budget_json_streamed(const Budget &b)
          {{"planner", b.best.planner},
           {"head_bytes", b.best.head},
           {"gap_bytes", b.best.head - b.bound.bytes},
+          {"minimum_arena_bytes", b.best_minimum},
+          {"replaces_offline_plan", b.best_replaces_offline_plan},
           {"search", {{"ran", b.search.searched}, {"exhausted", b.search.exhausted}, {"steps", b.search.steps}}}}}};
     doc["lower_bound"] = {{"bytes", b.bound.bytes}, {"scope", b.bound.scope}};
     doc["fragmentation_pct"] = fragmentation_pct(b);
@@ -556,15 +603,12 @@ std::string budget_table(const Budget &b)
                   static_cast<long long>(b.bound.bytes), b.bound.scope);
     out << line;
     std::snprintf(line, sizeof line,
-                  "  TFLM greedy        %8lld  (fragmentation: %.1f %% of it above the lower bound)\n",
-                  static_cast<long long>(b.greedy.head), frag);
+                  "  TFLM greedy        %8lld  (%sfragmentation: %.1f %% of it above the lower bound)\n",
+                  static_cast<long long>(b.greedy.head),
+                  b.model.offline_offsets.empty() ? "" : "with the model's offline plan; ", frag);
     out << line;
     std::snprintf(line, sizeof line, "  best plan found    %8lld  (%s; %s)\n", static_cast<long long>(b.best.head),
-                  best_how(b).c_str(),
-                  !b.kernels.unmodelled.empty() ? "without the unmodelled scratch: not usable as an offline plan"
-                  : b.best.head < b.greedy.head ? "TFLM uses it when the model carries it as an offline plan: "
-                                                  "arenascope-plan --write-offline-plan OUT.tflite MODEL"
-                                                : "no better than TFLM's");
+                  best_how(b).c_str(), best_use(b).c_str());
     out << line;
     out << "\npersistent tail (" << b.abi.name
         << "), by category: how many (requests, or elements of an array)\n"

@@ -1,6 +1,7 @@
 // --write-offline-plan (rewrite.h): choose, write and re-plan.
 #include "arenascope/planner/rewrite.h"
 
+#include <cctype>
 #include <cstdio>
 
 #include "arenascope/planner/offline_plan.h"
@@ -13,7 +14,17 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
     OfflineRewrite r;
     const std::vector<uint8_t> original = read_model_bytes(path);
     Model model = read_model_file(path);
-    r.before = make_budget_for(model, path, abi, margin_pct, adapter, 0, build, search_budget);
+    const bool had_plan = !model.offline_offsets.empty();
+    Model without = model;
+    without.offline_offsets.clear();
+    // The plan is free to move every tensor: the model is planned without its own offline plan.
+    const Budget free = make_budget_for(without, path, abi, margin_pct, adapter, 0, build, search_budget);
+    try {
+        r.before = had_plan ? make_budget_for(model, path, abi, margin_pct, adapter, 0, build, search_budget) : free;
+    } catch (const ModelError &e) {  // its own plan is broken (overlapping, out of range): replaced
+        r.before = free;
+        r.broken_plan = e.what();
+    }
     if (!r.before.kernels.rejected.empty()) {
         r.refused = "TFLM would reject this model (" + r.before.kernels.rejected.front() + "): no offline plan written";
         return r;
@@ -25,34 +36,45 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
                     " are not modelled, so no plan of this head can be trusted: no offline plan written";
         return r;
     }
-    // The plan is free to move every tensor: leave the model's own offline plan out.
-    const bool had_plan = !model.offline_offsets.empty();
-    model.offline_offsets.clear();
-    const Budget free =
-        had_plan ? make_budget_for(model, path, abi, margin_pct, adapter, 0, build, search_budget) : r.before;
     r.planned_head = free.best.head;
-    if (free.best.head >= r.before.greedy.head) {
-        const Budget &b = r.before;
+    r.how = best_how(free);
+    const Budget &b = r.before;
+    if (free.best.head >= b.greedy.head) {
         r.no_saving = true;
+        const std::string whose = had_plan && r.broken_plan.empty() ? "the model's offline plan" : "TFLM's greedy plan";
         r.refused = b.greedy.head == b.bound.bytes
-                        ? "TFLM's greedy plan already reaches the lower bound (" + std::to_string(b.bound.bytes) +
+                        ? std::string(1, static_cast<char>(std::toupper(whose[0]))) + whose.substr(1) +
+                              " already reaches the lower bound (" + std::to_string(b.bound.bytes) +
                               " B live at once, in scope " + std::to_string(b.bound.scope) +
                               "): no plan can make the head smaller; nothing written"
-                        : "no plan smaller than TFLM's " + std::to_string(b.greedy.head) + " B head was found (" +
-                              best_how(free) + "); nothing written";
+                        : "no plan smaller than the " + std::to_string(b.greedy.head) + " B head of " + whose +
+                              " was found (" + r.how + "); nothing written";
         return r;
     }
-    const std::vector<int32_t> offsets = offline_offsets(free.model, free.lifetimes, free.best);
-    std::vector<uint8_t> bytes = with_offline_plan(original.data(), original.size(), offsets);
+    std::vector<uint8_t> bytes;
+    try {
+        bytes =
+            with_offline_plan(original.data(), original.size(), offline_offsets(free.model, free.lifetimes, free.best));
+    } catch (const ModelError &e) {
+        throw ModelError(path + ": " + e.what());
+    }
     r.after = make_budget_for(read_model(bytes.data(), bytes.size()), out_label, abi, margin_pct, adapter, 0, build,
                               search_budget);
-    if (r.after.greedy.head >= r.before.greedy.head) {
+    if (r.after.greedy.head >= b.greedy.head) {
         // Only scratch buffers, placed online around the fixed tensors, can undo the saving.
         r.no_saving = true;
         r.refused = "the plan found (" + std::to_string(free.best.head) +
                     " B) does not survive TFLM placing the scratch buffers around it (" +
-                    std::to_string(r.after.greedy.head) + " B, not less than TFLM's own " +
-                    std::to_string(r.before.greedy.head) + " B): nothing written";
+                    std::to_string(r.after.greedy.head) + " B, not less than " + std::to_string(b.greedy.head) +
+                    " B now): nothing written";
+        return r;
+    }
+    if (r.after.minimum.bytes >= b.minimum.bytes) {
+        // The arena is what a device pays for: a smaller head that does not shrink it is no saving.
+        r.no_saving = true;
+        r.refused = "the head would be " + std::to_string(b.greedy.head - r.after.greedy.head) +
+                    " B smaller, but the minimum arena stays " + std::to_string(b.minimum.bytes) + " B: it is set by " +
+                    b.arena.steps[b.minimum.binding].what + ", not by the head; nothing written";
         return r;
     }
     r.bytes = std::move(bytes);
@@ -65,6 +87,11 @@ std::string rewrite_table(const OfflineRewrite &r, const std::string &out_path)
     std::string out =
         "wrote " + out_path + ": " + a.model_path +
         " with the best memory plan found as TFLM's offline plan (metadata \"OfflineMemoryAllocation\")\n";
+    if (!r.broken_plan.empty())
+        out += "  the model's own offline plan is invalid (" + r.broken_plan +
+               "): replaced; \"before\" is TFLM's plan without it\n";
+    else if (!a.model.offline_offsets.empty())
+        out += "  the model's own offline plan is replaced; \"before\" is TFLM's plan with it\n";
     char line[256];
     std::snprintf(line, sizeof line, "  %-26s %10s %10s %10s\n", "bytes", "before", "after", "saved");
     out += line;
@@ -79,11 +106,7 @@ std::string rewrite_table(const OfflineRewrite &r, const std::string &out_path)
     row(rec.c_str(), a.recommended, b.recommended);
     int fixed = 0, online = 0;
     for (const Buffer &x : b.lifetimes.buffers) (x.offline_offset >= 0 ? fixed : online) += 1;
-    out += b.greedy.head == b.bound.bytes
-               ? "  the head is now at its lower bound (" + std::to_string(b.bound.bytes) + " B live at once, scope " +
-                     std::to_string(b.bound.scope) + "): no plan can be smaller\n"
-               : "  the head is now " + std::to_string(b.greedy.head - b.bound.bytes) + " B above its lower bound (" +
-                     std::to_string(b.bound.bytes) + " B)\n";
+    out += "  the plan: " + r.how + "\n";
     out += "  offline-planned: " + std::to_string(fixed) +
            " tensors; planned online by TFLM: " + std::to_string(online) +
            " (scratch buffers have no tensor to carry an offset)\n";

@@ -49,6 +49,8 @@ def test_the_written_model_carries_the_better_plan(model, tmp_path):
     before = budget(model)
     assert before["plans"]["tflm-greedy"]["head_bytes"] == TFLM_HEAD
     assert before["plans"]["best"] == {"planner": "search", "head_bytes": BOUND, "gap_bytes": 0,
+                                       "minimum_arena_bytes": before["arena"]["minimum_bytes"] - (TFLM_HEAD - BOUND),
+                                       "replaces_offline_plan": False,
                                        "search": {"ran": True, "exhausted": True,
                                                   "steps": before["plans"]["best"]["search"]["steps"]}}
     out = tmp_path / "offline.tflite"
@@ -67,7 +69,7 @@ def test_the_written_model_carries_the_better_plan(model, tmp_path):
             re.findall(r"^  (\w[\w (+%)-]+?)\s+(\d+)\s+(\d+)\s+(\d+)$", r.stdout, re.M)}
     assert rows["head (non-persistent)"] == (TFLM_HEAD, BOUND, saved)
     assert rows["minimum arena"] == (before["arena"]["minimum_bytes"], after["arena"]["minimum_bytes"], saved)
-    assert "no plan can be smaller" in r.stdout
+    assert "  the plan: found by the search, at the lower bound\n" in r.stdout
     # Every byte of the original follows the new block: the weights, names and operators as they were.
     old, new = model.read_bytes(), out.read_bytes()
     assert new[4:8] == old[4:8] == b"TFL3"
@@ -82,7 +84,7 @@ def test_rewriting_a_written_model_replaces_its_plan(model, tmp_path):
     r = plan("--write-offline-plan", twice, once)
     # The written plan already is the best: nothing to save, nothing written.
     assert r.returncode == 3 and not twice.exists()
-    assert "already reaches the lower bound (3072 B" in r.stderr
+    assert "The model's offline plan already reaches the lower bound (3072 B" in r.stderr
 
 
 @built
@@ -92,7 +94,7 @@ def test_no_saving_is_said_and_nothing_written(tmp_path):
     out = tmp_path / "out.tflite"
     r = plan("--write-offline-plan", out, DSCNN)
     assert r.returncode == 3, r.stderr
-    assert not out.exists() and not (tmp_path / "out.tflite.arenascope-tmp").exists()
+    assert not out.exists() and not list(tmp_path.glob(".arenascope-*"))
     assert "TFLM's greedy plan already reaches the lower bound" in r.stderr and "nothing written" in r.stderr
 
 
@@ -100,8 +102,33 @@ def test_no_saving_is_said_and_nothing_written(tmp_path):
 def test_without_the_search_the_orderings_find_no_saving(model, tmp_path):
     r = plan("--write-offline-plan", tmp_path / "out.tflite", "--search-budget", "0", model)
     assert r.returncode == 3
-    assert f"no plan smaller than TFLM's {TFLM_HEAD} B head was found" in r.stderr
+    assert f"no plan smaller than the {TFLM_HEAD} B head of TFLM's greedy plan was found" in r.stderr
     assert "768 B above the lower bound (no search: --search-budget 0)" in r.stderr
+
+
+@built
+def test_the_output_file_is_written_safely(model, tmp_path):
+    """Whole or not at all, through a temporary file only this run creates: a link left at the
+    output's name is replaced, not followed; the new file has a plain create's mode."""
+    victim = tmp_path / "victim.tflite"
+    victim.write_bytes(b"keep")
+    out = tmp_path / "out.tflite"
+    out.symlink_to(victim)
+    old = os.umask(0o027)
+    try:
+        r = plan("--write-offline-plan", out, model)
+    finally:
+        os.umask(old)
+    assert r.returncode == 0, r.stderr
+    assert victim.read_bytes() == b"keep" and not out.is_symlink()
+    assert out.stat().st_mode & 0o777 == 0o640
+    assert not list(tmp_path.glob(".arenascope-*"))
+    # A full standard output: the file is written, and the tool says it could not report.
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([str(PLAN), "--write-offline-plan", str(tmp_path / "o2.tflite"), str(model)],
+                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert r.returncode == 1 and "but cannot print what it saved" in r.stderr
+    assert (tmp_path / "o2.tflite").exists()
 
 
 @built
@@ -112,6 +139,8 @@ def test_bad_uses_are_refused(model, tmp_path):
     assert r.returncode == 2 and "goes alone" in r.stderr
     r = plan("--write-offline-plan")
     assert r.returncode == 2 and "needs the file to write" in r.stderr
+    r = plan("--write-offline-plan", tmp_path / "a.tflite", "--write-offline-plan", tmp_path / "b.tflite", model)
+    assert r.returncode == 2 and "given twice" in r.stderr
     r = plan("--search-budget", "-1", model)
     assert r.returncode == 2 and "--search-budget needs a count" in r.stderr
     broken = tmp_path / "broken.tflite"

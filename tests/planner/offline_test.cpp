@@ -292,3 +292,65 @@ TEST(Rewrite, NoSavingIsSaidAndNothingIsWritten)
     EXPECT_NE(r.refused.find("already reaches the lower bound (128 B"), std::string::npos) << r.refused;
     std::filesystem::remove(in);
 }
+
+// A model that carries TFLM's own greedy plan as its offline plan: the budget's best plan is
+// searched without it (and says it replaces it), and the rewrite replaces it.
+TEST(Rewrite, AWorseOfflinePlanIsReplaced)
+{
+    const std::vector<uint8_t> m = test_models::greedy_loses_model();
+    const Model model = read_model(m.data(), m.size());
+    const Lifetimes l = build_lifetimes(model, {});
+    const std::vector<uint8_t> pinned =
+        with_offline_plan(m.data(), m.size(), offline_offsets(model, l, plan_tflm_greedy(l.buffers)));
+    const std::string in = temp_path("pinned.tflite");
+    write_file(in, pinned);
+    const Budget b = make_budget(in);
+    EXPECT_EQ(b.greedy.head, test_models::kGreedyLosesTflmHead);  // TFLM follows the model's plan
+    EXPECT_EQ(b.best.head, test_models::kGreedyLosesBound);
+    EXPECT_TRUE(b.best_replaces_offline_plan);
+    EXPECT_EQ(b.minimum.bytes - b.best_minimum, 768);
+    const OfflineRewrite r =
+        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    ASSERT_EQ(r.refused, "");
+    EXPECT_EQ(r.after.greedy.head, test_models::kGreedyLosesBound);
+    EXPECT_NE(rewrite_table(r, "out.tflite").find("the model's own offline plan is replaced"), std::string::npos);
+    std::filesystem::remove(in);
+}
+
+// A broken offline plan (two live tensors at the same offset) cannot be planned, but it can be
+// replaced: "before" is then TFLM's plan without it.
+TEST(Rewrite, ABrokenOfflinePlanIsReplaced)
+{
+    const std::vector<uint8_t> m = test_models::greedy_loses_model();
+    std::vector<int32_t> zeros(12, -1);
+    for (int t = 0; t < 7; ++t) zeros[t] = 0;
+    const std::string in = temp_path("broken-plan.tflite");
+    write_file(in, with_offline_plan(m.data(), m.size(), zeros));
+    EXPECT_THROW(make_budget(in), ModelError);
+    const OfflineRewrite r =
+        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    ASSERT_EQ(r.refused, "");
+    EXPECT_NE(r.broken_plan.find("share bytes"), std::string::npos) << r.broken_plan;
+    EXPECT_EQ(r.before.greedy.head, test_models::kGreedyLosesTflmHead);
+    EXPECT_EQ(r.after.greedy.head, test_models::kGreedyLosesBound);
+    std::filesystem::remove(in);
+}
+
+// A smaller head that does not shrink the minimum arena is no saving: on this graph the minimum
+// is set by TFLM's planner arrays (40 B a buffer) while it plans, not by the head.
+TEST(Rewrite, AHeadSavingThatLeavesTheArenaIsRefused)
+{
+    const std::string in = temp_path("graph.tflite");
+    write_file(in, test_models::random_graph(100, 2));
+    const Budget b = make_budget(in);
+    ASSERT_LT(b.best.head, b.greedy.head);
+    EXPECT_EQ(b.best_minimum, b.minimum.bytes);
+    EXPECT_NE(budget_table(b).find("but the minimum arena stays " + std::to_string(b.minimum.bytes) + " B"),
+              std::string::npos);
+    const OfflineRewrite r =
+        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    EXPECT_TRUE(r.no_saving);
+    EXPECT_TRUE(r.bytes.empty());
+    EXPECT_NE(r.refused.find("smaller, but the minimum arena stays"), std::string::npos) << r.refused;
+    std::filesystem::remove(in);
+}

@@ -209,10 +209,21 @@ def test_the_saving_a_better_plan_offers():
     a = plan.arena_from_plan(doc)
     lines = budget.saving_lines(a, doc, "fw/model.tflite")
     assert lines == ["  this model's head can be 32 B smaller: TFLM's greedy plan takes 192 B, the best plan found "
-                     "160 B (the lower bound); write it into the model with `arenascope-plan --write-offline-plan "
+                     "160 B (the lower bound): write it into the model with `arenascope-plan --write-offline-plan "
                      "OUT.tflite fw/model.tflite` and build the firmware with OUT.tflite"]
+    doc["plans"]["best"]["minimum_arena_bytes"] = doc["arena"]["minimum_bytes"] - 32
+    assert f"; the minimum arena {doc['arena']['minimum_bytes']} -> {doc['arena']['minimum_bytes'] - 32} B: write" \
+        in budget.saving_lines(a, doc)[0]
     assert "(16 B above the lower bound)" in budget.saving_lines(a, _with_best(160, gap=16))[0]
     assert "MODEL.tflite" in budget.saving_lines(a, doc)[0]  # no model file known: a placeholder
+
+
+def test_a_head_saving_that_leaves_the_arena_says_so():
+    doc = _with_best(160, gap=0)
+    doc["plans"]["best"]["minimum_arena_bytes"] = doc["arena"]["minimum_bytes"]
+    line = budget.saving_lines(plan.arena_from_plan(doc), doc)[0]
+    assert f"but the minimum arena stays {doc['arena']['minimum_bytes']} B (set by " in line
+    assert "no RAM to gain" in line and "--write-offline-plan" not in line
 
 
 def test_no_saving_no_line():

@@ -47,11 +47,18 @@ def saving_lines(arena, doc, model_file: str | None = None) -> list[str]:
             return lines
         gap = best.get("gap_bytes")
         model = model_file or "MODEL.tflite"
-        lines.append(f"  this model's head can be {greedy - best['head_bytes']} B smaller: TFLM's greedy plan "
-                     f"takes {greedy} B, the best plan found {best['head_bytes']} B"
-                     + (" (the lower bound)" if gap == 0 else f" ({gap} B above the lower bound)" if gap else "")
-                     + f"; write it into the model with `arenascope-plan --write-offline-plan OUT.tflite {model}` "
-                     "and build the firmware with OUT.tflite")
+        head = (f"this model's head can be {greedy - best['head_bytes']} B smaller: TFLM's "
+                f"{'plan with the offline plan it carries' if best.get('replaces_offline_plan') else 'greedy plan'} "
+                f"takes {greedy} B, the best plan found {best['head_bytes']} B"
+                + (" (the lower bound)" if gap == 0 else f" ({gap} B above the lower bound)" if gap else ""))
+        minimum, better = doc["arena"]["minimum_bytes"], best.get("minimum_arena_bytes")
+        if better is not None and better >= minimum:
+            lines.append(f"  {head}; but the minimum arena stays {minimum} B (set by "
+                         f"{printable(doc['arena']['set_by']['request'])}, not by the head): no RAM to gain")
+        else:
+            arena = f"; the minimum arena {minimum} -> {better} B" if better is not None else ""
+            lines.append(f"  {head}{arena}: write it into the model with `arenascope-plan --write-offline-plan "
+                         f"OUT.tflite {model}` and build the firmware with OUT.tflite")
     except (KeyError, TypeError) as e:
         raise PlannerError(f"the planner's JSON does not follow \"{SCHEMA}\" ({type(e).__name__}: {e}): "
                            "rebuild arenascope-plan with this plugin") from None

@@ -64,6 +64,10 @@ struct Budget {
     Plan greedy;
     Plan best;            // the best plan found: best of orderings, then the search (search.plan)
     SearchResult search;  // how the search went (its plan is `best`)
+    // The model has an offline plan and `best` is the better plan searched without it (what
+    // --write-offline-plan writes in its place).
+    bool best_replaces_offline_plan = false;
+    int64_t best_minimum = 0;  // the minimum arena if TFLM used `best` (= minimum.bytes when no better)
     LowerBound bound;
     Abi abi;
     KernelBuild build;                        // the kernels the firmware links (reference or CMSIS-NN for a CPU)
@@ -103,6 +107,8 @@ Budget make_budget_for(Model model, const std::string &path, const Abi &abi = ab
 
 // How the best plan was found and how far it is from the lower bound, in words (the table's).
 std::string best_how(const Budget &b);
+// What the best plan is worth, in words: the minimum arena it gives and how to get it, or why not.
+std::string best_use(const Budget &b);
 
 // JSON document (kPlanSchema: docs/arena-budget.md, "JSON output", and docs/planner-schema.json).
 nlohmann::json budget_json(const Budget &b);
