@@ -91,19 +91,29 @@ void usage(FILE *to)
         "           of orderings misses the lower bound (0..10^12, default %lld; 0: no search); the\n"
         "           same plan on every machine\n"
         "  --write-offline-plan OUT.tflite  write MODEL with the best plan found as TFLM's offline plan\n"
-        "           (metadata \"OfflineMemoryAllocation\", replacing any it has; every other byte kept; an\n"
-        "           existing OUT is replaced) and print the head and arena before and after; nothing is\n"
-        "           written when the minimum arena would not shrink (exit status 3)\n"
+        "           (metadata \"OfflineMemoryAllocation\", replacing any it has, even a broken one; every\n"
+        "           other byte kept; an existing OUT, or a link's target, is replaced) and print the head\n"
+        "           and arena before and after; nothing is written when the minimum arena would not\n"
+        "           shrink (exit status 3)\n"
         "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
         "2 bad usage; 3 --write-offline-plan found no saving (nothing written)\n",
         arenascope::planner::kPlanSchema, static_cast<long long>(arenascope::planner::kSearchDefaultBudget));
 }
-// Writes `path` whole or not at all: into a new temporary file in its directory (mkstemp: created
-// exclusively, never through a link someone left there), then renamed over it (a full disk leaves
-// the old file, never a truncated one). The new file gets the mode a plain create would (0666 less
+// Writes the file `name` whole or not at all: into a new temporary file in its directory (mkstemp:
+// created exclusively, never through a link someone left there), then renamed over it (a full disk
+// leaves the old file, never a truncated one). The new file gets the mode a plain create would (0666 less
 // the umask). Returns "" or why it failed.
-std::string write_whole(const std::string &path, const std::function<void(std::ostream &)> &fill)
+std::string write_whole(const std::string &name, const std::function<void(std::ostream &)> &fill)
 {
+    // A link to a file is written through (its target replaced); a device, a FIFO or a directory,
+    // or a link to one, is refused rather than replaced by a file.
+    std::error_code ec;
+    const auto status = std::filesystem::status(name, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        return "not a regular file (a directory, a device, a FIFO, or a link to one): give a file name";
+    std::string path = name;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(name, ec)) && std::filesystem::exists(status))
+        path = std::filesystem::canonical(name, ec).string();
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     std::string tmp = ((dir.empty() ? std::filesystem::path(".") : dir) / ".arenascope-XXXXXX").string();
     const int fd = mkstemp(tmp.data());

@@ -139,7 +139,7 @@ std::vector<int32_t> builtin_options(const fb::Operator *op, const uint8_t *data
 
 }  // namespace
 
-Model read_model(const uint8_t *data, size_t size)
+Model read_model(const uint8_t *data, size_t size, bool offline_plan)
 {
     if (size < 8) fail("file too short to be a .tflite model (" + std::to_string(size) + " bytes)");
     if (!fb::ModelBufferHasIdentifier(data))
@@ -272,7 +272,7 @@ Model read_model(const uint8_t *data, size_t size)
         for (const fb::Metadata *md : *fm->metadata()) {
             const std::string name = md->name() ? md->name()->str() : std::string();
             model.metadata_names.push_back(name);
-            if (name != kOfflinePlanName) continue;
+            if (name != kOfflinePlanName || !offline_plan) continue;
             // micro_allocation_info.cc GetOfflinePlannedOffsets: uint32 words [version,
             // subgraph count, tensor count n, n x int32 offset (-1 = online)].
             if (md->buffer() >= buffer_count) fail("metadata '" + name + "' refers to a missing buffer");

@@ -13,7 +13,17 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
 {
     OfflineRewrite r;
     const std::vector<uint8_t> original = read_model_bytes(path);
-    Model model = read_model_file(path);
+    Model model;
+    try {
+        model = read_model(original.data(), original.size());
+    } catch (const ModelError &e) {
+        // A plan the reader refuses (a negative offset, the wrong count, truncated) is replaced too;
+        // any other fault of the model is the model's.
+        const std::string what = e.what();
+        if (what.find("OfflineMemoryAllocation") == std::string::npos) throw ModelError(path + ": " + what);
+        model = read_model(original.data(), original.size(), false);
+        r.broken_plan = what;
+    }
     const bool had_plan = !model.offline_offsets.empty();
     Model without = model;
     without.offline_offsets.clear();
@@ -25,6 +35,7 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
         r.before = free;
         r.broken_plan = e.what();
     }
+    const bool plan_counts = had_plan && r.broken_plan.empty();
     if (!r.before.kernels.rejected.empty()) {
         r.refused = "TFLM would reject this model (" + r.before.kernels.rejected.front() + "): no offline plan written";
         return r;
@@ -41,7 +52,7 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
     const Budget &b = r.before;
     if (free.best.head >= b.greedy.head) {
         r.no_saving = true;
-        const std::string whose = had_plan && r.broken_plan.empty() ? "the model's offline plan" : "TFLM's greedy plan";
+        const std::string whose = plan_counts ? "the model's offline plan" : "TFLM's greedy plan";
         r.refused = b.greedy.head == b.bound.bytes
                         ? std::string(1, static_cast<char>(std::toupper(whose[0]))) + whose.substr(1) +
                               " already reaches the lower bound (" + std::to_string(b.bound.bytes) +

@@ -108,20 +108,25 @@ def test_without_the_search_the_orderings_find_no_saving(model, tmp_path):
 
 @built
 def test_the_output_file_is_written_safely(model, tmp_path):
-    """Whole or not at all, through a temporary file only this run creates: a link left at the
-    output's name is replaced, not followed; the new file has a plain create's mode."""
-    victim = tmp_path / "victim.tflite"
-    victim.write_bytes(b"keep")
+    """Whole or not at all, through a temporary file only this run creates; a link to a file is
+    written through; a FIFO (or a device) is refused, not replaced; the new file has a plain
+    create's mode."""
+    target = tmp_path / "target.tflite"
+    target.write_bytes(b"old")
     out = tmp_path / "out.tflite"
-    out.symlink_to(victim)
+    out.symlink_to(target)
     old = os.umask(0o027)
     try:
         r = plan("--write-offline-plan", out, model)
     finally:
         os.umask(old)
     assert r.returncode == 0, r.stderr
-    assert victim.read_bytes() == b"keep" and not out.is_symlink()
-    assert out.stat().st_mode & 0o777 == 0o640
+    assert out.is_symlink() and target.read_bytes()[4:8] == b"TFL3"
+    assert target.stat().st_mode & 0o777 == 0o640
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    r = plan("--write-offline-plan", fifo, model)
+    assert r.returncode == 1 and "not a regular file" in r.stderr and fifo.is_fifo()
     assert not list(tmp_path.glob(".arenascope-*"))
     # A full standard output: the file is written, and the tool says it could not report.
     with open("/dev/full", "w") as full:

@@ -354,3 +354,26 @@ TEST(Rewrite, AHeadSavingThatLeavesTheArenaIsRefused)
     EXPECT_NE(r.refused.find("smaller, but the minimum arena stays"), std::string::npos) << r.refused;
     std::filesystem::remove(in);
 }
+
+// A plan the reader refuses (a negative offset other than -1) is replaced too; the model's other
+// faults are not excused.
+TEST(Rewrite, AnUnreadableOfflinePlanIsReplaced)
+{
+    const std::vector<uint8_t> m = test_models::greedy_loses_model();
+    // A valid plan (all online), then tensor 0's word patched to -2.
+    std::vector<uint8_t> patched = with_offline_plan(m.data(), m.size(), std::vector<int32_t>(12, -1));
+    const auto *fm = arenascope::tflite::GetModel(patched.data());
+    const auto *words = fm->buffers()->Get(fm->buffers()->size() - 1)->data();
+    const size_t at = static_cast<size_t>(words->data() - patched.data()) + 12;  // tensor 0's offset
+    const int32_t minus_two = -2;
+    std::memcpy(&patched[at], &minus_two, 4);
+    EXPECT_THROW(read_model(patched.data(), patched.size()), ModelError);
+    const std::string in = temp_path("unreadable-plan.tflite");
+    write_file(in, patched);
+    const OfflineRewrite r =
+        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    ASSERT_EQ(r.refused, "");
+    EXPECT_NE(r.broken_plan.find("the offset -2"), std::string::npos) << r.broken_plan;
+    EXPECT_EQ(r.after.greedy.head, test_models::kGreedyLosesBound);
+    std::filesystem::remove(in);
+}

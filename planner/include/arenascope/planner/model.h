@@ -68,8 +68,10 @@ struct Model {
     size_t file_bytes = 0;
 };
 
-// Verify and read a model held in memory. Throws ModelError.
-Model read_model(const uint8_t *data, size_t size);
+// Verify and read a model held in memory. Throws ModelError. offline_plan = false: leave the
+// "OfflineMemoryAllocation" metadata unread (offline_offsets empty), for a rewrite that replaces
+// a plan too broken to read.
+Model read_model(const uint8_t *data, size_t size, bool offline_plan = true);
 // Read a model file. Throws ModelError (also for a missing or unreadable file).
 Model read_model_file(const std::string &path);
 // The bytes of a model file, unverified (read_model verifies them): ModelError for a missing,
