@@ -10,7 +10,12 @@ and 128; issue 17 added 64 and 4 for ABI 1.1: seq_check, written first by every 
 arenascope_measure scanning outside the seqlock so that its window is a few stores long).
 
 Usage: tools/footprint.py [FIRMWARE_BUILD_DIR]   (default: build/firmware)
-Exit status: 0 within budget, 1 over budget, 2 when the library is missing.
+       tools/footprint.py --cores [OUT_DIR]        (default: build/agent-cores)
+--cores builds the agent's libraries (tests/agent/cores, warnings as errors) for every core the
+agent supports, cortex-m0, m0plus, m3, m4, m7, m23, m33 and m55 (cmake/arm-none-eabi.cmake
+ARENASCOPE_CPU), and prints each one's footprint; the budget above is the Cortex-M4's.
+Exit status: 0 within budget, 1 over budget (or a core that does not build, with --cores), 2 when
+the library is missing.
 """
 import pathlib
 import re
@@ -18,26 +23,66 @@ import subprocess
 import sys
 
 FLASH_BUDGET, RAM_BUDGET, REGION_BYTES = 576, 132, 16
+CORES = ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m23", "cortex-m33", "cortex-m55")
+# The architecture of each core, as the fault port tells them apart (ports/cortex_m/arenascope_fault_port.c).
+ARCH = {"cortex-m0": "ARMv6-M", "cortex-m0plus": "ARMv6-M", "cortex-m3": "ARMv7-M", "cortex-m4": "ARMv7E-M",
+        "cortex-m7": "ARMv7E-M", "cortex-m23": "ARMv8-M Baseline", "cortex-m33": "ARMv8-M Mainline",
+        "cortex-m55": "ARMv8.1-M Mainline"}
+
+
+def sizes(lib):
+    """[(object, text, data, bss)] of a static library, from arm-none-eabi-size -B."""
+    out = subprocess.run(["arm-none-eabi-size", "-B", str(lib)], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines()[1:]:
+        text, data, bss, _dec, _hex, name = line.split(None, 5)
+        rows.append((re.sub(r" \(ex .*\)$", "", name), int(text), int(data), int(bss)))
+    return rows
+
+
+def cores(root, out_dir):
+    """Builds the agent for every core in CORES and prints a row each; 1 if one fails to build."""
+    print("arenascope agent per core (tests/agent/cores, MinSizeRel: -Os; flash = text + data, RAM = data + bss)")
+    print(f"  {'core':14} {'architecture':19} {'agent flash':>11} {'agent RAM':>9} {'fault flash':>11} "
+          f"{'fault RAM':>9}")
+    failed = []
+    for core in CORES:
+        build = out_dir / core
+        steps = [["cmake", "-S", str(root / "tests" / "agent" / "cores"), "-B", str(build),
+                  f"-DCMAKE_TOOLCHAIN_FILE={root / 'cmake' / 'arm-none-eabi.cmake'}", f"-DARENASCOPE_CPU={core}",
+                  "-DCMAKE_BUILD_TYPE=MinSizeRel"], ["cmake", "--build", str(build)]]
+        for cmd in steps:
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                failed.append(core)
+                print(f"  {core:14} does not build: {(r.stdout + r.stderr).strip().splitlines()[-1]}")
+                break
+        else:
+            agent = sizes(build / "target_agent" / "libarenascope_agent.a")
+            fault = sizes(build / "target_agent" / "libarenascope_fault.a")
+            print(f"  {core:14} {ARCH[core]:19} {sum(t + d for _, t, d, _ in agent):11d} "
+                  f"{sum(d + b for _, _, d, b in agent):9d} {sum(t + d for _, t, d, _ in fault):11d} "
+                  f"{sum(d + b for _, _, d, b in fault):9d}")
+    print(f"  budget (Cortex-M4, the demo's build): {FLASH_BUDGET} B flash, {RAM_BUDGET} B RAM for the agent")
+    return 1 if failed else 0
 
 
 def main():
     root = pathlib.Path(__file__).resolve().parents[1]
+    if len(sys.argv) > 1 and sys.argv[1] == "--cores":
+        return cores(root, pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else root / "build" / "agent-cores")
     build = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else root / "build" / "firmware"
     lib = build / "target_agent" / "libarenascope_agent.a"
     if not lib.exists():
         print(f"footprint: {lib} not found: build first (bash tools/build.sh), then pass the firmware build "
               "directory (default build/firmware)", file=sys.stderr)
         return 2
-    proc = subprocess.run(["arm-none-eabi-size", "-B", str(lib)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        print(f"footprint: {lib} is not a Cortex-M build of the agent ({proc.stderr.strip().splitlines()[-1]}); "
+    try:
+        rows = sizes(lib)
+    except subprocess.CalledProcessError as e:
+        print(f"footprint: {lib} is not a Cortex-M build of the agent ({e.stderr.strip().splitlines()[-1]}); "
               "pass the firmware build directory, e.g. build/firmware", file=sys.stderr)
         return 2
-    out = proc.stdout
-    rows = []
-    for line in out.splitlines()[1:]:
-        text, data, bss, _dec, _hex, name = line.split(None, 5)
-        rows.append((re.sub(r" \(ex .*\)$", "", name), int(text), int(data), int(bss)))
     flags = ""
     cache = build / "CMakeCache.txt"
     if cache.exists():
@@ -56,11 +101,7 @@ def main():
           f"   plus {REGION_BYTES} bytes a region in the caller's table")
     fault_lib = build / "target_agent" / "libarenascope_fault.a"
     if fault_lib.exists():
-        out = subprocess.run(["arm-none-eabi-size", "-B", str(fault_lib)], capture_output=True, text=True).stdout
-        frows = []
-        for line in out.splitlines()[1:]:
-            text, data, bss, _dec, _hex, name = line.split(None, 5)
-            frows.append((re.sub(r" \(ex .*\)$", "", name), int(text), int(data), int(bss)))
+        frows = sizes(fault_lib)
         fflash = sum(t + d for _, t, d, _ in frows)
         record = 100  # arenascope_fault_record_t, in .noinit (arm-none-eabi-size counts it as data/bss by section)
         fram = sum(d + b for _, _, d, b in frows)

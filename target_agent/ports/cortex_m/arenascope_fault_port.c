@@ -7,6 +7,15 @@
  * register. Point HardFault, MemManage, BusFault and UsageFault at it (the vector table, or
  * `#define ARENASCOPE_FAULT_HANDLER_NAMES` to define those four names here).
  * SCB addresses: ARMv7-M ARM B3.2.2 (SCS), FPCCR: Cortex-M4 TRM 4.6.
+ *
+ * Per architecture (the compiler's __ARM_ARCH_*__ macros):
+ * - ARMv7-M and ARMv8-M Mainline (M3, M4, M7, M33, M55, M85): CFSR, HFSR, MMFAR, BFAR, SHCSR
+ *   and ICSR are read; the entry uses an IT block.
+ * - ARMv6-M and ARMv8-M Baseline (M0, M0+, M1, M23): HardFault is the only fault exception and
+ *   CFSR, HFSR, MMFAR, BFAR do not exist (ARMv6-M ARM B3.2.2, B1.5.9; ARMv8-M ARM D1.2.4); reading
+ *   their reserved addresses may itself fault, inside the handler, and lock the core up, so they
+ *   are recorded as 0 and only ICSR is read; SHCSR is left out too (ARMv6-M implements it only
+ *   with the debug extension). The entry is Thumb-1: no IT, no TST with an immediate.
  */
 #include <stdint.h>
 
@@ -20,17 +29,31 @@
 #define SCB_BFAR (*(volatile uint32_t *)0xE000ED38u)
 #define FPU_FPCCR (*(volatile uint32_t *)0xE000EF34u)
 
+#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
+#define ARENASCOPE_PORT_BASELINE 1 /* HardFault only: no configurable fault status registers */
+#else
+#define ARENASCOPE_PORT_BASELINE 0
+#endif
+
 void arenascope_port_fault_c(const uint32_t *frame, uint32_t exc_return);
 
 __attribute__((used)) void arenascope_port_fault_c(const uint32_t *frame, uint32_t exc_return)
 {
     arenascope_fault_regs_t regs;
 
+#if ARENASCOPE_PORT_BASELINE
+    regs.cfsr = 0;
+    regs.hfsr = 0;
+    regs.mmfar = 0;
+    regs.bfar = 0;
+    regs.shcsr = 0;
+#else
     regs.cfsr = SCB_CFSR;
     regs.hfsr = SCB_HFSR;
     regs.mmfar = SCB_MMFAR;
     regs.bfar = SCB_BFAR;
     regs.shcsr = SCB_SHCSR;
+#endif
     regs.icsr = SCB_ICSR;
 #if defined(__ARM_FP)
     regs.fpccr = FPU_FPCCR;
@@ -46,10 +69,26 @@ __attribute__((used)) void arenascope_port_fault_c(const uint32_t *frame, uint32
 
 __attribute__((naked)) void arenascope_fault_handler(void)
 {
+#if ARENASCOPE_PORT_BASELINE
+    /* Thumb-1: test EXC_RETURN bit 2 through a register; a register branch reaches anywhere. */
+    __asm__ volatile("movs  r0, #4\n"
+                     "mov   r1, lr\n"
+                     "tst   r0, r1\n"
+                     "bne   1f\n"
+                     "mrs   r0, msp\n"
+                     "b     2f\n"
+                     "1:\n"
+                     "mrs   r0, psp\n"
+                     "2:\n"
+                     "ldr   r2, =arenascope_port_fault_c\n"
+                     "bx    r2\n"
+                     ".ltorg\n");
+#else
     __asm__ volatile("tst   lr, #4\n"
                      "ite   eq\n"
                      "mrseq r0, msp\n"
                      "mrsne r0, psp\n"
                      "mov   r1, lr\n"
                      "b     arenascope_port_fault_c\n");
+#endif
 }
