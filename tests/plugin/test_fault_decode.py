@@ -82,7 +82,7 @@ def test_version_1_records_of_32_bit_targets_are_still_read():
 
 def test_every_bit_has_a_name_and_the_groups_are_right():
     lines = faultrecord.cfsr_lines(0xFFFFFFFF)
-    assert len(lines) == len(faultrecord.CFSR_BITS) == 19
+    assert len(lines) == len(faultrecord.CFSR_BITS) == 20  # ARMv7-M's 19 and ARMv8-M's STKOF
     assert lines[0].startswith("CFSR.MMFSR.IACCVIOL (bit 0)")
     assert any(line.startswith("CFSR.BFSR.LSPERR (bit 13)") for line in lines)
     assert lines[-1].startswith("CFSR.UFSR.DIVBYZERO (bit 25)")
@@ -136,3 +136,29 @@ def test_records_refused_or_read():
     assert rec.fault_boot < rec.boot_count  # a fault from before the last reset
     f = faultrecord.from_record(rec)
     assert f.exception == "BusFault" and f.bfar == 0xF0000000 and f.frame[6] == 0x10C
+
+
+def test_armv8m_exc_return_bits():
+    """ARMv8-M DDI 0553 D1.2.26: ES bit 0, SPSEL 2, Mode 3, FType 4, DCRS 5, S 6; bits 5, 6 and 0 are 1 on
+    ARMv7-M, whose values decode as before."""
+    ns = faultrecord.ExcReturn(0xFFFFFFBC)  # Non-secure thread, PSP, basic frame, Non-secure stack
+    assert ns.valid and ns.psp and ns.thread_mode and not ns.extended
+    assert not ns.secure_exception and not ns.secure_stack and not ns.callee_stacked
+    assert ns.describe().endswith("; ARMv8-M: the exception went to Non-secure state, the frame is on the "
+                                  "Non-secure stack")
+    callee = faultrecord.ExcReturn(0xFFFFFFDD)  # DCRS 0: r4-r11 and the integrity signature stacked
+    assert callee.valid and callee.callee_stacked and callee.secure_stack
+    assert "r4-r11 and the integrity signature were stacked too" in callee.describe()
+    for v7 in (0xFFFFFFE1, 0xFFFFFFE9, 0xFFFFFFED, 0xFFFFFFF1, 0xFFFFFFF9, 0xFFFFFFFD):
+        assert faultrecord.ExcReturn(v7).valid and "ARMv8-M" not in faultrecord.ExcReturn(v7).describe()
+    assert not faultrecord.ExcReturn(0xFFFFFFFF).valid  # bit 1 is reserved 0
+
+
+def test_stack_limit_overflow_and_baseline_cores():
+    assert faultrecord.status_lines(1 << 20, 0, "v8-M.mainline") == [
+        "CFSR.UFSR.STKOF (bit 20): stack overflow (ARMv8-M): a push went below the stack limit register "
+        "(MSPLIM or PSPLIM), stopped before it wrote past the limit"]
+    for arch in ("v6-M", "v8-M.baseline"):
+        (line,) = faultrecord.status_lines(0, 0, arch)
+        assert line.startswith(f"ARM{arch} has no CFSR, HFSR, MMFAR or BFAR: HardFault is its only fault")
+    assert faultrecord.status_lines(0, 1 << 30, "v7E-M") == faultrecord.hfsr_lines(1 << 30)

@@ -10,7 +10,7 @@ from typing import Any
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.analyse import agentless, figures, postmortem
-from arenascope_plugin.decode import faultrecord, tflm
+from arenascope_plugin.decode import faultrecord, kernels, tflm
 from arenascope_plugin.decode.descriptor import Descriptor, Region
 from arenascope_plugin.errors import TargetError
 
@@ -443,6 +443,15 @@ def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Reg
     return f, damaged, note
 
 
+def arch_of(symbols: Symbols) -> str | None:
+    """The firmware's M-profile architecture from its ELF's build attributes (Tag_CPU_arch: "v6-M",
+    "v7E-M", "v8-M.mainline", ...), read once per ELF; None without them."""
+    if "cpu-arch" not in symbols.memo:
+        attrs, _why = symbols.build_attributes()
+        symbols.memo["cpu-arch"] = kernels.arch_from_attributes(attrs) if attrs else None
+    return symbols.memo["cpu-arch"]
+
+
 def fault_json(f: faultrecord.Fault, ctx: PipelineContext, damaged: list[Region]) -> dict:
     """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault"): structured
     verdicts (kind, headline, evidence), notes, and stale when the fault is from before a reset
@@ -451,7 +460,7 @@ def fault_json(f: faultrecord.Fault, ctx: PipelineContext, damaged: list[Region]
     if f.stale and ctx.desc is not None:
         findings.address_note = _address_note(ctx, f)
     return {"exception": f.exception, "source": f.source, "stale": f.stale, "cfsr": f.cfsr, "hfsr": f.hfsr,
-            "bits": faultrecord.cfsr_lines(f.cfsr) + faultrecord.hfsr_lines(f.hfsr), "mmfar": f.mmfar, "bfar": f.bfar,
+            "bits": faultrecord.status_lines(f.cfsr, f.hfsr, arch_of(ctx.symbols)), "mmfar": f.mmfar, "bfar": f.bfar,
             "exc_return": f.exc_return,
             "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
             "frame_addr": f.frame_addr,

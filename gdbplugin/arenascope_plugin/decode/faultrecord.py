@@ -3,7 +3,9 @@ stacked frame, and the verdict from the arena's point of view.
 
 Sources: ARMv7-M Architecture Reference Manual B3.2.15 (CFSR = MMFSR | BFSR << 8 | UFSR << 16),
 B3.2.16 (HFSR), B3.2.17/18 (MMFAR/BFAR), B1.5.6-B1.5.8 (exception entry, the stacked frame,
-EXC_RETURN); Cortex-M4 TRM (FP extended frame, lazy stacking). The agent's fault record is
+EXC_RETURN); Cortex-M4 TRM (FP extended frame, lazy stacking); ARMv8-M ARM (DDI 0553) D1.2.4
+(UFSR.STKOF), D1.2.26 and B3.19 (EXC_RETURN's ES, SPSEL, Mode, FType, DCRS, S); ARMv6-M ARM
+(DDI 0419) B1.5.9 (HardFault the only fault, no CFSR). The agent's fault record is
 target_agent/include/arenascope/fault.h.
 """
 import struct
@@ -33,6 +35,8 @@ CFSR_BITS = [
                      "or corrupted function pointer"),
     (18, "INVPC", "invalid EXC_RETURN on exception return"),
     (19, "NOCP", "coprocessor (FPU) access while it is disabled (CPACR)"),
+    (20, "STKOF", "stack overflow (ARMv8-M): a push went below the stack limit register (MSPLIM or PSPLIM), "
+                  "stopped before it wrote past the limit"),
     (24, "UNALIGNED", "unaligned access with CCR.UNALIGN_TRP set"),
     (25, "DIVBYZERO", "integer divide by zero with CCR.DIV_0_TRP set"),
 ]
@@ -97,13 +101,31 @@ def hfsr_lines(hfsr: int) -> list[str]:
     return [f"HFSR.{name} (bit {b}): {meaning}" for b, name, meaning in HFSR_BITS if hfsr >> b & 1]
 
 
+# Architectures without the configurable fault status registers (decode/kernels.py arch names).
+BASELINE_ARCHS = ("v6-M", "v6S-M", "v8-M.baseline")
+
+
+def status_lines(cfsr: int, hfsr: int, arch: str | None = None) -> list[str]:
+    """The fault status registers in words: CFSR's and HFSR's set bits; on an architecture that has
+    neither (arch in BASELINE_ARCHS: the firmware's Tag_CPU_arch), why the cause is not recorded."""
+    if arch in BASELINE_ARCHS:
+        return [f"ARM{arch} has no CFSR, HFSR, MMFAR or BFAR: HardFault is its only fault exception and the "
+                "core records no cause; the stacked PC (the faulting instruction, for most faults) and the "
+                "registers below tell it"]
+    return cfsr_lines(cfsr) + hfsr_lines(hfsr)
+
+
 @dataclass
 class ExcReturn:
+    """EXC_RETURN, the value LR holds in a handler. ARMv7-M has bits 4 (FType), 3 (Mode) and 2 (SPSEL)
+    and 1s elsewhere; ARMv8-M adds bit 0 (ES: the exception went to Secure state), 5 (DCRS: 0 when
+    the callee-saved registers were stacked too, 40 bytes below the basic frame) and 6 (S: the frame
+    is on a Secure stack), which are 1 on ARMv7-M, so one decode covers both."""
     value: int
 
     @property
     def valid(self) -> bool:
-        return self.value >> 24 == 0xFF and self.value & 0x1 == 1
+        return self.value >> 7 == 0x1FFFFFF and not self.value & 0x2
 
     @property
     def psp(self) -> bool:
@@ -117,12 +139,30 @@ class ExcReturn:
     def extended(self) -> bool:
         return not self.value & 0x10
 
+    @property
+    def secure_exception(self) -> bool:  # ES, bit 0
+        return bool(self.value & 0x1)
+
+    @property
+    def callee_stacked(self) -> bool:  # DCRS = 0, bit 5
+        return not self.value & 0x20
+
+    @property
+    def secure_stack(self) -> bool:  # S, bit 6
+        return bool(self.value & 0x40)
+
     def describe(self) -> str:
         if not self.valid:
             return f"{self.value:#010x} is not an EXC_RETURN value"
-        return (f"{self.value:#010x}: returns to {'thread' if self.thread_mode else 'handler'} mode, frame on the "
+        text = (f"{self.value:#010x}: returns to {'thread' if self.thread_mode else 'handler'} mode, frame on the "
                 f"{'process (PSP)' if self.psp else 'main (MSP)'} stack, "
                 f"{'extended frame with FP registers (104 B)' if self.extended else 'basic frame (32 B)'}")
+        if self.secure_exception and self.secure_stack and not self.callee_stacked:
+            return text  # ARMv7-M's values, and ARMv8-M's without a security state change
+        return text + (f"; ARMv8-M: the exception went to {'Secure' if self.secure_exception else 'Non-secure'} "
+                       f"state, the frame is on the {'Secure' if self.secure_stack else 'Non-secure'} stack"
+                       + ("; the callee-saved registers r4-r11 and the integrity signature were stacked too (40 B "
+                          "below the basic frame)" if self.callee_stacked else ""))
 
 
 @dataclass

@@ -78,6 +78,11 @@ class KernelBuild:
         return "TFLM's reference kernels" if self.kernels == "reference" else f"TFLM's CMSIS-NN kernels for {self.cpu}"
 
 
+def arch_from_attributes(attrs: dict) -> str | None:
+    """The M-profile architecture ("v6-M", "v7E-M", "v8-M.baseline", ...) Tag_CPU_arch names, or None."""
+    return _ARCH[attrs[TAG_CPU_ARCH]][0] if attrs.get(TAG_CPU_ARCH) in _ARCH else None
+
+
 def cpu_from_attributes(attrs: dict) -> tuple[str | None, str]:
     """(the planner's --cpu, how it was read) from build attributes; (None, why) without them.
     The name is the CPU's when Tag_CPU_name names one the planner knows, else the

@@ -46,9 +46,11 @@ def fault_lines(f, ctx, damaged):
     # The answer first: the verdicts, then the evidence.
     for i, v in enumerate(found.verdicts):
         out.append("  " + (v.headline if i == 0 else v.headline.replace("VERDICT: ", "VERDICT (also): ", 1)))
-    bits = faultrecord.cfsr_lines(f.cfsr) + faultrecord.hfsr_lines(f.hfsr)
+    arch = faults.arch_of(ctx.symbols)
+    bits = faultrecord.status_lines(f.cfsr, f.hfsr, arch)
     out += ["  " + b for b in bits] or ["  no fault status bits set"]
-    out.append(f"  CFSR {f.cfsr:#010x}  HFSR {f.hfsr:#010x}")
+    if arch not in faultrecord.BASELINE_ARCHS:
+        out.append(f"  CFSR {f.cfsr:#010x}  HFSR {f.hfsr:#010x}")
     if f.mmfar is not None:
         out.append(f"  MMFAR {f.mmfar:#010x} (valid)")
     if f.bfar is not None:
