@@ -1,13 +1,23 @@
 """`arena fault` on the cores beyond the demo's Cortex-M4, on QEMU, through real firmware built
-here with arm-none-eabi-gcc and read by gdb-multiarch (issue 19; so far ARMv6-M).
+here with arm-none-eabi-gcc (tests/firmware/fault_cores/main.c) and read by gdb-multiarch
+(issue 19). Each case's expected values come from the architecture manuals and from the ELF
+(arm-none-eabi-nm and objdump: the faulting instruction's address), not from the plugin:
 
-ARMv6-M (QEMU microbit, nRF51822, Cortex-M0): tests/firmware/armv6m_fault/main.c loads a word from
-0x20000001. ARMv6-M has no unaligned access (ARMv6-M ARM A3.2.1), so the load faults, as a
-HardFault, its only fault exception; the core has no CFSR/HFSR/MMFAR/BFAR (B1.5.9, B3.2.2) and the
-fault port records none. Expected, independently of the plugin: the stacked PC is the load's
-address, m0_fault_here's first instruction (from arm-none-eabi-nm and objdump); r0 the odd
-address; EXC_RETURN 0xFFFFFFF9 (thread mode, main stack, basic frame: ARMv6-M B1.5.8, the fault
-taken from main()).
+- ARMv6-M, Cortex-M0 on QEMU's microbit: a word load from 0x20000001. ARMv6-M has no unaligned
+  access (ARMv6-M ARM A3.2.1): a HardFault, its only fault; no CFSR/HFSR/MMFAR/BFAR (B1.5.9,
+  B3.2.2), so the port records none and the report says why; r0 holds the odd address.
+- ARMv7-M, Cortex-M3 on mps2-an385: UDF. UsageFault UNDEFINSTR (CFSR bit 16, ARMv7-M ARM
+  B3.2.15), escalated to HardFault with HFSR.FORCED (bit 30, B3.2.16): the configurable fault
+  handlers are disabled at reset (SHCSR).
+- ARMv7E-M, Cortex-M7 on mps2-an500: a store to 0xF0000000, where QEMU's MPS2 maps nothing: a
+  precise BusFault, PRECISERR and BFARVALID (CFSR bits 9, 15), BFAR 0xF0000000, FORCED.
+- ARMv8-M Mainline, Cortex-M33 on mps2-an505 (booting Secure): UDF, as on the M3.
+- ARMv8.1-M Mainline, Cortex-M55 on mps3-an547 (booting Secure): the store to 0xF0000000, as on
+  the M7.
+(The Cortex-M4 is the demo's: tests/integration/test_fault.py.) Every case is taken from main() on
+the main stack: EXC_RETURN 0xFFFFFFF9 (thread mode, MSP, basic frame; B1.5.8; on ARMv8-M also ES
+and S set: Secure state and stack, DDI 0553 D1.2.26), and the stacked PC is the faulting
+instruction.
 """
 import re
 import shutil
@@ -19,18 +29,18 @@ from harness import ROOT, gdb_batch, qemu
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
 AGENT = ROOT / "target_agent"
+SRC = ROOT / "tests" / "firmware" / "fault_cores"
 pytestmark = pytest.mark.skipif(not shutil.which("arm-none-eabi-gcc") or not shutil.which("qemu-system-arm"),
                                 reason="arm-none-eabi-gcc or qemu-system-arm missing (bash tools/setup-deps.sh)")
 
 
-def build(tmp, cpu, folder, script):
-    elf = tmp / f"{folder}.elf"
-    src = ROOT / "tests" / "firmware" / folder
+def build(tmp, cpu, script, scenario):
+    elf = tmp / f"fault_{cpu}.elf"
     subprocess.run(["arm-none-eabi-gcc", f"-mcpu={cpu}", "-mthumb", "-mfloat-abi=soft", "-Os", "-g",
-                    "-ffunction-sections", "-fdata-sections", "-nostartfiles", "--specs=nano.specs",
-                    "-Wall", "-Wextra", "-Werror", f"-I{AGENT / 'include'}", f"-I{AGENT / 'ports' / 'cortex_m'}",
-                    "-T", str(src / script), str(src / "main.c"), str(AGENT / "src" / "arenascope_agent.c"),
-                    str(AGENT / "src" / "arenascope_fault.c"),
+                    f"-DFAULT_SCENARIO={scenario}", "-ffunction-sections", "-fdata-sections", "-nostartfiles",
+                    "--specs=nano.specs", "-Wall", "-Wextra", "-Werror", f"-I{AGENT / 'include'}",
+                    f"-I{AGENT / 'ports' / 'cortex_m'}", "-T", str(SRC / script), str(SRC / "main.c"),
+                    str(AGENT / "src" / "arenascope_agent.c"), str(AGENT / "src" / "arenascope_fault.c"),
                     str(AGENT / "ports" / "cortex_m" / "arenascope_fault_port.c"),
                     str(AGENT / "ports" / "cortex_m" / "arenascope_fault_hook.c"),
                     str(AGENT / "ports" / "cortex_m" / "arenascope_stack_paint.S"), "-o", str(elf)],
@@ -38,27 +48,54 @@ def build(tmp, cpu, folder, script):
     return elf
 
 
-def symbol(elf, name):
-    nm = subprocess.run(["arm-none-eabi-nm", str(elf)], capture_output=True, text=True, check=True).stdout
-    return int(next(line.split()[0] for line in nm.splitlines() if line.endswith(" " + name)), 16) & ~1
+def faulting_instruction(elf, mnemonic):
+    """The address of the first `mnemonic` instruction in fault_here, from nm and objdump."""
+    nm = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True, text=True, check=True).stdout
+    start, size = next((int(a, 16) & ~1, int(s, 16)) for a, s, _t, name in
+                       (line.split() for line in nm.splitlines() if len(line.split()) == 4) if name == "fault_here")
+    dis = subprocess.run(["arm-none-eabi-objdump", "-d", f"--start-address={start:#x}",
+                          f"--stop-address={start + size:#x}", str(elf)], capture_output=True, text=True).stdout
+    return int(re.search(rf"^\s*([0-9a-f]+):\s+[0-9a-f ]+\s+{mnemonic}\b", dis, re.M).group(1), 16)
 
 
-def test_armv6m_hardfault_is_decoded_from_the_frame(tmp_path):
-    elf = build(tmp_path, "cortex-m0", "armv6m_fault", "microbit.ld")
-    load = symbol(elf, "m0_fault_here")
-    dis = subprocess.run(["arm-none-eabi-objdump", "-d", f"--start-address={load:#x}",
-                          f"--stop-address={load + 2:#x}", str(elf)], capture_output=True, text=True).stdout
-    assert re.search(rf"^\s*{load:x}:\s+6800\s+ldr\s+r0, \[r0, #0\]", dis, re.M), dis  # the faulting load
-    with qemu(elf, machine="microbit") as (port, _uart):
+CASES = {
+    "armv6m-m0-unaligned": ("cortex-m0", "microbit", "microbit.ld", 0, "ldr", {"r0": 0x20000001}, [
+        "ARMv6S-M has no CFSR, HFSR, MMFAR or BFAR: HardFault is its only fault exception and the core records "
+        "no cause"], None),
+    "armv7m-m3-udf": ("cortex-m3", "mps2-an385", "mps2.ld", 1, "udf", {}, [
+        "CFSR.UFSR.UNDEFINSTR (bit 16): undefined instruction",
+        "HFSR.FORCED (bit 30): a configurable fault", "CFSR 0x00010000  HFSR 0x40000000"], None),
+    "armv7em-m7-bus": ("cortex-m7", "mps2-an500", "mps2.ld", 2, "str", {"r0": 0xF0000000}, [
+        "CFSR.BFSR.PRECISERR (bit 9)", "CFSR.BFSR.BFARVALID (bit 15)", "CFSR 0x00008200  HFSR 0x40000000"],
+        "BFAR  0xf0000000 (valid)"),
+    "armv8m-m33-udf": ("cortex-m33", "mps2-an505", "an505.ld", 1, "udf", {}, [
+        "CFSR.UFSR.UNDEFINSTR (bit 16): undefined instruction", "CFSR 0x00010000  HFSR 0x40000000"], None),
+    "armv81m-m55-bus": ("cortex-m55", "mps3-an547", "an547.ld", 2, "str", {"r0": 0xF0000000}, [
+        "CFSR.BFSR.PRECISERR (bit 9)", "CFSR.BFSR.BFARVALID (bit 15)", "CFSR 0x00008200  HFSR 0x40000000"],
+        "BFAR  0xf0000000 (valid)"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_fault_is_decoded_for_the_core(case, tmp_path):
+    cpu, machine, script, scenario, mnemonic, regs, lines, extra = CASES[case]
+    elf = build(tmp_path, cpu, script, scenario)
+    pc = faulting_instruction(elf, mnemonic)
+    with qemu(elf, machine=machine) as (port, _uart):
         _dump, text = gdb_batch(elf, ["set pagination off", "set confirm off", "break arenascope_fault_hook",
                                       "continue", f"source {PLUGIN}", "set arena colour off", "echo =fault=\\n",
                                       "arena fault"], remote_port=port, timeout=120)
     out = text.split("=fault=")[1]
-    assert "HardFault: from the agent's fault record" in out
-    assert ("ARMv6S-M has no CFSR, HFSR, MMFAR or BFAR: HardFault is its only fault exception and the core "
-            "records no cause") in out
-    assert "CFSR 0x" not in out  # no register to show
+    assert "HardFault: from the agent's fault record" in out, out
+    for line in lines:
+        assert line in out, out
+    if scenario == 0:
+        assert "CFSR 0x" not in out  # the core has none to show
+    if extra:
+        assert extra in out, out
     assert "EXC_RETURN 0xfffffff9: returns to thread mode, frame on the main (MSP) stack, basic frame (32 B)" in out
     frame = dict(re.findall(r"(r0|pc|xpsr) (0x[0-9a-f]+)", out.split("stacked frame at")[1].splitlines()[0]))
-    assert int(frame["pc"], 16) == load and int(frame["r0"], 16) == 0x20000001
-    assert f"faulting PC: {load:#x} in m0_fault_here" in out
+    assert int(frame["pc"], 16) == pc
+    for name, value in regs.items():
+        assert int(frame[name], 16) == value
+    assert f"faulting PC: {pc:#x} in fault_here" in out

@@ -16,19 +16,32 @@ void Reset_Handler(void);
 void arenascope_fault_handler(void); /* ports/cortex_m/arenascope_fault_port.c */
 int main(void);
 
-/* The access that faults: a word load from an address that is not a multiple of 4. */
-__attribute__((noinline, used)) uint32_t m0_fault_here(volatile uint32_t *where)
+#ifndef FAULT_SCENARIO
+#define FAULT_SCENARIO 0
+#endif
+
+/* The instruction that faults is this function's first. */
+__attribute__((noinline, used)) uint32_t fault_here(volatile uint32_t *where)
 {
-    return *where;
+#if FAULT_SCENARIO == 0
+    return *where; /* where = 0x20000001 */
+#elif FAULT_SCENARIO == 1
+    (void)where;
+    __asm__ volatile("udf #0");
+    return 0;
+#else
+    *where = 0x5a5a5a5au; /* where = 0xF0000000 */
+    return 0;
+#endif
 }
 
-__attribute__((used)) volatile uint32_t m0_result;
+__attribute__((used)) volatile uint32_t result;
 
 int main(void)
 {
     arenascope_init(&__StackLimit, &__StackTop, 0, 0);
     arenascope_fault_boot();
-    m0_result = m0_fault_here((volatile uint32_t *)(uintptr_t)0x20000001u);
+    result = fault_here((volatile uint32_t *)(uintptr_t)(FAULT_SCENARIO == 0 ? 0x20000001u : 0xF0000000u));
     for (;;) {
     }
 }
