@@ -196,6 +196,6 @@ void arenascope_measure(void)
     for (i = 0; i < ARENASCOPE_MAX_ARENAS; i++) {
         put(&DESC.arena[i].canary, canary[i]);
     }
-    DESC.flags = ARENASCOPE_FLAG_MEASURED; /* the only descriptor flag so far */
+    DESC.flags |= ARENASCOPE_FLAG_MEASURED;
     seq_end();
 }

@@ -14,6 +14,10 @@ here with arm-none-eabi-gcc (tests/firmware/fault_cores/main.c) and read by gdb-
 - ARMv8-M Mainline, Cortex-M33 on mps2-an505 (booting Secure): UDF, as on the M3.
 - ARMv8.1-M Mainline, Cortex-M55 on mps3-an547 (booting Secure): the store to 0xF0000000, as on
   the M7.
+- The stack limit (ARMv8-M Mainline, the M33): arenascope_fault_stack_limit sets MSPLIM to the
+  stack's low bound (__StackLimit, from nm), then an endless recursion: UsageFault STKOF (CFSR bit
+  20, DDI 0553 D1.2.4), escalated; the stacking stops at the limit (B3.22), so there is no frame,
+  and the verdict names the limit and says the arena below was not written.
 (The Cortex-M4 is the demo's: tests/integration/test_fault.py.) Every case is taken from main() on
 the main stack: EXC_RETURN 0xFFFFFFF9 (thread mode, MSP, basic frame; B1.5.8; on ARMv8-M also ES
 and S set: Secure state and stack, DDI 0553 D1.2.26), and the stacked PC is the faulting
@@ -48,6 +52,11 @@ def build(tmp, cpu, script, scenario):
     return elf
 
 
+def symbol(elf, name):
+    nm = subprocess.run(["arm-none-eabi-nm", str(elf)], capture_output=True, text=True, check=True).stdout
+    return int(next(line.split()[0] for line in nm.splitlines() if line.endswith(" " + name)), 16)
+
+
 def faulting_instruction(elf, mnemonic):
     """The address of the first `mnemonic` instruction in fault_here, from nm and objdump."""
     nm = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True, text=True, check=True).stdout
@@ -73,6 +82,10 @@ CASES = {
     "armv81m-m55-bus": ("cortex-m55", "mps3-an547", "an547.ld", 2, "str", {"r0": 0xF0000000}, [
         "CFSR.BFSR.PRECISERR (bit 9)", "CFSR.BFSR.BFARVALID (bit 15)", "CFSR 0x00008200  HFSR 0x40000000"],
         "BFAR  0xf0000000 (valid)"),
+    # No instruction to point at: the stacking stopped at the limit (below).
+    "armv8m-m33-stack-limit": ("cortex-m33", "mps2-an505", "an505.ld", 3, None, {}, [
+        "CFSR.UFSR.STKOF (bit 20): stack overflow (ARMv8-M)", "CFSR 0x00100000  HFSR 0x40000000",
+        "the frame was not stacked (STKOF: the stacking stopped at the stack limit)"], None),
 }
 
 
@@ -80,7 +93,7 @@ CASES = {
 def test_the_fault_is_decoded_for_the_core(case, tmp_path):
     cpu, machine, script, scenario, mnemonic, regs, lines, extra = CASES[case]
     elf = build(tmp_path, cpu, script, scenario)
-    pc = faulting_instruction(elf, mnemonic)
+    pc = faulting_instruction(elf, mnemonic) if mnemonic else None
     with qemu(elf, machine=machine) as (port, _uart):
         _dump, text = gdb_batch(elf, ["set pagination off", "set confirm off", "break arenascope_fault_hook",
                                       "continue", f"source {PLUGIN}", "set arena colour off", "echo =fault=\\n",
@@ -94,6 +107,13 @@ def test_the_fault_is_decoded_for_the_core(case, tmp_path):
     if extra:
         assert extra in out, out
     assert "EXC_RETURN 0xfffffff9: returns to thread mode, frame on the main (MSP) stack, basic frame (32 B)" in out
+    if pc is None:  # the stack limit: no frame, the verdict names the limit
+        limit = symbol(elf, "__StackLimit")
+        assert ("VERDICT: the stack ran out, and the stack limit register stopped it: MSPLIM, armed by "
+                f"arenascope_fault_stack_limit at the stack's low bound {limit:#x}, so the overflow wrote nothing "
+                "below it") in out, out
+        assert "stacked frame at" not in out and "  faulting PC:" not in out
+        return
     frame = dict(re.findall(r"(r0|pc|xpsr) (0x[0-9a-f]+)", out.split("stacked frame at")[1].splitlines()[0]))
     assert int(frame["pc"], 16) == pc
     for name, value in regs.items():

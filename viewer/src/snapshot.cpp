@@ -569,7 +569,8 @@ Snapshot snapshot(const json &root)
                                                 "not-arena-nor-stack",
                                                 "none",
                                                 "unknown",
-                                                "tail-overwritten"};
+                                                "tail-overwritten",
+                                                "stack-limit"};
             if (std::find(std::begin(kinds), std::end(kinds), d.kind) == std::end(kinds)) {
                 throw LoadError{
                     fmt::format("{}.kind: \"{}\" is not a verdict kind this viewer knows", vp, clip_utf8(d.kind, 40))};

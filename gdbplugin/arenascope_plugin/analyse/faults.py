@@ -10,7 +10,7 @@ from typing import Any
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.analyse import agentless, figures, postmortem
-from arenascope_plugin.decode import faultrecord, kernels, tflm
+from arenascope_plugin.decode import abi, faultrecord, kernels, tflm
 from arenascope_plugin.decode.descriptor import Descriptor, Region
 from arenascope_plugin.errors import TargetError
 
@@ -284,6 +284,7 @@ NOT_ARENA = "not-arena-nor-stack"    # the agent's bands and checksums are intac
 NONE_OF_THESE = "none"               # agentless: TFLM's objects sound, the stack above its limit
 UNKNOWN = "unknown"                  # agentless: no bands or checksums to tell
 TAIL_OVERWRITTEN = "tail-overwritten"  # immutable regions changed, the stack in bounds: a wild write
+STACK_LIMIT = "stack-limit"          # ARMv8-M STKOF: the stack limit register stopped an overflow
 
 
 def _address_note(ctx, f):
@@ -311,6 +312,18 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
             out.address_note = None if tied else _address_note(ctx, f)
             return out
         out.stuck_note = postmortem.stuck_line(halt_of(ctx))
+    if f is not None and f.cfsr >> 20 & 1:  # STKOF: the limit stopped the stack before it went further
+        armed = desc is not None and not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT
+        out.verdicts.append(postmortem.Verdict(
+            kind=STACK_LIMIT,
+            headline="VERDICT: the stack ran out, and the stack limit register stopped it: " +
+            (f"MSPLIM, armed by arenascope_fault_stack_limit at the stack's low bound {desc.stack.low_addr:#x}, "
+             "so the overflow wrote nothing below it and the arena is as it was (the fault handler itself ran on "
+             "the guard band below the limit)" if armed else "MSPLIM or PSPLIM (not armed by the agent)") +
+            f". Give the stack more room{f' than its {s.high - s.low} B' if s is not None else ''}, or find the deep "
+            "call: there is no stacked frame (the stacking stopped at the limit)"))
+        out.address_note = _address_note(ctx, f)
+        return out
     stack_in_arena = s is not None and s.peak_is_lower_bound
     # The stack cannot have done it when paint is left above its limit and the guard band below
     # it is whole: then the tail was overwritten by something else.

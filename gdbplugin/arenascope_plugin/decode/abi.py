@@ -16,6 +16,7 @@ USE_NONE = -1        # first/last use: not planned
 KINDS = {1: "tensor", 2: "scratch", 3: "persistent", 4: "metadata"}
 REGION_FLAGS = {0x01: "variable", 0x02: "input", 0x04: "output", 0x08: "offline", 0x10: "immutable"}
 FLAG_MEASURED = 0x01
+FLAG_STACK_LIMIT = 0x02  # MSPLIM armed at the stack's low bound (fault.h arenascope_fault_stack_limit)
 ARENA_FLAG_TFLM = 0x01
 ARENA_FLAG_PLANNER_IDS = 0x02  # region ids are TFLM planner buffer ids (the TFLM adapter)
 

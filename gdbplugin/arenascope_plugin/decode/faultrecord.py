@@ -269,7 +269,13 @@ class Fault:
 def from_record(rec: Record) -> Fault:
     exc = EXCEPTIONS.get(rec.icsr & 0x1FF)
     note = ""
-    if not rec.flags & FLAG_FRAME_COPIED:
+    copied = bool(rec.flags & FLAG_FRAME_COPIED)
+    if rec.cfsr >> 20 & 1:
+        # ARMv8-M: a stacking that would cross the limit stops there, SP at the limit (DDI 0553
+        # B3.22): what the agent copied from SP is the stack's bottom, not a frame.
+        copied = False
+        note = "the frame was not stacked (STKOF: the stacking stopped at the stack limit): no stacked registers"
+    elif not copied:
         note = ("the frame was not stacked (MSTKERR/STKERR): no stacked registers" if rec.cfsr & (1 << 4 | 1 << 12)
                 else "the agent did not copy the stacked frame")
     elif rec.flags & FLAG_LAZY_FP:
@@ -277,7 +283,7 @@ def from_record(rec: Record) -> Fault:
     return Fault(source="", exception=exc, cfsr=rec.cfsr, hfsr=rec.hfsr,
                  mmfar=rec.mmfar if rec.cfsr >> 7 & 1 else None, bfar=rec.bfar if rec.cfsr >> 15 & 1 else None,
                  exc_return=rec.exc_return, frame_addr=rec.sp,
-                 frame=rec.frame if rec.flags & FLAG_FRAME_COPIED else None, frame_note=note,
+                 frame=rec.frame if copied else None, frame_note=note,
                  nested=bool(rec.flags & FLAG_NESTED), lazy_fp=bool(rec.flags & FLAG_LAZY_FP))
 
 
@@ -301,6 +307,10 @@ def cause_lines(f: Fault) -> list[str]:
     if f.cfsr & (1 << 4 | 1 << 12):
         out.append("the exception frame could not be stacked: the stack pointer pointed outside the stack's memory "
                    "(a stack overflow past usable RAM, or a corrupted SP)")
+    if f.cfsr >> 20 & 1:
+        out.append("the stack ran out: a push would have gone below the stack limit register, which stopped it "
+                   "(nothing below the limit was written); the exception frame was not stacked, so there is no "
+                   "faulting PC: break on the deepest function, or give the stack more room")
     if f.hfsr >> 30 & 1:
         out.append("note: reported as HardFault (FORCED) because the configurable handler was off or could not "
                    "run: this is how the fault was reported, not its cause; enabling the BusFault/MemManage/"

@@ -83,7 +83,9 @@ extern "C" {
                                                 /* for the fault post-mortem (arenascope/fault.h)   */
 
 /* Descriptor flags (arenascope_descriptor_t.flags). */
-#define ARENASCOPE_FLAG_MEASURED 0x01u /* the bands' touched_lo/hi hold a measurement      */
+#define ARENASCOPE_FLAG_MEASURED 0x01u    /* the bands' touched_lo/hi hold a measurement   */
+#define ARENASCOPE_FLAG_STACK_LIMIT 0x02u /* MSPLIM is the stack's low bound (ARMv8-M:     */
+                                          /* arenascope_fault_stack_limit, fault.h)        */
 
 /* Arena flags (arenascope_arena_t.flags). */
 #define ARENASCOPE_ARENA_TFLM 0x01u        /* set by the TFLM adapter (adapters/tflm):         */

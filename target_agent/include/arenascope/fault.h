@@ -94,6 +94,15 @@ typedef struct arenascope_fault_regs {
  * fault_record_addr. Once per boot, right after arenascope_init. */
 void arenascope_fault_boot(void);
 
+/* ARMv8-M Mainline (M33, M55, M85): sets MSPLIM, the main stack's limit register, to the stack's
+ * low bound given to arenascope_init, so that a stack overflow faults at once (UsageFault STKOF,
+ * ARMv8-M ARM B3.22) instead of writing into the guard band and the arena below, and sets the
+ * descriptor's ARENASCOPE_FLAG_STACK_LIMIT so that `arena fault` says so. The port's handler
+ * clears MSPLIM before it runs C, on the guard band below the limit: leave one (arenascope_init's
+ * guard) of at least 128 bytes. Call after arenascope_init, from thread mode on the main stack.
+ * Returns 1 when set, 0 on a core without a (Non-secure-visible) main stack limit register. */
+int arenascope_fault_stack_limit(void);
+
 /* Records a fault: frame is the stacked frame (the active SP at entry), exc_return the LR at
  * entry. Copies the frame unless the stacking itself failed (CFSR MSTKERR/STKERR). Called by the
  * port's handler; public so the port can be replaced. Interrupt-safe, not reentrant: a second

@@ -10,7 +10,8 @@
  *
  * Per architecture (the compiler's __ARM_ARCH_*__ macros):
  * - ARMv7-M and ARMv8-M Mainline (M3, M4, M7, M33, M55, M85): CFSR, HFSR, MMFAR, BFAR, SHCSR
- *   and ICSR are read; the entry uses an IT block.
+ *   and ICSR are read; the entry uses an IT block. On ARMv8-M Mainline the entry first sets
+ *   MSPLIM to 0 (arenascope_fault_stack_limit armed it), and arenascope_fault_stack_limit is there.
  * - ARMv6-M and ARMv8-M Baseline (M0, M0+, M1, M23): HardFault is the only fault exception and
  *   CFSR, HFSR, MMFAR, BFAR do not exist (ARMv6-M ARM B3.2.2, B1.5.9; ARMv8-M ARM D1.2.4); reading
  *   their reserved addresses may itself fault, inside the handler, and lock the core up, so they
@@ -33,6 +34,11 @@
 #define ARENASCOPE_PORT_BASELINE 1 /* HardFault only: no configurable fault status registers */
 #else
 #define ARENASCOPE_PORT_BASELINE 0
+#endif
+#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+#define ARENASCOPE_PORT_STACK_LIMIT 1 /* MSPLIM (ARMv8-M ARM B3.22) */
+#else
+#define ARENASCOPE_PORT_STACK_LIMIT 0
 #endif
 
 void arenascope_port_fault_c(const uint32_t *frame, uint32_t exc_return);
@@ -67,6 +73,18 @@ __attribute__((used)) void arenascope_port_fault_c(const uint32_t *frame, uint32
     }
 }
 
+int arenascope_fault_stack_limit(void)
+{
+#if ARENASCOPE_PORT_STACK_LIMIT
+    const uint32_t limit = arenascope_descriptor.stack.low_addr;
+    __asm__ volatile("msr msplim, %0" ::"r"(limit) : "memory");
+    arenascope_descriptor.flags |= ARENASCOPE_FLAG_STACK_LIMIT;
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 __attribute__((naked)) void arenascope_fault_handler(void)
 {
 #if ARENASCOPE_PORT_BASELINE
@@ -84,6 +102,12 @@ __attribute__((naked)) void arenascope_fault_handler(void)
                      "bx    r2\n"
                      ".ltorg\n");
 #else
+#if ARENASCOPE_PORT_STACK_LIMIT
+    /* The handler's C runs on the main stack: lift its limit first, or a fault that is a stack
+     * overflow (STKOF, the entry stacking stopped at the limit) would fault again in here. */
+    __asm__ volatile("movs  r0, #0\n"
+                     "msr   msplim, r0\n");
+#endif
     __asm__ volatile("tst   lr, #4\n"
                      "ite   eq\n"
                      "mrseq r0, msp\n"

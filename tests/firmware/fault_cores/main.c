@@ -11,7 +11,8 @@
 #include "arenascope/agent.h"
 #include "arenascope/fault.h"
 
-extern uint32_t __StackLimit, __StackTop, __data_load, __data_start, __data_end, __bss_start, __bss_end;
+extern uint32_t __StackLimit, __StackTop, __guard_start, __guard_end, __data_load, __data_start, __data_end,
+    __bss_start, __bss_end;
 void Reset_Handler(void);
 void arenascope_fault_handler(void); /* ports/cortex_m/arenascope_fault_port.c */
 int main(void);
@@ -29,9 +30,14 @@ __attribute__((noinline, used)) uint32_t fault_here(volatile uint32_t *where)
     (void)where;
     __asm__ volatile("udf #0");
     return 0;
-#else
+#elif FAULT_SCENARIO == 2
     *where = 0x5a5a5a5au; /* where = 0xF0000000 */
     return 0;
+#else
+    volatile uint32_t frame[8];
+    frame[0] = (uint32_t)(uintptr_t)where;
+    /* Deeper until the stack runs out (each call 40 B or so); the test never returns. */
+    return frame[0] ? fault_here(where) + frame[0] : 0;
 #endif
 }
 
@@ -39,8 +45,14 @@ __attribute__((used)) volatile uint32_t result;
 
 int main(void)
 {
-    arenascope_init(&__StackLimit, &__StackTop, 0, 0);
+    arenascope_init(&__StackLimit, &__StackTop, &__guard_start, &__guard_end);
     arenascope_fault_boot();
+#if FAULT_SCENARIO == 3
+    if (!arenascope_fault_stack_limit()) {
+        for (;;) {
+        }
+    }
+#endif
     result = fault_here((volatile uint32_t *)(uintptr_t)(FAULT_SCENARIO == 0 ? 0x20000001u : 0xF0000000u));
     for (;;) {
     }
