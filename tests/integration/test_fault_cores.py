@@ -70,7 +70,8 @@ def faulting_instruction(elf, mnemonic):
 CASES = {
     "armv6m-m0-unaligned": ("cortex-m0", "microbit", "microbit.ld", 0, "ldr", {"r0": 0x20000001}, [
         "ARMv6S-M has no CFSR, HFSR, MMFAR or BFAR: HardFault is its only fault exception and the core records "
-        "no cause"], None),
+        "no cause", "the faulting instruction is `ldr r0, [r0, #0]`, a 4-byte access at 0x20000001: unaligned, "
+        "and this core faults every unaligned access"], None),
     "armv7m-m3-udf": ("cortex-m3", "mps2-an385", "mps2.ld", 1, "udf", {}, [
         "CFSR.UFSR.UNDEFINSTR (bit 16): undefined instruction",
         "HFSR.FORCED (bit 30): a configurable fault", "CFSR 0x00010000  HFSR 0x40000000"], None),

@@ -162,3 +162,16 @@ def test_stack_limit_overflow_and_baseline_cores():
         (line,) = faultrecord.status_lines(0, 0, arch)
         assert line.startswith(f"ARM{arch} has no CFSR, HFSR, MMFAR or BFAR: HardFault is its only fault")
     assert faultrecord.status_lines(0, 1 << 30, "v7E-M") == faultrecord.hfsr_lines(1 << 30)
+
+
+def test_the_faulting_thumb_access_is_decoded():
+    """ARMv6-M ARM A6.7: LDR (immediate) T1 0x6800 | imm5 << 6 | Rn << 3 | Rt; STRH (register) T1
+    0x5200 | Rm << 6 | Rn << 3 | Rt; addresses from the stacked r0-r3."""
+    frame = [0x20000001, 0x20000100, 6, 0, 0, 0, 0, 0]
+    assert faultrecord.thumb_access(0x6800, frame) == ("ldr r0, [r0, #0]", 0x20000001, 4)
+    assert faultrecord.thumb_access(0x6848, frame) == ("ldr r0, [r1, #4]", 0x20000104, 4)
+    assert faultrecord.thumb_access(0x5288, frame) == ("strh r0, [r1, r2]", 0x20000106, 2)
+    assert faultrecord.thumb_access(0x6820, frame)[1] is None  # base r4: not stacked
+    assert faultrecord.thumb_access(0xDE00, frame) is None  # UDF is no access
+    assert "unaligned, and this core faults every unaligned access" in faultrecord.baseline_access_line(0x6800, frame)
+    assert "aligned, so a bus error" in faultrecord.baseline_access_line(0x6848, frame)

@@ -456,6 +456,18 @@ def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Reg
     return f, damaged, note
 
 
+def baseline_access(ctx: PipelineContext, f: faultrecord.Fault) -> str | None:
+    """On a core with no CFSR (ARMv6-M, ARMv8-M Baseline): what the faulting instruction, read from
+    target memory at the stacked PC, says (faultrecord.baseline_access_line), or None."""
+    if not f.frame or arch_of(ctx.symbols) not in faultrecord.BASELINE_ARCHS:
+        return None
+    try:
+        halfword = int.from_bytes(ctx.reader.read(f.pc & ~1, 2), "little")
+    except MemoryReadError:
+        return None
+    return faultrecord.baseline_access_line(halfword, f.frame)
+
+
 def arch_of(symbols: Symbols) -> str | None:
     """The firmware's M-profile architecture from its ELF's build attributes (Tag_CPU_arch: "v6-M",
     "v7E-M", "v8-M.mainline", ...), read once per ELF; None without them."""
@@ -480,7 +492,7 @@ def fault_json(f: faultrecord.Fault, ctx: PipelineContext, damaged: list[Region]
             "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame, strict=False)) if f.frame else None,
             "pc_where": where(ctx.symbols, f.pc) if f.frame else None,
             "lr_where": " ".join(lr_lines(ctx, f)) if f.frame else None,
-            "causes": faultrecord.cause_lines(f),
+            "causes": faultrecord.cause_lines(f) + [line for line in [baseline_access(ctx, f)] if line],
             "verdicts": [v.json() for v in findings.verdicts],
             "notes": findings.notes,
             "damaged_regions": [r.index for r in damaged]}

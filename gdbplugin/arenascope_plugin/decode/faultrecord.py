@@ -101,6 +101,55 @@ def hfsr_lines(hfsr: int) -> list[str]:
     return [f"HFSR.{name} (bit {b}): {meaning}" for b, name, meaning in HFSR_BITS if hfsr >> b & 1]
 
 
+# Thumb 16-bit loads and stores (ARMv6-M ARM A6.7, the T1 encodings): (mask, value, name, size, form)
+# with form "imm5" (Rt 2:0, Rn 5:3, imm5 10:6, scaled by the size) or "reg" (Rt 2:0, Rn 5:3, Rm 8:6).
+_THUMB_ACCESSES = [
+    (0xF800, 0x6000, "str", 4, "imm5"), (0xF800, 0x6800, "ldr", 4, "imm5"),
+    (0xF800, 0x7000, "strb", 1, "imm5"), (0xF800, 0x7800, "ldrb", 1, "imm5"),
+    (0xF800, 0x8000, "strh", 2, "imm5"), (0xF800, 0x8800, "ldrh", 2, "imm5"),
+    (0xFE00, 0x5000, "str", 4, "reg"), (0xFE00, 0x5200, "strh", 2, "reg"), (0xFE00, 0x5400, "strb", 1, "reg"),
+    (0xFE00, 0x5600, "ldrsb", 1, "reg"), (0xFE00, 0x5800, "ldr", 4, "reg"), (0xFE00, 0x5A00, "ldrh", 2, "reg"),
+    (0xFE00, 0x5C00, "ldrb", 1, "reg"), (0xFE00, 0x5E00, "ldrsh", 2, "reg"),
+]
+
+
+def thumb_access(halfword: int, frame: list[int]) -> tuple[str, int | None, int] | None:
+    """The 16-bit Thumb load or store `halfword` as (its text, the address it accessed, its size in
+    bytes), the address from the stacked r0-r3 (None when it uses r4-r7, which are not stacked);
+    None for any other instruction."""
+    for mask, value, name, size, form in _THUMB_ACCESSES:
+        if halfword & mask != value:
+            continue
+        rt, rn = halfword & 7, halfword >> 3 & 7
+        base = frame[rn] if rn < 4 else None
+        if form == "imm5":
+            off = (halfword >> 6 & 0x1F) * size
+            text = f"{name} r{rt}, [r{rn}, #{off}]"
+            return text, (base + off) & 0xFFFFFFFF if base is not None else None, size
+        rm = halfword >> 6 & 7
+        index = frame[rm] if rm < 4 else None
+        text = f"{name} r{rt}, [r{rn}, r{rm}]"
+        return text, (base + index) & 0xFFFFFFFF if base is not None and index is not None else None, size
+    return None
+
+
+def baseline_access_line(halfword: int, frame: list[int]) -> str | None:
+    """For a HardFault on a core with no CFSR (BASELINE_ARCHS): what the faulting instruction says,
+    when it is a load or store. ARMv6-M faults every unaligned access (ARMv6-M ARM A3.2.1); an
+    aligned one faulted on the bus (nothing answers there) or through the MPU."""
+    access = thumb_access(halfword, frame)
+    if access is None:
+        return None
+    text, address, size = access
+    if address is None:
+        return f"the faulting instruction is `{text}`: its base register is not stacked, so its address is unknown"
+    if address % size:
+        return (f"the faulting instruction is `{text}`, a {size}-byte access at {address:#x}: unaligned, and this "
+                "core faults every unaligned access (ARMv6-M has none): the cause")
+    return (f"the faulting instruction is `{text}`, a {size}-byte access at {address:#x}: aligned, so a bus error "
+            "(nothing answers at that address) or an MPU region forbade it")
+
+
 # Architectures without the configurable fault status registers (decode/kernels.py arch names).
 BASELINE_ARCHS = ("v6-M", "v6S-M", "v8-M.baseline")
 

@@ -67,6 +67,9 @@ def fault_lines(f, ctx, damaged):
         if f.frame[7] >> 9 & 1:
             out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
         out.append(f"  faulting PC: {faults.where(ctx.symbols, f.pc)}")
+        access = faults.baseline_access(ctx, f)
+        if access:
+            out.append(f"  {access}")
         lr = faults.lr_lines(ctx, f)
         out += [f"  LR:          {lr[0]}"] + ["  " + line for line in lr[1:]]
         for name, value in zip(faultrecord.FRAME_NAMES[:5], f.frame[:5], strict=False):
