@@ -374,6 +374,10 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
                 "agent there are no canary or guard bands and no region checksums to tell"
                 + ("" if s is not None and s.high > s.low and s.painted else ", and the stack's bounds or paint "
                    "are unknown") + f"; look at {where_}"))
+        elif desc is not None and not desc.arenas:
+            out.verdicts.append(postmortem.Verdict(
+                kind=NOT_ARENA, headline="VERDICT: not the stack: it stayed inside its bounds (no arena is "
+                f"published, so only the stack and the guard band were checked); the cause is {where_}"))
         else:
             out.verdicts.append(postmortem.Verdict(
                 kind=NOT_ARENA, headline="VERDICT: not the arena and not the stack: the arena's bands and checksums "

@@ -308,8 +308,8 @@ class Fault:
     def pre_fault_sp(self) -> int | None:
         """SP before the exception: frame address + frame size (+4 when xPSR bit 9 says the core
         aligned the frame to 8 bytes)."""
-        if self.frame_addr is None or self.exc_return is None:
-            return None
+        if self.frame_addr is None or self.exc_return is None or self.cfsr >> 20 & 1:
+            return None  # (STKOF: SP was set to the limit, not decremented by a frame: ARMv8-M B3.22)
         size = 104 if ExcReturn(self.exc_return).extended else 32
         pad = 4 if self.frame and self.frame[7] >> 9 & 1 else 0
         return (self.frame_addr + size + pad) & 0xFFFFFFFF  # Cortex-M addresses are 32 bits
