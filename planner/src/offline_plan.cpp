@@ -9,7 +9,7 @@
 // plus the new one). The old Model table and its two vectors stay, unreferenced. The block is a
 // multiple of 64 bytes, so every object keeps its alignment (Buffer.data is force_align 16).
 // Buffer.offset (the data of a buffer kept after the flatbuffer, in files over 2 GiB) counts from
-// the file's start: the one absolute position in the format, moved by the block's size in place.
+// the file's start, the one absolute position in the format: models that use it are refused.
 #include <cstring>
 
 #include "arenascope/planner/offline_plan.h"
@@ -53,6 +53,35 @@ struct Block {
     void u32(size_t at, uint32_t v) { std::memcpy(&bytes[at], &v, 4); }
 };
 
+// The model as the planner and TFLM see it, less its offline plan, is the same in both: what a
+// flatbuffer the converter did not write (an object in its first 8 bytes, where the block goes)
+// would break.
+bool same_model(const Model &a, const Model &b)
+{
+    if (a.subgraphs.size() != b.subgraphs.size()) return false;
+    for (size_t s = 0; s < a.subgraphs.size(); ++s) {
+        const Subgraph &x = a.subgraphs[s], &y = b.subgraphs[s];
+        if (x.inputs != y.inputs || x.outputs != y.outputs || x.tensors.size() != y.tensors.size() ||
+            x.operators.size() != y.operators.size())
+            return false;
+        for (size_t t = 0; t < x.tensors.size(); ++t) {
+            const Tensor &p = x.tensors[t], &q = y.tensors[t];
+            if (p.name != q.name || p.shape != q.shape || p.type != q.type || p.buffer != q.buffer ||
+                p.has_data != q.has_data || p.is_variable != q.is_variable || p.bytes != q.bytes ||
+                p.quant_channels != q.quant_channels)
+                return false;
+        }
+        for (size_t o = 0; o < x.operators.size(); ++o) {
+            const Operator &p = x.operators[o], &q = y.operators[o];
+            if (p.opcode != q.opcode || p.op_name != q.op_name || p.inputs != q.inputs || p.outputs != q.outputs ||
+                p.intermediates != q.intermediates || p.called_subgraphs != q.called_subgraphs ||
+                p.custom_options != q.custom_options || p.options != q.options || p.options_type != q.options_type)
+                return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 std::vector<int32_t> offline_offsets(const Model &model, const Lifetimes &lifetimes, const Plan &plan)
@@ -88,6 +117,14 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
 
     const auto *old_buffers = fm->buffers();
     const uint32_t buffer_count = old_buffers ? old_buffers->size() : 0;
+    // Buffer.offset > 1: the data after the flatbuffer, counted from the file's start (files over
+    // 2 GiB; 1 means none). TFLM 90b983c2 does not read it (micro/ uses Buffer.data only), and the
+    // block would move it: such a model is refused, not patched.
+    for (uint32_t i = 0; i < buffer_count; ++i)
+        if (reinterpret_cast<const flatbuffers::Table *>(old_buffers->Get(i))->GetField<uint64_t>(slot(1), 0) > 1)
+            throw ModelError("buffer " + std::to_string(i) +
+                             " keeps its data outside the flatbuffer (Buffer.offset), which TFLM does not read: "
+                             "not rewritten");
     std::vector<size_t> kept_metadata;
     if (fm->metadata())
         for (const fb::Metadata *md : *fm->metadata())
@@ -168,16 +205,10 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
     out.insert(out.end(), data + kInsertAt, data + size);
     const uint32_t root = static_cast<uint32_t>(kInsertAt + model_at);
     std::memcpy(out.data(), &root, 4);
-    // Buffer.offset > 1: data after the flatbuffer, from the file start (1 means "none").
-    for (uint32_t i = 0; i < buffer_count; ++i) {
-        const auto *b = reinterpret_cast<const flatbuffers::Table *>(old_buffers->Get(i));
-        const uint64_t offset = b->GetField<uint64_t>(slot(1), 0);
-        if (offset <= 1) continue;
-        const size_t at = where(b) + shift + flatbuffers::ReadScalar<flatbuffers::voffset_t>(b->GetVTable() + slot(1));
-        const uint64_t moved = offset + shift;
-        std::memcpy(&out[at], &moved, 8);
-    }
-    read_model(out.data(), out.size());  // what TFLM will read: it must verify as the old did
+    // What TFLM will read: it must verify as the old did, and hold the same model.
+    if (!same_model(model, read_model(out.data(), out.size(), false)))
+        throw ModelError("its flatbuffer is not laid out as the TFLite converter writes one (an object in the first "
+                         "8 bytes, where the offline plan's block goes): it cannot be rewritten in place");
     return out;
 }
 
