@@ -376,6 +376,26 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
     return ctx
 
 
+def _guard_after_stack_limit(ctx: Context, checks: list) -> None:
+    """With MSPLIM armed (descriptor flag STACK_LIMIT) and the core's CFSR saying STKOF, the fault
+    port lifted the limit and ran the handler on the guard band below it: a touched guard band is
+    the handler's frames, not the stack or the arena reaching it. The guard check says so (WARN)."""
+    if ctx.desc is None or ctx.desc.agentless or not ctx.desc.flags & abi.FLAG_STACK_LIMIT:
+        return
+    for i, c in enumerate(checks):
+        if c.rule != "guard" or c.verdict != figures.FAIL:
+            continue
+        try:
+            stkof = faults.u32(ctx.reader, faults.SCB["cfsr"]) >> 20 & 1
+        except MemoryReadError:
+            return
+        if stkof:
+            checks[i] = figures.Check("guard", figures.WARN, c.reason.split(": ")[0] + ": the fault handler's own "
+                                      "frames, after the stack limit register (MSPLIM) stopped an overflow (STKOF): "
+                                      "not the arena; `arena fault` gives the verdict")
+        return
+
+
 def checks_of(ctx: Context) -> list:
     """The `arena check` rules for what gather found (figures.checks, plus TFLM's condition and a
     corrupt descriptor in agentless mode)."""
@@ -387,6 +407,7 @@ def checks_of(ctx: Context) -> list:
         out.insert(0, figures.Check("tflm", figures.FAIL, f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "
                                     + ("; ".join(ctx.tflm.evidence[:2]) or "no evidence readable")
                                     + " (`arena fault` gives the verdict)"))
+    _guard_after_stack_limit(ctx, out)
     if ctx.descriptor_error:
         out.insert(0, figures.Check("descriptor", figures.FAIL, f"the arenascope descriptor is corrupt "
                                     f"({ctx.descriptor_error}): the figures below are TFLM's own (agentless)"))

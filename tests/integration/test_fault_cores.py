@@ -98,8 +98,8 @@ def test_the_fault_is_decoded_for_the_core(case, tmp_path):
     with qemu(elf, machine=machine) as (port, _uart):
         _dump, text = gdb_batch(elf, ["set pagination off", "set confirm off", "break arenascope_fault_hook",
                                       "continue", f"source {PLUGIN}", "set arena colour off", "echo =fault=\\n",
-                                      "arena fault"], remote_port=port, timeout=120)
-    out = text.split("=fault=")[1]
+                                      "arena fault", "echo =check=\\n", "arena check"], remote_port=port, timeout=120)
+    out, check = text.split("=fault=")[1].split("=check=")
     assert "HardFault: from the agent's fault record" in out, out
     if scenario != 3:  # the firmware publishes no arena: the verdict must not claim it checked one
         assert "VERDICT: not the stack: it stayed inside its bounds (no arena is published" in out, out
@@ -116,6 +116,9 @@ def test_the_fault_is_decoded_for_the_core(case, tmp_path):
                 f"arenascope_fault_stack_limit at the stack's low bound {limit:#x}, so the overflow wrote nothing "
                 "below it") in out, out
         assert "stacked frame at" not in out and "  faulting PC:" not in out
+        # The handler ran on the guard band below the lifted limit: said so, not blamed on the arena.
+        assert re.search(r"WARN\s+guard\s+guard band overwritten at 0x[0-9a-f]+-0x[0-9a-f]+ \(\d+ B\): the fault "
+                         r"handler's own frames, after the stack limit register \(MSPLIM\) stopped an overflow", check), check
         return
     frame = dict(re.findall(r"(r0|pc|xpsr) (0x[0-9a-f]+)", out.split("stacked frame at")[1].splitlines()[0]))
     assert int(frame["pc"], 16) == pc
