@@ -118,7 +118,8 @@ def test_the_fault_is_decoded_for_the_core(case, tmp_path):
         assert "stacked frame at" not in out and "  faulting PC:" not in out
         # The handler ran on the guard band below the lifted limit: said so, not blamed on the arena.
         assert re.search(r"WARN\s+guard\s+guard band overwritten at 0x[0-9a-f]+-0x[0-9a-f]+ \(\d+ B\): the fault "
-                         r"handler's own frames, after the stack limit register \(MSPLIM\) stopped an overflow", check), check
+                         r"handler's own frames, after the stack limit register \(MSPLIM\) stopped an overflow",
+                         check), check
         return
     frame = dict(re.findall(r"(r0|pc|xpsr) (0x[0-9a-f]+)", out.split("stacked frame at")[1].splitlines()[0]))
     assert int(frame["pc"], 16) == pc
