@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -150,6 +151,14 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
                                  b.CreateVector(buffers), 0, b.CreateVector(metadata));
     fb::FinishModelBuffer(b, model);
     return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+// Writes a model's bytes to `path`; false when the file cannot be written whole.
+inline bool save(const std::string &path, const std::vector<uint8_t> &bytes)
+{
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return static_cast<bool>(out.flush());
 }
 
 }  // namespace test_models

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <random>
 
@@ -86,8 +85,13 @@ std::string temp_path(const std::string &name)
 
 void write_file(const std::string &path, const std::vector<uint8_t> &bytes)
 {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    ASSERT_TRUE(test_models::save(path, bytes)) << path;
+}
+
+// --write-offline-plan's defaults: Cortex-M, reference kernels, margin 10, the default search.
+OfflineRewrite rewrite_file(const std::string &in)
+{
+    return rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
 }
 
 }  // namespace
@@ -267,8 +271,7 @@ TEST(Rewrite, SavesTheGapAndReportsBeforeAndAfter)
 {
     const std::string in = temp_path("in.tflite");
     write_file(in, test_models::greedy_loses_model());
-    const OfflineRewrite r =
-        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    const OfflineRewrite r = rewrite_file(in);
     ASSERT_EQ(r.refused, "");
     EXPECT_EQ(r.before.greedy.head, test_models::kGreedyLosesTflmHead);
     EXPECT_EQ(r.after.greedy.head, test_models::kGreedyLosesBound);
@@ -285,8 +288,7 @@ TEST(Rewrite, NoSavingIsSaidAndNothingIsWritten)
     const std::string in = temp_path("tight.tflite");
     test_models::SG sg{{{{1, 64}}, {{1, 64}}, {{1, 64}}}, {{19, {0}, {1}}, {19, {1}, {2}}}, {0}, {2}};
     write_file(in, test_models::build({sg}));
-    const OfflineRewrite r =
-        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    const OfflineRewrite r = rewrite_file(in);
     EXPECT_TRUE(r.no_saving);
     EXPECT_TRUE(r.bytes.empty());
     EXPECT_NE(r.refused.find("already reaches the lower bound (128 B"), std::string::npos) << r.refused;
@@ -309,8 +311,7 @@ TEST(Rewrite, AWorseOfflinePlanIsReplaced)
     EXPECT_EQ(b.best.head, test_models::kGreedyLosesBound);
     EXPECT_TRUE(b.best_replaces_offline_plan);
     EXPECT_EQ(b.minimum.bytes - b.best_minimum, 768);
-    const OfflineRewrite r =
-        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    const OfflineRewrite r = rewrite_file(in);
     ASSERT_EQ(r.refused, "");
     EXPECT_EQ(r.after.greedy.head, test_models::kGreedyLosesBound);
     EXPECT_NE(rewrite_table(r, "out.tflite").find("the model's own offline plan is replaced"), std::string::npos);
@@ -327,8 +328,7 @@ TEST(Rewrite, ABrokenOfflinePlanIsReplaced)
     const std::string in = temp_path("broken-plan.tflite");
     write_file(in, with_offline_plan(m.data(), m.size(), zeros));
     EXPECT_THROW(make_budget(in), ModelError);
-    const OfflineRewrite r =
-        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    const OfflineRewrite r = rewrite_file(in);
     ASSERT_EQ(r.refused, "");
     EXPECT_NE(r.broken_plan.find("share bytes"), std::string::npos) << r.broken_plan;
     EXPECT_EQ(r.before.greedy.head, test_models::kGreedyLosesTflmHead);
@@ -347,8 +347,7 @@ TEST(Rewrite, AHeadSavingThatLeavesTheArenaIsRefused)
     EXPECT_EQ(b.best_minimum, b.minimum.bytes);
     EXPECT_NE(budget_table(b).find("but the minimum arena stays " + std::to_string(b.minimum.bytes) + " B"),
               std::string::npos);
-    const OfflineRewrite r =
-        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    const OfflineRewrite r = rewrite_file(in);
     EXPECT_TRUE(r.no_saving);
     EXPECT_TRUE(r.bytes.empty());
     EXPECT_NE(r.refused.find("smaller, but the minimum arena stays"), std::string::npos) << r.refused;
@@ -370,8 +369,7 @@ TEST(Rewrite, AnUnreadableOfflinePlanIsReplaced)
     EXPECT_THROW(read_model(patched.data(), patched.size()), ModelError);
     const std::string in = temp_path("unreadable-plan.tflite");
     write_file(in, patched);
-    const OfflineRewrite r =
-        rewrite_offline_plan(in, "out.tflite", abi_named("cortex-m"), 10, false, {}, kSearchDefaultBudget);
+    const OfflineRewrite r = rewrite_file(in);
     ASSERT_EQ(r.refused, "");
     EXPECT_NE(r.broken_plan.find("the offset -2"), std::string::npos) << r.broken_plan;
     EXPECT_EQ(r.after.greedy.head, test_models::kGreedyLosesBound);

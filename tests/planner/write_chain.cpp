@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 #include "model_builder.h"
 
@@ -29,9 +28,7 @@ int main(int argc, char **argv)
     sg.inputs = {0};
     sg.outputs = {static_cast<int32_t>(ops)};
     const std::vector<uint8_t> bytes = test_models::build({sg});
-    std::ofstream out(argv[1], std::ios::binary);
-    out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) {
+    if (!test_models::save(argv[1], bytes)) {
         std::fprintf(stderr, "arenascope-write-chain: cannot write %s\n", argv[1]);
         return 1;
     }

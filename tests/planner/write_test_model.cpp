@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
 
 #include "greedy_loses.h"
@@ -30,9 +29,7 @@ int main(int argc, char **argv)
                              "       arenascope-write-test-model random-graph OUT.tflite OPS SEED\n");
         return 2;
     }
-    std::ofstream out(argv[2], std::ios::binary);
-    out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) {
+    if (!test_models::save(argv[2], bytes)) {
         std::fprintf(stderr, "arenascope-write-test-model: cannot write %s\n", argv[2]);
         return 1;
     }
