@@ -184,22 +184,20 @@ def _name_regions(ctx):
             ctx.warn(w, w)
 
 
-def model_plan(ctx, arena) -> tuple[dict | None, str | None]:
-    """The planner's JSON for the model `arena` runs, and why there is none: agentless, the one
-    the walk used; an agent's arena, the model it publishes (arenascope_arena_set_model), planned
-    once per model. (None, reason) when the arena publishes no model, the planner tool is not
-    found, or the model cannot be read or planned."""
+def model_plan(ctx, arena) -> dict | None:
+    """The planner's JSON for the model `arena` runs: agentless, the one the walk used; an agent's
+    arena, the model it publishes (arenascope_arena_set_model), planned once per model. None when
+    the arena publishes no model, the planner tool is not found, or the model cannot be read or
+    planned (a caller with nothing to say about the plan then says nothing)."""
     if ctx.desc is not None and ctx.desc.agentless:
-        return ctx.plan, None if ctx.plan is not None else "the planner did not plan the model"
-    if not arena.model_addr or not arena.model_size:
-        return None, "the arena publishes no model (arenascope_arena_set_model)"
-    if ctx.settings.planner is None:
-        return None, "the planner tool arenascope-plan was not found"
+        return ctx.plan
+    if not arena.model_addr or not arena.model_size or ctx.settings.planner is None:
+        return None
     try:
         return agentless.published_plan(ctx.reader, ctx.symbols, ctx.desc, arena, ctx.settings.planner,
-                                        kernel_build(ctx)), None
-    except (PlannerError, MemoryReadError, ValueError, OSError) as e:
-        return None, f"the published model cannot be planned ({e})"
+                                        kernel_build(ctx))
+    except (PlannerError, MemoryReadError, ValueError, OSError):
+        return None
 
 
 def _load_agentless(ctx):

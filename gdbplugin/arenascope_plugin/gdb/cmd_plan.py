@@ -156,8 +156,7 @@ loaded ELF's build attributes, else cortex-m4; docs/cmsis-nn.md).
             write([render.NO_ARENA])
         for a in ctx.desc.arenas:
             write(render.plan_lines(a, figures.plan(a), args.width))
-            doc, _why = pipeline.model_plan(ctx, a)  # no model known: no saving to speak of
-            try:
-                write(budget.saving_lines(a, doc, ctx.settings.model or None))
+            try:  # no model known: no saving to speak of
+                write(budget.saving_lines(a, pipeline.model_plan(ctx, a), ctx.settings.model or None))
             except planner.PlannerError as e:
                 framework.say_warning("plan-saving", str(e))
