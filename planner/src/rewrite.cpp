@@ -1,7 +1,6 @@
 // --write-offline-plan (rewrite.h): choose, write and re-plan.
 #include "arenascope/planner/rewrite.h"
 
-#include <cctype>
 #include <cstdio>
 
 #include "arenascope/planner/offline_plan.h"
@@ -54,7 +53,7 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
         r.no_saving = true;
         const std::string whose = plan_counts ? "the model's offline plan" : "TFLM's greedy plan";
         r.refused = b.greedy.head == b.bound.bytes
-                        ? std::string(1, static_cast<char>(std::toupper(whose[0]))) + whose.substr(1) +
+                        ? std::string(plan_counts ? "The model's offline plan" : "TFLM's greedy plan") +
                               " already reaches the lower bound (" + std::to_string(b.bound.bytes) +
                               " B live at once, in scope " + std::to_string(b.bound.scope) +
                               "): no plan can make the head smaller; nothing written"
