@@ -18,9 +18,9 @@ from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS
 from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
-from arenascope_plugin.analyse import agentless, faults, figures
+from arenascope_plugin.analyse import agentless, faults, figures, tasks
 from arenascope_plugin.analyse.bands import BandScanner
-from arenascope_plugin.decode import abi, kernels, tflm, tflmstate
+from arenascope_plugin.decode import abi, freertos, kernels, tflm, tflmstate
 from arenascope_plugin.decode.descriptor import Band, DecodeError
 from arenascope_plugin.decode.locate import NotFoundError, locate, scan
 from arenascope_plugin.decode.session import DescriptorSession, TornReadError
@@ -79,6 +79,8 @@ class Context:
     halt: object = None                   # where the core is stopped (faults.halt_of), unwound once
     verdicts: object = None               # (fault, [postmortem.Verdict]) computed for it
     on_warn: Callable | None = None       # told each warning as it is found (key, text)
+    kernel: object = None                 # the RTOS's tasks (freertos.Kernel), None without one
+    tasks: list = field(default_factory=list)  # [tasks.TaskStack], measured
 
     @property
     def reader(self) -> MemoryReader:
@@ -371,7 +373,43 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
         hwm, painted = _measure_stack(ctx, scanner, lo, hi, pattern)
         ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan" if hwm is not None else
                                          "none", painted=bool(painted), arena_end=None)
+    _rtos_tasks(ctx, scanner)
     return ctx
+
+
+def _rtos_tasks(ctx: Context, scanner: BandScanner) -> None:
+    """The RTOS's tasks and their stacks (FreeRTOS, from the ELF's DWARF), measured in one scanner
+    call; the running task's SP is the core's PSP when it lies near its stack."""
+    ctx.kernel = freertos.walk(ctx.reader, ctx.symbols)
+    if ctx.kernel is None:
+        return
+    for problem in ctx.kernel.problems:
+        ctx.warn("rtos", problem)
+    psp = ctx.core.register("psp")
+    running = ctx.kernel.running
+    xpsr = ctx.core.register("xpsr")
+    if psp is None and xpsr is not None and not xpsr & 0x1FF:
+        psp = ctx.core.register("sp")  # thread mode: the SP is the PSP once the scheduler runs (no $psp on QEMU)
+    if running is None or psp is None or not (running.stack_low - (64 << 10) <= psp <= (running.stack_high or psp)):
+        psp = None  # not the running task's (the scheduler has not started, or a server without PSP)
+    ctx.tasks = tasks.stacks(ctx.kernel, ctx.desc, ctx.symbols, psp)
+    wanted = [(tasks.scan_key(ts), *ts.scan_range(), freertos.FILL) for ts in ctx.tasks if ts.scan_range()]
+    try:
+        results = scanner.measure(ctx.reader, wanted)
+    except (MemoryReadError, TargetError) as exc:
+        ctx.warn("rtos", f"the tasks' stacks could not be scanned ({exc})")
+        results = {}
+    tasks.measure(ctx.tasks, results, ctx.desc)
+
+
+def _stkof(ctx: Context) -> bool:
+    """Whether the core's CFSR says UsageFault STKOF (bit 20; ARMv8-M only, reserved 0 before)."""
+    if not ctx.core.is_cortex_m():
+        return False
+    try:
+        return bool(faults.u32(ctx.reader, faults.SCB["cfsr"]) >> 20 & 1)
+    except MemoryReadError:
+        return False
 
 
 def _guard_after_stack_limit(ctx: Context, checks: list) -> None:
@@ -383,11 +421,7 @@ def _guard_after_stack_limit(ctx: Context, checks: list) -> None:
     for i, c in enumerate(checks):
         if c.rule != "guard" or c.verdict != figures.FAIL:
             continue
-        try:
-            stkof = faults.u32(ctx.reader, faults.SCB["cfsr"]) >> 20 & 1
-        except MemoryReadError:
-            return
-        if stkof:
+        if _stkof(ctx):
             checks[i] = figures.Check("guard", figures.WARN, c.reason.split(": ")[0] + ": the fault handler's own "
                                       "frames, after the stack limit register (MSPLIM) stopped an overflow (STKOF): "
                                       "not the arena; `arena fault` gives the verdict")
@@ -406,6 +440,12 @@ def checks_of(ctx: Context) -> list:
                                     + ("; ".join(ctx.tflm.evidence[:2]) or "no evidence readable")
                                     + " (`arena fault` gives the verdict)"))
     _guard_after_stack_limit(ctx, out)
+    if ctx.tasks and ctx.desc is not None:
+        out = [figures.Check(c.rule, c.verdict, tasks.guard_reason(ctx.tasks, ctx.desc, c.reason))
+               if c.rule == "guard" and c.verdict == figures.FAIL else c for c in out]
+    running = ctx.kernel.current if ctx.kernel is not None else None
+    stkof = any(ts.overflowed for ts in ctx.tasks) and _stkof(ctx)
+    out += [tasks.check(ts, limit_stopped=stkof and ts.task.tcb == running) for ts in ctx.tasks]
     if ctx.descriptor_error:
         out.insert(0, figures.Check("descriptor", figures.FAIL, f"the arenascope descriptor is corrupt "
                                     f"({ctx.descriptor_error}): the figures below are TFLM's own (agentless)"))
@@ -417,6 +457,8 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
     objects and, with_fault, the fault and its verdicts."""
     source = {"elf": ctx.symbols.elf_path, "located_by": ctx.located_by}
     snap = snapshot_json.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx), source)
+    if ctx.kernel is not None:
+        snap["tasks"] = snapshot_json.tasks_json(ctx.kernel, ctx.tasks)
     st = ctx.tflm
     if st is not None and st.interpreter:
         snap["tflm"] = {"interpreter_addr": st.interpreter, "condition": st.condition,

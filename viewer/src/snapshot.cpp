@@ -570,7 +570,8 @@ Snapshot snapshot(const json &root)
                                                 "none",
                                                 "unknown",
                                                 "tail-overwritten",
-                                                "stack-limit"};
+                                                "stack-limit",
+                                                "task-stack-overflow"};
             if (std::find(std::begin(kinds), std::end(kinds), d.kind) == std::end(kinds)) {
                 throw LoadError{
                     fmt::format("{}.kind: \"{}\" is not a verdict kind this viewer knows", vp, clip_utf8(d.kind, 40))};

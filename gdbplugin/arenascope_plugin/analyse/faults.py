@@ -9,7 +9,7 @@ from typing import Any
 
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
-from arenascope_plugin.analyse import agentless, figures, postmortem
+from arenascope_plugin.analyse import agentless, figures, postmortem, tasks
 from arenascope_plugin.decode import abi, faultrecord, kernels, tflm
 from arenascope_plugin.decode.descriptor import Descriptor, Region
 from arenascope_plugin.errors import TargetError
@@ -247,7 +247,10 @@ def tflm_verdicts(ctx: PipelineContext, f: faultrecord.Fault | None) -> list[pos
         return []
     if ctx.verdicts is not None and ctx.verdicts[0] is f:
         return ctx.verdicts[1]
-    found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, ctx.stack, f, ctx.plan),
+    above = tasks.adjacent(ctx.tasks, tasks.fault_task(ctx.tasks, ctx.kernel, f))
+    stack = above.stack if above is not None and above.stack is not None else ctx.stack
+    found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, stack, f, ctx.plan,
+                                         who=f"{above.stack_name}" if stack is not ctx.stack else "the stack"),
              postmortem.allocation(ctx.tflm, f, halt_of(ctx), ctx.plan, ctx.reader)]
     found = [v for v in found if v is not None]
     found += [v for v in (postmortem.damaged(ctx.tflm, ctx.stack, found),) if v is not None]
@@ -285,6 +288,24 @@ NONE_OF_THESE = "none"               # agentless: TFLM's objects sound, the stac
 UNKNOWN = "unknown"                  # agentless: no bands or checksums to tell
 TAIL_OVERWRITTEN = "tail-overwritten"  # immutable regions changed, the stack in bounds: a wild write
 STACK_LIMIT = "stack-limit"          # ARMv8-M STKOF: the stack limit register stopped an overflow
+TASK_OVERFLOW = "task-stack-overflow"  # an RTOS task's stack overflowed, into something other than an arena
+
+
+def _task_into_arena(ts, damaged: list[Region], on_it: bool) -> postmortem.Verdict:
+    """The stack-into-arena Verdict for an RTOS task whose stack sits right above an arena."""
+    t = ts.task
+    names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
+    through = ts.stack is not None and ts.stack.peak_is_lower_bound
+    return postmortem.Verdict(
+        kind="stack-into-arena",
+        headline=f"VERDICT: {ts.stack_name} ran into the arena. Its 0xA5 fill is gone down to its pxStack "
+        f"{t.stack_low:#x}" + (" and the guard band below it is overwritten" if through else "") +
+        ("; the fault was taken on that task's stack" if on_it else "") + ". " +
+        (f"Persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
+        "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, node array, "
+        "op data): the fault comes later, when that data is used. Give the task's stack (its stack depth at "
+        f"creation) at least {figures.STACK_RULE_FACTOR:g} x its peak before the arena's end, or move the arena "
+        "away from it.")
 
 
 def _address_note(ctx, f):
@@ -305,6 +326,9 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
     elif s is not None and sp is not None:
         out.sp_note = ("SP at the fault: " + "; ".join(figures.whereis(desc, sp, s)) if desc else
                        f"SP at the fault {sp:#x} is outside the stack {s.low:#x}-{s.high:#x}")
+    fault_task = tasks.fault_task(ctx.tasks, ctx.kernel, f)
+    if fault_task is not None:
+        out.sp_note = tasks.sp_line(fault_task, f, ctx.kernel)
     if ctx.tflm is not None and ctx.tflm.interpreter:
         out.verdicts = list(tflm_verdicts(ctx, f))
         if out.verdicts:
@@ -314,21 +338,35 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
         out.stuck_note = postmortem.stuck_line(halt_of(ctx))
     if f is not None and f.cfsr >> 20 & 1:  # STKOF: the limit stopped the stack before it went further
         armed = desc is not None and not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT
-        out.verdicts.append(postmortem.Verdict(
-            kind=STACK_LIMIT,
-            headline="VERDICT: the stack ran out, and the stack limit register stopped it: " +
-            (f"MSPLIM, armed by arenascope_fault_stack_limit at the stack's low bound {desc.stack.low_addr:#x}, "
-             "so the overflow wrote nothing below it and the arena is as it was (the fault handler itself ran on "
-             "the guard band below the limit)" if armed else "MSPLIM or PSPLIM (not armed by the agent)") +
-            f". Give the stack more room{f' than its {s.high - s.low} B' if s is not None else ''}, or find the deep "
-            "call: there is no stacked frame (the stacking stopped at the limit)"))
+        on_psp = f.exc_return is not None and f.exc_return >> 2 & 1
+        if fault_task is not None:
+            t = fault_task.task
+            size = f" than its {t.stack_high - t.stack_low} B" if t.stack_high is not None else ""
+            headline = (f"VERDICT: {fault_task.stack_name} ran out, and the stack limit register stopped it: "
+                        f"PSPLIM, which the scheduler sets to the running task's pxStack {t.stack_low:#x}, so the "
+                        f"overflow wrote nothing below it (there: {fault_task.below}). Give the task more "
+                        f"stack{size} (its stack depth at creation), or find the deep call: there is no stacked "
+                        "frame (the stacking stopped at the limit)")
+        else:
+            which = (f"MSPLIM, armed by arenascope_fault_stack_limit at the stack's low bound "
+                     f"{desc.stack.low_addr:#x}, "
+                     "so the overflow wrote nothing below it and the arena is as it was (the fault handler itself ran "
+                     "on the guard band below the limit)" if armed and not on_psp else
+                     "PSPLIM (the process stack's limit)" if on_psp else "MSPLIM or PSPLIM (not armed by the agent)")
+            more = f" than its {s.high - s.low} B" if s is not None and not on_psp else ""
+            headline = (f"VERDICT: the stack ran out, and the stack limit register stopped it: {which}. Give the stack "
+                        f"more room{more}, or find the deep call: there is no stacked frame (the stacking stopped at "
+                        "the limit)")
+        out.verdicts.append(postmortem.Verdict(kind=STACK_LIMIT, headline=headline))
         out.address_note = _address_note(ctx, f)
         return out
     stack_in_arena = s is not None and s.peak_is_lower_bound
+    # A task's stack right above an arena that overflowed: that task did it (the faulting one first).
+    task_in = tasks.adjacent([ts for ts in ctx.tasks if ts.overflowed], fault_task)
     # The stack cannot have done it when paint is left above its limit and the guard band below
     # it is whole: then the tail was overwritten by something else.
     stack_clear = (s is not None and s.painted and s.hwm is not None and s.hwm > s.low and desc is not None and
-                   desc.guard.filled and not desc.guard.touched)
+                   desc.guard.filled and not desc.guard.touched and task_in is None)
     if damaged and not stack_in_arena and stack_clear:
         names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
         first = min(damaged, key=lambda r: r.offset)
@@ -340,6 +378,8 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
             "is intact. A wild write did it (a pointer gone wrong, an overrun of a kernel's op data, DMA): "
             f"`watch -l *(unsigned int *){addr:#x}` (the first changed region's start; watch the word that differs) "
             "and run again to catch the writer."))
+    elif task_in is not None:
+        out.verdicts.append(_task_into_arena(task_in, damaged, task_in is fault_task))
     elif stack_in_arena or damaged:
         names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
         out.verdicts.append(postmortem.Verdict(
@@ -351,6 +391,13 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
             "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, "
             f"node array, op data): the fault comes later, when that data is used. Give the stack at least "
             f"{figures.STACK_RULE_FACTOR:g} x its peak before the arena's end, or move the arena away from the stack."))
+    for ts in ctx.tasks:
+        if ts.overflowed and ts is not task_in:
+            how = tasks.check(ts).reason.split("overflowed: ", 1)[-1]
+            out.verdicts.append(postmortem.Verdict(
+                kind=TASK_OVERFLOW, headline=f"VERDICT: {ts.stack_name} overflowed"
+                + (" (the fault was taken on it)" if ts is fault_task else "") + f": {how}; what it overwrote "
+                "there may be what failed"))
     free_damage = [c for c in figures.checks(desc, s, ctx.figs) if c.rule == "canary" and c.verdict == "FAIL"] \
         if desc else []
     for c in free_damage:
@@ -358,7 +405,8 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
             kind=OVERRUN, headline="VERDICT: something wrote past its buffer in the arena: " +
             c.reason.removesuffix(": something wrote past its buffer")))
     out.address_note = _address_note(ctx, f)
-    if not stack_in_arena and not damaged and not free_damage and f is not None:
+    if not stack_in_arena and not damaged and not free_damage and f is not None and \
+            not any(ts.overflowed for ts in ctx.tasks):
         where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
                   "the code at the stacked PC" if f.frame else
                   "the code that faulted (no stacked frame here to say where)")

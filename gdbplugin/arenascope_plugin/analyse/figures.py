@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from arenascope_plugin.decode import abi
-from arenascope_plugin.decode.descriptor import Arena, Descriptor, Region
+from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
 
 # Shared with the planner's snapshot (planner/include/arenascope/planner/report.h), each checked
@@ -179,13 +179,16 @@ def stack_figures(desc: Descriptor, sp: int | None = None, scanned_hwm: int | No
         source = "agent"
     if painted is None:  # the agent's measurement cannot tell "never painted" from "all used"
         painted = hwm is not None
-    g = desc.guard
-    # Past the limit: no paint left at the bottom and the guard band right below the stack
-    # changed from its low end up: the stack went through all of it, into what lies below.
-    through_guard = (hwm is not None and hwm <= low and g.filled and g.high_addr == low and g.touched
-                     and g.touched_lo == 0)
     return StackFigures(low=low, high=high, sp=sp, hwm=hwm, source=source, painted=painted,
-                        arena_end=arena.end_addr if arena else None, guard_low=g.low_addr if through_guard else None)
+                        arena_end=arena.end_addr if arena else None, guard_low=through_guard(desc.guard, low, hwm))
+
+
+def through_guard(g: Band, low: int, hwm: int | None) -> int | None:
+    """The guard band's low end when a stack whose limit is `low` went through all of it: no paint
+    left at the stack's bottom, and the band right below it changed from its low end up (into
+    what lies below). None otherwise."""
+    hit = hwm is not None and hwm <= low and g.filled and g.high_addr == low and g.touched and g.touched_lo == 0
+    return g.low_addr if hit else None
 
 
 def plan(arena: Arena) -> Plan:

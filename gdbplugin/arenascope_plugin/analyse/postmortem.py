@@ -169,8 +169,9 @@ def _tie(f, smashed_values, objects):
 
 def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmstate.State | None,
                      stack: figures.StackFigures | None, f: faultrecord.Fault | None,
-                     plan: dict | None) -> Verdict | None:
-    """The stack-into-arena Verdict, or None when the stack stayed above its limit."""
+                     plan: dict | None, who: str = "the stack") -> Verdict | None:
+    """The stack-into-arena Verdict, or None when the stack stayed above its limit. who: the
+    stack's name in the headline (an RTOS task's, "task 'infer''s stack")."""
     if stack is None or state is None or state.arena_base is None:
         return None
     end = state.arena_base + state.arena_size
@@ -221,7 +222,7 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
     if tie:
         evidence.append(tie)
     names = ", ".join(o["name"] for o in objects[:4]) + (f" and {len(objects) - 4} more" if len(objects) > 4 else "")
-    headline = ("VERDICT: the stack ran into the arena: past its limit "
+    headline = (f"VERDICT: {who} ran into the arena: past its limit "
                 + (f"by at least {stack.low - lowest} B " if lowest is not None else "")
                 + (f"over TFLM's persistent tail ({names}), " if objects else "")
                 + "so TFLM now reads stack words as its own pointers. "

@@ -5,12 +5,16 @@ from arenascope_plugin.analyse import postmortem
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import render
+from arenascope_plugin.present import tasks as task_text
 
 
 class StackCommand(Sub):
     """Show the stack: bounds, paint, high-water mark, peak depth and the stack rule.
 Scanned from target memory when it runs. Bounds: the descriptor, else the linker symbols
 (__StackLimit/__StackTop, _sstack/_estack, ...), else `set arena stack-range LOW HIGH`.
+With FreeRTOS (found from the ELF's DWARF, no agent needed): every task's stack too, one row a
+task (state, priority, bounds, peak, bytes never used, SP), from its TCB and its 0xA5 fill, and
+the stack rule for a task whose stack sits right above an arena.
 
 Usage: arena stack"""
     sub = "stack"
@@ -19,7 +23,10 @@ Usage: arena stack"""
         ctx = framework.gather(need_descriptor=False, verify=True)
         if ctx.desc is None:
             gdb.write(f"{ctx.note}: stack bounds from {ctx.stack_source}, high-water mark scanned from memory\n")
-        write(render.stack_lines(ctx.stack, indent=""))
+        live = next((ts for ts in ctx.tasks if ts.sp_live), None)
+        write(render.stack_lines(ctx.stack, indent="", sp_owner=live.stack_name + " (the process stack, PSP)"
+                                 if live is not None else None))
+        write(task_text.lines(ctx.kernel, ctx.tasks))
         if ctx.tflm is not None and ctx.tflm.interpreter:
             v = postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, ctx.stack, None, ctx.plan)
             if v is not None:

@@ -65,7 +65,8 @@ def info_lines(desc, figs, stack, located_by, kernels=()):
     return out
 
 
-def stack_lines(s, indent="  "):
+def stack_lines(s, indent="  ", sp_owner=None):
+    """sp_owner: whose stack the SP is on when it is not this one (an RTOS task's), or None."""
     if s.high <= s.low:
         return [f"{indent}stack:                    unknown: no bounds (no agent, no linker symbols such as "
                 "__StackLimit/__StackTop): `set arena stack-range LOW HIGH`"]
@@ -73,6 +74,8 @@ def stack_lines(s, indent="  "):
     if s.sp is not None:
         if s.sp_on_stack:
             out.append(f"{indent}current SP:               {s.sp:#x} ({s.high - s.sp} B in use now)")
+        elif sp_owner:
+            out.append(f"{indent}current SP:               {s.sp:#x} is on {sp_owner}, not on this (main) stack")
         else:
             out.append(f"{indent}current SP:               {s.sp:#x} is not on this stack (another thread's or "
                        "the main stack? select the thread that runs the inferences)")

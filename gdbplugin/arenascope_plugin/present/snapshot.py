@@ -77,6 +77,24 @@ def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figure
     }
 
 
+def tasks_json(kernel, task_stacks) -> dict:
+    """The snapshot's `tasks` (docs/snapshot-schema.md, "tasks"): the RTOS's tasks and their stacks'
+    figures (analyse/tasks.py's TaskStack)."""
+    rows = []
+    for ts in task_stacks:
+        t, s = ts.task, ts.stack
+        rows.append({"name": t.name, "tcb_addr": t.tcb, "state": t.state, "priority": t.priority,
+                     "low_addr": t.stack_low, "high_addr": t.stack_high, "high_source": t.high_source,
+                     "sp": ts.sp, "sp_live": ts.sp_live, "hwm_addr": ts.hwm, "never_used_bytes": ts.never_used,
+                     "peak_bytes": s.peak if s is not None and ts.painted else None,
+                     "peak_is_lower_bound": bool(s is not None and s.peak_is_lower_bound),
+                     "overflowed": ts.overflowed, "below": ts.below, "arena_index": ts.arena_index,
+                     "room_bytes": s.room if s is not None else None,
+                     "required_room_bytes": s.required_room if s is not None and ts.painted else None,
+                     "problems": list(t.problems)})
+    return {"kernel": kernel.name, "current_tcb": kernel.current, "problems": list(kernel.problems), "list": rows}
+
+
 class SnapshotError(Exception):
     """A snapshot file that is not one: its message says which field is wrong."""
 
