@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.acquire.symbols import TableSymbols
+from arenascope_plugin.analyse import tasks
 from arenascope_plugin.decode import freertos
 
 RAM = 0x20000000
@@ -169,3 +170,13 @@ def test_random_list_bytes_never_raise(junk, current):
     img.word(CURRENT, current)
     k = freertos.walk(img.reader(), syms)
     assert len(k.tasks) <= freertos.MAX_TASKS + 1
+
+
+def test_the_overflow_hook_names_the_running_task():
+
+    img, syms, (a, _b, _c) = healthy()
+    k = freertos.walk(img.reader(), syms)
+    note = tasks.overflow_hook_note(["vApplicationStackOverflowHook", "vTaskSwitchContext", "xPortPendSVHandler"], k)
+    assert note.startswith("the core is in FreeRTOS's vApplicationStackOverflowHook: at a context switch the kernel "
+                           f"found that the stack of task 'infer' (TCB {a:#x}, pxStack {STACKS:#x}) overflowed")
+    assert tasks.overflow_hook_note(["main"], k) is None and tasks.overflow_hook_note(["x"], None) is None

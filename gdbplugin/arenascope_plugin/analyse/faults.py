@@ -329,13 +329,15 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
     fault_task = tasks.fault_task(ctx.tasks, ctx.kernel, f)
     if fault_task is not None:
         out.sp_note = tasks.sp_line(fault_task, f, ctx.kernel)
+    if ctx.kernel is not None:
+        out.stuck_note = tasks.overflow_hook_note(halt_of(ctx).frames, ctx.kernel)
     if ctx.tflm is not None and ctx.tflm.interpreter:
         out.verdicts = list(tflm_verdicts(ctx, f))
         if out.verdicts:
             tied = any(line.startswith("the faulting address") for v in out.verdicts for line in v.evidence)
             out.address_note = None if tied else _address_note(ctx, f)
             return out
-        out.stuck_note = postmortem.stuck_line(halt_of(ctx))
+        out.stuck_note = out.stuck_note or postmortem.stuck_line(halt_of(ctx))
     if f is not None and f.cfsr >> 20 & 1:  # STKOF: the limit stopped the stack before it went further
         armed = desc is not None and not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT
         on_psp = f.exc_return is not None and f.exc_return >> 2 & 1

@@ -199,3 +199,19 @@ def guard_reason(task_stacks: list[TaskStack], desc: Descriptor, reason: str) ->
     return reason.split(": ")[0] + f": {ts.stack_name}, whose 0xA5 fill is gone down to its pxStack " \
         f"{ts.task.stack_low:#x}, " + ("ran through all of it into the arena below" if through else
                                       "reached it from above")
+
+
+OVERFLOW_HOOK = "vApplicationStackOverflowHook"
+
+
+def overflow_hook_note(frames: list[str], kernel: freertos.Kernel | None) -> str | None:
+    """What to say when the core is in FreeRTOS's stack overflow hook (configCHECK_FOR_STACK_OVERFLOW:
+    tasks.c's taskCHECK_FOR_STACK_OVERFLOW runs in vTaskSwitchContext before the next task is
+    chosen, so pxCurrentTCB is the task that overflowed), or None."""
+    if kernel is None or not any(fr.split("(")[0].strip().endswith(OVERFLOW_HOOK) for fr in frames):
+        return None
+    t = kernel.running
+    who = f"the stack of task '{t.name}' (TCB {t.tcb:#x}, pxStack {t.stack_low:#x})" if t else "a task's stack"
+    return (f"the core is in FreeRTOS's {OVERFLOW_HOOK}: at a context switch the kernel found that {who} "
+            "overflowed (configCHECK_FOR_STACK_OVERFLOW: its last bytes of 0xA5 fill at pxStack are gone); "
+            "the hook never returns here: give that task a bigger stack")

@@ -33,7 +33,8 @@ def no_fault_lines(ctx, damaged, note):
         heads = [v.headline for v in found.verdicts]
         if ctx.tflm is not None and not ctx.tflm.interpreter:
             heads += ctx.tflm.evidence  # no interpreter to read: why (e.g. stuck in its constructor)
-        lines += heads + (["  " + line for line in found.details()] if ctx.tflm else [])
+        lines += heads + (["  " + line for line in found.details()] if ctx.tflm else
+                          ["  " + found.stuck_note] if found.stuck_note else [])
     return lines
 
 
