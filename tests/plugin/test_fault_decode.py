@@ -175,3 +175,25 @@ def test_the_faulting_thumb_access_is_decoded():
     assert faultrecord.thumb_access(0xDE00, frame) is None  # UDF is no access
     assert "unaligned, and this core faults every unaligned access" in faultrecord.baseline_access_line(0x6800, frame)
     assert "aligned, so a bus error" in faultrecord.baseline_access_line(0x6848, frame)
+
+
+def test_a_frame_below_callee_saved_registers_is_read_40_bytes_up():
+    """ARMv8-M DDI 0553 B3.19: with EXC_RETURN.DCRS 0 the exception entry stacks the integrity
+    signature (0xFEFA125B for an integer frame), a reserved word and r4-r11 at SP, the basic frame
+    40 B above. The agent copies 8 words at SP; the plugin takes the frame from SP + 40 instead."""
+    sp = 0x38001000
+    words = [0xFEFA125B, 0] + [0x44440000 + r for r in range(4, 12)] + [0, 1, 2, 3, 12, 0x1F3, 0x10C, 0x41000000]
+    rec = faultrecord.read_record(lambda a, n: record(exc_return=0xFFFFFFDD, sp=sp, frame=words[:8])[a:a + n], 0)
+    f = faultrecord.from_record(rec)
+    assert f.frame is None and f.frame_addr == sp + 40 and "DCRS 0" in f.frame_note
+    assert f.pre_fault_sp == sp + 40 + 32
+
+
+def test_secure_fault_status_bits():
+    """DDI 0553 D1.2.209: SFSR INVEP 0 ... SFARVALID 6, LSERR 7."""
+    assert faultrecord.sfsr_lines(0) == []
+    lines = faultrecord.sfsr_lines(1 << 0 | 1 << 3 | 1 << 6)
+    assert [line.split(" (")[0] for line in lines] == ["SFSR.INVEP", "SFSR.AUVIOL", "SFSR.SFARVALID"]
+    assert lines[1] == ("SFSR.AUVIOL (bit 3): attribution unit violation: Non-secure code accessed memory the "
+                        "SAU/IDAU marks Secure")
+    assert faultrecord.EXCEPTIONS[7] == "SecureFault"

@@ -95,6 +95,8 @@ def live_fault(ctx: PipelineContext, read: Callable[[int, int], bytes] | None = 
             frame_addr = register("sp")  # at handler entry SP is MSP and nothing is pushed yet
         if frame_addr is None:
             note = "the frame is on PSP, which this GDB server does not expose (OpenOCD does)"
+        elif er.callee_stacked:
+            frame_addr, note = frame_addr + faultrecord.CALLEE_CONTEXT_BYTES, faultrecord.CALLEE_NOTE
     frame = None
     if frame_addr is not None and not regs["cfsr"] & (1 << 4 | 1 << 12):
         try:
@@ -496,6 +498,11 @@ def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Reg
                         "boot yet)")
         else:
             f.stale = not this_boot
+            if this_boot and f.frame is None and f.frame_note == faultrecord.CALLEE_NOTE:
+                try:  # the basic frame above the callee-saved context, still on the stack this boot
+                    f.frame = [u32(reader, f.frame_addr + 4 * i) for i in range(8)]
+                except MemoryReadError as exc:
+                    f.frame_note += f", but it is unreadable ({exc.why})"
             f.source = (f"the agent's fault record at {rec_addr:#x} (this boot, fault {rec.fault_count})" if this_boot
                         else f"the agent's fault record at {rec_addr:#x}, from boot {rec.fault_boot} "
                              f"(this is boot {rec.boot_count}: the target has reset since)")
@@ -505,9 +512,25 @@ def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Reg
             f.source += f"; the agent's record holds an older fault from boot {rec.fault_boot}"
         if rec_note:
             f.source += f"; the agent's record was not used: {rec_note}"
+    if f is not None and not f.stale:
+        _secure_status(ctx, f)
     note = rec_note or ("the agent's record has no fault this boot" if rec else
                         "there is no agent fault record (arenascope_fault_record)")
     return f, damaged, note
+
+
+def _secure_status(ctx: PipelineContext, f: faultrecord.Fault) -> None:
+    """SFSR and SFAR into f on an ARMv8-M Mainline core (sticky until software clears them; read as
+    zero from the Non-secure state, so nothing then)."""
+    if not (arch_of(ctx.symbols) or "").startswith("v8"):  # v8-M Baseline and Mainline, v8.1-M
+        return
+    try:
+        sfsr = u32(ctx.reader, faultrecord.SFSR)
+        if sfsr & 0xFF:
+            f.sfsr = sfsr
+            f.sfar = u32(ctx.reader, faultrecord.SFAR) if sfsr >> 6 & 1 else None
+    except MemoryReadError:
+        pass
 
 
 def baseline_access(ctx: PipelineContext, f: faultrecord.Fault) -> str | None:
@@ -539,7 +562,8 @@ def fault_json(f: faultrecord.Fault, ctx: PipelineContext, damaged: list[Region]
     if f.stale and ctx.desc is not None:
         findings.address_note = _address_note(ctx, f)
     return {"exception": f.exception, "source": f.source, "stale": f.stale, "cfsr": f.cfsr, "hfsr": f.hfsr,
-            "bits": faultrecord.status_lines(f.cfsr, f.hfsr, arch_of(ctx.symbols)), "mmfar": f.mmfar, "bfar": f.bfar,
+            "bits": faultrecord.status_lines(f.cfsr, f.hfsr, arch_of(ctx.symbols)) +
+            faultrecord.sfsr_lines(f.sfsr or 0), "mmfar": f.mmfar, "bfar": f.bfar, "sfsr": f.sfsr, "sfar": f.sfar,
             "exc_return": f.exc_return,
             "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
             "frame_addr": f.frame_addr,

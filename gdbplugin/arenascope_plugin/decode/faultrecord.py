@@ -46,8 +46,22 @@ HFSR_BITS = [
                    "is disabled, or the fault happened at a priority that could not take it"),
     (31, "DEBUGEVT", "debug event while halting debug is off"),
 ]
+# ARMv8-M's Secure Fault Status Register (DDI 0553 D1.2.209, SFSR at 0xE000EDE4; SFAR, the address,
+# at 0xE000EDE8, valid with SFARVALID): readable only from the Secure state (RAZ otherwise).
+SFSR, SFAR = 0xE000EDE4, 0xE000EDE8
+SFSR_BITS = [
+    (0, "INVEP", "invalid entry point: Non-secure code branched into Secure memory that is not a valid entry "
+                 "(no SG instruction in NSC memory)"),
+    (1, "INVIS", "invalid integrity signature in the exception frame on return to Secure state"),
+    (2, "INVER", "invalid exception return: EXC_RETURN.DCRS or ES wrong for the state returned from"),
+    (3, "AUVIOL", "attribution unit violation: Non-secure code accessed memory the SAU/IDAU marks Secure"),
+    (4, "INVTRAN", "invalid transition: a branch to Non-secure state not made with BXNS/BLXNS"),
+    (5, "LSPERR", "lazy state preservation error: the lazy FP stacking hit an SAU/IDAU violation"),
+    (6, "SFARVALID", "SFAR holds the faulting address"),
+    (7, "LSERR", "lazy state error: lazy FP stacking or restoring went wrong between the security states"),
+]
 GROUP = {range(0, 8): "MMFSR", range(8, 16): "BFSR", range(16, 32): "UFSR"}
-EXCEPTIONS = {3: "HardFault", 4: "MemManage", 5: "BusFault", 6: "UsageFault"}
+EXCEPTIONS = {3: "HardFault", 4: "MemManage", 5: "BusFault", 6: "UsageFault", 7: "SecureFault"}
 FRAME_NAMES = ["r0", "r1", "r2", "r3", "r12", "lr", "pc", "xpsr"]
 RECORD_MAGIC = 0x544C4641
 RECORD_VERSION = 2  # ARENASCOPE_FAULT_VERSION (target_agent/include/arenascope/fault.h)
@@ -95,6 +109,11 @@ def group_of(bit: int) -> str:
 
 def cfsr_lines(cfsr: int) -> list[str]:
     return [f"CFSR.{group_of(b)}.{name} (bit {b}): {meaning}" for b, name, meaning in CFSR_BITS if cfsr >> b & 1]
+
+
+def sfsr_lines(sfsr: int) -> list[str]:
+    """Each set SFSR bit (ARMv8-M with the Security Extension) with its meaning."""
+    return [f"SFSR.{name} (bit {b}): {meaning}" for b, name, meaning in SFSR_BITS if sfsr >> b & 1]
 
 
 def hfsr_lines(hfsr: int) -> list[str]:
@@ -293,6 +312,8 @@ class Fault:
     frame_addr: int | None
     frame: list[int] | None
     frame_note: str = ""
+    sfsr: int | None = None           # ARMv8-M Secure state only: SFSR when nonzero, SFAR when SFARVALID
+    sfar: int | None = None
     nested: bool = False
     lazy_fp: bool = False
     pc_where: str = ""
@@ -315,6 +336,11 @@ class Fault:
         return (self.frame_addr + size + pad) & 0xFFFFFFFF  # Cortex-M addresses are 32 bits
 
 
+CALLEE_CONTEXT_BYTES = 40  # DCRS 0: integrity signature, reserved, r4-r11 below the basic frame
+CALLEE_NOTE = ("the callee-saved registers were stacked below the frame (EXC_RETURN DCRS 0): the basic frame is "
+               f"{CALLEE_CONTEXT_BYTES} B above the stacked SP, read from there")
+
+
 def from_record(rec: Record) -> Fault:
     exc = EXCEPTIONS.get(rec.icsr & 0x1FF)
     note = ""
@@ -329,9 +355,16 @@ def from_record(rec: Record) -> Fault:
                 else "the agent did not copy the stacked frame")
     elif rec.flags & FLAG_LAZY_FP:
         note = "extended frame: FP space reserved, FP registers not written (lazy stacking pending)"
+    frame_addr = rec.sp
+    er = ExcReturn(rec.exc_return)
+    if copied and er.valid and er.callee_stacked:
+        # DCRS 0 (DDI 0553 B3.19): the integrity signature, a reserved word and r4-r11 sit at SP, the
+        # basic frame 40 B above: the 8 words the agent copied from SP are not the frame.
+        frame_addr, copied = rec.sp + CALLEE_CONTEXT_BYTES, False
+        note = CALLEE_NOTE
     return Fault(source="", exception=exc, cfsr=rec.cfsr, hfsr=rec.hfsr,
                  mmfar=rec.mmfar if rec.cfsr >> 7 & 1 else None, bfar=rec.bfar if rec.cfsr >> 15 & 1 else None,
-                 exc_return=rec.exc_return, frame_addr=rec.sp,
+                 exc_return=rec.exc_return, frame_addr=frame_addr,
                  frame=rec.frame if copied else None, frame_note=note,
                  nested=bool(rec.flags & FLAG_NESTED), lazy_fp=bool(rec.flags & FLAG_LAZY_FP))
 

@@ -58,6 +58,10 @@ def fault_lines(f, ctx, damaged):
         out.append(f"  BFAR  {f.bfar:#010x} (valid)")
     elif f.cfsr >> 10 & 1:
         out.append("  BFAR not valid: imprecise bus error")
+    if f.sfsr:
+        out += ["  " + b for b in faultrecord.sfsr_lines(f.sfsr)] + [f"  SFSR {f.sfsr:#010x}"]
+        if f.sfar is not None:
+            out.append(f"  SFAR  {f.sfar:#010x} (valid)")
     if f.exc_return is not None:
         out.append("  EXC_RETURN " + faultrecord.ExcReturn(f.exc_return).describe())
     else:
