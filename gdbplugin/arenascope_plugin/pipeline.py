@@ -445,6 +445,9 @@ def checks_of(ctx: Context) -> list:
                if c.rule == "guard" and c.verdict == figures.FAIL else c for c in out]
     running = ctx.kernel.current if ctx.kernel is not None else None
     stkof = any(ts.overflowed for ts in ctx.tasks) and _stkof(ctx)
+    if ctx.kernel is not None and ctx.kernel.problems:
+        out.append(figures.Check("tasks", figures.WARN, f"{ctx.kernel.name}'s task lists: "
+                                 + "; ".join(ctx.kernel.problems[:3])))
     out += [tasks.check(ts, limit_stopped=stkof and ts.task.tcb == running) for ts in ctx.tasks]
     if ctx.descriptor_error:
         out.insert(0, figures.Check("descriptor", figures.FAIL, f"the arenascope descriptor is corrupt "

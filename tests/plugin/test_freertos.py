@@ -180,3 +180,13 @@ def test_the_overflow_hook_names_the_running_task():
     assert note.startswith("the core is in FreeRTOS's vApplicationStackOverflowHook: at a context switch the kernel "
                            f"found that the stack of task 'infer' (TCB {a:#x}, pxStack {STACKS:#x}) overflowed")
     assert tasks.overflow_hook_note(["main"], k) is None and tasks.overflow_hook_note(["x"], None) is None
+
+
+def test_a_list_into_unreadable_memory_keeps_what_it_read():
+    img, syms, (a, b, c) = healthy()
+    img.list_of(READY + 20, [b, c])
+    img.word(b + 4 + 4, 0xF0000000)      # comms' pxNext: nowhere
+    k = freertos.walk(img.reader(), syms)
+    assert any("pxReadyTasksLists[1]" in p and "links item 2 at 0xf0000000, which is unreadable" in p
+               for p in k.problems), k.problems
+    assert "comms" in {t.name for t in k.tasks}

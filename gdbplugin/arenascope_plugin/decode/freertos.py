@@ -122,8 +122,15 @@ def _list_owners(reader, lay, addr, label, problems):
                             f"the tasks after that are not shown")
             return owners
         seen.add(item)
-        owners.append(_word(reader, item + lay.item["pvOwner"][0], lay.ptr))
-        item = _word(reader, item + lay.item["pxNext"][0], lay.ptr)
+        try:
+            owner = _word(reader, item + lay.item["pvOwner"][0], lay.ptr)
+            nxt = _word(reader, item + lay.item["pxNext"][0], lay.ptr)
+        except MemoryReadError as exc:
+            problems.append(f"{label} at {addr:#x} links item {len(owners) + 1} at {item:#x}, which is unreadable "
+                            f"({exc.why}): the list is smashed; the tasks from there on are not shown")
+            return owners
+        owners.append(owner)
+        item = nxt
     if len(owners) != count:
         problems.append(f"{label} at {addr:#x} says {count} items but links {len(owners)} (smashed, or caught "
                         "mid-update: halted inside the scheduler?)")
