@@ -400,6 +400,9 @@ def _rtos_tasks(ctx: Context, scanner: BandScanner) -> None:
         ctx.warn("rtos", f"the tasks' stacks could not be scanned ({exc})")
         results = {}
     tasks.measure(ctx.tasks, results, ctx.desc)
+    if any(ts.overflowed for ts in ctx.tasks) and _stkof(ctx):
+        for ts in ctx.tasks:
+            ts.limit_stopped = ts.task.tcb == ctx.kernel.current
 
 
 def _stkof(ctx: Context) -> bool:
@@ -443,12 +446,10 @@ def checks_of(ctx: Context) -> list:
     if ctx.tasks and ctx.desc is not None:
         out = [figures.Check(c.rule, c.verdict, tasks.guard_reason(ctx.tasks, ctx.desc, c.reason))
                if c.rule == "guard" and c.verdict == figures.FAIL else c for c in out]
-    running = ctx.kernel.current if ctx.kernel is not None else None
-    stkof = any(ts.overflowed for ts in ctx.tasks) and _stkof(ctx)
     if ctx.kernel is not None and ctx.kernel.problems:
         out.append(figures.Check("tasks", figures.WARN, f"{ctx.kernel.name}'s task lists: "
                                  + "; ".join(ctx.kernel.problems[:3])))
-    out += [tasks.check(ts, limit_stopped=stkof and ts.task.tcb == running) for ts in ctx.tasks]
+    out += [tasks.check(ts) for ts in ctx.tasks]
     if ctx.descriptor_error:
         out.insert(0, figures.Check("descriptor", figures.FAIL, f"the arenascope descriptor is corrupt "
                                     f"({ctx.descriptor_error}): the figures below are TFLM's own (agentless)"))

@@ -190,3 +190,23 @@ def test_a_list_into_unreadable_memory_keeps_what_it_read():
     assert any("pxReadyTasksLists[1]" in p and "links item 2 at 0xf0000000, which is unreadable" in p
                for p in k.problems), k.problems
     assert "comms" in {t.name for t in k.tasks}
+
+
+def test_zeroed_lists_are_a_kernel_not_started_and_a_cross_link_is_caught():
+    img = Image()  # .bss before vTaskStartScheduler: every list all zero
+    k = freertos.walk(img.reader(), FreeRtosSymbols())
+    assert k.tasks == [] and k.problems == ["no task is on any list: the scheduler has not started "
+                                            "(vTaskStartScheduler) or no task was created yet"]
+    img, syms, (a, b, c) = healthy()
+    img.word(SUSPENDED + 8 + 4, b + 4)   # the suspended list's first item: comms, which the ready list holds
+    k = freertos.walk(img.reader(), syms)
+    assert any("xSuspendedTaskList" in p and "cross-linked" in p for p in k.problems), k.problems
+    assert {t.name for t in k.tasks} == {"infer", "comms"}
+
+
+def test_a_current_tcb_outside_ram_is_no_task():
+    img, syms, _ = healthy()
+    img.word(CURRENT, 0x12345678)
+    k = freertos.walk(img.reader(), syms)
+    assert k.current is None and k.running is None and len(k.tasks) == 3
+    assert any("pxCurrentTCB 0x12345678 points outside RAM" in p for p in k.problems)

@@ -366,7 +366,7 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
         return out
     stack_in_arena = s is not None and s.peak_is_lower_bound
     # A task's stack right above an arena that overflowed: that task did it (the faulting one first).
-    task_in = tasks.adjacent([ts for ts in ctx.tasks if ts.overflowed], fault_task)
+    task_in = tasks.adjacent([ts for ts in ctx.tasks if ts.overflowed and not ts.task.problems], fault_task)
     # The stack cannot have done it when paint is left above its limit and the guard band below
     # it is whole: then the tail was overwritten by something else.
     stack_clear = (s is not None and s.painted and s.hwm is not None and s.hwm > s.low and desc is not None and
@@ -396,7 +396,7 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
             f"node array, op data): the fault comes later, when that data is used. Give the stack at least "
             f"{figures.STACK_RULE_FACTOR:g} x its peak before the arena's end, or move the arena away from the stack."))
     for ts in ctx.tasks:
-        if ts.overflowed and ts is not task_in:
+        if ts.overflowed and ts is not task_in and not ts.task.problems:  # a smashed TCB is not an overflow
             how = tasks.check(ts).reason.split("overflowed: ", 1)[-1]
             out.verdicts.append(postmortem.Verdict(
                 kind=TASK_OVERFLOW, headline=f"VERDICT: {ts.stack_name} overflowed"
@@ -410,7 +410,7 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
             c.reason.removesuffix(": something wrote past its buffer")))
     out.address_note = _address_note(ctx, f)
     if not stack_in_arena and not damaged and not free_damage and f is not None and \
-            not any(ts.overflowed for ts in ctx.tasks):
+            not any(ts.overflowed and not ts.task.problems for ts in ctx.tasks):
         where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
                   "the code at the stacked PC" if f.frame else
                   "the code that faulted (no stacked frame here to say where)")

@@ -36,6 +36,7 @@ class TaskStack:
     below: str                # what lies right below pxStack, for messages
     arena_index: int | None   # the arena right below it, or None
     stack: figures.StackFigures | None = None
+    limit_stopped: bool = False   # PSPLIM stopped its overflow (UsageFault STKOF): nothing below was written
 
     @property
     def label(self) -> str:
@@ -118,10 +119,10 @@ def scan_key(ts: TaskStack) -> str:
     return f"task@{ts.task.tcb:#x}"
 
 
-def check(ts: TaskStack, limit_stopped: bool = False) -> figures.Check:
-    """The `task-stack` rule for one task: FAIL when it overflowed or breaks the stack rule above
-    an arena, WARN when it cannot be measured, else PASS with its figures. limit_stopped: the
-    task's stack limit register (PSPLIM) stopped its overflow (STKOF), so nothing below was written."""
+def check(ts: TaskStack) -> figures.Check:
+    """The `task-stack` rule for one task: FAIL when its TCB is smashed, when it overflowed (saying
+    whether PSPLIM stopped it: ts.limit_stopped) or breaks the stack rule above an arena, WARN when
+    it cannot be measured, else PASS with its figures."""
     t, s = ts.task, ts.stack
     where = f"{ts.label} (stack {t.stack_low:#x}-" + (f"{t.stack_high:#x}" if t.stack_high else "?") + ")"
     if t.problems:
@@ -129,7 +130,8 @@ def check(ts: TaskStack, limit_stopped: bool = False) -> figures.Check:
     if ts.overflowed:
         how = (f"its SP {ts.sp:#x} is {t.stack_low - ts.sp} B below pxStack" if ts.sp is not None and
                ts.sp < t.stack_low else "its 0xA5 fill is gone down to pxStack")
-        went = ("PSPLIM stopped it at pxStack (UsageFault STKOF), so nothing below was written" if limit_stopped else
+        went = ("PSPLIM stopped it at pxStack (UsageFault STKOF), so nothing below was written"
+                if ts.limit_stopped else
                 "it used all of its stack, and went on into what lies below unless a stack limit stopped it")
         return figures.Check("task-stack", figures.FAIL, f"{where} overflowed: {how}: {went} (below it: "
                              f"{ts.below}); give the task a bigger stack (its stack depth at creation)")

@@ -115,6 +115,8 @@ def _list_owners(reader, lay, addr, label, problems):
     end = addr + lay.list["xListEnd"][0]
     item = _word(reader, end + lay.mini["pxNext"][0], lay.ptr)
     owners, seen = [], set()
+    if item == 0 and count == 0:
+        return owners  # all zero (.bss): vListInitialise has not run yet, the kernel is not started
     while item != end:
         if len(owners) >= min(count, MAX_TASKS) or item in seen:
             problems.append(f"{label} at {addr:#x} is inconsistent: it says {count} items, but its pxNext chain "
@@ -125,9 +127,16 @@ def _list_owners(reader, lay, addr, label, problems):
         try:
             owner = _word(reader, item + lay.item["pvOwner"][0], lay.ptr)
             nxt = _word(reader, item + lay.item["pxNext"][0], lay.ptr)
+            container = (_word(reader, item + lay.item["pxContainer"][0], lay.ptr) if "pxContainer" in lay.item
+                         else addr)
         except MemoryReadError as exc:
             problems.append(f"{label} at {addr:#x} links item {len(owners) + 1} at {item:#x}, which is unreadable "
                             f"({exc.why}): the list is smashed; the tasks from there on are not shown")
+            return owners
+        if container != addr:
+            problems.append(f"{label} at {addr:#x} links item {len(owners) + 1} at {item:#x}, whose pxContainer "
+                            f"{container:#x} is another list: the lists are cross-linked (smashed memory?); the "
+                            "tasks from there on are not shown")
             return owners
         owners.append(owner)
         item = nxt
@@ -192,19 +201,44 @@ def walk(reader: MemoryReader, symbols: Symbols) -> Kernel | None:
                 continue
             for o in owners:
                 found.setdefault(o, state)
-    if current and current not in found:
+    running = _scheduler_running(reader, symbols)
+    ram = [(lo, hi) for lo, hi, _ in symbols.ram_ranges()[0]]
+    if current and ram and not any(lo <= current < hi for lo, hi in ram):
+        problems.append(f"pxCurrentTCB {current:#x} points outside RAM: smashed; the running task is unknown")
+        current = None
+    elif current and current not in found:
         found[current] = "running"
         problems.append(f"pxCurrentTCB {current:#x} is on no state list (halted mid-switch, or deleting itself)")
+    if not current and running:
+        problems.append("pxCurrentTCB is NULL while xSchedulerRunning says the scheduler runs: smashed?")
+    if running is False:
+        current_running = None  # pxCurrentTCB names the task that will run first, none runs yet
+    else:
+        current_running = current
     tasks = []
     for tcb, state in found.items():
-        tasks.append(_task(reader, symbols, lay, tcb, "running" if tcb == current else state))
+        tasks.append(_task(reader, symbols, lay, tcb, "running" if tcb == current_running else state))
         if len(tasks) >= MAX_TASKS:
             break
     tasks.sort(key=lambda t: (t.state != "running", -(t.priority or 0), t.name))
     if not tasks and not problems:
         problems.append("no task is on any list: the scheduler has not started (vTaskStartScheduler) or no task "
                         "was created yet")
-    return Kernel("FreeRTOS", tasks, current, problems)
+    elif running is False:
+        problems.append("the scheduler has not started yet (xSchedulerRunning is pdFALSE): no task runs, the core "
+                        "is on the main stack")
+    return Kernel("FreeRTOS", tasks, current_running, problems)
+
+
+def _scheduler_running(reader, symbols) -> bool | None:
+    """xSchedulerRunning (tasks.c), or None when the ELF or memory does not give it."""
+    addr = symbols.address("xSchedulerRunning")
+    if addr is None:
+        return None
+    try:
+        return bool(_word(reader, addr, 4))
+    except MemoryReadError:
+        return None
 
 
 def _task(reader, symbols, lay, tcb, state):

@@ -14,7 +14,7 @@ def _row(ts):
     peak = ("?" if s is None or s.peak is None or not ts.painted else
             f">= {s.peak} B" if ts.overflowed else f"{s.peak} B")
     unused = "?" if ts.never_used is None else f"{ts.never_used} B"
-    sp = "?" if ts.sp is None else f"{ts.sp:#x}" + (" (PSP)" if ts.sp_live else "")
+    sp = "?" if ts.sp is None else f"{ts.sp:#x}" + (" (PSP)" if ts.sp_live else " (saved)")
     return (t.name, t.state, "?" if t.priority is None else str(t.priority), rng, size, peak, unused, sp)
 
 
@@ -25,7 +25,7 @@ def lines(kernel: freertos.Kernel | None, task_stacks: list) -> list[str]:
     running = kernel.running
     head = (f"{kernel.name}: {len(kernel.tasks)} task{'s' if len(kernel.tasks) != 1 else ''}"
             + (f", running: '{running.name}' (pxCurrentTCB {running.tcb:#x})" if running else
-               ", none running (pxCurrentTCB is NULL: the scheduler has not started)" if not kernel.current else "")
+               ", none running" if not kernel.current else "")
             + "; stacks scanned for FreeRTOS's 0xA5 fill")
     out = [head] + [f"  {p}" for p in kernel.problems]
     if not task_stacks:
