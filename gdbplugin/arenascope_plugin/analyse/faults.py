@@ -252,7 +252,7 @@ def tflm_verdicts(ctx: PipelineContext, f: faultrecord.Fault | None) -> list[pos
     above = tasks.adjacent(ctx.tasks, tasks.fault_task(ctx.tasks, ctx.kernel, f))
     stack = above.stack if above is not None and above.stack is not None else ctx.stack
     found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, stack, f, ctx.plan,
-                                         who=f"{above.stack_name}" if stack is not ctx.stack else "the stack"),
+                                         who=above.stack_name if stack is not ctx.stack else "the stack"),
              postmortem.allocation(ctx.tflm, f, halt_of(ctx), ctx.plan, ctx.reader)]
     found = [v for v in found if v is not None]
     found += [v for v in (postmortem.damaged(ctx.tflm, ctx.stack, found),) if v is not None]
@@ -293,6 +293,10 @@ STACK_LIMIT = "stack-limit"          # ARMv8-M STKOF: the stack limit register s
 TASK_OVERFLOW = "task-stack-overflow"  # an RTOS task's stack overflowed, into something other than an arena
 
 
+INTO_TAIL = ("A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, node "
+             "array, op data): the fault comes later, when that data is used.")
+
+
 def _task_into_arena(ts, damaged: list[Region], on_it: bool) -> postmortem.Verdict:
     """The stack-into-arena Verdict for an RTOS task whose stack sits right above an arena."""
     t = ts.task
@@ -304,8 +308,7 @@ def _task_into_arena(ts, damaged: list[Region], on_it: bool) -> postmortem.Verdi
         f"{t.stack_low:#x}" + (" and the guard band below it is overwritten" if through else "") +
         ("; the fault was taken on that task's stack" if on_it else "") + ". " +
         (f"Persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
-        "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, node array, "
-        "op data): the fault comes later, when that data is used. Give the task's stack (its stack depth at "
+        f"{INTO_TAIL} Give the task's stack (its stack depth at "
         f"creation) at least {figures.STACK_RULE_FACTOR:g} x its peak before the arena's end, or move the arena "
         "away from it.")
 
@@ -366,7 +369,7 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
         return out
     stack_in_arena = s is not None and s.peak_is_lower_bound
     # A task's stack right above an arena that overflowed: that task did it (the faulting one first).
-    task_in = tasks.adjacent([ts for ts in ctx.tasks if ts.overflowed and not ts.task.problems], fault_task)
+    task_in = tasks.adjacent([ts for ts in ctx.tasks if ts.sound_overflow], fault_task)
     # The stack cannot have done it when paint is left above its limit and the guard band below
     # it is whole: then the tail was overwritten by something else.
     stack_clear = (s is not None and s.painted and s.hwm is not None and s.hwm > s.low and desc is not None and
@@ -392,16 +395,14 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
             (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
              stack_in_arena else "") +
             (f"Persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
-            "A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, "
-            f"node array, op data): the fault comes later, when that data is used. Give the stack at least "
+            f"{INTO_TAIL} Give the stack at least "
             f"{figures.STACK_RULE_FACTOR:g} x its peak before the arena's end, or move the arena away from the stack."))
     for ts in ctx.tasks:
-        if ts.overflowed and ts is not task_in and not ts.task.problems:  # a smashed TCB is not an overflow
-            how = tasks.check(ts).reason.split("overflowed: ", 1)[-1]
+        if ts.sound_overflow and ts is not task_in:
             out.verdicts.append(postmortem.Verdict(
                 kind=TASK_OVERFLOW, headline=f"VERDICT: {ts.stack_name} overflowed"
-                + (" (the fault was taken on it)" if ts is fault_task else "") + f": {how}; what it overwrote "
-                "there may be what failed"))
+                + (" (the fault was taken on it)" if ts is fault_task else "") + f": {tasks.overflow_text(ts)}; "
+                "what it overwrote there may be what failed"))
     free_damage = [c for c in figures.checks(desc, s, ctx.figs) if c.rule == "canary" and c.verdict == "FAIL"] \
         if desc else []
     for c in free_damage:
@@ -410,7 +411,7 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
             c.reason.removesuffix(": something wrote past its buffer")))
     out.address_note = _address_note(ctx, f)
     if not stack_in_arena and not damaged and not free_damage and f is not None and \
-            not any(ts.overflowed and not ts.task.problems for ts in ctx.tasks):
+            not any(ts.sound_overflow for ts in ctx.tasks):
         where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
                   "the code at the stacked PC" if f.frame else
                   "the code that faulted (no stacked frame here to say where)")

@@ -57,6 +57,11 @@ class TaskStack:
         return bool((self.painted and self.hwm is not None and self.hwm <= t.stack_low) or
                     (self.sp is not None and self.sp < t.stack_low))
 
+    @property
+    def sound_overflow(self) -> bool:
+        """overflowed, with a TCB that makes sense (a smashed pxStack or saved SP is no overflow)."""
+        return self.overflowed and not self.task.problems
+
     def scan_range(self) -> tuple[int, int] | None:
         """[low, high) to scan for the fill: the whole stack, or up to the SP when its top is unknown."""
         t = self.task
@@ -128,13 +133,7 @@ def check(ts: TaskStack) -> figures.Check:
     if t.problems:
         return figures.Check("task-stack", figures.FAIL, f"{where}: " + "; ".join(t.problems))
     if ts.overflowed:
-        how = (f"its SP {ts.sp:#x} is {t.stack_low - ts.sp} B below pxStack" if ts.sp is not None and
-               ts.sp < t.stack_low else "its 0xA5 fill is gone down to pxStack")
-        went = ("PSPLIM stopped it at pxStack (UsageFault STKOF), so nothing below was written"
-                if ts.limit_stopped else
-                "it used all of its stack, and went on into what lies below unless a stack limit stopped it")
-        return figures.Check("task-stack", figures.FAIL, f"{where} overflowed: {how}: {went} (below it: "
-                             f"{ts.below}); give the task a bigger stack (its stack depth at creation)")
+        return figures.Check("task-stack", figures.FAIL, f"{where} overflowed: {overflow_text(ts)}")
     if ts.hwm is None:
         return figures.Check("task-stack", figures.WARN, f"{where}: high-water mark unknown (not scanned)")
     if not ts.painted:
@@ -150,6 +149,16 @@ def check(ts: TaskStack) -> figures.Check:
                              "stack or move the arena away from it")
     return figures.Check("task-stack", figures.PASS, f"{where}: peak {s.peak} B of {s.size} B, "
                          f"{ts.never_used} B never used")
+
+
+def overflow_text(ts: TaskStack) -> str:
+    """How an overflowed task's stack overflowed, what lies below it and what to do."""
+    t = ts.task
+    how = (f"its SP {ts.sp:#x} is {t.stack_low - ts.sp} B below pxStack" if ts.sp is not None and
+           ts.sp < t.stack_low else "its 0xA5 fill is gone down to pxStack")
+    went = ("PSPLIM stopped it at pxStack (UsageFault STKOF), so nothing below was written" if ts.limit_stopped else
+            "it used all of its stack, and went on into what lies below unless a stack limit stopped it")
+    return f"{how}: {went} (below it: {ts.below}); give the task a bigger stack (its stack depth at creation)"
 
 
 def fault_task(task_stacks: list[TaskStack], kernel: freertos.Kernel | None, f) -> TaskStack | None:
