@@ -33,6 +33,24 @@ DEMO_MODEL = pathlib.Path(_DEMO_SET.group(1)) if _DEMO_SET else BUILD / "planner
 DEMO_IS_DSCNN = DEMO_MODEL.name == "dscnn_kws.tflite"
 
 
+AGENT = ROOT / "target_agent"
+# The agent and its Cortex-M fault port, as a test's own firmware links them.
+AGENT_SOURCES = [AGENT / "src" / "arenascope_agent.c", AGENT / "src" / "arenascope_fault.c",
+                 AGENT / "ports" / "cortex_m" / "arenascope_fault_port.c",
+                 AGENT / "ports" / "cortex_m" / "arenascope_fault_hook.c",
+                 AGENT / "ports" / "cortex_m" / "arenascope_stack_paint.S"]
+
+
+def cortex_m_elf(out, cpu, script, sources, flags=()):
+    """Builds a test's own bare-metal firmware with the agent: arm-none-eabi-gcc for `cpu`, soft
+    float, -Os -g, warnings as errors, linker script `script`; flags: more options (-D, -I, -L)."""
+    subprocess.run(["arm-none-eabi-gcc", f"-mcpu={cpu}", "-mthumb", "-mfloat-abi=soft", "-Os", "-g", *flags,
+                    "-ffunction-sections", "-fdata-sections", "-nostartfiles", "--specs=nano.specs", "-Wall",
+                    "-Wextra", "-Werror", f"-I{AGENT / 'include'}", f"-I{AGENT / 'ports' / 'cortex_m'}",
+                    "-T", str(script), *map(str, sources), *map(str, AGENT_SOURCES), "-o", str(out)],
+                   check=True, capture_output=True, timeout=180)
+    return out
+
 def demo_plan():
     """The planner's prediction for the demo's model (cortex-m, margin 15 % as the build asks
     for it: CMakeLists.txt): the layout the firmware uses."""

@@ -29,28 +29,16 @@ import subprocess
 
 import pytest
 
-from harness import ROOT, gdb_batch, qemu
+from harness import ROOT, cortex_m_elf, gdb_batch, qemu
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
-AGENT = ROOT / "target_agent"
 SRC = ROOT / "tests" / "firmware" / "fault_cores"
 pytestmark = pytest.mark.skipif(not shutil.which("arm-none-eabi-gcc") or not shutil.which("qemu-system-arm"),
                                 reason="arm-none-eabi-gcc or qemu-system-arm missing (bash tools/setup-deps.sh)")
 
 
 def build(tmp, cpu, script, scenario):
-    elf = tmp / f"fault_{cpu}.elf"
-    subprocess.run(["arm-none-eabi-gcc", f"-mcpu={cpu}", "-mthumb", "-mfloat-abi=soft", "-Os", "-g",
-                    f"-DFAULT_SCENARIO={scenario}", "-ffunction-sections", "-fdata-sections", "-nostartfiles",
-                    "--specs=nano.specs", "-Wall", "-Wextra", "-Werror", f"-I{AGENT / 'include'}",
-                    f"-I{AGENT / 'ports' / 'cortex_m'}", "-T", str(SRC / script), str(SRC / "main.c"),
-                    str(AGENT / "src" / "arenascope_agent.c"), str(AGENT / "src" / "arenascope_fault.c"),
-                    str(AGENT / "ports" / "cortex_m" / "arenascope_fault_port.c"),
-                    str(AGENT / "ports" / "cortex_m" / "arenascope_fault_hook.c"),
-                    str(AGENT / "ports" / "cortex_m" / "arenascope_stack_paint.S"), "-o", str(elf)],
-                   check=True, capture_output=True, timeout=120)
-    return elf
-
+    return cortex_m_elf(tmp / f"fault_{cpu}.elf", cpu, SRC / script, [SRC / "main.c"], [f"-DFAULT_SCENARIO={scenario}"])
 
 def symbol(elf, name):
     nm = subprocess.run(["arm-none-eabi-nm", str(elf)], capture_output=True, text=True, check=True).stdout

@@ -17,10 +17,9 @@ import subprocess
 
 import pytest
 
-from harness import ROOT, gdb_batch, qemu
+from harness import ROOT, cortex_m_elf, gdb_batch, qemu
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
-AGENT = ROOT / "target_agent"
 SRC = ROOT / "tests" / "firmware" / "rtos_standin"
 BUILD = os.environ.get("ARENASCOPE_BUILD_DIR", str(ROOT / "build"))
 PLAN = os.path.join(BUILD, "demo_plan")
@@ -34,20 +33,10 @@ PRIORITY = {"infer": 2, "comms": 1, "logger": 1, "idle": 0}
 
 
 def build(tmp, cpu):
-    elf = tmp / f"rtos_{cpu}.elf"
-    subprocess.run(["arm-none-eabi-gcc", f"-mcpu={cpu}", "-mthumb", "-mfloat-abi=soft", "-Os", "-g", "-std=gnu99",
-                    "-ffunction-sections", "-fdata-sections", "-nostartfiles", "--specs=nano.specs", "-Wall", "-Wextra",
-                    "-Werror", f"-I{AGENT / 'include'}", f"-I{AGENT / 'ports' / 'cortex_m'}",
-                    f"-I{ROOT / 'examples' / 'demo'}", f"-I{PLAN}", f"-L{SRC}", "-T", str(SRC / MACHINES[cpu][1]),
-                    str(SRC / "main.c"), str(SRC / "startup.c"), str(SRC / "standin_rtos.c"),
-                    str(ROOT / "examples" / "demo" / "workload.c"), os.path.join(PLAN, "demo_model_data.c"),
-                    str(AGENT / "src" / "arenascope_agent.c"), str(AGENT / "src" / "arenascope_fault.c"),
-                    str(AGENT / "ports" / "cortex_m" / "arenascope_fault_port.c"),
-                    str(AGENT / "ports" / "cortex_m" / "arenascope_fault_hook.c"),
-                    str(AGENT / "ports" / "cortex_m" / "arenascope_stack_paint.S"), "-o", str(elf)],
-                   check=True, capture_output=True, timeout=180)
-    return elf
-
+    return cortex_m_elf(tmp / f"rtos_{cpu}.elf", cpu, SRC / MACHINES[cpu][1],
+                        [SRC / "main.c", SRC / "startup.c", SRC / "standin_rtos.c",
+                         ROOT / "examples" / "demo" / "workload.c", os.path.join(PLAN, "demo_model_data.c")],
+                        ["-std=gnu99", f"-I{ROOT / 'examples' / 'demo'}", f"-I{PLAN}", f"-L{SRC}"])
 
 def nm(elf):
     out = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True, text=True, check=True).stdout
