@@ -643,25 +643,6 @@ TEST(Layout, LanesKeepRegionsThatShareBytesApart)
     EXPECT_EQ(lanes, (std::vector<int>{1, 2, 1, 2, 0}));
 }
 
-TEST(Layout, HitTestingFindsTheRegionUnderTheMouse)
-{
-    const std::vector<Region> rs = {reg(0, 128, "tensor"), reg(0, 64, "scratch"), reg(4000, 8, "metadata", -1)};
-    std::vector<int> lanes;
-    assign_lanes(rs, lanes);
-    AddressAxis ax;
-    ax.full_lo = 1000;
-    ax.full_hi = 1000 + 4096;
-    ax.reset();
-    ax.px0 = 0;
-    ax.pw = 4096;  // 1 B a pixel
-    // lanes start at y=100, 10 px each: lane 1 is y 110..120
-    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 50, 115), 0);
-    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 50, 125), 1);
-    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 100, 125), -1);  // past the scratch's 64 B
-    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 4003, 105), 2);  // the tail lane
-    EXPECT_EQ(hit_region(rs, lanes, ax, 1000, 100, 10, 50, 95), -1);    // above the lanes
-}
-
 TEST(Layout, PlanRectanglesSpanTheirLifetimes)
 {
     Arena a;

@@ -180,12 +180,8 @@ void App::set_snapshot(Snapshot s, std::string source)
         arena_index_ = std::clamp(arena_index_, 0, int(snapshot_->arenas.size()) - 1);
         const std::vector<Region> &rs = snapshot_->arenas[arena_index_].regions;
         lane_count_ = assign_lanes(rs, lanes_);
-        map_order_.resize(rs.size());
         plan_order_.resize(rs.size());
-        for (std::size_t i = 0; i < rs.size(); i++) map_order_[i] = plan_order_[i] = i;
-        std::stable_sort(map_order_.begin(), map_order_.end(), [&](std::size_t x, std::size_t y) {
-            return lanes_[x] != lanes_[y] ? lanes_[x] < lanes_[y] : rs[x].offset < rs[y].offset;
-        });
+        for (std::size_t i = 0; i < rs.size(); i++) plan_order_[i] = i;
         std::stable_sort(plan_order_.begin(), plan_order_.end(), [&](std::size_t x, std::size_t y) {
             const int fx = rs[x].first_use.value_or(-1), fy = rs[y].first_use.value_or(-1);
             const int lx = rs[x].last_use.value_or(-1), ly = rs[y].last_use.value_or(-1);
@@ -361,97 +357,76 @@ void App::draw_map(const Arena &a, const Rect &r)
         axis_.full_lo = lo;
         axis_.full_hi = hi;
         axis_.reset();
+        if (view_zoom_ > 1 || view_center_) {  // --zoom, --center: clamped to the arena
+            const double w = (hi - lo) / view_zoom_;
+            const double c = lo + view_center_.value_or((hi - lo) / 2);
+            axis_.view_lo = std::clamp(c - w / 2, lo, hi - w);
+            axis_.view_hi = axis_.view_lo + w;
+        }
         axis_init_ = true;
     }
-    axis_.px0 = r.x + 8;
-    axis_.pw = r.w - 16;
+    // Whole pixels, so that pixel k of the picture shows exactly the k-th 1/pw of the view.
+    axis_.px0 = std::floor(r.x + 8);
+    axis_.pw = std::max(1.f, std::floor(r.w - 16));
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
     const int n_arenas = int(snapshot_->arenas.size());
-    text_fit(dl, r.x + 6, r.y + 3,
-             fmt::format("Arena {}{}  {:#x}..{:#x}  ({})  zoom x{:.1f}  (wheel zoom, drag pan, double-click reset{})",
-                         a.index, n_arenas > 1 ? fmt::format(" ({} of {})", arena_index_ + 1, n_arenas) : "",
-                         a.base_addr, a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
-                         (hi - lo) / (axis_.view_hi - axis_.view_lo), n_arenas > 1 ? ", Tab: next arena" : ""),
-             r.w - 12);
+    bar_y0_ = std::floor(r.y + 22);
+    bar_y1_ = bar_y0_ + 26;
+    // The lanes below the bar.
+    lanes_top_ = bar_y1_ + 6;
+    const float lanes_bottom = std::floor(r.y + r.h - 22);
+    lane_h_ = std::floor(std::clamp((lanes_bottom - lanes_top_) / float(std::max(1, lane_count_)), 2.f, 18.f));
+    // The picture (mapview.h), rasterised on the CPU into one texture (rebuilt only when the
+    // snapshot, the zoom, the size or the selection changes) and drawn as one quad.
+    const int cx = int(axis_.px0), cy = int(bar_y0_);
+    const int cw = int(axis_.pw), ch = std::max(1, int(lanes_bottom - bar_y0_));
+    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}", serial_, axis_.view_lo, axis_.view_hi, cw, ch,
+                                        lane_h_, selected_, arena_index_);
+    if (key != map_key_) {
+        map_key_ = key;
+        MapGeometry g;
+        g.width = cw, g.view_lo = axis_.view_lo, g.view_hi = axis_.view_hi;
+        g.bar_h = int(bar_y1_ - bar_y0_), g.lanes_top = int(lanes_top_ - bar_y0_), g.lane_h = int(lane_h_);
+        g.lanes_shown = std::max(0, int((lanes_bottom - lanes_top_ + 1) / lane_h_));
+        map_ = map_picture(
+            a, lanes_, g, selected_, [&](int i) { return damaged(i, a.regions[std::size_t(i)]); },
+            [](const std::string &t) { return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x; });
+        map_raster_.reset(cw, ch, colour(Paint::Background));
+        for (const MapFill &f : map_.fills)
+            map_raster_.fill(float(f.x0), float(f.y0), float(f.x1), float(f.y1), f.colour);
+        upload(map_tex_, map_raster_);
+    }
+    // The title: what is shown, what the map could not show, then (in a window) how to move.
+    std::string notes;
+    if (map_.hidden > 0) {
+        notes += fmt::format("  {} regions or areas too small to tell apart at this zoom, in {} mark{}: zoom in",
+                             map_.hidden, map_.clusters, map_.clusters == 1 ? "" : "s");
+    }
+    if (lane_count_ > map_.g.lanes_shown)
+        notes += fmt::format("  {} of {} lanes shown", map_.g.lanes_shown, lane_count_);
+    map_title_ = fmt::format("Arena {}{}  {:#x}..{:#x}  ({})  zoom x{:.1f}{}{}", a.index,
+                             n_arenas > 1 ? fmt::format(" ({} of {})", arena_index_ + 1, n_arenas) : "", a.base_addr,
+                             a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
+                             (hi - lo) / (axis_.view_hi - axis_.view_lo), notes,
+                             offscreen_ ? ""
+                                        : fmt::format("  (wheel zoom, drag pan, double-click reset{})",
+                                                      n_arenas > 1 ? ", Tab: next arena" : ""));
+    text_fit(dl, r.x + 6, r.y + 3, map_title_, r.w - 12,
+             map_.hidden > 0 || lane_count_ > map_.g.lanes_shown ? col(Paint::Temp) : IM_COL32(230, 230, 230, 255));
     if (n_arenas > 1 && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) {
         arena_index_ = (arena_index_ + 1) % n_arenas;
         axis_init_ = false;
         selected_ = -1;
         set_snapshot(*snapshot_, source_);  // recompute lanes and draw orders for the arena now shown
     }
-    bar_y0_ = r.y + 22;
-    bar_y1_ = bar_y0_ + 26;
-    const float x_of_off0 = axis_.to_px(lo);
-    auto X = [&](uint64_t off) { return std::clamp(axis_.to_px(lo + double(off)), r.x + 8, r.x + r.w - 8); };
-    (void)x_of_off0;
-    // The area bar: head, temp, free band (intact or touched), tail.
-    rect(dl, X(0), bar_y0_, X(a.head_bytes), bar_y1_, Paint::Tensor);
-    rect(dl, X(a.head_bytes), bar_y0_, X(std::max(a.temp_bytes, a.head_bytes)), bar_y1_, Paint::Temp);
-    rect(dl, X(std::max(a.temp_bytes, a.head_bytes)), bar_y0_, X(a.tail_offset), bar_y1_,
-         a.free_band.present ? Paint::FreeIntact : Paint::FreeUnmeasured);
-    rect(dl, X(a.tail_offset), bar_y0_, X(a.size_bytes), bar_y1_, Paint::Metadata);
-    for (const Region &reg : a.regions) {
-        if (reg.kind == "persistent" || reg.kind == "metadata") {
-            rect(dl, X(reg.offset), bar_y0_, std::max(X(reg.offset + reg.size_bytes), X(reg.offset) + 1), bar_y1_,
-                 damaged(reg.index, reg) ? Paint::FreeTouched : paint_of_kind(reg.kind));
-        }
-    }
-    if (a.damage) {
-        // At least 4 px wide, around the damage's centre: a 64-byte overrun in a 26 KiB arena is
-        // under 2 px at zoom 1, and it is the one thing the map must not hide.
-        float x0 = X(a.damage->offset), x1 = X(a.damage->offset + a.damage->size_bytes);
-        if (x1 - x0 < 4) {
-            const float c = (x0 + x1) / 2;
-            x0 = c - 2, x1 = c + 2;
-        }
-        rect(dl, x0, bar_y0_, x1, bar_y1_, Paint::FreeTouched);
-    }
-    // Region lanes below the bar.
-    lanes_top_ = bar_y1_ + 6;
-    const float lanes_bottom = r.y + r.h - 22;
-    lane_h_ = std::clamp((lanes_bottom - lanes_top_) / float(std::max(1, lane_count_)), 2.f, 18.f);
-    // The regions, rasterised on the CPU into one texture (rebuilt only when the snapshot, the
-    // zoom, the size or the selection changes) and drawn as one quad.
-    const int cx = int(std::floor(axis_.px0)), cy = int(std::floor(lanes_top_));
-    const int cw = std::max(1, int(axis_.pw)), ch = std::max(1, int(lanes_bottom - lanes_top_));
-    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}", serial_, axis_.view_lo, axis_.view_hi, cw, ch,
-                                        lane_h_, selected_, arena_index_);
-    if (key != map_key_) {
-        map_key_ = key;
-        map_raster_.reset(cw, ch, colour(Paint::Background));
-        for (std::size_t i : map_order_) {
-            const Region &reg = a.regions[i];
-            const double rlo = lo + double(reg.offset), rhi = rlo + double(reg.size_bytes);
-            if (rhi < axis_.view_lo || rlo > axis_.view_hi) continue;
-            const float x0 = axis_.to_px(rlo) - cx, x1 = axis_.to_px(rhi) - cx;
-            const float y0 = lanes_top_ + lanes_[i] * lane_h_ - cy, y1 = y0 + std::max(1.f, lane_h_ - 1);
-            map_raster_.fill(x0, y0, x1, y1,
-                             colour(int(i) == selected_    ? Paint::Selected
-                                    : damaged(int(i), reg) ? Paint::FreeTouched
-                                                           : paint_of_kind(reg.kind)));
-            if (x1 - x0 > 3 && lane_h_ >= 6) map_raster_.frame(x0, y0, x1, y1, colour(Paint::Background));
-            // Placed by the model's offline plan (OfflineMemoryAllocation): a stripe along the top,
-            // inside the frame, a fifth of the lane high; the middle keeps the kind's colour.
-            if (int(i) != selected_ && std::find(reg.flags.begin(), reg.flags.end(), "offline") != reg.flags.end()) {
-                const float inset = x1 - x0 > 3 && lane_h_ >= 6 ? 1.f : 0.f;
-                map_raster_.fill(x0 + inset, y0 + inset, x1 - inset,
-                                 y0 + inset + std::max(1.f, std::floor(lane_h_ / 5)), colour(Paint::Offline));
-            }
-        }
-        upload(map_tex_, map_raster_);
-    }
     opaque_image(dl, map_tex_, float(cx), float(cy), float(cx + cw), float(cy + ch));
-    // Boundaries: head end, temp end, tail start.
+    for (const MapLabel &l : map_.labels) text(dl, float(cx + l.x), float(cy + l.y), l.text, l.colour.imgui());
+    // Boundaries (head end, temp end, tail start): marks above the bar, never over a region.
     for (uint64_t off : {a.head_bytes, a.temp_bytes, a.tail_offset}) {
-        const float x = axis_.to_px(lo + double(off));
-        if (x >= axis_.px0 && x <= axis_.px0 + axis_.pw) {
-            dl->AddLine(ImVec2(x, bar_y0_ - 3), ImVec2(x, lanes_bottom), col(Paint::Boundary), 1.0f);
+        const float x = std::floor(axis_.to_px(lo + double(off)));
+        if (x >= axis_.px0 && x < axis_.px0 + axis_.pw) {
+            dl->AddLine(ImVec2(x, bar_y0_ - 5), ImVec2(x, bar_y0_ - 1), col(Paint::Boundary), 1.0f);
         }
-    }
-    if (lanes_top_ + lane_count_ * lane_h_ > lanes_bottom + 1) {
-        const int shown = int((lanes_bottom - lanes_top_) / lane_h_);
-        text(dl, r.x + r.w - 230, lanes_bottom - 16, fmt::format("{} of {} lanes shown: zoom in", shown, lane_count_),
-             col(Paint::Temp));
     }
     // Ticks: power-of-two offsets from the base.
     const uint64_t step = tick_step(axis_.view_lo - lo, axis_.view_hi - lo, int(axis_.pw / 90));
@@ -471,18 +446,27 @@ void App::draw_map(const Arena &a, const Rect &r)
         if (io.MouseWheel != 0) axis_.zoom_at(io.MousePos.x, io.MouseWheel > 0 ? 1.25 : 0.8);
         if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) axis_.pan_px(io.MouseDelta.x);
         if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) axis_.reset();
-        const int hit =
-            hit_region(a.regions, lanes_, axis_, a.base_addr, lanes_top_, lane_h_, io.MousePos.x, io.MousePos.y);
-        if (hit >= 0) {
-            draw_region_tooltip(a, a.regions[hit]);
-            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) selected_ = hit;
-        } else if (io.MousePos.y >= bar_y0_ && io.MousePos.y < bar_y1_) {
-            const uint64_t off = uint64_t(std::max(0.0, axis_.to_addr(io.MousePos.x) - lo));
+        const MapRun *run = map_.at(int(std::floor(io.MousePos.x)) - cx, int(std::floor(io.MousePos.y)) - cy);
+        const uint64_t off = uint64_t(std::max(0.0, axis_.to_addr(io.MousePos.x) - lo));
+        if (run && run->region >= 0) {
+            draw_region_tooltip(a, a.regions[std::size_t(run->region)]);
+            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) selected_ = run->region;
+        } else if (run && run->area < 0) {  // a cluster mark
+            std::string names;
+            for (int k : run->areas) names += fmt::format("\n{} (area of the bar)", area_name(k));
+            for (std::size_t k = 0; k < run->members.size() && k < 12; k++) {
+                const Region &m = a.regions[std::size_t(run->members[k])];
+                names += fmt::format("\n{}  +{}  {} B", m.label, m.offset, m.size_bytes);
+            }
+            if (run->members.size() > 12) names += fmt::format("\n... and {} more", run->members.size() - 12);
+            ImGui::SetTooltip("%zu regions or areas too small to tell apart at this zoom (zoom in):%s",
+                              run->members.size() + run->areas.size(), names.c_str());
+        } else if (run) {
             const bool touched = a.damage && off >= a.damage->offset && off < a.damage->offset + a.damage->size_bytes;
             const std::string area =
-                off < a.head_bytes   ? "head (planned tensors and scratch)"
-                : off < a.temp_bytes ? "temp"
-                : off < a.tail_offset
+                run->area == 0   ? "head (planned tensors and scratch)"
+                : run->area == 1 ? "temp"
+                : run->area == 2
                     ? (touched ? fmt::format("free band, canary TOUCHED at +{}..+{} ({} B)", a.damage->offset,
                                              a.damage->offset + a.damage->size_bytes, a.damage->size_bytes)
                                : std::string(a.free_band.present ? "free band, canary intact"
@@ -893,7 +877,23 @@ std::string App::layout_json() const
     }
     j["axis"] = {{"px0", axis_.px0}, {"pw", axis_.pw}, {"view_lo", axis_.view_lo}, {"view_hi", axis_.view_hi}};
     j["area_bar"] = {{"y0", bar_y0_}, {"y1", bar_y1_}};
-    j["lanes"] = {{"top", lanes_top_}, {"lane_h", lane_h_}, {"count", lane_count_}};
+    j["lanes"] = {{"top", lanes_top_}, {"lane_h", lane_h_}, {"count", lane_count_}, {"shown", map_.g.lanes_shown}};
+    // The map's picture: labels and cluster marks in window pixels (the picture's origin is the
+    // axis' px0 and the bar's top).
+    nlohmann::json labels = nlohmann::json::array(), marks = nlohmann::json::array();
+    for (const MapLabel &l : map_.labels) {
+        labels.push_back({{"x", axis_.px0 + float(l.x)}, {"y", bar_y0_ + float(l.y)}, {"text", l.text}});
+    }
+    for (const MapRun &r : map_.runs) {
+        if (r.region >= 0 || r.area >= 0) continue;
+        marks.push_back({{"lane", r.lane},
+                         {"x0", axis_.px0 + float(r.x0)},
+                         {"x1", axis_.px0 + float(r.x1)},
+                         {"regions", r.members},
+                         {"areas", r.areas}});
+    }
+    j["map_title"] = map_title_;
+    j["map_picture"] = {{"labels", labels}, {"clusters", marks}, {"hidden", map_.hidden}};
     j["plan_area"] = {{"rect", R(plan_.area)}, {"scopes", plan_.scopes}, {"extent", plan_.extent}};
     j["ram_column"] = {{"rect", R(ram_.area)}, {"lo", ram_.lo}, {"hi", ram_.hi}};
     j["status"] = {{"rect", R(layout_.status)}, {"text", status_text_}, {"lost", status_lost_}};

@@ -9,6 +9,7 @@
 
 #include "layout.h"
 #include "link.h"
+#include "mapview.h"
 #include "snapshot.h"
 
 namespace arenascope {
@@ -23,6 +24,13 @@ public:
     // snapshot costs; --bench-rebuild times it).
     void invalidate() { map_key_.clear(), plan_key_.clear(); }
     Link *link() { return link_.get(); }
+    // Off-screen (--screenshot): no interactive hints, no pointer.
+    void set_offscreen(bool on) { offscreen_ = on; }
+    // The map's view at the next snapshot: zoom times the whole arena, centred on center bytes
+    // from its base (none: the middle).
+    void set_view(double zoom, std::optional<double> center) { view_zoom_ = zoom, view_center_ = center; }
+    // The summary or the fault panel did not show all its text at the last frame.
+    bool panels_cut() const { return summary_more_ || fault_more_; }
 
     // Polls the link, then draws one frame into a window covering the whole viewport.
     void frame(float width, float height);
@@ -51,8 +59,9 @@ private:
     AddressAxis axis_;
     bool axis_init_ = false;
     std::vector<int> lanes_;
-    std::vector<std::size_t> map_order_, plan_order_;  // draw orders: (lane, offset), (lifetime, offset)
-    unsigned serial_ = 0;                              // +1 per snapshot: rasters key on it
+    std::vector<std::size_t> plan_order_;  // the plan's draw order: (lifetime, offset)
+    unsigned serial_ = 0;                  // +1 per snapshot: rasters key on it
+    MapPicture map_;                       // the map's display list at the last rebuild (mapview.h)
     Raster map_raster_, plan_raster_;
     unsigned map_tex_ = 0, plan_tex_ = 0;  // GL textures of the rasters
     std::string map_key_, plan_key_;
@@ -74,12 +83,16 @@ private:
     PlanGeometry plan_;
     RamColumn ram_;
     HistoryGeometry history_;
+    std::string map_title_;                               // the map's title line, before fitting
     std::string status_text_;                             // the whole status line, before fitting
     bool summary_more_ = false, fault_more_ = false;      // the panel's text did not fit at the last frame
     std::vector<std::string> summary_lines_;              // the summary's lines in order, before fitting (--layout-out)
     std::vector<std::string> fault_lines_;                // the fault / post-mortem panel's lines, likewise
     std::vector<std::pair<uint64_t, uint64_t>> smashed_;  // (addr, size) of every smashed object, sorted
     bool status_lost_ = false;
+    bool offscreen_ = false;
+    double view_zoom_ = 1;
+    std::optional<double> view_center_;
 };
 
 }  // namespace arenascope

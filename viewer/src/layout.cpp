@@ -37,8 +37,14 @@ Rgba colour(Paint p)
     case Paint::HistoryStackPeak: return {255, 120, 170, 255};
     case Paint::HistoryGap: return {150, 230, 90, 255};
     case Paint::Offline: return {255, 255, 160, 255};
+    case Paint::Cluster: return {235, 235, 255, 255};
     }
     return {255, 0, 255, 255};
+}
+
+Rgba edge_shade(Rgba c)
+{
+    return {uint8_t(c.r * 3 / 5), uint8_t(c.g * 3 / 5), uint8_t(c.b * 3 / 5), c.a};
 }
 
 Paint paint_of_kind(const std::string &kind)
@@ -64,6 +70,7 @@ const char *paint_short_name(Paint p)
     case Paint::StackUnused: return "stack unused";
     case Paint::HighWater: return "high-water";
     case Paint::Offline: return "offline plan";
+    case Paint::Cluster: return "too small: N";
     default: return paint_name(p);
     }
 }
@@ -91,6 +98,7 @@ const char *paint_name(Paint p)
     case Paint::HistoryStackPeak: return "history: stack peak";
     case Paint::HistoryGap: return "history: gap (stack HWM - arena end)";
     case Paint::Offline: return "stripe: placed by the model's offline plan";
+    case Paint::Cluster: return "regions too small to tell apart here (N of them): zoom in";
     default: return "";
     }
 }
@@ -198,22 +206,6 @@ int assign_lanes(const std::vector<Region> &regions, std::vector<int> &lanes)
         lanes[i] = lane + 1;
     }
     return count + 1;
-}
-
-int hit_region(const std::vector<Region> &regions, const std::vector<int> &lanes, const AddressAxis &axis,
-               uint64_t base_addr, float lanes_top, float lane_h, float px, float py)
-{
-    if (py < lanes_top || lane_h <= 0) return -1;
-    const int lane = int((py - lanes_top) / lane_h);
-    const double addr = axis.to_addr(px);
-    for (std::size_t i = 0; i < regions.size(); i++) {
-        const double lo = double(base_addr + regions[i].offset), hi = lo + double(regions[i].size_bytes);
-        // at least one pixel wide, so tiny regions can be hovered at any zoom
-        const float x0 = axis.to_px(lo), x1 = std::max(axis.to_px(hi), x0 + 1.f);
-        if (lanes[i] == lane && px >= x0 && px < x1) return int(i);
-        (void)addr;
-    }
-    return -1;
 }
 
 Rect PlanGeometry::region_rect(const Region &r) const

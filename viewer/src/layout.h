@@ -5,7 +5,7 @@
 //   AddressAxis        address <-> pixel for the zoomable arena map
 //   tick_step          power-of-two tick spacing for an address range
 //   assign_lanes       first-fit lanes so regions that share bytes (at other times) stay visible
-//   hit_*              what is under the mouse
+//   hit_plan           what is under the mouse in the plan (the map's: MapPicture::at)
 //   PlanGeometry       scope/offset <-> pixel for the plan view
 //   RamColumn          the stack / guard / arena column
 //   HistoryGeometry    time/bytes <-> pixel for the live history panel; live_status its status text
@@ -53,11 +53,15 @@ enum class Paint {
     HistoryStackPeak,
     HistoryGap,  // the live history's three series
     Offline,     // the stripe on a region the model's offline plan places (flag "offline")
+    Cluster,     // the map's mark where regions are too small to tell apart at this zoom (pixelmap.h)
 };
 
 // The fixed palette: distinct hues for tensor/scratch/temp/persistent/metadata, green for
 // canary-intact free space, red for anything touched. Documented in viewer/README.md.
 Rgba colour(Paint p);
+// The last pixel column of a map region at least 4 px wide: its colour at 60 %, so that two
+// neighbours of one kind are told apart while every pixel stays in its owner's colour family.
+Rgba edge_shade(Rgba c);
 Paint paint_of_kind(const std::string &kind);  // region kind -> Paint
 const char *paint_name(Paint p);
 const char *paint_short_name(Paint p);  // at most 15 characters, for a two-column legend
@@ -118,11 +122,6 @@ std::vector<std::string> wrap_at_spaces(const std::string &text, float first_px,
 // lane 0; head regions (tensor, scratch) first-fit by (offset, index) into lanes 1.. so that
 // regions sharing bytes never share a lane. Returns the number of lanes used.
 int assign_lanes(const std::vector<Region> &regions, std::vector<int> &lanes);
-
-// Region under (px, py) in the lanes below the area bar: lane i spans
-// [lanes_top + i*lane_h, +lane_h). Returns the region's position in `regions`, or -1.
-int hit_region(const std::vector<Region> &regions, const std::vector<int> &lanes, const AddressAxis &axis,
-               uint64_t base_addr, float lanes_top, float lane_h, float px, float py);
 
 // Plan view: scopes across, offsets down.
 struct PlanGeometry {

@@ -6,7 +6,11 @@
 //            --wait-snapshot SECONDS             with --connect: wait that long for the first one
 //            --snapshots N                       ... or for the N-th (reconnection tests)
 //            --layout-out FILE.json              write the last frame's geometry (pixel tests)
-//            --size WxH                          window size (default 1280x800, at least 1024x700)
+//            --size WxH                          window size (default 1280x800, at least 1024x700);
+//                                                without it a screenshot grows taller (to 8192 px)
+//                                                until the summary and fault panels show every line
+//            --zoom F --center OFFSET            the map's view: F times the whole arena (1..1e6),
+//                                                centred on OFFSET bytes from its base (default: middle)
 //            --arena N                           show arena N of a multi-arena snapshot (Tab switches)
 //            --bench FRAMES                      print the mean frame time and exit
 //            --bench-rebuild                     with --bench: rebuild the region rasters every frame
@@ -24,6 +28,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,14 +44,17 @@ namespace {
 struct Options {
     std::string file, connect, screenshot, layout_out;
     int frames = 3, width = 1280, height = 800, bench = 0, snapshots = 1, arena = 0;
-    bool bench_rebuild = false, version = false;
+    bool bench_rebuild = false, version = false, sized = false;
+    double zoom = 1;
+    std::optional<double> center;
     double wait_snapshot = 0;
 };
 
-const char *kUsage = "usage: arenascope-viewer SNAPSHOT.json | --connect 127.0.0.1:PORT\n"
-                     "       [--screenshot OUT.png [--frames N]] [--wait-snapshot SECONDS] [--layout-out FILE.json]\n"
-                     "       [--size WxH] [--arena N] [--snapshots N] [--bench FRAMES [--bench-rebuild]]\n"
-                     "       arenascope-viewer --version\n";
+const char *kUsage =
+    "usage: arenascope-viewer SNAPSHOT.json | --connect 127.0.0.1:PORT\n"
+    "       [--screenshot OUT.png [--frames N]] [--wait-snapshot SECONDS] [--layout-out FILE.json]\n"
+    "       [--size WxH] [--zoom F] [--center OFFSET] [--arena N] [--snapshots N] [--bench FRAMES [--bench-rebuild]]\n"
+    "       arenascope-viewer --version\n";
 
 bool parse(int argc, char **argv, Options &o, std::string &error)
 {
@@ -103,6 +111,24 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
                 error = fmt::format("--wait-snapshot {}: expected seconds from 0 to 3600", v);
                 return false;
             }
+        } else if (a == "--zoom" || a == "--center") {
+            if (!(v = value(a == "--zoom" ? "a factor" : "an offset in bytes"))) return false;
+            char *end = nullptr;
+            const bool hex = a == "--center" && (std::strncmp(v, "0x", 2) == 0 || std::strncmp(v, "+0x", 3) == 0);
+            const double x = hex ? double(std::strtoull(v + (v[0] == '+' ? 1 : 0), &end, 16)) : std::strtod(v, &end);
+            if (*end || (a == "--zoom" ? !(x >= 1 && x <= 1e6) : !(x >= 0 && x <= 1e12))) {
+                error = a == "--zoom"
+                            ? fmt::format("--zoom {}: expected a factor from 1 (the whole arena) to 1000000", v)
+                            : fmt::format("--center {}: expected an offset in bytes from the arena's base, "
+                                          "e.g. 4096, +4096 or 0x1000",
+                                          v);
+                return false;
+            }
+            if (a == "--zoom") {
+                o.zoom = x;
+            } else {
+                o.center = x;
+            }
         } else if (a == "--size") {
             if (!(v = value("WxH"))) return false;
             char tail = 0;
@@ -111,6 +137,7 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
                 error = fmt::format("--size {}: expected WxH, from 1024x700 (smaller is unreadable) to 8192x8192", v);
                 return false;
             }
+            o.sized = true;
         } else if (!a.empty() && a[0] == '-') {
             error = fmt::format("unknown option {}", a);
             return false;
@@ -208,6 +235,8 @@ int main(int argc, char **argv)
     glfwMakeContextCurrent(window);
     glfwSetWindowSizeLimits(window, 1024, 700, GLFW_DONT_CARE, GLFW_DONT_CARE);  // smaller is unreadable
     app.select_arena(opt.arena);
+    app.set_offscreen(!opt.screenshot.empty());
+    app.set_view(opt.zoom, opt.center);
     glfwSwapInterval(headless ? 0 : 1);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -233,7 +262,7 @@ int main(int argc, char **argv)
         }
     }
 
-    int status = 0, frame = 0;
+    int status = 0, frame = 0, grown_from = 0;
     const int total = opt.bench > 0 ? opt.bench : opt.frames;
     auto t0 = std::chrono::steady_clock::now();
     using clock = std::chrono::steady_clock;
@@ -270,6 +299,15 @@ int main(int argc, char **argv)
         if (headless && frame == 2) {
             glFinish();
             t0 = std::chrono::steady_clock::now();  // frame 1 builds the font atlas: not timed
+        }
+        // A screenshot of its own size grows until the panels show every line: a picture for a
+        // bug report must not say "more below: scroll".
+        if (!opt.screenshot.empty() && !opt.sized && frame >= total + 1 && app.panels_cut() && h < 8192 &&
+            h > grown_from) {
+            grown_from = h;  // the window did grow since the last request (else an X server refused)
+            glfwSetWindowSize(window, w, std::min(8192, h + 160));
+            frame = 1;
+            continue;
         }
         if (headless && frame >= total + 1) {
             if (opt.bench > 0) {

@@ -1,0 +1,209 @@
+// arenascope viewer: the arena map's display list; see mapview.h.
+#include "mapview.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace arenascope {
+namespace {
+
+constexpr int kTextH = 13;  // a label's height, px (Dear ImGui's default font; the report's 12 px monospace)
+constexpr int kAreaHead = 0, kAreaTemp = 1, kAreaFree = 2, kAreaTail = 3;
+constexpr int kBarLane = -1;
+constexpr int kTailIdBase = 4;  // area-bar items: 0..3 the areas, 4 + i tail region i
+
+bool is_tail(const Region &r)
+{
+    return r.kind == "persistent" || r.kind == "metadata";
+}
+
+// The label that fits: the whole label, or its first word with a digit ("4" of "tensor 4
+// (persistent)"), or none.
+std::string fitting(const std::string &label, int room, const std::function<float(const std::string &)> &measure)
+{
+    if (measure(label) <= float(room)) return label;
+    size_t i = 0;
+    while (i < label.size()) {
+        const size_t j = std::min(label.find(' ', i), label.size());
+        const std::string word = label.substr(i, j - i);
+        if (word.find_first_of("0123456789") != std::string::npos) {
+            return measure(word) <= float(room) ? word : std::string();
+        }
+        i = j + 1;
+    }
+    return {};
+}
+
+Rgba label_colour(Rgba fill)
+{
+    const int lum = fill.r * 299 + fill.g * 587 + fill.b * 114;  // ITU-R BT.601 luma x 1000
+    return lum > 110000 ? Rgba{16, 16, 20, 255} : Rgba{240, 240, 240, 255};
+}
+
+}  // namespace
+
+const char *area_name(int area)
+{
+    switch (area) {
+    case kAreaHead: return "head";
+    case kAreaTemp: return "temp";
+    case kAreaFree: return "free band";
+    default: return "tail";
+    }
+}
+
+const MapRun *MapPicture::at(int x, int y) const
+{
+    int lane;
+    if (y >= 0 && y < g.bar_h) {
+        lane = kBarLane;
+    } else if (y >= g.lanes_top && g.lane_h > 0) {
+        lane = (y - g.lanes_top) / g.lane_h;
+        if (lane >= g.lanes_shown || (g.lane_h > 1 && (y - g.lanes_top) % g.lane_h == g.lane_h - 1)) return nullptr;
+    } else {
+        return nullptr;
+    }
+    for (const MapRun &r : runs) {
+        if (r.lane == lane && x >= r.x0 && x < r.x1) return &r;
+    }
+    return nullptr;
+}
+
+MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapGeometry &g, int selected,
+                       const std::function<bool(int)> &damaged,
+                       const std::function<float(const std::string &)> &measure)
+{
+    MapPicture p;
+    p.g = g;
+    const uint64_t base = a.base_addr;
+    const uint64_t head = std::min(a.head_bytes, a.size_bytes);
+    const uint64_t temp = std::clamp(a.temp_bytes, head, a.size_bytes);
+    const uint64_t tail = std::clamp(a.tail_offset, temp, a.size_bytes);
+    auto add_runs = [&](int lane, int y0, int y1, const std::vector<PixelItem> &items,
+                        const std::function<Rgba(int)> &colour_of, const std::function<void(int, MapRun &)> &name,
+                        const std::function<std::string(int)> &label_of, const std::function<bool(int)> &striped) {
+        for (const PixelRun &run : own_pixels(items, g.view_lo, g.view_hi, g.width)) {
+            MapRun mr;
+            mr.lane = lane, mr.x0 = run.x0, mr.x1 = run.x1;
+            if (run.id < 0) {
+                for (int id : run.ids) {
+                    MapRun tmp;
+                    name(id, tmp);
+                    if (tmp.region >= 0) mr.members.push_back(tmp.region);
+                    if (tmp.area >= 0) mr.areas.push_back(tmp.area);
+                }
+                p.fills.push_back({run.x0, y0, run.x1, y1, colour(Paint::Cluster)});
+                p.clusters++;
+                p.hidden += run.count();
+                const std::string n = std::to_string(run.count());
+                if (y1 - y0 >= kTextH && measure(n) + 2 <= float(g.width - run.x1)) {
+                    p.labels.push_back({run.x1 + 1, y0 + (y1 - y0 - kTextH) / 2, n, colour(Paint::Cluster)});
+                }
+                p.runs.push_back(std::move(mr));
+                continue;
+            }
+            name(run.id, mr);
+            const Rgba c = colour_of(run.id);
+            const bool edge = run.x1 - run.x0 >= 4;
+            p.fills.push_back({run.x0, y0, run.x1 - (edge ? 1 : 0), y1, c});
+            if (edge) p.fills.push_back({run.x1 - 1, y0, run.x1, y1, edge_shade(c)});
+            if (striped(run.id)) {
+                p.fills.push_back(
+                    {run.x0, y0, run.x1 - (edge ? 1 : 0), y0 + std::max(1, (y1 - y0) / 5), colour(Paint::Offline)});
+            }
+            const int room = run.x1 - run.x0 - 4;
+            if (y1 - y0 >= kTextH + 1 && room > 0) {
+                const std::string t = fitting(label_of(run.id), room, measure);
+                if (!t.empty()) p.labels.push_back({run.x0 + 2, y0 + (y1 - y0 - kTextH) / 2, t, label_colour(c)});
+            }
+            p.runs.push_back(std::move(mr));
+        }
+    };
+
+    // The area bar: the four areas, the tail's objects over the tail (gaps between them stay "tail").
+    std::vector<PixelItem> bar = {
+        {base, base + head, kAreaHead}, {base + head, base + temp, kAreaTemp}, {base + temp, base + tail, kAreaFree}};
+    std::vector<std::size_t> tail_regions;
+    for (std::size_t i = 0; i < a.regions.size(); i++) {
+        if (is_tail(a.regions[i])) tail_regions.push_back(i);
+    }
+    std::stable_sort(tail_regions.begin(), tail_regions.end(),
+                     [&](std::size_t x, std::size_t y) { return a.regions[x].offset < a.regions[y].offset; });
+    uint64_t at = tail;
+    for (std::size_t i : tail_regions) {
+        const Region &r = a.regions[i];
+        const uint64_t lo = std::max(r.offset, tail), hi = std::min(r.offset + r.size_bytes, a.size_bytes);
+        if (hi <= lo) continue;
+        if (lo > at) bar.push_back({base + at, base + lo, kAreaTail});
+        bar.push_back({base + lo, base + hi, kTailIdBase + int(i)});
+        at = std::max(at, hi);
+    }
+    if (a.size_bytes > at) bar.push_back({base + at, base + a.size_bytes, kAreaTail});
+    const Rgba free_colour = colour(a.free_band.present ? Paint::FreeIntact : Paint::FreeUnmeasured);
+    add_runs(
+        kBarLane, 0, g.bar_h, bar,
+        [&](int id) {
+            if (id >= kTailIdBase) {
+                const int i = id - kTailIdBase;
+                return colour(damaged(i) ? Paint::FreeTouched : paint_of_kind(a.regions[std::size_t(i)].kind));
+            }
+            return id == kAreaHead   ? colour(Paint::Tensor)
+                   : id == kAreaTemp ? colour(Paint::Temp)
+                   : id == kAreaFree ? free_colour
+                                     : colour(Paint::Metadata);
+        },
+        [&](int id, MapRun &mr) {
+            if (id >= kTailIdBase) {
+                mr.region = id - kTailIdBase;
+            } else {
+                mr.area = id;
+            }
+        },
+        [&](int id) { return id >= kTailIdBase ? std::string() : std::string(area_name(id)); },
+        [](int) { return false; });
+    if (a.damage && a.damage->size_bytes > 0) {
+        // At least 4 px wide, around the damage's centre: a 64-byte overrun in a 26 KiB arena is
+        // under 2 px at zoom 1, and it is the one thing the map must not hide.
+        const double scale = g.width / (g.view_hi - g.view_lo);
+        const double d0 = (double(base + a.damage->offset) - g.view_lo) * scale;
+        const double d1 = (double(base + a.damage->offset + a.damage->size_bytes) - g.view_lo) * scale;
+        int x0 = int(std::lround(d0)), x1 = int(std::lround(d1));
+        if (x1 - x0 < 4) {
+            const int c = int(std::floor((d0 + d1) / 2));
+            x0 = c - 2, x1 = c + 2;
+        }
+        x0 = std::max(x0, 0), x1 = std::min(x1, g.width);
+        if (x1 > x0) p.fills.push_back({x0, 0, x1, g.bar_h, colour(Paint::FreeTouched)});
+    }
+
+    // The lanes.
+    int lane_count = 0;
+    for (int l : lanes) lane_count = std::max(lane_count, l + 1);
+    std::vector<std::vector<PixelItem>> by_lane(std::size_t(std::max(0, lane_count)));
+    for (std::size_t i = 0; i < a.regions.size() && i < lanes.size(); i++) {
+        const Region &r = a.regions[i];
+        if (r.size_bytes > 0)
+            by_lane[std::size_t(lanes[i])].push_back({base + r.offset, base + r.offset + r.size_bytes, int(i)});
+    }
+    const int rows = std::max(1, g.lane_h - 1);
+    for (int l = 0; l < std::min(lane_count, g.lanes_shown); l++) {
+        const int y0 = g.lanes_top + l * g.lane_h;
+        add_runs(
+            l, y0, y0 + rows, by_lane[std::size_t(l)],
+            [&](int i) {
+                return colour(i == selected ? Paint::Selected
+                              : damaged(i)  ? Paint::FreeTouched
+                                            : paint_of_kind(a.regions[std::size_t(i)].kind));
+            },
+            [](int i, MapRun &mr) { mr.region = i; }, [&](int i) { return a.regions[std::size_t(i)].label; },
+            [&](int i) {
+                const auto &f = a.regions[std::size_t(i)].flags;
+                return i != selected && std::find(f.begin(), f.end(), "offline") != f.end();
+            });
+    }
+    return p;
+}
+
+}  // namespace arenascope

@@ -1,0 +1,72 @@
+// arenascope viewer: the arena map as a display list (no ImGui, no GL), so the window's texture
+// and the report's SVG draw the same pixels from one rule.
+//
+// The picture is W x H pixels: the area bar (head, temp, free band, tail and the tail's objects)
+// in rows [0, bar_h), the region lanes below it from row lanes_top, lane i in rows
+// [lanes_top + i*lane_h, + max(1, lane_h - 1)). Who owns each pixel column is pixelmap.h's rule;
+// a region at least 4 px wide has its last column in edge_shade(); the fault's damage in the
+// free band is drawn at least 4 px wide around its centre; where regions are too small to tell
+// apart at this zoom, a Cluster mark and the count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "layout.h"
+#include "pixelmap.h"
+
+namespace arenascope {
+
+struct MapGeometry {
+    int width = 1;                    // pixels across (the axis: exactly view_lo..view_hi)
+    double view_lo = 0, view_hi = 1;  // addresses shown
+    int bar_h = 26;                   // the area bar's rows
+    int lanes_top = 32;               // the first lane's row
+    int lane_h = 18;                  // rows a lane (its last row is the gap to the next)
+    int lanes_shown = 1;              // lanes that fit (lanes below are not drawn)
+};
+
+struct MapFill {
+    int x0, y0, x1, y1;  // pixels [x0, x1) x [y0, y1)
+    Rgba colour;
+};
+
+struct MapLabel {
+    int x, y;  // top-left of the text
+    std::string text;
+    Rgba colour;  // dark on a light fill, light on a dark one
+};
+
+// A run of one lane (lane -1: the area bar) for hit testing and the report's table: a region
+// (region >= 0, its position in arena.regions), an area of the bar (area 0 head, 1 temp, 2 free,
+// 3 tail not covered by an object), or a cluster (region -1, members).
+struct MapRun {
+    int lane = 0, x0 = 0, x1 = 0;
+    int region = -1, area = -1;
+    std::vector<int> members;  // a cluster's regions
+    std::vector<int> areas;    // a cluster's areas of the bar
+};
+
+struct MapPicture {
+    MapGeometry g;
+    std::vector<MapFill> fills;  // in order: later fills cover earlier ones
+    std::vector<MapLabel> labels;
+    std::vector<MapRun> runs;
+    int clusters = 0, hidden = 0;  // cluster marks, regions and areas in them
+    // What is under pixel (x, y) of the picture: a run, or nullptr.
+    const MapRun *at(int x, int y) const;
+};
+
+// The picture of arena `a`: lanes[i] is region i's lane (assign_lanes); selected is a region's
+// position or -1; damaged(i) says region i is drawn in the damage colour; measure(text) is the
+// text's width in pixels (labels are placed only where they fit: 13 px high text, 2 px margins).
+MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapGeometry &g, int selected,
+                       const std::function<bool(int)> &damaged,
+                       const std::function<float(const std::string &)> &measure);
+
+// The bar's areas, for labels and tooltips: "head", "temp", "free band", "tail".
+const char *area_name(int area);
+
+}  // namespace arenascope
