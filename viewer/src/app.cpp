@@ -1,6 +1,9 @@
 // arenascope viewer: views; see app.h.
 #include "app.h"
 
+#include "panels.h"
+#include "pictures.h"
+
 #include <fmt/format.h>
 #include <imgui.h>
 
@@ -116,6 +119,26 @@ double now_unix_s()
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+float measure(const std::string &t)
+{
+    return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x;
+}
+
+// A display list (pictures.h) into the window's draw list.
+void draw_picture(ImDrawList *dl, const Picture &p)
+{
+    for (const Shape &sh : p.shapes) {
+        const ImU32 c = sh.colour.imgui();
+        if (sh.kind == Shape::Box) {
+            dl->AddRectFilled(ImVec2(sh.x0, sh.y0), ImVec2(sh.x1, sh.y1), c);
+        } else if (sh.kind == Shape::Line) {
+            dl->AddLine(ImVec2(sh.x0, sh.y0), ImVec2(sh.x1, sh.y1), c, sh.width);
+        } else {
+            dl->AddText(ImVec2(sh.x0, sh.y0), c, sh.text.c_str(), sh.text.c_str() + sh.text.size());
+        }
+    }
+}
+
 void rect(ImDrawList *dl, float x0, float y0, float x1, float y1, Paint p)
 {
     if (x1 > x0 && y1 > y0) dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col(p));
@@ -149,11 +172,6 @@ void opaque_image(ImDrawList *dl, unsigned tex, float x0, float y0, float x1, fl
     dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
 }
 
-Paint verdict_paint(const std::string &v)
-{
-    return v == "FAIL" ? Paint::RuleFail : v == "WARN" ? Paint::Temp : Paint::RulePass;
-}
-
 }  // namespace
 
 void App::set_snapshot(Snapshot s, std::string source)
@@ -180,13 +198,6 @@ void App::set_snapshot(Snapshot s, std::string source)
         arena_index_ = std::clamp(arena_index_, 0, int(snapshot_->arenas.size()) - 1);
         const std::vector<Region> &rs = snapshot_->arenas[arena_index_].regions;
         lane_count_ = assign_lanes(rs, lanes_);
-        plan_order_.resize(rs.size());
-        for (std::size_t i = 0; i < rs.size(); i++) plan_order_[i] = i;
-        std::stable_sort(plan_order_.begin(), plan_order_.end(), [&](std::size_t x, std::size_t y) {
-            const int fx = rs[x].first_use.value_or(-1), fy = rs[y].first_use.value_or(-1);
-            const int lx = rs[x].last_use.value_or(-1), ly = rs[y].last_use.value_or(-1);
-            return fx != fy ? fx < fy : lx != ly ? lx < ly : rs[x].offset < rs[y].offset;
-        });
         if (selected_ >= int(rs.size())) selected_ = -1;
     }
 }
@@ -225,8 +236,7 @@ void App::frame(float width, float height)
         draw_summary(a, layout_.summary);
         fault_lines_.clear();
         if (snapshot_->fault || has_postmortem()) {
-            draw_fault(snapshot_->fault ? &*snapshot_->fault : nullptr, has_postmortem() ? &*snapshot_->tflm : nullptr,
-                       layout_.fault);
+            draw_fault(layout_.fault);
         }
         draw_legend(layout_.legend);
     } else {
@@ -512,80 +522,11 @@ void App::draw_region_tooltip(const Arena &a, const Region &reg)
 
 void App::draw_ram(const Arena *ap, const Rect &r)
 {
-    Arena none;  // no arena: the column shows the stack and the guard band only
-    if (!ap) {
-        none.base_addr = snapshot_->guard.present ? snapshot_->guard.low_addr : snapshot_->stack.low_addr;
-    }
-    const Arena &a = ap ? *ap : none;
-    ImDrawList *dl = ImGui::GetWindowDrawList();
     const Snapshot &s = *snapshot_;
-    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
-    text(dl, r.x + 6, r.y + 3, "RAM");
-    const Rect col_area{r.x + 8, r.y + 24, r.w * 0.45f, r.h - 32};
-    ram_ = ram_column(s, a, col_area);
-    const float x0 = col_area.x, x1 = col_area.x + col_area.w;
-    auto Y = [&](uint64_t addr) { return ram_.y_of(std::clamp(addr, ram_.lo, ram_.hi)); };
-    // The arena (bottom), drawn by area.
-    const uint64_t b = a.base_addr;
-    if (ap) {
-        rect(dl, x0, Y(b + a.head_bytes), x1, Y(b), Paint::Tensor);
-        rect(dl, x0, Y(b + a.temp_bytes), x1, Y(b + a.head_bytes), Paint::Temp);
-        rect(dl, x0, Y(b + a.tail_offset), x1, Y(b + a.temp_bytes),
-             a.free_band.present ? Paint::FreeIntact : Paint::FreeUnmeasured);
-        if (a.damage) {
-            const float y_top = Y(b + a.damage->offset + a.damage->size_bytes), y_bot = Y(b + a.damage->offset);
-            rect(dl, x0, std::min(y_top, y_bot - 2), x1, y_bot, Paint::FreeTouched);  // at least 2 px
-        }
-        rect(dl, x0, Y(b + a.size_bytes), x1, Y(b + a.tail_offset), Paint::Persistent);
-    }
-    if (s.guard.present) {
-        rect(dl, x0, Y(s.guard.high_addr), x1, Y(s.guard.low_addr),
-             s.guard.touched ? Paint::GuardTouched : Paint::Guard);
-    }
-    // Labels right of the column, pushed apart so they never overlap (sorted top to bottom).
-    std::vector<std::pair<float, std::string>> labels;
-    if (s.stack.high_addr > s.stack.low_addr) {
-        const uint64_t hwm = std::max(s.stack.hwm_addr.value_or(s.stack.low_addr), s.stack.low_addr);
-        rect(dl, x0, Y(hwm), x1, Y(s.stack.low_addr), Paint::StackUnused);
-        rect(dl, x0, Y(s.stack.high_addr), x1, Y(hwm), Paint::StackUsed);
-        if (s.stack.hwm_addr) {
-            const float y = Y(*s.stack.hwm_addr);
-            dl->AddLine(ImVec2(x0 - 4, y), ImVec2(x1 + 4, y), col(Paint::HighWater), 2.0f);
-            labels.push_back({y, s.stack.peak_is_lower_bound ? "HWM below" : "HWM"});
-        }
-        if (s.stack.sp && *s.stack.sp >= s.stack.low_addr && *s.stack.sp <= s.stack.high_addr) {
-            const float y = Y(*s.stack.sp);
-            dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), col(Paint::StackPointer), 1.0f);
-            labels.push_back({y, "SP"});
-        }
-        // The gap from the high-water mark down to the arena's end, coloured by the stack rule
-        // (room >= rule_factor x peak: the snapshot's required_room_bytes).
-        if (s.stack.hwm_addr && s.stack.arena_end_addr) {
-            const bool ok = s.stack.room_bytes && s.stack.required_room_bytes &&
-                            *s.stack.room_bytes >= *s.stack.required_room_bytes && !s.stack.peak_is_lower_bound;
-            const float gx = r.x + r.w - 14;
-            rect(dl, gx, Y(*s.stack.hwm_addr), gx + 8, Y(*s.stack.arena_end_addr) + 2,
-                 ok ? Paint::RulePass : Paint::RuleFail);
-            const uint64_t gap =
-                *s.stack.hwm_addr > *s.stack.arena_end_addr ? *s.stack.hwm_addr - *s.stack.arena_end_addr : 0;
-            // On a dark box: the label sits over the arena's colours.
-            const std::string label = "gap " + format_bytes(gap);
-            const float tw = std::min(ImGui::CalcTextSize(label.c_str()).x, r.w - 24);
-            dl->AddRectFilled(ImVec2(r.x + 4, r.y + r.h - 19), ImVec2(r.x + 8 + tw, r.y + r.h - 3),
-                              col(Paint::Background));
-            text_fit(dl, r.x + 6, r.y + r.h - 18, label, r.w - 24, ok ? col(Paint::RulePass) : col(Paint::RuleFail));
-        }
-        labels.push_back({(Y(s.stack.high_addr) + Y(s.stack.low_addr)) / 2 - 7, "stack"});
-    }
-    if (s.guard.present) labels.push_back({Y(s.guard.high_addr) - 2, "guard"});
-    if (ap) labels.push_back({(Y(b + a.size_bytes) + Y(b)) / 2 - 7, "arena"});
-    std::sort(labels.begin(), labels.end());
-    float next = r.y + 20;
-    for (auto &[y, t] : labels) {
-        const float at = std::max(y - 7, next);
-        if (at < r.y + r.h - 34) text_fit(dl, x1 + 6, at, t, r.x + r.w - 18 - (x1 + 6));
-        next = at + 14;
-    }
+    draw_picture(ImGui::GetWindowDrawList(), ram_picture(s, ap, r, measure, ram_));
+    const Rect &col_area = ram_.area;
+    const uint64_t b = ap ? ap->base_addr : 0;
+    const Arena &a = ap ? *ap : Arena{};
     // Hover: what is at this address.
     const ImGuiIO &io = ImGui::GetIO();
     if (col_area.contains(io.MousePos.x, io.MousePos.y)) {
@@ -614,51 +555,21 @@ void App::draw_ram(const Arena *ap, const Rect &r)
 void App::draw_plan(const Arena &a, const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
-    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
     const Rect area{r.x + 60, r.y + 24, r.w - 70, r.h - 44};
     plan_ = plan_geometry(a, area);
-    text(dl, r.x + 6, r.y + 3,
-         fmt::format("Memory plan: operator across, offset down; live bytes (white), lower bound {} (red)",
-                     format_bytes(a.plan.lower_bound_bytes)));
     const int px = int(std::floor(area.x)), py = int(std::floor(area.y));
     const int pw = std::max(1, int(area.w)), ph = std::max(1, int(area.h) + 1);
     const std::string key = fmt::format("{}/{}/{}/{}/{}/{}", serial_, px, py, pw, ph, selected_);
     if (key != plan_key_) {
         plan_key_ = key;
         plan_raster_.reset(pw, ph, colour(Paint::Background));
-        for (std::size_t i : plan_order_) {
-            const Rect rr = plan_.region_rect(a.regions[i]);
-            if (rr.w <= 0) continue;
-            const float x0 = rr.x - px, y0 = rr.y - py, x1 = x0 + rr.w, y1 = y0 + rr.h;
-            plan_raster_.fill(x0, y0, x1, y1,
-                              colour(int(i) == selected_ ? Paint::Selected : paint_of_kind(a.regions[i].kind)));
-            if (rr.w > 3 && rr.h > 3) plan_raster_.frame(x0, y0, x1, y1, colour(Paint::Background));
+        for (const Shape &b : plan_boxes(a, plan_, selected_)) {
+            plan_raster_.fill(b.x0 - float(px), b.y0 - float(py), b.x1 - float(px), b.y1 - float(py), b.colour);
         }
         upload(plan_tex_, plan_raster_);
     }
     opaque_image(dl, plan_tex_, float(px), float(py), float(px + pw), float(py + ph));
-    // The live-bytes curve (a step per scope) and the lower bound, on the same byte axis.
-    for (int t = 0; t < a.plan.scopes; t++) {
-        const float y = plan_.y_of_offset(double(a.plan.live_bytes[t]));
-        dl->AddLine(ImVec2(plan_.x_of_scope(t), y), ImVec2(plan_.x_of_scope(t + 1), y), col(Paint::LiveCurve), 2.0f);
-        if (t + 1 < a.plan.scopes) {
-            const float y2 = plan_.y_of_offset(double(a.plan.live_bytes[t + 1]));
-            dl->AddLine(ImVec2(plan_.x_of_scope(t + 1), y), ImVec2(plan_.x_of_scope(t + 1), y2), col(Paint::LiveCurve),
-                        1.0f);
-        }
-    }
-    const float ylb = plan_.y_of_offset(double(a.plan.lower_bound_bytes));
-    dl->AddLine(ImVec2(area.x, ylb), ImVec2(area.x + area.w, ylb), col(Paint::LowerBound), 1.0f);
-    // Axes.
-    const int every = std::max(1, int(a.plan.scopes / std::max(1.f, area.w / 40)));
-    for (int t = 0; t < a.plan.scopes; t += every) {
-        text(dl, plan_.x_of_scope(t + 0.5) - 6, area.y + area.h + 2, t == 0 ? "in" : std::to_string(t - 1),
-             IM_COL32(160, 160, 160, 255));
-    }
-    const uint64_t step = tick_step(0, double(plan_.extent), int(area.h / 40));
-    for (uint64_t off = 0; off <= plan_.extent; off += step) {
-        text(dl, r.x + 4, plan_.y_of_offset(double(off)) - 7, "+" + format_bytes(off), IM_COL32(160, 160, 160, 255));
-    }
+    draw_picture(dl, plan_overlay(a, plan_, r));
     const ImGuiIO &io = ImGui::GetIO();
     if (area.contains(io.MousePos.x, io.MousePos.y)) {
         const int hit = hit_plan(a.regions, plan_, io.MousePos.x, io.MousePos.y);
@@ -671,84 +582,17 @@ void App::draw_plan(const Arena &a, const Rect &r)
 
 void App::draw_summary(const Arena *a, const Rect &r)
 {
-    const Snapshot &s = *snapshot_;
     const ScrollPanel panel("summary", r, IM_COL32(80, 80, 90, 255), summary_more_);
-    const ImU32 white = IM_COL32(230, 230, 230, 255);
     summary_lines_.clear();
     // A line wraps where the panel is narrow (the panel scrolls): no figure is cut off, and a
     // figure's continuation stays in its value column (after the 11-character label).
     const float value_column = ImGui::CalcTextSize("stack peak ").x;
-    auto line = [&](const std::string &t, ImU32 c = IM_COL32(230, 230, 230, 255), const std::string &tip = {}) {
-        summary_lines_.push_back(t);
+    for (const PanelLine &l : summary_lines(*snapshot_, a, selected_)) {
+        if (l.gap_before) panel.advance(float(l.gap_before));
+        if (!l.detail) summary_lines_.push_back(l.text);
         const float y = panel.at().y;
-        const float h = panel.text(t, c, 0, value_column);
-        if (!tip.empty() && panel.hovered(y, h)) ImGui::SetTooltip("%s", tip.c_str());
-    };
-    auto wrapped = [&](const std::string &t, ImU32 c) { panel.text(t, c, 12); };  // a check's reason
-    line("Summary: verdict " + s.verdict + (s.time.size() >= 19 ? "  at " + s.time.substr(11, 8) + " UTC" : ""),
-         col(verdict_paint(s.verdict)), s.time.empty() ? "" : "snapshot taken " + s.time);
-    if (a) {
-        line(fmt::format("size       {}", format_bytes_exact(a->size_bytes)));
-        line(fmt::format("head       {} (planned)   temp {}", format_bytes_exact(a->head_bytes),
-                         format_bytes_exact(a->temp_bytes - a->head_bytes)));
-        line(fmt::format("tail       {} (persistent)", format_bytes_exact(a->tail_bytes)));
-        line(fmt::format("used       {}", format_bytes_exact(a->used_bytes)));
-        if (!s.model.empty()) {  // a model's prediction: its peak is the minimum arena TFLM needs
-            line(fmt::format("minimum    {}", format_bytes_exact(a->minimum_arena_bytes.value_or(a->peak_bytes))),
-                 white, "The smallest arena AllocateTensors succeeds in, as arenascope-plan predicts it.");
-        } else {
-            line(fmt::format("peak       {}", format_bytes_exact(a->peak_bytes)));
-        }
-        if (!s.model.empty()) {  // a prediction: the arena is the recommended one, the margin above the minimum
-            line(fmt::format("margin     {} B = {:.1f} % over the minimum", a->headroom_bytes, a->headroom_pct), white,
-                 "The free space on the map is not spare: AllocateTensors needs it while it runs (its "
-                 "temporaries and the planner's arrays). The margin is what the recommended arena adds "
-                 "to the minimum.");
-        } else {
-            line(fmt::format("headroom   {} B = {:.1f} %{}", a->headroom_bytes, a->headroom_pct,
-                             a->headroom_is_upper_estimate ? " (upper est.)" : ""),
-                 white,
-                 a->headroom_is_upper_estimate ? "Measured against the used bytes: TFLM needs more while it "
-                                                 "allocates. Never shrink the arena on this figure alone."
-                                               : "");
-        }
-        if (a->free_band.present && a->free_band.intact_bytes) {
-            line(fmt::format("free band  {} of {} B intact", *a->free_band.intact_bytes, a->free_band.size_bytes),
-                 a->free_band.touched ? col(Paint::RuleFail) : white);
-        }
-    }
-    if (s.guard.present && s.guard.intact_bytes) {
-        line(fmt::format("guard      {} of {} B intact", *s.guard.intact_bytes, s.guard.size_bytes),
-             s.guard.touched ? col(Paint::RuleFail) : white);
-    }
-    if (s.stack.peak_bytes) {
-        line(fmt::format("stack peak {}{} B of {} B{}", s.stack.peak_is_lower_bound ? ">= " : "", *s.stack.peak_bytes,
-                         s.stack.size_bytes, s.stack.overflowed || s.stack.peak_is_lower_bound ? "  OVERFLOW" : ""),
-             s.stack.overflowed || s.stack.peak_is_lower_bound ? col(Paint::RuleFail) : white);
-    }
-    if (s.stack.room_bytes && s.stack.required_room_bytes) {
-        const bool ok = *s.stack.room_bytes >= *s.stack.required_room_bytes;
-        line(fmt::format("room       {} B {} {:g} x peak = {} B", *s.stack.room_bytes, ok ? ">=" : "<",
-                         s.stack.rule_factor, *s.stack.required_room_bytes),
-             col(ok ? Paint::RulePass : Paint::RuleFail));
-    }
-    panel.advance(4);
-    // What failed first, then warnings, then what passed (each in the checks' own order).
-    auto rank = [](const std::string &v) { return v == "FAIL" ? 0 : v == "WARN" ? 1 : 2; };
-    for (int shown = 0; shown < 3; shown++) {
-        for (const Check &c : s.checks) {
-            if (rank(c.verdict) != shown) continue;
-            line(fmt::format("{:<4} {}", c.verdict, c.rule), col(verdict_paint(c.verdict)), c.reason);
-            if (c.verdict != "PASS") wrapped(c.reason, col(verdict_paint(c.verdict)));
-        }
-    }
-    if (a && selected_ >= 0 && selected_ < int(a->regions.size())) {
-        const Region &reg = a->regions[selected_];
-        panel.advance(4);
-        line("pinned: " + reg.label, col(Paint::Selected));
-        line(fmt::format("  {:#x} +{} {}", a->base_addr + reg.offset, reg.offset, format_bytes_exact(reg.size_bytes)));
-        line(reg.first_use && reg.last_use ? fmt::format("  scopes {}..{}, {}", *reg.first_use, *reg.last_use, reg.kind)
-                                           : "  whole run, " + reg.kind);
+        const float h = panel.text(l.text, l.colour.imgui(), float(l.indent), l.hang ? value_column : 0);
+        if (!l.tip.empty() && panel.hovered(y, h)) ImGui::SetTooltip("%s", l.tip.c_str());
     }
 }
 
@@ -763,65 +607,14 @@ bool App::damaged(int region_index, const Region &reg) const
     return std::binary_search(smashed_.begin(), smashed_.end(), std::make_pair(reg.address, reg.size_bytes));
 }
 
-void App::draw_fault(const Fault *f, const Tflm *t, const Rect &r)
+void App::draw_fault(const Rect &r)
 {
     const ScrollPanel panel("fault", r, col(Paint::RuleFail), fault_more_);
-    const ImU32 white = IM_COL32(230, 230, 230, 255), red = col(Paint::RuleFail), grey = IM_COL32(200, 200, 200, 255);
-    // A line already in the panel is not drawn again: the fault's verdict repeats the
-    // post-mortem's headline, evidence and "overwritten: ..." lines word for word.
-    auto shown = [&](const std::string &line) {
-        return std::find(fault_lines_.begin(), fault_lines_.end(), line) != fault_lines_.end();
-    };
-    auto para = [&](const std::string &line, ImU32 c, float indent = 0) {
-        fault_lines_.push_back(line);
-        panel.text(line, c, indent);
-    };
-    // The answer first: the post-mortem's verdicts, then what TFLM's state is, then the fault.
-    if (t) {
-        bool any_smashed = false;
-        for (const TflmVerdict &v : t->verdicts) any_smashed |= !v.smashed.empty();
-        para(std::string("POST-MORTEM of TFLM's objects") +
-                 (any_smashed ? "  (red on the map: what the stack overwrote)" : ""),
-             red);
-        for (const TflmVerdict &v : t->verdicts) {
-            para(v.headline, red);
-            for (const std::string &e : v.evidence) para(e, white, 8);
-            for (const TflmSmashed &o : v.smashed) {
-                para(fmt::format("overwritten: {} at {:#x} ({} B): {}", o.name, o.addr, o.size, o.why), white, 8);
-            }
-        }
-        para("TFLM: " + t->condition + ": " + t->meaning, white);
-        for (const std::string &e : t->evidence) {
-            if (!shown(e)) para(e, grey, 8);
-        }
-        panel.advance(4);
+    for (const PanelLine &l : fault_lines(*snapshot_, true)) {
+        if (l.gap_before) panel.advance(float(l.gap_before));
+        fault_lines_.push_back(l.text);
+        panel.text(l.text, l.colour.imgui(), float(l.indent));
     }
-    if (f) {
-        para("FAULT: " + (f->exception.empty() ? std::string("fault") : f->exception) +
-                 "  (red on the map: regions "
-                 "overwritten since allocation)",
-             red);
-        // The verdicts first, then the evidence, so what has to be scrolled to is the detail.
-        for (const FaultVerdict &v : f->verdicts) {
-            if (!shown(v.headline)) para(v.headline, red);
-        }
-        if (f->stale)
-            para("from before a reset: the arena in memory is this boot's, no verdict is drawn from it", white);
-        para("PC " + f->pc_where, white);
-        for (const auto &c : f->causes) para(c, white);
-        for (const FaultVerdict &v : f->verdicts) {
-            for (const std::string &e : v.evidence) {
-                if (!shown(e)) para(e, white);
-            }
-        }
-        for (const auto &n : f->notes) {
-            if (!shown(n)) para(n, white);
-        }
-        if (f->bfar) para(fmt::format("BFAR {:#010x}", *f->bfar), white);
-        if (f->mmfar) para(fmt::format("MMFAR {:#010x}", *f->mmfar), white);
-        for (const auto &b : f->bits) para(b, grey);
-    }
-    para("(the whole report: arena fault in GDB)", IM_COL32(160, 160, 160, 255));
 }
 
 // Every colour and what it means: areas as squares, lines (high-water mark, SP, live bytes,

@@ -45,8 +45,8 @@ private:
     void draw_summary(const Arena *a, const Rect &r);
     void draw_legend(const Rect &r);
     void draw_history(const Live &live, const Rect &r);
-    // The panel below the summary: the post-mortem's verdicts (tflm), then the fault's decode.
-    void draw_fault(const Fault *f, const Tflm *t, const Rect &r);
+    // The panel below the summary: the post-mortem's verdicts, then the fault's decode (panels.h).
+    void draw_fault(const Rect &r);
     bool has_postmortem() const { return snapshot_ && snapshot_->tflm && !snapshot_->tflm->verdicts.empty(); }
     // Drawn in the damage colour: a region of the fault's damaged_regions (arena 0), or one whose
     // address range equals a tail object the post-mortem says the stack overwrote.
@@ -59,7 +59,6 @@ private:
     AddressAxis axis_;
     bool axis_init_ = false;
     std::vector<int> lanes_;
-    std::vector<std::size_t> plan_order_;  // the plan's draw order: (lifetime, offset)
     unsigned serial_ = 0;                  // +1 per snapshot: rasters key on it
     MapPicture map_;                       // the map's display list at the last rebuild (mapview.h)
     Raster map_raster_, plan_raster_;
