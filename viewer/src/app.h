@@ -59,8 +59,8 @@ private:
     AddressAxis axis_;
     bool axis_init_ = false;
     std::vector<int> lanes_;
-    unsigned serial_ = 0;                  // +1 per snapshot: rasters key on it
-    MapPicture map_;                       // the map's display list at the last rebuild (mapview.h)
+    unsigned serial_ = 0;  // +1 per snapshot: rasters key on it
+    MapPicture map_;       // the map's display list at the last rebuild (mapview.h)
     Raster map_raster_, plan_raster_;
     unsigned map_tex_ = 0, plan_tex_ = 0;  // GL textures of the rasters
     std::string map_key_, plan_key_;
