@@ -161,12 +161,14 @@ describe() {
     fault-report.txt) echo "the post-mortem (arena fault)" ;;
     *.json) echo "a snapshot (docs/snapshot-schema.md)" ;;
     *.png) echo "the arena map window, rendered off-screen" ;;
+    *.html) echo "the report: map, plan, RAM, summary, fault, every region (open in a browser)" ;;
+    *.svg) echo "the report's pictures and text as one SVG" ;;
     uart.txt) echo "what the firmware printed on its UART" ;;
     viewer.log) echo "the window's own messages" ;;
   esac
 }
 for f in gdb-transcript.txt check-report.txt fault-report.txt stop-1.json stop-2.json stop-3.json overrun.json \
-         fault.json stop-3.png overrun.png fault.png uart.txt viewer.log; do
+         fault.json stop-3.png overrun.png fault.png stop-3.html fault.html fault.svg uart.txt viewer.log; do
   if [ -f "$OUT/$f" ]; then printf '   %-20s %s\n' "$f" "$(describe "$f")"; fi
 done
 if [ "$WINDOW" = 1 ]; then

@@ -32,6 +32,7 @@ set $want = 3
 continue
 delete
 arena snapshot build/demo/stop-3.json
+arena report build/demo/stop-3.html
 echo \n== Three inferences ran. What the arena looks like (arena info, arena map):\n
 arena info
 arena map
@@ -78,6 +79,7 @@ end
   arena stack
   arena check
   arena snapshot build/demo/fault.json
+  arena report build/demo/fault.html --svg build/demo/fault.svg
 end
 set logging enabled off
 # tools/demo.sh --interactive ($demo_interactive 1) leaves the target stopped here for you.

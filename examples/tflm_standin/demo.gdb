@@ -43,6 +43,7 @@ arena info
 arena stack
 pipe arena check | tee build/demo/check-report.txt
 arena snapshot build/demo/fault.json
+arena report build/demo/fault.html --svg build/demo/fault.svg
 set logging enabled off
 if !$demo_interactive
   kill

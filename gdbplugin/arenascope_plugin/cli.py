@@ -7,6 +7,8 @@ server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/ha
     arenascope check    --elf fw.elf [--via LINK]   PASS/WARN/FAIL rules; exit 1 on a FAIL
     arenascope snapshot --elf fw.elf [--via LINK] FILE   the snapshot JSON (as `arena snapshot`)
     arenascope fault    --elf fw.elf [--via LINK]   the fault and its verdict (as `arena fault`)
+    arenascope report   --elf fw.elf [--via LINK] FILE.html [--svg FILE.svg]   the self-contained
+                        HTML report (as `arena report`: drawn by arenascope-viewer, no display)
     arenascope live     --elf fw.elf [--via LINK] [--hz N] [--port N] [--no-viewer]
                         [--duration S] [--refreshes N] [--once] [--snapshot-out FILE]
                         [--scan-budget BYTES]
@@ -32,7 +34,7 @@ from arenascope_plugin.acquire import via
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.analyse import faults, figures
 from arenascope_plugin.decode import kernels
-from arenascope_plugin.present import reports, snapshot, style
+from arenascope_plugin.present import report, reports, snapshot, style
 from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import livepoll, viewerlink
 
@@ -154,6 +156,16 @@ def snapshot_main(ctx, args):
     return 0
 
 
+def report_main(ctx, args):
+    try:
+        summary = report.write_report(pipeline.snapshot(ctx), args.file, args.svg)
+    except report.ReportError as exc:
+        print(f"arenascope report: {exc}", file=sys.stderr)
+        return 1
+    print(f"arenascope report: {summary}")
+    return 0
+
+
 def fault_main(ctx, args):
     f, damaged, note = faults.find_fault(ctx)
     print("\n".join(reports.no_fault_lines(ctx, damaged, note) if f is None else reports.fault_lines(f, ctx, damaged)))
@@ -257,7 +269,7 @@ def live_main(argv):
 
 
 ONE_SHOT = {"info": (info_main, True), "check": (check_main, True), "snapshot": (snapshot_main, True),
-            "fault": (fault_main, False)}
+            "fault": (fault_main, False), "report": (report_main, True)}
 
 
 def main(argv):
@@ -273,13 +285,16 @@ def main(argv):
         if argv[0] == "live":
             return live_main(argv[1:])
         if argv[0] not in ONE_SHOT:
-            raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, live "
+            raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, report, live "
                              "(`arenascope --help`)")
         run, need = ONE_SHOT[argv[0]]
         ap = argparse.ArgumentParser(prog=f"arenascope {argv[0]}")
         _common(ap)
         if argv[0] == "snapshot":
             ap.add_argument("file", help="the snapshot file to write")
+        if argv[0] == "report":
+            ap.add_argument("file", nargs="?", help="the HTML report to write")
+            ap.add_argument("--svg", help="also (or only) the SVG picture")
         args = ap.parse_args(argv[1:])
         args.command = argv[0]
         ctx = _gather(args, need_descriptor=need)

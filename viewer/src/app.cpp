@@ -183,13 +183,6 @@ void App::set_snapshot(Snapshot s, std::string source)
     source_ = std::move(source);
     serial_++;
     error_.clear();
-    smashed_.clear();
-    if (snapshot_->tflm) {
-        for (const TflmVerdict &v : snapshot_->tflm->verdicts) {
-            for (const TflmSmashed &o : v.smashed) smashed_.push_back({o.addr, o.size});
-        }
-        std::sort(smashed_.begin(), smashed_.end());
-    }
     if (!same_arena) {
         axis_init_ = false;
         selected_ = -1;
@@ -198,6 +191,7 @@ void App::set_snapshot(Snapshot s, std::string source)
         arena_index_ = std::clamp(arena_index_, 0, int(snapshot_->arenas.size()) - 1);
         const std::vector<Region> &rs = snapshot_->arenas[arena_index_].regions;
         lane_count_ = assign_lanes(rs, lanes_);
+        damaged_ = damaged_regions(*snapshot_, arena_index_);
         if (selected_ >= int(rs.size())) selected_ = -1;
     }
 }
@@ -399,7 +393,8 @@ void App::draw_map(const Arena &a, const Rect &r)
         g.bar_h = int(bar_y1_ - bar_y0_), g.lanes_top = int(lanes_top_ - bar_y0_), g.lane_h = int(lane_h_);
         g.lanes_shown = std::max(0, int((lanes_bottom - lanes_top_ + 1) / lane_h_));
         map_ = map_picture(
-            a, lanes_, g, selected_, [&](int i) { return damaged(i, a.regions[std::size_t(i)]); },
+            a, lanes_, g, selected_,
+            [&](int i) { return std::size_t(i) < damaged_.size() && damaged_[std::size_t(i)]; },
             [](const std::string &t) { return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x; });
         map_raster_.reset(cw, ch, colour(Paint::Background));
         for (const MapFill &f : map_.fills)
@@ -594,17 +589,6 @@ void App::draw_summary(const Arena *a, const Rect &r)
         const float h = panel.text(l.text, l.colour.imgui(), float(l.indent), l.hang ? value_column : 0);
         if (!l.tip.empty() && panel.hovered(y, h)) ImGui::SetTooltip("%s", l.tip.c_str());
     }
-}
-
-bool App::damaged(int region_index, const Region &reg) const
-{
-    if (!snapshot_) return false;
-    if (snapshot_->fault && arena_index_ == 0) {
-        const auto &d = snapshot_->fault->damaged_regions;
-        if (std::find(d.begin(), d.end(), region_index) != d.end()) return true;
-    }
-    // By address and size, not by name: a rebuilt layout's regions are named "X (predicted)".
-    return std::binary_search(smashed_.begin(), smashed_.end(), std::make_pair(reg.address, reg.size_bytes));
 }
 
 void App::draw_fault(const Rect &r)

@@ -48,9 +48,6 @@ private:
     // The panel below the summary: the post-mortem's verdicts, then the fault's decode (panels.h).
     void draw_fault(const Rect &r);
     bool has_postmortem() const { return snapshot_ && snapshot_->tflm && !snapshot_->tflm->verdicts.empty(); }
-    // Drawn in the damage colour: a region of the fault's damaged_regions (arena 0), or one whose
-    // address range equals a tail object the post-mortem says the stack overwrote.
-    bool damaged(int region_index, const Region &reg) const;
     void draw_region_tooltip(const Arena &a, const Region &reg);
 
     std::optional<Snapshot> snapshot_;
@@ -82,12 +79,12 @@ private:
     PlanGeometry plan_;
     RamColumn ram_;
     HistoryGeometry history_;
-    std::string map_title_;                               // the map's title line, before fitting
-    std::string status_text_;                             // the whole status line, before fitting
-    bool summary_more_ = false, fault_more_ = false;      // the panel's text did not fit at the last frame
-    std::vector<std::string> summary_lines_;              // the summary's lines in order, before fitting (--layout-out)
-    std::vector<std::string> fault_lines_;                // the fault / post-mortem panel's lines, likewise
-    std::vector<std::pair<uint64_t, uint64_t>> smashed_;  // (addr, size) of every smashed object, sorted
+    std::string map_title_;                           // the map's title line, before fitting
+    std::string status_text_;                         // the whole status line, before fitting
+    bool summary_more_ = false, fault_more_ = false;  // the panel's text did not fit at the last frame
+    std::vector<std::string> summary_lines_;          // the summary's lines in order, before fitting (--layout-out)
+    std::vector<std::string> fault_lines_;            // the fault / post-mortem panel's lines, likewise
+    std::vector<bool> damaged_;  // the shown arena's regions in the damage colour (damaged_regions)
     bool status_lost_ = false;
     bool offscreen_ = false;
     double view_zoom_ = 1;

@@ -14,6 +14,8 @@
 //            --arena N                           show arena N of a multi-arena snapshot (Tab switches)
 //            --bench FRAMES                      print the mean frame time and exit
 //            --bench-rebuild                     with --bench: rebuild the region rasters every frame
+//   arenascope-viewer SNAPSHOT.json --report OUT.html | --svg OUT.svg
+//                                                the static report (report.h): no window, no display
 //   arenascope-viewer --version                  print the version (VERSION at the repository root)
 // Exit status: 0 ok; 2 bad arguments, unreadable or invalid snapshot (headless), no display.
 #include <GLFW/glfw3.h>
@@ -23,6 +25,7 @@
 #include <imgui.h>
 #include <stb_image_write.h>
 
+#include <cerrno>
 #include <cfloat>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +37,7 @@
 #include <vector>
 
 #include "app.h"
+#include "report.h"
 
 #ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
 #define ARENASCOPE_VERSION "unknown"
@@ -42,7 +46,7 @@
 namespace {
 
 struct Options {
-    std::string file, connect, screenshot, layout_out;
+    std::string file, connect, screenshot, layout_out, report, svg;
     int frames = 3, width = 1280, height = 800, bench = 0, snapshots = 1, arena = 0;
     bool bench_rebuild = false, version = false, sized = false;
     double zoom = 1;
@@ -80,6 +84,9 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
         } else if (a == "--screenshot") {
             if (!(v = value("a PNG path"))) return false;
             o.screenshot = v;
+        } else if (a == "--report" || a == "--svg") {
+            if (!(v = value(a == "--report" ? "an HTML path" : "an SVG path"))) return false;
+            (a == "--report" ? o.report : o.svg) = v;
         } else if (a == "--layout-out") {
             if (!(v = value("a JSON path"))) return false;
             o.layout_out = v;
@@ -148,6 +155,10 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
             return false;
         }
     }
+    if ((!o.report.empty() || !o.svg.empty()) && o.file.empty()) {
+        error = "--report and --svg read a snapshot file (give its path)";
+        return false;
+    }
     if (o.file.empty() == o.connect.empty()) {
         error = "give a snapshot file or --connect HOST:PORT (one of them)";
         return false;
@@ -155,6 +166,25 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
     return true;
 }
 
+// Writes text to path whole: a temporary file beside it, then renamed over it.
+bool write_whole(const std::string &path, const std::string &text, std::string &error)
+{
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out || !(out << text) || !(out.flush())) {
+            error = fmt::format("cannot write {}: {}", tmp, std::strerror(errno));
+            std::remove(tmp.c_str());
+            return false;
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        error = fmt::format("cannot write {}: {}", path, std::strerror(errno));
+        std::remove(tmp.c_str());
+        return false;
+    }
+    return true;
+}
 bool write_png(const std::string &path, int w, int h)
 {
     std::vector<unsigned char> px(std::size_t(w) * h * 4);
@@ -181,6 +211,25 @@ int main(int argc, char **argv)
     }
     if (opt.version) {  // before any window or display is opened
         std::printf("arenascope-viewer %s\n", ARENASCOPE_VERSION);
+        return 0;
+    }
+    if (!opt.report.empty() || !opt.svg.empty()) {  // the static report: no window, no display
+        arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
+        if (!r.snapshot) {
+            std::fprintf(stderr, "arenascope-viewer: %s\n", r.error.c_str());
+            return 2;
+        }
+        const std::string generator = std::string("arenascope-viewer ") + ARENASCOPE_VERSION;
+        for (const auto &[path, html] : {std::pair{opt.report, true}, std::pair{opt.svg, false}}) {
+            if (path.empty()) continue;
+            const std::string text = html ? arenascope::report_html(*r.snapshot, opt.file, generator)
+                                          : arenascope::report_svg(*r.snapshot, opt.file, generator);
+            if (!write_whole(path, text, error)) {
+                std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
+                return 2;
+            }
+            std::printf("arenascope-viewer: wrote %s (%zu B)\n", path.c_str(), text.size());
+        }
         return 0;
     }
     const bool headless = !opt.screenshot.empty() || opt.bench > 0;

@@ -54,6 +54,31 @@ const char *area_name(int area)
     }
 }
 
+std::vector<bool> damaged_regions(const Snapshot &s, int arena)
+{
+    if (arena < 0 || arena >= int(s.arenas.size())) return {};
+    const std::vector<Region> &rs = s.arenas[std::size_t(arena)].regions;
+    std::vector<bool> out(rs.size(), false);
+    if (s.fault && arena == 0) {
+        for (int i : s.fault->damaged_regions) {
+            if (i >= 0 && i < int(rs.size())) out[std::size_t(i)] = true;
+        }
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> smashed;  // (addr, size), sorted
+    if (s.tflm) {
+        for (const TflmVerdict &v : s.tflm->verdicts) {
+            for (const TflmSmashed &o : v.smashed) smashed.push_back({o.addr, o.size});
+        }
+    }
+    std::sort(smashed.begin(), smashed.end());
+    for (std::size_t i = 0; i < rs.size(); i++) {
+        if (std::binary_search(smashed.begin(), smashed.end(), std::make_pair(rs[i].address, rs[i].size_bytes))) {
+            out[i] = true;
+        }
+    }
+    return out;
+}
+
 const MapRun *MapPicture::at(int x, int y) const
 {
     int lane;

@@ -66,6 +66,12 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
                        const std::function<bool(int)> &damaged,
                        const std::function<float(const std::string &)> &measure);
 
+// Which regions of arena `arena` are drawn in the damage colour (index-aligned with its
+// regions): those the fault lists in damaged_regions (arena 0), and those whose address range
+// equals a tail object the post-mortem says the stack overwrote (by address and size, not by
+// name: a rebuilt layout's regions are named "X (predicted)").
+std::vector<bool> damaged_regions(const Snapshot &s, int arena);
+
 // The bar's areas, for labels and tooltips: "head", "temp", "free band", "tail".
 const char *area_name(int area);
 

@@ -15,6 +15,7 @@ from arenascope_plugin.gdb import (
     cmd_prefix,
     cmd_refresh,
     cmd_regions,
+    cmd_report,
     cmd_snapshot,
     cmd_stack,
     cmd_version,
@@ -27,6 +28,7 @@ from arenascope_plugin.gdb import (
 
 COMMANDS = [cmd_info.InfoCommand, cmd_map.MapCommand, cmd_regions.RegionsCommand, cmd_plan.PlanCommand,
             cmd_stack.StackCommand, cmd_check.CheckCommand, cmd_whereis.WhereisCommand, cmd_snapshot.SnapshotCommand,
+            cmd_report.ReportCommand,
             cmd_view.ViewCommand, cmd_refresh.RefreshCommand, cmd_fault.FaultCommand, cmd_attach.AttachCommand,
             cmd_interpreters.InterpretersCommand, cmd_version.VersionCommand, cmd_live.LiveCommand]
 

@@ -1,0 +1,35 @@
+"""`arena report FILE.html [--svg FILE.svg]`: the static report (present/report.py)."""
+import gdb  # pylint: disable=import-error
+
+from arenascope_plugin import pipeline
+from arenascope_plugin.errors import TargetError
+from arenascope_plugin.gdb import framework
+from arenascope_plugin.gdb.framework import Sub
+from arenascope_plugin.present import report
+
+
+class ReportCommand(Sub):
+    """Write a self-contained HTML report of the arena (docs/user-guide.md, "Reports").
+
+One HTML file, no external files: the arena map with every region, the memory plan, the RAM
+column, the summary and the fault verdict in full, and every region in a filterable table. The
+viewer draws it (no display needed); --svg also writes the pictures and text as one SVG.
+
+Usage: arena report FILE.html [--svg FILE.svg]
+       arena report --svg FILE.svg"""
+    sub = "report"
+
+    def complete(self, text, word):
+        return gdb.COMPLETE_FILENAME
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", nargs="?")
+        parser.add_argument("--svg")
+
+    def run(self, args):
+        ctx = framework.gather(verify=True)
+        try:
+            summary = report.write_report(pipeline.snapshot(ctx), args.file, args.svg)
+        except report.ReportError as exc:
+            raise TargetError(str(exc)) from None
+        gdb.write(f"arena report: {summary}\n")

@@ -1,0 +1,62 @@
+"""`arena report FILE.html` and `arenascope report`: the static report of a snapshot, drawn by the
+viewer (`arenascope-viewer SNAPSHOT --report FILE.html [--svg FILE.svg]`, viewer/src/report.h),
+so the plugin draws nothing itself. The report is one self-contained HTML file (inline SVG: the
+map, the plan, the RAM column; the summary and the fault verdict in full; every region in a
+filterable table); the SVG is the pictures and the text in one image. Neither needs a display."""
+import os
+import subprocess
+import tempfile
+
+from arenascope_plugin import paths
+from arenascope_plugin.present import snapshot
+
+TIMEOUT_S = 120  # the viewer writes a 10,000-region report in well under a second
+
+
+class ReportError(Exception):
+    """The report cannot be written; the message says why and what to do."""
+
+
+def _check_target(path: str, what: str) -> str:
+    path = os.path.expanduser(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise ReportError(f"{path} is not a regular file: give a file name for the {what}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ReportError(f"cannot write {path}: the folder {folder} does not exist")
+    return path
+
+
+def write_report(snap: dict, html: str | None, svg: str | None = None, viewer: str | None = None) -> str:
+    """Writes the report of `snap` (a snapshot dict, docs/snapshot-schema.md) to html and/or svg
+    through the viewer; returns a one-line summary. ReportError when the viewer is missing, fails
+    or a path cannot be written."""
+    if not html and not svg:
+        raise ReportError("give the report's file name (FILE.html), or --svg FILE.svg")
+    targets = [_check_target(p, what) for p, what in ((html, "report"), (svg, "SVG")) if p]
+    viewer = viewer or paths.built_tool("viewer", "arenascope-viewer")
+    if viewer is None:
+        raise ReportError("the viewer (arenascope-viewer) draws the report and is not built: run bash tools/build.sh "
+                          "(or put arenascope-viewer on PATH), then try again; `arena snapshot FILE` writes the "
+                          "figures without it")
+    with tempfile.TemporaryDirectory(prefix="arenascope-report-") as tmp:
+        source = os.path.join(tmp, "snapshot.json")
+        snapshot.write_snapshot_file(snap, source)
+        cmd = [viewer, source]
+        if html:
+            cmd += ["--report", targets[0]]
+        if svg:
+            cmd += ["--svg", targets[-1]]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL,
+                                  check=False)
+        except subprocess.TimeoutExpired:
+            raise ReportError(f"{viewer} did not finish the report within {TIMEOUT_S} s") from None
+        except OSError as exc:
+            raise ReportError(f"cannot run {viewer}: {exc.strerror or exc}") from None
+    if proc.returncode != 0:
+        why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+        raise ReportError(why.removeprefix("arenascope-viewer: "))
+    regions = sum(len(a["regions"]) for a in snap["arenas"])
+    return (f"wrote {' and '.join(targets)} ({len(snap['arenas'])} arena(s), {regions} regions, "
+            f"verdict {snap['verdict']}): open it in a browser")
