@@ -83,7 +83,7 @@ def test_the_html_holds_every_region_the_summary_and_the_fault_in_full(tmp_path)
     dom = browser(tmp_path, html.as_uri(), "--dump-dom")
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", dom.split("<tbody>")[1])
     assert len(rows) == len(snap["arenas"][0]["regions"]) == 43
-    for r, row in zip(snap["arenas"][0]["regions"], rows):
+    for r, row in zip(snap["arenas"][0]["regions"], rows, strict=True):
         cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
         assert cells[2] == r["label"] and cells[5] == f"+{r['offset']}" and cells[7] == str(r["size_bytes"]), cells
     plain = re.sub(r"<[^>]+>", "", dom).replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
