@@ -242,9 +242,12 @@ def diff_regions(out: ArenaDiff, ra: list[Region], rb: list[Region]) -> None:
     left_a, left_b = _by_place(out, left_a, left_b)
     # Anonymous regions left on both sides under one kind: nothing tells which is which.
     anon_a, anon_b = _grouped(r for _, r in left_a if anonymous(r)), _grouped(r for _, r in left_b if anonymous(r))
-    for k in sorted(set(anon_a) & set(anon_b)):
-        out.ambiguous.append(Ambiguous(k, anon_a[k], anon_b[k]))
     both = set(anon_a) & set(anon_b)
+    for k in sorted(both):
+        if sorted(map(_signature, anon_a[k])) == sorted(map(_signature, anon_b[k])):
+            out.ambiguous_same += len(anon_a[k])
+        else:
+            out.ambiguous.append(Ambiguous(k, anon_a[k], anon_b[k]))
     out.vanished += [(k, r) for k, r in left_a if not (anonymous(r) and k in both)]
     out.appeared += [(k, r) for k, r in left_b if not (anonymous(r) and k in both)]
 

@@ -211,7 +211,7 @@ def _figure_values(spec, obj, path):
     for name, _text, get in spec:
         v = get(obj)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-            raise SnapshotError(f"{path}: {name}: expected an integer or null, found {v!r:.40}")
+            raise SnapshotError(f"{path}.{name}: expected an integer or null, found {v!r:.40}")
 
 
 def check_for_diff(doc: Any) -> list[Arena]:
