@@ -276,11 +276,16 @@ def diff_main(argv):
     except snapshot.SnapshotError as exc:
         raise UsageError(str(exc)) from None
     d = diff.compare(doc_a, arenas_a, doc_b, arenas_b)
-    if args.json:
-        print(json.dumps(diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, args.all), indent=1))
-    else:
-        print("\n".join(diff_text.text_lines(d, args.a, doc_a, args.b, doc_b, args.all)))
-    return 0 if d.identical else 1
+    status = 0 if d.identical else 1
+    try:
+        if args.json:
+            print(json.dumps(diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, args.all), indent=1))
+        else:
+            print("\n".join(diff_text.text_lines(d, args.a, doc_a, args.b, doc_b, args.all)))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `arenascope diff A B | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return status
 
 
 ONE_SHOT = {"info": (info_main, True), "check": (check_main, True), "snapshot": (snapshot_main, True),
