@@ -19,11 +19,16 @@ What is compared, and how things are matched:
     removed: agentless mode names the tail objects it rebuilds from the prediction
     "MicroAllocator (predicted)", the planner "MicroAllocator"; written `label NAME`.
   A key held by one region in A and one in B matches them. Only in B: appeared; only in A:
-  vanished. A key held by more than one region on either side (e.g. a target without the planner
-  tool names none of its tail objects: they are all "metadata") is AMBIGUOUS: nothing tells which
-  is which, so the diff does not guess. When both sides hold the same regions under that key
-  (the same offsets, sizes, lifetimes, kinds and flags, in any order) they are counted unchanged;
-  otherwise the key is reported as ambiguous, with the count and bytes on each side.
+  vanished.
+  * Unnamed regions (no id, no name: a target read without the planner tool labels its tail
+    objects only "metadata"/"persistent", see anonymous()) and the regions left over above are
+    matched BY PLACE: a region of A and one of B at the same offset with the same size, when that
+    place holds exactly one of each and one of them is unnamed (the key is the named one's).
+  A name held by more than one region on either side, and unnamed regions of one kind left on
+  both sides, are AMBIGUOUS: nothing tells which is which, so the diff does not guess. When both
+  sides hold the same regions under that key (the same offsets, sizes, lifetimes, kinds and
+  flags, in any order) they are counted unchanged; otherwise the key is reported as ambiguous,
+  with the regions of each side (none of them is called moved, appeared or vanished).
 - A matched pair is classified by what differs, possibly several of: `moved` (offset), `grew` /
   `shrank` (size), `lifetime` (first_use..last_use, or planned vs whole-run), `kind`, `flags`.
   Otherwise it is unchanged (counted; listed only with `all`). The label is not compared (a target
