@@ -36,6 +36,9 @@ EXAMPLES = [
      ["arena whereis tensor_arena + 520", "arena whereis tensor_arena + 11000", "arena whereis &__guard_start"]),
     ("arena snapshot", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
      ["arena snapshot /tmp/arena.json"]),
+    ("arena diff", ["break demo_invoke_done if invokes == 1", "continue", "delete", "arena snapshot /tmp/arena.json",
+                    "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2", "continue", "delete"],
+     ["arena diff /tmp/arena.json"]),
     ("arena fault", ["break demo_invoke_done if invokes == 1", "continue", "delete", "break arenascope_fault_hook",
                      "set var demo_scenario = 8", "continue"], ["arena fault"]),
     ("arena view", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
@@ -118,6 +121,7 @@ def main():
     text = "\n".join(parts)
     text = re.sub(r"/tmp/[\w./-]+\.json", "/tmp/arena.json", text)
     text = text.replace(str(ROOT) + "/", "")  # source paths relative to the clone, wherever it is
+    text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "<UTC time>", text)  # when a snapshot was taken
     out_path.write_text(text)
     print(f"wrote {out_path}")
     return 0

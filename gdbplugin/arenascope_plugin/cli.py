@@ -12,6 +12,8 @@ server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/ha
     arenascope live     --elf fw.elf [--via LINK] [--hz N] [--port N] [--no-viewer]
                         [--duration S] [--refreshes N] [--once] [--snapshot-out FILE]
                         [--scan-budget BYTES]
+    arenascope diff A.json B.json [--json] [--all]   what changed between two snapshots (no ELF,
+                        no target); exit 0 identical, 1 different, 2 a file that is not a snapshot
     arenascope --version
 
 Common options: --planner PATH (arenascope-plan; default build/planner beside this), --model
@@ -23,6 +25,7 @@ unwritable file; 2 bad arguments or a target or firmware it cannot read. Debian'
 /usr/bin/python3 with python3-pyelftools; nothing else.
 """
 import argparse
+import json
 import os
 import signal
 import subprocess
@@ -32,8 +35,9 @@ import threading
 from arenascope_plugin import paths, pipeline, version
 from arenascope_plugin.acquire import via
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
-from arenascope_plugin.analyse import faults, figures
+from arenascope_plugin.analyse import diff, faults, figures
 from arenascope_plugin.decode import kernels
+from arenascope_plugin.present import diff as diff_text
 from arenascope_plugin.present import report, reports, snapshot, style
 from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import livepoll, viewerlink
@@ -268,6 +272,34 @@ def live_main(argv):
     return rc
 
 
+def diff_main(argv):
+    """`arenascope diff A.json B.json`: as `arena diff` (docs/diff.md), from files alone. Exit status
+    as diff(1)'s: 0 identical, 1 different, 2 bad arguments or a file that is not a snapshot."""
+    ap = argparse.ArgumentParser(prog="arenascope diff", description="Compare two snapshots (arena snapshot, "
+                                 "arenascope snapshot, arenascope-plan --snapshot): figures, regions, checks.")
+    ap.add_argument("a", help="snapshot A (before: e.g. the planner's prediction, the old build, the first stop)")
+    ap.add_argument("b", help="snapshot B (after)")
+    ap.add_argument("--json", action="store_true", help="the JSON docs/diff-schema.json describes")
+    ap.add_argument("--all", action="store_true", help="list the unchanged figures and regions too")
+    args = ap.parse_args(argv)
+    try:
+        doc_a, arenas_a = snapshot.read_for_diff(args.a)
+        doc_b, arenas_b = snapshot.read_for_diff(args.b)
+    except snapshot.SnapshotError as exc:
+        raise UsageError(str(exc)) from None
+    d = diff.compare(doc_a, arenas_a, doc_b, arenas_b)
+    status = 0 if d.identical else 1
+    try:
+        if args.json:
+            print(json.dumps(diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, args.all), indent=1))
+        else:
+            print("\n".join(diff_text.text_lines(d, args.a, doc_a, args.b, doc_b, args.all)))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `arenascope diff A B | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return status
+
+
 ONE_SHOT = {"info": (info_main, True), "check": (check_main, True), "snapshot": (snapshot_main, True),
             "fault": (fault_main, False), "report": (report_main, True)}
 
@@ -284,8 +316,10 @@ def main(argv):
     try:
         if argv[0] == "live":
             return live_main(argv[1:])
+        if argv[0] == "diff":  # files only: no ELF, no target
+            return diff_main(argv[1:])
         if argv[0] not in ONE_SHOT:
-            raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, report, live "
+            raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, report, live, diff "
                              "(`arenascope --help`)")
         run, need = ONE_SHOT[argv[0]]
         ap = argparse.ArgumentParser(prog=f"arenascope {argv[0]}")

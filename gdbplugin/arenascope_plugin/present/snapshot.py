@@ -7,7 +7,7 @@ import tempfile
 from typing import Any
 
 from arenascope_plugin import version
-from arenascope_plugin.analyse import figures
+from arenascope_plugin.analyse import diff, figures
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Descriptor, Region
 
@@ -196,6 +196,62 @@ def arenas_from_snapshot(doc: Any) -> list[Arena]:
                          canary=None, alignment=_int(a, "alignment_bytes", ap, 0, big),
                          region_count=len(regions), region_capacity=len(regions), flags=0, regions=regions))
     return out
+
+
+VERDICTS = ("PASS", "WARN", "FAIL")
+
+
+def _object_or_null(obj, key, path):
+    v = obj.get(key)
+    if v is not None and not isinstance(v, dict):
+        raise SnapshotError(f"{path}.{key}: expected an object or null, found {v!r:.40}")
+
+
+def _figure_values(spec, obj, path):
+    for name, _text, get in spec:
+        v = get(obj)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise SnapshotError(f"{path}.{name}: expected an integer or null, found {v!r:.40}")
+
+
+def check_for_diff(doc: Any) -> list[Arena]:
+    """What `arena diff` reads of a snapshot, checked: arenas_from_snapshot's checks, then every
+    figure analyse/diff.py compares (an integer or null), the checks ({rule, verdict} with
+    verdict PASS/WARN/FAIL) and the verdict. Returns the arenas; SnapshotError names the field."""
+    arenas = arenas_from_snapshot(doc)
+    indices = [a.index for a in arenas]
+    if len(set(indices)) != len(indices):
+        raise SnapshotError(f"$.arenas: two arenas have the same index ({indices})")
+    for ai, a in enumerate(doc["arenas"]):
+        _object_or_null(a, "free_band", f"$.arenas[{ai}]")
+        _figure_values(diff.ARENA_FIGURES, a, f"$.arenas[{ai}]")
+    for key in ("stack", "guard"):
+        if key not in doc:
+            raise SnapshotError(f"$.{key}: missing (a snapshot has a stack and a guard, null when there is none)")
+        _object_or_null(doc, key, "$")
+    _figure_values(diff.TARGET_FIGURES, doc, "$")
+    checks = doc.get("checks")
+    if not isinstance(checks, list):
+        raise SnapshotError("$.checks: expected an array")
+    for ci, c in enumerate(checks):
+        if not isinstance(c, dict) or not isinstance(c.get("rule"), str) or c.get("verdict") not in VERDICTS:
+            raise SnapshotError(f"$.checks[{ci}]: expected {{rule, verdict PASS/WARN/FAIL}}, found {c!r:.60}")
+    if doc.get("verdict") not in VERDICTS:
+        raise SnapshotError(f"$.verdict: expected PASS, WARN or FAIL, found {doc.get('verdict')!r:.40}")
+    return arenas
+
+
+def read_for_diff(path: str) -> tuple[dict, list[Arena]]:
+    """A snapshot file for `arena diff` (~ expanded): (its JSON object, its arenas). SnapshotError
+    with one line naming the file, what is wrong and what to do."""
+    path = os.path.expanduser(path)
+    try:
+        doc = load_snapshot_file(path)
+        return doc, check_for_diff(doc)
+    except SnapshotError as e:
+        text = str(e) if str(e).startswith(("cannot read", path)) else f"{path}: {e}"
+        raise SnapshotError(f"{text}; give a snapshot `arena snapshot FILE` or `arenascope-plan --snapshot FILE` "
+                            f"wrote (docs/snapshot-schema.md, version {VERSION})") from None
 
 
 def write_snapshot_file(snap: dict, path: str | os.PathLike[str]) -> None:

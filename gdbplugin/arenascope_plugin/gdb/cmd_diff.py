@@ -1,0 +1,54 @@
+"""`arena diff A.json [B.json]`: what changed between two snapshots, or from A to the target now."""
+import json
+
+import gdb  # pylint: disable=import-error
+
+from arenascope_plugin import pipeline
+from arenascope_plugin.analyse import diff
+from arenascope_plugin.errors import TargetError
+from arenascope_plugin.gdb import framework
+from arenascope_plugin.gdb.framework import Sub, write
+from arenascope_plugin.present import diff as diff_text
+from arenascope_plugin.present import snapshot
+
+LIVE = "the target now"
+
+
+class DiffCommand(Sub):
+    """Compare two snapshots: figures, regions (moved, grew, shrank, appeared, vanished, lifetime) and checks.
+
+Usage: arena diff A.json B.json [--json] [--all]
+       arena diff A.json [--json] [--all]     A against the target now (the snapshot `arena snapshot` would write)
+A and B are files `arena snapshot`, `arenascope snapshot` or `arenascope-plan --snapshot` wrote
+(a prediction against a target, two builds, two stops). What changed comes first, one line per
+region; two equal snapshots give one line, "identical: ...". --json: the object
+docs/diff-schema.json describes; --all: list the unchanged figures and regions too.
+How regions are matched (tensor id, name, place): docs/diff.md."""
+    sub = "diff"
+    options = ("--json", "--all")
+
+    def complete(self, text, word):
+        return gdb.COMPLETE_FILENAME if not (word or "").startswith("-") else super().complete(text, word)
+
+    def add_arguments(self, parser):
+        parser.add_argument("a")
+        parser.add_argument("b", nargs="?")
+        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--all", action="store_true")
+
+    def run(self, args):
+        try:
+            doc_a, arenas_a = snapshot.read_for_diff(args.a)
+            if args.b is not None:
+                doc_b, arenas_b = snapshot.read_for_diff(args.b)
+            else:
+                doc_b = pipeline.snapshot(framework.gather(verify=True))
+                arenas_b = snapshot.check_for_diff(doc_b)
+        except snapshot.SnapshotError as exc:
+            raise TargetError(str(exc)) from None
+        d = diff.compare(doc_a, arenas_a, doc_b, arenas_b)
+        name_b = args.b if args.b is not None else LIVE
+        if args.json:
+            gdb.write(json.dumps(diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, args.all), indent=1) + "\n")
+        else:
+            write(diff_text.text_lines(d, args.a, doc_a, name_b, doc_b, args.all))
