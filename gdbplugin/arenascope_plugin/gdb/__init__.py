@@ -6,6 +6,7 @@ import gdb  # pylint: disable=import-error
 from arenascope_plugin.gdb import (
     cmd_attach,
     cmd_check,
+    cmd_dump,
     cmd_fault,
     cmd_info,
     cmd_interpreters,
@@ -28,7 +29,8 @@ from arenascope_plugin.gdb import (
 COMMANDS = [cmd_info.InfoCommand, cmd_map.MapCommand, cmd_regions.RegionsCommand, cmd_plan.PlanCommand,
             cmd_stack.StackCommand, cmd_check.CheckCommand, cmd_whereis.WhereisCommand, cmd_snapshot.SnapshotCommand,
             cmd_view.ViewCommand, cmd_refresh.RefreshCommand, cmd_fault.FaultCommand, cmd_attach.AttachCommand,
-            cmd_interpreters.InterpretersCommand, cmd_version.VersionCommand, cmd_live.LiveCommand]
+            cmd_interpreters.InterpretersCommand, cmd_version.VersionCommand, cmd_live.LiveCommand,
+            cmd_dump.DumpCommand]
 
 
 def register_all():
