@@ -40,7 +40,7 @@ def parse_registers(path: str) -> dict[str, int]:
     except OSError as exc:
         raise DumpError(f"--registers {path}: cannot read it: {exc.strerror or exc}") from None
     regs = {}
-    if text.lstrip().startswith("{"):
+    if text.lstrip()[:1] in ("{", "["):
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
