@@ -12,13 +12,22 @@ server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/ha
                         [--scan-budget BYTES]
     arenascope --version
 
+Post-mortem from a RAM dump instead of a target (docs/hardfault.md, "From a RAM dump"):
+    arenascope info|check|fault|snapshot --elf fw.elf --ram FILE@ADDR [--ram ...] [--registers FILE]
+--ram FILE@ADDR: a raw binary (OpenOCD dump_image, GDB dump binary memory, J-Link savebin) whose
+first byte was at ADDR; --ram FILE.hex: Intel HEX (python3-intelhex). Repeat it for several
+ranges (not overlapping); not with --via. --registers FILE: GDB's `info registers` output at the
+crash, or JSON {"pc": "0x...", ...}; without it the registers are unknown and the fault comes
+from the agent's record in the dump. Code and constants are read from the ELF. The first line
+printed says it reads a dump.
+
 Common options: --planner PATH (arenascope-plan; default build/planner beside this), --model
 FILE.tflite (agentless: the model when the ELF has no array of it), --descriptor-address ADDR,
 --stack-range LOW HIGH. Registers are read when the core is halted (OpenOCD's `get_reg`, Tcl
 only); while it runs, and through a GDB port, SP is unknown. The call chain GDB's unwinder
 gives is not available here: only the PC's function. Exit status: 0; 1 a failed check or an
 unwritable file; 2 bad arguments or a target or firmware it cannot read. Debian's
-/usr/bin/python3 with python3-pyelftools; nothing else.
+/usr/bin/python3 with python3-pyelftools (and python3-intelhex for .hex dumps); nothing else.
 """
 import argparse
 import os
