@@ -111,7 +111,8 @@ def test_overlapping_ranges_are_refused(tmp_path):
 def test_a_dump_must_cover_the_elfs_ram(tmp_path):
     a = write(tmp_path, "a.bin", bytes(16))
     ram = [(0x20000000, 0x20000010, ".data"), (0x20000010, 0x20000100, ".bss")]
-    with pytest.raises(dump.DumpError, match=r"covers none of fw\.elf's RAM sections \(\.data 0x20000000\.\.0x20000010"):
+    with pytest.raises(dump.DumpError,
+                       match=r"covers none of fw\.elf's RAM sections \(\.data 0x20000000\.\.0x20000010"):
         open_dump([f"{a}@0x10000000"], None, TableSymbols(ram=ram, elf_path="/x/fw.elf"))
     found = open_dump([f"{a}@0x20000000"], None, TableSymbols(ram=ram, elf_path="/x/fw.elf"))
     assert found.warnings == ["the dump does not hold all of .bss 0x20000010..0x20000100: what lives there reads as "
