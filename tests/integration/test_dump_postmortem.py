@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 
+import jsonschema
 import pytest
 
 from harness import FIRMWARE, PLANNER, ROOT, gdb_batch, qemu
@@ -124,7 +125,7 @@ def test_gdb_with_only_the_elf_and_the_dump_prints_what_it_printed_live(crash):
                 f"arena dump load {' '.join(specs(crash))} --registers {crash['regs']}"]
     for c in COMMANDS:
         commands += recorded(d / f"dump-{c}.txt", f"arena {c}")
-    commands += ["arena dump forget", "arena info"]
+    commands += [f"arena snapshot {d / 'dump-snap.json'}", "arena dump forget", "arena info"]
     probe, text = gdb_batch(FIRMWARE, commands, args=())  # no target: GDB has just the ELF (never runs it)
     assert probe["regs"] == {}, probe  # no process, no registers: the dump is what was read
     assert f"arena dump: loaded; {banner(crash)}" in text, text
@@ -132,6 +133,9 @@ def test_gdb_with_only_the_elf_and_the_dump_prints_what_it_printed_live(crash):
         got = lines(d / f"dump-{c}.txt")
         assert got[0] == "arena: " + banner(crash), got
         assert got[1:] == crash["live"][c], c
+    snap = json.loads((d / "dump-snap.json").read_text())
+    jsonschema.validate(snap, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
+    assert snap["source"]["dump"] == banner(crash).split("target: ")[1].split(";")[0], snap["source"]
     # Forgotten: the inferior again, which is not running.
     assert "arena dump: forgotten; commands read the target again" in text
     assert "arena info: the target is not running" in text, text
@@ -158,11 +162,14 @@ def test_intel_hex_reads_as_the_raw_dump(crash):
         assert ihex[0] == "arenascope: " + banner(crash, files=[(hexfile, crash["low"], crash["high"])]), ihex[0]
         assert ihex[1:] == raw[1:] and len(raw) > 5, command
     snaps = []
-    for ram in (ram_args(crash), ["--ram", str(hexfile)]):
+    for ram, files in ((ram_args(crash), crash["files"]), (["--ram", str(hexfile)], [(hexfile, crash["low"],
+                                                                                       crash["high"])])):
         out = d / f"snap{len(snaps)}.json"
         assert tool("snapshot", *ram, "--registers", str(crash["regs"]), str(out)).returncode == 0
         snap = json.loads(out.read_text())
-        snap["source"].pop("time")  # when it was written: the one thing that differs
+        snap["source"].pop("time")  # when it was written
+        # The snapshot says it was read from a dump, and which (the viewer's file is no board's).
+        assert snap["source"].pop("dump") == banner(crash, files=files).split("target: ")[1].split(";")[0]
         snaps.append(snap)
     assert snaps[0] == snaps[1] and snaps[0]["fault"]["exception"] == "BusFault"
 

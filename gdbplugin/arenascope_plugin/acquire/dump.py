@@ -132,6 +132,7 @@ class DumpReader(ImageReader):
                 merged.append((base, bytearray(data)))
         super().__init__(merged, name="RAM dump")
         self.pieces = sorted(pieces, key=lambda p: p.low)
+        self.origin = self.describe()
         held = self.ranges()
         self.flash = ImageReader([(base, data) for base, data, _ in flash
                                   if not any(base < hi and lo < base + len(data) for lo, hi in held)], "ELF's flash")
