@@ -16,13 +16,22 @@ server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/ha
                         no target); exit 0 identical, 1 different, 2 a file that is not a snapshot
     arenascope --version
 
+Post-mortem from a RAM dump instead of a target (docs/hardfault.md, "From a RAM dump"):
+    arenascope info|check|fault|snapshot --elf fw.elf --ram FILE@ADDR [--ram ...] [--registers FILE]
+--ram FILE@ADDR: a raw binary (OpenOCD dump_image, GDB dump binary memory, J-Link savebin) whose
+first byte was at ADDR; --ram FILE.hex: Intel HEX (python3-intelhex). Repeat it for several
+ranges (not overlapping); not with --via. --registers FILE: GDB's `info registers` output at the
+crash, or JSON {"pc": "0x...", ...}; without it the registers are unknown and the fault comes
+from the agent's record in the dump. Code and constants are read from the ELF. The first line
+printed says it reads a dump.
+
 Common options: --planner PATH (arenascope-plan; default build/planner beside this), --model
 FILE.tflite (agentless: the model when the ELF has no array of it), --descriptor-address ADDR,
 --stack-range LOW HIGH. Registers are read when the core is halted (OpenOCD's `get_reg`, Tcl
 only); while it runs, and through a GDB port, SP is unknown. The call chain GDB's unwinder
 gives is not available here: only the PC's function. Exit status: 0; 1 a failed check or an
 unwritable file; 2 bad arguments or a target or firmware it cannot read. Debian's
-/usr/bin/python3 with python3-pyelftools; nothing else.
+/usr/bin/python3 with python3-pyelftools (and python3-intelhex for .hex dumps); nothing else.
 """
 import argparse
 import json
@@ -33,7 +42,8 @@ import sys
 import threading
 
 from arenascope_plugin import paths, pipeline, version
-from arenascope_plugin.acquire import via
+from arenascope_plugin.acquire import dumped, via
+from arenascope_plugin.acquire.dump import DumpError
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.analyse import diff, faults, figures
 from arenascope_plugin.decode import kernels
@@ -68,6 +78,10 @@ def _common(ap):
                     "tcl:127.0.0.1:6666) or gdb:HOST:PORT (a GDB server's port: a second connection)")
     ap.add_argument("--openocd", default=None,
                     help="OpenOCD's Tcl RPC port, HOST:PORT: the same as --via tcl:HOST:PORT")
+    ap.add_argument("--ram", action="append", metavar="FILE@ADDR", help="read a RAM dump instead of a target: a raw "
+                    "binary whose first byte was at ADDR, or FILE.hex (Intel HEX); repeat it for several ranges")
+    ap.add_argument("--registers", metavar="FILE", help="with --ram: the core's registers at the crash (GDB's `info "
+                    "registers` output, or a JSON object {\"pc\": \"0x...\", ...})")
     ap.add_argument("--planner", help="the arenascope-plan tool (default: build/planner beside this checkout)")
     ap.add_argument("--model", default="", help="agentless: the .tflite the firmware runs (default: from the ELF)")
     ap.add_argument("--kernels", default="auto", choices=("auto", *kernels.KERNEL_SETS),
@@ -82,9 +96,15 @@ PROGRESS = {"now": None}  # the one-shot command's Progress (present/progress.py
 
 
 def _connect(args, stop=None, progress=None):
-    """(pipeline.Target, Settings, link) for the options; UsageError says what is wrong."""
+    """(pipeline.Target, Settings, link) for the options (link: None for a dump); UsageError says
+    what is wrong."""
     if args.via and args.openocd:
         raise UsageError("give --via or --openocd, not both")
+    if args.ram and (args.via or args.openocd):
+        raise UsageError(f"give --ram (read a dump) or {'--via' if args.via else '--openocd'} (read a live target), "
+                         "not both")
+    if args.registers and not args.ram:
+        raise UsageError("--registers goes with --ram (a dump): a live target's registers are read from the core")
     try:
         where = via.parse_via(args.via or f"tcl:{args.openocd or '127.0.0.1:6666'}")
     except ValueError as exc:
@@ -104,13 +124,22 @@ def _connect(args, stop=None, progress=None):
                          f"{args.stack_range[0]:#x}")
     if args.model and not os.path.isfile(os.path.expanduser(args.model)):
         raise UsageError(f"--model {args.model}: not a file")
-    try:
-        link = via.open_link(where, symbols, cancel=stop, progress=progress)
-    except via.LinkError as exc:
-        raise UsageError(str(exc)) from None
-    for text in link.warnings:
+    if args.ram:
+        try:
+            found = dumped.open_dump(args.ram, args.registers, symbols)
+        except DumpError as exc:
+            raise UsageError(str(exc)) from None
+        link, reader, core, warnings = None, found.reader, found.core, found.warnings
+        print(f"arenascope: {found.banner}", flush=True)
+    else:
+        try:
+            link = via.open_link(where, symbols, cancel=stop, progress=progress)
+        except via.LinkError as exc:
+            raise UsageError(str(exc)) from None
+        reader, core, warnings = link.reader, link.core, link.warnings
+    for text in warnings:
         print(f"arenascope: warning: {text}", file=sys.stderr)
-    target = pipeline.Target(link.reader, symbols, link.core)
+    target = pipeline.Target(reader, symbols, core)
     settings = pipeline.Settings(planner=args.planner or paths.built_tool("planner", "arenascope-plan"),
                                  model=args.model, descriptor_address=args.descriptor_address,
                                  stack_range=tuple(args.stack_range) if args.stack_range else None,
@@ -191,6 +220,9 @@ def live_main(argv):
     ap.add_argument("--scan-budget", type=int, default=livepoll.DEFAULT_SCAN_BUDGET,
                     help="band bytes scanned a refresh (default %(default)s)")
     args = ap.parse_args(argv)
+    if args.ram:
+        raise UsageError("--ram: a dump does not change, so there is nothing to stream: use `arenascope info`, "
+                         "`check`, `fault` or `snapshot` on it")
     if not 0.1 <= args.hz <= 200:
         raise UsageError(f"--hz {args.hz:g}: give 0.1 to 200")
     if not 0 <= args.port <= 65535:
@@ -300,8 +332,10 @@ def diff_main(argv):
     return status
 
 
-ONE_SHOT = {"info": (info_main, True), "check": (check_main, True), "snapshot": (snapshot_main, True),
-            "fault": (fault_main, False), "report": (report_main, True)}
+# command: (its main, needs the descriptor, verifies the agent's band measurements: as `arena ...` does)
+ONE_SHOT = {"info": (info_main, True, False), "check": (check_main, True, True),
+            "snapshot": (snapshot_main, True, True), "fault": (fault_main, False, True),
+            "report": (report_main, True, True)}
 
 
 def main(argv):
@@ -321,7 +355,7 @@ def main(argv):
         if argv[0] not in ONE_SHOT:
             raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, report, live, diff "
                              "(`arenascope --help`)")
-        run, need = ONE_SHOT[argv[0]]
+        run, need, verify = ONE_SHOT[argv[0]]
         ap = argparse.ArgumentParser(prog=f"arenascope {argv[0]}")
         _common(ap)
         if argv[0] == "snapshot":
@@ -331,9 +365,9 @@ def main(argv):
             ap.add_argument("--svg", help="also (or only) the SVG picture")
         args = ap.parse_args(argv[1:])
         args.command = argv[0]
-        ctx = _gather(args, need_descriptor=need)
+        ctx = _gather(args, need_descriptor=need, verify=verify)
         return run(ctx, args)
-    except UsageError as exc:
+    except (UsageError, *pipeline.EXPECTED) as exc:
         print(f"arenascope {argv[0]}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

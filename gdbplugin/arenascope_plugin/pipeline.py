@@ -460,6 +460,8 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
     """The snapshot of what gather found (docs/snapshot-schema.md): figures, checks, TFLM's
     objects and, with_fault, the fault and its verdicts."""
     source = {"elf": ctx.symbols.elf_path, "located_by": ctx.located_by}
+    if ctx.reader.origin:
+        source["dump"] = ctx.reader.origin  # read from a RAM dump: the snapshot says so
     snap = snapshot_json.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx), source)
     if ctx.kernel is not None:
         snap["tasks"] = snapshot_json.tasks_json(ctx.kernel, ctx.tasks)

@@ -169,6 +169,28 @@ def memory_map(path):
     return out
 
 
+@_once_per_file
+def flash_bytes(path):
+    """[(address, bytes, section name)] of the ELF's allocated, read-only sections that hold bytes
+    (code, constants, .data's initial image is not among them: it is in RAM): what the board's
+    flash holds when it runs this ELF. [] without pyelftools or for an unreadable file."""
+    lib = _elftools()
+    if lib is None:
+        return []
+    ELFError, SH_FLAGS, ELFFile = lib
+    out = []
+    try:
+        with open(path, "rb") as f:
+            for s in ELFFile(f).iter_sections():
+                flags = s["sh_flags"]
+                if flags & SH_FLAGS.SHF_ALLOC and not flags & SH_FLAGS.SHF_WRITE and s["sh_type"] != "SHT_NOBITS" \
+                        and s["sh_size"]:
+                    out.append((s["sh_addr"], s.data(), s.name))
+    except (OSError, ELFError):
+        return []
+    return out
+
+
 def _itanium_vtable(qualified):
     """The mangled name of `vtable for NS::Class` (Itanium C++ ABI 5.1: _ZTV + nested name)."""
     parts = qualified.split("::")

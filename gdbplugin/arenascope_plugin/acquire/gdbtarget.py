@@ -62,7 +62,8 @@ def check_readable():
         raise TargetError(f"GDB cannot query the target: {exc}") from None
     if inferior.pid == 0 or not threads:
         raise TargetError("the target is not running: connect to it (`target remote HOST:PORT`) or start it "
-                          "(`run`, `starti`); a loaded ELF alone has no RAM to read")
+                          "(`run`, `starti`); a loaded ELF alone has no RAM to read (a RAM dump does: `arena dump "
+                          "load FILE@ADDR`)")
     if thread is not None and thread.is_running() and not gdb.parameter("non-stop"):
         raise running
     # In non-stop mode memory reads work while threads run; the seqlock keeps them consistent.

@@ -14,7 +14,7 @@ import socket
 import time
 
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
-from arenascope_plugin.acquire.symbols import Core
+from arenascope_plugin.acquire.symbols import Core, pc_frames
 
 TERM = b"\x1a"
 DEFAULT_PORT = 6666       # OpenOCD's default `tcl port` (OpenOCD user guide, "Server Configuration")
@@ -295,6 +295,4 @@ class CoreOverTcl(Core):
         return self.regs.get(name)
 
     def frames(self):
-        pc = self.regs.get("pc")
-        named = self.symbols.name_at(pc & ~1) if pc is not None and self.symbols is not None else None
-        return [named[0]] if named else []
+        return pc_frames(self.symbols, self.regs.get("pc"))

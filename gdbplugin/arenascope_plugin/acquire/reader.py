@@ -5,7 +5,8 @@ data) and a `name` for messages. Readers never write. Implementations:
 - target.GdbReader: the selected GDB inferior (any GDB server: OpenOCD, QEMU, gdbserver);
 - ImageReader: bytes at known addresses (a RAM dump, or test images);
 - CountingReader: wraps another and counts calls and bytes (benchmarks, tests).
-The live OpenOCD Tcl reader and a dump-file reader of later issues fit the same interface.
+- acquire/dump.DumpReader: a RAM dump's files (its `origin` says which); the OpenOCD Tcl and GDB
+  remote readers (acquire/openocd.py, acquire/rsp.py) read a live target.
 """
 from collections.abc import Iterable
 
@@ -20,6 +21,7 @@ class MemoryReadError(Exception):
 
 class MemoryReader:
     name = "memory"
+    origin: str | None = None  # what the bytes are when not a live target's (a RAM dump's files), for reports
 
     def read(self, addr: int, length: int) -> bytes:
         raise NotImplementedError

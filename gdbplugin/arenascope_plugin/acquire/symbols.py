@@ -142,6 +142,12 @@ class Core:
         return True
 
 
+def pc_frames(symbols: Symbols | None, pc: int | None) -> list[str]:
+    """A call chain of the PC's function alone ([] when unknown): a Core with no unwinder."""
+    named = symbols.name_at(pc & ~1) if pc is not None and symbols is not None else None
+    return [named[0]] if named else []
+
+
 class TableSymbols(Symbols):
     """Symbols from a table (a memory image or a dump with its symbol addresses, and the tests):
     {name: address}, RAM ranges [(low, high, name)]; nothing else known."""

@@ -490,7 +490,7 @@ def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Reg
     if rec is not None and rec.fault_count and (live_f is None or rec.fault_boot == rec.boot_count):
         f = faultrecord.from_record(rec)
         this_boot = rec.fault_boot == rec.boot_count
-        if this_boot and live_f is None and not (u32(reader, SCB["cfsr"]) or u32(reader, SCB["hfsr"])):
+        if this_boot and live_f is None and _status_clear(reader):
             # The fault status registers are clear: the core has reset since, and the agent has not
             # counted the new boot yet (halted before arenascope_fault_boot).
             f.stale = True
@@ -518,6 +518,15 @@ def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Reg
     note = rec_note or ("the agent's record has no fault this boot" if rec else
                         "there is no agent fault record (arenascope_fault_record)")
     return f, damaged, note
+
+
+def _status_clear(reader: MemoryReader) -> bool:
+    """True when CFSR and HFSR read 0 (the core has reset since the fault); False when a bit is
+    set or the SCB cannot be read (a RAM dump holds no SCB: the record's boot count decides)."""
+    try:
+        return not (u32(reader, SCB["cfsr"]) or u32(reader, SCB["hfsr"]))
+    except MemoryReadError:
+        return False
 
 
 def _secure_status(ctx: PipelineContext, f: faultrecord.Fault) -> None:

@@ -1,7 +1,7 @@
 """`arena attach EXPR`: agentless mode on a named tflite::MicroInterpreter."""
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin.acquire.gdbtarget import _SIDE_EFFECT, GdbReader, GdbSymbols, eval_read_only
+from arenascope_plugin.acquire.gdbtarget import _SIDE_EFFECT, GdbSymbols, eval_read_only
 from arenascope_plugin.analyse import agentless
 from arenascope_plugin.decode import tflm
 from arenascope_plugin.errors import TargetError
@@ -37,7 +37,7 @@ def attach(expr):
     else:
         raise TargetError(f"'{expr}' is a {t}, not a tflite::MicroInterpreter or a pointer to one")
     symbols = GdbSymbols()
-    agentless.check_interpreter(GdbReader(), symbols, tflm.layout(symbols), address, expr)
+    agentless.check_interpreter(framework.reader(), symbols, tflm.layout(symbols), address, expr)
     framework.set_attached(address)
     return address
 
@@ -64,7 +64,7 @@ Usage: arena attach EXPR              a tflite::MicroInterpreter, or a pointer t
             if args.expr or args.clear:
                 raise TargetError("arena attach: --interpreter N, an expression or --clear, one at a time")
             symbols = GdbSymbols()
-            found = agentless.scan_interpreters(GdbReader(), symbols, tflm.layout(symbols))
+            found = agentless.scan_interpreters(framework.reader(), symbols, tflm.layout(symbols))
             if not 0 <= args.interpreter < len(found):
                 raise TargetError(f"--interpreter {args.interpreter}: the firmware's RAM holds "
                                   f"{len(found)} MicroInterpreter(s), numbered from 0 (`arena interpreters` lists "

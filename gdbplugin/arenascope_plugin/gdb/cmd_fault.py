@@ -2,7 +2,6 @@
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
-from arenascope_plugin.acquire.gdbtarget import check_readable
 from arenascope_plugin.analyse import faults
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
@@ -30,7 +29,7 @@ allocation (the agent's checksums), canary damage, where the faulting address is
 Usage: arena fault"""
     sub = "fault"
     def run(self, args):
-        check_readable()
+        framework.check_readable()
         try:
             ctx = framework.gather(need_descriptor=False, verify=True)
         except pipeline.EXPECTED as exc:

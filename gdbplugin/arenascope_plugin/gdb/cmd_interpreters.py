@@ -1,6 +1,6 @@
 """`arena interpreters`: every tflite::MicroInterpreter of the firmware, numbered for `arena attach
 --interpreter N`."""
-from arenascope_plugin.acquire.gdbtarget import GdbReader, GdbSymbols, check_readable
+from arenascope_plugin.acquire.gdbtarget import GdbSymbols
 from arenascope_plugin.analyse import agentless
 from arenascope_plugin.decode import tflm
 from arenascope_plugin.gdb import framework
@@ -33,9 +33,9 @@ Usage: arena interpreters"""
     sub = "interpreters"
 
     def run(self, args):
-        check_readable()  # no target, a lost link, a running core: said as the other commands say it
+        framework.check_readable()  # no target, a lost link, a running core: said as the other commands say it
         symbols = GdbSymbols()
-        found = agentless.list_interpreters(GdbReader(), symbols, tflm.layout(symbols))
+        found = agentless.list_interpreters(framework.reader(), symbols, tflm.layout(symbols))
         attached = framework.attached()
         if not found:
             write(["arena interpreters: no constructed tflite::MicroInterpreter in the ELF's .data/.bss (stop after "

@@ -164,6 +164,9 @@ Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-
             raise TargetError(f"--scan-budget {args.scan_budget}: give 16 to 65536 bytes")
         if args.port is not None and not 0 <= args.port <= 65535:
             raise TargetError(f"--port {args.port}: give 0 (any free port) to 65535")
+        if framework.loaded_dump() is not None:
+            raise TargetError("a RAM dump is loaded and does not change: nothing to stream (`arena dump forget` "
+                              "to read the target again)")
         given = args.via or (f"tcl:{args.openocd}" if args.openocd else None)
         if given:
             try:

@@ -22,6 +22,7 @@ Commands (all read-only: they never write target memory or call target functions
   arena fault             decode the last fault and say whether the stack or the arena did it
   arena attach EXPR       agentless: read this tflite::MicroInterpreter (docs/integrating-tflm.md)
   arena interpreters      agentless: every MicroInterpreter, one or two arenas (docs/two-arenas.md)
+  arena dump load FILE@ADDR ...   read a RAM dump instead of the target (post-mortem)
   arena version           arenascope's version and its formats' versions (no target needed)
 Settings: `show arena` lists them; `set arena colour off` for plain output.
 Docs: docs/gdb-commands.md."""

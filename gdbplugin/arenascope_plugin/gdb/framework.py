@@ -7,12 +7,12 @@ import traceback
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
+from arenascope_plugin.acquire import gdbtarget
 from arenascope_plugin.acquire.gdbtarget import (
     GdbCore,
     GdbReader,
     GdbSymbols,
     TargetError,
-    check_readable,
     parse_address,
 )
 from arenascope_plugin.gdb import settings
@@ -27,6 +27,7 @@ _WARNED = set()  # warnings said since the target last stopped (each is said onc
 _SAID = set()    # warnings said once a session (a missing tool)
 ONCE_A_SESSION = ("planner",)
 _ATTACHED = {}  # inferior number -> the interpreter `arena attach` named
+_DUMP = {"now": None, "said": False}  # `arena dump load`'s acquire.dumped.Dump; said: its banner, this command
 
 
 def forget(_event=None):
@@ -50,8 +51,38 @@ def set_attached(address):
         _ATTACHED[gdb.selected_inferior().num] = address
 
 
+def loaded_dump():
+    """The RAM dump `arena dump load` opened (acquire.dumped.Dump), or None: the inferior is read."""
+    return _DUMP["now"]
+
+
+def set_dump(found):
+    """Reads from this Dump from now on (None: the inferior again); sessions start again."""
+    _DUMP["now"] = found
+    forget()
+
+
+def reader():
+    """The memory reader commands use: the loaded dump's, else the inferior's (GdbReader). Says,
+    once a command, that it reads a dump."""
+    found = _DUMP["now"]
+    if found is None:
+        return GdbReader()
+    if not _DUMP["said"]:
+        _DUMP["said"] = True
+        gdb.write(f"arena: {found.banner}\n")
+    return found.reader
+
+
 def target():
-    return pipeline.Target(GdbReader(), GdbSymbols(), GdbCore())
+    found = _DUMP["now"]
+    return pipeline.Target(reader(), GdbSymbols(), GdbCore() if found is None else found.core)
+
+
+def check_readable():
+    """gdbtarget.check_readable(), unless a dump is loaded (its bytes are always there)."""
+    if _DUMP["now"] is None:
+        gdbtarget.check_readable()
 
 
 def _fault_sp():
@@ -137,6 +168,7 @@ class Sub(gdb.Command):
             if str(exc).strip():
                 raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
             return
+        _DUMP["said"] = False
         progress = Progress(gdb.write, f"arena {self.sub}")
         GdbReader.progress = progress
         try:

@@ -1,0 +1,87 @@
+"""The core of a RAM dump: halted for good, its registers from a file the user saved at the crash,
+or unknown (as through a second GDB connection: the pipeline then reads the fault from the
+agent's record, which a dump of RAM holds).
+
+A registers file is either what GDB's `info registers` prints (lines `NAME 0xVALUE ...`: r0..r12,
+sp, lr, pc, xpsr or xPSR, msp, psp, ...; other lines, such as a pasted `(gdb)` prompt, are
+skipped), or a JSON object {"pc": 2248 or "0x8c8", ...}. Values are 32-bit."""
+import json
+import os
+import re
+
+from arenascope_plugin.acquire.dump import DumpError
+from arenascope_plugin.acquire.symbols import Core, Symbols, pc_frames
+
+ALIASES = {"r13": "sp", "r14": "lr", "r15": "pc"}
+WANTED = ("sp", "lr", "pc", "xpsr", "msp", "psp")  # what the pipeline asks a Core for
+_LINE = re.compile(r"^\s*([A-Za-z_]\w*)\s+(\S+)")
+_REGISTER_NAMES = re.compile(r"^(r\d{1,2}|sp|lr|pc|xpsr|msp|psp|primask|basepri|faultmask|control|fpscr)$")
+
+
+def _value(path: str, where: str, name: str, value: object) -> int:
+    if isinstance(value, str):
+        try:
+            value = int(value.strip(), 0)
+        except ValueError:
+            raise DumpError(f"{path}: {where}: {name} is {value!r}, not a number (give 0x... or decimal)") from None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DumpError(f"{path}: {where}: {name} is {value!r}, not a number (give 0x... or decimal)")
+    if not 0 <= value < 1 << 32:
+        raise DumpError(f"{path}: {where}: {name} = {value:#x} is not a 32-bit register value")
+    return value
+
+
+def parse_registers(path: str) -> dict[str, int]:
+    """{register: value} (lower-case names; r13/r14/r15 as sp/lr/pc) from the file at path;
+    DumpError when it cannot be read, holds a malformed register line or no register at all."""
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError as exc:
+        raise DumpError(f"--registers {path}: cannot read it: {exc.strerror or exc}") from None
+    regs = {}
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DumpError(f"{path}: not valid JSON ({exc}): give {{\"pc\": \"0x...\", ...}} or GDB's `info "
+                            "registers` output") from None
+        if not isinstance(doc, dict):
+            raise DumpError(f"{path}: the JSON is not an object: give {{\"pc\": \"0x...\", \"sp\": ...}}")
+        for name, value in doc.items():
+            key = ALIASES.get(name.lower(), name.lower())
+            regs[key] = _value(path, "JSON", name, value)
+    else:
+        for number, line in enumerate(text.splitlines(), 1):
+            m = _LINE.match(line)
+            if not m or not _REGISTER_NAMES.match(m.group(1).lower()):
+                continue  # not a register line: a prompt, a heading, a blank line
+            name = m.group(1).lower()
+            if not m.group(2).lower().startswith("0x"):
+                raise DumpError(f"{path}: line {number}: {m.group(1)}'s value {m.group(2)!r} is not GDB's 0x... "
+                                "form: give what `info registers` prints, unedited")
+            regs[ALIASES.get(name, name)] = _value(path, f"line {number}", m.group(1), m.group(2))
+    if not any(name in regs for name in WANTED):
+        raise DumpError(f"{path}: no registers found (none of {', '.join(WANTED)}): give what GDB's `info "
+                        "registers` prints at the crash, or a JSON object {\"pc\": \"0x...\", ...}")
+    return regs
+
+
+class DumpCore(Core):
+    """A dump's core: halted; registers from parse_registers() ({} when no file was given: all
+    unknown); frames(): the PC's function only (no unwinder without GDB's target). source: the
+    registers file, or None."""
+    state = "halted"
+
+    def __init__(self, regs: dict[str, int] | None = None, symbols: Symbols | None = None,
+                 source: str | None = None) -> None:
+        self.regs, self.symbols, self.source = dict(regs or {}), symbols, source
+
+    def refresh(self) -> None:
+        return None  # a dump does not change
+
+    def register(self, name: str) -> int | None:
+        return self.regs.get(name)
+
+    def frames(self) -> list[str]:
+        return pc_frames(self.symbols, self.regs.get("pc"))
