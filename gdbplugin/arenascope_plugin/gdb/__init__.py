@@ -7,6 +7,7 @@ from arenascope_plugin.gdb import (
     cmd_attach,
     cmd_check,
     cmd_diff,
+    cmd_dump,
     cmd_fault,
     cmd_info,
     cmd_interpreters,

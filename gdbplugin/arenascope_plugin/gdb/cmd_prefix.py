@@ -15,6 +15,7 @@ Commands (all read-only: they never write target memory or call target functions
   arena check             PASS/WARN/FAIL rules; a FAIL makes `gdb -batch` exit non-zero
   arena whereis ADDR      what owns an address
   arena snapshot FILE     everything above as JSON (docs/snapshot-schema.md)
+  arena report FILE.html  a self-contained HTML report to share: map, plan, verdicts, every region
   arena diff A.json [B.json]   what changed between two snapshots (B omitted: the target now)
   arena view              open the live arena map window (the viewer), fed at every stop
   arena refresh           send the viewer a fresh snapshot now
