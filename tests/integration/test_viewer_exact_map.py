@@ -136,3 +136,41 @@ def test_view_options_are_checked():
                           (["--zoom", "x"], "--zoom x: expected")):
         proc, _, _ = render(ROOT / "tests" / "fixtures" / "demo_overrun_snapshot.json", args=args)
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_two_arenas_are_drawn_one_above_the_other_each_on_its_own_axis(tmp_path):
+    """A two-arena snapshot (docs/two-arenas.md): both maps at once, each with its own axis and
+    regions; the plan, the RAM column and the summary show the chosen one (--arena)."""
+    snap = json.loads((ROOT / "tests" / "fixtures" / "demo_overrun_snapshot.json").read_text())
+    first = snap["arenas"][0]
+    other = json.loads(json.dumps(first))
+    other.update(index=1, base_addr=first["base_addr"] + 0x10000, size_bytes=8192, tail_offset=8192 - 1024,
+                 tail_bytes=1024, damage=None, free_band=None,
+                 regions=[dict(region(0, "persistent", 8192 - 1024, 1024, "persistent"),
+                               address=first["base_addr"] + 0x10000 + 8192 - 1024)])
+    scopes = first["plan"]["scopes"]
+    other.update(head_bytes=0, temp_bytes=0, used_bytes=1024, peak_bytes=1024,
+                 plan={"scopes": scopes, "live_bytes": [0] * scopes, "live_regions": [[] for _ in range(scopes)],
+                       "lower_bound_bytes": 0, "lower_bound_scope": 0})
+    snap["arenas"].append(other)
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(snap))
+    for chosen in (0, 1):
+        proc, image, layout = render(path, args=("--arena", str(chosen)))
+        assert proc.returncode == 0, proc.stderr
+        maps = layout["maps"]
+        assert [m["arena"] for m in maps] == [0, 1] and layout["arena_shown"] == chosen
+        assert maps[0]["rect"]["y"] + maps[0]["rect"]["h"] <= maps[1]["rect"]["y"]  # one above the other
+        for m, a in zip(maps, snap["arenas"], strict=True):
+            ax = m["axis"]
+            assert (ax["view_lo"], ax["view_hi"]) == (a["base_addr"], a["base_addr"] + a["size_bytes"])
+            y = int(m["area_bar"]["y0"]) + 2
+            tail_x = int(ax["px0"] + (a["tail_offset"] + a["size_bytes"]) / 2 / a["size_bytes"] * ax["pw"])
+            assert image.getpixel((tail_x, y)) in family(PALETTE["persistent"]) + family(PALETTE["metadata"])
+        # arena 1 has no free band: its bar's middle is "free, no canary"; arena 0's is the canary's green
+        m1 = maps[1]
+        x = int(m1["axis"]["px0"] + m1["axis"]["pw"] * 0.5)
+        assert image.getpixel((x, int(m1["area_bar"]["y0"]) + 2)) == PALETTE["free_unmeasured"]
+        size_line = next(line for line in layout["summary_lines"] if line.startswith("size"))
+        assert str(snap["arenas"][chosen]["size_bytes"]) in size_line
+        assert layout["axis"] == maps[chosen]["axis"]

@@ -183,16 +183,30 @@ void App::set_snapshot(Snapshot s, std::string source)
     source_ = std::move(source);
     serial_++;
     error_.clear();
-    if (!same_arena) {
-        axis_init_ = false;
-        selected_ = -1;
-    }
-    if (!snapshot_->arenas.empty()) {
-        arena_index_ = std::clamp(arena_index_, 0, int(snapshot_->arenas.size()) - 1);
-        const std::vector<Region> &rs = snapshot_->arenas[arena_index_].regions;
-        lane_count_ = assign_lanes(rs, lanes_);
-        damaged_ = damaged_regions(*snapshot_, arena_index_);
-        if (selected_ >= int(rs.size())) selected_ = -1;
+    if (!same_arena) selected_ = -1;
+    // One map strip per arena, up to kMaxStrips (more: the chosen one and the first others).
+    const int n = int(snapshot_->arenas.size());
+    if (!same_arena || int(strips_.size()) != std::min(n, kMaxStrips)) strips_.clear();
+    if (n > 0) {
+        arena_index_ = std::clamp(arena_index_, 0, n - 1);
+        std::vector<int> shown;
+        for (int i = 0; i < n && int(shown.size()) < kMaxStrips; i++) {
+            if (int(shown.size()) == kMaxStrips - 1 && arena_index_ >= i) {
+                shown.push_back(arena_index_);
+                break;
+            }
+            shown.push_back(i);
+        }
+        strips_.resize(shown.size());
+        for (std::size_t k = 0; k < shown.size(); k++) {
+            MapStrip &st = strips_[k];
+            if (st.arena != shown[k]) st = MapStrip{}, st.arena = shown[k];
+            const std::vector<Region> &rs = snapshot_->arenas[std::size_t(st.arena)].regions;
+            st.lane_count = assign_lanes(rs, st.lanes);
+            st.damaged = damaged_regions(*snapshot_, st.arena);
+            st.key.clear();
+        }
+        if (selected_ >= int(snapshot_->arenas[std::size_t(arena_index_)].regions.size())) selected_ = -1;
     }
 }
 
@@ -218,8 +232,18 @@ void App::frame(float width, float height)
         const Arena *a = nullptr;
         if (!snapshot_->arenas.empty()) {
             arena_index_ = std::clamp(arena_index_, 0, int(snapshot_->arenas.size()) - 1);
+            if (int(snapshot_->arenas.size()) > 1 && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) {
+                select_arena((arena_index_ + 1) % int(snapshot_->arenas.size()));
+            }
             a = &snapshot_->arenas[arena_index_];
-            draw_map(*a, layout_.map);
+            // The arenas one above the other, each with its own axis (docs: viewer/README.md).
+            const Rect &m = layout_.map;
+            const float h = std::floor(m.h / float(std::max<std::size_t>(1, strips_.size())));
+            for (std::size_t k = 0; k < strips_.size(); k++) {
+                strips_[k].rect =
+                    Rect{m.x, m.y + float(k) * h, m.w, k + 1 == strips_.size() ? m.h - float(k) * h : h - 4};
+                draw_strip(strips_[k], snapshot_->arenas[std::size_t(strips_[k].arena)], strips_[k].rect);
+            }
             draw_plan(*a, layout_.plan);
         } else {
             text(ImGui::GetWindowDrawList(), layout_.map.x + 8, layout_.map.y + 8,
@@ -353,92 +377,91 @@ void App::draw_history(const Live &lv, const Rect &r)
     }
 }
 
-void App::draw_map(const Arena &a, const Rect &r)
+void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
     const double lo = double(a.base_addr), hi = double(a.base_addr + a.size_bytes);
-    if (!axis_init_ || axis_.full_lo != lo || axis_.full_hi != hi) {
-        axis_.full_lo = lo;
-        axis_.full_hi = hi;
-        axis_.reset();
+    if (!st.axis_init || st.axis.full_lo != lo || st.axis.full_hi != hi) {
+        st.axis.full_lo = lo;
+        st.axis.full_hi = hi;
+        st.axis.reset();
         if (view_zoom_ > 1 || view_center_) {  // --zoom, --center: clamped to the arena
             const double w = (hi - lo) / view_zoom_;
             const double c = lo + view_center_.value_or((hi - lo) / 2);
-            axis_.view_lo = std::clamp(c - w / 2, lo, hi - w);
-            axis_.view_hi = axis_.view_lo + w;
+            st.axis.view_lo = std::clamp(c - w / 2, lo, hi - w);
+            st.axis.view_hi = st.axis.view_lo + w;
         }
-        axis_init_ = true;
+        st.axis_init = true;
     }
     // Whole pixels, so that pixel k of the picture shows exactly the k-th 1/pw of the view.
-    axis_.px0 = std::floor(r.x + 8);
-    axis_.pw = std::max(1.f, std::floor(r.w - 16));
+    st.axis.px0 = std::floor(r.x + 8);
+    st.axis.pw = std::max(1.f, std::floor(r.w - 16));
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
     const int n_arenas = int(snapshot_->arenas.size());
-    bar_y0_ = std::floor(r.y + 22);
-    bar_y1_ = bar_y0_ + 26;
+    const bool chosen = st.arena == arena_index_;  // the arena the plan, the RAM column and the summary show
+    const int pinned = chosen ? selected_ : -1;
+    st.bar_y0 = std::floor(r.y + 22);
+    st.bar_y1 = st.bar_y0 + 26;
     // The lanes below the bar.
-    lanes_top_ = bar_y1_ + 6;
+    st.lanes_top = st.bar_y1 + 6;
     const float lanes_bottom = std::floor(r.y + r.h - 22);
-    lane_h_ = std::floor(std::clamp((lanes_bottom - lanes_top_) / float(std::max(1, lane_count_)), 2.f, 18.f));
+    st.lane_h = std::floor(std::clamp((lanes_bottom - st.lanes_top) / float(std::max(1, st.lane_count)), 2.f, 18.f));
     // The picture (mapview.h), rasterised on the CPU into one texture (rebuilt only when the
     // snapshot, the zoom, the size or the selection changes) and drawn as one quad.
-    const int cx = int(axis_.px0), cy = int(bar_y0_);
-    const int cw = int(axis_.pw), ch = std::max(1, int(lanes_bottom - bar_y0_));
-    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}", serial_, axis_.view_lo, axis_.view_hi, cw, ch,
-                                        lane_h_, selected_, arena_index_);
-    if (key != map_key_) {
-        map_key_ = key;
+    const int cx = int(st.axis.px0), cy = int(st.bar_y0);
+    const int cw = int(st.axis.pw), ch = std::max(1, int(lanes_bottom - st.bar_y0));
+    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}", serial_, st.axis.view_lo, st.axis.view_hi, cw, ch,
+                                        st.lane_h, pinned, st.arena);
+    if (key != st.key) {
+        st.key = key;
         MapGeometry g;
-        g.width = cw, g.view_lo = axis_.view_lo, g.view_hi = axis_.view_hi;
-        g.bar_h = int(bar_y1_ - bar_y0_), g.lanes_top = int(lanes_top_ - bar_y0_), g.lane_h = int(lane_h_);
-        g.lanes_shown = std::max(0, int((lanes_bottom - lanes_top_ + 1) / lane_h_));
-        map_ = map_picture(
-            a, lanes_, g, selected_,
-            [&](int i) { return std::size_t(i) < damaged_.size() && damaged_[std::size_t(i)]; },
+        g.width = cw, g.view_lo = st.axis.view_lo, g.view_hi = st.axis.view_hi;
+        g.bar_h = int(st.bar_y1 - st.bar_y0), g.lanes_top = int(st.lanes_top - st.bar_y0), g.lane_h = int(st.lane_h);
+        g.lanes_shown = std::max(0, int((lanes_bottom - st.lanes_top + 1) / st.lane_h));
+        st.map = map_picture(
+            a, st.lanes, g, pinned,
+            [&](int i) { return std::size_t(i) < st.damaged.size() && st.damaged[std::size_t(i)]; },
             [](const std::string &t) { return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x; });
-        map_raster_.reset(cw, ch, colour(Paint::Background));
-        for (const MapFill &f : map_.fills)
-            map_raster_.fill(float(f.x0), float(f.y0), float(f.x1), float(f.y1), f.colour);
-        upload(map_tex_, map_raster_);
+        st.map_raster.reset(cw, ch, colour(Paint::Background));
+        for (const MapFill &f : st.map.fills)
+            st.map_raster.fill(float(f.x0), float(f.y0), float(f.x1), float(f.y1), f.colour);
+        upload(st.map_tex, st.map_raster);
     }
     // The title: what is shown, what the map could not show, then (in a window) how to move.
     std::string notes;
-    if (map_.hidden > 0) {
+    if (st.map.hidden > 0) {
         notes += fmt::format("  {} regions or areas too small to tell apart at this zoom, in {} mark{}: zoom in",
-                             map_.hidden, map_.clusters, map_.clusters == 1 ? "" : "s");
+                             st.map.hidden, st.map.clusters, st.map.clusters == 1 ? "" : "s");
     }
-    if (lane_count_ > map_.g.lanes_shown)
-        notes += fmt::format("  {} of {} lanes shown", map_.g.lanes_shown, lane_count_);
-    map_title_ = fmt::format("Arena {}{}  {:#x}..{:#x}  ({})  zoom x{:.1f}{}{}", a.index,
-                             n_arenas > 1 ? fmt::format(" ({} of {})", arena_index_ + 1, n_arenas) : "", a.base_addr,
-                             a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
-                             (hi - lo) / (axis_.view_hi - axis_.view_lo), notes,
-                             offscreen_ ? ""
-                                        : fmt::format("  (wheel zoom, drag pan, double-click reset{})",
-                                                      n_arenas > 1 ? ", Tab: next arena" : ""));
-    text_fit(dl, r.x + 6, r.y + 3, map_title_, r.w - 12,
-             map_.hidden > 0 || lane_count_ > map_.g.lanes_shown ? col(Paint::Temp) : IM_COL32(230, 230, 230, 255));
-    if (n_arenas > 1 && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) {
-        arena_index_ = (arena_index_ + 1) % n_arenas;
-        axis_init_ = false;
-        selected_ = -1;
-        set_snapshot(*snapshot_, source_);  // recompute lanes and draw orders for the arena now shown
-    }
-    opaque_image(dl, map_tex_, float(cx), float(cy), float(cx + cw), float(cy + ch));
-    for (const MapLabel &l : map_.labels) text(dl, float(cx + l.x), float(cy + l.y), l.text, l.colour.imgui());
+    if (st.lane_count > st.map.g.lanes_shown)
+        notes += fmt::format("  {} of {} lanes shown", st.map.g.lanes_shown, st.lane_count);
+    st.map_title = fmt::format("Arena {}{}  {:#x}..{:#x}  ({})  zoom x{:.1f}{}{}", a.index,
+                               n_arenas > 1 ? fmt::format(" ({} of {}{})", st.arena + 1, n_arenas,
+                                                          chosen && strips_.size() > 1 ? ", in the plan below" : "")
+                                            : "",
+                               a.base_addr, a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
+                               (hi - lo) / (st.axis.view_hi - st.axis.view_lo), notes,
+                               offscreen_ ? ""
+                                          : fmt::format("  (wheel zoom, drag pan, double-click reset{})",
+                                                        n_arenas > 1 ? ", Tab or click: plan this arena" : ""));
+    text_fit(dl, r.x + 6, r.y + 3, st.map_title, r.w - 12,
+             st.map.hidden > 0 || st.lane_count > st.map.g.lanes_shown ? col(Paint::Temp)
+                                                                       : IM_COL32(230, 230, 230, 255));
+    opaque_image(dl, st.map_tex, float(cx), float(cy), float(cx + cw), float(cy + ch));
+    for (const MapLabel &l : st.map.labels) text(dl, float(cx + l.x), float(cy + l.y), l.text, l.colour.imgui());
     // Boundaries (head end, temp end, tail start): marks above the bar, never over a region.
     for (uint64_t off : {a.head_bytes, a.temp_bytes, a.tail_offset}) {
-        const float x = std::floor(axis_.to_px(lo + double(off)));
-        if (x >= axis_.px0 && x < axis_.px0 + axis_.pw) {
-            dl->AddLine(ImVec2(x, bar_y0_ - 5), ImVec2(x, bar_y0_ - 1), col(Paint::Boundary), 1.0f);
+        const float x = std::floor(st.axis.to_px(lo + double(off)));
+        if (x >= st.axis.px0 && x < st.axis.px0 + st.axis.pw) {
+            dl->AddLine(ImVec2(x, st.bar_y0 - 5), ImVec2(x, st.bar_y0 - 1), col(Paint::Boundary), 1.0f);
         }
     }
     // Ticks: power-of-two offsets from the base.
-    const uint64_t step = tick_step(axis_.view_lo - lo, axis_.view_hi - lo, int(axis_.pw / 90));
-    for (uint64_t off = uint64_t(std::max(0.0, axis_.view_lo - lo)) / step * step; lo + double(off) <= axis_.view_hi;
-         off += step) {
-        const float x = axis_.to_px(lo + double(off));
-        if (x < axis_.px0 - 1) continue;
+    const uint64_t step = tick_step(st.axis.view_lo - lo, st.axis.view_hi - lo, int(st.axis.pw / 90));
+    for (uint64_t off = uint64_t(std::max(0.0, st.axis.view_lo - lo)) / step * step;
+         lo + double(off) <= st.axis.view_hi; off += step) {
+        const float x = st.axis.to_px(lo + double(off));
+        if (x < st.axis.px0 - 1) continue;
         dl->AddLine(ImVec2(x, lanes_bottom + 2), ImVec2(x, lanes_bottom + 6), IM_COL32(160, 160, 160, 255));
         const std::string label = "+" + format_bytes(off);
         if (x + 2 + ImGui::CalcTextSize(label.c_str()).x <= r.x + r.w - 2) {
@@ -448,14 +471,21 @@ void App::draw_map(const Arena &a, const Rect &r)
     // Interaction: wheel zoom, drag pan, hover tooltip, click to pin.
     const ImGuiIO &io = ImGui::GetIO();
     if (r.contains(io.MousePos.x, io.MousePos.y)) {
-        if (io.MouseWheel != 0) axis_.zoom_at(io.MousePos.x, io.MouseWheel > 0 ? 1.25 : 0.8);
-        if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) axis_.pan_px(io.MouseDelta.x);
-        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) axis_.reset();
-        const MapRun *run = map_.at(int(std::floor(io.MousePos.x)) - cx, int(std::floor(io.MousePos.y)) - cy);
-        const uint64_t off = uint64_t(std::max(0.0, axis_.to_addr(io.MousePos.x) - lo));
+        if (io.MouseWheel != 0) st.axis.zoom_at(io.MousePos.x, io.MouseWheel > 0 ? 1.25 : 0.8);
+        if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) st.axis.pan_px(io.MouseDelta.x);
+        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) st.axis.reset();
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !chosen) {  // this arena in the plan and the summary
+            arena_index_ = st.arena;
+            selected_ = -1;
+        }
+        const MapRun *run = st.map.at(int(std::floor(io.MousePos.x)) - cx, int(std::floor(io.MousePos.y)) - cy);
+        const uint64_t off = uint64_t(std::max(0.0, st.axis.to_addr(io.MousePos.x) - lo));
         if (run && run->region >= 0) {
             draw_region_tooltip(a, a.regions[std::size_t(run->region)]);
-            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) selected_ = run->region;
+            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+                arena_index_ = st.arena;
+                selected_ = run->region;
+            }
         } else if (run && run->area < 0) {  // a cluster mark
             std::string names;
             for (int k : run->areas) names += fmt::format("\n{} (area of the bar)", area_name(k));
@@ -652,25 +682,42 @@ std::string App::layout_json() const
         j["fault_lines"] = fault_lines_;
         j["fault_more"] = fault_more_;
     }
-    j["axis"] = {{"px0", axis_.px0}, {"pw", axis_.pw}, {"view_lo", axis_.view_lo}, {"view_hi", axis_.view_hi}};
-    j["area_bar"] = {{"y0", bar_y0_}, {"y1", bar_y1_}};
-    j["lanes"] = {{"top", lanes_top_}, {"lane_h", lane_h_}, {"count", lane_count_}, {"shown", map_.g.lanes_shown}};
-    // The map's picture: labels and cluster marks in window pixels (the picture's origin is the
-    // axis' px0 and the bar's top).
-    nlohmann::json labels = nlohmann::json::array(), marks = nlohmann::json::array();
-    for (const MapLabel &l : map_.labels) {
-        labels.push_back({{"x", axis_.px0 + float(l.x)}, {"y", bar_y0_ + float(l.y)}, {"text", l.text}});
+    // Each map strip (the arenas one above the other); the chosen arena's also at the top level
+    // (the one the plan, the RAM column and the summary show). Pictures in window pixels (the
+    // picture's origin is the axis' px0 and the bar's top).
+    auto strip_json = [&](const MapStrip &st) {
+        nlohmann::json labels = nlohmann::json::array(), marks = nlohmann::json::array();
+        for (const MapLabel &l : st.map.labels) {
+            labels.push_back({{"x", st.axis.px0 + float(l.x)}, {"y", st.bar_y0 + float(l.y)}, {"text", l.text}});
+        }
+        for (const MapRun &r : st.map.runs) {
+            if (r.region >= 0 || r.area >= 0) continue;
+            marks.push_back({{"lane", r.lane},
+                             {"x0", st.axis.px0 + float(r.x0)},
+                             {"x1", st.axis.px0 + float(r.x1)},
+                             {"regions", r.members},
+                             {"areas", r.areas}});
+        }
+        return nlohmann::json{
+            {"arena", st.arena},
+            {"rect", R(st.rect)},
+            {"axis",
+             {{"px0", st.axis.px0}, {"pw", st.axis.pw}, {"view_lo", st.axis.view_lo}, {"view_hi", st.axis.view_hi}}},
+            {"area_bar", {{"y0", st.bar_y0}, {"y1", st.bar_y1}}},
+            {"lanes",
+             {{"top", st.lanes_top}, {"lane_h", st.lane_h}, {"count", st.lane_count}, {"shown", st.map.g.lanes_shown}}},
+            {"map_title", st.map_title},
+            {"map_picture", {{"labels", labels}, {"clusters", marks}, {"hidden", st.map.hidden}}}};
+    };
+    j["maps"] = nlohmann::json::array();
+    for (const MapStrip &st : strips_) j["maps"].push_back(strip_json(st));
+    j["arena_shown"] = arena_index_;
+    if (const MapStrip *st = chosen_strip()) {
+        const nlohmann::json chosen = strip_json(*st);
+        for (const auto &[k, v] : chosen.items()) {
+            if (k != "arena" && k != "rect") j[k] = v;
+        }
     }
-    for (const MapRun &r : map_.runs) {
-        if (r.region >= 0 || r.area >= 0) continue;
-        marks.push_back({{"lane", r.lane},
-                         {"x0", axis_.px0 + float(r.x0)},
-                         {"x1", axis_.px0 + float(r.x1)},
-                         {"regions", r.members},
-                         {"areas", r.areas}});
-    }
-    j["map_title"] = map_title_;
-    j["map_picture"] = {{"labels", labels}, {"clusters", marks}, {"hidden", map_.hidden}};
     j["plan_area"] = {{"rect", R(plan_.area)}, {"scopes", plan_.scopes}, {"extent", plan_.extent}};
     j["ram_column"] = {{"rect", R(ram_.area)}, {"lo", ram_.lo}, {"hi", ram_.hi}};
     j["status"] = {{"rect", R(layout_.status)}, {"text", status_text_}, {"lost", status_lost_}};

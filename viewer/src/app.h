@@ -22,7 +22,11 @@ public:
     bool has_snapshot() const { return snapshot_.has_value(); }
     // Forgets the rasterised regions, so the next frame rebuilds them (what a zoom, a pan or a new
     // snapshot costs; --bench-rebuild times it).
-    void invalidate() { map_key_.clear(), plan_key_.clear(); }
+    void invalidate()
+    {
+        for (MapStrip &st : strips_) st.key.clear();
+        plan_key_.clear();
+    }
     Link *link() { return link_.get(); }
     // Off-screen (--screenshot): no interactive hints, no pointer.
     void set_offscreen(bool on) { offscreen_ = on; }
@@ -39,7 +43,29 @@ public:
 
 private:
     void draw_status(const ScreenLayout &l);
-    void draw_map(const Arena &a, const Rect &r);
+    // One arena's map (strips_ holds one per arena shown).
+    struct MapStrip {
+        int arena = -1;  // its position in the snapshot's arenas
+        Rect rect;
+        AddressAxis axis;
+        bool axis_init = false;
+        std::vector<int> lanes;  // each region's lane (assign_lanes)
+        int lane_count = 1;
+        std::vector<bool> damaged;  // regions in the damage colour (damaged_regions)
+        MapPicture map;             // the display list at the last rebuild (mapview.h)
+        Raster map_raster;
+        unsigned map_tex = 0;  // its GL texture
+        std::string key, map_title;
+        float bar_y0 = 0, bar_y1 = 0, lanes_top = 0, lane_h = 0;  // geometry of the last frame
+    };
+    static constexpr int kMaxStrips = 4;  // arenas drawn at once; Tab brings the others
+    void draw_strip(MapStrip &st, const Arena &a, const Rect &r);
+    const MapStrip *chosen_strip() const
+    {
+        for (const MapStrip &st : strips_)
+            if (st.arena == arena_index_) return &st;
+        return strips_.empty() ? nullptr : &strips_[0];
+    }
     void draw_ram(const Arena *a, const Rect &r);
     void draw_plan(const Arena &a, const Rect &r);
     void draw_summary(const Arena *a, const Rect &r);
@@ -53,15 +79,10 @@ private:
     std::optional<Snapshot> snapshot_;
     std::string source_, error_;
     std::unique_ptr<Link> link_;
-    AddressAxis axis_;
-    bool axis_init_ = false;
-    std::vector<int> lanes_;
     unsigned serial_ = 0;  // +1 per snapshot: rasters key on it
-    MapPicture map_;       // the map's display list at the last rebuild (mapview.h)
-    Raster map_raster_, plan_raster_;
-    unsigned map_tex_ = 0, plan_tex_ = 0;  // GL textures of the rasters
-    std::string map_key_, plan_key_;
-    int lane_count_ = 1;
+    Raster plan_raster_;
+    unsigned plan_tex_ = 0;  // the plan raster's GL texture
+    std::string plan_key_;
     int selected_ = -1;
     int arena_index_ = 0;  // which arena the map and plan show (arrows in the map title switch)
 public:
@@ -75,16 +96,14 @@ public:
 private:
     // geometry of the last frame
     ScreenLayout layout_;
-    float bar_y0_ = 0, bar_y1_ = 0, lanes_top_ = 0, lane_h_ = 0;
     PlanGeometry plan_;
     RamColumn ram_;
     HistoryGeometry history_;
-    std::string map_title_;                           // the map's title line, before fitting
     std::string status_text_;                         // the whole status line, before fitting
     bool summary_more_ = false, fault_more_ = false;  // the panel's text did not fit at the last frame
     std::vector<std::string> summary_lines_;          // the summary's lines in order, before fitting (--layout-out)
     std::vector<std::string> fault_lines_;            // the fault / post-mortem panel's lines, likewise
-    std::vector<bool> damaged_;  // the shown arena's regions in the damage colour (damaged_regions)
+    std::vector<MapStrip> strips_;                    // the maps drawn, one per arena (at most kMaxStrips)
     bool status_lost_ = false;
     bool offscreen_ = false;
     double view_zoom_ = 1;
