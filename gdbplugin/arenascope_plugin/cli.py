@@ -47,8 +47,8 @@ from arenascope_plugin.acquire.dump import DumpError
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.analyse import diff, faults, figures
 from arenascope_plugin.decode import kernels
+from arenascope_plugin.present import compareview, report, reports, snapshot, style
 from arenascope_plugin.present import diff as diff_text
-from arenascope_plugin.present import report, reports, snapshot, style
 from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import livepoll, viewerlink
 
@@ -313,6 +313,8 @@ def diff_main(argv):
     ap.add_argument("b", help="snapshot B (after)")
     ap.add_argument("--json", action="store_true", help="the JSON docs/diff-schema.json describes")
     ap.add_argument("--all", action="store_true", help="list the unchanged figures and regions too")
+    ap.add_argument("--view", action="store_true", help="also open both in the viewer: A's maps above B's, what "
+                    "changed striped in both")
     args = ap.parse_args(argv)
     try:
         doc_a, arenas_a = snapshot.read_for_diff(args.a)
@@ -329,6 +331,13 @@ def diff_main(argv):
         sys.stdout.flush()
     except BrokenPipeError:  # `arenascope diff A B | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if args.view:
+        try:
+            started = compareview.start(paths.built_tool("viewer", "arenascope-viewer"), args.a, args.b, doc_b,
+                                        diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, False))
+        except compareview.ViewError as exc:
+            raise UsageError(str(exc)) from None
+        print(f"arenascope diff: started {started}", file=sys.stderr)
     return status
 
 

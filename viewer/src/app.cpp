@@ -189,21 +189,35 @@ void App::set_snapshot(Snapshot s, std::string source)
     if (!same_arena || int(strips_.size()) != std::min(n, kMaxStrips)) strips_.clear();
     if (n > 0) {
         arena_index_ = std::clamp(arena_index_, 0, n - 1);
-        std::vector<int> shown;
+        std::vector<std::pair<int, bool>> shown;  // (arena, before)
+        const int per = before_ ? 2 : 1, room = kMaxStrips / per;
         for (int i = 0; i < n && int(shown.size()) < kMaxStrips; i++) {
-            if (int(shown.size()) == kMaxStrips - 1 && arena_index_ >= i) {
-                shown.push_back(arena_index_);
-                break;
-            }
-            shown.push_back(i);
+            const int arena = int(shown.size()) / per == room - 1 && arena_index_ >= i ? arena_index_ : i;
+            if (before_ && arena < int(before_->arenas.size())) shown.push_back({arena, true});
+            shown.push_back({arena, false});
+            if (arena != i) break;
         }
         strips_.resize(shown.size());
         for (std::size_t k = 0; k < shown.size(); k++) {
             MapStrip &st = strips_[k];
-            if (st.arena != shown[k]) st = MapStrip{}, st.arena = shown[k];
-            const std::vector<Region> &rs = snapshot_->arenas[std::size_t(st.arena)].regions;
-            st.lane_count = assign_lanes(rs, st.lanes);
-            st.damaged = damaged_regions(*snapshot_, st.arena);
+            if (st.arena != shown[k].first || st.before != shown[k].second) {
+                st = MapStrip{}, st.arena = shown[k].first, st.before = shown[k].second;
+            }
+            const Snapshot &from = st.before ? *before_ : *snapshot_;
+            const Arena &a = from.arenas[std::size_t(st.arena)];
+            st.lane_count = assign_lanes(a.regions, st.lanes);
+            st.damaged = damaged_regions(from, st.arena);
+            st.changed.assign(a.regions.size(), false);
+            if (diff_) {  // the diff names regions by their "index"
+                for (const DiffArena &d : diff_->arenas) {
+                    if (d.index != a.index) continue;
+                    for (int idx : st.before ? d.before : d.after) {
+                        for (std::size_t r = 0; r < a.regions.size(); r++) {
+                            if (a.regions[r].index == idx) st.changed[r] = true;
+                        }
+                    }
+                }
+            }
             st.key.clear();
         }
         if (selected_ >= int(snapshot_->arenas[std::size_t(arena_index_)].regions.size())) selected_ = -1;
@@ -242,7 +256,8 @@ void App::frame(float width, float height)
             for (std::size_t k = 0; k < strips_.size(); k++) {
                 strips_[k].rect =
                     Rect{m.x, m.y + float(k) * h, m.w, k + 1 == strips_.size() ? m.h - float(k) * h : h - 4};
-                draw_strip(strips_[k], snapshot_->arenas[std::size_t(strips_[k].arena)], strips_[k].rect);
+                const Snapshot &from = strips_[k].before ? *before_ : *snapshot_;
+                draw_strip(strips_[k], from.arenas[std::size_t(strips_[k].arena)], strips_[k].rect);
             }
             draw_plan(*a, layout_.plan);
         } else {
@@ -398,7 +413,7 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
     st.axis.pw = std::max(1.f, std::floor(r.w - 16));
     dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
     const int n_arenas = int(snapshot_->arenas.size());
-    const bool chosen = st.arena == arena_index_;  // the arena the plan, the RAM column and the summary show
+    const bool chosen = st.arena == arena_index_ && !st.before;  // the arena the plan, RAM column and summary show
     const int pinned = chosen ? selected_ : -1;
     st.bar_y0 = std::floor(r.y + 22);
     st.bar_y1 = st.bar_y0 + 26;
@@ -421,7 +436,8 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
         st.map = map_picture(
             a, st.lanes, g, pinned,
             [&](int i) { return std::size_t(i) < st.damaged.size() && st.damaged[std::size_t(i)]; },
-            [](const std::string &t) { return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x; });
+            [](const std::string &t) { return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x; },
+            [&](int i) { return std::size_t(i) < st.changed.size() && st.changed[std::size_t(i)]; });
         st.map_raster.reset(cw, ch, colour(Paint::Background));
         for (const MapFill &f : st.map.fills)
             st.map_raster.fill(float(f.x0), float(f.y0), float(f.x1), float(f.y1), f.colour);
@@ -435,15 +451,20 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
     }
     if (st.lane_count > st.map.g.lanes_shown)
         notes += fmt::format("  {} of {} lanes shown", st.map.g.lanes_shown, st.lane_count);
-    st.map_title = fmt::format("Arena {}{}  {:#x}..{:#x}  ({})  zoom x{:.1f}{}{}", a.index,
-                               n_arenas > 1 ? fmt::format(" ({} of {}{})", st.arena + 1, n_arenas,
-                                                          chosen && strips_.size() > 1 ? ", in the plan below" : "")
-                                            : "",
-                               a.base_addr, a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
-                               (hi - lo) / (st.axis.view_hi - st.axis.view_lo), notes,
-                               offscreen_ ? ""
-                                          : fmt::format("  (wheel zoom, drag pan, double-click reset{})",
-                                                        n_arenas > 1 ? ", Tab or click: plan this arena" : ""));
+    const std::string side = !before_ ? ""
+                             : st.before
+                                 ? "BEFORE " + before_source_.substr(before_source_.find_last_of('/') + 1) + ": "
+                                 : "AFTER " + source_.substr(source_.find_last_of('/') + 1) + ": ";
+    st.map_title =
+        side + fmt::format("Arena {}{}  {:#x}..{:#x}  ({})  zoom x{:.1f}{}{}", a.index,
+                           n_arenas > 1 ? fmt::format(" ({} of {}{})", st.arena + 1, n_arenas,
+                                                      chosen && strips_.size() > 1 ? ", in the plan below" : "")
+                                        : "",
+                           a.base_addr, a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
+                           (hi - lo) / (st.axis.view_hi - st.axis.view_lo), notes,
+                           offscreen_ ? ""
+                                      : fmt::format("  (wheel zoom, drag pan, double-click reset{})",
+                                                    n_arenas > 1 ? ", Tab or click: plan this arena" : ""));
     text_fit(dl, r.x + 6, r.y + 3, st.map_title, r.w - 12,
              st.map.hidden > 0 || st.lane_count > st.map.g.lanes_shown ? col(Paint::Temp)
                                                                        : IM_COL32(230, 230, 230, 255));
@@ -474,7 +495,8 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
         if (io.MouseWheel != 0) st.axis.zoom_at(io.MousePos.x, io.MouseWheel > 0 ? 1.25 : 0.8);
         if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) st.axis.pan_px(io.MouseDelta.x);
         if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) st.axis.reset();
-        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !chosen) {  // this arena in the plan and the summary
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !chosen &&
+            !st.before) {  // this arena in the plan and the summary
             arena_index_ = st.arena;
             selected_ = -1;
         }
@@ -482,7 +504,7 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
         const uint64_t off = uint64_t(std::max(0.0, st.axis.to_addr(io.MousePos.x) - lo));
         if (run && run->region >= 0) {
             draw_region_tooltip(a, a.regions[std::size_t(run->region)]);
-            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !st.before) {
                 arena_index_ = st.arena;
                 selected_ = run->region;
             }
@@ -612,7 +634,12 @@ void App::draw_summary(const Arena *a, const Rect &r)
     // A line wraps where the panel is narrow (the panel scrolls): no figure is cut off, and a
     // figure's continuation stays in its value column (after the 11-character label).
     const float value_column = ImGui::CalcTextSize("stack peak ").x;
-    for (const PanelLine &l : summary_lines(*snapshot_, a, selected_)) {
+    // Compare mode: what changed first, then the after snapshot's summary.
+    std::vector<PanelLine> lines = diff_ ? diff_lines(*diff_) : std::vector<PanelLine>{};
+    const std::size_t first = lines.size();
+    for (PanelLine &l : summary_lines(*snapshot_, a, selected_)) lines.push_back(std::move(l));
+    if (first > 0 && lines.size() > first) lines[first].gap_before = 6;
+    for (const PanelLine &l : lines) {
         if (l.gap_before) panel.advance(float(l.gap_before));
         if (!l.detail) summary_lines_.push_back(l.text);
         const float y = panel.at().y;
@@ -700,6 +727,7 @@ std::string App::layout_json() const
         }
         return nlohmann::json{
             {"arena", st.arena},
+            {"before", st.before},
             {"rect", R(st.rect)},
             {"axis",
              {{"px0", st.axis.px0}, {"pw", st.axis.pw}, {"view_lo", st.axis.view_lo}, {"view_hi", st.axis.view_hi}}},

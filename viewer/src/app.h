@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "diffdoc.h"
 #include "layout.h"
 #include "link.h"
 #include "mapview.h"
@@ -17,6 +18,10 @@ namespace arenascope {
 class App {
 public:
     void set_snapshot(Snapshot s, std::string source);
+    // Compare mode: `before` is drawn above the snapshot, arena by arena, and the regions the
+    // plugin's diff (diffdoc.h) says changed carry the diff stripe in both. Set before set_snapshot.
+    void set_before(Snapshot s, std::string source) { before_ = std::move(s), before_source_ = std::move(source); }
+    void set_diff(DiffDoc d) { diff_ = std::move(d); }
     void set_error(std::string e) { error_ = std::move(e); }
     void set_link(std::unique_ptr<Link> link) { link_ = std::move(link); }
     bool has_snapshot() const { return snapshot_.has_value(); }
@@ -45,13 +50,15 @@ private:
     void draw_status(const ScreenLayout &l);
     // One arena's map (strips_ holds one per arena shown).
     struct MapStrip {
-        int arena = -1;  // its position in the snapshot's arenas
+        int arena = -1;       // its position in the snapshot's arenas
+        bool before = false;  // compare mode: an arena of the snapshot before (set_before)
         Rect rect;
         AddressAxis axis;
         bool axis_init = false;
         std::vector<int> lanes;  // each region's lane (assign_lanes)
         int lane_count = 1;
         std::vector<bool> damaged;  // regions in the damage colour (damaged_regions)
+        std::vector<bool> changed;  // regions the diff marks (compare mode)
         MapPicture map;             // the display list at the last rebuild (mapview.h)
         Raster map_raster;
         unsigned map_tex = 0;  // its GL texture
@@ -63,7 +70,7 @@ private:
     const MapStrip *chosen_strip() const
     {
         for (const MapStrip &st : strips_)
-            if (st.arena == arena_index_) return &st;
+            if (st.arena == arena_index_ && !st.before) return &st;
         return strips_.empty() ? nullptr : &strips_[0];
     }
     void draw_ram(const Arena *a, const Rect &r);
@@ -77,6 +84,9 @@ private:
     void draw_region_tooltip(const Arena &a, const Region &reg);
 
     std::optional<Snapshot> snapshot_;
+    std::optional<Snapshot> before_;  // compare mode
+    std::string before_source_;
+    std::optional<DiffDoc> diff_;
     std::string source_, error_;
     std::unique_ptr<Link> link_;
     unsigned serial_ = 0;  // +1 per snapshot: rasters key on it

@@ -38,6 +38,7 @@ Rgba colour(Paint p)
     case Paint::HistoryGap: return {150, 230, 90, 255};
     case Paint::Offline: return {255, 255, 160, 255};
     case Paint::Cluster: return {235, 235, 255, 255};
+    case Paint::Changed: return {255, 40, 220, 255};
     }
     return {255, 0, 255, 255};
 }
@@ -71,6 +72,7 @@ const char *paint_short_name(Paint p)
     case Paint::HighWater: return "high-water";
     case Paint::Offline: return "offline plan";
     case Paint::Cluster: return "too small: N";
+    case Paint::Changed: return "changed (diff)";
     default: return paint_name(p);
     }
 }
@@ -99,6 +101,7 @@ const char *paint_name(Paint p)
     case Paint::HistoryGap: return "history: gap (stack HWM - arena end)";
     case Paint::Offline: return "stripe: placed by the model's offline plan";
     case Paint::Cluster: return "regions too small to tell apart here (N of them): zoom in";
+    case Paint::Changed: return "stripe: moved, grew, shrank, appeared or vanished (arena diff)";
     default: return "";
     }
 }

@@ -54,6 +54,7 @@ enum class Paint {
     HistoryGap,  // the live history's three series
     Offline,     // the stripe on a region the model's offline plan places (flag "offline")
     Cluster,     // the map's mark where regions are too small to tell apart at this zoom (pixelmap.h)
+    Changed,     // the stripe along the bottom of a region the diff says changed (diffdoc.h)
 };
 
 // The fixed palette: distinct hues for tensor/scratch/temp/persistent/metadata, green for

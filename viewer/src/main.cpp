@@ -16,6 +16,9 @@
 //            --bench-rebuild                     with --bench: rebuild the region rasters every frame
 //   arenascope-viewer SNAPSHOT.json --report OUT.html | --svg OUT.svg
 //                                                the static report (report.h): no window, no display
+//   arenascope-viewer B.json --before A.json [--diff D.json]
+//                                                compare: A's maps above B's, the changes the diff
+//                                                (arena diff A B --json) names striped in both
 //   arenascope-viewer --version                  print the version (VERSION at the repository root)
 // Exit status: 0 ok; 2 bad arguments, unreadable or invalid snapshot (headless), no display.
 #include <GLFW/glfw3.h>
@@ -46,7 +49,7 @@
 namespace {
 
 struct Options {
-    std::string file, connect, screenshot, layout_out, report, svg;
+    std::string file, connect, screenshot, layout_out, report, svg, before, diff;
     int frames = 3, width = 1280, height = 800, bench = 0, snapshots = 1, arena = 0;
     bool bench_rebuild = false, version = false, sized = false;
     double zoom = 1;
@@ -84,6 +87,9 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
         } else if (a == "--screenshot") {
             if (!(v = value("a PNG path"))) return false;
             o.screenshot = v;
+        } else if (a == "--before" || a == "--diff") {
+            if (!(v = value(a == "--before" ? "the earlier snapshot's path" : "a diff JSON path"))) return false;
+            (a == "--before" ? o.before : o.diff) = v;
         } else if (a == "--report" || a == "--svg") {
             if (!(v = value(a == "--report" ? "an HTML path" : "an SVG path"))) return false;
             (a == "--report" ? o.report : o.svg) = v;
@@ -154,6 +160,14 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
             error = fmt::format("one snapshot file only ({} and {})", o.file, a);
             return false;
         }
+    }
+    if (!o.diff.empty() && o.before.empty()) {
+        error = "--diff marks the changes between --before A.json and the snapshot: give --before too";
+        return false;
+    }
+    if (!o.before.empty() && o.file.empty()) {
+        error = "--before compares with a snapshot file (give its path)";
+        return false;
     }
     if ((!o.report.empty() || !o.svg.empty()) && o.file.empty()) {
         error = "--report and --svg read a snapshot file (give its path)";
@@ -234,6 +248,22 @@ int main(int argc, char **argv)
     }
     const bool headless = !opt.screenshot.empty() || opt.bench > 0;
     arenascope::App app;
+    if (!opt.before.empty()) {  // compare mode: both files must load, and the diff when given
+        arenascope::LoadResult b = arenascope::load_snapshot_file(opt.before);
+        if (!b.snapshot) {
+            std::fprintf(stderr, "arenascope-viewer: --before: %s\n", b.error.c_str());
+            return 2;
+        }
+        app.set_before(std::move(*b.snapshot), opt.before);
+        if (!opt.diff.empty()) {
+            arenascope::DiffLoad d = arenascope::load_diff_file(opt.diff);
+            if (!d.diff) {
+                std::fprintf(stderr, "arenascope-viewer: --diff: %s\n", d.error.c_str());
+                return 2;
+            }
+            app.set_diff(std::move(*d.diff));
+        }
+    }
     if (!opt.file.empty()) {
         arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
         if (!r.snapshot) {

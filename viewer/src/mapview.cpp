@@ -98,7 +98,8 @@ const MapRun *MapPicture::at(int x, int y) const
 
 MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapGeometry &g, int selected,
                        const std::function<bool(int)> &damaged,
-                       const std::function<float(const std::string &)> &measure)
+                       const std::function<float(const std::string &)> &measure,
+                       const std::function<bool(int)> &changed)
 {
     MapPicture p;
     p.g = g;
@@ -108,7 +109,8 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
     const uint64_t tail = std::clamp(a.tail_offset, temp, a.size_bytes);
     auto add_runs = [&](int lane, int y0, int y1, const std::vector<PixelItem> &items,
                         const std::function<Rgba(int)> &colour_of, const std::function<void(int, MapRun &)> &name,
-                        const std::function<std::string(int)> &label_of, const std::function<bool(int)> &striped) {
+                        const std::function<std::string(int)> &label_of, const std::function<bool(int)> &striped,
+                        const std::function<bool(int)> &diffed) {
         for (const PixelRun &run : own_pixels(items, g.view_lo, g.view_hi, g.width)) {
             MapRun mr;
             mr.lane = lane, mr.x0 = run.x0, mr.x1 = run.x1;
@@ -137,6 +139,9 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
             if (striped(run.id)) {
                 p.fills.push_back(
                     {run.x0, y0, run.x1 - (edge ? 1 : 0), y0 + std::max(1, (y1 - y0) / 5), colour(Paint::Offline)});
+            }
+            if (diffed && diffed(run.id)) {
+                p.fills.push_back({run.x0, y1 - std::max(1, (y1 - y0) / 4), run.x1, y1, colour(Paint::Changed)});
             }
             const int room = run.x1 - run.x0 - 4;
             if (y1 - y0 >= kTextH + 1 && room > 0) {
@@ -187,7 +192,7 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
             }
         },
         [&](int id) { return id >= kTailIdBase ? std::string() : std::string(area_name(id)); },
-        [](int) { return false; });
+        [](int) { return false; }, {});
     if (a.damage && a.damage->size_bytes > 0) {
         // At least 4 px wide, around the damage's centre: a 64-byte overrun in a 26 KiB arena is
         // under 2 px at zoom 1, and it is the one thing the map must not hide.
@@ -226,7 +231,8 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
             [&](int i) {
                 const auto &f = a.regions[std::size_t(i)].flags;
                 return i != selected && std::find(f.begin(), f.end(), "offline") != f.end();
-            });
+            },
+            changed);
     }
     return p;
 }

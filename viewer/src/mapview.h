@@ -62,9 +62,11 @@ struct MapPicture {
 // The picture of arena `a`: lanes[i] is region i's lane (assign_lanes); selected is a region's
 // position or -1; damaged(i) says region i is drawn in the damage colour; measure(text) is the
 // text's width in pixels (labels are placed only where they fit: 13 px high text, 2 px margins).
+// changed(i): region i gets the diff's stripe along its lane's bottom quarter (none when empty).
 MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapGeometry &g, int selected,
                        const std::function<bool(int)> &damaged,
-                       const std::function<float(const std::string &)> &measure);
+                       const std::function<float(const std::string &)> &measure,
+                       const std::function<bool(int)> &changed = {});
 
 // Which regions of arena `arena` are drawn in the damage colour (index-aligned with its
 // regions): those the fault lists in damaged_regions (arena 0), and those whose address range

@@ -154,4 +154,26 @@ std::vector<PanelLine> fault_lines(const Snapshot &s, bool in_window)
     return out;
 }
 
+std::vector<PanelLine> diff_lines(const DiffDoc &d)
+{
+    std::vector<PanelLine> out;
+    const Rgba mark = colour(Paint::Changed);
+    out.push_back({"DIFF (stripe on the map): " + d.summary, mark, 0, false, 0, false, {}});
+    std::size_t n = 0, total = 0;
+    for (const DiffArena &a : d.arenas) total += a.lines.size();
+    for (const DiffArena &a : d.arenas) {
+        if (a.lines.empty()) continue;
+        if (d.arenas.size() > 1) out.push_back({fmt::format("arena {}:", a.index), kWhite, 0, false, 0, false, {}});
+        for (const std::string &l : a.lines) {
+            if (n++ == 200) {
+                out.push_back(
+                    {fmt::format("... {} more: arena diff lists them", total - 200), kDim, 8, false, 0, true, {}});
+                break;
+            }
+            out.push_back({l, kWhite, 8, false, 0, true, {}});
+        }
+    }
+    return out;
+}
+
 }  // namespace arenascope

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "diffdoc.h"
 #include "layout.h"
 #include "snapshot.h"
 
@@ -31,5 +32,9 @@ std::vector<PanelLine> summary_lines(const Snapshot &s, const Arena *a, int sele
 // snapshot has neither a fault nor post-mortem verdicts. in_window: end with the pointer to
 // `arena fault` (the window's panel is a digest; the report is whole).
 std::vector<PanelLine> fault_lines(const Snapshot &s, bool in_window);
+
+// Compare mode: the diff's summary, then one line per change, arena by arena (at most 200, then
+// how many more: `arena diff` lists them all).
+std::vector<PanelLine> diff_lines(const DiffDoc &d);
 
 }  // namespace arenascope

@@ -6,10 +6,10 @@ import gdb  # pylint: disable=import-error
 from arenascope_plugin import pipeline
 from arenascope_plugin.analyse import diff
 from arenascope_plugin.errors import TargetError
-from arenascope_plugin.gdb import framework
+from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.framework import Sub, write
+from arenascope_plugin.present import compareview, snapshot
 from arenascope_plugin.present import diff as diff_text
-from arenascope_plugin.present import snapshot
 
 LIVE = "the target now"
 
@@ -17,15 +17,17 @@ LIVE = "the target now"
 class DiffCommand(Sub):
     """Compare two snapshots: figures, regions (moved, grew, shrank, appeared, vanished, lifetime) and checks.
 
-Usage: arena diff A.json B.json [--json] [--all]
-       arena diff A.json [--json] [--all]     A against the target now (the snapshot `arena snapshot` would write)
+Usage: arena diff A.json B.json [--json] [--all] [--view]
+       arena diff A.json [--json] [--all] [--view]
+           A against the target now (the snapshot `arena snapshot` would write)
 A and B are files `arena snapshot`, `arenascope snapshot` or `arenascope-plan --snapshot` wrote
 (a prediction against a target, two builds, two stops). What changed comes first, one line per
 region; two equal snapshots give one line, "identical: ...". --json: the object
-docs/diff-schema.json describes; --all: list the unchanged figures and regions too.
+docs/diff-schema.json describes; --all: list the unchanged figures and regions too; --view: also
+open both in the viewer, A's maps above B's, what changed striped in both.
 How regions are matched (tensor id, name, place): docs/diff.md."""
     sub = "diff"
-    options = ("--json", "--all")
+    options = ("--json", "--all", "--view")
 
     def complete(self, text, word):
         return gdb.COMPLETE_FILENAME if not (word or "").startswith("-") else super().complete(text, word)
@@ -35,6 +37,7 @@ How regions are matched (tensor id, name, place): docs/diff.md."""
         parser.add_argument("b", nargs="?")
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--all", action="store_true")
+        parser.add_argument("--view", action="store_true")
 
     def run(self, args):
         try:
@@ -52,3 +55,10 @@ How regions are matched (tensor id, name, place): docs/diff.md."""
             gdb.write(json.dumps(diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, args.all), indent=1) + "\n")
         else:
             write(diff_text.text_lines(d, args.a, doc_a, name_b, doc_b, args.all))
+        if args.view:
+            try:
+                started = compareview.start(settings.value("viewer-path"), args.a, args.b, doc_b,
+                                            diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, False))
+            except compareview.ViewError as exc:
+                raise TargetError(str(exc)) from None
+            gdb.write(f"arena diff: started {started}\n")
