@@ -17,7 +17,7 @@ server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/ha
     arenascope --version
 
 Post-mortem from a RAM dump instead of a target (docs/hardfault.md, "From a RAM dump"):
-    arenascope info|check|fault|snapshot --elf fw.elf --ram FILE@ADDR [--ram ...] [--registers FILE]
+    arenascope info|check|fault|snapshot|report --elf fw.elf --ram FILE@ADDR [--ram ...] [--registers FILE]
 --ram FILE@ADDR: a raw binary (OpenOCD dump_image, GDB dump binary memory, J-Link savebin) whose
 first byte was at ADDR; --ram FILE.hex: Intel HEX (python3-intelhex). Repeat it for several
 ranges (not overlapping); not with --via. --registers FILE: GDB's `info registers` output at the

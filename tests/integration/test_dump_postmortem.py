@@ -227,3 +227,19 @@ def test_a_read_outside_the_dump_says_so(crash):
     assert "warning: the dump does not hold all of .tensor_arena" in proc.stderr, proc.stderr
     assert proc.returncode == 2 and re.search(rf"arenascope info: cannot read \d+ B at {guard:#x}: outside the RAM "
                                               rf"dump \(it holds {low:#x}\.\.{split:#x}\)", proc.stderr), proc.stderr
+
+
+def test_the_report_from_the_dump_holds_the_live_fault_verdict(crash):
+    """`arenascope report --ram`: the self-contained HTML of the dump's post-mortem, drawn by the
+    viewer, with the verdict GDB printed live, whole, and the dump named."""
+    out = crash["dir"] / "dump-report.html"
+    proc = tool("report", *ram_args(crash), "--registers", str(crash["regs"]), str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == "arenascope: " + banner(crash)
+    text = out.read_text()
+    live = " ".join(x.strip() for x in crash["live"]["fault"])  # the verdict as GDB printed it, unwrapped
+    start = live.index("VERDICT: the stack ran into the arena.")
+    first_sentences = live[start:live.index(". ", start + 40) + 1]
+    import html
+    assert html.escape(first_sentences, quote=True) in text, first_sentences
+    assert "Regions (" in text and "<svg" in text
