@@ -45,6 +45,8 @@ def test_the_svg_shows_every_area_and_region_where_its_bytes_are(tmp_path):
     a = snap["arenas"][0]
     _, svg = write_report(tmp_path, FAULT)
     height = int(re.search(r'<svg [^>]*height="(\d+)"', svg.read_text()).group(1))
+    # The head zoomed below the whole map: temp ends at +736, plus a tenth (at least 64 B).
+    assert f"the head zoomed, +0..+{a['temp_bytes'] + max(64, a['temp_bytes'] // 10)}" in svg.read_text()
     png = tmp_path / "svg.png"
     browser(tmp_path, svg.as_uri(), f"--window-size=1600,{height}", f"--screenshot={png}")
     from PIL import Image

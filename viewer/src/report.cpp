@@ -50,7 +50,12 @@ struct Svg {
     }
     void text(float x, float y, const std::string &t, Rgba c)
     {
-        out += fmt::format(R"(<text x="{:g}" y="{:g}" fill="{}">{}</text>)", x, y + 10, rgb(c), xml_escape(t)) + "\n";
+        // Runs of spaces kept (aligned figures): all but the first of a run as no-break spaces,
+        // which SVG renderers do not collapse.
+        std::string e = xml_escape(t), kept;
+        for (std::size_t i = 0; i < e.size(); i++)
+            kept += e[i] == ' ' && i > 0 && e[i - 1] == ' ' ? "&#160;" : e.substr(i, 1);
+        out += fmt::format(R"(<text x="{:g}" y="{:g}" fill="{}">{}</text>)", x, y + 10, rgb(c), kept) + "\n";
     }
     void frame(float x, float y, float w, float h)
     {
@@ -68,15 +73,15 @@ struct Svg {
     }
 };
 
-// The map of arena ai at y (the whole arena, every lane); returns the panel's height.
-float draw_map(Svg &svg, const Snapshot &s, int ai, float y)
+// The map of arena ai at y, offsets [lo, hi) of it (every lane); returns the panel's height.
+float draw_map(Svg &svg, const Snapshot &s, int ai, float y, uint64_t lo, uint64_t hi)
 {
     const Arena &a = s.arenas[std::size_t(ai)];
     std::vector<int> lanes;
     const int lane_count = assign_lanes(a.regions, lanes);
     MapGeometry g;
     g.width = int(kWidth - 2 * kMargin - 16);
-    g.view_lo = double(a.base_addr), g.view_hi = double(a.base_addr + std::max<uint64_t>(a.size_bytes, 1));
+    g.view_lo = double(a.base_addr + lo), g.view_hi = double(a.base_addr + std::max(hi, lo + 1));
     g.bar_h = 26, g.lanes_top = 32;
     g.lane_h = std::clamp(int(720 / std::max(1, lane_count)), 2, 18);
     g.lanes_shown = std::min(lane_count, 4000 / g.lane_h);
@@ -93,23 +98,26 @@ float draw_map(Svg &svg, const Snapshot &s, int ai, float y)
                              p.clusters, p.clusters == 1 ? "" : "s");
     }
     if (lane_count > g.lanes_shown) notes += fmt::format("  {} of {} lanes shown", g.lanes_shown, lane_count);
-    svg.text(kMargin + 6, y + 3,
-             fmt::format("Arena {}{}  {:#x}..{:#x}  ({}){}", a.index,
-                         s.arenas.size() > 1 ? fmt::format(" ({} of {})", ai + 1, s.arenas.size()) : "", a.base_addr,
-                         a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes), notes),
-             notes.empty() ? kText : colour(Paint::Temp));
+    svg.text(
+        kMargin + 6, y + 3,
+        fmt::format("Arena {}{}  {:#x}..{:#x}  ({}){}{}", a.index,
+                    s.arenas.size() > 1 ? fmt::format(" ({} of {})", ai + 1, s.arenas.size()) : "", a.base_addr,
+                    a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
+                    lo == 0 && hi == a.size_bytes ? std::string() : fmt::format(": the head zoomed, +{}..+{}", lo, hi),
+                    notes),
+        notes.empty() ? kText : colour(Paint::Temp));
     svg.out += fmt::format("<g transform=\"translate({:g},{:g})\">\n", x0, top);
     for (const MapFill &f : p.fills) svg.box(float(f.x0), float(f.y0), float(f.x1), float(f.y1), f.colour);
     for (const MapLabel &l : p.labels) svg.text(float(l.x), float(l.y), l.text, l.colour);
     svg.out += "</g>\n";
     const double span = g.view_hi - g.view_lo;
-    auto X = [&](double off) { return x0 + float(off / span * g.width); };
+    auto X = [&](double off) { return x0 + float((off - double(lo)) / span * g.width); };
     for (uint64_t off : {a.head_bytes, a.temp_bytes, a.tail_offset}) {
         const float x = std::floor(X(double(off)));
         if (x >= x0 && x < x0 + float(g.width)) svg.line(x + 0.5f, top - 5, x + 0.5f, top - 1, colour(Paint::Boundary));
     }
-    const uint64_t step = tick_step(0, span, int(float(g.width) / 90));
-    for (uint64_t off = 0; double(off) <= span; off += step) {
+    const uint64_t step = tick_step(double(lo), double(lo) + span, int(float(g.width) / 90));
+    for (uint64_t off = (lo + step - 1) / step * step; double(off) <= double(lo) + span; off += step) {
         const float x = X(double(off));
         svg.line(x + 0.5f, lanes_bottom + 2, x + 0.5f, lanes_bottom + 6, kAxis);
         const std::string label = "+" + format_bytes(off);
@@ -183,7 +191,13 @@ Built build_svg(const Snapshot &s, const std::string &source, const std::string 
     }
     for (int ai = 0; ai < int(s.arenas.size()) || (ai == 0 && s.arenas.empty()); ai++) {
         const Arena *a = s.arenas.empty() ? nullptr : &s.arenas[std::size_t(ai)];
-        if (a) y += draw_map(svg, s, ai, y) + 8;
+        if (a) y += draw_map(svg, s, ai, y, 0, a->size_bytes) + 8;
+        // The head (tensors, scratch buffers, temp) zoomed, where it is under a quarter of the
+        // arena: at the whole arena's scale it is a few pixels wide.
+        if (a && a->temp_bytes > 0 && a->temp_bytes * 4 < a->size_bytes) {
+            const uint64_t hi = std::min(a->size_bytes, a->temp_bytes + std::max<uint64_t>(64, a->temp_bytes / 10));
+            y += draw_map(svg, s, ai, y, 0, hi) + 8;
+        }
         const float h = 420;
         const Rect plan_r{kMargin, y, 900, h}, ram_r{kMargin + 908, y, 200, h},
             legend_r{kMargin + 1116, y, kWidth - 2 * kMargin - 1116, h};
