@@ -70,6 +70,11 @@ def test_compare_options_are_checked(tmp_path):
     cases = ((["--diff", str(pa)], "--diff marks the changes between --before A.json and the snapshot"),
              (["--before", str(pa), "--diff", str(pa)], "not an arenascope diff"),
              (["--before", str(tmp_path / "missing.json")], "--before: "))
+    d = json.loads((tmp_path / "d.json").read_text())
+    d["arenas"][0]["regions"]["changed"][0]["b"]["index"] = 999  # a diff of other snapshots
+    (tmp_path / "other.json").write_text(json.dumps(d))
+    cases += ((["--before", str(pa), "--diff", str(tmp_path / "other.json")],
+               "names region 999 of arena 0, which the snapshot does not hold: it is not the diff of these two"),)
     for args, message in cases:
         proc, _, _ = render(pb, args=args)
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr

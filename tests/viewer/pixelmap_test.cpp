@@ -308,3 +308,26 @@ TEST(MapPicture, ClustersAreCountedWhenRegionsShareAPixel)
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MapPicture, ALabelThatDoesNotFitIsCutNotReplacedByAStrayNumber)
+{
+    Arena a;
+    a.base_addr = 0, a.size_bytes = 1000, a.head_bytes = 1000, a.temp_bytes = 1000, a.tail_offset = 1000;
+    a.regions = {region(0, 0, 150, "tensor", "subgraph 0 operator 12 (CONV_2D): output"),
+                 region(1, 150, 60, "tensor", "tensor 47 (input)"), region(2, 210, 790, "tensor", "a\nb")};
+    MapGeometry g;
+    g.width = 1000, g.view_lo = 0, g.view_hi = 1000, g.lane_h = 18, g.lanes_shown = 2;
+    const MapPicture p = map_picture(
+        a, {1, 1, 1}, g, -1, [](int) { return false; }, [](const std::string &s) { return 7.f * float(s.size()); });
+    std::vector<std::string> texts;
+    for (const MapLabel &l : p.labels) texts.push_back(l.text);
+    // 150 px (146 for text, 20 characters): the label cut with "..."; 60 px: tensor 47's number;
+    // a newline drawn as a space.
+    EXPECT_NE(std::find(texts.begin(), texts.end(), "subgraph 0 operat..."), texts.end());
+    EXPECT_NE(std::find(texts.begin(), texts.end(), "47"), texts.end());
+    EXPECT_NE(std::find(texts.begin(), texts.end(), "a b"), texts.end());
+}
+
+}  // namespace

@@ -303,6 +303,8 @@ void App::draw_status(const ScreenLayout &l)
         s += fmt::format("  |  model {}: predicted by arenascope-plan for {}, no target  |  verdict {}",
                          (slash == std::string::npos ? m : m.substr(slash + 1)).substr(0, 80), snapshot_->target,
                          snapshot_->verdict);
+    } else if (snapshot_ && !snapshot_->dump.empty()) {
+        s += fmt::format("  |  RAM DUMP, not a live target: {}  |  verdict {}", snapshot_->dump, snapshot_->verdict);
     } else if (snapshot_ && snapshot_->located_by.rfind("agentless", 0) == 0) {
         s += fmt::format("  |  agentless: TFLM's own objects, no agent (inference count and canary unavailable)  |  "
                          "verdict {}",
@@ -446,8 +448,8 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
     // The title: what is shown, what the map could not show, then (in a window) how to move.
     std::string notes;
     if (st.map.hidden > 0) {
-        notes += fmt::format("  {} regions or areas too small to tell apart at this zoom, in {} mark{}: zoom in",
-                             st.map.hidden, st.map.clusters, st.map.clusters == 1 ? "" : "s");
+        notes += fmt::format("  {} too small to tell apart here ({} mark{}): zoom in", st.map.hidden, st.map.clusters,
+                             st.map.clusters == 1 ? "" : "s");
     }
     if (st.lane_count > st.map.g.lanes_shown)
         notes += fmt::format("  {} of {} lanes shown", st.map.g.lanes_shown, st.lane_count);

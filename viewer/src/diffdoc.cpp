@@ -1,6 +1,10 @@
 // arenascope viewer: the plugin's diff document; see diffdoc.h.
 #include "diffdoc.h"
 
+#include <algorithm>
+
+#include "snapshot.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -87,6 +91,12 @@ DiffDoc read(const json &j, const std::string &path)
     }
     DiffDoc d;
     d.summary = text(j, "summary", path);
+    for (auto [side, out] : {std::pair{"a", &d.a_file}, std::pair{"b", &d.b_file}}) {  // optional here
+        const auto s = j.find(side);
+        if (s != j.end() && s->is_object() && s->contains("file") && (*s)["file"].is_string()) {
+            *out = (*s)["file"].get<std::string>();
+        }
+    }
     const json &arenas = list(j, "arenas", path);
     if (arenas.size() > kMaxArenas) throw Bad{fmt::format("{}.arenas: more than {}", path, kMaxArenas)};
     for (std::size_t i = 0; i < arenas.size(); i++) {
@@ -134,6 +144,28 @@ DiffLoad parse_diff(std::string_view json_text, const std::string &path)
     } catch (const json::exception &e) {  // a member of the wrong type where a default was read
         return {std::nullopt, fmt::format("{}: malformed ({})", path, e.what())};
     }
+}
+
+std::string diff_mismatch(const DiffDoc &d, const std::string &diff_path, const Snapshot &before, const Snapshot &after)
+{
+    for (const DiffArena &a : d.arenas) {
+        for (auto [snap, indices, name] :
+             {std::tuple{&before, &a.before, "--before"}, std::tuple{&after, &a.after, "the"}}) {
+            const auto arena = std::find_if(snap->arenas.begin(), snap->arenas.end(),
+                                            [&](const Arena &x) { return x.index == a.index; });
+            for (int idx : *indices) {
+                const bool held =
+                    arena != snap->arenas.end() && std::any_of(arena->regions.begin(), arena->regions.end(),
+                                                               [&](const Region &r) { return r.index == idx; });
+                if (!held) {
+                    return fmt::format("{}: names region {} of arena {}, which {} snapshot does not hold: it is not "
+                                       "the diff of these two files (write it with: arena diff A.json B.json --json)",
+                                       diff_path, idx, a.index, name);
+                }
+            }
+        }
+    }
+    return {};
 }
 
 DiffLoad load_diff_file(const std::string &path)

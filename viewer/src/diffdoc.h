@@ -18,7 +18,8 @@ struct DiffArena {
 };
 
 struct DiffDoc {
-    std::string summary;  // the text report's last line
+    std::string summary;         // the text report's last line
+    std::string a_file, b_file;  // the files the diff was made from, as given (empty: the target now)
     std::vector<DiffArena> arenas;
 };
 
@@ -29,5 +30,12 @@ struct DiffLoad {
 
 DiffLoad parse_diff(std::string_view json_text, const std::string &path);
 DiffLoad load_diff_file(const std::string &path);  // at most 64 MiB
+
+struct Snapshot;
+// Whether the diff can be of these two snapshots: every region it names exists (by "index") in
+// the arena of that index, on its side. The reason it cannot, naming the diff and what to do; or
+// empty. (The viewer cannot prove a diff is of these files; it refuses one that is not.)
+std::string diff_mismatch(const DiffDoc &d, const std::string &diff_path, const Snapshot &before,
+                          const Snapshot &after);
 
 }  // namespace arenascope

@@ -14,8 +14,9 @@
 //            --arena N                           show arena N of a multi-arena snapshot (Tab switches)
 //            --bench FRAMES                      print the mean frame time and exit
 //            --bench-rebuild                     with --bench: rebuild the region rasters every frame
-//   arenascope-viewer SNAPSHOT.json --report OUT.html | --svg OUT.svg
-//                                                the static report (report.h): no window, no display
+//   arenascope-viewer SNAPSHOT.json --report OUT.html | --svg OUT.svg [--name TEXT]
+//                                                the static report (report.h): no window, no display;
+//                                                --name: what it calls the snapshot (default its path)
 //   arenascope-viewer B.json --before A.json [--diff D.json]
 //                                                compare: A's maps above B's, the changes the diff
 //                                                (arena diff A B --json) names striped in both
@@ -49,7 +50,7 @@
 namespace {
 
 struct Options {
-    std::string file, connect, screenshot, layout_out, report, svg, before, diff;
+    std::string file, connect, screenshot, layout_out, report, svg, before, diff, name;
     int frames = 3, width = 1280, height = 800, bench = 0, snapshots = 1, arena = 0;
     bool bench_rebuild = false, version = false, sized = false;
     double zoom = 1;
@@ -61,6 +62,8 @@ const char *kUsage =
     "usage: arenascope-viewer SNAPSHOT.json | --connect 127.0.0.1:PORT\n"
     "       [--screenshot OUT.png [--frames N]] [--wait-snapshot SECONDS] [--layout-out FILE.json]\n"
     "       [--size WxH] [--zoom F] [--center OFFSET] [--arena N] [--snapshots N] [--bench FRAMES [--bench-rebuild]]\n"
+    "       arenascope-viewer SNAPSHOT.json --report OUT.html | --svg OUT.svg [--name TEXT]   (no display needed)\n"
+    "       arenascope-viewer B.json --before A.json [--diff D.json]   (compare; arena diff A B --view starts it)\n"
     "       arenascope-viewer --version\n";
 
 bool parse(int argc, char **argv, Options &o, std::string &error)
@@ -87,6 +90,9 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
         } else if (a == "--screenshot") {
             if (!(v = value("a PNG path"))) return false;
             o.screenshot = v;
+        } else if (a == "--name") {
+            if (!(v = value("what the report calls its snapshot"))) return false;
+            o.name = v;
         } else if (a == "--before" || a == "--diff") {
             if (!(v = value(a == "--before" ? "the earlier snapshot's path" : "a diff JSON path"))) return false;
             (a == "--before" ? o.before : o.diff) = v;
@@ -236,8 +242,9 @@ int main(int argc, char **argv)
         const std::string generator = std::string("arenascope-viewer ") + ARENASCOPE_VERSION;
         for (const auto &[path, html] : {std::pair{opt.report, true}, std::pair{opt.svg, false}}) {
             if (path.empty()) continue;
-            const std::string text = html ? arenascope::report_html(*r.snapshot, opt.file, generator)
-                                          : arenascope::report_svg(*r.snapshot, opt.file, generator);
+            const std::string &name = opt.name.empty() ? opt.file : opt.name;
+            const std::string text = html ? arenascope::report_html(*r.snapshot, name, generator)
+                                          : arenascope::report_svg(*r.snapshot, name, generator);
             if (!write_whole(path, text, error)) {
                 std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
                 return 2;
@@ -248,20 +255,22 @@ int main(int argc, char **argv)
     }
     const bool headless = !opt.screenshot.empty() || opt.bench > 0;
     arenascope::App app;
+    std::optional<arenascope::DiffDoc> diff;
+    std::optional<arenascope::Snapshot> before;
     if (!opt.before.empty()) {  // compare mode: both files must load, and the diff when given
         arenascope::LoadResult b = arenascope::load_snapshot_file(opt.before);
         if (!b.snapshot) {
             std::fprintf(stderr, "arenascope-viewer: --before: %s\n", b.error.c_str());
             return 2;
         }
-        app.set_before(std::move(*b.snapshot), opt.before);
+        before = std::move(b.snapshot);
         if (!opt.diff.empty()) {
             arenascope::DiffLoad d = arenascope::load_diff_file(opt.diff);
             if (!d.diff) {
                 std::fprintf(stderr, "arenascope-viewer: --diff: %s\n", d.error.c_str());
                 return 2;
             }
-            app.set_diff(std::move(*d.diff));
+            diff = std::move(d.diff);
         }
     }
     if (!opt.file.empty()) {
@@ -274,6 +283,24 @@ int main(int argc, char **argv)
             if (!r.snapshot->tflm_error.empty()) {  // the snapshot is shown without its post-mortem
                 std::fprintf(stderr, "arenascope-viewer: %s: post-mortem not shown: %s\n", opt.file.c_str(),
                              r.snapshot->tflm_error.c_str());
+            }
+            if (before) {  // compare mode: the diff must be of these two files
+                if (diff) {
+                    const std::string bad = arenascope::diff_mismatch(*diff, opt.diff, *before, *r.snapshot);
+                    if (!bad.empty()) {
+                        std::fprintf(stderr, "arenascope-viewer: --diff: %s\n", bad.c_str());
+                        return 2;
+                    }
+                    auto base = [](const std::string &p) { return p.substr(p.find_last_of('/') + 1); };
+                    if ((!diff->a_file.empty() && base(diff->a_file) != base(opt.before)) ||
+                        (!diff->b_file.empty() && base(diff->b_file) != base(opt.file))) {
+                        std::fprintf(stderr, "arenascope-viewer: warning: %s was made from %s and %s, not %s and %s\n",
+                                     opt.diff.c_str(), diff->a_file.c_str(), diff->b_file.c_str(), opt.before.c_str(),
+                                     opt.file.c_str());
+                    }
+                    app.set_diff(std::move(*diff));
+                }
+                app.set_before(std::move(*before), opt.before);
             }
             app.set_snapshot(std::move(*r.snapshot), opt.file);
         }

@@ -19,21 +19,27 @@ bool is_tail(const Region &r)
     return r.kind == "persistent" || r.kind == "metadata";
 }
 
-// The label that fits: the whole label, or its first word with a digit ("4" of "tensor 4
-// (persistent)"), or none.
-std::string fitting(const std::string &label, int room, const std::function<float(const std::string &)> &measure)
+// The label that fits: the whole label (control characters as spaces); else a tensor's or a
+// scratch buffer's number ("4" of "tensor 4 (persistent)"); else the label cut, with "...",
+// when at least 4 of its characters fit; else none.
+std::string fitting(std::string label, int room, const std::function<float(const std::string &)> &measure)
 {
-    if (measure(label) <= float(room)) return label;
-    size_t i = 0;
-    while (i < label.size()) {
-        const size_t j = std::min(label.find(' ', i), label.size());
-        const std::string word = label.substr(i, j - i);
-        if (word.find_first_of("0123456789") != std::string::npos) {
-            return measure(word) <= float(room) ? word : std::string();
-        }
-        i = j + 1;
+    for (char &c : label) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
     }
-    return {};
+    if (measure(label) <= float(room)) return label;
+    for (const char *kind : {"tensor ", "scratch "}) {
+        const std::size_t n = std::char_traits<char>::length(kind);
+        if (label.compare(0, n, kind) == 0) {
+            const std::size_t end = label.find_first_not_of("0123456789", n);
+            const std::string number = label.substr(n, (end == std::string::npos ? label.size() : end) - n);
+            return !number.empty() && measure(number) <= float(room) ? number : std::string();
+        }
+    }
+    std::size_t keep = label.size();
+    while (keep > 0 && measure(label.substr(0, keep) + "...") > float(room)) keep--;
+    while (keep > 0 && (static_cast<unsigned char>(label[keep]) & 0xC0) == 0x80) keep--;  // whole UTF-8 characters
+    return keep >= 4 ? label.substr(0, keep) + "..." : std::string();
 }
 
 Rgba label_colour(Rgba fill)
@@ -107,6 +113,13 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
     const uint64_t head = std::min(a.head_bytes, a.size_bytes);
     const uint64_t temp = std::clamp(a.temp_bytes, head, a.size_bytes);
     const uint64_t tail = std::clamp(a.tail_offset, temp, a.size_bytes);
+    std::vector<std::pair<int, int>> changed_x;  // pixels of the regions the diff marks
+    struct Count {
+        int lane;
+        MapLabel label;
+        int x_end;
+    };
+    std::vector<Count> counts;  // a cluster's count, beside it where no region is
     auto add_runs = [&](int lane, int y0, int y1, const std::vector<PixelItem> &items,
                         const std::function<Rgba(int)> &colour_of, const std::function<void(int, MapRun &)> &name,
                         const std::function<std::string(int)> &label_of, const std::function<bool(int)> &striped,
@@ -121,12 +134,17 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
                     if (tmp.region >= 0) mr.members.push_back(tmp.region);
                     if (tmp.area >= 0) mr.areas.push_back(tmp.area);
                 }
-                p.fills.push_back({run.x0, y0, run.x1, y1, colour(Paint::Cluster)});
+                // A cluster holding damage is drawn in the damage colour: the one thing never hidden.
+                const bool hot = std::any_of(run.ids.begin(), run.ids.end(),
+                                             [&](int id) { return colour_of(id) == colour(Paint::FreeTouched); });
+                p.fills.push_back({run.x0, y0, run.x1, y1, colour(hot ? Paint::FreeTouched : Paint::Cluster)});
                 p.clusters++;
                 p.hidden += run.count();
-                const std::string n = std::to_string(run.count());
+                const std::string n = "(" + std::to_string(run.count()) + ")";
                 if (y1 - y0 >= kTextH && measure(n) + 2 <= float(g.width - run.x1)) {
-                    p.labels.push_back({run.x1 + 1, y0 + (y1 - y0 - kTextH) / 2, n, colour(Paint::Cluster)});
+                    counts.push_back({lane,
+                                      MapLabel{run.x1 + 1, y0 + (y1 - y0 - kTextH) / 2, n, colour(Paint::Cluster)},
+                                      run.x1 + 1 + int(std::ceil(measure(n)))});
                 }
                 p.runs.push_back(std::move(mr));
                 continue;
@@ -140,8 +158,9 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
                 p.fills.push_back(
                     {run.x0, y0, run.x1 - (edge ? 1 : 0), y0 + std::max(1, (y1 - y0) / 5), colour(Paint::Offline)});
             }
-            if (diffed && diffed(run.id)) {
-                p.fills.push_back({run.x0, y1 - std::max(1, (y1 - y0) / 4), run.x1, y1, colour(Paint::Changed)});
+            if (diffed && diffed(run.id)) {  // the lower half of the lane, and a mark under the bar
+                p.fills.push_back({run.x0, y1 - std::max(2, (y1 - y0) / 2), run.x1, y1, colour(Paint::Changed)});
+                changed_x.push_back({run.x0, run.x1});
             }
             const int room = run.x1 - run.x0 - 4;
             if (y1 - y0 >= kTextH + 1 && room > 0) {
@@ -209,6 +228,7 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
     }
 
     // The lanes.
+
     int lane_count = 0;
     for (int l : lanes) lane_count = std::max(lane_count, l + 1);
     std::vector<std::vector<PixelItem>> by_lane(std::size_t(std::max(0, lane_count)));
@@ -233,6 +253,16 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
                 return i != selected && std::find(f.begin(), f.end(), "offline") != f.end();
             },
             changed);
+    }
+    for (const Count &c : counts) {  // only over empty pixels: never over another region
+        const bool free = std::none_of(p.runs.begin(), p.runs.end(), [&](const MapRun &r) {
+            return r.lane == c.lane && r.x0 < c.x_end && r.x1 > c.label.x;
+        });
+        if (free) p.labels.push_back(c.label);
+    }
+    for (auto [x0, x1] : changed_x) {  // at least 3 px wide: the diff's answer must be seen at zoom 1
+        if (x1 - x0 < 3) x0 = (x0 + x1) / 2 - 1, x1 = x0 + 3;
+        p.fills.push_back({std::max(0, x0), g.bar_h - 5, std::min(g.width, x1), g.bar_h, colour(Paint::Changed)});
     }
     return p;
 }

@@ -78,7 +78,9 @@ Picture ram_picture(const Snapshot &s, const Arena *ap, const Rect &r, const Mea
         }
         // The gap from the high-water mark down to the arena's end, coloured by the stack rule
         // (room >= rule_factor x peak: the snapshot's required_room_bytes).
-        if (s.stack.hwm_addr && s.stack.arena_end_addr) {
+        // Only beside the arena the stack rule measures (the one ending at arena_end_addr).
+        if (s.stack.hwm_addr && s.stack.arena_end_addr &&
+            (!ap || ap->base_addr + ap->size_bytes == *s.stack.arena_end_addr)) {
             const bool ok = s.stack.room_bytes && s.stack.required_room_bytes &&
                             *s.stack.room_bytes >= *s.stack.required_room_bytes && !s.stack.peak_is_lower_bound;
             const Paint verdict = ok ? Paint::RulePass : Paint::RuleFail;

@@ -178,7 +178,8 @@ Built build_svg(const Snapshot &s, const std::string &source, const std::string 
     float y = kMargin;
     if (with_text) {  // the HTML says this in its own heading
         svg.text(kMargin, y,
-                 fmt::format("arenascope report: {}  |  verdict {}{}  |  {}", source, s.verdict,
+                 fmt::format("arenascope report: {}{}  |  verdict {}{}  |  {}", source,
+                             s.dump.empty() ? "" : "  |  from a RAM DUMP: " + s.dump, s.verdict,
                              s.time.empty() ? "" : "  |  taken " + s.time, generator),
                  colour(s.verdict == "FAIL"   ? Paint::RuleFail
                         : s.verdict == "WARN" ? Paint::Temp
@@ -278,6 +279,7 @@ std::string report_html(const Snapshot &s, const std::string &source, const std:
     h += R"(<style>
 body { background: rgb(24,24,28); color: rgb(230,230,230); font: 12px "DejaVu Sans Mono", monospace; margin: 16px; }
 h1 { font-size: 16px; margin: 0 0 8px 0; } h2 { font-size: 14px; margin: 20px 0 6px 0; }
+#pictures svg { max-width: 100%; height: auto; }
 .panel { border: 1px solid rgb(80,80,90); padding: 6px 8px; max-width: 1552px; }
 .line { white-space: pre-wrap; } .line.hang { text-indent: -11ch; }
 table { border-collapse: collapse; } td, th { border: 1px solid rgb(60,60,70); padding: 2px 6px; text-align: left; }
@@ -289,6 +291,11 @@ input { font: inherit; background: rgb(40,40,48); color: inherit; border: 1px so
 )";
     const Rgba vc = colour(s.verdict == "FAIL" ? Paint::RuleFail : s.verdict == "WARN" ? Paint::Temp : Paint::RulePass);
     h += "<h1>arenascope report: " + xml_escape(source) + "</h1>\n";
+    if (!s.dump.empty()) {
+        h +=
+            "<p id=\"dump\" style=\"color:rgb(240,200,60)\">From a RAM DUMP, not a live target: " + xml_escape(s.dump) +
+            " (the time below is when the snapshot was made from it, not when the board crashed)</p>\n";
+    }
     h += fmt::format("<p id=\"verdict\" style=\"color:{}\">verdict {}{}; written by {}</p>\n", rgb(vc),
                      xml_escape(s.verdict), s.time.empty() ? "" : xml_escape(", snapshot taken " + s.time),
                      xml_escape(generator));

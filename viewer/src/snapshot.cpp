@@ -493,6 +493,7 @@ Snapshot snapshot(const json &root)
         s.target = string(src, "target", "$.source");
     }
     s.time = string(src, "time", "$.source", true);
+    s.dump = string(src, "dump", "$.source", true);
     s.descriptor_address = u64(src, "descriptor_address", "$.source");
     s.addr_size = static_cast<int>(u64(src, "addr_size", "$.source"));
     const json &state = member(root, "state", path);

@@ -162,6 +162,7 @@ struct Snapshot {
     bool running = false;  // live: the target runs again since this snapshot (set by the link)
     int version = 0;
     std::string elf, located_by, time;
+    std::string dump;           // source.dump: read from a RAM dump, its files and ranges (empty: a target)
     std::string model, target;  // located_by "model": the model file and ABI the planner predicted for
     uint64_t descriptor_address = 0;
     int addr_size = 4;

@@ -27,6 +27,14 @@ def _check_target(path: str, what: str) -> str:
     return path
 
 
+def name(snap: dict) -> str:
+    """What the report calls its snapshot (the file given to the viewer is a temporary one): the
+    firmware and where its bytes came from."""
+    src = snap.get("source", {})
+    where = f"RAM dump {src['dump']}" if src.get("dump") else "the target"
+    return f"{src.get('elf') or 'firmware'}, read from {where}"
+
+
 def write_report(snap: dict, html: str | None, svg: str | None = None, viewer: str | None = None) -> str:
     """Writes the report of `snap` (a snapshot dict, docs/snapshot-schema.md) to html and/or svg
     through the viewer; returns a one-line summary. ReportError when the viewer is missing, fails
@@ -42,7 +50,7 @@ def write_report(snap: dict, html: str | None, svg: str | None = None, viewer: s
     with tempfile.TemporaryDirectory(prefix="arenascope-report-") as tmp:
         source = os.path.join(tmp, "snapshot.json")
         snapshot.write_snapshot_file(snap, source)
-        cmd = [viewer, source]
+        cmd = [viewer, source, "--name", name(snap)]
         if html:
             cmd += ["--report", targets[0]]
         if svg:
