@@ -18,8 +18,34 @@ struct Source {
     std::size_t base = 0;          // bytes before data (FILE: earlier blocks)
     std::FILE *file = nullptr;
     std::vector<char> block;
+    // nlohmann's lexer holds a number token whole, and its error message copies it several times:
+    // a number longer than kMaxNumberChars ends the input here (parse_error tells why).
+    static constexpr std::size_t kMaxNumberChars = 4096;
+    std::size_t number_chars = 0;
+    bool in_string = false, escaped = false, number_too_long = false;
+    void advance()
+    {
+        const char c = data[at++];
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (c == '\\') {
+                escaped = true;
+            } else if (c == '"') {
+                in_string = false;
+            }
+        } else if (c == '"') {
+            in_string = true;
+            number_chars = 0;
+        } else if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+            number_too_long = ++number_chars > kMaxNumberChars;
+        } else {
+            number_chars = 0;
+        }
+    }
     bool at_end()
     {
+        if (number_too_long) return true;
         if (at < size || !file) return at >= size;
         base += size;
         block.resize(1u << 16);
@@ -42,7 +68,7 @@ struct SourceIterator {
     reference operator*() const { return src->data[src->at]; }
     SourceIterator &operator++()
     {
-        src->at++;
+        src->advance();
         return *this;
     }
     bool operator==(const SourceIterator &o) const
@@ -94,6 +120,9 @@ public:
     bool end_array() override { return close(); }
     bool parse_error(std::size_t byte, const std::string &, const nlohmann::detail::exception &e) override
     {
+        if (src_.number_too_long) {
+            fail(fmt::format("a number of more than {} characters", Source::kMaxNumberChars), path());
+        }
         // nlohmann's message quotes the last token read, which may be megabytes long.
         throw JsonError{fmt::format("not valid JSON (byte {}): {}", byte, clip(e.what(), 240)), byte, true};
     }
@@ -112,7 +141,8 @@ private:
 
     [[noreturn]] void fail(const std::string &what, const std::string &path) const
     {
-        throw JsonError{fmt::format("{}: {} (byte {})", path, what, src_.pos()), src_.pos(), false};
+        const std::size_t byte = src_.pos() > 0 ? src_.pos() - 1 : 0;  // the byte that passed the limit
+        throw JsonError{fmt::format("{}: {} (byte {})", path, what, byte), byte, false};
     }
 
     // The path of the value now being read ("$.arenas[0].regions[7]"), keys cut to 40 bytes.

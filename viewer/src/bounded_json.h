@@ -29,7 +29,8 @@ struct JsonLimits {
 
 // A limit passed or a syntax error: message is one line, "$.path: what (byte N)" or
 // "not valid JSON (byte N): ...", never longer than about 300 bytes (a parse error quotes the
-// input: long tokens are cut). byte is the offset in the input (0-based) where it was found.
+// input: long tokens are cut). byte is the offset in the input (0-based): a limit's, the last
+// byte read when it was passed (the end of the value or key that passed it); a syntax error's, nlohmann's.
 struct JsonError {
     std::string message;
     std::size_t byte = 0;
