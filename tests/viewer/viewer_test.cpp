@@ -857,3 +857,20 @@ TEST(BoundedReader, LiveMessagesAreReadTheSameWay)
     EXPECT_EQ(parse_stream_message(std::string(kMaxMessageBytes + 1, ' ')).error,
               "stream: a message of 16777217 bytes, more than the 16 MiB a message may have");
 }
+
+TEST(BoundedReader, APostMortemPastALimitIsLeftOutAndTheRestShown)
+{
+    json j = standin("standin_undersized_snapshot.json");
+    j["tflm"]["evidence"][0] = json::parse(std::string(40, '[') + std::string(40, ']'));
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    EXPECT_FALSE(r.snapshot->tflm);
+    std::string path = "$.tflm.evidence[0]";
+    for (int i = 0; i < 28; i++) path += "[0]";
+    const std::string said = ": nested deeper than 32 levels, deeper than any snapshot (byte ";
+    EXPECT_EQ(r.snapshot->tflm_error.rfind(path + "[0]" + said, 0), 0u) << r.snapshot->tflm_error;
+    json m = {{"type", "snapshot"}, {"version", 1}, {"snapshot", j}};
+    LoadResult s = parse_stream_message(m.dump());
+    ASSERT_TRUE(s.snapshot) << s.error;
+    EXPECT_EQ(s.snapshot->tflm_error.rfind(path + said, 0), 0u) << s.snapshot->tflm_error;  // one level deeper
+}

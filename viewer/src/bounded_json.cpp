@@ -104,13 +104,13 @@ public:
     bool number_float(number_float_t v, const string_t &) override { return put(json(v)); }
     bool string(string_t &v) override
     {
-        check_string(v, "a string");
+        if (check_string(v, "a string")) return true;
         return put(json(std::move(v)));
     }
     bool binary(binary_t &) override { return put(json(nullptr)); }  // never in JSON text
     bool key(string_t &k) override
     {
-        check_string(k, "a key");
+        if (check_string(k, "a key")) return true;
         frames_.back().key = std::move(k);
         return true;
     }
@@ -139,11 +139,24 @@ private:
         std::vector<std::size_t> indices;   // stream: what the pattern's "[]" matched
     };
 
-    [[noreturn]] void fail(const std::string &what, const std::string &path) const
+    // A limit passed: throws, or returns true when it was inside a contained place (the place's
+    // value is now null and every frame in it is skipped).
+    bool fail(const std::string &what, const std::string &path)
     {
         const std::size_t byte = src_.pos() > 0 ? src_.pos() - 1 : 0;  // the byte that passed the limit
-        throw JsonError{fmt::format("{}: {} (byte {})", path, what, byte), byte, false};
+        const std::string message = fmt::format("{}: {} (byte {})", path, what, byte);
+        if (contained_ == kNone || frames_.size() <= contained_) {
+            throw JsonError{message, byte, false};
+        }
+        if (contained_failed_) return true;  // the first limit passed is the one told
+        contained_failed_ = true;
+        contained_place_->on_error(message);
+        if (frames_[contained_].value) *frames_[contained_].value = nullptr;
+        for (std::size_t i = contained_; i < frames_.size(); i++) frames_[i].value = nullptr;
+        values_ = contained_values_;
+        return true;
     }
+    static constexpr std::size_t kNone = ~std::size_t(0);
 
     // The path of the value now being read ("$.arenas[0].regions[7]"), keys cut to 40 bytes.
     std::string path() const
@@ -155,13 +168,14 @@ private:
         return p;
     }
 
-    void check_string(const std::string &s, const char *what) const
+    bool check_string(const std::string &s, const char *what)
     {
         if (s.size() > limits_.max_string_bytes) {
-            fail(fmt::format("{} of {} bytes, more than the {} this viewer accepts", what, s.size(),
-                             limits_.max_string_bytes),
-                 path());
+            return fail(fmt::format("{} of {} bytes, more than the {} this viewer accepts", what, s.size(),
+                                    limits_.max_string_bytes),
+                        path());
         }
+        return false;
     }
 
     // The place whose pattern is the path of the value now being read, if any.
@@ -195,15 +209,17 @@ private:
         if (f.stream) {
             if (f.entries >= f.stream->max_entries) {
                 fail(fmt::format("more than the {} entries this viewer accepts", f.stream->max_entries), path());
+                return nullptr;  // never reached: no stream is inside a contained place
             }
             f.entry_values = values_;
             return &f.entry;
         }
-        if (++values_ > limits_.max_values) {
+        if (++values_ > limits_.max_values &&
             fail(fmt::format("more than {} JSON values, more than any snapshot holds: is this an arenascope "
                              "snapshot?",
                              limits_.max_values),
-                 path());
+                 path())) {
+            return nullptr;
         }
         if (within_entry_ && values_ - entry_base_ > limits_.max_entry_values) {
             fail(fmt::format("more than {} JSON values in one entry", limits_.max_entry_values), path());
@@ -237,10 +253,13 @@ private:
 
     bool open(json &&container)
     {
-        if (frames_.size() >= limits_.max_depth) {
-            fail(fmt::format("nested deeper than {} levels, deeper than any snapshot", limits_.max_depth), path());
-        }
         Frame child;
+        if (overflow_ > 0 ||
+            (frames_.size() >= limits_.max_depth &&
+             fail(fmt::format("nested deeper than {} levels, deeper than any snapshot", limits_.max_depth), path()))) {
+            overflow_++;  // contained: deeper levels are counted, not framed
+            return true;
+        }
         child.object = container.is_object();
         std::vector<std::size_t> indices;
         const JsonPlace *pl = place(indices);
@@ -256,6 +275,10 @@ private:
             if (entry_starts) {
                 within_entry_ = true;
                 entry_base_ = values_;
+            } else if (pl && pl->on_error && contained_ == kNone) {
+                contained_ = frames_.size();
+                contained_place_ = pl;
+                contained_values_ = values_;
             } else if (pl && s->is_array()) {
                 child.stream = pl;
                 child.indices = std::move(indices);
@@ -268,7 +291,15 @@ private:
 
     bool close()
     {
+        if (overflow_ > 0) {
+            overflow_--;
+            return true;
+        }
         frames_.pop_back();
+        if (frames_.size() == contained_) {
+            contained_ = kNone;
+            contained_failed_ = false;
+        }
         if (frames_.empty()) return true;
         Frame &parent = frames_.back();
         if (parent.stream && parent.value) entry_done(parent);
@@ -283,6 +314,10 @@ private:
     Frame top_;  // the root's "parent": never streams
     std::size_t values_ = 0, entry_base_ = 0;
     bool within_entry_ = false;
+    std::size_t contained_ = kNone, contained_values_ = 0;  // the frame of the contained place being read
+    const JsonPlace *contained_place_ = nullptr;
+    bool contained_failed_ = false;
+    std::size_t overflow_ = 0;  // levels below max_depth inside a contained place
 };
 
 json parse(Source &src, const std::vector<JsonPlace> &places, const JsonLimits &limits)

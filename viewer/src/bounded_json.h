@@ -41,7 +41,10 @@ struct JsonError {
 // (e.g. {"arenas", "[]", "regions"} is $.arenas[i].regions for every i).
 struct JsonPlace {
     std::vector<std::string> pattern;
-    bool skip = false;            // true: the value there is checked as JSON and not kept
+    bool skip = false;  // true: the value there is checked as JSON and not kept
+    // A limit passed inside the value there (depth, values, a string) does not refuse the
+    // document: on_error gets the message, the value becomes null and the rest of it is not kept.
+    std::function<void(const std::string &message)> on_error;
     std::size_t max_entries = 0;  // streamed array: more entries is a JsonError
     // Streamed array (skip false): called when the array starts (again, for a repeated key),
     // with the indices the "[]" of the pattern matched.

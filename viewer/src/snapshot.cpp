@@ -41,6 +41,7 @@ struct Streamed {
     std::vector<ArenaStream> arenas;  // by index in $.arenas
     std::vector<uint64_t> damaged;    // $.fault.damaged_regions: each unsigned entry ...
     std::string damaged_bad;          // ... up to the first that is not one (its JSON), if any
+    std::string tflm_error;           // a limit passed inside $.tflm: it is left out (null)
 };
 
 std::string type_name(const json &j)
@@ -642,6 +643,7 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     // The post-mortem is one more reading of the target: a malformed one is left out and said so
     // (the status line), and the map, the figures and the fault are still shown.
     try {
+        if (!streamed.tflm_error.empty()) throw LoadError{streamed.tflm_error};
         s.tflm = tflm(root);
     } catch (const LoadError &e) {
         s.tflm_error = e.message;
@@ -694,7 +696,7 @@ std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &pref
         if (st.arenas.size() <= ix[0]) st.arenas.resize(ix[0] + 1);
         return st.arenas[ix[0]];
     };
-    std::vector<JsonPlace> out(4);
+    std::vector<JsonPlace> out(5);
     out[0].pattern = at({"arenas", "[]", "regions"});
     out[0].max_entries = kMaxRegions;
     out[0].on_start = [arena](const std::vector<std::size_t> &ix) {
@@ -750,6 +752,11 @@ std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &pref
     };
     out[3].pattern = at({"arenas", "[]", "plan", "live_regions"});  // not read: region indices per scope
     out[3].skip = true;
+    // The post-mortem is left out when malformed, the rest shown: so when it passes a limit too.
+    out[4].pattern = at({"tflm"});
+    out[4].on_error = [&st, strip = prefix.empty() ? 0 : 2 + prefix[0].size()](const std::string &m) {
+        st.tflm_error = strip && m.size() > strip ? "$" + m.substr(strip) : m;  // "$.snapshot.tflm" -> "$.tflm"
+    };
     return out;
 }
 
