@@ -70,7 +70,8 @@ def inputs(size, regions):
     yield "object of empty members", "{" + ",".join(f'"{i:x}":{{}}' for i in range(size // 12)) + "}", False
     yield "deep nesting", "[" * deep + "]" * deep, False
     yield "regions of {}", with_regions(fill("[", "{}", "]", size)), False
-    yield "huge string", patched(lambda s, m: s["arenas"][0]["regions"][0].update(label=m), '"' + "x" * size + '"'), False
+    label = '"' + "x" * size + '"'
+    yield "huge string", patched(lambda s, m: s["arenas"][0]["regions"][0].update(label=m), label), False
     yield "huge number", patched(lambda s, m: s["state"].update(invokes=m), "9" * size), False
     yield "numbers as long strings", fill('{"schema":"arenascope.snapshot","x":[', '"' + "7" * 30 + '"', "]}",
                                           size), False
