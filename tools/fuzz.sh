@@ -59,7 +59,7 @@ seed_dir=$seeds
 [ "$harness" = arena_size ] && seed_dir=$seeds/arena_size
 
 before=$(find "$crashes" -type f | wc -l)
-echo "fuzz.sh: $harness for $seconds s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs), seeds: ${#models[@]} models + synthetic"
+echo "fuzz.sh: $harness for $seconds s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs), seeds: $([ "$harness" = snapshot ] && echo "tests/fixtures/*.json" || echo "${#models[@]} models + synthetic")"
 status=0 start=$SECONDS
 # shellcheck disable=SC2086  # ARENASCOPE_FUZZ_ARGS is a list of flags
 "$fuzz_build/${harness}_fuzz" -max_total_time="$seconds" -timeout="${ARENASCOPE_FUZZ_TIMEOUT:-10}" \
