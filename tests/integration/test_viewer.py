@@ -363,12 +363,12 @@ def _deep(depth):
     ("unknown condition", lambda t: t.replace('"condition": "unfinished"', '"condition": "' + "z" * 100000 + '"', 1),
      '$.tflm.condition: "' + "z" * 40 + '..." is not one of'),
     ("huge array", lambda t: t.replace('"verdicts": [', '"verdicts": [' + '{"kind": "allocation-failed"},' * 100000, 1),
-     "$.tflm.verdicts: 100001 entries, more than the 16 this viewer accepts"),
+     "$.tflm.verdicts[65477]: more than 131072 JSON values"),  # refused as read (bounded_json.h)
     ("huge smashed", lambda t: t.replace('"smashed": []', '"smashed": [' + ",".join(
         ['{"name": "x", "addr": 1, "size": 1, "why": "y"}'] * 257) + "]", 1),
      "$.tflm.verdicts[0].smashed: 257 entries, more than the 256"),
     ("deep nesting", lambda t: t.replace('"evidence": [', '"evidence": [' + _deep(100000) + ",", 1),
-     "$.tflm.evidence[0]: expected a string, found array"),
+     "$.tflm.evidence[0][0][0]"),  # ... nested deeper than 32 levels (byte N), refused as read
     ("too much text",
      lambda t: t.replace('"evidence": [', '"evidence": [' + ",".join(['"' + "w " * 3000 + '"'] * 56) + ",", 2),
      "$.tflm: more than 64 KiB of text"),

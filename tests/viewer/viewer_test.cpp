@@ -393,9 +393,9 @@ TEST(Tflm, MalformedFieldsAreLeftOutWithTheirPath)
          "$.tflm.verdicts[0].smashed[0].addr: expected a non-negative integer, found 1e+30"},
         {"smashed size", [](json &j) { j["tflm"]["verdicts"][0]["smashed"][5].erase("size"); },
          "$.tflm.verdicts[0].smashed[5].size: missing"},
-        {"deep",
+        {"deep",  // 25 levels in all: deeper is refused with the whole snapshot (BoundedReader tests)
          [](json &j) {
-             j["tflm"]["verdicts"][0]["smashed"][0] = json::parse(std::string(10000, '[') + std::string(10000, ']'));
+             j["tflm"]["verdicts"][0]["smashed"][0] = json::parse(std::string(20, '[') + std::string(20, ']'));
          },
          "$.tflm.verdicts[0].smashed[0]: expected an object, found array"},
         {"many verdicts",
@@ -761,4 +761,116 @@ TEST(Snapshot, NeverLiveRegionsOfTflmsPlanLoad)
     EXPECT_EQ(bar.h, 0.0f);
     a["regions"][tensor]["first_use"] = -2;
     EXPECT_NE(parse(j).error.find("first_use: scope -2 outside -1..200000"), std::string::npos) << parse(j).error;
+}
+
+// The bounded reader (bounded_json.h): hostile text is refused, before the DOM grows, with the
+// path and the byte where a limit was passed.
+std::string refusal(const std::string &text)
+{
+    LoadResult r = parse_snapshot(text);
+    EXPECT_FALSE(r.snapshot) << text.substr(0, 80);
+    return r.error;
+}
+
+TEST(BoundedReader, HostileTextIsRefusedWithItsPathAndByte)
+{
+    std::string empties = "[";
+    for (int i = 0; i < 200000; i++) empties += "{},";
+    empties += "{}]";
+    EXPECT_EQ(refusal(empties), "snapshot: $[131072]: more than 131072 JSON values, more than any snapshot holds: is "
+                                "this an arenascope snapshot? (byte 393217): not a snapshot arenascope writes "
+                                "(docs/snapshot-schema.md)");
+    const std::string deep = std::string(40, '[') + std::string(40, ']');
+    std::string path = "$";
+    for (int i = 0; i < 32; i++) path += "[0]";
+    EXPECT_EQ(refusal(deep), "snapshot: " + path +
+                                 ": nested deeper than 32 levels, deeper than any snapshot (byte 32): not a snapshot "
+                                 "arenascope writes (docs/snapshot-schema.md)");
+    EXPECT_EQ(refusal("{\"schema\":\"" + std::string((1 << 20) + 1, 's') + "\"}"),
+              "snapshot: $.schema: a string of 1048577 bytes, more than the 1048576 this viewer accepts (byte "
+              "1048588): not a snapshot arenascope writes (docs/snapshot-schema.md)");
+    const std::string number = "{\"version\":" + std::string(5000, '9') + "}";
+    EXPECT_EQ(refusal(number), "snapshot: $.version: a number of more than 4096 characters (byte 4107): not a "
+                               "snapshot arenascope writes (docs/snapshot-schema.md)");
+    // A long number token's parse error quoted it whole (a 4 MB line that crashed ImGui): cut.
+    const std::string bad = "[" + std::string(3000, '1') + "x]";
+    const std::string e = refusal(bad);
+    EXPECT_EQ(e.rfind("snapshot: not valid JSON (byte ", 0), 0u) << e;
+    EXPECT_LE(e.size(), 320u) << e;
+}
+
+TEST(BoundedReader, StreamedArraysAreCappedAsTheyAreRead)
+{
+    json j = fixture();
+    j["arenas"][0]["regions"] = json::array();
+    std::string text = j.dump();
+    std::string many = "[";
+    for (std::size_t i = 0; i <= kMaxRegions; i++) many += "{},";
+    many.back() = ']';
+    const std::string key = "\"regions\":[]";
+    text.replace(text.find(key), key.size(), "\"regions\":" + many);
+    const std::string e = refusal(text);
+    EXPECT_NE(e.find("snapshot: $.arenas[0].regions[200000]: more than the 200000 entries this viewer accepts (byte "),
+              std::string::npos)
+        << e;
+    // A region's error is told where the arena's validation reaches its regions: its fields first.
+    json k = fixture();
+    k["arenas"][0]["regions"][5].erase("kind");
+    EXPECT_EQ(parse(k).error, "snapshot: $.arenas[0].regions[5].kind: missing");
+    k = fixture();
+    k["arenas"][0]["plan"]["live_bytes"][3] = "x";
+    EXPECT_EQ(parse(k).error, "snapshot: $.arenas[0].plan.live_bytes[3]: expected a non-negative integer");
+    // live_regions is not read: whatever it holds, it is not kept nor refused.
+    k = fixture();
+    k["arenas"][0]["plan"]["live_regions"] = json::array();
+    for (int i = 0; i < 200000; i++) k["arenas"][0]["plan"]["live_regions"].push_back(json::array({1, 2}));
+    EXPECT_TRUE(parse(k).snapshot) << parse(k).error;
+}
+
+TEST(BoundedReader, AFileIsReadAsParsedAndItsErrorsNameIt)
+{
+    const std::string path = ::testing::TempDir() + "/arenascope_deep.json";
+    std::ofstream(path) << std::string(100, '[');
+    EXPECT_EQ(
+        load_snapshot_file(path).error, path + ": $" +
+                                            [] {
+                                                std::string p;
+                                                for (int i = 0; i < 32; i++) p += "[0]";
+                                                return p;
+                                            }() +
+                                            ": nested deeper than 32 levels, deeper than any snapshot (byte 32): not a "
+                                            "snapshot arenascope writes (docs/snapshot-schema.md)");
+    std::remove(path.c_str());
+    EXPECT_TRUE(load_snapshot_file(ARENASCOPE_FIXTURE).snapshot);
+}
+
+TEST(BoundedReader, LiveMessagesAreReadTheSameWay)
+{
+    std::string msg = "{\"type\":\"snapshot\",\"version\":1,\"snapshot\":" + std::string(40, '[') + "}";
+    const std::string e = parse_stream_message(msg).error;
+    EXPECT_EQ(e.rfind("stream: $.snapshot[0]", 0), 0u) << e;
+    EXPECT_NE(e.find("nested deeper than 32 levels"), std::string::npos) << e;
+    json m = {{"type", "snapshot"}, {"version", 1}, {"snapshot", fixture()}};
+    m["snapshot"]["arenas"][0]["regions"][2]["size_bytes"] = -1;
+    EXPECT_EQ(parse_stream_message(m.dump()).error,
+              "stream: $.arenas[0].regions[2].size_bytes: expected a non-negative integer, found -1");
+    EXPECT_EQ(parse_stream_message(std::string(kMaxMessageBytes + 1, ' ')).error,
+              "stream: a message of 16777217 bytes, more than the 16 MiB a message may have");
+}
+
+TEST(BoundedReader, APostMortemPastALimitIsLeftOutAndTheRestShown)
+{
+    json j = standin("standin_undersized_snapshot.json");
+    j["tflm"]["evidence"][0] = json::parse(std::string(40, '[') + std::string(40, ']'));
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    EXPECT_FALSE(r.snapshot->tflm);
+    std::string path = "$.tflm.evidence[0]";
+    for (int i = 0; i < 28; i++) path += "[0]";
+    const std::string said = ": nested deeper than 32 levels, deeper than any snapshot (byte ";
+    EXPECT_EQ(r.snapshot->tflm_error.rfind(path + "[0]" + said, 0), 0u) << r.snapshot->tflm_error;
+    json m = {{"type", "snapshot"}, {"version", 1}, {"snapshot", j}};
+    LoadResult s = parse_stream_message(m.dump());
+    ASSERT_TRUE(s.snapshot) << s.error;
+    EXPECT_EQ(s.snapshot->tflm_error.rfind(path + said, 0), 0u) << s.snapshot->tflm_error;  // one level deeper
 }

@@ -12,8 +12,6 @@
 
 namespace arenascope {
 
-constexpr std::size_t kMaxMessageBytes = 16u << 20;  // a longer line drops the connection
-
 class Link {
 public:
     enum class State { Connecting, Connected, Lost };

@@ -1,6 +1,11 @@
 // arenascope viewer: snapshot loader with validation; see snapshot.h.
 #include "snapshot.h"
 
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +15,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "bounded_json.h"
+
 namespace arenascope {
 namespace {
 
@@ -17,6 +24,24 @@ using nlohmann::json;
 
 struct LoadError {
     std::string message;
+};
+
+// What the reader streamed past the DOM (bounded_json.h): the regions, each arena's live bytes
+// and the fault's damaged regions, with the first error found in each (thrown where the DOM's
+// validation reaches that array, so the order of the messages is the document's checks' order).
+struct ArenaStream {
+    std::vector<Region> regions;
+    std::size_t region_count = 0;
+    std::string regions_error;
+    std::vector<uint64_t> live_bytes;
+    std::size_t live_count = 0;
+    std::string live_error;
+};
+struct Streamed {
+    std::vector<ArenaStream> arenas;  // by index in $.arenas
+    std::vector<uint64_t> damaged;    // $.fault.damaged_regions: each unsigned entry ...
+    std::string damaged_bad;          // ... up to the first that is not one (its JSON), if any
+    std::string tflm_error;           // a limit passed inside $.tflm: it is left out (null)
 };
 
 std::string type_name(const json &j)
@@ -165,7 +190,9 @@ Band band(const json &v, const std::string &path)
     return b;
 }
 
-Region region(const json &v, const std::string &path, const Arena &a)
+// A region's own fields; where it lies in its arena is checked by in_arena (the arena's fields
+// may follow its regions in the file).
+Region region(const json &v, const std::string &path)
 {
     Region r;
     r.index = static_cast<int>(u64(v, "index", path));
@@ -179,14 +206,6 @@ Region region(const json &v, const std::string &path, const Arena &a)
     r.offset = u64(v, "offset", path);
     r.address = u64(v, "address", path);
     r.size_bytes = u64(v, "size_bytes", path);
-    if (r.address != a.base_addr + r.offset) {
-        throw LoadError{fmt::format("{}: address {:#x} is not the arena base {:#x} + offset {}", path, r.address,
-                                    a.base_addr, r.offset)};
-    }
-    if (r.offset > a.size_bytes || r.size_bytes > a.size_bytes - r.offset) {
-        throw LoadError{
-            fmt::format("{}: +{} ({} B) is outside the arena's {} B", path, r.offset, r.size_bytes, a.size_bytes)};
-    }
     r.first_use = opt_scope(v, "first_use", path);
     r.last_use = opt_scope(v, "last_use", path);
     if (r.first_use && r.last_use && *r.last_use < *r.first_use) {
@@ -214,7 +233,19 @@ Region region(const json &v, const std::string &path, const Arena &a)
     return r;
 }
 
-Arena arena(const json &v, const std::string &path)
+void in_arena(const Region &r, const std::string &path, const Arena &a)
+{
+    if (r.address != a.base_addr + r.offset) {
+        throw LoadError{fmt::format("{}: address {:#x} is not the arena base {:#x} + offset {}", path, r.address,
+                                    a.base_addr, r.offset)};
+    }
+    if (r.offset > a.size_bytes || r.size_bytes > a.size_bytes - r.offset) {
+        throw LoadError{
+            fmt::format("{}: +{} ({} B) is outside the arena's {} B", path, r.offset, r.size_bytes, a.size_bytes)};
+    }
+}
+
+Arena arena(const json &v, const std::string &path, ArenaStream &streamed)
 {
     Arena a;
     a.index = static_cast<int>(u64(v, "index", path));
@@ -258,27 +289,28 @@ Arena arena(const json &v, const std::string &path)
         throw LoadError{
             fmt::format("{}.damage: +{} ({} B) is outside the arena", path, a.damage->offset, a.damage->size_bytes)};
     }
-    const json &regions = array(v, "regions", path, kMaxRegions);
-    a.regions.reserve(regions.size());
-    for (std::size_t i = 0; i < regions.size(); i++) {
-        a.regions.push_back(region(regions[i], fmt::format("{}.regions[{}]", path, i), a));
+    array(v, "regions", path, kMaxRegions);  // its entries were streamed: an empty array in the DOM
+    if (!streamed.regions_error.empty()) {
+        throw LoadError{streamed.regions_error};
     }
+    for (std::size_t i = 0; i < streamed.regions.size(); i++) {
+        in_arena(streamed.regions[i], fmt::format("{}.regions[{}]", path, i), a);
+    }
+    a.regions = std::move(streamed.regions);
     const std::string pp = path + ".plan";
     const json &plan = member(v, "plan", path);
     a.plan.scopes = static_cast<int>(u64(plan, "scopes", pp));
     if (static_cast<std::size_t>(a.plan.scopes) > kMaxScopes) {
         throw LoadError{fmt::format("{}.scopes: {} scopes, more than {}", pp, a.plan.scopes, kMaxScopes)};
     }
-    const json &live = array(plan, "live_bytes", pp, kMaxScopes);
-    if (live.size() != static_cast<std::size_t>(a.plan.scopes)) {
-        throw LoadError{fmt::format("{}.live_bytes: {} values for {} scopes", pp, live.size(), a.plan.scopes)};
+    array(plan, "live_bytes", pp, kMaxScopes);  // streamed, as the regions
+    if (streamed.live_count != static_cast<std::size_t>(a.plan.scopes)) {
+        throw LoadError{fmt::format("{}.live_bytes: {} values for {} scopes", pp, streamed.live_count, a.plan.scopes)};
     }
-    for (std::size_t i = 0; i < live.size(); i++) {
-        if (!live[i].is_number_unsigned() && !(live[i].is_number_integer() && live[i].get<int64_t>() >= 0)) {
-            throw LoadError{fmt::format("{}.live_bytes[{}]: expected a non-negative integer", pp, i)};
-        }
-        a.plan.live_bytes.push_back(live[i].get<uint64_t>());
+    if (!streamed.live_error.empty()) {
+        throw LoadError{streamed.live_error};
     }
+    a.plan.live_bytes = std::move(streamed.live_bytes);
     a.plan.lower_bound_bytes = u64(plan, "lower_bound_bytes", pp);
     // -1 when the lower bound is set by a buffer no operator uses (lifetime -1..-1).
     const int64_t lb_scope = i64(plan, "lower_bound_scope", pp);
@@ -469,7 +501,7 @@ std::optional<Tflm> tflm(const json &root)
     return t;
 }
 
-Snapshot snapshot(const json &root)
+Snapshot snapshot(const json &root, Streamed &streamed)
 {
     const std::string path = "$";
     if (!root.is_object()) {
@@ -503,7 +535,8 @@ Snapshot snapshot(const json &root)
     s.measured_by = string(state, "measured_by", "$.state", true);
     const json &arenas = array(root, "arenas", path, kMaxArenas);
     for (std::size_t i = 0; i < arenas.size(); i++) {
-        s.arenas.push_back(arena(arenas[i], fmt::format("$.arenas[{}]", i)));
+        if (streamed.arenas.size() <= i) streamed.arenas.resize(i + 1);  // an arena without regions
+        s.arenas.push_back(arena(arenas[i], fmt::format("$.arenas[{}]", i), streamed.arenas[i]));
     }
     const json &st = member(root, "stack", path);
     s.stack.low_addr = u64(st, "low_addr", "$.stack");
@@ -594,12 +627,16 @@ Snapshot snapshot(const json &root)
             }
         }
         const std::size_t n_regions = s.arenas.empty() ? 0 : s.arenas[0].regions.size();
-        for (const auto &i : array(fj, "damaged_regions", fp, kMaxRegions)) {
-            if (!i.is_number_unsigned() || i.get<uint64_t>() >= n_regions) {
-                throw LoadError{
-                    fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, i.dump(), n_regions)};
+        array(fj, "damaged_regions", fp, kMaxRegions);  // streamed
+        for (const uint64_t i : streamed.damaged) {
+            if (i >= n_regions) {
+                throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, i, n_regions)};
             }
-            f.damaged_regions.push_back(int(i.get<uint64_t>()));
+            f.damaged_regions.push_back(int(i));
+        }
+        if (!streamed.damaged_bad.empty()) {
+            throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp,
+                                        streamed.damaged_bad, n_regions)};
         }
         s.fault = std::move(f);
     }
@@ -607,6 +644,7 @@ Snapshot snapshot(const json &root)
     // The post-mortem is one more reading of the target: a malformed one is left out and said so
     // (the status line), and the map, the figures and the fault are still shown.
     try {
+        if (!streamed.tflm_error.empty()) throw LoadError{streamed.tflm_error};
         s.tflm = tflm(root);
     } catch (const LoadError &e) {
         s.tflm_error = e.message;
@@ -642,29 +680,134 @@ std::string printable(const std::string &s)
     return out;
 }
 
-LoadResult run(const std::string_view text, const std::string &where)
+// The places of a snapshot the reader streams past the DOM or skips (bounded_json.h), for a
+// snapshot at prefix (a file: the root; a live message: "snapshot"). Paths in messages are the
+// snapshot's ("$.arenas[0]..."), as the DOM's validation gives them.
+std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &prefix)
 {
-    if (text.size() > kMaxSnapshotBytes) {
-        return {std::nullopt, fmt::format("{}: {} bytes, more than the {} MiB a snapshot may have", where, text.size(),
-                                          kMaxSnapshotBytes >> 20)};
-    }
+    auto at = [&prefix](std::initializer_list<const char *> tail) {
+        std::vector<std::string> p = prefix;
+        p.insert(p.end(), tail.begin(), tail.end());
+        return p;
+    };
+    auto arena = [&st](const std::vector<std::size_t> &ix) -> ArenaStream & {
+        if (ix.at(0) >= kMaxArenas) {
+            throw LoadError{fmt::format("$.arenas: more than the {} entries this viewer accepts", kMaxArenas)};
+        }
+        if (st.arenas.size() <= ix[0]) st.arenas.resize(ix[0] + 1);
+        return st.arenas[ix[0]];
+    };
+    std::vector<JsonPlace> out(5);
+    out[0].pattern = at({"arenas", "[]", "regions"});
+    out[0].max_entries = kMaxRegions;
+    out[0].on_start = [arena](const std::vector<std::size_t> &ix) {
+        ArenaStream &a = arena(ix);
+        a.regions.clear();
+        a.region_count = 0;
+        a.regions_error.clear();
+    };
+    out[0].on_entry = [arena](const std::vector<std::size_t> &ix, std::size_t i, json &&e, const std::string &) {
+        ArenaStream &a = arena(ix);
+        a.region_count = i + 1;
+        if (!a.regions_error.empty()) return;  // the first error is the one told
+        const std::string path = fmt::format("$.arenas[{}].regions[{}]", ix[0], i);
+        try {
+            a.regions.push_back(region(e, path));
+        } catch (const LoadError &err) {
+            a.regions_error = err.message;
+        } catch (const std::exception &err) {
+            a.regions_error = fmt::format("{}: {}", path, err.what());
+        }
+    };
+    out[1].pattern = at({"arenas", "[]", "plan", "live_bytes"});
+    out[1].max_entries = kMaxScopes;
+    out[1].on_start = [arena](const std::vector<std::size_t> &ix) {
+        ArenaStream &a = arena(ix);
+        a.live_bytes.clear();
+        a.live_count = 0;
+        a.live_error.clear();
+    };
+    out[1].on_entry = [arena](const std::vector<std::size_t> &ix, std::size_t i, json &&e, const std::string &) {
+        ArenaStream &a = arena(ix);
+        a.live_count = i + 1;
+        if (!a.live_error.empty()) return;
+        if (!e.is_number_unsigned() && !(e.is_number_integer() && e.get<int64_t>() >= 0)) {
+            a.live_error = fmt::format("$.arenas[{}].plan.live_bytes[{}]: expected a non-negative integer", ix[0], i);
+            return;
+        }
+        a.live_bytes.push_back(e.get<uint64_t>());
+    };
+    out[2].pattern = at({"fault", "damaged_regions"});
+    out[2].max_entries = kMaxRegions;
+    out[2].on_start = [&st](const std::vector<std::size_t> &) {
+        st.damaged.clear();
+        st.damaged_bad.clear();
+    };
+    out[2].on_entry = [&st](const std::vector<std::size_t> &, std::size_t, json &&e, const std::string &) {
+        if (!st.damaged_bad.empty()) return;
+        if (e.is_number_unsigned()) {
+            st.damaged.push_back(e.get<uint64_t>());
+        } else {
+            st.damaged_bad = clip_utf8(e.dump(), 40);
+        }
+    };
+    out[3].pattern = at({"arenas", "[]", "plan", "live_regions"});  // not read: region indices per scope
+    out[3].skip = true;
+    // The post-mortem is left out when malformed, the rest shown: so when it passes a limit too.
+    out[4].pattern = at({"tflm"});
+    out[4].on_error = [&st, strip = prefix.empty() ? 0 : 2 + prefix[0].size()](const std::string &m) {
+        st.tflm_error = strip && m.size() > strip ? "$" + m.substr(strip) : m;  // "$.snapshot.tflm" -> "$.tflm"
+    };
+    return out;
+}
+
+// A message fit to print and to draw in one line: printable, and at most about 1000 bytes (a
+// value it quotes may be 64 KiB; ImGui draws at most 64 K vertices a window).
+std::string one_line(const std::string &s)
+{
+    return printable(clip_utf8(s, 1000));
+}
+
+// Reads a snapshot with parse (given the places to stream) and validates it; errors start with where.
+LoadResult read(const std::string &where, const std::vector<std::string> &prefix,
+                const std::function<json(const std::vector<JsonPlace> &)> &parse,
+                const std::function<const json &(const json &)> &snapshot_of)
+{
     try {
-        json root = json::parse(text.begin(), text.end());
-        return {snapshot(root), {}};
-    } catch (const json::parse_error &e) {
-        return {std::nullopt, fmt::format("{}: not valid JSON (byte {}): {}", where, e.byte, printable(e.what()))};
+        Streamed st;
+        const json root = parse(places(st, prefix));
+        return {snapshot(snapshot_of(root), st), {}};
+    } catch (const JsonError &e) {
+        return {std::nullopt, one_line(e.syntax ? fmt::format("{}: {}", where, e.message)
+                                                : fmt::format("{}: {}: not a snapshot arenascope writes "
+                                                              "(docs/snapshot-schema.md)",
+                                                              where, e.message))};
     } catch (const LoadError &e) {
-        return {std::nullopt, fmt::format("{}: {}", where, printable(e.message))};
+        return {std::nullopt, one_line(fmt::format("{}: {}", where, e.message))};
     } catch (const std::exception &e) {
-        return {std::nullopt, fmt::format("{}: {}", where, printable(e.what()))};
+        return {std::nullopt, one_line(fmt::format("{}: {}", where, e.what()))};
     }
+}
+
+const json &whole(const json &root)
+{
+    return root;
+}
+
+std::string too_large(const std::string &where, uint64_t size)
+{
+    return fmt::format("{}: {} bytes, more than the {} MiB a snapshot may have", where, size, kMaxSnapshotBytes >> 20);
 }
 
 }  // namespace
 
 LoadResult parse_snapshot(std::string_view json_text)
 {
-    return run(json_text, "snapshot");
+    if (json_text.size() > kMaxSnapshotBytes) {
+        return {std::nullopt, too_large("snapshot", json_text.size())};
+    }
+    return read(
+        "snapshot", {}, [json_text](const std::vector<JsonPlace> &pl) { return parse_bounded(json_text, pl); }, whole);
 }
 
 LoadResult load_snapshot_file(const std::string &path)
@@ -679,54 +822,55 @@ LoadResult load_snapshot_file(const std::string &path)
     }
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec && size > kMaxSnapshotBytes) {
-        return {std::nullopt, fmt::format("{}: {} bytes, more than the {} MiB a snapshot may have", path, size,
-                                          kMaxSnapshotBytes >> 20)};
+        return {std::nullopt, too_large(path, size)};
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE *)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+    if (!file) {
         return {std::nullopt, fmt::format("{}: cannot open the file", path)};
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return run(text.str(), path);
+    // Read as it is parsed: the text is never held whole.
+    return read(
+        path, {}, [&file](const std::vector<JsonPlace> &pl) { return parse_bounded(file.get(), pl); }, whole);
 }
 
 std::optional<bool> parse_state_message(std::string_view line)
 {
     try {
-        json msg = json::parse(line.begin(), line.end());
+        json msg = parse_bounded(line);
         if (msg.is_object() && msg.value("type", "") == "state" && msg.value("version", 0) == kStreamVersion &&
             msg.contains("running") && msg["running"].is_boolean()) {
             return msg["running"].get<bool>();
         }
     } catch (const std::exception &) {
+    } catch (const JsonError &) {
     }
     return std::nullopt;
 }
 
 LoadResult parse_stream_message(std::string_view line)
 {
-    try {
-        json msg = json::parse(line.begin(), line.end());
-        if (!msg.is_object() || msg.value("type", "") != "snapshot") {
-            return {std::nullopt, "stream: a message that is not {\"type\":\"snapshot\",...}"};
-        }
-        if (!msg.contains("version") || msg["version"] != kStreamVersion) {
-            return {std::nullopt, fmt::format("stream: message version is not {}; use the viewer from the same "
-                                              "arenascope version",
-                                              kStreamVersion)};
-        }
-        if (!msg.contains("snapshot")) {
-            return {std::nullopt, "stream: message without a snapshot"};
-        }
-        return {snapshot(msg["snapshot"]), {}};
-    } catch (const json::parse_error &e) {
-        return {std::nullopt, fmt::format("stream: not valid JSON: {}", printable(e.what()))};
-    } catch (const LoadError &e) {
-        return {std::nullopt, "stream: " + printable(e.message)};
-    } catch (const std::exception &e) {
-        return {std::nullopt, fmt::format("stream: {}", printable(e.what()))};
+    if (line.size() > kMaxMessageBytes) {
+        return {std::nullopt, fmt::format("stream: a message of {} bytes, more than the {} MiB a message may have",
+                                          line.size(), kMaxMessageBytes >> 20)};
     }
+    std::string refusal;  // the message's own fields wrong: said as before, not as a snapshot's
+    auto snapshot_of = [&refusal](const json &msg) -> const json & {
+        if (!msg.is_object() || msg.value("type", "") != "snapshot") {
+            refusal = "stream: a message that is not {\"type\":\"snapshot\",...}";
+        } else if (!msg.contains("version") || msg["version"] != kStreamVersion) {
+            refusal = fmt::format("stream: message version is not {}; use the viewer from the same arenascope version",
+                                  kStreamVersion);
+        } else if (!msg.contains("snapshot")) {
+            refusal = "stream: message without a snapshot";
+        }
+        if (!refusal.empty()) throw std::runtime_error(refusal);
+        return msg["snapshot"];
+    };
+    LoadResult r = read(
+        "stream", {"snapshot"}, [line](const std::vector<JsonPlace> &pl) { return parse_bounded(line, pl); },
+        snapshot_of);
+    if (!refusal.empty()) r.error = refusal;
+    return r;
 }
 
 }  // namespace arenascope

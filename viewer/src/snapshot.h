@@ -15,6 +15,7 @@
 namespace arenascope {
 
 constexpr std::size_t kMaxSnapshotBytes = 64u << 20;  // a snapshot larger than this is refused
+constexpr std::size_t kMaxMessageBytes = 16u << 20;   // a longer live line drops the connection (link.h)
 constexpr std::size_t kMaxArenas = 16;
 constexpr std::size_t kMaxRegions = 200000;  // per arena
 constexpr std::size_t kMaxScopes = 200000;
