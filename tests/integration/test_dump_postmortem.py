@@ -244,6 +244,7 @@ def test_the_report_from_the_dump_holds_the_live_fault_verdict(crash):
     assert html.escape(first_sentences, quote=True) in text, first_sentences
     assert "Regions (" in text and "<svg" in text
     # Said to be a dump, and named by its firmware, not by the temporary file the viewer was given.
-    assert "From a RAM DUMP, not a live target: " + html.escape(banner(crash).split("target: ")[1].split(";")[0]) in text
+    held = banner(crash).split("target: ")[1].split(";")[0]
+    assert "From a RAM DUMP, not a live target: " + html.escape(held) in text
     title = text.split("<title>")[1].split("</title>")[0]
     assert title.startswith(f"arenascope report: {FIRMWARE}, read from RAM dump "), title
