@@ -81,6 +81,7 @@ class Context:
     on_warn: Callable | None = None       # told each warning as it is found (key, text)
     kernel: object = None                 # the RTOS's tasks (freertos.Kernel), None without one
     tasks: list = field(default_factory=list)  # [tasks.TaskStack], measured
+    intact_regions: list = field(default_factory=list)  # checksummed regions as allocated (faults.damaged_regions)
 
     @property
     def reader(self) -> MemoryReader:

@@ -248,3 +248,37 @@ def test_the_report_from_the_dump_holds_the_live_fault_verdict(crash):
     assert "From a RAM DUMP, not a live target: " + html.escape(held) in text
     title = text.split("<title>")[1].split("</title>")[0]
     assert title.startswith(f"arenascope report: {FIRMWARE}, read from RAM dump "), title
+
+
+def test_damage_below_a_region_the_stack_left_intact_is_not_blamed_on_the_stack(crash, tmp_path):
+    """A stack grown into the arena overwrites its tail from the top down. Bytes flipped in the
+    dump in a checksummed tail object far below the stack's damage, with intact ones between:
+    the stack verdict keeps its own damage, and a second verdict says the lower one was most
+    likely a wild write (analyse/faults.stack_reach)."""
+    out = tool("snapshot", *ram_args(crash), "--registers", str(crash["regs"]), str(tmp_path / "s.json"))
+    assert out.returncode == 0, out.stderr
+    snap = json.loads((tmp_path / "s.json").read_text())
+    arena = snap["arenas"][0]
+    hit = set(snap["fault"]["damaged_regions"])
+    assert hit  # the stack's own damage, at the top of the tail
+    top_hit = min(arena["regions"][i]["offset"] for i in hit)
+    intact = [r for r in arena["regions"] if "immutable" in r["flags"] and r["index"] not in hit
+              and r["offset"] + r["size_bytes"] <= top_hit]
+    victim = min(intact, key=lambda r: r["offset"])  # the lowest: intact ones lie between it and the stack
+    assert any(r["offset"] > victim["offset"] for r in intact)
+    path, lo, hi = next(f for f in crash["files"] if f[1] <= arena["base_addr"] + victim["offset"] < f[2])
+    data = bytearray(path.read_bytes())
+    at = arena["base_addr"] + victim["offset"] - lo
+    data[at:at + 4] = bytes(b ^ 0xFF for b in data[at:at + 4])
+    smashed = tmp_path / path.name
+    smashed.write_bytes(data)
+    ram = [a for p, l, _ in crash["files"] for a in ("--ram", f"{smashed if p == path else p}@{l:#x}")]
+    proc = tool("fault", *ram, "--registers", str(crash["regs"]))
+    text = " ".join(x.strip() for x in proc.stdout.splitlines())
+    stack_v = text[text.index("VERDICT: the stack ran into the arena."):]
+    stack_v = stack_v[:stack_v.index("tail regions were overwritten below")]
+    where = f"(+{victim['offset']}..+{victim['offset'] + victim['size_bytes']})"
+    assert where not in stack_v, stack_v
+    other = text[text.index("tail regions were overwritten below one the stack left intact"):]
+    assert where in other and "most likely not by the stack" in other, other
+    assert f"*(unsigned int *){arena['base_addr'] + victim['offset']:#x}" in other

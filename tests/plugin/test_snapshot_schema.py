@@ -21,6 +21,8 @@ SCHEMA = json.loads((ROOT / "docs" / "snapshot-schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 # The fixtures that are not snapshots: golden definitions shared by the planner's and plugin's tests.
 GOLDEN = {"plan_definitions_golden.json", "shared_definitions_golden.json"}
+# The diff the plugin hands the viewer (docs/diff-schema.json; tests/plugin/test_diff_golden.py).
+DIFF_GOLDEN = {"diff_golden.json"}
 
 
 def valid(snap):
@@ -37,6 +39,9 @@ def test_every_fixture_is_a_valid_snapshot_or_a_golden_file(name):
     doc = json.loads((FIXTURES / name).read_text())
     if name in GOLDEN:
         assert "schema" not in doc
+        return
+    if name in DIFF_GOLDEN:
+        assert doc["schema"] == "arenascope.diff"
         return
     assert doc["schema"] == snapshot.SCHEMA and doc["version"] == snapshot.VERSION
     valid(doc)

@@ -178,13 +178,25 @@ def damaged_regions(ctx: PipelineContext, desc: Descriptor | None, rec: faultrec
         ctx.warn("checksum-table", f"cannot read the region checksum table at {rec.checksums_addr:#x} "
                  f"({exc.why}): no overwritten regions can be named")
         return []
-    out = []
+    out, ctx.intact_regions = [], []
     for i in range(n):
         want = int.from_bytes(table[4 * i:4 * i + 4], "little")
         r = arena.regions[i]
-        if want and r.size and faultrecord.fnv1a(reader.read(arena.base_addr + r.offset, r.size)) != want:
-            out.append(r)
+        if want and r.size:
+            (out if faultrecord.fnv1a(reader.read(arena.base_addr + r.offset, r.size)) != want
+             else ctx.intact_regions).append(r)
     return out
+
+
+def stack_reach(damaged: list[Region], intact: list[Region]) -> tuple[list[Region], list[Region]]:
+    """(reached, beyond): a stack grown down into the arena overwrites its tail from the top down, so
+    the damaged regions above the topmost checksummed region still intact are ones it reached;
+    those below that intact region were, most likely, written by something else (a frame can leave
+    a local array unwritten, hence "most likely")."""
+    checked = sorted(damaged + intact, key=lambda r: r.end, reverse=True)
+    first_intact = next((i for i, r in enumerate(checked) if r in intact), len(checked))
+    reached = checked[:first_intact]
+    return reached, [r for r in damaged if r not in reached]
 
 
 def halt_state(ctx: PipelineContext) -> postmortem.Halt:
@@ -313,6 +325,22 @@ def _task_into_arena(ts, damaged: list[Region], on_it: bool) -> postmortem.Verdi
         "away from it.")
 
 
+def _beyond_the_stack(desc, beyond: list[Region], intact: list[Region]) -> postmortem.Verdict:
+    """The verdict on damaged tail regions below one the stack left intact (stack_reach's beyond)."""
+    low = max(r.end for r in beyond)
+    above = min((r for r in intact if r.offset >= low), key=lambda r: r.offset, default=None)
+    first = min(beyond, key=lambda r: r.offset)
+    return postmortem.Verdict(
+        kind=TAIL_OVERWRITTEN,
+        headline="VERDICT: tail regions were overwritten below one the stack left intact"
+        + (f" ({figures.region_label(above)}, +{above.offset}..+{above.end})" if above else "")
+        + ", so most likely not by the stack: "
+        + ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in beyond)
+        + ". A wild write did it (a pointer gone wrong, an overrun of a kernel's op data, DMA): "
+        f"`watch -l *(unsigned int *){desc.arenas[0].base_addr + first.offset:#x}` (the lowest changed region's "
+        "start) and run again to catch the writer.")
+
+
 def _address_note(ctx, f):
     addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
     if addr is None or not ctx.desc:
@@ -388,15 +416,19 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
     elif task_in is not None:
         out.verdicts.append(_task_into_arena(task_in, damaged, task_in is fault_task))
     elif stack_in_arena or damaged:
-        names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
-        out.verdicts.append(postmortem.Verdict(
-            kind="stack-into-arena",
-            headline="VERDICT: the stack ran into the arena. " +
-            (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
-             stack_in_arena else "") +
-            (f"Persistent tail regions overwritten since allocation: {names}. " if damaged else "") +
-            f"{INTO_TAIL} Give the stack at least "
-            f"{figures.STACK_RULE_FACTOR:g} x its peak before the arena's end, or move the arena away from the stack."))
+        reached, beyond = stack_reach(damaged, ctx.intact_regions)
+        names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in reached)
+        if stack_in_arena or reached:
+            out.verdicts.append(postmortem.Verdict(
+                kind="stack-into-arena",
+                headline="VERDICT: the stack ran into the arena. " +
+                (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
+                 stack_in_arena else "") +
+                (f"Persistent tail regions overwritten since allocation: {names}. " if reached else "") +
+                f"{INTO_TAIL} Give the stack at least {figures.STACK_RULE_FACTOR:g} x its peak before the arena's "
+                "end, or move the arena away from the stack."))
+        if beyond:
+            out.verdicts.append(_beyond_the_stack(desc, beyond, ctx.intact_regions))
     for ts in ctx.tasks:
         if ts.sound_overflow and ts is not task_in:
             out.verdicts.append(postmortem.Verdict(
