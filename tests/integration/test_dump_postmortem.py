@@ -272,7 +272,7 @@ def test_damage_below_a_region_the_stack_left_intact_is_not_blamed_on_the_stack(
     data[at:at + 4] = bytes(b ^ 0xFF for b in data[at:at + 4])
     smashed = tmp_path / path.name
     smashed.write_bytes(data)
-    ram = [a for p, l, _ in crash["files"] for a in ("--ram", f"{smashed if p == path else p}@{l:#x}")]
+    ram = [a for p, base, _ in crash["files"] for a in ("--ram", f"{smashed if p == path else p}@{base:#x}")]
     proc = tool("fault", *ram, "--registers", str(crash["regs"]))
     text = " ".join(x.strip() for x in proc.stdout.splitlines())
     stack_v = text[text.index("VERDICT: the stack ran into the arena."):]
