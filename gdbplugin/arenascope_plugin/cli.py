@@ -246,7 +246,7 @@ def live_main(argv):
         path = paths.built_tool("viewer", "arenascope-viewer")
         if path is None:
             print("arenascope live: no viewer found (build it: bash tools/build.sh); serving only", file=sys.stderr)
-        elif not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        elif not paths.has_display():
             print("arenascope live: no display (DISPLAY is not set): serving only", file=sys.stderr)
         else:
             viewer = subprocess.Popen([path, "--connect", where], stdin=subprocess.DEVNULL,

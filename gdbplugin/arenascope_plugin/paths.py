@@ -28,6 +28,11 @@ def _build_trees():
             yield os.path.join(ROOT, name)
 
 
+def has_display():
+    """Whether a window can open here: an X11 (DISPLAY) or Wayland (WAYLAND_DISPLAY) display is set."""
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def built_tool(folder, executable):
     """The path of the executable, or None when neither a build tree nor PATH has it."""
     for tree in _build_trees():

@@ -1,12 +1,11 @@
 """The live view's GDB side: the snapshot server `arena view` starts, fed at every stop (GDB's
 stop/cont/exit events), and the viewer process it launches."""
-import os
 import subprocess
 import time
 
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin import pipeline
+from arenascope_plugin import paths, pipeline
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.settings import Spec, check_executable, check_port, parse_tool
@@ -92,7 +91,7 @@ def serve(port=None, no_launch=False, wait=0.0, who="arena view"):
         server.connected.wait(1.5)  # a viewer from an earlier session reconnects within a second
         if server.clients:
             gdb.write(f"{who}: a viewer reconnected\n")
-        elif not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        elif not paths.has_display():
             gdb.write(f"{who}: no display (DISPLAY is not set): not starting the viewer. Write a picture "
                       "instead: `arena snapshot s.json`, then `xvfb-run arenascope-viewer s.json --screenshot "
                       "s.png`\n")

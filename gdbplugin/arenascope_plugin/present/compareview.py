@@ -7,6 +7,7 @@ import os
 import subprocess
 import tempfile
 
+from arenascope_plugin import paths
 from arenascope_plugin.present import snapshot
 
 
@@ -17,7 +18,7 @@ class ViewError(Exception):
 def start(viewer: str | None, a_path: str, b_path: str | None, b_doc: dict, diff_doc: dict) -> str:
     """Writes the diff (and B, when it is the target now: b_path None) into a new folder under the
     system's temporary folder and starts the viewer on them, detached. Returns what it started."""
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+    if not paths.has_display():
         raise ViewError("no display (DISPLAY is not set): not starting the viewer; the text above is the diff, "
                         "and `arena report` writes a picture of each snapshot")
     if viewer is None:
