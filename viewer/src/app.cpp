@@ -29,14 +29,17 @@ void text(ImDrawList *dl, float x, float y, const std::string &s, ImU32 c = IM_C
 
 // Text cut to max_w pixels (whole characters, "..." at the end): cheaper than a clip rectangle,
 // which costs a draw call of its own on a software renderer. Returns the width drawn.
-float text_fit(ImDrawList *dl, float x, float y, std::string s, float max_w, ImU32 c = IM_COL32(230, 230, 230, 255))
+float measure(const std::string &t)
 {
-    if (ImGui::CalcTextSize(s.c_str()).x > max_w) {
-        while (!s.empty() && ImGui::CalcTextSize((s + "...").c_str()).x > max_w) s.pop_back();
-        s += "...";
-    }
+    return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x;
+}
+
+float text_fit(ImDrawList *dl, float x, float y, const std::string &text, float max_w,
+               ImU32 c = IM_COL32(230, 230, 230, 255))
+{
+    const std::string s = cut_to_width(text, max_w, measure);
     dl->AddText(ImVec2(x, y), c, s.c_str());
-    return ImGui::CalcTextSize(s.c_str()).x;
+    return measure(s);
 }
 
 // A text panel that scrolls with the mouse wheel when its lines do not fit: an ImGui child
@@ -82,9 +85,7 @@ public:
         const ImVec2 p = at();
         const float w = width() - indent;
         const float lh = ImGui::GetTextLineHeight();
-        const auto lines = wrap_at_spaces(t, w, w - hang, [](const std::string &s) {
-            return ImGui::CalcTextSize(s.c_str(), s.c_str() + s.size()).x;
-        });
+        const auto lines = wrap_at_spaces(t, w, w - hang, measure);
         for (size_t i = 0; i < lines.size(); i++) {
             const char *b = lines[i].c_str();
             dl->AddText(ImVec2(p.x + indent + (i ? hang : 0), p.y + float(i) * lh), c, b, b + lines[i].size());
@@ -117,11 +118,6 @@ std::string signed_bytes(double v)
 double now_unix_s()
 {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-float measure(const std::string &t)
-{
-    return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x;
 }
 
 // A display list (pictures.h) into the window's draw list.
@@ -183,45 +179,52 @@ void App::set_snapshot(Snapshot s, std::string source)
     source_ = std::move(source);
     serial_++;
     error_.clear();
-    if (!same_arena) selected_ = -1;
+    if (!same_arena) selected_ = -1, strips_.clear();
+    build_strips();
+}
+
+void App::build_strips()
+{
+    if (!snapshot_) return;
     // One map strip per arena, up to kMaxStrips (more: the chosen one and the first others).
     const int n = int(snapshot_->arenas.size());
-    if (!same_arena || int(strips_.size()) != std::min(n, kMaxStrips)) strips_.clear();
-    if (n > 0) {
-        arena_index_ = std::clamp(arena_index_, 0, n - 1);
-        std::vector<std::pair<int, bool>> shown;  // (arena, before)
-        const int per = before_ ? 2 : 1, room = kMaxStrips / per;
-        for (int i = 0; i < n && int(shown.size()) < kMaxStrips; i++) {
-            const int arena = int(shown.size()) / per == room - 1 && arena_index_ >= i ? arena_index_ : i;
-            if (before_ && arena < int(before_->arenas.size())) shown.push_back({arena, true});
-            shown.push_back({arena, false});
-            if (arena != i) break;
-        }
-        strips_.resize(shown.size());
-        for (std::size_t k = 0; k < shown.size(); k++) {
-            MapStrip &st = strips_[k];
-            if (st.arena != shown[k].first || st.before != shown[k].second) {
-                st = MapStrip{}, st.arena = shown[k].first, st.before = shown[k].second;
-            }
-            const Snapshot &from = st.before ? *before_ : *snapshot_;
-            const Arena &a = from.arenas[std::size_t(st.arena)];
-            st.lane_count = assign_lanes(a.regions, st.lanes);
-            st.damaged = damaged_regions(from, st.arena);
-            st.changed.assign(a.regions.size(), false);
-            if (diff_) {  // the diff names regions by their "index"
-                for (const DiffArena &d : diff_->arenas) {
-                    if (d.index != a.index) continue;
-                    for (int idx : st.before ? d.before : d.after) {
-                        for (std::size_t r = 0; r < a.regions.size(); r++) {
-                            if (a.regions[r].index == idx) st.changed[r] = true;
-                        }
-                    }
-                }
-            }
-            st.key.clear();
-        }
-        if (selected_ >= int(snapshot_->arenas[std::size_t(arena_index_)].regions.size())) selected_ = -1;
+    if (n == 0) {
+        strips_.clear();
+        return;
     }
+    arena_index_ = std::clamp(arena_index_, 0, n - 1);
+    std::vector<std::pair<int, bool>> shown;  // (arena, before)
+    const int per = before_ ? 2 : 1, room = kMaxStrips / per;
+    for (int i = 0; i < n && int(shown.size()) < kMaxStrips; i++) {
+        const int arena = int(shown.size()) / per == room - 1 && arena_index_ >= i ? arena_index_ : i;
+        if (before_ && arena < int(before_->arenas.size())) shown.push_back({arena, true});
+        shown.push_back({arena, false});
+        if (arena != i) break;
+    }
+    strips_.resize(shown.size());
+    for (std::size_t k = 0; k < shown.size(); k++) {
+        MapStrip &st = strips_[k];
+        if (st.arena != shown[k].first || st.before != shown[k].second) {
+            st = MapStrip{}, st.arena = shown[k].first, st.before = shown[k].second;
+        }
+        const Snapshot &from = st.before ? *before_ : *snapshot_;
+        const Arena &a = from.arenas[std::size_t(st.arena)];
+        st.lane_count = assign_lanes(a.regions, st.lanes);
+        st.damaged = damaged_regions(from, st.arena);
+        st.changed.assign(a.regions.size(), false);
+        if (diff_) {  // the diff names regions by their "index"
+            std::vector<int> marked;
+            for (const DiffArena &d : diff_->arenas) {
+                if (d.index == a.index) marked = st.before ? d.before : d.after;
+            }
+            std::sort(marked.begin(), marked.end());
+            for (std::size_t r = 0; r < a.regions.size(); r++) {
+                st.changed[r] = std::binary_search(marked.begin(), marked.end(), a.regions[r].index);
+            }
+        }
+        st.key.clear();
+    }
+    if (selected_ >= int(snapshot_->arenas[std::size_t(arena_index_)].regions.size())) selected_ = -1;
 }
 
 void App::frame(float width, float height)
@@ -437,8 +440,7 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
         g.lanes_shown = std::max(0, int((lanes_bottom - st.lanes_top + 1) / st.lane_h));
         st.map = map_picture(
             a, st.lanes, g, pinned,
-            [&](int i) { return std::size_t(i) < st.damaged.size() && st.damaged[std::size_t(i)]; },
-            [](const std::string &t) { return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x; },
+            [&](int i) { return std::size_t(i) < st.damaged.size() && st.damaged[std::size_t(i)]; }, measure,
             [&](int i) { return std::size_t(i) < st.changed.size() && st.changed[std::size_t(i)]; });
         st.map_raster.reset(cw, ch, colour(Paint::Background));
         for (const MapFill &f : st.map.fills)
@@ -446,13 +448,7 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
         upload(st.map_tex, st.map_raster);
     }
     // The title: what is shown, what the map could not show, then (in a window) how to move.
-    std::string notes;
-    if (st.map.hidden > 0) {
-        notes += fmt::format("  {} too small to tell apart here ({} mark{}): zoom in", st.map.hidden, st.map.clusters,
-                             st.map.clusters == 1 ? "" : "s");
-    }
-    if (st.lane_count > st.map.g.lanes_shown)
-        notes += fmt::format("  {} of {} lanes shown", st.map.g.lanes_shown, st.lane_count);
+    const std::string notes = st.map.notes(true);
     const std::string side = !before_ ? ""
                              : st.before
                                  ? "BEFORE " + before_source_.substr(before_source_.find_last_of('/') + 1) + ": "
@@ -468,8 +464,7 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
                                       : fmt::format("  (wheel zoom, drag pan, double-click reset{})",
                                                     n_arenas > 1 ? ", Tab or click: plan this arena" : ""));
     text_fit(dl, r.x + 6, r.y + 3, st.map_title, r.w - 12,
-             st.map.hidden > 0 || st.lane_count > st.map.g.lanes_shown ? col(Paint::Temp)
-                                                                       : IM_COL32(230, 230, 230, 255));
+             !notes.empty() ? col(Paint::Temp) : IM_COL32(230, 230, 230, 255));
     opaque_image(dl, st.map_tex, float(cx), float(cy), float(cx + cw), float(cy + ch));
     for (const MapLabel &l : st.map.labels) text(dl, float(cx + l.x), float(cy + l.y), l.text, l.colour.imgui());
     // Boundaries (head end, temp end, tail start): marks above the bar, never over a region.

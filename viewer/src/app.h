@@ -19,9 +19,13 @@ class App {
 public:
     void set_snapshot(Snapshot s, std::string source);
     // Compare mode: `before` is drawn above the snapshot, arena by arena, and the regions the
-    // plugin's diff (diffdoc.h) says changed carry the diff stripe in both. Set before set_snapshot.
-    void set_before(Snapshot s, std::string source) { before_ = std::move(s), before_source_ = std::move(source); }
-    void set_diff(DiffDoc d) { diff_ = std::move(d); }
+    // plugin's diff (diffdoc.h) says changed carry the diff stripe in both.
+    void set_before(Snapshot s, std::string source)
+    {
+        before_ = std::move(s), before_source_ = std::move(source);
+        strips_.clear(), build_strips();
+    }
+    void set_diff(DiffDoc d) { diff_ = std::move(d), build_strips(); }
     void set_error(std::string e) { error_ = std::move(e); }
     void set_link(std::unique_ptr<Link> link) { link_ = std::move(link); }
     bool has_snapshot() const { return snapshot_.has_value(); }
@@ -66,6 +70,8 @@ private:
         float bar_y0 = 0, bar_y1 = 0, lanes_top = 0, lane_h = 0;  // geometry of the last frame
     };
     static constexpr int kMaxStrips = 4;  // arenas drawn at once; Tab brings the others
+    // The strips for the snapshot (and the one before), keeping each one's zoom where it stays.
+    void build_strips();
     void draw_strip(MapStrip &st, const Arena &a, const Rect &r);
     const MapStrip *chosen_strip() const
     {
@@ -99,8 +105,9 @@ public:
     // Shows arena i: its lanes and draw orders are rebuilt (they index that arena's regions).
     void select_arena(int i)
     {
+        if (i != arena_index_) selected_ = -1, plan_key_.clear();  // a pin and a plan are of one arena
         arena_index_ = i;
-        if (snapshot_) set_snapshot(*snapshot_, source_);
+        build_strips();
     }
 
 private:

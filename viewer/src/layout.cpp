@@ -368,6 +368,17 @@ void Raster::frame(float x0, float y0, float x1, float y1, Rgba c)
     for (int y = ya; y < yb; y++) px[std::size_t(y) * w + xa] = px[std::size_t(y) * w + xb - 1] = v;
 }
 
+std::string cut_to_width(std::string text, float max_px, const Measure &measure)
+{
+    if (measure(text) <= max_px) return text;
+    do {  // drop the last character: its continuation bytes (10xxxxxx) and its first byte
+        std::size_t start = text.size() - 1;
+        while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) start--;
+        text.resize(start);
+    } while (!text.empty() && measure(text + "...") > max_px);
+    return text + "...";
+}
+
 std::vector<std::string> wrap_at_spaces(const std::string &text, float first_px, float rest_px,
                                         const std::function<float(const std::string &)> &measure)
 {

@@ -112,6 +112,13 @@ std::string format_bytes(uint64_t n);
 // "672 B", "7380 B (7.2 KiB)": exact bytes, with KiB/MiB beside from 1 KiB (figures)
 std::string format_bytes_exact(uint64_t n);
 
+// A text's width in pixels, in the caller's font (ImGui's in the window, the report's monospace).
+using Measure = std::function<float(const std::string &)>;
+
+// `text` whole when no wider than max_px, else its longest start (whole UTF-8 characters) that
+// fits with "..." after it ("..." alone when nothing does): every cut label and line.
+std::string cut_to_width(std::string text, float max_px, const Measure &measure);
+
 // The lines of `text` no wider than first_px (the first line) and rest_px (the others), broken
 // at spaces only, so an address range such as "+12064..+12288" stays whole (ImGui's own wrap
 // also breaks after '.'); a word wider than a line is cut by characters. Runs of spaces inside a

@@ -36,10 +36,8 @@ std::string fitting(std::string label, int room, const std::function<float(const
             return !number.empty() && measure(number) <= float(room) ? number : std::string();
         }
     }
-    std::size_t keep = label.size();
-    while (keep > 0 && measure(label.substr(0, keep) + "...") > float(room)) keep--;
-    while (keep > 0 && (static_cast<unsigned char>(label[keep]) & 0xC0) == 0x80) keep--;  // whole UTF-8 characters
-    return keep >= 4 ? label.substr(0, keep) + "..." : std::string();
+    const std::string cut = cut_to_width(label, float(room), measure);
+    return cut.size() >= 4 + 3 ? cut : std::string();  // at least 4 bytes of the label before "..."
 }
 
 Rgba label_colour(Rgba fill)
@@ -82,6 +80,17 @@ std::vector<bool> damaged_regions(const Snapshot &s, int arena)
             out[i] = true;
         }
     }
+    return out;
+}
+
+std::string MapPicture::notes(bool can_zoom) const
+{
+    std::string out;
+    if (hidden > 0) {
+        out += fmt::format("  {} too small to tell apart here ({} mark{}){}", hidden, clusters,
+                           clusters == 1 ? "" : "s", can_zoom ? ": zoom in" : "");
+    }
+    if (lanes > g.lanes_shown) out += fmt::format("  {} of {} lanes shown", g.lanes_shown, lanes);
     return out;
 }
 
@@ -231,6 +240,7 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
 
     int lane_count = 0;
     for (int l : lanes) lane_count = std::max(lane_count, l + 1);
+    p.lanes = lane_count;
     std::vector<std::vector<PixelItem>> by_lane(std::size_t(std::max(0, lane_count)));
     for (std::size_t i = 0; i < a.regions.size() && i < lanes.size(); i++) {
         const Region &r = a.regions[i];

@@ -55,6 +55,10 @@ struct MapPicture {
     std::vector<MapLabel> labels;
     std::vector<MapRun> runs;
     int clusters = 0, hidden = 0;  // cluster marks, regions and areas in them
+    int lanes = 0;                 // lanes the regions need (g.lanes_shown of them are drawn)
+    // What the picture could not show, for its title: "  N too small to tell apart here (M marks)"
+    // (": zoom in" where the reader can), "  K of L lanes shown"; empty when it shows everything.
+    std::string notes(bool can_zoom) const;
     // What is under pixel (x, y) of the picture: a run, or nullptr.
     const MapRun *at(int x, int y) const;
 };

@@ -12,14 +12,6 @@ namespace {
 
 const Rgba kFrame{80, 80, 90, 255}, kText{230, 230, 230, 255}, kAxis{160, 160, 160, 255};
 
-// The text cut to max_w (whole characters, "..." at the end).
-std::string fit(std::string s, float max_w, const Measure &measure)
-{
-    if (measure(s) <= max_w) return s;
-    while (!s.empty() && measure(s + "...") > max_w) s.pop_back();
-    return s + "...";
-}
-
 void frame(Picture &p, const Rect &r)
 {
     p.line(r.x, r.y, r.x + r.w, r.y, kFrame);
@@ -89,7 +81,7 @@ Picture ram_picture(const Snapshot &s, const Arena *ap, const Rect &r, const Mea
             const uint64_t gap =
                 *s.stack.hwm_addr > *s.stack.arena_end_addr ? *s.stack.hwm_addr - *s.stack.arena_end_addr : 0;
             // On a dark box: the label sits over the arena's colours.
-            const std::string label = fit("gap " + format_bytes(gap), r.w - 24, measure);
+            const std::string label = cut_to_width("gap " + format_bytes(gap), r.w - 24, measure);
             p.box(r.x + 4, r.y + r.h - 19, r.x + 8 + measure(label), r.y + r.h - 3, colour(Paint::Background));
             p.text(r.x + 6, r.y + r.h - 18, label, colour(verdict));
         }
@@ -101,7 +93,7 @@ Picture ram_picture(const Snapshot &s, const Arena *ap, const Rect &r, const Mea
     float next = r.y + 20;
     for (auto &[y, t] : labels) {
         const float at = std::max(y - 7, next);
-        if (at < r.y + r.h - 34) p.text(x1 + 6, at, fit(t, r.x + r.w - 18 - (x1 + 6), measure), kText);
+        if (at < r.y + r.h - 34) p.text(x1 + 6, at, cut_to_width(t, r.x + r.w - 18 - (x1 + 6), measure), kText);
         next = at + 14;
     }
     return p;

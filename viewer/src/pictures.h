@@ -37,8 +37,6 @@ struct Picture {
     }
 };
 
-using Measure = std::function<float(const std::string &)>;
-
 // The RAM column in panel r (a frame, the title "RAM", the column and its labels): the arena by
 // area (a: may be null, then the stack and the guard band only), the guard band, the stack used
 // and never used, the high-water mark, SP, and the gap strip coloured by the stack rule.

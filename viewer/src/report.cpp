@@ -92,12 +92,7 @@ float draw_map(Svg &svg, const Snapshot &s, int ai, float y, uint64_t lo, uint64
     const float lanes_bottom = top + float(g.lanes_top + g.lanes_shown * g.lane_h);
     const float h = lanes_bottom - y + 22;
     svg.frame(kMargin, y, kWidth - 2 * kMargin, h);
-    std::string notes;
-    if (p.hidden > 0) {
-        notes += fmt::format("  {} regions or areas too small to tell apart at this width, in {} mark{}", p.hidden,
-                             p.clusters, p.clusters == 1 ? "" : "s");
-    }
-    if (lane_count > g.lanes_shown) notes += fmt::format("  {} of {} lanes shown", g.lanes_shown, lane_count);
+    const std::string notes = p.notes(false);
     svg.text(
         kMargin + 6, y + 3,
         fmt::format("Arena {}{}  {:#x}..{:#x}  ({}){}{}", a.index,
