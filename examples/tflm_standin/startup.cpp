@@ -12,6 +12,8 @@
  */
 #include <stdint.h>
 
+#include "arenascope_port.h"
+
 extern "C" {
 extern uint32_t __StackTop, __StackLimit;
 extern uint32_t __data_load, __data_start, __data_end, __bss_start, __bss_end;
@@ -68,17 +70,14 @@ __attribute__((noreturn, used)) void standin_reset_c(void)
     }
 }
 
-// Paints the whole stack 0xCCCCCCCC before anything uses it (naked: nothing pushed yet).
+// Paints the whole stack 0xCCCCCCCC before anything uses it (naked: nothing pushed yet), with the
+// agent port's painter alone (arenascope_stack_paint.S: no descriptor, the firmware stays agentless).
 __attribute__((naked, noreturn)) void Reset_Handler(void)
 {
-    __asm__ volatile("ldr r0, =__StackLimit\n"
-                     "ldr r1, =__StackTop\n"
-                     "ldr r2, =0xCCCCCCCC\n"
-                     "1: cmp r0, r1\n"
-                     "bhs 2f\n"
-                     "str r2, [r0], #4\n"
-                     "b 1b\n"
-                     "2: b standin_reset_c\n"
+    // clang-format off
+    __asm__ volatile(ARENASCOPE_STACK_PAINT_ASM(__StackLimit, __StackTop)
+                     "b standin_reset_c\n"
                      ".ltorg\n");
+    // clang-format on
 }
 }

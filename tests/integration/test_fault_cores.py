@@ -45,11 +45,11 @@ def symbol(elf, name):
     return int(next(line.split()[0] for line in nm.splitlines() if line.endswith(" " + name)), 16)
 
 
-def faulting_instruction(elf, mnemonic):
-    """The address of the first `mnemonic` instruction in fault_here, from nm and objdump."""
+def faulting_instruction(elf, mnemonic, function="fault_here"):
+    """The address of the first `mnemonic` instruction in `function`, from nm and objdump."""
     nm = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True, text=True, check=True).stdout
     start, size = next((int(a, 16) & ~1, int(s, 16)) for a, s, _t, name in
-                       (line.split() for line in nm.splitlines() if len(line.split()) == 4) if name == "fault_here")
+                       (line.split() for line in nm.splitlines() if len(line.split()) == 4) if name == function)
     dis = subprocess.run(["arm-none-eabi-objdump", "-d", f"--start-address={start:#x}",
                           f"--stop-address={start + size:#x}", str(elf)], capture_output=True, text=True).stdout
     return int(re.search(rf"^\s*([0-9a-f]+):\s+[0-9a-f ]+\s+{mnemonic}\b", dis, re.M).group(1), 16)

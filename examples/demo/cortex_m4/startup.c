@@ -91,9 +91,9 @@ static __attribute__((noreturn, used)) void reset_c(void)
  * nothing is pushed onto the stack being painted. */
 __attribute__((naked, noreturn)) void Reset_Handler(void)
 {
-    __asm__ volatile("ldr r0, =__StackLimit\n"
-                     "ldr r1, =__StackTop\n"
-                     "bl  arenascope_port_stack_paint\n"
+    /* clang-format off */
+    __asm__ volatile(ARENASCOPE_STACK_PAINT_ASM(__StackLimit, __StackTop)
                      "b   reset_c\n"
                      ".ltorg\n");
+    /* clang-format on */
 }

@@ -5,10 +5,7 @@
  *   Writes ARENASCOPE_STACK_PAINT_PATTERN over [low, high) one word at a time (both must be
  *   word-aligned). It uses r0-r2 only and pushes nothing, so it may be called first thing in
  *   the reset handler, before .data/.bss are set up and before any C code has put a frame on
- *   the stack it paints:
- *       ldr r0, =__StackLimit
- *       ldr r1, =__StackTop
- *       bl  arenascope_port_stack_paint
+ *   the stack it paints: the one line ARENASCOPE_STACK_PAINT(low, high) of arenascope_port.h.
  *   Thumb-1 instructions only: runs on ARMv6-M (M0/M0+) as well as ARMv7-M/ARMv8-M.
  */
 #include "arenascope/agent.h"
