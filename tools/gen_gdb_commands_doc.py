@@ -156,6 +156,56 @@ firmware (`examples/demo`) stopped after its third inference unless said otherwi
   `add-auto-load-safe-path SCRIPTS-DIR` (in `~/.gdbinit`, or `-iex` on the command line).
   `tests/integration/test_plugin_gdb.py::test_auto_load_directory` does exactly this.
 
+### After `pip install ./gdbplugin`
+
+The package (`arenascope_plugin`, and the `arenascope` command) installs offline with Debian's
+python3-venv, python3-pip, python3-setuptools and python3-wheel (`tools/setup-deps.sh`):
+
+```sh
+python3 -m venv --system-site-packages ~/arenascope-venv     # sees Debian's setuptools, wheel, pyelftools
+~/arenascope-venv/bin/pip install --no-build-isolation --no-index ./gdbplugin
+~/arenascope-venv/bin/arenascope --version
+# or a venv with nothing else in it: build the wheel with Debian's Python, install that
+/usr/bin/python3 -m pip wheel --no-build-isolation --no-deps --no-index -w /tmp/wheels ./gdbplugin
+python3 -m venv ~/arenascope-venv && ~/arenascope-venv/bin/pip install --no-index /tmp/wheels/arenascope-*.whl
+```
+
+Optional extras: `arenascope[elf]` (pyelftools: the ELF's RAM sections for the descriptor scan)
+and `arenascope[hex]` (intelhex: `.hex` RAM dumps). GDB's Python is not the venv's: Debian's GDB
+embeds /usr/bin/python3's 3.11, which does not see a venv's site-packages. The stub, in
+`~/.gdbinit` or with `-ex`, is two lines (the first only for a venv):
+
+```
+python import site; site.addsitedir("/home/me/arenascope-venv/lib/python3.11/site-packages")
+python import arenascope_plugin.gdb as a; a.load()
+```
+
+or start GDB with `PYTHONPATH=~/arenascope-venv/lib/python3.11/site-packages` and use the second
+line alone. `load()` loads once (a second load, or `source gdbplugin/arenascope.py` after it, says
+`arenascope: already loaded`).
+
+### From the firmware's ELF (`.debug_gdb_scripts`)
+
+Opt in in the firmware: `#include "arenascope/gdb_autoload.h"` and, once at file scope in a file
+the firmware links directly, `ARENASCOPE_GDB_AUTOLOAD();` (an inline script that imports the
+installed package and calls `load()`), or `ARENASCOPE_GDB_SCRIPT_FILE("/path/to/arenascope/gdbplugin/arenascope.py");`
+(a checkout, no install); or build the agent with `-DARENASCOPE_EMBED_GDB_SCRIPT=1` (CMake option
+`ARENASCOPE_EMBED_GDB_SCRIPT=ON`). The entry lives in the non-allocated section
+`.debug_gdb_scripts`: no flash, no RAM, kept by `--gc-sections`. GDB runs it only from a trusted
+path, the ELF's folder for the inline script, the script's folder for a file entry:
+
+```
+gdb-multiarch -iex "add-auto-load-safe-path /path/to/build" /path/to/build/fw.elf
+(gdb) info auto-load python-scripts     # Yes  arenascope
+(gdb) arena version
+```
+
+(`add-auto-load-safe-path` in `~/.gdbinit` does the same for every session; `show auto-load
+safe-path` lists what is trusted.) Elsewhere GDB prints its own warning, "auto-loading has been
+declined by your `auto-load safe-path'", and loads nothing. When GDB's Python cannot import the
+package the inline script says so in one line. `tests/integration/test_python_package.py` runs
+all of this.
+
 Needs GDB with Python 3 (Debian's `gdb`, `gdb-multiarch`); standard library only, plus
 pyelftools (Debian `python3-pyelftools`) to read the ELF's RAM sections for the descriptor scan.
 

@@ -384,3 +384,13 @@ def main(argv):
         print(f"\narenascope {argv[0]}: {p.interrupted() if p is not None else 'interrupted (Ctrl-C)'}",
               file=sys.stderr)
         return 130
+
+
+def run():
+    """The `arenascope` command (pip's console script and gdbplugin/arenascope): main on the
+    command line's arguments; a Ctrl-C that main does not catch (before a command starts) is exit
+    status 130, with no traceback."""
+    try:
+        return main(sys.argv[1:])
+    except KeyboardInterrupt:
+        return 130

@@ -6,6 +6,12 @@
  */
 #include "arenascope/agent.h"
 
+/* Opt-in: the ELF asks GDB to load the installed plugin (arenascope/gdb_autoload.h). No flash, no RAM. */
+#if defined(ARENASCOPE_EMBED_GDB_SCRIPT) && ARENASCOPE_EMBED_GDB_SCRIPT
+#include "arenascope/gdb_autoload.h"
+ARENASCOPE_GDB_AUTOLOAD();
+#endif
+
 arenascope_descriptor_t arenascope_descriptor ARENASCOPE_DESCRIPTOR_SECTION;
 
 #define DESC arenascope_descriptor

@@ -35,8 +35,22 @@ COMMANDS = [cmd_info.InfoCommand, cmd_map.MapCommand, cmd_regions.RegionsCommand
             cmd_version.VersionCommand, cmd_live.LiveCommand, cmd_dump.DumpCommand]
 
 
+def load():
+    """Loads the plugin into this GDB once: register_all(), or the line "arenascope: already loaded"
+    when a copy (this one, the checkout's arenascope.py or another install) is already in. Returns
+    whether it loaded. The loader every way in shares: gdbplugin/arenascope.py, the two-line stub
+    of a pip install (`python import arenascope_plugin.gdb as a; a.load()`) and the inline
+    .debug_gdb_scripts entry (target_agent/include/arenascope/gdb_autoload.h)."""
+    if getattr(gdb, "_arenascope_loaded", False):
+        gdb.write("arenascope: already loaded\n")
+        return False
+    register_all()
+    gdb._arenascope_loaded = True  # pylint: disable=protected-access
+    return True
+
+
 def register_all():
-    """Creates every setting and command, and hooks GDB's events (once: arenascope.py guards it)."""
+    """Creates every setting and command, and hooks GDB's events (once: call load(), which guards it)."""
     specs = (  # `show arena` lists them in this order (docs/gdb-commands.md)
         settings.SETTINGS[:6] + events.SETTINGS[:2] + settings.SETTINGS[6:8] + cmd_live.SETTINGS
              + cmd_fault.SETTINGS + settings.SETTINGS[8:])
