@@ -2,10 +2,11 @@
 (target_agent/include/arenascope/region_names.h), read from the ELF, not from the target.
 
 The macro emits records into the ELF's non-allocated section `.arenascope.region_names` (no
-target bytes; format in docs/agent-abi.md "Region names"). Each record is the NUL-terminated
-strings "ASN1", the arena index and the region kind as C integer literals ("0", "4u"), then one
-name per region id (id 0 first; "" for none), and a byte 0xFF after the last name. Records
-follow one another; every translation unit that uses the macro adds its own.
+target bytes; format in docs/agent-abi.md "Region names"). Each record is the 4 bytes "ASN1",
+a little-endian u32 length, then that many bytes of NUL-terminated strings: the arena index and
+the region kind as C integer literals ("0", "4u"), then one name per region id (id 0 first; ""
+for none). Records follow one another; every translation unit that uses the macro adds its own.
+The length, not a terminator, ends a record: a name may hold any byte but NUL.
 
 The bytes are the user's and may be anything: every string is bounded (a name is shown to
 NAME_CAP bytes, cut with "..."; the section is read to SECTION_CAP bytes), decoded as UTF-8
@@ -13,12 +14,12 @@ with the bytes that are not shown as \\xNN, and non-printable characters escaped
 read gives a one-line warning and the rest is still used; nothing raises.
 """
 import re
+import struct
 
 from arenascope_plugin.decode import abi
 
 SECTION = ".arenascope.region_names"
-MAGIC = b"ASN1\0"
-END = 0xFF
+MAGIC = b"ASN1"
 NAME_CAP = 47             # bytes of a name that are shown
 SECTION_CAP = 64 * 1024   # bytes of the section that are read
 
@@ -48,27 +49,18 @@ def parse(data: bytes, size: int | None = None) -> tuple[dict[tuple[int, str, in
         warnings.append(f"{where} is {size} bytes: only its first {len(data)} are read")
     i, record = 0, 0
     while i < len(data):
-        if not data.startswith(MAGIC, i):
-            warnings.append(f"{where}: no record starts at byte {i} (expected \"ASN1\"): the rest is ignored "
-                            "(names not written by ARENASCOPE_REGION_NAMES?)")
+        if not data.startswith(MAGIC, i) or i + 8 > len(data):
+            warnings.append(f"{where}: no record starts at byte {i} (expected \"ASN1\" and a length): the rest is "
+                            "ignored (names not written by ARENASCOPE_REGION_NAMES?)")
             break
-        i += len(MAGIC)
-        fields, ended = [], False
-        while i < len(data):
-            if data[i] == END:
-                i, ended = i + 1, True
-                break
-            nul = data.find(b"\0", i)
-            if nul < 0:
-                fields.append(data[i:])
-                i = len(data)
-                break
-            fields.append(data[i:nul])
-            i = nul + 1
+        length = struct.unpack_from("<I", data, i + 4)[0]
+        body, i = data[i + 8:i + 8 + length], i + 8 + length
         record += 1
+        ended = len(body) == length and body.endswith(b"\0")
         if not ended:
-            warnings.append(f"{where}: record {record} is not terminated (no 0xFF after its last name): it is "
-                            "cut short or corrupt; its names are used as far as they go")
+            warnings.append(f"{where}: record {record} ({length} bytes) is cut short or not terminated: its names are "
+                            "used as far as they go")
+        fields = body[:-1].split(b"\0") if body.endswith(b"\0") else body.split(b"\0")
         if len(fields) < 2:
             warnings.append(f"{where}: record {record} has no arena index and kind: skipped")
             continue

@@ -21,8 +21,8 @@
  * The arguments arena_index and kind must expand to integer literals (0, 4u, ...).
  *
  * Section format (version 1; docs/agent-abi.md "Region names"): records one after another, each
- * the NUL-terminated strings "ASN1", the arena index and the kind as C integer literals, then one
- * name per id, and a byte 0xFF after the last name's NUL.
+ * the 4 bytes "ASN1", a little-endian u32 length, then that many bytes: NUL-terminated strings,
+ * the arena index and the kind as C integer literals, then one name per id (id 0 first).
  */
 #ifndef ARENASCOPE_REGION_NAMES_H
 #define ARENASCOPE_REGION_NAMES_H
@@ -32,11 +32,12 @@
 #define ARENASCOPE_NAMES_STR_(x) #x
 #define ARENASCOPE_NAMES_XSTR_(x) ARENASCOPE_NAMES_STR_(x)
 
-/* "%progbits": the type's spelling every GNU assembler takes ('@' starts a comment on Arm). */
+/* "%progbits": the type's spelling every GNU assembler takes ('@' starts a comment on Arm).
+ * 1: and 2: are local labels (reusable): the record's length is 2b - 1b, computed by the assembler. */
 #define ARENASCOPE_NAMES_HEAD_(arena_index, kind)                                                                      \
-    ".pushsection " ARENASCOPE_REGION_NAMES_SECTION ",\"\",%progbits\n\t.asciz \"ASN1\", \"" ARENASCOPE_NAMES_XSTR_(   \
-        arena_index) "\", \"" ARENASCOPE_NAMES_XSTR_(kind) "\", "
-#define ARENASCOPE_NAMES_TAIL_ "\n\t.byte 0xff\n\t.popsection"
+    ".pushsection " ARENASCOPE_REGION_NAMES_SECTION ",\"\",%progbits\n\t.ascii \"ASN1\"\n\t.4byte 2f - 1f\n1:\t"       \
+    ".asciz \"" ARENASCOPE_NAMES_XSTR_(arena_index) "\", \"" ARENASCOPE_NAMES_XSTR_(kind) "\", "
+#define ARENASCOPE_NAMES_TAIL_ "\n2:\n\t.popsection"
 
 #define ARENASCOPE_REGION_NAMES(arena_index, kind, ...)                                                                \
     __asm__(ARENASCOPE_NAMES_HEAD_(arena_index, kind) #__VA_ARGS__ ARENASCOPE_NAMES_TAIL_)
