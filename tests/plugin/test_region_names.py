@@ -8,11 +8,10 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
-
 from arenascope_plugin.acquire import elfinfo
 from arenascope_plugin.decode import regionnames
 from arenascope_plugin.decode.descriptor import Arena, Band, Region
+from conftest import ROOT
 
 INCLUDE = ROOT / "target_agent" / "include"
 SOURCE = r'''
