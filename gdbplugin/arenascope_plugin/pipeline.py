@@ -20,7 +20,7 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
 from arenascope_plugin.analyse import agentless, faults, figures, tasks
 from arenascope_plugin.analyse.bands import BandScanner
-from arenascope_plugin.decode import abi, freertos, kernels, tflm, tflmstate
+from arenascope_plugin.decode import abi, freertos, kernels, regionnames, tflm, tflmstate
 from arenascope_plugin.decode.descriptor import Band, DecodeError
 from arenascope_plugin.decode.locate import NotFoundError, locate, scan
 from arenascope_plugin.decode.session import DescriptorSession, TornReadError
@@ -185,6 +185,19 @@ def _name_regions(ctx):
     if any(a.model_addr and not a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):
         for w in agentless.label_from_model(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)
+    _names_from_elf(ctx)
+
+
+def _names_from_elf(ctx):
+    """The names the firmware gives its own regions (ARENASCOPE_REGION_NAMES, decode/regionnames.py):
+    from the ELF's section, read once per ELF file; they win over the names found above."""
+    data, size, _why = ctx.symbols.section_bytes(regionnames.SECTION, regionnames.SECTION_CAP)
+    if not size:
+        return  # no section: the firmware names nothing (or the ELF is not on disk)
+    names, warnings = regionnames.parse(data, size)
+    for w in warnings:
+        ctx.warn("region-names", w)
+    regionnames.apply(ctx.desc.arenas, names)
 
 
 def model_plan(ctx, arena) -> dict | None:

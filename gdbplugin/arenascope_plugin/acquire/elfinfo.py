@@ -131,6 +131,38 @@ def object_bytes(path, name):
     return size, None
 
 
+def section_bytes(path, name, cap):
+    """(up to `cap` bytes of the ELF section `name` from the file, its whole size, why-empty): b"", 0
+    and the reason when the section is absent or the file unreadable. For non-allocated sections a
+    firmware keeps for the host (ARENASCOPE_REGION_NAMES' names); a larger section is cut, never
+    read whole."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return b"", 0, f"cannot read the ELF {path}: {exc}"
+    key = ("section_bytes", path, st.st_mtime_ns, st.st_size, name, cap)
+    if key not in _CACHE:
+        _CACHE[key] = _section_bytes(path, name, cap)
+    return _CACHE[key]
+
+
+def _section_bytes(path, name, cap):
+    lib = _elftools()
+    if lib is None:
+        return b"", 0, "pyelftools is not installed (Debian: python3-pyelftools)"
+    ELFError, _, ELFFile = lib
+    try:
+        with open(path, "rb") as f:
+            sec = ELFFile(f).get_section_by_name(name)
+            if sec is None or sec["sh_type"] == "SHT_NOBITS":
+                return b"", 0, f"{path} has no section {name}"
+            size = sec["sh_size"]
+            f.seek(sec["sh_offset"])
+            return f.read(min(size, cap)), size, ""
+    except (OSError, ELFError) as exc:
+        return b"", 0, f"cannot read the ELF {path}: {exc}"
+
+
 def data_objects(path):
     """[(name, address, size, type)] of the ELF's data objects of known size."""
     return [(n, v, z, t) for n, v, z, t in _symbols_of(path) if t == "STT_OBJECT" and z]

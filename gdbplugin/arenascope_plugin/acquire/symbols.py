@@ -95,6 +95,13 @@ class Symbols:
             raise ValueError("the ELF is not on disk")
         return elfinfo.object_bytes(self.elf_path, name)
 
+    def section_bytes(self, name: str, cap: int) -> tuple[bytes, int, str]:
+        """(up to cap bytes of the ELF's section `name`, its size, why-empty): elfinfo.section_bytes.
+        Relocation does not matter: the bytes are the file's."""
+        if not self.elf_path or not os.path.exists(self.elf_path):
+            return b"", 0, "the ELF is not on disk"
+        return elfinfo.section_bytes(self.elf_path, name, cap)
+
     def data_objects(self) -> list[tuple[str, int, int, str]]:
         return elfinfo.data_objects(self._file()) if self._file() else []
 

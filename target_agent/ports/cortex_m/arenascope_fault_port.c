@@ -4,8 +4,15 @@
  * arenascope_fault_handler is a naked function: at exception entry it picks the stack the frame
  * was pushed on from EXC_RETURN bit 2 (0: MSP, 1: PSP; ARMv7-M ARM B1.5.6), and branches to C
  * with r0 = that SP (the stacked frame) and r1 = EXC_RETURN, before any C code can touch a
- * register. Point HardFault, MemManage, BusFault and UsageFault at it (the vector table, or
- * `#define ARENASCOPE_FAULT_HANDLER_NAMES` to define those four names here).
+ * register. Point HardFault, MemManage, BusFault and UsageFault at it: in your vector table, or
+ * with a CMSIS startup file (startup_<device>.s/.c, whose vectors are the weak names below) by
+ * compiling this file with -DARENASCOPE_FAULT_HANDLER_NAMES: it then defines HardFault_Handler,
+ * MemManage_Handler, BusFault_Handler and UsageFault_Handler (only HardFault_Handler on ARMv6-M
+ * and ARMv8-M Baseline, which have no other fault exception) as strong aliases of
+ * arenascope_fault_handler, which take the weak ones' place. No code, no bytes: four symbols.
+ * From a static library, the linker pulls this object in only for an undefined symbol, never to
+ * replace a weak one: link with -Wl,-u,arenascope_fault_handler (target_agent/CMakeLists.txt does
+ * with -DARENASCOPE_FAULT_HANDLER_NAMES=ON), or link the object itself.
  * SCB addresses: ARMv7-M ARM B3.2.2 (SCS), FPCCR: Cortex-M4 TRM 4.6.
  *
  * Per architecture (the compiler's __ARM_ARCH_*__ macros):
@@ -116,3 +123,13 @@ __attribute__((naked)) void arenascope_fault_handler(void)
                      "b     arenascope_port_fault_c\n");
 #endif
 }
+
+#ifdef ARENASCOPE_FAULT_HANDLER_NAMES
+/* The CMSIS names (CMSIS-Core startup files, e.g. Device/ARM/ARMCM4/Source/startup_ARMCM4.c). */
+void HardFault_Handler(void) __attribute__((alias("arenascope_fault_handler")));
+#if !ARENASCOPE_PORT_BASELINE
+void MemManage_Handler(void) __attribute__((alias("arenascope_fault_handler")));
+void BusFault_Handler(void) __attribute__((alias("arenascope_fault_handler")));
+void UsageFault_Handler(void) __attribute__((alias("arenascope_fault_handler")));
+#endif
+#endif
