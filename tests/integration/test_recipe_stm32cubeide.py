@@ -62,9 +62,14 @@ def test_vector_table_and_stack_symbols(elf):
     first = re.search(r"^ 8000000 ([0-9a-f]{8}) ([0-9a-f]{8}) [0-9a-f]{8} ([0-9a-f]{8})", words, re.M).groups()
     le = [int.from_bytes(bytes.fromhex(w), "little") for w in first]
     assert le == [high, symbol(elf, "Reset_Handler") | 1, symbol(elf, "HardFault_Handler") | 1]
-    dis = subprocess.run(["arm-none-eabi-objdump", "-d", str(elf)], capture_output=True, text=True).stdout
-    body = dis.split("<HardFault_Handler>:")[1].split("\n\n")[0]
-    assert "<arenascope_fault_handler>" in body, body
+    # ARENASCOPE_FAULT_HANDLER_NAMES: the fault port's strong names beat the startup's weak aliases of
+    # Default_Handler, so all four are the capture entry itself ("T": global and strong, nm(1)).
+    nm = subprocess.run(["arm-none-eabi-nm", str(elf)], capture_output=True, text=True, check=True).stdout
+    kinds = {line.split()[2]: line.split()[1] for line in nm.splitlines() if len(line.split()) == 3}
+    entry = symbol(elf, "arenascope_fault_handler")
+    for name in ("HardFault_Handler", "MemManage_Handler", "BusFault_Handler", "UsageFault_Handler"):
+        assert (symbol(elf, name), kinds[name]) == (entry, "T"), name
+    assert symbol(elf, "Default_Handler") != entry
 
 
 def test_arena_info_stack_and_hardfault(elf):

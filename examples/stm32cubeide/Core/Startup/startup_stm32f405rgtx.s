@@ -80,21 +80,10 @@ Infinite_Loop:
   b  Infinite_Loop
   .size Default_Handler, .-Default_Handler
 
-/* arenascope: the four fault handlers branch, touching no register, to the agent's capture
- * (ports/cortex_m/arenascope_fault_port.c), which needs LR = EXC_RETURN and the SP of entry.
- * Weak, like every handler name here: a strong definition elsewhere wins (see README.md). */
-.macro ARENASCOPE_FAULT_ENTRY name
-  .section .text.\name,"ax",%progbits
-  .weak \name
-  .type \name, %function
-\name:
-  b arenascope_fault_handler
-  .size \name, .-\name
-.endm
-  ARENASCOPE_FAULT_ENTRY HardFault_Handler
-  ARENASCOPE_FAULT_ENTRY MemManage_Handler
-  ARENASCOPE_FAULT_ENTRY BusFault_Handler
-  ARENASCOPE_FAULT_ENTRY UsageFault_Handler
+/* arenascope: HardFault_Handler, MemManage_Handler, BusFault_Handler and UsageFault_Handler stay
+ * CubeMX's weak aliases of Default_Handler below; the fault port, compiled with
+ * -DARENASCOPE_FAULT_HANDLER_NAMES (the Makefile), defines the four names strongly as its
+ * capture entry, so the linker takes those (see README.md). */
 
 /* The vector table: the Cortex-M4 system exceptions, then the STM32F405's 82 interrupts. */
   .section .isr_vector,"a",%progbits
@@ -128,6 +117,18 @@ g_pfnVectors:
  * name overrides them. */
   .weak      NMI_Handler
   .thumb_set NMI_Handler,Default_Handler
+
+  .weak      HardFault_Handler
+  .thumb_set HardFault_Handler,Default_Handler
+
+  .weak      MemManage_Handler
+  .thumb_set MemManage_Handler,Default_Handler
+
+  .weak      BusFault_Handler
+  .thumb_set BusFault_Handler,Default_Handler
+
+  .weak      UsageFault_Handler
+  .thumb_set UsageFault_Handler,Default_Handler
 
   .weak      SVC_Handler
   .thumb_set SVC_Handler,Default_Handler
