@@ -11,7 +11,7 @@ PACKAGES=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm gdb-multiarch
   libimgui-dev libglfw3-dev libgl1-mesa-dri libfmt-dev xvfb xauth python3-pil libbenchmark-dev
   flatbuffers-compiler libflatbuffers-dev clang clang-format openocd pkg-config python3-hypothesis
-  chromium fonts-dejavu-core python3-intelhex time
+  chromium fonts-dejavu-core python3-intelhex time git pkgconf
 )
 
 # The linter's node and npm go by command, not by package: a node from elsewhere (NodeSource's

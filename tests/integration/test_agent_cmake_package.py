@@ -207,3 +207,22 @@ def test_host_port_through_find_package(tmp_path):
     assert run([elf]).returncode == 0
     syms = nm_sizes(elf, nm="nm")
     assert syms["arenascope_descriptor"][0] == "B" and syms["arenascope_init"][0] == "T"
+
+
+def doc_blocks(lang):
+    """The ```lang blocks of docs/agent.md, each as its stripped lines."""
+    text = (ROOT / "docs" / "agent.md").read_text()
+    return [[ln.strip() for ln in b.splitlines() if ln.strip()] for b in re.findall(rf"```{lang}\n(.*?)```", text, re.S)]
+
+
+def test_docs_snippets_are_the_lines_built_here():
+    """docs/agent.md's CMake snippets and its pkg-config Makefile lines are, line for line, the
+    outside firmware's (the test above builds those)."""
+    cmake_lines = {ln.strip() for ln in (OUTSIDE / "CMakeLists.txt").read_text().splitlines()}
+    blocks = doc_blocks("cmake")
+    assert len(blocks) == 3, blocks
+    for block in blocks:
+        assert [ln for ln in block if ln not in cmake_lines] == [], block
+    make_lines = {ln.strip() for ln in (OUTSIDE / "Makefile").read_text().splitlines()}
+    pkg = [b for b in doc_blocks("make") if any("pkgconf" in ln for ln in b)]
+    assert len(pkg) == 1 and [ln for ln in pkg[0] if ln not in make_lines] == [], pkg
