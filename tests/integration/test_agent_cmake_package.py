@@ -29,7 +29,8 @@ CALLED = ["arenascope_init", "arenascope_arena_add", "arenascope_region_publish"
 AGENT_WARNING = "no previous declaration for 'arenascope_fault_handler'"
 VERSION = (ROOT / "VERSION").read_text().strip()
 
-pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in ("cmake", "arm-none-eabi-gcc", "gcc", "git", "pkgconf")),
+TOOLS = ("cmake", "arm-none-eabi-gcc", "gcc", "git", "pkgconf")
+pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
                                 reason="needs cmake, arm-none-eabi-gcc, gcc, git and pkgconf")
 
 
@@ -94,7 +95,7 @@ def check_elf(elf, fw_map, lib_dir, expected_sizes):
     syms = nm_sizes(elf)
     for s in CALLED:
         assert syms.get(s, ("?",))[0] == "T", f"{elf}: {s} missing"
-        assert syms[s][2] == expected_sizes[s], f"{elf}: {s} is {syms[s][2]} bytes, the source gives {expected_sizes[s]}"
+        assert syms[s][2] == expected_sizes[s], f"{elf}: {s}: {syms[s][2]} bytes, the source gives {expected_sizes[s]}"
     kind, addr, size = syms["arenascope_descriptor"]
     assert kind == "B" and 0x20000000 <= addr < 0x20020000 and size == expected_sizes["arenascope_descriptor"]
     assert syms["arenascope_fault_handler"][0] == "T"
@@ -125,7 +126,8 @@ def test_installed_package_has_the_files(m4_prefix):
         assert (m4_prefix / rel).is_file(), rel
     # The Cortex-M port's header (the reset-handler stack painter), not the host's.
     assert "arenascope_port_stack_paint(" in (m4_prefix / "include" / "arenascope_port.h").read_text()
-    assert f'PACKAGE_VERSION "{VERSION}"' in (m4_prefix / "lib/cmake/arenascope/arenascope-config-version.cmake").read_text()
+    version_file = m4_prefix / "lib" / "cmake" / "arenascope" / "arenascope-config-version.cmake"
+    assert f'PACKAGE_VERSION "{VERSION}"' in version_file.read_text()
 
 
 def test_find_package(tmp_path, m4_prefix, expected_sizes):
@@ -212,7 +214,8 @@ def test_host_port_through_find_package(tmp_path):
 def doc_blocks(lang):
     """The ```lang blocks of docs/agent.md, each as its stripped lines."""
     text = (ROOT / "docs" / "agent.md").read_text()
-    return [[ln.strip() for ln in b.splitlines() if ln.strip()] for b in re.findall(rf"```{lang}\n(.*?)```", text, re.S)]
+    blocks = re.findall(rf"```{lang}\n(.*?)```", text, re.S)
+    return [[ln.strip() for ln in b.splitlines() if ln.strip()] for b in blocks]
 
 
 def test_docs_snippets_are_the_lines_built_here():

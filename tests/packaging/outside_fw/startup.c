@@ -34,6 +34,11 @@ __attribute__((naked, noreturn)) void Reset_Handler(void)
 }
 
 __attribute__((section(".isr_vector"), used)) static void (*const vectors[7])(void) = {
-    (void (*)(void))(uintptr_t)&__StackTop, Reset_Handler, arenascope_fault_handler, arenascope_fault_handler,
-    arenascope_fault_handler, arenascope_fault_handler, arenascope_fault_handler,
+    (void (*)(void))(uintptr_t)&__StackTop,
+    Reset_Handler,
+    arenascope_fault_handler,
+    arenascope_fault_handler,
+    arenascope_fault_handler,
+    arenascope_fault_handler,
+    arenascope_fault_handler,
 };
