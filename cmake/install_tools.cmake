@@ -17,7 +17,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/gdbplugin/arenascope_plugin DESTINATION 
 # The plugin finds VERSION two folders above its package (gdbplugin/arenascope_plugin/version.py):
 # share/arenascope/VERSION in the install.
 install(FILES ${PROJECT_SOURCE_DIR}/VERSION DESTINATION ${CMAKE_INSTALL_DATADIR}/arenascope)
-# The script puts its own folder on sys.path, so bin/ holds a launcher that runs it where it is.
+# Python puts a script's own folder first on sys.path, so bin/ holds a launcher that runs the
+# script where it is, beside its package.
 file(RELATIVE_PATH _bin_to_plugin /${CMAKE_INSTALL_BINDIR} /${_plugin_dir})
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/install/arenascope
      "#!/bin/sh\n# arenascope's standalone tool (installed by cmake/install_tools.cmake): runs the GDB plugin's script.\n"
