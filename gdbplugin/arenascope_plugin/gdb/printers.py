@@ -66,6 +66,8 @@ def read_array(arr, what, shown=tv.SHOWN):
     data = arr["data"]
     elem = data.type.strip_typedefs().target()
     n = min(size, shown)
+    if data.address is None:  # a copy in a convenience variable: its elements are not in it
+        return Shown(total=size, problem="<elements not in target memory (a copy)>") if n else Shown(total=size)
     start = int(data.address)
     try:
         if n:
