@@ -243,6 +243,16 @@ def elf_facts(symbols: Symbols, lay: tflm.Layout, allocator: int) -> tflmstate.F
     return facts
 
 
+def state_at(reader: MemoryReader, symbols: Symbols, interpreter: int) -> tflmstate.State:
+    """The tflmstate.State of the MicroInterpreter at `interpreter` (any of them, not only the one
+    the pipeline shows), its objects checked one by one, with no planner run and no walk: what the
+    pretty-printers show for an interpreter. TargetError / MemoryReadError when it is unreadable."""
+    lay = tflm.layout(symbols)
+    allocator = int.from_bytes(reader.read(interpreter + lay.off("tflite::MicroInterpreter", "allocator_"),
+                                           lay.pointer), "little")
+    return tflmstate.assess(reader, lay, interpreter, elf_facts(symbols, lay, allocator))
+
+
 def _constructor_tail(doc):
     """The persistent bytes MicroAllocator::Create allocates (its three objects), from the
     planner's tail at the recommended size, or None."""

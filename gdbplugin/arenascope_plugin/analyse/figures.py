@@ -91,6 +91,13 @@ class StackFigures:
         return None if self.arena_end is None else self.high - self.arena_end
 
     @property
+    def room_left(self) -> int | None:
+        """Bytes between the deepest point the stack reached (its high-water mark; the guard band's
+        low end when it went through it) and the end of the arena below it: room - peak. None
+        when either is unknown."""
+        return None if self.room is None or self.peak is None else self.room - self.peak
+
+    @property
     def required_room(self) -> int | None:
         return None if self.peak is None else math.ceil(self.peak * STACK_RULE_FACTOR)
 
@@ -137,10 +144,15 @@ def changed_range(data: bytes, pattern: int) -> tuple[int, int]:
     return lo, hi
 
 
+def used_bytes(head: int, temp: int, tail: int, size: int) -> int:
+    """TFLM's arena_used_bytes(): max(head, temp) + (size - tail), offsets in bytes."""
+    return max(head, temp) + (size - tail)
+
+
 def arena_figures(arena: Arena, minimum_arena: int | None = None) -> ArenaFigures:
     """minimum_arena: the planner's minimum for this firmware's model and kernels, when known;
     the headroom is then measured against it (AllocateTensors needs it), not against used bytes."""
-    used = max(arena.head, arena.temp) + (arena.size - arena.tail)
+    used = used_bytes(arena.head, arena.temp, arena.tail, arena.size)
     band = arena.canary
     damage = None
     high_water = max(arena.head, arena.temp)
@@ -431,21 +443,57 @@ def worst(check_list: Iterable[Check]) -> str:
     return max((c.verdict for c in check_list), key=order.get, default=PASS)
 
 
-def whereis(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> list[str]:
-    """What owns addr: a list of lines (regions may share bytes over time)."""
-    lines = []
+def place(desc: Descriptor, addr: int) -> list[tuple[Arena, int, str, list[Region]]]:
+    """[(arena, offset, area, regions that own the byte)] of every arena holding addr; area is
+    "head (planned)", "temp", "free band" or "persistent tail"."""
+    out = []
     for arena in desc.arenas:
         if arena.base_addr <= addr < arena.end_addr:
             off = addr - arena.base_addr
             owners = [r for r in arena.regions if r.offset <= off < r.end]
             area = ("head (planned)" if off < arena.head else "temp" if off < arena.temp else
                     "persistent tail" if off >= arena.tail else "free band")
-            lines.append(f"{addr:#x} is in arena {arena.index} at +{off} ({area})")
-            for r in owners:
-                life = (f"live in scopes {r.first_use}..{r.last_use}" if r.planned else "whole run")
-                lines.append(f"  owned by {region_label(r)}: +{r.offset}..+{r.end} ({r.size} B, {r.kind}, {life})")
-            if not owners:
-                lines.append("  no region owns it")
+            out.append((arena, off, area, owners))
+    return out
+
+
+def _life(r: Region) -> str:
+    return f"lifetime {r.first_use}..{r.last_use}" if r.planned else "whole run"
+
+
+def owner_brief(desc: Descriptor, addr: int, nbytes: int | None = None) -> str | None:
+    """One line for a tensor's data pointer (the pretty-printers): "arena 0 +8000: input_mfcc
+    (tensor 0, head (planned), lifetime 0..1)". Of the regions that start at addr (the head's
+    overlay shares bytes over time) the one whose size is nbytes rounded up to TFLM's 16 is named;
+    without one: how many regions own it. None when addr is in no arena."""
+    found = place(desc, addr)
+    if not found:
+        return None
+    arena, off, area, owners = found[0]
+    where = f"arena {arena.index} +{off}"
+    starting = [r for r in owners if r.offset == off]
+    if nbytes is not None:
+        starting = [r for r in starting if nbytes <= r.size < nbytes + 16] or starting
+    if len(starting) == 1:
+        r = starting[0]
+        tensor = f"tensor {r.id}, " if r.kind == "tensor" and r.id != abi.ID_NONE and r.name else ""
+        return f"{where}: {region_label(r)} ({tensor}{area}, {_life(r)})"
+    if owners:
+        names = ", ".join(region_label(r) for r in owners[:3]) + (", ..." if len(owners) > 3 else "")
+        return f"{where} ({area}): one of {len(owners)} regions over time ({names})"
+    return f"{where} ({area}): no region owns it"
+
+
+def whereis(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> list[str]:
+    """What owns addr: a list of lines (regions may share bytes over time)."""
+    lines = []
+    for arena, off, area, owners in place(desc, addr):
+        lines.append(f"{addr:#x} is in arena {arena.index} at +{off} ({area})")
+        for r in owners:
+            life = (f"live in scopes {r.first_use}..{r.last_use}" if r.planned else "whole run")
+            lines.append(f"  owned by {region_label(r)}: +{r.offset}..+{r.end} ({r.size} B, {r.kind}, {life})")
+        if not owners:
+            lines.append("  no region owns it")
     g = desc.guard
     if g.filled and g.low_addr <= addr < g.high_addr:
         lines.append(f"{addr:#x} is in the guard band {g.low_addr:#x}-{g.high_addr:#x} (+{addr - g.low_addr})")

@@ -1,6 +1,8 @@
 """The GDB front end: `arena ...` commands (one file each: cmd_*.py), their settings (the
 pipeline's in settings.py, a command's own in its file), the command framework (framework.py) and
-the live view's stop events (events.py). With acquire/gdbtarget.py the only code that imports gdb."""
+the live view's stop events (events.py), the pretty-printers for TFLM's types (printers.py, their
+per-stop gather in stopcache.py) and the convenience functions $arena_*() (functions.py). With
+acquire/gdbtarget.py the only code that imports gdb."""
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin.gdb import (
@@ -25,7 +27,10 @@ from arenascope_plugin.gdb import (
     cmd_whereis,
     events,
     framework,
+    functions,
+    printers,
     settings,
+    stopcache,
 )
 
 COMMANDS = [cmd_info.InfoCommand, cmd_map.MapCommand, cmd_regions.RegionsCommand, cmd_plan.PlanCommand,
@@ -61,3 +66,6 @@ def register_all():
     gdb.events.new_objfile.connect(framework.forget)
     gdb.events.exited.connect(framework.forget)
     gdb.events.stop.connect(framework.new_stop)
+    printers.register()  # TFLM's types, collection "arenascope" (printers.py)
+    functions.register()  # $arena_owner(), $arena_free(), $arena_headroom(), $arena_stack_room()
+    stopcache.connect()

@@ -1,0 +1,55 @@
+"""TFLM's small C objects as the pretty-printers show them (gdb/printers.py): the rules on plain
+values, no GDB. Field names and types: tensorflow/lite/core/c/common.h (TFLM 90b983c2, with
+TF_LITE_STATIC_MEMORY's small TfLiteTensor: quantization, params, data, dims, bytes, type,
+allocation_type, is_variable); element sizes: tensorflow/lite/micro/memory_helpers.cc
+(TfLiteTypeSizeOf)."""
+from collections.abc import Sequence
+
+SHOWN = 16          # array elements shown (dims, scales, zero points); the rest is counted
+QUANT_SHOWN = 4     # scales / zero points in a tensor's one-line summary
+# A TfLiteIntArray / TfLiteFloatArray whose size is negative or above this is corrupt: a
+# tensor's rank is at most a few dims, an operator's inputs a few hundred (no model has more).
+MAX_SIZE = 1 << 16
+
+# TfLiteTypeSizeOf (memory_helpers.cc): bytes of one element; types it refuses are left out.
+ELEMENT_BYTES = {"float16": 2, "float32": 4, "float64": 8, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
+                 "uint8": 1, "int8": 1, "int64": 8, "uint64": 8, "bool": 1, "complex64": 8, "complex128": 16}
+
+
+def type_name(enum_text: str) -> str:
+    """kTfLiteInt8 -> int8 (TfLiteType as GDB prints it); a value with no enumerator name (GDB
+    prints a number or "(unknown: 0x2a)") -> "<corrupt: type ...>"."""
+    if enum_text.startswith("kTfLite") and enum_text[7:].isalnum():
+        return enum_text[7:].lower()
+    return f"<corrupt: type {enum_text}>"
+
+
+def size_problem(size: int, what: str) -> str | None:
+    """"<corrupt: WHAT->size N>" ("<corrupt: size N>" without WHAT) for an array size no TFLM
+    array has, else None."""
+    if size < 0 or size > MAX_SIZE:
+        return f"<corrupt: {what + '->' if what else ''}size {size}>"
+    return None
+
+
+def listed(values: Sequence, total: int, shown: int = SHOWN, fmt=str) -> str:
+    """"[1, 49, 10, 1]"; with more than shown: the first ones, "...", and the count."""
+    items = [fmt(v) for v in values[:shown]]
+    if total > len(items):
+        return "[" + ", ".join(items) + f", ...] ({total} elements)"
+    return "[" + ", ".join(items) + "]"
+
+
+def element_bytes(tname: str, dims: Sequence[int]) -> int | None:
+    """Bytes of a tensor of type tname with these dims (TFLM's TfLiteEvalTensorByteLength rule:
+    the element count times TfLiteTypeSizeOf), None for a type without a size or a negative dim."""
+    size = ELEMENT_BYTES.get(tname)
+    if size is None or any(d < 0 for d in dims):
+        return None
+    for d in dims:
+        size *= d
+    return size
+
+
+def unreadable(addr: int) -> str:
+    return f"<unreadable at {addr:#x}>"

@@ -1,0 +1,323 @@
+"""GDB pretty-printers for TFLM's types (collection "arenascope", registered globally: any ELF):
+TfLiteTensor, TfLiteEvalTensor, TfLiteIntArray, TfLiteFloatArray, TfLiteAffineQuantization and
+tflite::MicroInterpreter. Each shows a one-line summary (type int8, dims [1, 49, 10, 1], bytes,
+the data's arena offset and owner, quantization; the interpreter's arena, used bytes, tensors and
+AllocateTensors state) and children (the fields, the arrays' elements) for `set print pretty` and
+MI variable views (VS Code, CubeIDE). Field names: tensorflow/lite/core/c/common.h (TFLM
+90b983c2, TF_LITE_STATIC_MEMORY's small TfLiteTensor) and micro_interpreter.h; a field the
+firmware's TFLM lacks is left out, others are shown raw.
+
+They never raise and never write the target: a smashed object shows "<unreadable at 0x...>" or
+"<corrupt: dims->size 123456>" in place of the field, and arrays show at most
+decode.tflmvalue.SHOWN elements. The owner comes from the arena the `arena` commands show
+(stopcache: one gather a stop); the rules from decode.tflmvalue and analyse.figures.owner_brief.
+`disable pretty-printer global arenascope[;NAME]` turns them off."""
+import gdb  # pylint: disable=import-error
+import gdb.printing  # pylint: disable=import-error
+
+from arenascope_plugin import pipeline
+from arenascope_plugin.acquire.gdbtarget import GdbReader, GdbSymbols
+from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.analyse import agentless, figures
+from arenascope_plugin.decode import tflmstate
+from arenascope_plugin.decode import tflmvalue as tv
+from arenascope_plugin.gdb import stopcache
+
+COLLECTION = "arenascope"
+
+
+def _fields(val):
+    return {f.name for f in val.type.strip_typedefs().fields() if f.name}
+
+
+def _addr_of(val):
+    return None if val.address is None else int(val.address)
+
+
+def _where(val):
+    a = _addr_of(val)
+    return "" if a is None else f" at {a:#x}"
+
+
+def _symbolic(addr):
+    """GDB's own "0x123c8 <demo_model_data+43000>" for an address."""
+    try:
+        return gdb.Value(addr).cast(gdb.lookup_type("void").pointer()).format_string(symbols=True)
+    except gdb.error:
+        return f"{addr:#x}"
+
+
+class Shown:
+    """An array read: its elements (Python values), their gdb.Values for children, or why not."""
+
+    def __init__(self, values=(), children=(), total=0, problem=None):
+        self.values, self.children, self.total, self.problem = list(values), list(children), total, problem
+
+
+def read_array(arr, what, shown=tv.SHOWN):
+    """A TfLiteIntArray / TfLiteFloatArray value: its first `shown` elements, bounded, checked."""
+    try:
+        size = int(arr["size"])
+    except gdb.error:
+        return Shown(problem=tv.unreadable(_addr_of(arr) or 0))
+    problem = tv.size_problem(size, what)
+    if problem:
+        return Shown(total=size, problem=problem)
+    data = arr["data"]
+    elem = data.type.strip_typedefs().target()
+    n = min(size, shown)
+    if data.address is None:  # a copy in a convenience variable: its elements are not in it
+        return Shown(total=size, problem="<elements not in target memory (a copy)>") if n else Shown(total=size)
+    start = int(data.address)
+    try:
+        if n:
+            gdb.selected_inferior().read_memory(start, n * elem.sizeof)
+    except gdb.error:
+        return Shown(total=size, problem=tv.unreadable(start))
+    ptr = data.address.cast(elem.pointer())
+    kids = [(ptr + i).dereference() for i in range(n)]
+    conv = float if elem.code == gdb.TYPE_CODE_FLT else int
+    return Shown(values=[conv(k) for k in kids], children=kids, total=size)
+
+
+def _deref(ptr, what):
+    """(*ptr, None) when ptr is non-null and its target readable, else (None, why)."""
+    p = int(ptr)
+    if p == 0:
+        return None, f"<null {what}>"
+    target = ptr.dereference()
+    try:
+        gdb.selected_inferior().read_memory(p, max(1, min(target.type.sizeof, 64)))
+    except gdb.error:
+        return None, tv.unreadable(p)
+    return target, None
+
+
+def _num(x):
+    return f"{x:.6g}" if isinstance(x, float) else str(x)
+
+
+def quant_text(q):
+    """A TfLiteAffineQuantization's summary: "scale 0.02 zero_point -128" (one channel), or the
+    channel count, quantized_dimension and the first few of each."""
+    scale_ptr, zp_ptr = q["scale"], q["zero_point"]
+    s_val, s_why = _deref(scale_ptr, "scale")
+    z_val, z_why = _deref(zp_ptr, "zero_point")
+    scale = read_array(s_val, "scale", tv.QUANT_SHOWN) if s_val is not None else Shown(problem=s_why)
+    zero = read_array(z_val, "zero_point", tv.QUANT_SHOWN) if z_val is not None else Shown(problem=z_why)
+    s_text = scale.problem or (_num(scale.values[0]) if scale.total == 1 else
+                               tv.listed(scale.values, scale.total, tv.QUANT_SHOWN, _num))
+    z_text = zero.problem or (str(zero.values[0]) if zero.total == 1 else
+                              tv.listed(zero.values, zero.total, tv.QUANT_SHOWN))
+    if scale.problem is None and scale.total > 1:
+        try:
+            dim = int(q["quantized_dimension"])
+        except gdb.error:
+            dim = "?"
+        return f"{scale.total} channels (quantized_dimension {dim}): scale {s_text} zero_point {z_text}"
+    return f"scale {s_text} zero_point {z_text}"
+
+
+def _owner(data, nbytes):
+    """(text for the summary, arena offset or None, the owner's line) for a data pointer."""
+    ctx, why = stopcache.context()
+    if ctx is None or ctx.desc is None:
+        return _symbolic(data), None, f"unknown: {why or 'no arena found'}"
+    brief = figures.owner_brief(ctx.desc, data, nbytes)
+    if brief is None:
+        return _symbolic(data), None, "outside every arena"
+    found = figures.place(ctx.desc, data)[0]
+    return f"{data:#x} = {brief}", found[1], brief
+
+
+class _Safe:
+    """to_string / children that never raise: a failure becomes the field's text."""
+
+    def to_string(self):
+        try:
+            return self.summary()
+        except (gdb.error, MemoryReadError, RuntimeError, ValueError, OverflowError) as exc:
+            return f"<unreadable{_where(self.val)}: {exc}>"
+
+    def children(self):
+        try:
+            return iter(list(self.kids()))
+        except (gdb.error, MemoryReadError, RuntimeError, ValueError, OverflowError) as exc:
+            return iter([("error", f"<unreadable{_where(self.val)}: {exc}>")])
+
+    def raw(self, skip):
+        """The struct's other fields as they are (bases and unnamed members left out)."""
+        for f in self.val.type.strip_typedefs().fields():
+            if f.name and not f.is_base_class and f.name not in skip:
+                yield f.name, self.val[f.name]
+
+
+class ArrayPrinter(_Safe):
+    """TfLiteIntArray / TfLiteFloatArray: "size 4" and the elements as children (an array)."""
+
+    def __init__(self, val):
+        self.val = val
+        self.kind = val.type.strip_typedefs().tag or "array"
+
+    def display_hint(self):
+        return "array"
+
+    def summary(self):
+        got = read_array(self.val, "")
+        if got.problem:
+            return got.problem
+        more = f" (first {tv.SHOWN} shown)" if got.total > tv.SHOWN else ""
+        return f"size {got.total}{more}"
+
+    def kids(self):
+        got = read_array(self.val, "")
+        return [(f"[{i}]", v) for i, v in enumerate(got.children)]
+
+
+class TensorPrinter(_Safe):
+    """TfLiteTensor and TfLiteEvalTensor: "int8 [1, 49, 10, 1] 490 B, data 0x2000ea80 = arena 0
+    +8000: input_mfcc (tensor 0, head (planned), lifetime 0..1), scale 0.02 zero_point -128"."""
+
+    def __init__(self, val):
+        self.val = val
+        self._facts = None
+
+    def facts(self):
+        if self._facts is not None:
+            return self._facts
+        v, have = self.val, _fields(self.val)
+        tname = tv.type_name(str(v["type"])) if "type" in have else "?"
+        dims_val, dims_why = _deref(v["dims"], "dims") if "dims" in have else (None, "<no dims>")
+        dims = read_array(dims_val, "dims") if dims_val is not None else Shown(problem=dims_why)
+        if "bytes" in have:
+            nbytes = int(v["bytes"])
+        else:  # TfLiteEvalTensor: TfLiteEvalTensorByteLength's rule
+            whole = dims.problem is None and dims.total <= tv.SHOWN
+            nbytes = tv.element_bytes(tname, dims.values) if whole else None
+        data = int(v["data"]["data"]) if "data" in have else None
+        owner = _owner(data, nbytes) if data else (f"{data:#x}" if data is not None else "?", None, "no data")
+        self._facts = (tname, dims_val, dims, nbytes, data, owner)
+        return self._facts
+
+    def quant(self):
+        have = _fields(self.val)
+        if "quantization" not in have:
+            return None, None
+        q = self.val["quantization"]
+        if str(q["type"]) != "kTfLiteAffineQuantization":
+            return None, None
+        params = q["params"]
+        try:
+            affine_ptr = params.cast(gdb.lookup_type("TfLiteAffineQuantization").pointer())
+        except gdb.error:
+            return None, None
+        affine, why = _deref(affine_ptr, "quantization.params")
+        return affine, (why or quant_text(affine))
+
+    def summary(self):
+        tname, _, dims, nbytes, _, owner = self.facts()
+        size = f" {nbytes} B" if nbytes is not None else ""
+        text = f"{tname} {dims.problem or tv.listed(dims.values, dims.total)}{size}, data {owner[0]}"
+        _, qtext = self.quant()
+        return text + (f", {qtext}" if qtext else "")
+
+    def kids(self):
+        tname, dims_val, dims, nbytes, data, owner = self.facts()
+        out = [("type", tname), ("dims", dims_val if dims.problem is None else dims.problem)]
+        if "bytes" not in _fields(self.val):
+            out.append(("bytes", "?" if nbytes is None else nbytes))
+        out += [("data", self.val["data"]["data"]), ("arena_offset", "-" if owner[1] is None else owner[1]),
+                ("owner", owner[2])]
+        affine, qtext = self.quant()
+        if qtext:
+            out.append(("quantization", affine if affine is not None else qtext))
+        return out + list(self.raw({"type", "dims", "data", "quantization"}))
+
+
+class AffinePrinter(_Safe):
+    """TfLiteAffineQuantization: its scales and zero points (the first few, and the count)."""
+
+    def __init__(self, val):
+        self.val = val
+
+    def summary(self):
+        return quant_text(self.val)
+
+    def kids(self):
+        out = []
+        for name in ("scale", "zero_point"):
+            target, why = _deref(self.val[name], name)
+            out.append((name, target if target is not None else why))
+        return out + list(self.raw({"scale", "zero_point"}))
+
+
+class InterpreterPrinter(_Safe):
+    """tflite::MicroInterpreter: TFLM's state as the plugin decodes it (agentless), its arena's
+    base and size, used bytes, tensor count; then its fields."""
+
+    def __init__(self, val):
+        self.val = val
+        self._facts = None
+
+    def facts(self):
+        if self._facts is not None:
+            return self._facts
+        addr = _addr_of(self.val)
+        if addr is None:
+            self._facts = {"state": "not in target memory"}
+            return self._facts
+        ctx, _ = stopcache.context()
+        shown = ctx is not None and ctx.tflm is not None and ctx.tflm.interpreter == addr
+        try:
+            st = ctx.tflm if shown else agentless.state_at(GdbReader(), GdbSymbols(), addr)
+        except pipeline.EXPECTED as exc:
+            self._facts = {"state": f"unknown ({exc})"}
+            return self._facts
+        out = {"state": f"{st.condition} ({tflmstate.CONDITIONS[st.condition]})"}
+        if st.arena_base is not None:
+            out["arena_base"], out["arena_size"] = st.arena_base, st.arena_size
+        if shown and ctx.desc is not None and ctx.figs:
+            out["used_bytes"] = sum(f.used for f in ctx.figs.values())
+        elif st.allocator:
+            a, base = st.allocator, st.allocator["buffer_head_"]
+            out["used_bytes"] = figures.used_bytes(a["head_"] - base, a.get("temp_", a["head_"]) - base,
+                                                   a["tail_"] - base, a["buffer_tail_"] - base)
+        if shown and ctx.plan and ctx.plan.get("subgraphs"):
+            out["tensors"] = sum(len(s.get("tensors", ())) for s in ctx.plan["subgraphs"])
+        elif "context_" in _fields(self.val):
+            out["tensors"] = int(self.val["context_"]["tensors_size"])  # what TFLM's context says
+        self._facts = out
+        return out
+
+    def summary(self):
+        f = self.facts()
+        parts = [f["state"]]
+        if "arena_base" in f:
+            parts.append(f"arena {f['arena_base']:#x}, {f['arena_size']} B")
+        if "used_bytes" in f:
+            parts.append(f"used {f['used_bytes']} B")
+        if "tensors" in f:
+            parts.append(f"{f['tensors']} tensors")
+        return "MicroInterpreter: " + "; ".join(parts)
+
+    def kids(self):
+        f = dict(self.facts())
+        if "arena_base" in f:
+            f["arena_base"] = gdb.Value(f["arena_base"]).cast(gdb.lookup_type("void").pointer())
+        return list(f.items()) + list(self.raw(set()))
+
+
+def build():
+    pp = gdb.printing.RegexpCollectionPrettyPrinter(COLLECTION)
+    pp.add_printer("TfLiteTensor", "^TfLiteTensor$", TensorPrinter)
+    pp.add_printer("TfLiteEvalTensor", "^TfLiteEvalTensor$", TensorPrinter)
+    pp.add_printer("TfLiteIntArray", "^TfLiteIntArray$", ArrayPrinter)
+    pp.add_printer("TfLiteFloatArray", "^TfLiteFloatArray$", ArrayPrinter)
+    pp.add_printer("TfLiteAffineQuantization", "^TfLiteAffineQuantization$", AffinePrinter)
+    pp.add_printer("tflite::MicroInterpreter", "^tflite::MicroInterpreter$", InterpreterPrinter)
+    return pp
+
+
+def register():
+    """Registers the collection for every ELF (GDB's global list; replaces an earlier copy)."""
+    gdb.printing.register_pretty_printer(None, build(), replace=True)

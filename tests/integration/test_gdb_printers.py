@@ -1,0 +1,229 @@
+"""The pretty-printers for TFLM's types and the $arena_*() convenience functions
+(gdbplugin/arenascope_plugin/gdb/printers.py, functions.py) on the TFLM STAND-IN firmware
+(examples/tflm_standin/: TFLM's type and member names, NOT TFLM) under real QEMU mps2-an386 and
+gdb-multiarch.
+
+Expected values come from elsewhere: the tensors' shapes, sizes, offsets and lifetimes from
+`arenascope-plan --json` on the stand-in's model (the layout the stand-in re-enacts), the
+arena's base and the stack's limit from the ELF's symbol table (pyelftools), quantization from
+GDB's own raw print (`print -raw-values`), the stack's high-water mark from the stack's bytes
+read here. Smashed objects are made in GDB convenience variables (copies): the target's memory
+is never written by the printers' tests."""
+import json
+import pathlib
+import re
+import subprocess
+import tempfile
+
+import pytest
+
+from harness import BUILD, DEMO_MODEL, PLANNER, ROOT, elf_symbols, gdb_batch, qemu
+
+ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_fw.elf"
+PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
+BAD = re.compile(r"Traceback|Python Exception|internal error|Error occurred in Python", re.I)
+TENSOR = "main::interpreter.input_tensors_[0]"
+OUT = "main::interpreter.output_tensors_[0]"
+
+pytestmark = pytest.mark.skipif(not ELF.exists() or not PLANNER.exists(),
+                                reason=f"{ELF} or the planner not built (bash tools/build.sh)")
+
+
+@pytest.fixture(scope="module")
+def plan():
+    r = subprocess.run([str(PLANNER), "--json", "--target", "cortex-m", str(DEMO_MODEL)], capture_output=True,
+                       text=True, timeout=60, check=True)
+    return json.loads(r.stdout)
+
+
+@pytest.fixture(scope="module")
+def syms():
+    return elf_symbols(ELF)
+
+
+HELPER = """
+import json
+import gdb
+
+
+def printers_all(path):
+    \"\"\"Runs each command of the JSON list at path between markers; a gdb.error goes to
+    stdout, in order with what the command printed.\"\"\"
+    commands = json.load(open(path))
+    for n, cmd in enumerate(commands):
+        gdb.write("@@%d\\n" % n)
+        try:
+            gdb.execute(cmd)
+        except gdb.error as exc:
+            gdb.write("[error] %s\\n" % exc)
+    gdb.write("@@%d\\n" % len(commands))
+"""
+
+
+def run(stop, commands, reads=()):
+    """Boots the stand-in, stops where `stop` says, loads the plugin, runs each command between
+    markers. Returns ({command and its index: its output}, GDB's whole output, the probe's dump)."""
+    ex = ["set pagination off", "set confirm off", "set width 0", *stop, f"source {PLUGIN}",
+          f"set arena planner-path {PLANNER}", "set arena colour off"]
+    with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, _):
+        helper, listing = pathlib.Path(tmp) / "helper.py", pathlib.Path(tmp) / "commands.json"
+        helper.write_text(HELPER)
+        listing.write_text(json.dumps(commands))
+        dump, text = gdb_batch(ELF, [f"source {helper}", *ex, f"python printers_all('{listing}')"], reads=reads,
+                               remote_port=port, timeout=240)
+    out = {}
+    for n, c in enumerate(commands):
+        m = re.search(rf"^@@{n}\n(.*?)^@@{n + 1}\n", text, re.S | re.M)
+        assert m, f"no output for {c!r}:\n{text}"
+        out[n] = out[c] = m.group(1).strip()
+    return out, text, dump
+
+
+HEALTHY = ["break inference_done", "continue", "delete"]
+
+
+def value(line):
+    """The text after "$N = "."""
+    return re.sub(r"^\$\d+ = ", "", line, count=1)
+
+
+def buffer_of(plan, tensor):
+    return next(b for b in plan["buffers"] if b["tensor"] == tensor)
+
+
+def tensor_of(plan, index):
+    return plan["subgraphs"][0]["tensors"][index]
+
+
+def expected_tensor(plan, syms, index, scale, zero_point):
+    t, b = tensor_of(plan, index), buffer_of(plan, index)
+    base = syms["tensor_arena"]  # alignas(16): TFLM's aligned start is the array's
+    shape = "[" + ", ".join(map(str, t["shape"])) + "]"
+    return (f"{t['type'].lower()} {shape} {t['bytes']} B, data {base + b['offset']:#x} = arena 0 +{b['offset']}: "
+            f"{t['name']} (tensor {index}, head (planned), lifetime {b['first']}..{b['last']}), "
+            f"scale {float(scale):.6g} zero_point {zero_point}")
+
+
+def raw_params(text):
+    m = re.search(r"scale = ([-\d.e+]+), zero_point = (-?\d+)", text)
+    return m.group(1), int(m.group(2))
+
+
+def test_tensors_interpreter_and_arrays(plan, syms):
+    inp, outp = plan["subgraphs"][0]["inputs"][0], plan["subgraphs"][0]["outputs"][0]
+    cmds = [f"print -raw-values -- {TENSOR}->params", f"print -raw-values -- {OUT}->params",
+            f"p *{TENSOR}", f"p *{OUT}", f"p *{TENSOR}->dims",
+            f"p main::interpreter.graph_.subgraph_allocations_[0].tensors[{inp}]",
+            "p main::interpreter", "set print pretty on", f"p *{TENSOR}", "set print pretty off",
+            "info pretty-printer", "disable pretty-printer global arenascope", f"p *{TENSOR}",
+            "enable pretty-printer global arenascope",
+            'interpreter-exec mi "-enable-pretty-printing"', f'interpreter-exec mi "-var-create T * *{TENSOR}"',
+            'interpreter-exec mi "-var-list-children T"']
+    out, text, _ = run(HEALTHY, cmds)
+    assert not BAD.search(text), text
+    scale_in, zp_in = raw_params(out[0])
+    scale_out, zp_out = raw_params(out[1])
+    assert value(out[2]).startswith(expected_tensor(plan, syms, inp, scale_in, zp_in) + " = {type = int8, ")
+    assert value(out[3]).startswith(expected_tensor(plan, syms, outp, scale_out, zp_out))
+    shape = tensor_of(plan, inp)["shape"]
+    assert value(out[4]) == f"size {len(shape)} = {{{', '.join(map(str, shape))}}}"
+    # TfLiteEvalTensor: no bytes field; the printer computes them from dims and type
+    b = buffer_of(plan, inp)
+    assert value(out[5]).startswith(
+        f"int8 [{', '.join(map(str, shape))}] {tensor_of(plan, inp)['bytes']} B, data "
+        f"{syms['tensor_arena'] + b['offset']:#x} = arena 0 +{b['offset']}: {tensor_of(plan, inp)['name']}")
+    arena = plan["arena"]
+    ntensors = len(plan["subgraphs"][0]["tensors"])
+    assert value(out[6]).startswith(
+        f"MicroInterpreter: allocated (AllocateTensors succeeded and TFLM's allocator objects are sound); "
+        f"arena {syms['tensor_arena']:#x}, {arena['recommended_bytes']} B; used {arena['arena_used_bytes']} B; "
+        f"{ntensors} tensors = {{state = allocated")
+    pretty = out[8]
+    assert f"  arena_offset = {b['offset']}," in pretty and "  dims = size 4 = {" in pretty, pretty
+    assert "arenascope" in out[10] and "TfLiteTensor" in out[10]
+    assert value(out[12]).startswith("{quantization = {type = kTfLiteAffineQuantization"), out[12]
+    mi = out[16]
+    names = re.findall(r'exp="(\w+)"', mi)
+    assert names[:6] == ["type", "dims", "data", "arena_offset", "owner", "quantization"], mi
+
+
+def test_smashed_objects_are_shown_not_raised(syms):
+    word_at = syms["tensor_arena"] + 8000  # the input tensor's bytes: the stand-in fills them with 0x0a
+    cmds = [f"set $t = *{TENSOR}", "set var $t.dims = (TfLiteIntArray *) 0xF0000000", "p $t",
+            f"x/wd {word_at}", f"set var $t.dims = (TfLiteIntArray *) {word_at}", "p $t",
+            "set var $t.quantization.params = (void *) 0xF0000000", "set var $t.type = (TfLiteType) 77", "p $t",
+            f"set $d = *{TENSOR}->dims", "set var $d.size = -5", "p $d",
+            "p *(TfLiteIntArray *) 0xF0000000", f"p *(TfLiteTensor *) {word_at}",
+            "set $i = main::interpreter", "set var $i.allocator_ = (tflite::MicroAllocator *) 0xF0000000", "p $i"]
+    out, text, _ = run(HEALTHY, cmds)
+    assert not BAD.search(text), text
+    assert "dims <unreadable at 0xf0000000>" in value(out["p $t"]) or "<unreadable at 0xf0000000>" in out["p $t"]
+    huge = int(out[3].split(":")[-1])
+    assert huge > 1 << 16  # the 0x0a0a0a0a the test expects: a size no TFLM array has
+    assert f"<corrupt: dims->size {huge}>" in out[5], out[5]
+    third = out[8]
+    assert "<corrupt: type 77>" in third and "<unreadable at 0xf0000000>" in third, third
+    assert value(out[11]) == "<corrupt: size -5>"
+    assert out[12] == "[error] Cannot access memory at address 0xf0000000"  # GDB's own one line
+    assert out[13].startswith("$")
+    assert value(out[16]).startswith("MicroInterpreter: "), out[16]
+
+
+def test_functions_against_commands_and_symbols(plan, syms):
+    off = buffer_of(plan, 0)["offset"]
+    stack = ("stack", "&__StackLimit", 8192)
+    cmds = ["p $arena_free()", "p $arena_headroom()", "p $arena_stack_room()",
+            f"p $arena_owner(tensor_arena + {off})", "arena info", "arena stack", f"arena whereis tensor_arena + {off}",
+            "p $arena_free(7)", "p $arena_owner(main::interpreter)", "p $arena_owner()"]
+    out, text, dump = run(HEALTHY, ["set print elements 0", *cmds], reads=[stack])
+    assert not BAD.search(text), text
+    arena = plan["arena"]
+    info = out["arena info"]
+    size = int(re.search(r"size (\d+) B", info).group(1))
+    used = int(re.search(r"used:\s+(\d+) B", info).group(1))
+    headroom = int(re.search(r"headroom:\s+(\d+) B", info).group(1))
+    # independent: the planner's figures for this arena
+    assert int(value(out["p $arena_free()"])) == size - used == arena["recommended_bytes"] - arena["arena_used_bytes"]
+    assert int(value(out["p $arena_headroom()"])) == headroom == arena["recommended_bytes"] - arena["minimum_bytes"]
+    # stack room: the lowest word that lost the 0xCC paint, minus the arena's end (__StackLimit)
+    mem = bytes.fromhex(dump["mem"]["stack"])
+    hwm_off = next(i for i in range(0, len(mem), 4) if mem[i:i + 4] != b"\xcc" * 4)
+    room = int(value(out["p $arena_stack_room()"]))
+    assert room == hwm_off  # the stack's bottom is the arena's end (examples/tflm_standin/README.md)
+    st = out["arena stack"]
+    peak = int(re.search(r"peak depth:\s+(\d+) B", st).group(1))
+    assert room == int(re.search(r"room to arena end (\d+) B", st).group(1)) - peak
+    assert value(out[4]) == '"' + "; ".join(x.strip() for x in out[7].splitlines()) + '"'
+    assert out["p $arena_free(7)"] == "[error] $arena_free: no arena 7: the target has 1 (`arena info` lists them)"
+    assert out["p $arena_owner(main::interpreter)"].startswith("[error] $arena_owner: not an address")
+    assert out["p $arena_owner()"].startswith("[error] $arena_owner: give one address")
+
+
+def test_breakpoint_condition_stops_when_the_stack_nears_the_arena(syms):
+    """Scenario 3 with 100 recursion frames: a condition on $arena_stack_room() stops at the first
+    frame whose high-water mark is under 6000 B from the arena; one that never holds lets the
+    recursion run through all 100 frames and return."""
+    setup = ["break standin_boot", "continue", "delete", "set var standin_scenario = 3",
+             "set var standin_recursion_depth = 100"]
+    stack = ("stack", "&__StackLimit", 8192)
+    cmds = ["break standin_recurse if $arena_stack_room() < 6000", "continue", "p n", "frame 1", "info frame",
+            "frame 0", "p $arena_stack_room()"]
+    out, text, dump = run(setup, cmds, reads=[stack])
+    assert not BAD.search(text) and "Error in testing" not in text, text
+    mem = bytes.fromhex(dump["mem"]["stack"])
+    room = next(i for i in range(0, len(mem), 4) if mem[i:i + 4] != b"\xcc" * 4)
+    # one frame's size: the caller's frame address minus the stopped frame's (GDB's unwinder)
+    m = re.search(r"frame at (0x[0-9a-f]+):.*caller of frame at (0x[0-9a-f]+)", out["info frame"], re.S)
+    size = int(m.group(1), 16) - int(m.group(2), 16)
+    assert int(value(out["p n"])) > 0 and 0 < size < 256
+    assert room < 6000 <= room + size, (room, size)  # the first frame under 6000 B
+    assert int(value(out[6])) == room
+    # after the recursion returns, scenario 3's main calls allocation_failed() (main.cpp)
+    never = ["break standin_recurse if $arena_stack_room() < 0", "break allocation_failed", "continue",
+             "info breakpoints"]
+    out, text, _ = run(setup, never)
+    assert not BAD.search(text) and "Error in testing" not in text, text
+    assert "allocation_failed" in out["continue"], out["continue"]
+    listing = out["info breakpoints"]
+    assert "stop only if $arena_stack_room() < 0" in listing
+    assert "already hit" not in listing.split("allocation_failed")[0], listing
