@@ -162,12 +162,12 @@ The package (`arenascope_plugin`, and the `arenascope` command) installs offline
 python3-venv, python3-pip, python3-setuptools and python3-wheel (`tools/setup-deps.sh`):
 
 ```sh
-python3 -m venv --system-site-packages ~/arenascope-venv     # sees Debian's setuptools, wheel, pyelftools
+/usr/bin/python3 -m venv --system-site-packages ~/arenascope-venv     # sees Debian's setuptools, wheel, pyelftools
 ~/arenascope-venv/bin/pip install --no-build-isolation --no-index ./gdbplugin
 ~/arenascope-venv/bin/arenascope --version
 # or a venv with nothing else in it: build the wheel with Debian's Python, install that
 /usr/bin/python3 -m pip wheel --no-build-isolation --no-deps --no-index -w /tmp/wheels ./gdbplugin
-python3 -m venv ~/arenascope-venv && ~/arenascope-venv/bin/pip install --no-index /tmp/wheels/arenascope-*.whl
+/usr/bin/python3 -m venv ~/arenascope-venv && ~/arenascope-venv/bin/pip install --no-index /tmp/wheels/arenascope-*.whl
 ```
 
 Optional extras: `arenascope[elf]` (pyelftools: the ELF's RAM sections for the descriptor scan)
