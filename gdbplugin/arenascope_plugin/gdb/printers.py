@@ -145,6 +145,14 @@ class _Safe:
         except (gdb.error, MemoryReadError, RuntimeError, ValueError, OverflowError) as exc:
             return iter([("error", f"<unreadable{_where(self.val)}: {exc}>")])
 
+    _facts = None
+
+    def facts(self):
+        """What gather() read from the target, read once per printer (summary and children share it)."""
+        if self._facts is None:
+            self._facts = self.gather()
+        return self._facts
+
     def raw(self, skip):
         """The struct's other fields as they are (bases and unnamed members left out)."""
         for f in self.val.type.strip_typedefs().fields():
@@ -180,11 +188,8 @@ class TensorPrinter(_Safe):
 
     def __init__(self, val):
         self.val = val
-        self._facts = None
 
-    def facts(self):
-        if self._facts is not None:
-            return self._facts
+    def gather(self):
         v, have = self.val, _fields(self.val)
         tname = tv.type_name(str(v["type"])) if "type" in have else "?"
         dims_val, dims_why = _deref(v["dims"], "dims") if "dims" in have else (None, "<no dims>")
@@ -196,8 +201,7 @@ class TensorPrinter(_Safe):
             nbytes = tv.element_bytes(tname, dims.values) if whole else None
         data = int(v["data"]["data"]) if "data" in have else None
         owner = _owner(data, nbytes) if data else (f"{data:#x}" if data is not None else "?", None, "no data")
-        self._facts = (tname, dims_val, dims, nbytes, data, owner)
-        return self._facts
+        return tname, dims_val, dims, nbytes, data, owner
 
     def quant(self):
         have = _fields(self.val)
@@ -257,22 +261,17 @@ class InterpreterPrinter(_Safe):
 
     def __init__(self, val):
         self.val = val
-        self._facts = None
 
-    def facts(self):
-        if self._facts is not None:
-            return self._facts
+    def gather(self):
         addr = _addr_of(self.val)
         if addr is None:
-            self._facts = {"state": "not in target memory"}
-            return self._facts
+            return {"state": "not in target memory"}
         ctx, _ = stopcache.context()
         shown = ctx is not None and ctx.tflm is not None and ctx.tflm.interpreter == addr
         try:
             st = ctx.tflm if shown else agentless.state_at(GdbReader(), GdbSymbols(), addr)
         except pipeline.EXPECTED as exc:
-            self._facts = {"state": f"unknown ({exc})"}
-            return self._facts
+            return {"state": f"unknown ({exc})"}
         out = {"state": f"{st.condition} ({tflmstate.CONDITIONS[st.condition]})"}
         if st.arena_base is not None:
             out["arena_base"], out["arena_size"] = st.arena_base, st.arena_size
@@ -286,7 +285,6 @@ class InterpreterPrinter(_Safe):
             out["tensors"] = sum(len(s.get("tensors", ())) for s in ctx.plan["subgraphs"])
         elif "context_" in _fields(self.val):
             out["tensors"] = int(self.val["context_"]["tensors_size"])  # what TFLM's context says
-        self._facts = out
         return out
 
     def summary(self):
