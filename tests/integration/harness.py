@@ -51,13 +51,17 @@ def cortex_m_elf(out, cpu, script, sources, flags=()):
                    check=True, capture_output=True, timeout=180)
     return out
 
+def plan_json(*options):
+    """The planner's JSON (`arenascope-plan --json --target cortex-m OPTIONS`) for the demo's model."""
+    r = subprocess.run([str(PLANNER), "--json", "--target", "cortex-m", *options, str(DEMO_MODEL)],
+                       capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(r.stdout)
+
+
 def demo_plan():
     """The planner's prediction for the demo's model (cortex-m, margin 15 % as the build asks
     for it: CMakeLists.txt): the layout the firmware uses."""
-    r = subprocess.run([str(PLANNER), "--json", "--target", "cortex-m", "--margin", "15", str(DEMO_MODEL)],
-                       capture_output=True,
-                       text=True, timeout=60, check=True)
-    return json.loads(r.stdout)
+    return plan_json("--margin", "15")
 
 
 def demo_output_overrun(plan):

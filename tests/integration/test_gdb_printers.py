@@ -12,12 +12,11 @@ is never written by the printers' tests."""
 import json
 import pathlib
 import re
-import subprocess
 import tempfile
 
 import pytest
 
-from harness import BUILD, DEMO_MODEL, PLANNER, ROOT, elf_symbols, gdb_batch, qemu
+from harness import BUILD, PLANNER, ROOT, elf_symbols, gdb_batch, plan_json, qemu
 
 ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_fw.elf"
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
@@ -31,9 +30,7 @@ pytestmark = pytest.mark.skipif(not ELF.exists() or not PLANNER.exists(),
 
 @pytest.fixture(scope="module")
 def plan():
-    r = subprocess.run([str(PLANNER), "--json", "--target", "cortex-m", str(DEMO_MODEL)], capture_output=True,
-                       text=True, timeout=60, check=True)
-    return json.loads(r.stdout)
+    return plan_json()  # the stand-in's build plans with the default margin
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import tempfile
 
 import pytest
 
-from harness import BUILD, DEMO_MODEL, PLANNER, ROOT, elf_symbols, gdb_batch, qemu
+from harness import BUILD, DEMO_MODEL, PLANNER, ROOT, elf_symbols, gdb_batch, plan_json, qemu
 
 ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_fw.elf"
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
@@ -58,9 +58,7 @@ pytestmark = pytest.mark.skipif(not ELF.exists(), reason=f"{ELF} not built (bash
 @pytest.fixture(scope="module")
 def plan():
     """The planner's JSON for the stand-in's model, as the build runs it (default margin)."""
-    r = subprocess.run([str(PLANNER), "--json", "--target", "cortex-m", str(DEMO_MODEL)], capture_output=True,
-                       text=True, timeout=60, check=True)
-    return json.loads(r.stdout)
+    return plan_json()
 
 
 @pytest.fixture(scope="module")
@@ -160,9 +158,7 @@ _PLAN = {}
 
 def standin_plan_cache():
     if not _PLAN:
-        r = subprocess.run([str(PLANNER), "--json", "--target", "cortex-m", str(DEMO_MODEL)], capture_output=True,
-                           text=True, timeout=60, check=True)
-        doc = json.loads(r.stdout)
+        doc = plan_json()
         _PLAN["doc"] = doc
         _PLAN["saba_offset"] = next(t["offset"] for t in doc["tail"]["regions"]
                                     if t["role"] == "arena-allocator")
