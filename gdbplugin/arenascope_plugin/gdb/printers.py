@@ -19,7 +19,7 @@ from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.gdbtarget import GdbReader, GdbSymbols
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import agentless, figures
-from arenascope_plugin.decode import tflmstate
+from arenascope_plugin.decode import flatcount, tflmstate
 from arenascope_plugin.decode import tflmvalue as tv
 from arenascope_plugin.gdb import stopcache
 
@@ -283,9 +283,25 @@ class InterpreterPrinter(_Safe):
                                                    a["tail_"] - base, a["buffer_tail_"] - base)
         if shown and ctx.plan and ctx.plan.get("subgraphs"):
             out["tensors"] = sum(len(s.get("tensors", ())) for s in ctx.plan["subgraphs"])
-        elif "context_" in _fields(self.val):
-            out["tensors"] = int(self.val["context_"]["tensors_size"])  # what TFLM's context says
+        else:
+            count = self.model_tensors()
+            if count is not None:
+                out["tensors"] = count
         return out
+
+    def model_tensors(self):
+        """The tensor count of the model model_ points to (decode.flatcount); else the context's
+        tensors_size when set (real TFLM leaves it 0); else None."""
+        have = _fields(self.val)
+        if "model_" in have:
+            try:
+                read = gdb.selected_inferior().read_memory
+                return sum(flatcount.tensor_counts(read, int(self.val["model_"])))
+            except (gdb.error, gdb.MemoryError, ValueError):
+                pass
+        if "context_" in have and int(self.val["context_"]["tensors_size"]) > 0:
+            return int(self.val["context_"]["tensors_size"])
+        return None
 
     def summary(self):
         f = self.facts()
