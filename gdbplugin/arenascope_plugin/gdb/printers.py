@@ -21,7 +21,7 @@ from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import agentless, figures
 from arenascope_plugin.decode import flatcount, tflmstate
 from arenascope_plugin.decode import tflmvalue as tv
-from arenascope_plugin.gdb import stopcache
+from arenascope_plugin.gdb import stopcache, tensorindex
 
 COLLECTION = "arenascope"
 
@@ -118,12 +118,14 @@ def quant_text(q):
     return f"scale {s_text} zero_point {z_text}"
 
 
-def _owner(data, nbytes):
-    """(text for the summary, arena offset or None, the owner's line) for a data pointer."""
+def _owner(data, nbytes, val=None):
+    """(text for the summary, arena offset or None, the owner's line) for a data pointer (of the
+    tensor object val, whose model index picks the owner when it is known: gdb/tensorindex.py)."""
     ctx, why = stopcache.context()
     if ctx is None or ctx.desc is None:
         return _symbolic(data), None, f"unknown: {why or 'no arena found'}"
-    brief = figures.owner_brief(ctx.desc, data, nbytes)
+    index = tensorindex.index_of(val, ctx) if val is not None else None
+    brief = figures.owner_brief(ctx.desc, data, nbytes, tensor=index)
     if brief is None:
         return _symbolic(data), None, "outside every arena"
     found = figures.place(ctx.desc, data)[0]
@@ -200,7 +202,7 @@ class TensorPrinter(_Safe):
             whole = dims.problem is None and dims.total <= tv.SHOWN
             nbytes = tv.element_bytes(tname, dims.values) if whole else None
         data = int(v["data"]["data"]) if "data" in have else None
-        owner = _owner(data, nbytes) if data else (f"{data:#x}" if data is not None else "?", None, "no data")
+        owner = _owner(data, nbytes, v) if data else (f"{data:#x}" if data is not None else "?", None, "no data")
         return tname, dims_val, dims, nbytes, data, owner
 
     def quant(self):
