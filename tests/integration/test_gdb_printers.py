@@ -57,16 +57,16 @@ def printers_all(path):
 """
 
 
-def run(stop, commands, reads=()):
-    """Boots the stand-in, stops where `stop` says, loads the plugin, runs each command between
-    markers. Returns ({command and its index: its output}, GDB's whole output, the probe's dump)."""
+def run(stop, commands, reads=(), elf=ELF, semihosting=False):
+    """Boots the stand-in (or `elf`), stops where `stop` says, loads the plugin, runs each command
+    between markers. Returns ({command and its index: its output}, GDB's whole output, the probe's dump)."""
     ex = ["set pagination off", "set confirm off", "set width 0", *stop, f"source {PLUGIN}",
           f"set arena planner-path {PLANNER}", "set arena colour off"]
-    with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, _):
+    with tempfile.TemporaryDirectory() as tmp, qemu(elf, semihosting=semihosting) as (port, _):
         helper, listing = pathlib.Path(tmp) / "helper.py", pathlib.Path(tmp) / "commands.json"
         helper.write_text(HELPER)
         listing.write_text(json.dumps(commands))
-        dump, text = gdb_batch(ELF, [f"source {helper}", *ex, f"python printers_all('{listing}')"], reads=reads,
+        dump, text = gdb_batch(elf, [f"source {helper}", *ex, f"python printers_all('{listing}')"], reads=reads,
                                remote_port=port, timeout=240)
     out = {}
     for n, c in enumerate(commands):

@@ -49,6 +49,16 @@ def test_owner_brief():
     assert figures.place(d, ARENA_ADDR + 130)[0][1:3] == (130, "head (planned)")
 
 
+def test_owner_brief_by_tensor_index():
+    d = _desc()
+    # the index wins over the size (real TFLM's overlays often share offset and rounded size)
+    assert figures.owner_brief(d, ARENA_ADDR, tensor=3) == "arena 0 +0: tensor 3 (head (planned), lifetime 2..2)"
+    assert figures.owner_brief(d, ARENA_ADDR, 128, tensor=3) == "arena 0 +0: tensor 3 (head (planned), lifetime 2..2)"
+    # an index no region at that offset has: as without one
+    assert figures.owner_brief(d, ARENA_ADDR, tensor=2) == \
+        "arena 0 +0 (head (planned)): one of 2 regions over time (tensor 1, tensor 3)"
+
+
 def test_used_and_room_left():
     assert figures.used_bytes(256, 288, 3072, 4096) == 288 + 1024
     s = figures.StackFigures(low=1000, high=2000, sp=1900, hwm=1800, source="scan", painted=True, arena_end=900)

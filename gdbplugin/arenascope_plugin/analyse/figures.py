@@ -461,17 +461,20 @@ def _life(r: Region) -> str:
     return f"lifetime {r.first_use}..{r.last_use}" if r.planned else "whole run"
 
 
-def owner_brief(desc: Descriptor, addr: int, nbytes: int | None = None) -> str | None:
+def owner_brief(desc: Descriptor, addr: int, nbytes: int | None = None, tensor: int | None = None) -> str | None:
     """One line for a tensor's data pointer (the pretty-printers): "arena 0 +8000: input_mfcc
     (tensor 0, head (planned), lifetime 0..1)". Of the regions that start at addr (the head's
-    overlay shares bytes over time) the one whose size is nbytes rounded up to TFLM's 16 is named;
-    without one: how many regions own it. None when addr is in no arena."""
+    overlay shares bytes over time) the one of tensor index `tensor` when given and there, else
+    the one whose size is nbytes rounded up to TFLM's 16 is named; without one: how many regions
+    own it. None when addr is in no arena."""
     found = place(desc, addr)
     if not found:
         return None
     arena, off, area, owners = found[0]
     where = f"arena {arena.index} +{off}"
     starting = [r for r in owners if r.offset == off]
+    if tensor is not None:
+        starting = [r for r in starting if r.kind == "tensor" and r.id == tensor] or starting
     if nbytes is not None:
         starting = [r for r in starting if nbytes <= r.size < nbytes + 16] or starting
     if len(starting) == 1:

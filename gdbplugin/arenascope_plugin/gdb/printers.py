@@ -19,9 +19,9 @@ from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.gdbtarget import GdbReader, GdbSymbols
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import agentless, figures
-from arenascope_plugin.decode import tflmstate
+from arenascope_plugin.decode import flatcount, tflmstate
 from arenascope_plugin.decode import tflmvalue as tv
-from arenascope_plugin.gdb import stopcache
+from arenascope_plugin.gdb import stopcache, tensorindex
 
 COLLECTION = "arenascope"
 
@@ -118,12 +118,14 @@ def quant_text(q):
     return f"scale {s_text} zero_point {z_text}"
 
 
-def _owner(data, nbytes):
-    """(text for the summary, arena offset or None, the owner's line) for a data pointer."""
+def _owner(data, nbytes, val=None):
+    """(text for the summary, arena offset or None, the owner's line) for a data pointer (of the
+    tensor object val, whose model index picks the owner when it is known: gdb/tensorindex.py)."""
     ctx, why = stopcache.context()
     if ctx is None or ctx.desc is None:
         return _symbolic(data), None, f"unknown: {why or 'no arena found'}"
-    brief = figures.owner_brief(ctx.desc, data, nbytes)
+    index = tensorindex.index_of(val, ctx) if val is not None else None
+    brief = figures.owner_brief(ctx.desc, data, nbytes, tensor=index)
     if brief is None:
         return _symbolic(data), None, "outside every arena"
     found = figures.place(ctx.desc, data)[0]
@@ -200,7 +202,7 @@ class TensorPrinter(_Safe):
             whole = dims.problem is None and dims.total <= tv.SHOWN
             nbytes = tv.element_bytes(tname, dims.values) if whole else None
         data = int(v["data"]["data"]) if "data" in have else None
-        owner = _owner(data, nbytes) if data else (f"{data:#x}" if data is not None else "?", None, "no data")
+        owner = _owner(data, nbytes, v) if data else (f"{data:#x}" if data is not None else "?", None, "no data")
         return tname, dims_val, dims, nbytes, data, owner
 
     def quant(self):
@@ -283,9 +285,25 @@ class InterpreterPrinter(_Safe):
                                                    a["tail_"] - base, a["buffer_tail_"] - base)
         if shown and ctx.plan and ctx.plan.get("subgraphs"):
             out["tensors"] = sum(len(s.get("tensors", ())) for s in ctx.plan["subgraphs"])
-        elif "context_" in _fields(self.val):
-            out["tensors"] = int(self.val["context_"]["tensors_size"])  # what TFLM's context says
+        else:
+            count = self.model_tensors()
+            if count is not None:
+                out["tensors"] = count
         return out
+
+    def model_tensors(self):
+        """The tensor count of the model model_ points to (decode.flatcount); else the context's
+        tensors_size when set (real TFLM leaves it 0); else None."""
+        have = _fields(self.val)
+        if "model_" in have:
+            try:
+                read = gdb.selected_inferior().read_memory
+                return sum(flatcount.tensor_counts(read, int(self.val["model_"])))
+            except (gdb.error, gdb.MemoryError, ValueError):
+                pass
+        if "context_" in have and int(self.val["context_"]["tensors_size"]) > 0:
+            return int(self.val["context_"]["tensors_size"])
+        return None
 
     def summary(self):
         f = self.facts()
