@@ -19,7 +19,7 @@ from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.gdbtarget import GdbReader, GdbSymbols
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import agentless, figures
-from arenascope_plugin.decode import flatcount, tflmstate
+from arenascope_plugin.decode import tflmstate
 from arenascope_plugin.decode import tflmvalue as tv
 from arenascope_plugin.gdb import stopcache, tensorindex
 
@@ -292,16 +292,11 @@ class InterpreterPrinter(_Safe):
         return out
 
     def model_tensors(self):
-        """The tensor count of the model model_ points to (decode.flatcount); else the context's
-        tensors_size when set (real TFLM leaves it 0); else None."""
-        have = _fields(self.val)
-        if "model_" in have:
-            try:
-                read = gdb.selected_inferior().read_memory
-                return sum(flatcount.tensor_counts(read, int(self.val["model_"])))
-            except (gdb.error, gdb.MemoryError, ValueError):
-                pass
-        if "context_" in have and int(self.val["context_"]["tensors_size"]) > 0:
+        """The context's tensors_size when set (the stand-in sets it), else None: real TFLM
+        (micro_interpreter.cc at 90b983c2) leaves it 0, and the model's own count is the
+        planner's to read (models are read in the planner only), so without a plan the
+        printer names no count rather than a wrong one."""
+        if "context_" in _fields(self.val) and int(self.val["context_"]["tensors_size"]) > 0:
             return int(self.val["context_"]["tensors_size"])
         return None
 
