@@ -3,10 +3,13 @@ and a target read through the probe (acquire/via.py), running or halted: OpenOCD
 (--via tcl:HOST:PORT, the default tcl:127.0.0.1:6666; --openocd HOST:PORT is the same) or a GDB
 server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/hardware.md).
 
-    arenascope info     --elf fw.elf [--via LINK]   the arena's figures (as `arena info`)
-    arenascope check    --elf fw.elf [--via LINK]   PASS/WARN/FAIL rules; exit 1 on a FAIL
-    arenascope snapshot --elf fw.elf [--via LINK] FILE   the snapshot JSON (as `arena snapshot`)
-    arenascope fault    --elf fw.elf [--via LINK]   the fault and its verdict (as `arena fault`)
+    arenascope info     --elf fw.elf [--via LINK] [--json]   the arena's figures (as `arena info`)
+    arenascope check    --elf fw.elf [--via LINK] [--json] [--junit FILE]   PASS/WARN/FAIL rules;
+                        exit 1 on a FAIL; --junit: also the checks as a JUnit XML report
+    arenascope snapshot --elf fw.elf [--via LINK] FILE|-   the snapshot JSON (as `arena snapshot`;
+                        -: to standard output)
+    arenascope fault    --elf fw.elf [--via LINK] [--json]   the fault and its verdict (as `arena fault`)
+--json: one JSON document on stdout (docs/command-json-schema.json); messages stay on stderr.
     arenascope report   --elf fw.elf [--via LINK] FILE.html [--svg FILE.svg]   the self-contained
                         HTML report (as `arena report`: drawn by arenascope-viewer, no display)
     arenascope live     --elf fw.elf [--via LINK] [--hz N] [--port N] [--no-viewer]
@@ -47,7 +50,7 @@ from arenascope_plugin.acquire.dump import DumpError
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.analyse import diff, faults, figures
 from arenascope_plugin.decode import kernels
-from arenascope_plugin.present import compareview, report, reports, snapshot, style
+from arenascope_plugin.present import compareview, jsonout, junit, report, reports, snapshot, style
 from arenascope_plugin.present import diff as diff_text
 from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import livepoll, viewerlink
@@ -130,7 +133,9 @@ def _connect(args, stop=None, progress=None):
         except DumpError as exc:
             raise UsageError(str(exc)) from None
         link, reader, core, warnings = None, found.reader, found.core, found.warnings
-        print(f"arenascope: {found.banner}", flush=True)
+        # the first line says it reads a dump; on stderr when stdout is one JSON document
+        machine = getattr(args, "json", False) or getattr(args, "file", None) == "-"
+        print(f"arenascope: {found.banner}", flush=True, file=sys.stderr if machine else sys.stdout)
     else:
         try:
             link = via.open_link(where, symbols, cancel=stop, progress=progress)
@@ -163,14 +168,35 @@ def _gather(args, need_descriptor=True, verify=True):
         PROGRESS["now"].done()
 
 
+def _emit(doc):
+    """Prints a --json document (docs/command-json-schema.json) on stdout; the tool's messages
+    are on its stderr, so "messages" is empty here."""
+    print(json.dumps(dict(doc, messages=[]), indent=1))
+
+
 def info_main(ctx, args):
-    print("\n".join(reports.info_report(ctx)))
+    if args.json:
+        _emit(jsonout.info(pipeline.snapshot(ctx, with_fault=False)))
+    else:
+        print("\n".join(reports.info_report(ctx)))
     return 0
 
 
 def check_main(ctx, args):
     result = pipeline.checks_of(ctx)
-    print("\n".join(reports.check_report(ctx, result)))
+    if args.junit:
+        try:
+            print(f"arenascope check: {junit.write(snapshot.checks_json(result), args.junit)}", file=sys.stderr)
+        except junit.JunitError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            print(f"arenascope check: cannot write {os.path.expanduser(args.junit)}: {exc.strerror}",
+                  file=sys.stderr)
+            return 1
+    if args.json:
+        _emit(jsonout.check(result))
+    else:
+        print("\n".join(reports.check_report(ctx, result)))
     failed = [c.rule for c in result if c.verdict == figures.FAIL]
     if failed:
         print(f"arenascope check: failed rules: {', '.join(failed)}", file=sys.stderr)
@@ -178,6 +204,9 @@ def check_main(ctx, args):
 
 
 def snapshot_main(ctx, args):
+    if args.file == "-":  # the snapshot on stdout; messages are on stderr
+        print(json.dumps(pipeline.snapshot(ctx), indent=1))
+        return 0
     try:
         summary = snapshot.save(pipeline.snapshot(ctx), args.file)
     except snapshot.SnapshotError as exc:
@@ -201,6 +230,10 @@ def report_main(ctx, args):
 
 def fault_main(ctx, args):
     f, damaged, note = faults.find_fault(ctx)
+    if args.json:
+        _emit(jsonout.fault(faults.fault_json(f, ctx, damaged) if f is not None else None,
+                            None if f is not None else note))
+        return 0
     print("\n".join(reports.no_fault_lines(ctx, damaged, note) if f is None else reports.fault_lines(f, ctx, damaged)))
     return 0
 
@@ -367,8 +400,12 @@ def main(argv):
         run, need, verify = ONE_SHOT[argv[0]]
         ap = argparse.ArgumentParser(prog=f"arenascope {argv[0]}")
         _common(ap)
+        if argv[0] in ("info", "check", "fault"):
+            ap.add_argument("--json", action="store_true", help="one JSON document (docs/command-json-schema.json)")
+        if argv[0] == "check":
+            ap.add_argument("--junit", metavar="FILE", help="also write the checks as a JUnit XML report")
         if argv[0] == "snapshot":
-            ap.add_argument("file", help="the snapshot file to write")
+            ap.add_argument("file", help="the snapshot file to write (-: to standard output)")
         if argv[0] == "report":
             ap.add_argument("file", nargs="?", help="the HTML report to write")
             ap.add_argument("--svg", help="also (or only) the SVG picture")

@@ -282,3 +282,26 @@ def test_damage_below_a_region_the_stack_left_intact_is_not_blamed_on_the_stack(
     other = text[text.index("tail regions were overwritten below one the stack left intact"):]
     assert where in other and "most likely not by the stack" in other, other
     assert f"*(unsigned int *){arena['base_addr'] + victim['offset']:#x}" in other
+
+
+def test_the_tools_json_junit_and_snapshot_dash_on_the_dump(crash, tmp_path):
+    """`arenascope check --json --junit`, `fault --json`, `snapshot -`: stdout is one JSON
+    document (the dump's banner goes to stderr), and it says what GDB said live: the stack FAILs
+    and the fault's verdict is the stack running into the arena."""
+    import json
+    import xml.dom.minidom
+    regs = ["--registers", str(crash["regs"])]
+    xml_path = tmp_path / "checks.xml"
+    proc = tool("check", *ram_args(crash), *regs, "--json", "--junit", str(xml_path))
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 1 and "reading a RAM dump" in proc.stderr, proc.stderr
+    assert doc["command"] == "check" and doc["ok"] is False and doc["messages"] == []
+    failed = [c["rule"] for c in doc["checks"] if c["verdict"] == "FAIL"]
+    assert "stack" in failed and any("FAIL  stack" in x for x in crash["live"]["check"])
+    cases = xml.dom.minidom.parse(str(xml_path)).getElementsByTagName("testcase")
+    assert [c.getAttribute("name") for c in cases if c.getElementsByTagName("failure")] == failed
+    fault = json.loads(tool("fault", *ram_args(crash), *regs, "--json").stdout)
+    assert fault["fault"] is not None and fault["note"] is None
+    assert any("the stack ran into the arena" in json.dumps(v) for v in fault["fault"]["verdicts"]), fault
+    snap = json.loads(tool("snapshot", *ram_args(crash), *regs, "-").stdout)
+    assert snap["verdict"] == "FAIL" and snap["source"]["dump"], snap["source"]

@@ -487,26 +487,45 @@ def owner_brief(desc: Descriptor, addr: int, nbytes: int | None = None, tensor: 
     return f"{where} ({area}): no region owns it"
 
 
+def where(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> dict:
+    """What holds addr, as facts (`arena whereis --json`, and whereis()'s lines): {"address",
+    "arenas": [{"arena", "offset", "area", "regions": [region index]}] (place()), "guard_offset"
+    (into the filled guard band, else None), "stack": {"low_addr", "high_addr", "used"} (used:
+    at or above the high-water mark, None unknown; None when addr is not in the stack),
+    "descriptor_offset" (into the arenascope descriptor, else None)}."""
+    g, s = desc.guard, stack
+    return {
+        "address": addr,
+        "arenas": [{"arena": arena.index, "offset": off, "area": area, "regions": [r.index for r in owners]}
+                   for arena, off, area, owners in place(desc, addr)],
+        "guard_offset": addr - g.low_addr if g.filled and g.low_addr <= addr < g.high_addr else None,
+        "stack": {"low_addr": s.low, "high_addr": s.high, "used": None if s.hwm is None else addr >= s.hwm}
+        if s is not None and s.low <= addr < s.high else None,
+        "descriptor_offset": addr - desc.address if desc.address <= addr < desc.address + desc.descriptor_size
+        else None,
+    }
+
+
 def whereis(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> list[str]:
-    """What owns addr: a list of lines (regions may share bytes over time)."""
-    lines = []
-    for arena, off, area, owners in place(desc, addr):
-        lines.append(f"{addr:#x} is in arena {arena.index} at +{off} ({area})")
-        for r in owners:
+    """What owns addr: where()'s facts as lines (regions may share bytes over time)."""
+    w, lines = where(desc, addr, stack), []
+    for inside in w["arenas"]:
+        arena = next(a for a in desc.arenas if a.index == inside["arena"])
+        lines.append(f"{addr:#x} is in arena {arena.index} at +{inside['offset']} ({inside['area']})")
+        for r in (r for r in arena.regions if r.index in inside["regions"]):
             life = (f"live in scopes {r.first_use}..{r.last_use}" if r.planned else "whole run")
             lines.append(f"  owned by {region_label(r)}: +{r.offset}..+{r.end} ({r.size} B, {r.kind}, {life})")
-        if not owners:
+        if not inside["regions"]:
             lines.append("  no region owns it")
-    g = desc.guard
-    if g.filled and g.low_addr <= addr < g.high_addr:
-        lines.append(f"{addr:#x} is in the guard band {g.low_addr:#x}-{g.high_addr:#x} (+{addr - g.low_addr})")
-    s = stack
-    if s is not None and s.low <= addr < s.high:
-        state = "" if s.hwm is None else (" (used: at or above the high-water mark)" if addr >= s.hwm
-                                          else " (never used so far)")
-        lines.append(f"{addr:#x} is in the stack {s.low:#x}-{s.high:#x}{state}")
-    if desc.address <= addr < desc.address + desc.descriptor_size:
-        lines.append(f"{addr:#x} is in the arenascope descriptor (+{addr - desc.address})")
+    if w["guard_offset"] is not None:
+        g = desc.guard
+        lines.append(f"{addr:#x} is in the guard band {g.low_addr:#x}-{g.high_addr:#x} (+{w['guard_offset']})")
+    if w["stack"] is not None:
+        used = w["stack"]["used"]
+        state = "" if used is None else (" (used: at or above the high-water mark)" if used else " (never used so far)")
+        lines.append(f"{addr:#x} is in the stack {stack.low:#x}-{stack.high:#x}{state}")
+    if w["descriptor_offset"] is not None:
+        lines.append(f"{addr:#x} is in the arenascope descriptor (+{w['descriptor_offset']})")
     if not lines:
         lines.append(f"{addr:#x} is outside every arena, the guard band and the stack")
     return lines

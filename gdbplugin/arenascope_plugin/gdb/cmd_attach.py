@@ -55,7 +55,7 @@ Usage: arena attach EXPR              a tflite::MicroInterpreter, or a pointer t
     sub = "attach"
 
     def add_arguments(self, parser):
-        parser.add_argument("expr", nargs="*", help="a tflite::MicroInterpreter or a pointer to one")
+        parser.add_argument("expr", nargs="*", metavar="EXPR", help="a tflite::MicroInterpreter or a pointer to one")
         parser.add_argument("--clear", action="store_true", help="forget the attached interpreter")
         parser.add_argument("--interpreter", type=int, metavar="N", help="the Nth of `arena interpreters`")
 

@@ -1,12 +1,15 @@
 """`arena check`: PASS/WARN/FAIL rules; a FAIL fails `gdb -batch`."""
+import os
+
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.gdbtarget import batch_mode
 from arenascope_plugin.analyse import figures
+from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import reports
+from arenascope_plugin.present import jsonout, junit, reports, snapshot
 
 
 class CheckCommand(Sub):
@@ -15,20 +18,34 @@ Rules: canary intact (free band and guard band), stack room >= {figures.rule_tex
 16-byte aligned, no two regions with overlapping lifetimes share bytes, headroom in the
 10-20 % band, used <= size. Bands, stack and region table are re-read from memory.
 
-Usage: arena check [--strict]
+Usage: arena check [--strict] [--json] [--junit FILE]
 In batch mode (gdb -batch) a FAIL ends the command with an error, so GDB exits non-zero when
 the check is its last command (CI can gate on it). --strict does that in any mode; otherwise
-an interactive session or a sourced script just prints the verdicts and goes on."""
+an interactive session or a sourced script just prints the verdicts and goes on.
+--json prints {{"ok", "verdict", "checks": [{{rule, verdict, reason}}]}} instead
+(docs/command-json-schema.json); --junit FILE also writes the checks as a JUnit XML report
+(testsuite "arenascope", one testcase a rule, a FAIL as its failure)."""
     sub = "check"
-    options = ("--strict",)
+    json_doc = True
 
     def add_arguments(self, parser):
         parser.add_argument("--strict", action="store_true", help="a FAIL is an error, also outside batch mode")
+        parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report of the checks")
 
     def run(self, args):
         ctx = framework.gather(verify=True)
         result = pipeline.checks_of(ctx)
-        write(reports.check_report(ctx, result))
+        if args.junit:  # before the report, so "wrote FILE" is among --json's messages
+            try:
+                framework.say(f"arena check: {junit.write(snapshot.checks_json(result), args.junit)}\n")
+            except junit.JunitError as exc:
+                raise TargetError(str(exc)) from None
+            except OSError as exc:
+                raise TargetError(f"cannot write {os.path.expanduser(args.junit)}: {exc.strerror}") from None
+        if args.json:
+            framework.emit(jsonout.check(result))
+        else:
+            write(reports.check_report(ctx, result))
         failed = [c.rule for c in result if c.verdict == figures.FAIL]
         if failed and (args.strict or batch_mode()):
             raise gdb.GdbError(f"arena check: failed rules: {', '.join(failed)}")

@@ -27,14 +27,10 @@ docs/diff-schema.json describes; --all: list the unchanged figures and regions t
 open both in the viewer, A's maps above B's, what changed striped in both.
 How regions are matched (tensor id, name, place): docs/diff.md."""
     sub = "diff"
-    options = ("--json", "--all", "--view")
-
-    def complete(self, text, word):
-        return gdb.COMPLETE_FILENAME if not (word or "").startswith("-") else super().complete(text, word)
 
     def add_arguments(self, parser):
-        parser.add_argument("a")
-        parser.add_argument("b", nargs="?")
+        parser.add_argument("a", metavar="A.json")
+        parser.add_argument("b", nargs="?", metavar="B.json")
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--all", action="store_true")
         parser.add_argument("--view", action="store_true")

@@ -26,7 +26,6 @@ Usage: arena dump load FILE@ADDR|FILE.hex [...] [--registers FILE]
        arena dump forget     read the inferior again
        arena dump            what is loaded"""
     sub = "dump"
-    options = ("load", "forget", "--registers")
 
     def add_arguments(self, parser):
         parser.add_argument("action", nargs="?", default="status", choices=("load", "forget", "status"))

@@ -6,7 +6,7 @@ from arenascope_plugin.analyse import faults
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.settings import Spec, check_expression
-from arenascope_plugin.present import reports
+from arenascope_plugin.present import jsonout, reports
 
 SETTINGS = [
     Spec("fault-sp", gdb.PARAM_STRING, "auto",
@@ -26,8 +26,11 @@ the faulting PC and LR as function and file:line, then the verdict from the aren
 view: the stack against the guard band and the arena, the persistent regions overwritten since
 allocation (the agent's checksums), canary damage, where the faulting address is.
 
-Usage: arena fault"""
+Usage: arena fault [--json]
+--json: the snapshot's fault object (null when there is none, with why in "note")."""
     sub = "fault"
+    json_doc = True
+
     def run(self, args):
         framework.check_readable()
         try:
@@ -36,4 +39,8 @@ Usage: arena fault"""
             ctx = framework.new_context()
             ctx.note = str(exc)
         f, damaged, note = faults.find_fault(ctx)
+        if args.json:
+            framework.emit(jsonout.fault(faults.fault_json(f, ctx, damaged) if f is not None else None,
+                                         None if f is not None else note))
+            return
         write(reports.no_fault_lines(ctx, damaged, note) if f is None else reports.fault_lines(f, ctx, damaged))

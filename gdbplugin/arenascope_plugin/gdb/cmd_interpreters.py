@@ -5,6 +5,7 @@ from arenascope_plugin.analyse import agentless
 from arenascope_plugin.decode import tflm
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
+from arenascope_plugin.present import jsonout
 
 
 def describe(entry):
@@ -29,14 +30,20 @@ two (MicroAllocator::Create with a persistent and a non-persistent buffer) with 
 and whether AllocateTensors succeeded. The commands show the first allocated one unless
 `arena attach --interpreter N` (or `arena attach EXPR`) chooses another.
 
-Usage: arena interpreters"""
+Usage: arena interpreters [--json]
+--json: {"attached", "interpreters": [{index, address, name, two_arena, buffers, allocated,
+problem}]} (docs/command-json-schema.json)."""
     sub = "interpreters"
+    json_doc = True
 
     def run(self, args):
         framework.check_readable()  # no target, a lost link, a running core: said as the other commands say it
         symbols = GdbSymbols()
         found = agentless.list_interpreters(framework.reader(), symbols, tflm.layout(symbols))
         attached = framework.attached()
+        if args.json:
+            framework.emit(jsonout.interpreters(attached, found))
+            return
         if not found:
             write(["arena interpreters: no constructed tflite::MicroInterpreter in the ELF's .data/.bss (stop after "
                    "the interpreters are constructed; one on the stack or the heap: `arena attach EXPR`)"])

@@ -134,7 +134,6 @@ Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-
   --no-launch     do not start the viewer
   --scan-budget B band bytes scanned a refresh (default 256)"""
     sub = "live"
-    options = ("--hz", "--via", "--openocd", "--port", "--no-launch", "--scan-budget", "stop", "status")
 
     def add_arguments(self, parser):
         parser.add_argument("action", nargs="?", choices=("start", "stop", "status"), default="start")

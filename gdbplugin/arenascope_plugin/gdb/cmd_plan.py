@@ -11,7 +11,7 @@ from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.options import margin, width
-from arenascope_plugin.present import budget, render, snapshot, style
+from arenascope_plugin.present import budget, jsonout, render, snapshot, style
 
 
 def _cpu(text):
@@ -73,22 +73,29 @@ recommendation with --margin percent (default 10), for the kernels --kernels nam
 names (cortex-m0 ... cortex-m85 with gcc's +nodsp/+nomve; default `set arena cpu`, else the
 loaded ELF's build attributes, else cortex-m4; docs/cmsis-nn.md).
 --snapshot charts the plan saved in a snapshot file (`arena snapshot`, or
-`arenascope-plan --snapshot`), no target needed."""
+`arenascope-plan --snapshot`), no target needed.
+--json (on a target): each arena's plan as the snapshot's "plan" object (scopes, live bytes,
+lower bound); a model's plan as JSON is `arenascope-plan --json FILE.tflite`."""
     sub = "plan"
-    options = ("--width", "--model", "--snapshot", "--target", "--margin", "--kernels", "--cpu")
+    json_doc = True
 
     def add_arguments(self, parser):
-        parser.add_argument("--width", type=width, default=64, help="cells in the bar (16..400)")
-        parser.add_argument("--model", help="a .tflite file: chart its predicted plan, no target needed")
+        parser.add_argument("--width", type=width, default=64, metavar="N", help="cells in the bar (16..400)")
+        parser.add_argument("--model", metavar="FILE.tflite",
+                            help="a .tflite file: chart its predicted plan, no target needed")
         parser.add_argument("--target", choices=("cortex-m", "host"), help="with --model: the ABI (default cortex-m)")
         parser.add_argument("--margin", type=margin, help="with --model: percent added for the recommendation "
                                                             "(0..100, default 10)")
-        parser.add_argument("--snapshot", help="a snapshot file: chart the plan it holds, no target needed")
+        parser.add_argument("--snapshot", metavar="FILE.json",
+                            help="a snapshot file: chart the plan it holds, no target needed")
         parser.add_argument("--kernels", choices=kernels.KERNEL_SETS, help="with --model: the TFLM kernels")
         parser.add_argument("--cpu", type=_cpu,
                             help="with --model and cmsis-nn kernels: the core, e.g. cortex-m55")
 
     def run(self, args):
+        if args.json and (args.snapshot is not None or args.model is not None):
+            raise TargetError("--json charts a target's plan; for a model's: arenascope-plan --json FILE.tflite; a "
+                              "snapshot's plan is its arenas[].plan")
         if args.snapshot is not None and args.model is not None:
             raise TargetError("--model or --snapshot, not both")
         if args.model is None and any(v is not None for v in (args.target, args.margin, args.kernels, args.cpu)):
@@ -152,6 +159,9 @@ loaded ELF's build attributes, else cortex-m4; docs/cmsis-nn.md).
                 raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
             return
         ctx = framework.gather()
+        if args.json:
+            framework.emit(jsonout.plan(pipeline.snapshot(ctx, with_fault=False)))
+            return
         if not ctx.desc.arenas:
             write([render.NO_ARENA])
         for a in ctx.desc.arenas:

@@ -1,7 +1,8 @@
 """`arena regions`: the region table."""
+from arenascope_plugin import pipeline
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import render
+from arenascope_plugin.present import jsonout, render
 
 
 class RegionsCommand(Sub):
@@ -9,13 +10,17 @@ class RegionsCommand(Sub):
 Columns: index, id, kind, offset, address, size, first/last use, flags, name/shape/type
 (when the model gives them).
 
-Usage: arena regions [--sort address|size|lifetime]"""
+Usage: arena regions [--sort address|size|lifetime] [--json]
+--json: each arena's regions as the snapshot's region objects, in the same order."""
     sub = "regions"
-    options = ("--sort", "address", "size", "lifetime")
+    json_doc = True
 
     def add_arguments(self, parser):
         parser.add_argument("--sort", choices=sorted(render.SORT_KEYS), default="address")
 
     def run(self, args):
         ctx = framework.gather()
-        write(render.region_table(ctx.desc, args.sort))
+        if args.json:
+            framework.emit(jsonout.regions(pipeline.snapshot(ctx, with_fault=False), ctx.desc, args.sort))
+        else:
+            write(render.region_table(ctx.desc, args.sort))

@@ -19,12 +19,9 @@ Usage: arena report FILE.html [--svg FILE.svg]
        arena report --svg FILE.svg"""
     sub = "report"
 
-    def complete(self, text, word):
-        return gdb.COMPLETE_FILENAME
-
     def add_arguments(self, parser):
-        parser.add_argument("file", nargs="?")
-        parser.add_argument("--svg")
+        parser.add_argument("file", nargs="?", metavar="FILE.html")
+        parser.add_argument("--svg", metavar="FILE.svg")
 
     def run(self, args):
         ctx = framework.gather(verify=True)

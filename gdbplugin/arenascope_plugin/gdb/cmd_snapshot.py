@@ -1,4 +1,4 @@
-"""`arena snapshot FILE`: every figure and verdict as JSON."""
+"""`arena snapshot FILE|-`: every figure and verdict as JSON (- : to standard output)."""
 import os
 
 import gdb  # pylint: disable=import-error
@@ -13,17 +13,19 @@ from arenascope_plugin.present import snapshot
 class SnapshotCommand(Sub):
     """Write every figure and verdict to FILE as JSON (docs/snapshot-schema.md).
 
-Usage: arena snapshot FILE"""
+Usage: arena snapshot FILE
+       arena snapshot -       the snapshot to GDB's standard output instead (one JSON document:
+                              `pipe arena snapshot - | jq .verdict`); messages go to stderr"""
     sub = "snapshot"
 
-    def complete(self, text, word):
-        return gdb.COMPLETE_FILENAME
-
     def add_arguments(self, parser):
-        parser.add_argument("file")
+        parser.add_argument("file", metavar="FILE")
 
     def run(self, args):
         ctx = framework.gather(verify=True)
+        if args.file == "-":
+            framework.emit(pipeline.snapshot(ctx))
+            return
         try:
             summary = snapshot.save(pipeline.snapshot(ctx), args.file)
         except snapshot.SnapshotError as exc:

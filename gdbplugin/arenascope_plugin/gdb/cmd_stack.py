@@ -4,7 +4,7 @@ import gdb  # pylint: disable=import-error
 from arenascope_plugin.analyse import postmortem
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import render
+from arenascope_plugin.present import jsonout, render, snapshot
 from arenascope_plugin.present import tasks as task_text
 
 
@@ -16,11 +16,17 @@ With FreeRTOS (found from the ELF's DWARF, no agent needed): every task's stack 
 task (state, priority, bounds, peak, bytes never used, SP), from its TCB and its 0xA5 fill, and
 the stack rule for a task whose stack sits right above an arena.
 
-Usage: arena stack"""
+Usage: arena stack [--json]
+--json: the snapshot's stack object (and its tasks with FreeRTOS) as one JSON document."""
     sub = "stack"
+    json_doc = True
 
     def run(self, args):
         ctx = framework.gather(need_descriptor=False, verify=True)
+        if args.json:
+            framework.emit(jsonout.stack(ctx.stack, snapshot.tasks_json(ctx.kernel, ctx.tasks)
+                                         if ctx.kernel is not None else None))
+            return
         if ctx.desc is None:
             gdb.write(f"{ctx.note}: stack bounds from {ctx.stack_source}, high-water mark scanned from memory\n")
         live = next((ts for ts in ctx.tasks if ts.sp_live), None)

@@ -2,8 +2,9 @@
 from arenascope_plugin import version
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.decode import abi, faultrecord
+from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import snapshot
+from arenascope_plugin.present import jsonout, snapshot
 from arenascope_plugin.serve import viewerlink
 
 
@@ -12,18 +13,33 @@ class VersionCommand(Sub):
 No target needed. The version is the VERSION file beside gdbplugin/ ("unknown" without it), the
 same every tool's --version prints.
 
-Usage: arena version"""
+Usage: arena version [--json]
+--json: the same versions as one JSON document (docs/command-json-schema.json)."""
     sub = "version"
+    json_doc = True
 
     def run(self, args):
-        write(version_lines())
+        if args.json:
+            framework.emit(dict(schema=jsonout.SCHEMA, version=jsonout.VERSION, command="version", **versions()))
+        else:
+            write(version_lines())
+
+
+def versions():
+    """The product's version and each contract's (CHANGELOG.md lists them)."""
+    return {"arenascope": version.VERSION, "agent_abi": {"major": abi.ABI_MAJOR, "minor": abi.ABI_MINOR},
+            "fault_record": faultrecord.RECORD_VERSION,
+            "snapshot": {"schema": snapshot.SCHEMA, "version": snapshot.VERSION},
+            "planner_schema": planner.SCHEMA, "live_link": viewerlink.MESSAGE_VERSION}
 
 
 def version_lines():
-    """`arena version`: the product's version, then each contract's (CHANGELOG.md lists them)."""
-    return [f"arenascope {version.VERSION}",
-            f"  agent ABI:        {abi.ABI_MAJOR}.x (this plugin knows up to {abi.ABI_MAJOR}.{abi.ABI_MINOR})",
-            f"  fault record:     version {faultrecord.RECORD_VERSION}",
-            f"  snapshot:         \"{snapshot.SCHEMA}\" version {snapshot.VERSION}",
-            f"  planner JSON:     \"{planner.SCHEMA}\"",
-            f"  live link:        message version {viewerlink.MESSAGE_VERSION}"]
+    """`arena version`: versions() as text."""
+    v = versions()
+    return [f"arenascope {v['arenascope']}",
+            f"  agent ABI:        {v['agent_abi']['major']}.x (this plugin knows up to {v['agent_abi']['major']}."
+            f"{v['agent_abi']['minor']})",
+            f"  fault record:     version {v['fault_record']}",
+            f"  snapshot:         \"{v['snapshot']['schema']}\" version {v['snapshot']['version']}",
+            f"  planner JSON:     \"{v['planner_schema']}\"",
+            f"  live link:        message version {v['live_link']}"]

@@ -20,12 +20,11 @@ Usage: arena view [--port N] [--no-launch] [--wait SECONDS] [--stop]
   --wait S       wait up to S seconds for a viewer to connect before going on
   --stop         stop serving (the viewer keeps its last snapshot)"""
     sub = "view"
-    options = ("--port", "--no-launch", "--wait", "--stop")
 
     def add_arguments(self, parser):
-        parser.add_argument("--port", type=int, default=None)
+        parser.add_argument("--port", type=int, default=None, metavar="N")
         parser.add_argument("--no-launch", action="store_true")
-        parser.add_argument("--wait", type=float, default=0.0)
+        parser.add_argument("--wait", type=float, default=0.0, metavar="SECONDS")
         parser.add_argument("--stop", action="store_true")
 
     def run(self, args):

@@ -2,6 +2,7 @@
 pipeline through GDB's acquire/ parts, and turn every expected error into one line `arena SUB:
 what happened, where, what to do` (a traceback only with `set arena debug on`)."""
 import argparse
+import json
 import traceback
 
 import gdb  # pylint: disable=import-error
@@ -15,7 +16,7 @@ from arenascope_plugin.acquire.gdbtarget import (
     TargetError,
     parse_address,
 )
-from arenascope_plugin.gdb import settings
+from arenascope_plugin.gdb import options, settings
 from arenascope_plugin.present import style
 from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import viewerlink
@@ -28,6 +29,7 @@ _SAID = set()    # warnings said once a session (a missing tool)
 ONCE_A_SESSION = ("planner",)
 _ATTACHED = {}  # inferior number -> the interpreter `arena attach` named
 _DUMP = {"now": None, "said": False}  # `arena dump load`'s acquire.dumped.Dump; said: its banner, this command
+_JSON = {"now": False, "messages": []}  # the running command prints one JSON document; what else it says
 
 
 def forget(_event=None):
@@ -70,7 +72,7 @@ def reader():
         return GdbReader()
     if not _DUMP["said"]:
         _DUMP["said"] = True
-        gdb.write(f"arena: {found.banner}\n")
+        say(f"arena: {found.banner}\n")
     return found.reader
 
 
@@ -103,7 +105,24 @@ def say_warning(key, text, prefix="arena"):
     seen = _SAID if key in ONCE_A_SESSION else _WARNED
     if key not in seen:
         seen.add(key)
-        gdb.write(f"{prefix}: warning: {text}\n")
+        say(f"{prefix}: warning: {text}\n")
+
+
+def say(text):
+    """Writes a message that is not the report (a warning, a note, a file written). While the
+    command prints JSON it goes into the document's "messages" instead: GDB's `pipe` sends
+    stderr down the pipe too, so only that keeps `pipe arena check --json | jq` one document."""
+    if _JSON["now"]:
+        _JSON["messages"].append(text.rstrip("\n"))
+    else:
+        gdb.write(text)
+
+
+def emit(doc):
+    """Prints a command's JSON document (--json, `arena snapshot -`) on GDB's stdout, with the
+    messages said so far as "messages": [str] (docs/command-json-schema.json)."""
+    gdb.write(json.dumps(dict(doc, messages=_JSON["messages"][:]), indent=1) + "\n")
+    _JSON["messages"].clear()
 
 
 def new_context():
@@ -141,14 +160,18 @@ def write(lines):
 
 
 class Sub(gdb.Command):
-    """An `arena SUB` command: sub, options (completion), add_arguments, run(args)."""
+    """An `arena SUB` command: sub, add_arguments, run(args). Completion comes from its parser
+    (options.complete). json_doc: the command takes --json (docs/command-json-schema.json)."""
     sub = ""
-    options = ()
+    json_doc = False
 
     def __init__(self):
         super().__init__(f"arena {self.sub}", gdb.COMMAND_DATA)
         self.parser = Parser(prog=f"arena {self.sub}", add_help=True, description=self.__doc__.splitlines()[0])
         self.add_arguments(self.parser)
+        if self.json_doc:
+            self.parser.add_argument("--json", action="store_true",
+                                     help="print one JSON document instead (docs/command-json-schema.json)")
 
     def add_arguments(self, parser):
         pass
@@ -157,7 +180,16 @@ class Sub(gdb.Command):
         return self.parser.parse_args(gdb.string_to_argv(arg))
 
     def complete(self, text, word):
-        return [o for o in self.options if o.startswith(word or "")]
+        found = options.complete(self.parser, text, word)
+        if found == options.FILE:
+            # GDB asks twice: first (word None) for the word-break characters, where the
+            # constant gives file names' own; then for the names. Its file completer would
+            # match the whole argument text ("load fw.b" in `arena dump load fw.b`), so the
+            # names come from options.file_names, for the current token only.
+            return gdb.COMPLETE_FILENAME if word is None else options.file_names(text, word)
+        if found == options.EXPRESSION:
+            return gdb.COMPLETE_EXPRESSION
+        return found
 
     def invoke(self, arg, from_tty):
         colour = settings.setting("colour")
@@ -169,7 +201,9 @@ class Sub(gdb.Command):
                 raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
             return
         _DUMP["said"] = False
-        progress = Progress(gdb.write, f"arena {self.sub}")
+        _JSON["now"] = bool(getattr(args, "json", False)) or getattr(args, "file", None) == "-"
+        _JSON["messages"].clear()
+        progress = Progress(gdb.write if not _JSON["now"] else lambda _text: None, f"arena {self.sub}")
         GdbReader.progress = progress
         try:
             self.run(args)
@@ -190,6 +224,10 @@ class Sub(gdb.Command):
         finally:
             GdbReader.progress = None
             progress.done()
+            _JSON["now"] = False
+            for text in _JSON["messages"]:  # said before an error ended the command: not lost
+                gdb.write(text + "\n")
+            _JSON["messages"].clear()
 
     def run(self, args):
         raise NotImplementedError

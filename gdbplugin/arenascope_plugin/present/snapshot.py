@@ -33,6 +33,21 @@ def _region(a, r):
             "dtype": r.dtype}
 
 
+def checks_json(check_list: list[figures.Check]) -> list[dict]:
+    """The snapshot's `checks`: {rule, verdict, reason} a check (`arena check --json`, --junit)."""
+    return [{"rule": c.rule, "verdict": c.verdict, "reason": c.reason} for c in check_list]
+
+
+def stack_json(stack: figures.StackFigures) -> dict:
+    """The snapshot's `stack` object (docs/snapshot-schema.md); `arena stack --json` prints it too."""
+    return {"low_addr": stack.low, "high_addr": stack.high, "size_bytes": stack.size, "sp": stack.sp,
+            # through the guard band: the lowest address known reached, so peak = high - hwm holds
+            "hwm_addr": stack.guard_low if stack.peak_is_lower_bound else stack.hwm,
+            "peak_bytes": stack.peak, "peak_is_lower_bound": stack.peak_is_lower_bound, "source": stack.source,
+            "overflowed": stack.overflowed, "arena_end_addr": stack.arena_end, "room_bytes": stack.room,
+            "required_room_bytes": stack.required_room, "rule_factor": figures.STACK_RULE_FACTOR}
+
+
 def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figures.StackFigures,
           check_list: list[figures.Check], source: dict) -> dict:
     arenas = []
@@ -65,14 +80,9 @@ def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figure
         "state": {"invokes": desc.invokes, "in_invoke": desc.in_invoke, "measured": desc.measured,
                   "measured_by": desc.measured_by, "seq": desc.seq, "layout_generation": desc.layout_generation},
         "arenas": arenas,
-        "stack": {"low_addr": stack.low, "high_addr": stack.high, "size_bytes": stack.size, "sp": stack.sp,
-                  # through the guard band: the lowest address known reached, so peak = high - hwm holds
-                  "hwm_addr": stack.guard_low if stack.peak_is_lower_bound else stack.hwm,
-                  "peak_bytes": stack.peak, "peak_is_lower_bound": stack.peak_is_lower_bound, "source": stack.source,
-                  "overflowed": stack.overflowed, "arena_end_addr": stack.arena_end, "room_bytes": stack.room,
-                  "required_room_bytes": stack.required_room, "rule_factor": figures.STACK_RULE_FACTOR},
+        "stack": stack_json(stack),
         "guard": _band(desc.guard, desc.measured),
-        "checks": [{"rule": c.rule, "verdict": c.verdict, "reason": c.reason} for c in check_list],
+        "checks": checks_json(check_list),
         "verdict": figures.worst(check_list),
     }
 

@@ -1,0 +1,69 @@
+"""The JSON documents of the reporting commands' --json (`arena info|check|regions|map|plan|
+stack|fault|interpreters|whereis|version --json`, and `arenascope info|check|fault --json`). Each is parts of
+the snapshot (snapshot.py, docs/snapshot-schema.json) with the same field names, cut from the same
+analysed data the text report prints, plus "command" and "schema"; docs/command-json-schema.json
+describes every one. Nothing here is computed anew."""
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.present import render, snapshot
+
+SCHEMA = "arenascope.command"
+VERSION = 1
+
+
+def _doc(command: str, **parts) -> dict:
+    return {"schema": SCHEMA, "version": VERSION, "command": command, **parts}
+
+
+def info(snap: dict) -> dict:
+    """`arena info --json`: the snapshot's source, state, arenas, stack and guard (and tflm)."""
+    return _doc("info", **{k: snap[k] for k in ("source", "state", "arenas", "stack", "guard", "tflm") if k in snap})
+
+
+def check(check_list: list[figures.Check]) -> dict:
+    """`arena check --json`: the snapshot's checks (rule, verdict, reason) and verdict; ok is
+    false when a check FAILs (what makes `gdb -batch` exit non-zero)."""
+    verdict = figures.worst(check_list)
+    return _doc("check", ok=verdict != figures.FAIL, verdict=verdict, checks=snapshot.checks_json(check_list))
+
+
+def regions(snap: dict, desc, sort: str) -> dict:
+    """`arena regions --json`: each arena's regions (the snapshot's region objects), in the order
+    `arena regions --sort SORT` lists them."""
+    out = []
+    for a, sa in zip(desc.arenas, snap["arenas"], strict=True):
+        order = [r.index for r in sorted(a.regions, key=render.SORT_KEYS[sort])]
+        out.append({"index": sa["index"], "base_addr": sa["base_addr"], "regions": [sa["regions"][i] for i in order]})
+    return _doc("regions", sort=sort, arenas=out)
+
+
+def interpreters(attached, found: list[dict]) -> dict:
+    """`arena interpreters --json`: agentless.list_interpreters()'s entries, each buffer
+    (what, base, size) as {what, base_addr, size_bytes}; attached: what `arena attach` named."""
+    return _doc("interpreters", attached=attached, interpreters=[
+        dict(e, buffers=[{"what": w, "base_addr": b, "size_bytes": s} for w, b, s in e["buffers"]]) for e in found])
+
+
+def whereis(where: dict) -> dict:
+    """`arena whereis ADDR --json`: analyse.figures.where()'s facts."""
+    return _doc("whereis", **where)
+
+
+def map_doc(snap: dict) -> dict:
+    """`arena map --json`: what the bar draws, each arena's figures and regions as the snapshot
+    has them (its arenas), and the guard band."""
+    return _doc("map", arenas=snap["arenas"], guard=snap.get("guard"))
+
+
+def plan(snap: dict) -> dict:
+    """`arena plan --json` (on a target): each arena's plan, as in the snapshot."""
+    return _doc("plan", arenas=[{"index": a["index"], "plan": a["plan"]} for a in snap["arenas"]])
+
+
+def stack(stack_figures, tasks: dict | None) -> dict:
+    """`arena stack --json`: the snapshot's stack (and tasks with an RTOS); works without the agent."""
+    return _doc("stack", stack=snapshot.stack_json(stack_figures), tasks=tasks)
+
+
+def fault(fault_json: dict | None, note: str | None) -> dict:
+    """`arena fault --json`: the snapshot's fault (null when there is none, with why in note)."""
+    return _doc("fault", fault=fault_json, note=note)

@@ -1,0 +1,53 @@
+"""`arena check --junit FILE` and `arenascope check --junit FILE`: the checks as a JUnit XML report,
+the form CI systems read (GitLab's junit artifacts, Jenkins' junit step): one <testsuite
+name="arenascope">, one <testcase> a check (classname "arenascope.check", name the rule), a FAIL
+as <failure> with its reason, a WARN passing with its reason in <system-out>. Written with
+xml.etree, whole or not at all (snapshot.write_snapshot_file's way)."""
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+
+from arenascope_plugin.analyse import figures
+
+
+class JunitError(Exception):
+    """The report cannot be written where asked; the message says why."""
+
+
+def tree(checks: list[dict], name: str = "arenascope") -> ET.ElementTree:
+    """The JUnit document of the snapshot's checks ({rule, verdict, reason})."""
+    failures = sum(c["verdict"] == figures.FAIL for c in checks)
+    root = ET.Element("testsuites", tests=str(len(checks)), failures=str(failures), errors="0")
+    suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(checks)), failures=str(failures),
+                          errors="0", skipped="0")
+    for c in checks:
+        case = ET.SubElement(suite, "testcase", classname=f"{name}.check", name=c["rule"])
+        if c["verdict"] == figures.FAIL:
+            ET.SubElement(case, "failure", message=c["reason"], type="FAIL").text = c["reason"]
+        else:
+            ET.SubElement(case, "system-out").text = f"{c['verdict']}: {c['reason']}"
+    return ET.ElementTree(root)
+
+
+def write(checks: list[dict], path: str) -> str:
+    """Writes the report to path (~ expanded); returns its one-line summary. JunitError when the
+    path is not a regular file or its folder does not exist, OSError when it cannot be written."""
+    path = os.path.expanduser(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise JunitError(f"{path} is not a regular file: give a file name for the JUnit report")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise JunitError(f"cannot write {path}: the folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=".arenascope-", suffix=".xml", dir=folder)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            tree(checks).write(f, encoding="utf-8", xml_declaration=True)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    failed = sum(c["verdict"] == figures.FAIL for c in checks)
+    return f"wrote {path} ({len(checks)} testcases, {failed} failures)"
