@@ -224,3 +224,25 @@ def test_breakpoint_condition_stops_when_the_stack_nears_the_arena(syms):
     listing = out["info breakpoints"]
     assert "stop only if $arena_stack_room() < 0" in listing
     assert "already hit" not in listing.split("allocation_failed")[0], listing
+
+
+KILL_SERVER = ("python import subprocess; subprocess.run(['pkill', '-KILL', '-f', 'tcp:' + "
+               "gdb.selected_inferior().connection.details + '$'])")
+
+
+def test_functions_after_a_lost_link_say_what_the_commands_say():
+    """The GDB server dies under a stopped GDB: each $arena_*() then fails in one line with its own
+    name and the very words `arena info` uses (one check of the link, framework.check_readable),
+    never the old bare "target is not running"."""
+    cmds = [KILL_SERVER, "x/x $sp", "arena info", "p $arena_free()", "p $arena_headroom()", "p $arena_stack_room()",
+            "p $arena_owner(0)"]
+    out, text, _ = run(HEALTHY, cmds)
+    assert not BAD.search(text), text
+    assert "Remote communication error" in out["x/x $sp"] or "Remote connection closed" in out["x/x $sp"], out
+
+    said = out["arena info"]
+    assert said.startswith("[error] arena info: the target is not running: connect to it"), said
+    reason = said[len("[error] arena info: "):]
+    for name in ("arena_free", "arena_headroom", "arena_stack_room", "arena_owner"):
+        got = next(v for k, v in out.items() if isinstance(k, str) and k.startswith(f"p ${name}("))
+        assert got == f"[error] ${name}: {reason}", got

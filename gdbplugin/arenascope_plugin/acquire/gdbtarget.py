@@ -42,8 +42,10 @@ class GdbReader(MemoryReader):
             raise MemoryReadError(addr, length, str(exc)) from None
 
 
-def check_readable():
-    """Raises TargetError unless GDB can read the target's memory now."""
+def check_readable(in_condition=False):
+    """Raises TargetError unless GDB can read the target's memory now. in_condition: for the
+    $arena_*() functions, which a breakpoint condition calls while GDB counts the thread as
+    running though its memory and registers can be read: only the running check is skipped."""
     inferior = gdb.selected_inferior()
     if not gdb.objfiles() and inferior.pid == 0:
         raise TargetError("no program loaded and no target connected: load the firmware's ELF (`file fw.elf`) "
@@ -64,7 +66,7 @@ def check_readable():
         raise TargetError("the target is not running: connect to it (`target remote HOST:PORT`) or start it "
                           "(`run`, `starti`); a loaded ELF alone has no RAM to read (a RAM dump does: `arena dump "
                           "load FILE@ADDR`)")
-    if thread is not None and thread.is_running() and not gdb.parameter("non-stop"):
+    if thread is not None and thread.is_running() and not gdb.parameter("non-stop") and not in_condition:
         raise running
     # In non-stop mode memory reads work while threads run; the seqlock keeps them consistent.
 

@@ -81,10 +81,10 @@ def target():
     return pipeline.Target(reader(), GdbSymbols(), GdbCore() if found is None else found.core)
 
 
-def check_readable():
-    """gdbtarget.check_readable(), unless a dump is loaded (its bytes are always there)."""
+def check_readable(in_condition=False):
+    """gdbtarget.check_readable(in_condition), unless a dump is loaded (its bytes are always there)."""
     if _DUMP["now"] is None:
-        gdbtarget.check_readable()
+        gdbtarget.check_readable(in_condition)
 
 
 def _fault_sp():

@@ -19,11 +19,11 @@ from arenascope_plugin.gdb import framework
 
 
 def gather(need_descriptor=True, verify=False):
-    """pipeline.gather as the commands run it (their target, settings, cache and warnings), but
-    without framework.check_readable(): while GDB tests a breakpoint condition the thread counts
-    as running, yet its memory and registers can be read."""
-    if gdb.selected_inferior().pid == 0 and framework.loaded_dump() is None:
-        raise gdb.GdbError("the target is not running: connect to it (`target remote HOST:PORT`) or start it")
+    """pipeline.gather as the commands run it (their target, settings, cache and warnings), after
+    the commands' own check of the link (no target, a lost link: worded as `arena info` words
+    it), less its running check: while GDB tests a breakpoint condition the thread counts as
+    running, yet its memory and registers can be read."""
+    framework.check_readable(in_condition=True)
     base = framework.new_context()
     return pipeline.gather(base.target, base.settings, base.cache, need_descriptor=need_descriptor, verify=verify,
                            on_warn=base.on_warn)
