@@ -163,6 +163,12 @@ def test_smashed_objects_are_shown_not_raised(syms):
     assert value(out[11]) == "<corrupt: size -5>"
     assert out[12] == "[error] Cannot access memory at address 0xf0000000"  # GDB's own one line
     assert out[13].startswith("$")
+    # random bytes (the stand-in's 0x0a fill) as a tensor: each field TFLM could not have set is
+    # marked. arm-none-eabi's short enums make type and allocation_type one byte: 10 is
+    # kTfLiteFloat16 (common.h), a valid type; allocation_type 10 is past kTfLiteNonCpu (8).
+    assert "<corrupt: bytes 168430090, its type and dims make" in out[13], out[13]  # 0x0a0a0a0a
+    assert "allocation_type = <corrupt: allocation_type 10>" in out[13], out[13]
+    assert "is_variable = <corrupt: is_variable 10>" in out[13], out[13]
     assert value(out[16]).startswith("MicroInterpreter: "), out[16]
 
 

@@ -65,3 +65,20 @@ def test_used_and_room_left():
     assert (s.room, s.peak, s.room_left) == (1100, 200, 900)   # hwm - arena end
     assert figures.StackFigures(low=1000, high=2000, sp=None, hwm=None, source="none", painted=False,
                                 arena_end=900).room_left is None
+
+
+def test_fields_tflm_could_not_have_set_are_marked():
+    # bytes = element count x TfLiteTypeSizeOf (memory_helpers.cc BytesRequiredForTensor)
+    assert tv.bytes_problem(490, "int8", [1, 49, 10, 1]) is None
+    assert tv.bytes_problem(40, "float32", [1, 10]) is None
+    assert tv.bytes_problem(151587081, "int8", [1, 49, 10, 1]) == (
+        "<corrupt: bytes 151587081, its type and dims make 490>")
+    assert tv.bytes_problem(7, "string", [3]) is None  # no size known: not judged
+    assert tv.room_problem(100, 100) is None and tv.room_problem(101, 100) == (
+        "<corrupt: bytes 101, past the arena's end (100 B from the data)>")
+    assert tv.room_problem(10 ** 9, None) is None
+    assert tv.enum_problem("kTfLiteArenaRw", "allocation_type") is None
+    assert tv.enum_problem("9", "allocation_type") == "<corrupt: allocation_type 9>"
+    assert tv.enum_problem("(unknown: 0x9)", "allocation_type") == "<corrupt: allocation_type (unknown: 0x9)>"
+    assert [tv.bool_problem(x, "is_variable") for x in ("true", "false", "0", "1")] == [None] * 4
+    assert tv.bool_problem("9", "is_variable") == "<corrupt: is_variable 9>"

@@ -51,5 +51,36 @@ def element_bytes(tname: str, dims: Sequence[int]) -> int | None:
     return size
 
 
+def bytes_problem(nbytes: int, tname: str, dims: Sequence[int]) -> str | None:
+    """A TfLiteTensor's bytes that its type and dims contradict: TFLM sets bytes to the element
+    count times TfLiteTypeSizeOf (micro_allocator.cc InitializeTfLiteTensorFromFlatbuffer ->
+    memory_helpers.cc BytesRequiredForTensor), from the same shape as dims. None when they agree
+    or the type has no size here."""
+    want = element_bytes(tname, dims)
+    if want is not None and nbytes != want:
+        return f"<corrupt: bytes {nbytes}, its type and dims make {want}>"
+    return None
+
+
+def room_problem(nbytes: int, room: int | None) -> str | None:
+    """A TfLiteTensor's bytes running past the end of the arena its data starts in (room: bytes
+    from the data to the arena's end): TFLM plans every arena tensor inside the arena
+    (greedy_memory_planner.cc places each buffer below the arena's size)."""
+    if room is not None and nbytes > room:
+        return f"<corrupt: bytes {nbytes}, past the arena's end ({room} B from the data)>"
+    return None
+
+
+def enum_problem(enum_text: str, field: str) -> str | None:
+    """An enum field with no enumerator name (GDB prints a number or "(unknown: 0x9)"), e.g.
+    allocation_type outside TfLiteAllocationType's kTfLiteMemNone..kTfLiteNonCpu (common.h)."""
+    return None if enum_text.startswith("kTfLite") and enum_text[7:].isalnum() else f"<corrupt: {field} {enum_text}>"
+
+
+def bool_problem(text: str, field: str) -> str | None:
+    """A bool field (is_variable) holding neither 0 nor 1: GDB prints other bytes as a number."""
+    return None if text in ("true", "false", "0", "1") else f"<corrupt: {field} {text}>"
+
+
 def unreadable(addr: int) -> str:
     return f"<unreadable at {addr:#x}>"

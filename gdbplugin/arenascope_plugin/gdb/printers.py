@@ -119,17 +119,18 @@ def quant_text(q):
 
 
 def _owner(data, nbytes, val=None):
-    """(text for the summary, arena offset or None, the owner's line) for a data pointer (of the
+    """(text for the summary, arena offset or None, the owner's line, bytes from there to the
+    arena's end or None) for a data pointer (of the
     tensor object val, whose model index picks the owner when it is known: gdb/tensorindex.py)."""
     ctx, why = stopcache.context()
     if ctx is None or ctx.desc is None:
-        return _symbolic(data), None, f"unknown: {why or 'no arena found'}"
+        return _symbolic(data), None, f"unknown: {why or 'no arena found'}", None
     index = tensorindex.index_of(val, ctx) if val is not None else None
     brief = figures.owner_brief(ctx.desc, data, nbytes, tensor=index)
     if brief is None:
-        return _symbolic(data), None, "outside every arena"
+        return _symbolic(data), None, "outside every arena", None
     found = figures.place(ctx.desc, data)[0]
-    return f"{data:#x} = {brief}", found[1], brief
+    return f"{data:#x} = {brief}", found[1], brief, found[0].size - found[1]
 
 
 class _Safe:
@@ -202,7 +203,11 @@ class TensorPrinter(_Safe):
             whole = dims.problem is None and dims.total <= tv.SHOWN
             nbytes = tv.element_bytes(tname, dims.values) if whole else None
         data = int(v["data"]["data"]) if "data" in have else None
-        owner = _owner(data, nbytes, v) if data else (f"{data:#x}" if data is not None else "?", None, "no data")
+        owner = _owner(data, nbytes, v) if data else (f"{data:#x}" if data is not None else "?", None, "no data", None)
+        if "bytes" in have:  # a mark in place of a count TFLM could not have set
+            whole = dims.problem is None and dims.total <= tv.SHOWN
+            nbytes = ((tv.bytes_problem(nbytes, tname, dims.values) if whole else None)
+                      or tv.room_problem(nbytes, owner[3]) or nbytes)
         return tname, dims_val, dims, nbytes, data, owner
 
     def quant(self):
@@ -222,7 +227,7 @@ class TensorPrinter(_Safe):
 
     def summary(self):
         tname, _, dims, nbytes, _, owner = self.facts()
-        size = f" {nbytes} B" if nbytes is not None else ""
+        size = "" if nbytes is None else f" {nbytes}" if isinstance(nbytes, str) else f" {nbytes} B"
         text = f"{tname} {dims.problem or tv.listed(dims.values, dims.total)}{size}, data {owner[0]}"
         _, qtext = self.quant()
         return text + (f", {qtext}" if qtext else "")
@@ -230,14 +235,20 @@ class TensorPrinter(_Safe):
     def kids(self):
         tname, dims_val, dims, nbytes, data, owner = self.facts()
         out = [("type", tname), ("dims", dims_val if dims.problem is None else dims.problem)]
-        if "bytes" not in _fields(self.val):
+        have = _fields(self.val)
+        if "bytes" not in have or isinstance(nbytes, str):
             out.append(("bytes", "?" if nbytes is None else nbytes))
         out += [("data", self.val["data"]["data"]), ("arena_offset", "-" if owner[1] is None else owner[1]),
                 ("owner", owner[2])]
         affine, qtext = self.quant()
         if qtext:
             out.append(("quantization", affine if affine is not None else qtext))
-        return out + list(self.raw({"type", "dims", "data", "quantization"}))
+        for name, check in (("allocation_type", tv.enum_problem), ("is_variable", tv.bool_problem)):
+            problem = check(str(self.val[name]), name) if name in have else None
+            if problem:
+                out.append((name, problem))
+        shown = {name for name, _ in out}
+        return out + list(self.raw({"type", "dims", "data", "quantization"} | shown))
 
 
 class AffinePrinter(_Safe):
