@@ -75,6 +75,7 @@ class Context:
     descriptor_error: str | None = None     # why the agent's descriptor was not used (corrupt): agentless
     tflm: object = None                   # agentless: the interpreter's tflmstate.State
     plan: dict | None = None              # agentless: the planner's JSON for the model
+    plan_note: str = ""                   # agentless: why there is no plan (warned once)
     facts: object = None                  # agentless: the ELF's tflmstate.Facts
     halt: object = None                   # where the core is stopped (faults.halt_of), unwound once
     verdicts: object = None               # (fault, [postmortem.Verdict]) computed for it
@@ -262,7 +263,7 @@ def _agentless(ctx, exc, need_descriptor):
         loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown", evidence=[str(error)],
                                                         objects=[]))
     ctx.desc, ctx.located_by, ctx.minimum_arena = loaded.desc, loaded.how, loaded.minimum
-    ctx.tflm, ctx.plan, ctx.facts = loaded.state, loaded.plan, loaded.facts
+    ctx.tflm, ctx.plan, ctx.facts, ctx.plan_note = loaded.state, loaded.plan, loaded.facts, loaded.plan_note
     for m in loaded.mismatches + ([loaded.plan_note] if loaded.plan_note else []):
         ctx.warn(m, m)
     if ctx.tflm.condition != "allocated" and ctx.tflm.interpreter:

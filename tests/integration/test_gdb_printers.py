@@ -57,11 +57,11 @@ def printers_all(path):
 """
 
 
-def run(stop, commands, reads=(), elf=ELF, semihosting=False):
+def run(stop, commands, reads=(), elf=ELF, semihosting=False, planner=PLANNER):
     """Boots the stand-in (or `elf`), stops where `stop` says, loads the plugin, runs each command
     between markers. Returns ({command and its index: its output}, GDB's whole output, the probe's dump)."""
     ex = ["set pagination off", "set confirm off", "set width 0", *stop, f"source {PLUGIN}",
-          f"set arena planner-path {PLANNER}", "set arena colour off"]
+          f"set arena planner-path {planner}", "set arena colour off"]
     with tempfile.TemporaryDirectory() as tmp, qemu(elf, semihosting=semihosting) as (port, _):
         helper, listing = pathlib.Path(tmp) / "helper.py", pathlib.Path(tmp) / "commands.json"
         helper.write_text(HELPER)
@@ -252,3 +252,16 @@ def test_functions_after_a_lost_link_say_what_the_commands_say():
     for name in ("arena_free", "arena_headroom", "arena_stack_room", "arena_owner"):
         got = next(v for k, v in out.items() if isinstance(k, str) and k.startswith(f"p ${name}("))
         assert got == f"[error] ${name}: {reason}", got
+
+
+def test_without_the_planner_the_owner_is_unknown_and_says_why(plan):
+    """Agentless with a planner that fails (/bin/false), a head tensor's owner is not "no region
+    owns it" (the head's regions come from the plan): it says the plan is missing, and why."""
+    out, text, _ = run(HEALTHY, [f"p *{TENSOR}", f"p *{OUT}"], planner="/bin/false")
+    assert not BAD.search(text), text
+    for shown in (out[f"p *{TENSOR}"], out[f"p *{OUT}"]):
+        assert ": owner unknown: the head's tensors come from the plan, and there is none (" in shown, shown
+        assert "no region owns it" not in shown, shown
+    assert "arenascope-plan" in out[f"p *{TENSOR}"].split("there is none (")[1], out[f"p *{TENSOR}"]
+    off = buffer_of(plan, plan["subgraphs"][0]["inputs"][0])["offset"]  # the place is known all the same
+    assert f"= arena 0 +{off}: owner unknown" in out[f"p *{TENSOR}"], out[f"p *{TENSOR}"]
