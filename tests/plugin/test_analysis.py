@@ -235,3 +235,14 @@ def test_plan_chart_of_an_arena_without_a_plan_says_so():
                   region_capacity=1, flags=0, regions=regions)
     lines = render.plan_lines(arena, figures.plan(arena))
     assert len(lines) == 1 and "arena 1 plan: none: this arena holds no planned tensor" in lines[0], lines
+
+
+def test_map_shows_a_metadata_region_in_the_head_as_metadata():
+    # the demo-like arena with a user's metadata region at +0..+128 of the 256 B head (cell 0 of
+    # 32 cells of 128 B) and a tensor at +128..+256 (cell 1): the bar reads m, T, then temp
+    style.enabled = False
+    regions = [(0, 128, 0xFFFF, 4, 0, -1, -1), (128, 128, 2, 1, 0, 1, 2), (3072, 1024, 0xFFFF, 4, 0, -1, -1)]
+    d = read(regions=regions)
+    bar = render.map_lines(d, {0: figures.arena_figures(d.arenas[0])}, width=32)[0].split("[")[1].split("]")[0]
+    assert bar[:3] == "mTt" and set(bar[24:]) == {"m"}, bar
+    style.enabled = True

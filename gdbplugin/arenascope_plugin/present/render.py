@@ -106,18 +106,25 @@ def stack_lines(s, indent="  ", sp_owner=None):
 
 
 
+def _mostly_metadata(a, lo, hi):
+    """True when metadata regions (TFLM's, or a user's own named ones) hold at least half of
+    [lo, hi): the cell then shows metadata, in the head as in the tail."""
+    meta = sum(min(r.end, hi) - max(r.offset, lo) for r in a.regions
+               if r.kind == "metadata" and r.offset < hi and lo < r.end)
+    return meta * 2 >= hi - lo
+
+
 def _cell_kind(a, f, lo, hi):
-    """What one map cell [lo, hi) shows: damage wins, then the head, temp, the tail, free."""
+    """What one map cell [lo, hi) shows: damage wins, then the head, temp, the tail, free; a
+    head or tail cell mostly held by metadata regions shows metadata."""
     if f.damage and lo < f.damage[1] and f.damage[0] < hi:
         return "damage"
     if lo < a.head:
-        return "tensor"
+        return "metadata" if _mostly_metadata(a, lo, min(hi, a.head)) else "tensor"
     if lo < a.temp and a.head < hi and a.temp > a.head:
         return "temp"
     if hi > a.tail:
-        meta = sum(min(r.end, hi) - max(r.offset, lo) for r in a.regions
-                   if r.kind == "metadata" and r.offset < hi and lo < r.end)
-        return "metadata" if meta * 2 >= min(hi, a.size) - max(lo, a.tail) else "persistent"
+        return "metadata" if _mostly_metadata(a, max(lo, a.tail), min(hi, a.size)) else "persistent"
     return "free"
 
 
