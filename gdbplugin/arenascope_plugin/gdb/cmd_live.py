@@ -41,6 +41,9 @@ SETTINGS = [
          "the live view's link", check_via),
 ]
 
+# The running (or last) `arena live`. endpoint: (the link, how it was found), kept after a stop
+# for `arena live status`; link: the same link while it is still open, None once stop_live()
+# closed it (so it is closed once, after the poller thread no longer reads through it).
 _STATE = {"thread": None, "stop": None, "poller": None, "messages": queue.Queue(), "hooked": False,
           "endpoint": None, "last_message": None, "link": None, "own_server": False}
 
