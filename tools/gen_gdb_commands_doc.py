@@ -127,7 +127,9 @@ def main():
     parts.append(FOOTER)
     text = "\n".join(parts)
     text = re.sub(r"/tmp/[\w./-]+\.json", "/tmp/arena.json", text)
-    text = text.replace(str(ROOT) + "/", "")  # source paths relative to the clone, wherever it is
+    # Source paths relative to the clone, wherever it is; a worktree's build may be a link to another clone's.
+    for root in {ROOT, ELF.resolve().parents[2]}:
+        text = text.replace(str(root) + "/", "")
     text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "<UTC time>", text)  # when a snapshot was taken
     out_path.write_text(text)
     print(f"wrote {out_path}")

@@ -265,3 +265,16 @@ def test_without_the_planner_the_owner_is_unknown_and_says_why(plan):
     assert "arenascope-plan" in out[f"p *{TENSOR}"].split("there is none (")[1], out[f"p *{TENSOR}"]
     off = buffer_of(plan, plan["subgraphs"][0]["inputs"][0])["offset"]  # the place is known all the same
     assert f"= arena 0 +{off}: owner unknown" in out[f"p *{TENSOR}"], out[f"p *{TENSOR}"]
+
+
+def test_a_new_planner_setting_is_used_at_the_same_stop(plan):
+    """The printers keep one gather a stop; `set arena planner-path` at that stop makes it stale:
+    the next print uses the new planner (none: owner unknown), and the good one again after."""
+    shown = f"p *{TENSOR}"
+    out, text, _ = run(HEALTHY, [shown, "set arena planner-path /bin/false", shown,
+                                 f"set arena planner-path {PLANNER}", shown])
+    assert not BAD.search(text), text
+    name = tensor_of(plan, plan["subgraphs"][0]["inputs"][0])["name"]
+    assert f": {name} (tensor " in out[0], out[0]
+    assert ": owner unknown: the head's tensors come from the plan, and there is none (" in out[2], out[2]
+    assert f": {name} (tensor " in out[4], out[4]

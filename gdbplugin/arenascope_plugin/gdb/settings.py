@@ -168,6 +168,8 @@ class _Setting(gdb.Parameter):
             self.value = self._good
             raise gdb.GdbError(f"set arena {self._spec.name}: {problem}; kept {self._good!r}")
         self._good = self.value
+        for hook in ON_CHANGE:
+            hook()
         return ""
 
     def get_show_string(self, svalue):
@@ -239,6 +241,7 @@ SETTINGS = [
          "whether internal errors show tracebacks"),
 ]
 PARAMS = {}
+ON_CHANGE = []  # called after a setting takes a new value: what was read with the old one is stale (stopcache)
 
 
 def register(specs):

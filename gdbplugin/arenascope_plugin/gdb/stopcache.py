@@ -1,12 +1,12 @@
 """The arena as found at this stop, for the pretty-printers (printers.py): one quiet gather
 (pipeline.gather, no re-measurement) per stop, kept until the target runs, memory or registers
-change, or a new ELF is loaded. Printers are asked for many values at one stop (an IDE's
+change, a new ELF is loaded, or a `set arena` setting changes. Printers are asked for many values at one stop (an IDE's
 variable view, `info locals`): without it each would walk TFLM's objects again.
 Never raises: the gather's error is kept as its one-line reason."""
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
-from arenascope_plugin.gdb import framework
+from arenascope_plugin.gdb import framework, settings
 
 _NOW = {}   # "ctx": the Context, or "why": why there is none; empty: not gathered at this stop
 _BUSY = []  # set while gathering: a printer asked from inside the gather answers without it
@@ -21,6 +21,7 @@ def connect():
     for event in (gdb.events.stop, gdb.events.cont, gdb.events.exited, gdb.events.new_objfile,
                   gdb.events.memory_changed, gdb.events.register_changed, gdb.events.inferior_call):
         event.connect(forget)
+    settings.ON_CHANGE.append(forget)
 
 
 def context():
