@@ -197,7 +197,7 @@ def _names_from_elf(ctx):
         return  # no section: the firmware names nothing (or the ELF is not on disk)
     names, warnings = regionnames.parse(data, size)
     for w in warnings:
-        ctx.warn("region-names", w)
+        ctx.warn(f"region-names: {w}", w)  # one key a problem: each is said once a stop
     regionnames.apply(ctx.desc.arenas, names)
 
 

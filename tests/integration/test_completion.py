@@ -18,6 +18,11 @@ CASES = {
                               "arena regions --sort size"],
     "arena regions --sort size --": ["arena regions --sort size --json"],
     "arena map --w": ["arena map --width"],
+    # as argparse reads them: --opt=value holds its value, a unique prefix is the option
+    "arena regions --sort=size --": ["arena regions --sort=size --json"],
+    "arena check --str --": ["arena check --str --json", "arena check --str --junit"],
+    "arena check --ju r.xml --": ["arena check --ju r.xml --json", "arena check --ju r.xml --strict"],
+    "arena diff --json a.json tools/check-f": ["arena diff --json a.json tools/check-format.sh"],
     "arena map --width 32 --": ["arena map --width 32 --json"],
     "arena info --": ["arena info --json"],
     "arena check --": ["arena check --json", "arena check --junit", "arena check --strict"],

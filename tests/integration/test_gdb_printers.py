@@ -154,7 +154,9 @@ def test_smashed_objects_are_shown_not_raised(syms):
             "set $i = main::interpreter", "set var $i.allocator_ = (tflite::MicroAllocator *) 0xF0000000", "p $i"]
     out, text, _ = run(HEALTHY, cmds)
     assert not BAD.search(text), text
-    assert "dims <unreadable at 0xf0000000>" in value(out["p $t"]) or "<unreadable at 0xf0000000>" in out["p $t"]
+    first = out[2]  # the first `p $t`: only dims is bad, in the summary and the field
+    assert value(first).startswith("int8 <unreadable at 0xf0000000> 490 B, data "), first
+    assert "dims = <unreadable at 0xf0000000>" in first and first.count("<unreadable") == 2, first
     huge = int(out[3].split(":")[-1])
     assert huge > 1 << 16  # the 0x0a0a0a0a the test expects: a size no TFLM array has
     assert f"<corrupt: dims->size {huge}>" in out[5], out[5]
@@ -278,3 +280,38 @@ def test_a_new_planner_setting_is_used_at_the_same_stop(plan):
     assert f": {name} (tensor " in out[0], out[0]
     assert ": owner unknown: the head's tensors come from the plan, and there is none (" in out[2], out[2]
     assert f": {name} (tensor " in out[4], out[4]
+
+
+def test_arena_attach_at_the_same_stop_changes_the_owner(plan, syms):
+    """Scenario 5 (two interpreters): a tensor of the two-arena one is owned in its arena while
+    that interpreter is the one read, and outside every arena once `arena attach` chooses the
+    other, at the same stop: the printers' gather follows `arena attach`."""
+    second, first = syms["_ZZ4mainE6second"], syms["_ZZ4mainE11interpreter"]
+    index = {a: k for k, a in enumerate(sorted((second, first)))}  # `arena interpreters` lists by address
+    np_base = syms["standin_non_persistent_arena"]
+    stop = ["break standin_boot", "continue", "set var standin_scenario = 5", "break inference_done", "continue",
+            "delete"]
+    shown = f"p *(*(tflite::MicroInterpreter *){second:#x}).input_tensors_[0]"
+    out, text, _ = run(stop, [f"arena attach --interpreter {index[second]}", shown,
+                              f"arena attach --interpreter {index[first]}", shown,
+                              f"arena attach --interpreter {index[second]}", shown])
+    assert not BAD.search(text), text
+    t = plan["subgraphs"][0]["inputs"][0]
+    off = buffer_of(plan, t)["offset"]
+    owned = f"data {np_base + off:#x} = arena 0 +{off}: {tensor_of(plan, t)['name']} (tensor {t}, "
+    assert owned in out[1] and owned in out[5], (out[1], out[5])
+    assert "owner = outside every arena" in out[3] and owned not in out[3], out[3]
+
+
+def test_functions_while_the_target_runs_say_what_the_commands_say():
+    """After `continue &` (all-stop) the target really runs: each function refuses in the commands'
+    words, as `arena info` does; a breakpoint condition (the thread stopped, though GDB counts it
+    as running) is not refused (test_breakpoint_condition_stops_when_the_stack_nears_the_arena)."""
+    cmds = ["continue &", "p $arena_free()", "p $arena_headroom()", "p $arena_stack_room()",
+            "p $arena_owner(0x20000000)", "arena info", "interrupt"]
+    out, text, _ = run(HEALTHY, cmds)
+    assert not BAD.search(text), text
+    words = "the target is running and GDB cannot read its memory in all-stop mode: halt it (Ctrl-C or `interrupt`)"
+    assert out[5] == f"[error] arena info: {words} and retry", out[5]
+    for n, name in ((1, "arena_free"), (2, "arena_headroom"), (3, "arena_stack_room"), (4, "arena_owner")):
+        assert out[n] == f"[error] ${name}: {words} and retry", out[n]

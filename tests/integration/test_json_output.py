@@ -155,3 +155,20 @@ def test_interpreters_json_on_the_tflm_standin():
     validator().validate(doc)
     entry = doc["interpreters"][0]
     assert f"{entry['address']:08x}" in nm and entry["buffers"], (entry, log)
+
+
+def test_diff_json_through_pipe_is_one_document_with_its_messages(monkeypatch):
+    """`arena diff A --json --view`: the diff is one document on the pipe; what the command says
+    besides (here --view's "started", the viewer being /bin/true) is in its "messages", not after it."""
+    monkeypatch.setenv("DISPLAY", ":arenascope-test")  # compareview starts a viewer only with a display
+    schema = json.loads((ROOT / "docs" / "diff-schema.json").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        snap = os.path.join(tmp, "a.json")
+        texts, log, _rc = run_piped([f"arena diff {snap} --json --view"],
+                                    HEALTHY + [f"arena snapshot {snap}", "set arena viewer-path /bin/true"], tmp)
+    doc = json.loads(texts[0] or "null")  # the whole file: one document
+    assert doc is not None, log
+    jsonschema.validate(doc, schema)
+    assert doc["identical"] is True, doc["summary"]
+    started = [m for m in doc["messages"] if m.startswith("arena diff: started /bin/true ")]
+    assert len(started) == 1 and f"--before {snap} --diff " in started[0], doc["messages"]

@@ -106,3 +106,28 @@ def test_apply_names_by_arena_kind_and_id_and_wins_over_a_found_name():
     arena = Arena(0, 0x20000000, 0, 0, 1024, 0, 0, 1024, 0, band, 16, 3, 3, 0, regions)
     assert regionnames.apply([arena], EXPECTED) == 2
     assert [r.name for r in regions] == ["mfcc_frames", "input", 'dma "pool", 2']
+
+
+def test_each_problem_is_its_own_warning_key_so_a_stop_says_them_all():
+    """The front ends say a warning key once a stop (gdb/framework.say_warning): two problems in
+    the section must be two keys, or the second is never said."""
+    from arenascope_plugin import pipeline
+
+    data = record(b"0", b"4", b"x" * 100) + record(b"0", b"9", b"a")  # a cut name, then a bad kind
+    band = Band(0, 0, 0, 0)
+    arena = Arena(0, 0x20000000, 0, 0, 1024, 0, 0, 1024, 0, band, 16, 0, 0, 0, [])
+    said = []
+
+    class Symbols:
+        def section_bytes(self, _name, _cap):
+            return data, len(data), None
+
+    class Ctx:
+        symbols, desc = Symbols(), type("Desc", (), {"arenas": [arena]})()
+
+        def warn(self, key, text):
+            said.append((key, text))
+
+    pipeline._names_from_elf(Ctx())  # pylint: disable=protected-access
+    assert len(said) == 2 and len({key for key, _ in said}) == 2, said
+    assert "is 100 bytes: shown cut to 47" in said[0][1] and "kind '9' are not" in said[1][1], said

@@ -1,8 +1,4 @@
 """`arena diff A.json [B.json]`: what changed between two snapshots, or from A to the target now."""
-import json
-
-import gdb  # pylint: disable=import-error
-
 from arenascope_plugin import pipeline
 from arenascope_plugin.analyse import diff
 from arenascope_plugin.errors import TargetError
@@ -35,6 +31,9 @@ How regions are matched (tensor id, name, place): docs/diff.md."""
         parser.add_argument("--all", action="store_true")
         parser.add_argument("--view", action="store_true")
 
+    def prints_json(self, args):
+        return args.json
+
     def run(self, args):
         try:
             doc_a, arenas_a = snapshot.read_for_diff(args.a)
@@ -47,9 +46,7 @@ How regions are matched (tensor id, name, place): docs/diff.md."""
             raise TargetError(str(exc)) from None
         d = diff.compare(doc_a, arenas_a, doc_b, arenas_b)
         name_b = args.b if args.b is not None else LIVE
-        if args.json:
-            gdb.write(json.dumps(diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, args.all), indent=1) + "\n")
-        else:
+        if not args.json:
             write(diff_text.text_lines(d, args.a, doc_a, name_b, doc_b, args.all))
         if args.view:
             try:
@@ -57,4 +54,6 @@ How regions are matched (tensor id, name, place): docs/diff.md."""
                                             diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, False))
             except compareview.ViewError as exc:
                 raise TargetError(str(exc)) from None
-            gdb.write(f"arena diff: started {started}\n")
+            framework.say(f"arena diff: started {started}\n")
+        if args.json:  # last: with --json what it said besides (the gather's warnings, --view) is in "messages"
+            framework.emit(diff_text.json_doc(d, args.a, doc_a, args.b, doc_b, args.all))

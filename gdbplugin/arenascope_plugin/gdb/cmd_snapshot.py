@@ -15,11 +15,15 @@ class SnapshotCommand(Sub):
 
 Usage: arena snapshot FILE
        arena snapshot -       the snapshot to GDB's standard output instead (one JSON document:
-                              `pipe arena snapshot - | jq .verdict`); messages go to stderr"""
+                              `pipe arena snapshot - | jq .verdict`); the snapshot's "messages" hold
+                              what the command says besides"""
     sub = "snapshot"
 
     def add_arguments(self, parser):
         parser.add_argument("file", metavar="FILE")
+
+    def prints_json(self, args):
+        return args.file == "-"
 
     def run(self, args):
         ctx = framework.gather(verify=True)

@@ -51,6 +51,7 @@ def set_attached(address):
         _ATTACHED.pop(gdb.selected_inferior().num, None)
     else:
         _ATTACHED[gdb.selected_inferior().num] = address
+    settings.changed()
 
 
 def loaded_dump():
@@ -62,6 +63,7 @@ def set_dump(found):
     """Reads from this Dump from now on (None: the inferior again); sessions start again."""
     _DUMP["now"] = found
     forget()
+    settings.changed()
 
 
 def reader():
@@ -173,6 +175,11 @@ class Sub(gdb.Command):
             self.parser.add_argument("--json", action="store_true",
                                      help="print one JSON document instead (docs/command-json-schema.json)")
 
+
+    def prints_json(self, args):
+        """True when this run prints one JSON document through emit(): what else it says goes
+        into the document's "messages" (say), and progress is not shown."""
+        return self.json_doc and args.json
     def add_arguments(self, parser):
         pass
 
@@ -201,7 +208,7 @@ class Sub(gdb.Command):
                 raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
             return
         _DUMP["said"] = False
-        _JSON["now"] = bool(getattr(args, "json", False)) or getattr(args, "file", None) == "-"
+        _JSON["now"] = self.prints_json(args)
         _JSON["messages"].clear()
         progress = Progress(gdb.write if not _JSON["now"] else lambda _text: None, f"arena {self.sub}")
         GdbReader.progress = progress

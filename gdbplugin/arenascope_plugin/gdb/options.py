@@ -39,6 +39,16 @@ def _kind(action):
     return None
 
 
+def _option(by_option, tok):
+    """(the option argparse reads tok as, or None; whether tok holds its value): an option string,
+    `--opt=value`, or a prefix of exactly one long option (argparse's allow_abbrev)."""
+    name, eq, _value = tok.partition("=") if tok.startswith("--") else (tok, "", "")
+    if name in by_option:
+        return by_option[name], bool(eq)
+    hits = {a for s, a in by_option.items() if name.startswith("--") and s.startswith(name)}
+    return (hits.pop(), bool(eq)) if len(hits) == 1 else (None, False)
+
+
 def _takes_value(action):
     return action.nargs != 0 and action.option_strings
 
@@ -61,10 +71,10 @@ def complete(parser, text, word):
         if pending is not None:
             pending = None
             continue
-        action = by_option.get(tok)
+        action, inline = _option(by_option, tok)
         if action is not None:
             used.add(action)
-            pending = action if _takes_value(action) else None
+            pending = action if _takes_value(action) and not inline else None
         else:
             given += 1
     if pending is not None:  # the option's value

@@ -16,12 +16,12 @@ import gdb  # pylint: disable=import-error
 import gdb.printing  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
-from arenascope_plugin.acquire.gdbtarget import GdbReader, GdbSymbols
+from arenascope_plugin.acquire.gdbtarget import GdbSymbols
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import agentless, figures
 from arenascope_plugin.decode import tflmstate
 from arenascope_plugin.decode import tflmvalue as tv
-from arenascope_plugin.gdb import stopcache, tensorindex
+from arenascope_plugin.gdb import framework, stopcache, tensorindex
 
 COLLECTION = "arenascope"
 
@@ -286,7 +286,7 @@ class InterpreterPrinter(_Safe):
         ctx, _ = stopcache.context()
         shown = ctx is not None and ctx.tflm is not None and ctx.tflm.interpreter == addr
         try:
-            st = ctx.tflm if shown else agentless.state_at(GdbReader(), GdbSymbols(), addr)
+            st = ctx.tflm if shown else agentless.state_at(framework.reader(), GdbSymbols(), addr)
         except pipeline.EXPECTED as exc:
             return {"state": f"unknown ({exc})"}
         out = {"state": f"{st.condition} ({tflmstate.CONDITIONS[st.condition]})"}

@@ -168,8 +168,7 @@ class _Setting(gdb.Parameter):
             self.value = self._good
             raise gdb.GdbError(f"set arena {self._spec.name}: {problem}; kept {self._good!r}")
         self._good = self.value
-        for hook in ON_CHANGE:
-            hook()
+        changed()
         return ""
 
     def get_show_string(self, svalue):
@@ -241,7 +240,13 @@ SETTINGS = [
          "whether internal errors show tracebacks"),
 ]
 PARAMS = {}
-ON_CHANGE = []  # called after a setting takes a new value: what was read with the old one is stale (stopcache)
+ON_CHANGE = []  # called when what a gather reads changes (changed()): what was read before is stale (stopcache)
+
+
+def changed():
+    """A setting took a new value, or `arena attach` / `arena dump` changed what is read."""
+    for hook in ON_CHANGE:
+        hook()
 
 
 def register(specs):
