@@ -67,7 +67,25 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/arenascope-config-v
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/arenascope-config.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/arenascope-config-version.cmake DESTINATION ${_cmakedir})
 
-# pkg-config, for Makefile users: one file a library, each naming the libraries it needs.
+# pkg-config, for Makefile users: one file a library, each naming the libraries it needs. Each
+# finds the prefix from its own folder (${pcfiledir}), so an installed tree can move: as many
+# ".." as LIBDIR/pkgconfig has levels (lib/pkgconfig: ../..; a multiarch lib/x86_64-linux-gnu/
+# pkgconfig: ../../..). A dir given absolute is written as it is.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  message(STATUS "arenascope: CMAKE_INSTALL_LIBDIR is absolute: the .pc files are not relocatable")
+  set(_pc_prefix "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH _pc_up "/_/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/_")
+  string(REGEX REPLACE "/$" "" _pc_up "${_pc_up}")
+  set(_pc_prefix "\${pcfiledir}/${_pc_up}")
+endif()
+foreach(dir LIBDIR INCLUDEDIR DATADIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    set(_pc_${dir} "${CMAKE_INSTALL_${dir}}")
+  else()
+    set(_pc_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+  endif()
+endforeach()
 foreach(pc "agent;arenascope_agent;;the descriptor agent"
            "fault;arenascope_fault;arenascope-agent;HardFault post-mortem capture"
            "tflm;arenascope_tflm_recorder;arenascope-agent;the TFLM adapter's recorder")

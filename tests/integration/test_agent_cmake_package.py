@@ -198,6 +198,25 @@ def test_make_with_pkg_config(tmp_path, m4_prefix, expected_sizes):
     check_elf(fw / "fw_make.elf", fw / "fw_make.map", m4_prefix / "lib/pkgconfig/../../lib", expected_sizes)
 
 
+def test_pkg_config_with_a_multiarch_libdir_after_the_tree_moves(tmp_path):
+    """CMAKE_INSTALL_LIBDIR lib/arm-none-eabi (a level deeper, as Debian's multiarch dirs are):
+    each .pc file still finds its prefix, after the whole installed tree has been moved."""
+    configure_build(AGENT, tmp_path / "b", "-DCMAKE_INSTALL_LIBDIR=lib/arm-none-eabi")
+    run(["cmake", "--install", tmp_path / "b", "--prefix", tmp_path / "first"])
+    moved = tmp_path / "moved"
+    shutil.move(tmp_path / "first", moved)
+    pcdir = moved / "lib" / "arm-none-eabi" / "pkgconfig"
+    env = {"PATH": "/usr/bin:/bin", "PKG_CONFIG_PATH": str(pcdir)}
+    flags = run(["pkgconf", "--cflags", "--libs", "arenascope-tflm"], env=env).stdout.split()
+    inc, lib = (pathlib.Path(flags[0][2:]).resolve(), pathlib.Path(flags[1][2:]).resolve())
+    assert (inc, lib) == (moved / "include", moved / "lib" / "arm-none-eabi"), flags
+    assert flags[2:] == ["-larenascope_tflm_recorder", "-larenascope_agent"], flags
+    assert (lib / "libarenascope_tflm_recorder.a").is_file() and (inc / "arenascope" / "agent.h").is_file()
+    check = pathlib.Path(run(["pkgconf", "--variable=abi_check", "arenascope-agent"], env=env).stdout.strip())
+    assert check.resolve() == moved / "share" / "arenascope" / "arenascope_abi_check.c" and check.is_file()
+    assert "//" not in str(check), check
+
+
 def test_host_port_through_find_package(tmp_path):
     """target_agent standalone with plain gcc installs the host port; the outside project, with no
     toolchain file, links it and runs."""

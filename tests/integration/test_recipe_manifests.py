@@ -68,7 +68,8 @@ def test_platformio_manifest():
     agent = (ROOT / "target_agent").resolve()
     assert [p.relative_to(agent).as_posix() for p in selected] == sorted([
         "src/arenascope_agent.c", "src/arenascope_fault.c", "ports/cortex_m/arenascope_fault_port.c",
-        "ports/cortex_m/arenascope_fault_hook.c", "ports/cortex_m/arenascope_stack_paint.S"])
+        "ports/cortex_m/arenascope_fault_hook.c", "ports/cortex_m/arenascope_stack_paint.S",
+        "adapters/tflm/arenascope_tflm_recorder.c"])  # the TFLM adapter's recorder; its header on the flags' -I
 
 
 @needs_gcc
@@ -98,6 +99,11 @@ def test_arduino_library_standin_build(tmp_path):
     props = arduino_library.properties(lib / "library.properties")
     src = lib / "src"
     for header in props["includes"].split(","):
+        assert (src / header).is_file(), header
+    # every public header the agent has, and the TFLM adapter's (docs/integrating-tflm.md)
+    for header in (ROOT / "target_agent" / "include" / "arenascope").glob("*.h"):
+        assert (src / "arenascope" / header.name).read_bytes() == header.read_bytes(), header.name
+    for header in ("arenascope_tflm.h", "arenascope_tflm_recorder.h", "arenascope_port.h"):
         assert (src / header).is_file(), header
     sources = sorted(p for p in src.rglob("*") if p.suffix in (".c", ".cpp", ".S"))
     assert [p.name for p in sources] == sorted(pathlib.PurePath(v).name for v in arduino_library.FILES.values()
