@@ -898,6 +898,13 @@ TEST(SharedDefinitions, TheStackRuleHeadroomRoundingAndScratchLabelsAreTheFixtur
         ++with_request;
     }
     EXPECT_GT(with_request, 0);
+    // TfLiteTypeSizeOf by TensorType: the fixture's names in the planner's code order; null: 0 here.
+    size_t types = 0;
+    for (int code = 0; type_name(code).rfind("TYPE_", 0) != 0; ++code, ++types) {
+        const auto &want = golden.at("element_bytes").at(type_name(code));
+        EXPECT_EQ(type_size(code), want.is_null() ? 0 : want.get<int>()) << type_name(code);
+    }
+    EXPECT_EQ(types, golden.at("element_bytes").size());
 }
 
 // Names from a model reach the terminal: valid UTF-8 stays, controls (C0, DEL, C1 such as CSI

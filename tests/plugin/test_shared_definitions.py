@@ -9,7 +9,7 @@ import re
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.analyse import figures
-from arenascope_plugin.decode import plan
+from arenascope_plugin.decode import plan, tflmvalue
 from arenascope_plugin.decode.descriptor import Region
 from arenascope_plugin.decode.session import DescriptorSession
 from arenascope_plugin.present import render, snapshot
@@ -85,3 +85,10 @@ def test_the_contract_versions_are_the_fixtures():
     want = GOLDEN["contract_versions"]
     assert (snapshot.VERSION, planner.SCHEMA, viewerlink.MESSAGE_VERSION) == \
         (want["snapshot"], want["planner_json"], want["live_message"])
+
+
+def test_element_bytes_are_the_fixtures_tflite_type_sizes():
+    """The printers' sizes (by TfLiteType, as GDB names kTfLiteInt8: int8) are the fixture's
+    TfLiteTypeSizeOf, which the planner's type_size is checked against too."""
+    golden = {name.lower(): size for name, size in GOLDEN["element_bytes"].items() if size is not None}
+    assert tflmvalue.ELEMENT_BYTES == golden

@@ -33,7 +33,8 @@ def test_sizes_and_lists():
 def test_element_bytes():
     assert tv.element_bytes("int8", [1, 49, 10, 1]) == 490
     assert tv.element_bytes("float32", [2, 3]) == 24
-    assert tv.element_bytes("int4", [2]) is None          # TfLiteTypeSizeOf refuses it
+    assert tv.element_bytes("int4", [2]) == 2              # one byte an element in TfLiteTypeSizeOf
+    assert tv.element_bytes("uint16", [2]) is None         # TfLiteTypeSizeOf refuses it
     assert tv.element_bytes("int16", [-1, 2]) is None
 
 

@@ -11,9 +11,12 @@ QUANT_SHOWN = 4     # scales / zero points in a tensor's one-line summary
 # tensor's rank is at most a few dims, an operator's inputs a few hundred (no model has more).
 MAX_SIZE = 1 << 16
 
-# TfLiteTypeSizeOf (memory_helpers.cc): bytes of one element; types it refuses are left out.
-ELEMENT_BYTES = {"float16": 2, "float32": 4, "float64": 8, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
-                 "uint8": 1, "int8": 1, "int64": 8, "uint64": 8, "bool": 1, "complex64": 8, "complex128": 16}
+# TfLiteTypeSizeOf (memory_helpers.cc): bytes of one element; types it refuses (string, variant,
+# uint16, bfloat16) are left out. int4 is one byte an element there (TFLM unpacks it). The
+# planner's type_size says the same (tests/fixtures/shared_definitions_golden.json).
+ELEMENT_BYTES = {"float16": 2, "float32": 4, "float64": 8, "int16": 2, "int32": 4, "uint32": 4, "uint8": 1,
+                 "int8": 1, "int64": 8, "uint64": 8, "bool": 1, "resource": 4, "complex64": 8, "complex128": 16,
+                 "int4": 1}
 
 
 def type_name(enum_text: str) -> str:
