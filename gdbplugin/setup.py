@@ -3,13 +3,15 @@ package carries. Both come from the repository's VERSION file (one line MAJOR.MI
 arenascope_plugin/version.py reads it - loaded here by path, since the package is not importable
 while it is being built. build_py writes the version into the built package as
 arenascope_plugin/VERSION (version.INSTALLED), which an installed copy reads instead of the
-checkout's file it no longer sits beside. A tree without VERSION two folders above the package
-(gdbplugin/ copied alone) cannot be built: the error says so."""
+checkout's file it no longer sits beside. sdist writes the same file into the source archive,
+whose tree has no VERSION above it: a wheel built from the archive reads it there. A tree without
+either (gdbplugin/ copied alone) cannot be built: the error says so."""
 import importlib.util
 import os
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _SPEC = importlib.util.spec_from_file_location("_arenascope_version",
@@ -22,15 +24,31 @@ if version.VERSION == version.UNKNOWN:
                      "package from a clone of the whole repository (pip install ./gdbplugin)")
 
 
+def _write_version(tree):
+    """arenascope_plugin/VERSION under tree (a built package, or the sdist's release tree)."""
+    target = os.path.join(tree, "arenascope_plugin", "VERSION")
+    if os.path.lexists(target):
+        os.unlink(target)  # sdist hard-links the tree's files: never write through a link
+    with open(target, "w", encoding="ascii") as f:
+        f.write(version.VERSION + "\n")
+
+
 class BuildPyWithVersion(build_py):
     """build_py, then arenascope_plugin/VERSION in the built package: the installed copy's version."""
 
     def run(self):
         super().run()
         if not self.dry_run:
-            target = os.path.join(self.build_lib, "arenascope_plugin", "VERSION")
-            with open(target, "w", encoding="ascii") as f:
-                f.write(version.VERSION + "\n")
+            _write_version(self.build_lib)
 
 
-setup(version=version.VERSION, cmdclass={"build_py": BuildPyWithVersion})
+class SdistWithVersion(sdist):
+    """sdist with arenascope_plugin/VERSION in the archive, which holds gdbplugin/ only."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        if not self.dry_run:
+            _write_version(base_dir)
+
+
+setup(version=version.VERSION, cmdclass={"build_py": BuildPyWithVersion, "sdist": SdistWithVersion})

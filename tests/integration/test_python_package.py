@@ -124,6 +124,25 @@ def test_building_without_the_version_file_is_refused_in_one_line(tmp_path):
     assert not list(tmp_path.glob("*.whl"))
 
 
+def test_a_wheel_from_the_sdist_says_the_same_version(tmp_path):
+    """The source archive holds gdbplugin/ only (no VERSION above it): it carries the version in
+    arenascope_plugin/VERSION, so the wheel built from the unpacked archive has it too."""
+    src = source_tree(tmp_path / "clone")
+    hook = f"import setuptools.build_meta as b; print(b.build_sdist({str(tmp_path / 'dist')!r}))"
+    r = run([PYTHON, "-c", hook], cwd=src)
+    assert r.returncode == 0, r.stdout + r.stderr
+    archive = tmp_path / "dist" / r.stdout.split()[-1]
+    assert archive.name == f"arenascope-{EXPECTED}.tar.gz", archive
+    shutil.unpack_archive(archive, tmp_path / "unpacked")
+    tree = tmp_path / "unpacked" / f"arenascope-{EXPECTED}"
+    assert (tree / "arenascope_plugin" / "VERSION").read_text() == f"{EXPECTED}\n"
+    assert (src / "arenascope_plugin" / "VERSION").exists() is False  # the clone's tree is untouched
+    r = run([PYTHON, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index", "-w", tmp_path / "w",
+             tree])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [w.name for w in (tmp_path / "w").glob("*.whl")] == [f"arenascope-{EXPECTED}-py3-none-any.whl"]
+
+
 def gdb(args, cwd, env=None):
     return run(["gdb-multiarch", "-q", "-nx", "-batch", *args], cwd=cwd, timeout=120,
                env=dict(os.environ, **(env or {})))
