@@ -264,6 +264,8 @@ def _agentless(ctx, exc, need_descriptor):
                                                         objects=[]))
     ctx.desc, ctx.located_by, ctx.minimum_arena = loaded.desc, loaded.how, loaded.minimum
     ctx.tflm, ctx.plan, ctx.facts, ctx.plan_note = loaded.state, loaded.plan, loaded.facts, loaded.plan_note
+    if ctx.desc is not None and ctx.plan is None:  # the head's regions come from the plan
+        ctx.desc.unplanned = ctx.plan_note or "no plan"
     for m in loaded.mismatches + ([loaded.plan_note] if loaded.plan_note else []):
         ctx.warn(m, m)
     if ctx.tflm.condition != "allocated" and ctx.tflm.interpreter:

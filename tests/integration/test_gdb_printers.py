@@ -259,13 +259,21 @@ def test_functions_after_a_lost_link_say_what_the_commands_say():
 def test_without_the_planner_the_owner_is_unknown_and_says_why(plan):
     """Agentless with a planner that fails (/bin/false), a head tensor's owner is not "no region
     owns it" (the head's regions come from the plan): it says the plan is missing, and why."""
-    out, text, _ = run(HEALTHY, [f"p *{TENSOR}", f"p *{OUT}"], planner="/bin/false")
+    off = buffer_of(plan, plan["subgraphs"][0]["inputs"][0])["offset"]  # the place is known all the same
+    addr = f"&tensor_arena[{off}]"
+    out, text, _ = run(HEALTHY, [f"p *{TENSOR}", f"p *{OUT}", f"p $arena_owner({addr})", f"arena whereis {addr}",
+                                 f"pipe arena whereis {addr} --json | cat"], planner="/bin/false")
     assert not BAD.search(text), text
+    # the function and the command say it as the printer does (one rule: analyse.figures)
+    for shown in (out[2], out[3]):
+        assert "owner unknown: the head's tensors come from the plan, and there is none (" in shown, shown
+        assert "no region owns it" not in shown, shown
+    place = json.loads(out[4])["arenas"][0]
+    assert place["regions"] == [] and place["offset"] == off and "come from the plan" in place["owner_unknown"]
     for shown in (out[f"p *{TENSOR}"], out[f"p *{OUT}"]):
         assert ": owner unknown: the head's tensors come from the plan, and there is none (" in shown, shown
         assert "no region owns it" not in shown, shown
     assert "arenascope-plan" in out[f"p *{TENSOR}"].split("there is none (")[1], out[f"p *{TENSOR}"]
-    off = buffer_of(plan, plan["subgraphs"][0]["inputs"][0])["offset"]  # the place is known all the same
     assert f"= arena 0 +{off}: owner unknown" in out[f"p *{TENSOR}"], out[f"p *{TENSOR}"]
 
 
@@ -315,3 +323,20 @@ def test_functions_while_the_target_runs_say_what_the_commands_say():
     assert out[5] == f"[error] arena info: {words} and retry", out[5]
     for n, name in ((1, "arena_free"), (2, "arena_headroom"), (3, "arena_stack_room"), (4, "arena_owner")):
         assert out[n] == f"[error] ${name}: {words} and retry", out[n]
+
+
+def test_functions_on_an_arena_too_small_say_what_arena_info_says(plan, syms):
+    """Scenario 1 with the arena 300 B below the planner's minimum, stopped where TFLM reports the
+    failed allocation: `arena info` prints no headroom (AllocateTensors did not finish), and
+    $arena_headroom() fails with its words; $arena_free() is the free band TFLM left,
+    size - the tail it had allocated, as `arena info`'s used line gives it."""
+    size = plan["arena"]["minimum_bytes"] - 300
+    stop = ["break standin_boot", "continue", "set var standin_scenario = 1", f"set var standin_arena_bytes = {size}",
+            "break allocation_failed", "continue", "delete"]
+    out, text, _ = run(stop, ["arena info", "p $arena_headroom()", "p $arena_free()"])
+    assert not BAD.search(text), text
+    words = "not measured: AllocateTensors did not finish (`arena fault` gives the shortfall)"
+    assert f"  headroom:               {words}" in out[0].splitlines(), out[0]
+    assert out[1] == f"[error] $arena_headroom: {words}", out[1]
+    used = int(next(ln for ln in out[0].splitlines() if ln.startswith("  used:")).split()[1])
+    assert used > 0 and int(value(out[2])) == size - used, (out[2], used)

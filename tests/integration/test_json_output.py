@@ -172,3 +172,16 @@ def test_diff_json_through_pipe_is_one_document_with_its_messages(monkeypatch):
     assert doc["identical"] is True, doc["summary"]
     started = [m for m in doc["messages"] if m.startswith("arena diff: started /bin/true ")]
     assert len(started) == 1 and f"--before {snap} --diff " in started[0], doc["messages"]
+
+
+def test_each_document_carries_its_warnings_however_often_it_is_asked():
+    """A warning is said once a stop in text, but a JSON document stands alone: two identical
+    `--json` commands at one stop carry the same messages (here: the planner is /bin/false)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        texts, log, _rc = run_piped(["arena info --json", "arena info --json", "arena check --json"],
+                                    HEALTHY + ["set arena planner-path /bin/false"], tmp)
+    docs = [json.loads(t or "null") for t in texts]
+    assert None not in docs, log
+    first = docs[0]["messages"]
+    assert any("cannot plan the published model (/bin/false is not arenascope-plan" in m for m in first), first
+    assert docs[1]["messages"] == first and docs[2]["messages"] == first, docs

@@ -477,6 +477,9 @@ def owner_brief(desc: Descriptor, addr: int, nbytes: int | None = None, tensor: 
         starting = [r for r in starting if r.kind == "tensor" and r.id == tensor] or starting
     if nbytes is not None:
         starting = [r for r in starting if nbytes <= r.size < nbytes + 16] or starting
+    unknown = _owner_unknown(desc, arena, off, owners)
+    if unknown:
+        return f"{where}: owner unknown: {unknown}"
     if len(starting) == 1:
         r = starting[0]
         tensor = f"tensor {r.id}, " if r.kind == "tensor" and r.id != abi.ID_NONE and r.name else ""
@@ -487,16 +490,27 @@ def owner_brief(desc: Descriptor, addr: int, nbytes: int | None = None, tensor: 
     return f"{where} ({area}): no region owns it"
 
 
+def _owner_unknown(desc: Descriptor, arena, off: int, owners) -> str | None:
+    """Why no region owning +off is not "no region owns it": agentless without the plan, whose
+    tensors make the head's regions (desc.unplanned), an offset in the head is not known. None
+    otherwise."""
+    if desc.unplanned is None or owners or off >= arena.head:
+        return None
+    return f"the head's tensors come from the plan, and there is none ({desc.unplanned})"
+
+
 def where(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> dict:
     """What holds addr, as facts (`arena whereis --json`, and whereis()'s lines): {"address",
-    "arenas": [{"arena", "offset", "area", "regions": [region index]}] (place()), "guard_offset"
+    "arenas": [{"arena", "offset", "area", "regions": [region index], "owner_unknown": why no region
+    is known there, else None}] (place()), "guard_offset"
     (into the filled guard band, else None), "stack": {"low_addr", "high_addr", "used"} (used:
     at or above the high-water mark, None unknown; None when addr is not in the stack),
     "descriptor_offset" (into the arenascope descriptor, else None)}."""
     g, s = desc.guard, stack
     return {
         "address": addr,
-        "arenas": [{"arena": arena.index, "offset": off, "area": area, "regions": [r.index for r in owners]}
+        "arenas": [{"arena": arena.index, "offset": off, "area": area, "regions": [r.index for r in owners],
+                    "owner_unknown": _owner_unknown(desc, arena, off, owners)}
                    for arena, off, area, owners in place(desc, addr)],
         "guard_offset": addr - g.low_addr if g.filled and g.low_addr <= addr < g.high_addr else None,
         "stack": {"low_addr": s.low, "high_addr": s.high, "used": None if s.hwm is None else addr >= s.hwm}
@@ -515,7 +529,9 @@ def whereis(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> l
         for r in (r for r in arena.regions if r.index in inside["regions"]):
             life = (f"live in scopes {r.first_use}..{r.last_use}" if r.planned else "whole run")
             lines.append(f"  owned by {region_label(r)}: +{r.offset}..+{r.end} ({r.size} B, {r.kind}, {life})")
-        if not inside["regions"]:
+        if inside["owner_unknown"]:
+            lines.append(f"  owner unknown: {inside['owner_unknown']}")
+        elif not inside["regions"]:
             lines.append("  no region owns it")
     if w["guard_offset"] is not None:
         g = desc.guard

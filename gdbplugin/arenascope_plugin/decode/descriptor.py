@@ -129,6 +129,7 @@ class Descriptor:
     halted_in_update: bool = False # seq odd and still: the target stopped inside an update
     agent_measured: bool = False   # the agent's own MEASURED flag, whatever the host did since
     agentless: bool = False        # no agent: TFLM's own objects walked (tflm.py); agent-only figures absent
+    unplanned: str | None = None   # agentless without the planner's plan: why (the head's owners are unknown)
 
     @property
     def measured(self) -> bool:

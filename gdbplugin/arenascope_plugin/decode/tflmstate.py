@@ -47,6 +47,9 @@ CONDITIONS = {
     "unfinished": "AllocateTensors started and did not finish (it failed, or the core is stuck or stopped in it)",
     "unknown": "TFLM's objects are unreadable or implausible, so the state cannot be told",
 }
+# What the headroom is when TFLM never laid the arena out (State.laid_out False): `arena info`
+# prints it in the figure's place and $arena_headroom() fails with it.
+HEADROOM_NOT_MEASURED = "not measured: AllocateTensors did not finish (`arena fault` gives the shortfall)"
 
 
 @dataclass

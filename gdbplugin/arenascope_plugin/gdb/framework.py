@@ -103,11 +103,17 @@ def _fault_sp():
 
 
 def say_warning(key, text, prefix="arena"):
-    """Prints a pipeline warning: once a stop (a missing tool once a session)."""
+    """Prints a pipeline warning: once a stop (a missing tool once a session). A JSON document
+    stands alone, so each one carries every warning of its command (once)."""
+    line = f"{prefix}: warning: {text}\n"
+    if _JSON["now"]:
+        if line.rstrip("\n") not in _JSON["messages"]:
+            say(line)
+        return
     seen = _SAID if key in ONCE_A_SESSION else _WARNED
     if key not in seen:
         seen.add(key)
-        say(f"{prefix}: warning: {text}\n")
+        say(line)
 
 
 def say(text):

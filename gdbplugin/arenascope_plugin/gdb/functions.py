@@ -15,6 +15,7 @@ import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.analyse import figures
+from arenascope_plugin.decode import tflmstate
 from arenascope_plugin.gdb import framework
 
 
@@ -96,7 +97,10 @@ class HeadroomFunction(ArenaFunction):
 
     def compute(self, *args):
         ctx = gather()
-        return ctx.figs[self.arena(ctx, args).index].headroom
+        index = self.arena(ctx, args).index
+        if ctx.tflm is not None and not ctx.tflm.laid_out:
+            self.fail(tflmstate.HEADROOM_NOT_MEASURED)  # as `arena info` prints it
+        return ctx.figs[index].headroom
 
 
 class StackRoomFunction(ArenaFunction):

@@ -130,10 +130,6 @@ def _owner(data, nbytes, val=None):
     if brief is None:
         return _symbolic(data), None, "outside every arena", None
     found = figures.place(ctx.desc, data)[0]
-    if ctx.desc.agentless and ctx.plan is None and found[1] < found[0].head:
-        # agentless, the head's regions come from the plan: without it "no region" is not known
-        brief = (f"arena {found[0].index} +{found[1]}: owner unknown: the head's tensors come from the plan, "
-                 f"and there is none ({ctx.plan_note or 'no plan'})")
     return f"{data:#x} = {brief}", found[1], brief, found[0].size - found[1]
 
 

@@ -120,8 +120,8 @@ def info_report(ctx) -> list:
     and headroom are left out of an arena TFLM never finished laying out (they measure nothing)."""
     lines = render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by, kernels_line(ctx))
     if ctx.tflm is not None and not ctx.tflm.laid_out:
-        lines = [("  headroom:               not measured: AllocateTensors did not finish (`arena fault` gives "
-                  "the shortfall)") if line.startswith("  headroom:") else line
+        lines = [f"  headroom:               {tflmstate.HEADROOM_NOT_MEASURED}" if line.startswith("  headroom:")
+                 else line
                  for line in lines if not line.startswith("  peak:")]
     return [style.paint(f"arenascope {version.VERSION}", "title")] + tflm_state_lines(ctx) + lines
 
