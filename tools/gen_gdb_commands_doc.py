@@ -186,6 +186,13 @@ or start GDB with `PYTHONPATH=~/arenascope-venv/lib/python3.11/site-packages` an
 line alone. `load()` loads once (a second load, or `source gdbplugin/arenascope.py` after it, says
 `arenascope: already loaded`).
 
+The package is the plugin and the standalone tool only: the planner (`arenascope-plan`, which
+names regions from the model and predicts the arena) and the viewer are C++ programs that
+`bash tools/build.sh` builds (and `cmake --install build` puts in bin/). Put them on PATH, or
+name them: `set arena planner-path /path/to/arenascope-plan` and `set arena viewer-path ...` in
+GDB, `--planner /path/to/arenascope-plan` to `arenascope`. Without the planner the commands say
+so once a session, and the regions the model names are not named.
+
 ### From the firmware's ELF (`.debug_gdb_scripts`)
 
 Opt in in the firmware: `#include "arenascope/gdb_autoload.h"` and, once at file scope in a file

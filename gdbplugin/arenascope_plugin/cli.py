@@ -39,6 +39,7 @@ unwritable file; 2 bad arguments or a target or firmware it cannot read. Debian'
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -152,8 +153,25 @@ def _connect(args, stop=None, progress=None):
     return target, settings, link
 
 
+# The pipeline words its advice for GDB (`set arena NAME VALUE`); the tool has options for these.
+OPTION_OF_SETTING = {"planner-path": "--planner", "model": "--model", "kernels": "--kernels", "cpu": "--cpu",
+                     "descriptor-address": "--descriptor-address", "stack-range": "--stack-range"}
+_SETTING_ADVICE = re.compile(r"`(set|show) arena ([\w-]+)( [^`]*)?`")
+
+
+def for_the_tool(text):
+    """text with `set arena NAME VALUE` (and `show arena NAME`) advice given as this tool's option
+    (`--planner VALUE`); a setting the tool has no option for stays GDB's."""
+    def option(m):
+        flag = OPTION_OF_SETTING.get(m.group(2))
+        if flag is None:
+            return m.group(0)
+        return f"`{flag}{m.group(3) or ''}`" if m.group(1) == "set" else f"the {flag} option"
+    return _SETTING_ADVICE.sub(option, text)
+
+
 def _warn(key, text):
-    print(f"arenascope: warning: {text}", file=sys.stderr)
+    print(f"arenascope: warning: {for_the_tool(text)}", file=sys.stderr)
 
 
 def _gather(args, need_descriptor=True, verify=True):
@@ -414,7 +432,7 @@ def main(argv):
         ctx = _gather(args, need_descriptor=need, verify=verify)
         return run(ctx, args)
     except (UsageError, *pipeline.EXPECTED) as exc:
-        print(f"arenascope {argv[0]}: {exc}", file=sys.stderr)
+        print(f"arenascope {argv[0]}: {for_the_tool(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         p = PROGRESS["now"]

@@ -178,8 +178,9 @@ def _name_regions(ctx):
     desc, planner = ctx.desc, ctx.settings.planner
     if planner is None and any(a.model_addr for a in desc.arenas):
         ctx.warn("planner", "the planner tool arenascope-plan was not found (not at build/planner/arenascope-plan "
-                 "beside the plugin, nor on PATH): the regions are not named from the model; build it (bash "
-                 "tools/build.sh) or `set arena planner-path /path/to/arenascope-plan`")
+                 "beside the plugin, nor on PATH; `pip install` does not bring it): the regions are not named "
+                 "from the model; build it (bash tools/build.sh) and put it on PATH or "
+                 "`set arena planner-path /path/to/arenascope-plan`")
     if any(a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):  # the TFLM adapter's arena
         for w in agentless.label_planner_ids(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)

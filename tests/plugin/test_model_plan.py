@@ -119,7 +119,7 @@ def fake_tool(tmp_path, body):
 
 
 def test_planner_errors_are_clear(tmp_path):
-    with pytest.raises(planner.PlannerError, match="not found: build it"):
+    with pytest.raises(planner.PlannerError, match=r"not found \(`pip install` does not bring it\): build it"):
         planner.run_planner(None, "m.tflite")
     with pytest.raises(planner.PlannerError, match="m.tflite: no such model file"):
         planner.run_planner(fake_tool(tmp_path, 'echo "arenascope-plan: m.tflite: no such model file" >&2; exit 1'),

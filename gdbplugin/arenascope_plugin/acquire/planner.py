@@ -45,7 +45,8 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
     would reject the model (exit status 1 with JSON). arena_size: also replay TFLM's allocation
     at that many bytes (the document's `replay`, docs/arena-budget.md)."""
     if not tool:
-        raise PlannerError("the planner tool arenascope-plan was not found: build it (cmake --build build) or "
+        raise PlannerError("the planner tool arenascope-plan was not found (`pip install` does not bring it): "
+                           "build it (bash tools/build.sh) and put it on PATH or "
                            "`set arena planner-path /path/to/arenascope-plan`")
     try:
         # Model names need not be UTF-8: never let a byte of them break the command.
