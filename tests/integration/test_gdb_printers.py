@@ -242,10 +242,14 @@ def test_functions_after_a_lost_link_say_what_the_commands_say():
     """The GDB server dies under a stopped GDB: each $arena_*() then fails in one line with its own
     name and the very words `arena info` uses (one check of the link, framework.check_readable),
     never the old bare "target is not running"."""
-    cmds = [KILL_SERVER, "x/x $sp", "arena info", "p $arena_free()", "p $arena_headroom()", "p $arena_stack_room()",
-            "p $arena_owner(0)"]
+    cmds = [f"set $t = *{TENSOR}", KILL_SERVER, "x/x $sp", "arena info", "p $arena_free()", "p $arena_headroom()",
+            "p $arena_stack_room()", "p $arena_owner(0)", "p $t"]
     out, text, _ = run(HEALTHY, cmds)
     assert not BAD.search(text), text
+    # A tensor copied before: its pointers are not followed into the ELF file's zeros (no "<null")
+    t = out["p $t"]
+    assert "dims = <not read: no target (GDB would give the ELF file's bytes, not the RAM)>" in t, t
+    assert "<null" not in t and "owner = unknown: the target is not running" in t, t
     assert "Remote communication error" in out["x/x $sp"] or "Remote connection closed" in out["x/x $sp"], out
 
     said = out["arena info"]

@@ -54,6 +54,15 @@ class Shown:
         self.values, self.children, self.total, self.problem = list(values), list(children), total, problem
 
 
+def _no_memory():
+    """Why the target's memory is not read now (None when it is): with no process (not connected,
+    or the link lost) GDB reads an address from the ELF file's sections, whose .bss and arena are
+    zeros, not the RAM: a pointer read there would be shown as null."""
+    if gdb.selected_inferior().pid == 0:
+        return "<not read: no target (GDB would give the ELF file's bytes, not the RAM)>"
+    return None
+
+
 def read_array(arr, what, shown=tv.SHOWN):
     """A TfLiteIntArray / TfLiteFloatArray value: its first `shown` elements, bounded, checked."""
     try:
@@ -69,6 +78,8 @@ def read_array(arr, what, shown=tv.SHOWN):
     if data.address is None:  # a copy in a convenience variable: its elements are not in it
         return Shown(total=size, problem="<elements not in target memory (a copy)>") if n else Shown(total=size)
     start = int(data.address)
+    if n and _no_memory():
+        return Shown(total=size, problem=_no_memory())
     try:
         if n:
             gdb.selected_inferior().read_memory(start, n * elem.sizeof)
@@ -83,6 +94,8 @@ def read_array(arr, what, shown=tv.SHOWN):
 def _deref(ptr, what):
     """(*ptr, None) when ptr is non-null and its target readable, else (None, why)."""
     p = int(ptr)
+    if _no_memory():
+        return None, _no_memory()
     if p == 0:
         return None, f"<null {what}>"
     target = ptr.dereference()
