@@ -87,8 +87,9 @@ def open_link(via: Via, symbols=None, cancel=None, progress=None) -> Link:
     if found is not None and found.live is None:
         raise LinkError(f"{found.name} (pid {found.pid}) serves {via.host}:{via.port}: it takes one GDB connection at "
                         "a time and reads memory only while the guest is stopped, so nothing can read the running "
-                        "core there; the live view needs a debug probe's GDB server or OpenOCD's Tcl port "
-                        "(docs/hardware.md)")
+                        "core there: arenascope reads a target through a debug probe's GDB server or OpenOCD's Tcl "
+                        "port (docs/hardware.md); under QEMU, dump the RAM from GDB (`dump binary memory ram.bin "
+                        "...`) and give it with --ram ram.bin@ADDR (docs/hardfault.md)")
     link = rsp.RspLink(via.host, via.port, server=name)
     try:
         link.ensure()
