@@ -266,7 +266,7 @@ def test_without_the_planner_the_owner_is_unknown_and_says_why(plan):
     off = buffer_of(plan, plan["subgraphs"][0]["inputs"][0])["offset"]  # the place is known all the same
     addr = f"&tensor_arena[{off}]"
     out, text, _ = run(HEALTHY, [f"p *{TENSOR}", f"p *{OUT}", f"p $arena_owner({addr})", f"arena whereis {addr}",
-                                 f"pipe arena whereis {addr} --json | cat"], planner="/bin/false")
+                                 f"pipe arena whereis {addr} --json | cat", "arena check"], planner="/bin/false")
     assert not BAD.search(text), text
     # the function and the command say it as the printer does (one rule: analyse.figures)
     for shown in (out[2], out[3]):
@@ -274,6 +274,9 @@ def test_without_the_planner_the_owner_is_unknown_and_says_why(plan):
         assert "no region owns it" not in shown, shown
     place = json.loads(out[4])["arenas"][0]
     assert place["regions"] == [] and place["offset"] == off and "come from the plan" in place["owner_unknown"]
+    # and the check of the plan says it checked nothing, not PASS over no regions
+    plan_line = next(ln for ln in out[5].splitlines() if ln.split()[1:2] == ["plan"])
+    assert plan_line.split()[0] == "WARN" and "the memory plan is not checked: the head's tensors come" in plan_line
     for shown in (out[f"p *{TENSOR}"], out[f"p *{OUT}"]):
         assert ": owner unknown: the head's tensors come from the plan, and there is none (" in shown, shown
         assert "no region owns it" not in shown, shown

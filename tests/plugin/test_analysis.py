@@ -246,3 +246,21 @@ def test_map_shows_a_metadata_region_in_the_head_as_metadata():
     bar = render.map_lines(d, {0: figures.arena_figures(d.arenas[0])}, width=32)[0].split("[")[1].split("]")[0]
     assert bar[:3] == "mTt" and set(bar[24:]) == {"m"}, bar
     style.enabled = True
+
+
+def test_an_sp_just_below_the_stack_limit_is_this_stacks_overflow():
+    """An SP under the limit by less than the stack's size is this stack overflowed (it ran into
+    what lies below), not another thread's; farther away it may be another stack."""
+    from arenascope_plugin.analyse.figures import StackFigures
+    from arenascope_plugin.present import render
+
+    def sp_line(sp):
+        s = StackFigures(low=0x20012d20, high=0x20014d20, sp=sp, hwm=0x20012d20, source="scan", painted=True,
+                         arena_end=0x20012d20)
+        return next(ln for ln in render.stack_lines(s, indent="") if ln.startswith("current SP:"))
+
+    assert sp_line(0x20012ca8).endswith("0x20012ca8 is 120 B below this stack's limit 0x20012d20: the stack has "
+                                        "overflowed (`arena whereis $sp` says into what, `arena fault` the verdict)")
+    assert "is not on this stack" in sp_line(0x20000100)   # 77 KiB away: perhaps another thread's stack
+    assert "is not on this stack" in sp_line(0x20014d24)   # above the top
+    assert sp_line(0x20014d00).endswith("(32 B in use now)")

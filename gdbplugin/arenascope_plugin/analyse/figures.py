@@ -318,7 +318,8 @@ def _bounds_check(desc, arena, tag, ram_ranges):
         home_text = f"lies in RAM ({', '.join(where)})" if where else "lies in RAM"
     else:
         home_text = "(RAM sections unknown: not checked against them) is"
-    return Check("bounds", PASS, f"{what} {home_text}, clear of the stack and the guard band")
+    return Check("bounds", PASS, f"{what} {home_text}, its bounds apart from the stack's and the guard band's "
+                                 "(how far the stack grew is the stack rule)")
 
 
 def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, ArenaFigures], seq_odd: bool = False,
@@ -376,6 +377,9 @@ def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, Ar
             a, b = arena.regions[o.a], arena.regions[o.b]
             out.append(Check("plan", FAIL, f"{tag}: {len(ov)} pair(s) of regions share bytes while both are live, "
                                            f"first {region_label(a)} and {region_label(b)} at +{o.start}..+{o.end}"))
+        elif desc.unplanned is not None:  # agentless without the plan: the head's regions are not known
+            out.append(Check("plan", WARN, f"{tag}: the memory plan is not checked: the head's tensors come from "
+                                           f"the plan, and there is none ({desc.unplanned})"))
         else:
             out.append(Check("plan", PASS, f"{tag}: no two regions with overlapping lifetimes share bytes "
                                            f"({len(arena.regions)} regions)"))

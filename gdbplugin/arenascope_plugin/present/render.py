@@ -76,6 +76,10 @@ def stack_lines(s, indent="  ", sp_owner=None):
             out.append(f"{indent}current SP:               {s.sp:#x} ({s.high - s.sp} B in use now)")
         elif sp_owner:
             out.append(f"{indent}current SP:               {s.sp:#x} is on {sp_owner}, not on this (main) stack")
+        elif s.low - s.size <= s.sp < s.low:  # just below the limit: this stack overflowed, not another's
+            out.append(f"{indent}current SP:               {s.sp:#x} is {s.low - s.sp} B below this stack's limit "
+                       f"{s.low:#x}: the stack has overflowed (`arena whereis $sp` says into what, `arena fault` "
+                       "the verdict)")
         else:
             out.append(f"{indent}current SP:               {s.sp:#x} is not on this stack (another thread's or "
                        "the main stack? select the thread that runs the inferences)")
