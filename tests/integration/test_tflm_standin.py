@@ -412,3 +412,24 @@ def test_every_command_reads_the_two_arena_interpreter():
     assert stop["snap"]["tflm"]["condition"] == "allocated", stop["snap"]["tflm"]
     assert [a.get("memory") for a in stop["snap"]["arenas"]] == ["non-persistent", "persistent"]
     assert "arena 1" in stop["info"] and "PASS" in stop["check"], stop["check"]
+
+
+def test_interpreters_does_not_show_a_smashed_allocators_bounds():
+    """The SingleArenaBufferAllocator's vtable pointer overwritten (a write in GDB, by the test):
+    `arena interpreters` gives no bounds read from it, and says why, in text and JSON."""
+    saba = "(tflite::SingleArenaBufferAllocator *)main::interpreter.allocator_->non_persistent_buffer_allocator_"
+    with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, _uart):
+        tmp = pathlib.Path(tmp)
+        (tmp / "helper.py").write_text(HELPER)
+        cmds = ["set pagination off", "set confirm off", "break inference_done", "continue", f"source {PLUGIN}",
+                f"set arena planner-path {PLANNER}", "set arena colour off", f"source {tmp / 'helper.py'}",
+                f"set var *(unsigned *)({saba}) = 0xdeadbeef", f"python standin_run('{tmp}', 'where', 'p {saba}')",
+                f"python standin_run('{tmp}', 'list', 'arena interpreters')"]
+        _dump, text = gdb_batch(ELF, cmds, remote_port=port, timeout=90)
+        where = (tmp / "where.txt").read_text()
+        listing = (tmp / "list.txt").read_text()
+    addr = int(where.split(") ")[1].split()[0], 16)
+    line = next(ln for ln in listing.splitlines() if ln.startswith("  [0] "))
+    assert f"its arena's bounds are not shown: its SingleArenaBufferAllocator at {addr:#x} has the vtable pointer " \
+           "0xdeadbeef, not into tflite::SingleArenaBufferAllocator's vtable" in line, listing
+    assert "0xdeadbeef+" not in listing and "Traceback" not in text

@@ -92,6 +92,19 @@ def _has_vtable(reader, symbols, lay, addr, cls):
     return bool(named) and named[0] == f"vtable for {cls}"
 
 
+def _check_single_arena_vtable(reader, symbols, lay, addr):
+    """AgentlessError unless the SingleArenaBufferAllocator at addr holds a pointer into its class's
+    vtable (when the ELF names that vtable): its buffer bounds are not to be shown otherwise."""
+    cls = "tflite::SingleArenaBufferAllocator"
+    span = symbols.vtables([cls]).get(cls)
+    if span is None:
+        return
+    got = int.from_bytes(reader.read(addr, lay.pointer), "little")
+    if not span[0] <= got < span[0] + span[1]:
+        raise tflm.AgentlessError(f"its SingleArenaBufferAllocator at {addr:#x} has the vtable pointer {got:#x}, not "
+                                  f"into {cls}'s vtable at {span[0]:#x} (overwritten, or not constructed yet)")
+
+
 def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) -> list[dict]:
     """Every MicroInterpreter in the ELF's RAM, in address order (the numbers `arena attach
     --interpreter N` takes): {index, address, name (the symbol holding it, or ""), allocated,
@@ -111,6 +124,8 @@ def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) 
                 if al.two and not _has_vtable(reader, symbols, lay, al.non_persistent, tflm.NPA):
                     raise tflm.AgentlessError(f"its MicroAllocator at {allocator:#x} does not lead to TFLM's "
                                               "allocator objects (overwritten, or not constructed yet)")
+                if not al.two:
+                    _check_single_arena_vtable(reader, symbols, lay, al.non_persistent)
                 entry["two_arena"] = al.two
                 entry["buffers"] = [("non-persistent", al.head_base, al.head_end - al.head_base),
                                     ("persistent", al.tail_base, al.tail_end - al.tail_base)] if al.two else \

@@ -12,7 +12,7 @@ def describe(entry):
     """One line for an interpreter of agentless.list_interpreters."""
     where = f"'{entry['name']}' " if entry["name"] else ""
     if entry["problem"]:
-        arenas = f"its allocator cannot be read ({entry['problem']})"
+        arenas = f"its arena's bounds are not shown: {entry['problem']}"
     elif not entry["buffers"]:
         arenas = "no allocator yet"
     else:
