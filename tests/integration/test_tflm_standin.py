@@ -430,6 +430,33 @@ def test_interpreters_does_not_show_a_smashed_allocators_bounds():
         listing = (tmp / "list.txt").read_text()
     addr = int(where.split(") ")[1].split()[0], 16)
     line = next(ln for ln in listing.splitlines() if ln.startswith("  [0] "))
-    assert f"its arena's bounds are not shown: its SingleArenaBufferAllocator at {addr:#x} has the vtable pointer " \
+    assert f"its arena's bounds are not shown: its SingleArenaBufferAllocator at {addr:#x}: its vtable pointer is " \
            "0xdeadbeef, not into tflite::SingleArenaBufferAllocator's vtable" in line, listing
     assert "0xdeadbeef+" not in listing and "Traceback" not in text
+
+
+def test_two_smashed_tail_objects_are_both_named_and_the_lowest_is_watched():
+    """The memory planner's and the SingleArenaBufferAllocator's vtable pointers overwritten (by
+    the test, in GDB): `arena info` names both, and `arena fault`'s watchpoint is on the lowest
+    overwritten word (the planner's, below the allocator in the tail)."""
+    saba = "(tflite::SingleArenaBufferAllocator *)main::interpreter.allocator_->non_persistent_buffer_allocator_"
+    planner = "main::interpreter.allocator_->memory_planner_"
+    with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, _uart):
+        tmp = pathlib.Path(tmp)
+        (tmp / "helper.py").write_text(HELPER)
+        cmds = ["set pagination off", "set confirm off", "break inference_done", "continue", f"source {PLUGIN}",
+                f"set arena planner-path {PLANNER}", "set arena colour off", f"source {tmp / 'helper.py'}",
+                f"python standin_run('{tmp}', 'planner', 'p/x (unsigned){planner}')",
+                f"python standin_run('{tmp}', 'saba', 'p/x (unsigned)({saba})')",
+                f"set var *(unsigned *)({saba}) = 0xdeadbeef", f"set var *(unsigned *)({planner}) = 0xdeadbeef",
+                f"python standin_run('{tmp}', 'info', 'arena info')",
+                f"python standin_run('{tmp}', 'fault', 'arena fault')"]
+        _dump, text = gdb_batch(ELF, cmds, remote_port=port, timeout=90)
+        got = {n: (tmp / f"{n}.txt").read_text() for n in ("planner", "saba", "info", "fault")}
+    gp, sa = (int(got[n].split("= ")[1], 16) for n in ("planner", "saba"))
+    assert gp < sa, got
+    for addr, cls in ((gp, "GreedyMemoryPlanner"), (sa, "SingleArenaBufferAllocator")):
+        said = f"{cls} at {addr:#x}: its vtable pointer is 0xdeadbeef, not into tflite::{cls}'s vtable"
+        assert said in got["info"], got["info"]
+    assert f"`watch -l *(unsigned int *){gp:#x}`" in got["fault"], got["fault"]
+    assert "Traceback" not in text

@@ -92,17 +92,13 @@ def _has_vtable(reader, symbols, lay, addr, cls):
     return bool(named) and named[0] == f"vtable for {cls}"
 
 
-def _check_single_arena_vtable(reader, symbols, lay, addr):
-    """AgentlessError unless the SingleArenaBufferAllocator at addr holds a pointer into its class's
-    vtable (when the ELF names that vtable): its buffer bounds are not to be shown otherwise."""
-    cls = "tflite::SingleArenaBufferAllocator"
-    span = symbols.vtables([cls]).get(cls)
-    if span is None:
-        return
-    got = int.from_bytes(reader.read(addr, lay.pointer), "little")
-    if not span[0] <= got < span[0] + span[1]:
-        raise tflm.AgentlessError(f"its SingleArenaBufferAllocator at {addr:#x} has the vtable pointer {got:#x}, not "
-                                  f"into {cls}'s vtable at {span[0]:#x} (overwritten, or not constructed yet)")
+def _allocator_problem(reader, symbols, lay, allocator):
+    """Why the allocator objects of the MicroAllocator at `allocator` are not to be read (the first
+    one tflmstate.check_allocator_objects finds unsound: its vtable, its pointers), or None."""
+    facts = elf_facts(symbols, lay, allocator)
+    arena = (facts.arena[1], facts.arena[1] + facts.arena[2]) if facts.arena else None
+    bad = [o for o in tflmstate.check_allocator_objects(reader, lay, facts, allocator, arena) if not o.sound]
+    return f"its {bad[0].name} at {bad[0].addr:#x}: {bad[0].problems[0]}" if bad else None
 
 
 def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) -> list[dict]:
@@ -124,8 +120,9 @@ def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) 
                 if al.two and not _has_vtable(reader, symbols, lay, al.non_persistent, tflm.NPA):
                     raise tflm.AgentlessError(f"its MicroAllocator at {allocator:#x} does not lead to TFLM's "
                                               "allocator objects (overwritten, or not constructed yet)")
-                if not al.two:
-                    _check_single_arena_vtable(reader, symbols, lay, al.non_persistent)
+                problem = _allocator_problem(reader, symbols, lay, allocator)
+                if problem:
+                    raise tflm.AgentlessError(problem)
                 entry["two_arena"] = al.two
                 entry["buffers"] = [("non-persistent", al.head_base, al.head_end - al.head_base),
                                     ("persistent", al.tail_base, al.tail_end - al.tail_base)] if al.two else \

@@ -159,6 +159,12 @@ def stack_value(facts: Facts, value: int, reader: MemoryReader | None = None) ->
     return None
 
 
+def _in_vtable(facts, cls, value, lay):
+    """Whether value points into cls's vtable (past its offset-to-top and RTTI words)."""
+    lo, size = facts.vtables[cls]
+    return lo < value < lo + max(size, 3 * lay.pointer)
+
+
 def _check_vptr(check, facts, cls, lay, reader):
     """Reads the object's vtable pointer (its first word) and adds a problem unless it points
     into `cls`'s vtable (or the object cannot be read)."""
@@ -170,8 +176,8 @@ def _check_vptr(check, facts, cls, lay, reader):
     except MemoryReadError as exc:
         check.problems.append(f"unreadable ({exc})")
         return
-    lo, size = span
-    if not lo < value < lo + max(size, 3 * lay.pointer):
+    lo = span[0]
+    if not _in_vtable(facts, cls, value, lay):
         why = stack_value(facts, value, reader)
         check.problems.append(f"its vtable pointer is {value:#x}, not into {cls}'s vtable at {lo:#x}"
                               + (f" ({why})" if why else ""))
@@ -247,6 +253,22 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
                     f"its pointers are out of order: buffer_head_ {s['buffer_head_']:#x}, head_ {s['head_']:#x}, "
                     f"temp_ {s['temp_']:#x}, tail_ {s['tail_']:#x}, buffer_tail_ {s['buffer_tail_']:#x}")
     planner = v["memory_planner_"]
+    planners = [c for c in (GP, "tflite::LinearMemoryPlanner") if c in facts.vtables]
+    if points(facts, planner, arena) in ("arena", "ram", "unknown") and not lay.planner_type and planners:
+        # its type not known (agentless._planner_type reads it from the vtable pointer): a pointer
+        # into no planner class's vtable is an overwritten planner
+        gp = _object(reader, lay, planners[0].split("::")[-1], planner, lay.sizes.get(planners[0]) or 2 * lay.pointer,
+                     [], ROLE_MEMORY_PLANNER)
+        try:
+            value = _ptr(reader, planner, lay)
+        except MemoryReadError as exc:
+            gp.problems.append(f"unreadable ({exc})")
+            out.append(gp)
+            value = None
+        if value is not None and not any(_in_vtable(facts, c, value, lay) for c in planners):
+            gp.problems.append(f"its vtable pointer is {value:#x}, not into "
+                               + " or ".join(f"{c}'s vtable at {facts.vtables[c][0]:#x}" for c in planners))
+            out.append(gp)
     if points(facts, planner, arena) in ("arena", "ram", "unknown") and lay.planner_type:
         size = lay.planner_size or 2 * lay.pointer
         gp = _object(reader, lay, lay.planner_type.split("::")[-1], planner, size,
