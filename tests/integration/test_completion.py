@@ -20,6 +20,10 @@ CASES = {
     "arena map --w": ["arena map --width"],
     # as argparse reads them: --opt=value holds its value, a unique prefix is the option
     "arena regions --sort=size --": ["arena regions --sort=size --json"],
+    "arena regions --sort=": ["arena regions --sort=address", "arena regions --sort=lifetime",
+                              "arena regions --sort=size"],
+    "arena regions --sort=s": ["arena regions --sort=size"],
+    "arena plan --kern=c": ["arena plan --kern=cmsis-nn"],
     "arena check --str --": ["arena check --str --json", "arena check --str --junit"],
     "arena check --ju r.xml --": ["arena check --ju r.xml --json", "arena check --ju r.xml --strict"],
     "arena diff --json a.json tools/check-f": ["arena diff --json a.json tools/check-format.sh"],

@@ -82,6 +82,14 @@ def complete(parser, text, word):
             found = [str(c) for c in pending.choices]
         else:
             return _kind(pending) or []
+    elif cur.startswith("--") and "=" in cur:  # --opt=VALUE: the option's choices after its '='
+        action, _inline = _option(by_option, cur)
+        name = cur.split("=", 1)[0]
+        if action is None or not _takes_value(action):
+            return []
+        if not action.choices:
+            return _kind(action) or []
+        found = [f"{name}={c}" for c in action.choices]
     elif cur.startswith("-"):
         found = [s for a in parser._actions if a not in used and not isinstance(a, argparse._HelpAction)  # pylint: disable=protected-access
                  for s in a.option_strings if s.startswith("--")]
