@@ -414,20 +414,29 @@ def test_every_command_reads_the_two_arena_interpreter():
     assert "arena 1" in stop["info"] and "PASS" in stop["check"], stop["check"]
 
 
-def test_interpreters_does_not_show_a_smashed_allocators_bounds():
-    """The SingleArenaBufferAllocator's vtable pointer overwritten (a write in GDB, by the test):
-    `arena interpreters` gives no bounds read from it, and says why, in text and JSON."""
-    saba = "(tflite::SingleArenaBufferAllocator *)main::interpreter.allocator_->non_persistent_buffer_allocator_"
+SABA = "(tflite::SingleArenaBufferAllocator *)main::interpreter.allocator_->non_persistent_buffer_allocator_"
+MEMORY_PLANNER = "main::interpreter.allocator_->memory_planner_"
+
+
+def at_inference_done(steps):
+    """Boots the stand-in, stops at its first inference_done and runs each step: a GDB command
+    (the test's own writes), or (NAME, CMD) whose output is kept. Returns ({NAME: output}, GDB's output)."""
     with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, _uart):
         tmp = pathlib.Path(tmp)
         (tmp / "helper.py").write_text(HELPER)
         cmds = ["set pagination off", "set confirm off", "break inference_done", "continue", f"source {PLUGIN}",
-                f"set arena planner-path {PLANNER}", "set arena colour off", f"source {tmp / 'helper.py'}",
-                f"set var *(unsigned *)({saba}) = 0xdeadbeef", f"python standin_run('{tmp}', 'where', 'p {saba}')",
-                f"python standin_run('{tmp}', 'list', 'arena interpreters')"]
+                f"set arena planner-path {PLANNER}", "set arena colour off", f"source {tmp / 'helper.py'}"]
+        cmds += [s if isinstance(s, str) else f"python standin_run('{tmp}', '{s[0]}', '{s[1]}')" for s in steps]
         _dump, text = gdb_batch(ELF, cmds, remote_port=port, timeout=90)
-        where = (tmp / "where.txt").read_text()
-        listing = (tmp / "list.txt").read_text()
+        return {s[0]: (tmp / f"{s[0]}.txt").read_text() for s in steps if not isinstance(s, str)}, text
+
+
+def test_interpreters_does_not_show_a_smashed_allocators_bounds():
+    """The SingleArenaBufferAllocator's vtable pointer overwritten (a write in GDB, by the test):
+    `arena interpreters` gives no bounds read from it, and says why."""
+    got, text = at_inference_done([f"set var *(unsigned *)({SABA}) = 0xdeadbeef", ("where", f"p {SABA}"),
+                                   ("list", "arena interpreters")])
+    where, listing = got["where"], got["list"]
     addr = int(where.split(") ")[1].split()[0], 16)
     line = next(ln for ln in listing.splitlines() if ln.startswith("  [0] "))
     assert f"its arena's bounds are not shown: its SingleArenaBufferAllocator at {addr:#x}: its vtable pointer is " \
@@ -439,20 +448,10 @@ def test_two_smashed_tail_objects_are_both_named_and_the_lowest_is_watched():
     """The memory planner's and the SingleArenaBufferAllocator's vtable pointers overwritten (by
     the test, in GDB): `arena info` names both, and `arena fault`'s watchpoint is on the lowest
     overwritten word (the planner's, below the allocator in the tail)."""
-    saba = "(tflite::SingleArenaBufferAllocator *)main::interpreter.allocator_->non_persistent_buffer_allocator_"
-    planner = "main::interpreter.allocator_->memory_planner_"
-    with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, _uart):
-        tmp = pathlib.Path(tmp)
-        (tmp / "helper.py").write_text(HELPER)
-        cmds = ["set pagination off", "set confirm off", "break inference_done", "continue", f"source {PLUGIN}",
-                f"set arena planner-path {PLANNER}", "set arena colour off", f"source {tmp / 'helper.py'}",
-                f"python standin_run('{tmp}', 'planner', 'p/x (unsigned){planner}')",
-                f"python standin_run('{tmp}', 'saba', 'p/x (unsigned)({saba})')",
-                f"set var *(unsigned *)({saba}) = 0xdeadbeef", f"set var *(unsigned *)({planner}) = 0xdeadbeef",
-                f"python standin_run('{tmp}', 'info', 'arena info')",
-                f"python standin_run('{tmp}', 'fault', 'arena fault')"]
-        _dump, text = gdb_batch(ELF, cmds, remote_port=port, timeout=90)
-        got = {n: (tmp / f"{n}.txt").read_text() for n in ("planner", "saba", "info", "fault")}
+    got, text = at_inference_done([("planner", f"p/x (unsigned){MEMORY_PLANNER}"), ("saba", f"p/x (unsigned)({SABA})"),
+                                   f"set var *(unsigned *)({SABA}) = 0xdeadbeef",
+                                   f"set var *(unsigned *)({MEMORY_PLANNER}) = 0xdeadbeef",
+                                   ("info", "arena info"), ("fault", "arena fault")])
     gp, sa = (int(got[n].split("= ")[1], 16) for n in ("planner", "saba"))
     assert gp < sa, got
     for addr, cls in ((gp, "GreedyMemoryPlanner"), (sa, "SingleArenaBufferAllocator")):

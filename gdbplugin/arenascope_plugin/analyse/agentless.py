@@ -96,8 +96,8 @@ def _allocator_problem(reader, symbols, lay, allocator):
     """Why the allocator objects of the MicroAllocator at `allocator` are not to be read (the first
     one tflmstate.check_allocator_objects finds unsound: its vtable, its pointers), or None."""
     facts = elf_facts(symbols, lay, allocator)
-    arena = (facts.arena[1], facts.arena[1] + facts.arena[2]) if facts.arena else None
-    bad = [o for o in tflmstate.check_allocator_objects(reader, lay, facts, allocator, arena) if not o.sound]
+    bad = [o for o in tflmstate.check_allocator_objects(reader, lay, facts, allocator, tflmstate.arena_span(facts))
+           if not o.sound]
     return f"its {bad[0].name} at {bad[0].addr:#x}: {bad[0].problems[0]}" if bad else None
 
 

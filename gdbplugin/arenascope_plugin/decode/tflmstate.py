@@ -159,6 +159,14 @@ def stack_value(facts: Facts, value: int, reader: MemoryReader | None = None) ->
     return None
 
 
+def arena_span(facts: Facts) -> Span | None:
+    """(start, end) of the arena's buffer as the ELF gives it (facts.arena), or None."""
+    if not facts.arena:
+        return None
+    _name, start, size = facts.arena
+    return start, start + size
+
+
 def _in_vtable(facts, cls, value, lay):
     """Whether value points into cls's vtable (past its offset-to-top and RTTI words)."""
     lo, size = facts.vtables[cls]
@@ -254,7 +262,8 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
                     f"temp_ {s['temp_']:#x}, tail_ {s['tail_']:#x}, buffer_tail_ {s['buffer_tail_']:#x}")
     planner = v["memory_planner_"]
     planners = [c for c in (GP, "tflite::LinearMemoryPlanner") if c in facts.vtables]
-    if points(facts, planner, arena) in ("arena", "ram", "unknown") and not lay.planner_type and planners:
+    reached = points(facts, planner, arena) in ("arena", "ram", "unknown")
+    if reached and not lay.planner_type and planners:
         # its type not known (agentless._planner_type reads it from the vtable pointer): a pointer
         # into no planner class's vtable is an overwritten planner
         gp = _object(reader, lay, planners[0].split("::")[-1], planner, lay.sizes.get(planners[0]) or 2 * lay.pointer,
@@ -263,13 +272,13 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
             value = _ptr(reader, planner, lay)
         except MemoryReadError as exc:
             gp.problems.append(f"unreadable ({exc})")
+        else:
+            if not any(_in_vtable(facts, c, value, lay) for c in planners):
+                gp.problems.append(f"its vtable pointer is {value:#x}, not into "
+                                   + " or ".join(f"{c}'s vtable at {facts.vtables[c][0]:#x}" for c in planners))
+        if not gp.sound:
             out.append(gp)
-            value = None
-        if value is not None and not any(_in_vtable(facts, c, value, lay) for c in planners):
-            gp.problems.append(f"its vtable pointer is {value:#x}, not into "
-                               + " or ".join(f"{c}'s vtable at {facts.vtables[c][0]:#x}" for c in planners))
-            out.append(gp)
-    if points(facts, planner, arena) in ("arena", "ram", "unknown") and lay.planner_type:
+    if reached and lay.planner_type:
         size = lay.planner_size or 2 * lay.pointer
         gp = _object(reader, lay, lay.planner_type.split("::")[-1], planner, size,
                      [(GP, "max_buffer_count_"), (GP, "buffer_count_")], ROLE_MEMORY_PLANNER)
@@ -346,11 +355,9 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
         return st
     v = interp.values
     allocator = v["allocator_"]
-    arena = None
+    arena = arena_span(facts)
     if facts.arena:
-        name, start, size = facts.arena
-        st.arena_symbol = name
-        arena = (start, start + size)
+        st.arena_symbol = facts.arena[0]
     if v["tensors_allocated_"] > 1:
         interp.problems.append(f"tensors_allocated_ (a bool) holds {v['tensors_allocated_']}")
     st.tensors_allocated = v["tensors_allocated_"] == 1

@@ -181,11 +181,11 @@ class Sub(gdb.Command):
             self.parser.add_argument("--json", action="store_true",
                                      help="print one JSON document instead (docs/command-json-schema.json)")
 
-
     def prints_json(self, args):
         """True when this run prints one JSON document through emit(): what else it says goes
         into the document's "messages" (say), and progress is not shown."""
         return self.json_doc and args.json
+
     def add_arguments(self, parser):
         pass
 

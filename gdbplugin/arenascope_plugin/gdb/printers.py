@@ -78,8 +78,9 @@ def read_array(arr, what, shown=tv.SHOWN):
     if data.address is None:  # a copy in a convenience variable: its elements are not in it
         return Shown(total=size, problem="<elements not in target memory (a copy)>") if n else Shown(total=size)
     start = int(data.address)
-    if n and _no_memory():
-        return Shown(total=size, problem=_no_memory())
+    unread = _no_memory() if n else None
+    if unread:
+        return Shown(total=size, problem=unread)
     try:
         if n:
             gdb.selected_inferior().read_memory(start, n * elem.sizeof)
@@ -93,9 +94,9 @@ def read_array(arr, what, shown=tv.SHOWN):
 
 def _deref(ptr, what):
     """(*ptr, None) when ptr is non-null and its target readable, else (None, why)."""
-    p = int(ptr)
-    if _no_memory():
-        return None, _no_memory()
+    p, unread = int(ptr), _no_memory()
+    if unread:
+        return None, unread
     if p == 0:
         return None, f"<null {what}>"
     target = ptr.dereference()

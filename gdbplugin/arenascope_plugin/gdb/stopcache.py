@@ -1,8 +1,8 @@
 """The arena as found at this stop, for the pretty-printers (printers.py): one quiet gather
 (pipeline.gather, no re-measurement) per stop, kept until the target runs, memory or registers
-change, a new ELF is loaded, or a `set arena` setting,
-`arena attach` or `arena dump` changes what is read. Printers are asked for many values at one stop (an IDE's
-variable view, `info locals`): without it each would walk TFLM's objects again.
+change, a new ELF is loaded, or a `set arena` setting, `arena attach` or `arena dump` changes
+what is read. Printers are asked for many values at one stop (an IDE's variable view, `info
+locals`): without it each would walk TFLM's objects again.
 Never raises: the gather's error is kept as its one-line reason."""
 import gdb  # pylint: disable=import-error
 
