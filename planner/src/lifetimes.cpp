@@ -138,6 +138,8 @@ std::vector<int> callees_first(const Model &model)
     std::vector<Frame> path{{0}};
     color[0] = 1;
     while (!path.empty()) {
+        // `f` refers into `path`: every use comes before `path` grows or shrinks (pop_back and
+        // push_back end their iteration).
         Frame &f = path.back();
         const auto &ops = model.subgraphs[f.s].operators;
         if (f.op == ops.size()) {

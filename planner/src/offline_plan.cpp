@@ -24,15 +24,23 @@ namespace {
 constexpr const char *kName = "OfflineMemoryAllocation";
 constexpr uint32_t kFormatVersion = 1;
 // Model's fields (schema.fbs): 0 version (uint), then offsets: 1 operator_codes, 2 subgraphs,
-// 3 description, 4 buffers, 5 metadata_buffer, 6 metadata, 7 signature_defs.
-constexpr int kFieldVersion = 0, kFieldBuffers = 4, kFieldMetadata = 6, kModelFields = 8;
-constexpr size_t kInsertAt = 8;  // after the root offset and the identifier
-constexpr size_t kBlockAlign = 64;
+// 3 description, 4 buffers, 5 metadata_buffer, 6 metadata, 7 signature_defs, copied into the new
+// Model; 8 external_buffer_groups and 9 external_buffers, refused (their data sits at offsets from
+// the file's start, which the block moves). The project's schema declares all ten, so the verifier
+// has checked each before it is copied; the static_asserts tie these numbers to it.
+constexpr int kFieldVersion = 0, kFieldBuffers = 4, kFieldMetadata = 6, kModelFields = 8, kKnownFields = 10;
 
-flatbuffers::voffset_t slot(int field)
+constexpr flatbuffers::voffset_t slot(int field)
 {
     return static_cast<flatbuffers::voffset_t>(4 + 2 * field);
 }
+static_assert(fb::Model::VT_VERSION == slot(kFieldVersion) && fb::Model::VT_BUFFERS == slot(kFieldBuffers) &&
+                  fb::Model::VT_METADATA == slot(kFieldMetadata) &&
+                  fb::Model::VT_SIGNATURE_DEFS == slot(kModelFields - 1) &&
+                  fb::Model::VT_EXTERNAL_BUFFERS == slot(kKnownFields - 1),
+              "the Model's field ids are those of planner/schema/tflite_subset.fbs");
+constexpr size_t kInsertAt = 8;  // after the root offset and the identifier
+constexpr size_t kBlockAlign = 64;
 
 size_t align_up(size_t v, size_t a)
 {
@@ -109,10 +117,14 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
     const auto *table = reinterpret_cast<const flatbuffers::Table *>(fm);
     const uint8_t *vtable = table->GetVTable();
     const int fields = (flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable) - 4) / 2;
-    for (int f = kModelFields; f < fields; ++f)
-        if (flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable + 4 + 2 * f))
-            throw ModelError("its Model table has field " + std::to_string(f) +
-                             ", newer than the TFLite schema arenascope knows: not rewritten");
+    for (int f = kModelFields; f < fields; ++f) {
+        if (!flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable + slot(f))) continue;
+        if (f < kKnownFields)
+            throw ModelError("it keeps tensor data outside the flatbuffer (Model.external_buffers), at offsets from "
+                             "the file's start that the offline plan's block would move: not rewritten");
+        throw ModelError("its Model table has field " + std::to_string(f) +
+                         ", newer than the TFLite schema arenascope knows: not rewritten");
+    }
     auto where = [&](const void *p) { return static_cast<size_t>(static_cast<const uint8_t *>(p) - data); };
 
     const auto *old_buffers = fm->buffers();

@@ -54,8 +54,30 @@ struct SG {
     std::vector<int32_t> inputs, outputs;
 };
 
+// The Model's fields the planner does not read, for the offline-plan writer's tests: signatures
+// (SignatureDef: key, input and output tensor maps {name, tensor index}, subgraph index) and
+// external buffers ({id, group, offset, length}; one group "weights" when there are any).
+struct TensorMapSpec {
+    std::string name;
+    uint32_t tensor;
+};
+struct SignatureSpec {
+    std::string key;
+    std::vector<TensorMapSpec> inputs, outputs;
+    uint32_t subgraph = 0;
+};
+struct ExternalBufferSpec {
+    uint32_t id;
+    uint64_t offset, length;
+};
+struct ModelExtras {
+    std::vector<SignatureSpec> signatures = {};
+    std::vector<ExternalBufferSpec> external_buffers = {};
+};
+
 // Serialize; offline = "OfflineMemoryAllocation" offsets (empty: none).
-inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::vector<int32_t> &offline = {})
+inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::vector<int32_t> &offline = {},
+                                  const ModelExtras &extras = {})
 {
     flatbuffers::FlatBufferBuilder b;
     std::vector<flatbuffers::Offset<fb::Buffer>> buffers{fb::CreateBuffer(b)};
@@ -147,8 +169,29 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
         metadata.push_back(fb::CreateMetadata(b, b.CreateString("OfflineMemoryAllocation"),
                                               static_cast<uint32_t>(buffers.size() - 1)));
     }
+    std::vector<flatbuffers::Offset<fb::SignatureDef>> signatures;
+    auto tensor_maps = [&](const std::vector<TensorMapSpec> &maps) {
+        std::vector<flatbuffers::Offset<fb::TensorMap>> out;
+        for (const TensorMapSpec &m : maps) out.push_back(fb::CreateTensorMap(b, b.CreateString(m.name), m.tensor));
+        return b.CreateVector(out);
+    };
+    for (const SignatureSpec &sig : extras.signatures) {
+        const auto in = tensor_maps(sig.inputs), out = tensor_maps(sig.outputs);
+        signatures.push_back(fb::CreateSignatureDef(b, in, out, b.CreateString(sig.key), sig.subgraph));
+    }
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::ExternalBufferGroup>>> groups = 0;
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::ExternalBuffer>>> external = 0;
+    if (!extras.external_buffers.empty()) {
+        std::vector<flatbuffers::Offset<fb::ExternalBuffer>> list;
+        for (const ExternalBufferSpec &e : extras.external_buffers)
+            list.push_back(fb::CreateExternalBuffer(b, e.id, 0, e.offset, e.length));
+        groups = b.CreateVector(std::vector<flatbuffers::Offset<fb::ExternalBufferGroup>>{
+            fb::CreateExternalBufferGroup(b, b.CreateString("weights"))});
+        external = b.CreateVector(list);
+    }
     auto model = fb::CreateModel(b, 3, b.CreateVector(codes), b.CreateVector(sgs), b.CreateString("test"),
-                                 b.CreateVector(buffers), 0, b.CreateVector(metadata));
+                                 b.CreateVector(buffers), 0, b.CreateVector(metadata),
+                                 signatures.empty() ? 0 : b.CreateVector(signatures), groups, external);
     fb::FinishModelBuffer(b, model);
     return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

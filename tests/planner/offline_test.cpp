@@ -267,6 +267,92 @@ TEST(OfflinePlan, TheWrongNumberOfOffsetsIsRefused)
     EXPECT_THROW(with_offline_plan(broken.data(), broken.size(), std::vector<int32_t>(7, -1)), ModelError);
 }
 
+namespace {
+
+// Where the Model's field `id` is stored: the byte of its uoffset (0 when absent).
+size_t model_field_at(const std::vector<uint8_t> &bytes, int id)
+{
+    const auto *table = reinterpret_cast<const flatbuffers::Table *>(arenascope::tflite::GetModel(bytes.data()));
+    const uint8_t *vtable = table->GetVTable();
+    const auto vt = static_cast<flatbuffers::voffset_t>(4 + 2 * id);
+    if (vt >= flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable)) return 0;
+    const auto at = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable + vt);
+    return at ? static_cast<size_t>(reinterpret_cast<const uint8_t *>(table) - bytes.data()) + at : 0;
+}
+
+const test_models::ModelExtras kSignature{{{"serving_default", {{"x", 0}}, {{"y", 6}, {"t5", 5}}, 0}}};
+
+}  // namespace
+
+// The converter writes a SignatureDef per model (Model.signature_defs, field 7): the written Model
+// copies it, and it reads back the same, string for string.
+TEST(OfflinePlan, TheModelsSignaturesAreKept)
+{
+    const std::vector<uint8_t> old = test_models::greedy_loses_model(kSignature);
+    const std::vector<uint8_t> out = with_offline_plan(old.data(), old.size(), std::vector<int32_t>(12, -1));
+    const auto *sigs = arenascope::tflite::GetModel(out.data())->signature_defs();
+    ASSERT_NE(sigs, nullptr);
+    ASSERT_EQ(sigs->size(), 1u);
+    const auto *sig = sigs->Get(0);
+    EXPECT_EQ(sig->signature_key()->str(), "serving_default");
+    EXPECT_EQ(sig->subgraph_index(), 0u);
+    ASSERT_EQ(sig->inputs()->size(), 1u);
+    EXPECT_EQ(sig->inputs()->Get(0)->name()->str(), "x");
+    EXPECT_EQ(sig->inputs()->Get(0)->tensor_index(), 0u);
+    ASSERT_EQ(sig->outputs()->size(), 2u);
+    EXPECT_EQ(sig->outputs()->Get(1)->name()->str(), "t5");
+    EXPECT_EQ(sig->outputs()->Get(1)->tensor_index(), 5u);
+    // Without a signature the new Model has no field 7 either.
+    const std::vector<uint8_t> bare = test_models::greedy_loses_model();
+    const std::vector<uint8_t> bare_out = with_offline_plan(bare.data(), bare.size(), std::vector<int32_t>(12, -1));
+    EXPECT_EQ(arenascope::tflite::GetModel(bare_out.data())->signature_defs(), nullptr);
+}
+
+// Issue 32: the schema subset lacked signature_defs, so the verifier never checked where it
+// pointed, and the writer copied an offset that pointed past the file's end into the model it
+// wrote (or, with the field's own bytes past the end, built it from whatever heap followed).
+// Such a model is now corrupt to the reader and to the writer alike; nothing is written.
+TEST(OfflinePlan, ASignaturePointingOutsideTheFileIsRefused)
+{
+    std::vector<uint8_t> bad = test_models::greedy_loses_model(kSignature);
+    const size_t at = model_field_at(bad, 7);
+    ASSERT_GT(at, 0u);
+    const uint32_t past_the_end = static_cast<uint32_t>(bad.size() - at + 64);
+    std::memcpy(&bad[at], &past_the_end, 4);
+    EXPECT_THROW(read_model(bad.data(), bad.size()), ModelError);
+    try {
+        with_offline_plan(bad.data(), bad.size(), std::vector<int32_t>(12, -1));
+        ADD_FAILURE() << "a model whose signature_defs points past its end was rewritten";
+    } catch (const ModelError &e) {
+        EXPECT_NE(std::string(e.what()).find("corrupt or truncated"), std::string::npos) << e.what();
+    }
+    // The field itself past the end (its vtable entry patched): the copy read 4 bytes after the
+    // file, which AddressSanitizer reports in the sanitized build of this test.
+    std::vector<uint8_t> beyond = test_models::greedy_loses_model(kSignature);
+    const auto *table = reinterpret_cast<const flatbuffers::Table *>(arenascope::tflite::GetModel(beyond.data()));
+    const size_t table_at = static_cast<size_t>(reinterpret_cast<const uint8_t *>(table) - beyond.data());
+    const size_t entry_at = static_cast<size_t>(table->GetVTable() - beyond.data()) + 4 + 2 * 7;
+    ASSERT_LT(beyond.size() - table_at, 0xffffu);
+    const auto to_the_end = static_cast<uint16_t>(beyond.size() - table_at);
+    std::memcpy(&beyond[entry_at], &to_the_end, 2);
+    EXPECT_THROW(with_offline_plan(beyond.data(), beyond.size(), std::vector<int32_t>(12, -1)), ModelError);
+}
+
+// External buffers (Model fields 8, 9) keep data at offsets from the file's start, which the
+// block inserted at byte 8 would move: refused, with the reason.
+TEST(OfflinePlan, ExternalBuffersAreRefused)
+{
+    const std::vector<uint8_t> m = test_models::greedy_loses_model({{}, {{1, 4096, 64}}});
+    ASSERT_GT(model_field_at(m, 9), 0u);
+    EXPECT_NO_THROW(read_model(m.data(), m.size()));  // the planner still plans it
+    try {
+        with_offline_plan(m.data(), m.size(), std::vector<int32_t>(12, -1));
+        ADD_FAILURE() << "a model with external buffers was rewritten";
+    } catch (const ModelError &e) {
+        EXPECT_NE(std::string(e.what()).find("Model.external_buffers"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Rewrite, SavesTheGapAndReportsBeforeAndAfter)
 {
     const std::string in = temp_path("in.tflite");

@@ -72,6 +72,8 @@ private:
     static constexpr int kMaxStrips = 4;  // arenas drawn at once; Tab brings the others
     // The strips for the snapshot (and the one before), keeping each one's zoom where it stays.
     void build_strips();
+    // `st` is an element of strips_: nothing it calls may rebuild strips_ (select_arena,
+    // build_strips); a click selects by setting arena_index_, applied at the next frame.
     void draw_strip(MapStrip &st, const Arena &a, const Rect &r);
     const MapStrip *chosen_strip() const
     {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <iterator>
 #include <optional>
 
@@ -92,9 +93,7 @@ class Builder : public nlohmann::json_sax<json> {
 public:
     Builder(Source &src, const std::vector<JsonPlace> &places, const JsonLimits &limits)
         : src_(src), places_(places), limits_(limits)
-    {
-        frames_.reserve(limits.max_depth + 1);  // never moved: a frame's entry is a child's parent
-    }
+    {}
     json root;
 
     bool null() override { return put(json(nullptr)); }
@@ -310,7 +309,9 @@ private:
     Source &src_;
     const std::vector<JsonPlace> &places_;
     const JsonLimits &limits_;
-    std::vector<Frame> frames_;
+    // A frame's `value` may point into its parent's entry: a deque keeps every frame in place
+    // while frames are pushed and popped at the back (a vector would move them as it grows).
+    std::deque<Frame> frames_;
     Frame top_;  // the root's "parent": never streams
     std::size_t values_ = 0, entry_base_ = 0;
     bool within_entry_ = false;
