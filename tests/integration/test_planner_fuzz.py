@@ -1,15 +1,16 @@
-"""The planner's libFuzzer harnesses (planner/fuzz, docs/fuzzing.md), each for a bounded time.
+"""The planner's libFuzzer harnesses (planner/fuzz, docs/fuzzing.md), deterministic: seed 1, a fixed count.
 
 reader_fuzz (the model reader, the planners, the replay), budget_fuzz (make_budget and its four
 writers, each output checked well-formed) and arena_size_fuzz (--arena-size's replay at a fuzzed
 size) abort on a broken invariant; ASan and UBSan abort on memory errors and undefined
 behaviour. They are built once by the main build (planner/CMakeLists.txt, an ExternalProject
-when clang++ is found), not here. Seeds: the synthetic models arenascope-fuzz-seeds writes, the
-build's DS-CNN and ../shared/models when present; the corpus lives in a temporary directory.
-Every input under tests/fixtures/fuzz/HARNESS/ (a crash found and fixed) runs first.
+when clang++ is found), not here. `tools/fuzz.sh --runs N HARNESS WORK` runs each from seed 1 for
+exactly N runs over the seeds (the synthetic models arenascope-fuzz-seeds writes and the build's
+DS-CNN) and every input under tests/fixtures/fuzz/HARNESS/ (a crash found and fixed), then each
+model of ../shared once when present: a given commit passes or fails the same way every time.
 Then the headers budget_fuzz wrote for the seeds and the corpus it grew are compiled as C99 with
 -Werror, and the checks are shown to catch what they are for (arenascope-fuzz-checks-selftest).
-Run longer by hand: tools/fuzz.sh, or ARENASCOPE_FUZZ_SECONDS here (default 30 per harness).
+Open-ended fuzzing is by hand: tools/fuzz.sh HARNESS SECONDS.
 """
 import os
 import re
@@ -18,12 +19,12 @@ import subprocess
 
 import pytest
 
-from harness import BUILD, ROOT, SHARED
+from harness import BUILD, ROOT
 
-SECONDS = int(os.environ.get("ARENASCOPE_FUZZ_SECONDS", "30"))
+# Runs per harness: about half a minute each on a quiet 2-core machine (docs/fuzzing.md).
+RUNS = {"reader": 100000, "budget": 15000, "arena_size": 15000}
 TIMEOUT = 20  # seconds one input may take (a sanitized replay of the largest real model takes ~1 s)
 FUZZ = BUILD / "planner" / "fuzz"
-HARNESSES = ["reader", "budget", "arena_size"]
 REGRESSIONS = ROOT / "tests" / "fixtures" / "fuzz"
 _CACHE = BUILD / "CMakeCache.txt"
 _FUZZ_OFF = _CACHE.exists() and re.search(r"^ARENASCOPE_FUZZ:BOOL=OFF$", _CACHE.read_text(), re.M)
@@ -32,27 +33,23 @@ pytestmark = [pytest.mark.skipif(not shutil.which("clang++"), reason="clang++ ab
               pytest.mark.skipif(bool(_FUZZ_OFF), reason="configured with ARENASCOPE_FUZZ=OFF")]
 
 
-def harness(name):
-    exe = FUZZ / f"{name}_fuzz"
-    assert exe.exists(), f"{exe} is missing: build the planner_fuzzers target (cmake --build build)"
-    return exe
-
-
-@pytest.fixture(scope="module")
-def seeds(tmp_path_factory):
-    out = tmp_path_factory.mktemp("seeds")
-    models = [BUILD / "planner" / "dscnn_kws.tflite"]
-    assert models[0].exists(), "build the dscnn_model target first"
-    models += sorted((SHARED / "models").glob("*.tflite")) if (SHARED / "models").exists() else []
-    subprocess.run([str(FUZZ / "arenascope-fuzz-seeds"), str(out), *map(str, models)], check=True, timeout=60)
-    # The synthetic models are there whatever ../shared holds: a CI without it starts from these.
-    assert len(list(out.glob("*.tflite"))) >= 12 + len(models)
-    return out
-
-
 def run(exe, args, env=None, timeout=None):
     return subprocess.run([str(exe), f"-timeout={TIMEOUT}", "-rss_limit_mb=2048", *args], capture_output=True,
                           text=True, errors="replace", env=env, timeout=timeout)
+
+
+def fuzz_runs(name, runs, work):
+    """tools/fuzz.sh --runs: its report, after checking it ran every run and every regression input."""
+    env = dict(os.environ, ARENASCOPE_BUILD_DIR=str(BUILD))
+    r = subprocess.run(["bash", str(ROOT / "tools" / "fuzz.sh"), "--runs", str(runs), name, str(work)],
+                       capture_output=True, text=True, errors="replace", env=env, timeout=1800)
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-3000:]
+    regressions = len([f for f in (REGRESSIONS / name).glob("*") if f.is_file()])
+    assert f"({regressions} regression inputs)" in r.stdout, r.stdout
+    m = re.search(rf"{name}: (\d+) executions .*, (cov: \d+ ft: \d+ corp: \d+), 0 crash", r.stdout)
+    assert m and int(m.group(1)) == runs, r.stdout[-3000:]
+    print(r.stdout)
+    return r.stdout
 
 
 def test_the_checks_catch_what_they_are_for():
@@ -62,24 +59,12 @@ def test_the_checks_catch_what_they_are_for():
     assert " 0 of " in r.stdout, r.stdout
 
 
-@pytest.mark.parametrize("name", HARNESSES)
-def test_harness_survives_fuzzing(name, seeds, tmp_path):
-    exe = harness(name)
-    fixed = sorted((REGRESSIONS / name).glob("*")) if (REGRESSIONS / name).exists() else []
-    if fixed:  # each input that once crashed runs once: none may crash again
-        r = run(exe, [*map(str, fixed)], timeout=TIMEOUT * len(fixed) + 60)
-        assert r.returncode == 0, r.stderr[-4000:]
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    seed_dir = seeds / "arena_size" if name == "arena_size" else seeds
-    r = run(exe, [f"-max_total_time={SECONDS}", "-print_final_stats=1", f"-artifact_prefix={tmp_path}/",
-                  str(corpus), str(seed_dir)], timeout=SECONDS + 300)
-    assert r.returncode == 0, r.stderr[-6000:]
-    executions = int(re.search(r"^stat::number_of_executed_units: *(\d+)", r.stderr, re.M).group(1))
-    assert executions > len(list(seed_dir.iterdir())), r.stderr[-2000:]  # it fuzzed, beyond the seeds
-    print(f"{name}: {executions} executions in {SECONDS} s, no crash")
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_harness_survives_fuzzing(name, tmp_path):
+    work = tmp_path / "work"
+    fuzz_runs(name, RUNS[name], work)
     if name == "budget":
-        compile_headers(exe, [corpus, seed_dir], tmp_path)
+        compile_headers(FUZZ / "budget_fuzz", [work / "corpus", work / "seeds"], tmp_path)
 
 
 def compile_headers(exe, corpora, tmp_path):
