@@ -7,7 +7,8 @@
 // the adapter and the margin. Built by planner/fuzz/CMakeLists.txt; run: tools/fuzz.sh budget SECONDS.
 //   Then the offline-plan writer (offline_plan.h): TFLM's own greedy plan written into the model as
 // its offline plan must read back (with the same head when no scratch buffer is planned online)
-// and keep every old byte after the new block.
+// and keep the whole old file, unchanged, at the new block's end; a std::logic_error from it (the
+// model written reads back as another) aborts.
 #include <cstdint>
 
 #include <algorithm>
@@ -59,8 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     const size_t shift = written.size() - size;
-    if (written.size() < size || shift % 64 || !std::equal(data + 8, data + size, written.begin() + 8 + shift))
-        fuzz::fail("with_offline_plan", "the old bytes do not follow the new block unchanged");
+    // The whole old file, its first 8 bytes included (the block's end), lies at `shift`.
+    if (written.size() < size || shift % 64 || !std::equal(data, data + size, written.begin() + shift))
+        fuzz::fail("with_offline_plan", "the old file does not lie unchanged at the block's end");
     try {
         const planner::Model back = planner::read_model(written.data(), written.size());
         const planner::Lifetimes l = planner::build_lifetimes(back, b.kernels.requests);

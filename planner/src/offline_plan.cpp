@@ -3,14 +3,18 @@
 // A flatbuffer is a root offset and a file identifier ("TFL3", bytes 4..7) followed by objects
 // that refer to each other by offsets relative to where the offset is stored. A block inserted
 // right after the identifier moves every object by the same amount, so every offset among them
-// stays right and no byte of them changes; only the root offset does. The block holds a new
-// Model table that copies the old one's fields, pointing forward to the old objects, except
-// `buffers` (the old ones plus the plan's) and `metadata` (the old entries but any offline plan,
-// plus the new one). The old Model table and its two vectors stay, unreferenced. The block is a
-// multiple of 64 bytes, so every object keeps its alignment (Buffer.data is force_align 16).
+// stays right and no byte of them changes; only the root offset does. The block ends with a copy
+// of the old file's first 8 bytes, so the whole old file lies unchanged at the block's length
+// from the start: an offset among old objects that reaches into those 8 bytes (a table's vtable
+// there, which no converter writes but a hostile file may) still finds the same bytes. The block
+// holds a new Model table that copies the old one's fields, pointing forward to the old objects,
+// except `buffers` (the old ones plus the plan's) and `metadata` (the old entries but any offline
+// plan, plus the new one). The old Model table and its two vectors stay, unreferenced. The block
+// is a multiple of 64 bytes, so every object keeps its alignment (Buffer.data is force_align 16).
 // Buffer.offset (the data of a buffer kept after the flatbuffer, in files over 2 GiB) counts from
 // the file's start, the one absolute position in the format: models that use it are refused.
 #include <cstring>
+#include <stdexcept>
 
 #include "arenascope/planner/offline_plan.h"
 #include "tflite_subset_generated.h"
@@ -61,9 +65,9 @@ struct Block {
     void u32(size_t at, uint32_t v) { std::memcpy(&bytes[at], &v, 4); }
 };
 
-// The model as the planner and TFLM see it, less its offline plan, is the same in both: what a
-// flatbuffer the converter did not write (an object in its first 8 bytes, where the block goes)
-// would break.
+// The model as the planner and TFLM see it, less its offline plan, is the same in both. The
+// header copy at the block's end keeps every old object's bytes and offsets; this check stays as
+// the last word on the written model.
 bool same_model(const Model &a, const Model &b)
 {
     if (a.subgraphs.size() != b.subgraphs.size()) return false;
@@ -129,6 +133,10 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
 
     const auto *old_buffers = fm->buffers();
     const uint32_t buffer_count = old_buffers ? old_buffers->size() : 0;
+    // Buffer 0 is the empty sentinel every tensor without data refers to (schema.fbs, Model.buffers);
+    // a model with no buffers at all gets one, or its tensors would refer to the plan's words.
+    const uint32_t sentinel = buffer_count == 0 ? 1 : 0;
+    const uint32_t plan_buffer = buffer_count + sentinel;
     // Buffer.offset > 1: the data after the flatbuffer, counted from the file's start (files over
     // 2 GiB; 1 means none). TFLM 90b983c2 does not read it (micro/ uses Buffer.data only), and the
     // block would move it: such a model is refused, not patched.
@@ -147,15 +155,19 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
     Block blk;
     const size_t model_vt = blk.reserve(2 * (2 + kModelFields), 2);
     const size_t model_at = blk.reserve(4 + 4 * kModelFields, 4);
-    const size_t buffers_at = blk.reserve(4 + 4 * (buffer_count + 1), 4);
+    const size_t buffers_at = blk.reserve(4 + 4 * (plan_buffer + 1), 4);
+    const size_t empty_vt = blk.reserve(4, 2), empty_at = blk.reserve(4, 4);  // the sentinel, if needed
     const size_t metadata_at = blk.reserve(4 + 4 * (kept_metadata.size() + 1), 4);
     const size_t buffer_vt = blk.reserve(6, 2), buffer_at = blk.reserve(8, 4);
     const size_t meta_vt = blk.reserve(8, 2), meta_at = blk.reserve(12, 4);
     const size_t name_at = blk.reserve(4 + std::strlen(kName) + 1, 4);
     const size_t words = 3 + offsets.size();
     const size_t plan_at = blk.reserve(16 + 4 * words, 16) + 16;  // the words start 16-byte aligned
-    blk.bytes.resize(align_up(blk.bytes.size(), kBlockAlign), 0);
+    // The old file's first 8 bytes end the block, at the file position `shift`: where the old
+    // file's byte 0 goes.
+    blk.bytes.resize(align_up(blk.bytes.size() + kInsertAt, kBlockAlign), 0);
     const size_t shift = blk.bytes.size();
+    std::memcpy(&blk.bytes[shift - kInsertAt], data, kInsertAt);
     if (size + shift > 0x7fffffffULL)
         throw ModelError("the model with its offline plan would exceed a flatbuffer's 2 GiB");
 
@@ -184,9 +196,14 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
             blk.u16(model_vt + 4 + 2 * f, 0);  // absent in the old Model: absent here
     }
 
-    blk.u32(buffers_at, buffer_count + 1);
+    blk.u32(buffers_at, plan_buffer + 1);
+    if (sentinel) {
+        blk.u16(empty_vt, 4), blk.u16(empty_vt + 2, 4);  // Buffer {}: no field
+        blk.u32(empty_at, static_cast<uint32_t>(empty_at - empty_vt));
+        ref(buffers_at + 4, kInsertAt + empty_at);
+    }
     for (uint32_t i = 0; i < buffer_count; ++i) ref(buffers_at + 4 + 4 * i, old_abs(where(old_buffers->Get(i))));
-    ref(buffers_at + 4 + 4 * buffer_count, kInsertAt + buffer_at);
+    ref(buffers_at + 4 + 4 * plan_buffer, kInsertAt + buffer_at);
 
     blk.u32(metadata_at, static_cast<uint32_t>(kept_metadata.size() + 1));
     for (size_t i = 0; i < kept_metadata.size(); ++i) ref(metadata_at + 4 + 4 * i, old_abs(kept_metadata[i]));
@@ -199,7 +216,7 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
     blk.u16(meta_vt, 8), blk.u16(meta_vt + 2, 12), blk.u16(meta_vt + 4, 4), blk.u16(meta_vt + 6, 8);
     blk.u32(meta_at, static_cast<uint32_t>(meta_at - meta_vt));  // Metadata {name, buffer}
     ref(meta_at + 4, kInsertAt + name_at);
-    blk.u32(meta_at + 8, buffer_count);
+    blk.u32(meta_at + 8, plan_buffer);
 
     blk.u32(name_at, static_cast<uint32_t>(std::strlen(kName)));
     std::memcpy(&blk.bytes[name_at + 4], kName, std::strlen(kName));
@@ -217,10 +234,18 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
     out.insert(out.end(), data + kInsertAt, data + size);
     const uint32_t root = static_cast<uint32_t>(kInsertAt + model_at);
     std::memcpy(out.data(), &root, 4);
-    // What TFLM will read: it must verify as the old did, and hold the same model.
-    if (!same_model(model, read_model(out.data(), out.size(), false)))
-        throw ModelError("its flatbuffer is not laid out as the TFLite converter writes one (an object in the first "
-                         "8 bytes, where the offline plan's block goes): it cannot be rewritten in place");
+    // What TFLM will read: it must verify, with the verifier that checked the old, and hold the
+    // same model.
+    Model back;
+    try {
+        back = read_model(out.data(), out.size(), false);
+    } catch (const ModelError &e) {
+        throw ModelError(std::string("the model with the offline plan does not verify (") + e.what() +
+                         "): nothing written");
+    }
+    if (!same_model(model, back))
+        throw std::logic_error("arenascope-plan bug: the model with the offline plan does not read back as the "
+                               "same model");
     return out;
 }
 

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 #include <random>
 
@@ -203,6 +205,8 @@ TEST(OfflinePlan, WrittenModelCarriesThePlanAndEveryOldByte)
     EXPECT_EQ(shift % 64, 0u);
     EXPECT_TRUE(std::equal(old.begin() + 4, old.begin() + 8, out.begin() + 4));
     EXPECT_TRUE(std::equal(old.begin() + 8, old.end(), out.begin() + 8 + static_cast<long>(shift)));
+    // The block ends with the old first 8 bytes: the whole old file lies at `shift`.
+    EXPECT_TRUE(std::equal(old.begin(), old.end(), out.begin() + static_cast<long>(shift)));
 
     // Read back: the plan, and the same model otherwise.
     const Model back = read_model(out.data(), out.size());
@@ -336,6 +340,34 @@ TEST(OfflinePlan, ASignaturePointingOutsideTheFileIsRefused)
     const auto to_the_end = static_cast<uint16_t>(beyond.size() - table_at);
     std::memcpy(&beyond[entry_at], &to_the_end, 2);
     EXPECT_THROW(with_offline_plan(beyond.data(), beyond.size(), std::vector<int32_t>(12, -1)), ModelError);
+}
+
+// A fuzzed model (tests/fixtures/fuzz/budget/empty_buffer_list) with an empty buffer list, whose two tensors refer to buffer 0: with the plan's words
+// appended as buffer 0 they would have become constants holding the plan. The writer puts the
+// empty sentinel at 0 first (it was refused before; earlier still, the copy held the plan as data).
+TEST(OfflinePlan, AModelWithoutBuffersGetsTheEmptySentinel)
+{
+    std::ifstream in(std::string(ARENASCOPE_FUZZ_REGRESSIONS) + "/budget/empty_buffer_list", std::ios::binary);
+    const std::vector<uint8_t> old{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    ASSERT_EQ(old.size(), 344u);
+    const auto *fo = arenascope::tflite::GetModel(old.data());
+    ASSERT_NE(fo->buffers(), nullptr);
+    ASSERT_EQ(fo->buffers()->size(), 0u);
+    const Model m = read_model(old.data(), old.size(), false);
+    ASSERT_EQ(m.subgraphs.size(), 1u);
+    ASSERT_EQ(m.subgraphs[0].tensors.size(), 2u);
+    const std::vector<int32_t> offsets{0, 64};
+    const std::vector<uint8_t> out = with_offline_plan(old.data(), old.size(), offsets);
+    const auto *fn = arenascope::tflite::GetModel(out.data());
+    ASSERT_EQ(fn->buffers()->size(), 2u);
+    EXPECT_EQ(fn->buffers()->Get(0)->data(), nullptr);  // the sentinel
+    ASSERT_NE(fn->buffers()->Get(1)->data(), nullptr);
+    EXPECT_EQ(fn->buffers()->Get(1)->data()->size(), 4u * (3 + 2));
+    ASSERT_EQ(fn->metadata()->size(), 1u);
+    EXPECT_EQ(fn->metadata()->Get(0)->buffer(), 1u);
+    const Model back = read_model(out.data(), out.size());
+    EXPECT_EQ(back.offline_offsets, offsets);
+    for (const Tensor &t : back.subgraphs[0].tensors) EXPECT_FALSE(t.has_data) << t.index;
 }
 
 // External buffers (Model fields 8, 9) keep data at offsets from the file's start, which the

@@ -25,8 +25,13 @@ std::vector<int32_t> offline_offsets(const Model &model, const Lifetimes &lifeti
 // `offsets` as its only "OfflineMemoryAllocation" metadata: an existing one is dropped from the
 // metadata list, the new plan is a new buffer at the end of the buffer list. Everything else keeps
 // its bytes: the file gains one block after its identifier (a new Model table and the two vectors
-// it changes) and every old byte follows, in order. ModelError when the model cannot be rewritten
-// so (a Model table field this schema does not know, a model too large to grow).
+// it changes, ending with a copy of the old first 8 bytes) and every old byte follows, in order.
+// Every field of the old Model is verified before it is copied (read_model's verifier, whose
+// schema declares them all), and the result is verified again by the same verifier and read back
+// as the same model before it is returned. ModelError when the model cannot be rewritten so (a
+// Model field newer than the schema, external buffers or Buffer.offset, a model too large to grow,
+// a result that does not verify); std::logic_error when the result reads back as another model
+// (a bug).
 std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const std::vector<int32_t> &offsets);
 
 }  // namespace arenascope::planner
