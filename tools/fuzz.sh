@@ -24,31 +24,44 @@
 # outside the repository; it persists, so each run goes on from the last) with the seeds as a
 # read-only second corpus; a crash's input goes to CORPUS_DIR/../HARNESS-crashes/.
 # Deterministic: the seeds are listed in name order (-seed_inputs), libFuzzer runs with -seed=1
-# -runs=N -reload=0 into WORK_DIR/corpus (default: a temporary directory, removed after); a
-# crash's input goes to WORK_DIR/crashes/. WORK_DIR/seeds keeps the seeds.
+# -runs=N -reload=0, without address-space randomization, into WORK_DIR/corpus; WORK_DIR/seeds
+# keeps the seeds (both made afresh each run); a crash's input goes to WORK_DIR/crashes/, which
+# is kept. Without WORK_DIR the run works in a temporary directory, removed after, and a crash's
+# input goes to ${XDG_CACHE_HOME:-~/.cache}/arenascope-fuzz/HARNESS-crashes/.
 #
 # Prints the executions, the rate, the coverage reached and the crashes found; exits 1 when
-# libFuzzer found one. Environment: ARENASCOPE_FUZZ_TIMEOUT (seconds one input may take; default
-# 10, deterministic mode 20), ARENASCOPE_FUZZ_ARGS (more libFuzzer flags, e.g. -jobs=2 by hand),
-# ARENASCOPE_FUZZ_RSS_MB (default 2048; snapshot: 512).
+# libFuzzer found one, 2 on bad usage. Ctrl-C or SIGTERM stops the harness too. Environment:
+# ARENASCOPE_FUZZ_TIMEOUT (seconds one input may take; default 10, deterministic mode 20),
+# ARENASCOPE_FUZZ_ARGS (more libFuzzer flags, e.g. -jobs=2 by hand), ARENASCOPE_FUZZ_RSS_MB
+# (default 2048; snapshot: 512).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+harnesses="reader, budget, arena_size or snapshot"
 usage() {
-  echo "usage: tools/fuzz.sh reader|budget|arena_size|snapshot SECONDS [CORPUS_DIR]" >&2
-  echo "       tools/fuzz.sh --runs N reader|budget|arena_size|snapshot [WORK_DIR]" >&2
-  exit 2
+  echo "usage: tools/fuzz.sh HARNESS SECONDS [CORPUS_DIR]     open-ended, by hand"
+  echo "       tools/fuzz.sh --runs N HARNESS [WORK_DIR]     deterministic (CI)"
+  echo "HARNESS: $harnesses (docs/fuzzing.md)"
 }
-runs=""
+bad() { echo "fuzz.sh: $1" >&2; usage >&2; exit 2; }
+case ${1:-} in -h | --help) usage; exit 0 ;; esac
+runs="" work="" seconds=""
 if [ "${1:-}" = --runs ]; then
-  [ $# -ge 3 ] && [ $# -le 4 ] || usage
+  [ $# -ge 3 ] || bad "--runs needs a count and a harness"
+  [ $# -le 4 ] || bad "too many arguments: $*"
   runs=$2 harness=$3 work=${4:-}
-  [[ $runs =~ ^[1-9][0-9]*$ ]] || usage
+  [[ $runs =~ ^[1-9][0-9]*$ ]] || bad "--runs takes a positive whole number of runs, not '$runs'"
 else
-  [ $# -ge 2 ] && [ $# -le 3 ] || usage
+  [ $# -ge 2 ] || bad "give a harness and the seconds to fuzz (or --runs N HARNESS)"
+  [ $# -le 3 ] || bad "too many arguments: $*"
   harness=$1 seconds=$2
-  [[ $seconds =~ ^[1-9][0-9]*$ ]] || usage
+  [[ $seconds =~ ^[1-9][0-9]*$ ]] || bad "SECONDS must be a positive whole number, not '$seconds'"
 fi
-case $harness in reader | budget | arena_size | snapshot) ;; *) usage ;; esac
+case $harness in reader | budget | arena_size | snapshot) ;; *) bad "no harness '$harness': $harnesses" ;; esac
+# -seed_inputs takes a comma-separated list of paths: say so before anything is made or removed.
+if [ -n "$work" ]; then
+  case $work in *,*) bad "WORK_DIR must not contain a comma (libFuzzer's -seed_inputs list): $work" ;; esac
+  [ ! -e "$work" ] || [ -d "$work" ] || bad "WORK_DIR is not a directory: $work"
+fi
 command -v clang++ >/dev/null || { echo "fuzz.sh: the fuzzers need clang++ (libFuzzer)" >&2; exit 1; }
 build=${ARENASCOPE_BUILD_DIR:-$root/build}
 fuzz_build=$build/planner/fuzz fuzz_src=$root/planner/fuzz targets=("${harness}_fuzz" arenascope-fuzz-seeds)
@@ -57,6 +70,20 @@ if [ "$harness" = snapshot ]; then
   fuzz_build=$build/viewer/fuzz fuzz_src=$root/viewer/fuzz targets=(snapshot_fuzz) rss_mb=${ARENASCOPE_FUZZ_RSS_MB:-512}
 fi
 exe=$fuzz_build/${harness}_fuzz
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/arenascope-fuzz
+
+# A temporary directory for the seeds list, the log and the harnesses' own temporary files (their
+# TMPDIR: a harness that crashes leaves its model file there, removed with it).
+tmp=$(mktemp -d)
+child=""
+cleanup() { [ -z "$child" ] || kill "$child" 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'echo "fuzz.sh: stopped" >&2; exit 130' INT
+trap 'echo "fuzz.sh: stopped" >&2; exit 143' TERM
+if [ -n "$runs" ] && [ -z "$work" ]; then
+  case $tmp in *,*) bad "the temporary directory contains a comma (TMPDIR=$TMPDIR): give a WORK_DIR" ;; esac
+fi
+mkdir "$tmp/harness"
 
 # Build (incremental): the main build's ExternalProject configures the same directory.
 if [ ! -f "$fuzz_build/CMakeCache.txt" ]; then
@@ -67,23 +94,19 @@ fi
 cmake --build "$fuzz_build" --target "${targets[@]}" -j2 >/dev/null ||
   cmake --build "$fuzz_build" --target "${targets[@]}" -j1
 
-# Where this run works: the deterministic mode's WORK_DIR (or a temporary one), else a temporary
-# directory for the seeds beside the persistent corpus.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 if [ -n "$runs" ]; then
   if [ -n "$work" ]; then
     mkdir -p "$work"
     work=$(cd "$work" && pwd)
-    rm -rf "$work/corpus" "$work/seeds" "$work/crashes" "$work/shared"
+    rm -rf "$work/corpus" "$work/seeds" "$work/shared"
+    crashes=$work/crashes
   else
-    work=$tmp
+    work=$tmp/work
+    crashes=$cache/$harness-crashes
   fi
-  # -seed_inputs takes a comma-separated list of paths.
-  case $work in *,*) echo "fuzz.sh: WORK_DIR must not contain a comma: $work" >&2; exit 2 ;; esac
-  corpus=$work/corpus crashes=$work/crashes seeds=$work/seeds
+  corpus=$work/corpus seeds=$work/seeds
 else
-  corpus=${3:-${XDG_CACHE_HOME:-$HOME/.cache}/arenascope-fuzz/$harness}
+  corpus=${3:-$cache/$harness}
   crashes=$(dirname "$corpus")/$harness-crashes
   seeds=$tmp/seeds
 fi
@@ -120,8 +143,20 @@ if [ -d "$regressions" ]; then
 fi
 n_seeds=$(find "$seeds" -type f | wc -l)
 
+# harness_run LOG COMMAND...: runs the harness in the background (so that a signal to this script
+# reaches it too), its output in LOG, its temporary files in $tmp/harness; its exit status in
+# $status. (Redirecting the call instead would send the traps' messages to LOG too.)
+harness_run() {
+  local out=$1
+  shift
+  TMPDIR=$tmp/harness "$@" >"$out" 2>&1 &
+  child=$!
+  wait "$child" || status=$?
+  child=""
+}
+
 log=$tmp/log
-status=0 start=$SECONDS before=$(find "$crashes" -type f | wc -l)
+status=0 before=$(find "$crashes" -type f | wc -l) start_ns=$(date +%s%N)
 if [ -n "$runs" ]; then
   find "$seeds" -type f | LC_ALL=C sort | paste -sd, >"$tmp/seeds.list"
   echo "fuzz.sh: $harness, $runs runs from seed 1: $n_seeds seeds ($n_regressions regression inputs)"
@@ -134,26 +169,27 @@ if [ -n "$runs" ]; then
     norandom=()
   fi
   # shellcheck disable=SC2086  # ARENASCOPE_FUZZ_ARGS is a list of flags
-  ${norandom[@]+"${norandom[@]}"} "$exe" -seed=1 -runs="$runs" -reload=0 -purge_allocator_interval=-1 \
+  harness_run "$log" ${norandom[@]+"${norandom[@]}"} "$exe" -seed=1 -runs="$runs" -reload=0 -purge_allocator_interval=-1 \
     -timeout="${ARENASCOPE_FUZZ_TIMEOUT:-20}" -rss_limit_mb="$rss_mb" \
     -print_final_stats=1 -artifact_prefix="$crashes/" -seed_inputs=@"$tmp/seeds.list" \
-    ${ARENASCOPE_FUZZ_ARGS:-} "$corpus" >"$log" 2>&1 || status=$?
+    ${ARENASCOPE_FUZZ_ARGS:-} "$corpus"
 else
   echo "fuzz.sh: $harness for $seconds s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs)," \
        "$n_seeds seeds ($n_regressions regression inputs, ${#shared[@]} models of ../shared)"
   # shellcheck disable=SC2086  # ARENASCOPE_FUZZ_ARGS is a list of flags
-  "$exe" -max_total_time="$seconds" -timeout="${ARENASCOPE_FUZZ_TIMEOUT:-10}" \
+  harness_run "$log" "$exe" -max_total_time="$seconds" -timeout="${ARENASCOPE_FUZZ_TIMEOUT:-10}" \
     -rss_limit_mb="$rss_mb" -print_final_stats=1 -artifact_prefix="$crashes/" \
-    ${ARENASCOPE_FUZZ_ARGS:-} "$corpus" "$seeds" >"$log" 2>&1 || status=$?
+    ${ARENASCOPE_FUZZ_ARGS:-} "$corpus" "$seeds"
 fi
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+elapsed_ms=$((($(date +%s%N) - start_ns) / 1000000))
+rate="?"
+[ -n "$execs" ] && [ "$elapsed_ms" -gt 0 ] && rate=$((execs * 1000 / elapsed_ms))
 reached=$(grep -a -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 | sed -E 's/.*(cov: [0-9]+ ft: [0-9]+ corp: [0-9]+).*/\1/' || true)
-elapsed=$((SECONDS - start))
 found=$(($(find "$crashes" -type f | wc -l) - before))
 grep -a -E '^(SUMMARY|arenascope fuzz:|==[0-9]+==ERROR)' "$log" | tail -5 || true
-echo "fuzz.sh: $harness: ${execs:-?} executions in $elapsed s (${rate:-?} exec/s), ${reached:-no final stats}," \
-     "$found crash(es) found (corpus now $(find "$corpus" -type f | wc -l) inputs)"
+echo "fuzz.sh: $harness: ${execs:-?} executions in $((elapsed_ms / 1000)).$((elapsed_ms % 1000 / 100)) s" \
+     "($rate exec/s), ${reached:-no final stats}, $found crash(es) found (corpus now $(find "$corpus" -type f | wc -l) inputs)"
 
 # The deterministic mode then runs each model of ../shared once (arena_size: behind its prefixes).
 if [ -n "$runs" ] && [ "$status" -eq 0 ] && [ ${#shared[@]} -gt 0 ]; then
@@ -164,15 +200,16 @@ if [ -n "$runs" ] && [ "$status" -eq 0 ] && [ ${#shared[@]} -gt 0 ]; then
     b=$(basename "$m" .tflite)
     if [ "$harness" = arena_size ]; then once+=("$work/shared/arena_size/${b}"_*); else once+=("$work/shared/$b.tflite"); fi
   done
-  "$exe" -timeout="${ARENASCOPE_FUZZ_TIMEOUT:-20}" -rss_limit_mb="$rss_mb" -artifact_prefix="$crashes/" \
-    "${once[@]}" >"$log.shared" 2>&1 || status=$?
-  echo "fuzz.sh: $harness: each of the ${#shared[@]} models of ../shared run once ($([ "$status" -eq 0 ] && echo passed || echo FAILED))"
-  grep -a -c "^Executed " "$log.shared" | sed "s/^/fuzz.sh: executed: /"
+  harness_run "$log.shared" "$exe" -timeout="${ARENASCOPE_FUZZ_TIMEOUT:-20}" -rss_limit_mb="$rss_mb" \
+    -artifact_prefix="$crashes/" "${once[@]}"
+  echo "fuzz.sh: $harness: each of the ${#shared[@]} models of ../shared run once:" \
+       "$(grep -a -c '^Executed ' "$log.shared" || true) executed, $([ "$status" -eq 0 ] && echo passed || echo FAILED)"
   [ "$status" -eq 0 ] || cat "$log.shared" >>"$log"
+  found=$(($(find "$crashes" -type f | wc -l) - before))
 fi
 
 if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then
   tail -60 "$log"
-  echo "fuzz.sh: inputs in $crashes; reproduce: $exe FILE" >&2
+  echo "fuzz.sh: $found crash input(s) in $crashes; reproduce: $exe FILE" >&2
   exit 1
 fi

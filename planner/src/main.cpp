@@ -111,6 +111,15 @@ std::string write_whole(const std::string &name, const std::function<void(std::o
     const auto status = std::filesystem::status(name, ec);
     if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
         return "not a regular file (a directory, a device, a FIFO, or a link to one): give a file name";
+    // /dev/stdout with standard output sent to a file is that file: replacing it would lose what
+    // is printed after (the summary goes to the old file).
+    struct stat target;
+    struct stat stream;
+    if (::stat(name.c_str(), &target) == 0)
+        for (int fd : {1, 2})
+            if (::fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino)
+                return std::string("it is the file standard ") + (fd == 1 ? "output" : "error") +
+                       " goes to: give another file name";
     std::string path = name;
     if (std::filesystem::is_symlink(std::filesystem::symlink_status(name, ec)) && std::filesystem::exists(status))
         path = std::filesystem::canonical(name, ec).string();

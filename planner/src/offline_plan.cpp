@@ -124,8 +124,10 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
     for (int f = kModelFields; f < fields; ++f) {
         if (!flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable + slot(f))) continue;
         if (f < kKnownFields)
-            throw ModelError("it keeps tensor data outside the flatbuffer (Model.external_buffers), at offsets from "
-                             "the file's start that the offline plan's block would move: not rewritten");
+            throw ModelError(std::string("it keeps tensor data outside the flatbuffer (Model.") +
+                             (f == kKnownFields - 1 ? "external_buffers" : "external_buffer_groups") +
+                             "), at offsets from the file's start that the offline plan's block would move: "
+                             "not rewritten");
         throw ModelError("its Model table has field " + std::to_string(f) +
                          ", newer than the TFLite schema arenascope knows: not rewritten");
     }
@@ -145,10 +147,27 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
             throw ModelError("buffer " + std::to_string(i) +
                              " keeps its data outside the flatbuffer (Buffer.offset), which TFLM does not read: "
                              "not rewritten");
+    // The plan's words become buffer `plan_buffer` (below): a metadata entry that refers to a
+    // buffer past the old list would then refer to them. TFLM reads only its offline plan's entry,
+    // but other readers (the TFLite runtime's min_runtime_version) read theirs.
+    auto check_metadata_buffer = [&](const std::string &what, uint32_t index) {
+        if (index >= buffer_count)
+            throw ModelError(what + " refers to buffer " + std::to_string(index) + ", but the model has " +
+                             std::to_string(buffer_count) +
+                             " buffers; the offline plan's buffer would take that "
+                             "index: not rewritten");
+    };
     std::vector<size_t> kept_metadata;
     if (fm->metadata())
         for (const fb::Metadata *md : *fm->metadata())
-            if (!md->name() || md->name()->str() != kName) kept_metadata.push_back(where(md));
+            if (!md->name() || md->name()->str() != kName) {
+                check_metadata_buffer("metadata '" + (md->name() ? md->name()->str() : std::string()) + "'",
+                                      md->buffer());
+                kept_metadata.push_back(where(md));
+            }
+    if (fm->metadata_buffer())
+        for (const int32_t index : *fm->metadata_buffer())
+            if (index >= 0) check_metadata_buffer("Model.metadata_buffer", static_cast<uint32_t>(index));
 
     // Layout: Model vtable and table; buffers vector; metadata vector; the plan's Buffer; the new
     // Metadata; its name; the plan's words (16-byte aligned). Offsets point forward only.

@@ -36,6 +36,11 @@ constexpr const char *kOfflinePlanName = "OfflineMemoryAllocation";
     throw ModelError(what);
 }
 
+[[noreturn]] void plan_fail(const std::string &what)
+{
+    throw OfflinePlanError(what);
+}
+
 std::vector<int32_t> ints(const flatbuffers::Vector<int32_t> *v)
 {
     if (!v) return {};
@@ -274,11 +279,14 @@ Model read_model(const uint8_t *data, size_t size, bool offline_plan)
             model.metadata_names.push_back(name);
             if (name != kOfflinePlanName || !offline_plan) continue;
             // micro_allocation_info.cc GetOfflinePlannedOffsets: uint32 words [version,
-            // subgraph count, tensor count n, n x int32 offset (-1 = online)].
-            if (md->buffer() >= buffer_count) fail("metadata '" + name + "' refers to a missing buffer");
+            // subgraph count, tensor count n, n x int32 offset (-1 = online)]. It reads every
+            // entry so named, in order, without stopping: each must hold the right count, and the
+            // last one's offsets are the plan.
+            model.offline_offsets.clear();
+            if (md->buffer() >= buffer_count) plan_fail("metadata '" + name + "' refers to a missing buffer");
             const auto *bytes = fm->buffers()->Get(md->buffer())->data();
             const size_t words = bytes ? bytes->size() / 4 : 0;
-            if (words < 3) fail("metadata 'OfflineMemoryAllocation' is shorter than its 3-word header");
+            if (words < 3) plan_fail("metadata 'OfflineMemoryAllocation' is shorter than its 3-word header");
             auto word = [&](size_t k) {
                 uint32_t w;
                 std::memcpy(&w, bytes->data() + 4 * k, 4);
@@ -286,20 +294,20 @@ Model read_model(const uint8_t *data, size_t size, bool offline_plan)
             };
             const size_t n = word(2);
             if (n != total_tensors)
-                fail("metadata 'OfflineMemoryAllocation' lists " + std::to_string(n) +
-                     (n > 0x7fffffffu ? " (" + std::to_string(static_cast<int32_t>(word(2))) +
-                                            " as a signed word: a corrupt header)"
-                                      : std::string()) +
-                     " offsets but the model has " + std::to_string(total_tensors) +
-                     " tensors (TFLM rejects this model)");
-            if (words < 3 + n) fail("metadata 'OfflineMemoryAllocation' is truncated");
+                plan_fail("metadata 'OfflineMemoryAllocation' lists " + std::to_string(n) +
+                          (n > 0x7fffffffu ? " (" + std::to_string(static_cast<int32_t>(word(2))) +
+                                                 " as a signed word: a corrupt header)"
+                                           : std::string()) +
+                          " offsets but the model has " + std::to_string(total_tensors) +
+                          " tensors (TFLM rejects this model)");
+            if (words < 3 + n) plan_fail("metadata 'OfflineMemoryAllocation' is truncated");
             for (size_t k = 0; k < n; ++k) {
                 const int32_t offset = static_cast<int32_t>(word(3 + k));
                 // Only -1 (kOnlinePlannedBuffer) means "plan online"; TFLM would place any other
                 // negative offset before the arena.
                 if (offset < -1)
-                    fail("metadata 'OfflineMemoryAllocation' gives tensor " + std::to_string(k) + " the offset " +
-                         std::to_string(offset) + "; offsets are bytes from the arena start, or -1 for online");
+                    plan_fail("metadata 'OfflineMemoryAllocation' gives tensor " + std::to_string(k) + " the offset " +
+                              std::to_string(offset) + "; offsets are bytes from the arena start, or -1 for online");
                 model.offline_offsets.push_back(offset);
             }
         }
@@ -333,6 +341,8 @@ Model read_model_file(const std::string &path)
     const std::vector<uint8_t> bytes = read_model_bytes(path);
     try {
         return read_model(bytes.data(), bytes.size());
+    } catch (const OfflinePlanError &e) {
+        throw OfflinePlanError(path + ": " + e.what());
     } catch (const ModelError &e) {
         throw ModelError(path + ": " + e.what());
     }

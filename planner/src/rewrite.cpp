@@ -15,13 +15,13 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
     Model model;
     try {
         model = read_model(original.data(), original.size());
-    } catch (const ModelError &e) {
+    } catch (const OfflinePlanError &e) {
         // A plan the reader refuses (a negative offset, the wrong count, truncated) is replaced too;
         // any other fault of the model is the model's.
-        const std::string what = e.what();
-        if (what.find("OfflineMemoryAllocation") == std::string::npos) throw ModelError(path + ": " + what);
         model = read_model(original.data(), original.size(), false);
-        r.broken_plan = what;
+        r.broken_plan = e.what();
+    } catch (const ModelError &e) {
+        throw ModelError(path + ": " + e.what());
     }
     const bool had_plan = !model.offline_offsets.empty();
     Model without = model;

@@ -25,7 +25,7 @@
 
 namespace test_models {
 
-inline std::vector<uint8_t> greedy_loses_model(const ModelExtras &extras = {})
+inline SG greedy_loses_sg()
 {
     constexpr int kFc = 9, kAdd = 0, kFloat = 0;
     const int n[7] = {12, 28, 12, 4, 12, 32, 28};
@@ -48,7 +48,11 @@ inline std::vector<uint8_t> greedy_loses_model(const ModelExtras &extras = {})
               {kFc, {2, weights(32, 12), -1}, {5}}, {kFc, {3, weights(28, 4), -1}, {6}}};
     sg.inputs = {0};
     sg.outputs = {6};
-    return build({sg}, {}, extras);
+    return sg;
+}
+inline std::vector<uint8_t> greedy_loses_model(const ModelExtras &extras = {})
+{
+    return build({greedy_loses_sg()}, {}, extras);
 }
 inline constexpr int64_t kGreedyLosesTflmHead = 3840, kGreedyLosesBound = 3072;
 

@@ -70,9 +70,17 @@ struct ExternalBufferSpec {
     uint32_t id;
     uint64_t offset, length;
 };
+// A metadata entry as given: its buffer index is not checked (it may name no buffer).
+struct MetadataSpec {
+    std::string name;
+    uint32_t buffer;
+};
 struct ModelExtras {
     std::vector<SignatureSpec> signatures = {};
     std::vector<ExternalBufferSpec> external_buffers = {};
+    // More "OfflineMemoryAllocation" entries after build()'s `offline` (each its own buffer).
+    std::vector<std::vector<int32_t>> more_offline_plans = {};
+    std::vector<MetadataSpec> metadata = {};  // after the plans
 };
 
 // Serialize; offline = "OfflineMemoryAllocation" offsets (empty: none).
@@ -161,14 +169,19 @@ inline std::vector<uint8_t> build(const std::vector<SG> &subgraphs, const std::v
         codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(c < 127 ? c : 127),
                                                custom.empty() ? 0 : b.CreateString(custom), 1, c));
     std::vector<flatbuffers::Offset<fb::Metadata>> metadata;
-    if (!offline.empty()) {
-        std::vector<int32_t> words{1, static_cast<int32_t>(subgraphs.size()), static_cast<int32_t>(offline.size())};
-        words.insert(words.end(), offline.begin(), offline.end());
+    std::vector<std::vector<int32_t>> plans;
+    if (!offline.empty()) plans.push_back(offline);
+    plans.insert(plans.end(), extras.more_offline_plans.begin(), extras.more_offline_plans.end());
+    for (const std::vector<int32_t> &plan : plans) {
+        std::vector<int32_t> words{1, static_cast<int32_t>(subgraphs.size()), static_cast<int32_t>(plan.size())};
+        words.insert(words.end(), plan.begin(), plan.end());
         const auto *raw = reinterpret_cast<const uint8_t *>(words.data());
         buffers.push_back(fb::CreateBuffer(b, b.CreateVector(raw, words.size() * 4)));
         metadata.push_back(fb::CreateMetadata(b, b.CreateString("OfflineMemoryAllocation"),
                                               static_cast<uint32_t>(buffers.size() - 1)));
     }
+    for (const MetadataSpec &m : extras.metadata)
+        metadata.push_back(fb::CreateMetadata(b, b.CreateString(m.name), m.buffer));
     std::vector<flatbuffers::Offset<fb::SignatureDef>> signatures;
     auto tensor_maps = [&](const std::vector<TensorMapSpec> &maps) {
         std::vector<flatbuffers::Offset<fb::TensorMap>> out;

@@ -381,8 +381,58 @@ TEST(OfflinePlan, ExternalBuffersAreRefused)
         with_offline_plan(m.data(), m.size(), std::vector<int32_t>(12, -1));
         ADD_FAILURE() << "a model with external buffers was rewritten";
     } catch (const ModelError &e) {
-        EXPECT_NE(std::string(e.what()).find("Model.external_buffers"), std::string::npos) << e.what();
+        // Both fields are there; the first one met is named.
+        EXPECT_NE(std::string(e.what()).find("(Model.external_buffer_groups)"), std::string::npos) << e.what();
     }
+}
+
+// TFLM reads every "OfflineMemoryAllocation" entry in order and keeps the last one's offsets
+// (micro_allocation_info.cc GetOfflinePlannedOffsets has no break), failing at the first with
+// the wrong count: the reader does the same (it kept the first one's before).
+TEST(OfflinePlan, WithTwoPlansTheLastCounts)
+{
+    std::vector<int32_t> first(12, -1), last(12, -1);
+    for (int t = 0; t < 7; ++t) first[t] = 2048 * t, last[t] = 4096 * t;
+    const test_models::ModelExtras two{{}, {}, {last}};
+    const std::vector<uint8_t> m = test_models::build({test_models::greedy_loses_sg()}, first, two);
+    EXPECT_EQ(read_model(m.data(), m.size()).offline_offsets, last);
+    // The first with the wrong count: TFLM fails there, whatever follows.
+    const std::vector<uint8_t> bad =
+        test_models::build({test_models::greedy_loses_sg()}, std::vector<int32_t>(11, -1), two);
+    EXPECT_THROW(read_model(bad.data(), bad.size()), OfflinePlanError);
+    // The rewrite drops both and writes one.
+    const std::vector<uint8_t> out = with_offline_plan(m.data(), m.size(), std::vector<int32_t>(12, -1));
+    const auto *fm = arenascope::tflite::GetModel(out.data());
+    ASSERT_EQ(fm->metadata()->size(), 1u);
+    EXPECT_EQ(read_model(out.data(), out.size()).offline_offsets, std::vector<int32_t>(12, -1));
+}
+
+// A metadata entry that names a buffer past the list would name the plan's words once they are
+// appended: refused, not silently redirected.
+TEST(OfflinePlan, MetadataNamingAMissingBufferIsRefused)
+{
+    const std::vector<uint8_t> ok = test_models::greedy_loses_model();
+    const uint32_t buffers = arenascope::tflite::GetModel(ok.data())->buffers()->size();
+    const std::vector<uint8_t> m =
+        test_models::build({test_models::greedy_loses_sg()}, {}, {{}, {}, {}, {{"min_runtime_version", buffers}}});
+    try {
+        with_offline_plan(m.data(), m.size(), std::vector<int32_t>(12, -1));
+        ADD_FAILURE() << "a metadata entry naming a missing buffer was rewritten";
+    } catch (const ModelError &e) {
+        EXPECT_NE(std::string(e.what()).find("metadata 'min_runtime_version' refers to buffer " +
+                                             std::to_string(buffers) + ", but the model has " +
+                                             std::to_string(buffers) + " buffers"),
+                  std::string::npos)
+            << e.what();
+    }
+    // Naming an existing buffer, it is kept as it was.
+    const std::vector<uint8_t> fine =
+        test_models::build({test_models::greedy_loses_sg()}, {}, {{}, {}, {}, {{"min_runtime_version", 0}}});
+    const std::vector<uint8_t> out = with_offline_plan(fine.data(), fine.size(), std::vector<int32_t>(12, -1));
+    const auto *md = arenascope::tflite::GetModel(out.data())->metadata();
+    ASSERT_EQ(md->size(), 2u);
+    EXPECT_EQ(md->Get(0)->name()->str(), "min_runtime_version");
+    EXPECT_EQ(md->Get(0)->buffer(), 0u);
 }
 
 TEST(Rewrite, SavesTheGapAndReportsBeforeAndAfter)
@@ -451,6 +501,28 @@ TEST(Rewrite, ABrokenOfflinePlanIsReplaced)
     EXPECT_NE(r.broken_plan.find("share bytes"), std::string::npos) << r.broken_plan;
     EXPECT_EQ(r.before.greedy.head, test_models::kGreedyLosesTflmHead);
     EXPECT_EQ(r.after.greedy.head, test_models::kGreedyLosesBound);
+    std::filesystem::remove(in);
+}
+
+// Only a fault of the offline plan itself is excused (and the plan replaced): a tensor merely
+// named like it, with a fault of its own, is the model's fault, said with the model's path.
+TEST(Rewrite, ATensorNamedLikeThePlanIsNotExcused)
+{
+    test_models::SG sg{{{{1, 64}, 9, false, false, "OfflineMemoryAllocation__"}, {{1, -1}}, {{1, 64}}},
+                       {{19, {0}, {1}}, {19, {1}, {2}}},
+                       {0},
+                       {2}};
+    const std::string in = temp_path("named.tflite");
+    write_file(in, test_models::build({sg}));
+    try {
+        rewrite_file(in);
+        ADD_FAILURE() << "a model with a negative dimension was rewritten";
+    } catch (const OfflinePlanError &e) {
+        ADD_FAILURE() << "taken for a broken offline plan: " << e.what();
+    } catch (const ModelError &e) {
+        EXPECT_EQ(std::string(e.what()).rfind(in + ": ", 0), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("negative dimension"), std::string::npos) << e.what();
+    }
     std::filesystem::remove(in);
 }
 

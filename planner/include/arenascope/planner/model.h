@@ -16,6 +16,12 @@ namespace arenascope::planner {
 struct ModelError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+// The model's own offline plan (metadata "OfflineMemoryAllocation") is unreadable: the wrong
+// count, truncated, a missing buffer, an offset below -1. --write-offline-plan replaces such a
+// plan; every other ModelError is the model's.
+struct OfflinePlanError : ModelError {
+    using ModelError::ModelError;
+};
 
 struct Tensor {
     int index = 0;  // index in its subgraph's tensor table
@@ -63,12 +69,14 @@ struct Model {
     std::vector<Subgraph> subgraphs;
     std::vector<std::string> metadata_names;
     // "OfflineMemoryAllocation" metadata: one offset per tensor of all subgraphs together,
-    // -1 = planned online. Empty when the model has no offline plan.
+    // -1 = planned online. Empty when the model has no offline plan. With several entries so
+    // named, the last one's, as TFLM (each is checked).
     std::vector<int32_t> offline_offsets;
     size_t file_bytes = 0;
 };
 
-// Verify and read a model held in memory. Throws ModelError. offline_plan = false: leave the
+// Verify and read a model held in memory. Throws ModelError (OfflinePlanError for an unreadable
+// offline plan). offline_plan = false: leave the
 // "OfflineMemoryAllocation" metadata unread (offline_offsets empty), for a rewrite that replaces
 // a plan too broken to read.
 Model read_model(const uint8_t *data, size_t size, bool offline_plan = true);
