@@ -469,6 +469,22 @@ TEST(Tflm, NonUtf8TextIsRefusedAndTheMessageIsPrintable)
     EXPECT_EQ(r.error.find('\xff'), std::string::npos);
 }
 
+// A key holding "\u0000", "\n" or ESC is decoded into the JSON path an error names: the message
+// stays one printable line, each control byte as \xNN (tests/fixtures/fuzz/snapshot/
+// nul_in_a_key_of_the_error_path, found by the snapshot fuzzer: the NUL cut the message short).
+TEST(Tflm, ControlCharactersInAKeyAreEscapedInTheError)
+{
+    // Nested past the reader's depth limit below the key: the error names the path.
+    const std::string text =
+        "{\"wha\\u0000t\": [{\"a\\nb\\u001b[2J\\u0085c\": " + std::string(200, '[') + std::string(200, ']') + "}]}";
+    LoadResult r = parse_snapshot(text);
+    ASSERT_FALSE(r.snapshot);
+    for (const char c : r.error) EXPECT_TRUE(c != '\0' && c != '\n' && c != '\x1b') << r.error;
+    EXPECT_EQ(r.error.find("\xC2\x85"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("wha\\x00t"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("a\\x0Ab\\x1B[2J\\xC2\\x85c"), std::string::npos) << r.error;
+}
+
 TEST(Live, StatusTextSaysRateAgeAndIndexOrThatTheLinkIsLost)
 {
     Live l;

@@ -654,8 +654,11 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     return s;
 }
 
-// An error message safe to print and draw: a parse error quotes the bytes it read, which may not
-// be UTF-8; such bytes become \xNN.
+// An error message safe to print and draw on one line: a parse error quotes the bytes it read,
+// which may not be UTF-8, and a JSON path quotes keys, whose "\u0000" or "\n" decode to control
+// characters (a NUL cut the message short, a newline broke its line, an ESC would drive the
+// terminal). Bytes that are not UTF-8, the C0 controls, DEL and the C1 controls (U+0080..U+009F)
+// become \xNN, each byte.
 std::string printable(const std::string &s)
 {
     std::string out;
@@ -669,7 +672,12 @@ std::string printable(const std::string &s)
                                                        : 0;
         bool ok = n > 0 && i + n <= s.size();
         for (std::size_t k = 1; ok && k < n; k++) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-        if (ok) {
+        const bool control = (n == 1 && (c < 0x20 || c == 0x7F)) ||
+                             (ok && n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F);
+        if (control) {
+            for (std::size_t k = 0; k < n; k++) out += fmt::format("\\x{:02X}", static_cast<unsigned char>(s[i + k]));
+            i += n;
+        } else if (ok) {
             out.append(s, i, n);
             i += n;
         } else {
