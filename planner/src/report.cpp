@@ -682,6 +682,17 @@ std::string c_string_safe(const std::string &text)
 
 std::string budget_header(const Budget &b)
 {
+    // The header's figures are 32-bit (the macros' `u`, the tables' uint32_t fields): a host
+    // target's arena, or a margin, can take them past 4 GiB.
+    const std::pair<const char *, int64_t> figures[] = {
+        {"the head", b.greedy.head}, {"the minimum arena", b.minimum.bytes}, {"the recommended arena", b.recommended}};
+    for (const auto &[what, bytes] : figures)
+        if (bytes > 0xffffffffLL)
+            throw ModelError(b.model_path + ": " + what + " is " + std::to_string(bytes) +
+                             " bytes, more than the header's 32-bit figures hold (4 GiB)" +
+                             (std::string(what) == "the recommended arena"
+                                  ? ": lower --margin (" + std::to_string(b.margin_pct) + " % now)"
+                                  : std::string()));
     std::ostringstream out;
     const Subgraph &main = b.model.subgraphs[0];
     const std::unordered_set<int32_t> inputs(main.inputs.begin(), main.inputs.end()),

@@ -617,6 +617,32 @@ TEST(Budget, AnArenaBeyondA32BitAddressSpaceIsAnError)
     EXPECT_GT(make_budget(path, abi_named("host")).minimum.bytes, 4LL * n);
 }
 
+// The header's figures are 32-bit: a host arena past 4 GiB, or a margin that takes the
+// recommendation there, is refused with the figure, not written as a number no uint32_t holds
+// (the budget fuzzer, issue 32: tests/fixtures/fuzz/budget/recommended_arena_beyond_32_bits).
+TEST(Header, FiguresBeyond32BitsAreRefused)
+{
+    // 1,184 bytes the fuzzer made: a CONV_2D input of [1,3,3,167772168] INT8 (1.5 GB) and INT4
+    // weights; on the host target its minimum arena is 2,852,135,728 bytes.
+    const std::string path = std::string(ARENASCOPE_FUZZ_REGRESSIONS) + "/budget/recommended_arena_beyond_32_bits";
+    const Budget fits = make_budget(path, abi_named("host"), 10, false);
+    ASSERT_EQ(fits.minimum.bytes, 2852135728LL);
+    EXPECT_EQ(fits.recommended, 3137349312LL);  // 2,852,135,728 x 1.10, rounded up to 16
+    EXPECT_NE(budget_header(fits).find("#define ARENASCOPE_PLAN_RECOMMENDED_ARENA_BYTES 3137349312u"),
+              std::string::npos);
+    const Budget wide = make_budget(path, abi_named("host"), 98, false);
+    EXPECT_EQ(wide.recommended, 5647228752LL);  // x 1.98: past 4 GiB
+    try {
+        budget_header(wide);
+        FAIL() << "a header with a recommended arena of " << wide.recommended << " bytes";
+    } catch (const ModelError &e) {
+        EXPECT_NE(std::string(e.what()).find("the recommended arena is 5647228752 bytes, more than the header's "
+                                             "32-bit figures hold (4 GiB): lower --margin (98 % now)"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 // An operator code outside the BuiltinOperator enum cannot be registered: TFLM fails in
 // AllocateTensors, and no figure may pass for a prediction.
 TEST(Kernels, AnUnknownOperatorCodeIsRejected)

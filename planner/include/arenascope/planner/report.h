@@ -123,7 +123,8 @@ StreamedJson budget_snapshot_streamed(const Budget &b);  // refers to b, as budg
 std::string budget_table(const Budget &b);
 // A C header for firmware (--header): the head plan as arenascope_region_t entries (the agent's
 // ABI, target_agent/include/arenascope/agent.h) in planner id order, and the figures as macros.
-// Throws ModelError when a value does not fit the region fields (id > 0xFFFE, scope > 32767).
+// Throws ModelError when a value does not fit the region fields (id > 0xFFFE, scope > 32767) or
+// a figure its 32-bit fields (the head, the minimum or the recommended arena over 4 GiB).
 std::string budget_header(const Budget &b);
 
 }  // namespace arenascope::planner
