@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -684,15 +685,14 @@ std::string budget_header(const Budget &b)
 {
     // The header's figures are 32-bit (the macros' `u`, the tables' uint32_t fields): a host
     // target's arena, or a margin, can take them past 4 GiB.
-    const std::pair<const char *, int64_t> figures[] = {
-        {"the head", b.greedy.head}, {"the minimum arena", b.minimum.bytes}, {"the recommended arena", b.recommended}};
-    for (const auto &[what, bytes] : figures)
+    const std::string margin = ": lower --margin (" + std::to_string(b.margin_pct) + " % now)";
+    const std::tuple<const char *, int64_t, std::string> figures[] = {{"the head", b.greedy.head, ""},
+                                                                      {"the minimum arena", b.minimum.bytes, ""},
+                                                                      {"the recommended arena", b.recommended, margin}};
+    for (const auto &[what, bytes, advice] : figures)
         if (bytes > 0xffffffffLL)
             throw ModelError(b.model_path + ": " + what + " is " + std::to_string(bytes) +
-                             " bytes, more than the header's 32-bit figures hold (4 GiB)" +
-                             (std::string(what) == "the recommended arena"
-                                  ? ": lower --margin (" + std::to_string(b.margin_pct) + " % now)"
-                                  : std::string()));
+                             " bytes, more than the header's 32-bit figures hold (4 GiB)" + advice);
     std::ostringstream out;
     const Subgraph &main = b.model.subgraphs[0];
     const std::unordered_set<int32_t> inputs(main.inputs.begin(), main.inputs.end()),
