@@ -573,6 +573,31 @@ void fill_io_tensor(TfLiteTensor *tensor, const TfLiteEvalTensor *eval, const st
 
 }  // namespace
 
+}  // namespace tflite
+
+// TFLM's TFLITE_ABORT with TF_LITE_MCU_DEBUG_LOG (tensorflow/lite/kernels/op_macros.h): prints
+// "HALTED" and loops forever. A global function, as TFLM's inline one is.
+__attribute__((noinline)) void AbortImpl()
+{
+    tflite::MicroPrintf("HALTED");
+    while (1) {
+    }
+}
+
+// How a failed step ends (README.md, "Scenarios"): 0 returns kTfLiteError (TFLM's status path);
+// 1 aborts (TFLITE_ABORT: a failed TFLITE_DCHECK or TF_LITE_FATAL); 2 crashes, the code going on
+// with the null pointer the failed request returned and reading 16 B before it (0xfffffff0: a
+// precise BusFault on QEMU mps2-an386), as real TFLM does at some sizes (TOOLCHAIN-NOTES.md).
+volatile uint32_t standin_on_failure = 0;
+volatile uint32_t standin_sink_word;
+
+namespace tflite {
+
+__attribute__((noinline)) static uint32_t standin_follow_null(const uint8_t *p)
+{
+    return *reinterpret_cast<const volatile uint32_t *>(reinterpret_cast<uintptr_t>(p) - 16u);
+}
+
 // MicroInterpreter::AllocateTensors re-enacted from the planner's steps (see the file comment).
 TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in)
 {
@@ -616,6 +641,8 @@ TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in)
         }
     };
     auto failed = [&](const standin_step_t &s) {
+        if (standin_on_failure == 1) AbortImpl();
+        if (standin_on_failure == 2) standin_sink_word = standin_follow_null(nullptr);
         if (s.phase == 1) {  // StartModelAllocation returned nullptr
             MicroPrintf("Failed starting model allocation.\n");
             in.initialization_status_ = kTfLiteError;
@@ -894,7 +921,11 @@ TfLiteStatus MicroInterpreter::AllocateTensors()
         initialization_status_ = kTfLiteError;
         return kTfLiteError;
     }
-    return allocator_.StandinAllocate(*this);
+    const TfLiteStatus status = allocator_.StandinAllocate(*this);
+    // TFLM's AllocateTensors goes on after the allocator returns (micro_interpreter.cc), so it is
+    // on the stack while the allocator runs: no tail call here either.
+    asm volatile("" ::: "memory");
+    return status;
 }
 
 TfLiteStatus MicroInterpreter::Invoke()
