@@ -9,13 +9,19 @@ import json
 import os
 import re
 
+from arenascope_plugin.acquire import unwind
 from arenascope_plugin.acquire.dump import DumpError
+from arenascope_plugin.acquire.reader import MemoryReader
 from arenascope_plugin.acquire.symbols import Core, Symbols, pc_frames
 
 ALIASES = {"r13": "sp", "r14": "lr", "r15": "pc"}
 WANTED = ("sp", "lr", "pc", "xpsr", "msp", "psp")  # what the pipeline asks a Core for
 _LINE = re.compile(r"^\s*([A-Za-z_]\w*)\s+(\S+)")
 _REGISTER_NAMES = re.compile(r"^(r\d{1,2}|sp|lr|pc|xpsr|msp|psp|primask|basepri|faultmask|control|fpscr)$")
+# The System Control Block's fault words, which a RAM dump does not hold: a registers file may add
+# them (`x/1wx 0xE000ED28` at the crash, written as a line `cfsr 0x...` or a JSON member).
+SCB_WORDS = ("icsr", "shcsr", "cfsr", "hfsr", "mmfar", "bfar")
+_SCB_NAMES = re.compile(r"^(" + "|".join(SCB_WORDS) + r")$")
 
 
 def _value(path: str, where: str, name: str, value: object) -> int:
@@ -54,7 +60,7 @@ def parse_registers(path: str) -> dict[str, int]:
     else:
         for number, line in enumerate(text.splitlines(), 1):
             m = _LINE.match(line)
-            if not m or not _REGISTER_NAMES.match(m.group(1).lower()):
+            if not m or not (_REGISTER_NAMES.match(m.group(1).lower()) or _SCB_NAMES.match(m.group(1).lower())):
                 continue  # not a register line: a prompt, a heading, a blank line
             name = m.group(1).lower()
             if not m.group(2).lower().startswith("0x"):
@@ -69,13 +75,14 @@ def parse_registers(path: str) -> dict[str, int]:
 
 class DumpCore(Core):
     """A dump's core: halted; registers from parse_registers() ({} when no file was given: all
-    unknown); frames(): the PC's function only (no unwinder without GDB's target). source: the
-    registers file, or None."""
+    unknown); frames(): the call chain the ELF's call frame information gives over the dump's
+    stack (acquire/unwind.py), else the PC's function only. source: the registers file, or None."""
     state = "halted"
 
     def __init__(self, regs: dict[str, int] | None = None, symbols: Symbols | None = None,
-                 source: str | None = None) -> None:
-        self.regs, self.symbols, self.source = dict(regs or {}), symbols, source
+                 source: str | None = None, reader: MemoryReader | None = None) -> None:
+        self.regs, self.symbols, self.source, self.reader = dict(regs or {}), symbols, source, reader
+        self._unwound = None
 
     def refresh(self) -> None:
         return None  # a dump does not change
@@ -83,5 +90,17 @@ class DumpCore(Core):
     def register(self, name: str) -> int | None:
         return self.regs.get(name)
 
+    def unwound(self) -> unwind.Unwound | None:
+        """The unwinder's walk from the registers file over the dump (once), or None without
+        registers, ELF or dump."""
+        if self._unwound is None and self.reader is not None and self.symbols is not None and "pc" in self.regs:
+            self._unwound = unwind.unwind(self.symbols, self.reader.read, self.regs)
+        return self._unwound
+
     def frames(self) -> list[str]:
-        return pc_frames(self.symbols, self.regs.get("pc"))
+        got = self.unwound()
+        return got.frames if got is not None and got.frames else pc_frames(self.symbols, self.regs.get("pc"))
+
+    def frames_complete(self) -> bool:
+        got = self.unwound()
+        return got is not None and got.complete

@@ -35,4 +35,4 @@ def open_dump(specs: Iterable[str], registers: str | None, symbols: Symbols) -> 
     ram, _ = symbols.ram_ranges()
     warnings = coverage(reader, ram, symbols.elf_path or "the ELF")
     regs = parse_registers(registers) if registers else {}
-    return Dump(reader, DumpCore(regs, symbols, registers), warnings)
+    return Dump(reader, DumpCore(regs, symbols, registers, reader), warnings)

@@ -296,3 +296,6 @@ class CoreOverTcl(Core):
 
     def frames(self):
         return pc_frames(self.symbols, self.regs.get("pc"))
+
+    def frames_complete(self):
+        return False  # the PC's function alone

@@ -139,6 +139,11 @@ class Core:
         crossed an exception entry); [] when unknown."""
         raise NotImplementedError
 
+    def frames_complete(self) -> bool:
+        """Whether frames() reaches the outermost caller (a real unwinder), so a function absent from
+        it was not called; False when it may stop early (the PC's function alone)."""
+        return True
+
     def frame_args(self, function: str, names: Iterable[str]) -> dict[str, int]:
         """{argument: value} of the newest frame whose function's name contains `function`, for
         the names the debug information gives; {} when unknown."""
@@ -149,10 +154,25 @@ class Core:
         return True
 
 
+def short_name(name: str) -> str:
+    """A demangled function name as GDB's frame.name() gives it: no parameter list, no " const",
+    no " [clone .constprop.0]" ("tflite::AbortImpl()" -> "tflite::AbortImpl"), so call chains read
+    the same whichever Core unwound them."""
+    name = name.split(" [clone ")[0].removesuffix(" const")
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            return name if not i or name[:i].endswith("operator") else name[:i]
+    return name
+
+
 def pc_frames(symbols: Symbols | None, pc: int | None) -> list[str]:
     """A call chain of the PC's function alone ([] when unknown): a Core with no unwinder."""
     named = symbols.name_at(pc & ~1) if pc is not None and symbols is not None else None
-    return [named[0]] if named else []
+    return [short_name(named[0])] if named else []
 
 
 class TableSymbols(Symbols):

@@ -320,6 +320,7 @@ class Fault:
     lr_where: str = ""
     stale: bool = False               # from before a reset: the memory now is the next boot's
     halted_in_handler: bool = False   # from the core's registers, halted inside the fault handler
+    status_unknown: str = ""          # why CFSR/HFSR are not known (then 0 here), "" when they were read
 
     @property
     def pc(self) -> int | None:
@@ -400,6 +401,24 @@ def cause_lines(f: Fault) -> list[str]:
     if f.nested:
         out.append("another fault happened while this one was being recorded; the registers are the first fault's")
     return out
+
+
+def call_target(reader: MemoryReader, return_address: int) -> int | None:
+    """The address a BL right before `return_address` calls (ARMv7-M ARM A7.7.18, encoding T1:
+    I1 = NOT(J1 XOR S), I2 = NOT(J2 XOR S), imm32 = SignExtend(S:I1:I2:imm10:imm11:'0'), target =
+    the BL's address + 4 + imm32), or None when the call is a BLX through a register or there is no
+    call."""
+    if call_before(reader, return_address) != "BL":
+        return None
+    at = (return_address & ~1) - 4
+    hw1, hw2 = struct.unpack("<HH", reader.read(at, 4))
+    s = hw1 >> 10 & 1
+    i1 = 1 ^ (hw2 >> 13 & 1) ^ s
+    i2 = 1 ^ (hw2 >> 11 & 1) ^ s
+    imm = s << 24 | i1 << 23 | i2 << 22 | (hw1 & 0x3FF) << 12 | (hw2 & 0x7FF) << 1
+    if s:
+        imm -= 1 << 25
+    return (at + 4 + imm) & 0xFFFFFFFF
 
 
 def call_before(reader: MemoryReader, return_address: int) -> str | None:
