@@ -49,7 +49,7 @@ from arenascope_plugin import paths, pipeline, version
 from arenascope_plugin.acquire import dumped, via
 from arenascope_plugin.acquire.dump import DumpError
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
-from arenascope_plugin.analyse import diff, faults, figures
+from arenascope_plugin.analyse import diagnosis, diff, figures
 from arenascope_plugin.decode import kernels
 from arenascope_plugin.present import compareview, jsonout, junit, report, reports, snapshot, style
 from arenascope_plugin.present import diff as diff_text
@@ -247,12 +247,11 @@ def report_main(ctx, args):
 
 
 def fault_main(ctx, args):
-    f, damaged, note = faults.find_fault(ctx)
+    d = diagnosis.diagnose(ctx)
     if args.json:
-        _emit(jsonout.fault(faults.fault_json(f, ctx, damaged) if f is not None else None,
-                            None if f is not None else note))
+        _emit(jsonout.fault(d.json()))
         return 0
-    print("\n".join(reports.no_fault_lines(ctx, damaged, note) if f is None else reports.fault_lines(f, ctx, damaged)))
+    print("\n".join(reports.fault_report(d)))
     return 0
 
 

@@ -18,7 +18,7 @@ from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS
 from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
-from arenascope_plugin.analyse import agentless, faults, figures, tasks
+from arenascope_plugin.analyse import agentless, diagnosis, faults, figures, tasks
 from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.decode import abi, freertos, kernels, regionnames, tflm, tflmstate
 from arenascope_plugin.decode.descriptor import Band, DecodeError
@@ -83,6 +83,7 @@ class Context:
     kernel: object = None                 # the RTOS's tasks (freertos.Kernel), None without one
     tasks: list = field(default_factory=list)  # [tasks.TaskStack], measured
     intact_regions: list = field(default_factory=list)  # checksummed regions as allocated (faults.damaged_regions)
+    diagnosis: object = None              # the post-mortem (analyse/diagnosis.diagnose), computed once
 
     @property
     def reader(self) -> MemoryReader:
@@ -449,9 +450,10 @@ def _guard_after_stack_limit(ctx: Context, checks: list) -> None:
         return
 
 
-def checks_of(ctx: Context) -> list:
+def checks_of(ctx: Context, with_fault: bool = True) -> list:
     """The `arena check` rules for what gather found (figures.checks, plus TFLM's condition and a
-    corrupt descriptor in agentless mode)."""
+    corrupt descriptor in agentless mode) and, with_fault, the `fault` rule: FAIL when the core
+    took a fault this boot (analyse/diagnosis.Diagnosis.check)."""
     out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ctx.symbols.ram_ranges()[0])
     if ctx.tflm is not None and not ctx.tflm.laid_out:
         # Used bytes and headroom of an arena TFLM never finished laying out measure nothing.
@@ -471,7 +473,8 @@ def checks_of(ctx: Context) -> list:
     if ctx.descriptor_error:
         out.insert(0, figures.Check("descriptor", figures.FAIL, f"the arenascope descriptor is corrupt "
                                     f"({ctx.descriptor_error}): the figures below are TFLM's own (agentless)"))
-    return out
+    fault = diagnosis.diagnose(ctx).check() if with_fault else None
+    return out + ([fault] if fault is not None else [])
 
 
 def snapshot(ctx: Context, with_fault: bool = True) -> dict:
@@ -480,7 +483,7 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
     source = {"elf": ctx.symbols.elf_path, "located_by": ctx.located_by}
     if ctx.reader.origin:
         source["dump"] = ctx.reader.origin  # read from a RAM dump: the snapshot says so
-    snap = snapshot_json.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx), source)
+    snap = snapshot_json.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx, with_fault), source)
     if ctx.kernel is not None:
         snap["tasks"] = snapshot_json.tasks_json(ctx.kernel, ctx.tasks)
     st = ctx.tflm
@@ -492,9 +495,9 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
                                      "problems": o.problems} for o in st.objects],
                         "verdicts": []}
     if with_fault:
-        f, damaged, _ = faults.find_fault(ctx)
-        snap["fault"] = faults.fault_json(f, ctx, damaged) if f is not None else None
+        d = diagnosis.diagnose(ctx)
+        snap["fault"] = d.fault_json()
         if "tflm" in snap:
-            snap["tflm"]["verdicts"] = [v.json() for v in faults.tflm_verdicts(ctx, f)]
+            snap["tflm"]["verdicts"] = [v.json() for v in d.tflm_verdicts]
     return snap
 

@@ -154,16 +154,26 @@ def test_an_operator_writing_past_its_tensor_is_named_even_without_a_fault():
     assert f"the nearest region below is {out['name']} at +{out['offset']}..+{head}" in text
 
 
-def test_inside_the_handler_the_frame_is_not_guessed():
-    """After the handler's first instruction the frame may be below pushes: say so, guess nothing."""
+def test_inside_the_handler_the_frame_is_found_by_unwinding_the_handler():
+    """After the handler's first instruction the handler has pushed, so SP is not the frame's
+    address: the frame is where the ELF's call frame information says the handler's caller (the
+    exception entry) left SP. Independently: $sp at BusFault_Handler's first instruction, where
+    nothing is pushed yet, is the frame's address (ARMv7-M ARM B1.5.6)."""
     with qemu() as (port, _):
-        _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done if invokes == 1", "continue",
-                                       "delete", "break BusFault_Handler", "set var demo_scenario = 3", "continue",
-                                       "delete", "break arenascope_port_fault_c", "continue", "stepi", "stepi",
-                                       "arena fault"], remote_port=port)
+        probe, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done if invokes == 1", "continue",
+                                           "delete", "break BusFault_Handler", "set var demo_scenario = 3",
+                                           "continue", "echo SP-AT-ENTRY\n", "p/x $sp", "p/x $lr", "delete",
+                                           "break arenascope_port_fault_c", "continue", "stepi", "stepi",
+                                           "p/x $lr", "arena fault"], remote_port=port)
+    values = re.findall(r"^\$\d+ = (0x[0-9a-f]+)$", text[text.index("SP-AT-ENTRY"):], re.M)
+    sp, exc_return, lr_later = (int(v, 16) for v in values[:3])
+    assert exc_return >> 28 == 0xF and lr_later == exc_return, text  # the agent's C handler keeps it in LR
     report = text[text.index("BusFault: from"):]
-    assert "the frame's address is unknown here: the handler has started" in report, text
-    assert "stacked frame at" not in report and "faulting PC" not in report
+    assert f"stacked frame at {sp:#x}:" in report, report
+    assert f"EXC_RETURN {exc_return:#010x}: returns to thread mode" in report, report
+    assert (f"EXC_RETURN {exc_return:#x} and the frame's address {sp:#x} are where the handler saved them, found "
+            "by unwinding its frames with the ELF's call frame information") in report, report
+    assert "faulting PC: " in report and " in provoke + " in report, report
 
 
 def test_lr_points_at_the_call_and_a_null_call_blames_the_caller():

@@ -127,9 +127,10 @@ def test_snapshot_carries_every_figure_and_tflms_plan():
 
 @pytest.mark.parametrize("scenario,fails", [
     (0, set()),
-    (1, {"guard", "stack"}),          # the stack ran through the guard band into the tail
-    (2, {"canary"}),                  # an operator wrote past its tensor into the free band
-    (3, set()), (4, set()), (5, set()), (6, set()), (7, set()),  # faults that are not the arena's
+    (1, {"guard", "stack", "fault"}),  # the stack ran through the guard band into the tail, then a fault
+    (2, {"canary"}),                   # an operator wrote past its tensor into the free band (no fault)
+    # Faults that are not the arena's: its rules pass, and the fault fails the snapshot.
+    (3, {"fault"}), (4, {"fault"}), (5, {"fault"}), (6, {"fault"}), (7, {"fault"}),
 ])
 def test_every_scenario_gives_the_expected_check_verdicts(scenario, fails):
     with tempfile.TemporaryDirectory() as tmp:

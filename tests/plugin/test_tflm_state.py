@@ -117,8 +117,12 @@ def test_the_stack_into_arena_verdict_names_the_objects_and_ties_the_fault_to_on
         {"offset": ALLOC - ARENA, "size": 36, "what": "MicroAllocator", "role": "micro-allocator"}]})
     v = postmortem.stack_into_arena(reader, FACTS, st, stack_figures(STACK_LO), f, plan)
     assert v.kind == "stack-into-arena"
-    assert v.headline.startswith("VERDICT: the stack ran into the arena: past its limit by at least 64 B over "
-                                 "TFLM's persistent tail (SingleArenaBufferAllocator, GreedyMemoryPlanner)")
+    # The lowest return address at END - 64, the arena right below the limit: 64 B into the arena,
+    # 16 B into the GreedyMemoryPlanner (at SABA - 44 = END - 80).
+    assert v.headline.startswith("VERDICT: the stack ran into the arena: 64 B past its limit, 64 B into the arena, "
+                                 f"down into GreedyMemoryPlanner (+{END - 64 - PLANNER} of it), over TFLM's "
+                                 "persistent tail (SingleArenaBufferAllocator, GreedyMemoryPlanner)"), v.headline
+    assert END - 64 - PLANNER == 16
     assert [(o["name"], o["addr"]) for o in v.smashed] == [("SingleArenaBufferAllocator", SABA),
                                                            ("GreedyMemoryPlanner", PLANNER)]
     assert (f"{pointer + 8:#x} is {pointer:#x} + 8: the value the stack left at {END - 60:#x} in "

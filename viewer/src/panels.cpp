@@ -138,7 +138,7 @@ std::vector<PanelLine> fault_lines(const Snapshot &s, bool in_window)
             para("from before a reset: the arena in memory is this boot's, no verdict is drawn from it", kWhite);
         para("PC " + f->pc_where, kWhite);
         if (!f->lr_where.empty()) para("LR " + f->lr_where, kWhite);
-        para(fmt::format("CFSR {:#010x}  HFSR {:#010x}", f->cfsr, f->hfsr), kWhite);
+        if (f->cfsr && f->hfsr) para(fmt::format("CFSR {:#010x}  HFSR {:#010x}", *f->cfsr, *f->hfsr), kWhite);
         if (!f->exc_return_text.empty()) para("EXC_RETURN " + f->exc_return_text, kWhite);
         if (!f->source.empty()) para("from " + f->source, kGrey);
         for (const auto &c : f->causes) para(c, kWhite);

@@ -582,8 +582,8 @@ Snapshot snapshot(const json &root, Streamed &streamed)
         Fault f;
         f.exception = string(fj, "exception", fp, true);
         f.source = string(fj, "source", fp);
-        f.cfsr = u64(fj, "cfsr", fp);
-        f.hfsr = u64(fj, "hfsr", fp);
+        f.cfsr = opt_u64(fj, "cfsr", fp);
+        f.hfsr = opt_u64(fj, "hfsr", fp);
         f.mmfar = opt_u64(fj, "mmfar", fp);
         f.bfar = opt_u64(fj, "bfar", fp);
         f.pc_where = string(fj, "pc_where", fp, true);

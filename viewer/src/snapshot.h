@@ -103,7 +103,7 @@ struct FaultVerdict {
 };
 struct Fault {
     std::string exception, source, pc_where, lr_where, exc_return_text;
-    uint64_t cfsr = 0, hfsr = 0;
+    std::optional<uint64_t> cfsr, hfsr;  // nullopt: unknown (a RAM dump without the SCB's words)
     std::optional<uint64_t> mmfar, bfar;
     bool stale = false;  // from before a reset: no verdict is drawn from this boot's memory
     std::vector<std::string> bits, causes, notes;

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from arenascope_plugin.acquire import unwind
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
-from arenascope_plugin.acquire.symbols import Symbols
+from arenascope_plugin.acquire.symbols import Symbols, short_name
 from arenascope_plugin.analyse import agentless, figures, postmortem, tasks
 from arenascope_plugin.decode import abi, faultrecord, kernels, tflm
 from arenascope_plugin.decode.descriptor import Descriptor, Region
@@ -60,21 +61,24 @@ def live_fault(ctx: PipelineContext, read: Callable[[int, int], bytes] | None = 
     xpsr = register("xpsr")
     if not core.is_cortex_m():
         return None  # not a Cortex-M (a host build): no SCB to read
-    try:
-        icsr = int.from_bytes((read or reader.read)(SCB["icsr"], 4), "little")
-        active = (xpsr & 0x1FF) if xpsr is not None else icsr & 0x1FF
-        if active not in faultrecord.EXCEPTIONS:
-            return None
-        regs = {k: u32(reader, a) for k, a in SCB.items()}
-    except MemoryReadError:
-        return None  # no System Control Block to read here (an image, a probe that cannot reach it)
+    regs, unknown = _scb_words(ctx, read or reader.read)
+    active = (xpsr & 0x1FF) if xpsr is not None else regs["icsr"] & 0x1FF if regs["icsr"] is not None else None
+    if active not in faultrecord.EXCEPTIONS:
+        return None
     lr = register("lr")
     pc = register("pc")
     # The stacked frame is at SP only at the handler's first instruction: after that the handler
     # may have pushed onto the same stack (LR can still hold EXC_RETURN). Entry = the vector
-    # table's entry for this exception, or the agent's naked entry it branches to.
-    vtor = u32(reader, 0xE000ED08)
-    entries = {u32(reader, vtor + 4 * active) & ~1}
+    # table's entry for this exception, or the agent's naked entry it branches to; with no VTOR to
+    # read (a RAM dump), the first instruction of the function the PC is in.
+    entries = set()
+    try:
+        vtor = u32(reader, 0xE000ED08)
+        entries.add(u32(reader, vtor + 4 * active) & ~1)
+    except MemoryReadError:
+        named = ctx.symbols.name_at(pc & ~1) if pc is not None else None
+        if named is not None and named[1] == 0:
+            entries.add(pc & ~1)
     agent_entry = ctx.symbols.address("arenascope_fault_handler")
     if agent_entry is not None:
         entries.add(agent_entry & ~1)
@@ -83,11 +87,27 @@ def live_fault(ctx: PipelineContext, read: Callable[[int, int], bytes] | None = 
     frame_addr, note = None, ""
     if exc is None:
         frame_addr, note = saved_fault_sp(ctx)
-        if frame_addr is None:
-            note = ("the frame's address is unknown here: the handler has started (it may have pushed onto the stack, "
-                    "and LR may no longer hold EXC_RETURN); " + note + "; or stop at its first instruction (`break "
-                    "HardFault_Handler`, `break BusFault_Handler`, ...) and reproduce, or let the agent record it "
-                    "(`arena fault` at arenascope_fault_hook)")
+        if frame_addr is not None:
+            # The handler saved SP; EXC_RETURN may still be in LR (nothing but an exception entry
+            # writes such a value there), else where the ELF's CFI says the handler saved it.
+            held = lr if lr is not None and faultrecord.ExcReturn(lr).valid else None
+            found, at, _ = (None, None, "") if held is not None else _unwound_exception(ctx)
+            exc = held if held is not None else found if at == frame_addr else None
+            if exc is not None:
+                note = note.replace("(EXC_RETURN is gone from LR: the frame is taken as a basic 32 B one)",
+                                    f"(EXC_RETURN {exc:#x} is still in LR)" if held is not None else
+                                    f"(EXC_RETURN {exc:#x} is where the handler saved it, by the ELF's call frame "
+                                    "information)")
+                if faultrecord.ExcReturn(exc).callee_stacked:
+                    frame_addr, note = frame_addr + faultrecord.CALLEE_CONTEXT_BYTES, note + "; " + \
+                        faultrecord.CALLEE_NOTE
+        else:
+            exc, frame_addr, how = _unwound_exception(ctx)
+            note = how if frame_addr is not None else \
+                ("the frame's address is unknown here: the handler has started (it may have pushed onto the stack, "
+                 "and LR may no longer hold EXC_RETURN); " + note + "; " + how + "; or stop at its first instruction "
+                 "(`break HardFault_Handler`, `break BusFault_Handler`, ...) and reproduce, or let the agent record "
+                 "it (`arena fault` at arenascope_fault_hook)")
     else:
         er = faultrecord.ExcReturn(exc)
         frame_addr = register("psp") if er.psp else register("msp")
@@ -98,18 +118,58 @@ def live_fault(ctx: PipelineContext, read: Callable[[int, int], bytes] | None = 
         elif er.callee_stacked:
             frame_addr, note = frame_addr + faultrecord.CALLEE_CONTEXT_BYTES, faultrecord.CALLEE_NOTE
     frame = None
-    if frame_addr is not None and not regs["cfsr"] & (1 << 4 | 1 << 12):
+    if frame_addr is not None and not (regs["cfsr"] or 0) & (1 << 4 | 1 << 12):
         try:
             frame = [int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8)]
         except MemoryReadError as exc_:
             note = f"the stacked frame is unreadable ({exc_})"
-    source = "core registers (halted in the handler)" if xpsr is not None else \
+    source = ("the registers file (xPSR's exception number: halted in the handler)" if reader.origin else
+              "core registers (halted in the handler)") if xpsr is not None else \
         "the SCB's registers (the core is running inside the handler: ICSR's VECTACTIVE; halt it for its registers)"
+    cfsr, hfsr = regs["cfsr"] or 0, regs["hfsr"] or 0
     return faultrecord.Fault(source=source, halted_in_handler=xpsr is not None,
-                             exception=faultrecord.EXCEPTIONS[active], cfsr=regs["cfsr"], hfsr=regs["hfsr"],
-                       mmfar=regs["mmfar"] if regs["cfsr"] >> 7 & 1 else None,
-                       bfar=regs["bfar"] if regs["cfsr"] >> 15 & 1 else None,
-                       exc_return=exc, frame_addr=frame_addr, frame=frame, frame_note=note)
+                             exception=faultrecord.EXCEPTIONS[active], cfsr=cfsr, hfsr=hfsr,
+                             mmfar=regs["mmfar"] if cfsr >> 7 & 1 else None,
+                             bfar=regs["bfar"] if cfsr >> 15 & 1 else None,
+                             exc_return=exc, frame_addr=frame_addr, frame=frame, frame_note=note,
+                             status_unknown=unknown)
+
+
+def _scb_words(ctx: PipelineContext, read: Callable[[int, int], bytes]) -> tuple[dict[str, int | None], str]:
+    """({SCB word: value or None}, why some are unknown or ""): read from target memory, else (a
+    RAM dump holds no System Control Block) from the core's registers when its source gives them
+    (a dump's registers file may: acquire/dumpcore.SCB_WORDS)."""
+    out, missing = {}, []
+    for name, addr in SCB.items():
+        try:
+            out[name] = int.from_bytes(read(addr, 4) if name == "icsr" else ctx.reader.read(addr, 4), "little")
+        except MemoryReadError:
+            out[name] = ctx.core.register(name)
+            if out[name] is None:
+                missing.append(name.upper())
+    unknown = [n for n in missing if n in ("CFSR", "HFSR")]
+    where = "a RAM dump holds no System Control Block" if ctx.reader.origin else \
+        "the System Control Block cannot be read here"
+    why = "" if not unknown else (
+        f"{' and '.join(unknown)} unknown: {where}"
+        " (read them at the crash, `x/2wx 0xE000ED28`, and add lines `cfsr 0x...` and `hfsr 0x...` to the "
+        "registers file)")
+    return out, why
+
+
+def _unwound_exception(ctx: PipelineContext) -> tuple[int | None, int | None, str]:
+    """(EXC_RETURN, the basic frame's address, how it was found or why not) by unwinding the
+    handler's own frames with the ELF's call frame information (acquire/unwind.py): where the
+    handler saved LR (EXC_RETURN) and the SP it was entered with."""
+    names = [f"r{i}" for i in range(13)] + ["sp", "lr", "pc", "psp"]
+    regs = {n: v for n in names if (v := ctx.core.register(n)) is not None}
+    got = unwind.unwind(ctx.symbols, ctx.reader.read, regs, limit=4)
+    if got.exc_return is None:
+        return None, None, ("unwinding the handler with the ELF's call frame information found no EXC_RETURN "
+                            f"({got.why})")
+    return got.exc_return, got.exc_frame, (f"EXC_RETURN {got.exc_return:#x} and the frame's address {got.exc_frame:#x} "
+                                           "are where the handler saved them, found by unwinding its frames with the "
+                                           "ELF's call frame information")
 
 
 def saved_fault_sp(ctx: PipelineContext) -> tuple[int | None, str]:
@@ -148,19 +208,49 @@ def saved_fault_sp(ctx: PipelineContext) -> tuple[int | None, str]:
     return None, "; ".join(tried)
 
 
+def saved_return_address(ctx: PipelineContext, f: faultrecord.Fault) -> int | None:
+    """The return address the faulting function saved on the stack before the fault, where the
+    ELF's call frame information says it is at the stacked PC (CFA = the SP before the exception +
+    the row's CFA offset), or None: no frame information, a leaf that saved none (then LR is its
+    return address), or the SP before the exception is unknown."""
+    sp = f.pre_fault_sp
+    row = unwind.cfi_of(ctx.symbols).row(f.pc & ~1) if f.pc is not None and sp is not None else None
+    rule = row.get(unwind.LR) if row is not None else None
+    if row is None or rule is None or rule.type != "OFFSET" or row["cfa"].reg != unwind.SP or row["cfa"].expr:
+        return None
+    try:
+        return u32(ctx.reader, sp + row["cfa"].offset + rule.arg)
+    except MemoryReadError:
+        return None
+
+
 def lr_lines(ctx: PipelineContext, f: faultrecord.Fault) -> list[str]:
     """What the stacked LR says, without a label: the call site when the instruction before it is
-    a call (BL/BLX), else that it is no return address, then the call chain GDB's unwinder (CFI)
-    finds instead."""
+    a call (BL/BLX) and it is the faulting function's return address; else why it names no caller
+    (stale: the function saved its own return address on the stack and LR is what a later call of
+    its own left; or LR used as a scratch register), with the caller the saved return address or
+    an unwinder gives (GDB's, or the ELF's call frame information over a dump's stack)."""
     lr = f.frame[5]
+    saved = saved_return_address(ctx, f)
     if faultrecord.call_before(ctx.reader, lr):
-        return [where(ctx.symbols, lr, return_address=True)]
+        if saved is None or saved & ~1 == lr & ~1:
+            return [where(ctx.symbols, lr, return_address=True)]
+        own = ctx.symbols.name_at(f.pc & ~1)
+        return [f"{lr:#010x} is stale: a return address from a call the faulting function"
+                + (f" ({short_name(own[0])})" if own else "") + " made before the fault, not its caller",
+                f"caller: {where(ctx.symbols, saved, return_address=True)}, the return address that function "
+                "saved on the stack (the ELF's call frame information)"]
     out = [f"{lr:#010x} is not a return address (the instruction before it is not a call): the function used LR "
            "as a scratch register after saving it, so LR says nothing about the caller"]
+    if saved is not None and faultrecord.call_before(ctx.reader, saved):
+        return out + [f"caller: {where(ctx.symbols, saved, return_address=True)}, the return address the faulting "
+                      "function saved on the stack (the ELF's call frame information)"]
     if f.halted_in_handler:
-        frames = [fr for fr in halt_of(ctx).frames if fr != "<exception frame>"][1:]
-        if frames:
-            out.append("call chain (GDB's unwinder, from the stacked frame): " + " <- ".join(frames[:8]))
+        frames = halt_of(ctx).frames
+        if unwind.EXCEPTION_MARK in frames:
+            frames = frames[frames.index(unwind.EXCEPTION_MARK) + 1:]
+        if frames[1:]:
+            out.append("call chain (the unwinder, from the stacked frame): " + " <- ".join(frames[1:9]))
     return out
 
 
@@ -218,6 +308,7 @@ def halt_state(ctx: PipelineContext) -> postmortem.Halt:
     halt = postmortem.Halt(pc=core.register("pc"))
     halt.frames = core.frames()
     halt.function = halt.frames[0] if halt.frames else ""
+    halt.complete = core.frames_complete()
     xpsr = core.register("xpsr")
     if xpsr is not None and halt.pc is not None:
         halt.in_handler = faultrecord.EXCEPTIONS.get(xpsr & 0x1FF)
@@ -274,12 +365,23 @@ def tflm_verdicts(ctx: PipelineContext, f: faultrecord.Fault | None) -> list[pos
     above = tasks.adjacent(ctx.tasks, tasks.fault_task(ctx.tasks, ctx.kernel, f))
     stack = above.stack if above is not None and above.stack is not None else ctx.stack
     found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, stack, f, ctx.plan,
-                                         who=above.stack_name if stack is not ctx.stack else "the stack"),
+                                         who=above.stack_name if stack is not ctx.stack else "the stack",
+                                         frame_layout=lambda at: frame_of(ctx.symbols, at)),
              postmortem.allocation(ctx.tflm, f, halt_of(ctx), ctx.plan, ctx.reader)]
     found = [v for v in found if v is not None]
     found += [v for v in (postmortem.damaged(ctx.tflm, ctx.stack, found),) if v is not None]
     ctx.verdicts = (f, found)
     return found
+
+
+def frame_of(symbols: Symbols, function: int) -> tuple[int, int, str] | None:
+    """(frame bytes, LR's offset from the CFA, name) of the function at `function` from the ELF's
+    call frame information (acquire/unwind.frame_layout), or None."""
+    layout = unwind.frame_layout(symbols, function)
+    if layout is None:
+        return None
+    named = symbols.name_at(function & ~1)
+    return layout[0], layout[1], short_name(named[0]) if named else f"{function:#x}"
 
 
 @dataclass
@@ -351,7 +453,9 @@ def _beyond_the_stack(desc, beyond: list[Region], intact: list[Region]) -> postm
         "start) and run again to catch the writer.")
 
 
-def _address_note(ctx, f):
+def address_note(ctx: PipelineContext, f: faultrecord.Fault | None) -> str | None:
+    """Where the fault's faulting address (BFAR, else MMFAR) lies in the arena, the guard band and
+    the stack, or None."""
     addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
     if addr is None or not ctx.desc:
         return None
@@ -378,7 +482,7 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
         out.verdicts = list(tflm_verdicts(ctx, f))
         if out.verdicts:
             tied = any(line.startswith("the faulting address") for v in out.verdicts for line in v.evidence)
-            out.address_note = None if tied else _address_note(ctx, f)
+            out.address_note = None if tied else address_note(ctx, f)
             return out
         out.stuck_note = out.stuck_note or postmortem.stuck_line(halt_of(ctx))
     if f is not None and f.cfsr >> 20 & 1:  # STKOF: the limit stopped the stack before it went further
@@ -403,7 +507,7 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
                         f"more room{more}, or find the deep call: there is no stacked frame (the stacking stopped at "
                         "the limit)")
         out.verdicts.append(postmortem.Verdict(kind=STACK_LIMIT, headline=headline))
-        out.address_note = _address_note(ctx, f)
+        out.address_note = address_note(ctx, f)
         return out
     stack_in_arena = s is not None and s.peak_is_lower_bound
     # A task's stack right above an arena that overflowed: that task did it (the faulting one first).
@@ -451,7 +555,7 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
         out.verdicts.append(postmortem.Verdict(
             kind=OVERRUN, headline="VERDICT: something wrote past its buffer in the arena: " +
             c.reason.removesuffix(": something wrote past its buffer")))
-    out.address_note = _address_note(ctx, f)
+    out.address_note = address_note(ctx, f)
     if not stack_in_arena and not damaged and not free_damage and f is not None and \
             not any(ts.sound_overflow for ts in ctx.tasks):
         where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
@@ -604,25 +708,3 @@ def arch_of(symbols: Symbols) -> str | None:
         attrs, _why = symbols.build_attributes()
         symbols.memo["cpu-arch"] = kernels.arch_from_attributes(attrs) if attrs else None
     return symbols.memo["cpu-arch"]
-
-
-def fault_json(f: faultrecord.Fault, ctx: PipelineContext, damaged: list[Region]) -> dict:
-    """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault"): structured
-    verdicts (kind, headline, evidence), notes, and stale when the fault is from before a reset
-    (then the arena in memory is this boot's and no verdict is drawn from it)."""
-    findings = Findings() if f.stale or (ctx.desc is None and ctx.tflm is None) else arena_verdict(ctx, f, damaged)
-    if f.stale and ctx.desc is not None:
-        findings.address_note = _address_note(ctx, f)
-    return {"exception": f.exception, "source": f.source, "stale": f.stale, "cfsr": f.cfsr, "hfsr": f.hfsr,
-            "bits": faultrecord.status_lines(f.cfsr, f.hfsr, arch_of(ctx.symbols)) +
-            faultrecord.sfsr_lines(f.sfsr or 0), "mmfar": f.mmfar, "bfar": f.bfar, "sfsr": f.sfsr, "sfar": f.sfar,
-            "exc_return": f.exc_return,
-            "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
-            "frame_addr": f.frame_addr,
-            "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame, strict=False)) if f.frame else None,
-            "pc_where": where(ctx.symbols, f.pc) if f.frame else None,
-            "lr_where": " ".join(lr_lines(ctx, f)) if f.frame else None,
-            "causes": faultrecord.cause_lines(f) + [line for line in [baseline_access(ctx, f)] if line],
-            "verdicts": [v.json() for v in findings.verdicts],
-            "notes": findings.notes,
-            "damaged_regions": [r.index for r in damaged]}

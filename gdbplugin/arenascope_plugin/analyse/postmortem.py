@@ -12,10 +12,12 @@ Inputs: the interpreter's tflmstate.State, the stack's figures.StackFigures, the
 planner.SCHEMA, with its `replay` at this arena's size when the tool gives it), and the ELF's
 tflmstate.Facts. Every figure is read or predicted elsewhere; this module only ties them together.
 """
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.symbols import short_name
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import faultrecord, tflmstate
 
@@ -31,14 +33,20 @@ class Halt:
     frames: list[str] = field(default_factory=list)  # functions newest first, through exception frames
     in_handler: str | None = None                    # the exception being handled (IPSR), e.g. "HardFault"
     spinning: bool = False                           # the instruction at the PC branches to itself
+    complete: bool = True                            # frames reach the outermost caller (Core.frames_complete)
 
     @property
     def in_allocate_tensors(self) -> bool:
         return any(ALLOCATE in f for f in self.frames)
 
     @property
+    def aborted(self) -> bool:
+        """Whether the PC is in TFLITE_ABORT's function (or the C library's abort)."""
+        return any(short_name(self.function).endswith(a) for a in ABORT_FUNCTIONS)
+
+    @property
     def stuck(self) -> bool:
-        return self.spinning or any(self.function.endswith(a) for a in ABORT_FUNCTIONS)
+        return self.spinning or self.aborted
 
 
 @dataclass
@@ -62,7 +70,7 @@ def stuck_line(halt: Halt) -> str | None:
     if not halt.stuck:
         return None
     chain = " <- ".join(halt.frames[1:6]) if len(halt.frames) > 1 else "no callers known"
-    if any(halt.function.endswith(a) for a in ABORT_FUNCTIONS):
+    if halt.aborted:
         why = ("TFLM's TFLITE_ABORT / a failed TFLITE_DCHECK: abort() loops forever on a board (TFLM's "
                "AbortImpl), it never returns")
     elif halt.in_handler:
@@ -142,7 +150,7 @@ def _tie(f, smashed_values, objects):
             if o is None:
                 continue
             held = [(addr - w, at, w) for at, w, obj in smashed_values
-                    if obj.split(".")[0] == o["name"] and w % 4 == 0 and 0 <= addr - w < 256]
+                    if obj.split(".")[0] == o["name"] and 0 <= addr - w < 256]
             if held:
                 delta, at, w = min(held)
                 return (f"the faulting address ({'BFAR' if f.bfar is not None else 'MMFAR'}) {addr:#x} is {w:#x} + "
@@ -158,8 +166,9 @@ def _tie(f, smashed_values, objects):
         for o in objects:
             if o["addr"] <= value < o["addr"] + o["size"]:
                 return f"{what} {value:#x} is inside {o['name']} (+{value - o['addr']}), which the stack overwrote"
-        near = [(value - word, at, word, obj) for at, word, obj in smashed_values
-                if word % 4 == 0 and 0 <= value - word < 256]  # a struct pointer is word-aligned
+        # Any alignment: the stack writes bytes and halfwords too (a char array, a packed struct), and
+        # a word read from an unaligned offset of them is as much a stack value as an aligned one.
+        near = [(value - word, at, word, obj) for at, word, obj in smashed_values if 0 <= value - word < 256]
         if near:  # the nearest below: a member offset away from the pointer TFLM loaded
             delta, at, word, obj = min(near)
             return (f"{what} {value:#x} is {word:#x}{' + ' + str(delta) if delta else ''}: the value the stack left "
@@ -167,11 +176,51 @@ def _tie(f, smashed_values, objects):
     return None
 
 
+# A function's address -> (frame bytes, LR's offset from the CFA, its name), or None: the ELF's call
+# frame information (analyse/faults.frame_of, acquire/unwind.frame_layout).
+FrameLayout = Callable[[int], tuple[int, int, str] | None]
+
+
+def deepest_evidence(reader: MemoryReader, facts: tflmstate.Facts, limit: int, scan_from: int,
+                     pre_sp: int | None, frame_layout: FrameLayout | None = None) -> tuple[int, str] | None:
+    """(address, what it is) of the deepest sign of the stack below its limit `limit`, scanning
+    [scan_from, limit): the lowest frame a stacked return address implies (the callee the BL
+    before it calls pushed LR at a known slot of a frame of known size: the ELF's call frame
+    information through frame_layout), the lowest stack value (tflmstate.stack_value), and the
+    SP at the fault when it was below the limit. None when there is none."""
+    found = []
+    if pre_sp is not None and pre_sp < limit:
+        found.append((pre_sp, f"the SP at the fault, {pre_sp:#x}"))
+    reach = tflmstate.stack_reach(reader, facts, limit, scan_from)
+    if reach is not None:
+        found.append((reach[0], f"the lowest stack value below the limit, at {reach[0]:#x} ({reach[2]})"))
+    if frame_layout is not None:
+        for at, value in tflmstate.words(reader, scan_from, limit - scan_from):
+            if not value & 1 or not tflmstate.stack_value(facts, value, reader):
+                continue
+            try:
+                callee = faultrecord.call_target(reader, value)
+            except MemoryReadError:
+                callee = None
+            layout = frame_layout(callee) if callee is not None else None
+            if layout is None:
+                continue
+            cfa = at - layout[1]               # LR is saved at CFA + layout[1] (a negative offset)
+            bottom = cfa - layout[0]
+            if bottom <= at and (not found or bottom < min(found)[0]):
+                found.append((bottom, f"the frame of {layout[2]} ({layout[0]} B, the ELF's call frame information), "
+                              f"which pushed the return address {value:#x} at {at:#x}: its SP was {bottom:#x}"))
+            break  # the lowest return address implies the lowest frame
+    return min(found) if found else None
+
+
 def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmstate.State | None,
                      stack: figures.StackFigures | None, f: faultrecord.Fault | None,
-                     plan: dict | None, who: str = "the stack") -> Verdict | None:
+                     plan: dict | None, who: str = "the stack",
+                     frame_layout: FrameLayout | None = None) -> Verdict | None:
     """The stack-into-arena Verdict, or None when the stack stayed above its limit. who: the
-    stack's name in the headline (an RTOS task's, "task 'infer''s stack")."""
+    stack's name in the headline (an RTOS task's, "task 'infer''s stack"); frame_layout: how big
+    a function's frame is (acquire/unwind.frame_layout), for the reach a return address implies."""
     if stack is None or state is None or state.arena_base is None:
         return None
     end = state.arena_base + state.arena_size
@@ -187,16 +236,12 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
     if not paint_gone and reach is None:
         return None   # no paint to tell by, and no stack value below the limit
     pre_sp = f.pre_fault_sp if f is not None else None
-    lowest = reach[0] if reach else None
-    if pre_sp is not None and pre_sp < stack.low and (lowest is None or pre_sp < lowest):
-        lowest = pre_sp
+    deepest = deepest_evidence(reader, facts, stack.low, scan_from, pre_sp, frame_layout)
+    lowest = deepest[0] if deepest else None
     evidence = [(f"the stack paint is gone down to the stack's limit {stack.low:#x}" if paint_gone else
                  f"no stack paint left anywhere in the stack (all of it used, or never painted), limit {stack.low:#x}")
                 + f" (stack {stack.low:#x}-{stack.high:#x}); the arena {state.arena_symbol or ''} ends at {end:#x}, "
                 f"{stack.low - end} B below it"]
-    if reach:
-        evidence.append(f"the lowest stack value below the limit is at {reach[0]:#x} ({reach[2]}): the stack reached "
-                        f"at least {stack.low - reach[0]} B past its limit")
     objects, values = [], []
     for addr, size, what, role in tail:
         if lowest is None or addr + size <= lowest:
@@ -218,12 +263,23 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
     objects.sort(key=lambda o: -o["addr"])
     if not reach and not state.smashed and (pre_sp is None or pre_sp >= stack.low):
         return None
+    into = ""
+    if lowest is not None:
+        past = stack.low - lowest
+        inside = end - lowest
+        at = next((o for o in objects if o["addr"] <= lowest < o["addr"] + o["size"]), None)
+        into = (f"{inside} B into the arena" + (f", down into {at['name']} (+{lowest - at['addr']} of it)" if at
+                                                  else "")) if inside > 0 else "not into the arena"
+        evidence.append(f"the deepest evidence is {deepest[1]}: the stack reached {past} B past its limit, "
+                        f"{into} (the arena ends {stack.low - end} B below the limit)")
+    if reach and (lowest is None or reach[0] != lowest):
+        evidence.append(f"the lowest stack value below the limit is at {reach[0]:#x} ({reach[2]})")
     tie = _tie(f, values, objects)
     if tie:
         evidence.append(tie)
     names = ", ".join(o["name"] for o in objects[:4]) + (f" and {len(objects) - 4} more" if len(objects) > 4 else "")
-    headline = (f"VERDICT: {who} ran into the arena: past its limit "
-                + (f"by at least {stack.low - lowest} B " if lowest is not None else "")
+    headline = (f"VERDICT: {who} ran into the arena: "
+                + (f"{stack.low - lowest} B past its limit, {into}, " if lowest is not None else "past its limit ")
                 + (f"over TFLM's persistent tail ({names}), " if objects else "")
                 + "so TFLM now reads stack words as its own pointers. "
                 f"Give the stack at least {figures.rule_text()} x its peak before the arena's end, or move the arena "
@@ -350,6 +406,16 @@ def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt:
         evidence.append("continuing will not get past it: the core is inside AllocateTensors; give the arena the "
                         "size above, rebuild and run again")
         return Verdict("allocation-failed", headline, evidence)
+    if halt is not None and not halt.complete and (f is not None or halt.stuck):
+        # No unwinder (the PC's function alone): whether AllocateTensors is still on the stack is unknown.
+        headline = ("VERDICT: AllocateTensors did not finish, reacting to a too-small arena"
+                    + (f" ({how})" if how else "") + "; " + (f"this {f.exception or 'fault'}" if f is not None else
+                                                          "the core is stuck") +
+                    " may be inside it or after it: the call chain is unknown here (only the PC's function, "
+                    f"{halt.function or '??'}), so it cannot tell. " + (text + "." if text else ""))
+        return Verdict("allocation-failed", headline, evidence + ([stuck] if stuck else []) + [
+            "load the ELF with its -g debug information (.debug_frame), or give the registers r0-r12, sp, lr, pc "
+            "at the stop, to unwind the call chain"])
     invoking = halt is not None and any("MicroInterpreter::Invoke" in fr for fr in halt.frames)
     first = replay_at(plan, size).get("failed") or {}
     # initialization_status_ turns kTfLiteError only where StartModelAllocation fails: a first

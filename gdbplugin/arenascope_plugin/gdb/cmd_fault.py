@@ -2,7 +2,7 @@
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
-from arenascope_plugin.analyse import faults
+from arenascope_plugin.analyse import diagnosis, faults
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.settings import Spec, check_expression
@@ -27,7 +27,8 @@ view: the stack against the guard band and the arena, the persistent regions ove
 allocation (the agent's checksums), canary damage, where the faulting address is.
 
 Usage: arena fault [--json]
---json: the snapshot's fault object (null when there is none, with why in "note")."""
+--json: the snapshot's fault object (null when there is none, with why in "note"), and the
+verdicts and notes whether or not there was a fault ("verdict": FAIL when there is one)."""
     sub = "fault"
     json_doc = True
 
@@ -38,9 +39,8 @@ Usage: arena fault [--json]
         except pipeline.EXPECTED as exc:
             ctx = framework.new_context()
             ctx.note = str(exc)
-        f, damaged, note = faults.find_fault(ctx)
+        d = diagnosis.diagnose(ctx)
         if args.json:
-            framework.emit(jsonout.fault(faults.fault_json(f, ctx, damaged) if f is not None else None,
-                                         None if f is not None else note))
+            framework.emit(jsonout.fault(d.json()))
             return
-        write(reports.no_fault_lines(ctx, damaged, note) if f is None else reports.fault_lines(f, ctx, damaged))
+        write(reports.fault_report(d))

@@ -1,7 +1,7 @@
 """`arena stack`: bounds, paint, high-water mark (with or without the agent)."""
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin.analyse import postmortem
+from arenascope_plugin.analyse import diagnosis
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import jsonout, render, snapshot
@@ -34,7 +34,7 @@ Usage: arena stack [--json]
                                  if live is not None else None))
         write(task_text.lines(ctx.kernel, ctx.tasks))
         if ctx.tflm is not None and ctx.tflm.interpreter:
-            v = postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, ctx.stack, None, ctx.plan)
+            v = next((v for v in diagnosis.diagnose(ctx).tflm_verdicts if v.kind == "stack-into-arena"), None)
             if v is not None:
                 lines = v.lines()
                 write(lines[:1] + ["  " + line for line in lines[1:]])

@@ -64,6 +64,7 @@ def stack(stack_figures, tasks: dict | None) -> dict:
     return _doc("stack", stack=snapshot.stack_json(stack_figures), tasks=tasks)
 
 
-def fault(fault_json: dict | None, note: str | None) -> dict:
-    """`arena fault --json`: the snapshot's fault (null when there is none, with why in note)."""
-    return _doc("fault", fault=fault_json, note=note)
+def fault(diagnosis_json: dict) -> dict:
+    """`arena fault --json`: analyse/diagnosis.Diagnosis.json(): the snapshot's fault (null when
+    there is none, with why in note), and the verdicts, notes and verdict (PASS/FAIL) either way."""
+    return _doc("fault", **diagnosis_json)

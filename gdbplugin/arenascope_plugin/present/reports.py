@@ -1,7 +1,7 @@
 """Text of the reports that are more than a table: TFLM's condition, `arena fault`. Lines without
 newlines; colour through style.paint."""
 from arenascope_plugin import version
-from arenascope_plugin.analyse import agentless, faults, figures
+from arenascope_plugin.analyse import agentless
 from arenascope_plugin.decode import faultrecord, tflmstate
 from arenascope_plugin.present import render, style
 
@@ -23,34 +23,38 @@ def tflm_state_lines(ctx):
     return out
 
 
-def no_fault_lines(ctx, damaged, note):
-    """`arena fault` when there is no fault: why, and what TFLM's objects say."""
-    lines = ["arena fault: no fault: the core is not in a fault handler, and " + note]
-    if ctx.tflm is not None and ctx.tflm.interpreter:
+def no_fault_lines(d) -> list[str]:
+    """`arena fault` when there is no fault (analyse/diagnosis.Diagnosis d): why, and what TFLM's
+    objects say."""
+    lines = ["arena fault: no fault: the core is not in a fault handler, and " + d.no_fault]
+    if d.interpreter_read:
         lines[0] += "; what TFLM's objects say:"
-    if ctx.desc is not None or ctx.tflm is not None:
-        found = faults.arena_verdict(ctx, None, damaged)
-        heads = [v.headline for v in found.verdicts]
-        if ctx.tflm is not None and not ctx.tflm.interpreter:
-            heads += ctx.tflm.evidence  # no interpreter to read: why (e.g. stuck in its constructor)
-        lines += heads + (["  " + line for line in found.details()] if ctx.tflm else
-                          ["  " + found.stuck_note] if found.stuck_note else [])
+    if d.subject:
+        lines += [v.headline for v in d.verdicts] + d.no_interpreter
+        lines += ["  " + line for line in d.findings.details()] if d.tflm_present else \
+            ["  " + d.findings.stuck_note] if d.findings.stuck_note else []
     return lines
 
 
-def fault_lines(f, ctx, damaged):
-    """`arena fault`'s report: the verdicts first, then the evidence (registers, bits, frame)."""
-    stale = f.stale
-    found = faults.Findings() if (ctx.desc is None and ctx.tflm is None) or stale else \
-        faults.arena_verdict(ctx, f, damaged)
+def fault_report(d) -> list[str]:
+    """`arena fault`'s lines for Diagnosis d, with or without a fault."""
+    return fault_lines(d) if d.fault is not None else no_fault_lines(d)
+
+
+def fault_lines(d) -> list[str]:
+    """`arena fault`'s report of Diagnosis d (with a fault): the verdicts first, then the evidence
+    (registers, bits, frame)."""
+    f = d.fault
     out = [style.paint(f"{f.exception or 'fault (exception unknown)'}: from {f.source}", "title")]
     # The answer first: the verdicts, then the evidence.
-    for i, v in enumerate(found.verdicts):
+    for i, v in enumerate(d.verdicts):
         out.append("  " + (v.headline if i == 0 else v.headline.replace("VERDICT: ", "VERDICT (also): ", 1)))
-    arch = faults.arch_of(ctx.symbols)
-    bits = faultrecord.status_lines(f.cfsr, f.hfsr, arch)
-    out += ["  " + b for b in bits] or ["  no fault status bits set"]
-    if arch not in faultrecord.BASELINE_ARCHS:
+    bits = faultrecord.status_lines(f.cfsr, f.hfsr, d.arch)
+    if f.status_unknown:
+        out.append("  " + f.status_unknown)
+    else:
+        out += ["  " + b for b in bits] or ["  no fault status bits set"]
+    if d.arch not in faultrecord.BASELINE_ARCHS and not f.status_unknown:
         out.append(f"  CFSR {f.cfsr:#010x}  HFSR {f.hfsr:#010x}")
     if f.mmfar is not None:
         out.append(f"  MMFAR {f.mmfar:#010x} (valid)")
@@ -71,39 +75,25 @@ def fault_lines(f, ctx, damaged):
         out.append(f"  stacked frame at {f.frame_addr:#x}: {regs}")
         if f.frame[7] >> 9 & 1:
             out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
-        out.append(f"  faulting PC: {faults.where(ctx.symbols, f.pc)}")
-        access = faults.baseline_access(ctx, f)
-        if access:
-            out.append(f"  {access}")
-        lr = faults.lr_lines(ctx, f)
-        out += [f"  LR:          {lr[0]}"] + ["  " + line for line in lr[1:]]
-        for name, value in zip(faultrecord.FRAME_NAMES[:5], f.frame[:5], strict=False):
-            for r in damaged:
-                arena = ctx.desc.arenas[0]
-                if arena.base_addr + r.offset <= value < arena.base_addr + r.end:
-                    out.append(f"  {name} {value:#x} points into {figures.region_label(r)} "
-                               f"(+{r.offset}..+{r.end}), overwritten since allocation: the faulting code was "
-                               "using damaged data")
+        out.append(f"  faulting PC: {d.pc_where}")
+        if d.access:
+            out.append(f"  {d.access}")
+        out += [f"  LR:          {d.lr[0]}"] + ["  " + line for line in d.lr[1:]]
+        out += ["  " + line for line in d.frame_damage]
     if f.frame_note:
         out.append("  " + f.frame_note)
     out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in faultrecord.cause_lines(f)]
-    if f.halted_in_handler:
-        halt = faults.halt_of(ctx)
-        if halt.spinning and halt.in_handler:  # e.g. CubeMX's `while (1) {}`: `continue` never returns
-            out.append(f"  the core is stuck in {halt.function or 'the handler'}'s endless loop at {halt.pc:#x}: "
-                       "continuing will not get past it; read the fault now, then reset")
-    if stale and ctx.desc is not None:
+    if d.stuck_loop:
+        out.append("  " + d.stuck_loop)
+    if f.stale and d.arena_present:
         out.append("  the arena and the stack in memory are this boot's (re-filled and re-painted at reset): "
                    "only the registers and the frame above are the fault's")
-        address = faults.arena_verdict(ctx, f, damaged).address_note
-        out += ["  " + address] if address else []
-    elif ctx.desc is not None or ctx.tflm is not None:
-        out += ["  " + line for line in found.details()]
+        out += ["  " + d.stale_address] if d.stale_address else []
+    elif d.subject:
+        out += ["  " + line for line in d.findings.details()]
     else:
-        out.append(f"  no arena verdict: {ctx.note}")
+        out.append(f"  no arena verdict: {d.why_no_verdict}")
     return out
-
-
 
 
 def kernels_line(ctx) -> list[str]:

@@ -1,0 +1,143 @@
+"""The post-mortem of one stop, computed once: the fault (or why there is none), its verdicts and
+notes, and every figure and line the reports show about it. `arena fault` (text and --json),
+the standalone tool's `fault`, snapshots (so the viewer, the HTML report and the live link) and
+`arena check` render a Diagnosis; none of them reads target memory or decides a verdict again.
+The same Diagnosis comes from a live stop, a RAM dump (acquire/dumped.py) or the live poller:
+only the readers differ.
+
+    diag = diagnose(ctx)        # ctx: what pipeline.gather() found
+    diag.fault_json()           # the snapshot's "fault" (docs/snapshot-schema.md), or None
+    diag.json()                 # `arena fault --json`'s fault, note, verdicts and notes
+"""
+from dataclasses import dataclass, field
+from typing import Any
+
+from arenascope_plugin.analyse import faults, figures, postmortem
+from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.decode.descriptor import Region
+
+PipelineContext = Any  # pipeline.Context: the stage above this one, so not imported here
+
+
+@dataclass
+class Diagnosis:
+    """What diagnose() found. fault: None when there is none (no_fault says why); findings: the
+    verdicts and notes (empty for a fault from before a reset, whose arena is gone); the rest are
+    the lines the text report prints, computed here so the report only lays them out."""
+    fault: faultrecord.Fault | None
+    damaged: list[Region] = field(default_factory=list)
+    no_fault: str = ""
+    findings: faults.Findings = field(default_factory=faults.Findings)
+    tflm_verdicts: list[postmortem.Verdict] = field(default_factory=list)
+    arch: str | None = None
+    pc_where: str | None = None
+    access: str | None = None                 # ARMv6-M / v8-M Baseline: what the faulting instruction did
+    lr: list[str] = field(default_factory=list)
+    frame_damage: list[str] = field(default_factory=list)  # stacked registers pointing into damaged regions
+    stuck_loop: str | None = None             # the handler's endless loop, when the core spins in it
+    stale_address: str | None = None          # a stale fault: where its faulting address is in this boot's arena
+    subject: bool = False                     # an arena or TFLM's objects were read (else no verdict can be drawn)
+    arena_present: bool = False               # an arena's descriptor (the agent's, or rebuilt agentless)
+    tflm_present: bool = False                # TFLM's objects were looked for (agentless, or no arena published)
+    interpreter_read: bool = False            # ... and an interpreter was read
+    why_no_verdict: str | None = None         # why not (the gather's note)
+    no_interpreter: list[str] = field(default_factory=list)  # TFLM's evidence when no interpreter could be read
+
+    @property
+    def verdicts(self) -> list[postmortem.Verdict]:
+        return self.findings.verdicts
+
+    @property
+    def failing(self) -> bool:
+        """Whether this stop is a failure: a fault of this boot, or a verdict drawn without one."""
+        return (self.fault is not None and not self.fault.stale) or bool(self.verdicts)
+
+    def fault_json(self) -> dict | None:
+        """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault"): structured
+        verdicts (kind, headline, evidence), notes, and stale when the fault is from before a
+        reset (then no verdict is drawn from the arena in memory). None without a fault."""
+        f = self.fault
+        if f is None:
+            return None
+        known = not f.status_unknown
+        notes = self.findings.notes if not f.stale else [n for n in (self.stale_address,) if n]
+        return {"exception": f.exception, "source": f.source, "stale": f.stale,
+                "cfsr": f.cfsr if known else None, "hfsr": f.hfsr if known else None,
+                "bits": (faultrecord.status_lines(f.cfsr, f.hfsr, self.arch) if known else [f.status_unknown])
+                + faultrecord.sfsr_lines(f.sfsr or 0), "mmfar": f.mmfar, "bfar": f.bfar, "sfsr": f.sfsr,
+                "sfar": f.sfar, "exc_return": f.exc_return,
+                "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
+                "frame_addr": f.frame_addr,
+                "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame, strict=False)) if f.frame else None,
+                "pc_where": self.pc_where, "lr_where": "; ".join(self.lr) if f.frame else None,
+                "causes": faultrecord.cause_lines(f) + [line for line in [self.access] if line],
+                "verdicts": [v.json() for v in self.verdicts],
+                "notes": notes,
+                "damaged_regions": [r.index for r in self.damaged]}
+
+    def json(self) -> dict:
+        """`arena fault --json`'s parts: the fault (null without one, with why in note), and the
+        verdicts and notes whether or not there was a fault (TFLM's state alone can fail)."""
+        notes = self.findings.notes if self.fault is None or not self.fault.stale else \
+            [n for n in (self.stale_address,) if n]
+        return {"fault": self.fault_json(), "note": None if self.fault is not None else self.no_fault,
+                "verdicts": [v.json() for v in self.verdicts], "notes": notes,
+                "verdict": figures.FAIL if self.failing else figures.PASS}
+
+    def check(self) -> figures.Check | None:
+        """The `fault` rule for `arena check` and the snapshot's checks: FAIL with the exception and
+        the first verdict when a fault of this boot is there, else None (the other rules say the rest)."""
+        f = self.fault
+        if f is None or f.stale:
+            return None
+        first = _first_sentence(self.verdicts[0].headline.removeprefix("VERDICT: ")) if self.verdicts else \
+            "no arena verdict"
+        return figures.Check("fault", figures.FAIL, f"{f.exception or 'a fault'} this boot: {first} "
+                             "(`arena fault` gives the evidence)")
+
+
+def _first_sentence(text: str) -> str:
+    """The text up to its first full stop outside parentheses (a check's reason is one line)."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if c == "." and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
+            return text[:i + 1]
+    return text
+
+
+def diagnose(ctx: PipelineContext) -> Diagnosis:
+    """The Diagnosis of what gather found, once per gather (kept in ctx.diagnosis)."""
+    if getattr(ctx, "diagnosis", None) is not None:
+        return ctx.diagnosis
+    f, damaged, note = faults.find_fault(ctx)
+    d = Diagnosis(fault=f, damaged=damaged, no_fault="" if f is not None else note,
+                  arch=faults.arch_of(ctx.symbols), subject=ctx.desc is not None or ctx.tflm is not None,
+                  arena_present=ctx.desc is not None, tflm_present=ctx.tflm is not None,
+                  interpreter_read=ctx.tflm is not None and bool(ctx.tflm.interpreter), why_no_verdict=ctx.note)
+    if d.subject and (f is None or not f.stale):
+        d.findings = faults.arena_verdict(ctx, f, damaged)
+    if f is not None and f.stale and ctx.desc is not None:
+        d.stale_address = faults.address_note(ctx, f)
+    if ctx.tflm is not None and not ctx.tflm.interpreter:
+        d.no_interpreter = list(ctx.tflm.evidence)  # no interpreter to read: why (e.g. stuck in its constructor)
+    d.tflm_verdicts = list(faults.tflm_verdicts(ctx, f))
+    if f is not None and f.frame:
+        d.pc_where = faults.where(ctx.symbols, f.pc)
+        d.access = faults.baseline_access(ctx, f)
+        d.lr = faults.lr_lines(ctx, f)
+        if ctx.desc is not None and ctx.desc.arenas:
+            arena = ctx.desc.arenas[0]
+            for name, value in zip(faultrecord.FRAME_NAMES[:5], f.frame[:5], strict=False):
+                for r in damaged:
+                    if arena.base_addr + r.offset <= value < arena.base_addr + r.end:
+                        d.frame_damage.append(
+                            f"{name} {value:#x} points into {figures.region_label(r)} (+{r.offset}..+{r.end}), "
+                            "overwritten since allocation: the faulting code was using damaged data")
+    if f is not None and f.halted_in_handler:
+        halt = faults.halt_of(ctx)
+        if halt.spinning and halt.in_handler:  # e.g. CubeMX's `while (1) {}`: `continue` never returns
+            d.stuck_loop = (f"the core is stuck in {halt.function or 'the handler'}'s endless loop at {halt.pc:#x}: "
+                            "continuing will not get past it; read the fault now, then reset")
+    ctx.diagnosis = d
+    return d
