@@ -431,7 +431,10 @@ def main(argv):
         ctx = _gather(args, need_descriptor=need, verify=verify)
         return run(ctx, args)
     except (UsageError, *pipeline.EXPECTED) as exc:
-        print(f"arenascope {argv[0]}: {for_the_tool(str(exc))}", file=sys.stderr)
+        message = f"arenascope {argv[0]}: {for_the_tool(str(exc))}"
+        if argv[0] in ("info", "check", "fault") and "--json" in argv[1:]:
+            _emit(jsonout.error(argv[0], message))  # a script reading stdout reads JSON, failed or not
+        print(message, file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         p = PROGRESS["now"]

@@ -185,3 +185,29 @@ def test_each_document_carries_its_warnings_however_often_it_is_asked():
     first = docs[0]["messages"]
     assert any("cannot plan the published model (/bin/false is not arenascope-plan" in m for m in first), first
     assert docs[1]["messages"] == first and docs[2]["messages"] == first, docs
+
+
+def test_a_failing_json_command_prints_its_error_as_json():
+    """Issue 33: a script reading `arena X --json` reads JSON even when X fails: here, `whereis`
+    on an expression GDB cannot evaluate, `regions` with a bad --sort, and `fault` with no stack
+    range for a firmware run past its descriptor (the demo at reset: no descriptor yet)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        texts, log, _rc = run_piped(["arena whereis no_such_symbol --json", "arena regions --sort nonsense --json",
+                                     "arena info --json"], [], tmp)
+    for text, command in zip(texts, ("whereis", "regions", "info"), strict=True):
+        doc = json.loads(text)
+        validator().validate(doc)
+        assert doc["command"] == command and doc["error"].startswith(f"arena {command}: "), doc
+        assert doc["error"] in log  # and GDB's error, as without --json (a batch exits non-zero)
+    assert "nonsense" in json.loads(texts[1])["error"]
+
+
+def test_fault_json_carries_the_verdict_without_a_fault():
+    """The overrun scenario ends with no exception: `fault` is null, the verdict is still there."""
+    with tempfile.TemporaryDirectory() as tmp:
+        texts, _log, _rc = run_piped(["arena fault --json"], OVERRUN, tmp)
+    doc = json.loads(texts[0])
+    validator().validate(doc)
+    assert doc["fault"] is None and doc["note"] and doc["verdict"] == "FAIL", doc
+    assert [v["kind"] for v in doc["verdicts"]] == ["buffer-overrun"], doc["verdicts"]
+    assert doc["verdicts"][0]["headline"].startswith("VERDICT: something wrote past its buffer in the arena"), doc

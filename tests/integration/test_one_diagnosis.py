@@ -198,3 +198,15 @@ def test_stack_into_the_arena_and_its_reach(scenario, stop):
         assert f["lr_where"].startswith(f"{f['frame']['lr']:#010x} is stale"), (source, f["lr_where"])
         assert "caller: " in f["lr_where"] and "in tflite::MicroInterpreterGraph::InvokeSubgraph(int) + " in \
             f["lr_where"], (source, f["lr_where"])
+
+
+def test_the_tools_json_error_is_a_json_document(tmp_path):
+    """A --json run that fails prints its error as the one document on stdout (and on stderr as
+    without --json), exit status 2."""
+    missing = f"{tmp_path / 'none.bin'}@0x20000000"
+    proc = subprocess.run([str(CLI), "fault", "--json", "--elf", str(ELF), "--ram", missing], capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 2 and doc["command"] == "fault" and "none.bin" in doc["error"], proc
+    assert doc["error"] in proc.stderr
+    assert "fault" not in doc and "verdicts" not in doc

@@ -453,6 +453,12 @@ def test_a_fault_while_live_is_in_the_next_snapshot_and_the_windows_fault_panel(
     assert f["exception"] == "BusFault" and f["cfsr"] & 0x8200 == 0x8200 and f["bfar"] == 0xF0000000, f
     assert snaps[first]["live"]["refresh_index"] == snaps[first - 1]["live"]["refresh_index"] + 1
     assert snaps[first - 1]["fault"] is None and not poller.torn
+    # A snapshot at a fault fails (the `fault` check), and the poller said the fault once.
+    assert snaps[first]["verdict"] == "FAIL" and snaps[first - 1]["verdict"] != "FAIL"
+    assert any(c["rule"] == "fault" and c["verdict"] == "FAIL" and c["reason"].startswith("BusFault this boot: ")
+               for c in snaps[first]["checks"]), snaps[first]["checks"]
+    said = [m for m in messages if m.startswith("fault seen while polling: BusFault at ")]
+    assert len(said) == 1 and "(halt and run `arena fault` for the evidence)" in said[0], messages
     assert viewer.returncode == 0, err
     drawn = json.loads(layout.read_text())
     assert drawn["fault"]["h"] > 0, drawn

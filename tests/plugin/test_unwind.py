@@ -52,7 +52,7 @@ def test_an_exception_frame_is_read_where_exc_return_says():
     B above, 4 more when xPSR bit 9 (the core aligned the frame)."""
     frame = [1, 2, 3, 4, 12, 0x201, 0x300, 0x01000200]   # xPSR bit 9 set
     mem = {0x20000100 + 4 * i: v for i, v in enumerate(frame)}
-    regs = {r: None for r in range(16)}
+    regs = dict.fromkeys(range(16))
     regs[unwind.SP] = 0x20000100
     got, at = unwind._exception_frame(regs, 0xFFFFFFF9, None, lambda a: mem[a])  # pylint: disable=protected-access
     assert at == 0x20000100 and got[unwind.PC] == 0x300 and got[unwind.LR] == 0x201 and got[12] == 12

@@ -57,7 +57,7 @@ class _Cfi:
             self.problem = "no ELF file on disk to read call frame information from"
             return
         try:
-            from elftools.common.exceptions import ELFError, DWARFError  # pylint: disable=import-outside-toplevel
+            from elftools.common.exceptions import DWARFError, ELFError  # pylint: disable=import-outside-toplevel
             from elftools.dwarf.callframe import FDE  # pylint: disable=import-outside-toplevel
             from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
         except ImportError:
@@ -162,7 +162,7 @@ def _exception_frame(regs: dict[int, int | None], exc: int, psp: int | None, wor
     if exc >> 24 == 0xFF and not exc >> 5 & 1:  # ARMv8-M DCRS 0: callee context below the frame
         at += CALLEE_CONTEXT_BYTES
     frame = [word(at + 4 * i) for i in range(FRAME_WORDS)]
-    out = {r: None for r in range(16)}
+    out = dict.fromkeys(range(16))
     out.update({0: frame[0], 1: frame[1], 2: frame[2], 3: frame[3], 12: frame[4], LR: frame[5], PC: frame[6]})
     out.update({r: regs.get(r) for r in range(4, 12)})  # r4-r11: not stacked, the handler's as restored
     out[SP] = at + 4 * FRAME_WORDS + (0 if exc >> 4 & 1 else FP_EXTRA_BYTES) + (4 if frame[7] >> 9 & 1 else 0)

@@ -10,7 +10,7 @@ from typing import Any
 from arenascope_plugin.acquire import unwind
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols, short_name
-from arenascope_plugin.analyse import agentless, figures, postmortem, tasks
+from arenascope_plugin.analyse import agentless, figures, postmortem, tasks, verdicts
 from arenascope_plugin.decode import abi, faultrecord, kernels, tflm
 from arenascope_plugin.decode.descriptor import Descriptor, Region
 from arenascope_plugin.errors import TargetError
@@ -406,15 +406,10 @@ class Findings:
         return out + [n for n in (self.stuck_note, self.address_note) if n]
 
 
-# The kinds of verdict (docs/snapshot-schema.md, fault.verdicts[].kind); the post-mortem's own
-# (stack-into-arena, allocation-failed, failure-ignored, tflm-damaged) are postmortem.py's.
-OVERRUN = "buffer-overrun"           # a free band's canary is broken: something wrote past its buffer
-NOT_ARENA = "not-arena-nor-stack"    # the agent's bands and checksums are intact, the stack in bounds
-NONE_OF_THESE = "none"               # agentless: TFLM's objects sound, the stack above its limit
-UNKNOWN = "unknown"                  # agentless: no bands or checksums to tell
-TAIL_OVERWRITTEN = "tail-overwritten"  # immutable regions changed, the stack in bounds: a wild write
-STACK_LIMIT = "stack-limit"          # ARMv8-M STKOF: the stack limit register stopped an overflow
-TASK_OVERFLOW = "task-stack-overflow"  # an RTOS task's stack overflowed, into something other than an arena
+# The kinds of verdict: analyse/verdicts.py (the registry).
+OVERRUN, NOT_ARENA = verdicts.OVERRUN, verdicts.NOT_ARENA
+NONE_OF_THESE, UNKNOWN = verdicts.NONE_OF_THESE, verdicts.UNKNOWN
+TAIL_OVERWRITTEN, STACK_LIMIT, TASK_OVERFLOW = verdicts.TAIL_OVERWRITTEN, verdicts.STACK_LIMIT, verdicts.TASK_OVERFLOW
 
 
 INTO_TAIL = ("A stack grown down into the arena overwrites the persistent tail first (TFLM's eval tensors, node "
@@ -427,7 +422,7 @@ def _task_into_arena(ts, damaged: list[Region], on_it: bool) -> postmortem.Verdi
     names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
     through = ts.stack is not None and ts.stack.peak_is_lower_bound
     return postmortem.Verdict(
-        kind="stack-into-arena",
+        kind=verdicts.STACK_INTO_ARENA,
         headline=f"VERDICT: {ts.stack_name} ran into the arena. Its 0xA5 fill is gone down to its pxStack "
         f"{t.stack_low:#x}" + (" and the guard band below it is overwritten" if through else "") +
         ("; the fault was taken on that task's stack" if on_it else "") + ". " +
@@ -534,7 +529,7 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
         names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in reached)
         if stack_in_arena or reached:
             out.verdicts.append(postmortem.Verdict(
-                kind="stack-into-arena",
+                kind=verdicts.STACK_INTO_ARENA,
                 headline="VERDICT: the stack ran into the arena. " +
                 (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
                  stack_in_arena else "") +

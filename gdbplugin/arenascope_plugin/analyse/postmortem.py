@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import short_name
-from arenascope_plugin.analyse import figures
+from arenascope_plugin.analyse import figures, verdicts
 from arenascope_plugin.decode import faultrecord, tflmstate
 
 ALLOCATE = "AllocateTensors"
@@ -51,7 +51,7 @@ class Halt:
 
 @dataclass
 class Verdict:
-    kind: str                 # stack-into-arena | allocation-failed | failure-ignored | none
+    kind: str                 # one of analyse/verdicts.KINDS
     headline: str             # "VERDICT: ..." in one sentence or three
     evidence: list[str] = field(default_factory=list)
     smashed: list[dict] = field(default_factory=list)   # [{"name", "addr", "size", "why"}] top down
@@ -284,14 +284,14 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
                 + "so TFLM now reads stack words as its own pointers. "
                 f"Give the stack at least {figures.rule_text()} x its peak before the arena's end, or move the arena "
                 "away from the stack.")
-    return Verdict("stack-into-arena", headline, evidence, objects)
+    return Verdict(verdicts.STACK_INTO_ARENA, headline, evidence, objects)
 
 
 def damaged(state: tflmstate.State | None, stack: figures.StackFigures | None,
-            verdicts: list[Verdict]) -> Verdict | None:
+            others: list[Verdict]) -> Verdict | None:
     """The tflm-damaged Verdict: TFLM's objects do not hold TFLM's values and no other verdict
     explains it (the stack kept paint at its limit), or None."""
-    if state is None or state.condition not in ("smashed", "unknown") or verdicts or not state.interpreter:
+    if state is None or state.condition not in ("smashed", "unknown") or others or not state.interpreter:
         return None
     bad = state.smashed
     if not bad:
@@ -306,7 +306,7 @@ def damaged(state: tflmstate.State | None, stack: figures.StackFigures | None,
                 + "something else wrote over them (a buffer overrun, a stray pointer, DMA). To catch the writer, "
                 f"watch the first overwritten word and run again: `watch -l *(unsigned int *){watch & ~3:#x}` "
                 "(a hardware watchpoint).")
-    return Verdict("tflm-damaged", headline, list(state.evidence),
+    return Verdict(verdicts.TFLM_DAMAGED, headline, list(state.evidence),
                    [{"name": o.name, "addr": o.addr, "size": o.size, "why": "; ".join(o.problems)} for o in bad])
 
 
@@ -395,7 +395,7 @@ def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt:
         headline = ("VERDICT: the arena is too small for TFLM's own allocator objects: the MicroInterpreter's "
                     "constructor could not allocate them, and AllocateTensors can only fail after it. " +
                     (text + "." if text else ""))
-        return Verdict("allocation-failed", headline, evidence + ([stuck] if stuck else []))
+        return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence + ([stuck] if stuck else []))
     how = (outcome or {}).get("how")
     if inside:
         reaction = ("TFLM crashed" if f is not None else "TFLM hangs" if halt.stuck else "the core is")
@@ -405,7 +405,7 @@ def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt:
             evidence.append(stuck)
         evidence.append("continuing will not get past it: the core is inside AllocateTensors; give the arena the "
                         "size above, rebuild and run again")
-        return Verdict("allocation-failed", headline, evidence)
+        return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence)
     if halt is not None and not halt.complete and (f is not None or halt.stuck):
         # No unwinder (the PC's function alone): whether AllocateTensors is still on the stack is unknown.
         headline = ("VERDICT: AllocateTensors did not finish, reacting to a too-small arena"
@@ -413,7 +413,7 @@ def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt:
                                                           "the core is stuck") +
                     " may be inside it or after it: the call chain is unknown here (only the PC's function, "
                     f"{halt.function or '??'}), so it cannot tell. " + (text + "." if text else ""))
-        return Verdict("allocation-failed", headline, evidence + ([stuck] if stuck else []) + [
+        return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence + ([stuck] if stuck else []) + [
             "load the ELF with its -g debug information (.debug_frame), or give the registers r0-r12, sp, lr, pc "
             "at the stop, to unwind the call chain"])
     invoking = halt is not None and any("MicroInterpreter::Invoke" in fr for fr in halt.frames)
@@ -433,9 +433,9 @@ def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt:
                     + (f"this {f.exception or 'fault'} comes from the unallocated interpreter. " if f is not None
                        else "the interpreter is unallocated (every Invoke returns kTfLiteError). ")
                     + (text + ". " if text else "") + "Check AllocateTensors' status and stop on kTfLiteError.")
-        return Verdict("failure-ignored", headline, evidence + ties)
+        return Verdict(verdicts.FAILURE_IGNORED, headline, evidence + ties)
     headline = "VERDICT: AllocateTensors did not finish: it returned kTfLiteError: " + \
         (text + "." if text else "the planner cannot say why (no model figures for this firmware).")
     if stuck:
         evidence.append(stuck)
-    return Verdict("allocation-failed", headline, evidence)
+    return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence)

@@ -1,7 +1,7 @@
 """`arena stack`: bounds, paint, high-water mark (with or without the agent)."""
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin.analyse import diagnosis
+from arenascope_plugin.analyse import diagnosis, verdicts
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import jsonout, render, snapshot
@@ -34,7 +34,7 @@ Usage: arena stack [--json]
                                  if live is not None else None))
         write(task_text.lines(ctx.kernel, ctx.tasks))
         if ctx.tflm is not None and ctx.tflm.interpreter:
-            v = next((v for v in diagnosis.diagnose(ctx).tflm_verdicts if v.kind == "stack-into-arena"), None)
+            v = next((v for v in diagnosis.diagnose(ctx).tflm_verdicts if v.kind == verdicts.STACK_INTO_ARENA), None)
             if v is not None:
                 lines = v.lines()
                 write(lines[:1] + ["  " + line for line in lines[1:]])

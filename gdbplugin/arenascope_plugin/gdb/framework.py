@@ -17,7 +17,7 @@ from arenascope_plugin.acquire.gdbtarget import (
     parse_address,
 )
 from arenascope_plugin.gdb import options, settings
-from arenascope_plugin.present import style
+from arenascope_plugin.present import jsonout, style
 from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import viewerlink
 
@@ -131,6 +131,7 @@ def emit(doc):
     messages said so far as "messages": [str] (docs/command-json-schema.json)."""
     gdb.write(json.dumps(dict(doc, messages=_JSON["messages"][:]), indent=1) + "\n")
     _JSON["messages"].clear()
+    _JSON["emitted"] = True
 
 
 def new_context():
@@ -211,29 +212,38 @@ class Sub(gdb.Command):
             args = self.parse(arg)
         except ArgError as exc:
             if str(exc).strip():
+                if self.json_doc and "--json" in gdb.string_to_argv(arg):
+                    self._json_error(f"arena {self.sub}: {exc}")
                 raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
             return
         _DUMP["said"] = False
         _JSON["now"] = self.prints_json(args)
         _JSON["messages"].clear()
+        _JSON["emitted"] = False
         progress = Progress(gdb.write if not _JSON["now"] else lambda _text: None, f"arena {self.sub}")
         GdbReader.progress = progress
         try:
-            self.run(args)
-        except KeyboardInterrupt:
-            progress.shown = False
-            raise gdb.GdbError(f"\narena {self.sub}: {progress.interrupted()}") from None
-        except EXPECTED as exc:
-            raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
-        except gdb.GdbError:
+            try:
+                self.run(args)
+            except KeyboardInterrupt:
+                progress.shown = False
+                raise gdb.GdbError(f"\narena {self.sub}: {progress.interrupted()}") from None
+            except EXPECTED as exc:
+                raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
+            except gdb.GdbError:
+                raise
+            except gdb.error as exc:
+                raise gdb.GdbError(f"arena {self.sub}: GDB could not do it: {exc}") from None
+            except Exception as exc:  # pylint: disable=broad-except
+                if settings.setting("debug"):
+                    traceback.print_exc()
+                raise gdb.GdbError(f"arena {self.sub}: internal error {exc!r}; `set arena debug on` shows the "
+                                   "traceback: please report it") from None
+        except gdb.GdbError as exc:
+            if _JSON["now"] and not _JSON.get("emitted"):  # --json: the error as the one document, then
+                # GDB's error (a batch exits non-zero); a report already printed (check's failed rules) stands
+                self._json_error(str(exc).strip())
             raise
-        except gdb.error as exc:
-            raise gdb.GdbError(f"arena {self.sub}: GDB could not do it: {exc}") from None
-        except Exception as exc:  # pylint: disable=broad-except
-            if settings.setting("debug"):
-                traceback.print_exc()
-            raise gdb.GdbError(f"arena {self.sub}: internal error {exc!r}; `set arena debug on` shows the "
-                               "traceback: please report it") from None
         finally:
             GdbReader.progress = None
             progress.done()
@@ -241,6 +251,11 @@ class Sub(gdb.Command):
             for text in _JSON["messages"]:  # said before an error ended the command: not lost
                 gdb.write(text + "\n")
             _JSON["messages"].clear()
+
+    def _json_error(self, message):
+        """Prints the --json error document (jsonout.error) with the messages said so far."""
+        gdb.write(json.dumps(dict(jsonout.error(self.sub, message), messages=_JSON["messages"][:]), indent=1) + "\n")
+        _JSON["messages"].clear()
 
     def run(self, args):
         raise NotImplementedError

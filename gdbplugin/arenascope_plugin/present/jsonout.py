@@ -14,6 +14,12 @@ def _doc(command: str, **parts) -> dict:
     return {"schema": SCHEMA, "version": VERSION, "command": command, **parts}
 
 
+def error(command: str, message: str) -> dict:
+    """The document a --json command prints when it fails: the error's text (what happened, where,
+    what to do) instead of its report, so a script reading the output always reads JSON."""
+    return _doc(command, error=message)
+
+
 def info(snap: dict) -> dict:
     """`arena info --json`: the snapshot's source, state, arenas, stack and guard (and tflm)."""
     return _doc("info", **{k: snap[k] for k in ("source", "state", "arenas", "stack", "guard", "tflm") if k in snap})

@@ -133,6 +133,20 @@ class LivePoller:
         return snap
 
 
+def fault_seen(snap: dict) -> tuple[tuple, str] | None:
+    """(key, the line to say) for a fault of this boot in a live snapshot, or None: the key
+    (exception, the stacked PC, CFSR, source) tells one fault from the next, so each is said once."""
+    f = snap.get("fault")
+    if not f or f.get("stale"):
+        return None
+    pc = (f.get("frame") or {}).get("pc")
+    first = f["verdicts"][0]["headline"] if f.get("verdicts") else "no arena verdict"
+    where = f" at {f['pc_where']}" if f.get("pc_where") else ""
+    return ((f.get("exception"), pc, f.get("cfsr"), f.get("source")),
+            f"fault seen while polling: {f.get('exception') or 'an exception'}{where}; {first} "
+            "(halt and run `arena fault` for the evidence)")
+
+
 def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: threading.Event,
         report: Callable[[str], object], interval_errors: float = 1.0) -> None:
     """Polls until `stop` (a threading.Event) is set: publish(snapshot) at up to `hz` refreshes a
@@ -141,6 +155,7 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
     period = 1.0 / hz
     due = time.monotonic()  # refreshes are paced by deadline: a slow one is made up by the next
     trouble = None
+    announced = None  # the last fault said (fault_seen's key)
     while not stop.is_set():
         try:
             snap = poller.refresh()
@@ -168,6 +183,10 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
         if trouble is not None:
             report(f"live reads work again (refresh {poller.refreshes})")
             trouble = poller.trouble = None
+        seen = fault_seen(snap)
+        if seen is not None and seen[0] != announced:
+            report(seen[1])  # once a fault: the front end says it where the user looks (GDB, stderr)
+        announced = seen[0] if seen is not None else announced
         publish(snap)
         now = time.monotonic()
         due = max(due + period, now - period)  # never more than one refresh of catching up
