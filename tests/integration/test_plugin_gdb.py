@@ -410,3 +410,12 @@ def test_attach_refuses_what_is_not_an_interpreter_without_evaluating_it():
     assert "refusing 'demo_scenario = 5'" in text and "refusing 'demo_invoke_done(3)'" in text
     assert "'tensor_arena' is a uint8_t [" in text and "not a tflite::MicroInterpreter" in text
     assert "'&tensor_arena' is a uint8_t (*)[" in text and "Traceback" not in text
+
+
+def test_a_bad_view_port_is_refused_and_the_running_view_goes_on():
+    """Issue 33: `arena view --port 99999` ended in an internal error (OverflowError) and shut the
+    live view already serving; now it is refused in one line and the view keeps serving."""
+    text = on_qemu(["arena view --no-launch --port 0", "arena view --no-launch --port 99999", "arena refresh"])
+    assert "arena view: port 99999 is not a TCP port: give 1..65535 (0: any free port)" in text, text
+    assert "internal error" not in text and "OverflowError" not in text
+    assert "arena refresh: snapshot sent to 0 viewer(s)" in text, text  # still serving

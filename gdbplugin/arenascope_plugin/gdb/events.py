@@ -74,11 +74,12 @@ def serve(port=None, no_launch=False, wait=0.0, who="arena view"):
     """The snapshot server on 127.0.0.1:port (default: the view-port setting), started once, with
     the stop hooks; starts the viewer unless no_launch or one is connected. Returns the server."""
     port = port if port is not None else int(settings.setting("view-port"))
-    if LIVE["server"] and LIVE["server"].port != port:
-        stop_serving()
     server = LIVE["server"]
-    if server is None:
-        server = LIVE["server"] = viewerlink.SnapshotServer(port)
+    if server is None or server.port != port:
+        fresh = viewerlink.SnapshotServer(port)  # a port that fails leaves the running view as it was
+        if server is not None:
+            stop_serving()
+        server = LIVE["server"] = fresh
     if not LIVE["hooked"]:
         gdb.events.stop.connect(_on_stop)
         gdb.events.cont.connect(_on_cont)

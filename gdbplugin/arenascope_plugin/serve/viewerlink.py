@@ -32,6 +32,8 @@ def state_message(running):
 
 class SnapshotServer:
     def __init__(self, port):
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise LiveError(f"port {port} is not a TCP port: give 1..65535 (0: any free port)")
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
