@@ -419,3 +419,16 @@ def test_a_bad_view_port_is_refused_and_the_running_view_goes_on():
     assert "arena view: port 99999 is not a TCP port: give 1..65535 (0: any free port)" in text, text
     assert "internal error" not in text and "OverflowError" not in text
     assert "arena refresh: snapshot sent to 0 viewer(s)" in text, text  # still serving
+
+
+def test_interpreters_on_a_firmware_without_tflm_says_so():
+    """Issue 33: on the agent demo (no TFLM linked) `arena interpreters` said "build TFLM with -g";
+    the ELF has no tflite vtable at all (nm), so it says the firmware links no TFLM."""
+    nm = subprocess.run(["arm-none-eabi-nm", str(FIRMWARE)], capture_output=True, text=True, check=True).stdout
+    assert "_ZTVN6tflite" not in nm
+    text = on_qemu(["arena interpreters", "arena attach 0x20000000"])
+    assert ("arena interpreters: this firmware links no TFLM (no tflite::MicroAllocator or graph vtable in its symbol "
+            "table), and `arena interpreters` reads TFLM's MicroInterpreters; its arenas are the ones the arenascope "
+            "agent publishes: `arena info`, `arena regions`") in text, text
+    assert "with -g" not in text
+    assert "arena attach: this firmware links no TFLM" in text, text

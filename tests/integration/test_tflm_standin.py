@@ -459,3 +459,24 @@ def test_two_smashed_tail_objects_are_both_named_and_the_lowest_is_watched():
         assert said in got["info"], got["info"]
     assert f"`watch -l *(unsigned int *){gp:#x}`" in got["fault"], got["fault"]
     assert "Traceback" not in text
+
+
+def test_interpreters_after_the_stack_ran_into_the_tail_names_the_overwritten_object():
+    """Issue 33: after scenario 3's stack overran the tail, `arena interpreters` read pointers
+    out of the overwritten objects (an unreadable 0x5a5a5a5e, or "two-arena mode ... build TFLM with
+    -g" on real TFLM); it names the first overwritten allocator object instead, and no mode."""
+    listing = run_listing(3)
+    line = next(ln for ln in listing.splitlines() if ln.startswith("  [0] "))
+    assert "its arena's bounds are not shown: its MicroAllocator at " in line, listing
+    assert "its vtable pointer is 0x5a5a5a5a, not into tflite::MicroAllocator's vtable" in line, listing
+    assert "(overwritten: `arena fault` gives the verdict); AllocateTensors had succeeded" in line, listing
+    assert "one arena" not in line and "two arena" not in line and "Cannot access memory" not in listing
+    assert "with -g" not in listing, listing
+
+
+def run_listing(scenario):
+    with qemu(ELF) as (port, _uart):
+        _d, text = gdb_batch(ELF, ["break standin_boot", "continue", "delete", f"set var standin_scenario = {scenario}",
+                                   "hbreak HardFault_Handler", "continue", f"source {PLUGIN}",
+                                   f"set arena planner-path {PLANNER}", "arena interpreters"], remote_port=port)
+    return text

@@ -27,6 +27,23 @@ def tflm_in_elf(symbols: Symbols) -> bool:
     return symbols.address(GRAPH_VTABLE) is not None
 
 
+# Vtables any TFLM era links (MicroAllocator is virtual in all of them; the graph's class was
+# MicroGraph before 2023-09): their absence means the firmware has no TFLM at all.
+ANY_TFLM_VTABLES = (GRAPH_VTABLE, "_ZTVN6tflite14MicroAllocatorE", "_ZTVN6tflite10MicroGraphE")
+
+
+def require_tflm(symbols: Symbols, command: str) -> None:
+    """TargetError for a command that reads TFLM's objects (`arena interpreters`, `arena attach`)
+    on a firmware that links no TFLM: said as such, not as a build without -g."""
+    if any(symbols.address(v) is not None for v in ANY_TFLM_VTABLES):
+        return
+    agent = symbols.address("arenascope_descriptor") is not None
+    raise TargetError(f"this firmware links no TFLM (no tflite::MicroAllocator or graph vtable in its symbol "
+                      f"table), and `{command}` reads TFLM's MicroInterpreters"
+                      + ("; its arenas are the ones the arenascope agent publishes: `arena info`, `arena regions`"
+                         if agent else "; load the ELF of the firmware that runs TFLM (`file fw.elf`)"))
+
+
 def _graph_vptr(symbols, lay):
     """The value a MicroInterpreterGraph's vtable pointer holds (the vtable + 2 pointers), or None."""
     vtable = symbols.address(GRAPH_VTABLE)
@@ -116,13 +133,15 @@ def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) 
             allocator = int.from_bytes(reader.read(address + lay.off("tflite::MicroInterpreter", "allocator_"),
                                                    lay.pointer), "little")
             if allocator:
+                # The objects first: pointers read from overwritten ones lead anywhere (an unreadable
+                # address, or a "two-arena" MicroAllocator that is only a smashed one).
+                problem = _allocator_problem(reader, symbols, lay, allocator)
+                if problem:
+                    raise tflm.AgentlessError(problem + " (overwritten: `arena fault` gives the verdict)")
                 al = tflm.allocators(reader, lay, allocator)
                 if al.two and not _has_vtable(reader, symbols, lay, al.non_persistent, tflm.NPA):
                     raise tflm.AgentlessError(f"its MicroAllocator at {allocator:#x} does not lead to TFLM's "
                                               "allocator objects (overwritten, or not constructed yet)")
-                problem = _allocator_problem(reader, symbols, lay, allocator)
-                if problem:
-                    raise tflm.AgentlessError(problem)
                 entry["two_arena"] = al.two
                 entry["buffers"] = [("non-persistent", al.head_base, al.head_end - al.head_base),
                                     ("persistent", al.tail_base, al.tail_end - al.tail_base)] if al.two else \

@@ -37,6 +37,7 @@ def attach(expr):
     else:
         raise TargetError(f"'{expr}' is a {t}, not a tflite::MicroInterpreter or a pointer to one")
     symbols = GdbSymbols()
+    agentless.require_tflm(symbols, "arena attach")
     agentless.check_interpreter(framework.reader(), symbols, tflm.layout(symbols), address, expr)
     framework.set_attached(address)
     return address
@@ -64,6 +65,7 @@ Usage: arena attach EXPR              a tflite::MicroInterpreter, or a pointer t
             if args.expr or args.clear:
                 raise TargetError("arena attach: --interpreter N, an expression or --clear, one at a time")
             symbols = GdbSymbols()
+            agentless.require_tflm(symbols, "arena attach")
             found = agentless.scan_interpreters(framework.reader(), symbols, tflm.layout(symbols))
             if not 0 <= args.interpreter < len(found):
                 raise TargetError(f"--interpreter {args.interpreter}: the firmware's RAM holds "

@@ -17,9 +17,10 @@ def describe(entry):
         arenas = "no allocator yet"
     else:
         arenas = ", ".join(f"{what} {base:#x}+{size}" for what, base, size in entry["buffers"])
-    mode = "two arenas" if entry["two_arena"] else "one arena"
-    state = "allocated" if entry["allocated"] else "not allocated (AllocateTensors has not succeeded)"
-    return f"  [{entry['index']}] {entry['address']:#x} {where}{mode}: {arenas}; {state}"
+    mode = "" if entry["problem"] else "two arenas: " if entry["two_arena"] else "one arena: "
+    state = ("AllocateTensors had succeeded" if entry["problem"] else "allocated") if entry["allocated"] else \
+        "not allocated (AllocateTensors has not succeeded)"
+    return f"  [{entry['index']}] {entry['address']:#x} {where}{mode}{arenas}; {state}"
 
 
 class InterpretersCommand(Sub):
@@ -39,6 +40,7 @@ problem}]} (docs/command-json-schema.json)."""
     def run(self, args):
         framework.check_readable()  # no target, a lost link, a running core: said as the other commands say it
         symbols = GdbSymbols()
+        agentless.require_tflm(symbols, "arena interpreters")
         found = agentless.list_interpreters(framework.reader(), symbols, tflm.layout(symbols))
         attached = framework.attached()
         if args.json:
