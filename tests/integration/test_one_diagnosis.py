@@ -26,17 +26,27 @@ from harness import BUILD, PLANNER, ROOT, elf_symbols, gdb_batch, plan_json, qem
 ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_fw.elf"
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
 CLI = ROOT / "gdbplugin" / "arenascope"
-pytestmark = [pytest.mark.skipif(not ELF.exists(), reason=f"{ELF} not built (bash tools/build.sh)"),
-              pytest.mark.skipif(not PLANNER.exists(), reason=f"{PLANNER} not built")]
+pytestmark = [pytest.mark.skipif(not PLANNER.exists(), reason=f"{PLANNER} not built")]
+standin = pytest.mark.skipif(not ELF.exists(), reason=f"{ELF} not built (bash tools/build.sh)")
+# Optional: real TFLM firmware built by hand (docs/integrating-tflm.md, "The recipe for such
+# firmware"), named as tests/integration/test_tflm_postmortem_real.py names them, each with the
+# breakpoint where it ends; the verdict kind each must give.
+REAL = [("ARENASCOPE_TFLM_STACK_ELF", "HardFault_Handler", "stack-into-arena"),
+        ("ARENASCOPE_TFLM_STACK_SAVESP_ELF", "HardFault_Loop", "stack-into-arena"),
+        ("ARENASCOPE_TFLM_UNDERSIZED_ELF", "allocation_failed", "allocation-failed"),
+        ("ARENASCOPE_TFLM_IGNORED_ELF", "HardFault_Handler", "failure-ignored"),
+        ("ARENASCOPE_TFLM_HANG_ELF", "AbortImpl", "allocation-failed"),
+        ("ARENASCOPE_TFLM_CRASH_ELF", "HardFault_Handler", "allocation-failed")]
 
 
-def ram_range():
+def ram_range(elf=ELF):
+    """[low, high) covering the ELF's RAM sections and its stack (up to __StackTop)."""
     from elftools.elf.constants import SH_FLAGS
     from elftools.elf.elffile import ELFFile
-    with open(ELF, "rb") as f:
+    with open(elf, "rb") as f:
         ram = [(s["sh_addr"], s["sh_addr"] + s["sh_size"]) for s in ELFFile(f).iter_sections()
                if s["sh_flags"] & SH_FLAGS.SHF_ALLOC and s["sh_flags"] & SH_FLAGS.SHF_WRITE and s["sh_size"]]
-    syms = elf_symbols(ELF)
+    syms = elf_symbols(elf)
     return min(r[0] for r in ram), max(max(r[1] for r in ram), syms["__StackTop"])
 
 
@@ -52,15 +62,17 @@ def recursion_floor_break(limit, overrun):
     return f"break *{addrs[i + 1][0]:#x} if $sp <= {limit - overrun:#x}"
 
 
-def run(scenario, stops, sets=(), before=()):
+def run(scenario, stops, sets=(), before=(), elf=ELF):
     """Boots the stand-in, sets the scenario, stops as `stops` says, and reads it live, dumps it,
     then reads the dump with the tool and with GDB alone. Returns {source: fault --json doc},
-    the live snapshot, GDB's output and the UART."""
-    lo, hi = ram_range()
-    with tempfile.TemporaryDirectory() as tmp, qemu(ELF) as (port, uart):
+    the live snapshot, GDB's output and the UART. scenario None: another firmware `elf` (real
+    TFLM: semihosting), run straight to `stops`."""
+    lo, hi = ram_range(elf)
+    boot = [] if scenario is None else ["break standin_boot", "continue", "delete",
+                                        f"set var standin_scenario = {scenario}", *[f"set var {s}" for s in sets]]
+    with tempfile.TemporaryDirectory() as tmp, qemu(elf, semihosting=scenario is None) as (port, uart):
         d = pathlib.Path(tmp)
-        cmds = ["set pagination off", "set confirm off", "break standin_boot", "continue", "delete",
-                f"set var standin_scenario = {scenario}", *[f"set var {s}" for s in sets], *before, *stops,
+        cmds = ["set pagination off", "set confirm off", *boot, *before, *stops,
                 f"dump binary memory {d / 'ram.bin'} {lo:#x} {hi:#x}",
                 f"python open('{d / 'regs.txt'}', 'w').write(gdb.execute('info registers', to_string=True))",
                 "echo BT-START\\n", "bt", "echo BT-END\\n",
@@ -68,15 +80,15 @@ def run(scenario, stops, sets=(), before=()):
                 "set logging overwrite on", "set logging redirect on", f"set logging file {d / 'live.json'}",
                 "set logging enabled on", "arena fault --json", "set logging enabled off",
                 f"arena snapshot {d / 'snap.json'}"]
-        _, text = gdb_batch(ELF, cmds, remote_port=port, timeout=120)
+        _, text = gdb_batch(elf, cmds, remote_port=port, timeout=180)
         docs = {"live": json.loads((d / "live.json").read_text())}
         spec = f"{d / 'ram.bin'}@{lo:#x}"
-        proc = subprocess.run([str(CLI), "fault", "--json", "--elf", str(ELF), "--planner", str(PLANNER), "--ram",
+        proc = subprocess.run([str(CLI), "fault", "--json", "--elf", str(elf), "--planner", str(PLANNER), "--ram",
                                spec, "--registers", str(d / "regs.txt")], capture_output=True, text=True,
                               timeout=120, env=dict(os.environ, NO_COLOR="1"), stdin=subprocess.DEVNULL)
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
         docs["dump (tool)"] = json.loads(proc.stdout)
-        _, text2 = gdb_batch(ELF, [f"source {PLUGIN}", "set arena colour off", f"set arena planner-path {PLANNER}",
+        _, text2 = gdb_batch(elf, [f"source {PLUGIN}", "set arena colour off", f"set arena planner-path {PLANNER}",
                                    f"arena dump load {spec} --registers {d / 'regs.txt'}",
                                    "set logging overwrite on", "set logging redirect on",
                                    f"set logging file {d / 'dump.json'}", "set logging enabled on",
@@ -123,6 +135,7 @@ def short_size(plan):
     return plan["arena"]["minimum_bytes"] - 300
 
 
+@standin
 def test_allocation_failed_and_the_status_checked(plan):
     docs, snap, text, uart = run(1, ["break allocation_failed", "continue"],
                                  [f"standin_arena_bytes = {short_size(plan)}"])
@@ -131,6 +144,7 @@ def test_allocation_failed_and_the_status_checked(plan):
     assert "Failed to resize buffer" in uart and docs["live"]["fault"] is None
 
 
+@standin
 def test_allocation_aborted_inside_tflm(plan):
     """TFLITE_ABORT: AbortImpl prints HALTED and spins; a dump must not say it returned."""
     docs, snap, text, uart = run(1, ["break *((char*)AbortImpl + 8)", "continue"],
@@ -143,6 +157,7 @@ def test_allocation_aborted_inside_tflm(plan):
     assert "returned kTfLiteError" not in headline
 
 
+@standin
 def test_allocation_crashed_inside_tflm(plan):
     """The failed request's null followed: a precise BusFault at 0xfffffff0 inside AllocateTensors.
     The dump has no System Control Block: the fault is the registers file's (xPSR), its CFSR
@@ -159,12 +174,14 @@ def test_allocation_crashed_inside_tflm(plan):
     assert dumped["frame"] == live["frame"] and dumped["exc_return"] == live["exc_return"] == 0xFFFFFFF9
 
 
+@standin
 def test_allocation_failed_and_the_status_ignored(plan):
     docs, snap, text, _ = run(2, ["break invoke_failed", "continue"], [f"standin_arena_bytes = {short_size(plan)}"])
     (kind, headline), = same_everywhere(docs, snap, text)
     assert kind == "failure-ignored", headline
 
 
+@standin
 @pytest.mark.parametrize("scenario,stop", [(3, "hbreak HardFault_Handler"), (4, "hbreak standin_fault_loop")])
 def test_stack_into_the_arena_and_its_reach(scenario, stop):
     """The recursion runs standin_stack_overrun_bytes (200) past __StackLimit: its deepest frame's
@@ -200,6 +217,7 @@ def test_stack_into_the_arena_and_its_reach(scenario, stop):
             f["lr_where"], (source, f["lr_where"])
 
 
+@standin
 def test_the_tools_json_error_is_a_json_document(tmp_path):
     """A --json run that fails prints its error as the one document on stdout (and on stderr as
     without --json), exit status 2."""
@@ -210,3 +228,22 @@ def test_the_tools_json_error_is_a_json_document(tmp_path):
     assert proc.returncode == 2 and doc["command"] == "fault" and "none.bin" in doc["error"], proc
     assert doc["error"] in proc.stderr
     assert "fault" not in doc and "verdicts" not in doc
+
+
+@pytest.mark.parametrize("variable,stop,kind", REAL, ids=[r[0] for r in REAL])
+def test_real_tflm_gives_one_diagnosis_from_every_source(variable, stop, kind):
+    """Optional (skips without the variable): the same comparison on real TFLM firmware. The hang
+    is stopped at AbortImpl's loop (`b .`, found by objdump), as a board left hanging is."""
+    path = os.environ.get(variable)
+    if not path or not pathlib.Path(path).exists():
+        pytest.skip(f"{variable} names no real TFLM firmware (optional)")
+    stops = [f"hbreak {stop}", "continue"]
+    if stop == "AbortImpl":
+        out = subprocess.run(["arm-none-eabi-objdump", "-d", path], capture_output=True, text=True, check=True).stdout
+        body = out[out.index("<_Z9AbortImplv>:"):]
+        loop = re.search(r"^\s+([0-9a-f]+):\s+e7fe\s", body, re.M)
+        stops = [f"hbreak *{int(loop.group(1), 16):#x}", "continue"]
+    docs, snap, text, _ = run(None, stops, elf=pathlib.Path(path))
+    got = same_everywhere(docs, snap, text)
+    assert got[0][0] == kind, got
+    assert not any("returned kTfLiteError" in h for _, h in got) or stop == "allocation_failed", got

@@ -153,9 +153,10 @@ def _tie(f, smashed_values, objects):
                     if obj.split(".")[0] == o["name"] and 0 <= addr - w < 256]
             if held:
                 delta, at, w = min(held)
-                return (f"the faulting address ({'BFAR' if f.bfar is not None else 'MMFAR'}) {addr:#x} is {w:#x} + "
-                        f"{delta}: stacked {name} {reg:#x} points into {o['name']}, whose word at {at:#x} now holds "
-                        f"{w:#x} (the stack's, not TFLM's); the code loaded it as a pointer and read {delta} B past it")
+                return (f"the faulting address ({'BFAR' if f.bfar is not None else 'MMFAR'}) {addr:#x} is "
+                        + (f"{w:#x} + {delta}" if delta else "that word") + f": stacked {name} {reg:#x} points into "
+                        f"{o['name']}, whose word at {at:#x} now holds {w:#x} (the stack's, not TFLM's); the code "
+                        "loaded it as a pointer and " + (f"read {delta} B past it" if delta else "read through it"))
     candidates = []
     addr = f.bfar if f.bfar is not None else f.mmfar
     if addr is not None:
@@ -227,21 +228,26 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
     if not state.arena_base < end <= stack.low or stack.low - end > 1024:
         return None   # the arena is not right below the stack
     paint_gone = stack.hwm is not None and stack.painted and stack.hwm <= stack.low
-    if stack.hwm is not None and stack.painted and not paint_gone:
-        return None   # paint left at the limit: the stack never got past it
     tail = tail_layout(plan, state.arena_base, state.arena_size)
     tail_bytes = (plan or {}).get("tail", {}).get("bytes") or min(state.arena_size, 4096)
     scan_from = max(state.arena_base, end - tail_bytes)
     reach = tflmstate.stack_reach(reader, facts, stack.low, scan_from)
-    if not paint_gone and reach is None:
-        return None   # no paint to tell by, and no stack value below the limit
     pre_sp = f.pre_fault_sp if f is not None else None
     deepest = deepest_evidence(reader, facts, stack.low, scan_from, pre_sp, frame_layout)
+    # Paint left at the limit does not clear the stack: a frame keeps it in the locals it never
+    # writes, so the words at the limit can be painted while frames below hold return addresses.
+    # Only the stack's own values below the limit (or the paint gone to it) say it went past.
+    if not paint_gone and deepest is None:
+        return None   # no stack value below the limit, and paint left (or none to tell by)
     lowest = deepest[0] if deepest else None
-    evidence = [(f"the stack paint is gone down to the stack's limit {stack.low:#x}" if paint_gone else
-                 f"no stack paint left anywhere in the stack (all of it used, or never painted), limit {stack.low:#x}")
-                + f" (stack {stack.low:#x}-{stack.high:#x}); the arena {state.arena_symbol or ''} ends at {end:#x}, "
-                f"{stack.low - end} B below it"]
+    painted_line = (f"the stack paint is gone down to the stack's limit {stack.low:#x}" if paint_gone else
+                    f"paint is left near the stack's limit {stack.low:#x} (the lowest word that lost it is at "
+                    f"{stack.hwm:#x}), but a frame keeps paint in the locals it never writes, so it does not show how "
+                    "deep the stack went" if stack.hwm is not None and stack.painted else
+                    "no stack paint left anywhere in the stack (all of it used, or never painted), limit "
+                    f"{stack.low:#x}")
+    evidence = [painted_line + f" (stack {stack.low:#x}-{stack.high:#x}); the arena {state.arena_symbol or ''} "
+                f"ends at {end:#x}, {stack.low - end} B below it"]
     objects, values = [], []
     for addr, size, what, role in tail:
         if lowest is None or addr + size <= lowest:

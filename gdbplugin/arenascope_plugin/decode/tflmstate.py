@@ -154,7 +154,9 @@ def stack_value(facts: Facts, value: int, reader: MemoryReader | None = None) ->
     if value & 1 and facts.inside(facts.code, value & ~1) and reader is not None and \
             faultrecord.call_before(reader, value):
         return f"{value:#x}, a return address (the instruction before it is a call)"
-    if facts.stack and facts.stack[0] <= value < facts.stack[1]:
+    # Strictly above the stack's low bound: an arena that ends where the stack starts has TFLM's own
+    # end-of-arena pointers (buffer_tail_, tail_ at first) equal to it.
+    if facts.stack and facts.stack[0] < value < facts.stack[1]:
         return f"{value:#x}, a pointer into the stack {facts.stack[0]:#x}-{facts.stack[1]:#x}"
     return None
 
