@@ -84,6 +84,7 @@ class Context:
     tasks: list = field(default_factory=list)  # [tasks.TaskStack], measured
     intact_regions: list = field(default_factory=list)  # checksummed regions as allocated (faults.damaged_regions)
     diagnosis: object = None              # the post-mortem (analyse/diagnosis.diagnose), computed once
+    kernels: object = None                # agentless: the TFLM kernels the planner assumed (kernels.KernelBuild)
 
     @property
     def reader(self) -> MemoryReader:
@@ -265,6 +266,7 @@ def _agentless(ctx, exc, need_descriptor):
         loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown", evidence=[str(error)],
                                                         objects=[]))
     ctx.desc, ctx.located_by, ctx.minimum_arena = loaded.desc, loaded.how, loaded.minimum
+    ctx.kernels = kernel_build(ctx)
     ctx.tflm, ctx.plan, ctx.facts, ctx.plan_note = loaded.state, loaded.plan, loaded.facts, loaded.plan_note
     if ctx.desc is not None and ctx.plan is None:  # the head's regions come from the plan
         ctx.desc.unplanned = ctx.plan_note or "no plan"

@@ -81,3 +81,19 @@ def test_one_file_per_command():
     for path in sorted((PKG / "gdb").glob("cmd_*.py")):
         commands = re.findall(r"^class (\w+)\((?:Sub|gdb\.Command)\)", path.read_text(), re.M)
         assert len(commands) == 1, (path.name, commands)
+
+
+# What present/ may not import (issue 33): the stages that read target memory or decide a
+# verdict. Reports render what pipeline.gather and analyse/diagnosis computed, once.
+PRESENT_FORBIDDEN = {"analyse.faults", "analyse.postmortem", "analyse.agentless", "analyse.diagnosis",
+                     "analyse.bands", "acquire.reader", "acquire.gdbtarget", "acquire.openocd", "acquire.rsp",
+                     "acquire.dump", "acquire.dumped", "acquire.dumpcore", "acquire.unwind", "acquire.symbols",
+                     "acquire.elfsymbols", "pipeline"}
+
+
+def test_present_reads_no_memory_and_decides_no_verdict():
+    deps, _ = modules()
+    present = {m: ds for m, ds in deps.items() if m.startswith("present.")}
+    assert "present.reports" in present  # the test sees present/ at all
+    bad = {m: sorted(ds & PRESENT_FORBIDDEN) for m, ds in present.items() if ds & PRESENT_FORBIDDEN}
+    assert not bad, f"present/ modules importing readers or deciders: {bad}"

@@ -1,7 +1,6 @@
 """Text of the reports that are more than a table: TFLM's condition, `arena fault`. Lines without
 newlines; colour through style.paint."""
 from arenascope_plugin import version
-from arenascope_plugin.analyse import agentless
 from arenascope_plugin.decode import faultrecord, tflmstate
 from arenascope_plugin.present import render, style
 
@@ -99,9 +98,9 @@ def fault_lines(d) -> list[str]:
 def kernels_line(ctx) -> list[str]:
     """Agentless: which TFLM kernels (and CMSIS-NN's CPU) the planner's figures and names assume,
     and how they were found (decode/kernels.py: the ELF, or `set arena kernels` / `set arena cpu`)."""
-    if ctx.desc is None or not ctx.desc.agentless:
+    build = ctx.kernels
+    if ctx.desc is None or not ctx.desc.agentless or build is None:
         return []
-    build = agentless.kernel_build(ctx.symbols, None, ctx.settings.kernels, ctx.settings.cpu)
     return [f"{build.describe()}, as the planner assumed ({build.evidence})"]
 
 
