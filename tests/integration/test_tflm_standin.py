@@ -480,3 +480,27 @@ def run_listing(scenario):
                                    "hbreak HardFault_Handler", "continue", f"source {PLUGIN}",
                                    f"set arena planner-path {PLANNER}", "arena interpreters"], remote_port=port)
     return text
+
+
+def test_every_command_that_shows_a_region_shows_it_overwritten():
+    """Issue 33: after the stack ran into the tail (scenario 3), `arena fault` named the overwritten
+    objects but whereis, regions, map and $arena_owner said nothing of it. The MicroAllocator's
+    address (the planner's tail layout, computed here) is in the stack's way: each says so."""
+    plan = plan_json()
+    base = elf_symbols(ELF)["tensor_arena"]
+    ma = next(base + t["offset"] for t in plan["tail"]["regions"] if t["what"] == "MicroAllocator")
+    with qemu(ELF) as (port, _uart):
+        _d, text = gdb_batch(ELF, ["break standin_boot", "continue", "delete", "set var standin_scenario = 3",
+                                   "hbreak HardFault_Handler", "continue", f"source {PLUGIN}",
+                                   f"set arena planner-path {PLANNER}", "set arena colour off",
+                                   f"arena whereis {ma:#x}", "arena regions", "arena map",
+                                   "set print elements 0", f"p $arena_owner({ma:#x})",
+                                   f"pipe arena whereis {ma:#x} --json | cat"],
+                             remote_port=port)
+    assert f"{ma:#x} is in MicroAllocator ({ma:#x}, 36 B), overwritten: its vtable pointer is 0x5a5a5a5a" in text, text
+    rows = [ln for ln in text.splitlines() if ln.startswith("  ") and f"{ma:#010x}" in ln and "MicroAllocator" in ln]
+    assert len(rows) == 2 and all("OVERWRITTEN" in ln for ln in rows), rows  # the regions table and the map
+    assert "X canary damage, overwritten regions" in text
+    assert f'$1 = "{ma:#x} is in arena 0' in text and "overwritten: its vtable pointer" in text.split("$1 = ")[1]
+    doc = json.loads(text[text.index('{\n "schema"'):text.index("\n}\n", text.index('{\n "schema"')) + 2])
+    assert [o["what"] for o in doc["overwritten"]] == ["MicroAllocator"] and doc["overwritten"][0]["addr"] == ma

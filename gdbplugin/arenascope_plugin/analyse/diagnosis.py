@@ -43,6 +43,24 @@ class Diagnosis:
     why_no_verdict: str | None = None         # why not (the gather's note)
     no_interpreter: list[str] = field(default_factory=list)  # TFLM's evidence when no interpreter could be read
 
+    overwritten: list[tuple[int, int, str, str]] = field(default_factory=list)  # (address, size, what, why)
+
+    def overwritten_at(self, addr: int) -> list[str]:
+        """What diagnose() found overwritten at addr, a line each (`arena whereis`, $arena_owner)."""
+        return [f"{addr:#x} is in {what} ({at:#x}, {size} B), overwritten: {why}"
+                for at, size, what, why in self.overwritten if at <= addr < at + size]
+
+    def overwritten_regions(self, desc) -> set[tuple[int, int]]:
+        """{(arena index, region index)} of the regions holding overwritten bytes (`arena regions`,
+        `arena map`): the agent's damaged regions, and those TFLM's overwritten objects lie in."""
+        out = set()
+        for a in getattr(desc, "arenas", None) or []:
+            for r in a.regions:
+                lo = a.base_addr + r.offset
+                if r.size and any(at < lo + r.size and lo < at + size for at, size, _, _ in self.overwritten):
+                    out.add((a.index, r.index))
+        return out
+
     @property
     def verdicts(self) -> list[postmortem.Verdict]:
         return self.findings.verdicts
@@ -139,5 +157,30 @@ def diagnose(ctx: PipelineContext) -> Diagnosis:
         if halt.spinning and halt.in_handler:  # e.g. CubeMX's `while (1) {}`: `continue` never returns
             d.stuck_loop = (f"the core is stuck in {halt.function or 'the handler'}'s endless loop at {halt.pc:#x}: "
                             "continuing will not get past it; read the fault now, then reset")
+    d.overwritten = _overwritten(ctx, d)
     ctx.diagnosis = d
     return d
+
+
+def _overwritten(ctx: PipelineContext, d: Diagnosis) -> list[tuple[int, int, str, str]]:
+    """(address, size, what, why) of everything found overwritten: the agent's damaged regions
+    (their checksums changed since allocation), the objects a verdict names as overwritten, and
+    TFLM's objects that no longer hold TFLM's values. A fault from before a reset: none (the
+    memory is the next boot's)."""
+    if d.fault is not None and d.fault.stale:
+        return []
+    out = []
+    if ctx.desc is not None and ctx.desc.arenas:
+        a = ctx.desc.arenas[0]
+        out += [(a.base_addr + r.offset, r.size, figures.region_label(r), "its checksum no longer matches the one "
+                 "the agent took after allocation") for r in d.damaged]
+    for v in d.verdicts + d.tflm_verdicts:
+        out += [(o["addr"], o["size"], o["name"], o["why"]) for o in v.smashed]
+    if ctx.tflm is not None:
+        out += [(o.addr, o.size, o.name, "; ".join(o.problems)) for o in ctx.tflm.smashed]
+    seen, unique = set(), []
+    for item in out:
+        if (item[0], item[1]) not in seen:
+            seen.add((item[0], item[1]))
+            unique.append(item)
+    return unique

@@ -1,5 +1,6 @@
 """`arena map`: the arena as a text bar, a legend and the regions by address."""
 from arenascope_plugin import pipeline
+from arenascope_plugin.analyse import diagnosis
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.options import width
@@ -24,4 +25,5 @@ damage, regions) and the guard band (docs/command-json-schema.json)."""
         if args.json:
             framework.emit(jsonout.map_doc(pipeline.snapshot(ctx, with_fault=False)))
         else:
-            write(render.map_lines(ctx.desc, ctx.figs, args.width))
+            damaged = diagnosis.diagnose(ctx).overwritten_regions(ctx.desc)
+            write(render.map_lines(ctx.desc, ctx.figs, args.width, damaged))

@@ -2,7 +2,7 @@
 import argparse
 
 from arenascope_plugin.acquire.gdbtarget import parse_address
-from arenascope_plugin.analyse import figures
+from arenascope_plugin.analyse import diagnosis, figures
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import ArgError, Sub, write
 from arenascope_plugin.present import jsonout
@@ -10,12 +10,15 @@ from arenascope_plugin.present import jsonout
 
 class WhereisCommand(Sub):
     """Say which region, tensor or area owns an address.
-Or that it is free, in the guard band, on the stack, or outside. Expressions that could
-write memory or call a function are refused.
+Or that it is free, in the guard band, on the stack, or outside; and whether it lies in something
+found overwritten (a region whose checksum changed, an object of TFLM's the stack or a wild write
+overwrote: `arena fault`'s findings). Expressions that could write memory or call a function are
+refused.
 
 Usage: arena whereis ADDR [--json]    (a number, symbol or expression)
 --json: {"address", "arenas": [{arena, offset, area, regions}], "guard_offset", "stack",
-"descriptor_offset"} (docs/command-json-schema.json); regions are indices into `arena regions`."""
+"descriptor_offset", "overwritten": [{what, addr, size_bytes, why}]}
+(docs/command-json-schema.json); regions are indices into `arena regions`."""
     sub = "whereis"
     json_doc = True
 
@@ -36,7 +39,9 @@ Usage: arena whereis ADDR [--json]    (a number, symbol or expression)
     def run(self, args):
         addr = parse_address(args.address)
         ctx = framework.gather(verify=True)
+        d = diagnosis.diagnose(ctx)
         if args.json:
-            framework.emit(jsonout.whereis(figures.where(ctx.desc, addr, ctx.stack)))
+            framework.emit(jsonout.whereis(figures.where(ctx.desc, addr, ctx.stack),
+                                           [o for o in d.overwritten if o[0] <= addr < o[0] + o[1]]))
         else:
-            write(figures.whereis(ctx.desc, addr, ctx.stack))
+            write(figures.whereis(ctx.desc, addr, ctx.stack) + d.overwritten_at(addr))

@@ -14,7 +14,7 @@ publishes more). Errors are gdb.GdbError with one line "$NAME: what happened: wh
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
-from arenascope_plugin.analyse import figures
+from arenascope_plugin.analyse import diagnosis, figures
 from arenascope_plugin.decode import tflmstate
 from arenascope_plugin.gdb import framework
 
@@ -78,7 +78,8 @@ class OwnerFunction(ArenaFunction):
             self.fail(f"not an address: a value of type {value.type} (give a number, a pointer or &object)")
         addr = int(value)
         ctx = gather(verify=True)
-        return "; ".join(line.strip() for line in figures.whereis(ctx.desc, addr, ctx.stack))
+        return "; ".join(line.strip() for line in figures.whereis(ctx.desc, addr, ctx.stack)
+                         + diagnosis.diagnose(ctx).overwritten_at(addr))
 
 
 class FreeFunction(ArenaFunction):

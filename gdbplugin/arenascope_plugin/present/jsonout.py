@@ -49,9 +49,11 @@ def interpreters(attached, found: list[dict]) -> dict:
         dict(e, buffers=[{"what": w, "base_addr": b, "size_bytes": s} for w, b, s in e["buffers"]]) for e in found])
 
 
-def whereis(where: dict) -> dict:
-    """`arena whereis ADDR --json`: analyse.figures.where()'s facts."""
-    return _doc("whereis", **where)
+def whereis(where: dict, overwritten: list[tuple[int, int, str, str]] = ()) -> dict:
+    """`arena whereis ADDR --json`: analyse.figures.where()'s facts, and what holding the address
+    was found overwritten (analyse/diagnosis.Diagnosis.overwritten: (address, size, what, why))."""
+    return _doc("whereis", **where, overwritten=[{"what": w, "addr": a, "size_bytes": n, "why": y}
+                                                 for a, n, w, y in overwritten])
 
 
 def map_doc(snap: dict) -> dict:

@@ -146,8 +146,9 @@ def _keep_small_areas(a, f, kinds, width):
                 break
 
 
-def map_lines(desc, figs, width=64):
-    """The arena as a bar of `width` cells (plus the guard band), a legend, then the regions."""
+def map_lines(desc, figs, width=64, overwritten=frozenset()):
+    """The arena as a bar of `width` cells (plus the guard band), a legend, then the regions;
+    overwritten: {(arena index, region index)} drawn as damage and marked."""
     if not desc.arenas:
         return [NO_ARENA]
     out = []
@@ -156,6 +157,9 @@ def map_lines(desc, figs, width=64):
         kinds = [_cell_kind(a, f, a.size * c // width, max(a.size * (c + 1) // width, a.size * c // width + 1))
                  for c in range(width)]
         _keep_small_areas(a, f, kinds, width)
+        for r in (r for r in a.regions if (a.index, r.index) in overwritten and r.size):
+            for c in range(r.offset * width // max(a.size, 1), min(width, -(-r.end * width // max(a.size, 1)))):
+                kinds[c] = "damage"
         cells = [style.block(k) for k in kinds]
         gtxt = ""
         g = desc.guard
@@ -172,12 +176,13 @@ def map_lines(desc, figs, width=64):
                        "(OfflineMemoryAllocation): flag \"offline\" below")
     legend = [("tensor", "head (planned tensors + scratch)"), ("temp", "temp"), ("free", "free band"),
               ("persistent", "persistent tail"), ("metadata", "TFLM metadata"), ("guard", "guard band"),
-              ("damage", "canary damage")]
+              ("damage", "canary damage, overwritten regions")]
     out.append("legend: " + "  ".join(f"{style.block(k)} {text}" for k, text in legend))
     for a in desc.arenas:
         out.append(style.paint(f"regions of arena {a.index} by address:", "title"))
         for r in sorted(a.regions, key=lambda r: (r.offset, r.index)):
-            out.append("  " + _region_row(a, r))
+            out.append("  " + _region_row(a, r) + (" " + style.paint(OVERWRITTEN, "FAIL")
+                                                   if (a.index, r.index) in overwritten else ""))
     return out
 
 
@@ -195,7 +200,11 @@ SORT_KEYS = {
 }
 
 
-def region_table(desc, sort="address"):
+OVERWRITTEN = "OVERWRITTEN"  # a region holding bytes found overwritten (analyse/diagnosis: checksums, objects)
+
+
+def region_table(desc, sort="address", overwritten=frozenset()):
+    """`arena regions`: each arena's regions; overwritten: {(arena index, region index)} marked."""
     if not desc.arenas:
         return [NO_ARENA]
     out = []
@@ -208,9 +217,10 @@ def region_table(desc, sort="address"):
             first = str(r.first_use) if r.planned else "-"
             last = str(r.last_use) if r.planned else "-"
             extra = " ".join(x for x in (r.name, str(r.shape) if r.shape else None, r.dtype) if x) or "(unknown)"
+            mark = style.paint(OVERWRITTEN, "FAIL") + " " if (a.index, r.index) in overwritten else ""
             out.append(f"  {r.index:>3} {ident:>5} {style.paint(f'{r.kind:<10}', r.kind)} {r.offset:>7} "
                        f"{a.base_addr + r.offset:#010x} {r.size:>6} B {first:>5} {last:>5} "
-                       f"{','.join(r.flag_names) or '-':<14} {extra}")
+                       f"{','.join(r.flag_names) or '-':<14} {mark}{extra}")
     return out
 
 
