@@ -187,7 +187,8 @@ def test_unnamed_tail_objects_match_a_named_prediction_by_place():
     ar = d.arenas[0]
     # +900 36 B: one region on each side, one unnamed: the same object, its flag changed.
     assert [(c.key, c.changes) for c in ar.changed] == [("label MicroAllocator", ["flags"])]
-    assert "    flags          MicroAllocator: flags immutable -> -" in text
+    # A flag-only change is summarised (a target's "immutable" against a prediction's nothing).
+    assert "    flags only     1 region(s) differ only in their flags (immutable -> -): `--all` lists them" in text
     # Left: A's two unnamed 8 B objects, B's unnamed one at +970: ambiguous; B's "X" appeared.
     assert [(g.key, [r.offset for r in g.a], [r.offset for r in g.b]) for g in ar.ambiguous] == \
         [("label metadata", [940, 960], [970])]
@@ -353,3 +354,27 @@ def test_properties_of_any_pair():
         jsonschema.validate(diff_text.json_doc(ab, "a", a, "b", b, True), SCHEMA)
 
     check()
+
+
+def test_a_fault_and_damage_are_changes_and_different_models_are_named():
+    """Issue 33: a healthy stop against the fault said "72 unchanged" and nothing of the fault; two
+    models were compared without a word."""
+    a = snap([region(0, "tensor", 0, 64, rid=0, name="input")])
+    b = snap([region(0, "tensor", 0, 64, rid=0, name="input")])
+    b["fault"] = {"exception": "BusFault", "source": "core registers", "cfsr": 0x8200, "hfsr": 0, "bits": [],
+                  "mmfar": None, "bfar": 0x5A5A5A58, "exc_return": 0xFFFFFFF9, "frame": None, "pc_where": None,
+                  "lr_where": None, "causes": [], "notes": [], "stale": False, "damaged_regions": [0],
+                  "verdicts": [{"kind": "stack-into-arena", "headline": "VERDICT: x", "evidence": [], "smashed": []}]}
+    d, text, doc = run(a, b)
+    assert not d.identical and d.fault_changed
+    assert d.fault_a is None and d.fault_b == {"exception": "BusFault", "stale": False,
+                                               "verdicts": ["stack-into-arena"], "damaged_regions": 1}
+    assert "fault: none -> BusFault, verdicts stack-into-arena, 1 region(s) overwritten" in text
+    assert ", the fault changed;" in text[-1], text[-1]
+    assert doc["fault"] == {"a": None, "b": d.fault_b, "changed": True} and doc["models_differ"] is None
+    # Two models: tensors of the same index named differently on both sides.
+    c = snap([region(0, "tensor", 0, 64, rid=0, name="conv0/relu")])
+    d2, text2, doc2 = run(a, c)
+    assert d2.models == "1 of the 1 tensors both name differ (tensor 0: 'input' in A, 'conv0/relu' in B)"
+    assert text2[2].startswith("different models: 1 of the 1 tensors both name differ"), text2
+    assert doc2["models_differ"] == d2.models and "different models" in doc2["summary"]

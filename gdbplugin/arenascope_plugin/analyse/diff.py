@@ -36,8 +36,14 @@ What is compared, and how things are matched:
 - Checks are matched by rule (the k-th check of a rule in A with the k-th in B): a check changed
   when its verdict did, or it is in one snapshot only. Reasons are not compared (they carry the
   figures, compared above). The snapshots' worst verdicts are compared too.
-- Not compared: the source (ELF, model, time), the state (invoke counter), addresses (a
-  prediction's arena is at 0), the plan's live-bytes curve, the fault, tasks and tflm objects.
+- The fault: each side's exception, its verdicts' kinds, whether it is stale and how many regions
+  it found overwritten (fault_summary); a fault in one snapshot only, or a different one, is a
+  change. Its registers and prose are not compared.
+- Whether A and B run different models (models_differ: two predictions of different files, plans
+  of different scope counts, or tensors of the same index named or shaped differently): said
+  first, since then the region-by-region comparison means little.
+- Not compared: the source (ELF, time), the state (invoke counter), addresses (a prediction's
+  arena is at 0), the plan's live-bytes curve, tasks and tflm objects.
 """
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -143,11 +149,19 @@ class Diff:
     checks_same: int
     verdict_a: str
     verdict_b: str
+    fault_a: dict | None = None      # fault_summary() of each side: the exception, the verdicts, damage
+    fault_b: dict | None = None
+    models: str | None = None        # why A and B run different models (models_differ), or None
+
+    @property
+    def fault_changed(self) -> bool:
+        return self.fault_a != self.fault_b
 
     @property
     def identical(self) -> bool:
         return (all(a.identical for a in self.arenas) and not any(f.changed for f in self.target)
-                and not self.checks and self.verdict_a == self.verdict_b)
+                and not self.checks and self.verdict_a == self.verdict_b and not self.fault_changed
+                and not self.models)
 
 
 def normalised_label(r: Region) -> str:
@@ -270,6 +284,41 @@ def _checks(doc):
     return out
 
 
+def fault_summary(doc: dict) -> dict | None:
+    """What a snapshot's fault comes to, for comparing (None: no fault): {exception, stale,
+    verdicts: [kind], damaged_regions: count}. The fault's registers and prose are not compared."""
+    f = doc.get("fault")
+    if not isinstance(f, dict):
+        return None
+    return {"exception": f.get("exception"), "stale": bool(f.get("stale")),
+            "verdicts": [v.get("kind") for v in f.get("verdicts") or [] if isinstance(v, dict)],
+            "damaged_regions": len(f.get("damaged_regions") or [])}
+
+
+def models_differ(doc_a: dict, arenas_a: list[Arena], doc_b: dict, arenas_b: list[Arena]) -> str | None:
+    """Why A and B run different models, or None when nothing says so: two predictions of
+    different .tflite files; plans with different scope counts (operators); or tensors of the same
+    index named or shaped differently on both sides (at least half of those both name)."""
+    ma, mb = (doc_a.get("source") or {}).get("model"), (doc_b.get("source") or {}).get("model")
+    if ma and mb and ma != mb:
+        return f"A predicts {ma}, B {mb}"
+    for ra, rb in zip(doc_a.get("arenas") or [], doc_b.get("arenas") or [], strict=False):
+        sa, sb = (ra.get("plan") or {}).get("scopes"), (rb.get("plan") or {}).get("scopes")
+        if sa and sb and sa != sb:
+            return f"arena {ra.get('index')}'s plans have {sa} and {sb} scopes (operators + 1)"
+    for a, b in zip(arenas_a, arenas_b, strict=False):
+        ta = {r.id: r for r in a.regions if r.kind == "tensor" and r.id != abi.ID_NONE and r.name}
+        tb = {r.id: r for r in b.regions if r.kind == "tensor" and r.id != abi.ID_NONE and r.name}
+        both = sorted(set(ta) & set(tb))
+        other = [i for i in both if ta[i].name != tb[i].name or (ta[i].shape and tb[i].shape and
+                                                                  ta[i].shape != tb[i].shape)]
+        if both and 2 * len(other) >= len(both):
+            i = other[0]
+            return (f"{len(other)} of the {len(both)} tensors both name differ (tensor {i}: '{ta[i].name}' in A, "
+                    f"'{tb[i].name}' in B)")
+    return None
+
+
 def compare(doc_a: dict, arenas_a: list[Arena], doc_b: dict, arenas_b: list[Arena]) -> Diff:
     """diff(A, B) of two snapshots checked by present/snapshot.py's read_for_diff (doc: the JSON
     object; arenas: its arenas as decode.Arena, in the same order as doc["arenas"])."""
@@ -292,4 +341,5 @@ def compare(doc_a: dict, arenas_a: list[Arena], doc_b: dict, arenas_b: list[Aren
                for rule, k in list(ca) + [key for key in cb if key not in ca] if ca.get((rule, k)) != cb.get((rule, k))]
     return Diff(arenas=arenas, target=_figures(TARGET_FIGURES, doc_a, doc_b), checks=changed,
                 checks_same=len(set(ca) | set(cb)) - len(changed),
-                verdict_a=doc_a["verdict"], verdict_b=doc_b["verdict"])
+                verdict_a=doc_a["verdict"], verdict_b=doc_b["verdict"], fault_a=fault_summary(doc_a),
+                fault_b=fault_summary(doc_b), models=models_differ(doc_a, arenas_a, doc_b, arenas_b))

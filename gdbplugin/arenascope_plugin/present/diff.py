@@ -84,7 +84,14 @@ def _arena_lines(a: diff.ArenaDiff, show_all: bool) -> list[str]:
     same = len(a.unchanged) + a.ambiguous_same
     out.append(f"  regions: {same} unchanged, {len(a.changed)} changed, {len(a.appeared)} appeared, "
                f"{len(a.vanished)} vanished" + (f", {len(a.ambiguous)} ambiguous name(s)" if a.ambiguous else ""))
-    out += [_change_text(c) for c in a.changed]
+    flags_only = [c for c in a.changed if c.changes == ["flags"]]
+    out += [_change_text(c) for c in a.changed if c not in flags_only]
+    if flags_only and not show_all:  # e.g. "(predicted)" against a target: one line, not one a region
+        kinds = sorted({f"{','.join(c.a.flag_names) or '-'} -> {','.join(c.b.flag_names) or '-'}" for c in flags_only})
+        out.append(f"    {'flags only':<14} {len(flags_only)} region(s) differ only in their flags ("
+                   + "; ".join(kinds[:3]) + ("; ..." if len(kinds) > 3 else "") + "): `--all` lists them")
+    elif flags_only:
+        out += [_change_text(c) for c in flags_only]
     out += [f"    {'appeared':<14} {_name(k, r)}: {_where(r)}" for k, r in a.appeared]
     out += [f"    {'vanished':<14} {_name(k, r)}: {_where(r)}" for k, r in a.vanished]
     out += [f"    {'ambiguous':<14} {_name(g.key, *g.a)}: {len(g.a)} region(s), {_bytes(g.a)} B in A; {len(g.b)}, "
@@ -93,6 +100,14 @@ def _arena_lines(a: diff.ArenaDiff, show_all: bool) -> list[str]:
     if show_all:
         out += [f"    {'unchanged':<14} {_name(c.key, c.b, c.a)}: {_where(c.b)}" for c in a.unchanged]
     return out
+
+
+def _fault_text(f: dict | None) -> str:
+    if f is None:
+        return "none"
+    return (f"{f['exception'] or 'a fault'}" + (" (from before a reset)" if f["stale"] else "")
+            + (f", verdicts {', '.join(f['verdicts'])}" if f["verdicts"] else "")
+            + (f", {f['damaged_regions']} region(s) overwritten" if f["damaged_regions"] else ""))
 
 
 def summary(d: diff.Diff) -> str:
@@ -106,7 +121,9 @@ def summary(d: diff.Diff) -> str:
     verdict = f"verdict {d.verdict_a} -> {d.verdict_b}" if d.verdict_a != d.verdict_b else \
         f"verdict {d.verdict_b} in both"
     return (f"differences: {figs} figure(s), {sum(region_count(a) for a in d.arenas)} region(s), "
-            f"{len(d.checks)} check(s)" + (f", {arenas} arena(s)" if arenas else "") + f" changed; {verdict}")
+            f"{len(d.checks)} check(s)" + (f", {arenas} arena(s)" if arenas else "")
+            + (", the fault" if d.fault_changed else "") + f" changed; {verdict}"
+            + ("; different models" if d.models else ""))
 
 
 def text_lines(d: diff.Diff, name_a: str, doc_a: dict, name_b: str, doc_b: dict, show_all: bool = False) -> list:
@@ -116,8 +133,13 @@ def text_lines(d: diff.Diff, name_a: str, doc_a: dict, name_b: str, doc_b: dict,
            style.paint(f"            B = {name_b} ({describe(doc_b)})", "title")]
     if d.identical and not show_all:
         return out + [summary(d)]
+    if d.models:
+        out.append(style.paint(f"different models: {d.models}; the regions below are compared by index and name, "
+                               "which means little across models", "WARN"))
     if d.verdict_a != d.verdict_b:
         out.append("verdict: " + style.paint(d.verdict_a, d.verdict_a) + " -> " + style.paint(d.verdict_b, d.verdict_b))
+    if d.fault_changed:
+        out.append("fault: " + _fault_text(d.fault_a) + " -> " + _fault_text(d.fault_b))
     if d.checks:
         out.append(style.paint(f"checks: {len(d.checks)} changed, {d.checks_same} unchanged", "title"))
         out += [f"  {c.rule + ':':<20} {c.a or '(none)'} -> " + (style.paint(c.b, c.b) if c.b else "(none)")
@@ -170,4 +192,6 @@ def json_doc(d: diff.Diff, name_a: str | None, doc_a: dict, name_b: str | None, 
         "checks": {"unchanged": d.checks_same, "changed": [{"rule": c.rule, "a": c.a, "b": c.b} for c in d.checks]},
         "arenas": [_arena_json(a, show_all) for a in d.arenas],
         "target": {"figures": [f.json() for f in d.target]},
+        "fault": {"a": d.fault_a, "b": d.fault_b, "changed": d.fault_changed},
+        "models_differ": d.models,
     }
