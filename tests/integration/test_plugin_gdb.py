@@ -432,3 +432,12 @@ def test_interpreters_on_a_firmware_without_tflm_says_so():
             "agent publishes: `arena info`, `arena regions`") in text, text
     assert "with -g" not in text
     assert "arena attach: this firmware links no TFLM" in text, text
+
+
+def test_arena_report_uses_the_viewer_the_setting_names(tmp_path):
+    """Issue 33: `arena report` ignored `set arena viewer-path`, which the docs name."""
+    fake = tmp_path / "fake-viewer"
+    fake.write_text("#!/bin/sh\necho 'arenascope-viewer: the fake viewer ran' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    text = on_qemu([f"set arena viewer-path {fake}", f"arena report {tmp_path / 'r.html'}"])
+    assert "arena report: the fake viewer ran" in text, text

@@ -112,6 +112,14 @@ def test_pip_install_dot_gdbplugin_as_the_issue_tried(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     r = run([tmp_path / "venv" / "bin" / "arenascope", "--version"], cwd=tmp_path)
     assert (r.returncode, r.stdout) == (0, f"arenascope {EXPECTED}\n")
+    # Issue 33: the README's load line after this install, as written there (VENV replaced), works
+    # in GDB (its Python does not see a venv by itself: the line says how it does).
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    line = re.search(r"`(PYTHONPATH=\$\(VENV/bin/python -c '[^`]+)`", readme).group(1)
+    line = line.replace("VENV", str(tmp_path / "venv")).replace("build/fw.elf", "")
+    r = subprocess.run(["bash", "-c", line.replace("gdb-multiarch", "gdb-multiarch -q -nx -batch")
+                        + " -ex 'arena version'"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert f"arenascope {EXPECTED}" in r.stdout and "ModuleNotFoundError" not in r.stderr, (line, r.stdout, r.stderr)
 
 
 def test_building_without_the_version_file_is_refused_in_one_line(tmp_path):

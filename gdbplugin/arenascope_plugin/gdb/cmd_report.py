@@ -3,7 +3,7 @@ import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.errors import TargetError
-from arenascope_plugin.gdb import framework
+from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.framework import Sub
 from arenascope_plugin.present import report
 
@@ -13,7 +13,8 @@ class ReportCommand(Sub):
 
 One HTML file, no external files: the arena map with every region, the memory plan, the RAM
 column, the summary and the fault verdict in full, and every region in a filterable table. The
-viewer draws it (no display needed); --svg also writes the pictures and text as one SVG.
+viewer draws it (no display needed; the one `set arena viewer-path` names, else the built one);
+--svg also writes the pictures and text as one SVG.
 
 Usage: arena report FILE.html [--svg FILE.svg]
        arena report --svg FILE.svg"""
@@ -26,7 +27,9 @@ Usage: arena report FILE.html [--svg FILE.svg]
     def run(self, args):
         ctx = framework.gather(verify=True)
         try:
-            summary = report.write_report(pipeline.snapshot(ctx), args.file, args.svg)
+            # The viewer `set arena viewer-path` names (as `arena view` uses), else the built one.
+            summary = report.write_report(pipeline.snapshot(ctx), args.file, args.svg,
+                                          viewer=settings.value("viewer-path"))
         except report.ReportError as exc:
             raise TargetError(str(exc)) from None
         gdb.write(f"arena report: {summary}\n")
