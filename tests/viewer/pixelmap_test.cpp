@@ -323,11 +323,29 @@ TEST(MapPicture, ALabelThatDoesNotFitIsCutNotReplacedByAStrayNumber)
         a, {1, 1, 1}, g, -1, [](int) { return false; }, [](const std::string &s) { return 7.f * float(s.size()); });
     std::vector<std::string> texts;
     for (const MapLabel &l : p.labels) texts.push_back(l.text);
-    // 150 px (146 for text, 20 characters): the label cut with "..."; 60 px: tensor 47's number;
-    // a newline drawn as a space.
-    EXPECT_NE(std::find(texts.begin(), texts.end(), "subgraph 0 operat..."), texts.end());
+    // 150 px (146 for text, 20 characters): the label cut in the middle, 17 characters kept, 5
+    // from the start and 12 from the end; 60 px: tensor 47's number; a newline drawn as a space.
+    EXPECT_NE(std::find(texts.begin(), texts.end(), "subgr..._2D): output"), texts.end());
     EXPECT_NE(std::find(texts.begin(), texts.end(), "47"), texts.end());
     EXPECT_NE(std::find(texts.begin(), texts.end(), "a b"), texts.end());
+}
+
+// Issue 33: long tensor names cut at the end read "MobilenetV1/Mobilen..." on every lane; cut in
+// the middle they keep the end that tells them apart, and never split a UTF-8 character.
+TEST(Labels, LongNamesAreCutInTheMiddle)
+{
+    const auto per_char = [](const std::string &s) {
+        float n = 0;
+        for (unsigned char c : s) n += (c & 0xC0) != 0x80;  // code points, 10 px each
+        return 10.f * n;
+    };
+    const std::string name = "MobilenetV1/MobilenetV1/Conv2d_13_pointwise/Relu6";
+    EXPECT_EQ(cut_middle(name, 1000, per_char), name);
+    // 300 px: 30 characters, 27 kept: 9 from the start, 18 from the end.
+    EXPECT_EQ(cut_middle(name, 300, per_char), "Mobilenet...13_pointwise/Relu6");
+    EXPECT_EQ(cut_middle("\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9", 60, per_char),
+              "\u00e9...\u00e9\u00e9");
+    EXPECT_EQ(cut_middle(name, 5, per_char), "...");
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ const char *paint_short_name(Paint p)
     case Paint::Persistent: return "persistent";
     case Paint::Scratch: return "scratch";
     case Paint::FreeIntact: return "free, intact";
-    case Paint::FreeTouched: return "free, touched";
+    case Paint::FreeTouched: return "touched/overwr.";
     case Paint::FreeUnmeasured: return "free, no canary";
     case Paint::GuardTouched: return "guard, touched";
     case Paint::StackUsed: return "stack used";
@@ -86,7 +86,7 @@ const char *paint_name(Paint p)
     case Paint::Persistent: return "persistent (tail)";
     case Paint::Metadata: return "TFLM metadata (tail)";
     case Paint::FreeIntact: return "free, canary intact";
-    case Paint::FreeTouched: return "free, canary touched";
+    case Paint::FreeTouched: return "touched: free band's canary, or overwritten since allocation";
     case Paint::FreeUnmeasured: return "free, no canary (not filled, agentless, or a model)";
     case Paint::Guard: return "guard band";
     case Paint::GuardTouched: return "guard band, touched";
@@ -366,6 +366,25 @@ void Raster::frame(float x0, float y0, float x1, float y1, Rgba c)
     const uint32_t v = c.imgui();
     for (int x = xa; x < xb; x++) px[std::size_t(ya) * w + x] = px[std::size_t(yb - 1) * w + x] = v;
     for (int y = ya; y < yb; y++) px[std::size_t(y) * w + xa] = px[std::size_t(y) * w + xb - 1] = v;
+}
+
+std::string cut_middle(const std::string &text, float max_px, const Measure &measure)
+{
+    if (measure(text) <= max_px) return text;
+    // Code point starts, so no cut splits a UTF-8 sequence.
+    std::vector<std::size_t> starts;
+    for (std::size_t i = 0; i < text.size(); i++)
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+    const std::size_t n = starts.size();
+    // Keep a third from the start and the rest from the end ("MobilenetV1/...conv_pw_13/Relu6"):
+    // the end of a tensor's name tells it from its siblings, its start says which model part.
+    for (std::size_t keep = n; keep-- > 0;) {
+        const std::size_t head = keep / 3, tail = keep - head;
+        const std::size_t from = tail ? starts[n - tail] : text.size();  // tail 0: nothing from the end
+        const std::string cut = text.substr(0, starts[head]) + "..." + text.substr(from);
+        if (measure(cut) <= max_px || keep == 0) return keep == 0 ? std::string("...") : cut;
+    }
+    return "...";
 }
 
 std::string cut_to_width(std::string text, float max_px, const Measure &measure)

@@ -117,6 +117,9 @@ using Measure = std::function<float(const std::string &)>;
 
 // `text` whole when no wider than max_px, else its longest start (whole UTF-8 characters) that
 // fits with "..." after it ("..." alone when nothing does): every cut label and line.
+// The text cut in the middle to fit max_px ("start...end"), keeping a third of its characters from
+// the start and the rest from the end: for names whose end tells them apart (tensor names).
+std::string cut_middle(const std::string &text, float max_px, const Measure &measure);
 std::string cut_to_width(std::string text, float max_px, const Measure &measure);
 
 // The lines of `text` no wider than first_px (the first line) and rest_px (the others), broken

@@ -36,8 +36,9 @@ std::string fitting(std::string label, int room, const std::function<float(const
             return !number.empty() && measure(number) <= float(room) ? number : std::string();
         }
     }
-    const std::string cut = cut_to_width(label, float(room), measure);
-    return cut.size() >= 4 + 3 ? cut : std::string();  // at least 4 bytes of the label before "..."
+    // Cut in the middle: "MobilenetV1/...conv_pw_13/Relu6", not "MobilenetV1/Mobilen..." on every lane.
+    const std::string cut = cut_middle(label, float(room), measure);
+    return cut.size() >= 4 + 3 ? cut : std::string();  // at least 4 bytes of the label besides "..."
 }
 
 Rgba label_colour(Rgba fill)
