@@ -36,3 +36,18 @@ def test_no_module_spells_a_kind_itself():
     offenders = [f"{p.relative_to(plugin)}:{n}" for p in plugin.rglob("*.py") if p.name != "verdicts.py"
                  for n, line in enumerate(p.read_text().splitlines(), 1) if spelled.search(line)]
     assert not offenders, offenders
+
+
+def test_every_check_rule_is_in_the_registry_and_documented():
+    """The rules the plugin's Check()s and the planner's snapshot name are verdicts.RULES, and the
+    snapshot's docs list each one."""
+    plugin = ROOT / "gdbplugin" / "arenascope_plugin"
+    used = {m for p in plugin.rglob("*.py") for m in re.findall(r'Check\("([a-z-]+)"', p.read_text())}
+    used |= {m for p in (ROOT / "planner" / "src").glob("*.cpp")
+             for m in re.findall(r'\{"rule", "([a-z-]+)"\}', p.read_text())}
+    used |= {m for p in plugin.rglob("*.py") for m in re.findall(r'"rule": "([a-z-]+)"', p.read_text())}
+    assert used and used <= set(verdicts.RULES), sorted(used - set(verdicts.RULES))
+    assert set(verdicts.RULES) <= used, sorted(set(verdicts.RULES) - used)  # no rule the code never writes
+    doc = (ROOT / "docs" / "snapshot-schema.md").read_text()
+    missing = [r for r in verdicts.RULES if f"`{r}`" not in doc]
+    assert not missing, missing
