@@ -175,13 +175,13 @@ def unwind(symbols: Symbols, read: Callable[[int, int], bytes], registers: dict[
     at least pc and sp), reading stacked words with read(addr, length) (MemoryReadError or any
     OSError/ValueError stops the walk, said in why)."""
     out = Unwound()
-    cfi = cfi_of(symbols)
     regs = {i: registers.get(f"r{i}") for i in range(13)}
     regs.update({SP: registers.get("sp"), LR: registers.get("lr"), PC: registers.get("pc")})
     psp = registers.get("psp")
     if regs[PC] is None or regs[SP] is None:
         out.why = "the PC or SP is unknown"
         return out
+    cfi = cfi_of(symbols)  # read once per ELF, and only when there is something to unwind
     if cfi.problem:
         out.frames, out.why = [_name(symbols, regs[PC])], cfi.problem
         return out

@@ -61,10 +61,18 @@ def live_fault(ctx: PipelineContext, read: Callable[[int, int], bytes] | None = 
     xpsr = register("xpsr")
     if not core.is_cortex_m():
         return None  # not a Cortex-M (a host build): no SCB to read
-    regs, unknown = _scb_words(ctx, read or reader.read)
-    active = (xpsr & 0x1FF) if xpsr is not None else regs["icsr"] & 0x1FF if regs["icsr"] is not None else None
+    read = read or reader.read
+    if xpsr is None:  # running (or no registers): ICSR's VECTACTIVE says whether a handler runs
+        try:
+            icsr = int.from_bytes(read(SCB["icsr"], 4), "little")
+        except MemoryReadError:
+            icsr = ctx.core.register("icsr")  # a RAM dump's registers file may give it
+        active = icsr & 0x1FF if icsr is not None else None
+    else:
+        active = xpsr & 0x1FF
     if active not in faultrecord.EXCEPTIONS:
-        return None
+        return None  # not in a fault handler: nothing more is read (the live poller's every refresh)
+    regs, unknown = _scb_words(ctx, read)
     lr = register("lr")
     pc = register("pc")
     # The stacked frame is at SP only at the handler's first instruction: after that the handler
