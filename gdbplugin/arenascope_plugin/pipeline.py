@@ -436,27 +436,28 @@ def _stkof(ctx: Context) -> bool:
         return False
 
 
-def _guard_after_stack_limit(ctx: Context, checks: list) -> None:
-    """With MSPLIM armed (descriptor flag STACK_LIMIT) and the core's CFSR saying STKOF, the fault
-    port lifted the limit and ran the handler on the guard band below it: a touched guard band is
-    the handler's frames, not the stack or the arena reaching it. The guard check says so (WARN)."""
-    if ctx.desc is None or ctx.desc.agentless or not ctx.desc.flags & abi.FLAG_STACK_LIMIT:
-        return
-    for i, c in enumerate(checks):
-        if c.rule != "guard" or c.verdict != figures.FAIL:
-            continue
-        if _stkof(ctx):
-            checks[i] = figures.Check("guard", figures.WARN, c.reason.split(": ")[0] + ": the fault handler's own "
-                                      "frames, after the stack limit register (MSPLIM) stopped an overflow (STKOF): "
-                                      "not the arena; `arena fault` gives the verdict")
-        return
+def _guard_writer(ctx: Context) -> figures.GuardWriter | None:
+    """Who touched the guard band when more than the band says it (figures.GuardWriter): the fault
+    handler's own frames after an armed MSPLIM stopped an overflow (descriptor flag STACK_LIMIT
+    and CFSR.STKOF), or the RTOS task right above it that overflowed."""
+    desc = ctx.desc
+    if desc is None or not desc.guard.filled or not desc.guard.touched:
+        return None
+    if not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT and _stkof(ctx):
+        return figures.GuardWriter(stack_limit=True)
+    ts = tasks.guard_task(ctx.tasks, desc)
+    if ts is not None:
+        return figures.GuardWriter(task=ts.stack_name, task_low=ts.task.stack_low,
+                                   task_through=ts.stack is not None and ts.stack.peak_is_lower_bound)
+    return None
 
 
 def checks_of(ctx: Context, with_fault: bool = True) -> list:
     """The `arena check` rules for what gather found (figures.checks, plus TFLM's condition and a
     corrupt descriptor in agentless mode) and, with_fault, the `fault` rule: FAIL when the core
     took a fault this boot (analyse/diagnosis.Diagnosis.check)."""
-    out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ctx.symbols.ram_ranges()[0])
+    out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ctx.symbols.ram_ranges()[0],
+                         guard_writer=_guard_writer(ctx))
     if ctx.tflm is not None and not ctx.tflm.laid_out:
         # Used bytes and headroom of an arena TFLM never finished laying out measure nothing.
         out = [c for c in out if c.rule not in ("used", "headroom")]
@@ -464,10 +465,6 @@ def checks_of(ctx: Context, with_fault: bool = True) -> list:
         out.insert(0, figures.Check("tflm", figures.FAIL, f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "
                                     + ("; ".join(ctx.tflm.evidence[:2]) or "no evidence readable")
                                     + " (`arena fault` gives the verdict)"))
-    _guard_after_stack_limit(ctx, out)
-    if ctx.tasks and ctx.desc is not None:
-        out = [figures.Check(c.rule, c.verdict, tasks.guard_reason(ctx.tasks, ctx.desc, c.reason))
-               if c.rule == "guard" and c.verdict == figures.FAIL else c for c in out]
     if ctx.kernel is not None and ctx.kernel.problems:
         out.append(figures.Check("tasks", figures.WARN, f"{ctx.kernel.name}'s task lists: "
                                  + "; ".join(ctx.kernel.problems[:3])))

@@ -322,10 +322,25 @@ def _bounds_check(desc, arena, tag, ram_ranges):
                                  "(how far the stack grew is the stack rule)")
 
 
+@dataclass(frozen=True)
+class GuardWriter:
+    """Who touched the guard band, when more than the band says it (pipeline.checks_of finds it):
+    stack_limit: the agent armed MSPLIM at the stack's low bound and CFSR says STKOF, so the fault
+    port ran the handler on the guard band below the limit (its own frames, not an overflow);
+    task: the RTOS task whose stack sits right above the band and overflowed (its name, pxStack, and
+    whether its stack ran through the band)."""
+    stack_limit: bool = False
+    task: str | None = None
+    task_low: int = 0
+    task_through: bool = False
+
+
 def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, ArenaFigures], seq_odd: bool = False,
-           ram_ranges: Sequence[tuple[int, int, str]] | None = None) -> list[Check]:
+           ram_ranges: Sequence[tuple[int, int, str]] | None = None,
+           guard_writer: GuardWriter | None = None) -> list[Check]:
     """The `arena check` rules, each PASS/WARN/FAIL with a reason. ram_ranges: [(lo, hi, name)]
-    of the ELF's RAM sections, when known (the bounds rule checks every arena against them)."""
+    of the ELF's RAM sections, when known (the bounds rule checks every arena against them);
+    guard_writer: who touched the guard band when the caller knows (the guard rule's reason)."""
     out = []
     if not desc.arenas:
         out.append(Check("arena", WARN, "no arena published yet (arenascope_arena_add not called): nothing to "
@@ -407,12 +422,22 @@ def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, Ar
     if desc.guard.filled:
         g = desc.guard
         if g.touched:
-            who = ("the stack ran through all of it into the arena below" if stack.peak_is_lower_bound else
-                   "the stack, whose paint is gone down to its limit, reached it from above"
-                   if stack.overflowed and g.high_addr <= stack.low else
-                   "the stack (from above) or the arena (from below) reached it")
-            out.append(Check("guard", FAIL, f"guard band overwritten at {g.low_addr + g.touched_lo:#x}-"
-                                            f"{g.low_addr + g.touched_hi:#x} ({g.touched_bytes} B): {who}"))
+            w = guard_writer or GuardWriter()
+            where = f"guard band overwritten at {g.low_addr + g.touched_lo:#x}-{g.low_addr + g.touched_hi:#x} " \
+                    f"({g.touched_bytes} B)"
+            if w.stack_limit:
+                out.append(Check("guard", WARN, f"{where}: the fault handler's own frames, after the stack limit "
+                                                "register (MSPLIM) stopped an overflow (STKOF): not the arena; "
+                                                "`arena fault` gives the verdict"))
+            else:
+                who = (f"{w.task}, whose 0xA5 fill is gone down to its pxStack {w.task_low:#x}, "
+                       + ("ran through all of it into the arena below" if w.task_through else "reached it from above")
+                       if w.task else
+                       "the stack ran through all of it into the arena below" if stack.peak_is_lower_bound else
+                       "the stack, whose paint is gone down to its limit, reached it from above"
+                       if stack.overflowed and g.high_addr <= stack.low else
+                       "the stack (from above) or the arena (from below) reached it")
+                out.append(Check("guard", FAIL, f"{where}: {who}"))
         else:
             out.append(Check("guard", PASS, f"guard band intact ({g.size} B at {g.low_addr:#x})"))
     out.append(_stack_check(stack))

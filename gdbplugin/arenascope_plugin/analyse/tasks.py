@@ -199,17 +199,10 @@ def sp_line(ts: TaskStack, f, kernel: freertos.Kernel) -> str:
     return f"SP at the fault {sp:#x} was on {ts.stack_name} {t.stack_low:#x}{top} ({on})"
 
 
-def guard_reason(task_stacks: list[TaskStack], desc: Descriptor, reason: str) -> str:
-    """The guard band's FAIL reason, naming the task whose stack sits right above the guard band
-    and overflowed (the main-stack wording otherwise)."""
-    g = desc.guard
-    ts = next((ts for ts in task_stacks if ts.task.stack_low == g.high_addr and ts.overflowed), None)
-    if ts is None:
-        return reason
-    through = ts.stack is not None and ts.stack.peak_is_lower_bound
-    return reason.split(": ")[0] + f": {ts.stack_name}, whose 0xA5 fill is gone down to its pxStack " \
-        f"{ts.task.stack_low:#x}, " + ("ran through all of it into the arena below" if through else
-                                      "reached it from above")
+def guard_task(task_stacks: list[TaskStack], desc: Descriptor) -> TaskStack | None:
+    """The task whose stack sits right above the guard band and overflowed (it touched the band),
+    or None."""
+    return next((ts for ts in task_stacks if ts.task.stack_low == desc.guard.high_addr and ts.overflowed), None)
 
 
 OVERFLOW_HOOK = "vApplicationStackOverflowHook"
