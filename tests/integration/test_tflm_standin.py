@@ -489,18 +489,26 @@ def test_every_command_that_shows_a_region_shows_it_overwritten():
     plan = plan_json()
     base = elf_symbols(ELF)["tensor_arena"]
     ma = next(base + t["offset"] for t in plan["tail"]["regions"] if t["what"] == "MicroAllocator")
+    ev, ev_size, evals = next((base + t["offset"], t["size"], t["what"]) for t in plan["tail"]["regions"]
+                             if t["what"].startswith("subgraph 0: TfLiteEvalTensor"))
     with qemu(ELF) as (port, _uart):
         _d, text = gdb_batch(ELF, ["break standin_boot", "continue", "delete", "set var standin_scenario = 3",
                                    "hbreak HardFault_Handler", "continue", f"source {PLUGIN}",
                                    f"set arena planner-path {PLANNER}", "set arena colour off",
                                    f"arena whereis {ma:#x}", "arena regions", "arena map",
                                    "set print elements 0", f"p $arena_owner({ma:#x})",
-                                   f"pipe arena whereis {ma:#x} --json | cat"],
+                                   f"pipe arena whereis {ma:#x} --json | cat",
+                                   f"p *(TfLiteEvalTensor *){ev + ev_size - 12:#x}", f"p *(TfLiteEvalTensor *){ev:#x}"],
                              remote_port=port)
-    assert f"{ma:#x} is in MicroAllocator ({ma:#x}, 36 B), overwritten: its vtable pointer is 0x5a5a5a5a" in text, text
+    assert (f"{ma:#x} is in MicroAllocator, overwritten at {ma:#x}-{ma + 36:#x} (36 B): its vtable pointer is "
+            "0x5a5a5a5a") in text, text
     rows = [ln for ln in text.splitlines() if ln.startswith("  ") and f"{ma:#010x}" in ln and "MicroAllocator" in ln]
     assert len(rows) == 2 and all("OVERWRITTEN" in ln for ln in rows), rows  # the regions table and the map
     assert "X canary damage, overwritten regions" in text
-    assert f'$1 = "{ma:#x} is in arena 0' in text and "overwritten: its vtable pointer" in text.split("$1 = ")[1]
+    assert f'$1 = "{ma:#x} is in arena 0' in text and "(36 B): its vtable pointer" in text.split("$1 = ")[1]
     doc = json.loads(text[text.index('{\n "schema"'):text.index("\n}\n", text.index('{\n "schema"')) + 2])
     assert [o["what"] for o in doc["overwritten"]] == ["MicroAllocator"] and doc["overwritten"][0]["addr"] == ma
+    # A printed TfLiteEvalTensor: the array's last one lies where the stack reached (200 B into the
+    # arena, the eval tensors' top 68 B), its first one below the reach: only the last is marked.
+    assert f"$2 = <OVERWRITTEN: this object lies in {evals}: `arena fault`> " in text, text
+    assert "$3 = <OVERWRITTEN" not in text and "$3 = " in text

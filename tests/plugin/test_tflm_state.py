@@ -245,3 +245,21 @@ def test_a_model_pointer_into_no_memory_makes_the_interpreter_unsound():
     st = tflmstate.assess(img.reader(), layout(), INTERP, FACTS)
     assert st.condition == "unknown" and st.objects[0].problems[0].startswith("model_ is 0x12345678")
     assert (st.arena_base, st.arena_size) == (ARENA, SIZE)       # still from the ELF's arena object
+
+
+def test_a_fault_address_is_tied_to_a_stack_value_at_any_alignment():
+    """Issue 33: the fault address 0x5AFE001C, a load from a pointer 0x5AFE0002 that the stack wrote
+    into TFLM's tail, was tied to nothing (only word-aligned values were matched). Here the stack
+    left 0x5AFE0002 in the GreedyMemoryPlanner's word at END - 56, and the code read 26 B past it."""
+    img = smashed_image()
+    img.put(END - 56, 0x5AFE0002)
+    reader = img.reader()
+    st = tflmstate.assess(reader, layout(), INTERP, FACTS)
+    f = faultrecord.Fault(source="core", exception="BusFault", cfsr=0x8200, hfsr=0, mmfar=None, bfar=0x5AFE001C,
+                          exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0] * 8)
+    plan = dict(PLAN, arena={"recommended_bytes": SIZE}, tail={"bytes": END - TAIL, "regions": [
+        {"offset": SABA - ARENA, "size": 36, "what": "SingleArenaBufferAllocator", "role": "arena-allocator"},
+        {"offset": PLANNER - ARENA, "size": 44, "what": "GreedyMemoryPlanner", "role": "memory-planner"}]})
+    v = postmortem.stack_into_arena(reader, FACTS, st, stack_figures(STACK_LO), f, plan)
+    assert (f"the faulting address (BFAR) 0x5afe001c is 0x5afe0002 + 26: the value the stack left at {END - 56:#x} "
+            "in GreedyMemoryPlanner, loaded as one of TFLM's pointers and followed") in v.evidence, v.evidence

@@ -47,7 +47,7 @@ class Diagnosis:
 
     def overwritten_at(self, addr: int) -> list[str]:
         """What diagnose() found overwritten at addr, a line each (`arena whereis`, $arena_owner)."""
-        return [f"{addr:#x} is in {what} ({at:#x}, {size} B), overwritten: {why}"
+        return [f"{addr:#x} is in {what}, overwritten at {at:#x}-{at + size:#x} ({size} B): {why}"
                 for at, size, what, why in self.overwritten if at <= addr < at + size]
 
     def overwritten_regions(self, desc) -> set[tuple[int, int]]:
@@ -174,8 +174,14 @@ def _overwritten(ctx: PipelineContext, d: Diagnosis) -> list[tuple[int, int, str
         a = ctx.desc.arenas[0]
         out += [(a.base_addr + r.offset, r.size, figures.region_label(r), "its checksum no longer matches the one "
                  "the agent took after allocation") for r in d.damaged]
+    smashed = {o.addr for o in ctx.tflm.smashed} if ctx.tflm is not None else set()
     for v in d.verdicts + d.tflm_verdicts:
-        out += [(o["addr"], o["size"], o["name"], o["why"]) for o in v.smashed]
+        for o in v.smashed:
+            # The stack overwrote an object from its top down to its reach: the bytes below are TFLM's
+            # still, unless the object's own check found it unsound (then all of it is suspect).
+            lo = o["addr"] if v.reach is None or o["addr"] in smashed else max(o["addr"], v.reach)
+            if lo < o["addr"] + o["size"]:
+                out.append((lo, o["addr"] + o["size"] - lo, o["name"], o["why"]))
     if ctx.tflm is not None:
         out += [(o.addr, o.size, o.name, "; ".join(o.problems)) for o in ctx.tflm.smashed]
     seen, unique = set(), []

@@ -55,6 +55,7 @@ class Verdict:
     headline: str             # "VERDICT: ..." in one sentence or three
     evidence: list[str] = field(default_factory=list)
     smashed: list[dict] = field(default_factory=list)   # [{"name", "addr", "size", "why"}] top down
+    reach: int | None = None  # stack-into-arena: the deepest address the stack wrote (not in the JSON)
 
     def lines(self) -> list[str]:
         """The headline, then the evidence and the overwritten objects, a line each."""
@@ -290,7 +291,7 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
                 + "so TFLM now reads stack words as its own pointers. "
                 f"Give the stack at least {figures.rule_text()} x its peak before the arena's end, or move the arena "
                 "away from the stack.")
-    return Verdict(verdicts.STACK_INTO_ARENA, headline, evidence, objects)
+    return Verdict(verdicts.STACK_INTO_ARENA, headline, evidence, objects, reach=lowest)
 
 
 def damaged(state: tflmstate.State | None, stack: figures.StackFigures | None,

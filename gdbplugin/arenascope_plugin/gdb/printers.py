@@ -18,7 +18,7 @@ import gdb.printing  # pylint: disable=import-error
 from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.gdbtarget import GdbSymbols
 from arenascope_plugin.acquire.reader import MemoryReadError
-from arenascope_plugin.analyse import agentless, figures
+from arenascope_plugin.analyse import agentless, diagnosis, figures
 from arenascope_plugin.decode import tflmstate
 from arenascope_plugin.decode import tflmvalue as tv
 from arenascope_plugin.gdb import framework, stopcache, tensorindex
@@ -143,8 +143,28 @@ def _owner(data, nbytes, val=None):
     brief = figures.owner_brief(ctx.desc, data, nbytes, tensor=index)
     if brief is None:
         return _symbolic(data), None, "outside every arena", None
+    what = _overwritten(ctx, data)
+    brief += f" (OVERWRITTEN: {what}: `arena fault`)" if what else ""
     found = figures.place(ctx.desc, data)[0]
     return f"{data:#x} = {brief}", found[1], brief, found[0].size - found[1]
+
+
+def _overwritten(ctx, addr):
+    """What holding addr the stop's post-mortem found overwritten (analyse/diagnosis: `arena
+    fault`'s findings), or None; computed once a stop (stopcache)."""
+    if ctx is None or addr is None or _BUSY_DIAGNOSIS:
+        return None
+    _BUSY_DIAGNOSIS.append(True)
+    try:
+        found = [what for at, size, what, _ in diagnosis.diagnose(ctx).overwritten if at <= addr < at + size]
+    except (gdb.error, MemoryReadError, *pipeline.EXPECTED, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    finally:
+        _BUSY_DIAGNOSIS.clear()
+    return found[0] if found else None
+
+
+_BUSY_DIAGNOSIS = []  # a printer asked while the post-mortem reads (GDB formats values it reads)
 
 
 class _Safe:
@@ -243,6 +263,11 @@ class TensorPrinter(_Safe):
         tname, _, dims, nbytes, _, owner = self.facts()
         size = "" if nbytes is None else f" {nbytes}" if isinstance(nbytes, str) else f" {nbytes} B"
         text = f"{tname} {dims.problem or tv.listed(dims.values, dims.total)}{size}, data {owner[0]}"
+        ctx, _ = stopcache.context()
+        here = int(self.val.address) if ctx is not None and self.val.address is not None else None
+        what = _overwritten(ctx, here)
+        if what:  # the tensor object itself lies in overwritten memory: its fields may be the writer's
+            text = f"<OVERWRITTEN: this object lies in {what}: `arena fault`> " + text
         _, qtext = self.quant()
         return text + (f", {qtext}" if qtext else "")
 
