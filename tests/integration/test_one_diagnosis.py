@@ -189,7 +189,12 @@ def test_stack_into_the_arena_and_its_reach(scenario, stop):
     bytes into the arena, into the tail object holding that address (the planner's tail layout)."""
     syms = elf_symbols(ELF)
     limit = syms["__StackLimit"]
-    docs, snap, text, _ = run(scenario, ["echo FLOOR\\n", "p/x $sp", "delete", stop, "continue"],
+    sa = next(t for t in plan_json()["tail"]["regions"] if t["what"].startswith("SubgraphAllocations"))
+    sa_word = syms["tensor_arena"] + sa["offset"] + 4   # its eval-tensors pointer (TfLiteEvalTensor*)
+    docs, snap, text, _ = run(scenario, ["echo FLOOR\\n", "p/x $sp", "delete", stop, "continue",
+                                         f"python w = int(gdb.parse_and_eval('*(unsigned *){sa_word:#x}')); "
+                                         f"print('WORD {sa_word:#x}: %#x' % w); "
+                                         "print('WORD pointee: %#x' % int(gdb.parse_and_eval('*(unsigned *)%d' % w)))"],
                               before=[recursion_floor_break(limit, 200), "continue"])
     floor = int(re.search(r"FLOOR\n\$\d+ = (0x[0-9a-f]+)", text).group(1), 16)
     reach = limit - floor
@@ -203,6 +208,17 @@ def test_stack_into_the_arena_and_its_reach(scenario, stop):
     into = next(t for t in tail if t[0] <= floor < t[0] + t[1])
     assert headline.startswith(f"VERDICT: the stack ran into the arena: {reach} B past its limit, {reach} B into "
                                f"the arena, down into {into[2]} (+{floor - into[0]} of it),"), headline
+    # The BusFault's address is the word the code read through the pointer the stack left in
+    # SubgraphAllocations (its eval-tensors pointer), checked with GDB's own reads below.
+    sa = next(t for t in tail if t[2].startswith("SubgraphAllocations"))
+    evidence = " ".join(docs["live"]["fault"]["verdicts"][0]["evidence"])
+    m = re.search(r"the faulting address \(BFAR\) (0x[0-9a-f]+) is the word at (0x[0-9a-f]+), read through "
+                  r"(0x[0-9a-f]+), the value the stack left at (0x[0-9a-f]+) in ([^:]+):", evidence)
+    assert m and m.group(5) == sa[2] and sa[0] <= int(m.group(4), 16) < sa[0] + sa[1], evidence
+    assert m.group(2) == m.group(3) and int(m.group(1), 16) == docs["live"]["fault"]["bfar"], evidence
+    words = dict(re.findall(r"WORD (\S+): (0x[0-9a-f]+)", text))
+    assert int(words[m.group(4)], 16) == int(m.group(3), 16), words  # the stack's value there, as GDB reads it
+    assert int(words["pointee"], 16) == int(m.group(1), 16), words  # and what it points at is the BFAR
     # The fault's own facts agree too; GDB's unwinder is the independent caller.
     frames = gdb_frames(text)
     faulting = frames.index("(anonymous namespace)::standin_kernel_invoke")

@@ -92,7 +92,9 @@ def test_stack_into_the_tail_of_real_tflm():
     # Cortex-M4, TFLM-INTERNALS.md "Measured layouts") when the stack reached it, else the
     # MicroAllocator's vtable pointer it called through.
     assert re.search(r"the faulting address \(BFAR\) 0x[0-9a-f]+ is (0x[0-9a-f]+ \+ \d+|that word): stacked r\d+ "
-                     r"0x[0-9a-f]+ points into (SubgraphAllocations\[1\]|MicroAllocator)", text), text
+                     r"0x[0-9a-f]+ points into (SubgraphAllocations\[1\]|MicroAllocator)", text) or \
+        re.search(r"the faulting address \(BFAR\) (0x[0-9a-f]+) is stacked (r\d+) (0x[0-9a-f]+) \+ (\d+): \2 held \3, "
+                  r"the word the stack left at 0x[0-9a-f]+ in (SubgraphAllocations\[1\]|MicroAllocator)", text), text
     assert "TFLM state: smashed" in text
 
 

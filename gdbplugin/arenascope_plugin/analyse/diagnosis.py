@@ -12,11 +12,13 @@ only the readers differ.
 from dataclasses import dataclass, field
 from typing import Any
 
+from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import faults, figures, postmortem
 from arenascope_plugin.decode import faultrecord
 from arenascope_plugin.decode.descriptor import Region
 
 PipelineContext = Any  # pipeline.Context: the stage above this one, so not imported here
+UNKNOWN = "UNKNOWN"    # `arena fault --json`'s verdict when nothing could be judged
 
 
 @dataclass
@@ -42,6 +44,7 @@ class Diagnosis:
     interpreter_read: bool = False            # ... and an interpreter was read
     why_no_verdict: str | None = None         # why not (the gather's note)
     no_interpreter: list[str] = field(default_factory=list)  # TFLM's evidence when no interpreter could be read
+    core_unknown: str = ""                    # why the core's state (in a handler or not) is unknown, "" known
 
     overwritten: list[tuple[int, int, str, str]] = field(default_factory=list)  # (address, size, what, why)
 
@@ -98,9 +101,18 @@ class Diagnosis:
         verdicts and notes whether or not there was a fault (TFLM's state alone can fail)."""
         notes = self.findings.notes if self.fault is None or not self.fault.stale else \
             [n for n in (self.stale_address,) if n]
+        if not self.subject and self.why_no_verdict:
+            notes = notes + [f"no arena verdict: {self.why_no_verdict}"]
         return {"fault": self.fault_json(), "note": None if self.fault is not None else self.no_fault,
-                "verdicts": [v.json() for v in self.verdicts], "notes": notes,
-                "verdict": figures.FAIL if self.failing else figures.PASS}
+                "verdicts": [v.json() for v in self.verdicts], "notes": notes, "verdict": self.verdict}
+
+    @property
+    def verdict(self) -> str:
+        """FAIL: a fault of this boot or a verdict; UNKNOWN: nothing to judge by (no arena and no
+        TFLM objects read, or the core's state unknown with nothing found); PASS otherwise."""
+        if self.failing:
+            return figures.FAIL
+        return UNKNOWN if not self.subject or self.core_unknown else figures.PASS
 
     def check(self) -> figures.Check | None:
         """The `fault` rule for `arena check` and the snapshot's checks: FAIL with the exception and
@@ -133,6 +145,8 @@ def diagnose(ctx: PipelineContext) -> Diagnosis:
                   arch=faults.arch_of(ctx.symbols), subject=ctx.desc is not None or ctx.tflm is not None,
                   arena_present=ctx.desc is not None, tflm_present=ctx.tflm is not None,
                   interpreter_read=ctx.tflm is not None and bool(ctx.tflm.interpreter), why_no_verdict=ctx.note)
+    if f is None:
+        d.core_unknown = _core_unknown(ctx)
     if d.subject and (f is None or not f.stale):
         d.findings = faults.arena_verdict(ctx, f, damaged)
     if f is not None and f.stale and ctx.desc is not None:
@@ -160,6 +174,22 @@ def diagnose(ctx: PipelineContext) -> Diagnosis:
     d.overwritten = _overwritten(ctx, d)
     ctx.diagnosis = d
     return d
+
+
+def _core_unknown(ctx: PipelineContext) -> str:
+    """Why whether the core is in a fault handler cannot be known (no xPSR or PC, and no System
+    Control Block to read: a RAM dump without its registers file), or ""."""
+    core = ctx.core
+    if not core.is_cortex_m() or core.register("xpsr") is not None or core.register("pc") is not None:
+        return ""
+    try:
+        faults.u32(ctx.reader, faults.SCB["icsr"])
+        return ""
+    except MemoryReadError:
+        pass
+    return ("the core's registers are unknown and a RAM dump holds no System Control Block, so whether the core "
+            "was in a fault handler (or stuck in a loop) is unknown: give the registers GDB's `info registers` "
+            "printed at the crash with --registers FILE (`arena dump load ... --registers FILE`)")
 
 
 def _overwritten(ctx: PipelineContext, d: Diagnosis) -> list[tuple[int, int, str, str]]:

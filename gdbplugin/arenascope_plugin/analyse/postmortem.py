@@ -136,35 +136,50 @@ def _dangling(reader, facts, addr, size, role, state):
             for a, v in tflmstate.words(reader, addr, size) if tflmstate.points(facts, v, arena) == "nowhere"][:2]
 
 
-def _tie(f, smashed_values, objects):
-    """The line tying the fault's address or a stacked register to a smashed object, or None.
-    Strongest first: a stacked register points into an overwritten object and the faulting
-    address is a word of that object plus a member offset (the code loaded the word through the
-    register, then followed it); then the address inside an object; then the nearest word."""
+def _tie(f, smashed_values, objects, reader=None):
+    """The line tying the fault's address or a stacked register to a word the stack left in an
+    overwritten object, or None. Strongest first:
+    1. a stacked register the faulting access went through holds such a word (its value is at most
+       255 B below the faulting address) - the code loaded the stack's word as a pointer;
+    2. a stacked register points into an overwritten object, whose word a member offset from it
+       is at most 255 B below the faulting address (the nearest member first);
+    3. the faulting address inside an object the stack overwrote, or a stack word at most 255 B
+       below it (any alignment);
+    4. the faulting address is a word read through a pointer the stack left (the code followed
+       two pointers), read through `reader`;
+    then 3 for the stacked registers."""
     if f is None:
         return None
     addr = f.bfar if f.bfar is not None else f.mmfar
+    far = "BFAR" if f.bfar is not None else "MMFAR"
     regs = list(zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)) if f.frame else []
     if addr is not None:
+        for name, v in regs:
+            if not 0 <= addr - v < 256:
+                continue
+            held = [(at, obj) for at, w, obj in smashed_values if w == v]
+            if held:
+                near = [(at - r, at, obj, rn, r) for at, obj in held for rn, r in regs if 0 <= at - r < 64]
+                at, obj = (min(near)[1], min(near)[2]) if near else held[0]
+                via = f" (stacked {min(near)[3]} {min(near)[4]:#x} points at it)" if near else ""
+                return (f"the faulting address ({far}) {addr:#x} is stacked {name} {v:#x}"
+                        + (f" + {addr - v}" if addr != v else "") + f": {name} held {v:#x}, the word the stack left "
+                        f"at {at:#x} in {obj}{via}: the code loaded it as one of TFLM's pointers and followed it")
         for name, reg in regs:
             o = next((o for o in objects if o["addr"] <= reg < o["addr"] + o["size"]), None)
             if o is None:
                 continue
-            held = [(addr - w, at, w) for at, w, obj in smashed_values
-                    if obj.split(".")[0] == o["name"] and 0 <= addr - w < 256]
+            held = [(at - reg, addr - w, at, w) for at, w, obj in smashed_values
+                    if obj.split(".")[0] == o["name"] and 0 <= addr - w < 256 and 0 <= at - reg < 64]
             if held:
-                delta, at, w = min(held)
-                return (f"the faulting address ({'BFAR' if f.bfar is not None else 'MMFAR'}) {addr:#x} is "
+                _k, delta, at, w = min(held)
+                return (f"the faulting address ({far}) {addr:#x} is "
                         + (f"{w:#x} + {delta}" if delta else "that word") + f": stacked {name} {reg:#x} points into "
                         f"{o['name']}, whose word at {at:#x} now holds {w:#x} (the stack's, not TFLM's); the code "
                         "loaded it as a pointer and " + (f"read {delta} B past it" if delta else "read through it"))
-    candidates = []
-    addr = f.bfar if f.bfar is not None else f.mmfar
-    if addr is not None:
-        candidates.append(("the faulting address (" + ("BFAR" if f.bfar is not None else "MMFAR") + ")", addr))
-    if f.frame:
-        candidates += [(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)]
-    for what, value in candidates:
+    candidates = [(f"the faulting address ({far})", addr)] if addr is not None else []
+    candidates += [(f"stacked {n}", v) for n, v in regs]
+    for k, (what, value) in enumerate(candidates):
         for o in objects:
             if o["addr"] <= value < o["addr"] + o["size"]:
                 return f"{what} {value:#x} is inside {o['name']} (+{value - o['addr']}), which the stack overwrote"
@@ -175,6 +190,32 @@ def _tie(f, smashed_values, objects):
             delta, at, word, obj = min(near)
             return (f"{what} {value:#x} is {word:#x}{' + ' + str(delta) if delta else ''}: the value the stack left "
                     f"at {at:#x} in {obj}, loaded as one of TFLM's pointers and followed")
+        if k == 0 and addr is not None and reader is not None:
+            two = _through_a_stack_pointer(reader, addr, smashed_values)
+            if two:
+                return f"{what} {addr:#x} {two}"
+    return None
+
+
+def _through_a_stack_pointer(reader, addr, smashed_values):
+    """How addr is a word read through a pointer the stack left (the code loaded the stack's word
+    as a pointer, then a pointer from there), or None: a readable word within 64 B of it at most 255
+    B below addr."""
+    for at, w, obj in smashed_values:
+        if not w:
+            continue
+        try:
+            data = reader.read(w, 64)  # from the pointer itself: a struct's members are at w + 4 k, aligned or not
+        except (MemoryReadError, ValueError, OverflowError):
+            continue
+        found = [(addr - v, w + o, v) for o in range(0, 61, 4)
+                 if 0 <= addr - (v := int.from_bytes(data[o:o + 4], "little")) < 256]
+        if found:
+            delta, p, v = min(found)
+            return ((f"is {v:#x} + {delta}: the word at {p:#x}" if delta else f"is the word at {p:#x}")
+                    + f", read through {w:#x}, "
+                    f"the value the stack left at {at:#x} in {obj}: the code loaded that as one of TFLM's pointers "
+                    "and followed it twice")
     return None
 
 
@@ -281,7 +322,7 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
                         f"{into} (the arena ends {stack.low - end} B below the limit)")
     if reach and (lowest is None or reach[0] != lowest):
         evidence.append(f"the lowest stack value below the limit is at {reach[0]:#x} ({reach[2]})")
-    tie = _tie(f, values, objects)
+    tie = _tie(f, values, objects, reader)
     if tie:
         evidence.append(tie)
     names = ", ".join(o["name"] for o in objects[:4]) + (f" and {len(objects) - 4} more" if len(objects) > 4 else "")
@@ -350,6 +391,13 @@ def replay_lines(plan: dict | None, size: int | None) -> tuple[str, list[str], d
     return text, evidence, outcome, minimum
 
 
+def _cause(how: str) -> str:
+    """The replay's outcome cut to its cause, when TFLM did not return: "X cannot give Y, so Z
+    returns kTfLiteError and so does AllocateTensors" says how a returned failure goes on, which a
+    crash or a hang inside AllocateTensors contradicts."""
+    return how.split(", so ")[0]
+
+
 def _io_tie(reader, f, state):
     """The line tying the fault to what input(i)/output(i) return when their arrays are null (the
     word at address 4*i, taken as a TfLiteTensor*), or None."""
@@ -407,17 +455,25 @@ def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt:
     if inside:
         reaction = ("TFLM crashed" if f is not None else "TFLM hangs" if halt.stuck else "the core is")
         headline = (f"VERDICT: AllocateTensors did not finish: {reaction} inside it, reacting to a too-small arena"
-                    + (f" ({how})" if how else "") + ", not a bug elsewhere. " + (text + "." if text else ""))
+                    + (f" ({_cause(how) if f is not None or halt.stuck else how})" if how else "")
+                    + ", not a bug elsewhere. " + (text + "." if text else ""))
         if stuck:
             evidence.append(stuck)
         evidence.append("continuing will not get past it: the core is inside AllocateTensors; give the arena the "
                         "size above, rebuild and run again")
         return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence)
+    if halt is not None and halt.pc is None and f is None:
+        # No registers at all (a RAM dump without its registers file): where the core is, is unknown.
+        headline = ("VERDICT: AllocateTensors did not finish, reacting to a too-small arena"
+                    + (f" ({_cause(how)})" if how else "") + "; where the core stopped is unknown (no registers): it "
+                    "returned kTfLiteError, or TFLM crashed or hangs inside it. " + (text + "." if text else ""))
+        return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence + [
+            "give the registers GDB's `info registers` printed at the stop (--registers FILE) to tell which"])
     if halt is not None and not halt.complete and (f is not None or halt.stuck):
         # No unwinder (the PC's function alone): whether AllocateTensors is still on the stack is unknown.
         headline = ("VERDICT: AllocateTensors did not finish, reacting to a too-small arena"
-                    + (f" ({how})" if how else "") + "; " + (f"this {f.exception or 'fault'}" if f is not None else
-                                                          "the core is stuck") +
+                    + (f" ({_cause(how)})" if how else "") + "; " + (f"this {f.exception or 'fault'}" if f is not None
+                                                                   else "the core is stuck") +
                     " may be inside it or after it: the call chain is unknown here (only the PC's function, "
                     f"{halt.function or '??'}), so it cannot tell. " + (text + "." if text else ""))
         return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence + ([stuck] if stuck else []) + [
