@@ -277,6 +277,10 @@ def test_stack_into_arena(plan, symbols, scenario, stop):
     smashed = {(o["name"], o["addr"]) for v in tflm["verdicts"] if v["kind"] == "stack-into-arena"
                for o in v["smashed"]}
     assert set(top.items()) <= smashed, tflm
+    # An overwritten planner (its vtable pointer gone) is checked at its full size (TFLM_SIZES).
+    planner = objects["GreedyMemoryPlanner"]
+    assert f"GreedyMemoryPlanner at {planner:#x} ({TFLM_SIZES['tflite::GreedyMemoryPlanner']} B)" in got["info"], \
+        got["info"]
     if scenario == 4:
         assert "saved by the handler" in fault and "g_fault_sp" in fault, fault
 

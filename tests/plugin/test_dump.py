@@ -165,3 +165,15 @@ def test_bad_registers_files_say_where(tmp_path, content, message):
     assert str(exc.value).startswith(str(path)) and "\n" not in str(exc.value)
     with pytest.raises(dump.DumpError, match=r"--registers .*nothere: cannot read it"):
         dumpcore.parse_registers(str(tmp_path / "nothere"))
+
+
+def test_a_read_partly_outside_the_dump_names_the_missing_bytes():
+    """Issue 33 (a trial): a dump 16 B short said "cannot read 4096 B at X: outside the RAM dump"
+    though X was inside it; the error names the bytes that are missing."""
+    from arenascope_plugin.acquire.dump import DumpReader, Piece
+    from arenascope_plugin.acquire.reader import MemoryReadError
+    r = DumpReader([Piece("ram.bin", 0x20000000, 0x20000ff0)], [(0x20000000, bytes(0xff0))])
+    with pytest.raises(MemoryReadError) as err:
+        r.read(0x20000f00, 0x100)
+    assert "0x20000ff0..0x20001000 (16 B) of it is outside the RAM dump (it holds 0x20000000..0x20000ff0)" in \
+        str(err.value)

@@ -150,8 +150,21 @@ class DumpReader(ImageReader):
             return self.flash.read(addr, length)
         except MemoryReadError:
             held = ", ".join(f"{lo:#x}..{hi:#x}" for lo, hi in self.ranges())
-            raise MemoryReadError(addr, length, f"outside the RAM dump (it holds {held}) and the ELF's flash "
+            lo, hi = self._missing(addr, length)
+            part = "" if (lo, hi) == (addr, addr + length) else \
+                f"{lo:#x}..{hi:#x} ({hi - lo} B) of it is "
+            raise MemoryReadError(addr, length, f"{part}outside the RAM dump (it holds {held}) and the ELF's flash "
                                   "sections; dump that memory too and give it with another FILE@ADDR") from None
+
+    def _missing(self, addr: int, length: int) -> tuple[int, int]:
+        """The first run of [addr, addr + length) that neither the dump nor the flash holds."""
+        held = sorted(self.ranges() + [(b, b + len(d)) for b, d in self.flash.segments])
+        at, end = addr, addr + length
+        for lo, hi in held:  # skip what is held from `at` on
+            if lo <= at < hi:
+                at = hi
+        stop = min([lo for lo, _ in held if at < lo < end] + [end])
+        return (at, stop) if at < end else (addr, end)
 
     def describe(self) -> str:
         """'FILE LOW..HIGH (N B), ...': what each file holds."""

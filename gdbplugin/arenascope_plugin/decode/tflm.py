@@ -72,7 +72,8 @@ OPTIONAL = {
     "tflite::GreedyMemoryPlanner": ["max_buffer_count_", "buffer_count_"],
 }
 NPA, PA = "tflite::NonPersistentArenaBufferAllocator", "tflite::PersistentArenaBufferAllocator"
-OPTIONAL_SIZES = [NPA, PA]
+# The planners are sized too: an overwritten one (its vtable pointer gone) is named with its size.
+OPTIONAL_SIZES = [NPA, PA, "tflite::GreedyMemoryPlanner", "tflite::LinearMemoryPlanner"]
 SIZES = ["tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
          "tflite::SubgraphAllocations", "TfLiteEvalTensor", "tflite::NodeAndRegistration",
          "tflite::ScratchBufferHandle", "TfLiteTensor"]

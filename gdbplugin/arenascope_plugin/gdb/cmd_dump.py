@@ -55,7 +55,10 @@ Usage: arena dump load FILE@ADDR|FILE.hex [...] [--registers FILE]
         try:
             found = dumped.open_dump(args.files, args.registers, GdbSymbols())
         except DumpError as exc:
-            raise TargetError(str(exc)) from None
+            before = framework.loaded_dump()
+            raise TargetError(str(exc) + (f"; the dump loaded before is still what arena commands read "
+                                          f"({before.reader.describe()}): `arena dump forget` drops it"
+                                          if before is not None else "")) from None
         framework.set_dump(found)
         write([f"arena dump: loaded; {found.banner}"] + [f"arena dump: warning: {w}" for w in found.warnings]
               + ["arena dump: arena commands read it until `arena dump forget`"])
