@@ -502,11 +502,13 @@ def test_every_command_that_shows_a_region_shows_it_overwritten():
                                    f"arena whereis {ma:#x}", "arena regions", "arena map",
                                    "set print elements 0", f"p $arena_owner({ma:#x})",
                                    f"pipe arena whereis {ma:#x} --json | cat",
-                                   f"p *(TfLiteEvalTensor *){ev + ev_size - 12:#x}", f"p *(TfLiteEvalTensor *){ev:#x}"],
+                                   f"p *(TfLiteEvalTensor *){ev + ev_size - 12:#x}", f"p *(TfLiteEvalTensor *){ev:#x}",
+                                   "arena stack"],
                              remote_port=port)
     assert (f"{ma:#x} is in MicroAllocator, overwritten at {ma:#x}-{ma + 36:#x} (36 B): its vtable pointer is "
             "0x5a5a5a5a") in text, text
-    rows = [ln for ln in text.splitlines() if ln.startswith("  ") and f"{ma:#010x}" in ln and "MicroAllocator" in ln]
+    rows = [ln for ln in text.splitlines() if ln.startswith("  ") and f"{ma:#010x}" in ln and "MicroAllocator" in ln
+            and "(predicted)" in ln]
     assert len(rows) == 2 and all("OVERWRITTEN" in ln for ln in rows), rows  # the regions table and the map
     assert "X canary damage, overwritten regions" in text
     assert f'$1 = "{ma:#x} is in arena 0' in text and "(36 B): its vtable pointer" in text.split("$1 = ")[1]
@@ -516,3 +518,10 @@ def test_every_command_that_shows_a_region_shows_it_overwritten():
     # arena, the eval tensors' top 68 B), its first one below the reach: only the last is marked.
     assert f"$2 = <OVERWRITTEN: this object lies in {evals}: `arena fault`> " in text, text
     assert "$3 = <OVERWRITTEN" not in text and "$3 = " in text
+    # `arena stack` says how far past its limit, as `arena fault` does (the recursion's 200 B, to
+    # its frame: 200..239 B), not "8192 B of 8192 B".
+    syms = elf_symbols(ELF)
+    size = syms["__StackTop"] - syms["__StackLimit"]
+    m = re.search(r"peak depth: +>= (\d+) B \(.*?\): (\d+) B past the (\d+) B \(", text)
+    assert m and int(m.group(3)) == size and int(m.group(1)) == size + int(m.group(2)), text
+    assert 200 <= int(m.group(2)) < 240

@@ -365,13 +365,21 @@ def test_a_fault_and_damage_are_changes_and_different_models_are_named():
                   "mmfar": None, "bfar": 0x5A5A5A58, "exc_return": 0xFFFFFFF9, "frame": None, "pc_where": None,
                   "lr_where": None, "causes": [], "notes": [], "stale": False, "damaged_regions": [0],
                   "verdicts": [{"kind": "stack-into-arena", "headline": "VERDICT: x", "evidence": [], "smashed": []}]}
+    agentless = json.loads(json.dumps(b))
+    agentless["fault"]["damaged_regions"] = []
+    agentless["fault"]["verdicts"][0]["smashed"] = [{"name": "MicroAllocator", "addr": 0x20000100, "size": 36,
+                                                     "why": "its vtable pointer is 0x5a5a5a5a"}]
     d, text, doc = run(a, b)
     assert not d.identical and d.fault_changed
     assert d.fault_a is None and d.fault_b == {"exception": "BusFault", "stale": False,
-                                               "verdicts": ["stack-into-arena"], "damaged_regions": 1}
+                                               "verdicts": ["stack-into-arena"], "damaged_regions": 1,
+                                               "overwritten": []}
     assert "fault: none -> BusFault, verdicts stack-into-arena, 1 region(s) overwritten" in text
     assert ", the fault changed;" in text[-1], text[-1]
     assert doc["fault"] == {"a": None, "b": d.fault_b, "changed": True} and doc["models_differ"] is None
+    # Agentless, the damage is the objects the verdict names (no checksums).
+    _d, text3, _doc = run(a, agentless)
+    assert "fault: none -> BusFault, verdicts stack-into-arena, overwritten: MicroAllocator" in text3, text3
     # Two models: tensors of the same index named differently on both sides.
     c = snap([region(0, "tensor", 0, 64, rid=0, name="conv0/relu")])
     d2, text2, doc2 = run(a, c)

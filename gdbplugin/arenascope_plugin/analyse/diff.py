@@ -286,13 +286,17 @@ def _checks(doc):
 
 def fault_summary(doc: dict) -> dict | None:
     """What a snapshot's fault comes to, for comparing (None: no fault): {exception, stale,
-    verdicts: [kind], damaged_regions: count}. The fault's registers and prose are not compared."""
+    verdicts: [kind], damaged_regions: count (the agent's checksums), overwritten: [the objects the
+    verdicts name as overwritten (TFLM's, agentless)]}. Its registers and prose are not compared."""
     f = doc.get("fault")
     if not isinstance(f, dict):
         return None
+    verdicts = [v for v in f.get("verdicts") or [] if isinstance(v, dict)]
     return {"exception": f.get("exception"), "stale": bool(f.get("stale")),
-            "verdicts": [v.get("kind") for v in f.get("verdicts") or [] if isinstance(v, dict)],
-            "damaged_regions": len(f.get("damaged_regions") or [])}
+            "verdicts": [v.get("kind") for v in verdicts],
+            "damaged_regions": len(f.get("damaged_regions") or []),
+            "overwritten": sorted({o.get("name") for v in verdicts for o in v.get("smashed") or []
+                                   if isinstance(o, dict) and isinstance(o.get("name"), str)})}
 
 
 def models_differ(doc_a: dict, arenas_a: list[Arena], doc_b: dict, arenas_b: list[Arena]) -> str | None:

@@ -30,11 +30,12 @@ Usage: arena stack [--json]
         if ctx.desc is None:
             gdb.write(f"{ctx.note}: stack bounds from {ctx.stack_source}, high-water mark scanned from memory\n")
         live = next((ts for ts in ctx.tasks if ts.sp_live), None)
+        v = next((v for v in diagnosis.diagnose(ctx).tflm_verdicts if v.kind == verdicts.STACK_INTO_ARENA), None) \
+            if ctx.tflm is not None and ctx.tflm.interpreter else None
         write(render.stack_lines(ctx.stack, indent="", sp_owner=live.stack_name + " (the process stack, PSP)"
-                                 if live is not None else None))
+                                 if live is not None else None, reach=v.reach if v is not None else None))
         write(task_text.lines(ctx.kernel, ctx.tasks))
         if ctx.tflm is not None and ctx.tflm.interpreter:
-            v = next((v for v in diagnosis.diagnose(ctx).tflm_verdicts if v.kind == verdicts.STACK_INTO_ARENA), None)
             if v is not None:
                 lines = v.lines()
                 write(lines[:1] + ["  " + line for line in lines[1:]])

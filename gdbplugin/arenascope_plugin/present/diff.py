@@ -107,7 +107,9 @@ def _fault_text(f: dict | None) -> str:
         return "none"
     return (f"{f['exception'] or 'a fault'}" + (" (from before a reset)" if f["stale"] else "")
             + (f", verdicts {', '.join(f['verdicts'])}" if f["verdicts"] else "")
-            + (f", {f['damaged_regions']} region(s) overwritten" if f["damaged_regions"] else ""))
+            + (f", {f['damaged_regions']} region(s) overwritten" if f["damaged_regions"] else "")
+            + (f", overwritten: {', '.join(f['overwritten'][:6])}" + (" ..." if len(f["overwritten"]) > 6 else "")
+               if f.get("overwritten") else ""))
 
 
 def summary(d: diff.Diff) -> str:

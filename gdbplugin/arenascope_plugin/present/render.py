@@ -65,8 +65,10 @@ def info_lines(desc, figs, stack, located_by, kernels=()):
     return out
 
 
-def stack_lines(s, indent="  ", sp_owner=None):
-    """sp_owner: whose stack the SP is on when it is not this one (an RTOS task's), or None."""
+def stack_lines(s, indent="  ", sp_owner=None, reach=None):
+    """sp_owner: whose stack the SP is on when it is not this one (an RTOS task's), or None; reach:
+    the deepest address the post-mortem found the stack wrote below its limit (analyse/postmortem's
+    stack-into-arena verdict), or None."""
     if s.high <= s.low:
         return [f"{indent}stack:                    unknown: no bounds (no agent, no linker symbols such as "
                 "__StackLimit/__StackTop): `set arena stack-range LOW HIGH`"]
@@ -95,6 +97,9 @@ def stack_lines(s, indent="  ", sp_owner=None):
         out.append(f"{indent}high-water mark:          {s.hwm:#x} ({src})")
         if not s.painted:
             out.append(f"{indent}peak depth:               unknown (no paint to measure against)")
+        elif reach is not None and reach < s.low:
+            out.append(f"{indent}peak depth:               >= {kib(s.high - reach)}: {s.low - reach} B past the "
+                       f"{kib(s.size)} stack, into what lies below (OVERFLOW; the deepest evidence, `arena fault`)")
         elif s.peak_is_lower_bound:
             out.append(f"{indent}peak depth:               >= {kib(s.peak)}: past the {kib(s.size)} stack and through "
                        f"the whole guard band, into the arena below (OVERFLOW)")
