@@ -181,7 +181,12 @@ def _gather(args, need_descriptor=True, verify=True):
     try:
         return pipeline.gather(target, settings, {}, need_descriptor=need_descriptor, verify=verify, on_warn=_warn)
     except pipeline.EXPECTED as exc:
-        raise UsageError(str(exc)) from None
+        if need_descriptor:
+            raise UsageError(str(exc)) from None
+        # `fault` goes on without the arena, as `arena fault` does: the fault itself may still be read.
+        ctx = pipeline.Context(target=target, settings=settings, cache={}, on_warn=_warn)
+        ctx.note = str(exc)
+        return ctx
     finally:
         PROGRESS["now"].done()
 

@@ -305,3 +305,17 @@ def test_the_tools_json_junit_and_snapshot_dash_on_the_dump(crash, tmp_path):
     assert any("the stack ran into the arena" in json.dumps(v) for v in fault["fault"]["verdicts"]), fault
     snap = json.loads(tool("snapshot", *ram_args(crash), *regs, "-").stdout)
     assert snap["verdict"] == "FAIL" and snap["source"]["dump"], snap["source"]
+
+
+def test_a_truncated_dump_still_gives_the_fault_and_names_what_is_missing(crash, tmp_path):
+    """Issue 33 (a trial): a dump 16 B short was refused whole by the tool (GDB went on), with the
+    start of a read that lay inside the dump. The fault is still decoded, and the missing bytes
+    are named, as in GDB."""
+    path, lo, hi = crash["files"][1]
+    short = tmp_path / "short.bin"
+    short.write_bytes(path.read_bytes()[:-16])
+    proc = tool("fault", "--ram", f"{crash['files'][0][0]}@{crash['files'][0][1]:#x}", "--ram", f"{short}@{lo:#x}",
+                "--registers", str(crash["regs"]))
+    assert proc.returncode == 0, proc.stderr
+    assert "BusFault: from " in proc.stdout or "HardFault: from " in proc.stdout, proc.stdout
+    assert f"{hi - 16:#x}..{hi:#x} (16 B) of it is outside the RAM dump" in proc.stdout + proc.stderr, proc.stdout
