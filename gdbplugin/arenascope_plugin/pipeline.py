@@ -372,10 +372,19 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
             ctx.stale, _, _ = _measure(ctx, scanner, ("guard",))
             verify = bool(ctx.stale)  # a fault overtook the agent's measurement: measure everything now
         stack = (lo, hi, paint) if (bounds or verify or not desc.measured) and hi > lo else None
-        if verify and not desc.agentless:  # agentless: no bands to scan
-            _, complete, (scanned, painted) = _measure(ctx, scanner, ("guard", "free"), stack)
-        elif stack is not None:
-            _, _, (scanned, painted) = _measure(ctx, scanner, (), stack)
+        try:
+            if verify and not desc.agentless:  # agentless: no bands to scan
+                _, complete, (scanned, painted) = _measure(ctx, scanner, ("guard", "free"), stack)
+            elif stack is not None:
+                _, _, (scanned, painted) = _measure(ctx, scanner, (), stack)
+        except MemoryReadError as exc:
+            if stack is None or not ctx.reader.origin:
+                raise
+            # A RAM dump that lacks part of the stack: the rest is still read, the stack's paint not.
+            ctx.warn("stack-unreadable", f"the stack's paint cannot be scanned ({exc}): its high-water mark is "
+                     "unknown")
+            if verify and not desc.agentless:
+                _, complete, _ = _measure(ctx, scanner, ("guard", "free"))
         ctx.figs = {a.index: figures.arena_figures(a, ctx.minimum_arena) for a in desc.arenas}
         if complete:
             desc.flags |= abi.FLAG_MEASURED
@@ -391,7 +400,14 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
                               "); set them with `set arena stack-range LOW HIGH`")
         lo, hi = found[0], found[1]
         pattern = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else DEFAULT_STACK_PAINT
-        hwm, painted = _measure_stack(ctx, scanner, lo, hi, pattern)
+        try:
+            hwm, painted = _measure_stack(ctx, scanner, lo, hi, pattern)
+        except MemoryReadError as exc:
+            if not ctx.reader.origin:
+                raise
+            ctx.warn("stack-unreadable", f"the stack's paint cannot be scanned ({exc}): its high-water mark is "
+                     "unknown")
+            hwm, painted = None, None
         ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan" if hwm is not None else
                                          "none", painted=bool(painted), arena_end=None)
     _rtos_tasks(ctx, scanner)

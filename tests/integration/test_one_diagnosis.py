@@ -62,7 +62,7 @@ def recursion_floor_break(limit, overrun):
     return f"break *{addrs[i + 1][0]:#x} if $sp <= {limit - overrun:#x}"
 
 
-def run(scenario, stops, sets=(), before=(), elf=ELF):
+def run(scenario, stops, sets=(), before=(), elf=ELF, keep=None):
     """Boots the stand-in, sets the scenario, stops as `stops` says, and reads it live, dumps it,
     then reads the dump with the tool and with GDB alone. Returns {source: fault --json doc},
     the live snapshot, GDB's output and the UART. scenario None: another firmware `elf` (real
@@ -94,6 +94,9 @@ def run(scenario, stops, sets=(), before=(), elf=ELF):
                                    f"set logging file {d / 'dump.json'}", "set logging enabled on",
                                    "arena fault --json", "set logging enabled off"], args=())
         docs["dump (gdb)"] = json.loads((d / "dump.json").read_text())
+        if keep is not None:  # the dump and registers, for a test that reads them again
+            keep.write_bytes((d / "ram.bin").read_bytes())
+            keep.with_suffix(".regs").write_text((d / "regs.txt").read_text())
         snap = json.loads((d / "snap.json").read_text())
         return docs, snap, text + text2, uart.read_text(errors="replace")
 
@@ -183,7 +186,7 @@ def test_allocation_failed_and_the_status_ignored(plan):
 
 @standin
 @pytest.mark.parametrize("scenario,stop", [(3, "hbreak HardFault_Handler"), (4, "hbreak standin_fault_loop")])
-def test_stack_into_the_arena_and_its_reach(scenario, stop):
+def test_stack_into_the_arena_and_its_reach(scenario, stop, tmp_path):
     """The recursion runs standin_stack_overrun_bytes (200) past __StackLimit: its deepest frame's
     SP, read by GDB there, is how far the stack reached; the arena ends at the limit, so that many
     bytes into the arena, into the tail object holding that address (the planner's tail layout)."""
@@ -195,7 +198,7 @@ def test_stack_into_the_arena_and_its_reach(scenario, stop):
                                          f"python w = int(gdb.parse_and_eval('*(unsigned *){sa_word:#x}')); "
                                          f"print('WORD {sa_word:#x}: %#x' % w); "
                                          "print('WORD pointee: %#x' % int(gdb.parse_and_eval('*(unsigned *)%d' % w)))"],
-                              before=[recursion_floor_break(limit, 200), "continue"])
+                              before=[recursion_floor_break(limit, 200), "continue"], keep=tmp_path / "ram.bin")
     floor = int(re.search(r"FLOOR\n\$\d+ = (0x[0-9a-f]+)", text).group(1), 16)
     reach = limit - floor
     assert 200 <= reach < 240, reach
@@ -231,6 +234,21 @@ def test_stack_into_the_arena_and_its_reach(scenario, stop):
         assert f["lr_where"].startswith(f"{f['frame']['lr']:#010x} is stale"), (source, f["lr_where"])
         assert "caller: " in f["lr_where"] and "in tflite::MicroInterpreterGraph::InvokeSubgraph(int) + " in \
             f["lr_where"], (source, f["lr_where"])
+    # A dump 16 B short at the stack's top, read without the registers file: the stack's paint
+    # cannot be scanned and the core's state is unknown, yet the arena still tells the same verdict
+    # (a trial found the truncated dump refused whole, and then a confident "not the arena").
+    if scenario == 3:
+        lo, _hi = ram_range()
+        short = tmp_path / "short.bin"
+        short.write_bytes((tmp_path / "ram.bin").read_bytes()[:-16])
+        proc = subprocess.run([str(CLI), "fault", "--json", "--elf", str(ELF), "--planner", str(PLANNER), "--ram",
+                               f"{short}@{lo:#x}"], capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
+        doc = json.loads(proc.stdout)
+        assert proc.returncode == 0 and "the stack's paint cannot be scanned" in proc.stderr, proc.stderr
+        assert [(v["kind"], v["headline"]) for v in doc["verdicts"]] == got[:1], doc["verdicts"]
+        assert doc["fault"] is None and "the core's registers are unknown" in doc["note"] + " ".join(doc["notes"]) \
+            or doc["note"].startswith("there is no agent fault record"), doc
 
 
 @standin

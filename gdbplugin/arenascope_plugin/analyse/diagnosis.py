@@ -19,6 +19,7 @@ from arenascope_plugin.decode.descriptor import Region
 
 PipelineContext = Any  # pipeline.Context: the stage above this one, so not imported here
 UNKNOWN = "UNKNOWN"    # `arena fault --json`'s verdict when nothing could be judged
+STACK_RAN = "in the range the stack ran over"  # postmortem's words for an object it cannot say more of
 
 
 @dataclass
@@ -46,12 +47,17 @@ class Diagnosis:
     no_interpreter: list[str] = field(default_factory=list)  # TFLM's evidence when no interpreter could be read
     core_unknown: str = ""                    # why the core's state (in a handler or not) is unknown, "" known
 
-    overwritten: list[tuple[int, int, str, str]] = field(default_factory=list)  # (address, size, what, why)
+    # (address, size, what, why): found overwritten (checksums, TFLM's values gone), or lying where the
+    # stack ran (its words may be the stack's or still TFLM's: `why` says which)
+    overwritten: list[tuple[int, int, str, str]] = field(default_factory=list)
 
-    def overwritten_at(self, addr: int) -> list[str]:
-        """What diagnose() found overwritten at addr, a line each (`arena whereis`, $arena_owner)."""
-        return [f"{addr:#x} is in {what}, overwritten at {at:#x}-{at + size:#x} ({size} B): {why}"
-                for at, size, what, why in self.overwritten if at <= addr < at + size]
+    def overwritten_at(self, addr: int, size: int = 1) -> list[str]:
+        """What diagnose() found overwritten in [addr, addr + size), a line each (`arena whereis`,
+        $arena_owner, the printers)."""
+        return [f"{addr:#x} is in {what}, " + (f"where the stack ran ({at:#x}-{at + n:#x}, {n} B): {why}"
+                                               if why.startswith(STACK_RAN) else
+                                               f"overwritten at {at:#x}-{at + n:#x} ({n} B): {why}")
+                for at, n, what, why in self.overwritten if at < addr + size and addr < at + n]
 
     def overwritten_regions(self, desc) -> set[tuple[int, int]]:
         """{(arena index, region index)} of the regions holding overwritten bytes (`arena regions`,

@@ -576,6 +576,12 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
                 "agent there are no canary or guard bands and no region checksums to tell"
                 + ("" if s is not None and s.high > s.low and s.painted else ", and the stack's bounds or paint "
                    "are unknown") + f"; look at {where_}"))
+        elif desc is None:  # nothing of the arena was read: no claim about it either way
+            why = ctx.note or (ctx.tflm.evidence[0] if ctx.tflm is not None and ctx.tflm.evidence else
+                               "its bounds are unknown")
+            out.verdicts.append(postmortem.Verdict(
+                kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the arena could not "
+                f"be read ({why}); look at {where_}"))
         elif desc is not None and not desc.arenas:
             out.verdicts.append(postmortem.Verdict(
                 kind=NOT_ARENA, headline="VERDICT: not the stack: it stayed inside its bounds (no arena is "

@@ -300,7 +300,8 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
         why = "; ".join(check.problems) if check is not None else \
             "; ".join([f"{a:#x} holds {w}" for a, _, w in words[:2]] + bad)
         objects.append({"name": what, "addr": addr, "size": size,
-                        "why": why or "in the range the stack overwrote (its words could still be TFLM's)"})
+                        "why": why or "in the range the stack ran over (its words may be the stack's, or still "
+                                      "TFLM's)"})
         start = max(addr, lowest)
         values += [(a, v, what) for a, v in tflmstate.words(reader, start, addr + size - start)]
     for c in state.smashed:  # objects the checks found broken but the plan did not place

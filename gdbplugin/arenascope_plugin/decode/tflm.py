@@ -32,7 +32,7 @@ from arenascope_plugin.acquire.planner import (
     ROLE_KERNEL_BUFFER,
     ROLE_OP_DATA,
 )
-from arenascope_plugin.acquire.reader import MemoryReader
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
@@ -497,7 +497,18 @@ def scan_ram(reader: MemoryReader, layout: Layout, ranges: Iterable[tuple[int, i
         at = lo
         while at < hi:
             n = min(64 * 1024, hi - at)
-            chunk = reader.read(at, n)
+            try:
+                chunk = reader.read(at, n)
+            except MemoryReadError:
+                if n <= 256:  # this piece is unreadable (a RAM dump that lacks it): the rest is still searched
+                    at += n
+                    continue
+                n = 256  # halve down to the unreadable part: read what can be, 256 B at a time
+                try:
+                    chunk = reader.read(at, n)
+                except MemoryReadError:
+                    at += n
+                    continue
             k = chunk.find(needle)
             while k >= 0:
                 if (at + k) % layout.pointer == 0:

@@ -144,24 +144,30 @@ def _owner(data, nbytes, val=None):
     if brief is None:
         return _symbolic(data), None, "outside every arena", None
     what = _overwritten(ctx, data)
-    brief += f" (OVERWRITTEN: {what}: `arena fault`)" if what else ""
+    brief += f" ({what.replace('this object lies in ', '')}: `arena fault`)" if what else ""
     found = figures.place(ctx.desc, data)[0]
     return f"{data:#x} = {brief}", found[1], brief, found[0].size - found[1]
 
 
-def _overwritten(ctx, addr):
-    """What holding addr the stop's post-mortem found overwritten (analyse/diagnosis: `arena
-    fault`'s findings), or None; computed once a stop (stopcache)."""
+def _overwritten(ctx, addr, size=1):
+    """The mark for what in [addr, addr + size) the stop's post-mortem found overwritten, or where
+    the stack ran over it (analyse/diagnosis: `arena fault`'s findings), or None; computed once a
+    stop (stopcache)."""
     if ctx is None or addr is None or _BUSY_DIAGNOSIS:
         return None
     _BUSY_DIAGNOSIS.append(True)
     try:
-        found = [what for at, size, what, _ in diagnosis.diagnose(ctx).overwritten if at <= addr < at + size]
+        found = [(what, why) for at, n, what, why in diagnosis.diagnose(ctx).overwritten
+                 if at < addr + size and addr < at + n]
     except (gdb.error, MemoryReadError, *pipeline.EXPECTED, ValueError, KeyError, TypeError, AttributeError):
         return None
     finally:
         _BUSY_DIAGNOSIS.clear()
-    return found[0] if found else None
+    if not found:
+        return None
+    what, why = found[0]
+    return f"OVERWRITTEN: this object lies in {what}" if not why.startswith(diagnosis.STACK_RAN) else \
+        f"WHERE THE STACK RAN: this object lies in {what}, in the range the stack ran over"
 
 
 _BUSY_DIAGNOSIS = []  # a printer asked while the post-mortem reads (GDB formats values it reads)
@@ -265,9 +271,9 @@ class TensorPrinter(_Safe):
         text = f"{tname} {dims.problem or tv.listed(dims.values, dims.total)}{size}, data {owner[0]}"
         ctx, _ = stopcache.context()
         here = int(self.val.address) if ctx is not None and self.val.address is not None else None
-        what = _overwritten(ctx, here)
-        if what:  # the tensor object itself lies in overwritten memory: its fields may be the writer's
-            text = f"<OVERWRITTEN: this object lies in {what}: `arena fault`> " + text
+        what = _overwritten(ctx, here, self.val.type.sizeof) if here is not None else None
+        if what:  # the tensor object itself overlaps overwritten memory: its fields may be the writer's
+            text = f"<{what}: `arena fault`> " + text
         _, qtext = self.quant()
         return text + (f", {qtext}" if qtext else "")
 

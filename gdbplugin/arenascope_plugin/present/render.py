@@ -1,4 +1,6 @@
 """Text the commands print, from analysis results (pure Python). Units are always shown."""
+import math
+
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import abi
 from arenascope_plugin.present import style
@@ -106,7 +108,11 @@ def stack_lines(s, indent="  ", sp_owner=None, reach=None):
         else:
             out.append(f"{indent}peak depth:               {kib(s.peak)} of {kib(s.size)}"
                        + (" (paint gone at the limit: OVERFLOW)" if s.overflowed else ""))
-        if s.room is not None and s.painted and s.room > 0:
+        if reach is not None and reach < s.low and s.room is not None:
+            need = math.ceil(figures.STACK_RULE_FACTOR * (s.high - reach))
+            out.append(f"{indent}stack rule:               room to arena end {s.room} B < {figures.rule_text()} x "
+                       f"peak (>= {s.high - reach} B) = {need} B: " + style.paint("FAIL", "FAIL"))
+        elif s.room is not None and s.painted and s.room > 0:
             ok = s.room >= s.required_room
             out.append(f"{indent}stack rule:               room to arena end {s.room} B "
                        f"{'>=' if ok else '<'} {figures.rule_text()} x peak = {s.required_room} B: "

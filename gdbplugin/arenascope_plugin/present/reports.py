@@ -25,7 +25,7 @@ def tflm_state_lines(ctx):
 def no_fault_lines(d) -> list[str]:
     """`arena fault` when there is no fault (analyse/diagnosis.Diagnosis d): why, and what TFLM's
     objects say."""
-    lines = [("arena fault: no fault found: " + d.core_unknown + "; and " if d.core_unknown else
+    lines = [("arena fault: " + d.core_unknown + "; and " if d.core_unknown else
               "arena fault: no fault: the core is not in a fault handler, and ") + d.no_fault]
     if d.interpreter_read and (d.verdicts or d.no_interpreter or d.findings.details()):
         lines[0] += "; what TFLM's objects say:"
