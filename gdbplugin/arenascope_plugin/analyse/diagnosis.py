@@ -186,6 +186,8 @@ def _core_unknown(ctx: PipelineContext) -> str:
     """Why whether the core is in a fault handler cannot be known (no xPSR or PC, and no System
     Control Block to read: a RAM dump without its registers file), or ""."""
     core = ctx.core
+    if not ctx.reader.origin:  # a live target: find_fault read ICSR already (no second read while polling)
+        return ""
     if not core.is_cortex_m() or core.register("xpsr") is not None or core.register("pc") is not None:
         return ""
     try:
