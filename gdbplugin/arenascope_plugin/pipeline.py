@@ -355,8 +355,13 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
             except (TargetError, MemoryReadError) as exc:
                 ctx.note = f"no arena published, and TFLM's interpreter could not be read ({exc})"
     except (NotFoundError, DecodeError) as exc:
+        older = agentless.unsupported_tflm(symbols) if settings.interpreter is None else None
         if settings.interpreter is not None or agentless.tflm_in_elf(symbols):
             _agentless(ctx, exc, need_descriptor)  # no agent: walk TFLM's own objects
+        elif older:  # TFLM of another layout: said as such, not as a missing agent
+            if need_descriptor:
+                raise TargetError(older) from None
+            ctx.note = older
         elif need_descriptor:
             raise
         else:

@@ -394,3 +394,33 @@ def test_a_kernel_buffer_is_named_through_the_pointer_its_opdata_holds():
     assert not figures.overlaps(a)
     plain = tflm.walk(image(), LAYOUT, INTERP, plan).arena  # OpData without the pointer
     assert [r.name for r in plain.regions if r.offset == TAIL - ARENA + 8] == [tflm.UNNAMED_TAIL]
+
+
+def test_an_older_tflm_is_named_as_such_not_as_a_missing_agent_or_debug_info():
+    """An ELF whose TFLM has a concrete tflite::MicroGraph (TFLM before 2023-09, what Arduino and
+    Edge Impulse ship) and no MicroInterpreterGraph: every command said "Link the agent" or "build
+    TFLM with -g"; they say which older TFLM it is (issue 34's honest message, ahead of its
+    support). Symbol names as real TFLM 58aa9833f and 5b3670d82 ELFs have them (nm)."""
+    from arenascope_plugin import pipeline
+    from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
+    from arenascope_plugin.analyse import agentless
+    from arenascope_plugin.errors import TargetError
+    old = TableSymbols({"_ZTVN6tflite10MicroGraphE": 0x108C4C, "_ZTVN6tflite14MicroAllocatorE": 0x108B20,
+                        "_ZTVN6tflite21SimpleMemoryAllocatorE": 0x108E50, "__StackLimit": 0x20000080,
+                        "__StackTop": 0x20000100}, ram=[(0x20000000, 0x20000100, ".bss")])
+    text = agentless.unsupported_tflm(old)
+    assert text.startswith("this firmware's TFLM is an older version that arenascope does not read yet: it has "
+                           "tflite::MicroGraph, a concrete graph (TFLM before 2023-09-11") and \
+        "tflite::SimpleMemoryAllocator (TFLM before 2022-07-07" in text, text
+    with pytest.raises(TargetError, match="older version that arenascope does not read yet"):
+        agentless.require_tflm(old, "arena interpreters")
+    reader = ImageReader([(0x20000000, bytes(0x100))])
+    with pytest.raises(TargetError, match="older version") as err:
+        pipeline.gather(pipeline.Target(reader, old, FixedCore(cortex_m=False)), pipeline.Settings())
+    assert "Link the agent" not in str(err.value) and "-g" not in str(err.value)
+    ctx = pipeline.gather(pipeline.Target(reader, old, FixedCore(cortex_m=False)), pipeline.Settings(),
+                          need_descriptor=False)
+    assert ctx.note == text  # `arena fault` says it as its "no arena verdict"
+    # Today's TFLM, and a firmware with no TFLM, are not "older".
+    assert agentless.unsupported_tflm(TableSymbols({agentless.GRAPH_VTABLE: 0x100})) is None
+    assert agentless.unsupported_tflm(TableSymbols({})) is None

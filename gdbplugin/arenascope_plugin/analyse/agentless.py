@@ -32,9 +32,34 @@ def tflm_in_elf(symbols: Symbols) -> bool:
 ANY_TFLM_VTABLES = (GRAPH_VTABLE, "_ZTVN6tflite14MicroAllocatorE", "_ZTVN6tflite10MicroGraphE")
 
 
+# Classes of older TFLM eras (upstream tensorflow/tflite-micro), by their vtable symbols: what an
+# ELF that links TFLM but not the layout this plugin reads (decode/tflm.py, TFLM 90b983c2) holds.
+OLDER_TFLM = (("_ZTVN6tflite10MicroGraphE", "tflite::MicroGraph, a concrete graph (TFLM before 2023-09-11, "
+               "upstream c3cfd344e: Arduino's and Edge Impulse's TFLM, Zephyr's before v4.1)"),
+              ("_ZTVN6tflite21SimpleMemoryAllocatorE", "tflite::SimpleMemoryAllocator (TFLM before 2022-07-07, "
+               "upstream 86abc0af9)"))
+
+
+def unsupported_tflm(symbols: Symbols) -> str | None:
+    """What older TFLM the ELF links, when it links TFLM but not the layout this plugin reads (it
+    has no MicroInterpreterGraph), said for the user; None otherwise."""
+    if tflm_in_elf(symbols):
+        return None
+    found = [what for vtable, what in OLDER_TFLM if symbols.address(vtable) is not None]
+    if not found:
+        return None
+    return ("this firmware's TFLM is an older version that arenascope does not read yet: it has "
+            + " and ".join(found) + "; arenascope reads TFLM's objects as TFLM 2023-09 on lays them out "
+            "(checked on 90b983c2). Meanwhile the arenascope agent shows its arena (docs/agent.md), and "
+            "`arenascope-plan` its model's plan (today's TFLM's figures: the tail may differ by tens of bytes)")
+
+
 def require_tflm(symbols: Symbols, command: str) -> None:
     """TargetError for a command that reads TFLM's objects (`arena interpreters`, `arena attach`)
     on a firmware that links no TFLM: said as such, not as a build without -g."""
+    older = unsupported_tflm(symbols)
+    if older:
+        raise TargetError(older)
     if any(symbols.address(v) is not None for v in ANY_TFLM_VTABLES):
         return
     agent = symbols.address("arenascope_descriptor") is not None

@@ -33,6 +33,8 @@ def no_fault_lines(d) -> list[str]:
         lines += [v.headline for v in d.verdicts] + d.no_interpreter
         lines += ["  " + line for line in d.findings.details()] if d.tflm_present else \
             ["  " + d.findings.stuck_note] if d.findings.stuck_note else []
+    elif d.why_no_verdict:
+        lines.append(f"  no arena verdict: {d.why_no_verdict}")
     return lines
 
 
