@@ -385,9 +385,7 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
         except MemoryReadError as exc:
             if stack is None or not ctx.reader.origin:
                 raise
-            # A RAM dump that lacks part of the stack: the rest is still read, the stack's paint not.
-            ctx.warn("stack-unreadable", f"the stack's paint cannot be scanned ({exc}): its high-water mark is "
-                     "unknown")
+            _stack_unreadable(ctx, exc)  # a RAM dump that lacks part of the stack: the rest is still read
             if verify and not desc.agentless:
                 _, complete, _ = _measure(ctx, scanner, ("guard", "free"))
         ctx.figs = {a.index: figures.arena_figures(a, ctx.minimum_arena) for a in desc.arenas}
@@ -410,13 +408,17 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
         except MemoryReadError as exc:
             if not ctx.reader.origin:
                 raise
-            ctx.warn("stack-unreadable", f"the stack's paint cannot be scanned ({exc}): its high-water mark is "
-                     "unknown")
+            _stack_unreadable(ctx, exc)
             hwm, painted = None, None
         ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan" if hwm is not None else
                                          "none", painted=bool(painted), arena_end=None)
     _rtos_tasks(ctx, scanner)
     return ctx
+
+
+def _stack_unreadable(ctx: Context, exc: MemoryReadError) -> None:
+    """Says that the stack's paint could not be scanned (a RAM dump lacking part of it)."""
+    ctx.warn("stack-unreadable", f"the stack's paint cannot be scanned ({exc}): its high-water mark is unknown")
 
 
 def _rtos_tasks(ctx: Context, scanner: BandScanner) -> None:

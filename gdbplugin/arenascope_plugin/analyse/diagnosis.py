@@ -87,7 +87,6 @@ class Diagnosis:
         if f is None:
             return None
         known = not f.status_unknown
-        notes = self.findings.notes if not f.stale else [n for n in (self.stale_address,) if n]
         return {"exception": f.exception, "source": f.source, "stale": f.stale,
                 "cfsr": f.cfsr if known else None, "hfsr": f.hfsr if known else None,
                 "bits": (faultrecord.status_lines(f.cfsr, f.hfsr, self.arch) if known else [f.status_unknown])
@@ -99,14 +98,21 @@ class Diagnosis:
                 "pc_where": self.pc_where, "lr_where": "; ".join(self.lr) if f.frame else None,
                 "causes": faultrecord.cause_lines(f) + [line for line in [self.access] if line],
                 "verdicts": [v.json() for v in self.verdicts],
-                "notes": notes,
+                "notes": self.notes,
                 "damaged_regions": [r.index for r in self.damaged]}
+
+    @property
+    def notes(self) -> list[str]:
+        """The facts that are not verdicts; for a fault from before a reset only where its faulting
+        address lies in this boot's arena."""
+        if self.fault is not None and self.fault.stale:
+            return [n for n in (self.stale_address,) if n]
+        return self.findings.notes
 
     def json(self) -> dict:
         """`arena fault --json`'s parts: the fault (null without one, with why in note), and the
         verdicts and notes whether or not there was a fault (TFLM's state alone can fail)."""
-        notes = self.findings.notes if self.fault is None or not self.fault.stale else \
-            [n for n in (self.stale_address,) if n]
+        notes = self.notes
         if not self.subject and self.why_no_verdict:
             notes = notes + [f"no arena verdict: {self.why_no_verdict}"]
         return {"fault": self.fault_json(), "note": None if self.fault is not None else self.no_fault,

@@ -224,21 +224,22 @@ def _through_a_stack_pointer(reader, addr, smashed_values):
 FrameLayout = Callable[[int], tuple[int, int, str] | None]
 
 
-def deepest_evidence(reader: MemoryReader, facts: tflmstate.Facts, limit: int, scan_from: int,
-                     pre_sp: int | None, frame_layout: FrameLayout | None = None) -> tuple[int, str] | None:
-    """(address, what it is) of the deepest sign of the stack below its limit `limit`, scanning
-    [scan_from, limit): the lowest frame a stacked return address implies (the callee the BL
-    before it calls pushed LR at a known slot of a frame of known size: the ELF's call frame
-    information through frame_layout), the lowest stack value (tflmstate.stack_value), and the
-    SP at the fault when it was below the limit. None when there is none."""
+def deepest_evidence(reader: MemoryReader, facts: tflmstate.Facts, limit: int, below: list[tuple[int, int]],
+                     reach: tuple[int, int, str] | None, pre_sp: int | None,
+                     frame_layout: FrameLayout | None = None) -> tuple[int, str] | None:
+    """(address, what it is) of the deepest sign of the stack below its limit `limit`, from the
+    words `below` it (read once by the caller, ascending): the lowest frame a stacked return
+    address implies (the callee the BL before it calls pushed LR at a known slot of a frame of
+    known size: the ELF's call frame information through frame_layout), the lowest stack value
+    (`reach`: tflmstate.stack_reach over the same words), and the SP at the fault when it was
+    below the limit. None when there is none."""
     found = []
     if pre_sp is not None and pre_sp < limit:
         found.append((pre_sp, f"the SP at the fault, {pre_sp:#x}"))
-    reach = tflmstate.stack_reach(reader, facts, limit, scan_from)
     if reach is not None:
         found.append((reach[0], f"the lowest stack value below the limit, at {reach[0]:#x} ({reach[2]})"))
     if frame_layout is not None:
-        for at, value in tflmstate.words(reader, scan_from, limit - scan_from):
+        for at, value in below:
             if not value & 1 or not tflmstate.stack_value(facts, value, reader):
                 continue
             try:
@@ -273,9 +274,10 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
     tail = tail_layout(plan, state.arena_base, state.arena_size)
     tail_bytes = (plan or {}).get("tail", {}).get("bytes") or min(state.arena_size, 4096)
     scan_from = max(state.arena_base, end - tail_bytes)
-    reach = tflmstate.stack_reach(reader, facts, stack.low, scan_from)
+    below = tflmstate.words(reader, scan_from, stack.low - scan_from)  # read once, for both scans below
+    reach = tflmstate.stack_reach(reader, facts, stack.low, scan_from, below)
     pre_sp = f.pre_fault_sp if f is not None else None
-    deepest = deepest_evidence(reader, facts, stack.low, scan_from, pre_sp, frame_layout)
+    deepest = deepest_evidence(reader, facts, stack.low, below, reach, pre_sp, frame_layout)
     # Paint left at the limit does not clear the stack: a frame keeps it in the locals it never
     # writes, so the words at the limit can be painted while frames below hold return addresses.
     # Only the stack's own values below the limit (or the paint gone to it) say it went past.

@@ -475,12 +475,13 @@ def words(reader: MemoryReader, addr: int, size: int) -> list[tuple[int, int]]:
 
 
 def stack_reach(reader: MemoryReader, facts: Facts, low_limit: int,
-                scan_from: int) -> tuple[int, int, str] | None:
+                scan_from: int, read: list[tuple[int, int]] | None = None) -> tuple[int, int, str] | None:
     """How far below the stack's limit the stack wrote: the lowest word in [scan_from, low_limit)
     that holds a stack value (stack_value: a return address or a pointer into the stack; every
-    stack frame of a call holds a return address), scanning whole words.
-    Returns (lowest address, its value, why) or None when no such word is there."""
-    for at, value in words(reader, scan_from, low_limit - scan_from):
+    stack frame of a call holds a return address), scanning whole words (`read`: those words,
+    when the caller has read them already). Returns (lowest address, its value, why) or None
+    when no such word is there."""
+    for at, value in read if read is not None else words(reader, scan_from, low_limit - scan_from):
         why = stack_value(facts, value, reader)
         if why:
             return at, value, why
