@@ -9,30 +9,31 @@ import pytest
 from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import abi, tflm
+from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.decode.descriptor import Arena, Band, Region
 
 # ptype/o, arm-none-eabi-g++ 12.2 -mcpu=cortex-m4, TFLM 90b983c2.
 LAYOUT = tflm.Layout(
     pointer=4,
     offsets={
-        "tflite::MicroInterpreter": {"model_": 0, "allocator_": 108, "graph_": 112, "tensors_allocated_": 148,
+        P.INTERPRETER: {"model_": 0, "allocator_": 108, "graph_": 112, "tensors_allocated_": 148,
                                      "scratch_buffer_handles_": 152, "input_tensors_": 156, "output_tensors_": 160},
-        "tflite::MicroInterpreterGraph": {"subgraph_allocations_": 16},
-        "tflite::MicroAllocator": {"non_persistent_buffer_allocator_": 4, "builtin_data_allocator_": 12,
+        P.GRAPH: {"subgraph_allocations_": 16},
+        P.MICRO_ALLOCATOR: {P.NON_PERSISTENT_ALLOCATOR: 4, "builtin_data_allocator_": 12,
                                    "memory_planner_": 16, "scratch_buffer_request_count_": 24,
                                    "max_head_buffer_usage_": 32},
-        "tflite::SingleArenaBufferAllocator": {"buffer_head_": 8, "buffer_tail_": 12, "head_": 16, "tail_": 20,
+        P.ARENA_ALLOCATOR: {"buffer_head_": 8, "buffer_tail_": 12, "head_": 16, "tail_": 20,
                                                "temp_": 24},
-        "tflite::SubgraphAllocations": {"node_and_registrations": 0, "tensors": 4},
-        "TfLiteEvalTensor": {"data": 0, "dims": 4, "type": 8},
-        "tflite::ScratchBufferHandle": {"data": 0},
-        "tflite::NodeAndRegistration": {"node": 0},
-        "TfLiteNode": {"user_data": 12, "builtin_data": 16},
+        P.SUBGRAPH_ALLOCATIONS: {"node_and_registrations": 0, "tensors": 4},
+        P.EVAL_TENSOR: {"data": 0, "dims": 4, "type": 8},
+        P.SCRATCH_HANDLE: {"data": 0},
+        P.NODE_AND_REGISTRATION: {"node": 0},
+        P.NODE: {"user_data": 12, "builtin_data": 16},
     },
-    sizes={"tflite::MicroAllocator": 36, "tflite::SingleArenaBufferAllocator": 36, "tflite::SubgraphAllocations": 8,
-           "TfLiteEvalTensor": 12, "tflite::NodeAndRegistration": 32, "tflite::ScratchBufferHandle": 4,
-           "TfLiteTensor": 32},
-    planner_type="tflite::GreedyMemoryPlanner", planner_size=44)
+    sizes={P.MICRO_ALLOCATOR: 36, P.ARENA_ALLOCATOR: 36, P.SUBGRAPH_ALLOCATIONS: 8,
+           P.EVAL_TENSOR: 12, P.NODE_AND_REGISTRATION: 32, P.SCRATCH_HANDLE: 4,
+           P.TFLITE_TENSOR: 32},
+    planner_type=P.GREEDY_PLANNER, planner_size=44)
 
 ARENA, SIZE = 0x20001000, 2048
 INTERP = 0x20000100
@@ -97,7 +98,7 @@ def image(allocated=True, out_at=16):
     put(ALLOC + 32, HEAD)
     for member, value in (("buffer_head_", ARENA), ("buffer_tail_", END), ("head_", ARENA + HEAD),
                           ("tail_", TAIL), ("temp_", ARENA + HEAD)):
-        put(SABA + L["tflite::SingleArenaBufferAllocator"][member], value)
+        put(SABA + L[P.ARENA_ALLOCATOR][member], value)
     put(SUBGRAPHS, NODES)
     put(SUBGRAPHS + 4, EVALS)
     for t, where in ((0, ARENA), (1, 0x8100), (2, ARENA + out_at), (3, VARIABLE)):
@@ -238,7 +239,7 @@ def test_live_agentless_walks_again_only_when_tflms_allocator_moves():
     assert again == first and again["tail_offset"] == TAIL - ARENA
     base, data = img.segments[0]
     mem = bytearray(data)
-    struct.pack_into("<I", mem, SABA + LAYOUT.offsets["tflite::SingleArenaBufferAllocator"]["tail_"] - base, TAIL - 16)
+    struct.pack_into("<I", mem, SABA + LAYOUT.offsets[P.ARENA_ALLOCATOR]["tail_"] - base, TAIL - 16)
     img.segments[0] = (base, bytes(mem))
     before = counting.calls
     moved = poller.refresh()["arenas"][0]
@@ -284,8 +285,8 @@ def test_a_link_lost_during_an_agentless_refresh_is_not_taken_for_unreadable_obj
 TWO_LAYOUT = tflm.Layout(
     pointer=4, offsets=LAYOUT.offsets,
     sizes=dict(LAYOUT.sizes, **{tflm.NPA: 32, tflm.PA: 16}),
-    planner_type="tflite::GreedyMemoryPlanner", planner_size=44, saba_persistent_base=4,
-    optional={"tflite::MicroAllocator": {"persistent_buffer_allocator_": (8, 4)},
+    planner_type=P.GREEDY_PLANNER, planner_size=44, saba_persistent_base=4,
+    optional={P.MICRO_ALLOCATOR: {P.PERSISTENT_ALLOCATOR: (8, 4)},
               tflm.NPA: {"buffer_head_": (4, 4), "buffer_tail_": (8, 4), "head_temp_": (12, 4), "next_temp_": (16, 4)},
               tflm.PA: {"buffer_head_": (4, 4), "buffer_tail_": (8, 4), "tail_temp_": (12, 4)}})
 NP_BASE, NP_SIZE = 0x20002000, 512         # the non-persistent buffer: head and temporaries
@@ -396,31 +397,36 @@ def test_a_kernel_buffer_is_named_through_the_pointer_its_opdata_holds():
     assert [r.name for r in plain.regions if r.offset == TAIL - ARENA + 8] == [tflm.UNNAMED_TAIL]
 
 
-def test_an_older_tflm_is_named_as_such_not_as_a_missing_agent_or_debug_info():
-    """An ELF whose TFLM has a concrete tflite::MicroGraph (TFLM before 2023-09, what Arduino and
-    Edge Impulse ship) and no MicroInterpreterGraph: every command said "Link the agent" or "build
-    TFLM with -g"; they say which older TFLM it is (issue 34's honest message, ahead of its
-    support). Symbol names as real TFLM 58aa9833f and 5b3670d82 ELFs have them (nm)."""
+def test_a_tflm_no_era_describes_is_named_as_such_not_as_a_missing_agent_or_debug_info():
+    """An ELF that links TFLM (its MicroAllocator's vtable) whose graph class is none of the eras'
+    (tflm_profile): every command says "this TFLM version is not supported", naming the classes it
+    found and the eras known; not "Link the agent" or "build TFLM with -g". An era's graph vtable
+    with no DWARF for its classes is the -g case, and names the era."""
     from arenascope_plugin import pipeline
     from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
     from arenascope_plugin.analyse import agentless
     from arenascope_plugin.errors import TargetError
-    old = TableSymbols({"_ZTVN6tflite10MicroGraphE": 0x108C4C, "_ZTVN6tflite14MicroAllocatorE": 0x108B20,
-                        "_ZTVN6tflite21SimpleMemoryAllocatorE": 0x108E50, "__StackLimit": 0x20000080,
+    odd = TableSymbols({"_ZTVN6tflite14MicroAllocatorE": 0x108B20, "__StackLimit": 0x20000080,
                         "__StackTop": 0x20000100}, ram=[(0x20000000, 0x20000100, ".bss")])
-    text = agentless.unsupported_tflm(old)
-    assert text.startswith("this firmware's TFLM is an older version that arenascope does not read yet: it has "
-                           "tflite::MicroGraph, a concrete graph (TFLM before 2023-09-11") and \
-        "tflite::SimpleMemoryAllocator (TFLM before 2022-07-07" in text, text
-    with pytest.raises(TargetError, match="older version that arenascope does not read yet"):
-        agentless.require_tflm(old, "arena interpreters")
+    text = agentless.unsupported_tflm(odd)
+    assert text.startswith("agentless mode: this TFLM version is not supported: arenascope knows the layouts "
+                           "2026-08 (MicroInterpreterGraph, SingleArenaBufferAllocator), 2023-02 (concrete "
+                           "MicroGraph, SingleArenaBufferAllocator), 2022-07 "), text
+    assert "this firmware has none of their classes" in text, text
+    with pytest.raises(TargetError, match="this TFLM version is not supported"):
+        agentless.require_tflm(odd, "arena interpreters")
     reader = ImageReader([(0x20000000, bytes(0x100))])
-    with pytest.raises(TargetError, match="older version") as err:
-        pipeline.gather(pipeline.Target(reader, old, FixedCore(cortex_m=False)), pipeline.Settings())
+    with pytest.raises(TargetError, match="not supported") as err:
+        pipeline.gather(pipeline.Target(reader, odd, FixedCore(cortex_m=False)), pipeline.Settings())
     assert "Link the agent" not in str(err.value) and "-g" not in str(err.value)
-    ctx = pipeline.gather(pipeline.Target(reader, old, FixedCore(cortex_m=False)), pipeline.Settings(),
+    ctx = pipeline.gather(pipeline.Target(reader, odd, FixedCore(cortex_m=False)), pipeline.Settings(),
                           need_descriptor=False)
     assert ctx.note == text  # `arena fault` says it as its "no arena verdict"
-    # Today's TFLM, and a firmware with no TFLM, are not "older".
-    assert agentless.unsupported_tflm(TableSymbols({agentless.GRAPH_VTABLE: 0x100})) is None
+    # The 2023-02 era's graph (a concrete tflite::MicroGraph, nm of real TFLM 58aa9833f) without its
+    # DWARF: the era is named, and -g is the remedy.
+    stripped = TableSymbols({"_ZTVN6tflite10MicroGraphE": 0x108C4C, "_ZTVN6tflite14MicroAllocatorE": 0x108B20})
+    text = agentless.unsupported_tflm(stripped)
+    assert "links TFLM (TFLM 2023-02 layout (concrete MicroGraph" in text and "no type tflite::MicroAllocator" in \
+        text and "-g" in text, text
+    # Today's TFLM's graph vtable is no "unsupported" by itself; a firmware with no TFLM is not either.
     assert agentless.unsupported_tflm(TableSymbols({})) is None

@@ -4,8 +4,8 @@ them). No GDB here: symbols, types and the ELF come through acquire.symbols.Symb
 
 Where the interpreter comes from, in order: `arena attach EXPR` (the front end resolves it to an
 address: Settings.interpreter); else a scan of the ELF's RAM for the vtable pointer of its
-embedded MicroInterpreterGraph (`vtable for tflite::MicroInterpreterGraph` + 2 pointers), minus
-the graph_ member's offset (TFLM-INTERNALS.md section 6, checked against TFLM 90b983c2).
+embedded graph (the era's graph class, decode/tflm_profile.py: its vtable + 2 pointers), minus
+the graph_ member's offset (TFLM-INTERNALS.md section 6, checked on every era's TFLM).
 """
 import hashlib
 import os
@@ -16,62 +16,47 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.analyse import postmortem
 from arenascope_plugin.decode import abi, kernels, tflm, tflmstate
+from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.errors import TargetError
 
-GRAPH_VTABLE = "_ZTVN6tflite21MicroInterpreterGraphE"  # vtable for tflite::MicroInterpreterGraph (Itanium ABI)
-
 
 def tflm_in_elf(symbols: Symbols) -> bool:
-    """Whether the firmware links TFLM's interpreter (its MicroInterpreterGraph vtable)."""
-    return symbols.address(GRAPH_VTABLE) is not None
-
-
-# Vtables any TFLM era links (MicroAllocator is virtual in all of them; the graph's class was
-# MicroGraph before 2023-09): their absence means the firmware has no TFLM at all.
-ANY_TFLM_VTABLES = (GRAPH_VTABLE, "_ZTVN6tflite14MicroAllocatorE", "_ZTVN6tflite10MicroGraphE")
-
-
-# Classes of older TFLM eras (upstream tensorflow/tflite-micro), by their vtable symbols: what an
-# ELF that links TFLM but not the layout this plugin reads (decode/tflm.py, TFLM 90b983c2) holds.
-OLDER_TFLM = (("_ZTVN6tflite10MicroGraphE", "tflite::MicroGraph, a concrete graph (TFLM before 2023-09-11, "
-               "upstream c3cfd344e: Arduino's and Edge Impulse's TFLM, Zephyr's before v4.1)"),
-              ("_ZTVN6tflite21SimpleMemoryAllocatorE", "tflite::SimpleMemoryAllocator (TFLM before 2022-07-07, "
-               "upstream 86abc0af9)"))
+    """Whether the firmware links a TFLM interpreter of any era (its graph's vtable)."""
+    return any(symbols.address(sym) is not None for sym, _era in P.graph_vtables())
 
 
 def unsupported_tflm(symbols: Symbols) -> str | None:
-    """What older TFLM the ELF links, when it links TFLM but not the layout this plugin reads (it
-    has no MicroInterpreterGraph), said for the user; None otherwise."""
-    if tflm_in_elf(symbols):
+    """Why the firmware's TFLM cannot be read, when it links TFLM that no era of tflm_profile
+    describes (or describes without the debug information to read it); None otherwise."""
+    if not any(symbols.address(v) is not None for v in P.any_tflm_vtables()):
         return None
-    found = [what for vtable, what in OLDER_TFLM if symbols.address(vtable) is not None]
-    if not found:
-        return None
-    return ("this firmware's TFLM is an older version that arenascope does not read yet: it has "
-            + " and ".join(found) + "; arenascope reads TFLM's objects as TFLM 2023-09 on lays them out "
-            "(checked on 90b983c2). Meanwhile the arenascope agent shows its arena (docs/agent.md), and "
-            "`arenascope-plan` its model's plan (today's TFLM's figures: the tail may differ by tens of bytes)")
+    try:
+        tflm.era_of(symbols)
+    except TargetError as e:
+        return str(e)
+    return None
 
 
 def require_tflm(symbols: Symbols, command: str) -> None:
     """TargetError for a command that reads TFLM's objects (`arena interpreters`, `arena attach`)
-    on a firmware that links no TFLM: said as such, not as a build without -g."""
+    on a firmware that links no TFLM (said as such, not as a build without -g), or a TFLM no era
+    describes."""
     older = unsupported_tflm(symbols)
     if older:
         raise TargetError(older)
-    if any(symbols.address(v) is not None for v in ANY_TFLM_VTABLES):
+    if any(symbols.address(v) is not None for v in P.any_tflm_vtables()):
         return
     agent = symbols.address("arenascope_descriptor") is not None
-    raise TargetError(f"this firmware links no TFLM (no tflite::MicroAllocator or graph vtable in its symbol "
-                      f"table), and `{command}` reads TFLM's MicroInterpreters"
+    raise TargetError(f"this firmware links no TFLM (no {P.NEWEST.cls(P.MICRO_ALLOCATOR)} or graph vtable in its "
+                      f"symbol table), and `{command}` reads TFLM's MicroInterpreters"
                       + ("; its arenas are the ones the arenascope agent publishes: `arena info`, `arena regions`"
                          if agent else "; load the ELF of the firmware that runs TFLM (`file fw.elf`)"))
 
 
 def _graph_vptr(symbols, lay):
-    """The value a MicroInterpreterGraph's vtable pointer holds (the vtable + 2 pointers), or None."""
-    vtable = symbols.address(GRAPH_VTABLE)
+    """The value the era's graph's vtable pointer holds (the vtable + 2 pointers), or None."""
+    vtable = symbols.address(P.vtable_symbol(lay.cls(P.GRAPH)))
     if vtable is None:
         return None
     return (vtable & ((1 << 8 * lay.pointer) - 1)) + 2 * lay.pointer
@@ -83,28 +68,28 @@ def check_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, 
         raise TargetError(f"'{what}' is a null pointer: the interpreter is not constructed yet (stop later)")
     expected = _graph_vptr(symbols, lay)
     try:
-        got = int.from_bytes(reader.read(address + lay.off("tflite::MicroInterpreter", "graph_"), lay.pointer),
-                             "little")
+        got = int.from_bytes(reader.read(address + lay.off(P.INTERPRETER, "graph_"), lay.pointer), "little")
     except MemoryReadError as e:
         raise TargetError(f"'{what}' ({address:#x}) is not readable memory ({e}): not a MicroInterpreter") from None
     if expected is not None and got != expected:
-        raise TargetError(f"no constructed tflite::MicroInterpreter at {address:#x} ('{what}'): its graph_ member "
-                          f"does not point to MicroInterpreterGraph's vtable ({got:#x}, expected {expected:#x}); "
+        raise TargetError(f"no constructed {lay.cls(P.INTERPRETER)} at {address:#x} ('{what}'): its graph_ member "
+                          f"does not point to {lay.name(P.GRAPH)}'s vtable ({got:#x}, expected {expected:#x}); "
                           "or the loaded ELF is not the firmware the target runs (`compare-sections`)")
 
 
 def _planner_type(symbols, lay, reader, allocator):
-    """Dynamic type and size of MicroAllocator.memory_planner_, from its vtable symbol."""
+    """Dynamic type (its role, tflm_profile.PLANNERS) and size of the MicroAllocator's
+    memory_planner_, from its vtable symbol."""
     p = lay.pointer
-    planner_ = int.from_bytes(reader.read(allocator + lay.off("tflite::MicroAllocator", "memory_planner_"), p),
-                              "little")
+    planner_ = int.from_bytes(reader.read(allocator + lay.off(P.MICRO_ALLOCATOR, "memory_planner_"), p), "little")
     vptr = int.from_bytes(reader.read(planner_, p), "little")
     named = symbols.name_at(vptr)
     if named and named[0].startswith("vtable for "):
         name = named[0][len("vtable for "):].strip()
-        size = symbols.type_size(name)
+        role = next((r for r in P.PLANNERS if lay.cls(r) == name), None)
+        size = symbols.type_size(name) if role else None
         if size:
-            lay.planner_type, lay.planner_size = name, size
+            lay.planner_type, lay.planner_size = role, size
 
 
 def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, attached: int | None = None,
@@ -116,7 +101,7 @@ def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, a
     found = scan_interpreters(reader, symbols, lay)
     if not found:
         _explain_missing_interpreter(reader, symbols, lay)
-        raise TargetError("no arenascope descriptor and no constructed tflite::MicroInterpreter in the ELF's "
+        raise TargetError(f"no arenascope descriptor and no constructed {lay.cls(P.INTERPRETER)} in the ELF's "
                           ".data/.bss: stop after the interpreter is constructed; if it lives on the stack or the "
                           "heap, name it with `arena attach EXPR`; or the loaded ELF is not the one the target runs")
     allocated = [a for a in found if tflm.read_header(reader, lay, a)[1]]
@@ -125,13 +110,13 @@ def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, a
         warn(f"{len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
              f"the one at {chosen:#x} (`arena interpreters` lists them; choose another with "
              "`arena attach --interpreter N` or `arena attach EXPR`)")
-    return chosen, "a scan for the MicroInterpreterGraph vtable"
+    return chosen, f"a scan for the {lay.name(P.GRAPH)} vtable"
 
 
 def _has_vtable(reader, symbols, lay, addr, cls):
     """Whether the object at `addr` holds a pointer into `cls`'s vtable (by the ELF's symbols)."""
     named = symbols.name_at(int.from_bytes(reader.read(addr, lay.pointer), "little"))
-    return bool(named) and named[0] == f"vtable for {cls}"
+    return bool(named) and named[0] == f"vtable for {lay.cls(cls)}"
 
 
 def _allocator_problem(reader, symbols, lay, allocator):
@@ -155,7 +140,7 @@ def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) 
                  "allocated": False, "two_arena": False, "buffers": [], "problem": ""}
         try:
             _model, entry["allocated"] = tflm.read_header(reader, lay, address)
-            allocator = int.from_bytes(reader.read(address + lay.off("tflite::MicroInterpreter", "allocator_"),
+            allocator = int.from_bytes(reader.read(address + lay.off(P.INTERPRETER, "allocator_"),
                                                    lay.pointer), "little")
             if allocator:
                 # The objects first: pointers read from overwritten ones lead anywhere (an unreadable
@@ -165,7 +150,8 @@ def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) 
                     raise tflm.AgentlessError(problem + " (overwritten: `arena fault` gives the verdict)")
                 al = tflm.allocators(reader, lay, allocator)
                 if al.two and not _has_vtable(reader, symbols, lay, al.non_persistent, tflm.NPA):
-                    raise tflm.AgentlessError(f"its MicroAllocator at {allocator:#x} does not lead to TFLM's "
+                    raise tflm.AgentlessError(f"its {lay.name(P.MICRO_ALLOCATOR)} at {allocator:#x} does not lead "
+                                              "to TFLM's "
                                               "allocator objects (overwritten, or not constructed yet)")
                 entry["two_arena"] = al.two
                 entry["buffers"] = [("non-persistent", al.head_base, al.head_end - al.head_base),
@@ -181,24 +167,23 @@ def _explain_missing_interpreter(reader, symbols, lay):
     """TargetError naming the ELF's data object the size of a tflite::MicroInterpreter whose
     graph_ vtable pointer is not MicroInterpreterGraph's (overwritten, or not constructed yet);
     returns when there is none."""
-    size, expected = lay.sizes.get("tflite::MicroInterpreter"), _graph_vptr(symbols, lay)
+    size, expected = lay.sizes.get(P.INTERPRETER), _graph_vptr(symbols, lay)
     if not size or expected is None:
         return
     for name, address in symbols.objects_of_size(size):
         try:
-            got = int.from_bytes(reader.read(address + lay.off("tflite::MicroInterpreter", "graph_"), lay.pointer),
-                                 "little")
+            got = int.from_bytes(reader.read(address + lay.off(P.INTERPRETER, "graph_"), lay.pointer), "little")
         except MemoryReadError:
             continue
         named = symbols.name_at(address)  # demangled (the symbol table holds e.g. _ZL11interpreter)
         if named:
             name = named[0]
-        raise TargetError(f"'{name}' at {address:#x}, the size of a tflite::MicroInterpreter, does not hold a "
-                          f"constructed one: its graph_ vtable pointer is {got:#x}, not MicroInterpreterGraph's "
+        raise TargetError(f"'{name}' at {address:#x}, the size of a {lay.cls(P.INTERPRETER)}, does not hold a "
+                          f"constructed one: its graph_ vtable pointer is {got:#x}, not {lay.name(P.GRAPH)}'s "
                           f"({expected:#x}). Either its constructor has not run yet (stop later: a static "
                           "interpreter is built by __libc_init_array before main), or something overwrote the "
                           "object: `watch -l *(unsigned int *)"
-                          f"{address + lay.off('tflite::MicroInterpreter', 'graph_'):#x}`"
+                          f"{address + lay.off(P.INTERPRETER, 'graph_'):#x}`"
                           " and run again to catch the writer")
 
 
@@ -207,7 +192,7 @@ def scan_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) 
     vptr = _graph_vptr(symbols, lay)
     if vptr is None:
         raise TargetError("no arenascope descriptor, and no TFLM MicroInterpreter in this ELF (no symbol "
-                          "'vtable for tflite::MicroInterpreterGraph'): link the arenascope agent, or load the "
+                          f"'vtable for {lay.cls(P.GRAPH)}'): link the arenascope agent, or load the "
                           "firmware's ELF built with TFLM and -g")
     return tflm.scan_ram(reader, lay, symbols.scan_ranges(), vptr)
 
@@ -268,6 +253,7 @@ class Loaded:
 
     def __init__(self, **kw):
         self.desc = self.how = self.minimum = self.state = self.plan = self.facts = self.found_by = None
+        self.era = None  # the tflm_profile.Era of the firmware's TFLM
         self.mismatches, self.plan_note = [], ""
         self.__dict__.update(kw)
 
@@ -280,7 +266,8 @@ def elf_facts(symbols: Symbols, lay: tflm.Layout, allocator: int) -> tflmstate.F
     facts = tflmstate.Facts()
     mm = symbols.memory_map()
     facts.code, facts.flash, facts.ram = mm["code"], mm["flash"], mm["ram"]
-    facts.vtables = symbols.vtables(tflmstate.VTABLE_CLASSES)
+    by_class = {c: r for r, c in P.vtable_classes(lay.era).items()}
+    facts.vtables = {by_class[c]: span for c, span in symbols.vtables(list(by_class)).items()}
     named = symbols.name_at(allocator) if allocator else None
     if named is not None:
         name, into = named
@@ -304,7 +291,7 @@ def state_at(reader: MemoryReader, symbols: Symbols, interpreter: int) -> tflmst
     the pipeline shows), its objects checked one by one, with no planner run and no walk: what the
     pretty-printers show for an interpreter. TargetError / MemoryReadError when it is unreadable."""
     lay = tflm.layout(symbols)
-    allocator = int.from_bytes(reader.read(interpreter + lay.off("tflite::MicroInterpreter", "allocator_"),
+    allocator = int.from_bytes(reader.read(interpreter + lay.off(P.INTERPRETER, "allocator_"),
                                            lay.pointer), "little")
     return tflmstate.assess(reader, lay, interpreter, elf_facts(symbols, lay, allocator))
 
@@ -373,9 +360,10 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
     interpreter, how = find_interpreter(reader, symbols, lay, attached, warn)
     how = attached_how or how
     check_interpreter(reader, symbols, lay, interpreter, f"{interpreter:#x}")
-    out = Loaded(how=f"agentless: the MicroInterpreter at {interpreter:#x} ({how})", found_by=how)
+    out = Loaded(how=f"agentless: the MicroInterpreter at {interpreter:#x} ({how}); {lay.era.describe()}",
+                 found_by=how, era=lay.era)
     model_addr, _allocated = tflm.read_header(reader, lay, interpreter)
-    allocator = int.from_bytes(reader.read(interpreter + lay.off("tflite::MicroInterpreter", "allocator_"),
+    allocator = int.from_bytes(reader.read(interpreter + lay.off(P.INTERPRETER, "allocator_"),
                                            lay.pointer), "little")
     try:
         _planner_type(symbols, lay, reader, allocator)

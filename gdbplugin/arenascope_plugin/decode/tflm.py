@@ -35,6 +35,7 @@ from arenascope_plugin.acquire.planner import (
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.decode import abi
+from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
 from arenascope_plugin.errors import TargetError
@@ -42,41 +43,9 @@ from arenascope_plugin.errors import TargetError
 VARIABLE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "variable")
 OFFLINE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "offline")
 UNNAMED_TAIL = "other persistent data (per-channel buffers, quantization) and padding"  # no pointer to it
-CHECKED_AGAINST = "TFLM 90b983c2 (tensorflow/tflite-micro, 2026-08-20)"
 
-# (type, member) pairs the walk needs, with the DWARF type names they are looked up by.
-MEMBERS = {
-    "tflite::MicroInterpreter": ["model_", "allocator_", "graph_", "tensors_allocated_", "scratch_buffer_handles_",
-                                 "input_tensors_", "output_tensors_"],
-    "tflite::MicroInterpreterGraph": ["subgraph_allocations_"],
-    "tflite::MicroAllocator": ["non_persistent_buffer_allocator_", "memory_planner_", "scratch_buffer_request_count_",
-                               "max_head_buffer_usage_", "builtin_data_allocator_"],
-    "tflite::SingleArenaBufferAllocator": ["buffer_head_", "buffer_tail_", "head_", "tail_", "temp_"],
-    "tflite::SubgraphAllocations": ["node_and_registrations", "tensors"],
-    "TfLiteEvalTensor": ["data", "dims", "type"],
-    "tflite::ScratchBufferHandle": ["data"],
-    "tflite::NodeAndRegistration": ["node"],
-    "TfLiteNode": ["user_data", "builtin_data"],
-}
-# Members read when the firmware's TFLM has them (the post-mortem's evidence, tflmstate.py); a
-# missing one is no error.
-OPTIONAL = {
-    "tflite::MicroInterpreter": ["initialization_status_"],
-    "tflite::MicroAllocator": ["model_is_allocating_", "persistent_buffer_allocator_"],
-    # two-arena mode's allocators (arena_allocator/non_persistent_arena_buffer_allocator.h,
-    # persistent_arena_buffer_allocator.h): only firmware that links them has their DWARF
-    "tflite::NonPersistentArenaBufferAllocator": ["buffer_head_", "buffer_tail_", "head_temp_", "next_temp_",
-                                                  "temp_buffer_count_"],
-    "tflite::PersistentArenaBufferAllocator": ["buffer_head_", "buffer_tail_", "tail_temp_"],
-    "tflite::SingleArenaBufferAllocator": ["temp_buffer_count_"],
-    "tflite::GreedyMemoryPlanner": ["max_buffer_count_", "buffer_count_"],
-}
-NPA, PA = "tflite::NonPersistentArenaBufferAllocator", "tflite::PersistentArenaBufferAllocator"
-# The planners are sized too: an overwritten one (its vtable pointer gone) is named with its size.
-OPTIONAL_SIZES = [NPA, PA, "tflite::GreedyMemoryPlanner", "tflite::LinearMemoryPlanner"]
-SIZES = ["tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
-         "tflite::SubgraphAllocations", "TfLiteEvalTensor", "tflite::NodeAndRegistration",
-         "tflite::ScratchBufferHandle", "TfLiteTensor"]
+# What the walk reads, by role: the one table (tflm_profile) names the classes and members per era.
+NPA, PA = P.TWO_ARENA_NON_PERSISTENT, P.TWO_ARENA_PERSISTENT
 
 
 class AgentlessError(Exception):
@@ -85,19 +54,33 @@ class AgentlessError(Exception):
 
 @dataclass
 class Layout:
-    """Member offsets and type sizes from DWARF, in bytes."""
+    """Member offsets and type sizes from DWARF, in bytes, by role (tflm_profile: INTERPRETER,
+    MICRO_ALLOCATOR, ...) and member key; `era` says which TFLM the firmware links."""
     pointer: int                                    # 4 or 8
-    offsets: dict[str, dict[str, int]]              # type -> member -> offset
-    sizes: dict[str, int]                           # type -> sizeof
+    offsets: dict[str, dict[str, int]]              # role -> member key -> offset
+    sizes: dict[str, int]                           # role -> sizeof
     saba_nonpersistent_base: int = 0                # offset of INonPersistentBufferAllocator in SABA
     saba_persistent_base: int | None = None         # offset of IPersistentBufferAllocator in SABA (None: unknown)
-    planner_type: str = ""                          # dynamic type of memory_planner_, e.g. tflite::GreedyMemoryPlanner
+    planner_type: str = ""                          # role of memory_planner_'s dynamic type (P.PLANNERS), "" unknown
     planner_size: int = 0
     # Sizes of members that are not pointer-sized (bools, enums: 1 byte on arm-none-eabi, whose
     # enums are short), and OPTIONAL members found: type -> member -> (offset, size).
     member_sizes: dict[str, dict[str, int]] = field(
-        default_factory=lambda: {"tflite::MicroInterpreter": {"tensors_allocated_": 1}})
+        default_factory=lambda: {P.INTERPRETER: {"tensors_allocated_": 1}})
     optional: dict[str, dict[str, tuple]] = field(default_factory=dict)
+    era: P.Era = P.NEWEST
+
+    def cls(self, role: str) -> str:
+        """The era's class for a role, e.g. tflite::SimpleMemoryAllocator for ARENA_ALLOCATOR."""
+        return self.era.cls(role) or role
+
+    def name(self, role: str) -> str:
+        """The era's class for a role without its namespace, as messages and region names say it."""
+        return P.short(self.cls(role))
+
+    def member(self, role: str, key: str) -> str:
+        """The era's name of a member, as messages say it."""
+        return self.era.member(role, key) or key
 
     def off(self, type_name: str, member: str) -> int:
         return self.offsets[type_name][member]
@@ -111,53 +94,92 @@ class Layout:
     def two_arena_known(self) -> bool:
         """Whether the firmware's DWARF describes two-arena mode's allocators (and the
         MicroAllocator's persistent_buffer_allocator_ that tells the modes apart)."""
-        return self.opt("tflite::MicroAllocator", "persistent_buffer_allocator_") is not None and \
+        return self.opt(P.MICRO_ALLOCATOR, P.PERSISTENT_ALLOCATOR) is not None and \
             all(self.opt(NPA, m) is not None for m in ("buffer_head_", "buffer_tail_", "head_temp_", "next_temp_")) \
             and all(self.opt(PA, m) is not None for m in ("buffer_head_", "buffer_tail_", "tail_temp_")) and \
             bool(self.sizes.get(NPA)) and bool(self.sizes.get(PA))
 
 
+def era_of(symbols: Symbols) -> P.Era:
+    """The TFLM era the firmware links (tflm_profile.detect over its symbols and DWARF), kept on
+    symbols.memo. TargetError when no era matches: said as an unsupported TFLM naming the classes
+    found, or as missing debug information when the era's vtable is there but not its types."""
+    memo = getattr(symbols, "memo", None)
+    if memo is not None and "tflm-era" in memo:
+        return memo["tflm-era"]
+
+    def has_member(cls, member):
+        found = symbols.members(cls, [member]) if member else None
+        return bool(found) and member in found
+
+    era, found = P.detect(lambda sym: symbols.address(sym) is not None,
+                          lambda cls: symbols.type_size(cls) is not None, has_member)
+    if era is None:
+        linked = next((e for sym, e in P.graph_vtables() if symbols.address(sym) is not None), None)
+        if linked is not None and symbols.type_size(linked.cls(P.MICRO_ALLOCATOR)) is None:
+            raise TargetError(f"agentless mode: this firmware links TFLM ({linked.describe()}), but its debug "
+                              f"information has no type {linked.cls(P.MICRO_ALLOCATOR)}: build TFLM and the "
+                              "application with -g (and keep the ELF's symbols); the plugin reads TFLM's objects "
+                              "by their DWARF layout")
+        raise TargetError("agentless mode: " + P.unsupported(found))
+    if memo is not None:
+        memo["tflm-era"] = era
+    return era
+
+
 def layout(symbols: Symbols) -> Layout:
     """TFLM's Layout in the firmware, from its debug information through Symbols (GDB's types or
-    the DWARF read with pyelftools: the same questions, the same answers). Kept on the Symbols
-    object (symbols.memo). TargetError names what is missing: no -g, or another TFLM version."""
+    the DWARF read with pyelftools: the same questions, the same answers), for the era it links.
+    Kept on the Symbols object (symbols.memo). TargetError names what is missing: no -g, or a TFLM
+    no era of tflm_profile describes."""
     memo = getattr(symbols, "memo", None)
     if memo is not None and "tflm-layout" in memo:
         return memo["tflm-layout"]
+    era = era_of(symbols)
+
+    def ask(role, keys):
+        """{key: (offset, size)} of the role's members this firmware has, None: no such type."""
+        cls = era.cls(role)
+        if cls is None:
+            return None
+        names = {era.member(role, k): k for k in keys if era.member(role, k)}
+        found = symbols.members(cls, list(names))
+        return None if found is None else {names[m]: v for m, v in found.items() if m in names}
+
     offsets, member_sizes, optional = {}, {}, {}
-    for type_name, members in OPTIONAL.items():
-        found = symbols.members(type_name, members)
+    for role, keys in P.OPTIONAL.items():
+        found = ask(role, keys)
         if found:  # another planner, or another TFLM: the post-mortem says less, nothing fails
-            optional[type_name] = {m: v for m, v in found.items() if v[1] is not None}
-    for type_name, members in MEMBERS.items():
-        found = symbols.members(type_name, members)
+            optional[role] = {m: v for m, v in found.items() if v[1] is not None}
+    for role, keys in P.REQUIRED.items():
+        found = ask(role, keys)
         if found is None:
-            raise TargetError(f"agentless mode: the firmware's debug information has no type {type_name}: build TFLM "
-                              "and the application with -g (and keep the ELF's symbols); the plugin reads TFLM's "
-                              f"objects by their DWARF layout ({CHECKED_AGAINST})")
-        missing = [m for m in members if m not in found]
+            raise TargetError(f"agentless mode: the firmware's debug information has no type {era.cls(role)}: build "
+                              "TFLM and the application with -g (and keep the ELF's symbols); the plugin reads "
+                              f"TFLM's objects by their DWARF layout ({era.describe()})")
+        missing = [era.member(role, k) for k in keys if k not in found]
         if missing:
-            raise TargetError(f"agentless mode: {type_name} has no member {', '.join(missing)} in this firmware: "
-                              f"another TFLM version than the plugin knows ({CHECKED_AGAINST}); say which TFLM you "
-                              "build, or add the arenascope agent")
-        offsets[type_name] = {m: v[0] for m, v in found.items()}
-        member_sizes[type_name] = {m: v[1] for m, v in found.items() if v[1] is not None}
+            raise TargetError(f"agentless mode: {era.cls(role)} has no member {', '.join(missing)} in this firmware: "
+                              f"a TFLM between the layouts the plugin knows (closest: {era.describe()}); say which "
+                              "TFLM commit you build, or add the arenascope agent")
+        offsets[role] = {m: v[0] for m, v in found.items()}
+        member_sizes[role] = {m: v[1] for m, v in found.items() if v[1] is not None}
     sizes = {}
-    for name in SIZES:
-        size = symbols.type_size(name)
+    for role in P.SIZED:
+        size = symbols.type_size(era.cls(role))
         if size is None:
-            raise TargetError(f"agentless mode: the firmware's debug information has no size for {name}: build TFLM "
-                              f"with -g ({CHECKED_AGAINST})")
-        sizes[name] = size
-    for name in OPTIONAL_SIZES:
-        size = symbols.type_size(name)
+            raise TargetError(f"agentless mode: the firmware's debug information has no size for {era.cls(role)}: "
+                              f"build TFLM with -g ({era.describe()})")
+        sizes[role] = size
+    for role in P.SIZED_IF_PRESENT:
+        size = symbols.type_size(era.cls(role)) if era.cls(role) else None
         if size:
-            sizes[name] = size
-    base = symbols.base_offset("tflite::SingleArenaBufferAllocator", "tflite::INonPersistentBufferAllocator") or 0
-    persistent_base = symbols.base_offset("tflite::SingleArenaBufferAllocator", "tflite::IPersistentBufferAllocator")
+            sizes[role] = size
+    arena_cls, np_base, p_base = (era.cls(r) for r in (P.ARENA_ALLOCATOR, P.NON_PERSISTENT_BASE, P.PERSISTENT_BASE))
+    base = (symbols.base_offset(arena_cls, np_base) if np_base else 0) or 0
+    persistent_base = symbols.base_offset(arena_cls, p_base) if p_base else None
     lay = Layout(pointer=symbols.pointer_size(), offsets=offsets, sizes=sizes, saba_nonpersistent_base=base,
-                 saba_persistent_base=persistent_base,
-                 member_sizes=member_sizes, optional=optional)
+                 saba_persistent_base=persistent_base, member_sizes=member_sizes, optional=optional, era=era)
     if memo is not None:
         memo["tflm-layout"] = lay
     return lay
@@ -184,7 +206,7 @@ def _u(reader, addr, size):
 
 def read_header(reader: MemoryReader, layout: Layout, interpreter: int) -> tuple[int, bool]:
     """(model address, tensors_allocated) of the interpreter at `interpreter`."""
-    mi = "tflite::MicroInterpreter"
+    mi = P.INTERPRETER
     model = _ptr(reader, interpreter + layout.off(mi, "model_"), layout)
     allocated = _u(reader, interpreter + layout.off(mi, "tensors_allocated_"), 1)
     return model, bool(allocated)
@@ -230,9 +252,9 @@ def is_two_arena(layout: Layout, non_persistent_ptr: int, persistent_ptr: int | 
 def allocators(reader: MemoryReader, layout: Layout, allocator: int) -> Allocators:
     """The arena allocators of the MicroAllocator at `allocator`. AgentlessError when it uses two
     buffers and the firmware's DWARF does not describe their allocators."""
-    ma, sa = "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator"
-    np_ptr = _ptr(reader, allocator + layout.off(ma, "non_persistent_buffer_allocator_"), layout)
-    p_off = layout.opt(ma, "persistent_buffer_allocator_")
+    ma, sa = P.MICRO_ALLOCATOR, P.ARENA_ALLOCATOR
+    np_ptr = _ptr(reader, allocator + layout.off(ma, P.NON_PERSISTENT_ALLOCATOR), layout)
+    p_off = layout.opt(ma, P.PERSISTENT_ALLOCATOR)
     p_ptr = _ptr(reader, allocator + p_off, layout) if p_off is not None else None
     if not is_two_arena(layout, np_ptr, p_ptr):
         saba = np_ptr - layout.saba_nonpersistent_base
@@ -240,10 +262,10 @@ def allocators(reader: MemoryReader, layout: Layout, allocator: int) -> Allocato
                                     for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_"))
         return Allocators(False, saba, saba, bh, bt, head, temp, bh, bt, tail)
     if not layout.two_arena_known:
-        raise AgentlessError(f"the MicroAllocator at {allocator:#x} uses two buffers (its persistent and "
+        raise AgentlessError(f"the {layout.name(ma)} at {allocator:#x} uses two buffers (its persistent and "
                              "non-persistent allocators are different objects: TFLM's two-arena mode), but the "
-                             "firmware's debug information has no tflite::NonPersistentArenaBufferAllocator or "
-                             "PersistentArenaBufferAllocator to read them by: build TFLM with -g")
+                             f"firmware's debug information has no {layout.cls(NPA)} or {layout.name(PA)} to read "
+                             "them by: build TFLM with -g")
     bh, bt, head, temp = (_ptr(reader, np_ptr + layout.opt(NPA, k), layout)
                           for k in ("buffer_head_", "buffer_tail_", "head_temp_", "next_temp_"))
     pbh, pbt, ptail = (_ptr(reader, p_ptr + layout.opt(PA, k), layout) for k in ("buffer_head_", "buffer_tail_",
@@ -256,7 +278,7 @@ def allocator_state(reader: MemoryReader, layout: Layout, interpreter: int) -> t
     tensors_allocated_, allocator address, and the arena allocators' pointers (Allocators.key)).
     A handful of words: the live reader reads it at every refresh and walks the objects again
     only when it changed (docs/integrating-tflm.md)."""
-    mi = "tflite::MicroInterpreter"
+    mi = P.INTERPRETER
     model_addr, allocated = read_header(reader, layout, interpreter)
     if not allocated:
         return model_addr, False, 0
@@ -267,7 +289,7 @@ def allocator_state(reader: MemoryReader, layout: Layout, interpreter: int) -> t
 def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> Walk:
     """The arena of the interpreter at `interpreter`, as TFLM laid it out, with the planner's JSON
     for its model (`plan`, schema acquire.planner.SCHEMA) giving names, sizes and lifetimes."""
-    mi, ma = "tflite::MicroInterpreter", "tflite::MicroAllocator"
+    mi, ma = P.INTERPRETER, P.MICRO_ALLOCATOR
     p = layout.pointer
     model_addr, allocated = read_header(reader, layout, interpreter)
     if not allocated:
@@ -279,7 +301,7 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
         al.temp_
     tail_base, tail_end, tail_ptr = al.tail_base, al.tail_end, al.tail_
     graph = interpreter + layout.off(mi, "graph_")
-    subgraphs = _ptr(reader, graph + layout.off("tflite::MicroInterpreterGraph", "subgraph_allocations_"), layout)
+    subgraphs = _ptr(reader, graph + layout.off(P.GRAPH, "subgraph_allocations_"), layout)
     handles = _ptr(reader, interpreter + layout.off(mi, "scratch_buffer_handles_"), layout)
     io_arrays = [_ptr(reader, interpreter + layout.off(mi, k), layout) for k in ("input_tensors_", "output_tensors_")]
     planner = _ptr(reader, allocator + layout.off(ma, "memory_planner_"), layout)
@@ -287,22 +309,23 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
     scratch_count = _u(reader, allocator + layout.off(ma, "scratch_buffer_request_count_"), p)
     if al.two:
         if not buffer_head <= head_ptr <= temp_ptr <= buffer_tail:
-            raise AgentlessError(f"the NonPersistentArenaBufferAllocator at {saba:#x} does not hold a buffer: "
+            raise AgentlessError(f"the {layout.name(NPA)} at {saba:#x} does not hold a buffer: "
                                  f"buffer_head_ {buffer_head:#x}, head_temp_ {head_ptr:#x}, next_temp_ {temp_ptr:#x}, "
                                  f"buffer_tail_ {buffer_tail:#x} are not in order (another TFLM version, or memory "
                                  "overwritten)")
         if not tail_base <= tail_ptr <= tail_end:
-            raise AgentlessError(f"the PersistentArenaBufferAllocator at {al.persistent:#x} does not hold a buffer: "
+            raise AgentlessError(f"the {layout.name(PA)} at {al.persistent:#x} does not hold a buffer: "
                                  f"buffer_head_ {tail_base:#x}, tail_temp_ {tail_ptr:#x}, buffer_tail_ {tail_end:#x} "
                                  "are not in order (another TFLM version, or memory overwritten)")
     elif not buffer_head <= head_ptr <= tail_ptr <= buffer_tail or not head_ptr <= temp_ptr <= buffer_tail:
-        raise AgentlessError(f"the arena allocator at {saba:#x} does not hold an arena: buffer_head_ {buffer_head:#x}, "
+        raise AgentlessError(f"the {layout.name(P.ARENA_ALLOCATOR)} at {saba:#x} does not hold an arena: "
+                             f"buffer_head_ {buffer_head:#x}, "
                              f"head_ {head_ptr:#x}, temp_ {temp_ptr:#x}, tail_ {tail_ptr:#x}, buffer_tail_ "
                              f"{buffer_tail:#x} are not in order (another TFLM version, or not a MicroInterpreter)")
     size = buffer_tail - buffer_head
     tail_size = tail_end - tail_base
     subgraph_docs = plan["subgraphs"]
-    sga, ev = "tflite::SubgraphAllocations", "TfLiteEvalTensor"
+    sga, ev = P.SUBGRAPH_ALLOCATIONS, P.EVAL_TENSOR
     tensor_arrays, node_arrays = [], []
     for s in range(len(subgraph_docs)):
         entry = subgraphs + s * layout.sizes[sga]
@@ -327,8 +350,8 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
         else:
             if b["scratch"] >= scratch_count or not handles:
                 continue  # said above
-            where = _ptr(reader, handles + b["scratch"] * layout.sizes["tflite::ScratchBufferHandle"] +
-                         layout.off("tflite::ScratchBufferHandle", "data"), layout)
+            where = _ptr(reader, handles + b["scratch"] * layout.sizes[P.SCRATCH_HANDLE] +
+                         layout.off(P.SCRATCH_HANDLE, "data"), layout)
             what = scratch_label(b["scratch"])
         offset = where - buffer_head
         if not 0 <= offset <= size - b["size"]:
@@ -344,26 +367,26 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
                               flags=OFFLINE if b.get("offline") else 0,  # placed by the model's offline plan
                               first_use=b["first"], last_use=b["last"], name=b["name"]))
     # The tail: TFLM's objects and arrays the interpreter points to, sized by DWARF.
-    allocator_objects = [(al.persistent, layout.sizes[PA], "PersistentArenaBufferAllocator", "metadata", 0),
-                         (al.non_persistent, layout.sizes[NPA], "NonPersistentArenaBufferAllocator", "metadata", 0)] \
-        if al.two else [(saba, layout.sizes["tflite::SingleArenaBufferAllocator"], "SingleArenaBufferAllocator",
-                         "metadata", 0)]
+    allocator_objects = [(al.persistent, layout.sizes[PA], layout.name(PA), "metadata", 0),
+                         (al.non_persistent, layout.sizes[NPA], layout.name(NPA), "metadata", 0)] \
+        if al.two else [(saba, layout.sizes[P.ARENA_ALLOCATOR], layout.name(P.ARENA_ALLOCATOR), "metadata", 0)]
     tail_items = [*allocator_objects,
-                  (allocator, layout.sizes[ma], "MicroAllocator", "metadata", 0),
-                  (subgraphs, len(subgraph_docs) * layout.sizes[sga], "SubgraphAllocations[]", "metadata", 0)]
+                  (allocator, layout.sizes[ma], layout.name(ma), "metadata", 0),
+                  (subgraphs, len(subgraph_docs) * layout.sizes[sga], f"{layout.name(sga)}[]", "metadata", 0)]
     if layout.planner_size:
-        tail_items.append((planner, layout.planner_size, layout.planner_type.split("::")[-1], "metadata", 0))
+        tail_items.append((planner, layout.planner_size, layout.name(layout.planner_type), "metadata", 0))
     # MicroBuiltinDataAllocator is local to micro_allocator.cc (no DWARF name to size it by): its
     # size is the planner's (a vtable pointer and the persistent allocator's, 8 / 16 B).
     builtin = next((t["size"] for t in plan.get("tail", {}).get("regions", [])
                     if t.get("role") == ROLE_BUILTIN_DATA_ALLOCATOR), 2 * p)
     tail_items.append((_ptr(reader, allocator + layout.off(ma, "builtin_data_allocator_"), layout), builtin,
-                       "MicroBuiltinDataAllocator", "metadata", 0))
+                       layout.name(P.BUILTIN_DATA_ALLOCATOR), "metadata", 0))
     for s, sg in enumerate(subgraph_docs):
         tail_items.append((tensor_arrays[s], len(sg["tensors"]) * layout.sizes[ev],
-                           f"subgraph {s}: TfLiteEvalTensor[{len(sg['tensors'])}]", "metadata", 0))
-        tail_items.append((node_arrays[s], len(sg["operators"]) * layout.sizes["tflite::NodeAndRegistration"],
-                           f"subgraph {s}: NodeAndRegistration[{len(sg['operators'])}]", "metadata", 0))
+                           f"subgraph {s}: {layout.name(ev)}[{len(sg['tensors'])}]", "metadata", 0))
+        tail_items.append((node_arrays[s], len(sg["operators"]) * layout.sizes[P.NODE_AND_REGISTRATION],
+                           f"subgraph {s}: {layout.name(P.NODE_AND_REGISTRATION)}[{len(sg['operators'])}]",
+                           "metadata", 0))
         for t in sg["tensors"]:
             if t["placement"] == "persistent":
                 tail_items.append((tensor_data(s, t["index"]), t["bytes"], f"variable tensor {t['index']}",
@@ -372,7 +395,7 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
     # from Init), sized by the planner's prediction of that operator's requests (by their roles).
     kernel_requests = {(t["subgraph"], t["operator"], t["role"]): t for t in
                        reversed(plan.get("tail", {}).get("regions", [])) if t.get("operator", -1) >= 0}
-    nar, node = "tflite::NodeAndRegistration", "TfLiteNode"
+    nar, node = P.NODE_AND_REGISTRATION, P.NODE
     op_data = []  # (subgraph, operator, address, size) of each OpData found
     for s, sg in enumerate(subgraph_docs):
         for i in range(len(sg["operators"])):
@@ -385,7 +408,7 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
                     if role == ROLE_OP_DATA:
                         op_data.append((s, i, addr, request["size"]))
     if scratch_count and handles:
-        tail_items.append((handles, scratch_count * layout.sizes["tflite::ScratchBufferHandle"],
+        tail_items.append((handles, scratch_count * layout.sizes[P.SCRATCH_HANDLE],
                            f"ScratchBufferHandle[{scratch_count}]", "metadata", 0))
     main = subgraph_docs[0]
     for array, names, what in zip(io_arrays, (main["inputs"], main["outputs"]), ("input", "output"), strict=True):
@@ -394,7 +417,8 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
         tail_items.append((array, len(names) * p, f"{what} TfLiteTensor*[{len(names)}]", "metadata", 0))
         for k, t in enumerate(names):
             tensor = _ptr(reader, array + k * p, layout)
-            tail_items.append((tensor, layout.sizes["TfLiteTensor"], f"{what} tensor {t}: TfLiteTensor", "metadata", 0))
+            tail_items.append((tensor, layout.sizes[P.TFLITE_TENSOR], f"{what} tensor {t}: TfLiteTensor", "metadata",
+                               0))
     tail_lo = tail_ptr - tail_base
     known = []
     for addr, nbytes, label, kind, flags in tail_items:
@@ -491,7 +515,7 @@ def scan_ram(reader: MemoryReader, layout: Layout, ranges: Iterable[tuple[int, i
     pointer of an embedded MicroInterpreterGraph (`graph_vptr`: its vtable + 2 pointers) sits,
     pointer-aligned, minus the offset of graph_."""
     needle = graph_vptr.to_bytes(layout.pointer, "little")
-    graph_off = layout.off("tflite::MicroInterpreter", "graph_")
+    graph_off = layout.off(P.INTERPRETER, "graph_")
     found = []
     for lo, hi, _name in ranges:
         at = lo

@@ -29,15 +29,14 @@ from dataclasses import dataclass, field
 from arenascope_plugin.acquire.planner import ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOCATOR
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.decode.tflm import NPA, PA, Layout, is_two_arena
 
 Span = tuple[int, int]   # [lo, hi) of memory
 
-MI, MA, SA, GP = ("tflite::MicroInterpreter", "tflite::MicroAllocator", "tflite::SingleArenaBufferAllocator",
-                  "tflite::GreedyMemoryPlanner")
-VTABLE_CLASSES = [MA, SA, GP, "tflite::LinearMemoryPlanner", "tflite::MicroInterpreterGraph", NPA, PA]
-ALLOCATOR_OBJECTS = ("MicroAllocator", "SingleArenaBufferAllocator", "NonPersistentArenaBufferAllocator",
-                     "PersistentArenaBufferAllocator")
+MI, MA, SA, GP = P.INTERPRETER, P.MICRO_ALLOCATOR, P.ARENA_ALLOCATOR, P.GREEDY_PLANNER
+ALLOCATOR_ROLES = (ROLE_MICRO_ALLOCATOR, ROLE_ARENA_ALLOCATOR, "non-persistent-arena-allocator",
+                   "persistent-arena-allocator")
 
 # What `assess` can say of an interpreter, and what each means.
 CONDITIONS = {
@@ -59,7 +58,7 @@ class Facts:
     code: list[tuple[int, int]] = field(default_factory=list)    # executable sections [lo, hi)
     flash: list[tuple[int, int]] = field(default_factory=list)   # read-only sections, code included
     ram: list[tuple[int, int]] = field(default_factory=list)     # writable sections
-    vtables: dict[str, tuple[int, int]] = field(default_factory=dict)  # class -> (vtable address, size)
+    vtables: dict[str, tuple[int, int]] = field(default_factory=dict)  # role -> (vtable address, size)
     stack: tuple[int, int] | None = None                 # (low, high) of the main stack
 
     def inside(self, spans: Iterable[Span], value: int) -> bool:
@@ -170,7 +169,7 @@ def arena_span(facts: Facts) -> Span | None:
 
 
 def _in_vtable(facts, cls, value, lay):
-    """Whether value points into cls's vtable (past its offset-to-top and RTTI words)."""
+    """Whether value points into role cls's vtable (past its offset-to-top and RTTI words)."""
     lo, size = facts.vtables[cls]
     return lo < value < lo + max(size, 3 * lay.pointer)
 
@@ -189,7 +188,7 @@ def _check_vptr(check, facts, cls, lay, reader):
     lo = span[0]
     if not _in_vtable(facts, cls, value, lay):
         why = stack_value(facts, value, reader)
-        check.problems.append(f"its vtable pointer is {value:#x}, not into {cls}'s vtable at {lo:#x}"
+        check.problems.append(f"its vtable pointer is {value:#x}, not into {lay.cls(cls)}'s vtable at {lo:#x}"
                               + (f" ({why})" if why else ""))
 
 
@@ -211,7 +210,7 @@ def _object(reader, lay, name, addr, size, members, role=""):
             value = _read_member(reader, lay, type_name, addr, member)
             if value is not None:
                 check.values[member] = value
-                check.at[addr + _member(lay, type_name, member)[0]] = member
+                check.at[addr + _member(lay, type_name, member)[0]] = lay.member(type_name, member)
     except MemoryReadError as exc:
         check.problems.append(f"unreadable ({exc})")
     return check
@@ -222,16 +221,16 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
     """ObjectChecks of the MicroAllocator at `allocator`, its SingleArenaBufferAllocator and its
     memory planner, in that order (the ones that could be reached)."""
     out = []
-    ma = _object(reader, lay, "MicroAllocator", allocator, lay.sizes[MA],
-                 [(MA, "non_persistent_buffer_allocator_"), (MA, "memory_planner_"), (MA, "builtin_data_allocator_"),
+    ma = _object(reader, lay, lay.name(MA), allocator, lay.sizes[MA],
+                 [(MA, P.NON_PERSISTENT_ALLOCATOR), (MA, "memory_planner_"), (MA, "builtin_data_allocator_"),
                   (MA, "max_head_buffer_usage_"), (MA, "scratch_buffer_request_count_"),
-                  (MA, "model_is_allocating_"), (MA, "persistent_buffer_allocator_")], ROLE_MICRO_ALLOCATOR)
+                  (MA, "model_is_allocating_"), (MA, P.PERSISTENT_ALLOCATOR)], ROLE_MICRO_ALLOCATOR)
     out.append(ma)
     _check_vptr(ma, facts, MA, lay, reader)
     if any(p.startswith("unreadable") for p in ma.problems):
         return out
     v = ma.values
-    _check_pointer(ma, facts, "non_persistent_buffer_allocator_", v["non_persistent_buffer_allocator_"], arena,
+    _check_pointer(ma, facts, lay.member(MA, P.NON_PERSISTENT_ALLOCATOR), v[P.NON_PERSISTENT_ALLOCATOR], arena,
                    ("arena", "ram"), reader)
     _check_pointer(ma, facts, "memory_planner_", v["memory_planner_"], arena, ("arena", "ram"), reader)
     _check_pointer(ma, facts, "builtin_data_allocator_", v["builtin_data_allocator_"], arena, ("arena", "null"), reader)
@@ -240,14 +239,14 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
                            f"{arena[1] - arena[0]} B")
     if v.get("model_is_allocating_", 0) > 1:
         ma.problems.append(f"model_is_allocating_ (a bool) holds {v['model_is_allocating_']}")
-    two = lay.two_arena_known and is_two_arena(lay, v["non_persistent_buffer_allocator_"],
-                                               v.get("persistent_buffer_allocator_")) and \
-        _is_a(reader, lay, facts, NPA, v["non_persistent_buffer_allocator_"], ma.sound)
+    two = lay.two_arena_known and is_two_arena(lay, v[P.NON_PERSISTENT_ALLOCATOR],
+                                               v.get(P.PERSISTENT_ALLOCATOR)) and \
+        _is_a(reader, lay, facts, NPA, v[P.NON_PERSISTENT_ALLOCATOR], ma.sound)
     if two:
         out += _two_arena_objects(reader, lay, facts, v, arena)
-    elif points(facts, v["non_persistent_buffer_allocator_"], arena) in ("arena", "ram", "unknown"):
-        saba_addr = v["non_persistent_buffer_allocator_"] - lay.saba_nonpersistent_base
-        sa = _object(reader, lay, "SingleArenaBufferAllocator", saba_addr, lay.sizes[SA],
+    elif points(facts, v[P.NON_PERSISTENT_ALLOCATOR], arena) in ("arena", "ram", "unknown"):
+        saba_addr = v[P.NON_PERSISTENT_ALLOCATOR] - lay.saba_nonpersistent_base
+        sa = _object(reader, lay, lay.name(SA), saba_addr, lay.sizes[SA],
                      [(SA, k) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_",
                                         "temp_buffer_count_")], ROLE_ARENA_ALLOCATOR)
         out.append(sa)
@@ -263,12 +262,12 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
                     f"its pointers are out of order: buffer_head_ {s['buffer_head_']:#x}, head_ {s['head_']:#x}, "
                     f"temp_ {s['temp_']:#x}, tail_ {s['tail_']:#x}, buffer_tail_ {s['buffer_tail_']:#x}")
     planner = v["memory_planner_"]
-    planners = [c for c in (GP, "tflite::LinearMemoryPlanner") if c in facts.vtables]
+    planners = [c for c in P.PLANNERS if c in facts.vtables]
     reached = points(facts, planner, arena) in ("arena", "ram", "unknown")
     if reached and not lay.planner_type and planners:
         # its type not known (agentless._planner_type reads it from the vtable pointer): a pointer
         # into no planner class's vtable is an overwritten planner
-        gp = _object(reader, lay, planners[0].split("::")[-1], planner, lay.sizes.get(planners[0]) or 2 * lay.pointer,
+        gp = _object(reader, lay, lay.name(planners[0]), planner, lay.sizes.get(planners[0]) or 2 * lay.pointer,
                      [], ROLE_MEMORY_PLANNER)
         try:
             value = _ptr(reader, planner, lay)
@@ -277,12 +276,13 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
         else:
             if not any(_in_vtable(facts, c, value, lay) for c in planners):
                 gp.problems.append(f"its vtable pointer is {value:#x}, not into "
-                                   + " or ".join(f"{c}'s vtable at {facts.vtables[c][0]:#x}" for c in planners))
+                                   + " or ".join(f"{lay.cls(c)}'s vtable at {facts.vtables[c][0]:#x}"
+                                                 for c in planners))
         if not gp.sound:
             out.append(gp)
     if reached and lay.planner_type:
         size = lay.planner_size or 2 * lay.pointer
-        gp = _object(reader, lay, lay.planner_type.split("::")[-1], planner, size,
+        gp = _object(reader, lay, lay.name(lay.planner_type), planner, size,
                      [(GP, "max_buffer_count_"), (GP, "buffer_count_")], ROLE_MEMORY_PLANNER)
         out.append(gp)
         _check_vptr(gp, facts, lay.planner_type, lay, reader)
@@ -317,10 +317,10 @@ def _two_arena_objects(reader, lay, facts, v, arena):
     buffer_head_ <= head_temp_ <= next_temp_ <= buffer_tail_; persistent_arena_buffer_allocator.h:
     buffer_head_ <= tail_temp_ <= buffer_tail_)."""
     out = []
-    specs = [("NonPersistentArenaBufferAllocator", NPA, v["non_persistent_buffer_allocator_"],
+    specs = [(lay.name(NPA), NPA, v[P.NON_PERSISTENT_ALLOCATOR],
               ("buffer_head_", "buffer_tail_", "head_temp_", "next_temp_", "temp_buffer_count_"),
               "non-persistent-arena-allocator"),
-             ("PersistentArenaBufferAllocator", PA, v["persistent_buffer_allocator_"],
+             (lay.name(PA), PA, v[P.PERSISTENT_ALLOCATOR],
               ("buffer_head_", "buffer_tail_", "tail_temp_"), "persistent-arena-allocator")]
     for name, cls, addr, members, role in specs:
         if points(facts, addr, arena) not in ("arena", "ram", "unknown"):
@@ -348,7 +348,7 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
     what the target holds: unreadable and implausible objects are in the State's evidence."""
     evidence, objects = [], []
     st = State(interpreter=interpreter, condition="unknown", evidence=evidence, objects=objects)
-    interp = _object(reader, lay, "MicroInterpreter", interpreter, lay.sizes.get(MI, 0),
+    interp = _object(reader, lay, lay.name(MI), interpreter, lay.sizes.get(MI, 0),
                      [(MI, "model_"), (MI, "allocator_"), (MI, "tensors_allocated_"), (MI, "input_tensors_"),
                       (MI, "output_tensors_"), (MI, "scratch_buffer_handles_"), (MI, "initialization_status_")])
     objects.append(interp)
@@ -389,9 +389,9 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
         return st
     found = check_allocator_objects(reader, lay, facts, allocator, arena)
     objects.extend(found)
-    by_name = {o.name: o for o in found}
-    sa = by_name.get("SingleArenaBufferAllocator")
-    npa, pa = by_name.get("NonPersistentArenaBufferAllocator"), by_name.get("PersistentArenaBufferAllocator")
+    by_role = {o.role: o for o in found}
+    sa = by_role.get(ROLE_ARENA_ALLOCATOR)
+    npa, pa = by_role.get("non-persistent-arena-allocator"), by_role.get("persistent-arena-allocator")
     if npa is not None or pa is not None:
         st.two_arena = True
     if npa is not None and npa.sound and pa is not None and pa.sound:
@@ -408,7 +408,7 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
     elif arena:
         st.arena_base = (arena[0] + 15) & ~15   # MicroAllocator::Create aligns the start up to 16
         st.arena_size = arena[1] - st.arena_base
-    gp = next((o for o in found if o.name not in ALLOCATOR_OBJECTS), None)
+    gp = next((o for o in found if o.role not in ALLOCATOR_ROLES), None)
     if gp is not None and gp.sound and "buffer_count_" in gp.values:
         st.planner_counts = (gp.values["buffer_count_"], gp.values["max_buffer_count_"])
     bad = [o for o in found if not o.sound]
@@ -417,10 +417,10 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
     if bad:
         st.condition = "smashed" if st.tensors_allocated else "unknown"
         return st
-    ma = by_name["MicroAllocator"].values
+    ma = by_role[ROLE_MICRO_ALLOCATOR].values
     s = st.allocator
     if s is None:  # its pointer led nowhere readable as one (checked above): nothing more is known
-        evidence.append(f"the MicroAllocator at {allocator:#x} gives no SingleArenaBufferAllocator to read")
+        evidence.append(f"the {lay.name(MA)} at {allocator:#x} gives no {lay.name(SA)} to read")
         return st
     used_tail = st.persistent["buffer_tail_"] - st.persistent["tail_temp_"] if st.persistent else \
         s["buffer_tail_"] - s["tail_"]

@@ -2,7 +2,7 @@
 --interpreter N`."""
 from arenascope_plugin.acquire.gdbtarget import GdbSymbols
 from arenascope_plugin.analyse import agentless
-from arenascope_plugin.decode import tflm
+from arenascope_plugin.decode import tflm, tflm_profile
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import jsonout
@@ -41,10 +41,11 @@ problem}]} (docs/command-json-schema.json)."""
         framework.check_readable()  # no target, a lost link, a running core: said as the other commands say it
         symbols = GdbSymbols()
         agentless.require_tflm(symbols, "arena interpreters")
-        found = agentless.list_interpreters(framework.reader(), symbols, tflm.layout(symbols))
+        lay = tflm.layout(symbols)
+        found = agentless.list_interpreters(framework.reader(), symbols, lay)
         attached = framework.attached()
         if args.json:
-            framework.emit(jsonout.interpreters(attached, found))
+            framework.emit(jsonout.interpreters(attached, found, tflm_profile.era_json(lay.era)))
             return
         if not found:
             write(["arena interpreters: no constructed tflite::MicroInterpreter in the ELF's .data/.bss (stop after "
@@ -52,6 +53,7 @@ problem}]} (docs/command-json-schema.json)."""
             return
         lines = [f"arena interpreters: {len(found)} in RAM" +
                  (f"; attached: {attached:#x}" if attached is not None else
-                  "; shown: the first allocated one (`arena attach --interpreter N` to choose)")]
+                  "; shown: the first allocated one (`arena attach --interpreter N` to choose)")
+                 + f"; {lay.era.describe()}"]
         lines += [describe(e) for e in found]
         write(lines)

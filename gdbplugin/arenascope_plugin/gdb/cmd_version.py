@@ -1,7 +1,7 @@
 """`arena version`: arenascope's version and its formats' versions."""
 from arenascope_plugin import version
 from arenascope_plugin.acquire import planner
-from arenascope_plugin.decode import abi, faultrecord
+from arenascope_plugin.decode import abi, faultrecord, tflm_profile
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import jsonout, snapshot
@@ -11,7 +11,9 @@ from arenascope_plugin.serve import viewerlink
 class VersionCommand(Sub):
     """Print arenascope's version and the versions of the formats this plugin reads and writes.
 No target needed. The version is the VERSION file beside gdbplugin/ ("unknown" without it), the
-same every tool's --version prints.
+same every tool's --version prints. It also lists the TFLM layouts (eras) agentless mode reads:
+each one's id (the planner's `--tflm` revision), what tells it apart, the upstream commits it
+spans and the commit it was checked on.
 
 Usage: arena version [--json]
 --json: the same versions as one JSON document (docs/command-json-schema.json)."""
@@ -30,7 +32,8 @@ def versions():
     return {"arenascope": version.VERSION, "agent_abi": {"major": abi.ABI_MAJOR, "minor": abi.ABI_MINOR},
             "fault_record": faultrecord.RECORD_VERSION,
             "snapshot": {"schema": snapshot.SCHEMA, "version": snapshot.VERSION},
-            "planner_schema": planner.SCHEMA, "live_link": viewerlink.MESSAGE_VERSION}
+            "planner_schema": planner.SCHEMA, "live_link": viewerlink.MESSAGE_VERSION,
+            "tflm_layouts": [tflm_profile.era_json(e) for e in tflm_profile.ERAS]}
 
 
 def version_lines():
@@ -42,4 +45,7 @@ def version_lines():
             f"  fault record:     version {v['fault_record']}",
             f"  snapshot:         \"{v['snapshot']['schema']}\" version {v['snapshot']['version']}",
             f"  planner JSON:     \"{v['planner_schema']}\"",
-            f"  live link:        message version {v['live_link']}"]
+            f"  live link:        message version {v['live_link']}",
+            "  TFLM layouts read without the agent (decode/tflm_profile.py; `arena info` says which one "
+            "the firmware has):"] + [f"    {e['id']}  {e['title']}: upstream {e['span']}, checked on {e['checked']}"
+                                     for e in v["tflm_layouts"]]

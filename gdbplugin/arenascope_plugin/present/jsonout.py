@@ -42,10 +42,11 @@ def regions(snap: dict, desc, sort: str) -> dict:
     return _doc("regions", sort=sort, arenas=out)
 
 
-def interpreters(attached, found: list[dict]) -> dict:
+def interpreters(attached, found: list[dict], layout: dict | None = None) -> dict:
     """`arena interpreters --json`: agentless.list_interpreters()'s entries, each buffer
-    (what, base, size) as {what, base_addr, size_bytes}; attached: what `arena attach` named."""
-    return _doc("interpreters", attached=attached, interpreters=[
+    (what, base, size) as {what, base_addr, size_bytes}; attached: what `arena attach` named;
+    tflm_layout: the firmware's TFLM era (tflm_profile.era_json)."""
+    return _doc("interpreters", attached=attached, tflm_layout=layout, interpreters=[
         dict(e, buffers=[{"what": w, "base_addr": b, "size_bytes": s} for w, b, s in e["buffers"]]) for e in found])
 
 
