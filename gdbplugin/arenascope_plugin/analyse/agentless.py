@@ -431,8 +431,10 @@ def plan_for(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, model_add
     against the target's bytes), else the model's bytes from the ELF (or the target). plans: a
     dict the caller keeps, {(model's sha256, arena size, tool, kernels): JSON}, so that a poller
     runs the planner once per model and size, not once a refresh. build: the firmware's kernels
-    (None: read from the ELF, kernel_build)."""
-    args = kernel_build(symbols, build).planner_args()
+    (None: read from the ELF, kernel_build). The planner is told the firmware's TFLM era
+    (`--tflm`, lay.era.id), so its replay is that era's."""
+    # The firmware's kernels and its TFLM era: the planner replays that era's allocation sequence.
+    args = [*kernel_build(symbols, build).planner_args(), "--tflm", lay.era.id]
     if model_setting in ("auto", '""', "''"):
         model_setting = ""
     if model_setting:

@@ -191,7 +191,8 @@ def detect(has_vtable, has_type, has_member) -> tuple[Era | None, list[str]]:
             continue
         if has_member(era.cls(MICRO_ALLOCATOR), era.member(MICRO_ALLOCATOR, NON_PERSISTENT_ALLOCATOR)):
             return era, []
-    found = sorted({c for e in ERAS for c in e.classes.values() if c and has_type(c)} |
+    roles = [MICRO_ALLOCATOR, ARENA_ALLOCATOR, GRAPH, TWO_ARENA_NON_PERSISTENT, TWO_ARENA_PERSISTENT]
+    found = sorted({e.cls(r) for e in ERAS for r in roles if e.cls(r) and has_type(e.cls(r))} |
                    {e.cls(GRAPH) for e in ERAS if has_vtable(vtable_symbol(e.cls(GRAPH)))})
     return None, found
 
