@@ -110,7 +110,6 @@ class Era:
     shipped_by: str              # who pins a TFLM of this era
     classes: dict = field(default_factory=dict)   # role -> class name (None: the era has no such class)
     renamed: dict = field(default_factory=dict)   # (role, key) -> this era's member name, None: absent
-    virtual_arena_allocator: bool = True          # the arena allocator has a vtable
 
     def cls(self, role: str) -> str | None:
         return self.classes.get(role, _COMMON.get(role))
@@ -136,6 +135,7 @@ ERAS = (
         span="45022bbbe (2022-04-05) .. 86abc0af9 (2022-07-07)", checked="547f8aeab (2022-07-06)",
         shipped_by="SDKs that pinned TFLM between April and July 2022",
         classes={GRAPH: "tflite::MicroGraph", **_INTERFACES, ARENA_ALLOCATOR: "tflite::SimpleMemoryAllocator"}),
+    # (its SimpleMemoryAllocator is virtual on its own: a vtable pointer first, no base classes)
     Era(id="2022-03", title="concrete MicroGraph, one SimpleMemoryAllocator pointer, no allocator interfaces",
         span="the graph's arrival (2021-05) .. 45022bbbe (2022-04-05)", checked="5b3670d82 (2022-03-31)",
         shipped_by="SDKs that pinned TFLM before April 2022",
@@ -143,8 +143,7 @@ ERAS = (
                  NON_PERSISTENT_BASE: None, PERSISTENT_BASE: None, TWO_ARENA_NON_PERSISTENT: None,
                  TWO_ARENA_PERSISTENT: None},
         renamed={(MICRO_ALLOCATOR, NON_PERSISTENT_ALLOCATOR): "memory_allocator_",
-                 (MICRO_ALLOCATOR, PERSISTENT_ALLOCATOR): None},
-        virtual_arena_allocator=False),
+                 (MICRO_ALLOCATOR, PERSISTENT_ALLOCATOR): None}),
 )
 NEWEST = ERAS[0]
 BY_ID = {e.id: e for e in ERAS}
@@ -208,7 +207,7 @@ def unsupported(found: list[str]) -> str:
 
 def vtable_classes(era: Era) -> dict[str, str]:
     """role -> class name of the era's classes that have vtables the checks compare."""
-    return {r: era.cls(r) for r in VIRTUAL if era.cls(r) and (r != ARENA_ALLOCATOR or era.virtual_arena_allocator)}
+    return {r: era.cls(r) for r in VIRTUAL if era.cls(r)}
 
 
 def names_that_vary() -> set[str]:
