@@ -43,8 +43,13 @@ bool fully_connected(Kernel &k)
     if (!in || !filter) return false;
     k.temp_inputs({0, 1, 2});
     k.temp(k.output(0));
+    // Before 2023 TFLM's FULLY_CONNECTED has no INT4 filter (revisions.cpp fc_int4_scratch):
+    // what it does with one is not modelled.
+    if (filter->type == kTypeInt4 && !k.tflm.fc_int4_scratch) return false;
     k.int4_filter();
-    if (in->type != kTypeFloat32 && filter->quant_channels > 1) {
+    // Per-channel buffers: 2026-08's fully_connected_common.cc; older revisions keep none
+    // (revisions.cpp fc_per_channel_buffers).
+    if (in->type != kTypeFloat32 && filter->quant_channels > 1 && k.tflm.fc_per_channel_buffers) {
         k.per_channel(filter->quant_channels);
     }
     return true;
