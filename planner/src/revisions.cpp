@@ -7,6 +7,7 @@
 // the commit's headers. The allocation sequence and messages were read in the sources named.
 #include "arenascope/planner/revisions.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -15,11 +16,28 @@ namespace arenascope::planner {
 
 namespace {
 
-// The kernels whose rules were checked against an older revision's source (reference kernels):
-// FULLY_CONNECTED (kernels/fully_connected.cc Init/Prepare, fully_connected_common.cc
-// CalculateOpDataFullyConnected): the same temporaries (input, filter, bias, output) as
-// 2026-08; its OpData and builtin data sizes and the per-channel and INT4 differences are the
-// flags and kernel_sizes below.
+// The reference kernels whose rules were checked against the older revisions' source: the
+// same temporaries, persistent buffers and scratch requests as 2026-08 in their Init and
+// Prepare (kernels/<name>.cc and <name>_common.cc at each commit, compared with 90b983c2's:
+// what differs are checks that reject a model, not requests), their OpData and builtin data
+// sizes from sizeof probes (arm-none-eabi-g++ -mcpu=cortex-m4 and x86-64 g++ against the
+// commit's headers), the differences being the flags and kernel_sizes below:
+//   FULLY_CONNECTED  fully_connected.cc, fully_connected_common.cc
+//   CONV_2D, DEPTHWISE_CONV_2D  conv.cc, conv_common.cc, depthwise_conv.cc,
+//                    depthwise_conv_common.cc (OpDataConv 56 B at 58aa9833f as at 90b983c2)
+//   AVERAGE_POOL_2D, MAX_POOL_2D  pooling.cc, pooling_common.cc (OpDataPooling 32 B,
+//                    TfLitePoolParams 40 B)
+//   ADD, MUL         add.cc, add_common.cc, mul.cc, mul_common.cc (OpDataAdd 60 B, OpDataMul
+//                    36 B, TfLiteAddParams 2 B, TfLiteMulParams 1 B)
+//   QUANTIZE, DEQUANTIZE  quantize*.cc, dequantize*.cc (OpDataQuantizeReference,
+//                    DequantizeOpData 32 B)
+//   RESHAPE          reshape.cc (TfLiteReshapeParams 36 B; no dims copy: reshape_dims_copy)
+//   SOFTMAX          softmax.cc, softmax_common.cc (SoftmaxParams 56 B); not at 5b3670d82,
+//                    whose int16 lookup tables are allocated in another order and size
+const std::vector<std::string> kChecked = {
+    "FULLY_CONNECTED", "CONV_2D",    "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD", "MUL",
+    "QUANTIZE",        "DEQUANTIZE", "RESHAPE",           "SOFTMAX"};
+
 std::vector<TflmRevision> make_revisions()
 {
     std::vector<TflmRevision> r;
@@ -39,7 +57,8 @@ std::vector<TflmRevision> make_revisions()
                          "memory_planner/greedy_memory_planner.h (sizeof probes, abi.cpp)";
     now.variables_before_planning = false;
     now.fc_per_channel_buffers = true;
-    now.fc_int4_scratch = true;
+    now.int4_filter_scratch = true;
+    now.reshape_dims_copy = true;
     now.sequence_source = "micro_allocator.cc FinishModelAllocation, CommitStaticMemoryPlan";
     now.tensor_null_checked = true;
     now.node_number_suffix = "";
@@ -60,7 +79,8 @@ std::vector<TflmRevision> make_revisions()
                          "memory_planner/greedy_memory_planner.h (44 B) at 58aa9833f: gdb sizeof, objects at arena "
                          "end E-36, E-80, E-116";
     y23.fc_per_channel_buffers = false;  // kernels/fully_connected_common.cc: no AllocatePersistentBuffer
-    y23.fc_int4_scratch = true;          // kernels/fully_connected.cc Prepare: filter_buffer_index
+    y23.int4_filter_scratch = true;      // kernels/fully_connected.cc, conv_common.cc, depthwise_conv_common.cc
+    y23.reshape_dims_copy = false;       // kernels/reshape.cc ReshapeOutput: the dims changed in place
     y23.sequence_source = "micro_allocator.cc FinishModelAllocation / CommitStaticMemoryPlan at 58aa9833f (as "
                           "2026-08); kernels/fully_connected_common.cc (no per-channel buffers)";
     y23.tensor_null_checked = false;
@@ -70,8 +90,13 @@ std::vector<TflmRevision> make_revisions()
                           "kernels/op_macros.h AbortImpl (\"HALTED\"), micro_graph.cc PrepareSubgraphs (\"(number "
                           "%df)\") at 58aa9833f";
     y23.offline_variables = true;  // 58aa9833f is "Add support for offline planning of variable tensors"
-    y23.checked_kernels = {"FULLY_CONNECTED"};
+    y23.checked_kernels = kChecked;
     y23.kernel_sizes = {
+        {"CONV_2D",
+         "parse",
+         "TfLiteConvParams",
+         {24, 4, 24, 4},
+         "tensorflow/lite/core/c/builtin_op_data.h at 58aa9833f (no quantized_bias_type): sizeof probes"},
         {"FULLY_CONNECTED",
          "parse",
          "TfLiteFullyConnectedParams",
@@ -101,7 +126,7 @@ std::vector<TflmRevision> make_revisions()
                          "micro_allocator.h (40 B: + error_reporter_), memory_planner/greedy_memory_planner.h (44 B) "
                          "at 547f8aeab: gdb sizeof, objects at arena end E-40, E-84, E-124";
     j22.variables_before_planning = true;
-    j22.fc_int4_scratch = false;  // kernels/fully_connected.cc Prepare: no INT4 filter at 547f8aeab
+    j22.int4_filter_scratch = false;  // kernels/fully_connected.cc, conv_common.cc, depthwise_conv_common.cc
     j22.sequence_source = "micro_allocator.cc FinishModelAllocation at 547f8aeab (handles and variables per "
                           "subgraph before CommitStaticMemoryPlan); kernels/fully_connected.cc, "
                           "fully_connected_common.cc (no per-channel buffers, no INT4 scratch)";
@@ -111,6 +136,21 @@ std::vector<TflmRevision> make_revisions()
                           "%df)\") at 547f8aeab";
     j22.offline_variables = false;  // micro_allocator.cc AllocateVariables: every variable in the tail
     j22.kernel_sizes = {
+        {"CONV_2D",
+         "parse",
+         "TfLiteConvParams",
+         {24, 4, 24, 4},
+         "tensorflow/lite/c/builtin_op_data.h at 547f8aeab (no quantized_bias_type): sizeof probes"},
+        {"CONV_2D",
+         "init",
+         "OpDataConv",
+         {52, 4, 64, 8},
+         "kernels/conv.h at 547f8aeab (no filter_buffer_index): sizeof probes"},
+        {"DEPTHWISE_CONV_2D",
+         "init",
+         "OpDataConv",
+         {52, 4, 64, 8},
+         "kernels/conv.h at 547f8aeab (no filter_buffer_index): sizeof probes"},
         {"FULLY_CONNECTED",
          "parse",
          "TfLiteFullyConnectedParams",
@@ -144,7 +184,24 @@ std::vector<TflmRevision> make_revisions()
                           "check: InitializeTfLiteTensorFromFlatbuffer TFLITE_DCHECK(result != nullptr)), "
                           "kernels/op_macros.h AbortImpl (\"HALTED\"), micro_graph.cc PrepareSubgraphs (\"(number "
                           "%df)\") at 5b3670d82";
+    m22.checked_kernels = kChecked;
+    m22.checked_kernels.erase(std::find(m22.checked_kernels.begin(), m22.checked_kernels.end(), "SOFTMAX"));
     m22.kernel_sizes = {
+        {"CONV_2D",
+         "parse",
+         "TfLiteConvParams",
+         {24, 4, 24, 4},
+         "tensorflow/lite/c/builtin_op_data.h at 5b3670d82 (no quantized_bias_type): sizeof probes"},
+        {"CONV_2D",
+         "init",
+         "OpDataConv",
+         {52, 4, 64, 8},
+         "kernels/conv.h at 5b3670d82 (no filter_buffer_index): sizeof probes"},
+        {"DEPTHWISE_CONV_2D",
+         "init",
+         "OpDataConv",
+         {52, 4, 64, 8},
+         "kernels/conv.h at 5b3670d82 (no filter_buffer_index): sizeof probes"},
         {"FULLY_CONNECTED",
          "parse",
          "TfLiteFullyConnectedParams",

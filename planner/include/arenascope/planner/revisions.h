@@ -54,8 +54,12 @@ struct TflmRevision {
     bool variables_before_planning;
     // FULLY_CONNECTED's Prepare keeps per-channel multipliers and shifts (fully_connected_common.cc).
     bool fc_per_channel_buffers;
-    // FULLY_CONNECTED's Prepare requests a scratch buffer for an INT4 filter (filter_buffer_index).
-    bool fc_int4_scratch;
+    // FULLY_CONNECTED's, CONV_2D's and DEPTHWISE_CONV_2D's Prepare request a scratch buffer
+    // for an INT4 filter (filter_buffer_index); without it an INT4 filter is not modelled.
+    bool int4_filter_scratch;
+    // RESHAPE's Prepare copies the output dims to a persistent buffer when the output shape
+    // holds a -1 (kernel_util.cc CreateWritableTensorDimsWithCopy).
+    bool reshape_dims_copy;
     // A variable tensor with an offline offset is planned in the head (not given tail bytes);
     // before 58aa9833f AllocateVariables puts every variable in the tail and the planner skips
     // them, which the planner does not model (such a model is reported as not exact).
