@@ -387,6 +387,13 @@ int main(int argc, char **argv)
     if (tflm_assumed)
         std::fprintf(stderr, "arenascope-plan: --tflm auto: assuming TFLM %s (upstream %.9s, %s)\n", tflm->id,
                      tflm->commit, tflm->date);
+    if (two && !tflm->current) {  // two_arena.cpp models 90b983c2's two-arena allocators only
+        std::fprintf(stderr,
+                     "arenascope-plan: two arenas (--persistent-size/--non-persistent-size) are modelled for "
+                     "TFLM %s only, not --tflm %s\n",
+                     arenascope::planner::default_tflm_revision().id, tflm->id);
+        return 2;
+    }
     if (offline_out) {
         if (json || header || snapshot || arena_size || two) {
             std::fprintf(stderr, "arenascope-plan: --write-offline-plan goes alone (not with --json, --header, "
