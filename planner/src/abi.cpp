@@ -1,4 +1,5 @@
-// Sizes of TFLM's types per ABI (see abi.h). Layouts, from TFLM 90b983c2's definitions:
+// Sizes of TFLM's types per ABI (see abi.h). Layouts, from TFLM 90b983c2's definitions (the
+// allocator objects' sizes per TFLM revision are revisions.cpp's):
 //   TfLiteEvalTensor {TfLitePtrUnion data; TfLiteIntArray* dims; TfLiteType type}        (common.h)
 //   TfLiteNode {inputs, outputs, intermediates, user_data, builtin_data, custom_initial_data
 //     pointers; int custom_initial_data_size} + NodeAndRegistration's TFLMRegistration*
@@ -31,7 +32,13 @@ namespace arenascope::planner {
 
 Abi abi_named(const std::string &name)
 {
+    return abi_named(name, default_tflm_revision());
+}
+
+Abi abi_named(const std::string &name, const TflmRevision &tflm)
+{
     Abi a;
+    a.tflm = &tflm;
     a.name = name;
     if (name == "cortex-m") {
         a.pointer = 4;
@@ -44,9 +51,10 @@ Abi abi_named(const std::string &name)
         a.scratch_buffer_handle = {4, 4};
         a.scratch_buffer_request = {12, 4};
         a.allocation_info = {24, 4};
-        a.arena_allocator = {36, 4};
-        a.greedy_planner = {44, 4};
-        a.micro_allocator = {36, 4};
+        // arena_allocator, greedy_planner, micro_allocator: the revision's (revisions.cpp).
+        a.arena_allocator = {tflm.arena_allocator.arm_size, tflm.arena_allocator.arm_align};
+        a.greedy_planner = {tflm.greedy_planner.arm_size, tflm.greedy_planner.arm_align};
+        a.micro_allocator = {tflm.micro_allocator.arm_size, tflm.micro_allocator.arm_align};
         a.builtin_data_allocator = {8, 4};
     } else if (name == "host") {
         a.pointer = 8;
@@ -59,9 +67,9 @@ Abi abi_named(const std::string &name)
         a.scratch_buffer_handle = {8, 8};
         a.scratch_buffer_request = {16, 8};
         a.allocation_info = {32, 8};
-        a.arena_allocator = {72, 8};
-        a.greedy_planner = {72, 8};
-        a.micro_allocator = {72, 8};
+        a.arena_allocator = {tflm.arena_allocator.host_size, tflm.arena_allocator.host_align};
+        a.greedy_planner = {tflm.greedy_planner.host_size, tflm.greedy_planner.host_align};
+        a.micro_allocator = {tflm.micro_allocator.host_size, tflm.micro_allocator.host_align};
         a.builtin_data_allocator = {16, 8};
     } else {
         throw std::invalid_argument("unknown target '" + name + "': use cortex-m or host");

@@ -157,8 +157,9 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
     // MicroAllocator::Create(arena, size, kGreedy): SingleArenaBufferAllocator::Create places the
     // allocator itself in its own tail, then CreateMemoryPlanner the GreedyMemoryPlanner, then the
     // MicroAllocator (micro_allocator.cc, single_arena_buffer_allocator.cc).
+    // (Before 2023-02 the class is SimpleMemoryAllocator: the revision names it, revisions.cpp.)
     b.persistent(S::ArenaAllocator, Phase::Constructor, abi.arena_allocator, 1, "arena-allocator", "allocator objects",
-                 "SingleArenaBufferAllocator", "single_arena_buffer_allocator.cc SingleArenaBufferAllocator::Create");
+                 abi.tflm->arena_allocator_name, abi.tflm->arena_allocator_source);
     if (planner_in_arena)  // MicroAllocator::Create(arena, size, planner) takes the caller's planner
         b.persistent(S::PlannerObject, Phase::Constructor, abi.greedy_planner, 1, "memory-planner", "allocator objects",
                      "GreedyMemoryPlanner", "micro_allocator.cc CreateMemoryPlanner");
@@ -222,19 +223,12 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
         }
 
     // MicroAllocator::FinishModelAllocation.
-    if (requests)
+    auto handles = [&] {
         b.persistent(S::ScratchHandles, Phase::MemoryPlanning, abi.scratch_buffer_handle, requests, "scratch-handles",
                      "ScratchBufferHandle", "ScratchBufferHandle[" + std::to_string(requests) + "]",
                      "micro_allocator.cc MicroAllocator::AllocateScratchBufferHandles");
-    const char *create = "micro_allocation_info.cc AllocationInfoBuilder::CreateAllocationInfo";
-    b.add(K::Temp, S::PlanningInfo, Phase::MemoryPlanning, abi.pointer * int64_t{subgraphs}, abi.pointer,
-          "memory planning", "subgraph offsets (size_t[" + std::to_string(subgraphs) + "])", create);
-    int64_t tensors = 0;
-    for (const Subgraph &sg : model.subgraphs) tensors += static_cast<int64_t>(sg.tensors.size());
-    b.add(K::Temp, S::PlanningInfo, Phase::MemoryPlanning, abi.allocation_info.size * (tensors + requests),
-          abi.allocation_info.align, "memory planning", "AllocationInfo[" + std::to_string(tensors + requests) + "]",
-          create);
-    for (int s = 0; s < subgraphs; ++s)
+    };
+    auto variables = [&](int s) {
         for (const Tensor &t : model.subgraphs[s].tensors)
             if (lifetimes.placement[s][t.index] == Placement::Persistent) {
                 b.add(K::Persistent, S::Variable, Phase::MemoryPlanning, t.bytes, kArenaAlignment,
@@ -246,6 +240,26 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
                 b.steps.back().tensor = t.index;
                 b.steps.back().subgraph = s;
             }
+    };
+    if (abi.tflm->variables_before_planning) {
+        // TFLM before 2023-02 (revisions.cpp): one loop over the subgraphs allocates the handles
+        // (each time, for all the requests) and that subgraph's variables, then plans.
+        for (int s = 0; s < subgraphs; ++s) {
+            if (requests) handles();
+            variables(s);
+        }
+    } else if (requests)
+        handles();
+    const char *create = "micro_allocation_info.cc AllocationInfoBuilder::CreateAllocationInfo";
+    b.add(K::Temp, S::PlanningInfo, Phase::MemoryPlanning, abi.pointer * int64_t{subgraphs}, abi.pointer,
+          "memory planning", "subgraph offsets (size_t[" + std::to_string(subgraphs) + "])", create);
+    int64_t tensors = 0;
+    for (const Subgraph &sg : model.subgraphs) tensors += static_cast<int64_t>(sg.tensors.size());
+    b.add(K::Temp, S::PlanningInfo, Phase::MemoryPlanning, abi.allocation_info.size * (tensors + requests),
+          abi.allocation_info.align, "memory planning", "AllocationInfo[" + std::to_string(tensors + requests) + "]",
+          create);
+    if (!abi.tflm->variables_before_planning)
+        for (int s = 0; s < subgraphs; ++s) variables(s);
     b.add(K::PlannerArena, S::PlannerArrays, Phase::MemoryPlanning, 0, kArenaAlignment, "memory planning",
           "GreedyMemoryPlanner arrays: " + std::to_string(lifetimes.buffers.size()) +
               " buffers x 40 B in the free space",

@@ -20,6 +20,7 @@ struct Kernel {
     bool cortex_m;
     const KernelBuild &build;
     OpKernel &out;
+    const TflmRevision &tflm;  // the TFLM revision (revisions.h): its flags for the rules that differ
 
     const Tensor *input(size_t k) const
     {

@@ -194,6 +194,19 @@ bool tflm_has_kernel(const std::string &op)
     return kBuiltins.count(op) != 0;
 }
 
+// The revision's sizes for the kernel's builtin data and Init requests that differ from
+// 2026-08's (revisions.cpp kernel_sizes), matched by operator, pass and type name.
+void revision_sizes(Kernel &k, const TflmRevision &tflm)
+{
+    for (auto [list, pass] : {std::pair{&k.out.parse, "parse"}, std::pair{&k.out.init, "init"}})
+        for (KernelAlloc &a : *list)
+            if (const KernelSizeFact *f = tflm.kernel_size(k.op.op_name, pass, a.what)) {
+                a.bytes = k.cortex_m ? f->size.arm_size : f->size.host_size;
+                if (a.kind == KernelAlloc::Kind::BuiltinData)
+                    a.align = k.cortex_m ? f->size.arm_align : f->size.host_align;
+            }
+}
+
 }  // namespace
 
 KernelPrediction predict_kernels(const Model &model, const Abi &abi, const KernelBuild &build)
@@ -206,7 +219,7 @@ KernelPrediction predict_kernels(const Model &model, const Abi &abi, const Kerne
         for (const Operator &op : sg.operators) {
             const std::string label =
                 "subgraph " + std::to_string(s) + " operator " + std::to_string(op.index) + " (" + op.op_name + ")";
-            Kernel k{sg, op, abi.name == "cortex-m", build, p.ops[s][op.index]};
+            Kernel k{sg, op, abi.name == "cortex-m", build, p.ops[s][op.index], *abi.tflm};
             hybrid(k, label, p.rejected);
             // An operator code outside TFLM's BuiltinOperator enum: no resolver can register it, so
             // AllocateTensors fails ("Failed to get registration from op code").
@@ -219,8 +232,15 @@ KernelPrediction predict_kernels(const Model &model, const Abi &abi, const Kerne
                 p.rejected.push_back(label + " has operator code " + op.op_name.substr(8) +
                                      ", which is not a TFLite builtin operator: no op resolver can register it");
             bool scratch_ok = true, modelled = false;
-            if (build.set != KernelBuild::Set::CmsisNn || !rules::cmsis_nn_kernel(k, modelled, scratch_ok))
-                modelled = rules::reference_kernel(k, scratch_ok);
+            const bool cmsis =
+                build.set == KernelBuild::Set::CmsisNn && rules::cmsis_nn_kernel(k, modelled, scratch_ok);
+            if (!cmsis) modelled = rules::reference_kernel(k, scratch_ok);
+            // An older TFLM revision: only the kernels checked against its source are modelled
+            // (CMSIS-NN's none), with their sizes from the revision's table (revisions.cpp).
+            if (!abi.tflm->current) {
+                if (cmsis || !abi.tflm->kernel_checked(op.op_name)) modelled = scratch_ok = false;
+                revision_sizes(k, *abi.tflm);
+            }
             if (!modelled) p.unmodelled_data.push_back(label);
             if (!scratch_ok) p.unmodelled.push_back(label);
             for (const KernelAlloc &a : k.out.prepare)
@@ -228,6 +248,17 @@ KernelPrediction predict_kernels(const Model &model, const Abi &abi, const Kerne
                     p.requests.push_back({static_cast<int>(s), op.index, a.bytes, a.what});
         }
     }
+    // Before 58aa9833f (revisions.cpp offline_variables) TFLM gives every variable tensor tail
+    // bytes and never plans one, offline offset or not: not modelled.
+    if (!abi.tflm->offline_variables && !model.offline_offsets.empty())
+        for (const Subgraph &sg : model.subgraphs)
+            for (const Tensor &t : sg.tensors)
+                if (t.is_variable) {
+                    p.unmodelled_data.push_back("variable tensors with an offline plan (TFLM " +
+                                                std::string(abi.tflm->id) +
+                                                " puts every variable in the tail and plans none)");
+                    return p;
+                }
     return p;
 }
 

@@ -43,8 +43,13 @@ bool fully_connected(Kernel &k)
     if (!in || !filter) return false;
     k.temp_inputs({0, 1, 2});
     k.temp(k.output(0));
+    // Before 2023 TFLM's FULLY_CONNECTED has no INT4 filter (revisions.cpp int4_filter_scratch):
+    // what it does with one is not modelled.
+    if (filter->type == kTypeInt4 && !k.tflm.int4_filter_scratch) return false;
     k.int4_filter();
-    if (in->type != kTypeFloat32 && filter->quant_channels > 1) {
+    // Per-channel buffers: 2026-08's fully_connected_common.cc; older revisions keep none
+    // (revisions.cpp fc_per_channel_buffers).
+    if (in->type != kTypeFloat32 && filter->quant_channels > 1 && k.tflm.fc_per_channel_buffers) {
         k.per_channel(filter->quant_channels);
     }
     return true;
@@ -64,6 +69,7 @@ bool conv(Kernel &k, bool depthwise)
     k.init(56, 72, "OpDataConv");
     const Tensor *filter = k.input(1);
     if (!filter || filter->shape.size() != 4) return false;
+    if (filter->type == kTypeInt4 && !k.tflm.int4_filter_scratch) return false;  // revisions.cpp
     k.temp(k.output(0));
     k.temp_inputs({0, 1});
     const int64_t channels = filter->shape[depthwise ? 3 : 0];
@@ -266,7 +272,7 @@ bool reference_kernel(Kernel &k, bool &scratch_ok)
         k.builtin({36, 4}, {36, 4}, "TfLiteReshapeParams");
         inspect(k, {0});
         const Tensor *o = k.output(0);
-        if (o)
+        if (o && k.tflm.reshape_dims_copy)  // older TFLM changes the dims in place (revisions.cpp)
             for (int32_t d : o->shape)
                 if (d == -1) {
                     k.persistent(4 + 4 * static_cast<int64_t>(o->shape.size()), "output dims copy");

@@ -21,6 +21,7 @@
 #include <ext/stdio_filebuf.h>
 
 #include "arenascope/planner/report.h"
+#include "arenascope/planner/revisions.h"
 #include "arenascope/planner/rewrite.h"
 #include "arenascope/planner/two_arena.h"
 
@@ -59,11 +60,13 @@ void usage(FILE *to)
     std::fprintf(
         to,
         "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
+        "                       [--tflm 2026-08|2023-02|2022-07|2022-03|auto]\n"
         "                       [--kernels reference|cmsis-nn] [--cpu CPU] [--margin PCT] [--arena-size N]\n"
         "                       [--persistent-size P --non-persistent-size N] [--search-budget N]\n"
         "                       MODEL.tflite\n"
         "       arenascope-plan --write-offline-plan OUT.tflite [--kernels K] [--cpu CPU] [--target T]\n"
         "                       [--adapter] [--margin PCT] [--search-budget N] MODEL.tflite\n"
+        "       arenascope-plan --tflm list\n"
         "       arenascope-plan --version\n"
         "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
         "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
@@ -73,6 +76,11 @@ void usage(FILE *to)
         "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
         "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
         "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
+        "  --tflm REVISION  the TFLM the firmware links: 2026-08 (upstream 90b983c2, the default), 2023-02\n"
+        "           (58aa9833f: Arduino, Edge Impulse), 2022-07 (547f8aeab) or 2022-03 (5b3670d82); auto\n"
+        "           assumes 2026-08 and says so; named, the output states it (\"tflm\" in --json). Older\n"
+        "           revisions: only the kernels checked against their source are exact (docs/arena-budget.md)\n"
+        "  --tflm list  print the revisions, one JSON object a line (id, commit, date, description)\n"
         "  --adapter  the firmware uses arenascope's TFLM adapter (its planner lives outside the arena)\n"
         "  --kernels  the kernels the firmware links: reference (the default) or cmsis-nn (TFLM built with\n"
         "           OPTIMIZED_KERNEL_DIR=cmsis_nn); CMSIS-NN's buffers depend on the CPU:\n"
@@ -148,8 +156,8 @@ std::string write_whole(const std::string &name, const std::function<void(std::o
 }
 
 // --write-offline-plan: the rewrite, written whole (write_whole), then its table.
-int write_offline_plan(const char *path, const char *out_path, const std::string &target, int margin, bool adapter,
-                       const arenascope::planner::KernelBuild &build, int64_t search_budget)
+int write_offline_plan(const char *path, const char *out_path, const arenascope::planner::Abi &abi, int margin,
+                       bool adapter, const arenascope::planner::KernelBuild &build, int64_t search_budget)
 {
     std::error_code same_error;
     if (std::filesystem::equivalent(out_path, path, same_error)) {
@@ -158,8 +166,8 @@ int write_offline_plan(const char *path, const char *out_path, const std::string
         return 2;
     }
     try {
-        const auto r = arenascope::planner::rewrite_offline_plan(path, out_path, arenascope::planner::abi_named(target),
-                                                                 margin, adapter, build, search_budget);
+        const auto r =
+            arenascope::planner::rewrite_offline_plan(path, out_path, abi, margin, adapter, build, search_budget);
         if (!r.refused.empty()) {
             std::fprintf(stderr, "arenascope-plan: %s: %s\n", printable(path, false).c_str(),
                          printable(r.refused, false).c_str());
@@ -199,6 +207,8 @@ int main(int argc, char **argv)
     const char *path = nullptr;
     arenascope::planner::KernelBuild build;
     bool cpu_given = false;
+    const arenascope::planner::TflmRevision *tflm = &arenascope::planner::default_tflm_revision();
+    bool tflm_given = false, tflm_assumed = false;
     for (int i = 1; i < argc; ++i) {
         if (!options_done && !std::strcmp(argv[i], "--"))
             options_done = true;
@@ -212,7 +222,27 @@ int main(int argc, char **argv)
             json = true;
         else if (!std::strcmp(argv[i], "--header"))
             header = true;
-        else if (!std::strcmp(argv[i], "--target")) {
+        else if (!std::strcmp(argv[i], "--tflm")) {
+            const std::string value = i + 1 < argc ? argv[i + 1] : "";
+            if (value == "list") {
+                std::cout << arenascope::planner::tflm_revision_list_jsonl();
+                return std::cout.flush() ? 0 : 1;
+            }
+            tflm_given = true;
+            tflm_assumed = value == "auto";
+            try {
+                tflm = tflm_assumed ? &arenascope::planner::default_tflm_revision()
+                                    : &arenascope::planner::tflm_revision(value);
+            } catch (const std::invalid_argument &e) {
+                if (value.empty())
+                    std::fprintf(stderr, "arenascope-plan: --tflm needs a TFLM revision: %s, auto or list\n",
+                                 arenascope::planner::tflm_revision_ids().c_str());
+                else
+                    std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
+                return 2;
+            }
+            ++i;
+        } else if (!std::strcmp(argv[i], "--target")) {
             if (i + 1 >= argc) {
                 std::fprintf(stderr, "arenascope-plan: --target needs cortex-m or host\n");
                 return 2;
@@ -350,17 +380,31 @@ int main(int argc, char **argv)
                              "--snapshot, not with --header, --adapter or --arena-size (one arena)\n");
         return 2;
     }
+    // The target's sizes for the TFLM revision (revisions.h): --tflm names it in the output.
+    arenascope::planner::Abi abi = arenascope::planner::abi_named(target, *tflm);
+    abi.tflm_given = tflm_given;
+    abi.tflm_assumed = tflm_assumed;
+    if (tflm_assumed)
+        std::fprintf(stderr, "arenascope-plan: --tflm auto: assuming TFLM %s (upstream %.9s, %s)\n", tflm->id,
+                     tflm->commit, tflm->date);
+    if (two && !tflm->current) {  // two_arena.cpp models 90b983c2's two-arena allocators only
+        std::fprintf(stderr,
+                     "arenascope-plan: two arenas (--persistent-size/--non-persistent-size) are modelled for "
+                     "TFLM %s only, not --tflm %s\n",
+                     arenascope::planner::default_tflm_revision().id, tflm->id);
+        return 2;
+    }
     if (offline_out) {
         if (json || header || snapshot || arena_size || two) {
             std::fprintf(stderr, "arenascope-plan: --write-offline-plan goes alone (not with --json, --header, "
                                  "--snapshot, --arena-size or two arenas)\n");
             return 2;
         }
-        return write_offline_plan(path, offline_out, target, margin, adapter, build, search_budget);
+        return write_offline_plan(path, offline_out, abi, margin, adapter, build, search_budget);
     }
     try {
-        const auto budget = arenascope::planner::make_budget(path, arenascope::planner::abi_named(target), margin,
-                                                             adapter, arena_size, build, search_budget);
+        const auto budget =
+            arenascope::planner::make_budget(path, abi, margin, adapter, arena_size, build, search_budget);
         // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
         if (json && header) {
             std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n");

@@ -140,7 +140,8 @@ struct Walk {
     }
     std::string node_line(const Step &s) const
     {  // micro_interpreter_graph.cc PrepareSubgraphs
-        return "Node " + op_of(s).op_name + " (number " + std::to_string(s.op) + ") failed to prepare with status 1";
+        return "Node " + op_of(s).op_name + " (number " + std::to_string(s.op) + abi.tflm->node_number_suffix +
+               ") failed to prepare with status 1";
     }
     void log(std::string line)
     {
@@ -192,6 +193,25 @@ struct Walk {
                         "it prints HALTED and loops forever");
     }
 
+    // TFLM before 2023-02's MicroAllocator::AllocateTempTfLiteTensor and
+    // AllocatePersistentTfLiteTensor do not check the allocator's null: they pass it to
+    // InitializeTfLiteTensorFromFlatbuffer, whose TFLITE_DCHECK(result != nullptr) aborts
+    // (revisions.cpp tensor_null_checked, messages_source).
+    ArenaAtSize unchecked_tensor(size_t i, const Step &s)
+    {
+        const std::string why =
+            std::string(s.site == Site::TempTensor ? "AllocateTempTfLiteTensor" : "AllocatePersistentTfLiteTensor") +
+            " does not check the null it gets for the TfLiteTensor (TFLM " + abi.tflm->id +
+            ", micro_allocator.cc) and InitializeTfLiteTensorFromFlatbuffer's "
+            "TFLITE_DCHECK(result != nullptr) fails: ";
+        if (abi.pointer == 8) return stop(i, K::Crash, why + "TFLITE_ABORT is abort() (kernels/op_macros.h): SIGABRT");
+        log("HALTED");
+        return stop(i, K::Hang,
+                    why +
+                        "TFLITE_ABORT is AbortImpl with TFLM's Cortex-M -DTF_LITE_MCU_DEBUG_LOG (kernels/op_macros.h): "
+                        "it prints HALTED and loops forever");
+    }
+
     // A failed request of a kernel's Prepare; returns true when TFLM goes on.
     bool prepare_failure(size_t i, const Step &s, ArenaAtSize &out)
     {
@@ -199,6 +219,10 @@ struct Walk {
         const std::string who = op.op_name + " (operator " + std::to_string(s.op) + ")";
         const std::string ensure = "<kernel source>:<line> <tensor> != nullptr was not true.";
         if (s.kind == Step::Kind::Temp) {
+            if (s.site == Site::TempTensor && !abi.tflm->tensor_null_checked) {
+                out = unchecked_tensor(i, s);
+                return false;
+            }
             if (s.site == Site::TempTensor)  // micro_allocator.cc AllocateTempTfLiteTensor
                 log("Failed to allocate temp. memory for tensor " + d32(s.tensor) + ", subgraph " + d32(s.subgraph));
             else if (s.site == Site::TempQuantization || s.site == Site::TempZeroPoints) {
@@ -357,9 +381,13 @@ struct Walk {
             return false;
         case Site::Variable:  // micro_allocator.cc AllocateVariables
             log("Failed to allocate variable tensor of size " + d32(s.bytes));
-            out = stop(i, K::Error,
-                       "AllocateVariables fails, so CommitStaticMemoryPlan returns kTfLiteError with the planning "
-                       "temporaries in place, and so does AllocateTensors (micro_allocator.cc)");
+            out =
+                stop(i, K::Error,
+                     abi.tflm->variables_before_planning
+                         ? "AllocateVariables fails, so FinishModelAllocation returns kTfLiteError before it plans, "
+                           "and so does AllocateTensors (micro_allocator.cc)"
+                         : "AllocateVariables fails, so CommitStaticMemoryPlan returns kTfLiteError with the planning "
+                           "temporaries in place, and so does AllocateTensors (micro_allocator.cc)");
             return false;
         case Site::PlannerArrays: return planner(i, s, a, out);
         case Site::Head:
@@ -372,6 +400,10 @@ struct Walk {
         case Site::IoTensor:
         case Site::IoQuantization:
         case Site::IoZeroPoints: {  // micro_interpreter.cc AllocateTensors, micro_allocator.cc
+            if (s.site == Site::IoTensor && !abi.tflm->tensor_null_checked) {
+                out = unchecked_tensor(i, s);
+                return false;
+            }
             const bool input = s.what.rfind("input", 0) == 0;
             const std::string io = input ? "input" : "output";
             if (s.site == Site::IoArray)

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+#include "arenascope/planner/revisions.h"
+
 namespace arenascope::planner {
 
 struct TypeSize {
@@ -36,10 +38,18 @@ struct Abi {
     TypeSize greedy_planner;          // GreedyMemoryPlanner
     TypeSize micro_allocator;         // MicroAllocator
     TypeSize builtin_data_allocator;  // MicroBuiltinDataAllocator (micro_allocator.cc)
+    // The TFLM revision whose sizes and rules these are (revisions.h): arena_allocator,
+    // micro_allocator and greedy_planner are its; kernels, the replay and its messages read
+    // the rest of its facts from here.
+    const TflmRevision *tflm = &default_tflm_revision();
+    bool tflm_given = false;    // named on the command line (--tflm): the JSON says which
+    bool tflm_assumed = false;  // --tflm auto: the default revision was assumed, not stated
 };
 
-// "cortex-m" or "host"; throws std::invalid_argument for anything else.
+// "cortex-m" or "host"; throws std::invalid_argument for anything else. The sizes are those of
+// `tflm` (default: 2026-08, upstream 90b983c2).
 Abi abi_named(const std::string &name);
+Abi abi_named(const std::string &name, const TflmRevision &tflm);
 
 // TfLiteIntArrayGetSizeInBytes(n): the int size field and n ints (common.c), alignment 4.
 inline int64_t int_array_bytes(int64_t n)
