@@ -321,6 +321,10 @@ def _reconstructed(state, doc, lay):
     s = state.allocator
     if s:
         head, temp, tail = (s[k] - s["buffer_head_"] for k in ("head_", "temp_", "tail_"))
+    elif state.condition == "smashed" and postmortem.tail_bytes_at(doc, size) is None:
+        state.tail_known = False  # overwritten, and no prediction: the bounds alone are known
+        head = temp = 0
+        tail = size
     else:
         head = (doc or {}).get("plans", {}).get("tflm-greedy", {}).get("head_bytes", 0) \
             if state.condition == "smashed" else 0
@@ -381,6 +385,18 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
         # Without model_is_allocating_ (another TFLM) only the tail's size tells not-started from
         # unfinished: the planner gives what the constructor alone allocates.
         out.state = state = tflmstate.assess(reader, lay, interpreter, facts, _constructor_tail(doc))
+    if state.condition != "allocated" and doc is not None:
+        # Where TFLM did not lay the arena out, the figures come from the planner's replay: not when
+        # what TFLM itself holds contradicts it (the same rule as the healthy walk's minimum).
+        why = postmortem.replay_disagrees(state, doc, allocator)
+        if why:
+            revision = (doc.get("tflm") or {}).get("revision", P.NEWEST.id)
+            out.plan_note = (f"the planner's replay of this model is not what this firmware's TFLM did ({why}): "
+                             f"another model, other kernels, or a TFLM other than the {revision} it replays; its "
+                             "figures (the shortfall, the predicted tail, the minimum) are left out")
+            state.evidence.append(out.plan_note)
+            state.replay_mismatch = why
+            doc = out.plan = None
     if state.condition == "allocated" and doc is not None:
         try:
             walked = tflm.walk(reader, lay, interpreter, doc)
@@ -484,6 +500,10 @@ def published_plan(reader, symbols, desc, a, planner_tool, build=None):
                          f"{MAX_MODEL_BYTES >> 20} MiB)")
     data = _published_model_bytes(reader, symbols, a)
     args = kernel_build(symbols, build).planner_args()
+    try:  # the TFLM the firmware links, when its DWARF tells (the agent's firmware need not have -g)
+        args += ["--tflm", tflm.era_of(symbols).id]
+    except TargetError:
+        pass
     key = (hashlib.sha256(data).hexdigest(), tuple(args))
     if key not in _PLANS:
         _PLANS[key] = planner.run_planner_on_bytes(planner_tool, data, desc.addr_size, build_args=args)[0]

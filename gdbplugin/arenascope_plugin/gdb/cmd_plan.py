@@ -6,12 +6,26 @@ from arenascope_plugin import pipeline
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.gdbtarget import GdbSymbols, batch_mode
 from arenascope_plugin.analyse import figures
-from arenascope_plugin.decode import kernels, plan
+from arenascope_plugin.decode import kernels, plan, tflm, tflm_profile
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.options import margin, width
 from arenascope_plugin.present import budget, jsonout, render, snapshot, style
+
+
+def _model_tflm(args) -> tuple[str, str]:
+    """(era id, how it was chosen) for `arena plan --model`: --tflm, else the loaded ELF's TFLM
+    era (decode/tflm_profile.py), else the newest."""
+    if args.tflm:
+        return args.tflm, "--tflm"
+    symbols = GdbSymbols()
+    if symbols.elf_path:
+        try:
+            return tflm.era_of(symbols).id, "the loaded ELF's TFLM"
+        except TargetError:
+            pass
+    return tflm_profile.NEWEST.id, "no --tflm and no TFLM in a loaded ELF: the newest"
 
 
 def _cpu(text):
@@ -58,7 +72,7 @@ One row per allocation scope: the live bytes, a bar of the live tensors and scra
 over the head, and the lower bound marked.
 
 Usage: arena plan [--width N] [--model FILE.tflite [--target cortex-m|host] [--margin PCT]
-                  [--kernels reference|cmsis-nn] [--cpu CPU] | --snapshot FILE.json]
+                  [--kernels reference|cmsis-nn] [--cpu CPU] [--tflm ERA] | --snapshot FILE.json]
 Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1.
 On a target, below the chart: how many regions the model's own offline plan places, and, when
 the planner finds a smaller plan for the model the arena runs (agentless, or the model an
@@ -71,7 +85,9 @@ arena figures for --target (struct sizes of a Cortex-M, default, or of x86-64) a
 recommendation with --margin percent (default 10), for the kernels --kernels names (default
 `set arena kernels`, else the loaded ELF's, else reference) and, with cmsis-nn, the core --cpu
 names (cortex-m0 ... cortex-m85 with gcc's +nodsp/+nomve; default `set arena cpu`, else the
-loaded ELF's build attributes, else cortex-m4; docs/cmsis-nn.md).
+loaded ELF's build attributes, else cortex-m4; docs/cmsis-nn.md), replaying the allocations of
+the TFLM era --tflm names (2026-08, 2023-02, 2022-07, 2022-03: `arena version` lists them;
+default the loaded ELF's TFLM, else the newest; docs/integrating-tflm.md, "Every TFLM era").
 --snapshot charts the plan saved in a snapshot file (`arena snapshot`, or
 `arenascope-plan --snapshot`), no target needed.
 --json (on a target): each arena's plan as the snapshot's "plan" object (scopes, live bytes,
@@ -89,6 +105,9 @@ lower bound); a model's plan as JSON is `arenascope-plan --json FILE.tflite`."""
         parser.add_argument("--snapshot", metavar="FILE.json",
                             help="a snapshot file: chart the plan it holds, no target needed")
         parser.add_argument("--kernels", choices=kernels.KERNEL_SETS, help="with --model: the TFLM kernels")
+        parser.add_argument("--tflm", choices=[e.id for e in tflm_profile.ERAS],
+                            help="with --model: the TFLM era whose allocations the planner replays (default: the "
+                            "loaded ELF's, else the newest)")
         parser.add_argument("--cpu", type=_cpu,
                             help="with --model and cmsis-nn kernels: the core, e.g. cortex-m55")
 
@@ -98,9 +117,10 @@ lower bound); a model's plan as JSON is `arenascope-plan --json FILE.tflite`."""
                               "snapshot's plan is its arenas[].plan")
         if args.snapshot is not None and args.model is not None:
             raise TargetError("--model or --snapshot, not both")
-        if args.model is None and any(v is not None for v in (args.target, args.margin, args.kernels, args.cpu)):
-            raise TargetError("--target, --margin, --kernels and --cpu go with --model FILE.tflite (a target's own "
-                              "plan has its own ABI, kernels and arena)")
+        if args.model is None and any(v is not None for v in (args.target, args.margin, args.kernels, args.cpu,
+                                                              args.tflm)):
+            raise TargetError("--target, --margin, --kernels, --cpu and --tflm go with --model FILE.tflite (a "
+                              "target's own plan has its own ABI, kernels, TFLM and arena)")
         if args.snapshot is not None:
             path = os.path.expanduser(args.snapshot)
             try:
@@ -130,14 +150,15 @@ lower bound); a model's plan as JSON is `arenascope-plan --json FILE.tflite`."""
             try:
                 tool = settings.tool_path("planner-path", "planner", "arenascope-plan")
                 build = _model_build(args)
+                era, era_how = _model_tflm(args)
                 doc, rejected = planner.run_planner(tool, path, args.target or "cortex-m", args.margin,
-                                                    build_args=build.planner_args())
+                                                    build_args=[*build.planner_args(), "--tflm", era])
                 a = plan.arena_from_plan(doc)
                 words = budget.arena_lines(doc)
             except planner.PlannerError as e:
                 raise TargetError(str(e)) from None
             lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan with "
-                     f"{build.describe()} ({build.evidence})"]
+                     f"{build.describe()} ({build.evidence}), as TFLM {era} allocates ({era_how})"]
             message = None
             if rejected:
                 reason = planner.printable(doc["tflm_rejects"][0]) if doc.get("tflm_rejects") else rejected
