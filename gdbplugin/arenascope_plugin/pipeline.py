@@ -483,8 +483,9 @@ def checks_of(ctx: Context, with_fault: bool = True) -> list:
     took a fault this boot (analyse/diagnosis.Diagnosis.check)."""
     out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ctx.symbols.ram_ranges()[0],
                          guard_writer=_guard_writer(ctx))
-    if ctx.tflm is not None and not ctx.tflm.laid_out:
-        # Used bytes and headroom of an arena TFLM never finished laying out measure nothing.
+    if ctx.tflm is not None and ctx.tflm.unmeasured:
+        # Used bytes and headroom of an arena TFLM never finished laying out, or whose overwritten
+        # tail nothing tells, measure nothing.
         out = [c for c in out if c.rule not in ("used", "headroom")]
     if ctx.tflm is not None and ctx.tflm.condition != "allocated":
         out.insert(0, figures.Check("tflm", figures.FAIL, f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "

@@ -263,3 +263,40 @@ def test_a_fault_address_is_tied_to_a_stack_value_at_any_alignment():
     v = postmortem.stack_into_arena(reader, FACTS, st, stack_figures(STACK_LO), f, plan)
     assert (f"the faulting address (BFAR) 0x5afe001c is 0x5afe0002 + 26: the value the stack left at {END - 56:#x} "
             "in GreedyMemoryPlanner, loaded as one of TFLM's pointers and followed") in v.evidence, v.evidence
+
+
+def test_the_replay_is_dropped_where_what_tflm_holds_contradicts_it():
+    """Issue 34: a planner replaying another TFLM (or model, or kernels) than the firmware's must
+    not give its figures in a broken state. What TFLM holds whole says so: the allocator frozen
+    elsewhere than the replay stops, the MicroAllocator or the io arrays elsewhere than predicted."""
+    st = tflmstate.assess(unfinished_image().reader(), layout(), INTERP, FACTS)
+    assert postmortem.replay_disagrees(st, REPLAY_PLAN, ALLOC) is None      # frozen exactly where it stops
+    off = dict(REPLAY_PLAN, replay=dict(REPLAY_PLAN["replay"], state={"head": 96, "temp": 96,
+                                                                      "tail": TAIL - ARENA - 16}))
+    assert postmortem.replay_disagrees(st, off, ALLOC) == (
+        f"the target's allocator is frozen at head_ +96, temp_ +96, tail_ +{TAIL - ARENA}, the replay stops at "
+        f"head_ +96, temp_ +96, tail_ +{TAIL - ARENA - 16}")
+    placed = [{"offset": ALLOC - ARENA, "size": 36, "what": "MicroAllocator", "role": "micro-allocator"}]
+    here = dict(REPLAY_PLAN, replay=dict(REPLAY_PLAN["replay"], persistent=placed))
+    assert postmortem.replay_disagrees(st, here, ALLOC) is None
+    moved = dict(REPLAY_PLAN, replay=dict(REPLAY_PLAN["replay"],
+                                          persistent=[dict(placed[0], offset=ALLOC - ARENA - 8)]))
+    assert postmortem.replay_disagrees(st, moved, ALLOC) == \
+        f"the replay puts the MicroAllocator at {ALLOC - 8:#x}, TFLM put it at {ALLOC:#x}"
+    # A smashed tail (no replay at this size): the input array the interpreter holds against the
+    # tail at the recommended size moved to this end (16-aligned).
+    smashed = tflmstate.State(interpreter=INTERP, condition="smashed", evidence=[], objects=[], arena_base=ARENA,
+                              arena_size=SIZE, io_tensors={"input_tensors_": END - 400, "output_tensors_": 0})
+    tail = {"arena": {"recommended_bytes": SIZE}, "tail": {"regions": [
+        {"offset": SIZE - 400, "size": 4, "what": "input TfLiteTensor*[1]", "role": "input-tensor-array"}]}}
+    assert postmortem.replay_disagrees(smashed, tail, None) is None
+    tail["tail"]["regions"][0]["offset"] = SIZE - 432
+    assert postmortem.replay_disagrees(smashed, tail, None) == \
+        f"the replay puts the input TfLiteTensor* array at {END - 432:#x}, TFLM put it at {END - 400:#x}"
+    # Dropped, the verdict gives no shortfall and says why.
+    st.replay_mismatch = "..."
+    v = postmortem.allocation(st, None, postmortem.Halt(pc=0x1200, function="allocation_failed",
+                                                        frames=["allocation_failed", "main"]), None)
+    assert v.headline == ("VERDICT: AllocateTensors did not finish: it returned kTfLiteError: the planner's replay "
+                          "does not match this firmware's TFLM, so no shortfall is given (the evidence says what "
+                          "TFLM's own objects hold).")

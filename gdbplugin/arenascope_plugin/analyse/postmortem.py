@@ -99,6 +99,35 @@ def tail_bytes_at(plan: dict | None, size: int | None) -> int | None:
     return (plan or {}).get("tail", {}).get("bytes")
 
 
+def replay_disagrees(state: tflmstate.State | None, plan: dict | None, allocator: int | None) -> str | None:
+    """Why the planner's replay is not this firmware's TFLM (another model, other kernels, another
+    TFLM than the planner replays), from what TFLM itself holds where AllocateTensors did not lay
+    the arena out; None when nothing contradicts it. Facts the target keeps whole, in the
+    MicroInterpreter (outside the arena): the MicroAllocator's address (`allocator`), which the
+    replay's constructor steps fix from the arena's end, and the input/output TfLiteTensor*
+    arrays' addresses, the tail's last requests, which every request before them moves; and,
+    when AllocateTensors failed at this size in the replay too, the allocator's frozen marks
+    (head_, temp_, tail_)."""
+    if state is None or not plan or state.arena_base is None or not state.arena_size:
+        return None
+    base, size = state.arena_base, state.arena_size
+    predicted = {role: a for a, _n, _w, role in tail_layout(plan, base, size)}
+    held = {planner.ROLE_MICRO_ALLOCATOR: ("MicroAllocator", allocator),
+            "input-tensor-array": ("input TfLiteTensor* array", state.io_tensors.get("input_tensors_")),
+            "output-tensor-array": ("output TfLiteTensor* array", state.io_tensors.get("output_tensors_"))}
+    for role, (what, at) in held.items():
+        if at and predicted.get(role) is not None and predicted[role] != at:
+            return f"the replay puts the {what} at {predicted[role]:#x}, TFLM put it at {at:#x}"
+    s, want = state.allocator, replay_at(plan, size).get("state")
+    if state.condition == "unfinished" and s and want and (replay_at(plan, size).get("failed")):
+        got = {k: s[k + "_"] - s["buffer_head_"] for k in ("head", "temp", "tail")}
+        if any(got[k] != want.get(k) for k in got):
+            return (f"the target's allocator is frozen at head_ +{got['head']}, temp_ +{got['temp']}, tail_ "
+                    f"+{got['tail']}, the replay stops at head_ +{want.get('head')}, temp_ +{want.get('temp')}, "
+                    f"tail_ +{want.get('tail')}")
+    return None
+
+
 def tail_layout(plan: dict | None, base: int, size: int) -> list[tuple[int, int, str, str]]:
     """[(address, size, what, role)] of the tail objects TFLM allocates for the plan's model, top down,
     placed in the arena [base, base + size): from the planner's replay at this size when it gives
@@ -501,7 +530,10 @@ def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt:
                     + (text + ". " if text else "") + "Check AllocateTensors' status and stop on kTfLiteError.")
         return Verdict(verdicts.FAILURE_IGNORED, headline, evidence + ties)
     headline = "VERDICT: AllocateTensors did not finish: it returned kTfLiteError: " + \
-        (text + "." if text else "the planner cannot say why (no model figures for this firmware).")
+        (text + "." if text else
+         "the planner's replay does not match this firmware's TFLM, so no shortfall is given (the evidence says "
+         "what TFLM's own objects hold)." if state.replay_mismatch else
+         "the planner cannot say why (no model figures for this firmware).")
     if stuck:
         evidence.append(stuck)
     return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence)

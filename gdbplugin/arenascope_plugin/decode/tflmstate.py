@@ -49,6 +49,10 @@ CONDITIONS = {
 # What the headroom is when TFLM never laid the arena out (State.laid_out False): `arena info`
 # prints it in the figure's place and $arena_headroom() fails with it.
 HEADROOM_NOT_MEASURED = "not measured: AllocateTensors did not finish (`arena fault` gives the shortfall)"
+# What the tail, used bytes, peak and headroom are when TFLM laid the arena out but its allocator is
+# overwritten and no prediction applies (State.tail_known False).
+TAIL_UNKNOWN = ("unknown: TFLM's arena allocator is overwritten and the planner's prediction does not apply to "
+                "this firmware (`arena fault` says why)")
 
 
 @dataclass
@@ -99,6 +103,8 @@ class State:
     io_tensors: dict[str, int] = field(default_factory=dict)   # input_tensors_ / output_tensors_
     init_status: int | None = None               # initialization_status_ (kTfLiteOk 0, kTfLiteError 1)
     constructor_failed: bool = False             # the MicroInterpreter's constructor could not allocate
+    replay_mismatch: str = ""                    # what TFLM holds that contradicts the planner's replay (then unused)
+    tail_known: bool = True                      # False: the tail's extent is neither read nor predicted
 
     @property
     def smashed(self) -> list[ObjectCheck]:
@@ -109,6 +115,14 @@ class State:
         """Whether AllocateTensors laid the arena out (whatever happened to it since): its used
         bytes and headroom mean something."""
         return self.condition in ("allocated", "smashed")
+
+    @property
+    def unmeasured(self) -> str | None:
+        """Why used bytes, peak and headroom measure nothing (HEADROOM_NOT_MEASURED, TAIL_UNKNOWN),
+        or None when they hold."""
+        if not self.laid_out:
+            return HEADROOM_NOT_MEASURED
+        return None if self.tail_known else TAIL_UNKNOWN
 
 
 def _ptr(reader, addr, lay):

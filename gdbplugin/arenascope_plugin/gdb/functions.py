@@ -15,7 +15,6 @@ import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.analyse import diagnosis, figures
-from arenascope_plugin.decode import tflmstate
 from arenascope_plugin.gdb import framework
 
 
@@ -99,8 +98,8 @@ class HeadroomFunction(ArenaFunction):
     def compute(self, *args):
         ctx = gather()
         index = self.arena(ctx, args).index
-        if ctx.tflm is not None and not ctx.tflm.laid_out:
-            self.fail(tflmstate.HEADROOM_NOT_MEASURED)  # as `arena info` prints it
+        if ctx.tflm is not None and ctx.tflm.unmeasured:
+            self.fail(ctx.tflm.unmeasured)  # as `arena info` prints it
         return ctx.figs[index].headroom
 
 

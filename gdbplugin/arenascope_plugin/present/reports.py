@@ -115,6 +115,10 @@ def info_report(ctx) -> list:
         lines = [f"  headroom:               {tflmstate.HEADROOM_NOT_MEASURED}" if line.startswith("  headroom:")
                  else line
                  for line in lines if not line.startswith("  peak:")]
+    elif ctx.tflm is not None and ctx.tflm.unmeasured:
+        unknown = ("  tail (persistent):", "  used:", "  head (planned):", "  temp high-water:", "  headroom:")
+        lines = [line[:26] + ctx.tflm.unmeasured if line.startswith(unknown) else line
+                 for line in lines if not line.startswith("  peak:")]
     return [style.paint(f"arenascope {version.VERSION}", "title")] + tflm_state_lines(ctx) + lines
 
 
