@@ -227,8 +227,13 @@ int main(void)
         size_t p = standin_persistent_bytes, np = standin_non_persistent_bytes;
         if (p > sizeof(standin_persistent_arena)) p = sizeof(standin_persistent_arena);
         if (np > sizeof(standin_non_persistent_arena)) np = sizeof(standin_non_persistent_arena);
+#if STANDIN_ONE_POINTER  // TFLM before 2022-04 has no two-arena mode: two arenas of its one kind
+        (void)np;
+        tflite::MicroAllocator *two = tflite::MicroAllocator::Create(standin_persistent_arena, p);
+#else
         tflite::MicroAllocator *two =
             tflite::MicroAllocator::Create(standin_persistent_arena, p, standin_non_persistent_arena, np);
+#endif
         if (!two) allocation_failed();
         static tflite::MicroInterpreter second(tflite::GetModel(demo_model_data), resolver, two);
         if (second.AllocateTensors() != kTfLiteOk) allocation_failed();

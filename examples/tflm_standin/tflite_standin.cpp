@@ -51,9 +51,15 @@ void put_unsigned(uint32_t v, unsigned base)
 }
 
 // MicroBuiltinDataAllocator is local to micro_allocator.cc in TFLM, as here.
+#if STANDIN_ONE_POINTER
+using PersistentAllocator = SingleArenaBufferAllocator;  // SimpleMemoryAllocator, no interfaces
+#else
+using PersistentAllocator = IPersistentBufferAllocator;
+#endif
+
 class MicroBuiltinDataAllocator : public TfLiteBridgeBuiltinDataAllocator {
 public:
-    explicit MicroBuiltinDataAllocator(IPersistentBufferAllocator *persistent_allocator)
+    explicit MicroBuiltinDataAllocator(PersistentAllocator *persistent_allocator)
         : persistent_allocator_(persistent_allocator)
     {}
     void *Allocate(size_t size, size_t alignment_hint) override
@@ -63,7 +69,7 @@ public:
     void Deallocate(void *) override {}
 
 private:
-    IPersistentBufferAllocator *persistent_allocator_;
+    PersistentAllocator *persistent_allocator_;
 };
 
 const TfLiteIntArray kZeroLengthIntArray = {0, {}};
@@ -235,6 +241,7 @@ size_t SingleArenaBufferAllocator::GetAvailableMemory(size_t alignment) const
     return aligned_tail - aligned_temp;  // size_t: wraps when tail_ is below temp_, as in TFLM
 }
 
+#if !STANDIN_ONE_POINTER
 // ---- Two-arena mode's allocators (arena_allocator/persistent_arena_buffer_allocator.cc and
 // non_persistent_arena_buffer_allocator.cc's rules, as planner/src/two_arena.cpp states them) ----
 
@@ -368,6 +375,8 @@ size_t NonPersistentArenaBufferAllocator::GetAvailableMemory(size_t alignment) c
     return aligned_tail - aligned_temp;
 }
 
+#endif  // !STANDIN_ONE_POINTER
+
 // ---- GreedyMemoryPlanner: Init and AddBuffer as TFLM's; the offsets are the planner's ----
 
 GreedyMemoryPlanner::GreedyMemoryPlanner()
@@ -441,6 +450,16 @@ TfLiteStatus GreedyMemoryPlanner::GetOffsetForBuffer(int buffer_index, int *offs
 
 // ---- MicroAllocator ----
 
+#if STANDIN_ONE_POINTER
+// TFLM before 2022-04-05 (45022bbbe): one allocator for the head and the tail; the code below
+// names it by the roles it had later.
+#define non_persistent_buffer_allocator_ memory_allocator_
+#define persistent_buffer_allocator_ memory_allocator_
+MicroAllocator::MicroAllocator(SingleArenaBufferAllocator *memory_allocator, MicroMemoryPlanner *memory_planner)
+    : memory_allocator_(memory_allocator), builtin_data_allocator_(nullptr), memory_planner_(memory_planner),
+      model_is_allocating_(false)
+{}
+#else
 MicroAllocator::MicroAllocator(SingleArenaBufferAllocator *memory_allocator, MicroMemoryPlanner *memory_planner)
     : non_persistent_buffer_allocator_(memory_allocator), persistent_buffer_allocator_(memory_allocator),
       builtin_data_allocator_(nullptr), memory_planner_(memory_planner), model_is_allocating_(false)
@@ -454,8 +473,11 @@ MicroAllocator::MicroAllocator(IPersistentBufferAllocator *persistent_buffer_all
       memory_planner_(memory_planner), model_is_allocating_(false)
 {}
 
+#endif
+
 MicroAllocator::~MicroAllocator() {}
 
+#if !STANDIN_ONE_POINTER
 // MicroAllocator::Create(persistent, size, non_persistent, size): the PersistentArenaBufferAllocator
 // at the top of the persistent buffer (its end aligned down to 16), the
 // NonPersistentArenaBufferAllocator in the persistent buffer (the non-persistent buffer's start
@@ -481,6 +503,7 @@ MicroAllocator *MicroAllocator::Create(uint8_t *persistent_tensor_arena, size_t 
     at = persistent->AllocatePersistentBuffer(sizeof(MicroAllocator), alignof(MicroAllocator));
     return at ? new (at) MicroAllocator(persistent, non_persistent, planner) : nullptr;
 }
+#endif
 
 // MicroAllocator::Create(arena, size): the arena's start aligned up to 16 (not its end), then
 // SingleArenaBufferAllocator::Create, the GreedyMemoryPlanner and the MicroAllocator, each in the
@@ -602,7 +625,7 @@ __attribute__((noinline)) static uint32_t standin_follow_null(const uint8_t *p)
 TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in)
 {
     // The head and temporaries: the one arena's allocator, or two-arena mode's non-persistent one.
-    INonPersistentBufferAllocator *arena = non_persistent_buffer_allocator_;
+    auto *arena = non_persistent_buffer_allocator_;
     GreedyMemoryPlanner *planner = static_cast<GreedyMemoryPlanner *>(memory_planner_);
     Cursor c;
     int phase = 1;  // the constructor's phase (0) has run
@@ -944,10 +967,23 @@ TfLiteStatus MicroInterpreter::Invoke()
 
 }  // namespace tflite
 
-// Sizes the planner sizes the tail with (arenascope-plan --target cortex-m; TFLM-INTERNALS.md).
+// Sizes the planner sizes the tail with (arenascope-plan --target cortex-m --tflm ERA;
+// TFLM-INTERNALS.md; sizeof of real TFLM of each era: docs/integrating-tflm.md).
 #if defined(__arm__)
+#if STANDIN_ERA <= 202203
+static_assert(sizeof(tflite::MicroAllocator) == 36, "MicroAllocator");  // 5b3670d82
+static_assert(sizeof(tflite::SingleArenaBufferAllocator) == 36, "SimpleMemoryAllocator");
+#elif STANDIN_ERA <= 202207
+static_assert(sizeof(tflite::MicroAllocator) == 40, "MicroAllocator");  // 547f8aeab
+static_assert(sizeof(tflite::SingleArenaBufferAllocator) == 40, "SimpleMemoryAllocator");
+#else
 static_assert(sizeof(tflite::MicroAllocator) == 36, "MicroAllocator");
 static_assert(sizeof(tflite::SingleArenaBufferAllocator) == 36, "SingleArenaBufferAllocator");
+#endif
+#if !STANDIN_ONE_POINTER
+static_assert(sizeof(tflite::PersistentArenaBufferAllocator) == 16, "PersistentArenaBufferAllocator");
+static_assert(sizeof(tflite::NonPersistentArenaBufferAllocator) == 32, "NonPersistentArenaBufferAllocator");
+#endif
 static_assert(sizeof(tflite::GreedyMemoryPlanner) == 44, "GreedyMemoryPlanner");
 static_assert(sizeof(TfLiteEvalTensor) == 12, "TfLiteEvalTensor");
 static_assert(sizeof(tflite::NodeAndRegistration) == 32, "NodeAndRegistration");
@@ -955,8 +991,5 @@ static_assert(sizeof(TfLiteTensor) == 32, "TfLiteTensor");
 static_assert(sizeof(tflite::SubgraphAllocations) == 8, "SubgraphAllocations");
 static_assert(sizeof(tflite::ScratchBufferHandle) == 4, "ScratchBufferHandle");
 static_assert(sizeof(tflite::internal::ScratchBufferRequest) == 12, "ScratchBufferRequest");
-static_assert(sizeof(tflite::MicroInterpreter) == 208, "MicroInterpreter");
 static_assert(sizeof(TfLiteAffineQuantization) == 12, "TfLiteAffineQuantization");
-static_assert(sizeof(tflite::PersistentArenaBufferAllocator) == 16, "PersistentArenaBufferAllocator");
-static_assert(sizeof(tflite::NonPersistentArenaBufferAllocator) == 32, "NonPersistentArenaBufferAllocator");
 #endif

@@ -15,6 +15,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* STANDIN_ERA: the TFLM layout era the classes take (arenascope's decode/tflm_profile.py; its id
+ * without the dash), so that CI checks agentless mode's walk of every era on QEMU:
+ *   202608 (the default): MicroInterpreterGraph, SingleArenaBufferAllocator (TFLM 90b983c2)
+ *   202302: a concrete MicroGraph holds the subgraphs (TFLM 58aa9833f)
+ *   202207: ... and the arena allocator is SimpleMemoryAllocator, with the two buffer-allocator
+ *           interfaces and an error_reporter_, as MicroAllocator and MicroInterpreter have (547f8aeab)
+ *   202203: ... and SimpleMemoryAllocator has no interfaces (a vtable of its own): MicroAllocator
+ *           holds one memory_allocator_ pointer, and there is no two-arena mode (5b3670d82)
+ * The member order and the sizes the planner uses are each era's (sizeof checked at the end of
+ * tflite_standin.cpp). */
+#ifndef STANDIN_ERA
+#define STANDIN_ERA 202608
+#endif
+#define STANDIN_CONCRETE_GRAPH (STANDIN_ERA <= 202302)
+#define STANDIN_ERROR_REPORTER (STANDIN_ERA <= 202207)
+#define STANDIN_ONE_POINTER (STANDIN_ERA <= 202203)
+#if STANDIN_ERROR_REPORTER
+#define SingleArenaBufferAllocator SimpleMemoryAllocator
+#endif
+#if STANDIN_CONCRETE_GRAPH
+#define MicroInterpreterGraph MicroGraph
+#define STANDIN_GRAPH_OVERRIDE
+#define STANDIN_GRAPH_VIRTUAL virtual
+#else
+#define STANDIN_GRAPH_OVERRIDE override
+#define STANDIN_GRAPH_VIRTUAL
+#endif
+#if STANDIN_ONE_POINTER
+#define STANDIN_ARENA_BASES
+#define STANDIN_ARENA_OVERRIDE
+#define STANDIN_ARENA_VIRTUAL virtual
+#else
+#define STANDIN_ARENA_BASES : public INonPersistentBufferAllocator, public IPersistentBufferAllocator
+#define STANDIN_ARENA_OVERRIDE override
+#define STANDIN_ARENA_VIRTUAL
+#endif
+
 extern "C" {
 
 /* arm-none-eabi uses short enums: these are 1 byte on the target, as TFLM's are. */
@@ -170,7 +207,8 @@ typedef struct TfLiteContext {
 
 namespace tflite {
 
-struct Model;  // the flatbuffer's root table: model_ points into the model's bytes
+struct Model;         // the flatbuffer's root table: model_ points into the model's bytes
+class ErrorReporter;  // TFLM before 2022-10: objects keep the reporter they were given
 
 // micro_common.h
 struct TFLMRegistration {
@@ -235,27 +273,32 @@ public:
     virtual size_t GetPersistentUsedBytes() const = 0;
 };
 
-class SingleArenaBufferAllocator : public INonPersistentBufferAllocator, public IPersistentBufferAllocator {
+class SingleArenaBufferAllocator STANDIN_ARENA_BASES {
 public:
     SingleArenaBufferAllocator(uint8_t *buffer, size_t buffer_size);
-    ~SingleArenaBufferAllocator() override;
+    STANDIN_ARENA_VIRTUAL ~SingleArenaBufferAllocator() STANDIN_ARENA_OVERRIDE;
     static SingleArenaBufferAllocator *Create(uint8_t *buffer_head, size_t buffer_size);
-    uint8_t *AllocateResizableBuffer(size_t size, size_t alignment) override;
-    TfLiteStatus ResizeBuffer(uint8_t *resizable_buf, size_t size, size_t alignment) override;
-    TfLiteStatus DeallocateResizableBuffer(uint8_t *resizable_buf) override;
-    TfLiteStatus ReserveNonPersistentOverlayMemory(size_t size, size_t alignment) override;
-    uint8_t *AllocatePersistentBuffer(size_t size, size_t alignment) override;
-    uint8_t *AllocateTemp(size_t size, size_t alignment) override;
-    void DeallocateTemp(uint8_t *temp_buf) override;
-    bool IsAllTempDeallocated() override;
-    TfLiteStatus ResetTempAllocations() override;
-    uint8_t *GetOverlayMemoryAddress() const override;
-    size_t GetNonPersistentUsedBytes() const override;
-    size_t GetPersistentUsedBytes() const override;
-    size_t GetAvailableMemory(size_t alignment) const override;
+    STANDIN_ARENA_VIRTUAL uint8_t *AllocateResizableBuffer(size_t size, size_t alignment) STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL TfLiteStatus ResizeBuffer(uint8_t *resizable_buf, size_t size,
+                                                    size_t alignment) STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL TfLiteStatus DeallocateResizableBuffer(uint8_t *resizable_buf) STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL TfLiteStatus ReserveNonPersistentOverlayMemory(size_t size,
+                                                                         size_t alignment) STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL uint8_t *AllocatePersistentBuffer(size_t size, size_t alignment) STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL uint8_t *AllocateTemp(size_t size, size_t alignment) STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL void DeallocateTemp(uint8_t *temp_buf) STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL bool IsAllTempDeallocated() STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL TfLiteStatus ResetTempAllocations() STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL uint8_t *GetOverlayMemoryAddress() const STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL size_t GetNonPersistentUsedBytes() const STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL size_t GetPersistentUsedBytes() const STANDIN_ARENA_OVERRIDE;
+    STANDIN_ARENA_VIRTUAL size_t GetAvailableMemory(size_t alignment) const STANDIN_ARENA_OVERRIDE;
     size_t GetUsedBytes() const;
 
 private:
+#if STANDIN_ERROR_REPORTER
+    ErrorReporter *error_reporter_ = nullptr;
+#endif
     bool FitsBelowTail(const uint8_t *from, size_t size, const char *what) const;  // the stand-in's own helper
     uint8_t *buffer_head_;
     uint8_t *buffer_tail_;
@@ -266,6 +309,7 @@ private:
     int temp_buffer_count_ = 0;
 };
 
+#if !STANDIN_ONE_POINTER
 // arena_allocator/persistent_arena_buffer_allocator.h: the persistent buffer of two-arena mode
 // (MicroAllocator::Create(persistent, size, non_persistent, size)); its tail grows down from
 // buffer_tail_ (the buffer's end aligned down to 16).
@@ -309,6 +353,8 @@ private:
     int temp_buffer_count_ = 0;
     bool resizable_buffer_allocated_ = false;
 };
+
+#endif  // !STANDIN_ONE_POINTER
 
 // micro_memory_planner.h
 class MicroMemoryPlanner {
@@ -374,10 +420,12 @@ class MicroAllocator {
 public:
     static MicroAllocator *Create(uint8_t *tensor_arena, size_t arena_size);
     static MicroAllocator *Create(SingleArenaBufferAllocator *memory_allocator, MicroMemoryPlanner *memory_planner);
+#if !STANDIN_ONE_POINTER
     // Two-arena mode: the persistent and the non-persistent buffer (TFLM's five-argument Create,
     // its planner type the default kGreedy).
     static MicroAllocator *Create(uint8_t *persistent_tensor_arena, size_t persistent_arena_size,
                                   uint8_t *non_persistent_tensor_arena, size_t non_persistent_arena_size);
+#endif
     virtual ~MicroAllocator();
     // The stand-in's AllocateTensors: TFLM's steps from StartModelAllocation through the io
     // tensors, re-enacted (tflite_standin.cpp).
@@ -390,14 +438,23 @@ public:
 
 protected:
     MicroAllocator(SingleArenaBufferAllocator *memory_allocator, MicroMemoryPlanner *memory_planner);
+#if !STANDIN_ONE_POINTER
     MicroAllocator(IPersistentBufferAllocator *persistent_buffer_allocator,
                    INonPersistentBufferAllocator *non_persistent_buffer_allocator, MicroMemoryPlanner *memory_planner);
+#endif
 
 private:
+#if STANDIN_ONE_POINTER
+    SingleArenaBufferAllocator *memory_allocator_;
+#else
     INonPersistentBufferAllocator *non_persistent_buffer_allocator_;
     IPersistentBufferAllocator *persistent_buffer_allocator_;
+#endif
     TfLiteBridgeBuiltinDataAllocator *builtin_data_allocator_;
     MicroMemoryPlanner *memory_planner_;
+#if STANDIN_ERROR_REPORTER
+    ErrorReporter *error_reporter_ = nullptr;
+#endif
     bool model_is_allocating_;
     size_t scratch_buffer_request_count_ = 0;
     uint8_t *scratch_buffer_head_ = nullptr;
@@ -407,6 +464,9 @@ private:
 
 class MicroResourceVariables;
 
+#if STANDIN_CONCRETE_GRAPH
+class MicroInterpreterGraph {  // MicroGraph (the macro above): TFLM's graph before 2023-09
+#else
 class MicroGraph {
 public:
     virtual ~MicroGraph() {}
@@ -415,18 +475,25 @@ public:
 };
 
 class MicroInterpreterGraph : public MicroGraph {
+#endif
 public:
     MicroInterpreterGraph(TfLiteContext *context, const Model *model, MicroAllocator *allocator,
                           MicroResourceVariables *resource_variables);
-    ~MicroInterpreterGraph() override;
-    TfLiteStatus InvokeSubgraph(int subgraph_idx) override;
-    int NumSubgraphs() override;
+    STANDIN_GRAPH_VIRTUAL ~MicroInterpreterGraph() STANDIN_GRAPH_OVERRIDE;
+    STANDIN_GRAPH_VIRTUAL TfLiteStatus InvokeSubgraph(int subgraph_idx) STANDIN_GRAPH_OVERRIDE;
+    STANDIN_GRAPH_VIRTUAL int NumSubgraphs() STANDIN_GRAPH_OVERRIDE;
     void SetSubgraphAllocations(SubgraphAllocations *subgraph_allocations)
     {
         subgraph_allocations_ = subgraph_allocations;
     }
-    SubgraphAllocations *GetAllocations() { return subgraph_allocations_; }
-    int GetCurrentSubgraphIndex() { return current_subgraph_index_; }
+    SubgraphAllocations *GetAllocations()
+    {
+        return subgraph_allocations_;
+    }
+    int GetCurrentSubgraphIndex()
+    {
+        return current_subgraph_index_;
+    }
 
 private:
     TfLiteContext *context_;
@@ -492,6 +559,9 @@ private:
 
     const Model *model_;
     const MicroOpResolver &op_resolver_;
+#if STANDIN_ERROR_REPORTER
+    ErrorReporter *error_reporter_ = nullptr;
+#endif
     TfLiteContext context_ = {};
     MicroAllocator &allocator_;
     MicroInterpreterGraph graph_;

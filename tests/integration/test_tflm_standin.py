@@ -119,7 +119,7 @@ def tail_objects(plan, base):
     return {t["what"]: base + t["offset"] for t in plan["tail"]["regions"]}
 
 
-def session(scenario, stops, arena_bytes=None, extra_sets=(), elf=ELF):
+def session(scenario, stops, arena_bytes=None, extra_sets=(), elf=ELF, saba_offset=None):
     """Boots the stand-in on QEMU, sets the scenario at standin_boot(), then for each stop
     (a list of GDB commands that stop the core) loads the plugin and runs every arena command,
     logged per command. Returns ([{command: output}] per stop, the UART's output, GDB's output)."""
@@ -140,7 +140,7 @@ def session(scenario, stops, arena_bytes=None, extra_sets=(), elf=ELF):
             cmds.append(f"python standin_run('{tmp}', 'whereis{n}', 'arena whereis {{WHEREIS}}')")
             cmds.append(f"python standin_run('{tmp}', 'snapshot{n}', 'arena snapshot {tmp}/snap{n}.json')")
         syms = elf_symbols(elf)
-        saba = syms["tensor_arena"] + standin_plan_cache()["saba_offset"]
+        saba = syms["tensor_arena"] + (standin_plan_cache()["saba_offset"] if saba_offset is None else saba_offset)
         cmds = [c.replace("{WHEREIS}", f"{saba:#x}") for c in cmds]
         _dump, text = gdb_batch(elf, cmds, remote_port=port, timeout=60)
         out = []
@@ -295,6 +295,67 @@ def test_stack_into_arena_with_no_paint_left(plan, symbols):
     assert "VERDICT: the stack ran into the arena" in fault, fault
     assert "no stack paint left anywhere in the stack" in fault, fault
     assert ", a return address (the instruction before it is a call)" in fault, fault
+
+
+# The stand-in built in each older TFLM layout era (tflite_standin.h STANDIN_ERA): the class names
+# and members real TFLM of that era has (decode/tflm_profile.py), and the allocator objects' sizes
+# (sizeof of real TFLM 58aa9833f, 547f8aeab, 5b3670d82 on a Cortex-M4: docs/integrating-tflm.md).
+ERAS = {"2023_02": ("tflite::MicroGraph", "SingleArenaBufferAllocator", 36, 36),
+        "2022_07": ("tflite::MicroGraph", "SimpleMemoryAllocator", 40, 40),
+        "2022_03": ("tflite::MicroGraph", "SimpleMemoryAllocator", 36, 36)}
+
+
+def era_elf(era):
+    elf = BUILD / "firmware" / "tflm_standin" / f"tflm_standin_{era}_fw.elf"
+    if not elf.exists():
+        pytest.skip(f"{elf} not built (bash tools/build.sh)")
+    return elf
+
+
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_each_era_healthy_and_stack_into_the_tail(era):
+    """The walk and the post-mortem of each TFLM era's layout on QEMU: the era named, the arena
+    as the planner's replay of that era (`--tflm`) lays it out, and the stack's overrun naming
+    that era's objects at their addresses."""
+    graph, arena_allocator, arena_allocator_size, micro_allocator_size = ERAS[era]
+    elf = era_elf(era)
+    era_id = era.replace("_", "-")
+    plan = plan_json("--tflm", era_id)
+    assert plan["tflm"]["revision"] == era_id
+    sizes = subprocess.run(["gdb-multiarch", "-q", "-nx", "-batch", "-ex",
+                            f"python print(gdb.lookup_type('tflite::{arena_allocator}').sizeof, "
+                            "gdb.lookup_type('tflite::MicroAllocator').sizeof)", str(elf)],
+                           capture_output=True, text=True, timeout=60).stdout.split()
+    assert sizes == [str(arena_allocator_size), str(micro_allocator_size)], sizes
+    ctor = {s["what"]: s["bytes"] for s in plan["steps"] if s["phase"].startswith("MicroInterpreter constructor")}
+    assert ctor == {arena_allocator: arena_allocator_size, "GreedyMemoryPlanner": 44,
+                    "MicroAllocator": micro_allocator_size}
+    syms = elf_symbols(elf)
+    assert graph == "tflite::MicroGraph" and "_ZTVN6tflite10MicroGraphE" in syms   # a concrete graph, virtual
+    assert "_ZTVN6tflite21MicroInterpreterGraphE" not in syms
+    saba = next(t["offset"] for t in plan["tail"]["regions"] if t["role"] == "arena-allocator")
+    [healthy], uart, text = session(0, [["break inference_done", "continue"]], elf=elf, saba_offset=saba)
+    assert_clean(healthy, text)
+    assert "AllocateTensors ok" in uart, uart
+    assert f"TFLM {era_id} layout" in healthy["info"], healthy["info"]
+    snap = healthy["snap"]
+    assert snap["tflm"]["layout"]["id"] == era_id and snap["tflm"]["condition"] == "allocated"
+    a = snap["arenas"][0]
+    assert (a["head_bytes"], a["tail_bytes"], a["used_bytes"]) == \
+        (plan["plans"]["tflm-greedy"]["head_bytes"], plan["tail"]["bytes"], plan["arena"]["arena_used_bytes"])
+    top = {r["name"]: (r["offset"], r["size_bytes"]) for r in a["regions"] if r["kind"] == "metadata"}
+    for t in plan["tail"]["regions"][:3]:
+        assert top[t["what"]] == (t["offset"], t["size"]), (t, top)
+    assert f"owned by {arena_allocator}" in healthy["whereis"], healthy["whereis"]
+    [stack], uart, text = session(3, [["hbreak HardFault_Handler", "continue"]], elf=elf, saba_offset=saba)
+    assert_clean(stack, text)
+    fault = stack["fault"]
+    assert "VERDICT: the stack ran into the arena" in fault, fault
+    objects = tail_objects(plan, syms["tensor_arena"])
+    top = {w: addr for w, addr in objects.items() if addr >= syms["__StackLimit"] - 150}
+    assert {arena_allocator, "GreedyMemoryPlanner", "MicroAllocator"} <= set(top), top
+    for what, addr in top.items():
+        assert f"overwritten: {what} at {addr:#x}" in fault, fault
 
 
 AGENT_ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_agent_fw.elf"
