@@ -138,28 +138,3 @@ def test_crash_inside_tflm_on_real_tflm():
     verdict = "VERDICT: AllocateTensors did not finish: TFLM crashed inside it, reacting to a too-small arena"
     assert verdict in text, text
     assert "GreedyMemoryPlanner" in text and f"{need - size} B short" in text
-
-
-OLDER = [f"ARENASCOPE_TFLM_{era}_{state}_ELF" for era in ("2023_02", "2022_07", "2022_03")
-         for state in ("HEALTHY", "STACK")]
-
-
-@pytest.mark.parametrize("name", OLDER)
-def test_an_older_real_tflm_is_named_not_mistaken_for_a_missing_agent(name):
-    """Optional: real TFLM of an older era (a concrete MicroGraph; SimpleMemoryAllocator before
-    2022-07), built by hand and named by ARENASCOPE_TFLM_<ERA>_<STATE>_ELF. Until issue 34 reads
-    them, every command says which TFLM it is, never "Link the agent" or "build with -g"."""
-    elf = env_elf(name)
-    if elf is None:
-        pytest.skip(f"{name} names no older TFLM firmware (optional)")
-    stop = "HardFault_Handler" if name.endswith("_STACK_ELF") else "inference_done"
-    steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {PLANNER}",
-             "set arena colour off", f"break {stop}", "continue", "arena info", "arena interpreters", "arena fault"]
-    with qemu(elf, semihosting=True) as (port, _):
-        _, text = gdb_batch(elf, steps, remote_port=port, timeout=120)
-    assert not BAD.search(text), text
-    older = "this firmware's TFLM is an older version that arenascope does not read yet: it has tflite::MicroGraph"
-    assert f"arena info: {older}" in text and f"arena interpreters: {older}" in text, text
-    assert "Link the agent" not in text and "with -g" not in text, text
-    if stop == "HardFault_Handler":
-        assert f"no arena verdict: {older}" in text, text

@@ -1,0 +1,101 @@
+"""Every TFLM era on REAL TFLM firmware (optional: CI has no TFLM; issue 34).
+
+Real TFLM at one commit of each older layout era (decode/tflm_profile.py), built by hand outside
+the project for QEMU mps2-an386 (docs/integrating-tflm.md, "Every TFLM era", gives the recipe),
+running the hello_world int8 model (FULLY_CONNECTED only, reference kernels), each in three states:
+
+  ARENASCOPE_TFLM_<ERA>_HEALTHY_ELF     arena = minimum + 10 % (rounded up to 16), stops in inference_done
+  ARENASCOPE_TFLM_<ERA>_UNDERSIZED_ELF  arena = minimum - 64 B: AllocateTensors returns kTfLiteError,
+                                        the app calls allocation_failed()
+  ARENASCOPE_TFLM_<ERA>_STACK_ELF       the arena right below the stack, which a recursion runs into:
+                                        HardFault_Handler
+
+ERA is 2023_02 (upstream 58aa9833f), 2022_07 (547f8aeab) or 2022_03 (5b3670d82). Each test skips
+cleanly without its variable. Expected figures are what real TFLM reported on QEMU, measured by
+hand with GDB's `p` on TFLM's own members (no inferior calls) and by bisecting the arena size
+(docs/integrating-tflm.md records them), never the plugin's or the planner's."""
+import json
+import os
+import pathlib
+import re
+import tempfile
+
+import pytest
+
+from harness import PLANNER, ROOT, gdb_batch, qemu
+
+BAD = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
+
+# Measured on real TFLM (docs/integrating-tflm.md, "Every TFLM era"): the era's id, arena sizes,
+# arena_used_bytes() = head + tail after AllocateTensors, the smallest arena AllocateTensors
+# succeeds in, and the arena allocator's class and where TFLM's objects sit below the arena's
+# end E (`p &...` on each).
+ERAS = {
+    "2023_02": dict(id="2023-02", healthy=1168, undersized=988, head=32, tail=628, minimum=1052,
+                    arena_allocator="SingleArenaBufferAllocator", objects={36: 36, 80: 44, 116: 36}),
+    "2022_07": dict(id="2022-07", healthy=1136, undersized=960, head=32, tail=596, minimum=1024,
+                    arena_allocator="SimpleMemoryAllocator", objects={40: 40, 84: 44, 124: 40}),
+    "2022_03": dict(id="2022-03", healthy=1120, undersized=952, head=32, tail=596, minimum=1016,
+                    arena_allocator="SimpleMemoryAllocator", objects={36: 36, 80: 44, 116: 36}),
+}
+OBJECT_NAMES = ("{arena_allocator}", "GreedyMemoryPlanner", "MicroAllocator")
+
+
+def elf_of(era, state):
+    path = os.environ.get(f"ARENASCOPE_TFLM_{era}_{state}_ELF")
+    if not path or not pathlib.Path(path).exists():
+        pytest.skip(f"ARENASCOPE_TFLM_{era}_{state}_ELF names no real TFLM firmware (optional test)")
+    return pathlib.Path(path)
+
+
+def run(elf, stop, commands):
+    steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {PLANNER}",
+             "set arena colour off", f"break {stop}", "continue", *commands]
+    with qemu(elf, semihosting=True) as (port, _):
+        _, text = gdb_batch(elf, steps, remote_port=port, timeout=180)
+    assert not BAD.search(text), text
+    return text
+
+
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_healthy_real_tflm_of_each_era_is_mapped_as_tflm_laid_it_out(era):
+    m = ERAS[era]
+    elf = elf_of(era, "HEALTHY")
+    with tempfile.TemporaryDirectory() as tmp:
+        text = run(elf, "inference_done", ["arena info", "arena interpreters", f"arena snapshot {tmp}/s.json"])
+        snap = json.loads(pathlib.Path(tmp, "s.json").read_text())
+    assert f"TFLM {m['id']} layout" in text, text
+    assert re.search(rf"arena interpreters: 1 in RAM; .*; TFLM {m['id']} layout", text), text
+    assert snap["tflm"]["layout"]["id"] == m["id"] and snap["tflm"]["condition"] == "allocated"
+    a = snap["arenas"][0]
+    assert a["size_bytes"] == m["healthy"]
+    assert a["used_bytes"] == m["head"] + m["tail"] and a["head_bytes"] == m["head"], a
+    assert a["size_bytes"] - a["tail_offset"] == m["tail"], a
+    # TFLM's allocator objects, each named by its class in this era, where TFLM put them
+    names = [n.format(**m) for n in OBJECT_NAMES]
+    for (below_end, size), name in zip(m["objects"].items(), names, strict=True):
+        found = [r for r in a["regions"] if r["name"] == name]
+        assert [(a["size_bytes"] - r["offset"], r["size_bytes"]) for r in found] == [(below_end, size)], (name, a)
+    # the planner replays this era (--tflm): its minimum holds, so the headroom is against it
+    assert a["minimum_arena_bytes"] == m["minimum"], a
+
+
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_undersized_real_tflm_of_each_era_gets_the_failure_and_its_shortfall(era):
+    m = ERAS[era]
+    text = run(elf_of(era, "UNDERSIZED"), "allocation_failed", ["arena fault", "arena info"])
+    assert "VERDICT: AllocateTensors did not finish: it returned kTfLiteError" in text, text
+    assert "Too many buffers (max is 2)" in text, text
+    assert f"this model needs {m['minimum']} B with these kernels: {m['minimum'] - m['undersized']} B short" in text, \
+        text
+    assert "is not where the replay stops" not in text, text
+
+
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_the_stack_run_into_the_tail_of_each_era_names_the_overwritten_objects(era):
+    m = ERAS[era]
+    text = run(elf_of(era, "STACK"), "HardFault_Handler", ["arena fault"])
+    assert "VERDICT: the stack ran into the arena" in text, text
+    for name in (n.format(**m) for n in OBJECT_NAMES):
+        assert re.search(rf"overwritten: {name} at 0x[0-9a-f]+ ", text), (name, text)
+    assert "Link the agent" not in text and "with -g" not in text, text
