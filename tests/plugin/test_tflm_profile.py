@@ -34,7 +34,8 @@ def test_no_module_but_the_profile_names_a_class_or_member_that_varies_across_er
             "memory_allocator_", "non_persistent_buffer_allocator_"} <= varying
     word = re.compile(r"\b(" + "|".join(sorted(varying, key=len, reverse=True)) + r")\b")
     # a class-like name the profile does not know (a new era's class written into a module)
-    qualified = re.compile(r"tflite::([A-Z]\w*(?:Allocator|Graph|Planner|Interpreter|Allocations|Registration|Handle))\b")
+    qualified = re.compile(r"tflite::([A-Z]\w*(?:Allocator|Graph|Planner|Interpreter|Allocations|Registration|"
+                           r"Handle))\b")
     stable = P.stable_classes()
     found = []
     for path in sorted(PKG.rglob("*.py")):
@@ -120,3 +121,31 @@ def test_the_eras_and_their_bounds():
     assert all(P.ARENA_ALLOCATOR in P.vtable_classes(e) for e in P.ERAS)
     assert P.BY_ID["2023-02"].checked.startswith("58aa9833f") and P.BY_ID["2022-07"].checked.startswith("547f8aeab")
     assert P.BY_ID["2022-03"].checked.startswith("5b3670d82") and P.NEWEST.checked.startswith("90b983c2")
+
+
+ROOT = PKG.parents[1]
+
+
+def planner_revisions():
+    """(id, commit) of every revision planner/src/revisions.cpp models, in its order."""
+    text = (ROOT / "planner" / "src" / "revisions.cpp").read_text()
+    return re.findall(r'(\w+)\.id = "([^"]+)";\s*\1\.commit = "([0-9a-f]{40})";', text)
+
+
+def test_the_plugins_eras_are_the_planners_revisions():
+    """The plugin passes the era it detects as `arenascope-plan --tflm ID`: both parts name the same
+    revisions, checked on the same commits (the planner's table, its schema's enum and, when it is
+    built, what `--tflm list` prints)."""
+    import json
+    import subprocess
+    revisions = [(rid, commit) for _var, rid, commit in planner_revisions()]
+    assert [rid for rid, _ in revisions] == [e.id for e in P.ERAS]
+    for (rid, commit), era in zip(revisions, P.ERAS, strict=True):
+        assert commit.startswith(era.checked.split()[0]), (rid, commit, era.checked)
+    schema = json.loads((ROOT / "docs" / "planner-schema.json").read_text())
+    assert schema["properties"]["tflm"]["properties"]["revision"]["enum"] == [e.id for e in P.ERAS]
+    tool = ROOT / "build" / "planner" / "arenascope-plan"
+    if tool.exists():
+        listed = [json.loads(line) for line in subprocess.run([str(tool), "--tflm", "list"], capture_output=True,
+                                                               text=True, timeout=60, check=True).stdout.splitlines()]
+        assert [(d["id"], d["commit"]) for d in listed] == revisions
