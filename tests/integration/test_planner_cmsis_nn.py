@@ -158,7 +158,7 @@ def test_gdb_arena_plan_model_with_cmsis_nn(tmp_path):
     m3 = next(f for m, k, c, f in ROWS if m == name and k == "cmsis-nn" and c == "cortex-m3")
     assert "TFLM's CMSIS-NN kernels for cortex-m3 (set arena kernels, set arena cpu)" in out, out
     assert f"minimum arena {m3['minimum']} B" in out
-    assert "--target, --margin, --kernels and --cpu go with --model FILE.tflite" in out
+    assert "--target, --margin, --kernels, --cpu and --tflm go with --model FILE.tflite" in out
     assert "arena plan: --kernels cmsis-nn goes with --target cortex-m" in out  # the tool's usage error, as it is
     assert "--cpu goes with --kernels cmsis-nn (set arena kernels: reference kernels" in out
     assert "Traceback" not in out and "internal error" not in out

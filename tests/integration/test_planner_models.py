@@ -181,7 +181,7 @@ def test_gdb_arena_plan_charts_a_model_with_no_target(tmp_path):
     assert (f"arena (host, reference kernels): arena_used_bytes() {host['arena_used_bytes']} B after AllocateTensors; "
             f"minimum arena {host['min_arena_bytes']} B") in out, out
     assert f"recommended {recommended} B (minimum + 20 %)" in out, out
-    assert "--target, --margin, --kernels and --cpu go with --model FILE.tflite" in out
+    assert "--target, --margin, --kernels, --cpu and --tflm go with --model FILE.tflite" in out
     assert "101: use 0..100 percent" in out
     assert "'\u0662\u0660' is not a whole number" in out  # Arabic-Indic digits: not what the tool takes
     assert "nope.tflite: no such model file" in out
