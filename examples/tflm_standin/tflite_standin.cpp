@@ -973,9 +973,9 @@ TfLiteStatus MicroInterpreter::Invoke()
 #if STANDIN_ERA <= 202203
 static_assert(sizeof(tflite::MicroAllocator) == 36, "MicroAllocator");  // 5b3670d82
 static_assert(sizeof(tflite::SingleArenaBufferAllocator) == 36, "SimpleMemoryAllocator");
-#elif STANDIN_ERA <= 202207
-static_assert(sizeof(tflite::MicroAllocator) == 40, "MicroAllocator");  // 547f8aeab
-static_assert(sizeof(tflite::SingleArenaBufferAllocator) == 40, "SimpleMemoryAllocator");
+#elif STANDIN_ERA <= 202209
+static_assert(sizeof(tflite::MicroAllocator) == 40, "MicroAllocator");  // 547f8aeab, 59b39f6cb
+static_assert(sizeof(tflite::SingleArenaBufferAllocator) == 40, "SimpleMemoryAllocator or SingleArenaBufferAllocator");
 #else
 static_assert(sizeof(tflite::MicroAllocator) == 36, "MicroAllocator");
 static_assert(sizeof(tflite::SingleArenaBufferAllocator) == 36, "SingleArenaBufferAllocator");

@@ -19,8 +19,10 @@
  * without the dash), so that CI checks agentless mode's walk of every era on QEMU:
  *   202608 (the default): MicroInterpreterGraph, SingleArenaBufferAllocator (TFLM 90b983c2)
  *   202302: a concrete MicroGraph holds the subgraphs (TFLM 58aa9833f)
+ *   202209: ... and the arena allocator has an error_reporter_, as MicroAllocator and
+ *           MicroInterpreter have (59b39f6cb)
  *   202207: ... and the arena allocator is SimpleMemoryAllocator, with the two buffer-allocator
- *           interfaces and an error_reporter_, as MicroAllocator and MicroInterpreter have (547f8aeab)
+ *           interfaces (547f8aeab)
  *   202203: ... and SimpleMemoryAllocator has no interfaces (a vtable of its own): MicroAllocator
  *           holds one memory_allocator_ pointer, and there is no two-arena mode (5b3670d82)
  * The member order and the sizes the planner uses are each era's (sizeof checked at the end of
@@ -29,9 +31,10 @@
 #define STANDIN_ERA 202608
 #endif
 #define STANDIN_CONCRETE_GRAPH (STANDIN_ERA <= 202302)
-#define STANDIN_ERROR_REPORTER (STANDIN_ERA <= 202207)
+#define STANDIN_ERROR_REPORTER (STANDIN_ERA <= 202209)
+#define STANDIN_SIMPLE_ALLOCATOR (STANDIN_ERA <= 202207)
 #define STANDIN_ONE_POINTER (STANDIN_ERA <= 202203)
-#if STANDIN_ERROR_REPORTER
+#if STANDIN_SIMPLE_ALLOCATOR
 #define SingleArenaBufferAllocator SimpleMemoryAllocator
 #endif
 #if STANDIN_CONCRETE_GRAPH

@@ -244,8 +244,9 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
     if (abi.tflm->variables_before_planning) {
         // TFLM before 2023-02 (revisions.cpp): one loop over the subgraphs allocates the handles
         // (each time, for all the requests) and that subgraph's variables, then plans.
+        if (requests && !abi.tflm->handles_per_subgraph) handles();
         for (int s = 0; s < subgraphs; ++s) {
-            if (requests) handles();
+            if (requests && abi.tflm->handles_per_subgraph) handles();
             variables(s);
         }
     } else if (requests)

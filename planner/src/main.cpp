@@ -60,7 +60,7 @@ void usage(FILE *to)
     std::fprintf(
         to,
         "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
-        "                       [--tflm 2026-08|2023-02|2022-07|2022-03|auto]\n"
+        "                       [--tflm 2026-08|2023-02|2022-09|2022-07|2022-03|auto]\n"
         "                       [--kernels reference|cmsis-nn] [--cpu CPU] [--margin PCT] [--arena-size N]\n"
         "                       [--persistent-size P --non-persistent-size N] [--search-budget N]\n"
         "                       MODEL.tflite\n"
@@ -77,7 +77,8 @@ void usage(FILE *to)
         "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
         "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
         "  --tflm REVISION  the TFLM the firmware links: 2026-08 (upstream 90b983c2, the default), 2023-02\n"
-        "           (58aa9833f: Arduino, Edge Impulse), 2022-07 (547f8aeab) or 2022-03 (5b3670d82); auto\n"
+        "           (58aa9833f: Arduino, Edge Impulse), 2022-09 (59b39f6cb), 2022-07 (547f8aeab) or 2022-03\n"
+        "           (5b3670d82); auto\n"
         "           assumes 2026-08 and says so; named, the output states it (\"tflm\" in --json). Older\n"
         "           revisions: only the kernels checked against their source are exact (docs/arena-budget.md)\n"
         "  --tflm list  print the revisions, one JSON object a line (id, commit, date, description)\n"

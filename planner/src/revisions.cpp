@@ -56,6 +56,7 @@ std::vector<TflmRevision> make_revisions()
     now.objects_source = "arena_allocator/single_arena_buffer_allocator.h, micro_allocator.h, "
                          "memory_planner/greedy_memory_planner.h (sizeof probes, abi.cpp)";
     now.variables_before_planning = false;
+    now.handles_per_subgraph = false;
     now.fc_per_channel_buffers = true;
     now.int4_filter_scratch = true;
     now.reshape_dims_copy = true;
@@ -126,6 +127,7 @@ std::vector<TflmRevision> make_revisions()
                          "micro_allocator.h (40 B: + error_reporter_), memory_planner/greedy_memory_planner.h (44 B) "
                          "at 547f8aeab: gdb sizeof, objects at arena end E-40, E-84, E-124";
     j22.variables_before_planning = true;
+    j22.handles_per_subgraph = true;
     j22.int4_filter_scratch = false;  // kernels/fully_connected.cc, conv_common.cc, depthwise_conv_common.cc
     j22.sequence_source = "micro_allocator.cc FinishModelAllocation at 547f8aeab (handles and variables per "
                           "subgraph before CommitStaticMemoryPlan); kernels/fully_connected.cc, "
@@ -162,6 +164,37 @@ std::vector<TflmRevision> make_revisions()
          {32, 4, 32, 4},
          "kernels/fully_connected.h at 547f8aeab (8 int32): gdb sizeof 32, host 32"},
     };
+
+    // 59b39f6cb (2022-09-14): the SingleArenaBufferAllocator of 86abc0af9 (2022-07-07), still with
+    // an ErrorReporter* as MicroAllocator has (both removed by 95761fcfd, 2022-09-19); otherwise
+    // 2022-07's sequence and kernels, except that FinishModelAllocation allocates the handles
+    // once, before the loop over the subgraphs' variables.
+    TflmRevision s22 = j22;
+    s22.id = "2022-09";
+    s22.commit = "59b39f6cb6df907aaccdbd43d08d2b3a1c0bc202";
+    s22.date = "2022-09-14";
+    s22.description = "upstream tflite-micro, September 2022 (SingleArenaBufferAllocator, still with an "
+                      "ErrorReporter; Zephyr v3.6's module, Himax tflmtag2209)";
+    s22.arena_allocator_name = "SingleArenaBufferAllocator";
+    s22.arena_allocator_source = "arena_allocator/single_arena_buffer_allocator.cc SingleArenaBufferAllocator::Create";
+    s22.objects_source = "arena_allocator/single_arena_buffer_allocator.h (40 B: two interface vptrs, "
+                         "error_reporter_), micro_allocator.h (40 B: + error_reporter_), "
+                         "memory_planner/greedy_memory_planner.h (44 B) at 59b39f6cb";
+    s22.handles_per_subgraph = false;
+    s22.sequence_source = "micro_allocator.cc FinishModelAllocation at 59b39f6cb (the handles once, then each "
+                          "subgraph's variables, before CommitStaticMemoryPlan); kernels/fully_connected.cc, "
+                          "fully_connected_common.cc, conv.h (no per-channel buffers, no INT4 scratch, OpDataConv "
+                          "without filter_buffer_index)";
+    s22.messages_source = "micro_allocator.cc AllocateTempTfLiteTensor / AllocatePersistentTfLiteTensor (no null "
+                          "check), kernels/op_macros.h AbortImpl (\"HALTED\"), micro_graph.cc PrepareSubgraphs "
+                          "(\"(number %df)\") at 59b39f6cb";
+    for (KernelSizeFact &f : s22.kernel_sizes) {
+        const std::string source = f.source;
+        if (source.find("547f8aeab") != std::string::npos)
+            f.source = "as at 547f8aeab: between it and 59b39f6cb the checked kernels changed only their logging and "
+                       "registration functions (git diff 547f8aeab 59b39f6cb -- tensorflow/lite/micro/kernels)";
+    }
+    r.push_back(s22);
     r.push_back(j22);
 
     // 5b3670d82 (2022-03-31): SimpleMemoryAllocator in micro/ with no base class (one vptr),

@@ -299,8 +299,9 @@ def test_stack_into_arena_with_no_paint_left(plan, symbols):
 
 # The stand-in built in each older TFLM layout era (tflite_standin.h STANDIN_ERA): the class names
 # and members real TFLM of that era has (decode/tflm_profile.py), and the allocator objects' sizes
-# (sizeof of real TFLM 58aa9833f, 547f8aeab, 5b3670d82 on a Cortex-M4: docs/integrating-tflm.md).
+# (sizeof of real TFLM 58aa9833f, 59b39f6cb, 547f8aeab, 5b3670d82 on a Cortex-M4: docs/integrating-tflm.md).
 ERAS = {"2023_02": ("tflite::MicroGraph", "SingleArenaBufferAllocator", 36, 36),
+        "2022_09": ("tflite::MicroGraph", "SingleArenaBufferAllocator", 40, 40),
         "2022_07": ("tflite::MicroGraph", "SimpleMemoryAllocator", 40, 40),
         "2022_03": ("tflite::MicroGraph", "SimpleMemoryAllocator", 36, 36)}
 

@@ -67,6 +67,7 @@ struct Measured {
 const std::vector<Measured> kMeasured = {
     {"2026-08", 1068, 676, 32, 644, {-36, -80, -116, -124, -132}, 12},
     {"2023-02", 1052, 660, 32, 628, {-36, -80, -116, -124, -132}, 28},
+    {"2022-09", 1024, 628, 32, 596, {-40, -84, -124, -132, -140}, 8},  // 59b39f6cb, measured as the others
     {"2022-07", 1024, 628, 32, 596, {-40, -84, -124, -132, -140}, 8},
     {"2022-03", 1016, 628, 32, 596, {-36, -80, -116, -124, -132}, 8},
 };
@@ -76,21 +77,23 @@ const std::vector<Measured> kMeasured = {
 TEST(TflmRevisions, TheIdsAndCommitsAreTheContract)
 {
     const std::vector<TflmRevision> &r = tflm_revisions();
-    ASSERT_EQ(r.size(), 4u);
+    ASSERT_EQ(r.size(), 5u);
     EXPECT_STREQ(r[0].id, "2026-08");
     EXPECT_STREQ(r[1].id, "2023-02");
-    EXPECT_STREQ(r[2].id, "2022-07");
-    EXPECT_STREQ(r[3].id, "2022-03");
+    EXPECT_STREQ(r[2].id, "2022-09");
+    EXPECT_STREQ(r[3].id, "2022-07");
+    EXPECT_STREQ(r[4].id, "2022-03");
     EXPECT_EQ(std::string(r[0].commit).substr(0, 8), "90b983c2");
     EXPECT_EQ(std::string(r[1].commit).substr(0, 9), "58aa9833f");
-    EXPECT_EQ(std::string(r[2].commit).substr(0, 9), "547f8aeab");
-    EXPECT_EQ(std::string(r[3].commit).substr(0, 9), "5b3670d82");
+    EXPECT_EQ(std::string(r[2].commit).substr(0, 9), "59b39f6cb");
+    EXPECT_EQ(std::string(r[3].commit).substr(0, 9), "547f8aeab");
+    EXPECT_EQ(std::string(r[4].commit).substr(0, 9), "5b3670d82");
     EXPECT_STREQ(default_tflm_revision().id, "2026-08");
     EXPECT_THROW(tflm_revision("auto"), std::invalid_argument);  // the CLI decides what auto means
     EXPECT_THROW(tflm_revision("2021-01"), std::invalid_argument);
     // One JSON line per revision, newest first.
     const std::string list = tflm_revision_list_jsonl();
-    EXPECT_EQ(std::count(list.begin(), list.end(), '\n'), 4);
+    EXPECT_EQ(std::count(list.begin(), list.end(), '\n'), 5);
     EXPECT_EQ(list.find("\"id\":\"2026-08\""), list.find("\"id\""));
 }
 
@@ -172,7 +175,7 @@ TEST(TflmRevisions, UncheckedKernelsAreNotExactInOlderRevisions)
         return read_model(bytes.data(), bytes.size());
     };
     constexpr int LOGISTIC = 14, SOFTMAX = 25;
-    for (const char *r : {"2023-02", "2022-07", "2022-03"}) {
+    for (const char *r : {"2023-02", "2022-09", "2022-07", "2022-03"}) {
         SCOPED_TRACE(r);
         const Budget b = make_budget_for(one_op(LOGISTIC), "logistic", abi_named("cortex-m", tflm_revision(r)));
         EXPECT_FALSE(b.minimum_exact());
@@ -192,6 +195,10 @@ TEST(TflmRevisions, HostObjectSizes)
     EXPECT_EQ(abi_named("host", tflm_revision("2022-03")).arena_allocator.size, 72);
     EXPECT_EQ(abi_named("host", tflm_revision("2023-02")).micro_allocator.size, 72);
     EXPECT_EQ(abi_named("cortex-m", tflm_revision("2022-07")).arena_allocator.size, 40);
+    // 59b39f6cb: SingleArenaBufferAllocator and MicroAllocator with error_reporter_ (gdb sizeof 40, 40)
+    EXPECT_EQ(abi_named("cortex-m", tflm_revision("2022-09")).arena_allocator.size, 40);
+    EXPECT_EQ(abi_named("cortex-m", tflm_revision("2022-09")).micro_allocator.size, 40);
+    EXPECT_EQ(abi_named("host", tflm_revision("2022-09")).arena_allocator.size, 80);
 }
 
 // The kernel sizes that differ per revision (revisions.cpp kernel_sizes, from sizeof probes
@@ -210,8 +217,8 @@ TEST(TflmRevisions, ConvSizesFollowTheRevision)
         const char *revision;
         int64_t params, op_data;
     };
-    for (const Want &w :
-         {Want{"2026-08", 28, 56}, Want{"2023-02", 24, 56}, Want{"2022-07", 24, 52}, Want{"2022-03", 24, 52}}) {
+    for (const Want &w : {Want{"2026-08", 28, 56}, Want{"2023-02", 24, 56}, Want{"2022-09", 24, 52},
+                          Want{"2022-07", 24, 52}, Want{"2022-03", 24, 52}}) {
         SCOPED_TRACE(w.revision);
         const Budget b = make_budget_for(read_model(bytes.data(), bytes.size()), "conv",
                                          abi_named("cortex-m", tflm_revision(w.revision)));

@@ -411,7 +411,7 @@ def test_a_tflm_no_era_describes_is_named_as_such_not_as_a_missing_agent_or_debu
     text = agentless.unsupported_tflm(odd)
     assert text.startswith("agentless mode: this TFLM version is not supported: arenascope knows the layouts "
                            "2026-08 (MicroInterpreterGraph, SingleArenaBufferAllocator), 2023-02 (concrete "
-                           "MicroGraph, SingleArenaBufferAllocator), 2022-07 "), text
+                           "MicroGraph, SingleArenaBufferAllocator), 2022-09 "), text
     assert "this firmware has none of their classes" in text, text
     with pytest.raises(TargetError, match="this TFLM version is not supported"):
         agentless.require_tflm(odd, "arena interpreters")

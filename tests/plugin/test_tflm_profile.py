@@ -31,7 +31,7 @@ def test_no_module_but_the_profile_names_a_class_or_member_that_varies_across_er
     # What real ELFs of the older eras hold that today's does not, and the renamed member: the
     # profile must know them as varying (else this test would pass on an empty set).
     assert {"MicroGraph", "MicroInterpreterGraph", "SimpleMemoryAllocator", "SingleArenaBufferAllocator",
-            "memory_allocator_", "non_persistent_buffer_allocator_"} <= varying
+            "memory_allocator_", "non_persistent_buffer_allocator_", "error_reporter_"} <= varying
     word = re.compile(r"\b(" + "|".join(sorted(varying, key=len, reverse=True)) + r")\b")
     # a class-like name the profile does not know (a new era's class written into a module)
     qualified = re.compile(r"tflite::([A-Z]\w*(?:Allocator|Graph|Planner|Interpreter|Allocations|Registration|"
@@ -77,6 +77,7 @@ REAL = {
     "2026-08": ("_ZTVN6tflite21MicroInterpreterGraphE", "tflite::SingleArenaBufferAllocator",
                 "non_persistent_buffer_allocator_"),
     "2023-02": ("_ZTVN6tflite10MicroGraphE", "tflite::SingleArenaBufferAllocator", "non_persistent_buffer_allocator_"),
+    "2022-09": ("_ZTVN6tflite10MicroGraphE", "tflite::SingleArenaBufferAllocator", "non_persistent_buffer_allocator_"),
     "2022-07": ("_ZTVN6tflite10MicroGraphE", "tflite::SimpleMemoryAllocator", "non_persistent_buffer_allocator_"),
     "2022-03": ("_ZTVN6tflite10MicroGraphE", "tflite::SimpleMemoryAllocator", "memory_allocator_"),
 }
@@ -93,7 +94,10 @@ def test_each_real_era_is_told_apart(era_id):
     vtables = {vtable, "_ZTVN6tflite14MicroAllocatorE"} | ({"_ZTVN6tflite10MicroGraphE"} if era_id == "2026-08"
                                                             else set())
     types = {"tflite::MicroAllocator", arena_allocator, "tflite::MicroInterpreter"}
-    era, found = P.detect(*firmware(vtables, types, {("tflite::MicroAllocator", pointer)}))
+    members = {("tflite::MicroAllocator", pointer)}
+    if era_id in ("2022-09", "2022-07", "2022-03"):   # ptype: error_reporter_ until 95761fcfd (2022-09-19)
+        members.add((arena_allocator, "error_reporter_"))
+    era, found = P.detect(*firmware(vtables, types, members))
     assert era is not None and era.id == era_id and not found
     assert era.cls(P.ARENA_ALLOCATOR) == arena_allocator
     assert era.member(P.MICRO_ALLOCATOR, P.NON_PERSISTENT_ALLOCATOR) == pointer
@@ -114,7 +118,7 @@ def test_a_layout_between_the_eras_is_not_supported_and_the_message_names_what_w
 
 
 def test_the_eras_and_their_bounds():
-    assert [e.id for e in P.ERAS] == ["2026-08", "2023-02", "2022-07", "2022-03"]
+    assert [e.id for e in P.ERAS] == ["2026-08", "2023-02", "2022-09", "2022-07", "2022-03"]
     assert P.BY_ID["2022-03"].member(P.MICRO_ALLOCATOR, P.PERSISTENT_ALLOCATOR) is None
     assert P.BY_ID["2022-03"].cls(P.NON_PERSISTENT_BASE) is None
     # every era's arena allocator has a vtable (nm: 'vtable for tflite::SimpleMemoryAllocator' in 5b3670d82)
@@ -127,9 +131,12 @@ ROOT = PKG.parents[1]
 
 
 def planner_revisions():
-    """(id, commit) of every revision planner/src/revisions.cpp models, in its order."""
+    """(variable, id, commit) of every revision planner/src/revisions.cpp models, in the order it
+    pushes them (newest first)."""
     text = (ROOT / "planner" / "src" / "revisions.cpp").read_text()
-    return re.findall(r'(\w+)\.id = "([^"]+)";\s*\1\.commit = "([0-9a-f]{40})";', text)
+    defined = {v: (v, rid, commit) for v, rid, commit in
+               re.findall(r'(\w+)\.id = "([^"]+)";\s*\1\.commit = "([0-9a-f]{40})";', text)}
+    return [defined[v] for v in re.findall(r"r\.push_back\((\w+)\);", text)]
 
 
 def test_the_plugins_eras_are_the_planners_revisions():

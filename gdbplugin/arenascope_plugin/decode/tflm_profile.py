@@ -110,6 +110,9 @@ class Era:
     shipped_by: str              # who pins a TFLM of this era
     classes: dict = field(default_factory=dict)   # role -> class name (None: the era has no such class)
     renamed: dict = field(default_factory=dict)   # (role, key) -> this era's member name, None: absent
+    # (role, member, present): a member that tells this era from the next one with the same
+    # classes (the ErrorReporter members TFLM dropped on 2022-09-19)
+    marker: tuple | None = None
 
     def cls(self, role: str) -> str | None:
         return self.classes.get(role, _COMMON.get(role))
@@ -128,9 +131,13 @@ ERAS = (
         shipped_by="esp-tflite-micro, Zephyr v4.1 and later, pico-tflmicro, Infineon, NXP eIQ",
         classes={GRAPH: "tflite::MicroInterpreterGraph", **_NEWEST}),
     Era(id="2023-02", title="concrete MicroGraph, SingleArenaBufferAllocator",
-        span="86abc0af9 (2022-07-07) .. c3cfd344e (2023-09-11)", checked="58aa9833f (2023-02-13)",
-        shipped_by="Arduino_TensorFlowLite, Edge Impulse's SDK, Zephyr v3.6's module, Himax tflmtag2209",
-        classes={GRAPH: "tflite::MicroGraph", **_NEWEST}),
+        span="95761fcfd (2022-09-19) .. c3cfd344e (2023-09-11)", checked="58aa9833f (2023-02-13)",
+        shipped_by="Arduino_TensorFlowLite, Edge Impulse's SDK, Zephyr v3.6's module",
+        classes={GRAPH: "tflite::MicroGraph", **_NEWEST}, marker=(ARENA_ALLOCATOR, "error_reporter_", False)),
+    Era(id="2022-09", title="concrete MicroGraph, SingleArenaBufferAllocator with an error_reporter_",
+        span="86abc0af9 (2022-07-07) .. 95761fcfd (2022-09-19)", checked="59b39f6cb (2022-09-14)",
+        shipped_by="SDKs that pinned TFLM between July and mid-September 2022 (Himax tflmtag2209)",
+        classes={GRAPH: "tflite::MicroGraph", **_NEWEST}, marker=(ARENA_ALLOCATOR, "error_reporter_", True)),
     Era(id="2022-07", title="concrete MicroGraph, SimpleMemoryAllocator with buffer-allocator interfaces",
         span="45022bbbe (2022-04-05) .. 86abc0af9 (2022-07-07)", checked="547f8aeab (2022-07-06)",
         shipped_by="SDKs that pinned TFLM between April and July 2022",
@@ -188,6 +195,10 @@ def detect(has_vtable, has_type, has_member) -> tuple[Era | None, list[str]]:
             continue
         if not has_type(era.cls(ARENA_ALLOCATOR)):
             continue
+        if era.marker is not None:
+            role, member, present = era.marker
+            if has_member(era.cls(role), member) != present:
+                continue
         if has_member(era.cls(MICRO_ALLOCATOR), era.member(MICRO_ALLOCATOR, NON_PERSISTENT_ALLOCATOR)):
             return era, []
     roles = [MICRO_ALLOCATOR, ARENA_ALLOCATOR, GRAPH, TWO_ARENA_NON_PERSISTENT, TWO_ARENA_PERSISTENT]
@@ -217,7 +228,8 @@ def names_that_vary() -> set[str]:
         names = [e.cls(role) for e in ERAS]
         if len(set(names)) > 1:
             varying |= {short(n) for n in names if n}
-    members = {m for e in ERAS for m in e.renamed.values() if m} | set(_KEYED.values())
+    members = {m for e in ERAS for m in e.renamed.values() if m} | set(_KEYED.values()) | \
+        {e.marker[1] for e in ERAS if e.marker}
     return varying | members
 
 

@@ -86,7 +86,7 @@ recommendation with --margin percent (default 10), for the kernels --kernels nam
 `set arena kernels`, else the loaded ELF's, else reference) and, with cmsis-nn, the core --cpu
 names (cortex-m0 ... cortex-m85 with gcc's +nodsp/+nomve; default `set arena cpu`, else the
 loaded ELF's build attributes, else cortex-m4; docs/cmsis-nn.md), replaying the allocations of
-the TFLM era --tflm names (2026-08, 2023-02, 2022-07, 2022-03: `arena version` lists them;
+the TFLM era --tflm names (2026-08, 2023-02, 2022-09, 2022-07, 2022-03: `arena version` lists them;
 default the loaded ELF's TFLM, else the newest; docs/integrating-tflm.md, "Every TFLM era").
 --snapshot charts the plan saved in a snapshot file (`arena snapshot`, or
 `arenascope-plan --snapshot`), no target needed.

@@ -32,7 +32,7 @@ struct KernelSizeFact {
 };
 
 struct TflmRevision {
-    const char *id;           // "2026-08", "2023-02", "2022-07", "2022-03"
+    const char *id;           // "2026-08", "2023-02", "2022-09", "2022-07", "2022-03"
     const char *commit;       // tflite-micro commit, 40 hex digits
     const char *date;         // its commit date, YYYY-MM-DD
     const char *description;  // who ships it, what is notable
@@ -52,6 +52,9 @@ struct TflmRevision {
     // (the handles once per subgraph, each time for all requests); else the handles once, and
     // the variables inside CommitStaticMemoryPlan after CreateAllocationInfo's temporaries.
     bool variables_before_planning;
+    // ... and in that loop the ScratchBufferHandles are allocated once per subgraph (before
+    // 2022-09: 547f8aeab and older); else once, before the loop (59b39f6cb).
+    bool handles_per_subgraph;
     // FULLY_CONNECTED's Prepare keeps per-channel multipliers and shifts (fully_connected_common.cc).
     bool fc_per_channel_buffers;
     // FULLY_CONNECTED's, CONV_2D's and DEPTHWISE_CONV_2D's Prepare request a scratch buffer
