@@ -18,3 +18,30 @@ def test_member_locations_as_constants_and_as_dwarf2_expressions():
     assert dwarflayout._location(SimpleNamespace(attributes={})) == 0
     with pytest.raises(dwarflayout.LayoutError):
         dwarflayout._location(die([0x10, 0x01]))                           # DW_OP_constu: not a member offset
+
+
+def test_a_typedef_struct_inside_a_namespace_is_found_by_its_qualified_name(tmp_path):
+    """TFLM before 2022-10 declares `typedef struct {...} SubgraphAllocations;` inside namespace
+    tflite (micro_allocator.h at 5b3670d82, 547f8aeab, 59b39f6cb); the standalone tool refused
+    such firmware as built without -g. Compiled here with the host's g++ (its DWARF), both forms."""
+    import shutil
+    import subprocess
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("no g++")
+    src = tmp_path / "t.cpp"
+    src.write_text("namespace tflite {\n"
+                   "typedef struct { void* node_and_registrations; void* tensors; } SubgraphAllocations;\n"
+                   "struct ScratchBufferHandle { unsigned char* data; };\n}\n"
+                   "typedef struct { int a; char b; } TfLiteEvalTensorLike;\n"
+                   "tflite::SubgraphAllocations g_s; tflite::ScratchBufferHandle g_h; TfLiteEvalTensorLike g_e;\n"
+                   "int main() { return 0; }\n")
+    subprocess.run([gxx, "-g", "-O0", "-o", str(tmp_path / "t"), str(src)], check=True, timeout=120)
+    types = dwarflayout.DwarfTypes(str(tmp_path / "t"))
+    p = types.pointer
+    assert types.size("tflite::SubgraphAllocations") == 2 * p
+    assert types.members("tflite::SubgraphAllocations", ["node_and_registrations", "tensors"]) == \
+        {"node_and_registrations": (0, p), "tensors": (p, p)}
+    assert types.size("SubgraphAllocations") is None      # only by its qualified name
+    assert types.size("tflite::ScratchBufferHandle") == p
+    assert types.size("TfLiteEvalTensorLike") == 8

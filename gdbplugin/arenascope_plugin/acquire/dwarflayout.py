@@ -50,10 +50,12 @@ class _Types:
                 qualified = "::".join(scope + [name])
                 self.defs.setdefault(qualified, child)
                 self._scan(child, scope + [name])  # nested types
-            elif tag == "DW_TAG_typedef" and name and not scope:
+            elif tag == "DW_TAG_typedef" and name:
+                # `typedef struct {...} Name;`, at file scope (TfLiteEvalTensor) or in a namespace
+                # (TFLM before 2022-10: tflite::SubgraphAllocations, tflite::NodeAndRegistration)
                 target = child.get_DIE_from_attribute("DW_AT_type") if "DW_AT_type" in child.attributes else None
                 if target is not None and target.tag in _RECORDS and "DW_AT_declaration" not in target.attributes:
-                    self.defs.setdefault(name, target)
+                    self.defs.setdefault("::".join(scope + [name]), target)
 
     def size(self, name):
         die = self.defs.get(name)
