@@ -274,7 +274,10 @@ def _agentless(ctx, exc, need_descriptor):
         ctx.desc.unplanned = ctx.plan_note or "no plan"
     for m in loaded.mismatches + ([loaded.plan_note] if loaded.plan_note else []):
         ctx.warn(m, m)
-    if ctx.tflm.condition != "allocated" and ctx.tflm.interpreter:
+    if ctx.tflm.condition == "not-started" and ctx.tflm.interpreter:
+        ctx.warn("tflm-state", "TFLM has not laid the arena out yet: the interpreter is constructed and "
+                 "AllocateTensors has not run (the figures are the constructor's; stop after AllocateTensors)")
+    elif ctx.tflm.condition != "allocated" and ctx.tflm.interpreter:
         ctx.warn("tflm-state", f"TFLM is not in a healthy state: {tflmstate.CONDITIONS[ctx.tflm.condition]} "
                  "(`arena info` shows the evidence, `arena fault` the verdict)")
     if ctx.desc is None:
@@ -488,7 +491,8 @@ def checks_of(ctx: Context, with_fault: bool = True) -> list:
         # tail nothing tells, measure nothing.
         out = [c for c in out if c.rule not in ("used", "headroom")]
     if ctx.tflm is not None and ctx.tflm.condition != "allocated":
-        out.insert(0, figures.Check("tflm", figures.FAIL, f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "
+        out.insert(0, figures.Check("tflm", figures.WARN if ctx.tflm.condition == "not-started" else figures.FAIL,
+                                    f"{tflmstate.CONDITIONS[ctx.tflm.condition]}: "
                                     + ("; ".join(ctx.tflm.evidence[:2]) or "no evidence readable")
                                     + " (`arena fault` gives the verdict)"))
     if ctx.kernel is not None and ctx.kernel.problems:

@@ -172,6 +172,10 @@ def test_not_started_is_not_a_failure():
     img.put(SABA + 20, END - 116)                   # tail_: the constructor's three objects only
     st = tflmstate.assess(img.reader(), layout(), INTERP, FACTS, constructor_tail=116)
     assert st.condition == "not-started"
+    # said as not yet run, not as a failure to finish (a new user's stop at main)
+    assert st.unmeasured == "not measured yet: AllocateTensors has not run (stop after it to see the arena laid out)"
+    assert tflmstate.assess(unfinished_image().reader(), layout(), INTERP, FACTS).unmeasured == \
+        tflmstate.HEADROOM_NOT_MEASURED
 
 
 def test_a_persistent_allocation_below_temp_is_named():

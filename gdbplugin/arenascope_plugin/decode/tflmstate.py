@@ -49,6 +49,7 @@ CONDITIONS = {
 # What the headroom is when TFLM never laid the arena out (State.laid_out False): `arena info`
 # prints it in the figure's place and $arena_headroom() fails with it.
 HEADROOM_NOT_MEASURED = "not measured: AllocateTensors did not finish (`arena fault` gives the shortfall)"
+NOT_STARTED = "not measured yet: AllocateTensors has not run (stop after it to see the arena laid out)"
 # What the tail, used bytes, peak and headroom are when TFLM laid the arena out but its allocator is
 # overwritten and no prediction applies (State.tail_known False).
 TAIL_UNKNOWN = ("unknown: TFLM's arena allocator is overwritten and the planner's prediction does not apply to "
@@ -120,6 +121,8 @@ class State:
     def unmeasured(self) -> str | None:
         """Why used bytes, peak and headroom measure nothing (HEADROOM_NOT_MEASURED, TAIL_UNKNOWN),
         or None when they hold."""
+        if self.condition == "not-started":
+            return NOT_STARTED
         if not self.laid_out:
             return HEADROOM_NOT_MEASURED
         return None if self.tail_known else TAIL_UNKNOWN

@@ -11,7 +11,8 @@ def tflm_state_lines(ctx):
     st = ctx.tflm
     if st is None or st.condition == "allocated":
         return []
-    out = [style.paint(f"TFLM state: {st.condition}: {tflmstate.CONDITIONS[st.condition]}", "FAIL")]
+    out = [style.paint(f"TFLM state: {st.condition}: {tflmstate.CONDITIONS[st.condition]}",
+                       "WARN" if st.condition == "not-started" else "FAIL")]
     out += [f"  {e}" for e in st.evidence]
     out.append("  objects checked: " + ", ".join(f"{o.name} at {o.addr:#x} ({o.size} B) "
                                                 + ("sound" if o.sound else "NOT SOUND (above)") for o in st.objects))
@@ -112,7 +113,7 @@ def info_report(ctx) -> list:
     and headroom are left out of an arena TFLM never finished laying out (they measure nothing)."""
     lines = render.info_lines(ctx.desc, ctx.figs, ctx.stack, ctx.located_by, kernels_line(ctx))
     if ctx.tflm is not None and not ctx.tflm.laid_out:
-        lines = [f"  headroom:               {tflmstate.HEADROOM_NOT_MEASURED}" if line.startswith("  headroom:")
+        lines = [f"  headroom:               {ctx.tflm.unmeasured}" if line.startswith("  headroom:")
                  else line
                  for line in lines if not line.startswith("  peak:")]
     elif ctx.tflm is not None and ctx.tflm.unmeasured:
