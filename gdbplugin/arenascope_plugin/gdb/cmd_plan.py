@@ -16,15 +16,20 @@ from arenascope_plugin.present import budget, jsonout, render, snapshot, style
 
 def _model_tflm(args) -> tuple[str, str]:
     """(era id, how it was chosen) for `arena plan --model`: --tflm, else the loaded ELF's TFLM
-    era (decode/tflm_profile.py), else the newest."""
-    if args.tflm:
-        return args.tflm, "--tflm"
+    era (decode/tflm_profile.py), else the newest. --tflm other than the loaded ELF's era is
+    said so."""
     symbols = GdbSymbols()
+    loaded = None
     if symbols.elf_path:
         try:
-            return tflm.era_of(symbols).id, "the loaded ELF's TFLM"
+            loaded = tflm.era_of(symbols).id
         except TargetError:
             pass
+    if args.tflm:
+        return args.tflm, "--tflm" + (f"; the loaded ELF links TFLM {loaded}, not this one" if loaded and
+                                      loaded != args.tflm else "")
+    if loaded:
+        return loaded, "the loaded ELF's TFLM"
     return tflm_profile.NEWEST.id, "no --tflm and no TFLM in a loaded ELF: the newest"
 
 
