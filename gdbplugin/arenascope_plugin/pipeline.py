@@ -418,6 +418,10 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
         ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan" if hwm is not None else
                                          "none", painted=bool(painted), arena_end=None)
     _rtos_tasks(ctx, scanner)
+    if ctx.tflm is not None and ctx.tflm.condition == "smashed" and ctx.stack is not None:
+        # How far the stack ran into TFLM's tail is a figure of every command (info, check,
+        # stack, snapshot, $arena_stack_room), not only of `arena fault`: the post-mortem finds it.
+        diagnosis.diagnose(ctx)
     return ctx
 
 

@@ -27,18 +27,20 @@ from harness import PLANNER, ROOT, gdb_batch, qemu
 
 BAD = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
 
-# Measured on real TFLM (docs/integrating-tflm.md, "Every TFLM era"): the era's id, arena sizes,
+# Measured on real TFLM (docs/integrating-tflm.md, "Every TFLM era"): how far below the stack's
+# limit the stack ELF's recursion went (its deepest SP, read in GDB at the deepest call), the
+# era's id, arena sizes,
 # arena_used_bytes() = head + tail after AllocateTensors, the smallest arena AllocateTensors
 # succeeds in, and the arena allocator's class and where TFLM's objects sit below the arena's
 # end E (`p &...` on each).
 ERAS = {
-    "2023_02": dict(id="2023-02", healthy=1168, undersized=988, head=32, tail=628, minimum=1052,
+    "2023_02": dict(past=296, id="2023-02", healthy=1168, undersized=988, head=32, tail=628, minimum=1052,
                     arena_allocator="SingleArenaBufferAllocator", objects={36: 36, 80: 44, 116: 36}),
-    "2022_09": dict(id="2022-09", healthy=1136, undersized=960, head=32, tail=596, minimum=1024,
+    "2022_09": dict(past=288, id="2022-09", healthy=1136, undersized=960, head=32, tail=596, minimum=1024,
                     arena_allocator="SingleArenaBufferAllocator", objects={40: 40, 84: 44, 124: 40}),
-    "2022_07": dict(id="2022-07", healthy=1136, undersized=960, head=32, tail=596, minimum=1024,
+    "2022_07": dict(past=288, id="2022-07", healthy=1136, undersized=960, head=32, tail=596, minimum=1024,
                     arena_allocator="SimpleMemoryAllocator", objects={40: 40, 84: 44, 124: 40}),
-    "2022_03": dict(id="2022-03", healthy=1120, undersized=952, head=32, tail=596, minimum=1016,
+    "2022_03": dict(past=296, id="2022-03", healthy=1120, undersized=952, head=32, tail=596, minimum=1016,
                     arena_allocator="SimpleMemoryAllocator", objects={36: 36, 80: 44, 116: 36}),
 }
 OBJECT_NAMES = ("{arena_allocator}", "GreedyMemoryPlanner", "MicroAllocator")
@@ -102,7 +104,8 @@ def test_the_stack_run_into_the_tail_of_each_era_names_the_overwritten_objects(e
     elf = elf_of(era, "STACK")
     with tempfile.TemporaryDirectory() as tmp:
         text = run(elf, "HardFault_Handler", [
-            "arena fault", f"dump binary memory {tmp}/lo.bin 0x20000000 0x20001000",
+            "arena fault", "arena check", "print $arena_stack_room()",
+            f"dump binary memory {tmp}/lo.bin 0x20000000 0x20001000",
             f"dump binary memory {tmp}/hi.bin 0x203fc000 0x20400000",
             f"python open('{tmp}/regs.txt', 'w').write(gdb.execute('info registers', to_string=True))"])
         tool = subprocess.run([str(ROOT / "gdbplugin" / "arenascope"), "fault", "--elf", str(elf), "--planner",
@@ -113,3 +116,6 @@ def test_the_stack_run_into_the_tail_of_each_era_names_the_overwritten_objects(e
         for name in (n.format(**m) for n in OBJECT_NAMES):
             assert re.search(rf"overwritten: {name} at 0x[0-9a-f]+ ", out), (name, out)
         assert "Link the agent" not in out and "with -g" not in out, out
+    # the stack's figures count how far it went, not the paint left at its limit
+    assert re.search(rf"^\$1 = -{m['past']}$", text, re.M), text
+    assert f"FAIL  stack      the stack ran {m['past']} B past its limit" in text, text

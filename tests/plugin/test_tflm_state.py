@@ -304,3 +304,19 @@ def test_the_replay_is_dropped_where_what_tflm_holds_contradicts_it():
     assert v.headline == ("VERDICT: AllocateTensors did not finish: it returned kTfLiteError: the planner's replay "
                           "does not match this firmware's TFLM, so no shortfall is given (the evidence says what "
                           "TFLM's own objects hold).")
+
+
+def test_the_stacks_reach_below_its_limit_is_a_figure_of_the_stack():
+    """Paint left at the limit (a frame's untouched locals) hid how far the stack ran into the arena:
+    `arena info` said a peak inside the stack while `arena fault` said 296 B past it, and
+    $arena_stack_room() was 4. The post-mortem's deepest evidence now lowers the stack's figures."""
+    s = figures.StackFigures(low=STACK_LO, high=STACK_HI, sp=STACK_HI - 64, hwm=STACK_LO + 4, source="scan",
+                             painted=True, arena_end=END)
+    assert s.peak == STACK_HI - STACK_LO - 4 and s.room_left == 4 and not s.peak_is_lower_bound
+    s.reach_low = STACK_LO - 296
+    assert s.peak == STACK_HI - STACK_LO + 296 and s.room_left == -296 and s.peak_is_lower_bound
+    assert s.lowest == STACK_LO - 296
+    check = figures._stack_check(s)
+    assert check.verdict == "FAIL" and check.reason.startswith(
+        f"the stack ran 296 B past its limit {STACK_LO:#x} into what lies below (peak >= "
+        f"{STACK_HI - STACK_LO + 296} B")

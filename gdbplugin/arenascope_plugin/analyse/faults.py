@@ -378,6 +378,11 @@ def tflm_verdicts(ctx: PipelineContext, f: faultrecord.Fault | None) -> list[pos
              postmortem.allocation(ctx.tflm, f, halt_of(ctx), ctx.plan, ctx.reader)]
     found = [v for v in found if v is not None]
     found += [v for v in (postmortem.damaged(ctx.tflm, ctx.stack, found),) if v is not None]
+    # The stack's deepest evidence below its limit is a figure of that stack: its peak, its room
+    # and the stack rule count it (paint left at the limit does not show it).
+    reach = min((v.reach for v in found if v.kind == verdicts.STACK_INTO_ARENA and v.reach is not None), default=None)
+    if stack is not None and reach is not None and reach < stack.low:
+        stack.reach_low = reach
     ctx.verdicts = (f, found)
     return found
 

@@ -61,6 +61,10 @@ class StackFigures:
     painted: bool                    # some painted word is left (False: never painted)
     arena_end: int | None            # end of the arena just below the stack
     guard_low: int | None = None     # set when the stack went through the whole guard band
+    # The deepest sign of the stack below its limit (a stacked return address, a frame the ELF's
+    # call frame information sizes: analyse/postmortem.deepest_evidence), set by the post-mortem
+    # when the stack ran into the arena; paint left at the limit does not show it.
+    reach_low: int | None = None
 
     @property
     def sp_on_stack(self) -> bool:
@@ -68,7 +72,15 @@ class StackFigures:
 
     @property
     def peak_is_lower_bound(self) -> bool:
-        return self.guard_low is not None
+        return self.guard_low is not None or self.reach_low is not None
+
+    @property
+    def lowest(self) -> int | None:
+        """The lowest address the stack is known to have reached: its high-water mark, the guard
+        band's low end when it went through it, or the post-mortem's deepest evidence below its
+        limit, whichever is lowest; None when unknown."""
+        known = [a for a in (self.hwm, self.guard_low, self.reach_low) if a is not None]
+        return min(known) if known else None
 
     @property
     def size(self) -> int:
@@ -77,10 +89,14 @@ class StackFigures:
     @property
     def peak(self) -> int | None:
         """Bytes of stack used at the deepest; at least high - guard_low when it went through
-        the guard band (what it did below that is not measured)."""
-        if self.hwm is None:
+        the guard band, or high - reach_low when it ran into the arena (what it did below that
+        is not measured)."""
+        if self.hwm is None and self.reach_low is None:
             return None
-        return self.high - (self.guard_low if self.guard_low is not None else self.hwm)
+        low = self.guard_low if self.guard_low is not None else self.hwm
+        if self.reach_low is not None:
+            low = self.reach_low if low is None else min(low, self.reach_low)
+        return self.high - low
 
     @property
     def overflowed(self) -> bool:
@@ -450,6 +466,10 @@ def _stack_check(s):
     if not s.painted:
         return Check("stack", WARN, f"no paint anywhere in the stack {s.low:#x}-{s.high:#x}: not painted (yet?); "
                                     "paint it in the reset handler (arenascope_port_stack_paint)")
+    if s.reach_low is not None and (s.guard_low is None or s.reach_low < s.guard_low):
+        return Check("stack", FAIL, f"the stack ran {s.low - s.reach_low} B past its limit {s.low:#x} into what lies "
+                                    f"below (peak >= {s.peak} B of a {s.size} B stack; its deepest evidence, "
+                                    "`arena fault`): enlarge the stack or cut recursion/locals")
     if s.peak_is_lower_bound:
         return Check("stack", FAIL, f"the stack ran past its limit {s.low:#x} through the whole guard band into "
                                     f"the arena below (peak >= {s.peak} B of a {s.size} B stack): the arena's "

@@ -68,9 +68,12 @@ def info_lines(desc, figs, stack, located_by, kernels=()):
 
 
 def stack_lines(s, indent="  ", sp_owner=None, reach=None):
-    """sp_owner: whose stack the SP is on when it is not this one (an RTOS task's), or None; reach:
+    """sp_owner: whose stack the SP is on when it is not this one (an RTOS task's), or None; reach
+    (default: the stack figures' reach_low, the post-mortem's):
     the deepest address the post-mortem found the stack wrote below its limit (analyse/postmortem's
     stack-into-arena verdict), or None."""
+    if reach is None:
+        reach = getattr(s, "reach_low", None)
     if s.high <= s.low:
         return [f"{indent}stack:                    unknown: no bounds (no agent, no linker symbols such as "
                 "__StackLimit/__StackTop): `set arena stack-range LOW HIGH`"]
