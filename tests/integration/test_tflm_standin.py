@@ -359,6 +359,33 @@ def test_each_era_healthy_and_stack_into_the_tail(era):
         assert f"overwritten: {what} at {addr:#x}" in fault, fault
 
 
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_each_era_allocate_tensors_failed_returned_hung_crashed_and_ignored(era):
+    """AllocateTensors failing in each era's layout (300 B under the era's minimum): returned (the
+    era's message, phase and shortfall, frozen where `--tflm ERA`'s replay stops), hung in
+    AbortImpl, crashed on the null, and ignored by the application."""
+    elf = era_elf(era)
+    plan = plan_json("--tflm", era.replace("_", "-"))
+    size = plan["arena"]["minimum_bytes"] - 300
+    failed, message, *_ = replay(plan["steps"], size)
+    assert failed is not None
+    saba = next(t["offset"] for t in plan["tail"]["regions"] if t["role"] == "arena-allocator")
+    cases = [(1, "break allocation_failed", 0, "it returned kTfLiteError"),
+             (1, "break *((char*)AbortImpl + 8)", 1, "TFLM hangs inside it"),
+             (1, "hbreak HardFault_Handler", 2, "TFLM crashed inside it"),
+             (2, "break invoke_failed", 0, "AllocateTensors failed and the application went on")]
+    for scenario, stop, on_failure, said in cases:
+        [got], uart, text = session(scenario, [[stop, "continue"]], arena_bytes=size, elf=elf, saba_offset=saba,
+                                    extra_sets=[f"set var standin_on_failure = {on_failure}"])
+        assert_clean(got, text)
+        fault = got["fault"]
+        assert said in fault, (stop, fault)
+        assert f"{plan['arena']['minimum_bytes'] - size} B short" in fault, fault
+        if on_failure == 0 and scenario == 1:
+            assert message in uart, uart
+            assert f"TFLM prints \"{message}\"" in fault and "frozen exactly where the replay stops" in fault, fault
+
+
 AGENT_ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_agent_fw.elf"
 
 
