@@ -67,10 +67,12 @@ def test_healthy_real_tflm_of_each_era_is_mapped_as_tflm_laid_it_out(era):
     m = ERAS[era]
     elf = elf_of(era, "HEALTHY")
     with tempfile.TemporaryDirectory() as tmp:
-        text = run(elf, "inference_done", ["arena info", "arena interpreters", f"arena snapshot {tmp}/s.json"])
+        text = run(elf, "inference_done", ["arena info", "arena interpreters", "arena version",
+                                           f"arena snapshot {tmp}/s.json"])
         snap = json.loads(pathlib.Path(tmp, "s.json").read_text())
     assert f"TFLM {m['id']} layout" in text, text
     assert re.search(rf"arena interpreters: 1 in RAM; .*; TFLM {m['id']} layout", text), text
+    assert f"  this firmware:    TFLM {m['id']} layout" in text, text
     assert snap["tflm"]["layout"]["id"] == m["id"] and snap["tflm"]["condition"] == "allocated"
     a = snap["arenas"][0]
     assert a["size_bytes"] == m["healthy"]

@@ -1,7 +1,11 @@
 """`arena version`: arenascope's version and its formats' versions."""
+import gdb  # pylint: disable=import-error
+
 from arenascope_plugin import version
 from arenascope_plugin.acquire import planner
-from arenascope_plugin.decode import abi, faultrecord, tflm_profile
+from arenascope_plugin.acquire.gdbtarget import GdbSymbols
+from arenascope_plugin.decode import abi, faultrecord, tflm, tflm_profile
+from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import jsonout, snapshot
@@ -13,7 +17,7 @@ class VersionCommand(Sub):
 No target needed. The version is the VERSION file beside gdbplugin/ ("unknown" without it), the
 same every tool's --version prints. It also lists the TFLM layouts (eras) agentless mode reads:
 each one's id (the planner's `--tflm` revision), what tells it apart, the upstream commits it
-spans and the commit it was checked on.
+spans and the commit it was checked on; with an ELF loaded, which one that firmware links.
 
 Usage: arena version [--json]
 --json: the same versions as one JSON document (docs/command-json-schema.json)."""
@@ -21,10 +25,22 @@ Usage: arena version [--json]
     json_doc = True
 
     def run(self, args):
+        found = firmware_era()
         if args.json:
-            framework.emit(dict(schema=jsonout.SCHEMA, version=jsonout.VERSION, command="version", **versions()))
+            framework.emit(dict(schema=jsonout.SCHEMA, version=jsonout.VERSION, command="version", **versions(),
+                                firmware_tflm_layout=tflm_profile.era_json(found) if found else None))
         else:
-            write(version_lines())
+            write(version_lines() + ([f"  this firmware:    {found.describe()}"] if found else []))
+
+
+def firmware_era():
+    """The TFLM era of the loaded ELF (decode/tflm_profile.py), or None: no ELF, no TFLM, or one
+    no era describes (the other commands say which)."""
+    try:
+        symbols = GdbSymbols()
+        return tflm.era_of(symbols) if symbols.elf_path else None
+    except (TargetError, gdb.error):
+        return None
 
 
 def versions():
