@@ -19,6 +19,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -121,3 +122,30 @@ def test_the_stack_run_into_the_tail_of_each_era_names_the_overwritten_objects(e
     # the stack's figures count how far it went, not the paint left at its limit
     assert re.search(rf"^\$1 = -{m['past']}$", text, re.M), text
     assert f"FAIL  stack      the stack ran {m['past']} B past its limit" in text, text
+
+
+def test_a_planner_replaying_another_tflm_is_not_taken_for_facts(tmp_path):
+    """A planner that ignores --tflm (it replays today's TFLM) on real TFLM 5b3670d82 firmware: the
+    healthy map leaves the kernels' data unnamed and gives no minimum; the failed AllocateTensors
+    gives no shortfall; the smashed tail's figures are unknown. Each says why."""
+    wrapper = tmp_path / "plan"
+    wrapper.write_text(f"#!{sys.executable}\nimport os, sys\nargs = sys.argv[1:]\n"
+                       "while '--tflm' in args:\n    i = args.index('--tflm')\n    del args[i:i + 2]\n"
+                       f"os.execv({str(PLANNER)!r}, [{str(PLANNER)!r}, *args])\n")
+    wrapper.chmod(0o755)
+    healthy = elf_of("2022_03", "HEALTHY")
+    steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {wrapper}",
+             "set arena colour off"]
+    with qemu(healthy, semihosting=True) as (port, _):
+        _, text = gdb_batch(healthy, [*steps, "break inference_done", "continue", "arena info", "arena regions"],
+                            remote_port=port, timeout=180)
+    assert "TFLM's persistent tail is 596 B, the planner's replay of TFLM 2026-08 for this model gives 644 B" in text
+    assert "OpDataFullyConnected" not in text and "(the planner's minimum arena" not in text, text
+    for state, stop, said in (("UNDERSIZED", "allocation_failed", "no shortfall is given"),
+                              ("STACK", "HardFault_Handler", "tail (persistent):      unknown")):
+        elf = elf_of("2022_03", state)
+        with qemu(elf, semihosting=True) as (port, _):
+            _, text = gdb_batch(elf, [*steps, f"break {stop}", "continue", "arena fault", "arena info"],
+                                remote_port=port, timeout=180)
+        assert "the planner's replay of this model is not what this firmware's TFLM did" in text, text
+        assert said in text, text

@@ -2,6 +2,7 @@
 member offsets `ptype/o` printed for TFLM 90b983c2 built for a Cortex-M4 with -g (also in
 ../shared/TFLM-INTERNALS.md, section 1). Every expected figure is where this test put it."""
 import itertools
+import json
 import struct
 
 import pytest
@@ -430,3 +431,17 @@ def test_a_tflm_no_era_describes_is_named_as_such_not_as_a_missing_agent_or_debu
         text and "-g" in text, text
     # Today's TFLM's graph vtable is no "unsupported" by itself; a firmware with no TFLM is not either.
     assert agentless.unsupported_tflm(TableSymbols({})) is None
+
+
+def test_without_kernel_sizes_the_kernels_data_stays_unnamed():
+    """Issue 34: when the planner's replay is not the firmware's TFLM (its tail differs from TFLM's),
+    the sizes it gives the kernels' data would name wrong spans: agentless.load walks again with
+    kernel_sizes=False, and operator 0's OpData (8 B at OPDATA here) is left in the unnamed tail."""
+    plan = json.loads(json.dumps(PLAN))
+    named = tflm.walk(image(), LAYOUT, INTERP, plan).arena
+    assert [(r.offset, r.size) for r in named.regions if r.name == "op 0 OpData"] == [(OPDATA - ARENA, 8)]
+    plain = tflm.walk(image(), LAYOUT, INTERP, plan, kernel_sizes=False).arena
+    assert not [r for r in plain.regions if r.name == "op 0 OpData"]
+    assert any(r.name == tflm.UNNAMED_TAIL and r.offset <= OPDATA - ARENA < r.offset + r.size for r in plain.regions)
+    # everything TFLM itself points to is still named
+    assert {r.name for r in named.regions} - {"op 0 OpData"} <= {r.name for r in plain.regions} | {tflm.UNNAMED_TAIL}

@@ -410,10 +410,21 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
             raise TargetError(f"agentless mode: the planner's JSON does not follow \"{planner.SCHEMA}\" "
                               f"({type(e).__name__}: {e}): is `set arena planner-path` arenascope-plan?") from None
         if walked is not None:
+            a = walked.arena
+            predicted_tail = postmortem.tail_bytes_at(doc, a.size)
+            if not walked.two_arena and predicted_tail is not None and predicted_tail != a.size - a.tail:
+                # The replay is not this firmware's TFLM (or kernels, or model): its sizes of the
+                # kernels' data would name wrong spans, and its minimum does not hold.
+                revision = (doc.get("tflm") or {}).get("revision", P.NEWEST.id)
+                walked = tflm.walk(reader, lay, interpreter, doc, kernel_sizes=False)
+                walked.mismatches.append(
+                    f"TFLM's persistent tail is {a.size - a.tail} B, the planner's replay of TFLM {revision} for this "
+                    f"model gives {predicted_tail} B: another TFLM, other kernels or another model than it replays; "
+                    "the kernels' data (OpData, builtin options) is left unnamed and the minimum arena is not known")
+                a = walked.arena
             out.desc, out.mismatches = tflm.descriptor(walked, lay.pointer), walked.mismatches
             # The planner's minimum arena holds for this firmware when its tail is the one TFLM
             # built (same kernels, same TFLM): then the headroom is measured against it.
-            a = walked.arena
             predicted = doc.get("arena") or {}
             # (Two-arena mode: the prediction is the one arena's, so no minimum per buffer.)
             if not walked.two_arena and predicted.get("exact") and \

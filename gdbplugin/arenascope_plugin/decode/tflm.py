@@ -286,9 +286,11 @@ def allocator_state(reader: MemoryReader, layout: Layout, interpreter: int) -> t
     return (model_addr, True, allocator, *allocators(reader, layout, allocator).key())
 
 
-def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> Walk:
+def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, kernel_sizes: bool = True) -> Walk:
     """The arena of the interpreter at `interpreter`, as TFLM laid it out, with the planner's JSON
-    for its model (`plan`, schema acquire.planner.SCHEMA) giving names, sizes and lifetimes."""
+    for its model (`plan`, schema acquire.planner.SCHEMA) giving names, sizes and lifetimes.
+    kernel_sizes False: the kernels' data (OpData, builtin options, persistent buffers), which
+    only the planner sizes, is left in the unnamed tail (the replay is not this firmware's)."""
     mi, ma = P.INTERPRETER, P.MICRO_ALLOCATOR
     p = layout.pointer
     model_addr, allocated = read_header(reader, layout, interpreter)
@@ -394,7 +396,8 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict) -> 
     # Each operator's builtin options (node.builtin_data, from Parse) and OpData (node.user_data,
     # from Init), sized by the planner's prediction of that operator's requests (by their roles).
     kernel_requests = {(t["subgraph"], t["operator"], t["role"]): t for t in
-                       reversed(plan.get("tail", {}).get("regions", [])) if t.get("operator", -1) >= 0}
+                       reversed(plan.get("tail", {}).get("regions", [])) if t.get("operator", -1) >= 0} \
+        if kernel_sizes else {}
     nar, node = P.NODE_AND_REGISTRATION, P.NODE
     op_data = []  # (subgraph, operator, address, size) of each OpData found
     for s, sg in enumerate(subgraph_docs):

@@ -52,8 +52,8 @@ HEADROOM_NOT_MEASURED = "not measured: AllocateTensors did not finish (`arena fa
 NOT_STARTED = "not measured yet: AllocateTensors has not run (stop after it to see the arena laid out)"
 # What the tail, used bytes, peak and headroom are when TFLM laid the arena out but its allocator is
 # overwritten and no prediction applies (State.tail_known False).
-TAIL_UNKNOWN = ("unknown: TFLM's arena allocator is overwritten and the planner's prediction does not apply to "
-                "this firmware (`arena fault` says why)")
+TAIL_UNKNOWN = ("unknown: TFLM's arena allocator is overwritten and no prediction of this firmware's tail is at "
+                "hand (`arena fault` says why)")
 
 
 @dataclass
