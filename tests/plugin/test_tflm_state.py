@@ -312,10 +312,10 @@ def test_the_stacks_reach_below_its_limit_is_a_figure_of_the_stack():
     $arena_stack_room() was 4. The post-mortem's deepest evidence now lowers the stack's figures."""
     s = figures.StackFigures(low=STACK_LO, high=STACK_HI, sp=STACK_HI - 64, hwm=STACK_LO + 4, source="scan",
                              painted=True, arena_end=END)
-    assert s.peak == STACK_HI - STACK_LO - 4 and s.room_left == 4 and not s.peak_is_lower_bound
+    assert s.peak == STACK_HI - STACK_LO - 4 and s.room_left == 4 and not s.peak_is_lower_bound and not s.overflowed
     s.reach_low = STACK_LO - 296
     assert s.peak == STACK_HI - STACK_LO + 296 and s.room_left == -296 and s.peak_is_lower_bound
-    assert s.lowest == STACK_LO - 296
+    assert s.lowest == STACK_LO - 296 and s.overflowed   # the snapshot's `overflowed` says it too
     check = figures._stack_check(s)
     assert check.verdict == "FAIL" and check.reason.startswith(
         f"the stack ran 296 B past its limit {STACK_LO:#x} into what lies below (peak >= "

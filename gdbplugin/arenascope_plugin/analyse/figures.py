@@ -100,7 +100,10 @@ class StackFigures:
 
     @property
     def overflowed(self) -> bool:
-        return self.painted and self.hwm is not None and self.hwm <= self.low
+        """The stack went down to its limit or past it: its paint is gone down to the limit, or
+        the post-mortem found its values below it (reach_low)."""
+        return (self.painted and self.hwm is not None and self.hwm <= self.low) or \
+            (self.reach_low is not None and self.reach_low < self.low)
 
     @property
     def room(self) -> int | None:

@@ -99,7 +99,9 @@ def stack_lines(s, indent="  ", sp_owner=None, reach=None):
         out.append(f"{indent}high-water mark:          unknown (not measured by the agent; stack not painted?)")
     else:
         src = "measured by the agent" if s.source == "agent" else "scanned from target memory"
-        out.append(f"{indent}high-water mark:          {s.hwm:#x} ({src})")
+        out.append(f"{indent}high-water mark:          {s.hwm:#x} ({src}"
+                   + ("; paint a frame never wrote: the stack went lower, below" if reach is not None and
+                      reach < s.low and s.hwm > reach else "") + ")")
         if not s.painted:
             out.append(f"{indent}peak depth:               unknown (no paint to measure against)")
         elif reach is not None and reach < s.low:
