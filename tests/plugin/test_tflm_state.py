@@ -320,3 +320,24 @@ def test_the_stacks_reach_below_its_limit_is_a_figure_of_the_stack():
     assert check.verdict == "FAIL" and check.reason.startswith(
         f"the stack ran 296 B past its limit {STACK_LO:#x} into what lies below (peak >= "
         f"{STACK_HI - STACK_LO + 296} B")
+
+
+def test_without_a_fault_address_a_stacked_register_is_a_candidate_not_the_culprit():
+    """A RAM dump without the SCB (no BFAR/MMFAR): stacked r0 holds a stack word + 36, but the
+    faulting instruction may have used another register as its address (r0 was the destination of
+    an `ldrb r0, [r8, #8]` on real TFLM 58aa9833f): said as a candidate, not as what was followed."""
+    img = smashed_image()
+    img.put(END - 56, 0x5AFE0002)
+    reader = img.reader()
+    st = tflmstate.assess(reader, layout(), INTERP, FACTS)
+    f = faultrecord.Fault(source="registers", exception="HardFault", cfsr=0, hfsr=0, mmfar=None, bfar=None,
+                          exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0x5AFE0002 + 36] + [0] * 7,
+                          status_unknown="a RAM dump holds no System Control Block")
+    plan = dict(PLAN, arena={"recommended_bytes": SIZE}, tail={"bytes": END - TAIL, "regions": [
+        {"offset": PLANNER - ARENA, "size": 44, "what": "GreedyMemoryPlanner", "role": "memory-planner"}]})
+    v = postmortem.stack_into_arena(reader, FACTS, st, stack_figures(STACK_LO), f, plan)
+    line = next(e for e in v.evidence if e.startswith("stacked r0"))
+    assert line == (f"stacked r0 0x5afe0026 is 0x5afe0002 + 36: the value the stack left at {END - 56:#x} in "
+                    "GreedyMemoryPlanner, perhaps loaded as one of TFLM's pointers and followed (no faulting address "
+                    "is known, BFAR/MMFAR: which register the faulting access used is not, so this is a candidate, "
+                    "not the culprit)"), v.evidence

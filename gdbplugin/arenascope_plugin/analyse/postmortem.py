@@ -208,15 +208,23 @@ def _tie(f, smashed_values, objects, reader=None):
                         "loaded it as a pointer and " + (f"read {delta} B past it" if delta else "read through it"))
     candidates = [(f"the faulting address ({far})", addr)] if addr is not None else []
     candidates += [(f"stacked {n}", v) for n, v in regs]
+    # Without the faulting address (a RAM dump without the SCB, an imprecise fault) a register is
+    # only a candidate: which one the faulting access went through is not known.
+    maybe = "" if addr is not None else (" (no faulting address is known, BFAR/MMFAR: which register the faulting "
+                                         "access used is not, so this is a candidate, not the culprit)")
     for k, (what, value) in enumerate(candidates):
         for o in objects:
             if o["addr"] <= value < o["addr"] + o["size"]:
-                return f"{what} {value:#x} is inside {o['name']} (+{value - o['addr']}), which the stack overwrote"
+                return (f"{what} {value:#x} is inside {o['name']} (+{value - o['addr']}), which the stack overwrote"
+                        + (maybe if k >= len(candidates) - len(regs) else ""))
         # Any alignment: the stack writes bytes and halfwords too (a char array, a packed struct), and
         # a word read from an unaligned offset of them is as much a stack value as an aligned one.
         near = [(value - word, at, word, obj) for at, word, obj in smashed_values if 0 <= value - word < 256]
         if near:  # the nearest below: a member offset away from the pointer TFLM loaded
             delta, at, word, obj = min(near)
+            if addr is None or k > 0:
+                return (f"{what} {value:#x} is {word:#x}{' + ' + str(delta) if delta else ''}: the value the stack "
+                        f"left at {at:#x} in {obj}, perhaps loaded as one of TFLM's pointers and followed" + maybe)
             return (f"{what} {value:#x} is {word:#x}{' + ' + str(delta) if delta else ''}: the value the stack left "
                     f"at {at:#x} in {obj}, loaded as one of TFLM's pointers and followed")
         if k == 0 and addr is not None and reader is not None:
