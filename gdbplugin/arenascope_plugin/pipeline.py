@@ -382,6 +382,7 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
             ctx.stale, _, _ = _measure(ctx, scanner, ("guard",))
             verify = bool(ctx.stale)  # a fault overtook the agent's measurement: measure everything now
         stack = (lo, hi, paint) if (bounds or verify or not desc.measured) and hi > lo else None
+        unread = ""
         try:
             if verify and not desc.agentless:  # agentless: no bands to scan
                 _, complete, (scanned, painted) = _measure(ctx, scanner, ("guard", "free"), stack)
@@ -391,6 +392,7 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
             if stack is None or not ctx.reader.origin:
                 raise
             _stack_unreadable(ctx, exc)  # a RAM dump that lacks part of the stack: the rest is still read
+            unread = str(exc)
             if verify and not desc.agentless:
                 _, complete, _ = _measure(ctx, scanner, ("guard", "free"))
         ctx.figs = {a.index: figures.arena_figures(a, ctx.minimum_arena) for a in desc.arenas}
@@ -399,6 +401,7 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
             desc.measured_by = MEASURED_BY + (": the agent's last measurement is stale (the guard band changed "
                                               "after it)" if ctx.stale else "")
         ctx.stack = figures.stack_figures(desc, sp=sp, scanned_hwm=scanned, bounds=bounds, painted=painted)
+        ctx.stack.unread = unread if ctx.stack.hwm is None else ""
     else:
         found = bounds or symbols.stack_bounds()
         ctx.stack_source = "`set arena stack-range`" if bounds else f"the linker symbols {found[2]}" if found else ""
@@ -414,9 +417,11 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
             if not ctx.reader.origin:
                 raise
             _stack_unreadable(ctx, exc)
-            hwm, painted = None, None
+            hwm, painted, unread = None, None, str(exc)
+        else:
+            unread = ""
         ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan" if hwm is not None else
-                                         "none", painted=bool(painted), arena_end=None)
+                                         "none", painted=bool(painted), arena_end=None, unread=unread)
     _rtos_tasks(ctx, scanner)
     if ctx.tflm is not None and ctx.tflm.condition == "smashed" and ctx.stack is not None:
         # How far the stack ran into TFLM's tail is a figure of every command (info, check,

@@ -341,3 +341,19 @@ def test_without_a_fault_address_a_stacked_register_is_a_candidate_not_the_culpr
                     "GreedyMemoryPlanner, perhaps loaded as one of TFLM's pointers and followed (no faulting address "
                     "is known, BFAR/MMFAR: which register the faulting access used is not, so this is a candidate, "
                     "not the culprit)"), v.evidence
+
+
+def test_a_stack_the_dump_lacks_is_said_unread_not_unpainted():
+    """A RAM dump cut short of the stack: the high-water mark is unknown because the stack was not
+    read, not because it was never painted (a trial's truncated dump got "stack not painted?")."""
+    from arenascope_plugin.present import render
+    why = "0x203fe710..0x203ff000 is outside the RAM dump"
+    s = figures.StackFigures(low=STACK_LO, high=STACK_HI, sp=None, hwm=None, source="none", painted=False,
+                             arena_end=END, unread=why)
+    check = figures._stack_check(s)
+    assert check.verdict == "WARN" and check.reason.startswith(f"the stack {STACK_LO:#x}-{STACK_HI:#x} could not be "
+                                                               f"read ({why})")
+    assert f"high-water mark:          unknown: the stack could not be read ({why})" in "\n".join(
+        render.stack_lines(s, indent=""))
+    s.reach_low = STACK_LO - 288   # what the post-mortem found below the limit still counts
+    assert figures._stack_check(s).verdict == "FAIL" and s.peak == STACK_HI - STACK_LO + 288

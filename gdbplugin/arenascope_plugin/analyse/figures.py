@@ -65,6 +65,7 @@ class StackFigures:
     # call frame information sizes: analyse/postmortem.deepest_evidence), set by the post-mortem
     # when the stack ran into the arena; paint left at the limit does not show it.
     reach_low: int | None = None
+    unread: str = ""                 # why the stack's words could not be read (a RAM dump lacking them)
 
     @property
     def sp_on_stack(self) -> bool:
@@ -464,15 +465,18 @@ def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, Ar
 
 
 def _stack_check(s):
+    if s.reach_low is not None and (s.guard_low is None or s.reach_low < s.guard_low):
+        return Check("stack", FAIL, f"the stack ran {s.low - s.reach_low} B past its limit {s.low:#x} into what lies "
+                                    f"below (peak >= {s.peak} B of a {s.size} B stack; its deepest evidence, "
+                                    "`arena fault`): enlarge the stack or cut recursion/locals")
+    if s.hwm is None and s.unread:
+        return Check("stack", WARN, f"the stack {s.low:#x}-{s.high:#x} could not be read ({s.unread}): its high-water "
+                                    "mark is unknown; give the whole stack (a RAM dump: --ram covering it)")
     if s.hwm is None:
         return Check("stack", WARN, "stack high-water mark unknown (no agent measurement, stack not painted)")
     if not s.painted:
         return Check("stack", WARN, f"no paint anywhere in the stack {s.low:#x}-{s.high:#x}: not painted (yet?); "
                                     "paint it in the reset handler (arenascope_port_stack_paint)")
-    if s.reach_low is not None and (s.guard_low is None or s.reach_low < s.guard_low):
-        return Check("stack", FAIL, f"the stack ran {s.low - s.reach_low} B past its limit {s.low:#x} into what lies "
-                                    f"below (peak >= {s.peak} B of a {s.size} B stack; its deepest evidence, "
-                                    "`arena fault`): enlarge the stack or cut recursion/locals")
     if s.peak_is_lower_bound:
         return Check("stack", FAIL, f"the stack ran past its limit {s.low:#x} through the whole guard band into "
                                     f"the arena below (peak >= {s.peak} B of a {s.size} B stack): the arena's "

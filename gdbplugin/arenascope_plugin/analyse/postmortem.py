@@ -321,7 +321,9 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
     if not paint_gone and deepest is None:
         return None   # no stack value below the limit, and paint left (or none to tell by)
     lowest = deepest[0] if deepest else None
-    painted_line = (f"the stack paint is gone down to the stack's limit {stack.low:#x}" if paint_gone else
+    painted_line = (f"the stack could not be read ({stack.unread}), so its paint tells nothing; limit {stack.low:#x}"
+                    if stack.unread else
+                    f"the stack paint is gone down to the stack's limit {stack.low:#x}" if paint_gone else
                     f"paint is left near the stack's limit {stack.low:#x} (the lowest word that lost it is at "
                     f"{stack.hwm:#x}), but a frame keeps paint in the locals it never writes, so it does not show how "
                     "deep the stack went" if stack.hwm is not None and stack.painted else

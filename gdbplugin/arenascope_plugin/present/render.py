@@ -95,7 +95,9 @@ def stack_lines(s, indent="  ", sp_owner=None, reach=None):
                  "none left at the bottom: the stack reached its limit" if s.hwm <= s.low else
                  f"{s.hwm - s.low} B at the bottom still painted")
         out.append(f"{indent}paint:                    {paint}")
-    if s.hwm is None:
+    if s.hwm is None and getattr(s, "unread", ""):
+        out.append(f"{indent}high-water mark:          unknown: the stack could not be read ({s.unread})")
+    elif s.hwm is None:
         out.append(f"{indent}high-water mark:          unknown (not measured by the agent; stack not painted?)")
     else:
         src = "measured by the agent" if s.source == "agent" else "scanned from target memory"
