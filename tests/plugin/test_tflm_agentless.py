@@ -445,3 +445,25 @@ def test_without_kernel_sizes_the_kernels_data_stays_unnamed():
     assert any(r.name == tflm.UNNAMED_TAIL and r.offset <= OPDATA - ARENA < r.offset + r.size for r in plain.regions)
     # everything TFLM itself points to is still named
     assert {r.name for r in named.regions} - {"op 0 OpData"} <= {r.name for r in plain.regions} | {tflm.UNNAMED_TAIL}
+
+
+def test_the_heap_is_ram_and_a_heap_arena_is_bounded_by_tflms_own_objects():
+    """Issue 35: an arena malloc'd from the heap (esp-tflite-micro, Edge Impulse) is no data object
+    of the ELF. The heap is RAM (its linker symbols bound it), and the arena's bounds come from
+    TFLM's arena allocator (buffer_head_/buffer_tail_) when they are sane, never from a symbol
+    merely named like an arena."""
+    from arenascope_plugin.acquire.symbols import TableSymbols
+    from arenascope_plugin.analyse import agentless
+    from arenascope_plugin.decode import tflmstate
+    # newlib's _sbrk grows from `end`; CMSIS startups name __HeapBase/__HeapLimit
+    assert TableSymbols({"end": 0x20000800, "__HeapLimit": 0x20003000}).heap_span() == \
+        (0x20000800, 0x20003000, "end/__HeapLimit")
+    assert TableSymbols({"__HeapBase": 0x20000800, "__StackLimit": 0x20003000, "__StackTop": 0x20004000}) \
+        .heap_span() == (0x20000800, 0x20003000, "__HeapBase/__StackLimit")   # up to the stack
+    assert TableSymbols({"end": 0x20000800}).heap_span() is None                 # no end, no stack: unknown
+    facts = tflmstate.Facts(ram=[(0x20000000, 0x20000100), (ARENA - 0x100, END + 0x100)],
+                            heap=[(ARENA - 0x100, END + 0x100)])
+    found = agentless._arena_from_objects(image(), LAYOUT, facts, ALLOC)
+    assert found == (f"the heap block at {ARENA:#x} (TFLM's arena allocator)", ARENA, SIZE)
+    facts.heap, facts.ram = [], [(0x20000000, 0x20000100)]      # the buffer in no memory the target has
+    assert agentless._arena_from_objects(image(), LAYOUT, facts, ALLOC) is None

@@ -5,6 +5,12 @@ import os
 # Linker-script names of the stack's bounds, (low, high), most common first.
 STACK_SYMBOLS = [("__StackLimit", "__StackTop"), ("_sstack", "_estack"), ("__stack_start__", "__stack_end__"),
                  ("_stack_start", "_stack_end")]
+# The heap's bounds as linker scripts name them (CMSIS's startup files: __HeapBase/__HeapLimit;
+# newlib's _sbrk grows from `end`; ST's and others': _heap_start/_heap_end ...). Without a limit
+# symbol the heap runs up to the stack's low bound (newlib's _sbrk stops at the stack pointer).
+HEAP_START_SYMBOLS = ("__heap_start", "_heap_start", "__heap_start__", "__HeapBase", "__heap_base", "end", "_end",
+                      "__end__")
+HEAP_END_SYMBOLS = ("__HeapLimit", "__heap_limit", "_heap_end", "__heap_end", "__heap_end__", "_eheap")
 
 
 _CACHE = {}  # (function, path, mtime, size) -> what it read: each ELF file is parsed once a version

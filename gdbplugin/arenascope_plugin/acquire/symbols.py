@@ -108,8 +108,30 @@ class Symbols:
     def objects_of_size(self, size: int) -> list[tuple[str, int]]:
         return elfinfo.objects_of_size(self._file(), size) if self._file() else []
 
+    def heap_span(self) -> tuple[int, int, str] | None:
+        """(start, end, "START/END symbol names") of the heap from the linker symbols
+        (elfinfo.HEAP_START_SYMBOLS / HEAP_END_SYMBOLS; without an end symbol, the stack's low
+        bound), or None."""
+        start = next(((n, a) for n in elfinfo.HEAP_START_SYMBOLS if (a := self.address(n)) is not None), None)
+        if start is None:
+            return None
+        end = next(((n, a) for n in elfinfo.HEAP_END_SYMBOLS if (a := self.address(n)) is not None), None)
+        if end is None:
+            stack = self.stack_bounds()
+            end = (stack[2].split("/")[0], stack[0]) if stack else None
+        if end is None or end[1] <= start[1]:
+            return None
+        return start[1], end[1], f"{start[0]}/{end[0]}"
+
     def memory_map(self) -> dict[str, list]:
-        return elfinfo.memory_map(self._file()) if self._file() else {"code": [], "flash": [], "ram": []}
+        """{"code", "flash", "ram": [(lo, hi)], "heap": [(lo, hi)]}: the ELF's allocated sections
+        (elfinfo.memory_map) and the heap its linker symbols bound, which is RAM too (an arena or an
+        interpreter the application allocates lives there)."""
+        out = elfinfo.memory_map(self._file()) if self._file() else {"code": [], "flash": [], "ram": []}
+        heap = self.heap_span() if out["ram"] else None
+        out["heap"] = [heap[:2]] if heap else []
+        out["ram"] = out["ram"] + out["heap"]
+        return out
 
     def vtables(self, classes: Iterable[str]) -> dict[str, tuple[int, int]]:
         return elfinfo.vtables(self._file(), classes) if self._file() else {}

@@ -122,7 +122,7 @@ def _has_vtable(reader, symbols, lay, addr, cls):
 def _allocator_problem(reader, symbols, lay, allocator):
     """Why the allocator objects of the MicroAllocator at `allocator` are not to be read (the first
     one tflmstate.check_allocator_objects finds unsound: its vtable, its pointers), or None."""
-    facts = elf_facts(symbols, lay, allocator)
+    facts = elf_facts(symbols, lay, allocator, reader)
     bad = [o for o in tflmstate.check_allocator_objects(reader, lay, facts, allocator, tflmstate.arena_span(facts))
            if not o.sound]
     return f"its {bad[0].name} at {bad[0].addr:#x}: {bad[0].problems[0]}" if bad else None
@@ -258,14 +258,35 @@ class Loaded:
         self.__dict__.update(kw)
 
 
-def elf_facts(symbols: Symbols, lay: tflm.Layout, allocator: int) -> tflmstate.Facts:
-    """tflmstate.Facts of the firmware: its memory map and TFLM's vtables (from the file; none
-    for a position-independent executable, whose file addresses are not the process's), the data
-    object that holds the MicroAllocator (the tensor arena: TFLM puts the allocator in its tail)
-    and the linker's stack bounds."""
+def _arena_from_objects(reader, lay, facts, allocator):
+    """(what, start, size) of the arena TFLM's own objects say the MicroAllocator at `allocator`
+    uses (its arena allocator's buffer_head_/buffer_tail_), when they are sane: in order, in RAM
+    (the heap included), under 16 MiB, holding the allocator; else None. For an arena that is no
+    data object of the ELF (the heap, a pointer to external RAM)."""
+    try:
+        al = tflm.allocators(reader, lay, allocator)
+    except (MemoryReadError, tflm.AgentlessError):
+        return None
+    lo, hi = al.tail_base, al.tail_end
+    if not lo < hi or hi - lo > 16 << 20 or not lo <= allocator < hi:
+        return None
+    where = next((k for k, spans in (("heap", facts.heap), ("RAM", facts.ram)) if facts.inside(spans, lo) and
+                  facts.inside(spans, hi - 1)), None)
+    if where is None:
+        return None
+    return (f"the {'heap block' if where == 'heap' else 'buffer'} at {lo:#x} (TFLM's arena allocator)", lo, hi - lo)
+
+
+def elf_facts(symbols: Symbols, lay: tflm.Layout, allocator: int, reader: MemoryReader | None = None) \
+        -> tflmstate.Facts:
+    """tflmstate.Facts of the firmware: its memory map (the heap included) and TFLM's vtables
+    (from the file; none for a position-independent executable, whose file addresses are not the
+    process's), the arena that holds the MicroAllocator (TFLM puts the allocator in its tail): the
+    ELF data object holding it, else (`reader` given) the buffer TFLM's allocator objects bound
+    (a heap arena), and the linker's stack bounds."""
     facts = tflmstate.Facts()
     mm = symbols.memory_map()
-    facts.code, facts.flash, facts.ram = mm["code"], mm["flash"], mm["ram"]
+    facts.code, facts.flash, facts.ram, facts.heap = mm["code"], mm["flash"], mm["ram"], mm.get("heap", [])
     by_class = {c: r for r, c in P.vtable_classes(lay.era).items()}
     facts.vtables = {by_class[c]: span for c, span in symbols.vtables(list(by_class)).items()}
     named = symbols.name_at(allocator) if allocator else None
@@ -273,10 +294,14 @@ def elf_facts(symbols: Symbols, lay: tflm.Layout, allocator: int) -> tflmstate.F
         name, into = named
         size = symbols.object_size(name)
         facts.arena = (name, allocator - into, size) if size else symbols.object_at(allocator)
-    if facts.arena is None and facts.ram:
+    if facts.arena is None and allocator and reader is not None:
+        facts.arena = _arena_from_objects(reader, lay, facts, allocator)
+    if facts.arena is None and facts.ram and not allocator:
         # No allocator to find the arena by (null: the constructor failed): the ELF's largest data
-        # object whose name says arena (tensor_arena, g_arena, kTensorArena, ...).
-        named_ = [(z, n, v) for n, v, z, t in symbols.data_objects() if "arena" in n.lower()]
+        # object in RAM whose name says arena (tensor_arena, g_arena, kTensorArena, ...); never a
+        # vtable or a constant ('vtable for tflite::SingleArenaBufferAllocator' is in flash).
+        named_ = [(z, n, v) for n, v, z, t in symbols.data_objects() if "arena" in n.lower()
+                  and not n.startswith("_ZTV") and facts.inside(facts.ram, v)]
         if named_:
             z, n, v = max(named_)
             facts.arena = (n, v, z)
@@ -293,7 +318,7 @@ def state_at(reader: MemoryReader, symbols: Symbols, interpreter: int) -> tflmst
     lay = tflm.layout(symbols)
     allocator = int.from_bytes(reader.read(interpreter + lay.off(P.INTERPRETER, "allocator_"),
                                            lay.pointer), "little")
-    return tflmstate.assess(reader, lay, interpreter, elf_facts(symbols, lay, allocator))
+    return tflmstate.assess(reader, lay, interpreter, elf_facts(symbols, lay, allocator, reader))
 
 
 def _constructor_tail(doc):
@@ -373,7 +398,7 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
         _planner_type(symbols, lay, reader, allocator)
     except (MemoryReadError, IndexError, ValueError):
         pass  # a smashed planner pointer: the checks below say so
-    out.facts = facts = elf_facts(symbols, lay, allocator)
+    out.facts = facts = elf_facts(symbols, lay, allocator, reader)
     out.state = state = tflmstate.assess(reader, lay, interpreter, facts)
     try:  # planned at the arena's size as TFLM took it (the allocator's bounds, else the ELF's object)
         out.plan = plan_for(reader, symbols, lay, model_addr, planner_tool, model_setting,

@@ -62,7 +62,8 @@ class Facts:
     arena: tuple[str, int, int] | None = None           # (symbol, start, size) of the tensor arena's object
     code: list[tuple[int, int]] = field(default_factory=list)    # executable sections [lo, hi)
     flash: list[tuple[int, int]] = field(default_factory=list)   # read-only sections, code included
-    ram: list[tuple[int, int]] = field(default_factory=list)     # writable sections
+    ram: list[tuple[int, int]] = field(default_factory=list)     # writable sections, and the heap
+    heap: list[tuple[int, int]] = field(default_factory=list)    # the heap (linker symbols), part of ram
     vtables: dict[str, tuple[int, int]] = field(default_factory=dict)  # role -> (vtable address, size)
     stack: tuple[int, int] | None = None                 # (low, high) of the main stack
 
