@@ -493,7 +493,9 @@ def checks_of(ctx: Context, with_fault: bool = True) -> list:
     """The `arena check` rules for what gather found (figures.checks, plus TFLM's condition and a
     corrupt descriptor in agentless mode) and, with_fault, the `fault` rule: FAIL when the core
     took a fault this boot (analyse/diagnosis.Diagnosis.check)."""
-    out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ctx.symbols.ram_ranges()[0],
+    heap = ctx.symbols.heap_span()   # the heap is RAM too: an arena malloc'd from it is in bounds
+    ram = ctx.symbols.ram_ranges()[0] + ([(heap[0], heap[1], f"the heap ({heap[2]})")] if heap else [])
+    out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ram,
                          guard_writer=_guard_writer(ctx))
     if ctx.tflm is not None and ctx.tflm.unmeasured:
         # Used bytes and headroom of an arena TFLM never finished laying out, or whose overwritten

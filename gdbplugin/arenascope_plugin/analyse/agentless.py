@@ -15,7 +15,7 @@ from arenascope_plugin.acquire import elfinfo, planner
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.analyse import postmortem
-from arenascope_plugin.decode import abi, kernels, tflm, tflmstate
+from arenascope_plugin.decode import abi, kernels, newlib_heap, tflm, tflmstate
 from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.errors import TargetError
@@ -101,16 +101,26 @@ def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, a
     found = scan_interpreters(reader, symbols, lay)
     if not found:
         _explain_missing_interpreter(reader, symbols, lay)
+        heap = _heap_scanned(symbols)
+        where = ".data/.bss" + (f" or the first {heap[1] - heap[0]} B of its heap ({heap[0]:#x}-{heap[1]:#x})"
+                                if heap else "")
         raise TargetError(f"no arenascope descriptor and no constructed {lay.cls(P.INTERPRETER)} in the ELF's "
-                          ".data/.bss: stop after the interpreter is constructed; if it lives on the stack or the "
-                          "heap, name it with `arena attach EXPR`; or the loaded ELF is not the one the target runs")
+                          f"{where}: stop after the interpreter is constructed (between inferences a per-inference "
+                          "interpreter is freed: stop inside Invoke); if it lives on the stack or elsewhere, "
+                          "name it with `arena attach EXPR`; or the loaded ELF is not the one the target runs")
+    alive = [a for a in found if freed_interpreter(reader, symbols, lay, a) is None]
+    if not alive:
+        raise TargetError(freed_interpreter(reader, symbols, lay, found[0]))
+    found = alive
     allocated = [a for a in found if tflm.read_header(reader, lay, a)[1]]
     chosen = (allocated or found)[0]
     if len(found) > 1 and warn is not None:
         warn(f"{len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
              f"the one at {chosen:#x} (`arena interpreters` lists them; choose another with "
              "`arena attach --interpreter N` or `arena attach EXPR`)")
-    return chosen, f"a scan for the {lay.name(P.GRAPH)} vtable"
+    heap = symbols.heap_span()
+    in_heap = heap is not None and heap[0] <= chosen < heap[1]
+    return chosen, f"a scan {'of the heap ' if in_heap else ''}for the {lay.name(P.GRAPH)} vtable"
 
 
 def _has_vtable(reader, symbols, lay, addr, cls):
@@ -187,14 +197,47 @@ def _explain_missing_interpreter(reader, symbols, lay):
                           " and run again to catch the writer")
 
 
+# The heap is scanned for an interpreter (one made with `new`) only when the ELF's RAM sections
+# hold none, and only its first MAX_HEAP_SCAN bytes (a heap grows up from its start, and an
+# application makes its interpreter early): over a debug probe 1 MiB is seconds, PSRAM is MiBs.
+MAX_HEAP_SCAN = 1 << 20
+
+
+def _heap_scanned(symbols):
+    """(start, end) of the part of the heap a scan reads, or None."""
+    heap = symbols.heap_span()
+    return (heap[0], min(heap[1], heap[0] + MAX_HEAP_SCAN)) if heap else None
+
+
 def scan_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) -> list[int]:
-    """The addresses of the MicroInterpreters in the ELF's RAM (by their graph's vtable pointer)."""
+    """The addresses of the MicroInterpreters in the ELF's RAM (by their graph's vtable pointer):
+    its .data/.bss, then, when they hold none, the heap its linker symbols bound (an interpreter
+    made with `new`, esp-tflite-micro's and Edge Impulse's habit): its first MAX_HEAP_SCAN bytes."""
     vptr = _graph_vptr(symbols, lay)
     if vptr is None:
         raise TargetError("no arenascope descriptor, and no TFLM MicroInterpreter in this ELF (no symbol "
                           f"'vtable for {lay.cls(P.GRAPH)}'): link the arenascope agent, or load the "
                           "firmware's ELF built with TFLM and -g")
-    return tflm.scan_ram(reader, lay, symbols.scan_ranges(), vptr)
+    found = tflm.scan_ram(reader, lay, symbols.scan_ranges(), vptr)
+    heap = _heap_scanned(symbols) if not found else None
+    if heap is not None:
+        found = tflm.scan_ram(reader, lay, [(heap[0], heap[1], "heap")], vptr)
+    return found
+
+
+def freed_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, address: int) -> str | None:
+    """Why the interpreter at `address` is not alive: it lies in memory the C library's heap holds
+    free (newlib's free list, decode/newlib_heap.py), or None (alive, or nothing tells)."""
+    heap = symbols.heap_span()
+    chunks = newlib_heap.free_chunks(reader, symbols.address(newlib_heap.FREE_LIST), heap[:2] if heap else None,
+                                     lay.pointer)
+    chunk = newlib_heap.freed(chunks, address, lay.sizes.get(P.INTERPRETER, lay.pointer))
+    if chunk is None:
+        return None
+    return (f"the MicroInterpreter at {address:#x} is in freed heap memory (newlib's free list holds "
+            f"{chunk[0]:#x}-{chunk[1]:#x}): no interpreter is alive now, as between inferences when the application "
+            "builds the interpreter and its arena for each inference and frees them after; stop inside Invoke "
+            "(`break tflite::MicroInterpreter::Invoke`) to see the arena")
 
 
 def _model_bytes(reader, symbols, address):

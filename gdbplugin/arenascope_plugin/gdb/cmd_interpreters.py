@@ -48,8 +48,8 @@ problem}]} (docs/command-json-schema.json)."""
             framework.emit(jsonout.interpreters(attached, found, tflm_profile.era_json(lay.era)))
             return
         if not found:
-            write(["arena interpreters: no constructed tflite::MicroInterpreter in the ELF's .data/.bss (stop after "
-                   "the interpreters are constructed; one on the stack or the heap: `arena attach EXPR`)"])
+            write(["arena interpreters: no constructed tflite::MicroInterpreter in the ELF's .data/.bss or the start "
+                   "of its heap (stop after the interpreters are constructed; one elsewhere: `arena attach EXPR`)"])
             return
         lines = [f"arena interpreters: {len(found)} in RAM" +
                  (f"; attached: {attached:#x}" if attached is not None else

@@ -1,0 +1,74 @@
+"""Arenas where the field puts them, on REAL TFLM 90b983c2 firmware (optional; issue 35).
+
+Built by hand outside the project (docs/integrating-tflm.md, "Heap arenas and interpreters made
+with new", gives the recipe) for QEMU mps2-an386, the hello_world int8 model, the arena malloc'd
+from newlib's heap (`end` .. `__HeapLimit`), named by:
+
+  ARENASCOPE_TFLM_HEAP_HEALTHY_ELF        a function-static interpreter, a 1184 B heap arena; inference_done
+  ARENASCOPE_TFLM_HEAP_NEW_ELF            the interpreter made with `new` too; inference_done
+  ARENASCOPE_TFLM_HEAP_UNDERSIZED_ELF     a 1004 B heap arena (minimum 1068 - 64): allocation_failed
+  ARENASCOPE_TFLM_HEAP_PER_INFERENCE_ELF  interpreter and arena built, invoked and freed each inference:
+                                          inference_done, then between_inferences after the frees
+  ARENASCOPE_TFLM_HEAP_STACK_ELF          the heap arena right below the stack, which a recursion runs into
+
+Each test skips cleanly without its variable. The expected figures were measured by hand with GDB's
+`p` on TFLM's own members and newlib's free list (no inferior calls), never by the plugin."""
+import os
+import pathlib
+import re
+
+import pytest
+
+from harness import PLANNER, ROOT, gdb_batch, qemu
+
+BAD = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
+
+
+def elf_of(name):
+    path = os.environ.get(f"ARENASCOPE_TFLM_HEAP_{name}_ELF")
+    if not path or not pathlib.Path(path).exists():
+        pytest.skip(f"ARENASCOPE_TFLM_HEAP_{name}_ELF names no heap-arena TFLM firmware (optional test)")
+    return pathlib.Path(path)
+
+
+def run(elf, stops, commands):
+    steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {PLANNER}",
+             "set arena colour off"]
+    for stop in stops:
+        steps += [f"break {stop}", "continue", *commands]
+    with qemu(elf, semihosting=True) as (port, _):
+        _, text = gdb_batch(elf, steps, remote_port=port, timeout=180)
+    assert not BAD.search(text), text
+    return text
+
+
+@pytest.mark.parametrize("name,base,how", [("HEALTHY", 0x200002A0, "a scan for"),
+                                           ("NEW", 0x200001D0, "a scan of the heap for")])
+def test_a_heap_arena_is_tflms_own_with_no_false_damage(name, base, how):
+    text = run(elf_of(name), ["inference_done"], ["arena info", "arena check", "arena fault"])
+    assert f"({how} the MicroInterpreterGraph vtable)" in text, text
+    assert f"bounds:                 {base:#x}-{base + 1184:#x}, size 1184 B" in text, text
+    assert "used:                   676 B" in text, text
+    assert "arena check: PASS" in text and "lies in RAM (the heap (end/__HeapLimit))" in text, text
+    assert "overwritten" not in text and "points into no memory" not in text, text
+
+
+def test_an_undersized_heap_arena_gets_the_failure_and_its_shortfall():
+    text = run(elf_of("UNDERSIZED"), ["allocation_failed"], ["arena fault"])
+    assert "VERDICT: AllocateTensors did not finish: it returned kTfLiteError" in text, text
+    assert "Too many buffers (max is 2)" in text and "needs 1068 B with these kernels: 64 B short" in text, text
+
+
+def test_a_per_inference_interpreter_is_read_alive_and_called_freed_between_inferences():
+    text = run(elf_of("PER_INFERENCE"), ["inference_done", "between_inferences"], ["arena info"])
+    assert "bounds:                 0x200001d0-0x20000670, size 1184 B" in text, text
+    assert ("the MicroInterpreter at 0x20000688 is in freed heap memory (newlib's free list holds "
+            "0x200001c8-0x20000758): no interpreter is alive now") in text, text
+    assert "overwritten" not in text, text
+
+
+def test_the_stack_run_into_a_heap_arena():
+    text = run(elf_of("STACK"), ["HardFault_Handler"], ["arena fault", "print $arena_stack_room()"])
+    assert "VERDICT: the stack ran into the arena: 352 B past its limit, 336 B into the arena" in text, text
+    assert re.search(r"overwritten: SingleArenaBufferAllocator at 0x203fdfcc ", text), text
+    assert re.search(r"^\$1 = -336$", text, re.M), text   # the arena ends 16 B below the limit
