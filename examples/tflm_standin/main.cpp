@@ -43,6 +43,22 @@ __attribute__((aligned(16))) uint8_t standin_persistent_arena[STANDIN_TWO_ARENA_
 volatile uint32_t standin_non_persistent_bytes = STANDIN_TWO_ARENA_BYTES;
 volatile uint32_t standin_persistent_bytes = STANDIN_TWO_ARENA_BYTES;
 
+#ifdef STANDIN_HEAP
+// The heap-arena variant (tflm_standin_heap_fw.elf): the arena and the interpreter taken from the
+// heap the linker script bounds (__HeapBase/__HeapLimit), as esp-tflite-micro and Edge Impulse do;
+// the interpreter held through a global pointer. A bump allocator: nothing is freed.
+extern uint8_t __HeapBase[], __HeapLimit[];
+static uint8_t *standin_heap_next = __HeapBase;
+static void *standin_heap_alloc(size_t bytes)
+{
+    uint8_t *at = (uint8_t *)(((uintptr_t)standin_heap_next + 15u) & ~(uintptr_t)15u);
+    if (at + bytes > __HeapLimit) return nullptr;
+    standin_heap_next = at + bytes;
+    return at;
+}
+tflite::MicroInterpreter *g_interpreter;
+#endif
+
 // Set from GDB at standin_boot() (the plugin never writes: the tests and you do).
 volatile uint32_t standin_arena_bytes = STANDIN_RECOMMENDED_BYTES;  // what the interpreter gets
 volatile uint32_t standin_scenario = 0;                             // README.md: 0..5
@@ -199,7 +215,16 @@ int main(void)
     arenascope_init(&__StackLimit, &__StackTop, nullptr, nullptr);
 #endif
     static StandinOpResolver resolver;
+#ifdef STANDIN_HEAP
+    uint8_t *heap_arena = static_cast<uint8_t *>(standin_heap_alloc(arena_bytes));
+    void *heap_interpreter = standin_heap_alloc(sizeof(tflite::MicroInterpreter));
+    if (!heap_arena || !heap_interpreter) allocation_failed();
+    g_interpreter = new (heap_interpreter)
+        tflite::MicroInterpreter(tflite::GetModel(demo_model_data), resolver, heap_arena, arena_bytes);
+    tflite::MicroInterpreter &interpreter = *g_interpreter;
+#else
     static tflite::MicroInterpreter interpreter(tflite::GetModel(demo_model_data), resolver, tensor_arena, arena_bytes);
+#endif
     const TfLiteStatus status = interpreter.AllocateTensors();
 #ifdef STANDIN_WITH_AGENT
     if (status == kTfLiteOk) {

@@ -386,6 +386,29 @@ def test_each_era_allocate_tensors_failed_returned_hung_crashed_and_ignored(era)
             assert f"TFLM prints \"{message}\"" in fault and "frozen exactly where the replay stops" in fault, fault
 
 
+def test_a_heap_arena_and_an_interpreter_made_in_the_heap(plan):
+    """Issue 35: the arena and the interpreter taken from the heap (no data object of the ELF holds
+    them; the linker script bounds the heap by __HeapBase/__HeapLimit): the interpreter is found
+    in the heap, the arena's bounds are TFLM's own, and nothing is called damaged or out of RAM."""
+    elf = BUILD / "firmware" / "tflm_standin" / "tflm_standin_heap_fw.elf"
+    if not elf.exists():
+        pytest.skip(f"{elf} not built (bash tools/build.sh)")
+    syms = elf_symbols(elf)
+    heap = (syms["__HeapBase"], syms["__HeapLimit"])
+    [got], uart, text = session(0, [["break inference_done", "continue"]], elf=elf)
+    assert_clean(got, text)
+    assert "AllocateTensors ok" in uart, uart
+    assert "(a scan of the heap for the MicroInterpreterGraph vtable)" in got["info"], got["info"]
+    a = got["snap"]["arenas"][0]
+    base = align_up(heap[0], 16)   # the stand-in's bump allocator aligns to 16
+    assert (a["base_addr"], a["size_bytes"]) == (base, plan["arena"]["recommended_bytes"]), a
+    assert (a["head_bytes"], a["tail_bytes"], a["used_bytes"]) == \
+        (plan["plans"]["tflm-greedy"]["head_bytes"], plan["tail"]["bytes"], plan["arena"]["arena_used_bytes"])
+    assert base + a["size_bytes"] <= heap[1]
+    assert "arena check: PASS" in got["check"] and "the heap (__HeapBase/__HeapLimit)" in got["check"], got["check"]
+    assert "OVERWRITTEN" not in got["regions"] and "overwritten" not in got["fault"], got["fault"]
+
+
 AGENT_ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_agent_fw.elf"
 
 
