@@ -489,6 +489,16 @@ def _guard_writer(ctx: Context) -> figures.GuardWriter | None:
     return None
 
 
+def memory_spans(ctx: Context) -> list[tuple[int, int, str]]:
+    """[(lo, hi, what)] of the memory the firmware has, for `arena whereis` and the fault notes:
+    the heap its linker symbols bound, its RAM sections, its flash (the ELF's)."""
+    heap = ctx.symbols.heap_span()
+    out = [(heap[0], heap[1], f"the heap ({heap[2]})")] if heap else []
+    out += [(lo, hi, f"RAM ({name})") for lo, hi, name in ctx.symbols.ram_ranges()[0]]
+    out += [(lo, hi, "flash") for lo, hi in ctx.symbols.memory_map().get("flash", [])]
+    return out
+
+
 def checks_of(ctx: Context, with_fault: bool = True) -> list:
     """The `arena check` rules for what gather found (figures.checks, plus TFLM's condition and a
     corrupt descriptor in agentless mode) and, with_fault, the `fault` rule: FAIL when the core

@@ -137,6 +137,12 @@ def test_whereis():
     assert "guard band" in figures.whereis(d, ARENA_ADDR + 4100, s)[0]
     assert "stack" in figures.whereis(d, ARENA_ADDR + 5000, s)[0]
     assert "outside" in figures.whereis(d, 0x100, s)[0]
+    # Issue 35: outside every arena and the stack, which memory holds it (the heap first)
+    memory = [(0x20010000, 0x20020000, "the heap (end/__HeapLimit)"), (0x20000000, 0x20000100, "RAM (.bss)")]
+    assert figures.whereis(d, 0x20010040, s, memory) == [
+        "0x20010040 is outside every arena, the guard band and the stack; it is in the heap (end/__HeapLimit)"]
+    assert figures.where(d, 0x20000010, s, memory)["memory"] == "RAM (.bss)"
+    assert figures.whereis(d, 0x5A5A5A58, s, memory)[0].endswith("; it is in no memory the ELF describes")
 
 
 def test_map_plain_markers_and_width():

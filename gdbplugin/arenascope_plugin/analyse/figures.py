@@ -555,8 +555,11 @@ def _owner_unknown(desc: Descriptor, arena, off: int, owners) -> str | None:
     return f"the head's tensors come from the plan, and there is none ({desc.unplanned})"
 
 
-def where(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> dict:
+def where(desc: Descriptor, addr: int, stack: StackFigures | None = None,
+          memory: Iterable[tuple[int, int, str]] = ()) -> dict:
     """What holds addr, as facts (`arena whereis --json`, and whereis()'s lines): {"address",
+    "memory": the first of `memory`'s [(lo, hi, what)] spans holding it (the heap, a RAM section,
+    flash: pipeline.memory_spans), else None,
     "arenas": [{"arena", "offset", "area", "regions": [region index], "owner_unknown": why no region
     is known there, else None}] (place()), "guard_offset"
     (into the filled guard band, else None), "stack": {"low_addr", "high_addr", "used"} (used:
@@ -565,6 +568,7 @@ def where(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> dic
     g, s = desc.guard, stack
     return {
         "address": addr,
+        "memory": next((what for lo, hi, what in memory if lo <= addr < hi), None),
         "arenas": [{"arena": arena.index, "offset": off, "area": area, "regions": [r.index for r in owners],
                     "owner_unknown": _owner_unknown(desc, arena, off, owners)}
                    for arena, off, area, owners in place(desc, addr)],
@@ -576,9 +580,11 @@ def where(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> dic
     }
 
 
-def whereis(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> list[str]:
-    """What owns addr: where()'s facts as lines (regions may share bytes over time)."""
-    w, lines = where(desc, addr, stack), []
+def whereis(desc: Descriptor, addr: int, stack: StackFigures | None = None,
+            memory: Iterable[tuple[int, int, str]] = ()) -> list[str]:
+    """What owns addr: where()'s facts as lines (regions may share bytes over time); outside every
+    arena and the stack, which memory holds it (`memory`, as where() takes it)."""
+    w, lines = where(desc, addr, stack, memory), []
     for inside in w["arenas"]:
         arena = next(a for a in desc.arenas if a.index == inside["arena"])
         lines.append(f"{addr:#x} is in arena {arena.index} at +{inside['offset']} ({inside['area']})")
@@ -599,5 +605,7 @@ def whereis(desc: Descriptor, addr: int, stack: StackFigures | None = None) -> l
     if w["descriptor_offset"] is not None:
         lines.append(f"{addr:#x} is in the arenascope descriptor (+{w['descriptor_offset']})")
     if not lines:
-        lines.append(f"{addr:#x} is outside every arena, the guard band and the stack")
+        lines.append(f"{addr:#x} is outside every arena, the guard band and the stack"
+                     + (f"; it is in {w['memory']}" if w["memory"] else "; it is in no memory the ELF describes"
+                        if memory else ""))
     return lines

@@ -77,7 +77,7 @@ class OwnerFunction(ArenaFunction):
             self.fail(f"not an address: a value of type {value.type} (give a number, a pointer or &object)")
         addr = int(value)
         ctx = gather(verify=True)
-        return "; ".join(line.strip() for line in figures.whereis(ctx.desc, addr, ctx.stack)
+        return "; ".join(line.strip() for line in figures.whereis(ctx.desc, addr, ctx.stack, pipeline.memory_spans(ctx))
                          + diagnosis.diagnose(ctx).overwritten_at(addr))
 
 
