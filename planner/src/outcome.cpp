@@ -185,6 +185,13 @@ struct Walk {
         const std::string why = who +
                                 "'s Init returned null (InitSubgraphs does not check, micro_interpreter_graph.cc); " +
                                 c->source + " TFLITE_DCHECK(node->user_data != nullptr) fails: ";
+        return aborted(i, why);
+    }
+
+    // A failed TFLITE_DCHECK (`why` says which) at step i: TFLITE_ABORT, abort() on a host, and
+    // AbortImpl's "HALTED" and endless loop on a Cortex-M (kernels/op_macros.h).
+    ArenaAtSize aborted(size_t i, const std::string &why)
+    {
         if (abi.pointer == 8) return stop(i, K::Crash, why + "TFLITE_ABORT is abort() (kernels/op_macros.h): SIGABRT");
         log("HALTED");
         return stop(i, K::Hang,
@@ -204,12 +211,7 @@ struct Walk {
             " does not check the null it gets for the TfLiteTensor (TFLM " + abi.tflm->id +
             ", micro_allocator.cc) and InitializeTfLiteTensorFromFlatbuffer's "
             "TFLITE_DCHECK(result != nullptr) fails: ";
-        if (abi.pointer == 8) return stop(i, K::Crash, why + "TFLITE_ABORT is abort() (kernels/op_macros.h): SIGABRT");
-        log("HALTED");
-        return stop(i, K::Hang,
-                    why +
-                        "TFLITE_ABORT is AbortImpl with TFLM's Cortex-M -DTF_LITE_MCU_DEBUG_LOG (kernels/op_macros.h): "
-                        "it prints HALTED and loops forever");
+        return aborted(i, why);
     }
 
     // A failed request of a kernel's Prepare; returns true when TFLM goes on.
