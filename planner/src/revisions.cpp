@@ -38,6 +38,39 @@ const std::vector<std::string> kChecked = {
     "FULLY_CONNECTED", "CONV_2D",    "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD", "MUL",
     "QUANTIZE",        "DEQUANTIZE", "RESHAPE",           "SOFTMAX"};
 
+// The kernel sizes that differ from 2026-08's in the 2022 revisions (547f8aeab, 59b39f6cb,
+// 5b3670d82: the same structs), `at` naming the commit they were read at.
+std::vector<KernelSizeFact> kernel_sizes_2022(const std::string &at)
+{
+    return {
+        {"CONV_2D",
+         "parse",
+         "TfLiteConvParams",
+         {24, 4, 24, 4},
+         "tensorflow/lite/c/builtin_op_data.h " + at + " (no quantized_bias_type): sizeof probes"},
+        {"CONV_2D",
+         "init",
+         "OpDataConv",
+         {52, 4, 64, 8},
+         "kernels/conv.h " + at + " (no filter_buffer_index): sizeof probes"},
+        {"DEPTHWISE_CONV_2D",
+         "init",
+         "OpDataConv",
+         {52, 4, 64, 8},
+         "kernels/conv.h " + at + " (no filter_buffer_index): sizeof probes"},
+        {"FULLY_CONNECTED",
+         "parse",
+         "TfLiteFullyConnectedParams",
+         {4, 1, 12, 4},
+         "tensorflow/lite/c/builtin_op_data.h " + at + ": gdb sizeof 4, host 12"},
+        {"FULLY_CONNECTED",
+         "init",
+         "OpDataFullyConnected",
+         {32, 4, 32, 4},
+         "kernels/fully_connected.h " + at + " (8 int32): gdb sizeof 32, host 32"},
+    };
+}
+
 std::vector<TflmRevision> make_revisions()
 {
     std::vector<TflmRevision> r;
@@ -137,33 +170,7 @@ std::vector<TflmRevision> make_revisions()
                           "kernels/op_macros.h AbortImpl (\"HALTED\"), micro_graph.cc PrepareSubgraphs (\"(number "
                           "%df)\") at 547f8aeab";
     j22.offline_variables = false;  // micro_allocator.cc AllocateVariables: every variable in the tail
-    j22.kernel_sizes = {
-        {"CONV_2D",
-         "parse",
-         "TfLiteConvParams",
-         {24, 4, 24, 4},
-         "tensorflow/lite/c/builtin_op_data.h at 547f8aeab (no quantized_bias_type): sizeof probes"},
-        {"CONV_2D",
-         "init",
-         "OpDataConv",
-         {52, 4, 64, 8},
-         "kernels/conv.h at 547f8aeab (no filter_buffer_index): sizeof probes"},
-        {"DEPTHWISE_CONV_2D",
-         "init",
-         "OpDataConv",
-         {52, 4, 64, 8},
-         "kernels/conv.h at 547f8aeab (no filter_buffer_index): sizeof probes"},
-        {"FULLY_CONNECTED",
-         "parse",
-         "TfLiteFullyConnectedParams",
-         {4, 1, 12, 4},
-         "tensorflow/lite/c/builtin_op_data.h at 547f8aeab: gdb sizeof 4, host 12"},
-        {"FULLY_CONNECTED",
-         "init",
-         "OpDataFullyConnected",
-         {32, 4, 32, 4},
-         "kernels/fully_connected.h at 547f8aeab (8 int32): gdb sizeof 32, host 32"},
-    };
+    j22.kernel_sizes = kernel_sizes_2022("at 547f8aeab");
 
     // 59b39f6cb (2022-09-14): the SingleArenaBufferAllocator of 86abc0af9 (2022-07-07), still with
     // an ErrorReporter* as MicroAllocator has (both removed by 95761fcfd, 2022-09-19); otherwise
@@ -188,12 +195,9 @@ std::vector<TflmRevision> make_revisions()
     s22.messages_source = "micro_allocator.cc AllocateTempTfLiteTensor / AllocatePersistentTfLiteTensor (no null "
                           "check), kernels/op_macros.h AbortImpl (\"HALTED\"), micro_graph.cc PrepareSubgraphs "
                           "(\"(number %df)\") at 59b39f6cb";
-    for (KernelSizeFact &f : s22.kernel_sizes) {
-        const std::string source = f.source;
-        if (source.find("547f8aeab") != std::string::npos)
-            f.source = "as at 547f8aeab: between it and 59b39f6cb the checked kernels changed only their logging and "
-                       "registration functions (git diff 547f8aeab 59b39f6cb -- tensorflow/lite/micro/kernels)";
-    }
+    s22.kernel_sizes = kernel_sizes_2022("at 547f8aeab, the same at 59b39f6cb (between them the checked kernels "
+                                         "changed only their logging and registration functions: git diff "
+                                         "547f8aeab 59b39f6cb -- tensorflow/lite/micro/kernels)");
     r.push_back(s22);
     r.push_back(j22);
 
@@ -219,33 +223,7 @@ std::vector<TflmRevision> make_revisions()
                           "%df)\") at 5b3670d82";
     m22.checked_kernels = kChecked;
     m22.checked_kernels.erase(std::find(m22.checked_kernels.begin(), m22.checked_kernels.end(), "SOFTMAX"));
-    m22.kernel_sizes = {
-        {"CONV_2D",
-         "parse",
-         "TfLiteConvParams",
-         {24, 4, 24, 4},
-         "tensorflow/lite/c/builtin_op_data.h at 5b3670d82 (no quantized_bias_type): sizeof probes"},
-        {"CONV_2D",
-         "init",
-         "OpDataConv",
-         {52, 4, 64, 8},
-         "kernels/conv.h at 5b3670d82 (no filter_buffer_index): sizeof probes"},
-        {"DEPTHWISE_CONV_2D",
-         "init",
-         "OpDataConv",
-         {52, 4, 64, 8},
-         "kernels/conv.h at 5b3670d82 (no filter_buffer_index): sizeof probes"},
-        {"FULLY_CONNECTED",
-         "parse",
-         "TfLiteFullyConnectedParams",
-         {4, 1, 12, 4},
-         "tensorflow/lite/c/builtin_op_data.h at 5b3670d82: gdb sizeof 4, host 12"},
-        {"FULLY_CONNECTED",
-         "init",
-         "OpDataFullyConnected",
-         {32, 4, 32, 4},
-         "kernels/fully_connected.h at 5b3670d82 (8 int32): gdb sizeof 32, host 32"},
-    };
+    m22.kernel_sizes = kernel_sizes_2022("at 5b3670d82");
     r.push_back(m22);
     return r;
 }

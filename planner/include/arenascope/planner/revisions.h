@@ -28,7 +28,7 @@ struct KernelSizeFact {
     const char *pass;  // "parse" or "init"
     const char *what;  // the request's type name in kernels*.cpp
     RevisionSize size;
-    const char *source;  // TFLM file(s) at that commit, and how it was checked
+    std::string source;  // TFLM file(s) at that commit, and how it was checked
 };
 
 struct TflmRevision {
