@@ -143,6 +143,24 @@ def gdb_batch(elf, commands, reads=(), remote_port=None, gdb="gdb-multiarch", ti
         return json.loads(out.read_text()), text
 
 
+# What no plugin command may print (an unread memory error, a Python traceback).
+BAD_OUTPUT = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
+
+
+def plugin_at_stops(elf, stops, commands, planner_path=None, timeout=180):
+    """Boots `elf` on QEMU with semihosting, loads the plugin (planner: `planner_path`, default
+    the build's) and, at each breakpoint of `stops` in turn, runs `commands`; asserts no command
+    printed BAD_OUTPUT and returns GDB's output (the real-TFLM tests' one session)."""
+    steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {planner_path or PLANNER}",
+             "set arena colour off"]
+    for stop in stops:
+        steps += [f"break {stop}", "continue", *commands]
+    with qemu(elf, semihosting=True) as (port, _):
+        _, text = gdb_batch(elf, steps, remote_port=port, timeout=timeout)
+    assert not BAD_OUTPUT.search(text), text
+    return text
+
+
 def elf_symbols(elf):
     """Symbol name -> address from the ELF's own symbol table (pyelftools)."""
     from elftools.elf.elffile import ELFFile

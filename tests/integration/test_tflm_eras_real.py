@@ -24,9 +24,7 @@ import tempfile
 
 import pytest
 
-from harness import PLANNER, ROOT, gdb_batch, qemu
-
-BAD = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
+from harness import PLANNER, ROOT, plugin_at_stops
 
 # Measured on real TFLM (docs/integrating-tflm.md, "Every TFLM era"): how far below the stack's
 # limit the stack ELF's recursion went (its deepest SP, read in GDB at the deepest call), the
@@ -54,21 +52,12 @@ def elf_of(era, state):
     return pathlib.Path(path)
 
 
-def run(elf, stop, commands):
-    steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {PLANNER}",
-             "set arena colour off", f"break {stop}", "continue", *commands]
-    with qemu(elf, semihosting=True) as (port, _):
-        _, text = gdb_batch(elf, steps, remote_port=port, timeout=180)
-    assert not BAD.search(text), text
-    return text
-
-
 @pytest.mark.parametrize("era", sorted(ERAS))
 def test_healthy_real_tflm_of_each_era_is_mapped_as_tflm_laid_it_out(era):
     m = ERAS[era]
     elf = elf_of(era, "HEALTHY")
     with tempfile.TemporaryDirectory() as tmp:
-        text = run(elf, "inference_done", ["arena info", "arena interpreters", "arena version",
+        text = plugin_at_stops(elf, ["inference_done"], ["arena info", "arena interpreters", "arena version",
                                            f"arena snapshot {tmp}/s.json"])
         snap = json.loads(pathlib.Path(tmp, "s.json").read_text())
     assert f"TFLM {m['id']} layout" in text, text
@@ -91,7 +80,7 @@ def test_healthy_real_tflm_of_each_era_is_mapped_as_tflm_laid_it_out(era):
 @pytest.mark.parametrize("era", sorted(ERAS))
 def test_undersized_real_tflm_of_each_era_gets_the_failure_and_its_shortfall(era):
     m = ERAS[era]
-    text = run(elf_of(era, "UNDERSIZED"), "allocation_failed", ["arena fault", "arena info"])
+    text = plugin_at_stops(elf_of(era, "UNDERSIZED"), ["allocation_failed"], ["arena fault", "arena info"])
     assert "VERDICT: AllocateTensors did not finish: it returned kTfLiteError" in text, text
     assert "Too many buffers (max is 2)" in text, text
     assert f"this model needs {m['minimum']} B with these kernels: {m['minimum'] - m['undersized']} B short" in text, \
@@ -106,7 +95,7 @@ def test_the_stack_run_into_the_tail_of_each_era_names_the_overwritten_objects(e
     m = ERAS[era]
     elf = elf_of(era, "STACK")
     with tempfile.TemporaryDirectory() as tmp:
-        text = run(elf, "HardFault_Handler", [
+        text = plugin_at_stops(elf, ["HardFault_Handler"], [
             "arena fault", "arena check", "print $arena_stack_room()",
             f"dump binary memory {tmp}/lo.bin 0x20000000 0x20001000",
             f"dump binary memory {tmp}/hi.bin 0x203fc000 0x20400000",
@@ -133,19 +122,12 @@ def test_a_planner_replaying_another_tflm_is_not_taken_for_facts(tmp_path):
                        "while '--tflm' in args:\n    i = args.index('--tflm')\n    del args[i:i + 2]\n"
                        f"os.execv({str(PLANNER)!r}, [{str(PLANNER)!r}, *args])\n")
     wrapper.chmod(0o755)
-    healthy = elf_of("2022_03", "HEALTHY")
-    steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {wrapper}",
-             "set arena colour off"]
-    with qemu(healthy, semihosting=True) as (port, _):
-        _, text = gdb_batch(healthy, [*steps, "break inference_done", "continue", "arena info", "arena regions"],
-                            remote_port=port, timeout=180)
+    text = plugin_at_stops(elf_of("2022_03", "HEALTHY"), ["inference_done"], ["arena info", "arena regions"],
+                           planner_path=wrapper)
     assert "TFLM's persistent tail is 596 B, the planner's replay of TFLM 2026-08 for this model gives 644 B" in text
     assert "OpDataFullyConnected" not in text and "(the planner's minimum arena" not in text, text
     for state, stop, said in (("UNDERSIZED", "allocation_failed", "no shortfall is given"),
                               ("STACK", "HardFault_Handler", "tail (persistent):      unknown")):
-        elf = elf_of("2022_03", state)
-        with qemu(elf, semihosting=True) as (port, _):
-            _, text = gdb_batch(elf, [*steps, f"break {stop}", "continue", "arena fault", "arena info"],
-                                remote_port=port, timeout=180)
+        text = plugin_at_stops(elf_of("2022_03", state), [stop], ["arena fault", "arena info"], planner_path=wrapper)
         assert "the planner's replay of this model is not what this firmware's TFLM did" in text, text
         assert said in text, text

@@ -19,9 +19,7 @@ import re
 
 import pytest
 
-from harness import PLANNER, ROOT, gdb_batch, qemu
-
-BAD = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
+from harness import plugin_at_stops
 
 
 def elf_of(name):
@@ -31,21 +29,10 @@ def elf_of(name):
     return pathlib.Path(path)
 
 
-def run(elf, stops, commands):
-    steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {PLANNER}",
-             "set arena colour off"]
-    for stop in stops:
-        steps += [f"break {stop}", "continue", *commands]
-    with qemu(elf, semihosting=True) as (port, _):
-        _, text = gdb_batch(elf, steps, remote_port=port, timeout=180)
-    assert not BAD.search(text), text
-    return text
-
-
 @pytest.mark.parametrize("name,base,how", [("HEALTHY", 0x200002A0, "a scan for"),
                                            ("NEW", 0x200001D0, "a scan of the heap for")])
 def test_a_heap_arena_is_tflms_own_with_no_false_damage(name, base, how):
-    text = run(elf_of(name), ["inference_done"], ["arena info", "arena check", "arena fault"])
+    text = plugin_at_stops(elf_of(name), ["inference_done"], ["arena info", "arena check", "arena fault"])
     assert f"({how} the MicroInterpreterGraph vtable)" in text, text
     assert f"bounds:                 {base:#x}-{base + 1184:#x}, size 1184 B" in text, text
     assert "used:                   676 B" in text, text
@@ -54,13 +41,13 @@ def test_a_heap_arena_is_tflms_own_with_no_false_damage(name, base, how):
 
 
 def test_an_undersized_heap_arena_gets_the_failure_and_its_shortfall():
-    text = run(elf_of("UNDERSIZED"), ["allocation_failed"], ["arena fault"])
+    text = plugin_at_stops(elf_of("UNDERSIZED"), ["allocation_failed"], ["arena fault"])
     assert "VERDICT: AllocateTensors did not finish: it returned kTfLiteError" in text, text
     assert "Too many buffers (max is 2)" in text and "needs 1068 B with these kernels: 64 B short" in text, text
 
 
 def test_a_per_inference_interpreter_is_read_alive_and_called_freed_between_inferences():
-    text = run(elf_of("PER_INFERENCE"), ["inference_done", "between_inferences"], ["arena info"])
+    text = plugin_at_stops(elf_of("PER_INFERENCE"), ["inference_done", "between_inferences"], ["arena info"])
     assert "bounds:                 0x200001d0-0x20000670, size 1184 B" in text, text
     assert ("the MicroInterpreter at 0x20000688 is in freed heap memory (newlib's free list holds "
             "0x200001c8-0x20000758): no interpreter is alive now") in text, text
@@ -68,7 +55,7 @@ def test_a_per_inference_interpreter_is_read_alive_and_called_freed_between_infe
 
 
 def test_the_stack_run_into_a_heap_arena():
-    text = run(elf_of("STACK"), ["HardFault_Handler"], ["arena fault", "print $arena_stack_room()"])
+    text = plugin_at_stops(elf_of("STACK"), ["HardFault_Handler"], ["arena fault", "print $arena_stack_room()"])
     assert "VERDICT: the stack ran into the arena: 352 B past its limit, 336 B into the arena" in text, text
     assert re.search(r"overwritten: SingleArenaBufferAllocator at 0x203fdfcc ", text), text
     assert re.search(r"^\$1 = -336$", text, re.M), text   # the arena ends 16 B below the limit
