@@ -111,7 +111,12 @@ class Symbols:
     def heap_span(self) -> tuple[int, int, str] | None:
         """(start, end, "START/END symbol names") of the heap from the linker symbols
         (elfinfo.HEAP_START_SYMBOLS / HEAP_END_SYMBOLS; without an end symbol, the stack's low
-        bound), or None."""
+        bound), or None. Read once per Symbols (memo): every command asks it several times."""
+        if "heap-span" not in self.memo:
+            self.memo["heap-span"] = self._heap_span()
+        return self.memo["heap-span"]
+
+    def _heap_span(self) -> tuple[int, int, str] | None:
         start = next(((n, a) for n in elfinfo.HEAP_START_SYMBOLS if (a := self.address(n)) is not None), None)
         if start is None:
             return None
