@@ -362,8 +362,16 @@ def test_the_same_bytes_through_the_tcl_port_and_the_gdb_port():
     # enabled (gdb_server.c, gdb_read_memory_packet): docs/hardware.md says to enable it.
     with Chain(str(FIRMWARE), openocd_args=["-c", "qemu.cpu configure -gdb-max-connections 2",
                                             "-c", "gdb_report_data_abort enable"]) as ch:
-        ch.tcl.call("halt")
         tcl = openocd.TclReader(openocd.TclLink("127.0.0.1", ch.tport))
+        # Halted where the firmware has published its descriptor: halting at once raced its boot on
+        # a loaded machine (CI read zeros once); waited for with a deadline, never a fixed time.
+        deadline = time.monotonic() + 60
+        while True:
+            ch.tcl.call("halt")
+            if tcl.read(addr, 8) == b"ARENASCP" or time.monotonic() > deadline:
+                break
+            ch.tcl.call("resume")
+            time.sleep(0.05)
         gdb = rsp.RspReader(rsp.RspLink("127.0.0.1", ch.gport, server="OpenOCD"))
         a, b = tcl.read(addr, 4096), gdb.read(addr, 4096)
         assert a == b and a[:8] == b"ARENASCP"
