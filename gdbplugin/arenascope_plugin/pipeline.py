@@ -20,7 +20,7 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
 from arenascope_plugin.analyse import agentless, diagnosis, faults, figures, tasks
 from arenascope_plugin.analyse.bands import BandScanner
-from arenascope_plugin.decode import abi, freertos, kernels, regionnames, tflm, tflm_profile, tflmstate
+from arenascope_plugin.decode import abi, freertos, kernels, regionnames, tflm, tflmstate
 from arenascope_plugin.decode.descriptor import Band, DecodeError
 from arenascope_plugin.decode.locate import NotFoundError, locate, scan
 from arenascope_plugin.decode.session import DescriptorSession, TornReadError
@@ -65,7 +65,7 @@ class Context:
     warnings: list[tuple[str, str]] = field(default_factory=list)
     desc: object = None
     located_by: str | None = None
-    tflm_era: object = None                    # agentless: the tflm_profile.Era of the firmware's TFLM
+    tflm_layout: object = None                 # agentless: the decode.tflm.Layout (TFLM's era, its source)
     figs: dict[int, object] = field(default_factory=dict)
     stack: object = None
     seq_odd: bool = False
@@ -267,7 +267,7 @@ def _agentless(ctx, exc, need_descriptor):
         loaded = agentless.Loaded(state=tflmstate.State(interpreter=0, condition="unknown", evidence=[str(error)],
                                                         objects=[]))
     ctx.desc, ctx.located_by, ctx.minimum_arena = loaded.desc, loaded.how, loaded.minimum
-    ctx.tflm_era = loaded.era
+    ctx.tflm_layout = loaded.layout
     ctx.kernels = kernel_build(ctx)
     ctx.tflm, ctx.plan, ctx.facts, ctx.plan_note = loaded.state, loaded.plan, loaded.facts, loaded.plan_note
     if ctx.desc is not None and ctx.plan is None:  # the head's regions come from the plan
@@ -544,8 +544,8 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
                         "objects": [{"name": o.name, "addr": o.addr, "size_bytes": o.size, "sound": o.sound,
                                      "problems": o.problems} for o in st.objects],
                         "verdicts": []}
-        if ctx.tflm_era is not None:
-            snap["tflm"]["layout"] = tflm_profile.era_json(ctx.tflm_era)
+        if ctx.tflm_layout is not None:
+            snap["tflm"]["layout"] = tflm.layout_json(ctx.tflm_layout)
     if with_fault:
         d = diagnosis.diagnose(ctx)
         snap["fault"] = d.fault_json()

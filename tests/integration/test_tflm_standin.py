@@ -10,8 +10,10 @@ Every expected figure is computed here: from `arenascope-plan --json` on the dem
 the stand-in is built for), a replay of its steps written here from the rules arena-budget.md
 states, and the ELF's symbol table (pyelftools); never from the plugin."""
 import json
+import os
 import pathlib
 import re
+import runpy
 import subprocess
 import tempfile
 
@@ -407,6 +409,52 @@ def test_a_heap_arena_and_an_interpreter_made_in_the_heap(plan):
     assert base + a["size_bytes"] <= heap[1]
     assert "arena check: PASS" in got["check"] and "the heap (__HeapBase/__HeapLimit)" in got["check"], got["check"]
     assert "OVERWRITTEN" not in got["regions"] and "overwritten" not in got["fault"], got["fault"]
+
+
+def measure_with_the_tool(elf):
+    """tools/measure_tflm_layouts.py's entry for an ELF built with -g (what it would commit)."""
+    return runpy.run_path(str(ROOT / "tools" / "measure_tflm_layouts.py"))["measure"](str(elf), "the stand-in with -g")
+
+
+def test_tflm_without_debug_information():
+    """Issue 35, item 4: the stand-in's TFLM part built -g0 and the application -g (a prebuilt
+    TFLM library): the classes with vtables are only declared. With the profile's measurements of
+    real TFLM, whose vtables are larger than the stand-in's, the plugin refuses, saying why and what
+    to do, and `arena stack` still answers; with a layout measured by the tool on the stand-in's -g
+    build, every command reads the -g0 build as the -g one: the same regions, said to come from
+    the measured layout."""
+    elf = BUILD / "firmware" / "tflm_standin" / "tflm_standin_nodebug_fw.elf"
+    if not elf.exists():
+        pytest.skip(f"{elf} not built (bash tools/build.sh)")
+    stop = ["break inference_done", "continue"]
+    [refused], uart, text = session(0, [stop], elf=elf)
+    assert "AllocateTensors ok" in uart, uart
+    for c in ("info", "regions", "map", "check"):
+        assert "TFLM built without -g" in refused[c] and "Rebuild TFLM with -g" in refused[c], refused[c]
+        assert "vtable for tflite::MicroAllocator is 20 B, measured 76 B" in refused[c], refused[c]
+        assert not BAD.search(refused[c]), refused[c]
+    assert "peak depth:" in refused["stack"] and not BAD.search(refused["stack"]), refused["stack"]
+
+    [with_g], _, _ = session(0, [stop])
+    entry = measure_with_the_tool(ELF)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write("from arenascope_plugin.decode import tflm_profile\n"
+                f"tflm_profile.MEASURED[:] = [{entry!r}]\n")
+    try:
+        [got], _, text = session(0, [[f"python exec(open('{f.name}').read())", *stop]], elf=elf)
+    finally:
+        os.unlink(f.name)
+    assert_clean(got, text)
+    assert "layout: arenascope's layout of TFLM 2026-08 measured on the stand-in with -g (arm-eabi)" in got["info"]
+    source = got["snap"]["tflm"]["layout"]["source"]
+    assert source["from"] == "measured" and "tflite::MicroAllocator" in source["undescribed"], source
+
+    def regions(stop):
+        return [(r["offset"], r["size_bytes"], r["kind"], r["name"]) for r in stop["snap"]["arenas"][0]["regions"]]
+    assert regions(got) == regions(with_g) and len(regions(got)) > 20
+    for k in ("base_addr", "size_bytes", "head_bytes", "tail_bytes", "used_bytes"):
+        assert got["snap"]["arenas"][0][k] == with_g["snap"]["arenas"][0][k], k
+    assert "arena check: PASS" in got["check"], got["check"]
 
 
 AGENT_ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_agent_fw.elf"

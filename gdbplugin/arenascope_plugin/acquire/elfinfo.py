@@ -255,6 +255,42 @@ def pointer_size(path):
         return 4
 
 
+# The C ABIs whose data layout arenascope tells apart (tflm_profile's measured layouts are per
+# ABI): ELF e_machine and class -> a name. arm-none-eabi's enums are short (1 B when they fit),
+# RISC-V's and Xtensa's are int-sized; pointers are 4 B on all three.
+_ABIS = {("EM_ARM", 32): "arm-eabi", ("EM_RISCV", 32): "riscv32-ilp32", ("EM_XTENSA", 32): "xtensa",
+         ("EM_X86_64", 64): "x86_64-sysv", ("EM_AARCH64", 64): "aarch64"}
+
+
+@_once_per_file
+def abi(path):
+    """The C ABI of the ELF's target (_ABIS' names, else "MACHINE/CLASS"), or None when the
+    file cannot be read."""
+    lib = _elftools()
+    if lib is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            elf = lib[2](f)
+            key = (elf["e_machine"], elf.elfclass)
+    except (OSError, lib[0]):
+        return None
+    return _ABIS.get(key, f"{key[0]}/{key[1]}")
+
+
+@_once_per_file
+def has_debug_info(path):
+    """Whether the ELF carries DWARF (.debug_info) at all: False for a stripped file."""
+    lib = _elftools()
+    if lib is None:
+        return False
+    try:
+        with open(path, "rb") as f:
+            return lib[2](f).get_section_by_name(".debug_info") is not None
+    except (OSError, lib[0]):
+        return False
+
+
 def not_an_elf(path):
     """Why the file at path cannot be read as an ELF (one line), or None when it can."""
     lib = _elftools()

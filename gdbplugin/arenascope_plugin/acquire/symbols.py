@@ -141,6 +141,17 @@ class Symbols:
     def vtables(self, classes: Iterable[str]) -> dict[str, tuple[int, int]]:
         return elfinfo.vtables(self._file(), classes) if self._file() else {}
 
+    def has_debug_info(self) -> bool:
+        """Whether the ELF on disk carries debug information at all (False: stripped, or no file)."""
+        return bool(self.elf_path and os.path.exists(self.elf_path) and elfinfo.has_debug_info(self.elf_path))
+
+    def abi(self) -> str | None:
+        """The C ABI of the firmware's target (elfinfo.abi: "arm-eabi", "riscv32-ilp32", ...), or
+        None when the ELF is not on disk."""
+        if not self.elf_path or not os.path.exists(self.elf_path):
+            return None
+        return elfinfo.abi(self.elf_path)
+
     def build_attributes(self) -> tuple[dict[int, int | str], str]:
         """({tag: value}, why-empty) of the ELF's Arm build attributes (elfinfo.build_attributes)."""
         if not self.elf_path or not os.path.exists(self.elf_path):

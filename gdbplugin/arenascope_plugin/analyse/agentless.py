@@ -87,7 +87,7 @@ def _planner_type(symbols, lay, reader, allocator):
     if named and named[0].startswith("vtable for "):
         name = named[0][len("vtable for "):].strip()
         role = next((r for r in P.PLANNERS if lay.cls(r) == name), None)
-        size = symbols.type_size(name) if role else None
+        size = lay.sizes.get(role) if role else None  # the Layout's: DWARF's, or the measured one
         if size:
             lay.planner_type, lay.planner_size = role, size
 
@@ -296,7 +296,7 @@ class Loaded:
 
     def __init__(self, **kw):
         self.desc = self.how = self.minimum = self.state = self.plan = self.facts = self.found_by = None
-        self.era = None  # the tflm_profile.Era of the firmware's TFLM
+        self.layout = None  # the decode.tflm.Layout the objects were read by (its era, its source)
         self.mismatches, self.plan_note = [], ""
         self.__dict__.update(kw)
 
@@ -432,8 +432,8 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
     interpreter, how = find_interpreter(reader, symbols, lay, attached, warn)
     how = attached_how or how
     check_interpreter(reader, symbols, lay, interpreter, f"{interpreter:#x}")
-    out = Loaded(how=f"agentless: the MicroInterpreter at {interpreter:#x} ({how}); {lay.era.describe()}",
-                 found_by=how, era=lay.era)
+    out = Loaded(how=f"agentless: the MicroInterpreter at {interpreter:#x} ({how}); {lay.describe()}",
+                 found_by=how, layout=lay)
     model_addr, _allocated = tflm.read_header(reader, lay, interpreter)
     allocator = int.from_bytes(reader.read(interpreter + lay.off(P.INTERPRETER, "allocator_"),
                                            lay.pointer), "little")

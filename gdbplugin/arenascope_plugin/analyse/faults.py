@@ -36,9 +36,14 @@ def where(symbols: Symbols, pc: int | None, return_address: bool = False) -> str
     named = symbols.name_at(look)
     name = (named[0] if not named[1] else f"{named[0]} + {named[1]}") if named else None
     line = symbols.line_at(look)
-    loc = f"{line[0]}:{line[1]}" if line else \
-        ("no line information (load the unstripped ELF with `file`, or run arm-none-eabi-addr2line -e fw.elf "
-         f"{look:#x})")
+    if line:
+        loc = f"{line[0]}:{line[1]}"
+    elif symbols.has_debug_info():  # the application's code has lines, this object's does not
+        loc = "no line information (the ELF's debug information does not cover this code: its object, such as a " \
+              "prebuilt library, was built without -g)"
+    else:
+        loc = f"no line information (load the unstripped ELF with `file`, or run arm-none-eabi-addr2line -e fw.elf " \
+              f"{look:#x})"
     return f"{pc:#x} (return address: the call is at {loc}, in {name or '??'})" if return_address else \
         f"{pc:#x} in {name or '??'} at {loc}"
 

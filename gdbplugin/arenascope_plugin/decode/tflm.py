@@ -22,6 +22,7 @@ a second implementation here. Every member offset and type size comes from the f
 tested on byte images laid out from a Layout. The planner's arrays in free arena space are
 overwritten by the first Invoke: nothing here reads them. No GDB import.
 """
+import copy
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -69,6 +70,12 @@ class Layout:
         default_factory=lambda: {P.INTERPRETER: {"tensors_allocated_": 1}})
     optional: dict[str, dict[str, tuple]] = field(default_factory=dict)
     era: P.Era = P.NEWEST
+    # Where the layout came from: "" the firmware's DWARF; else the real build arenascope measured
+    # it on (tflm_profile.measured), for the classes the DWARF does not describe (`undescribed`),
+    # with how many facts the DWARF and vtables confirmed.
+    measured: str = ""
+    undescribed: list[str] = field(default_factory=list)
+    confirmed: int = 0
 
     def cls(self, role: str) -> str:
         """The era's class for a role, e.g. tflite::SimpleMemoryAllocator for ARENA_ALLOCATOR."""
@@ -81,6 +88,18 @@ class Layout:
     def member(self, role: str, key: str) -> str:
         """The era's name of a member, as messages say it."""
         return self.era.member(role, key) or key
+
+    def source(self) -> str:
+        """Where the layout came from, as `arena info`, `arena interpreters` and the snapshot say it."""
+        if not self.measured:
+            return "the firmware's debug information"
+        return (f"arenascope's layout of TFLM {self.era.id} measured on {self.measured}: the firmware's debug "
+                f"information does not describe {', '.join(P.short(c) for c in self.undescribed)} (TFLM built "
+                f"without -g); {self.confirmed} sizes, offsets and vtables it does describe agree")
+
+    def describe(self) -> str:
+        """The era, and where the layout came from when it is not the firmware's DWARF."""
+        return self.era.describe() + (f"; layout: {self.source()}" if self.measured else "")
 
     def off(self, type_name: str, member: str) -> int:
         return self.offsets[type_name][member]
@@ -100,10 +119,22 @@ class Layout:
             bool(self.sizes.get(NPA)) and bool(self.sizes.get(PA))
 
 
+def layout_json(lay: Layout) -> dict:
+    """The snapshot's tflm.layout (and `arena interpreters --json`'s tflm_layout): the era
+    (tflm_profile.era_json) and `source`: {"from": "debug-information"} or {"from": "measured",
+    "measured_on", "undescribed": [classes], "confirmed": facts that agree}."""
+    source = {"from": "measured", "measured_on": lay.measured, "undescribed": list(lay.undescribed),
+              "confirmed": lay.confirmed} if lay.measured else {"from": "debug-information"}
+    return {**P.era_json(lay.era), "source": source}
+
+
 def era_of(symbols: Symbols) -> P.Era:
     """The TFLM era the firmware links (tflm_profile.detect over its symbols and DWARF), kept on
-    symbols.memo. TargetError when no era matches: said as an unsupported TFLM naming the classes
-    found, or as missing debug information when the era's vtable is there but not its types."""
+    symbols.memo. A firmware whose DWARF describes none of TFLM's classes with vtables (TFLM built
+    without -g) is told by its vtables and its MicroInterpreter against the measured layouts
+    (`_measured_era`). TargetError when no era matches: said as an unsupported TFLM naming the
+    classes found, or as missing debug information when the era's vtable is there but not its
+    types and no measured layout fits."""
     memo = getattr(symbols, "memo", None)
     if memo is not None and "tflm-era" in memo:
         return memo["tflm-era"]
@@ -112,19 +143,92 @@ def era_of(symbols: Symbols) -> P.Era:
         found = symbols.members(cls, [member]) if member else None
         return bool(found) and member in found
 
-    era, found = P.detect(lambda sym: symbols.address(sym) is not None,
-                          lambda cls: symbols.type_size(cls) is not None, has_member)
+    def has_vtable(sym):
+        return symbols.address(sym) is not None
+
+    era, found = P.detect(has_vtable, lambda cls: symbols.type_size(cls) is not None, has_member)
     if era is None:
-        linked = next((e for sym, e in P.graph_vtables() if symbols.address(sym) is not None), None)
-        if linked is not None and symbols.type_size(linked.cls(P.MICRO_ALLOCATOR)) is None:
-            raise TargetError(f"agentless mode: this firmware links TFLM ({linked.describe()}), but its debug "
-                              f"information has no type {linked.cls(P.MICRO_ALLOCATOR)}: build TFLM and the "
-                              "application with -g (and keep the ELF's symbols); the plugin reads TFLM's objects "
-                              "by their DWARF layout")
-        raise TargetError("agentless mode: " + P.unsupported(found))
+        candidates = P.undescribed(has_vtable) if symbols.type_size(P.NEWEST.cls(P.INTERPRETER)) else []
+        if candidates:
+            era = _measured_era(symbols, candidates)
+        else:
+            linked = next((e for sym, e in P.graph_vtables() if has_vtable(sym)), None)
+            if linked is not None and symbols.type_size(linked.cls(P.MICRO_ALLOCATOR)) is None:
+                raise TargetError(f"agentless mode: this firmware links TFLM ({linked.describe()}), but its debug "
+                                  f"information describes neither {linked.cls(P.MICRO_ALLOCATOR)} nor "
+                                  f"{linked.cls(P.INTERPRETER)}: build the application with -g (and keep the "
+                                  "ELF's symbols); the plugin reads TFLM's objects by their layout")
+            raise TargetError("agentless mode: " + P.unsupported(found))
     if memo is not None:
         memo["tflm-era"] = era
     return era
+
+
+def _differences(symbols: Symbols, entry: dict, limit: int = 4) -> tuple[list[str], int]:
+    """(differences, facts confirmed) between a measured layout and what the firmware's DWARF
+    still describes: each described role's size and members, and each vtable's size."""
+    era = P.BY_ID[entry["era"]]
+    diffs, confirmed = [], 0
+    for role, size in entry["sizes"].items():
+        cls = era.cls(role)
+        got = symbols.type_size(cls) if cls else None
+        if got is None:
+            continue
+        if got != size:
+            diffs.append(f"sizeof({cls}) is {got} B, measured {size} B")
+            continue
+        confirmed += 1
+        keys = {**entry["offsets"].get(role, {}), **{k: v[0] for k, v in entry["optional"].get(role, {}).items()}}
+        names = {era.member(role, k): k for k in keys if era.member(role, k)}
+        found = symbols.members(cls, list(names)) or {}
+        for name, key in names.items():
+            if name not in found:
+                if key in entry["offsets"].get(role, {}):
+                    diffs.append(f"{cls} has no member {name}")
+            elif found[name][0] != keys[key]:
+                diffs.append(f"{cls}::{name} is at +{found[name][0]}, measured +{keys[key]}")
+            else:
+                confirmed += 1
+    classes = P.vtable_classes(era)
+    for cls, (_, size) in symbols.vtables(classes.values()).items():
+        role = next(r for r, c in classes.items() if c == cls)
+        want = entry["vtables"].get(role)
+        if want is not None and size != want:
+            diffs.append(f"vtable for {cls} is {size} B, measured {want} B")
+        elif want is not None:
+            confirmed += 1
+    return diffs[:limit], confirmed
+
+
+def _measured_era(symbols: Symbols, candidates: list[P.Era]) -> P.Era:
+    """The one era among `candidates` whose measured layout for the firmware's ABI agrees with
+    everything its DWARF still describes. TargetError, saying why for each, when none or several
+    do: the layout cannot be confirmed, and the plugin reads no object by a guess."""
+    abi = symbols.abi()
+    fits, why = [], []
+    for era in candidates:
+        entry = P.measured(era, abi)
+        if entry is None:
+            why.append(f"{era.id}: not measured on {abi or 'this ABI'}")
+            continue
+        diffs, _ = _differences(symbols, entry)
+        if diffs:
+            why.append(f"{era.id}: " + "; ".join(diffs))
+        else:
+            fits.append(era)
+    if len(fits) == 1:
+        return fits[0]
+    classes = ", ".join(sorted({P.short(e.cls(r)) for e in candidates for r in (P.MICRO_ALLOCATOR,
+                                                                                P.ARENA_ALLOCATOR, P.GRAPH)}))
+    head = ("agentless mode: this firmware's TFLM library has no debug information (its DWARF declares "
+            f"{classes} without describing them: TFLM built without -g, as prebuilt vendor libraries are)")
+    if fits:
+        raise TargetError(f"{head}, and the layouts arenascope measured for TFLM "
+                          f"{' and '.join(e.id for e in fits)} both fit it: which TFLM it is cannot be told. "
+                          "Rebuild TFLM with -g (only -g: the code does not change), or add the arenascope agent")
+    raise TargetError(f"{head}, and no layout arenascope measured fits it ({'; '.join(why)}; measured: "
+                      f"{P.measured_list()}). Rebuild TFLM with -g (only -g: the code does not change), or add "
+                      "the arenascope agent (docs/agent.md)")
 
 
 def layout(symbols: Symbols) -> Layout:
@@ -153,10 +257,8 @@ def layout(symbols: Symbols) -> Layout:
             optional[role] = {m: v for m, v in found.items() if v[1] is not None}
     for role, keys in P.REQUIRED.items():
         found = ask(role, keys)
-        if found is None:
-            raise TargetError(f"agentless mode: the firmware's debug information has no type {era.cls(role)}: build "
-                              "TFLM and the application with -g (and keep the ELF's symbols); the plugin reads "
-                              f"TFLM's objects by their DWARF layout ({era.describe()})")
+        if found is None:  # TFLM built without -g: the era's measured layout, where it is confirmed
+            return _keep(memo, _from_measured(symbols, era))
         missing = [era.member(role, k) for k in keys if k not in found]
         if missing:
             raise TargetError(f"agentless mode: {era.cls(role)} has no member {', '.join(missing)} in this firmware: "
@@ -168,8 +270,7 @@ def layout(symbols: Symbols) -> Layout:
     for role in P.SIZED:
         size = symbols.type_size(era.cls(role))
         if size is None:
-            raise TargetError(f"agentless mode: the firmware's debug information has no size for {era.cls(role)}: "
-                              f"build TFLM with -g ({era.describe()})")
+            return _keep(memo, _from_measured(symbols, era))
         sizes[role] = size
     for role in P.SIZED_IF_PRESENT:
         size = symbols.type_size(era.cls(role)) if era.cls(role) else None
@@ -180,9 +281,43 @@ def layout(symbols: Symbols) -> Layout:
     persistent_base = symbols.base_offset(arena_cls, p_base) if p_base else None
     lay = Layout(pointer=symbols.pointer_size(), offsets=offsets, sizes=sizes, saba_nonpersistent_base=base,
                  saba_persistent_base=persistent_base, member_sizes=member_sizes, optional=optional, era=era)
+    return _keep(memo, lay)
+
+
+def _keep(memo, lay: Layout) -> Layout:
     if memo is not None:
         memo["tflm-layout"] = lay
     return lay
+
+
+def _from_measured(symbols: Symbols, era: P.Era) -> Layout:
+    """The Layout of a firmware whose DWARF lacks some of TFLM's classes (its TFLM library built
+    without -g): the era's layout measured on a real build for the firmware's ABI (tflm_profile.
+    measured), once everything the DWARF still describes (the MicroInterpreter, TfLiteTensor,
+    TfLiteNode, ...) and every vtable's size agree with it. TargetError otherwise: no object is
+    read by a layout that cannot be confirmed."""
+    undescribed = [era.cls(r) for r in [*P.REQUIRED, *P.SIZED]
+                   if era.cls(r) and symbols.type_size(era.cls(r)) is None]
+    undescribed = list(dict.fromkeys(undescribed))
+    entry = P.measured(era, symbols.abi())
+    what = (f"agentless mode: the firmware's debug information does not describe {', '.join(undescribed)} "
+            f"({era.describe()}; TFLM's library built without -g, as prebuilt vendor libraries are)")
+    if entry is None:
+        raise TargetError(f"{what}, and arenascope has no layout of this TFLM measured on {symbols.abi() or 'its ABI'} "
+                          f"(measured: {P.measured_list()}). Rebuild TFLM with -g (only -g: the code does not "
+                          "change), or add the arenascope agent (docs/agent.md)")
+    diffs, confirmed = _differences(symbols, entry)
+    if diffs:
+        raise TargetError(f"{what}, and arenascope's layout measured on TFLM {entry['measured_on']} does not fit "
+                          f"it: {'; '.join(diffs)} (a TFLM between the commits arenascope measured). Rebuild TFLM "
+                          "with -g (only -g: the code does not change), or add the arenascope agent")
+    entry = copy.deepcopy(entry)
+    np_base, p_base = entry["bases"]
+    return Layout(pointer=symbols.pointer_size(), offsets=entry["offsets"], sizes=entry["sizes"],
+                  saba_nonpersistent_base=np_base, saba_persistent_base=p_base, member_sizes=entry["member_sizes"],
+                  optional={r: dict(v) for r, v in entry["optional"].items()}, era=era,
+                  measured=f"{entry['measured_on']} ({entry['abi']})", undescribed=undescribed,
+                  confirmed=confirmed)
 
 
 @dataclass

@@ -6,6 +6,10 @@ changed across TFLM's history; every such fact is here and nowhere else (a test,
 tests/plugin/test_tflm_profile.py, keeps TFLM's class names and the member names that vary out of
 every other module). Everything else about a class (member offsets, sizes, base classes) comes
 from the firmware's own DWARF, so one era covers every commit with the same classes and members.
+Where the firmware's TFLM library was built without -g (a vendor's prebuilt library), the classes
+with vtables are only declared in its DWARF; their layout then comes from the era's measured
+layout (tflm_layouts.py, measured on real builds per C ABI: `measured`), confirmed against what
+the firmware still describes (decode.tflm.layout).
 
 An era is told from the firmware's DWARF and symbol table (`detect`): which classes and members
 exist. Each era names the upstream tensorflow/tflite-micro commits it spans, the commit it was
@@ -18,6 +22,8 @@ whose name changed has a key of its own (NON_PERSISTENT_ALLOCATOR, ...), and an 
 members it names otherwise (`renamed`, None: absent).
 """
 from dataclasses import dataclass, field
+
+from arenascope_plugin.decode.tflm_layouts import MEASURED
 
 # Roles: what arenascope reads, whatever the class is called.
 INTERPRETER = "interpreter"                      # the MicroInterpreter
@@ -214,6 +220,26 @@ def unsupported(found: list[str]) -> str:
             + (", ".join(found) if found else "none of their classes")
             + ". The arenascope agent still shows its arena (docs/agent.md); please report the TFLM commit "
             "you build (docs/integrating-tflm.md)")
+
+
+def measured(era: Era, abi: str | None) -> dict | None:
+    """The era's layout measured on a real build for the C ABI (tflm_layouts.MEASURED's entry), or
+    None when arenascope has not measured it."""
+    return next((m for m in MEASURED if m["era"] == era.id and m["abi"] == abi), None)
+
+
+def measured_list() -> str:
+    """The measured layouts, as messages name them: "2026-08 on arm-eabi, ..."."""
+    return ", ".join(f"{m['era']} on {m['abi']}" for m in MEASURED) or "none"
+
+
+def undescribed(has_vtable) -> list[Era]:
+    """The eras a firmware may link when its DWARF describes none of TFLM's classes with vtables
+    (TFLM built without -g): those whose graph, MicroAllocator and arena allocator vtables its
+    symbol table holds, newest first. Eras with the same vtables are told apart by the
+    MicroInterpreter, which the application's own DWARF still describes (decode.tflm.era_of)."""
+    return [e for e in ERAS if all(has_vtable(vtable_symbol(e.cls(r))) for r in (GRAPH, MICRO_ALLOCATOR,
+                                                                               ARENA_ALLOCATOR))]
 
 
 def vtable_classes(era: Era) -> dict[str, str]:

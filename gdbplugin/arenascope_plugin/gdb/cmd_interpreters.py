@@ -2,7 +2,7 @@
 --interpreter N`."""
 from arenascope_plugin.acquire.gdbtarget import GdbSymbols
 from arenascope_plugin.analyse import agentless
-from arenascope_plugin.decode import tflm, tflm_profile
+from arenascope_plugin.decode import tflm
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import jsonout
@@ -45,7 +45,7 @@ problem}]} (docs/command-json-schema.json)."""
         found = agentless.list_interpreters(framework.reader(), symbols, lay)
         attached = framework.attached()
         if args.json:
-            framework.emit(jsonout.interpreters(attached, found, tflm_profile.era_json(lay.era)))
+            framework.emit(jsonout.interpreters(attached, found, tflm.layout_json(lay)))
             return
         if not found:
             write(["arena interpreters: no constructed tflite::MicroInterpreter in the ELF's .data/.bss or the start "
@@ -54,6 +54,6 @@ problem}]} (docs/command-json-schema.json)."""
         lines = [f"arena interpreters: {len(found)} in RAM" +
                  (f"; attached: {attached:#x}" if attached is not None else
                   "; shown: the first allocated one (`arena attach --interpreter N` to choose)")
-                 + f"; {lay.era.describe()}"]
+                 + f"; {lay.describe()}"]
         lines += [describe(e) for e in found]
         write(lines)

@@ -17,7 +17,8 @@ class VersionCommand(Sub):
 No target needed. The version is the VERSION file beside gdbplugin/ ("unknown" without it), the
 same every tool's --version prints. It also lists the TFLM layouts (eras) agentless mode reads:
 each one's id (the planner's `--tflm` revision), what tells it apart, the upstream commits it
-spans and the commit it was checked on; with an ELF loaded, which one that firmware links.
+spans and the commit it was checked on; with an ELF loaded, which one that firmware links; and
+the layouts measured on real builds per ABI, read for a TFLM library built without -g.
 
 Usage: arena version [--json]
 --json: the same versions as one JSON document (docs/command-json-schema.json)."""
@@ -49,7 +50,8 @@ def versions():
             "fault_record": faultrecord.RECORD_VERSION,
             "snapshot": {"schema": snapshot.SCHEMA, "version": snapshot.VERSION},
             "planner_schema": planner.SCHEMA, "live_link": viewerlink.MESSAGE_VERSION,
-            "tflm_layouts": [tflm_profile.era_json(e) for e in tflm_profile.ERAS]}
+            "tflm_layouts": [tflm_profile.era_json(e) for e in tflm_profile.ERAS],
+            "tflm_measured_layouts": [{k: m[k] for k in ("era", "abi", "measured_on")} for m in tflm_profile.MEASURED]}
 
 
 def version_lines():
@@ -64,4 +66,6 @@ def version_lines():
             f"  live link:        message version {v['live_link']}",
             "  TFLM layouts read without the agent (decode/tflm_profile.py; `arena info` says which one "
             "the firmware has):"] + [f"    {e['id']}  {e['title']}: upstream {e['span']}, checked on {e['checked']}"
-                                     for e in v["tflm_layouts"]]
+                                     for e in v["tflm_layouts"]] + \
+        ["  measured layouts, for TFLM built without -g (decode/tflm_layouts.py):"] + \
+        [f"    {m['era']}  on {m['abi']}: {m['measured_on']}" for m in v["tflm_measured_layouts"]]
