@@ -226,6 +226,7 @@ pyelftools (Debian `python3-pyelftools`) to read the ELF's RAM sections for the 
 | `set arena descriptor-address ADDR` | auto | where the descriptor is, when it has no symbol (`auto`: by symbol `arenascope_descriptor`, else by a RAM scan) |
 | `set arena scan-range START END` | auto | where to scan for the magic (`auto`: the loaded ELF's writable sections; a scan reads through the probe, keep it small) |
 | `set arena stack-range LOW HIGH` (or `LOW, HIGH`) | auto | stack bounds (`auto`: the descriptor's, else linker symbols `__StackLimit/__StackTop`, `_sstack/_estack`, ...) |
+| `set arena memory NAME START END[; ...]` | none | memory the target has beyond the ELF's sections (external RAM an arena or interpreter is allocated in), named in every answer; GDB's memory map (`info mem`) is read too (docs/integrating-tflm.md, "External RAM") |
 | `set arena canary-pattern WORD` | auto | canary word for host scans (`auto`: the descriptor's, 0xAAAAAAAA) |
 | `set arena stack-paint-pattern WORD` | auto | stack paint word for host scans (`auto`: the descriptor's, 0xCCCCCCCC) |
 | `set arena view-port N` | 47800 | the loopback port `arena view` serves snapshots on |

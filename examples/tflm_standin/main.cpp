@@ -43,20 +43,41 @@ __attribute__((aligned(16))) uint8_t standin_persistent_arena[STANDIN_TWO_ARENA_
 volatile uint32_t standin_non_persistent_bytes = STANDIN_TWO_ARENA_BYTES;
 volatile uint32_t standin_persistent_bytes = STANDIN_TWO_ARENA_BYTES;
 
+#if defined(STANDIN_HEAP) || defined(STANDIN_EXTRAM)
 #ifdef STANDIN_HEAP
 // The heap-arena variant (tflm_standin_heap_fw.elf): the arena and the interpreter taken from the
 // heap the linker script bounds (__HeapBase/__HeapLimit), as esp-tflite-micro and Edge Impulse do;
 // the interpreter held through a global pointer. A bump allocator: nothing is freed.
 extern uint8_t __HeapBase[], __HeapLimit[];
-static uint8_t *standin_heap_next = __HeapBase;
+#define STANDIN_POOL_BASE __HeapBase
+#define STANDIN_POOL_LIMIT __HeapLimit
+tflite::MicroInterpreter *g_interpreter;
+#else
+// The external-RAM variant (tflm_standin_extram_fw.elf): the arena and the interpreter taken from
+// QEMU mps2-an386's PSRAM (16 MiB at 0x21000000), which no ELF section covers, as esp-tflite-micro
+// takes them from PSRAM (heap_caps_malloc); the interpreter held only through a member of a user
+// struct (standin_app.slots[1].interpreter) and a pointer to that struct.
+#define STANDIN_POOL_BASE ((uint8_t *)0x21000000u)
+#define STANDIN_POOL_LIMIT ((uint8_t *)0x22000000u)
+struct StandinModelSlot {
+    uint32_t frames;
+    tflite::MicroInterpreter *interpreter;
+};
+struct StandinApp {
+    uint32_t flags;
+    StandinModelSlot slots[2];
+};
+StandinApp standin_app;
+StandinApp *volatile standin_app_ptr = &standin_app;
+#endif
+static uint8_t *standin_heap_next = STANDIN_POOL_BASE;
 static void *standin_heap_alloc(size_t bytes)
 {
     uint8_t *at = (uint8_t *)(((uintptr_t)standin_heap_next + 15u) & ~(uintptr_t)15u);
-    if (at + bytes > __HeapLimit) return nullptr;
+    if (at + bytes > STANDIN_POOL_LIMIT) return nullptr;
     standin_heap_next = at + bytes;
     return at;
 }
-tflite::MicroInterpreter *g_interpreter;
 #endif
 
 // Set from GDB at standin_boot() (the plugin never writes: the tests and you do).
@@ -215,13 +236,18 @@ int main(void)
     arenascope_init(&__StackLimit, &__StackTop, nullptr, nullptr);
 #endif
     static StandinOpResolver resolver;
-#ifdef STANDIN_HEAP
+#if defined(STANDIN_HEAP) || defined(STANDIN_EXTRAM)
     uint8_t *heap_arena = static_cast<uint8_t *>(standin_heap_alloc(arena_bytes));
     void *heap_interpreter = standin_heap_alloc(sizeof(tflite::MicroInterpreter));
     if (!heap_arena || !heap_interpreter) allocation_failed();
-    g_interpreter = new (heap_interpreter)
+    tflite::MicroInterpreter *made = new (heap_interpreter)
         tflite::MicroInterpreter(tflite::GetModel(demo_model_data), resolver, heap_arena, arena_bytes);
-    tflite::MicroInterpreter &interpreter = *g_interpreter;
+#ifdef STANDIN_HEAP
+    g_interpreter = made;
+#else
+    standin_app.slots[1].interpreter = made;
+#endif
+    tflite::MicroInterpreter &interpreter = *made;
 #else
     static tflite::MicroInterpreter interpreter(tflite::GetModel(demo_model_data), resolver, tensor_arena, arena_bytes);
 #endif

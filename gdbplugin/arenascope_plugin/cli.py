@@ -46,7 +46,7 @@ import sys
 import threading
 
 from arenascope_plugin import paths, pipeline, version
-from arenascope_plugin.acquire import dumped, via
+from arenascope_plugin.acquire import dumped, targetmemory, via
 from arenascope_plugin.acquire.dump import DumpError
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.analyse import diagnosis, diff, figures
@@ -94,6 +94,9 @@ def _common(ap):
                     help="the core CMSIS-NN is built for, e.g. cortex-m55 (default: the ELF's build attributes)")
     ap.add_argument("--descriptor-address", type=_number, help="the descriptor's address, when it has no symbol")
     ap.add_argument("--stack-range", type=_number, nargs=2, metavar=("LOW", "HIGH"), help="the stack's bounds")
+    ap.add_argument("--memory", action="append", default=[], metavar="'NAME START END'",
+                    help="memory the target has beyond the ELF's sections (external RAM an arena is allocated in), "
+                         "e.g. 'psram 0x21000000 0x22000000'; repeat it for several")
 
 
 PROGRESS = {"now": None}  # the one-shot command's Progress (present/progress.py), for main's Ctrl-C message
@@ -123,6 +126,10 @@ def _connect(args, stop=None, progress=None):
         print(f"arenascope: warning: {args.elf} has no symbol table (stripped): the descriptor is found by scanning "
               "its RAM sections (or --descriptor-address), and functions and lines are not named; give the "
               "unstripped ELF for names", file=sys.stderr)
+    try:
+        symbols.declared_memory = tuple(m for text in args.memory for m in targetmemory.parse(text))
+    except ValueError as exc:
+        raise UsageError(f"--memory: {exc}") from None
     if args.stack_range and args.stack_range[1] <= args.stack_range[0]:
         raise UsageError(f"--stack-range: the end {args.stack_range[1]:#x} is not above the start "
                          f"{args.stack_range[0]:#x}")
@@ -155,7 +162,8 @@ def _connect(args, stop=None, progress=None):
 
 # The pipeline words its advice for GDB (`set arena NAME VALUE`); the tool has options for these.
 OPTION_OF_SETTING = {"planner-path": "--planner", "model": "--model", "kernels": "--kernels", "cpu": "--cpu",
-                     "descriptor-address": "--descriptor-address", "stack-range": "--stack-range"}
+                     "descriptor-address": "--descriptor-address", "stack-range": "--stack-range",
+                     "memory": "--memory"}
 _SETTING_ADVICE = re.compile(r"`(set|show) arena ([\w-]+)( [^`]*)?`")
 
 

@@ -108,7 +108,7 @@ class Context:
 def _session(ctx, address):
     sessions = ctx.cache.setdefault("sessions", {})
     if address not in sessions:
-        ram = [(lo, hi) for lo, hi, _ in ctx.symbols.ram_ranges()[0]] or None
+        ram = [(lo, hi) for lo, hi, kind, _ in ctx.symbols.memories() if kind == "ram"] or None
         sessions[address] = DescriptorSession(ctx.reader, address, ram_ranges=ram)
     session = sessions[address]
     session.reader = ctx.reader
@@ -400,7 +400,8 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
             desc.flags |= abi.FLAG_MEASURED
             desc.measured_by = MEASURED_BY + (": the agent's last measurement is stale (the guard band changed "
                                               "after it)" if ctx.stale else "")
-        ctx.stack = figures.stack_figures(desc, sp=sp, scanned_hwm=scanned, bounds=bounds, painted=painted)
+        ctx.stack = figures.stack_figures(desc, sp=sp, scanned_hwm=scanned, bounds=bounds, painted=painted,
+                                          apart=_apart_from_stack(ctx, desc))
         ctx.stack.unread = unread if ctx.stack.hwm is None else ""
     else:
         found = bounds or symbols.stack_bounds()
@@ -489,22 +490,33 @@ def _guard_writer(ctx: Context) -> figures.GuardWriter | None:
     return None
 
 
+def _apart_from_stack(ctx: Context, desc) -> Callable[[int], str | None]:
+    """apart(address) for the stack rule: the name of the target memory (external RAM the user or
+    GDB's memory map names, or that verified objects were found in: Symbols.target_memory) holding
+    the address when the stack is not in it, else None."""
+    spans = ctx.symbols.target_memory()
+    low = desc.stack.low_addr
+
+    def apart(addr):
+        for lo, hi, what in spans:
+            if lo <= addr < hi:
+                return None if lo <= low < hi else what
+        return None
+    return apart
+
+
 def memory_spans(ctx: Context) -> list[tuple[int, int, str]]:
-    """[(lo, hi, what)] of the memory the firmware has, for `arena whereis` and the fault notes:
-    the heap its linker symbols bound, its RAM sections, its flash (the ELF's)."""
-    heap = ctx.symbols.heap_span()
-    out = [(heap[0], heap[1], f"the heap ({heap[2]})")] if heap else []
-    out += [(lo, hi, f"RAM ({name})") for lo, hi, name in ctx.symbols.ram_ranges()[0]]
-    out += [(lo, hi, "flash") for lo, hi in ctx.symbols.memory_map().get("flash", [])]
-    return out
+    """[(lo, hi, what)] of the memory the firmware has (Symbols.memories), for `arena whereis`
+    and the fault notes."""
+    return [(lo, hi, what) for lo, hi, _kind, what in ctx.symbols.memories()]
 
 
 def checks_of(ctx: Context, with_fault: bool = True) -> list:
     """The `arena check` rules for what gather found (figures.checks, plus TFLM's condition and a
     corrupt descriptor in agentless mode) and, with_fault, the `fault` rule: FAIL when the core
     took a fault this boot (analyse/diagnosis.Diagnosis.check)."""
-    heap = ctx.symbols.heap_span()   # the heap is RAM too: an arena malloc'd from it is in bounds
-    ram = ctx.symbols.ram_ranges()[0] + ([(heap[0], heap[1], f"the heap ({heap[2]})")] if heap else [])
+    # the heap and named target memory are RAM too: an arena malloc'd from them is in bounds
+    ram = [(lo, hi, what) for lo, hi, kind, what in ctx.symbols.memories() if kind == "ram"]
     out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ram,
                          guard_writer=_guard_writer(ctx))
     if ctx.tflm is not None and ctx.tflm.unmeasured:

@@ -61,7 +61,7 @@ def test_healthy_real_tflm_of_each_era_is_mapped_as_tflm_laid_it_out(era):
                                            f"arena snapshot {tmp}/s.json"])
         snap = json.loads(pathlib.Path(tmp, "s.json").read_text())
     assert f"TFLM {m['id']} layout" in text, text
-    assert re.search(rf"arena interpreters: 1 in RAM; .*; TFLM {m['id']} layout", text), text
+    assert re.search(rf"arena interpreters: 1 found; .*; TFLM {m['id']} layout", text), text
     assert f"  this firmware:    TFLM {m['id']} layout" in text, text
     assert snap["tflm"]["layout"]["id"] == m["id"] and snap["tflm"]["condition"] == "allocated"
     a = snap["arenas"][0]

@@ -29,14 +29,14 @@ def elf_of(name):
     return pathlib.Path(path)
 
 
-@pytest.mark.parametrize("name,base,how", [("HEALTHY", 0x200002A0, "a scan for"),
-                                           ("NEW", 0x200001D0, "a scan of the heap for")])
+@pytest.mark.parametrize("name,base,how", [("HEALTHY", 0x200002A0, "a scan for the MicroInterpreterGraph vtable"),
+                                           ("NEW", 0x200001D0, "the pointer g_interpreter")])
 def test_a_heap_arena_is_tflms_own_with_no_false_damage(name, base, how):
     text = plugin_at_stops(elf_of(name), ["inference_done"], ["arena info", "arena check", "arena fault"])
-    assert f"({how} the MicroInterpreterGraph vtable)" in text, text
+    assert f"({how})" in text, text
     assert f"bounds:                 {base:#x}-{base + 1184:#x}, size 1184 B" in text, text
     assert "used:                   676 B" in text, text
-    assert "arena check: PASS" in text and "lies in RAM (the heap (end/__HeapLimit))" in text, text
+    assert "arena check: PASS" in text and "lies in the heap (end/__HeapLimit)" in text, text
     assert "overwritten" not in text and "points into no memory" not in text, text
 
 

@@ -411,6 +411,35 @@ def test_a_heap_arena_and_an_interpreter_made_in_the_heap(plan):
     assert "OVERWRITTEN" not in got["regions"] and "overwritten" not in got["fault"], got["fault"]
 
 
+def test_an_arena_and_interpreter_in_external_ram():
+    """Issue 35, items 1 and 2: the arena and the interpreter in QEMU's PSRAM (0x21000000, which no
+    ELF section covers), held only through a member of a user struct. The interpreter is found
+    through that typed pointer; with nothing naming the PSRAM its span is counted as memory (named
+    with the advice), never as damage; named with `set arena memory` or GDB's own `mem` regions,
+    every answer names it, and the stack rule says the stack cannot run into it."""
+    elf = BUILD / "firmware" / "tflm_standin" / "tflm_standin_extram_fw.elf"
+    if not elf.exists():
+        pytest.skip(f"{elf} not built (bash tools/build.sh)")
+    plan = standin_plan_cache()["doc"]
+    size = plan["arena"]["recommended_bytes"]
+    base, interpreter = 0x21000000, align_up(0x21000000 + size, 16)  # the stand-in's bump allocator
+    stop = ["break inference_done", "continue"]
+    named = ["set arena memory psram 0x21000000 0x22000000", *stop]
+    gdb_mem = ["set mem inaccessible-by-default off", "mem 0x21000000 0x22000000 rw", *stop]
+    for setup, memory in ((stop, f"memory the ELF does not describe ({base:#x}-"), (named, "psram (named by the user)"),
+                          (gdb_mem, "GDB's `mem` regions, 0x21000000-0x22000000")):
+        [got], uart, text = session(0, [setup], elf=elf)
+        assert_clean(got, text)
+        assert "AllocateTensors ok" in uart, uart
+        assert f"the MicroInterpreter at {interpreter:#x} (the pointer standin_app.slots[1].interpreter)" in \
+            got["info"], got["info"]
+        a = got["snap"]["arenas"][0]
+        assert (a["base_addr"], a["size_bytes"], a["used_bytes"]) == (base, size, plan["arena"]["arena_used_bytes"])
+        assert "arena check: PASS" in got["check"] and f"lies in {memory}" in got["check"], got["check"]
+        assert f"the arena is in {memory}" in got["check"] and "apart from the stack's memory" in got["check"]
+        assert "overwritten" not in got["fault"] + got["regions"] and "no memory of the ELF" not in got["info"]
+
+
 def measure_with_the_tool(elf):
     """tools/measure_tflm_layouts.py's entry for an ELF built with -g (what it would commit)."""
     return runpy.run_path(str(ROOT / "tools" / "measure_tflm_layouts.py"))["measure"](str(elf), "the stand-in with -g")
@@ -521,10 +550,12 @@ def test_two_arenas_and_two_interpreters(plan):
         uart_text = uart.read_text(errors="replace")
     assert "second interpreter (two arenas): AllocateTensors ok" in uart_text, text[-3000:]
     listing = out["list"]
-    assert "arena interpreters: 2 in RAM" in listing, listing
-    assert f"[{index['second']}] {second:#x} 'main::second' two arenas: non-persistent {np_base:#x}+{np_size}, " \
+    assert "arena interpreters: 2 found" in listing, listing
+    scan = "(a scan for the MicroInterpreterGraph vtable)"
+    assert f"[{index['second']}] {second:#x} 'main::second' {scan} two arenas: non-persistent " \
+           f"{np_base:#x}+{np_size}, " \
            f"persistent {p_base:#x}+{align_down(p_size, 16)}; allocated" in listing, listing
-    assert f"[{index['interpreter']}] {first:#x} 'main::interpreter' one arena: arena {t_base:#x}+{t_size}; " \
+    assert f"[{index['interpreter']}] {first:#x} 'main::interpreter' {scan} one arena: arena {t_base:#x}+{t_size}; " \
            "allocated" in listing, listing
     assert snaps["default"]["tflm"]["interpreter_addr"] == by_address[0][0]
     warned = out["default"] + out["info"]

@@ -158,9 +158,10 @@ def test_an_arena_outside_the_elfs_ram_fails():
     ram = [(0x20000000, 0x20000800, ".data"), (0x20000800, 0x20000c00, ".bss")]
     c = rule(read(), "bounds", ram_ranges=ram)
     assert c.verdict == "FAIL"
-    assert f"arena: {ARENA_ADDR:#x}-{ARENA_ADDR + 4096:#x} (4096 B) lies outside every RAM section of the ELF" \
+    assert f"arena: {ARENA_ADDR:#x}-{ARENA_ADDR + 4096:#x} (4096 B) lies outside every RAM the firmware has" \
         in c.reason
-    assert ".data 0x20000000-0x20000800" in c.reason and "external RAM: place it in a linker section" in c.reason
+    assert ".data 0x20000000-0x20000800" in c.reason and "external RAM: name it with `set arena memory NAME START " \
+        "END`, or place it in a linker section" in c.reason
 
 
 def test_an_arena_running_past_the_end_of_ram_fails():

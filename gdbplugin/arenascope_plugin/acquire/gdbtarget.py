@@ -4,7 +4,7 @@ import re
 
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin.acquire import elfinfo
+from arenascope_plugin.acquire import elfinfo, targetmemory
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
 from arenascope_plugin.errors import TargetError
@@ -253,6 +253,21 @@ class GdbSymbols(Symbols):
 
     def ram_ranges(self):
         return elf_ram_ranges()
+
+    def target_memory(self):
+        """What the user named (`set arena memory`, read here) and GDB's memory map (`info mem`:
+        the server's regions, or the user's own `mem` regions): targetmemory."""
+        if "target-memory" not in self.memo:
+            try:
+                self.declared_memory = tuple(targetmemory.parse(gdb.parameter("arena memory") or ""))
+            except (RuntimeError, ValueError, gdb.error):  # not registered (a bare import), or refused when set
+                self.declared_memory = ()
+            try:
+                mapped = targetmemory.from_info_mem(gdb.execute("info mem", to_string=True))
+            except gdb.error:
+                mapped = []
+            self.memo["target-memory"] = mapped
+        return super().target_memory() + list(self.memo["target-memory"])
 
     def scan_ranges(self):
         ranges = list(elf_ram_ranges()[0])

@@ -12,7 +12,7 @@ prints them. Nothing here writes target memory or calls a target function.
 import os
 from collections.abc import Iterable
 
-from arenascope_plugin.acquire import elfinfo
+from arenascope_plugin.acquire import dwarfpointers, elfinfo
 
 Range = tuple[int, int, str]
 
@@ -22,6 +22,9 @@ class Symbols:
     file_addresses: whether the file's addresses are the target's (False for a relocated PIE)."""
     elf_path: str | None = None
     file_addresses: bool = True
+    # Memory the user named (`set arena memory`, the tool's --memory: acquire/targetmemory.parse):
+    # [(low, high, name)]; the front end sets it.
+    declared_memory: tuple = ()
 
     @property
     def memo(self) -> dict:
@@ -128,15 +131,57 @@ class Symbols:
             return None
         return start[1], end[1], f"{start[0]}/{end[0]}"
 
+    def target_memory(self) -> list[Range]:
+        """[(low, high, name)] of the memory the target has beyond the ELF's sections (external
+        RAM, other banks): what the user named (declared_memory; GdbSymbols adds GDB's memory map,
+        acquire/targetmemory.py), each named as messages say it: "psram (named by the user)"."""
+        return [(lo, hi, f"{name} (named by the user)") for lo, hi, name in self.declared_memory] + \
+            list(self.memo.get("inferred-memory", []))
+
+    def infer_memory(self, lo: int, hi: int, what: str) -> None:
+        """Counts [lo, hi) as memory the target has, named `what`, for this command: memory no
+        source describes that verified objects were found in (agentless: an interpreter a typed
+        pointer leads to, with its arena)."""
+        self.memo.setdefault("inferred-memory", []).append((lo, hi, what))
+        for key in ("memories", "target-memory"):
+            self.memo.pop(key, None)
+
+    def memories(self) -> list[tuple[int, int, str, str]]:
+        """[(low, high, kind, what)] of every memory the firmware has, most specific first, kind
+        "ram" or "flash": the target memory named (targetmemory: "psram (named by the user)"), the
+        heap its linker symbols bound, the ELF's RAM sections, its flash. The one list `arena
+        whereis`, the bounds rule, the stack rule and TFLM's object checks name memory by. Kept
+        for the command (memo)."""
+        if "memories" not in self.memo:
+            heap = self.heap_span()
+            out = [(lo, hi, "ram", what) for lo, hi, what in self.target_memory()]
+            out += [(heap[0], heap[1], "ram", f"the heap ({heap[2]})")] if heap else []
+            out += [(lo, hi, "ram", f"RAM ({name})") for lo, hi, name in self.ram_ranges()[0]]
+            flash = elfinfo.memory_map(self._file())["flash"] if self._file() else []
+            out += [(lo, hi, "flash", "flash") for lo, hi in flash]
+            self.memo["memories"] = out
+        return list(self.memo["memories"])
+
+    def memory_of(self, addr: int) -> str | None:
+        """What memory holds addr (memories' `what`), or None when none the firmware describes."""
+        return next((what for lo, hi, _kind, what in self.memories() if lo <= addr < hi), None)
+
     def memory_map(self) -> dict[str, list]:
-        """{"code", "flash", "ram": [(lo, hi)], "heap": [(lo, hi)]}: the ELF's allocated sections
-        (elfinfo.memory_map) and the heap its linker symbols bound, which is RAM too (an arena or an
-        interpreter the application allocates lives there)."""
+        """{"code", "flash", "ram": [(lo, hi)], "heap": [(lo, hi)], "target": [(lo, hi)]}: the ELF's
+        allocated sections (elfinfo.memory_map), the heap its linker symbols bound and the target
+        memory named (target_memory), which are RAM too (an arena or an interpreter the
+        application allocates lives there)."""
         out = elfinfo.memory_map(self._file()) if self._file() else {"code": [], "flash": [], "ram": []}
         heap = self.heap_span() if out["ram"] else None
         out["heap"] = [heap[:2]] if heap else []
-        out["ram"] = out["ram"] + out["heap"]
+        out["target"] = [(lo, hi) for lo, hi, _ in self.target_memory()]
+        out["ram"] = out["ram"] + out["heap"] + out["target"]
         return out
+
+    def pointer_paths(self, class_name: str) -> list[tuple[str, int, list[int]]]:
+        """Where the ELF's global variables hold typed pointers to class_name (dwarfpointers:
+        [(label, address, chain)]); [] without the file or its DWARF."""
+        return dwarfpointers.pointer_paths(self._file(), class_name) if self._file() else []
 
     def vtables(self, classes: Iterable[str]) -> dict[str, tuple[int, int]]:
         return elfinfo.vtables(self._file(), classes) if self._file() else {}

@@ -98,7 +98,8 @@ def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, a
     the address `arena attach` named; warn(text) is told when there are several."""
     if attached is not None:
         return attached, "`arena attach`"
-    found = scan_interpreters(reader, symbols, lay)
+    hows = dict(found_interpreters(reader, symbols, lay))
+    found = list(hows)
     if not found:
         _explain_missing_interpreter(reader, symbols, lay)
         heap = _heap_scanned(symbols)
@@ -118,9 +119,7 @@ def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, a
         warn(f"{len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
              f"the one at {chosen:#x} (`arena interpreters` lists them; choose another with "
              "`arena attach --interpreter N` or `arena attach EXPR`)")
-    heap = symbols.heap_span()
-    in_heap = heap is not None and heap[0] <= chosen < heap[1]
-    return chosen, f"a scan {'of the heap ' if in_heap else ''}for the {lay.name(P.GRAPH)} vtable"
+    return chosen, hows[chosen]
 
 
 def _has_vtable(reader, symbols, lay, addr, cls):
@@ -139,15 +138,16 @@ def _allocator_problem(reader, symbols, lay, allocator):
 
 
 def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) -> list[dict]:
-    """Every MicroInterpreter in the ELF's RAM, in address order (the numbers `arena attach
-    --interpreter N` takes): {index, address, name (the symbol holding it, or ""), allocated,
+    """Every MicroInterpreter found (found_interpreters), in address order (the numbers `arena attach
+    --interpreter N` takes): {index, address, name (the symbol holding it, or ""), found_by (how
+    it was found), allocated,
     two_arena, buffers: [(what, base, size)] (its arena, or its non-persistent and persistent
     buffers), problem (why its allocator could not be read, or "")}."""
     out = []
-    for k, address in enumerate(scan_interpreters(reader, symbols, lay)):
+    for k, (address, how) in enumerate(found_interpreters(reader, symbols, lay)):
         named = symbols.name_at(address)
         entry = {"index": k, "address": address, "name": named[0] if named and not named[1] else "",
-                 "allocated": False, "two_arena": False, "buffers": [], "problem": ""}
+                 "found_by": how, "allocated": False, "two_arena": False, "buffers": [], "problem": ""}
         try:
             _model, entry["allocated"] = tflm.read_header(reader, lay, address)
             allocator = int.from_bytes(reader.read(address + lay.off(P.INTERPRETER, "allocator_"),
@@ -210,19 +210,77 @@ def _heap_scanned(symbols):
 
 
 def scan_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) -> list[int]:
-    """The addresses of the MicroInterpreters in the ELF's RAM (by their graph's vtable pointer):
-    its .data/.bss, then, when they hold none, the heap its linker symbols bound (an interpreter
-    made with `new`, esp-tflite-micro's and Edge Impulse's habit): its first MAX_HEAP_SCAN bytes."""
+    """The addresses of found_interpreters, in address order."""
+    return [a for a, _ in found_interpreters(reader, symbols, lay)]
+
+
+def found_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) -> list[tuple[int, str]]:
+    """[(address, how it was found)] of the constructed MicroInterpreters, in address order: in the
+    ELF's .data/.bss by their graph's vtable pointer (a static or function-static object); through
+    the typed pointers the ELF's globals hold (`T *` globals and members of global structs:
+    acquire/dwarfpointers.py; an interpreter made with `new`, or placed in external RAM); and,
+    when neither finds one, in the heap its linker symbols bound: its first MAX_HEAP_SCAN bytes."""
     vptr = _graph_vptr(symbols, lay)
     if vptr is None:
         raise TargetError("no arenascope descriptor, and no TFLM MicroInterpreter in this ELF (no symbol "
                           f"'vtable for {lay.cls(P.GRAPH)}'): link the arenascope agent, or load the "
                           "firmware's ELF built with TFLM and -g")
-    found = tflm.scan_ram(reader, lay, symbols.scan_ranges(), vptr)
+    vtable = f"the {lay.name(P.GRAPH)} vtable"
+    heap_span = symbols.heap_span()
+    found = {a: f"a scan {'of the heap ' if heap_span and heap_span[0] <= a < heap_span[1] else ''}for {vtable}"
+             for a in tflm.scan_ram(reader, lay, symbols.scan_ranges(), vptr)}  # (a linked .heap section)
+    for label, address, chain in symbols.pointer_paths(lay.cls(P.INTERPRETER)):
+        target = _follow(reader, lay, address, chain)
+        if target and target not in found and _graph_vptr_at(reader, lay, target) == vptr:
+            found[target] = f"the pointer {label}"
+            if symbols.memory_of(target) is None:
+                _infer_memory(reader, symbols, lay, target, label)
     heap = _heap_scanned(symbols) if not found else None
     if heap is not None:
-        found = tflm.scan_ram(reader, lay, [(heap[0], heap[1], "heap")], vptr)
-    return found
+        found = dict.fromkeys(tflm.scan_ram(reader, lay, [(heap[0], heap[1], "heap")], vptr),
+                              f"a scan of the heap for {vtable}")
+    return sorted(found.items())
+
+
+def _infer_memory(reader, symbols, lay, interpreter, label):
+    """An interpreter a typed pointer leads to, in memory no source describes (external RAM the
+    user has not named): that memory exists (it holds a constructed interpreter), so the span of
+    the interpreter and the arena its allocator bounds, when they are in order and within 16 MiB,
+    counts as memory for this command, named with the advice to name it."""
+    lo, hi = interpreter, interpreter + lay.sizes[P.INTERPRETER]
+    try:
+        allocator = int.from_bytes(reader.read(interpreter + lay.off(P.INTERPRETER, "allocator_"), lay.pointer),
+                                   "little")
+        al = tflm.allocators(reader, lay, allocator) if allocator else None
+    except (MemoryReadError, tflm.AgentlessError):
+        al = None
+    if al is not None and al.head_base <= al.head_end and al.tail_base <= al.tail_end:
+        spans = [(lo, hi), (al.head_base, al.head_end), (al.tail_base, al.tail_end)]
+        if max(b for _, b in spans) - min(a for a, _ in spans) <= 16 << 20:
+            lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
+    symbols.infer_memory(lo, hi, f"memory the ELF does not describe ({lo:#x}-{hi:#x}, holding the interpreter "
+                                 f"{label} points to; name it with `set arena memory NAME START END`)")
+
+
+def _follow(reader, lay, address, chain):
+    """The pointer a dwarfpointers path leads to (0 when a link is null or unreadable)."""
+    p = lay.pointer
+    try:
+        for offset in chain:
+            at = int.from_bytes(reader.read(address, p), "little")
+            if not at:
+                return 0
+            address = at + offset
+        return int.from_bytes(reader.read(address, p), "little")
+    except MemoryReadError:
+        return 0
+
+
+def _graph_vptr_at(reader, lay, interpreter):
+    try:
+        return int.from_bytes(reader.read(interpreter + lay.off(P.INTERPRETER, "graph_"), lay.pointer), "little")
+    except MemoryReadError:
+        return None
 
 
 def freed_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, address: int) -> str | None:

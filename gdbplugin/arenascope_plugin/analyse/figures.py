@@ -16,7 +16,7 @@ Definitions (units: bytes):
   lower bound = the largest live bytes over all scopes (no plan can use less head).
 """
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from arenascope_plugin.decode import abi
@@ -66,6 +66,7 @@ class StackFigures:
     # when the stack ran into the arena; paint left at the limit does not show it.
     reach_low: int | None = None
     unread: str = ""                 # why the stack's words could not be read (a RAM dump lacking them)
+    apart: str = ""                  # the memory apart from the stack's that arenas lie in (external RAM)
 
     @property
     def sp_on_stack(self) -> bool:
@@ -191,18 +192,23 @@ def arena_figures(arena: Arena, minimum_arena: int | None = None) -> ArenaFigure
                         minimum_arena=minimum_arena)
 
 
-def stack_below(desc: Descriptor) -> Arena | None:
-    """The arena whose end is nearest below the stack's low end (the one the stack runs into)."""
-    below = [a for a in desc.arenas if a.end_addr <= desc.stack.low_addr]
+def stack_below(desc: Descriptor, apart: Callable[[int], str | None] | None = None) -> Arena | None:
+    """The arena whose end is nearest below the stack's low end (the one the stack runs into),
+    among those not in a memory apart from the stack's (apart(address) names that memory, or
+    None: the stack cannot run into external RAM)."""
+    below = [a for a in desc.arenas if a.end_addr <= desc.stack.low_addr and not (apart and apart(a.base_addr))]
     return max(below, key=lambda a: a.end_addr) if below else None
 
 
 def stack_figures(desc: Descriptor, sp: int | None = None, scanned_hwm: int | None = None,
-                  bounds: tuple[int, int] | None = None, painted: bool | None = None) -> StackFigures:
+                  bounds: tuple[int, int] | None = None, painted: bool | None = None,
+                  apart: Callable[[int], str | None] | None = None) -> StackFigures:
     """Stack figures from the agent's measurement, else from a host scan (scanned_hwm, and
-    painted: whether any painted word was left)."""
+    painted: whether any painted word was left). apart(address): the name of the memory apart
+    from the stack's holding it (external RAM), or None (stack_below)."""
     low, high = bounds if bounds else (desc.stack.low_addr, desc.stack.high_addr)
-    arena = stack_below(desc)
+    arena = stack_below(desc, apart)
+    elsewhere = sorted({m for a in desc.arenas if apart and (m := apart(a.base_addr))})
     hwm, source = None, "none"
     if scanned_hwm is not None:
         hwm, source = scanned_hwm, "scan"
@@ -212,7 +218,8 @@ def stack_figures(desc: Descriptor, sp: int | None = None, scanned_hwm: int | No
     if painted is None:  # the agent's measurement cannot tell "never painted" from "all used"
         painted = hwm is not None
     return StackFigures(low=low, high=high, sp=sp, hwm=hwm, source=source, painted=painted,
-                        arena_end=arena.end_addr if arena else None, guard_low=through_guard(desc.guard, low, hwm))
+                        arena_end=arena.end_addr if arena else None, guard_low=through_guard(desc.guard, low, hwm),
+                        apart=", ".join(elsewhere))
 
 
 def through_guard(g: Band, low: int, hwm: int | None) -> int | None:
@@ -320,22 +327,23 @@ def _bounds_check(desc, arena, tag, ram_ranges):
         home = next(((a, b) for a, b in _merged_ram(named) if a <= lo < b), None)
         if home is None:
             listing = ", ".join(f"{r[2] if len(r) > 2 else 'RAM'} {r[0]:#x}-{r[1]:#x}" for r in named[:6])
-            problems.append(f"lies outside every RAM section of the ELF ({listing}{', ...' if len(named) > 6 else ''})")
+            problems.append(f"lies outside every RAM the firmware has ({listing}{', ...' if len(named) > 6 else ''})")
             outside = True
         elif hi > home[1]:
-            problems.append(f"runs past the end of RAM at {home[1]:#x} by {hi - home[1]} B (the ELF's sections end "
-                            "there)")
+            problems.append(f"runs past the end of RAM at {home[1]:#x} by {hi - home[1]} B (the memory it starts "
+                            "in ends there)")
     if problems:
         over_band = any(p.startswith("overlaps") for p in problems)
-        cause = ("a corrupt base address, or an arena in memory the ELF does not describe (external RAM: place it "
-                 "in a linker section)" if outside and len(problems) == 1 else
+        cause = ("a corrupt base address, or an arena in memory neither the ELF nor the target's memory map "
+                 "describes (external RAM: name it with `set arena memory NAME START END`, or place it in a linker "
+                 "section)" if outside and len(problems) == 1 else
                  "the size given to TFLM and to arenascope_arena_add is larger than the arena's buffer"
                  + (", the stack bounds given to arenascope_init are wrong" if over_band else "")
                  + ", or the descriptor is corrupt")
         return Check("bounds", FAIL, f"{what} " + "; it ".join(problems) + f": {cause}")
     if named:
         where = sorted({r[2] for r in named if len(r) > 2 and r[0] < hi and lo < r[1]})
-        home_text = f"lies in RAM ({', '.join(where)})" if where else "lies in RAM"
+        home_text = f"lies in {', '.join(where)}" if where else "lies in RAM"
     else:
         home_text = "(RAM sections unknown: not checked against them) is"
     return Check("bounds", PASS, f"{what} {home_text}, its bounds apart from the stack's and the guard band's "
@@ -486,7 +494,9 @@ def _stack_check(s):
         return Check("stack", FAIL, f"stack paint gone down to its limit {s.low:#x}: the stack overflowed; "
                                     "enlarge it or cut recursion/locals")
     if s.room is None:
-        return Check("stack", PASS, f"stack peak {s.peak} B of {s.size} B (no arena below the stack)")
+        where = f"the arena is in {s.apart}, apart from the stack's memory: the stack cannot run into it" \
+            if s.apart else "no arena below the stack"
+        return Check("stack", PASS, f"stack peak {s.peak} B of {s.size} B ({where})")
     verdict = PASS if s.room >= s.required_room else FAIL
     op = ">=" if verdict == PASS else "<"
     advice = "" if verdict == PASS else ": move the arena away from the stack or give the stack more room"

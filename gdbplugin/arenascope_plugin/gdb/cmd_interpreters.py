@@ -20,20 +20,22 @@ def describe(entry):
     mode = "" if entry["problem"] else "two arenas: " if entry["two_arena"] else "one arena: "
     state = ("AllocateTensors had succeeded" if entry["problem"] else "allocated") if entry["allocated"] else \
         "not allocated (AllocateTensors has not succeeded)"
-    return f"  [{entry['index']}] {entry['address']:#x} {where}{mode}{arenas}; {state}"
+    return f"  [{entry['index']}] {entry['address']:#x} {where}({entry['found_by']}) {mode}{arenas}; {state}"
 
 
 class InterpretersCommand(Sub):
     """List every tflite::MicroInterpreter in the firmware's RAM (agentless mode).
 Found as the agentless walk finds one (the vtable pointer of its embedded MicroInterpreterGraph
-in .data/.bss), in address order; for each: its address, the variable holding it, one arena or
+in .data/.bss; the typed pointers the ELF's globals hold, `tflite::MicroInterpreter *` globals and
+members of global structs; else the start of the heap), in address order; for each: its address,
+how it was found, the variable holding it, one arena or
 two (MicroAllocator::Create with a persistent and a non-persistent buffer) with their bounds,
 and whether AllocateTensors succeeded. The commands show the first allocated one unless
 `arena attach --interpreter N` (or `arena attach EXPR`) chooses another.
 
 Usage: arena interpreters [--json]
---json: {"attached", "interpreters": [{index, address, name, two_arena, buffers, allocated,
-problem}]} (docs/command-json-schema.json)."""
+--json: {"attached", "interpreters": [{index, address, name, found_by, two_arena, buffers,
+allocated, problem}]} (docs/command-json-schema.json)."""
     sub = "interpreters"
     json_doc = True
 
@@ -48,10 +50,11 @@ problem}]} (docs/command-json-schema.json)."""
             framework.emit(jsonout.interpreters(attached, found, tflm.layout_json(lay)))
             return
         if not found:
-            write(["arena interpreters: no constructed tflite::MicroInterpreter in the ELF's .data/.bss or the start "
-                   "of its heap (stop after the interpreters are constructed; one elsewhere: `arena attach EXPR`)"])
+            write(["arena interpreters: no constructed tflite::MicroInterpreter in the ELF's .data/.bss, behind a "
+                   "typed pointer of its globals, or at the start of its heap (stop after the interpreters are "
+                   "constructed; one elsewhere: `arena attach EXPR`)"])
             return
-        lines = [f"arena interpreters: {len(found)} in RAM" +
+        lines = [f"arena interpreters: {len(found)} found" +
                  (f"; attached: {attached:#x}" if attached is not None else
                   "; shown: the first allocated one (`arena attach --interpreter N` to choose)")
                  + f"; {lay.describe()}"]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import paths, pipeline
+from arenascope_plugin.acquire import targetmemory
 from arenascope_plugin.acquire.gdbtarget import _SIDE_EFFECT, parse_address
 from arenascope_plugin.decode import kernels
 from arenascope_plugin.errors import TargetError
@@ -76,6 +77,14 @@ def check_model(name, value):
         return None
     return f"{value!r} is not a regular file" if os.path.exists(path) else \
         f"there is no file {value!r}; give the .tflite the firmware was built with, or auto"
+
+
+def check_memory(name, value):
+    try:
+        targetmemory.parse(value)
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 def check_port(name, value):
@@ -221,6 +230,11 @@ SETTINGS = [
          "RAM range 'START END' to scan for the descriptor's magic when it has no symbol; 'auto' scans the "
          "loaded ELF's writable sections. Scans read through the probe: keep it small.", "the descriptor scan range",
          check_range, parse_range),
+    Spec("memory", gdb.PARAM_STRING, "none",
+         "Memory the target has beyond the ELF's sections, 'NAME START END' (numbers), several separated by ';': "
+         "external RAM an arena or an interpreter is allocated in (e.g. 'psram 0x21000000 0x22000000'), named in "
+         "every answer; 'none' to clear. GDB's memory map (`info mem`: the server's, or your `mem` regions) is "
+         "read too.", "the memory the target has beyond the ELF", check_memory),
     Spec("model", gdb.PARAM_STRING, "",
          "Agentless mode: the .tflite file the firmware runs, when its model is not an array symbol of the ELF "
          "(empty: read the model from the ELF).", "the model file for agentless mode", check_model, parse_model),
