@@ -11,7 +11,9 @@ gdbplugin/arenascope_plugin/decode/tflm_layouts.py, which this tool writes whole
 other entries); commit that file with the docs' record of what was built.
 
 Usage: tools/measure_tflm_layouts.py ELF=LABEL [ELF=LABEL ...]
-  LABEL says what was measured: "90b983c2, arm-none-eabi-gcc 12.2.1, -mcpu=cortex-m4".
+  LABEL says what was measured: "90b983c2, arm-none-eabi-gcc 12.2.1, -mcpu=cortex-m4". ELFs of one
+  era and ABI are merged (each holds the classes its application links: one that makes a
+  one-arena interpreter and one that makes a two-arena one give both allocators).
 """
 import ast
 import pathlib
@@ -41,16 +43,40 @@ of the era's vtable of that role's class, bytes}.
 
 
 def measure(path: str, label: str) -> dict:
+    """The entry for one ELF built with -g: what its DWARF describes (a class the link dropped,
+    such as the one-arena allocator of a firmware that makes only two-arena ones, is left out)."""
     symbols = ElfSymbols(path)
     lay = tflm.layout(symbols)
-    abi = symbols.abi()
+    gone = {r for r in (*P.REQUIRED, *P.OPTIONAL, *P.SIZED, *P.SIZED_IF_PRESENT)
+            if lay.era.cls(r) in lay.undescribed}
     vt = symbols.vtables(P.vtable_classes(lay.era).values())
     by_class = {c: r for r, c in P.vtable_classes(lay.era).items()}
-    return {"era": lay.era.id, "abi": abi, "measured_on": label,
-            "offsets": lay.offsets, "member_sizes": lay.member_sizes,
-            "optional": lay.optional, "sizes": lay.sizes,
-            "bases": (lay.saba_nonpersistent_base, lay.saba_persistent_base),
+    return {"era": lay.era.id, "abi": symbols.abi(), "measured_on": label,
+            "offsets": {r: v for r, v in lay.offsets.items() if r not in gone},
+            "member_sizes": {r: v for r, v in lay.member_sizes.items() if r not in gone},
+            "optional": {r: v for r, v in lay.optional.items() if r not in gone},
+            "sizes": {r: v for r, v in lay.sizes.items() if r not in gone},
+            "bases": (lay.saba_nonpersistent_base, lay.saba_persistent_base) if P.ARENA_ALLOCATOR not in gone
+            else None,
             "vtables": {by_class[c]: size for c, (_, size) in sorted(vt.items())}}
+
+
+def merge(a: dict, b: dict) -> dict:
+    """Two measurements of one era and ABI (ELFs that link different classes) as one; SystemExit
+    when they disagree on a fact both hold (not one TFLM)."""
+    out = dict(a, measured_on=a["measured_on"] if a["measured_on"] == b["measured_on"] else
+               f"{a['measured_on']}; {b['measured_on']}")
+    for table in ("offsets", "member_sizes", "optional", "sizes", "vtables"):
+        merged = dict(a[table])
+        for role, value in b[table].items():
+            if role in merged and merged[role] != value:
+                raise SystemExit(f"{table}[{role}]: {merged[role]} in one ELF, {value} in the other: not one TFLM")
+            merged[role] = value
+        out[table] = merged
+    if a["bases"] and b["bases"] and tuple(a["bases"]) != tuple(b["bases"]):
+        raise SystemExit(f"bases: {a['bases']} and {b['bases']}: not one TFLM")
+    out["bases"] = a["bases"] or b["bases"]
+    return out
 
 
 def existing() -> list[dict]:
@@ -67,12 +93,14 @@ def main(argv: list[str]) -> int:
     if not argv or any("=" not in a for a in argv):
         print(__doc__.split("Usage: ")[1].strip(), file=sys.stderr)
         return 2
-    entries = existing()
+    entries, fresh = existing(), {}
     for arg in argv:
         path, label = arg.split("=", 1)
         entry = measure(path, label)
-        entries = [e for e in entries if (e["era"], e["abi"]) != (entry["era"], entry["abi"])] + [entry]
+        key = (entry["era"], entry["abi"])
+        fresh[key] = merge(fresh[key], entry) if key in fresh else entry
         print(f"{path}: TFLM {entry['era']} layout on {entry['abi']} ({label})")
+    entries = [e for e in entries if (e["era"], e["abi"]) not in fresh] + list(fresh.values())
     order = {e.id: k for k, e in enumerate(P.ERAS)}
     entries.sort(key=lambda e: (order.get(e["era"], 99), e["abi"]))
     OUT.write_text(HEADER + "MEASURED = " + pprint.pformat(entries, width=110, sort_dicts=True) + "\n")

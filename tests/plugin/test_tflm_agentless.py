@@ -467,3 +467,32 @@ def test_the_heap_is_ram_and_a_heap_arena_is_bounded_by_tflms_own_objects():
     assert found == (f"the heap block at {ARENA:#x} (TFLM's arena allocator)", ARENA, SIZE)
     facts.heap, facts.ram = [], [(0x20000000, 0x20000100)]      # the buffer in no memory the target has
     assert agentless._arena_from_objects(image(), LAYOUT, facts, ALLOC) is None
+
+
+def test_a_shared_arena_names_each_interpreters_tail_objects_and_keeps_one_head():
+    """Issue 35, item 2: two interpreters on one MicroAllocator (TFLM's way to run two models in
+    one arena). The first interpreter's walk leaves the second's objects unnamed; merge_shared
+    names them, prefixed with the interpreter, in those bytes only, and keeps the first's head."""
+    def region(offset, size, name, kind="persistent"):
+        return Region(index=0, offset=offset, size=size, id=abi.ID_NONE, kind=kind, flags=0, first_use=abi.USE_NONE,
+                      last_use=abi.USE_NONE, name=name)
+
+    def arena(regions):
+        return Arena(index=0, base_addr=0x20000000, regions_addr=0, model_addr=0, size=1000, head=64, temp=64,
+                     tail=600, model_size=0, canary=Band(0, 0, abi.NONE, abi.NONE), alignment=16,
+                     region_count=len(regions), region_capacity=len(regions), flags=abi.ARENA_FLAG_TFLM,
+                     regions=regions)
+    first = arena([region(0, 64, "tensor 0", "tensor"), region(600, 100, tflm.UNNAMED_TAIL),
+                   region(700, 36, "MicroAllocator", "metadata"), region(736, 264, tflm.UNNAMED_TAIL)])
+    second = arena([region(0, 32, "tensor 0", "tensor"), region(600, 40, "input tensor 0: TfLiteTensor", "metadata"),
+                    region(640, 60, tflm.UNNAMED_TAIL), region(700, 36, "MicroAllocator", "metadata"),
+                    region(800, 48, "subgraph 0 operator 0 (FULLY_CONNECTED): OpDataFullyConnected"),
+                    region(848, 152, tflm.UNNAMED_TAIL)])
+    assert tflm.merge_shared(first, [("'hello'", second)]) == 2
+    got = [(r.index, r.offset, r.size, r.name) for r in first.regions]
+    assert got == [(0, 0, 64, "tensor 0"), (1, 600, 40, "'hello': input tensor 0: TfLiteTensor"),
+                   (2, 640, 60, tflm.UNNAMED_TAIL), (3, 700, 36, "MicroAllocator"),
+                   (4, 736, 64, tflm.UNNAMED_TAIL),
+                   (5, 800, 48, "'hello': subgraph 0 operator 0 (FULLY_CONNECTED): OpDataFullyConnected"),
+                   (6, 848, 152, tflm.UNNAMED_TAIL)]
+    assert first.region_count == 7 and not figures.overlaps(first)

@@ -122,6 +122,33 @@ def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, a
     return chosen, hows[chosen]
 
 
+def _allocator_of(reader, lay, interpreter):
+    """The MicroAllocator the interpreter at `interpreter` uses (0: none, or unreadable)."""
+    try:
+        return int.from_bytes(reader.read(interpreter + lay.off(P.INTERPRETER, "allocator_"), lay.pointer), "little")
+    except MemoryReadError:
+        return 0
+
+
+def sharing(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, interpreter: int) -> list[int]:
+    """The other constructed interpreters that use the MicroAllocator of the one at `interpreter`
+    (TFLM's way to run several models in one arena: MicroAllocator::Create once, each
+    MicroInterpreter given the allocator), in address order; [] when none, or none can be found."""
+    allocator = _allocator_of(reader, lay, interpreter)
+    if not allocator:
+        return []
+    try:
+        found = scan_interpreters(reader, symbols, lay)
+    except (TargetError, MemoryReadError):
+        return []
+    return [a for a in found if a != interpreter and _allocator_of(reader, lay, a) == allocator]
+
+
+def _who(symbols, address):
+    named = symbols.name_at(address)
+    return f"'{named[0]}'" if named and not named[1] else f"the interpreter at {address:#x}"
+
+
 def _has_vtable(reader, symbols, lay, addr, cls):
     """Whether the object at `addr` holds a pointer into `cls`'s vtable (by the ELF's symbols)."""
     named = symbols.name_at(int.from_bytes(reader.read(addr, lay.pointer), "little"))
@@ -140,14 +167,19 @@ def _allocator_problem(reader, symbols, lay, allocator):
 def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) -> list[dict]:
     """Every MicroInterpreter found (found_interpreters), in address order (the numbers `arena attach
     --interpreter N` takes): {index, address, name (the symbol holding it, or ""), found_by (how
-    it was found), allocated,
+    it was found), shares_allocator_with (the index of the first interpreter listed that uses the
+    same MicroAllocator, and so the same arena; None), allocated,
     two_arena, buffers: [(what, base, size)] (its arena, or its non-persistent and persistent
     buffers), problem (why its allocator could not be read, or "")}."""
-    out = []
+    out, first_of = [], {}
     for k, (address, how) in enumerate(found_interpreters(reader, symbols, lay)):
         named = symbols.name_at(address)
+        allocator = _allocator_of(reader, lay, address)
         entry = {"index": k, "address": address, "name": named[0] if named and not named[1] else "",
-                 "found_by": how, "allocated": False, "two_arena": False, "buffers": [], "problem": ""}
+                 "found_by": how, "allocated": False, "two_arena": False, "buffers": [], "problem": "",
+                 "shares_allocator_with": first_of.get(allocator) if allocator else None}
+        if allocator:
+            first_of.setdefault(allocator, k)
         try:
             _model, entry["allocated"] = tflm.read_header(reader, lay, address)
             allocator = int.from_bytes(reader.read(address + lay.off(P.INTERPRETER, "allocator_"),
@@ -535,10 +567,13 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise TargetError(f"agentless mode: the planner's JSON does not follow \"{planner.SCHEMA}\" "
                               f"({type(e).__name__}: {e}): is `set arena planner-path` arenascope-plan?") from None
+        others = sharing(reader, symbols, lay, interpreter) if walked is not None else []
+        if others:
+            _name_shared(reader, symbols, lay, walked, others, planner_tool, plans, build)
         if walked is not None:
             a = walked.arena
             predicted_tail = postmortem.tail_bytes_at(doc, a.size)
-            if not walked.two_arena and predicted_tail is not None and predicted_tail != a.size - a.tail:
+            if not walked.two_arena and predicted_tail is not None and predicted_tail != a.size - a.tail and not others:
                 # The replay is not this firmware's TFLM (or kernels, or model): its sizes of the
                 # kernels' data would name wrong spans, and its minimum does not hold.
                 revision = (doc.get("tflm") or {}).get("revision", P.NEWEST.id)
@@ -562,6 +597,32 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
     if out.desc is not None and doc is not None and (doc.get("arena") or {}).get("exact"):
         out.minimum = doc["arena"].get("minimum_bytes")  # the model's need: its arena is TFLM's, broken or not
     return out
+
+
+def _name_shared(reader, symbols, lay, walked, others, planner_tool, plans, build):
+    """The tail of an arena several interpreters share (one MicroAllocator): each other one's
+    objects named in it (tflm.merge_shared), from its own walk with its own model's plan, and a
+    note saying so. An interpreter that cannot be walked is named in the note."""
+    arena = walked.arenas[-1]  # the buffer holding the persistent tail
+    walks, failed = [], []
+    for other in others:
+        try:
+            model_addr, allocated = tflm.read_header(reader, lay, other)
+            if not allocated:
+                failed.append(f"{_who(symbols, other)} (not allocated yet)")
+                continue
+            doc = plan_for(reader, symbols, lay, model_addr, planner_tool, "", arena_size=None, plans=plans,
+                           build=build)
+            walks.append((_who(symbols, other), tflm.walk(reader, lay, other, doc).arenas[-1]))
+        except (TargetError, MemoryReadError, tflm.AgentlessError, KeyError, TypeError, ValueError, IndexError) as e:
+            failed.append(f"{_who(symbols, other)} ({e})")
+    named = tflm.merge_shared(arena, walks)
+    who = ", ".join(w for w, _ in walks) or "none walked"
+    walked.mismatches.append(
+        f"this arena is shared through one {lay.name(P.MICRO_ALLOCATOR)} with {len(others)} other interpreter(s) "
+        f"({who}{'; not walked: ' + ', '.join(failed) if failed else ''}): its tail holds each one's objects "
+        f"({named} of theirs named, prefixed with the interpreter), its head the plan of whichever ran last (shown: "
+        "this one's; `arena attach --interpreter N` shows another's); one model's minimum arena does not apply")
 
 
 def kernel_build(symbols: Symbols, build: kernels.KernelBuild | None = None, kernels_setting: str = "auto",

@@ -95,7 +95,7 @@ class Layout:
             return "the firmware's debug information"
         return (f"arenascope's layout of TFLM {self.era.id} measured on {self.measured}: the firmware's debug "
                 f"information does not describe {', '.join(P.short(c) for c in self.undescribed)} (TFLM built "
-                f"without -g); {self.confirmed} sizes, offsets and vtables it does describe agree")
+                f"without -g, or not linked); {self.confirmed} sizes, offsets and vtables it does describe agree")
 
     def describe(self) -> str:
         """The era, and where the layout came from when it is not the firmware's DWARF."""
@@ -250,7 +250,7 @@ def layout(symbols: Symbols) -> Layout:
         found = symbols.members(cls, list(names))
         return None if found is None else {names[m]: v for m, v in found.items() if m in names}
 
-    offsets, member_sizes, optional = {}, {}, {}
+    offsets, member_sizes, optional, sizes, undescribed = {}, {}, {}, {}, []
     for role, keys in P.OPTIONAL.items():
         found = ask(role, keys)
         if found:  # another planner, or another TFLM: the post-mortem says less, nothing fails
@@ -258,7 +258,8 @@ def layout(symbols: Symbols) -> Layout:
     for role, keys in P.REQUIRED.items():
         found = ask(role, keys)
         if found is None:  # TFLM built without -g: the era's measured layout, where it is confirmed
-            return _keep(memo, _from_measured(symbols, era))
+            undescribed.append(role)
+            continue
         missing = [era.member(role, k) for k in keys if k not in found]
         if missing:
             raise TargetError(f"agentless mode: {era.cls(role)} has no member {', '.join(missing)} in this firmware: "
@@ -266,12 +267,12 @@ def layout(symbols: Symbols) -> Layout:
                               "TFLM commit you build, or add the arenascope agent")
         offsets[role] = {m: v[0] for m, v in found.items()}
         member_sizes[role] = {m: v[1] for m, v in found.items() if v[1] is not None}
-    sizes = {}
     for role in P.SIZED:
         size = symbols.type_size(era.cls(role))
         if size is None:
-            return _keep(memo, _from_measured(symbols, era))
-        sizes[role] = size
+            undescribed += [] if role in undescribed else [role]
+        else:
+            sizes[role] = size
     for role in P.SIZED_IF_PRESENT:
         size = symbols.type_size(era.cls(role)) if era.cls(role) else None
         if size:
@@ -281,6 +282,8 @@ def layout(symbols: Symbols) -> Layout:
     persistent_base = symbols.base_offset(arena_cls, p_base) if p_base else None
     lay = Layout(pointer=symbols.pointer_size(), offsets=offsets, sizes=sizes, saba_nonpersistent_base=base,
                  saba_persistent_base=persistent_base, member_sizes=member_sizes, optional=optional, era=era)
+    if undescribed:
+        _fill_from_measured(symbols, lay, undescribed)
     return _keep(memo, lay)
 
 
@@ -290,34 +293,49 @@ def _keep(memo, lay: Layout) -> Layout:
     return lay
 
 
-def _from_measured(symbols: Symbols, era: P.Era) -> Layout:
-    """The Layout of a firmware whose DWARF lacks some of TFLM's classes (its TFLM library built
-    without -g): the era's layout measured on a real build for the firmware's ABI (tflm_profile.
-    measured), once everything the DWARF still describes (the MicroInterpreter, TfLiteTensor,
-    TfLiteNode, ...) and every vtable's size agree with it. TargetError otherwise: no object is
-    read by a layout that cannot be confirmed."""
-    undescribed = [era.cls(r) for r in [*P.REQUIRED, *P.SIZED]
-                   if era.cls(r) and symbols.type_size(era.cls(r)) is None]
-    undescribed = list(dict.fromkeys(undescribed))
+def _fill_from_measured(symbols: Symbols, lay: Layout, roles: list[str]) -> None:
+    """Fills in `lay` the roles the firmware's DWARF does not describe (its TFLM library built
+    without -g: the classes with vtables are only declared there; or a class the link dropped) from
+    the era's layout measured on a real build for the firmware's ABI (tflm_profile.measured), once
+    everything the DWARF still describes (the MicroInterpreter, TfLiteTensor, TfLiteNode, ...) and
+    every vtable's size agree with it. TargetError otherwise: no object is read by a layout that
+    cannot be confirmed."""
+    era = lay.era
+    undescribed = list(dict.fromkeys(era.cls(r) for r in roles if era.cls(r)))
     entry = P.measured(era, symbols.abi())
     what = (f"agentless mode: the firmware's debug information does not describe {', '.join(undescribed)} "
-            f"({era.describe()}; TFLM's library built without -g, as prebuilt vendor libraries are)")
+            f"({era.describe()}; TFLM's library built without -g, as prebuilt vendor libraries are, or the class "
+            "not linked)")
     if entry is None:
         raise TargetError(f"{what}, and arenascope has no layout of this TFLM measured on {symbols.abi() or 'its ABI'} "
                           f"(measured: {P.measured_list()}). Rebuild TFLM with -g (only -g: the code does not "
                           "change), or add the arenascope agent (docs/agent.md)")
     diffs, confirmed = _differences(symbols, entry)
-    if diffs:
+    missing = [era.cls(r) for r in roles if r not in entry["sizes"] and r in P.SIZED or r not in entry["offsets"]
+               and r in P.REQUIRED]
+    if diffs or missing:
         raise TargetError(f"{what}, and arenascope's layout measured on TFLM {entry['measured_on']} does not fit "
-                          f"it: {'; '.join(diffs)} (a TFLM between the commits arenascope measured). Rebuild TFLM "
-                          "with -g (only -g: the code does not change), or add the arenascope agent")
+                          f"it: {'; '.join(diffs + [f'it does not hold {c}' for c in missing])} (a TFLM between the "
+                          "commits arenascope measured). Rebuild TFLM with -g (only -g: the code does not change), "
+                          "or add the arenascope agent")
     entry = copy.deepcopy(entry)
-    np_base, p_base = entry["bases"]
-    return Layout(pointer=symbols.pointer_size(), offsets=entry["offsets"], sizes=entry["sizes"],
-                  saba_nonpersistent_base=np_base, saba_persistent_base=p_base, member_sizes=entry["member_sizes"],
-                  optional={r: dict(v) for r, v in entry["optional"].items()}, era=era,
-                  measured=f"{entry['measured_on']} ({entry['abi']})", undescribed=undescribed,
-                  confirmed=confirmed)
+    for role in roles:
+        for table in ("offsets", "member_sizes"):
+            if role in entry[table]:
+                getattr(lay, table)[role] = entry[table][role]
+        if role in entry["sizes"]:
+            lay.sizes[role] = entry["sizes"][role]
+        if role in entry["optional"] and role not in lay.optional:
+            lay.optional[role] = dict(entry["optional"][role])
+    for role in P.OPTIONAL:  # the optional members of classes described only by the measurement
+        if role not in lay.optional and role in entry["optional"] and symbols.type_size(era.cls(role) or "") is None:
+            lay.optional[role] = dict(entry["optional"][role])
+    for role in P.SIZED_IF_PRESENT:
+        if role not in lay.sizes and role in entry["sizes"]:
+            lay.sizes[role] = entry["sizes"][role]
+    if P.ARENA_ALLOCATOR in roles:
+        lay.saba_nonpersistent_base, lay.saba_persistent_base = entry["bases"]
+    lay.measured, lay.undescribed, lay.confirmed = f"{entry['measured_on']} ({entry['abi']})", undescribed, confirmed
 
 
 @dataclass
@@ -566,17 +584,7 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
     known += _kernel_buffers(reader, layout, plan, op_data, known, tail_base, tail_lo, tail_size)
     # What the interpreter does not point to (kernel data, builtin options, quantization, padding):
     # the gaps between the known objects, named as such.
-    known.sort()
-    at = tail_lo
-    filled = []
-    for offset, nbytes, label, kind, flags in known:
-        if offset > at:
-            filled.append((at, offset - at, UNNAMED_TAIL, "persistent", 0))
-        if offset >= at:
-            filled.append((offset, nbytes, label, kind, flags))
-            at = offset + nbytes
-    if at < tail_size:
-        filled.append((at, tail_size - at, UNNAMED_TAIL, "persistent", 0))
+    filled = fill_tail(known, tail_lo, tail_size)
     tail_regions = regions if not al.two else []
     for offset, nbytes, label, kind, flags in filled:
         tail_regions.append(Region(index=len(tail_regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind=kind,
@@ -595,6 +603,49 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
                                      region_capacity=len(tail_regions), flags=abi.ARENA_FLAG_TFLM,
                                      regions=tail_regions, memory="persistent"))
     return walk_out
+
+
+def fill_tail(known: list[tuple], tail_lo: int, tail_size: int) -> list[tuple]:
+    """The tail [tail_lo, tail_size) as regions (offset, size, label, kind, flags): the known
+    objects in address order (one that overlaps an earlier one is dropped) and the gaps between
+    them, named UNNAMED_TAIL (kernel data, builtin options, quantization, padding)."""
+    at, filled = tail_lo, []
+    for offset, nbytes, label, kind, flags in sorted(known):
+        if offset > at:
+            filled.append((at, offset - at, UNNAMED_TAIL, "persistent", 0))
+        if offset >= at:
+            filled.append((offset, nbytes, label, kind, flags))
+            at = offset + nbytes
+    if at < tail_size:
+        filled.append((at, tail_size - at, UNNAMED_TAIL, "persistent", 0))
+    return filled
+
+
+def merge_shared(arena: Arena, others: list[tuple[str, Arena]]) -> int:
+    """Names, in the tail of `arena` (one interpreter's walk), the objects of the other
+    interpreters sharing its MicroAllocator (TFLM's way to run several models in one arena): each
+    other walk's named tail objects (`who`: the interpreter, prefixed to their names) that lie in
+    bytes the first left unnamed. The head is left as it is (it holds one plan at a time).
+    Returns how many regions were named so."""
+    own = [r for r in arena.regions if r.offset >= arena.tail and r.name != UNNAMED_TAIL]
+    known = [(r.offset, r.size, r.name, r.kind, r.flags) for r in own]
+    taken = {(r.offset, r.size) for r in own}
+    added = 0
+    for who, other in others:
+        for r in other.regions:
+            if r.offset >= other.tail and r.name != UNNAMED_TAIL and (r.offset, r.size) not in taken and \
+                    all(r.offset + r.size <= o or o + n <= r.offset for o, n, *_ in known):
+                known.append((r.offset, r.size, f"{who}: {r.name}", r.kind, r.flags))
+                taken.add((r.offset, r.size))
+                added += 1
+    head = [r for r in arena.regions if r.offset < arena.tail or r.kind in ("tensor", "scratch")]
+    tail = [Region(index=0, offset=o, size=n, id=abi.ID_NONE, kind=k, flags=f, first_use=abi.USE_NONE,
+                   last_use=abi.USE_NONE, name=label) for o, n, label, k, f in fill_tail(known, arena.tail, arena.size)]
+    arena.regions = head + tail
+    for k, r in enumerate(arena.regions):
+        r.index = k
+    arena.region_count = arena.region_capacity = len(arena.regions)
+    return added
 
 
 def _kernel_buffers(reader, layout, plan, op_data, known, tail_base, tail_lo, tail_size):

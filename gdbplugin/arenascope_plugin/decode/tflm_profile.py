@@ -193,14 +193,15 @@ def any_tflm_vtables() -> list[str]:
 
 def detect(has_vtable, has_type, has_member) -> tuple[Era | None, list[str]]:
     """The era of a firmware: the first (newest) whose graph's vtable the symbol table holds and
-    whose arena allocator and MicroAllocator members the DWARF describes. has_vtable(symbol),
+    whose arena allocator (or two-arena allocators) and MicroAllocator members the DWARF describes. has_vtable(symbol),
     has_type(class) and has_member(class, member) ask the firmware. Returns (era, []) or (None,
     the TFLM classes found, for the message)."""
     for era in ERAS:
         if not has_vtable(vtable_symbol(era.cls(GRAPH))):
             continue
-        if not has_type(era.cls(ARENA_ALLOCATOR)):
-            continue
+        two_arena = era.cls(TWO_ARENA_NON_PERSISTENT)
+        if not has_type(era.cls(ARENA_ALLOCATOR)) and not (two_arena and has_type(two_arena)):
+            continue  # (a firmware that makes only two-arena allocators may not link the one-arena one)
         if era.marker is not None:
             role, member, present = era.marker
             if has_member(era.cls(role), member) != present:

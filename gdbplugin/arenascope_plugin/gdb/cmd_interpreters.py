@@ -18,6 +18,8 @@ def describe(entry):
     else:
         arenas = ", ".join(f"{what} {base:#x}+{size}" for what, base, size in entry["buffers"])
     mode = "" if entry["problem"] else "two arenas: " if entry["two_arena"] else "one arena: "
+    if entry.get("shares_allocator_with") is not None:
+        mode = f"shares its MicroAllocator and arena with [{entry['shares_allocator_with']}]: " + mode
     state = ("AllocateTensors had succeeded" if entry["problem"] else "allocated") if entry["allocated"] else \
         "not allocated (AllocateTensors has not succeeded)"
     return f"  [{entry['index']}] {entry['address']:#x} {where}({entry['found_by']}) {mode}{arenas}; {state}"
