@@ -196,12 +196,16 @@ def detect(has_vtable, has_type, has_member) -> tuple[Era | None, list[str]]:
     whose arena allocator (or two-arena allocators) and MicroAllocator members the DWARF describes. has_vtable(symbol),
     has_type(class) and has_member(class, member) ask the firmware. Returns (era, []) or (None,
     the TFLM classes found, for the message)."""
+    # A firmware that makes only two-arena allocators may link no one-arena allocator of any era:
+    # its two-arena allocators' types then stand for it.
+    one_arena_linked = any(has_type(e.cls(ARENA_ALLOCATOR)) for e in ERAS)
     for era in ERAS:
         if not has_vtable(vtable_symbol(era.cls(GRAPH))):
             continue
         two_arena = era.cls(TWO_ARENA_NON_PERSISTENT)
-        if not has_type(era.cls(ARENA_ALLOCATOR)) and not (two_arena and has_type(two_arena)):
-            continue  # (a firmware that makes only two-arena allocators may not link the one-arena one)
+        if not has_type(era.cls(ARENA_ALLOCATOR)) and \
+                (one_arena_linked or not (two_arena and has_type(two_arena))):
+            continue
         if era.marker is not None:
             role, member, present = era.marker
             if has_member(era.cls(role), member) != present:
