@@ -9,6 +9,8 @@
  * selectors at a breakpoint on standin_boot(), before the interpreter is constructed.
  * Register addresses: ARMv7-M ARM B3.2 (SCB) and the MPS2 AN386 memory map (CMSDK UART0).
  */
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <new>
@@ -42,6 +44,29 @@ __attribute__((aligned(16))) uint8_t standin_non_persistent_arena[STANDIN_TWO_AR
 __attribute__((aligned(16))) uint8_t standin_persistent_arena[STANDIN_TWO_ARENA_BYTES];
 volatile uint32_t standin_non_persistent_bytes = STANDIN_TWO_ARENA_BYTES;
 volatile uint32_t standin_persistent_bytes = STANDIN_TWO_ARENA_BYTES;
+
+#ifdef STANDIN_PER_INFERENCE
+// The per-inference variant (tflm_standin_per_inference_fw.elf), as Edge Impulse's SDK runs by
+// default: for each inference the arena and the interpreter are malloc'd (newlib nano's malloc,
+// from the heap __HeapBase/__HeapLimit bound), allocated, invoked, destroyed and freed. A result
+// buffer malloc'd after the first inference and kept makes the next arena land elsewhere: it moves.
+extern uint8_t __HeapBase[], __HeapLimit[];
+extern "C" void *_sbrk(ptrdiff_t increment)
+{
+    static uint8_t *brk = __HeapBase;
+    if (increment > __HeapLimit - brk) return (void *)-1;
+    uint8_t *old = brk;
+    brk += increment;
+    return old;
+}
+tflite::MicroInterpreter *g_interpreter;  // dangles between inferences, as an application's often does
+volatile uint8_t *standin_results;        // kept from the first inference on
+volatile uintptr_t standin_arena_at;      // this inference's arena (the tests read it)
+extern "C" __attribute__((noinline)) void between_inferences(int n)
+{
+    __asm volatile("" ::"r"(n) : "memory");
+}
+#endif
 
 #if defined(STANDIN_HEAP) || defined(STANDIN_EXTRAM)
 #ifdef STANDIN_HEAP
@@ -236,6 +261,27 @@ int main(void)
     arenascope_init(&__StackLimit, &__StackTop, nullptr, nullptr);
 #endif
     static StandinOpResolver resolver;
+#ifdef STANDIN_PER_INFERENCE
+    for (;;) {
+        uint8_t *raw = static_cast<uint8_t *>(malloc(arena_bytes + 15u));
+        void *where = malloc(sizeof(tflite::MicroInterpreter));
+        if (!raw || !where) allocation_failed();
+        uint8_t *arena = (uint8_t *)(((uintptr_t)raw + 15u) & ~(uintptr_t)15u);
+        standin_arena_at = (uintptr_t)arena;
+        g_interpreter =
+            new (where) tflite::MicroInterpreter(tflite::GetModel(demo_model_data), resolver, arena, arena_bytes);
+        if (g_interpreter->AllocateTensors() != kTfLiteOk) allocation_failed();
+        if (g_interpreter->Invoke() != kTfLiteOk) {
+            for (;;) invoke_failed();
+        }
+        inference_done((int)++standin_invokes);
+        g_interpreter->~MicroInterpreter();
+        free(where);
+        free(raw);
+        if (!standin_results) standin_results = static_cast<volatile uint8_t *>(malloc(64));
+        between_inferences((int)standin_invokes);
+    }
+#endif
 #if defined(STANDIN_HEAP) || defined(STANDIN_EXTRAM)
     uint8_t *heap_arena = static_cast<uint8_t *>(standin_heap_alloc(arena_bytes));
     void *heap_interpreter = standin_heap_alloc(sizeof(tflite::MicroInterpreter));

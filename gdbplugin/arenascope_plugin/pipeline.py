@@ -222,6 +222,38 @@ def model_plan(ctx, arena) -> dict | None:
 
 
 def _load_agentless(ctx):
+    loaded = _load_interpreter(ctx)
+    _say_moved(ctx, loaded)
+    return loaded
+
+
+def _say_moved(ctx, loaded):
+    """An arena whose base differs from the one the previous stop or refresh of this session saw
+    (ctx.cache keeps it) moved: a per-inference arena (Edge Impulse's default, built and freed for
+    each inference) allocated again elsewhere. Said once a move; carried by the arena while it
+    stays there (moved_from: the snapshot's arenas[].moved_from, which the viewer shows)."""
+    if loaded.desc is None or not loaded.desc.arenas:
+        return
+    now = [(a.base_addr, a.size) for a in loaded.desc.arenas]
+    before = ctx.cache.get("arena-bases")
+    ctx.cache["arena-bases"] = now
+    moved = ctx.cache.setdefault("arena-moved", {})  # arena index -> (from, to) of its last move
+    moves = []
+    if before and len(before) == len(now) and before != now:
+        for a, (lo, size) in zip(loaded.desc.arenas, before, strict=True):
+            if a.base_addr != lo:
+                moved[a.index] = (lo, a.base_addr)
+                moves.append(f"{lo:#x}+{size} -> {a.base_addr:#x}+{a.size}")
+    for a in loaded.desc.arenas:
+        if a.index in moved and moved[a.index][1] == a.base_addr:
+            a.moved_from = moved[a.index][0]
+    if moves:
+        ctx.warn("arena-moved", f"the arena moved since the last look ({'; '.join(moves)}): TFLM's arena was "
+                 "allocated again elsewhere (a per-inference arena, freed after each inference, or the "
+                 "interpreter built again); the figures are the new one's")
+
+
+def _load_interpreter(ctx):
     pinned = ctx.cache.get("interpreter") if ctx.cache.get("pin") else None
     if pinned is not None and ctx.cache.get("loaded") is not None:
         # A poller: TFLM lays the arena out once. Its allocator's state (a handful of words) says
@@ -233,11 +265,21 @@ def _load_agentless(ctx):
         kept_state, kept = ctx.cache["loaded"]
         if state is not None and state == kept_state:
             return copy.deepcopy(kept)
-    loaded = agentless.load(ctx.reader, ctx.symbols, ctx.settings.planner, ctx.settings.model,
-                            attached=ctx.settings.interpreter if pinned is None else pinned[0],
-                            attached_how=None if pinned is None else pinned[1],
-                            warn=lambda w: ctx.warn("interpreters", w), plans=ctx.cache.setdefault("plans", {}),
-                            build=kernel_build(ctx))
+    def load(attached, how):
+        return agentless.load(ctx.reader, ctx.symbols, ctx.settings.planner, ctx.settings.model, attached=attached,
+                              attached_how=how, warn=lambda w: ctx.warn("interpreters", w),
+                              plans=ctx.cache.setdefault("plans", {}), build=kernel_build(ctx))
+    if pinned is None:
+        loaded = load(ctx.settings.interpreter, None)
+    else:
+        try:
+            loaded = load(pinned[0], pinned[1])
+            if agentless.freed_interpreter(ctx.reader, ctx.symbols, tflm.layout(ctx.symbols), pinned[0]):
+                raise TargetError("the pinned interpreter was freed")
+        except TargetError:  # the interpreter the poller followed is gone (freed, rebuilt): look again
+            ctx.cache.pop("interpreter", None)
+            ctx.cache.pop("loaded", None)
+            loaded = load(ctx.settings.interpreter, None)
     if ctx.cache.get("pin") and loaded.state is not None and loaded.state.interpreter:
         ctx.cache["interpreter"] = (loaded.state.interpreter, loaded.found_by)
         try:
@@ -546,6 +588,16 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
     if ctx.reader.origin:
         source["dump"] = ctx.reader.origin  # read from a RAM dump: the snapshot says so
     snap = snapshot_json.build(ctx.desc, ctx.figs, ctx.stack, checks_of(ctx, with_fault), source)
+    # Which memory each lies in (Symbols.memories: "RAM (.bss)", "the heap (...)", "psram (named by
+    # the user)"), for the viewer's RAM column; absent where none the firmware describes.
+    apart = _apart_from_stack(ctx, ctx.desc) if ctx.desc.stack.filled else None
+    for a in snap["arenas"]:
+        if (memory := ctx.symbols.memory_of(a["base_addr"])) is not None:
+            a["in_memory"] = memory
+        if apart and apart(a["base_addr"]):
+            a["apart_from_stack"] = True  # the stack rule's: the stack cannot run into it
+    if snap.get("stack") and (memory := ctx.symbols.memory_of(snap["stack"]["low_addr"])) is not None:
+        snap["stack"]["in_memory"] = memory
     if ctx.kernel is not None:
         snap["tasks"] = snapshot_json.tasks_json(ctx.kernel, ctx.tasks)
     st = ctx.tflm

@@ -440,6 +440,35 @@ def test_an_arena_and_interpreter_in_external_ram():
         assert "overwritten" not in got["fault"] + got["regions"] and "no memory of the ELF" not in got["info"]
 
 
+def test_a_per_inference_arena_freed_between_inferences_and_moved():
+    """Issue 35, item 3: the arena and the interpreter malloc'd (newlib nano) for each inference and
+    freed after it, as Edge Impulse's SDK does; a buffer kept after the first inference makes the
+    second arena land elsewhere. Inside an inference the arena is TFLM's own; between inferences
+    the interpreter is said to be freed (newlib's free list), never read as live or damaged; at the
+    next inference the arena is said to have moved, and the snapshot carries where from."""
+    elf = BUILD / "firmware" / "tflm_standin" / "tflm_standin_per_inference_fw.elf"
+    if not elf.exists():
+        pytest.skip(f"{elf} not built (bash tools/build.sh)")
+    plan = standin_plan_cache()["doc"]
+    size = plan["arena"]["recommended_bytes"]
+    where = ["print/x standin_arena_at"]
+    stops = [["break inference_done", "break between_inferences", "continue", *where], ["continue"],
+             ["continue", *where]]
+    (first, between, second), uart, text = session(0, stops, elf=elf)
+    at = [int(v, 16) for v in re.findall(r"^\$\d+ = (0x[0-9a-f]+)$", text, re.M)]
+    assert len(at) == 2 and at[0] != at[1], text[-2000:]
+    assert_clean(first, text)
+    a = first["snap"]["arenas"][0]
+    assert (a["base_addr"], a["size_bytes"], a["used_bytes"]) == (at[0], size, plan["arena"]["arena_used_bytes"])
+    assert "moved_from" not in a and "moved" not in first["info"]
+    assert "is in freed heap memory (newlib's free list holds" in between["info"], between["info"]
+    assert "no interpreter is alive now" in between["info"] and "overwritten" not in between["fault"]
+    assert_clean(second, text)
+    assert f"the arena moved since the last look ({at[0]:#x}+{size} -> {at[1]:#x}+{size})" in second["info"]
+    b = second["snap"]["arenas"][0]
+    assert (b["base_addr"], b["moved_from"]) == (at[1], at[0]), b
+
+
 def measure_with_the_tool(elf):
     """tools/measure_tflm_layouts.py's entry for an ELF built with -g (what it would commit)."""
     return runpy.run_path(str(ROOT / "tools" / "measure_tflm_layouts.py"))["measure"](str(elf), "the stand-in with -g")

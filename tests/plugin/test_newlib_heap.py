@@ -41,3 +41,14 @@ def test_a_damaged_list_ends_the_walk_and_never_loops():
     assert newlib_heap.free_chunks(image([(HEAD, 0x20000200), (0x20000200, -8)]), HEAD, HEAP) == []
     assert newlib_heap.free_chunks(image([]), None, HEAP) is None
     assert newlib_heap.free_chunks(ImageReader([]), HEAD, HEAP) is None     # unreadable
+
+
+def test_an_object_partly_reused_since_it_was_freed_is_still_freed():
+    """nano's malloc hands out the end of a free chunk it splits: after the interpreter and its
+    arena are freed (one merged chunk) a 64 B malloc takes the chunk's last 72 B, over the
+    interpreter's end. The stand-in's per-inference run: free chunk 0x2000ca10-0x20012c98, the
+    interpreter (208 B) at 0x20012c10, the new block from 0x20012c98."""
+    chunks = [(0x2000CA10, 0x20012C98)]
+    assert newlib_heap.freed(chunks, 0x20012C10, 208) == (0x2000CA10, 0x20012C98)
+    assert newlib_heap.freed(chunks, 0x20012C98, 72) is None            # the block handed out
+    assert newlib_heap.freed(chunks, 0x2000CA00, 16) is None            # ends where the chunk starts

@@ -2,12 +2,14 @@
 // Expected values are worked out by hand or read from the golden fixture snapshot.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "layout.h"
+#include "panels.h"
 #include "snapshot.h"
 
 using namespace arenascope;
@@ -705,6 +707,41 @@ TEST(Layout, RamColumnSpansArenaToStackTop)
     EXPECT_FLOAT_EQ(c.y_of(0x1000), 400.f);
     EXPECT_FLOAT_EQ(c.y_of(0x5000), 0.f);
     EXPECT_FLOAT_EQ(c.y_of(0x3000), 200.f);
+}
+
+// Issue 35: an arena in external RAM, apart from the stack, that moved since the previous snapshot
+// (a per-inference arena): the RAM column shows it alone, and the summary says where it moved from.
+TEST(Snapshot, AMovedArenaInExternalRamIsShownApartAndSaidToHaveMoved)
+{
+    json j = fixture();
+    const uint64_t base = j["arenas"][0]["base_addr"].get<uint64_t>();
+    j["arenas"][0]["moved_from"] = base - 0x90;
+    j["arenas"][0]["in_memory"] = "psram (named by the user)";
+    j["arenas"][0]["apart_from_stack"] = true;
+    j["stack"]["in_memory"] = "RAM (.stack)";
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    const Arena &a = r.snapshot->arenas[0];
+    ASSERT_TRUE(a.moved_from);
+    EXPECT_EQ(*a.moved_from, base - 0x90);
+    EXPECT_EQ(a.in_memory, "psram (named by the user)");
+    EXPECT_EQ(r.snapshot->stack.in_memory, "RAM (.stack)");
+    const RamColumn c = ram_column(*r.snapshot, a, Rect{0, 0, 50, 400});
+    EXPECT_EQ(c.lo, base);
+    EXPECT_EQ(c.hi, base + a.size_bytes);  // the arena alone, though the stack is above it
+    const auto lines = summary_lines(*r.snapshot, &a, -1);
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_EQ(lines[1].text, fmt::format("moved      from {:#x} to {:#x}", base - 0x90, base));
+    // Without them: the arena up to the stack's top, no "moved" line (the golden fixture).
+    LoadResult plain = load_snapshot_file(ARENASCOPE_FIXTURE);
+    ASSERT_TRUE(plain.snapshot);
+    EXPECT_FALSE(plain.snapshot->arenas[0].moved_from);
+    EXPECT_EQ(ram_column(*plain.snapshot, plain.snapshot->arenas[0], Rect{0, 0, 50, 400}).hi,
+              std::max(plain.snapshot->stack.high_addr, base + a.size_bytes));
+    EXPECT_NE(summary_lines(*plain.snapshot, &plain.snapshot->arenas[0], -1)[1].text.rfind("moved", 0), 0u);
+    // A wrong type is refused with its path.
+    j["arenas"][0]["moved_from"] = "0x20000000";
+    EXPECT_NE(parse(j).error.find("$.arenas[0].moved_from"), std::string::npos) << parse(j).error;
 }
 
 TEST(Layout, PaletteKindsAreDistinct)

@@ -253,6 +253,7 @@ RamColumn ram_column(const Snapshot &s, const Arena &a, Rect area)
     c.lo = a.base_addr;
     c.hi = std::max(s.stack.high_addr, a.base_addr + a.size_bytes);
     if (s.stack.high_addr < a.base_addr) c.hi = a.base_addr + a.size_bytes;  // stack below the arena: arena only
+    if (a.apart_from_stack) c.hi = a.base_addr + a.size_bytes;  // in another memory (external RAM): the arena alone
     if (c.hi <= c.lo) c.hi = c.lo + 1;
     return c;
 }

@@ -28,6 +28,11 @@ std::vector<PanelLine> summary_lines(const Snapshot &s, const Arena *a, int sele
     line("Summary: verdict " + s.verdict + (s.time.size() >= 19 ? "  at " + s.time.substr(11, 8) + " UTC" : ""),
          verdict_colour(s.verdict), s.time.empty() ? "" : "snapshot taken " + s.time);
     if (a) {
+        if (a->moved_from) {  // said first: every figure below is the new arena's
+            line(fmt::format("moved      from {:#x} to {:#x}", *a->moved_from, a->base_addr), verdict_colour("WARN"),
+                 "TFLM's arena was allocated again elsewhere since the previous snapshot (a per-inference arena, "
+                 "freed after each inference, or the interpreter built again).");
+        }
         line(fmt::format("size       {}", format_bytes_exact(a->size_bytes)));
         line(fmt::format("head       {} (planned)   temp {}", format_bytes_exact(a->head_bytes),
                          format_bytes_exact(a->temp_bytes - std::min(a->temp_bytes, a->head_bytes))));

@@ -85,10 +85,13 @@ Picture ram_picture(const Snapshot &s, const Arena *ap, const Rect &r, const Mea
             p.box(r.x + 4, r.y + r.h - 19, r.x + 8 + measure(label), r.y + r.h - 3, colour(Paint::Background));
             p.text(r.x + 6, r.y + r.h - 18, label, colour(verdict));
         }
-        labels.push_back({(Y(s.stack.high_addr) + Y(s.stack.low_addr)) / 2 - 7, "stack"});
+        labels.push_back({(Y(s.stack.high_addr) + Y(s.stack.low_addr)) / 2 - 7,
+                          s.stack.in_memory.empty() ? "stack" : "stack, " + s.stack.in_memory});
     }
     if (s.guard.present) labels.push_back({Y(s.guard.high_addr) - 2, "guard"});
-    if (ap) labels.push_back({(Y(b + a.size_bytes) + Y(b)) / 2 - 7, "arena"});
+    if (ap)
+        labels.push_back(
+            {(Y(b + a.size_bytes) + Y(b)) / 2 - 7, a.in_memory.empty() ? "arena" : "arena, " + a.in_memory});
     std::sort(labels.begin(), labels.end());
     float next = r.y + 20;
     for (auto &[y, t] : labels) {

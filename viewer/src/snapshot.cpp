@@ -37,6 +37,8 @@ struct ArenaStream {
     std::size_t live_count = 0;
     std::string live_error;
 };
+std::string clip_utf8(std::string s, std::size_t max);
+
 struct Streamed {
     std::vector<ArenaStream> arenas;  // by index in $.arenas
     std::vector<uint64_t> damaged;    // $.fault.damaged_regions: each unsigned entry ...
@@ -278,6 +280,9 @@ Arena arena(const json &v, const std::string &path, ArenaStream &streamed)
     a.headroom_pct = number(v, "headroom_pct", path);
     a.minimum_arena_bytes = opt_u64(v, "minimum_arena_bytes", path);
     a.headroom_is_upper_estimate = boolean(v, "headroom_is_upper_estimate", path);
+    a.moved_from = opt_u64(v, "moved_from", path);
+    a.in_memory = clip_utf8(string(v, "in_memory", path, true), kMaxMemoryName);
+    a.apart_from_stack = v.contains("apart_from_stack") && boolean(v, "apart_from_stack", path);
     a.free_band = band(member(v, "free_band", path), path + ".free_band");
     if (a.free_band.present &&
         (a.free_band.low_addr < a.base_addr || a.free_band.high_addr > a.base_addr + a.size_bytes)) {
@@ -560,6 +565,7 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     s.stack.room_bytes = opt_u64(st, "room_bytes", "$.stack");
     s.stack.required_room_bytes = opt_u64(st, "required_room_bytes", "$.stack");
     s.stack.source = string(st, "source", "$.stack");
+    s.stack.in_memory = clip_utf8(string(st, "in_memory", "$.stack", true), kMaxMemoryName);
     s.stack.overflowed = boolean(st, "overflowed", "$.stack");
     s.stack.rule_factor = number(st, "rule_factor", "$.stack");
     s.guard = band(member(root, "guard", path), "$.guard");

@@ -20,6 +20,7 @@ constexpr std::size_t kMaxArenas = 16;
 constexpr std::size_t kMaxRegions = 200000;  // per arena
 constexpr std::size_t kMaxScopes = 200000;
 constexpr std::size_t kMaxChecks = 256;
+constexpr std::size_t kMaxMemoryName = 120;     // bytes of an arena's or the stack's in_memory kept
 constexpr std::size_t kMaxHistoryPoints = 600;  // live history
 // "tflm" (the agentless post-mortem): a "tflm" past these is refused (the rest of the snapshot is shown).
 constexpr std::size_t kMaxTflmVerdicts = 16;
@@ -75,6 +76,9 @@ struct Arena {
     std::optional<uint64_t> minimum_arena_bytes;
     bool headroom_is_upper_estimate = true;
     bool tflm_figures = false;
+    std::optional<uint64_t> moved_from;  // where it was before it last moved (a per-inference arena)
+    std::string in_memory;               // the memory it lies in ("psram (named by the user)"), "" unknown
+    bool apart_from_stack = false;       // in memory apart from the stack's (external RAM)
     Band free_band;
     std::optional<Touched> damage;  // offset from the arena base
     std::vector<Region> regions;
@@ -85,6 +89,7 @@ struct Stack {
     uint64_t low_addr = 0, high_addr = 0, size_bytes = 0;
     std::optional<uint64_t> sp, hwm_addr, peak_bytes, arena_end_addr, room_bytes, required_room_bytes;
     std::string source;
+    std::string in_memory;  // the memory the stack lies in, "" unknown
     bool overflowed = false;
     bool peak_is_lower_bound = false;  // the stack went through the guard band: peak is a minimum
     double rule_factor = 0;            // the stack rule's factor, as the snapshot gives it (required): never assumed

@@ -321,13 +321,15 @@ def freed_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, 
     heap = symbols.heap_span()
     chunks = newlib_heap.free_chunks(reader, symbols.address(newlib_heap.FREE_LIST), heap[:2] if heap else None,
                                      lay.pointer)
-    chunk = newlib_heap.freed(chunks, address, lay.sizes.get(P.INTERPRETER, lay.pointer))
+    size = lay.sizes.get(P.INTERPRETER, lay.pointer)
+    chunk = newlib_heap.freed(chunks, address, size)
     if chunk is None:
         return None
+    reused = "" if chunk[0] <= address and address + size <= chunk[1] else ", the rest of it reused since"
     return (f"the MicroInterpreter at {address:#x} is in freed heap memory (newlib's free list holds "
-            f"{chunk[0]:#x}-{chunk[1]:#x}): no interpreter is alive now, as between inferences when the application "
-            "builds the interpreter and its arena for each inference and frees them after; stop inside Invoke "
-            "(`break tflite::MicroInterpreter::Invoke`) to see the arena")
+            f"{chunk[0]:#x}-{chunk[1]:#x}{reused}): no interpreter is alive now, as between inferences when the "
+            "application builds the interpreter and its arena for each inference and frees them after; stop inside "
+            "Invoke (`break tflite::MicroInterpreter::Invoke`) to see the arena")
 
 
 def _model_bytes(reader, symbols, address):

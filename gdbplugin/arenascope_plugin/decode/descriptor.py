@@ -93,6 +93,9 @@ class Arena:
     # TFLM's two-arena mode: "non-persistent" (head and temporaries) or "persistent" (the tail);
     # "" for an arena that holds both (docs/snapshot-schema.md: arenas[].memory)
     memory: str = ""
+    # Agentless: where this arena was before it last moved in the session (a per-inference arena
+    # allocated again elsewhere), while it stays at its new base; None: it has not moved
+    moved_from: int | None = None
 
     @property
     def end_addr(self) -> int:

@@ -41,8 +41,10 @@ def free_chunks(reader: MemoryReader, free_list_addr: int | None, heap: tuple[in
 
 
 def freed(chunks: list[tuple[int, int]] | None, addr: int, size: int = 1) -> tuple[int, int] | None:
-    """The free chunk holding [addr, addr + size), or None."""
+    """The free chunk overlapping [addr, addr + size), or None. A live object never overlaps free
+    memory: one that does was freed (and the rest of it may be reused: nano's malloc hands out the
+    end of a free chunk it splits)."""
     for lo, hi in chunks or []:
-        if lo <= addr and addr + size <= hi:
+        if lo < addr + size and addr < hi:
             return lo, hi
     return None

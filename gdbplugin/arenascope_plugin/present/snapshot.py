@@ -72,6 +72,8 @@ def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figure
         })
         if a.memory:  # two-arena mode only: an arena holding head and tail has no "memory"
             arenas[-1]["memory"] = a.memory
+        if a.moved_from is not None:  # a per-inference arena, allocated again elsewhere
+            arenas[-1]["moved_from"] = a.moved_from
     return {
         "schema": SCHEMA, "version": VERSION,
         "source": dict(source, descriptor_address=desc.address, abi=f"{desc.abi_major}.{desc.abi_minor}",
