@@ -547,12 +547,6 @@ def _apart_from_stack(ctx: Context, desc) -> Callable[[int], str | None]:
     return apart
 
 
-def memory_spans(ctx: Context) -> list[tuple[int, int, str]]:
-    """[(lo, hi, what)] of the memory the firmware has (Symbols.memories), for `arena whereis`
-    and the fault notes."""
-    return [(lo, hi, what) for lo, hi, _kind, what in ctx.symbols.memories()]
-
-
 def checks_of(ctx: Context, with_fault: bool = True) -> list:
     """The `arena check` rules for what gather found (figures.checks, plus TFLM's condition and a
     corrupt descriptor in agentless mode) and, with_fault, the `fault` rule: FAIL when the core

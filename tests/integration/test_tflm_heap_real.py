@@ -49,8 +49,8 @@ def test_an_undersized_heap_arena_gets_the_failure_and_its_shortfall():
 def test_a_per_inference_interpreter_is_read_alive_and_called_freed_between_inferences():
     text = plugin_at_stops(elf_of("PER_INFERENCE"), ["inference_done", "between_inferences"], ["arena info"])
     assert "bounds:                 0x200001d0-0x20000670, size 1184 B" in text, text
-    assert ("the MicroInterpreter at 0x20000688 is in freed heap memory (newlib's free list holds "
-            "0x200001c8-0x20000758): no interpreter is alive now") in text, text
+    assert ("the MicroInterpreter at 0x20000688 is in freed heap memory (the C library's free list, "
+            "__malloc_free_list, holds 0x200001c8-0x20000758): no interpreter is alive now") in text, text
     assert "overwritten" not in text, text
 
 

@@ -461,7 +461,8 @@ def test_a_per_inference_arena_freed_between_inferences_and_moved():
     a = first["snap"]["arenas"][0]
     assert (a["base_addr"], a["size_bytes"], a["used_bytes"]) == (at[0], size, plan["arena"]["arena_used_bytes"])
     assert "moved_from" not in a and "moved" not in first["info"]
-    assert "is in freed heap memory (newlib's free list holds" in between["info"], between["info"]
+    freed = "is in freed heap memory (the C library's free list, __malloc_free_list, holds"
+    assert freed in between["info"], between["info"]
     assert "no interpreter is alive now" in between["info"] and "overwritten" not in between["fault"]
     assert_clean(second, text)
     assert f"the arena moved since the last look ({at[0]:#x}+{size} -> {at[1]:#x}+{size})" in second["info"]

@@ -162,6 +162,11 @@ class Symbols:
             self.memo["memories"] = out
         return list(self.memo["memories"])
 
+    def memory_spans(self) -> list[Range]:
+        """memories() as [(low, high, what)]: what `arena whereis`, `$arena_owner()` and the fault's
+        notes name an address's memory by."""
+        return [(lo, hi, what) for lo, hi, _kind, what in self.memories()]
+
     def memory_of(self, addr: int) -> str | None:
         """What memory holds addr (memories' `what`), or None when none the firmware describes."""
         return next((what for lo, hi, _kind, what in self.memories() if lo <= addr < hi), None)

@@ -317,7 +317,8 @@ def _graph_vptr_at(reader, lay, interpreter):
 
 def freed_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, address: int) -> str | None:
     """Why the interpreter at `address` is not alive: it lies in memory the C library's heap holds
-    free (newlib's free list, decode/newlib_heap.py), or None (alive, or nothing tells)."""
+    free (newlib nano's or picolibc's free list, decode/newlib_heap.py), or None (alive, or nothing
+    tells)."""
     heap = symbols.heap_span()
     chunks = newlib_heap.free_chunks(reader, symbols.address(newlib_heap.FREE_LIST), heap[:2] if heap else None,
                                      lay.pointer)
@@ -326,10 +327,10 @@ def freed_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, 
     if chunk is None:
         return None
     reused = "" if chunk[0] <= address and address + size <= chunk[1] else ", the rest of it reused since"
-    return (f"the MicroInterpreter at {address:#x} is in freed heap memory (newlib's free list holds "
-            f"{chunk[0]:#x}-{chunk[1]:#x}{reused}): no interpreter is alive now, as between inferences when the "
-            "application builds the interpreter and its arena for each inference and frees them after; stop inside "
-            "Invoke (`break tflite::MicroInterpreter::Invoke`) to see the arena")
+    return (f"the MicroInterpreter at {address:#x} is in freed heap memory (the C library's free list, "
+            f"__malloc_free_list, holds {chunk[0]:#x}-{chunk[1]:#x}{reused}): no interpreter is alive now, as "
+            "between inferences when the application builds the interpreter and its arena for each inference and "
+            "frees them after; stop inside Invoke (`break tflite::MicroInterpreter::Invoke`) to see the arena")
 
 
 def _model_bytes(reader, symbols, address):

@@ -472,7 +472,8 @@ def address_note(ctx: PipelineContext, f: faultrecord.Fault | None) -> str | Non
     addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
     if addr is None or not ctx.desc:
         return None
-    return "the faulting address: " + "; ".join(figures.whereis(ctx.desc, addr, ctx.stack))
+    return "the faulting address: " + "; ".join(figures.whereis(ctx.desc, addr, ctx.stack,
+                                                                ctx.symbols.memory_spans()))
 
 
 def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: list[Region]) -> Findings:
@@ -484,7 +485,8 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
     if s is not None and sp is not None and s.low <= sp <= s.high:
         out.sp_note = f"SP at the fault {sp:#x} was inside the stack ({s.high - sp} B in use)"
     elif s is not None and sp is not None:
-        out.sp_note = ("SP at the fault: " + "; ".join(figures.whereis(desc, sp, s)) if desc else
+        out.sp_note = ("SP at the fault: " + "; ".join(figures.whereis(desc, sp, s, ctx.symbols.memory_spans()))
+                       if desc else
                        f"SP at the fault {sp:#x} is outside the stack {s.low:#x}-{s.high:#x}")
     fault_task = tasks.fault_task(ctx.tasks, ctx.kernel, f)
     if fault_task is not None:

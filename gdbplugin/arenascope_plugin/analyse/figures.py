@@ -569,7 +569,7 @@ def where(desc: Descriptor, addr: int, stack: StackFigures | None = None,
           memory: Iterable[tuple[int, int, str]] = ()) -> dict:
     """What holds addr, as facts (`arena whereis --json`, and whereis()'s lines): {"address",
     "memory": the first of `memory`'s [(lo, hi, what)] spans holding it (the heap, a RAM section,
-    flash: pipeline.memory_spans), else None,
+    flash: Symbols.memory_spans), else None,
     "arenas": [{"arena", "offset", "area", "regions": [region index], "owner_unknown": why no region
     is known there, else None}] (place()), "guard_offset"
     (into the filled guard band, else None), "stack": {"low_addr", "high_addr", "used"} (used:

@@ -1,12 +1,16 @@
-"""newlib's malloc (nano-mallocr.c, what arm-none-eabi's --specs=nano.specs links): which heap
-memory is free, read from its free list, so that an object in freed memory (a per-inference
+"""newlib's nano malloc (nano-mallocr.c, what arm-none-eabi's --specs=nano.specs links) and
+picolibc's: which heap memory is free, read from its free list, so that an object in freed memory (a per-inference
 interpreter between inferences, Edge Impulse's habit) is said to be freed, not read as live or
 as damaged. No GDB import; reads through a MemoryReader.
 
 newlib/libc/stdlib/nano-mallocr.c: `chunk * __malloc_free_list`, each free chunk
 `struct malloc_chunk { long size; struct malloc_chunk *next; }` at the chunk's start, `size` the
-whole chunk's bytes (header included), the list in address order, null-terminated. (newlib's
-full malloc, dlmalloc, keeps bins instead: not read; None then.)
+whole chunk's bytes (header included), the list in address order, null-terminated. picolibc's
+malloc (libc/stdlib/nano-malloc.c, what Debian's picolibc-arm-none-eabi 1.8 and Zephyr's picolibc
+link) keeps the same list under the same name: checked on QEMU with picolibc 1.8, a freed 200 B
+block's chunk 0x200000a4-0x20000174 {size 0xd0, next 0} at the list's head
+(docs/integrating-tflm.md).
+(newlib's full malloc, dlmalloc, and ESP-IDF's TLSF keep bins instead: not read; None then.)
 """
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 

@@ -1,7 +1,6 @@
 """`arena whereis ADDR`: what owns an address."""
 import argparse
 
-from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.gdbtarget import parse_address
 from arenascope_plugin.analyse import diagnosis, figures
 from arenascope_plugin.gdb import framework
@@ -42,7 +41,7 @@ Usage: arena whereis ADDR [--json]    (a number, symbol or expression)
         ctx = framework.gather(verify=True)
         d = diagnosis.diagnose(ctx)
         if args.json:
-            framework.emit(jsonout.whereis(figures.where(ctx.desc, addr, ctx.stack, pipeline.memory_spans(ctx)),
+            framework.emit(jsonout.whereis(figures.where(ctx.desc, addr, ctx.stack, ctx.symbols.memory_spans()),
                                            [o for o in d.overwritten if o[0] <= addr < o[0] + o[1]]))
         else:
-            write(figures.whereis(ctx.desc, addr, ctx.stack, pipeline.memory_spans(ctx)) + d.overwritten_at(addr))
+            write(figures.whereis(ctx.desc, addr, ctx.stack, ctx.symbols.memory_spans()) + d.overwritten_at(addr))

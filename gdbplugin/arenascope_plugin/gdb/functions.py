@@ -77,8 +77,8 @@ class OwnerFunction(ArenaFunction):
             self.fail(f"not an address: a value of type {value.type} (give a number, a pointer or &object)")
         addr = int(value)
         ctx = gather(verify=True)
-        return "; ".join(line.strip() for line in figures.whereis(ctx.desc, addr, ctx.stack, pipeline.memory_spans(ctx))
-                         + diagnosis.diagnose(ctx).overwritten_at(addr))
+        lines = figures.whereis(ctx.desc, addr, ctx.stack, ctx.symbols.memory_spans())
+        return "; ".join(line.strip() for line in lines + diagnosis.diagnose(ctx).overwritten_at(addr))
 
 
 class FreeFunction(ArenaFunction):
