@@ -149,14 +149,21 @@ class Symbols:
     def memories(self) -> list[tuple[int, int, str, str]]:
         """[(low, high, kind, what)] of every memory the firmware has, most specific first, kind
         "ram" or "flash": the target memory named (targetmemory: "psram (named by the user)"), the
-        heap its linker symbols bound, the ELF's RAM sections, its flash. The one list `arena
-        whereis`, the bounds rule, the stack rule and TFLM's object checks name memory by. Kept
-        for the command (memo)."""
+        ELF's RAM sections, the heap its linker symbols bound (from the end of any section linked
+        inside it, such as a NOLOAD arena after `end`; a section holding the whole heap is the
+        heap's own), its flash. The one list `arena whereis`, the bounds rule, the stack rule and
+        TFLM's object checks name memory by. Kept for the command (memo)."""
         if "memories" not in self.memo:
             heap = self.heap_span()
+            sections = self.ram_ranges()[0]
+            own = [s for s in sections if heap and s[0] <= heap[0] and heap[1] <= s[1]]
             out = [(lo, hi, "ram", what) for lo, hi, what in self.target_memory()]
-            out += [(heap[0], heap[1], "ram", f"the heap ({heap[2]})")] if heap else []
-            out += [(lo, hi, "ram", f"RAM ({name})") for lo, hi, name in self.ram_ranges()[0]]
+            out += [(lo, hi, "ram", f"RAM ({name})") for lo, hi, name in sections if (lo, hi, name) not in own]
+            if heap:
+                start = max([heap[0]] + [hi for lo, hi, _ in sections if heap[0] <= lo < heap[1] and
+                                         (lo, hi, _) not in own])
+                out += [(start, heap[1], "ram", f"the heap ({heap[2]})")] if start < heap[1] else []
+            out += [(lo, hi, "ram", f"RAM ({name})") for lo, hi, name in own]
             flash = elfinfo.memory_map(self._file())["flash"] if self._file() else []
             out += [(lo, hi, "flash", "flash") for lo, hi in flash]
             self.memo["memories"] = out

@@ -168,7 +168,8 @@ def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) 
     """Every MicroInterpreter found (found_interpreters), in address order (the numbers `arena attach
     --interpreter N` takes): {index, address, name (the symbol holding it, or ""), found_by (how
     it was found), shares_allocator_with (the index of the first interpreter listed that uses the
-    same MicroAllocator, and so the same arena; None), allocated,
+    same MicroAllocator, and so the same arena; None), freed (it lies in freed heap memory: not
+    alive, nothing else read), allocated,
     two_arena, buffers: [(what, base, size)] (its arena, or its non-persistent and persistent
     buffers), problem (why its allocator could not be read, or "")}."""
     out, first_of = [], {}
@@ -177,7 +178,13 @@ def list_interpreters(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout) 
         allocator = _allocator_of(reader, lay, address)
         entry = {"index": k, "address": address, "name": named[0] if named and not named[1] else "",
                  "found_by": how, "allocated": False, "two_arena": False, "buffers": [], "problem": "",
-                 "shares_allocator_with": first_of.get(allocator) if allocator else None}
+                 "shares_allocator_with": first_of.get(allocator) if allocator else None, "freed": False}
+        if freed_interpreter(reader, symbols, lay, address):
+            entry.update(freed=True, shares_allocator_with=None,
+                         problem="it lies in freed heap memory: no interpreter is alive there now (between "
+                                 "inferences of a per-inference interpreter)")
+            out.append(entry)
+            continue
         if allocator:
             first_of.setdefault(allocator, k)
         try:
@@ -558,9 +565,10 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
             state.evidence.append(out.plan_note)
             state.replay_mismatch = why
             doc = out.plan = None
+    others = sharing(reader, symbols, lay, interpreter) if state.condition == "allocated" else []
     if state.condition == "allocated" and doc is not None:
         try:
-            walked = tflm.walk(reader, lay, interpreter, doc)
+            walked = tflm.walk(reader, lay, interpreter, doc, shared_allocator=bool(others))
         except tflm.AgentlessError as e:
             state.condition, walked = "smashed", None
             state.evidence.append(str(e))
@@ -570,8 +578,7 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise TargetError(f"agentless mode: the planner's JSON does not follow \"{planner.SCHEMA}\" "
                               f"({type(e).__name__}: {e}): is `set arena planner-path` arenascope-plan?") from None
-        others = sharing(reader, symbols, lay, interpreter) if walked is not None else []
-        if others:
+        if others and walked is not None:
             _name_shared(reader, symbols, lay, walked, others, planner_tool, plans, build)
         if walked is not None:
             a = walked.arena

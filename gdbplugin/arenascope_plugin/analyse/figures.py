@@ -573,8 +573,10 @@ def where(desc: Descriptor, addr: int, stack: StackFigures | None = None,
     "arenas": [{"arena", "offset", "area", "regions": [region index], "owner_unknown": why no region
     is known there, else None}] (place()), "guard_offset"
     (into the filled guard band, else None), "stack": {"low_addr", "high_addr", "used"} (used:
-    at or above the high-water mark, None unknown; None when addr is not in the stack),
-    "descriptor_offset" (into the arenascope descriptor, else None)}."""
+    at or above the lowest point the stack is known to have reached (StackFigures.lowest), None
+    unknown; None when addr is not in the stack),
+    "descriptor_offset" (into the arenascope descriptor, else None), "stack_reached" (below the
+    stack's limit, where the stack is known to have run: StackFigures.lowest)}."""
     g, s = desc.guard, stack
     return {
         "address": addr,
@@ -583,10 +585,12 @@ def where(desc: Descriptor, addr: int, stack: StackFigures | None = None,
                     "owner_unknown": _owner_unknown(desc, arena, off, owners)}
                    for arena, off, area, owners in place(desc, addr)],
         "guard_offset": addr - g.low_addr if g.filled and g.low_addr <= addr < g.high_addr else None,
-        "stack": {"low_addr": s.low, "high_addr": s.high, "used": None if s.hwm is None else addr >= s.hwm}
+        "stack": {"low_addr": s.low, "high_addr": s.high, "used": None if s.lowest is None else addr >= s.lowest}
         if s is not None and s.low <= addr < s.high else None,
         "descriptor_offset": addr - desc.address if desc.address <= addr < desc.address + desc.descriptor_size
         else None,
+        # below the stack's limit, down where it is known to have run (its deepest evidence)
+        "stack_reached": s is not None and s.lowest is not None and s.lowest <= addr < s.low,
     }
 
 
@@ -618,4 +622,7 @@ def whereis(desc: Descriptor, addr: int, stack: StackFigures | None = None,
         lines.append(f"{addr:#x} is outside every arena, the guard band and the stack"
                      + (f"; it is in {w['memory']}" if w["memory"] else "; it is in no memory the ELF describes"
                         if memory else ""))
+    if w["stack_reached"]:
+        lines.append(f"{addr:#x} is below the stack's limit {stack.low:#x}, where the stack ran down to "
+                     f"{stack.lowest:#x}: its frames overwrote it")
     return lines

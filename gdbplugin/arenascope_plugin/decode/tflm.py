@@ -439,11 +439,14 @@ def allocator_state(reader: MemoryReader, layout: Layout, interpreter: int) -> t
     return (model_addr, True, allocator, *allocators(reader, layout, allocator).key())
 
 
-def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, kernel_sizes: bool = True) -> Walk:
+def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, kernel_sizes: bool = True,
+         shared_allocator: bool = False) -> Walk:
     """The arena of the interpreter at `interpreter`, as TFLM laid it out, with the planner's JSON
     for its model (`plan`, schema acquire.planner.SCHEMA) giving names, sizes and lifetimes.
     kernel_sizes False: the kernels' data (OpData, builtin options, persistent buffers), which
-    only the planner sizes, is left in the unnamed tail (the replay is not this firmware's)."""
+    only the planner sizes, is left in the unnamed tail (the replay is not this firmware's).
+    shared_allocator: other interpreters use the same MicroAllocator, whose scratch buffer count
+    is then theirs too (not compared with this model's)."""
     mi, ma = P.INTERPRETER, P.MICRO_ALLOCATOR
     p = layout.pointer
     model_addr, allocated = read_header(reader, layout, interpreter)
@@ -494,7 +497,7 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
     regions = []
     # The head: every planned buffer where TFLM put it (planner id order, as the agent publishes).
     predicted_scratch = sum(1 for b in plan["buffers"] if b["tensor"] < 0)
-    if scratch_count != predicted_scratch:
+    if scratch_count != predicted_scratch and not shared_allocator:
         walk_out.mismatches.append(
             f"TFLM holds {scratch_count} scratch buffer(s), the planner predicts {predicted_scratch} (optimized "
             "kernels such as CMSIS-NN request others): the map shows only those both know")

@@ -21,7 +21,7 @@ def describe(entry):
     if entry.get("shares_allocator_with") is not None:
         mode = f"shares its MicroAllocator and arena with [{entry['shares_allocator_with']}]: " + mode
     state = ("AllocateTensors had succeeded" if entry["problem"] else "allocated") if entry["allocated"] else \
-        "not allocated (AllocateTensors has not succeeded)"
+        "freed" if entry.get("freed") else "not allocated (AllocateTensors has not succeeded)"
     return f"  [{entry['index']}] {entry['address']:#x} {where}({entry['found_by']}) {mode}{arenas}; {state}"
 
 
@@ -32,7 +32,7 @@ in .data/.bss; the typed pointers the ELF's globals hold, `tflite::MicroInterpre
 members of global structs; else the start of the heap), in address order; for each: its address,
 how it was found, the variable holding it, one arena or
 two (MicroAllocator::Create with a persistent and a non-persistent buffer) with their bounds,
-and whether AllocateTensors succeeded. The commands show the first allocated one unless
+and whether AllocateTensors succeeded. The commands show the allocated one at the lowest address unless
 `arena attach --interpreter N` (or `arena attach EXPR`) chooses another.
 
 Usage: arena interpreters [--json]
@@ -58,7 +58,7 @@ allocated, problem}]} (docs/command-json-schema.json)."""
             return
         lines = [f"arena interpreters: {len(found)} found" +
                  (f"; attached: {attached:#x}" if attached is not None else
-                  "; shown: the first allocated one (`arena attach --interpreter N` to choose)")
+                  "; shown: the allocated one at the lowest address (`arena attach --interpreter N` to choose)")
                  + f"; {lay.describe()}"]
         lines += [describe(e) for e in found]
         write(lines)

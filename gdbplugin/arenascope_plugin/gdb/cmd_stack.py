@@ -28,7 +28,8 @@ Usage: arena stack [--json]
                                          if ctx.kernel is not None else None))
             return
         if ctx.desc is None:
-            gdb.write(f"{ctx.note}: stack bounds from {ctx.stack_source}, high-water mark scanned from memory\n")
+            gdb.write(f"arena stack: no arena to measure against ({ctx.note})\n"
+                      f"stack bounds from {ctx.stack_source}, high-water mark scanned from memory\n")
         live = next((ts for ts in ctx.tasks if ts.sp_live), None)
         v = next((v for v in diagnosis.diagnose(ctx).tflm_verdicts if v.kind == verdicts.STACK_INTO_ARENA), None) \
             if ctx.tflm is not None and ctx.tflm.interpreter else None
