@@ -229,7 +229,7 @@ def flash_bytes(path):
     return out
 
 
-def _itanium_vtable(qualified):
+def itanium_vtable(qualified):
     """The mangled name of `vtable for NS::Class` (Itanium C++ ABI 5.1: _ZTV + nested name)."""
     parts = qualified.split("::")
     nested = "".join(f"{len(p)}{p}" for p in parts)
@@ -238,7 +238,7 @@ def _itanium_vtable(qualified):
 
 def vtables(path, classes):
     """{class: (vtable address, size)} of the classes' vtables the ELF's symbol table holds."""
-    wanted = {_itanium_vtable(c): c for c in classes}
+    wanted = {itanium_vtable(c): c for c in classes}
     return {wanted[n]: (v, z) for n, v, z, _ in _symbols_of(path) if n in wanted}
 
 

@@ -22,7 +22,6 @@ a second implementation here. Every member offset and type size comes from the f
 tested on byte images laid out from a Layout. The planner's arrays in free arena space are
 overwritten by the first Invoke: nothing here reads them. No GDB import.
 """
-import copy
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from arenascope_plugin.acquire.planner import (
 )
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
-from arenascope_plugin.decode import abi
+from arenascope_plugin.decode import abi, measuredlayout
 from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
@@ -132,7 +131,7 @@ def era_of(symbols: Symbols) -> P.Era:
     """The TFLM era the firmware links (tflm_profile.detect over its symbols and DWARF), kept on
     symbols.memo. A firmware whose DWARF describes none of TFLM's classes with vtables (TFLM built
     without -g) is told by its vtables and its MicroInterpreter against the measured layouts
-    (`_measured_era`). TargetError when no era matches: said as an unsupported TFLM naming the
+    (measuredlayout.era_of). TargetError when no era matches: said as an unsupported TFLM naming the
     classes found, or as missing debug information when the era's vtable is there but not its
     types and no measured layout fits."""
     memo = getattr(symbols, "memo", None)
@@ -150,7 +149,7 @@ def era_of(symbols: Symbols) -> P.Era:
     if era is None:
         candidates = P.undescribed(has_vtable) if symbols.type_size(P.NEWEST.cls(P.INTERPRETER)) else []
         if candidates:
-            era = _measured_era(symbols, candidates)
+            era = measuredlayout.era_of(symbols, candidates)
         else:
             linked = next((e for sym, e in P.graph_vtables() if has_vtable(sym)), None)
             if linked is not None and symbols.type_size(linked.cls(P.MICRO_ALLOCATOR)) is None:
@@ -162,73 +161,6 @@ def era_of(symbols: Symbols) -> P.Era:
     if memo is not None:
         memo["tflm-era"] = era
     return era
-
-
-def _differences(symbols: Symbols, entry: dict, limit: int = 4) -> tuple[list[str], int]:
-    """(differences, facts confirmed) between a measured layout and what the firmware's DWARF
-    still describes: each described role's size and members, and each vtable's size."""
-    era = P.BY_ID[entry["era"]]
-    diffs, confirmed = [], 0
-    for role, size in entry["sizes"].items():
-        cls = era.cls(role)
-        got = symbols.type_size(cls) if cls else None
-        if got is None:
-            continue
-        if got != size:
-            diffs.append(f"sizeof({cls}) is {got} B, measured {size} B")
-            continue
-        confirmed += 1
-        keys = {**entry["offsets"].get(role, {}), **{k: v[0] for k, v in entry["optional"].get(role, {}).items()}}
-        names = {era.member(role, k): k for k in keys if era.member(role, k)}
-        found = symbols.members(cls, list(names)) or {}
-        for name, key in names.items():
-            if name not in found:
-                if key in entry["offsets"].get(role, {}):
-                    diffs.append(f"{cls} has no member {name}")
-            elif found[name][0] != keys[key]:
-                diffs.append(f"{cls}::{name} is at +{found[name][0]}, measured +{keys[key]}")
-            else:
-                confirmed += 1
-    classes = P.vtable_classes(era)
-    for cls, (_, size) in symbols.vtables(classes.values()).items():
-        role = next(r for r, c in classes.items() if c == cls)
-        want = entry["vtables"].get(role)
-        if want is not None and size != want:
-            diffs.append(f"vtable for {cls} is {size} B, measured {want} B")
-        elif want is not None:
-            confirmed += 1
-    return diffs[:limit], confirmed
-
-
-def _measured_era(symbols: Symbols, candidates: list[P.Era]) -> P.Era:
-    """The one era among `candidates` whose measured layout for the firmware's ABI agrees with
-    everything its DWARF still describes. TargetError, saying why for each, when none or several
-    do: the layout cannot be confirmed, and the plugin reads no object by a guess."""
-    abi = symbols.abi()
-    fits, why = [], []
-    for era in candidates:
-        entry = P.measured(era, abi)
-        if entry is None:
-            why.append(f"{era.id}: not measured on {abi or 'this ABI'}")
-            continue
-        diffs, _ = _differences(symbols, entry)
-        if diffs:
-            why.append(f"{era.id}: " + "; ".join(diffs))
-        else:
-            fits.append(era)
-    if len(fits) == 1:
-        return fits[0]
-    classes = ", ".join(sorted({P.short(e.cls(r)) for e in candidates for r in (P.MICRO_ALLOCATOR,
-                                                                                P.ARENA_ALLOCATOR, P.GRAPH)}))
-    head = ("agentless mode: this firmware's TFLM library has no debug information (its DWARF declares "
-            f"{classes} without describing them: TFLM built without -g, as prebuilt vendor libraries are)")
-    if fits:
-        raise TargetError(f"{head}, and the layouts arenascope measured for TFLM "
-                          f"{' and '.join(e.id for e in fits)} both fit it: which TFLM it is cannot be told. "
-                          "Rebuild TFLM with -g (only -g: the code does not change), or add the arenascope agent")
-    raise TargetError(f"{head}, and no layout arenascope measured fits it ({'; '.join(why)}; measured: "
-                      f"{P.measured_list()}). Rebuild TFLM with -g (only -g: the code does not change), or add "
-                      "the arenascope agent (docs/agent.md)")
 
 
 def layout(symbols: Symbols) -> Layout:
@@ -283,7 +215,7 @@ def layout(symbols: Symbols) -> Layout:
     lay = Layout(pointer=symbols.pointer_size(), offsets=offsets, sizes=sizes, saba_nonpersistent_base=base,
                  saba_persistent_base=persistent_base, member_sizes=member_sizes, optional=optional, era=era)
     if undescribed:
-        _fill_from_measured(symbols, lay, undescribed)
+        measuredlayout.fill(symbols, lay, undescribed)
     return _keep(memo, lay)
 
 
@@ -291,51 +223,6 @@ def _keep(memo, lay: Layout) -> Layout:
     if memo is not None:
         memo["tflm-layout"] = lay
     return lay
-
-
-def _fill_from_measured(symbols: Symbols, lay: Layout, roles: list[str]) -> None:
-    """Fills in `lay` the roles the firmware's DWARF does not describe (its TFLM library built
-    without -g: the classes with vtables are only declared there; or a class the link dropped) from
-    the era's layout measured on a real build for the firmware's ABI (tflm_profile.measured), once
-    everything the DWARF still describes (the MicroInterpreter, TfLiteTensor, TfLiteNode, ...) and
-    every vtable's size agree with it. TargetError otherwise: no object is read by a layout that
-    cannot be confirmed."""
-    era = lay.era
-    undescribed = list(dict.fromkeys(era.cls(r) for r in roles if era.cls(r)))
-    entry = P.measured(era, symbols.abi())
-    what = (f"agentless mode: the firmware's debug information does not describe {', '.join(undescribed)} "
-            f"({era.describe()}; TFLM's library built without -g, as prebuilt vendor libraries are, or the class "
-            "not linked)")
-    if entry is None:
-        raise TargetError(f"{what}, and arenascope has no layout of this TFLM measured on {symbols.abi() or 'its ABI'} "
-                          f"(measured: {P.measured_list()}). Rebuild TFLM with -g (only -g: the code does not "
-                          "change), or add the arenascope agent (docs/agent.md)")
-    diffs, confirmed = _differences(symbols, entry)
-    missing = [era.cls(r) for r in roles if r not in entry["sizes"] and r in P.SIZED or r not in entry["offsets"]
-               and r in P.REQUIRED]
-    if diffs or missing:
-        raise TargetError(f"{what}, and arenascope's layout measured on TFLM {entry['measured_on']} does not fit "
-                          f"it: {'; '.join(diffs + [f'it does not hold {c}' for c in missing])} (a TFLM between the "
-                          "commits arenascope measured). Rebuild TFLM with -g (only -g: the code does not change), "
-                          "or add the arenascope agent")
-    entry = copy.deepcopy(entry)
-    for role in roles:
-        for table in ("offsets", "member_sizes"):
-            if role in entry[table]:
-                getattr(lay, table)[role] = entry[table][role]
-        if role in entry["sizes"]:
-            lay.sizes[role] = entry["sizes"][role]
-        if role in entry["optional"] and role not in lay.optional:
-            lay.optional[role] = dict(entry["optional"][role])
-    for role in P.OPTIONAL:  # the optional members of classes described only by the measurement
-        if role not in lay.optional and role in entry["optional"] and symbols.type_size(era.cls(role) or "") is None:
-            lay.optional[role] = dict(entry["optional"][role])
-    for role in P.SIZED_IF_PRESENT:
-        if role not in lay.sizes and role in entry["sizes"]:
-            lay.sizes[role] = entry["sizes"][role]
-    if P.ARENA_ALLOCATOR in roles:
-        lay.saba_nonpersistent_base, lay.saba_persistent_base = entry["bases"]
-    lay.measured, lay.undescribed, lay.confirmed = f"{entry['measured_on']} ({entry['abi']})", undescribed, confirmed
 
 
 @dataclass

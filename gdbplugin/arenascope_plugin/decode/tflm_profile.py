@@ -23,6 +23,7 @@ members it names otherwise (`renamed`, None: absent).
 """
 from dataclasses import dataclass, field
 
+from arenascope_plugin.acquire import elfinfo
 from arenascope_plugin.decode.tflm_layouts import MEASURED
 
 # Roles: what arenascope reads, whatever the class is called.
@@ -169,11 +170,9 @@ def era_json(era: Era) -> dict:
 
 
 def vtable_symbol(class_name: str) -> str:
-    """The Itanium C++ ABI symbol of a class's vtable: tflite::MicroGraph -> _ZTVN6tflite10MicroGraphE."""
-    parts = class_name.split("::")
-    if len(parts) == 1:
-        return f"_ZTV{len(parts[0])}{parts[0]}"
-    return "_ZTVN" + "".join(f"{len(p)}{p}" for p in parts) + "E"
+    """The Itanium C++ ABI symbol of a class's vtable: tflite::MicroGraph -> _ZTVN6tflite10MicroGraphE
+    (acquire.elfinfo.itanium_vtable)."""
+    return elfinfo.itanium_vtable(class_name)
 
 
 def short(class_name: str) -> str:
