@@ -14,7 +14,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS
+from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS, STACK_TOP_AND_SIZE_SYMBOLS
 from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
@@ -450,7 +450,8 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
         ctx.stack_source = "`set arena stack-range`" if bounds else f"the linker symbols {found[2]}" if found else ""
         if not found:
             raise TargetError("no stack bounds: no arenascope descriptor, no linker symbols (" +
-                              ", ".join(f"{a}/{b}" for a, b in STACK_SYMBOLS) +
+                              ", ".join([f"{a}/{b}" for a, b in STACK_SYMBOLS] +
+                                        [f"{a} - {b}" for a, b in STACK_TOP_AND_SIZE_SYMBOLS]) +
                               "); set them with `set arena stack-range LOW HIGH`")
         lo, hi = found[0], found[1]
         pattern = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else DEFAULT_STACK_PAINT

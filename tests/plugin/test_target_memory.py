@@ -83,3 +83,17 @@ def test_a_global_pointer_and_the_memory_each_address_is_in():
     assert (0x21000000, 0x22000000) in symbols.memory_map()["ram"]
     symbols.infer_memory(0x30000000, 0x30001000, "memory found")
     assert symbols.memory_of(0x30000800) == "memory found"
+
+
+def test_picolibcs_stack_is_its_top_minus_its_size():
+    """picolibc's picolibc.ld gives `__stack` (the end of RAM) and `__stack_size` (an absolute
+    symbol: the size). Values from a picolibc 1.8 firmware linked with --defsym=__stack_size=0x2000
+    (arm-none-eabi-nm: 20400000 D __stack, 00002000 A __stack_size), on Arm and RISC-V alike. A
+    script's explicit limit symbols still come first."""
+    from arenascope_plugin.acquire.symbols import TableSymbols
+    pico = TableSymbols({"__stack": 0x20400000, "__stack_size": 0x2000})
+    assert pico.stack_bounds() == (0x203FE000, 0x20400000, "__stack - __stack_size")
+    both = TableSymbols({"__stack": 0x20400000, "__stack_size": 0x2000, "__StackLimit": 0x203FF000,
+                         "__StackTop": 0x20400000})
+    assert both.stack_bounds() == (0x203FF000, 0x20400000, "__StackLimit/__StackTop")
+    assert TableSymbols({"__stack": 0x1000, "__stack_size": 0x2000}).stack_bounds() is None  # size above the top

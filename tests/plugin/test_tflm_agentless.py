@@ -496,3 +496,36 @@ def test_a_shared_arena_names_each_interpreters_tail_objects_and_keeps_one_head(
                    (5, 800, 48, "'hello': subgraph 0 operator 0 (FULLY_CONNECTED): OpDataFullyConnected"),
                    (6, 848, 152, tflm.UNNAMED_TAIL)]
     assert first.region_count == 7 and not figures.overlaps(first)
+
+
+def test_a_risc_v_core_is_said_to_be_undecoded_not_free_of_faults():
+    """Issue 36's first finding: on an RV32 firmware halted in its trap handler `arena fault` said
+    "no fault: the core is not in a fault handler", having read nothing of the core. A firmware whose
+    ELF is RISC-V (or Xtensa) is now said to be a core whose traps are not decoded; a host build
+    (x86-64) keeps its plain answer. Stack bounds are picolibc's (`__stack` - `__stack_size`)."""
+    from arenascope_plugin import pipeline
+    from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
+    from arenascope_plugin.analyse import diagnosis
+    from arenascope_plugin.present import reports
+
+    class Rv32(TableSymbols):
+        abi_name = "riscv32-ilp32"
+
+        def abi(self):
+            return self.abi_name
+
+    symbols = Rv32({"__stack": 0x80800000, "__stack_size": 0x1000}, ram=[(0x807FF000, 0x80800000, ".stack")])
+    reader = ImageReader([(0x807FF000, bytes([0xCC]) * 0x1000)])
+    ctx = pipeline.gather(pipeline.Target(reader, symbols, FixedCore({"pc": 0x80000100, "sp": 0x807FFF00},
+                                                                     cortex_m=False)),
+                          pipeline.Settings(), need_descriptor=False)
+    d = diagnosis.diagnose(ctx)
+    assert d.core_unknown.startswith("the firmware is for a RISC-V core (riscv32-ilp32), not a Cortex-M: arenascope "
+                                     "does not decode its traps yet"), d.core_unknown
+    assert reports.no_fault_lines(d)[0].startswith("arena fault: the firmware is for a RISC-V core"), \
+        reports.no_fault_lines(d)
+    assert (ctx.stack.low, ctx.stack.high) == (0x807FF000, 0x80800000)
+    symbols.abi_name = "x86_64-sysv"
+    ctx = pipeline.gather(pipeline.Target(reader, symbols, FixedCore({"pc": 0x80000100}, cortex_m=False)),
+                          pipeline.Settings(), need_descriptor=False)
+    assert diagnosis.diagnose(ctx).core_unknown == ""

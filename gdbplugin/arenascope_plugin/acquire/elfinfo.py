@@ -5,6 +5,10 @@ import os
 # Linker-script names of the stack's bounds, (low, high), most common first.
 STACK_SYMBOLS = [("__StackLimit", "__StackTop"), ("_sstack", "_estack"), ("__stack_start__", "__stack_end__"),
                  ("_stack_start", "_stack_end")]
+# Linker scripts that give the stack's top and its size instead, (top, size): picolibc's
+# picolibc.ld (`__stack` = the end of RAM, `__stack_size` an absolute symbol whose value is the
+# size, 0x800 unless the application defines it), on Arm and RISC-V alike.
+STACK_TOP_AND_SIZE_SYMBOLS = [("__stack", "__stack_size")]
 # The heap's bounds as linker scripts name them (CMSIS's startup files: __HeapBase/__HeapLimit;
 # newlib's _sbrk grows from `end`; ST's and others': _heap_start/_heap_end ...). Without a limit
 # symbol the heap runs up to the stack's low bound (newlib's _sbrk stops at the stack pointer).

@@ -319,4 +319,10 @@ class GdbCore(Core):
         return {}
 
     def is_cortex_m(self):
+        """False for a host build (rip, no xPSR) and for an ELF of another architecture (its
+        header: elfinfo.abi), whose traps the System Control Block does not describe."""
+        progspace = gdb.current_progspace()
+        path = progspace.filename if progspace else None
+        if path and elfinfo.abi(path) not in (None, "arm-eabi"):
+            return False
         return not (self.register("xpsr") is None and register("rip") is not None)

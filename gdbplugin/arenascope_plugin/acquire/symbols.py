@@ -71,11 +71,17 @@ class Symbols:
         raise NotImplementedError
 
     def stack_bounds(self) -> tuple[int, int, str] | None:
-        """(low, high, "LOW/HIGH symbol names") from the linker script's stack symbols, or None."""
+        """(low, high, "LOW/HIGH symbol names") from the linker script's stack symbols
+        (elfinfo.STACK_SYMBOLS; else a top and a size, STACK_TOP_AND_SIZE_SYMBOLS: "TOP - SIZE"), or
+        None."""
         for low, high in elfinfo.STACK_SYMBOLS:
             lo, hi = self.address(low), self.address(high)
             if lo is not None and hi is not None and hi > lo:
                 return lo, hi, f"{low}/{high}"
+        for top, size in elfinfo.STACK_TOP_AND_SIZE_SYMBOLS:
+            hi, n = self.address(top), self.address(size)
+            if hi is not None and n and n <= hi:
+                return hi - n, hi, f"{top} - {size}"
         return None
 
     def scan_ranges(self) -> list[Range]:

@@ -188,10 +188,21 @@ def diagnose(ctx: PipelineContext) -> Diagnosis:
     return d
 
 
+# The ELF's C ABI (acquire.elfinfo.abi) of cores whose traps arenascope does not decode yet: on
+# them whether the core stopped in a trap handler is not known, and said so (not "no fault").
+UNDECODED_CORES = {"riscv32-ilp32": "a RISC-V core", "xtensa": "an Xtensa core"}
+
+
 def _core_unknown(ctx: PipelineContext) -> str:
-    """Why whether the core is in a fault handler cannot be known (no xPSR or PC, and no System
-    Control Block to read: a RAM dump without its registers file), or ""."""
+    """Why whether the core is in a fault handler cannot be known (a core whose traps arenascope
+    does not decode; no xPSR or PC, and no System Control Block to read: a RAM dump without its
+    registers file), or ""."""
     core = ctx.core
+    what = UNDECODED_CORES.get(ctx.symbols.abi() or "")
+    if what is not None and not core.is_cortex_m():
+        return (f"the firmware is for {what} ({ctx.symbols.abi()}), not a Cortex-M: arenascope does not decode "
+                "its traps yet, so whether it stopped in a trap handler, and why, is not known (`info registers` "
+                "shows the trap registers)")
     if not ctx.reader.origin:  # a live target: find_fault read ICSR already (no second read while polling)
         return ""
     if not core.is_cortex_m() or core.register("xpsr") is not None or core.register("pc") is not None:
