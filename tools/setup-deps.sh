@@ -13,6 +13,7 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev clang clang-format openocd pkg-config python3-hypothesis
   chromium fonts-dejavu-core python3-intelhex time python3-yaml python3-pykwalify python3-kconfiglib
   python3-venv python3-pip python3-setuptools python3-wheel git pkgconf libxml2-utils
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
 )
 
 # The linter's node and npm go by command, not by package: a node from elsewhere (NodeSource's

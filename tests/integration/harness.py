@@ -79,15 +79,16 @@ def free_port():
 
 
 @contextlib.contextmanager
-def qemu(elf=FIRMWARE, semihosting=False, machine="mps2-an386"):
+def qemu(elf=FIRMWARE, semihosting=False, machine="mps2-an386", system="qemu-system-arm", extra=()):
     """Starts QEMU halted at reset with its gdbstub on a free loopback port; always kills it.
     semihosting: for firmware whose C library talks to the host (newlib's rdimon); machine:
-    QEMU's board (mps2-an386: Cortex-M4, mps3-an547: Cortex-M55, ...)."""
+    QEMU's board (mps2-an386: Cortex-M4, mps3-an547: Cortex-M55, ...); system: the QEMU binary
+    (qemu-system-riscv32 for `-M virt`), extra: more of its options (`-bios none`)."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="qemu-", suffix=".log", delete=False)
     # QEMU itself, not under `timeout`: killing a `timeout` wrapper would leave QEMU running.
     proc = subprocess.Popen(
-        ["qemu-system-arm", "-M", machine, "-kernel", str(elf), "-nographic",
+        [system, "-M", machine, *extra, "-kernel", str(elf), "-nographic",
          "-monitor", "none", "-S", "-gdb", f"tcp:127.0.0.1:{port}",
          *(["-semihosting-config", "enable=on,target=native"] if semihosting else [])],
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
