@@ -40,7 +40,8 @@ def elf(tmp_path_factory):
 def test_a_trap_on_a_risc_v_core_is_said_to_be_undecoded_and_its_stack_is_found(elf):
     syms = elf_symbols(elf)
     top, size = syms["__stack"], syms["__stack_size"]
-    with qemu(elf, semihosting=True, machine="virt", system="qemu-system-riscv32", extra=("-bios", "none")) as (port, _):
+    virt = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
+    with qemu(elf, semihosting=True, **virt) as (port, _):
         _, text = gdb_batch(elf, ["set pagination off", "break trap_handler", "continue",
                                   "info registers mcause mtval", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
                                   "set arena colour off", "arena fault", "arena stack"], remote_port=port, timeout=120)
