@@ -4,9 +4,9 @@ NOT TFLM) is built here with Debian's riscv64-unknown-elf-gcc and picolibc, as
 ../shared/TOOLCHAIN-NOTES.md ("RISC-V (rv32) on QEMU") links it: it paints its stack, recurses,
 then stores to an address no memory answers and loops in its trap handler.
 
-Checked: `arena fault` says the firmware is for a core whose traps arenascope does not decode yet
-(it said "no fault: the core is not in a fault handler", having read nothing), while GDB's own
-`info registers` shows the store access fault (mcause 7, mtval the address); `arena stack` finds
+Checked: `arena fault` decodes the trap from the core's CSRs (decode/riscv_trap.py: it said "no
+fault: the core is not in a fault handler", having read nothing), against GDB's own `info
+registers` (mcause 7, mepc, mtval the address), and says "no fault" before it; `arena stack` finds
 picolibc's stack (`__stack` - `__stack_size`, the ELF's symbols read here with pyelftools) and
 its peak, at least the 21 frames' 64 B of locals each."""
 import re
@@ -37,19 +37,30 @@ def elf(tmp_path_factory):
     return out
 
 
-def test_a_trap_on_a_risc_v_core_is_said_to_be_undecoded_and_its_stack_is_found(elf):
+def test_a_risc_v_trap_is_decoded_and_its_stack_is_found(elf):
+    """Halted first in rv32_use_stack (after mtvec is set, before the trap): no fault. Then in the
+    trap handler: mcause, mepc and mtval decoded (their values are GDB's own `info registers`;
+    the trapping line is the source's store to 0x90000000)."""
     syms = elf_symbols(elf)
     top, size = syms["__stack"], syms["__stack_size"]
+    store_line = next(n for n, line in enumerate(SOURCE.read_text().splitlines(), 1) if "0x90000000u = " in line)
     virt = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
     with qemu(elf, semihosting=True, **virt) as (port, _):
-        _, text = gdb_batch(elf, ["set pagination off", "break trap_handler", "continue",
-                                  "info registers mcause mtval", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
-                                  "set arena colour off", "arena fault", "arena stack"], remote_port=port, timeout=120)
-    assert re.search(r"^mcause\s+0x7\s", text, re.M) and re.search(r"^mtval\s+0x90000000\s", text, re.M), text
-    assert ("arena fault: the firmware is for a RISC-V core (riscv32-ilp32), not a Cortex-M: arenascope does not "
-            "decode its traps yet") in text, text
-    assert "no fault: the core is not in a fault handler" not in text and "Traceback" not in text, text
-    assert "stack bounds from the linker symbols __stack - __stack_size" in text, text
-    assert f"stack:                    {top - size:#x}-{top:#x}, size {size} B" in text, text
-    peak = int(re.search(r"^peak depth:\s+(\d+) B", text, re.M).group(1))
-    assert 21 * 64 <= peak < size, text
+        _, text = gdb_batch(elf, ["set pagination off", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
+                                  "set arena colour off", "break rv32_use_stack", "continue", "arena fault",
+                                  "delete", "break trap_handler", "continue", "info registers mcause mepc mtval",
+                                  "arena fault", "arena stack"], remote_port=port, timeout=120)
+    before, after = text.split("Breakpoint 2,", 1)
+    assert "arena fault: no fault: the core is not in a fault handler" in before, before
+    assert re.search(r"^mcause\s+0x7\s", after, re.M) and re.search(r"^mtval\s+0x90000000\s", after, re.M), after
+    mepc = int(re.search(r"^mepc\s+(0x[0-9a-f]+)", after, re.M).group(1), 16)
+    assert ("arena fault: the RISC-V core is halted in its trap handler (mtvec): mcause 0x00000007: exception 7, "
+            "store/AMO access fault (RISC-V Privileged Architecture 1.12, table 3.6); "
+            f"mepc {mepc:#x}: the trapping instruction, {mepc:#x} in main + ") in after, after
+    assert f"main.c:{store_line}; mtval 0x90000000: the faulting address, in no memory the firmware describes" \
+        in after, after
+    assert "Traceback" not in text, text
+    assert "stack bounds from the linker symbols __stack - __stack_size" in after, after
+    assert f"stack:                    {top - size:#x}-{top:#x}, size {size} B" in after, after
+    peak = int(re.search(r"^peak depth:\s+(\d+) B", after, re.M).group(1))
+    assert 21 * 64 <= peak < size, after

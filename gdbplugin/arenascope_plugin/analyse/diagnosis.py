@@ -14,7 +14,7 @@ from typing import Any
 
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import faults, figures, postmortem
-from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.decode import faultrecord, riscv_trap
 from arenascope_plugin.decode.descriptor import Region
 
 PipelineContext = Any  # pipeline.Context: the stage above this one, so not imported here
@@ -191,6 +191,7 @@ def diagnose(ctx: PipelineContext) -> Diagnosis:
 # The ELF's C ABI (acquire.elfinfo.abi) of cores whose traps arenascope does not decode yet: on
 # them whether the core stopped in a trap handler is not known, and said so (not "no fault").
 UNDECODED_CORES = {"riscv32-ilp32": "a RISC-V core", "xtensa": "an Xtensa core"}
+RISCV_ABIS = ("riscv32-ilp32",)  # their trap CSRs are read (decode/riscv_trap.py)
 
 
 def _core_unknown(ctx: PipelineContext) -> str:
@@ -198,11 +199,20 @@ def _core_unknown(ctx: PipelineContext) -> str:
     does not decode; no xPSR or PC, and no System Control Block to read: a RAM dump without its
     registers file), or ""."""
     core = ctx.core
-    what = UNDECODED_CORES.get(ctx.symbols.abi() or "")
+    abi = ctx.symbols.abi() or ""
+    what = UNDECODED_CORES.get(abi)
     if what is not None and not core.is_cortex_m():
-        return (f"the firmware is for {what} ({ctx.symbols.abi()}), not a Cortex-M: arenascope does not decode "
-                "its traps yet, so whether it stopped in a trap handler, and why, is not known (`info registers` "
-                "shows the trap registers)")
+        trap = riscv_trap.read(core, ctx.symbols.name_at) if abi in RISCV_ABIS else None
+        if trap is not None and not trap.in_handler:
+            return ""  # known: not in its trap handler (mtvec's), so no fault now
+        if trap is not None:
+            facts = riscv_trap.lines(trap, lambda pc: faults.where(ctx.symbols, pc), ctx.symbols.memory_of)
+            return ("the RISC-V core is halted in its trap handler (mtvec): " + "; ".join(facts) + ". arenascope "
+                    "does not tie RISC-V traps to the arena and the stack yet: `arena stack` and `arena whereis` "
+                    "on the addresses above say where they lie")
+        return (f"the firmware is for {what} ({abi}), not a Cortex-M: arenascope does not decode its traps yet, "
+                "so whether it stopped in a trap handler, and why, is not known (`info registers` shows the trap "
+                "registers)")
     if not ctx.reader.origin:  # a live target: find_fault read ICSR already (no second read while polling)
         return ""
     if not core.is_cortex_m() or core.register("xpsr") is not None or core.register("pc") is not None:

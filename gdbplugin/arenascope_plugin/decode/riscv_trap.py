@@ -1,0 +1,84 @@
+"""A RISC-V core's trap, from its machine-mode CSRs at a stop (issue 36, the first piece of the
+RISC-V port): mcause (the cause), mepc (the trapping instruction), mtval (the faulting address, or
+the illegal instruction's bits) and mtvec (the trap handler), read through Core.register. Only
+this module names RISC-V's registers. No GDB import.
+
+Cause codes: The RISC-V Instruction Set Manual, Volume II: Privileged Architecture 1.12, table 3.6
+(mcause values after trap; on RV32 the interrupt flag is bit 31). mtval: section 3.1.16 (the
+faulting virtual address for misaligned and access faults, the instruction bits, or 0, for an
+illegal instruction). mtvec: section 3.1.7 (BASE in bits 31:2, MODE in 1:0; vectored mode puts
+exceptions at BASE too).
+"""
+from dataclasses import dataclass
+
+EXCEPTIONS = {
+    0: "instruction address misaligned", 1: "instruction access fault", 2: "illegal instruction",
+    3: "breakpoint", 4: "load address misaligned", 5: "load access fault", 6: "store/AMO address misaligned",
+    7: "store/AMO access fault", 8: "environment call from U-mode", 9: "environment call from S-mode",
+    11: "environment call from M-mode", 12: "instruction page fault", 13: "load page fault",
+    15: "store/AMO page fault",
+}
+INTERRUPTS = {1: "supervisor software interrupt", 3: "machine software interrupt", 5: "supervisor timer interrupt",
+              7: "machine timer interrupt", 9: "supervisor external interrupt", 11: "machine external interrupt"}
+ADDRESS_CAUSES = {0, 1, 4, 5, 6, 7, 12, 13, 15}   # mtval holds the faulting address
+SOURCE = "RISC-V Privileged Architecture 1.12, table 3.6"
+
+
+@dataclass
+class Trap:
+    """The trap a RISC-V core took last, and whether it is halted in its handler now."""
+    mcause: int
+    mepc: int | None
+    mtval: int | None
+    handler: int | None          # mtvec's BASE
+    in_handler: bool             # the PC is in the function mtvec points to
+
+    @property
+    def interrupt(self) -> bool:
+        return bool(self.mcause >> 31 & 1)
+
+    @property
+    def code(self) -> int:
+        return self.mcause & 0x7FFFFFFF
+
+    @property
+    def cause(self) -> str:
+        table = INTERRUPTS if self.interrupt else EXCEPTIONS
+        return table.get(self.code, f"cause {self.code} (reserved or custom)")
+
+    @property
+    def fault_address(self) -> int | None:
+        return self.mtval if not self.interrupt and self.code in ADDRESS_CAUSES else None
+
+
+def read(core, name_at) -> Trap | None:
+    """The core's trap CSRs (None when mcause cannot be read: not a RISC-V core, or running).
+    name_at(addr) -> (function, offset) or None tells whether the PC is in mtvec's handler."""
+    mcause = core.register("mcause")
+    if mcause is None:
+        return None
+    mtvec, pc = core.register("mtvec"), core.register("pc")
+    handler = mtvec & ~3 if mtvec is not None else None
+    in_handler = False
+    if handler is not None and pc is not None:
+        at, there = name_at(pc), name_at(handler)
+        in_handler = pc == handler or (at is not None and there is not None and at[0] == there[0])
+    return Trap(mcause=mcause & 0xFFFFFFFF, mepc=core.register("mepc"), mtval=core.register("mtval"),
+                handler=handler, in_handler=in_handler)
+
+
+def lines(trap: Trap, where, memory_of) -> list[str]:
+    """What the trap says, one fact a line. where(pc) -> "addr in function at file:line";
+    memory_of(addr) -> the memory an address lies in, or None."""
+    kind = "interrupt" if trap.interrupt else "exception"
+    out = [f"mcause {trap.mcause:#010x}: {kind} {trap.code}, {trap.cause} ({SOURCE})"]
+    if trap.mepc is not None:
+        out.append(f"mepc {trap.mepc:#x}: the {'interrupted' if trap.interrupt else 'trapping'} instruction, "
+                   f"{where(trap.mepc)}")
+    if trap.fault_address is not None:
+        memory = memory_of(trap.fault_address)
+        out.append(f"mtval {trap.fault_address:#x}: the faulting address, "
+                   + (f"in {memory}" if memory else "in no memory the firmware describes"))
+    elif trap.mtval and not trap.interrupt and trap.code == 2:
+        out.append(f"mtval {trap.mtval:#x}: the illegal instruction's bits")
+    return out
