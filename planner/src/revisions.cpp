@@ -42,22 +42,22 @@ const std::vector<std::string> kChecked = {
 // 5b3670d82: the same structs), `at` naming the commit they were read at.
 std::vector<KernelSizeFact> kernel_sizes_2022(const std::string &at)
 {
+    // One struct, OpDataConv, serves both convolutions' Init.
+    auto op_data_conv = [&](const char *op) -> KernelSizeFact {
+        return {op,
+                "init",
+                "OpDataConv",
+                {52, 4, 64, 8},
+                "kernels/conv.h " + at + " (no filter_buffer_index): sizeof probes"};
+    };
     return {
         {"CONV_2D",
          "parse",
          "TfLiteConvParams",
          {24, 4, 24, 4},
          "tensorflow/lite/c/builtin_op_data.h " + at + " (no quantized_bias_type): sizeof probes"},
-        {"CONV_2D",
-         "init",
-         "OpDataConv",
-         {52, 4, 64, 8},
-         "kernels/conv.h " + at + " (no filter_buffer_index): sizeof probes"},
-        {"DEPTHWISE_CONV_2D",
-         "init",
-         "OpDataConv",
-         {52, 4, 64, 8},
-         "kernels/conv.h " + at + " (no filter_buffer_index): sizeof probes"},
+        op_data_conv("CONV_2D"),
+        op_data_conv("DEPTHWISE_CONV_2D"),
         {"FULLY_CONNECTED",
          "parse",
          "TfLiteFullyConnectedParams",
