@@ -12,12 +12,12 @@ def die(value):
 
 
 def test_member_locations_as_constants_and_as_dwarf2_expressions():
-    assert dwarflayout._location(die(108)) == 108
-    assert dwarflayout._location(die([0x23, 0x6C])) == 108               # DW_OP_plus_uconst 108
-    assert dwarflayout._location(die([0x23, 0xE5, 0x8E, 0x26])) == 624485  # ULEB128, DWARF spec's example
-    assert dwarflayout._location(SimpleNamespace(attributes={})) == 0
+    assert dwarflayout.member_location(die(108)) == 108
+    assert dwarflayout.member_location(die([0x23, 0x6C])) == 108               # DW_OP_plus_uconst 108
+    assert dwarflayout.member_location(die([0x23, 0xE5, 0x8E, 0x26])) == 624485  # ULEB128, DWARF spec's example
+    assert dwarflayout.member_location(SimpleNamespace(attributes={})) == 0
     with pytest.raises(dwarflayout.LayoutError):
-        dwarflayout._location(die([0x10, 0x01]))                           # DW_OP_constu: not a member offset
+        dwarflayout.member_location(die([0x10, 0x01]))                           # DW_OP_constu: not a member offset
 
 
 def test_a_typedef_struct_inside_a_namespace_is_found_by_its_qualified_name(tmp_path):

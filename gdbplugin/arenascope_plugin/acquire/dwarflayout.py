@@ -14,7 +14,9 @@ class LayoutError(Exception):
     """The DWARF lacks a type or member the walk needs; the message names it."""
 
 
-def _location(die):
+def member_location(die):
+    """A member's (or a base class's) byte offset: DW_AT_data_member_location as a constant or a
+    DWARF 2/3 DW_OP_plus_uconst expression; 0 when absent; LayoutError for another expression."""
     attr = die.attributes.get("DW_AT_data_member_location")
     if attr is None:
         return 0  # a union member, or the first
@@ -70,11 +72,11 @@ class _Types:
                 base = child.get_DIE_from_attribute("DW_AT_type")
                 n = base.attributes.get("DW_AT_name")
                 if n is not None and n.value.decode(errors="replace") == base_name.split("::")[-1]:
-                    return _location(child)
+                    return member_location(child)
         return 0
 
 
-def _byte_size(die, pointer):
+def byte_size(die, pointer):
     """sizeof the type a DIE names, through typedefs and qualifiers; None when unknown."""
     for _ in range(16):
         if die is None:
@@ -141,11 +143,11 @@ class DwarfTypes:
                 base = child.get_DIE_from_attribute("DW_AT_type")
                 while base.tag == "DW_TAG_typedef":
                     base = base.get_DIE_from_attribute("DW_AT_type")
-                self._walk(base, wanted, prefix + _location(child), offsets, sizes)
+                self._walk(base, wanted, prefix + member_location(child), offsets, sizes)
             elif child.tag == "DW_TAG_member":
                 n = child.attributes.get("DW_AT_name")
                 n = n.value.decode(errors="replace") if n is not None else None
                 if n in wanted and n not in offsets:
-                    offsets[n] = prefix + _location(child)
+                    offsets[n] = prefix + member_location(child)
                     t = child.get_DIE_from_attribute("DW_AT_type") if "DW_AT_type" in child.attributes else None
-                    sizes[n] = _byte_size(t, self.pointer)
+                    sizes[n] = byte_size(t, self.pointer)

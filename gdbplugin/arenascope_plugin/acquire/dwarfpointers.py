@@ -11,6 +11,8 @@ scope are read; function-static ones are not (a function-static object is found 
 """
 import os
 
+from arenascope_plugin.acquire import dwarflayout
+
 _CACHE = {}          # (path, mtime, size, class) -> paths
 MAX_DEPTH = 5        # nested members and array levels followed
 MAX_ELEMENTS = 16    # array elements followed
@@ -45,21 +47,11 @@ def _qualified(die):
 
 
 def _location(die):
-    attr = die.attributes.get("DW_AT_data_member_location")
-    if attr is None:
-        return 0
-    if isinstance(attr.value, int):
-        return attr.value
-    ops = list(attr.value)
-    if ops and ops[0] == 0x23:  # DW_OP_plus_uconst ULEB128
-        value, shift = 0, 0
-        for b in ops[1:]:
-            value |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                break
-        return value
-    return None
+    """The member's offset (dwarflayout.member_location), None for an expression it does not read."""
+    try:
+        return dwarflayout.member_location(die)
+    except dwarflayout.LayoutError:
+        return None
 
 
 def _static_address(die, pointer):
@@ -71,18 +63,6 @@ def _static_address(die, pointer):
     if len(ops) != 1 + pointer or ops[0] != 0x03:
         return None
     return int.from_bytes(bytes(ops[1:]), "little")
-
-
-def _size(die, pointer):
-    for _ in range(16):
-        if die is None:
-            return None
-        if "DW_AT_byte_size" in die.attributes:
-            return die.attributes["DW_AT_byte_size"].value
-        if die.tag == "DW_TAG_pointer_type":
-            return pointer
-        die = _type(die)
-    return None
 
 
 class _Finder:
@@ -126,7 +106,7 @@ class _Finder:
         if die.tag == "DW_TAG_array_type":
             element = _type(die)
             inner = self.inside(element, depth - 1, derefs)
-            size = _size(element, self.pointer)
+            size = dwarflayout.byte_size(element, self.pointer)
             count = next((c.attributes["DW_AT_count"].value if "DW_AT_count" in c.attributes else
                           c.attributes["DW_AT_upper_bound"].value + 1 for c in die.iter_children()
                           if c.tag == "DW_TAG_subrange_type" and
