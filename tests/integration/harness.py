@@ -148,6 +148,16 @@ def gdb_batch(elf, commands, reads=(), remote_port=None, gdb="gdb-multiarch", ti
 BAD_OUTPUT = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
 
 
+def real_elf(variable, what):
+    """The hand-built firmware the environment variable names (the optional real-TFLM tests), or
+    the test is skipped cleanly, saying which variable names no `what`."""
+    import pytest  # pylint: disable=import-outside-toplevel  (the harness is also used without pytest)
+    path = os.environ.get(variable)
+    if not path or not pathlib.Path(path).exists():
+        pytest.skip(f"{variable} names no {what} (optional test)")
+    return pathlib.Path(path)
+
+
 def plugin_at_stops(elf, stops, commands, planner_path=None, timeout=180):
     """Boots `elf` on QEMU with semihosting, loads the plugin (planner: `planner_path`, default
     the build's) and, at each breakpoint of `stops` in turn, runs `commands`; asserts no command

@@ -17,19 +17,11 @@ A two-arena-only firmware links no SingleArenaBufferAllocator, so its DWARF does
 that class comes from the measured layout. The expected figures were read by hand with GDB's `p`
 on TFLM's own members (kws.allocator_ == hello.allocator_ == 0x2000325c; the two-arena
 allocators' tail_temp_ at persistent_arena+364, head_temp_ at non_persistent_arena+32)."""
-import os
-import pathlib
-
-import pytest
-
-from harness import plugin_at_stops
+from harness import plugin_at_stops, real_elf
 
 
 def elf_of(name):
-    path = os.environ.get(f"ARENASCOPE_TFLM_{name}_ELF")
-    if not path or not pathlib.Path(path).exists():
-        pytest.skip(f"ARENASCOPE_TFLM_{name}_ELF names no such TFLM firmware (optional test)")
-    return pathlib.Path(path)
+    return real_elf(f"ARENASCOPE_TFLM_{name}_ELF", "such TFLM firmware")
 
 
 def test_two_models_in_one_arena_are_shown_sharing_it_with_each_ones_objects_named():

@@ -15,7 +15,6 @@ cleanly without its variable. Expected figures are what real TFLM reported on QE
 hand with GDB's `p` on TFLM's own members (no inferior calls) and by bisecting the arena size
 (docs/integrating-tflm.md records them), never the plugin's or the planner's."""
 import json
-import os
 import pathlib
 import re
 import subprocess
@@ -24,7 +23,7 @@ import tempfile
 
 import pytest
 
-from harness import PLANNER, ROOT, plugin_at_stops
+from harness import PLANNER, ROOT, plugin_at_stops, real_elf
 
 # Measured on real TFLM (docs/integrating-tflm.md, "Every TFLM era"): how far below the stack's
 # limit the stack ELF's recursion went (its deepest SP, read in GDB at the deepest call), the
@@ -46,10 +45,7 @@ OBJECT_NAMES = ("{arena_allocator}", "GreedyMemoryPlanner", "MicroAllocator")
 
 
 def elf_of(era, state):
-    path = os.environ.get(f"ARENASCOPE_TFLM_{era}_{state}_ELF")
-    if not path or not pathlib.Path(path).exists():
-        pytest.skip(f"ARENASCOPE_TFLM_{era}_{state}_ELF names no real TFLM firmware (optional test)")
-    return pathlib.Path(path)
+    return real_elf(f"ARENASCOPE_TFLM_{era}_{state}_ELF", "real TFLM firmware")
 
 
 @pytest.mark.parametrize("era", sorted(ERAS))

@@ -13,21 +13,15 @@ placement new, the arena at 0x21001000, the interpreter held by a typed global p
 
 Each test skips cleanly without its variable. The addresses are the application's own (it places
 the objects there), checked by hand with GDB's `p g_interpreter` and `p *g_interpreter`."""
-import os
-import pathlib
-
 import pytest
 
-from harness import plugin_at_stops
+from harness import plugin_at_stops, real_elf
 
 NAMED = "set arena memory psram 0x21000000 0x22000000"
 
 
 def elf_of(name):
-    path = os.environ.get(f"ARENASCOPE_TFLM_EXT_{name}_ELF")
-    if not path or not pathlib.Path(path).exists():
-        pytest.skip(f"ARENASCOPE_TFLM_EXT_{name}_ELF names no external-RAM TFLM firmware (optional test)")
-    return pathlib.Path(path)
+    return real_elf(f"ARENASCOPE_TFLM_EXT_{name}_ELF", "external-RAM TFLM firmware")
 
 
 @pytest.mark.parametrize("setup,memory", [([], "memory the ELF does not describe (0x21000000-0x210014a0, holding "

@@ -13,20 +13,15 @@ from newlib's heap (`end` .. `__HeapLimit`), named by:
 
 Each test skips cleanly without its variable. The expected figures were measured by hand with GDB's
 `p` on TFLM's own members and newlib's free list (no inferior calls), never by the plugin."""
-import os
-import pathlib
 import re
 
 import pytest
 
-from harness import plugin_at_stops
+from harness import plugin_at_stops, real_elf
 
 
 def elf_of(name):
-    path = os.environ.get(f"ARENASCOPE_TFLM_HEAP_{name}_ELF")
-    if not path or not pathlib.Path(path).exists():
-        pytest.skip(f"ARENASCOPE_TFLM_HEAP_{name}_ELF names no heap-arena TFLM firmware (optional test)")
-    return pathlib.Path(path)
+    return real_elf(f"ARENASCOPE_TFLM_HEAP_{name}_ELF", "heap-arena TFLM firmware")
 
 
 @pytest.mark.parametrize("name,base,how", [("HEALTHY", 0x200002A0, "a scan for the MicroInterpreterGraph vtable"),

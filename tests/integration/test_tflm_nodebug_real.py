@@ -16,21 +16,13 @@ planner, as with NXP's or Infineon's prebuilt libtflm.a. Named by:
 Each test skips cleanly without its variable. The expected addresses were read by hand with GDB's
 `p` on the -g build's TFLM members (allocator_ at 0x200006ac, its non_persistent_buffer_allocator_
 at 0x200006fc, memory_planner_ at 0x200006d0), never by the plugin."""
-import os
-import pathlib
-
-import pytest
-
-from harness import plugin_at_stops
+from harness import plugin_at_stops, real_elf
 
 MEASURED = "layout: arenascope's layout of TFLM 2026-08 measured on 90b983c2"
 
 
 def elf_of(name):
-    path = os.environ.get(f"ARENASCOPE_TFLM_NOG_{name}_ELF")
-    if not path or not pathlib.Path(path).exists():
-        pytest.skip(f"ARENASCOPE_TFLM_NOG_{name}_ELF names no TFLM-without-debug-information firmware (optional)")
-    return pathlib.Path(path)
+    return real_elf(f"ARENASCOPE_TFLM_NOG_{name}_ELF", "TFLM-without-debug-information firmware")
 
 
 def test_a_healthy_firmware_gets_tflms_own_figures_and_the_same_map_as_with_g():
