@@ -93,11 +93,12 @@ def _planner_type(symbols, lay, reader, allocator):
 
 
 def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, attached: int | None = None,
-                     warn: Callable[[str], object] | None = None) -> tuple[int, str]:
-    """The interpreter's address and how it was found; TargetError when there is none. attached:
-    the address `arena attach` named; warn(text) is told when there are several."""
+                     warn: Callable[[str], object] | None = None) -> tuple[int, str, list[int] | None]:
+    """The interpreter's address, how it was found, and every live interpreter the scan found
+    (None when `arena attach` named it and nothing was scanned); TargetError when there is none.
+    attached: the address `arena attach` named; warn(text) is told when there are several."""
     if attached is not None:
-        return attached, "`arena attach`"
+        return attached, "`arena attach`", None
     hows = dict(found_interpreters(reader, symbols, lay))
     found = list(hows)
     if not found:
@@ -119,7 +120,7 @@ def find_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, a
         warn(f"{len(found)} MicroInterpreters in RAM ({', '.join(f'{a:#x}' for a in found)}); showing "
              f"the one at {chosen:#x} (`arena interpreters` lists them; choose another with "
              "`arena attach --interpreter N` or `arena attach EXPR`)")
-    return chosen, hows[chosen]
+    return chosen, hows[chosen], found
 
 
 def _allocator_of(reader, lay, interpreter):
@@ -130,15 +131,17 @@ def _allocator_of(reader, lay, interpreter):
         return 0
 
 
-def sharing(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, interpreter: int) -> list[int]:
+def sharing(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, interpreter: int,
+            found: list[int] | None = None) -> list[int]:
     """The other constructed interpreters that use the MicroAllocator of the one at `interpreter`
     (TFLM's way to run several models in one arena: MicroAllocator::Create once, each
-    MicroInterpreter given the allocator), in address order; [] when none, or none can be found."""
+    MicroInterpreter given the allocator), in address order; [] when none, or none can be found.
+    found: the interpreters a scan already found (None: scan now)."""
     allocator = _allocator_of(reader, lay, interpreter)
     if not allocator:
         return []
     try:
-        found = scan_interpreters(reader, symbols, lay)
+        found = scan_interpreters(reader, symbols, lay) if found is None else found
     except (TargetError, MemoryReadError):
         return []
     return [a for a in found if a != interpreter and _allocator_of(reader, lay, a) == allocator]
@@ -287,9 +290,8 @@ def _infer_memory(reader, symbols, lay, interpreter, label):
     the interpreter and the arena its allocator bounds, when they are in order and within 16 MiB,
     counts as memory for this command, named with the advice to name it."""
     lo, hi = interpreter, interpreter + lay.sizes[P.INTERPRETER]
+    allocator = _allocator_of(reader, lay, interpreter)
     try:
-        allocator = int.from_bytes(reader.read(interpreter + lay.off(P.INTERPRETER, "allocator_"), lay.pointer),
-                                   "little")
         al = tflm.allocators(reader, lay, allocator) if allocator else None
     except (MemoryReadError, tflm.AgentlessError):
         al = None
@@ -529,7 +531,7 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
     sound and what the planner predicts: every command still answers. TargetError only when no
     interpreter is there at all."""
     lay = tflm.layout(symbols)
-    interpreter, how = find_interpreter(reader, symbols, lay, attached, warn)
+    interpreter, how, found = find_interpreter(reader, symbols, lay, attached, warn)
     how = attached_how or how
     check_interpreter(reader, symbols, lay, interpreter, f"{interpreter:#x}")
     out = Loaded(how=f"agentless: the MicroInterpreter at {interpreter:#x} ({how}); {lay.describe()}",
@@ -565,7 +567,7 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
             state.evidence.append(out.plan_note)
             state.replay_mismatch = why
             doc = out.plan = None
-    others = sharing(reader, symbols, lay, interpreter) if state.condition == "allocated" else []
+    others = sharing(reader, symbols, lay, interpreter, found) if state.condition == "allocated" else []
     if state.condition == "allocated" and doc is not None:
         try:
             walked = tflm.walk(reader, lay, interpreter, doc, shared_allocator=bool(others))
