@@ -12,6 +12,9 @@ from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.errors import TargetError
 
+# What a user with a TFLM built without -g can do when no measured layout fits (every refusal here).
+REMEDY = "Rebuild TFLM with -g (only -g: the code does not change), or add the arenascope agent (docs/agent.md)"
+
 
 def differences(symbols: Symbols, entry: dict, limit: int = 4) -> tuple[list[str], int]:
     """(differences, facts confirmed) between a measured layout and what the firmware's DWARF
@@ -74,10 +77,9 @@ def era_of(symbols: Symbols, candidates: list[P.Era]) -> P.Era:
     if fits:
         raise TargetError(f"{head}, and the layouts arenascope measured for TFLM "
                           f"{' and '.join(e.id for e in fits)} both fit it: which TFLM it is cannot be told. "
-                          "Rebuild TFLM with -g (only -g: the code does not change), or add the arenascope agent")
+                          + REMEDY)
     raise TargetError(f"{head}, and no layout arenascope measured fits it ({'; '.join(why)}; measured: "
-                      f"{P.measured_list()}). Rebuild TFLM with -g (only -g: the code does not change), or add "
-                      "the arenascope agent (docs/agent.md)")
+                      f"{P.measured_list()}). " + REMEDY)
 
 
 def fill(symbols: Symbols, lay, roles: list[str]) -> None:  # lay: a decode.tflm.Layout
@@ -95,16 +97,14 @@ def fill(symbols: Symbols, lay, roles: list[str]) -> None:  # lay: a decode.tflm
             "not linked)")
     if entry is None:
         raise TargetError(f"{what}, and arenascope has no layout of this TFLM measured on {symbols.abi() or 'its ABI'} "
-                          f"(measured: {P.measured_list()}). Rebuild TFLM with -g (only -g: the code does not "
-                          "change), or add the arenascope agent (docs/agent.md)")
+                          f"(measured: {P.measured_list()}). " + REMEDY)
     diffs, confirmed = differences(symbols, entry)
-    missing = [era.cls(r) for r in roles if r not in entry["sizes"] and r in P.SIZED or r not in entry["offsets"]
-               and r in P.REQUIRED]
+    missing = [era.cls(r) for r in roles if (r in P.SIZED and r not in entry["sizes"]) or
+               (r in P.REQUIRED and r not in entry["offsets"])]
     if diffs or missing:
         raise TargetError(f"{what}, and arenascope's layout measured on TFLM {entry['measured_on']} does not fit "
                           f"it: {'; '.join(diffs + [f'it does not hold {c}' for c in missing])} (a TFLM between the "
-                          "commits arenascope measured). Rebuild TFLM with -g (only -g: the code does not change), "
-                          "or add the arenascope agent")
+                          "commits arenascope measured). " + REMEDY)
     entry = copy.deepcopy(entry)
     for role in roles:
         for table in ("offsets", "member_sizes"):
@@ -112,8 +112,6 @@ def fill(symbols: Symbols, lay, roles: list[str]) -> None:  # lay: a decode.tflm
                 getattr(lay, table)[role] = entry[table][role]
         if role in entry["sizes"]:
             lay.sizes[role] = entry["sizes"][role]
-        if role in entry["optional"] and role not in lay.optional:
-            lay.optional[role] = dict(entry["optional"][role])
     for role in P.OPTIONAL:  # the optional members of classes described only by the measurement
         if role not in lay.optional and role in entry["optional"] and symbols.type_size(era.cls(role) or "") is None:
             lay.optional[role] = dict(entry["optional"][role])

@@ -202,7 +202,8 @@ def layout(symbols: Symbols) -> Layout:
     for role in P.SIZED:
         size = symbols.type_size(era.cls(role))
         if size is None:
-            undescribed += [] if role in undescribed else [role]
+            if role not in undescribed:
+                undescribed.append(role)
         else:
             sizes[role] = size
     for role in P.SIZED_IF_PRESENT:
