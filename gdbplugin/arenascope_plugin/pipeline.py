@@ -14,6 +14,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from arenascope_plugin import ports
 from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS, STACK_TOP_AND_SIZE_SYMBOLS
 from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
@@ -98,6 +99,13 @@ class Context:
     @property
     def core(self) -> Core:
         return self.target.core
+
+    @property
+    def port(self):
+        """The architecture port (ports/) for the firmware's ELF, by its header (Symbols.abi):
+        Cortex-M's when the ABI is not one a port serves (a host build: the agent's fault record
+        is Cortex-M's layout, and no core registers say a fault)."""
+        return ports.of(self.symbols)
 
     def warn(self, key: str, text: str) -> None:
         self.warnings.append((key, text))
@@ -481,20 +489,17 @@ def _stack_unreadable(ctx: Context, exc: MemoryReadError) -> None:
 
 def _rtos_tasks(ctx: Context, scanner: BandScanner) -> None:
     """The RTOS's tasks and their stacks (FreeRTOS, from the ELF's DWARF), measured in one scanner
-    call; the running task's SP is the core's PSP when it lies near its stack."""
+    call; the running task's SP is the port's thread SP when it lies near its stack."""
     ctx.kernel = freertos.walk(ctx.reader, ctx.symbols)
     if ctx.kernel is None:
         return
     for problem in ctx.kernel.problems:
         ctx.warn("rtos", problem)
-    psp = ctx.core.register("psp")
+    sp = ctx.port.thread_sp(ctx.core)
     running = ctx.kernel.running
-    xpsr = ctx.core.register("xpsr")
-    if psp is None and xpsr is not None and not xpsr & 0x1FF:
-        psp = ctx.core.register("sp")  # thread mode: the SP is the PSP once the scheduler runs (no $psp on QEMU)
-    if running is None or psp is None or not (running.stack_low - (64 << 10) <= psp <= (running.stack_high or psp)):
-        psp = None  # not the running task's (the scheduler has not started, or a server without PSP)
-    ctx.tasks = tasks.stacks(ctx.kernel, ctx.desc, ctx.symbols, psp)
+    if running is None or sp is None or not (running.stack_low - (64 << 10) <= sp <= (running.stack_high or sp)):
+        sp = None  # not the running task's (the scheduler has not started, or a server without its SP)
+    ctx.tasks = tasks.stacks(ctx.kernel, ctx.desc, ctx.symbols, sp)
     wanted = [(tasks.scan_key(ts), *ts.scan_range(), freertos.FILL) for ts in ctx.tasks if ts.scan_range()]
     try:
         results = scanner.measure(ctx.reader, wanted)
@@ -502,19 +507,9 @@ def _rtos_tasks(ctx: Context, scanner: BandScanner) -> None:
         ctx.warn("rtos", f"the tasks' stacks could not be scanned ({exc})")
         results = {}
     tasks.measure(ctx.tasks, results, ctx.desc)
-    if any(ts.overflowed for ts in ctx.tasks) and _stkof(ctx):
+    if any(ts.overflowed for ts in ctx.tasks) and ctx.port.stack_limit_hit_now(ctx):
         for ts in ctx.tasks:
-            ts.limit_stopped = ts.task.tcb == ctx.kernel.current
-
-
-def _stkof(ctx: Context) -> bool:
-    """Whether the core's CFSR says UsageFault STKOF (bit 20; ARMv8-M only, reserved 0 before)."""
-    if not ctx.core.is_cortex_m():
-        return False
-    try:
-        return bool(faults.u32(ctx.reader, faults.SCB["cfsr"]) >> 20 & 1)
-    except MemoryReadError:
-        return False
+            ts.limit_stopped = ctx.port.thread_limit_words if ts.task.tcb == ctx.kernel.current else ""
 
 
 def _guard_writer(ctx: Context) -> figures.GuardWriter | None:
@@ -524,7 +519,7 @@ def _guard_writer(ctx: Context) -> figures.GuardWriter | None:
     desc = ctx.desc
     if desc is None or not desc.guard.filled or not desc.guard.touched:
         return None
-    if not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT and _stkof(ctx):
+    if not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT and ctx.port.stack_limit_hit_now(ctx):
         return figures.GuardWriter(stack_limit=True)
     ts = tasks.guard_task(ctx.tasks, desc)
     if ts is not None:

@@ -23,7 +23,12 @@
 //                                                                       (micro_allocator.h)
 //   MicroBuiltinDataAllocator: vtable + IPersistentBufferAllocator* (micro_allocator.cc)
 // The figures below were checked by compiling sizeof/alignof probes against those headers with
-// arm-none-eabi-g++ -mcpu=cortex-m4 and x86-64 g++ (-DTF_LITE_STATIC_MEMORY).
+// arm-none-eabi-g++ -mcpu=cortex-m4, riscv64-unknown-elf-g++ -march=rv32imac -mabi=ilp32 and x86-64
+// g++ (-DTF_LITE_STATIC_MEMORY), for TFLM 90b983c2 and the four older revisions (revisions.cpp):
+// docs/integrating-tflm.md "RISC-V and Xtensa: the arena's ABI" has the table. On rv32 only the
+// types holding an enum differ from Arm's: TfLiteTensor (40 B: TfLiteType, TfLiteAllocationType
+// and TfLiteQuantizationType are 4 bytes) and the builtin params structs, which hold no pointer
+// and so are the host's sizes; every OpData and allocator object is Arm's.
 #include "arenascope/planner/abi.h"
 
 #include <stdexcept>
@@ -56,6 +61,24 @@ Abi abi_named(const std::string &name, const TflmRevision &tflm)
         a.greedy_planner = {tflm.greedy_planner.arm_size, tflm.greedy_planner.arm_align};
         a.micro_allocator = {tflm.micro_allocator.arm_size, tflm.micro_allocator.arm_align};
         a.builtin_data_allocator = {8, 4};
+    } else if (name == "riscv32" || name == "xtensa") {
+        // ILP32 with 4-byte enums: RISC-V's psABI (riscv64-unknown-elf-gcc, ESP-IDF's
+        // riscv32-esp-elf-gcc) and Xtensa's (xtensa-esp32-elf-gcc has no -fshort-enums either).
+        // Measured for riscv32; xtensa takes the same data model (not measured: no compiler here).
+        a.pointer = 4;
+        a.enum_size = 4;
+        a.eval_tensor = {12, 4};
+        a.node_and_registration = {32, 4};
+        a.tflite_tensor = {40, 4};
+        a.affine_quantization = {12, 4};
+        a.subgraph_allocations = {8, 4};
+        a.scratch_buffer_handle = {4, 4};
+        a.scratch_buffer_request = {12, 4};
+        a.allocation_info = {24, 4};
+        a.arena_allocator = {tflm.arena_allocator.arm_size, tflm.arena_allocator.arm_align};
+        a.greedy_planner = {tflm.greedy_planner.arm_size, tflm.greedy_planner.arm_align};
+        a.micro_allocator = {tflm.micro_allocator.arm_size, tflm.micro_allocator.arm_align};
+        a.builtin_data_allocator = {8, 4};
     } else if (name == "host") {
         a.pointer = 8;
         a.enum_size = 4;
@@ -72,7 +95,7 @@ Abi abi_named(const std::string &name, const TflmRevision &tflm)
         a.micro_allocator = {tflm.micro_allocator.host_size, tflm.micro_allocator.host_align};
         a.builtin_data_allocator = {16, 8};
     } else {
-        throw std::invalid_argument("unknown target '" + name + "': use cortex-m or host");
+        throw std::invalid_argument("unknown target '" + name + "': use " + kTargets);
     }
     return a;
 }

@@ -17,7 +17,12 @@ constexpr int kBuiltinCustom = 32;
 struct Kernel {
     const Subgraph &sg;
     const Operator &op;
-    bool cortex_m;
+    // The data model (abi.h): ilp32 = 4-byte pointers (OpData and TFLM's objects take the Arm
+    // figure, which every ILP32 target shares: measured on rv32), short_enums = arm-none-eabi's
+    // 1-byte enums (the builtin params structs, which hold no pointer, take the Arm figure; other
+    // targets the host's, which rv32 shares: measured).
+    bool ilp32;
+    bool short_enums;
     const KernelBuild &build;
     OpKernel &out;
     const TflmRevision &tflm;  // the TFLM revision (revisions.h): its flags for the rules that differ
@@ -36,15 +41,15 @@ struct Kernel {
     {
         return op.options_type == type && k < op.options.size() ? op.options[k] : 0;
     }
-    // Parse: AllocatePOD<T>(), sizes {cortex-m, host}.
+    // Parse: AllocatePOD<T>(), sizes {arm-none-eabi, 4-byte enums (riscv32, xtensa, host)}.
     void builtin(TypeSize arm, TypeSize host, const char *type)
     {
-        const TypeSize t = cortex_m ? arm : host;
+        const TypeSize t = short_enums ? arm : host;
         out.parse.push_back({KernelAlloc::Kind::BuiltinData, t.size, t.align, -1, type});
     }
     void init(int64_t arm, int64_t host, const char *type)
     {
-        out.init.push_back({KernelAlloc::Kind::Persistent, cortex_m ? arm : host, 16, -1, type});
+        out.init.push_back({KernelAlloc::Kind::Persistent, ilp32 ? arm : host, 16, -1, type});
     }
     void persistent(int64_t bytes, std::string what)
     {

@@ -201,9 +201,10 @@ void revision_sizes(Kernel &k, const TflmRevision &tflm)
     for (auto [list, pass] : {std::pair{&k.out.parse, "parse"}, std::pair{&k.out.init, "init"}})
         for (KernelAlloc &a : *list)
             if (const KernelSizeFact *f = tflm.kernel_size(k.op.op_name, pass, a.what)) {
-                a.bytes = k.cortex_m ? f->size.arm_size : f->size.host_size;
-                if (a.kind == KernelAlloc::Kind::BuiltinData)
-                    a.align = k.cortex_m ? f->size.arm_align : f->size.host_align;
+                // Builtin data: by enum size (pointer-free params); Init's OpData: by pointer size.
+                const bool arm = a.kind == KernelAlloc::Kind::BuiltinData ? k.short_enums : k.ilp32;
+                a.bytes = arm ? f->size.arm_size : f->size.host_size;
+                if (a.kind == KernelAlloc::Kind::BuiltinData) a.align = arm ? f->size.arm_align : f->size.host_align;
             }
 }
 
@@ -219,7 +220,7 @@ KernelPrediction predict_kernels(const Model &model, const Abi &abi, const Kerne
         for (const Operator &op : sg.operators) {
             const std::string label =
                 "subgraph " + std::to_string(s) + " operator " + std::to_string(op.index) + " (" + op.op_name + ")";
-            Kernel k{sg, op, abi.name == "cortex-m", build, p.ops[s][op.index], *abi.tflm};
+            Kernel k{sg, op, abi.pointer == 4, abi.enum_size == 1, build, p.ops[s][op.index], *abi.tflm};
             hybrid(k, label, p.rejected);
             // An operator code outside TFLM's BuiltinOperator enum: no resolver can register it, so
             // AllocateTensors fails ("Failed to get registration from op code").

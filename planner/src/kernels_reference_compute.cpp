@@ -148,7 +148,7 @@ bool batch_matmul(Kernel &k)
     const bool adj_x = k.option(101, 0) != 0, adj_y = k.option(101, 1) != 0;  // BatchMatMulOptions
     if (lhs->type == kTypeInt8 || lhs->type == kTypeInt16) k.persistent(28, "batch_matmul QuantizationOpData");
     auto transposed = [&](const Tensor *t, const char *which) {
-        k.persistent(k.cortex_m ? 12 : 24, std::string("TfLiteEvalTensor of the transposed ") + which);
+        k.persistent(k.ilp32 ? 12 : 24, std::string("TfLiteEvalTensor of the transposed ") + which);
         k.persistent(4 + 4 * static_cast<int64_t>(t->shape.size()), std::string("its dims (") + which + ")");
         k.persistent(elements(t) * type_size(t->type), std::string("its data (") + which + ")");
     };
@@ -166,7 +166,7 @@ bool add_n(Kernel &k)
     const Tensor *out = k.output(0);
     if (!out) return false;
     for (size_t i = 1; i < k.op.inputs.size(); ++i) k.temp(k.input(i));
-    const int64_t ptrs = static_cast<int64_t>(k.op.inputs.size()) * (k.cortex_m ? 4 : 8);
+    const int64_t ptrs = static_cast<int64_t>(k.op.inputs.size()) * (k.ilp32 ? 4 : 8);
     if (out->type == kTypeInt8) k.persistent(40, "add_n OpData");
     if (out->type == kTypeFloat32 || out->type == kTypeInt8) k.scratch(ptrs, "ADD_N input pointers");
     return true;

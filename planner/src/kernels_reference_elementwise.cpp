@@ -86,7 +86,7 @@ bool elementwise_kernel(Kernel &k, bool &modelled, bool &scratch_ok)
         // input keeps LogSoftmaxOpData (SoftmaxParams-like: a size_t member on x86-64).
         inspect(k, {0});
         const Tensor *in = k.input(0);
-        if (in && in->type == kTypeInt8) k.persistent(k.cortex_m ? 28 : 40, "LogSoftmaxOpData");
+        if (in && in->type == kTypeInt8) k.persistent(k.ilp32 ? 28 : 40, "LogSoftmaxOpData");
         modelled = in != nullptr;
         return true;
     }

@@ -93,7 +93,7 @@ bool shape_kernel(Kernel &k, bool &modelled, bool &scratch_ok)
         // CreateWritableTensorDimsWithCopy of the output: gather.cc, gather_nd.cc,
         // depth_to_space.cc, space_to_depth.cc, l2_pool_2d.cc, embedding_lookup.cc Prepare.
         dims_copy(k, k.output(0));
-        if (n == "EMBEDDING_LOOKUP") k.persistent(k.cortex_m ? 8 : 16, "embedding_lookup OpData");
+        if (n == "EMBEDDING_LOOKUP") k.persistent(k.ilp32 ? 8 : 16, "embedding_lookup OpData");
     }
     return true;
 }

@@ -13,13 +13,13 @@ namespace {
 
 int64_t circular_buffer(const Kernel &k, int64_t capacity)
 {
-    return (k.cortex_m ? 24 : 40) + 4 * capacity;
+    return (k.ilp32 ? 24 : 40) + 4 * capacity;
 }
 
 // outer_dims x (a pointer to the state, a pointer to its CircularBuffer), then each row's state.
 void rows(Kernel &k, int64_t outer, int64_t capacity)
 {
-    const int64_t ptr = k.cortex_m ? 4 : 8;
+    const int64_t ptr = k.ilp32 ? 4 : 8;
     k.persistent(outer * ptr, "state buffer pointers (outer dims x pointer)");
     k.persistent(outer * ptr, "CircularBuffer pointers (outer dims x pointer)");
     for (int64_t i = 0; i < outer; ++i) k.persistent(circular_buffer(k, capacity), "CircularBuffer state");
@@ -38,8 +38,8 @@ bool irfft(Kernel &k)
     if ((type != kTypeInt16 && type != kTypeInt32 && type != kTypeFloat32) || n <= 0 || n % 2) return false;
     const bool i16 = type == kTypeInt16;
     const int64_t cpx = i16 ? 4 : 8;
-    int64_t state = (k.cortex_m ? 12 : 24) + (i16 ? 268 : 272) + cpx * (n / 2 - 1) + cpx * (n / 2 * 3 / 2);
-    if (type == kTypeFloat32) state += k.cortex_m ? 8 : 16;
+    int64_t state = (k.ilp32 ? 12 : 24) + (i16 ? 268 : 272) + cpx * (n / 2 - 1) + cpx * (n / 2 * 3 / 2);
+    if (type == kTypeFloat32) state += k.ilp32 ? 8 : 16;
     k.init(24, 32, "TfLiteAudioFrontendIrfftParams");
     k.init(state, state, "kiss_fftr state");
     inspect(k, {0});
@@ -98,7 +98,7 @@ bool signal_stream_kernel(Kernel &k, bool &modelled, bool &scratch_ok)
         k.init(24, 32, "TFLMSignalOverlapAddParams");
         inspect(k, {0});
         const int64_t outer = flat / (inner * frames);
-        k.persistent(outer * (k.cortex_m ? 4 : 8), "state buffer pointers (outer dims x pointer)");
+        k.persistent(outer * (k.ilp32 ? 4 : 8), "state buffer pointers (outer dims x pointer)");
         for (int64_t i = 0; i < outer; ++i) k.persistent(inner * type_size(static_cast<int>(type)), "frame state");
     }
     modelled = true;

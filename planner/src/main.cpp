@@ -59,7 +59,7 @@ void usage(FILE *to)
 {
     std::fprintf(
         to,
-        "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target cortex-m|host] [--adapter]\n"
+        "usage: arenascope-plan [--json | --header] [--snapshot FILE] [--target T] [--adapter]\n"
         "                       [--tflm 2026-08|2023-02|2022-09|2022-07|2022-03|auto]\n"
         "                       [--kernels reference|cmsis-nn] [--cpu CPU] [--margin PCT] [--arena-size N]\n"
         "                       [--persistent-size P --non-persistent-size N] [--search-budget N]\n"
@@ -75,7 +75,9 @@ void usage(FILE *to)
         "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
         "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
         "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
-        "  --target the ABI of the tail's structs: cortex-m (32-bit, the default) or host (x86-64)\n"
+        "  --target the ABI of the tail's structs: cortex-m (arm-none-eabi, 1-byte enums; the default),\n"
+        "           riscv32 (RISC-V ILP32: TfLiteTensor 40 B), xtensa (ESP32's ILP32, as riscv32) or host\n"
+        "           (x86-64)\n"
         "  --tflm REVISION  the TFLM the firmware links: 2026-08 (upstream 90b983c2, the default), 2023-02\n"
         "           (58aa9833f: Arduino, Edge Impulse), 2022-09 (59b39f6cb), 2022-07 (547f8aeab) or 2022-03\n"
         "           (5b3670d82); auto\n"
@@ -245,12 +247,13 @@ int main(int argc, char **argv)
             ++i;
         } else if (!std::strcmp(argv[i], "--target")) {
             if (i + 1 >= argc) {
-                std::fprintf(stderr, "arenascope-plan: --target needs cortex-m or host\n");
+                std::fprintf(stderr, "arenascope-plan: --target needs %s\n", arenascope::planner::kTargets);
                 return 2;
             }
             target = argv[++i];
-            if (target != "cortex-m" && target != "host") {
-                std::fprintf(stderr, "arenascope-plan: unknown target '%s': use cortex-m or host\n", target.c_str());
+            if (target != "cortex-m" && target != "riscv32" && target != "xtensa" && target != "host") {
+                std::fprintf(stderr, "arenascope-plan: unknown target '%s': use %s\n", target.c_str(),
+                             arenascope::planner::kTargets);
                 return 2;
             }
         } else if (!std::strcmp(argv[i], "--kernels") || !std::strcmp(argv[i], "--cpu")) {

@@ -38,7 +38,7 @@ def test_host_demo_descriptor_under_gdb():
 def fault_record_decoder():
     """The plugin's fault-record decoder."""
     sys.path.insert(0, str(ROOT / "gdbplugin"))
-    from arenascope_plugin.decode import faultrecord  # pylint: disable=import-outside-toplevel
+    from arenascope_plugin.ports.cortex_m import faultrecord  # pylint: disable=import-outside-toplevel
     return faultrecord
 
 

@@ -6,7 +6,9 @@ import struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arenascope_plugin.decode import descriptor, faultrecord
+from arenascope_plugin.decode import descriptor
+from arenascope_plugin.ports import cortex_m
+from arenascope_plugin.ports.cortex_m import faultrecord
 from conftest import DESC_ADDR, demo_like
 
 SETTINGS = settings(max_examples=400, deadline=None)
@@ -56,9 +58,9 @@ def test_random_bytes_never_crash_the_fault_record_decoder(data):
         assert str(e)
         return
     # A record that passed its magic and checksum decodes into a fault without error.
-    f = faultrecord.from_record(rec)
+    f = cortex_m.PORT.from_record(rec)
     faultrecord.cause_lines(f)
-    faultrecord.cfsr_lines(f.cfsr)
+    faultrecord.cfsr_lines(f.status.cfsr)
 
 
 @SETTINGS
@@ -71,7 +73,7 @@ def test_any_checksummed_record_decodes(words):
     data = struct.pack("<I", faultrecord.RECORD_MAGIC) + body
     data += struct.pack("<I", faultrecord.fnv1a(data[4:96]))
     try:
-        faultrecord.from_record(faultrecord.decode_record(data, 0x20000000))
+        cortex_m.PORT.from_record(faultrecord.decode_record(data, 0x20000000))
     except faultrecord.RecordError as e:
         assert "corrupt record" in str(e)
 

@@ -4,7 +4,8 @@ import struct
 
 import pytest
 
-from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.ports import cortex_m
+from arenascope_plugin.ports.cortex_m import faultrecord
 from conftest import ABI
 
 FIXTURE = ABI["fault_record"]  # the golden layout (target_agent/abi/agent_abi_v1.json)
@@ -91,22 +92,22 @@ def test_every_bit_has_a_name_and_the_groups_are_right():
 
 
 def test_imprecise_bus_error_has_no_bfar_and_is_explained():
-    f = faultrecord.from_record(faultrecord.decode_record(record(cfsr=1 << 10, bfar=0x12345678), 0x20000000))
-    assert f.bfar is None  # BFARVALID clear: BFAR is not reported
+    f = cortex_m.PORT.from_record(faultrecord.decode_record(record(cfsr=1 << 10, bfar=0x12345678), 0x20000000))
+    assert f.status.bfar is None  # BFARVALID clear: BFAR is not reported
     assert any("imprecise bus error" in c and "BFAR is not valid" in c for c in faultrecord.cause_lines(f))
 
 
 def test_lazy_fp_stacking_error_and_extended_frame_with_pad():
     rec = faultrecord.decode_record(record(cfsr=1 << 13, exc_return=0xFFFFFFE9, flags=1 | 4 | 8,
                                      frame=[0, 0, 0, 0, 0, 0x101, 0x200, 1 << 9 | 1 << 24]), 0x20000000)
-    f = faultrecord.from_record(rec)
-    assert faultrecord.cfsr_lines(f.cfsr) == ["CFSR.BFSR.LSPERR (bit 13): bus fault during lazy floating-point state "
-                                        "preservation"]
+    f = cortex_m.PORT.from_record(rec)
+    assert faultrecord.cfsr_lines(f.status.cfsr) == [
+        "CFSR.BFSR.LSPERR (bit 13): bus fault during lazy floating-point state preservation"]
     er = faultrecord.ExcReturn(0xFFFFFFE9)
     assert er.extended and not er.psp and er.thread_mode
     assert f.pre_fault_sp == 0x20005500 + 104 + 4  # extended frame, plus the 8-byte alignment pad (xPSR bit 9)
-    assert f.lazy_fp and "lazy stacking pending" in f.frame_note
-    basic = faultrecord.from_record(faultrecord.decode_record(record(frame=[0] * 7 + [0x01000000]), 0))
+    assert f.status.lazy_fp and "lazy stacking pending" in f.frame_note
+    basic = cortex_m.PORT.from_record(faultrecord.decode_record(record(frame=[0] * 7 + [0x01000000]), 0))
     assert basic.pre_fault_sp == 0x20005500 + 32
 
 
@@ -118,7 +119,7 @@ def test_exc_return_values():
 
 
 def test_stacking_failure_and_nested_faults():
-    f = faultrecord.from_record(faultrecord.decode_record(record(cfsr=1 << 4, flags=16), 0))
+    f = cortex_m.PORT.from_record(faultrecord.decode_record(record(cfsr=1 << 4, flags=16), 0))
     assert f.frame is None and "not stacked" in f.frame_note
     causes = faultrecord.cause_lines(f)
     assert any("could not be stacked" in c for c in causes)
@@ -134,8 +135,8 @@ def test_records_refused_or_read():
         faultrecord.decode_record(record(version=3), 0x20000000)
     rec = faultrecord.decode_record(record(boot_count=4, fault_boot=3), 0)
     assert rec.fault_boot < rec.boot_count  # a fault from before the last reset
-    f = faultrecord.from_record(rec)
-    assert f.exception == "BusFault" and f.bfar == 0xF0000000 and f.frame[6] == 0x10C
+    f = cortex_m.PORT.from_record(rec)
+    assert f.exception == "BusFault" and f.status.bfar == 0xF0000000 and f.frame[6] == 0x10C
 
 
 def test_armv8m_exc_return_bits():
@@ -184,7 +185,7 @@ def test_a_frame_below_callee_saved_registers_is_read_40_bytes_up():
     sp = 0x38001000
     words = [0xFEFA125B, 0] + [0x44440000 + r for r in range(4, 12)] + [0, 1, 2, 3, 12, 0x1F3, 0x10C, 0x41000000]
     rec = faultrecord.read_record(lambda a, n: record(exc_return=0xFFFFFFDD, sp=sp, frame=words[:8])[a:a + n], 0)
-    f = faultrecord.from_record(rec)
+    f = cortex_m.PORT.from_record(rec)
     assert f.frame is None and f.frame_addr == sp + 40 and "DCRS 0" in f.frame_note
     assert f.pre_fault_sp == sp + 40 + 32
 

@@ -99,7 +99,7 @@ def test_the_schema_refuses_what_breaks_the_contract(mutate, where):
 
 @built
 @pytest.mark.parametrize("sizes", [(20000, 20000), (20000, 100), (64, 64), (100, 20000)])
-@pytest.mark.parametrize("target", ["cortex-m", "host"])
+@pytest.mark.parametrize("target", ["cortex-m", "riscv32", "xtensa", "host"])
 def test_the_two_arena_budget_follows_the_schema(sizes, target):
     doc = valid(plan_json(DSCNN, "--target", target, "--persistent-size", sizes[0], "--non-persistent-size", sizes[1]))
     t = doc["two_arena"]

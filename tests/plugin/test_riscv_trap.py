@@ -1,8 +1,8 @@
-"""RISC-V trap decode (decode/riscv_trap.py) against the RISC-V Privileged Architecture 1.12:
+"""RISC-V trap decode (ports/riscv/trap.py) against the RISC-V Privileged Architecture 1.12:
 table 3.6's cause codes (RV32: the interrupt flag is bit 31), mtval's meaning per cause
 (section 3.1.16) and mtvec's BASE (section 3.1.7). Values written here from the spec."""
 from arenascope_plugin.acquire.symbols import FixedCore
-from arenascope_plugin.decode import riscv_trap
+from arenascope_plugin.ports.riscv import trap as riscv_trap
 
 
 def trap(mcause, mtval=None, mepc=0x80000100):

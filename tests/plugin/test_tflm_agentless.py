@@ -498,11 +498,12 @@ def test_a_shared_arena_names_each_interpreters_tail_objects_and_keeps_one_head(
     assert first.region_count == 7 and not figures.overlaps(first)
 
 
-def test_a_risc_v_core_is_said_to_be_undecoded_not_free_of_faults():
+def test_a_risc_v_core_whose_trap_registers_cannot_be_read_is_not_said_free_of_faults():
     """Issue 36's first finding: on an RV32 firmware halted in its trap handler `arena fault` said
-    "no fault: the core is not in a fault handler", having read nothing of the core. A firmware whose
-    ELF is RISC-V (or Xtensa) is now said to be a core whose traps are not decoded; a host build
-    (x86-64) keeps its plain answer. Stack bounds are picolibc's (`__stack` - `__stack_size`)."""
+    "no fault: the core is not in a fault handler", having read nothing of the core. The RISC-V
+    port reads mcause; where it cannot be read, the answer says whether a trap handler runs is not
+    known (a host build keeps its plain answer). Stack bounds are picolibc's (`__stack` -
+    `__stack_size`)."""
     from arenascope_plugin import pipeline
     from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
     from arenascope_plugin.analyse import diagnosis
@@ -520,11 +521,13 @@ def test_a_risc_v_core_is_said_to_be_undecoded_not_free_of_faults():
                                                                      cortex_m=False)),
                           pipeline.Settings(), need_descriptor=False)
     d = diagnosis.diagnose(ctx)
-    assert d.core_unknown.startswith("the firmware is for a RISC-V core (riscv32-ilp32), not a Cortex-M: arenascope "
-                                     "does not decode its traps yet"), d.core_unknown
-    assert reports.no_fault_lines(d)[0].startswith("arena fault: the firmware is for a RISC-V core"), \
+    assert ctx.port.name == "riscv32"
+    assert d.core_unknown.startswith("the RISC-V core's trap registers (mcause, mepc, mtval) cannot be read here"), \
+        d.core_unknown
+    assert reports.no_fault_lines(d)[0].startswith("arena fault: the RISC-V core's trap registers"), \
         reports.no_fault_lines(d)
     assert (ctx.stack.low, ctx.stack.high) == (0x807FF000, 0x80800000)
+    symbols = Rv32({"__stack": 0x80800000, "__stack_size": 0x1000}, ram=[(0x807FF000, 0x80800000, ".stack")])
     symbols.abi_name = "x86_64-sysv"
     ctx = pipeline.gather(pipeline.Target(reader, symbols, FixedCore({"pc": 0x80000100}, cortex_m=False)),
                           pipeline.Settings(), need_descriptor=False)

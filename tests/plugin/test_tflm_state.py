@@ -9,7 +9,9 @@ import pytest
 
 from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.analyse import figures, postmortem
-from arenascope_plugin.decode import faultrecord, tflmstate
+from arenascope_plugin.decode import tflmstate
+from arenascope_plugin.ports import cortex_m
+from arenascope_plugin.ports.cortex_m import faultrecord
 from test_tflm_agentless import ALLOC, ARENA, END, INTERP, LAYOUT, PLAN, PLANNER, SABA, SIZE, TAIL, image
 
 MA, SA, GP = tflmstate.MA, tflmstate.SA, tflmstate.GP
@@ -19,7 +21,7 @@ VT_MA, VT_SA, VT_GP = 0x9000, 0x9100, 0x9200
 STACK_LO, STACK_HI = END, END + 0x400   # the stack right above the arena, painted 0xCC
 FACTS = tflmstate.Facts(arena=("tensor_arena", ARENA, SIZE), code=[(0, 0x4000)], flash=[(0, 0x10000)],
                         ram=[(0x20000000, 0x20003000)], vtables={MA: (VT_MA, 16), SA: (VT_SA, 40), GP: (VT_GP, 40)},
-                        stack=(STACK_LO, STACK_HI))
+                        stack=(STACK_LO, STACK_HI), call_before=cortex_m.PORT.call_before)
 
 
 def layout():
@@ -109,7 +111,7 @@ def test_the_stack_into_arena_verdict_names_the_objects_and_ties_the_fault_to_on
     reader = img.reader()
     st = tflmstate.assess(reader, layout(), INTERP, FACTS)
     pointer = STACK_LO + 0x100 + 4 * 1            # the word at END - 60 (in the planner), a stack pointer
-    f = faultrecord.Fault(source="core", exception="BusFault", cfsr=0x8200, hfsr=0, mmfar=None, bfar=pointer + 8,
+    f = faultrecord.make_fault(source="core", exception="BusFault", cfsr=0x8200, hfsr=0, mmfar=None, bfar=pointer + 8,
                     exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0] * 8)
     plan = dict(PLAN, arena={"recommended_bytes": SIZE}, tail={"bytes": END - TAIL, "regions": [
         {"offset": SABA - ARENA, "size": 36, "what": "SingleArenaBufferAllocator", "role": "arena-allocator"},
@@ -201,7 +203,7 @@ def test_allocation_verdicts_returned_crashed_and_ignored():
     hung = postmortem.allocation(st, None, hang, REPLAY_PLAN)
     assert hung.kind == "allocation-failed" and "TFLM hangs inside it, reacting to a too-small arena" in hung.headline
     assert any(e.startswith("the core is stuck at 0x1300 in AbortImpl") for e in hung.evidence)
-    f = faultrecord.Fault(source="core", exception="HardFault", cfsr=0, hfsr=1 << 30, mmfar=None, bfar=None,
+    f = faultrecord.make_fault(source="core", exception="HardFault", cfsr=0, hfsr=1 << 30, mmfar=None, bfar=None,
                     exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0] * 8)
     ignored = postmortem.allocation(st, f, postmortem.Halt(pc=0x1400, function="HardFault_Handler",
                                                             frames=["HardFault_Handler", "<exception frame>", "main"]),
@@ -259,7 +261,7 @@ def test_a_fault_address_is_tied_to_a_stack_value_at_any_alignment():
     img.put(END - 56, 0x5AFE0002)
     reader = img.reader()
     st = tflmstate.assess(reader, layout(), INTERP, FACTS)
-    f = faultrecord.Fault(source="core", exception="BusFault", cfsr=0x8200, hfsr=0, mmfar=None, bfar=0x5AFE001C,
+    f = faultrecord.make_fault(source="core", exception="BusFault", cfsr=0x8200, hfsr=0, mmfar=None, bfar=0x5AFE001C,
                           exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0] * 8)
     plan = dict(PLAN, arena={"recommended_bytes": SIZE}, tail={"bytes": END - TAIL, "regions": [
         {"offset": SABA - ARENA, "size": 36, "what": "SingleArenaBufferAllocator", "role": "arena-allocator"},
@@ -330,7 +332,7 @@ def test_without_a_fault_address_a_stacked_register_is_a_candidate_not_the_culpr
     img.put(END - 56, 0x5AFE0002)
     reader = img.reader()
     st = tflmstate.assess(reader, layout(), INTERP, FACTS)
-    f = faultrecord.Fault(source="registers", exception="HardFault", cfsr=0, hfsr=0, mmfar=None, bfar=None,
+    f = faultrecord.make_fault(source="registers", exception="HardFault", cfsr=0, hfsr=0, mmfar=None, bfar=None,
                           exc_return=0xFFFFFFF9, frame_addr=STACK_HI - 96, frame=[0x5AFE0002 + 36] + [0] * 7,
                           status_unknown="a RAM dump holds no System Control Block")
     plan = dict(PLAN, arena={"recommended_bytes": SIZE}, tail={"bytes": END - TAIL, "regions": [

@@ -7,10 +7,9 @@ import struct
 
 import pytest
 
-from arenascope_plugin.acquire import unwind
 from arenascope_plugin.acquire.reader import ImageReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import TableSymbols, short_name
-from arenascope_plugin.decode import faultrecord
+from arenascope_plugin.ports.cortex_m import faultrecord, unwind
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 STANDIN = ROOT / "build" / "firmware" / "tflm_standin" / "tflm_standin_fw.elf"

@@ -2,26 +2,27 @@
 or unknown (as through a second GDB connection: the pipeline then reads the fault from the
 agent's record, which a dump of RAM holds).
 
-A registers file is either what GDB's `info registers` prints (lines `NAME 0xVALUE ...`: r0..r12,
-sp, lr, pc, xpsr or xPSR, msp, psp, ...; other lines, such as a pasted `(gdb)` prompt, are
-skipped), or a JSON object {"pc": 2248 or "0x8c8", ...}. Values are 32-bit."""
+A registers file is either what GDB's `info registers` prints (lines `NAME 0xVALUE ...`, the
+names the architecture ports know: ports/*, dump_register_pattern and dump_status_words; other
+lines, such as a pasted `(gdb)` prompt, are skipped), or a JSON object {"pc": 2248 or "0x8c8",
+...}. Values are 32-bit."""
 import json
 import os
 import re
 
-from arenascope_plugin.acquire import unwind
+from arenascope_plugin import ports
 from arenascope_plugin.acquire.dump import DumpError
 from arenascope_plugin.acquire.reader import MemoryReader
 from arenascope_plugin.acquire.symbols import Core, Symbols, pc_frames
 
-ALIASES = {"r13": "sp", "r14": "lr", "r15": "pc"}
-WANTED = ("sp", "lr", "pc", "xpsr", "msp", "psp")  # what the pipeline asks a Core for
 _LINE = re.compile(r"^\s*([A-Za-z_]\w*)\s+(\S+)")
-_REGISTER_NAMES = re.compile(r"^(r\d{1,2}|sp|lr|pc|xpsr|msp|psp|primask|basepri|faultmask|control|fpscr)$")
-# The System Control Block's fault words, which a RAM dump does not hold: a registers file may add
-# them (`x/1wx 0xE000ED28` at the crash, written as a line `cfsr 0x...` or a JSON member).
-SCB_WORDS = ("icsr", "shcsr", "cfsr", "hfsr", "mmfar", "bfar")
-_SCB_NAMES = re.compile(r"^(" + "|".join(SCB_WORDS) + r")$")
+# Every port's register names, and the status words a registers file may add for what a RAM dump
+# does not hold (Cortex-M's System Control Block: `x/1wx 0xE000ED28` at the crash, written as a
+# line `cfsr 0x...` or a JSON member).
+_NAMES = re.compile(r"^(" + "|".join(p.dump_register_pattern for p in ports.all_ports()) + "|" +
+                    "|".join(w for p in ports.all_ports() for w in p.dump_status_words) + r")$")
+ALIASES = {"r13": "sp", "r14": "lr", "r15": "pc", "x1": "ra", "x2": "sp"}  # numbered names GDB may print
+WANTED = tuple(dict.fromkeys(r for p in ports.all_ports() for r in p.core_registers))  # what a Core is asked
 
 
 def _value(path: str, where: str, name: str, value: object) -> int:
@@ -60,7 +61,7 @@ def parse_registers(path: str) -> dict[str, int]:
     else:
         for number, line in enumerate(text.splitlines(), 1):
             m = _LINE.match(line)
-            if not m or not (_REGISTER_NAMES.match(m.group(1).lower()) or _SCB_NAMES.match(m.group(1).lower())):
+            if not m or not _NAMES.match(m.group(1).lower()):
                 continue  # not a register line: a prompt, a heading, a blank line
             name = m.group(1).lower()
             if not m.group(2).lower().startswith("0x"):
@@ -76,7 +77,7 @@ def parse_registers(path: str) -> dict[str, int]:
 class DumpCore(Core):
     """A dump's core: halted; registers from parse_registers() ({} when no file was given: all
     unknown); frames(): the call chain the ELF's call frame information gives over the dump's
-    stack (acquire/unwind.py), else the PC's function only. source: the registers file, or None."""
+    stack (the port's unwinder), else the PC's function only. source: the registers file, or None."""
     state = "halted"
 
     def __init__(self, regs: dict[str, int] | None = None, symbols: Symbols | None = None,
@@ -90,11 +91,11 @@ class DumpCore(Core):
     def register(self, name: str) -> int | None:
         return self.regs.get(name)
 
-    def unwound(self) -> unwind.Unwound | None:
-        """The unwinder's walk from the registers file over the dump (once), or None without
-        registers, ELF or dump."""
+    def unwound(self):
+        """The port's unwinder's walk from the registers file over the dump (once), or None
+        without registers, ELF, dump or an unwinder for the architecture."""
         if self._unwound is None and self.reader is not None and self.symbols is not None and "pc" in self.regs:
-            self._unwound = unwind.unwind(self.symbols, self.reader.read, self.regs)
+            self._unwound = ports.of(self.symbols).unwind(self.symbols, self.reader.read, self.regs, None)
         return self._unwound
 
     def frames(self) -> list[str]:

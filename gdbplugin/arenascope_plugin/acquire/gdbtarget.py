@@ -4,6 +4,7 @@ import re
 
 import gdb  # pylint: disable=import-error
 
+from arenascope_plugin import ports
 from arenascope_plugin.acquire import elfinfo, targetmemory
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
@@ -284,9 +285,9 @@ class GdbSymbols(Symbols):
 class GdbCore(Core):
     """The selected thread's registers and GDB's unwound call chain."""
 
-    # GDB names registers as the server's target description does: QEMU's gdbstub says "xpsr",
-    # OpenOCD's Cortex-M description "xPSR".
-    ALIASES = {"xpsr": ("xpsr", "xPSR")}
+    # GDB names registers as the server's target description does (QEMU's gdbstub and OpenOCD
+    # spell some differently): every port's aliases.
+    ALIASES = {k: v for p in ports.all_ports() for k, v in p.register_aliases.items()}
 
     def register(self, name):
         for alias in self.ALIASES.get(name, (name,)):
@@ -319,10 +320,12 @@ class GdbCore(Core):
         return {}
 
     def is_cortex_m(self):
-        """False for a host build (rip, no xPSR) and for an ELF of another architecture (its
-        header: elfinfo.abi), whose traps the System Control Block does not describe."""
+        """False for a host build (rip) and for an ELF of another architecture (its header:
+        elfinfo.abi, the port that serves it), whose traps the System Control Block does not
+        describe."""
         progspace = gdb.current_progspace()
         path = progspace.filename if progspace else None
-        if path and elfinfo.abi(path) not in (None, "arm-eabi"):
-            return False
-        return not (self.register("xpsr") is None and register("rip") is not None)
+        abi = elfinfo.abi(path) if path else None
+        if abi is not None:
+            return ports.for_abi(abi) is ports.all_ports()[0]
+        return register("rip") is None

@@ -13,6 +13,7 @@ import re
 import socket
 import time
 
+from arenascope_plugin import ports
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, pc_frames
 
@@ -256,11 +257,14 @@ class CoreOverTcl(Core):
     While the core runs, the state is asked again only every POLL_S: OpenOCD learns it by polling
     the target every 100 ms (TARGET_DEFAULT_POLLING_INTERVAL, src/target/target.h), so asking
     more often (a live view at 50 refreshes a second) only costs round trips."""
-    NAMES = {"sp": "sp", "pc": "pc", "lr": "lr", "xpsr": "xPSR", "msp": "msp", "psp": "psp"}
     POLL_S = 0.1
 
     def __init__(self, link, symbols=None):
         self.link, self.symbols = link, symbols
+        # The registers the pipeline asks for, as OpenOCD's register list spells them (the port's
+        # for the ELF's architecture; OpenOCD's Cortex-M target says "xPSR").
+        port = ports.of(symbols) if symbols is not None else ports.all_ports()[0]
+        self.NAMES = {r: port.register_aliases.get(r, (r,))[-1] for r in port.core_registers}
         self.regs = {}
         self.state = None
         self._asked = None  # monotonic time of the last state query

@@ -77,20 +77,25 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
     return doc, (message if r.returncode else None)
 
 
-def target_for(pointer_bytes: int) -> str:
-    """The planner's --target for a target whose pointers have pointer_bytes bytes."""
+def target_for(pointer_bytes: int, port=None) -> str:
+    """The planner's --target: the architecture port's (the ELF's: riscv32's 4-byte enums give
+    TFLM other struct sizes than Arm's), else by pointer size (4: cortex-m, 8: host)."""
+    if port is not None:
+        return port.planner_target
     return "cortex-m" if pointer_bytes == 4 else "host"
 
 
 def run_planner_on_bytes(tool: str | None, data: bytes, pointer_bytes: int, arena_size: int | None = None,
-                         build_args: list[str] | tuple[str, ...] = ()) -> tuple[dict, str | None]:
-    """run_planner on a model held in memory (read from an ELF or a target), for the ABI of a
-    target with pointer_bytes-byte pointers; the temporary file is always removed."""
+                         build_args: list[str] | tuple[str, ...] = (), port=None) -> tuple[dict, str | None]:
+    """run_planner on a model held in memory (read from an ELF or a target), for the ABI of the
+    port's architecture (else of a target with pointer_bytes-byte pointers); the temporary file is
+    always removed."""
     f = tempfile.NamedTemporaryFile(prefix="arenascope-model-", suffix=".tflite", delete=False)
     try:
         f.write(data)
         f.close()
-        return run_planner(tool, f.name, target_for(pointer_bytes), arena_size=arena_size, build_args=build_args)
+        return run_planner(tool, f.name, target_for(pointer_bytes, port), arena_size=arena_size,
+                           build_args=build_args)
     finally:
         f.close()
         os.unlink(f.name)

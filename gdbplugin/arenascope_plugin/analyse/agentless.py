@@ -11,6 +11,7 @@ import hashlib
 import os
 from collections.abc import Callable
 
+from arenascope_plugin import ports
 from arenascope_plugin.acquire import elfinfo, planner
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
@@ -429,7 +430,7 @@ def elf_facts(symbols: Symbols, lay: tflm.Layout, allocator: int, reader: Memory
     process's), the arena that holds the MicroAllocator (TFLM puts the allocator in its tail): the
     ELF data object holding it, else (`reader` given) the buffer TFLM's allocator objects bound
     (a heap arena), and the linker's stack bounds."""
-    facts = tflmstate.Facts()
+    facts = tflmstate.Facts(call_before=ports.of(symbols).call_before)
     mm = symbols.memory_map()
     facts.code, facts.flash, facts.ram, facts.heap = mm["code"], mm["flash"], mm["ram"], mm.get("heap", [])
     by_class = {c: r for r, c in P.vtable_classes(lay.era).items()}
@@ -659,21 +660,24 @@ def plan_for(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, model_add
     runs the planner once per model and size, not once a refresh. build: the firmware's kernels
     (None: read from the ELF, kernel_build). The planner is told the firmware's TFLM era
     (`--tflm`, lay.era.id), so its replay is that era's."""
-    # The firmware's kernels and its TFLM era: the planner replays that era's allocation sequence.
+    # The firmware's kernels and its TFLM era: the planner replays that era's allocation sequence,
+    # with the struct sizes of the ELF's architecture (its port; none for a host build).
     args = [*kernel_build(symbols, build).planner_args(), "--tflm", lay.era.id]
+    port = ports.for_abi(symbols.abi())
     if model_setting in ("auto", '""', "''"):
         model_setting = ""
     if model_setting:
         _check_model_file(reader, model_setting, model_addr)
     try:
         if model_setting:
-            return planner.run_planner(planner_tool, model_setting, planner.target_for(lay.pointer),
+            return planner.run_planner(planner_tool, model_setting, planner.target_for(lay.pointer, port),
                                        arena_size=arena_size, build_args=args)[0]
         data = _model_bytes(reader, symbols, model_addr)[1]
-        key = (hashlib.sha256(data).hexdigest(), arena_size, planner_tool, tuple(args))
+        key = (hashlib.sha256(data).hexdigest(), arena_size, planner_tool, tuple(args), port and port.name)
         if plans is not None and key in plans:
             return plans[key]
-        doc = planner.run_planner_on_bytes(planner_tool, data, lay.pointer, arena_size=arena_size, build_args=args)[0]
+        doc = planner.run_planner_on_bytes(planner_tool, data, lay.pointer, arena_size=arena_size, build_args=args,
+                                           port=port)[0]
         if plans is not None:
             plans[key] = doc
         return doc
@@ -714,9 +718,10 @@ def published_plan(reader, symbols, desc, a, planner_tool, build=None):
         args += ["--tflm", tflm.era_of(symbols).id]
     except TargetError:
         pass
-    key = (hashlib.sha256(data).hexdigest(), tuple(args))
+    port = ports.for_abi(symbols.abi())
+    key = (hashlib.sha256(data).hexdigest(), tuple(args), port and port.name)
     if key not in _PLANS:
-        _PLANS[key] = planner.run_planner_on_bytes(planner_tool, data, desc.addr_size, build_args=args)[0]
+        _PLANS[key] = planner.run_planner_on_bytes(planner_tool, data, desc.addr_size, build_args=args, port=port)[0]
     return _PLANS[key]
 
 

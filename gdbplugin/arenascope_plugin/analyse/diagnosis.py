@@ -12,10 +12,10 @@ only the readers differ.
 from dataclasses import dataclass, field
 from typing import Any
 
-from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin import ports
 from arenascope_plugin.analyse import faults, figures, postmortem
-from arenascope_plugin.decode import faultrecord, riscv_trap
 from arenascope_plugin.decode.descriptor import Region
+from arenascope_plugin.ports import Fault
 
 PipelineContext = Any  # pipeline.Context: the stage above this one, so not imported here
 UNKNOWN = "UNKNOWN"    # `arena fault --json`'s verdict when nothing could be judged
@@ -27,12 +27,11 @@ class Diagnosis:
     """What diagnose() found. fault: None when there is none (no_fault says why); findings: the
     verdicts and notes (empty for a fault from before a reset, whose arena is gone); the rest are
     the lines the text report prints, computed here so the report only lays them out."""
-    fault: faultrecord.Fault | None
+    fault: Fault | None
     damaged: list[Region] = field(default_factory=list)
     no_fault: str = ""
     findings: faults.Findings = field(default_factory=faults.Findings)
     tflm_verdicts: list[postmortem.Verdict] = field(default_factory=list)
-    arch: str | None = None
     pc_where: str | None = None
     access: str | None = None                 # ARMv6-M / v8-M Baseline: what the faulting instruction did
     lr: list[str] = field(default_factory=list)
@@ -86,20 +85,20 @@ class Diagnosis:
         f = self.fault
         if f is None:
             return None
-        known = not f.status_unknown
-        return {"exception": f.exception, "source": f.source, "stale": f.stale,
-                "cfsr": f.cfsr if known else None, "hfsr": f.hfsr if known else None,
-                "bits": (faultrecord.status_lines(f.cfsr, f.hfsr, self.arch) if known else [f.status_unknown])
-                + faultrecord.sfsr_lines(f.sfsr or 0), "mmfar": f.mmfar, "bfar": f.bfar, "sfsr": f.sfsr,
-                "sfar": f.sfar, "exc_return": f.exc_return,
-                "exc_return_text": faultrecord.ExcReturn(f.exc_return).describe() if f.exc_return is not None else None,
-                "frame_addr": f.frame_addr,
-                "frame": dict(zip(faultrecord.FRAME_NAMES, f.frame, strict=False)) if f.frame else None,
-                "pc_where": self.pc_where, "lr_where": "; ".join(self.lr) if f.frame else None,
-                "causes": faultrecord.cause_lines(f) + [line for line in [self.access] if line],
-                "verdicts": [v.json() for v in self.verdicts],
-                "notes": self.notes,
-                "damaged_regions": [r.index for r in self.damaged]}
+        # The v2 contract's Cortex-M fields (the port's; null on other architectures), then the
+        # neutral ones.
+        out = {"exception": f.exception, "source": f.source, "stale": f.stale, **f.port.json_fields(f), "arch": f.arch,
+               "registers": [{"name": r.name, "value": r.value, "meaning": r.meaning} for r in f.registers()],
+               "fault_address": ({"register": f.fault_address[0], "value": f.fault_address[1]}
+                                 if f.fault_address else None),
+               "bits": f.status_lines(), "frame_addr": f.frame_addr,
+               "frame": dict(zip(f.port.frame_names, f.frame, strict=False)) if f.frame else None,
+               "pc_where": self.pc_where, "lr_where": "; ".join(self.lr) if f.frame else None,
+               "causes": f.cause_lines() + [line for line in [self.access] if line],
+               "verdicts": [v.json() for v in self.verdicts],
+               "notes": self.notes,
+               "damaged_regions": [r.index for r in self.damaged]}
+        return out
 
     @property
     def notes(self) -> list[str]:
@@ -154,7 +153,7 @@ def diagnose(ctx: PipelineContext) -> Diagnosis:
         return ctx.diagnosis
     f, damaged, note = faults.find_fault(ctx)
     d = Diagnosis(fault=f, damaged=damaged, no_fault="" if f is not None else note,
-                  arch=faults.arch_of(ctx.symbols), subject=ctx.desc is not None or ctx.tflm is not None,
+                  subject=ctx.desc is not None or ctx.tflm is not None,
                   arena_present=ctx.desc is not None, tflm_present=ctx.tflm is not None,
                   interpreter_read=ctx.tflm is not None and bool(ctx.tflm.interpreter), why_no_verdict=ctx.note)
     if f is None:
@@ -168,11 +167,11 @@ def diagnose(ctx: PipelineContext) -> Diagnosis:
     d.tflm_verdicts = list(faults.tflm_verdicts(ctx, f))
     if f is not None and f.frame:
         d.pc_where = faults.where(ctx.symbols, f.pc)
-        d.access = faults.baseline_access(ctx, f)
+        d.access = ctx.port.access_line(ctx, f)
         d.lr = faults.lr_lines(ctx, f)
         if ctx.desc is not None and ctx.desc.arenas:
             arena = ctx.desc.arenas[0]
-            for name, value in zip(faultrecord.FRAME_NAMES[:5], f.frame[:5], strict=False):
+            for name, value in f.argument_registers:
                 for r in damaged:
                     if arena.base_addr + r.offset <= value < arena.base_addr + r.end:
                         d.frame_damage.append(
@@ -188,43 +187,16 @@ def diagnose(ctx: PipelineContext) -> Diagnosis:
     return d
 
 
-# The ELF's C ABI (acquire.elfinfo.abi) of cores whose traps arenascope does not decode yet: on
-# them whether the core stopped in a trap handler is not known, and said so (not "no fault").
-UNDECODED_CORES = {"riscv32-ilp32": "a RISC-V core", "xtensa": "an Xtensa core"}
-RISCV_ABIS = ("riscv32-ilp32",)  # their trap CSRs are read (decode/riscv_trap.py)
-
-
 def _core_unknown(ctx: PipelineContext) -> str:
-    """Why whether the core is in a fault handler cannot be known (a core whose traps arenascope
-    does not decode; no xPSR or PC, and no System Control Block to read: a RAM dump without its
-    registers file), or ""."""
-    core = ctx.core
-    abi = ctx.symbols.abi() or ""
-    what = UNDECODED_CORES.get(abi)
-    if what is not None and not core.is_cortex_m():
-        trap = riscv_trap.read(core, ctx.symbols.name_at) if abi in RISCV_ABIS else None
-        if trap is not None and not trap.in_handler:
-            return ""  # known: not in its trap handler (mtvec's), so no fault now
-        if trap is not None:
-            facts = riscv_trap.lines(trap, lambda pc: faults.where(ctx.symbols, pc), ctx.symbols.memory_of)
-            return ("the RISC-V core is halted in its trap handler (mtvec): " + "; ".join(facts) + ". arenascope "
-                    "does not tie RISC-V traps to the arena and the stack yet: `arena stack` and `arena whereis` "
-                    "on the addresses above say where they lie")
-        return (f"the firmware is for {what} ({abi}), not a Cortex-M: arenascope does not decode its traps yet, "
-                "so whether it stopped in a trap handler, and why, is not known (`info registers` shows the trap "
-                "registers)")
-    if not ctx.reader.origin:  # a live target: find_fault read ICSR already (no second read while polling)
-        return ""
-    if not core.is_cortex_m() or core.register("xpsr") is not None or core.register("pc") is not None:
-        return ""
-    try:
-        faults.u32(ctx.reader, faults.SCB["icsr"])
-        return ""
-    except MemoryReadError:
-        pass
-    return ("the core's registers are unknown and a RAM dump holds no System Control Block, so whether the core "
-            "was in a fault handler (or stuck in a loop) is unknown: give the registers GDB's `info registers` "
-            "printed at the crash with --registers FILE (`arena dump load ... --registers FILE`)")
+    """Why whether the core is in a fault handler cannot be known (an ELF no port serves; no core
+    registers and nothing else to read, such as a RAM dump without its registers file), or ""."""
+    port = ctx.port
+    abi = ctx.symbols.abi()
+    if abi is not None and ports.for_abi(abi) is None and abi != "x86_64-sysv":
+        return (f"the firmware's ELF is for {abi}, which no architecture port of arenascope serves (it knows "
+                + ", ".join(p.name for p in ports.all_ports()) + "): whether it stopped in a fault handler, and "
+                "why, is not known (`info registers` shows the core's registers)")
+    return port.state_unknown(ctx)
 
 
 def _overwritten(ctx: PipelineContext, d: Diagnosis) -> list[tuple[int, int, str, str]]:

@@ -1,23 +1,19 @@
 """The fault and its verdict, from the arena's point of view (no GDB: ctx carries the reader,
-Symbols and Core of acquire/). Sources: the agent's fault record (decode/faultrecord.py), else
-the core's registers and SCB when it is halted in a fault handler (ARMv7-M ARM B1.5.6 for the
-stacked frame, B3.2 for the SCB registers); the post-mortem of TFLM's objects in agentless mode
-(analyse/postmortem.py)."""
-from collections.abc import Callable
+Symbols and Core of acquire/, and the architecture port, ctx.port). Sources: the agent's fault
+record, else the core's registers when it is halted in a fault or trap handler (both read and
+decoded by the port: ports/); the post-mortem of TFLM's objects in agentless mode
+(analyse/postmortem.py). Nothing here names a register: a Fault's neutral fields say it all."""
 from dataclasses import dataclass, field
 from typing import Any
 
-from arenascope_plugin.acquire import unwind
-from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols, short_name
 from arenascope_plugin.analyse import agentless, figures, postmortem, tasks, verdicts
-from arenascope_plugin.decode import abi, faultrecord, kernels, tflm
+from arenascope_plugin.decode import abi, tflm
 from arenascope_plugin.decode.descriptor import Descriptor, Region
 from arenascope_plugin.errors import TargetError
+from arenascope_plugin.ports import Fault
 
-# Globals a fault handler commonly saves the stacked frame's address in (MSP or PSP at entry).
-FAULT_SP_SYMBOLS = ("g_fault_sp", "fault_sp", "g_hardfault_sp", "hardfault_sp", "HardFault_SP", "g_stacked_sp",
-                    "stacked_sp")
 # pipeline.Context, what one gather found: the stage above this one, so not imported here.
 PipelineContext = Any
 
@@ -42,232 +38,44 @@ def where(symbols: Symbols, pc: int | None, return_address: bool = False) -> str
         loc = "no line information (the ELF's debug information does not cover this code: its object, such as a " \
               "prebuilt library, was built without -g)"
     else:
-        loc = f"no line information (load the unstripped ELF with `file`, or run arm-none-eabi-addr2line -e fw.elf " \
-              f"{look:#x})"
+        loc = f"no line information (load the unstripped ELF with `file`, or run your toolchain's addr2line -e " \
+              f"fw.elf {look:#x})"
     return f"{pc:#x} (return address: the call is at {loc}, in {name or '??'})" if return_address else \
         f"{pc:#x} in {name or '??'} at {loc}"
 
 
-SCB = {"icsr": 0xE000ED04, "shcsr": 0xE000ED24, "cfsr": 0xE000ED28, "hfsr": 0xE000ED2C, "mmfar": 0xE000ED34,
-       "bfar": 0xE000ED38}
-
-
-def u32(reader: MemoryReader, addr: int) -> int:
-    """The little-endian 32-bit word at addr."""
-    return int.from_bytes(reader.read(addr, 4), "little")
-
-
-def live_fault(ctx: PipelineContext, read: Callable[[int, int], bytes] | None = None) -> faultrecord.Fault | None:
-    """The fault the core is handling now (halted in a fault handler), from its registers, or None.
-    EXC_RETURN is in LR only until the handler saves it: after that it is reported unknown.
-    Registers: ctx.core (None while the core runs: then the exception number is ICSR's)."""
-    reader, core = ctx.reader, ctx.core
-    register = core.register
-    xpsr = register("xpsr")
-    if not core.is_cortex_m():
-        return None  # not a Cortex-M (a host build): no SCB to read
-    read = read or reader.read
-    if xpsr is None:  # running (or no registers): ICSR's VECTACTIVE says whether a handler runs
-        try:
-            icsr = int.from_bytes(read(SCB["icsr"], 4), "little")
-        except MemoryReadError:
-            icsr = ctx.core.register("icsr")  # a RAM dump's registers file may give it
-        active = icsr & 0x1FF if icsr is not None else None
-    else:
-        active = xpsr & 0x1FF
-    if active not in faultrecord.EXCEPTIONS:
-        return None  # not in a fault handler: nothing more is read (the live poller's every refresh)
-    regs, unknown = _scb_words(ctx, read)
-    lr = register("lr")
-    pc = register("pc")
-    # The stacked frame is at SP only at the handler's first instruction: after that the handler
-    # may have pushed onto the same stack (LR can still hold EXC_RETURN). Entry = the vector
-    # table's entry for this exception, or the agent's naked entry it branches to; with no VTOR to
-    # read (a RAM dump), the first instruction of the function the PC is in.
-    entries = set()
-    try:
-        vtor = u32(reader, 0xE000ED08)
-        entries.add(u32(reader, vtor + 4 * active) & ~1)
-    except MemoryReadError:
-        named = ctx.symbols.name_at(pc & ~1) if pc is not None else None
-        if named is not None and named[1] == 0:
-            entries.add(pc & ~1)
-    agent_entry = ctx.symbols.address("arenascope_fault_handler")
-    if agent_entry is not None:
-        entries.add(agent_entry & ~1)
-    at_entry = pc is not None and (pc & ~1) in entries
-    exc = lr if lr is not None and faultrecord.ExcReturn(lr).valid and at_entry else None
-    frame_addr, note = None, ""
-    if exc is None:
-        frame_addr, note = saved_fault_sp(ctx)
-        if frame_addr is not None:
-            # The handler saved SP; EXC_RETURN may still be in LR (nothing but an exception entry
-            # writes such a value there), else where the ELF's CFI says the handler saved it.
-            held = lr if lr is not None and faultrecord.ExcReturn(lr).valid else None
-            found, at, _ = (None, None, "") if held is not None else _unwound_exception(ctx)
-            exc = held if held is not None else found if at == frame_addr else None
-            if exc is not None:
-                note = note.replace("(EXC_RETURN is gone from LR: the frame is taken as a basic 32 B one)",
-                                    f"(EXC_RETURN {exc:#x} is still in LR)" if held is not None else
-                                    f"(EXC_RETURN {exc:#x} is where the handler saved it, by the ELF's call frame "
-                                    "information)")
-                if faultrecord.ExcReturn(exc).callee_stacked:
-                    frame_addr, note = frame_addr + faultrecord.CALLEE_CONTEXT_BYTES, note + "; " + \
-                        faultrecord.CALLEE_NOTE
-        else:
-            exc, frame_addr, how = _unwound_exception(ctx)
-            note = how if frame_addr is not None else \
-                ("the frame's address is unknown here: the handler has started (it may have pushed onto the stack, "
-                 "and LR may no longer hold EXC_RETURN); " + note + "; " + how + "; or stop at its first instruction "
-                 "(`break HardFault_Handler`, `break BusFault_Handler`, ...) and reproduce, or let the agent record "
-                 "it (`arena fault` at arenascope_fault_hook)")
-    else:
-        er = faultrecord.ExcReturn(exc)
-        frame_addr = register("psp") if er.psp else register("msp")
-        if frame_addr is None and not er.psp:
-            frame_addr = register("sp")  # at handler entry SP is MSP and nothing is pushed yet
-        if frame_addr is None:
-            note = "the frame is on PSP, which this GDB server does not expose (OpenOCD does)"
-        elif er.callee_stacked:
-            frame_addr, note = frame_addr + faultrecord.CALLEE_CONTEXT_BYTES, faultrecord.CALLEE_NOTE
-    frame = None
-    if frame_addr is not None and not (regs["cfsr"] or 0) & (1 << 4 | 1 << 12):
-        try:
-            frame = [int.from_bytes(reader.read(frame_addr + 4 * i, 4), "little") for i in range(8)]
-        except MemoryReadError as exc_:
-            note = f"the stacked frame is unreadable ({exc_})"
-    source = ("the registers file (xPSR's exception number: halted in the handler)" if reader.origin else
-              "core registers (halted in the handler)") if xpsr is not None else \
-        "the SCB's registers (the core is running inside the handler: ICSR's VECTACTIVE; halt it for its registers)"
-    cfsr, hfsr = regs["cfsr"] or 0, regs["hfsr"] or 0
-    return faultrecord.Fault(source=source, halted_in_handler=xpsr is not None,
-                             exception=faultrecord.EXCEPTIONS[active], cfsr=cfsr, hfsr=hfsr,
-                             mmfar=regs["mmfar"] if cfsr >> 7 & 1 else None,
-                             bfar=regs["bfar"] if cfsr >> 15 & 1 else None,
-                             exc_return=exc, frame_addr=frame_addr, frame=frame, frame_note=note,
-                             status_unknown=unknown)
-
-
-def _scb_words(ctx: PipelineContext, read: Callable[[int, int], bytes]) -> tuple[dict[str, int | None], str]:
-    """({SCB word: value or None}, why some are unknown or ""): read from target memory, else (a
-    RAM dump holds no System Control Block) from the core's registers when its source gives them
-    (a dump's registers file may: acquire/dumpcore.SCB_WORDS)."""
-    out, missing = {}, []
-    for name, addr in SCB.items():
-        try:
-            out[name] = int.from_bytes(read(addr, 4) if name == "icsr" else ctx.reader.read(addr, 4), "little")
-        except MemoryReadError:
-            out[name] = ctx.core.register(name)
-            if out[name] is None:
-                missing.append(name.upper())
-    unknown = [n for n in missing if n in ("CFSR", "HFSR")]
-    where = "a RAM dump holds no System Control Block" if ctx.reader.origin else \
-        "the System Control Block cannot be read here"
-    why = "" if not unknown else (
-        f"{' and '.join(unknown)} unknown: {where}"
-        " (read them at the crash, `x/2wx 0xE000ED28`, and add lines `cfsr 0x...` and `hfsr 0x...` to the "
-        "registers file)")
-    return out, why
-
-
-def _unwound_exception(ctx: PipelineContext) -> tuple[int | None, int | None, str]:
-    """(EXC_RETURN, the basic frame's address, how it was found or why not) by unwinding the
-    handler's own frames with the ELF's call frame information (acquire/unwind.py): where the
-    handler saved LR (EXC_RETURN) and the SP it was entered with."""
-    names = [f"r{i}" for i in range(13)] + ["sp", "lr", "pc", "psp"]
-    regs = {n: v for n in names if (v := ctx.core.register(n)) is not None}
-    got = unwind.unwind(ctx.symbols, ctx.reader.read, regs, limit=4)
-    if got.exc_return is None:
-        return None, None, ("unwinding the handler with the ELF's call frame information found no EXC_RETURN "
-                            f"({got.why})")
-    return got.exc_return, got.exc_frame, (f"EXC_RETURN {got.exc_return:#x} and the frame's address {got.exc_frame:#x} "
-                                           "are where the handler saved them, found by unwinding its frames with the "
-                                           "ELF's call frame information")
-
-
-def saved_fault_sp(ctx: PipelineContext) -> tuple[int | None, str]:
-    """(frame address, note) from where a fault handler saved the SP at entry: `set arena
-    fault-sp EXPR`, else the first of FAULT_SP_SYMBOLS the ELF has. The address is taken only when
-    the frame there looks stacked: xPSR's Thumb bit (bit 24) set (ARMv7-M ARM B1.5.6). (None, why)
-    otherwise."""
-    reader = ctx.reader
-    tried = []
-    if ctx.settings.fault_sp is not None:  # (the expression, its value or why it has none), from the front end
-        exprs = [ctx.settings.fault_sp]
-    else:
-        exprs = []
-        for name in (n for n in FAULT_SP_SYMBOLS if ctx.symbols.address(n) is not None):
-            try:
-                exprs.append((name, u32(reader, ctx.symbols.address(name))))
-            except MemoryReadError as e:
-                exprs.append((name, f"{name} is not readable ({e.why})"))
-    for expr, value in exprs:
-        if isinstance(value, str):
-            tried.append(value)
-            continue
-        try:
-            xpsr = u32(reader, value + 28)
-        except MemoryReadError as e:
-            tried.append(f"{expr} = {value:#x} is not readable ({e.why})")
-            continue
-        if not xpsr >> 24 & 1:
-            tried.append(f"{expr} = {value:#x} holds no stacked frame (its xPSR word {xpsr:#x} lacks the Thumb bit)")
-            continue
-        return value, (f"the frame's address is {expr} ({value:#x}), saved by the handler (EXC_RETURN is gone from "
-                       "LR: the frame is taken as a basic 32 B one)")
-    if not exprs:
-        return None, ("no saved stack pointer to use: `set arena fault-sp EXPR` names where the handler saves it "
-                      f"(none of {', '.join(FAULT_SP_SYMBOLS)} is in the ELF)")
-    return None, "; ".join(tried)
-
-
-def saved_return_address(ctx: PipelineContext, f: faultrecord.Fault) -> int | None:
-    """The return address the faulting function saved on the stack before the fault, where the
-    ELF's call frame information says it is at the stacked PC (CFA = the SP before the exception +
-    the row's CFA offset), or None: no frame information, a leaf that saved none (then LR is its
-    return address), or the SP before the exception is unknown."""
-    sp = f.pre_fault_sp
-    row = unwind.cfi_of(ctx.symbols).row(f.pc & ~1) if f.pc is not None and sp is not None else None
-    rule = row.get(unwind.LR) if row is not None else None
-    if row is None or rule is None or rule.type != "OFFSET" or row["cfa"].reg != unwind.SP or row["cfa"].expr:
-        return None
-    try:
-        return u32(ctx.reader, sp + row["cfa"].offset + rule.arg)
-    except MemoryReadError:
-        return None
-
-
-def lr_lines(ctx: PipelineContext, f: faultrecord.Fault) -> list[str]:
-    """What the stacked LR says, without a label: the call site when the instruction before it is
-    a call (BL/BLX) and it is the faulting function's return address; else why it names no caller
-    (stale: the function saved its own return address on the stack and LR is what a later call of
-    its own left; or LR used as a scratch register), with the caller the saved return address or
-    an unwinder gives (GDB's, or the ELF's call frame information over a dump's stack)."""
-    lr = f.frame[5]
-    saved = saved_return_address(ctx, f)
-    if faultrecord.call_before(ctx.reader, lr):
-        if saved is None or saved & ~1 == lr & ~1:
+def lr_lines(ctx: PipelineContext, f: Fault) -> list[str]:
+    """What the return address register at the fault says, without a label: the call site when
+    the instruction before it is a call (the port decodes it) and it is the faulting function's
+    return address; else why it names no caller (stale: the function saved its own return address
+    on the stack and the register holds what a later call of its own left; or it was used as a
+    scratch register), with the caller the saved return address or an unwinder gives (GDB's, or
+    the ELF's call frame information over a dump's stack)."""
+    port, lr, name = f.port, f.return_address, f.port.return_register.upper()
+    saved = port.saved_return_address(ctx, f)
+    if port.call_before(ctx.reader, lr):
+        if saved is None or port.code_address(saved) == port.code_address(lr):
             return [where(ctx.symbols, lr, return_address=True)]
-        own = ctx.symbols.name_at(f.pc & ~1)
+        own = ctx.symbols.name_at(port.code_address(f.pc))
         return [f"{lr:#010x} is stale: a return address from a call the faulting function"
                 + (f" ({short_name(own[0])})" if own else "") + " made before the fault, not its caller",
                 f"caller: {where(ctx.symbols, saved, return_address=True)}, the return address that function "
                 "saved on the stack (the ELF's call frame information)"]
-    out = [f"{lr:#010x} is not a return address (the instruction before it is not a call): the function used LR "
-           "as a scratch register after saving it, so LR says nothing about the caller"]
-    if saved is not None and faultrecord.call_before(ctx.reader, saved):
+    out = [f"{lr:#010x} is not a return address (the instruction before it is not a call): the function used "
+           f"{name} as a scratch register after saving it, so {name} says nothing about the caller"]
+    if saved is not None and port.call_before(ctx.reader, saved):
         return out + [f"caller: {where(ctx.symbols, saved, return_address=True)}, the return address the faulting "
                       "function saved on the stack (the ELF's call frame information)"]
     if f.halted_in_handler:
         frames = halt_of(ctx).frames
-        if unwind.EXCEPTION_MARK in frames:
-            frames = frames[frames.index(unwind.EXCEPTION_MARK) + 1:]
+        if port.exception_mark in frames:
+            frames = frames[frames.index(port.exception_mark) + 1:]
         if frames[1:]:
-            out.append("call chain (the unwinder, from the stacked frame): " + " <- ".join(frames[1:9]))
+            out.append(f"call chain (the unwinder, from {port.frame_phrase}): " + " <- ".join(frames[1:9]))
     return out
 
 
-def damaged_regions(ctx: PipelineContext, desc: Descriptor | None, rec: faultrecord.Record | None) -> list[Region]:
+def damaged_regions(ctx: PipelineContext, desc: Descriptor | None, rec) -> list[Region]:
     """Labels of the immutable regions whose bytes no longer match the checksum the agent took
     after allocation (region checksums: target_agent/include/arenascope/faultrecord.h)."""
     if rec is None or not rec.checksums_addr or not desc or not desc.arenas:
@@ -294,7 +102,7 @@ def damaged_regions(ctx: PipelineContext, desc: Descriptor | None, rec: faultrec
         want = int.from_bytes(table[4 * i:4 * i + 4], "little")
         r = arena.regions[i]
         if want and r.size:
-            (out if faultrecord.fnv1a(reader.read(arena.base_addr + r.offset, r.size)) != want
+            (out if abi.fnv1a(reader.read(arena.base_addr + r.offset, r.size)) != want
              else ctx.intact_regions).append(r)
     if ctx.cache.get("pin"):
         ctx.cache["damaged_regions"] = (key, tuple(out), tuple(ctx.intact_regions))
@@ -314,22 +122,21 @@ def stack_reach(damaged: list[Region], intact: list[Region]) -> tuple[list[Regio
 
 def halt_state(ctx: PipelineContext) -> postmortem.Halt:
     """Where the core is stopped (postmortem.Halt): the PC, the unwound call chain (ctx.core's:
-    GDB's through exception frames; without GDB only the PC's function), the exception being
-    handled and whether the instruction at the PC branches to itself (`b .`: Thumb T2 0xE7FE, or
-    B.W . 0xF7FF 0xBFFE; ARMv7-M ARM A7.7.12)."""
-    core = ctx.core
+    GDB's through exception frames; without GDB only the PC's function), the exception or trap
+    being handled and whether the instruction at the PC branches to itself (the port decodes
+    both)."""
+    core, port = ctx.core, ctx.port
     halt = postmortem.Halt(pc=core.register("pc"))
     halt.frames = core.frames()
     halt.function = halt.frames[0] if halt.frames else ""
     halt.complete = core.frames_complete()
-    xpsr = core.register("xpsr")
-    if xpsr is not None and halt.pc is not None:
-        halt.in_handler = faultrecord.EXCEPTIONS.get(xpsr & 0x1FF)
-        try:
-            code = ctx.reader.read(halt.pc & ~1, 4)
-            halt.spinning = code[:2] == b"\xfe\xe7" or code == b"\xff\xf7\xfe\xbf"
-        except MemoryReadError:
-            pass
+    if halt.pc is not None:
+        halt.in_handler = port.handler_exception(ctx)
+        if halt.in_handler is not None:
+            try:
+                halt.spinning = port.spins(ctx.reader.read(port.code_address(halt.pc), 4))
+            except MemoryReadError:
+                pass
     return halt
 
 
@@ -368,7 +175,7 @@ def halt_of(ctx: PipelineContext) -> postmortem.Halt:
     return ctx.halt
 
 
-def tflm_verdicts(ctx: PipelineContext, f: faultrecord.Fault | None) -> list[postmortem.Verdict]:
+def tflm_verdicts(ctx: PipelineContext, f: Fault | None) -> list[postmortem.Verdict]:
     """The post-mortem's Verdicts for an agentless TFLM firmware (postmortem.py), computed once
     for a command's fault (its text and its snapshot both use them)."""
     if ctx.tflm is None or not ctx.tflm.interpreter:
@@ -379,7 +186,7 @@ def tflm_verdicts(ctx: PipelineContext, f: faultrecord.Fault | None) -> list[pos
     stack = above.stack if above is not None and above.stack is not None else ctx.stack
     found = [postmortem.stack_into_arena(ctx.reader, ctx.facts, ctx.tflm, stack, f, ctx.plan,
                                          who=above.stack_name if stack is not ctx.stack else "the stack",
-                                         frame_layout=lambda at: frame_of(ctx.symbols, at)),
+                                         frame_layout=lambda at: frame_of(ctx, at)),
              postmortem.allocation(ctx.tflm, f, halt_of(ctx), ctx.plan, ctx.reader)]
     found = [v for v in found if v is not None]
     found += [v for v in (postmortem.damaged(ctx.tflm, ctx.stack, found),) if v is not None]
@@ -392,13 +199,16 @@ def tflm_verdicts(ctx: PipelineContext, f: faultrecord.Fault | None) -> list[pos
     return found
 
 
-def frame_of(symbols: Symbols, function: int) -> tuple[int, int, str] | None:
-    """(frame bytes, LR's offset from the CFA, name) of the function at `function` from the ELF's
-    call frame information (acquire/unwind.frame_layout), or None."""
-    layout = unwind.frame_layout(symbols, function)
+def frame_of(ctx: PipelineContext, return_address: int) -> tuple[int, int, str] | None:
+    """(frame bytes, the return address's offset from the CFA, name) of the function the call
+    before `return_address` calls (the port decodes the call), from the ELF's call frame
+    information (the port's frame_layout), or None (no such call, or no frame information)."""
+    symbols, port = ctx.symbols, ctx.port
+    function = port.call_target(ctx.reader, return_address)
+    layout = port.frame_layout(symbols, function) if function is not None else None
     if layout is None:
         return None
-    named = symbols.name_at(function & ~1)
+    named = symbols.name_at(ctx.port.code_address(function))
     return layout[0], layout[1], short_name(named[0]) if named else f"{function:#x}"
 
 
@@ -466,17 +276,18 @@ def _beyond_the_stack(desc, beyond: list[Region], intact: list[Region]) -> postm
         "start) and run again to catch the writer.")
 
 
-def address_note(ctx: PipelineContext, f: faultrecord.Fault | None) -> str | None:
-    """Where the fault's faulting address (BFAR, else MMFAR) lies in the arena, the guard band and
-    the stack, or None."""
-    addr = f.bfar if f and f.bfar is not None else f.mmfar if f and f.mmfar is not None else None
-    if addr is None or not ctx.desc:
+def address_note(ctx: PipelineContext, f: Fault | None) -> str | None:
+    """Where the fault's faulting address (the port's: BFAR or MMFAR, mtval, EXCVADDR) lies in the
+    arena, the guard band and the stack, or None."""
+    got = f.fault_address if f is not None else None
+    if got is None or not ctx.desc:
         return None
+    addr = got[1]
     return "the faulting address: " + "; ".join(figures.whereis(ctx.desc, addr, ctx.stack,
                                                                 ctx.symbols.memory_spans()))
 
 
-def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: list[Region]) -> Findings:
+def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) -> Findings:
     """The verdicts from the arena's point of view, for fault f (or None: what the memory says
     without one), with damaged the immutable regions overwritten since allocation."""
     out = Findings()
@@ -500,23 +311,26 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
             out.address_note = None if tied else address_note(ctx, f)
             return out
         out.stuck_note = out.stuck_note or postmortem.stuck_line(halt_of(ctx))
-    if f is not None and f.cfsr >> 20 & 1:  # STKOF: the limit stopped the stack before it went further
+    if f is not None and f.stack_limit_stopped:  # the limit stopped the stack before it went further
         armed = desc is not None and not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT
-        on_psp = f.exc_return is not None and f.exc_return >> 2 & 1
+        on_psp = bool(f.on_thread_stack)
+        limit = f.port.stack_limit_register
         if fault_task is not None:
             t = fault_task.task
             size = f" than its {t.stack_high - t.stack_low} B" if t.stack_high is not None else ""
             headline = (f"VERDICT: {fault_task.stack_name} ran out, and the stack limit register stopped it: "
-                        f"PSPLIM, which the scheduler sets to the running task's pxStack {t.stack_low:#x}, so the "
+                        f"{limit(True)}, which the scheduler sets to the running task's pxStack {t.stack_low:#x}, so "
+                        "the "
                         f"overflow wrote nothing below it (there: {fault_task.below}). Give the task more "
                         f"stack{size} (its stack depth at creation), or find the deep call: there is no stacked "
                         "frame (the stacking stopped at the limit)")
         else:
-            which = (f"MSPLIM, armed by arenascope_fault_stack_limit at the stack's low bound "
+            which = (f"{limit(False)}, armed by arenascope_fault_stack_limit at the stack's low bound "
                      f"{desc.stack.low_addr:#x}, "
                      "so the overflow wrote nothing below it and the arena is as it was (the fault handler itself ran "
                      "on the guard band below the limit)" if armed and not on_psp else
-                     "PSPLIM (the process stack's limit)" if on_psp else "MSPLIM or PSPLIM (not armed by the agent)")
+                     f"{limit(True)} (the thread stack's limit)" if on_psp else
+                     f"{limit(None)} (not armed by the agent)")
             more = f" than its {s.high - s.low} B" if s is not None and not on_psp else ""
             headline = (f"VERDICT: the stack ran out, and the stack limit register stopped it: {which}. Give the stack "
                         f"more room{more}, or find the deep call: there is no stacked frame (the stacking stopped at "
@@ -573,8 +387,8 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
     out.address_note = address_note(ctx, f)
     if not stack_in_arena and not damaged and not free_damage and f is not None and \
             not any(ts.sound_overflow for ts in ctx.tasks):
-        where_ = ("the code that called through the pointer: see LR" if f.pc == 0 else
-                  "the code at the stacked PC" if f.frame else
+        where_ = (f"the code that called through the pointer: see {f.port.return_register.upper()}" if f.pc == 0 else
+                  f"the code at {f.port.pc_phrase}" if f.frame else
                   "the code that faulted (no stacked frame here to say where)")
         if desc is not None and desc.agentless and ctx.tflm is not None and ctx.tflm.condition == "allocated" and \
                 s is not None and s.painted and not s.overflowed:
@@ -605,59 +419,44 @@ def arena_verdict(ctx: PipelineContext, f: faultrecord.Fault | None, damaged: li
     return out
 
 
-def _prefetch(reader, pieces):
-    """A read(addr, length) that serves ICSR and `pieces` from one batched read when the reader
-    batches (OpenOCD's Tcl: one round trip instead of two while polling), else reads as asked."""
-    pieces = [(SCB["icsr"], 4)] + list(pieces)
-    got = {}
-    if hasattr(reader, "read_many"):
-        try:
-            got = dict(zip(pieces, reader.read_many(pieces), strict=False))
-        except MemoryReadError:
-            got = {}  # one piece unreadable: each is read alone below, and says so alone
-
-    def read(addr, length):
-        return got[(addr, length)] if (addr, length) in got else reader.read(addr, length)
-    return read
-
-
-def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Region], str]:
+def find_fault(ctx: PipelineContext) -> tuple[Fault | None, list[Region], str]:
     """(Fault or None, damaged immutable regions, why there is no fault): from the agent's record
     when it holds a fault of this boot (or of an earlier one when the core is not in a handler),
-    else from the core's registers when it is halted in a fault handler."""
-    reader = ctx.reader
+    else from the core's registers when it is halted in a fault handler (the port reads both)."""
+    reader, port = ctx.reader, ctx.port
+    record = port.record  # the agent's fault record's decoder, on a port whose agent keeps one
     rec, rec_note = None, ""
-    rec_addr = ctx.symbols.address("arenascope_fault_record")
-    if rec_addr is None and ctx.desc is not None and ctx.desc.fault_record_addr:
+    rec_addr = ctx.symbols.address("arenascope_fault_record") if record is not None else None
+    if rec_addr is None and record is not None and ctx.desc is not None and ctx.desc.fault_record_addr:
         rec_addr = ctx.desc.fault_record_addr
     # While polling, only the record's head is read at each refresh: the agent rewrites the rest only
     # with a new boot or fault, which change the head; the whole record is read (and checked) then.
     pin = bool(ctx.cache.get("pin"))
-    first = (faultrecord.HEAD_SIZE if pin else faultrecord.RECORD_MIN_SIZE)
-    read = _prefetch(reader, [(rec_addr, first)] if rec_addr is not None else [])
+    first = (record.HEAD_SIZE if pin else record.RECORD_MIN_SIZE) if record is not None else 0
+    read = port.prefetch(reader, [(rec_addr, first)] if rec_addr is not None else [])
     if rec_addr is not None:
         try:
-            head = read(rec_addr, first)[:faultrecord.HEAD_SIZE] if pin else None
+            head = read(rec_addr, first)[:record.HEAD_SIZE] if pin else None
             cached = ctx.cache.get("fault_record")
             if pin and cached is not None and cached[0] == (rec_addr, head):
                 rec = cached[1]
             else:
-                rec = faultrecord.read_record(read if not pin else reader.read, rec_addr)
+                rec = record.read_record(read if not pin else reader.read, rec_addr)
                 if pin:
                     ctx.cache["fault_record"] = ((rec_addr, head), rec)
-        except (faultrecord.RecordError, MemoryReadError) as exc:
+        except (record.RecordError, MemoryReadError) as exc:
             rec_note = str(exc)
             ctx.cache.pop("fault_record", None)
-    live_f = live_fault(ctx, read)
+    live_f = port.live_fault(ctx, read)
     # The region checksums are re-computed over every immutable region: at a stop always (an
     # overwritten tail is the stack's trace even before a fault), while polling only for a fault.
     want_damage = not ctx.cache.get("pin") or live_f is not None or (rec is not None and rec.fault_count)
     damaged = damaged_regions(ctx, ctx.desc, rec) if ctx.desc is not None and want_damage else []
     f = None
     if rec is not None and rec.fault_count and (live_f is None or rec.fault_boot == rec.boot_count):
-        f = faultrecord.from_record(rec)
+        f = port.from_record(rec)
         this_boot = rec.fault_boot == rec.boot_count
-        if this_boot and live_f is None and _status_clear(reader):
+        if this_boot and live_f is None and port.status_clear(reader):
             # The fault status registers are clear: the core has reset since, and the agent has not
             # counted the new boot yet (halted before arenascope_fault_boot).
             f.stale = True
@@ -666,11 +465,8 @@ def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Reg
                         "boot yet)")
         else:
             f.stale = not this_boot
-            if this_boot and f.frame is None and f.frame_note == faultrecord.CALLEE_NOTE:
-                try:  # the basic frame above the callee-saved context, still on the stack this boot
-                    f.frame = [u32(reader, f.frame_addr + 4 * i) for i in range(8)]
-                except MemoryReadError as exc:
-                    f.frame_note += f", but it is unreadable ({exc.why})"
+            if this_boot:
+                port.reread_frame(reader, f)
             f.source = (f"the agent's fault record at {rec_addr:#x} (this boot, fault {rec.fault_count})" if this_boot
                         else f"the agent's fault record at {rec_addr:#x}, from boot {rec.fault_boot} "
                              f"(this is boot {rec.boot_count}: the target has reset since)")
@@ -680,52 +476,10 @@ def find_fault(ctx: PipelineContext) -> tuple[faultrecord.Fault | None, list[Reg
             f.source += f"; the agent's record holds an older fault from boot {rec.fault_boot}"
         if rec_note:
             f.source += f"; the agent's record was not used: {rec_note}"
-    if f is not None and not f.stale:
-        _secure_status(ctx, f)
+    if f is not None:
+        port.after_fault(ctx, f)
     note = rec_note or ("the agent's record has no fault this boot" if rec else
                         "there is no agent fault record (arenascope_fault_record)")
     return f, damaged, note
 
 
-def _status_clear(reader: MemoryReader) -> bool:
-    """True when CFSR and HFSR read 0 (the core has reset since the fault); False when a bit is
-    set or the SCB cannot be read (a RAM dump holds no SCB: the record's boot count decides)."""
-    try:
-        return not (u32(reader, SCB["cfsr"]) or u32(reader, SCB["hfsr"]))
-    except MemoryReadError:
-        return False
-
-
-def _secure_status(ctx: PipelineContext, f: faultrecord.Fault) -> None:
-    """SFSR and SFAR into f on an ARMv8-M Mainline core (sticky until software clears them; read as
-    zero from the Non-secure state, so nothing then)."""
-    if not (arch_of(ctx.symbols) or "").startswith("v8"):  # v8-M Baseline and Mainline, v8.1-M
-        return
-    try:
-        sfsr = u32(ctx.reader, faultrecord.SFSR)
-        if sfsr & 0xFF:
-            f.sfsr = sfsr
-            f.sfar = u32(ctx.reader, faultrecord.SFAR) if sfsr >> 6 & 1 else None
-    except MemoryReadError:
-        pass
-
-
-def baseline_access(ctx: PipelineContext, f: faultrecord.Fault) -> str | None:
-    """On a core with no CFSR (ARMv6-M, ARMv8-M Baseline): what the faulting instruction, read from
-    target memory at the stacked PC, says (faultrecord.baseline_access_line), or None."""
-    if not f.frame or arch_of(ctx.symbols) not in faultrecord.BASELINE_ARCHS:
-        return None
-    try:
-        halfword = int.from_bytes(ctx.reader.read(f.pc & ~1, 2), "little")
-    except MemoryReadError:
-        return None
-    return faultrecord.baseline_access_line(halfword, f.frame)
-
-
-def arch_of(symbols: Symbols) -> str | None:
-    """The firmware's M-profile architecture from its ELF's build attributes (Tag_CPU_arch: "v6-M",
-    "v7E-M", "v8-M.mainline", ...), read once per ELF; None without them."""
-    if "cpu-arch" not in symbols.memo:
-        attrs, _why = symbols.build_attributes()
-        symbols.memo["cpu-arch"] = kernels.arch_from_attributes(attrs) if attrs else None
-    return symbols.memo["cpu-arch"]

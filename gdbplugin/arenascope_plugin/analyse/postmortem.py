@@ -8,7 +8,7 @@
   none                 none of these (the fault decode stands alone)
 
 Inputs: the interpreter's tflmstate.State, the stack's figures.StackFigures, the fault
-(faultrecord.Fault or None), where the core is (a Halt), the planner's JSON for the model (schema
+(ports.Fault or None), where the core is (a Halt), the planner's JSON for the model (schema
 planner.SCHEMA, with its `replay` at this arena's size when the tool gives it), and the ELF's
 tflmstate.Facts. Every figure is read or predicted elsewhere; this module only ties them together.
 """
@@ -19,7 +19,8 @@ from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import short_name
 from arenascope_plugin.analyse import figures, verdicts
-from arenascope_plugin.decode import faultrecord, tflmstate
+from arenascope_plugin.decode import tflmstate
+from arenascope_plugin.ports import Fault
 
 ALLOCATE = "AllocateTensors"
 ABORT_FUNCTIONS = ("AbortImpl", "abort", "_exit", "__assert_func", "__stack_chk_fail", "tflite::AbortImpl")
@@ -179,9 +180,9 @@ def _tie(f, smashed_values, objects, reader=None):
     then 3 for the stacked registers."""
     if f is None:
         return None
-    addr = f.bfar if f.bfar is not None else f.mmfar
-    far = "BFAR" if f.bfar is not None else "MMFAR"
-    regs = list(zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)) if f.frame else []
+    far, addr = f.fault_address or ("", None)
+    regs = f.argument_registers
+    saved = f.port.register_word
     if addr is not None:
         for name, v in regs:
             if not 0 <= addr - v < 256:
@@ -190,8 +191,8 @@ def _tie(f, smashed_values, objects, reader=None):
             if held:
                 near = [(at - r, at, obj, rn, r) for at, obj in held for rn, r in regs if 0 <= at - r < 64]
                 at, obj = (min(near)[1], min(near)[2]) if near else held[0]
-                via = f" (stacked {min(near)[3]} {min(near)[4]:#x} points at it)" if near else ""
-                return (f"the faulting address ({far}) {addr:#x} is stacked {name} {v:#x}"
+                via = f" ({saved} {min(near)[3]} {min(near)[4]:#x} points at it)" if near else ""
+                return (f"the faulting address ({far}) {addr:#x} is {saved} {name} {v:#x}"
                         + (f" + {addr - v}" if addr != v else "") + f": {name} held {v:#x}, the word the stack left "
                         f"at {at:#x} in {obj}{via}: the code loaded it as one of TFLM's pointers and followed it")
         for name, reg in regs:
@@ -203,14 +204,15 @@ def _tie(f, smashed_values, objects, reader=None):
             if held:
                 _k, delta, at, w = min(held)
                 return (f"the faulting address ({far}) {addr:#x} is "
-                        + (f"{w:#x} + {delta}" if delta else "that word") + f": stacked {name} {reg:#x} points into "
+                        + (f"{w:#x} + {delta}" if delta else "that word") + f": {saved} {name} {reg:#x} points into "
                         f"{o['name']}, whose word at {at:#x} now holds {w:#x} (the stack's, not TFLM's); the code "
                         "loaded it as a pointer and " + (f"read {delta} B past it" if delta else "read through it"))
     candidates = [(f"the faulting address ({far})", addr)] if addr is not None else []
-    candidates += [(f"stacked {n}", v) for n, v in regs]
+    candidates += [(f"{saved} {n}", v) for n, v in regs]
     # Without the faulting address (a RAM dump without the SCB, an imprecise fault) a register is
     # only a candidate: which one the faulting access went through is not known.
-    maybe = "" if addr is not None else (" (no faulting address is known, BFAR/MMFAR: which register the faulting "
+    maybe = "" if addr is not None else (f" (no faulting address is known, {f.port.fault_address_names()}: which "
+                                         "register the faulting "
                                          "access used is not, so this is a candidate, not the culprit)")
     for k, (what, value) in enumerate(candidates):
         for o in objects:
@@ -257,7 +259,7 @@ def _through_a_stack_pointer(reader, addr, smashed_values):
 
 
 # A function's address -> (frame bytes, LR's offset from the CFA, its name), or None: the ELF's call
-# frame information (analyse/faults.frame_of, acquire/unwind.frame_layout).
+# frame information (analyse/faults.frame_of, the port's frame_layout: ports/cortex_m/unwind.py).
 FrameLayout = Callable[[int], tuple[int, int, str] | None]
 
 
@@ -277,13 +279,12 @@ def deepest_evidence(reader: MemoryReader, facts: tflmstate.Facts, limit: int, b
         found.append((reach[0], f"the lowest stack value below the limit, at {reach[0]:#x} ({reach[2]})"))
     if frame_layout is not None:
         for at, value in below:
-            if not value & 1 or not tflmstate.stack_value(facts, value, reader):
+            if not tflmstate.stack_value(facts, value, reader):
                 continue
             try:
-                callee = faultrecord.call_target(reader, value)
+                layout = frame_layout(value)
             except MemoryReadError:
-                callee = None
-            layout = frame_layout(callee) if callee is not None else None
+                layout = None
             if layout is None:
                 continue
             cfa = at - layout[1]               # LR is saved at CFA + layout[1] (a negative offset)
@@ -296,12 +297,12 @@ def deepest_evidence(reader: MemoryReader, facts: tflmstate.Facts, limit: int, b
 
 
 def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmstate.State | None,
-                     stack: figures.StackFigures | None, f: faultrecord.Fault | None,
+                     stack: figures.StackFigures | None, f: Fault | None,
                      plan: dict | None, who: str = "the stack",
                      frame_layout: FrameLayout | None = None) -> Verdict | None:
     """The stack-into-arena Verdict, or None when the stack stayed above its limit. who: the
     stack's name in the headline (an RTOS task's, "task 'infer''s stack"); frame_layout: how big
-    a function's frame is (acquire/unwind.frame_layout), for the reach a return address implies."""
+    a function's frame is (the port's frame_layout: ports/cortex_m/unwind.py), for the reach a return address implies."""
     if stack is None or state is None or state.arena_base is None:
         return None
     end = state.arena_base + state.arena_size
@@ -445,9 +446,8 @@ def _io_tie(reader, f, state):
     word at address 4*i, taken as a TfLiteTensor*), or None."""
     if f is None or reader is None or any(state.io_tensors.values()):
         return None
-    candidates = ([("the faulting address", f.bfar if f.bfar is not None else f.mmfar)] +
-                  ([(f"stacked {n}", v) for n, v in zip(("r0", "r1", "r2", "r3", "r12"), f.frame[:5], strict=False)]
-                   if f.frame else []))
+    candidates = ([("the faulting address", f.fault_address[1])] if f.fault_address else []) + \
+        [(f"{f.port.register_word} {n}", v) for n, v in f.argument_registers]
     for i in range(4):
         try:
             bogus = int.from_bytes(reader.read(4 * i, 4), "little")
@@ -469,7 +469,7 @@ def _io_tie(reader, f, state):
     return None
 
 
-def allocation(state: tflmstate.State | None, f: faultrecord.Fault | None, halt: Halt, plan: dict | None,
+def allocation(state: tflmstate.State | None, f: Fault | None, halt: Halt, plan: dict | None,
                reader: MemoryReader | None = None) -> Verdict | None:
     """The allocation-failed or failure-ignored Verdict, or None when AllocateTensors finished or
     never started. `reader`: target memory, to tie a fault to input(i)/output(i)'s bogus tensor."""

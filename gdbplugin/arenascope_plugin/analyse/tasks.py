@@ -36,7 +36,7 @@ class TaskStack:
     below: str                # what lies right below pxStack, for messages
     arena_index: int | None   # the arena right below it, or None
     stack: figures.StackFigures | None = None
-    limit_stopped: bool = False   # PSPLIM stopped its overflow (UsageFault STKOF): nothing below was written
+    limit_stopped: str = ""       # what stopped its overflow (the port's words: "PSPLIM ... (UsageFault STKOF)"), or ""
 
     @property
     def label(self) -> str:
@@ -88,13 +88,13 @@ def _below(desc: Descriptor | None, symbols, low: int) -> tuple[str, int | None,
     return "no known object", None, None
 
 
-def stacks(kernel: freertos.Kernel, desc: Descriptor | None, symbols, psp: int | None) -> list[TaskStack]:
+def stacks(kernel: freertos.Kernel, desc: Descriptor | None, symbols, thread_sp: int | None) -> list[TaskStack]:
     """A TaskStack per task, not yet measured (measure() fills hwm and painted)."""
     out = []
     for t in kernel.tasks:
-        live = t.tcb == kernel.current and psp is not None
+        live = t.tcb == kernel.current and thread_sp is not None
         below, index, _end = _below(desc, symbols, t.stack_low)
-        out.append(TaskStack(task=t, sp=psp if live else t.saved_sp, sp_live=live, hwm=None, painted=False,
+        out.append(TaskStack(task=t, sp=thread_sp if live else t.saved_sp, sp_live=live, hwm=None, painted=False,
                              below=below, arena_index=index))
     return out
 
@@ -156,7 +156,7 @@ def overflow_text(ts: TaskStack) -> str:
     t = ts.task
     how = (f"its SP {ts.sp:#x} is {t.stack_low - ts.sp} B below pxStack" if ts.sp is not None and
            ts.sp < t.stack_low else "its 0xA5 fill is gone down to pxStack")
-    went = ("PSPLIM stopped it at pxStack (UsageFault STKOF), so nothing below was written" if ts.limit_stopped else
+    went = (f"{ts.limit_stopped}, so nothing below was written" if ts.limit_stopped else
             "it used all of its stack, and went on into what lies below unless a stack limit stopped it")
     return f"{how}: {went} (below it: {ts.below}); give the task a bigger stack (its stack depth at creation)"
 
@@ -167,12 +167,13 @@ def fault_task(task_stacks: list[TaskStack], kernel: freertos.Kernel | None, f) 
     frame was on the main stack or no task's stack holds it."""
     if f is None or kernel is None:
         return None
-    if f.exc_return is not None and f.exc_return >> 2 & 1:
+    on_thread = f.on_thread_stack
+    if on_thread:
         ts = next((ts for ts in task_stacks if ts.task.tcb == kernel.current), None)
         if ts is not None:
             return ts
-    addr = f.frame_addr
-    if addr is None or (f.exc_return is not None and not f.exc_return >> 2 & 1):
+    addr = f.frame_addr if f.frame_addr is not None else f.pre_fault_sp
+    if addr is None or on_thread is False:
         return None
     return next((ts for ts in task_stacks if ts.task.stack_high and ts.task.stack_low <= addr < ts.task.stack_high),
                 None)
@@ -187,9 +188,8 @@ def adjacent(task_stacks: list[TaskStack], prefer: TaskStack | None = None) -> T
 def sp_line(ts: TaskStack, f, kernel: freertos.Kernel) -> str:
     """Where the fault's SP was, said of the task it was taken on."""
     t, sp = ts.task, f.pre_fault_sp
-    on = (f"EXC_RETURN {f.exc_return:#010x}: the frame is on the process stack (PSP), which {kernel.name} gives the "
-          f"running task (pxCurrentTCB {kernel.current:#x})" if f.exc_return is not None and f.exc_return >> 2 & 1
-          else "the frame's address is on its stack")
+    on = (f"{f.port.thread_stack_line(f)}, which {kernel.name} gives the running task (pxCurrentTCB "
+          f"{kernel.current:#x})" if f.on_thread_stack else "the frame's address is on its stack")
     if sp is None:
         return f"the fault was taken on {ts.stack_name} ({on}); SP at the fault is unknown (no stacked frame)"
     if sp < t.stack_low:

@@ -100,3 +100,10 @@ def descriptor_size(addr_size, arena_capacity=1):
     end = end_offset(addr_size, arena_capacity, layout("arena", addr_size)["_size"]) + layout("descriptor_end",
                                                                                                addr_size)["_size"]
     return (end + align - 1) // align * align
+
+
+def fnv1a(data: bytes) -> int:
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h

@@ -23,12 +23,11 @@ Facts of TFLM 90b983c2 it relies on (tensorflow/tflite-micro):
 - greedy_memory_planner.cc: AddBuffer fails with "Too many buffers (max is N)" once buffer_count_
   reaches max_buffer_count_ (the free space / 40 B).
 """
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from arenascope_plugin.acquire.planner import ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOCATOR
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
-from arenascope_plugin.decode import faultrecord
 from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.decode.tflm import NPA, PA, Layout, is_two_arena
 
@@ -66,6 +65,9 @@ class Facts:
     heap: list[tuple[int, int]] = field(default_factory=list)    # the heap (linker symbols), part of ram
     vtables: dict[str, tuple[int, int]] = field(default_factory=dict)  # role -> (vtable address, size)
     stack: tuple[int, int] | None = None                 # (low, high) of the main stack
+    # Whether a call instruction ends right before a return address (the architecture port's
+    # call_before(reader, value)); None: no return address is recognised.
+    call_before: Callable | None = None
 
     def inside(self, spans: Iterable[Span], value: int) -> bool:
         return any(lo <= value < hi for lo, hi in spans)
@@ -165,11 +167,11 @@ def points(facts: Facts, value: int, arena: Span | None) -> str:
 
 
 def stack_value(facts: Facts, value: int, reader: MemoryReader | None = None) -> str | None:
-    """Why a word looks like one the stack wrote, or None: a return address (odd, into code, right
-    after a call instruction: faultrecord.call_before, read through `reader`), or a pointer into the
-    stack. TFLM's tail objects hold neither."""
-    if value & 1 and facts.inside(facts.code, value & ~1) and reader is not None and \
-            faultrecord.call_before(reader, value):
+    """Why a word looks like one the stack wrote, or None: a return address (into code, right
+    after a call instruction: facts.call_before, the port's, read through `reader`), or a pointer
+    into the stack. TFLM's tail objects hold neither."""
+    if facts.call_before is not None and facts.inside(facts.code, value & ~1) and reader is not None and \
+            facts.call_before(reader, value):
         return f"{value:#x}, a return address (the instruction before it is a call)"
     # Strictly above the stack's low bound: an arena that ends where the stack starts has TFLM's own
     # end-of-arena pointers (buffer_tail_, tail_ at first) equal to it.

@@ -2,7 +2,7 @@
 import argparse
 import os
 
-from arenascope_plugin import pipeline
+from arenascope_plugin import pipeline, ports
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.gdbtarget import GdbSymbols, batch_mode
 from arenascope_plugin.analyse import figures
@@ -76,7 +76,7 @@ class PlanCommand(Sub):
 One row per allocation scope: the live bytes, a bar of the live tensors and scratch buffers
 over the head, and the lower bound marked.
 
-Usage: arena plan [--width N] [--model FILE.tflite [--target cortex-m|host] [--margin PCT]
+Usage: arena plan [--width N] [--model FILE.tflite [--target cortex-m|riscv32|xtensa|host] [--margin PCT]
                   [--kernels reference|cmsis-nn] [--cpu CPU] [--tflm ERA] | --snapshot FILE.json]
 Scopes follow TFLM: model inputs live from scope 0, operator i runs in scope i+1.
 On a target, below the chart: how many regions the model's own offline plan places, and, when
@@ -86,7 +86,8 @@ agent's arena publishes), how many bytes of head it saves and the arenascope-pla
 --model charts a model file's plan instead, with no target: TFLM's greedy plan as the planner
 tool arenascope-plan predicts it (`set arena planner-path`; docs/arena-budget.md), the saving a
 better plan gives (docs/offline-plan.md), with its
-arena figures for --target (struct sizes of a Cortex-M, default, or of x86-64) and the
+arena figures for --target (the struct sizes of an ABI: default the loaded ELF's architecture,
+else cortex-m; riscv32's and xtensa's 4-byte enums make TfLiteTensor 40 B, not 32) and the
 recommendation with --margin percent (default 10), for the kernels --kernels names (default
 `set arena kernels`, else the loaded ELF's, else reference) and, with cmsis-nn, the core --cpu
 names (cortex-m0 ... cortex-m85 with gcc's +nodsp/+nomve; default `set arena cpu`, else the
@@ -104,7 +105,8 @@ lower bound); a model's plan as JSON is `arenascope-plan --json FILE.tflite`."""
         parser.add_argument("--width", type=width, default=64, metavar="N", help="cells in the bar (16..400)")
         parser.add_argument("--model", metavar="FILE.tflite",
                             help="a .tflite file: chart its predicted plan, no target needed")
-        parser.add_argument("--target", choices=("cortex-m", "host"), help="with --model: the ABI (default cortex-m)")
+        parser.add_argument("--target", choices=("cortex-m", "riscv32", "xtensa", "host"),
+                            help="with --model: the ABI (default: the loaded ELF's, else cortex-m)")
         parser.add_argument("--margin", type=margin, help="with --model: percent added for the recommendation "
                                                             "(0..100, default 10)")
         parser.add_argument("--snapshot", metavar="FILE.json",
@@ -156,7 +158,7 @@ lower bound); a model's plan as JSON is `arenascope-plan --json FILE.tflite`."""
                 tool = settings.tool_path("planner-path", "planner", "arenascope-plan")
                 build = _model_build(args)
                 era, era_how = _model_tflm(args)
-                doc, rejected = planner.run_planner(tool, path, args.target or "cortex-m", args.margin,
+                doc, rejected = planner.run_planner(tool, path, args.target or _elf_target(), args.margin,
                                                     build_args=[*build.planner_args(), "--tflm", era])
                 a = plan.arena_from_plan(doc)
                 words = budget.arena_lines(doc)
@@ -196,3 +198,12 @@ lower bound); a model's plan as JSON is `arenascope-plan --json FILE.tflite`."""
                 write(budget.saving_lines(a, pipeline.model_plan(ctx, a), ctx.settings.model or None))
             except planner.PlannerError as e:
                 framework.say_warning("plan-saving", str(e))
+
+
+def _elf_target() -> str:
+    """The planner's --target for the loaded ELF's architecture (its port), else cortex-m."""
+    try:
+        port = ports.for_abi(GdbSymbols().abi())
+    except (RuntimeError, TargetError, OSError):  # gdb.error is a RuntimeError
+        port = None
+    return port.planner_target if port is not None else "cortex-m"

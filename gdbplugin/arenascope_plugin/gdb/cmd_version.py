@@ -4,10 +4,11 @@ import gdb  # pylint: disable=import-error
 from arenascope_plugin import version
 from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.gdbtarget import GdbSymbols
-from arenascope_plugin.decode import abi, faultrecord, tflm, tflm_profile
+from arenascope_plugin.decode import abi, tflm, tflm_profile
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
+from arenascope_plugin.ports.cortex_m import faultrecord
 from arenascope_plugin.present import jsonout, snapshot
 from arenascope_plugin.serve import viewerlink
 

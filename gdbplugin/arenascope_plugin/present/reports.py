@@ -1,7 +1,7 @@
 """Text of the reports that are more than a table: TFLM's condition, `arena fault`. Lines without
 newlines; colour through style.paint."""
 from arenascope_plugin import version
-from arenascope_plugin.decode import faultrecord, tflmstate
+from arenascope_plugin.decode import tflmstate
 from arenascope_plugin.present import render, style
 
 
@@ -52,40 +52,17 @@ def fault_lines(d) -> list[str]:
     # The answer first: the verdicts, then the evidence.
     for i, v in enumerate(d.verdicts):
         out.append("  " + (v.headline if i == 0 else v.headline.replace("VERDICT: ", "VERDICT (also): ", 1)))
-    bits = faultrecord.status_lines(f.cfsr, f.hfsr, d.arch)
-    if f.status_unknown:
-        out.append("  " + f.status_unknown)
-    else:
-        out += ["  " + b for b in bits] or ["  no fault status bits set"]
-    if d.arch not in faultrecord.BASELINE_ARCHS and not f.status_unknown:
-        out.append(f"  CFSR {f.cfsr:#010x}  HFSR {f.hfsr:#010x}")
-    if f.mmfar is not None:
-        out.append(f"  MMFAR {f.mmfar:#010x} (valid)")
-    if f.bfar is not None:
-        out.append(f"  BFAR  {f.bfar:#010x} (valid)")
-    elif f.cfsr >> 10 & 1:
-        out.append("  BFAR not valid: imprecise bus error")
-    if f.sfsr:
-        out += ["  " + b for b in faultrecord.sfsr_lines(f.sfsr)] + [f"  SFSR {f.sfsr:#010x}"]
-        if f.sfar is not None:
-            out.append(f"  SFAR  {f.sfar:#010x} (valid)")
-    if f.exc_return is not None:
-        out.append("  EXC_RETURN " + faultrecord.ExcReturn(f.exc_return).describe())
-    else:
-        out.append("  EXC_RETURN unknown")
+    out += ["  " + line for line in f.port.report_lines(f)]
     if f.frame:
-        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(faultrecord.FRAME_NAMES, f.frame, strict=False))
-        out.append(f"  stacked frame at {f.frame_addr:#x}: {regs}")
-        if f.frame[7] >> 9 & 1:
-            out.append("  xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
+        out += ["  " + line for line in f.port.frame_lines(f)]
         out.append(f"  faulting PC: {d.pc_where}")
         if d.access:
             out.append(f"  {d.access}")
-        out += [f"  LR:          {d.lr[0]}"] + ["  " + line for line in d.lr[1:]]
+        out += [f"  {f.port.return_register.upper() + ':':<12} {d.lr[0]}"] + ["  " + line for line in d.lr[1:]]
         out += ["  " + line for line in d.frame_damage]
     if f.frame_note:
         out.append("  " + f.frame_note)
-    out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in faultrecord.cause_lines(f)]
+    out += ["  " + (c if c.startswith("note:") else "cause: " + c) for c in f.cause_lines()]
     if d.stuck_loop:
         out.append("  " + d.stuck_loop)
     if f.stale and d.arena_present:

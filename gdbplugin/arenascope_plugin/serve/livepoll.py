@@ -135,14 +135,16 @@ class LivePoller:
 
 def fault_seen(snap: dict) -> tuple[tuple, str] | None:
     """(key, the line to say) for a fault of this boot in a live snapshot, or None: the key
-    (exception, the stacked PC, CFSR, source) tells one fault from the next, so each is said once."""
+    (exception, the faulting PC, the fault's registers, source) tells one fault from the next, so
+    each is said once."""
     f = snap.get("fault")
     if not f or f.get("stale"):
         return None
     pc = (f.get("frame") or {}).get("pc")
     first = f["verdicts"][0]["headline"] if f.get("verdicts") else "no arena verdict"
     where = f" at {f['pc_where']}" if f.get("pc_where") else ""
-    return ((f.get("exception"), pc, f.get("cfsr"), f.get("source")),
+    regs = tuple(r.get("value") for r in f.get("registers") or [] if isinstance(r, dict))
+    return ((f.get("exception"), pc, regs, f.get("source")),
             f"fault seen while polling: {f.get('exception') or 'an exception'}{where}; {first} "
             "(halt and run `arena fault` for the evidence)")
 

@@ -1,8 +1,8 @@
 // arenascope planner: the sizes of the C/C++ types TFLM allocates in the arena, per target ABI.
 //
 // cortex-m: AAPCS (arm-none-eabi-gcc), 4-byte pointers and size_t, enums as small as their
-// values (-fshort-enums is arm-none-eabi's default). host: x86-64 SysV (g++), 8-byte pointers,
-// 4-byte enums. Each size is the sizeof/alignof of the type as TFLM 90b983c2 defines it
+// values (-fshort-enums is arm-none-eabi's default). riscv32 and xtensa: ILP32 with 4-byte enums
+// (RISC-V psABI; ESP-IDF's Xtensa GCC). host: x86-64 SysV (g++), 8-byte pointers, 4-byte enums. Each size is the sizeof/alignof of the type as TFLM 90b983c2 defines it
 // (tensorflow/lite/core/c/common.h with TF_LITE_STATIC_MEMORY, micro_allocator.h,
 // micro_allocation_info.h, arena_allocator/single_arena_buffer_allocator.h,
 // memory_planner/greedy_memory_planner.h), worked out in abi.cpp's comments and checked by
@@ -22,7 +22,7 @@ struct TypeSize {
 };
 
 struct Abi {
-    std::string name;   // "cortex-m" or "host"
+    std::string name;   // "cortex-m", "riscv32", "xtensa" or "host" (kTargets)
     int pointer = 4;    // pointers and size_t, bytes
     int enum_size = 1;  // TfLiteType, TfLiteAllocationType, TfLiteQuantizationType
     // TFLM's objects, by the name the type has in TFLM's source.
@@ -46,7 +46,10 @@ struct Abi {
     bool tflm_assumed = false;  // --tflm auto: the default revision was assumed, not stated
 };
 
-// "cortex-m" or "host"; throws std::invalid_argument for anything else. The sizes are those of
+// The targets abi_named knows, as the CLI and its errors list them.
+inline constexpr const char *kTargets = "cortex-m, riscv32, xtensa or host";
+
+// A target of kTargets; throws std::invalid_argument for anything else. The sizes are those of
 // `tflm` (default: 2026-08, upstream 90b983c2).
 Abi abi_named(const std::string &name);
 Abi abi_named(const std::string &name, const TflmRevision &tflm);

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arenascope_plugin.acquire.reader import MemoryReader
+from arenascope_plugin.decode.abi import fnv1a
+from arenascope_plugin.ports import Fault
 
 # (bit, name, one line of meaning)
 CFSR_BITS = [
@@ -94,13 +96,6 @@ RECORD_LAYOUTS = {4: _record_layout(4), 8: _record_layout(8)}
 RECORD_ADDR_SIZES = {lay["_size"]: a for a, lay in RECORD_LAYOUTS.items()}
 RECORD_MAX_SIZE = max(RECORD_ADDR_SIZES)
 RECORD_MIN_SIZE = min(RECORD_ADDR_SIZES)
-
-
-def fnv1a(data: bytes) -> int:
-    h = 2166136261
-    for b in data:
-        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
-    return h
 
 
 def group_of(bit: int) -> str:
@@ -300,41 +295,29 @@ def read_record(read: Callable[[int, int], bytes], address: int) -> Record:
 
 
 @dataclass
-class Fault:
-    """What is known of one fault, from the record or from the core."""
-    source: str                       # "agent record (this boot)", "agent record (boot N)", "core registers"
-    exception: str | None
+class Status:
+    """The Cortex-M fault status of one fault (the port's Fault.status): the SCB's fault registers
+    and EXC_RETURN, from the agent's record or from the core."""
     cfsr: int
     hfsr: int
-    mmfar: int | None
-    bfar: int | None
+    mmfar: int | None                 # only when MMARVALID
+    bfar: int | None                  # only when BFARVALID
     exc_return: int | None
-    frame_addr: int | None
-    frame: list[int] | None
-    frame_note: str = ""
     sfsr: int | None = None           # ARMv8-M Secure state only: SFSR when nonzero, SFAR when SFARVALID
     sfar: int | None = None
     nested: bool = False
     lazy_fp: bool = False
-    pc_where: str = ""
-    lr_where: str = ""
-    stale: bool = False               # from before a reset: the memory now is the next boot's
-    halted_in_handler: bool = False   # from the core's registers, halted inside the fault handler
-    status_unknown: str = ""          # why CFSR/HFSR are not known (then 0 here), "" when they were read
+    arch: str | None = None           # the M-profile architecture (build attributes), for the decode
 
-    @property
-    def pc(self) -> int | None:
-        return self.frame[6] if self.frame else None
 
-    @property
-    def pre_fault_sp(self) -> int | None:
-        """SP before the exception: frame address + frame size (+4 when xPSR bit 9 says the core
-        aligned the frame to 8 bytes)."""
-        if self.frame_addr is None or self.exc_return is None or self.cfsr >> 20 & 1:
-            return None  # (STKOF: SP was set to the limit, not decremented by a frame: ARMv8-M B3.22)
-        size = 104 if ExcReturn(self.exc_return).extended else 32
-        pad = 4 if self.frame and self.frame[7] >> 9 & 1 else 0
-        return (self.frame_addr + size + pad) & 0xFFFFFFFF  # Cortex-M addresses are 32 bits
+def pre_fault_sp(status: Status, frame_addr: int | None, frame: list[int] | None) -> int | None:
+    """SP before the exception: frame address + frame size (+4 when xPSR bit 9 says the core
+    aligned the frame to 8 bytes)."""
+    if frame_addr is None or status.exc_return is None or status.cfsr >> 20 & 1:
+        return None  # (STKOF: SP was set to the limit, not decremented by a frame: ARMv8-M B3.22)
+    size = 104 if ExcReturn(status.exc_return).extended else 32
+    pad = 4 if frame and frame[7] >> 9 & 1 else 0
+    return (frame_addr + size + pad) & 0xFFFFFFFF  # Cortex-M addresses are 32 bits
 
 
 CALLEE_CONTEXT_BYTES = 40  # DCRS 0: integrity signature, reserved, r4-r11 below the basic frame
@@ -342,7 +325,8 @@ CALLEE_NOTE = ("the callee-saved registers were stacked below the frame (EXC_RET
                f"{CALLEE_CONTEXT_BYTES} B above the stacked SP, read from there")
 
 
-def from_record(rec: Record) -> Fault:
+def from_record(rec: Record, port) -> Fault:
+    """The neutral Fault (ports.Fault) the record holds; source is the caller's to set."""
     exc = EXCEPTIONS.get(rec.icsr & 0x1FF)
     note = ""
     copied = bool(rec.flags & FLAG_FRAME_COPIED)
@@ -363,42 +347,42 @@ def from_record(rec: Record) -> Fault:
         # basic frame 40 B above: the 8 words the agent copied from SP are not the frame.
         frame_addr, copied = rec.sp + CALLEE_CONTEXT_BYTES, False
         note = CALLEE_NOTE
-    return Fault(source="", exception=exc, cfsr=rec.cfsr, hfsr=rec.hfsr,
-                 mmfar=rec.mmfar if rec.cfsr >> 7 & 1 else None, bfar=rec.bfar if rec.cfsr >> 15 & 1 else None,
-                 exc_return=rec.exc_return, frame_addr=frame_addr,
-                 frame=rec.frame if copied else None, frame_note=note,
-                 nested=bool(rec.flags & FLAG_NESTED), lazy_fp=bool(rec.flags & FLAG_LAZY_FP))
+    status = Status(cfsr=rec.cfsr, hfsr=rec.hfsr, mmfar=rec.mmfar if rec.cfsr >> 7 & 1 else None,
+                    bfar=rec.bfar if rec.cfsr >> 15 & 1 else None, exc_return=rec.exc_return,
+                    nested=bool(rec.flags & FLAG_NESTED), lazy_fp=bool(rec.flags & FLAG_LAZY_FP))
+    return Fault(port=port, source="", exception=exc, status=status, frame_addr=frame_addr,
+                 frame=rec.frame if copied else None, frame_note=note)
 
 
 def cause_lines(f: Fault) -> list[str]:
     """The plain-words cause from the bits and the frame."""
-    out = []
+    out, st = [], f.status
     known = {b for b, _, _ in CFSR_BITS}
     for b in range(32):
-        if f.cfsr >> b & 1 and b not in known:
+        if st.cfsr >> b & 1 and b not in known:
             out.append(f"CFSR bit {b} is set but reserved in ARMv7-M: a corrupt value, or a newer core")
-    if f.cfsr >> 17 & 1 or (f.pc is not None and f.pc == 0):
+    if st.cfsr >> 17 & 1 or (f.pc is not None and f.pc == 0):
         if f.pc == 0 or (f.frame and f.frame[6] in (0, 1)):
             out.append("a call through a null function pointer (PC 0)")
         else:
             out.append(f"a branch to {f.pc:#x} with bit 0 clear: a call through a null or corrupted function "
                        "pointer, or a return to a corrupted address")
-    if f.cfsr >> 10 & 1:
+    if st.cfsr >> 10 & 1:
         out.append("an imprecise bus error: a buffered write failed after the instruction retired, so the stacked "
                    "PC is a few instructions late and BFAR is not valid; to find the store, set "
                    "ACTLR.DISDEFWBUF (disables the write buffer) and reproduce")
-    if f.cfsr & (1 << 4 | 1 << 12):
+    if st.cfsr & (1 << 4 | 1 << 12):
         out.append("the exception frame could not be stacked: the stack pointer pointed outside the stack's memory "
                    "(a stack overflow past usable RAM, or a corrupted SP)")
-    if f.cfsr >> 20 & 1:
+    if st.cfsr >> 20 & 1:
         out.append("the stack ran out: a push would have gone below the stack limit register, which stopped it "
                    "(nothing below the limit was written); the exception frame was not stacked, so there is no "
                    "faulting PC: break on the deepest function, or give the stack more room")
-    if f.hfsr >> 30 & 1:
+    if st.hfsr >> 30 & 1:
         out.append("note: reported as HardFault (FORCED) because the configurable handler was off or could not "
                    "run: this is how the fault was reported, not its cause; enabling the BusFault/MemManage/"
                    "UsageFault handlers (SHCSR) reports it as what it is")
-    if f.nested:
+    if st.nested:
         out.append("another fault happened while this one was being recorded; the registers are the first fault's")
     return out
 
@@ -442,3 +426,13 @@ def call_before(reader: MemoryReader, return_address: int) -> str | None:
     if hw2 & 0xFF87 == 0x4780:
         return f"BLX r{hw2 >> 3 & 0xF}"
     return None
+
+
+def make_fault(source: str, exception: str | None, cfsr: int, hfsr: int, mmfar: int | None, bfar: int | None,
+               exc_return: int | None, frame_addr: int | None, frame: list[int] | None, **neutral) -> Fault:
+    """A Cortex-M Fault from its status registers (as the record or the core gives them) and the
+    neutral fields (frame_note, status_unknown, halted_in_handler, ...)."""
+    from arenascope_plugin.ports.cortex_m import PORT  # pylint: disable=import-outside-toplevel
+    status = Status(cfsr=cfsr, hfsr=hfsr, mmfar=mmfar, bfar=bfar, exc_return=exc_return)
+    return Fault(port=PORT, source=source, exception=exception, status=status, frame_addr=frame_addr, frame=frame,
+                 **neutral)

@@ -1,13 +1,14 @@
-"""A RISC-V core's trap, from its machine-mode CSRs at a stop (issue 36, the first piece of the
-RISC-V port): mcause (the cause), mepc (the trapping instruction), mtval (the faulting address, or
-the illegal instruction's bits) and mtvec (the trap handler), read through Core.register. Only
-this module names RISC-V's registers. No GDB import.
+"""A RISC-V core's trap, from its machine-mode CSRs at a stop: mcause (the cause), mepc (the
+trapping instruction), mtval (the faulting address, or the illegal instruction's bits), mstatus
+(the privilege the trap came from) and mtvec (the trap handler), read through Core.register, or
+from ESP-IDF's panic frame (RvExcFrame). No GDB import.
 
 Cause codes: The RISC-V Instruction Set Manual, Volume II: Privileged Architecture 1.12, table 3.6
 (mcause values after trap; on RV32 the interrupt flag is bit 31). mtval: section 3.1.16 (the
 faulting virtual address for misaligned and access faults, the instruction bits, or 0, for an
 illegal instruction). mtvec: section 3.1.7 (BASE in bits 31:2, MODE in 1:0; vectored mode puts
-exceptions at BASE too).
+exceptions at BASE too). mstatus: section 3.1.6 (MPP in bits 12:11, the privilege before the trap;
+MPIE bit 7; MIE bit 3).
 """
 from dataclasses import dataclass
 
@@ -21,6 +22,8 @@ EXCEPTIONS = {
 INTERRUPTS = {1: "supervisor software interrupt", 3: "machine software interrupt", 5: "supervisor timer interrupt",
               7: "machine timer interrupt", 9: "supervisor external interrupt", 11: "machine external interrupt"}
 ADDRESS_CAUSES = {0, 1, 4, 5, 6, 7, 12, 13, 15}   # mtval holds the faulting address
+FAULT_CAUSES = ADDRESS_CAUSES | {2}                 # exceptions that are faults (not ecall, ebreak)
+PRIVILEGES = {0: "U-mode", 1: "S-mode", 3: "M-mode"}
 SOURCE = "RISC-V Privileged Architecture 1.12, table 3.6"
 
 
@@ -32,6 +35,7 @@ class Trap:
     mtval: int | None
     handler: int | None          # mtvec's BASE
     in_handler: bool             # the PC is in the function mtvec points to
+    mstatus: int | None = None
 
     @property
     def interrupt(self) -> bool:
@@ -50,6 +54,20 @@ class Trap:
     def fault_address(self) -> int | None:
         return self.mtval if not self.interrupt and self.code in ADDRESS_CAUSES else None
 
+    @property
+    def is_fault(self) -> bool:
+        """An exception that is a fault (an access, alignment or illegal instruction), not an
+        interrupt, an ecall or an ebreak."""
+        return not self.interrupt and self.code in FAULT_CAUSES
+
+
+def mstatus_text(mstatus: int) -> str:
+    """What mstatus says of the trap: the privilege it came from, the interrupt enables."""
+    mpp = mstatus >> 11 & 3
+    return (f"the trap came from {PRIVILEGES.get(mpp, f'privilege {mpp} (reserved)')} (MPP); machine interrupts "
+            f"{'enabled' if mstatus >> 7 & 1 else 'disabled'} before it (MPIE), "
+            f"{'enabled' if mstatus >> 3 & 1 else 'disabled'} now (MIE)")
+
 
 def read(core, name_at) -> Trap | None:
     """The core's trap CSRs (None when mcause cannot be read: not a RISC-V core, or running).
@@ -64,7 +82,7 @@ def read(core, name_at) -> Trap | None:
         at, there = name_at(pc), name_at(handler)
         in_handler = pc == handler or (at is not None and there is not None and at[0] == there[0])
     return Trap(mcause=mcause & 0xFFFFFFFF, mepc=core.register("mepc"), mtval=core.register("mtval"),
-                handler=handler, in_handler=in_handler)
+                handler=handler, in_handler=in_handler, mstatus=core.register("mstatus"))
 
 
 def lines(trap: Trap, where, memory_of) -> list[str]:

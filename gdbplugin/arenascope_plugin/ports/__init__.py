@@ -1,0 +1,219 @@
+"""Architecture ports: all that arenascope knows of one processor architecture, one package each
+(cortex_m/, riscv/, xtensa/), behind the one interface below. Nothing outside ports/ names an
+architecture's register or decodes its instructions (tests/plugin/test_ports.py enforces it):
+the analyses read a Fault's neutral fields, and a port fills them.
+
+A port says (see Port): which ELF ABIs it serves (acquire/elfinfo.abi, from the ELF header), the
+planner's --target for them, the registers a core is asked for at a stop and from a dump's
+registers file, whether and how the core is in a fault or trap handler and the Fault it took
+(cause decoded, faulting address, the registers saved at the fault, the SP before it), the call
+instruction before a return address, whether the PC spins on itself, and the stack-limit
+mechanism. No GDB import here or in a port.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Register:
+    """One register of a fault or trap, as the report, the JSON and the snapshot show it."""
+    name: str            # as the architecture's manual spells it: "CFSR", "mcause", "EXCCAUSE"
+    value: int | None    # None: not known (e.g. a RAM dump without it)
+    meaning: str = ""    # what its value says, one line; "" when it says nothing more
+
+
+@dataclass
+class Fault:
+    """One fault or trap, from the agent's record or from the core. Neutral fields only: what the
+    architecture's registers say is the port's (`port`, `status`), asked through the properties.
+    frame: the registers the core saved (Cortex-M: the stacked frame) or held at the trap (RISC-V),
+    in port.frame_names order; None when not known."""
+    port: Any                          # the Port that decoded it
+    source: str                        # where it was read: "the agent's fault record ...", "core registers ..."
+    exception: str | None              # "HardFault", "store/AMO access fault", ...
+    status: Any                        # the port's own record of the fault (its status registers)
+    frame_addr: int | None = None      # where the saved registers are (Cortex-M: the stacked frame)
+    frame: list[int] | None = None
+    frame_note: str = ""               # why there is no frame, or how it was found
+    pc_where: str = ""
+    lr_where: str = ""
+    stale: bool = False                # from before a reset: the memory now is the next boot's
+    halted_in_handler: bool = False    # from the core's registers, halted inside the fault handler
+    status_unknown: str = ""           # why the status registers are not known ("" when they were read)
+    extra: dict = field(default_factory=dict)   # the port's further facts (e.g. Secure fault status)
+
+    @property
+    def arch(self) -> str:
+        return self.port.name
+
+    def frame_value(self, name: str) -> int | None:
+        """A saved register by the port's name for it ("pc", "lr"), or None."""
+        names = self.port.frame_names
+        return self.frame[names.index(name)] if self.frame and name in names else None
+
+    @property
+    def pc(self) -> int | None:
+        """The faulting (or interrupted) instruction's address."""
+        return self.port.fault_pc(self)
+
+    @property
+    def return_address(self) -> int | None:
+        """The return address register at the fault (Cortex-M LR, RISC-V ra), or None."""
+        return self.frame_value(self.port.return_register)
+
+    @property
+    def argument_registers(self) -> list[tuple[str, int]]:
+        """(name, value) of the saved registers an access may have gone through (argument and
+        scratch registers), for tying the faulting address to an overwritten object."""
+        return [(n, self.frame_value(n)) for n in self.port.pointer_registers
+                if self.frame_value(n) is not None]
+
+    @property
+    def fault_address(self) -> tuple[str, int] | None:
+        """(register name, faulting address) when the architecture reported a valid one."""
+        return self.port.fault_address(self)
+
+    @property
+    def pre_fault_sp(self) -> int | None:
+        """The SP before the fault (the faulting code's), or None."""
+        return self.port.pre_fault_sp(self)
+
+    @property
+    def stack_limit_stopped(self) -> bool:
+        """A stack-limit mechanism (MSPLIM/PSPLIM, PMP) stopped a stack overflow: nothing below
+        the limit was written and no frame was saved."""
+        return self.port.stack_limit_stopped(self)
+
+    @property
+    def on_thread_stack(self) -> bool | None:
+        """Whether the frame was saved on the thread (RTOS task) stack rather than the main
+        stack: None when the architecture or the record does not say."""
+        return self.port.on_thread_stack(self)
+
+    @property
+    def thread_stack_name(self) -> str:
+        """How the architecture names the running task's stack pointer ("PSP", "sp")."""
+        return self.port.thread_stack_name
+
+    def registers(self) -> list[Register]:
+        """The fault's status registers, decoded, for reports, JSON and snapshots."""
+        return self.port.registers(self)
+
+    def cause_lines(self) -> list[str]:
+        """The cause in plain words, one fact a line (bits and what the frame shows)."""
+        return self.port.cause_lines(self)
+
+    def status_lines(self) -> list[str]:
+        """The status registers' set bits, one a line (the port's decode, with its source)."""
+        return self.port.status_lines(self)
+
+    def key(self) -> tuple:
+        """What tells one fault from the next (the live poller says each once)."""
+        return (self.exception, self.pc, self.port.status_key(self), self.source)
+
+
+# The fault fields snapshot v2 requires, named after Cortex-M's registers (docs/snapshot-schema.md).
+V2_FAULT_FIELDS = ("cfsr", "hfsr", "mmfar", "bfar", "sfsr", "sfar", "exc_return", "exc_return_text")
+
+
+class PortBase:
+    """What a port does when its architecture has nothing to say: the defaults every port may
+    override (a port is a class with the attributes and methods below and those of CortexM)."""
+    record = None               # the agent's fault record decoder (Cortex-M's layout only, for now)
+    fault_sp_symbols: tuple = ()
+    dump_status_words: tuple = ()
+    thread_limit_words = "the stack limit stopped it at pxStack"  # a task's stopped overflow
+    exception_mark = "<signal handler called>"  # GDB's frame between a handler and what it interrupted
+
+    def prefetch(self, reader, pieces):
+        return reader.read
+
+    def status_clear(self, reader) -> bool:
+        return False
+
+    def after_fault(self, ctx, f: Fault) -> None:
+        return None
+
+    def from_record(self, rec) -> Fault:
+        raise ValueError(f"the agent's fault record is not kept on {self.title}")
+
+    def reread_frame(self, reader, f: Fault) -> None:
+        return None
+
+    def access_line(self, ctx, f: Fault) -> str | None:
+        return None
+
+    def stack_limit_hit_now(self, ctx) -> bool:
+        return False
+
+    def stack_limit_stopped(self, f: Fault) -> bool:
+        return False
+
+    def on_thread_stack(self, f: Fault) -> bool | None:
+        return None
+
+    def frames_stopped(self, f: Fault) -> bool:
+        return False
+
+    def state_unknown(self, ctx) -> str:
+        """Why whether the core is in a fault or trap handler is not known, or "" when it is."""
+        return ""
+
+    def json_fields(self, f: Fault) -> dict:
+        """The snapshot v2 contract's Cortex-M-shaped fault fields (docs/snapshot-schema.md
+        "fault"): null for an architecture that has no such registers."""
+        return dict.fromkeys(V2_FAULT_FIELDS)
+
+    def code_address(self, addr: int) -> int:
+        return addr
+
+    def call_target(self, reader, return_address: int) -> int | None:
+        return None
+
+    def saved_return_address(self, ctx, f: Fault) -> int | None:
+        return None
+
+    def frame_layout(self, symbols, function: int):
+        return None
+
+    def unwind(self, symbols, read, registers: dict, limit: int | None = None):
+        return None
+
+    def report_lines(self, f: Fault) -> list[str]:
+        return [f"{r.name} {r.value:#010x}: {r.meaning}" for r in f.registers() if r.value is not None]
+
+    def frame_lines(self, f: Fault) -> list[str]:
+        where = f"saved at {f.frame_addr:#x}" if f.frame_addr is not None else "at the fault"
+        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(self.frame_names, f.frame, strict=False))
+        return [f"registers {where}: {regs}"]
+
+
+def for_abi(abi: str | None):
+    """The port for an ELF's C ABI (acquire/elfinfo.abi's names), or None for an ABI no port serves
+    (a host build, an unknown machine)."""
+    from arenascope_plugin.ports import cortex_m, riscv, xtensa  # pylint: disable=import-outside-toplevel
+    for port in (cortex_m.PORT, riscv.PORT, xtensa.PORT):
+        if abi in port.elf_abis:
+            return port
+    return None
+
+
+def of(symbols):
+    """The port for the firmware Symbols describe (its ELF header's ABI), remembered per ELF;
+    Cortex-M's when no port serves that ABI (see for_abi)."""
+    memo = getattr(symbols, "memo", None)
+    if memo is not None and "port" in memo:
+        return memo["port"]
+    abi = symbols.abi() if hasattr(symbols, "abi") else None
+    port = for_abi(abi) or all_ports()[0]
+    if memo is not None:
+        memo["port"] = port
+    return port
+
+
+def all_ports() -> list:
+    """Every port, Cortex-M first."""
+    from arenascope_plugin.ports import cortex_m, riscv, xtensa  # pylint: disable=import-outside-toplevel
+    return [cortex_m.PORT, riscv.PORT, xtensa.PORT]

@@ -1,0 +1,237 @@
+"""The Cortex-M port (ARMv6-M, ARMv7-M, ARMv8-M Baseline and Mainline): its fault exceptions, the
+System Control Block's fault status (CFSR, HFSR, MMFAR, BFAR; SFSR and SFAR on ARMv8-M), the
+stacked frame EXC_RETURN chooses, MSPLIM/PSPLIM, Thumb calls. Sources: faultrecord.py (the
+decode, ARMv7-M ARM B1.5 and B3.2, ARMv8-M ARM D1.2), live.py (the reads at a stop), unwind.py
+(the ELF's call frame information through exception frames)."""
+from arenascope_plugin.ports import Fault, PortBase, Register
+from arenascope_plugin.ports.cortex_m import faultrecord, live
+from arenascope_plugin.ports.cortex_m import unwind as cfi
+
+
+class CortexM(PortBase):
+    """The Port interface (ports/__init__.py) for Cortex-M cores."""
+    name = "cortex-m"
+    title = "a Cortex-M core"
+    elf_abis = ("arm-eabi",)
+    planner_target = "cortex-m"
+    frame_names = faultrecord.FRAME_NAMES          # the stacked frame: r0-r3, r12, lr, pc, xpsr
+    pc_phrase = "the stacked PC"            # how the faulting instruction's address is named
+    register_word = "stacked"             # "stacked r0": a register the fault saved
+    frame_phrase = "the stacked frame"
+    return_register = "lr"
+    pointer_registers = ("r0", "r1", "r2", "r3", "r12")
+    thread_stack_name = "PSP"
+    thread_limit_words = "PSPLIM stopped it at pxStack (UsageFault STKOF)"  # a task's stopped overflow
+    # What a Core is asked for (a dump's registers file gives these names; acquire/dumpcore.py),
+    # and the System Control Block words such a file may add (the dump holds no SCB).
+    register_aliases = {"xpsr": ("xpsr", "xPSR")}  # QEMU's gdbstub says xpsr, OpenOCD xPSR
+    core_registers = ("sp", "lr", "pc", "xpsr", "msp", "psp")
+    dump_register_pattern = r"r\d{1,2}|sp|lr|pc|xpsr|msp|psp|primask|basepri|faultmask|control|fpscr"
+    dump_status_words = ("icsr", "shcsr", "cfsr", "hfsr", "mmfar", "bfar")
+    fault_sp_symbols = live.FAULT_SP_SYMBOLS
+    # The agent's fault record is this port's layout (target_agent/include/arenascope/fault.h).
+    record = faultrecord
+
+    # -- a Fault's neutral fields -------------------------------------------------------------
+    def fault_pc(self, f: Fault) -> int | None:
+        return f.frame_value("pc")
+
+    def fault_address(self, f: Fault) -> tuple[str, int] | None:
+        st = f.status
+        if st.bfar is not None:
+            return "BFAR", st.bfar
+        if st.mmfar is not None:
+            return "MMFAR", st.mmfar
+        return None
+
+    def fault_address_names(self) -> str:
+        return "BFAR/MMFAR"
+
+    def pre_fault_sp(self, f: Fault) -> int | None:
+        return faultrecord.pre_fault_sp(f.status, f.frame_addr, f.frame)
+
+    def stack_limit_stopped(self, f: Fault) -> bool:
+        return bool(f.status.cfsr >> 20 & 1)  # UFSR.STKOF (ARMv8-M; reserved 0 before)
+
+    def on_thread_stack(self, f: Fault) -> bool | None:
+        er = f.status.exc_return
+        return None if er is None else bool(er >> 2 & 1)  # EXC_RETURN.SPSEL
+
+    def thread_stack_line(self, f: Fault) -> str:
+        """Why the frame is on the thread stack, with the value that says so."""
+        return f"EXC_RETURN {f.status.exc_return:#010x}: the frame is on the process stack (PSP)"
+
+    def stack_limit_register(self, on_thread: bool | None) -> str:
+        return {True: "PSPLIM", False: "MSPLIM"}.get(on_thread, "MSPLIM or PSPLIM")
+
+    def status_key(self, f: Fault) -> tuple:
+        return (f.status.cfsr,)
+
+    def frames_stopped(self, f: Fault) -> bool:
+        """The frame could not be stacked (MSTKERR/STKERR): the SP itself was bad."""
+        return bool(f.status.cfsr & (1 << 4 | 1 << 12))
+
+    def registers(self, f: Fault) -> list[Register]:
+        st = f.status
+        known = not f.status_unknown
+        out = []
+        if known and st.arch not in faultrecord.BASELINE_ARCHS:
+            out += [Register("CFSR", st.cfsr, "; ".join(faultrecord.cfsr_lines(st.cfsr)) or "no bit set"),
+                    Register("HFSR", st.hfsr, "; ".join(faultrecord.hfsr_lines(st.hfsr)) or "no bit set")]
+        if st.mmfar is not None:
+            out.append(Register("MMFAR", st.mmfar, "the faulting address (MMARVALID)"))
+        if st.bfar is not None:
+            out.append(Register("BFAR", st.bfar, "the faulting address (BFARVALID)"))
+        if st.sfsr:
+            out.append(Register("SFSR", st.sfsr, "; ".join(faultrecord.sfsr_lines(st.sfsr))))
+            if st.sfar is not None:
+                out.append(Register("SFAR", st.sfar, "the faulting address (SFARVALID)"))
+        if st.exc_return is not None:
+            out.append(Register("EXC_RETURN", st.exc_return, faultrecord.ExcReturn(st.exc_return).describe()))
+        return out
+
+    def status_lines(self, f: Fault) -> list[str]:
+        if f.status_unknown:
+            return [f.status_unknown]
+        return faultrecord.status_lines(f.status.cfsr, f.status.hfsr, f.status.arch) + \
+            faultrecord.sfsr_lines(f.status.sfsr or 0)
+
+    def cause_lines(self, f: Fault) -> list[str]:
+        return faultrecord.cause_lines(f)
+
+    def report_lines(self, f: Fault) -> list[str]:
+        """`arena fault`'s register block, before the frame (unindented lines)."""
+        st = f.status
+        out = [f.status_unknown] if f.status_unknown else \
+            (faultrecord.status_lines(st.cfsr, st.hfsr, st.arch) or ["no fault status bits set"])
+        if st.arch not in faultrecord.BASELINE_ARCHS and not f.status_unknown:
+            out.append(f"CFSR {st.cfsr:#010x}  HFSR {st.hfsr:#010x}")
+        if st.mmfar is not None:
+            out.append(f"MMFAR {st.mmfar:#010x} (valid)")
+        if st.bfar is not None:
+            out.append(f"BFAR  {st.bfar:#010x} (valid)")
+        elif st.cfsr >> 10 & 1:
+            out.append("BFAR not valid: imprecise bus error")
+        if st.sfsr:
+            out += faultrecord.sfsr_lines(st.sfsr) + [f"SFSR {st.sfsr:#010x}"]
+            if st.sfar is not None:
+                out.append(f"SFAR  {st.sfar:#010x} (valid)")
+        out.append("EXC_RETURN " + (faultrecord.ExcReturn(st.exc_return).describe() if st.exc_return is not None
+                                    else "unknown"))
+        return out
+
+    def frame_lines(self, f: Fault) -> list[str]:
+        """The saved registers, one line, and what they say of the frame itself."""
+        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(self.frame_names, f.frame, strict=False))
+        out = [f"stacked frame at {f.frame_addr:#x}: {regs}"]
+        if f.frame[7] >> 9 & 1:
+            out.append("xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
+        return out
+
+    def json_fields(self, f: Fault) -> dict:
+        """The snapshot's v2 fault fields (docs/snapshot-schema.md "fault"), Cortex-M's own."""
+        st, known = f.status, not f.status_unknown
+        return {"cfsr": st.cfsr if known else None, "hfsr": st.hfsr if known else None,
+                "mmfar": st.mmfar, "bfar": st.bfar, "sfsr": st.sfsr, "sfar": st.sfar,
+                "exc_return": st.exc_return,
+                "exc_return_text": faultrecord.ExcReturn(st.exc_return).describe()
+                if st.exc_return is not None else None}
+
+    # -- reads at a stop (live.py) ------------------------------------------------------------
+    def live_fault(self, ctx, read=None) -> Fault | None:
+        return live.live_fault(ctx, self, read)
+
+    def prefetch(self, reader, pieces):
+        return live.prefetch(reader, pieces)
+
+    def status_clear(self, reader) -> bool:
+        return live.status_clear(reader)
+
+    def after_fault(self, ctx, f: Fault) -> None:
+        """Completes a fault: the M-profile architecture; ARMv8-M's Secure status (this boot's)."""
+        f.status.arch = live.arch_of(ctx.symbols)
+        if not f.stale:
+            live.secure_status(ctx, f)
+
+    def from_record(self, rec) -> Fault:
+        return faultrecord.from_record(rec, self)
+
+    def reread_frame(self, reader, f: Fault) -> None:
+        """The basic frame above the callee-saved context, still on the stack this boot."""
+        if f.frame is None and f.frame_note == faultrecord.CALLEE_NOTE:
+            try:
+                f.frame = [live.u32(reader, f.frame_addr + 4 * i) for i in range(8)]
+            except live.MemoryReadError as exc:
+                f.frame_note += f", but it is unreadable ({exc.why})"
+
+    def access_line(self, ctx, f: Fault) -> str | None:
+        return live.baseline_access(ctx, f)
+
+    def stack_limit_hit_now(self, ctx) -> bool:
+        """Whether the core's CFSR says UsageFault STKOF now (bit 20; ARMv8-M only)."""
+        if not ctx.core.is_cortex_m():
+            return False
+        try:
+            return bool(live.u32(ctx.reader, live.SCB["cfsr"]) >> 20 & 1)
+        except live.MemoryReadError:
+            return False
+
+    def thread_sp(self, core) -> int | None:
+        """The running task's SP: PSP, or SP in thread mode once the scheduler runs (QEMU gives no
+        $psp)."""
+        psp = core.register("psp")
+        xpsr = core.register("xpsr")
+        if psp is None and xpsr is not None and not xpsr & 0x1FF:
+            psp = core.register("sp")
+        return psp
+
+    def handler_exception(self, ctx) -> str | None:
+        """The exception being handled now (IPSR), by name, or None."""
+        xpsr = ctx.core.register("xpsr")
+        return faultrecord.EXCEPTIONS.get(xpsr & 0x1FF) if xpsr is not None else None
+
+    def state_unknown(self, ctx) -> str:
+        """Why whether a fault handler runs is unknown (a RAM dump with no xPSR or PC and no System
+        Control Block), or "" when it is known. A live target: find_fault read ICSR already."""
+        core = ctx.core
+        if not ctx.reader.origin or not core.is_cortex_m() or core.register("xpsr") is not None or \
+                core.register("pc") is not None:
+            return ""
+        try:
+            live.u32(ctx.reader, live.SCB["icsr"])
+            return ""
+        except live.MemoryReadError:
+            return ("the core's registers are unknown and a RAM dump holds no System Control Block, so whether the "
+                    "core was in a fault handler (or stuck in a loop) is unknown: give the registers GDB's `info "
+                    "registers` printed at the crash with --registers FILE (`arena dump load ... --registers FILE`)")
+
+    # -- code ---------------------------------------------------------------------------------
+    def spins(self, code: bytes) -> bool:
+        """Whether the instruction at the PC branches to itself (Thumb `b .`: 0xE7FE, or B.W .
+        0xF7FF 0xBFFE; ARMv7-M ARM A7.7.12)."""
+        return code[:2] == b"\xfe\xe7" or code == b"\xff\xf7\xfe\xbf"
+
+    def code_address(self, addr: int) -> int:
+        return addr & ~1  # the Thumb bit
+
+    def call_before(self, reader, return_address: int) -> str | None:
+        return faultrecord.call_before(reader, return_address)
+
+    def call_target(self, reader, return_address: int) -> int | None:
+        return faultrecord.call_target(reader, return_address)
+
+    def saved_return_address(self, ctx, f: Fault) -> int | None:
+        return live.saved_return_address(ctx, f)
+
+    def frame_layout(self, symbols, function: int):
+        return cfi.frame_layout(symbols, function)
+
+    def unwind(self, symbols, read, registers: dict, limit: int | None = None):
+        """The call chain from registers through exception frames (unwind.unwind), at most limit
+        frames (None: its own default)."""
+        return cfi.unwind(symbols, read, registers, **({"limit": limit} if limit is not None else {}))
+
+    exception_mark = cfi.EXCEPTION_MARK
+
+
+PORT = CortexM()

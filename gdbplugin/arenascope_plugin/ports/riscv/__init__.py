@@ -1,0 +1,180 @@
+"""The RISC-V port (RV32, machine mode: QEMU's virt, ESP32-C3/C6/P4, RP2350's Hazard3): the trap
+CSRs (trap.py, RISC-V Privileged Architecture 1.12), the registers at the trap, ESP-IDF's panic
+frame (RvExcFrame, components/riscv/include/riscv/rvruntime-frames.h), and the call instructions
+before a return address (RISC-V Unprivileged ISA 20191213, 2.5 JAL/JALR and 16.5 C.JAL/C.JALR)."""
+import struct
+
+from arenascope_plugin.acquire.reader import MemoryReadError
+from arenascope_plugin.ports import Fault, PortBase, Register
+from arenascope_plugin.ports.riscv import trap as trapmod
+
+# ESP-IDF's RvExcFrame: 37 words in this order (rvruntime-frames.h, STRUCT_FIELDs RV_STK_MEPC ..
+# RV_STK_MHARTID).
+RV_EXC_FRAME = ("mepc", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
+                "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+                "mstatus", "mtvec", "mcause", "mtval", "mhartid")
+# ESP-IDF's panic entry points and the argument holding the frame (components/esp_system/port/
+# panic_handler.c panic_handler(void *frame, bool pseudo_excause); arch/riscv/panic_arch.c).
+PANIC_FRAME_ARGS = (("panic_handler", "frame"), ("panicHandler", "frame"))
+
+
+class RiscV(PortBase):
+    """The Port interface (ports/__init__.py) for 32-bit RISC-V cores in machine mode."""
+    name = "riscv32"
+    title = "a RISC-V core"
+    elf_abis = ("riscv32-ilp32",)
+    planner_target = "riscv32"
+    # The registers at the trap, pc first (mepc: the trapping instruction).
+    frame_names = ("pc", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
+                   "a6", "a7")
+    pc_phrase = "mepc (the trapping instruction)"            # how the faulting instruction's address is named
+    register_word = "trap-time"             # "trap-time r0": a register the fault saved
+    frame_phrase = "the registers at the trap"
+    return_register = "ra"
+    pointer_registers = ("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "t0", "t1", "t2", "s0", "s1")
+    thread_stack_name = "sp"
+    register_aliases = {}
+    core_registers = ("sp", "ra", "pc", "mcause", "mepc", "mtval", "mstatus", "mtvec")
+    dump_register_pattern = (r"x\d{1,2}|zero|ra|sp|gp|tp|t[0-6]|s\d{1,2}|a[0-7]|pc|mcause|mepc|mtval|mstatus|"
+                             r"mtvec")
+
+    # -- a Fault's neutral fields -------------------------------------------------------------
+    def fault_pc(self, f: Fault) -> int | None:
+        return f.frame_value("pc") if f.frame else f.status.mepc
+
+    def fault_address(self, f: Fault) -> tuple[str, int] | None:
+        addr = f.status.fault_address
+        return ("mtval", addr) if addr is not None else None
+
+    def fault_address_names(self) -> str:
+        return "mtval"
+
+    def pre_fault_sp(self, f: Fault) -> int | None:
+        return f.frame_value("sp")
+
+    def thread_stack_line(self, f: Fault) -> str:
+        return "sp at the trap lies in it"
+
+    def stack_limit_register(self, on_thread: bool | None) -> str:
+        return "a PMP region"
+
+    def status_key(self, f: Fault) -> tuple:
+        return (f.status.mcause, f.status.mtval)
+
+    def registers(self, f: Fault) -> list[Register]:
+        t = f.status
+        out = [Register("mcause", t.mcause, f"{'interrupt' if t.interrupt else 'exception'} {t.code}, {t.cause}")]
+        if t.mepc is not None:
+            out.append(Register("mepc", t.mepc, "the " + ("interrupted" if t.interrupt else "trapping")
+                                + " instruction"))
+        if t.mtval is not None:
+            out.append(Register("mtval", t.mtval, "the faulting address" if t.fault_address is not None else
+                                "the illegal instruction's bits" if t.code == 2 and not t.interrupt else
+                                "no address for this cause"))
+        if t.mstatus is not None:
+            out.append(Register("mstatus", t.mstatus, trapmod.mstatus_text(t.mstatus)))
+        if t.handler is not None:
+            out.append(Register("mtvec", t.handler, "the trap handler's address (BASE)"))
+        return out
+
+    def status_lines(self, f: Fault) -> list[str]:
+        t = f.status
+        return [f"mcause {t.mcause:#010x}: {'interrupt' if t.interrupt else 'exception'} {t.code}, {t.cause} "
+                f"({trapmod.SOURCE})"]
+
+    def cause_lines(self, f: Fault) -> list[str]:
+        t, out = f.status, []
+        if t.code in (1, 12) and not t.interrupt and f.pc is not None and f.pc < 0x100:
+            out.append(f"an instruction fetch from {f.pc:#x}: a call through a null or corrupted function pointer, "
+                       "or a return to a corrupted address (see ra)")
+        if t.code in (4, 6, 0) and not t.interrupt:
+            out.append("a misaligned access: a pointer of the wrong type or alignment (this core does not do "
+                       "misaligned accesses in hardware)")
+        return out
+
+    # -- reads at a stop ----------------------------------------------------------------------
+    def live_fault(self, ctx, read=None) -> Fault | None:
+        """The trap the core is halted in (mtvec's handler) when it is a fault, else the one
+        ESP-IDF's panic handler holds in its RvExcFrame argument, else None."""
+        core = ctx.core
+        t = trapmod.read(core, ctx.symbols.name_at)
+        if t is not None and t.in_handler and t.is_fault:
+            frame = [t.mepc] + [core.register(n) for n in self.frame_names[1:]]
+            known = None not in frame
+            note = ("" if known else "some registers at the trap are not readable here") + \
+                ("; " if not known else "") + ("the registers are the core's at the stop in the trap handler: a "
+                                               "handler that saved or changed them (a pushed frame) has moved sp")
+            return Fault(port=self, source="core registers (halted in the trap handler, mtvec)", exception=t.cause,
+                         status=t, frame=frame if known else None, frame_note=note, halted_in_handler=True)
+        return self._panic_frame_fault(ctx)
+
+    def _panic_frame_fault(self, ctx) -> Fault | None:
+        for function, arg in PANIC_FRAME_ARGS:
+            addr = ctx.core.frame_args(function, (arg,)).get(arg) if any(function in f for f in ctx.core.frames()) \
+                else None
+            if not addr:
+                continue
+            try:
+                data = ctx.reader.read(addr, 4 * len(RV_EXC_FRAME))
+            except MemoryReadError as exc:
+                return Fault(port=self, source=f"ESP-IDF's panic frame (RvExcFrame) at {addr:#x}", exception=None,
+                             status=trapmod.Trap(mcause=0, mepc=None, mtval=None, handler=None, in_handler=False),
+                             frame_note=f"the frame is unreadable ({exc.why})", status_unknown="mcause unknown")
+            return exc_frame_fault(self, data, addr, f"ESP-IDF's panic frame (RvExcFrame) at {addr:#x}, the "
+                                   f"argument of {function}")
+        return None
+
+    def state_unknown(self, ctx) -> str:
+        if ctx.core.register("mcause") is not None:
+            return ""
+        return ("the RISC-V core's trap registers (mcause, mepc, mtval) cannot be read here (the core runs, the "
+                "GDB server's target description has no CSRs, or a RAM dump's registers file lacks them), so "
+                "whether it stopped in a trap handler, and why, is not known: halt it and run `arena fault` again, "
+                "or `info registers mcause mepc mtval`")
+
+    def thread_sp(self, core) -> int | None:
+        return core.register("sp")
+
+    def handler_exception(self, ctx) -> str | None:
+        """The trap being handled when the core is in mtvec's handler, by name, or None."""
+        t = trapmod.read(ctx.core, ctx.symbols.name_at)
+        return t.cause if t is not None and t.in_handler else None
+
+    # -- code ---------------------------------------------------------------------------------
+    def spins(self, code: bytes) -> bool:
+        """`j .`: JAL x0, 0 (0x0000006f), or C.J 0 (0xa001)."""
+        return code[:4] == b"\x6f\x00\x00\x00" or code[:2] == b"\x01\xa0"
+
+    def call_before(self, reader, return_address: int) -> str | None:
+        """The call that ends right before return_address: JAL or JALR writing ra (x1), 4 bytes
+        before, or C.JAL / C.JALR, 2 bytes before; None when there is none."""
+        try:
+            code = reader.read(return_address - 4, 4)
+        except Exception:  # pylint: disable=broad-except  (any reader's error: unreadable is "no call")
+            return None
+        word = struct.unpack("<I", code)[0]
+        if word & 0x7F in (0x6F, 0x67) and (word >> 7 & 0x1F) == 1:
+            return "JAL" if word & 0x7F == 0x6F else f"JALR x{word >> 15 & 0x1F}"
+        half = word >> 16
+        if half & 0xE003 == 0x2001:
+            return "C.JAL"
+        if half & 0xF07F == 0x9002 and half >> 7 & 0x1F:
+            return f"C.JALR x{half >> 7 & 0x1F}"
+        return None
+
+
+
+
+
+
+
+def exc_frame_fault(port, data: bytes, addr: int, source: str) -> Fault:
+    """The Fault an RvExcFrame's bytes hold (RV_EXC_FRAME's 37 little-endian words)."""
+    words = dict(zip(RV_EXC_FRAME, struct.unpack_from(f"<{len(RV_EXC_FRAME)}I", data), strict=True))
+    t = trapmod.Trap(mcause=words["mcause"], mepc=words["mepc"], mtval=words["mtval"],
+                     handler=words["mtvec"] & ~3, in_handler=True, mstatus=words["mstatus"])
+    frame = [words["mepc"]] + [words[n] for n in port.frame_names[1:]]
+    return Fault(port=port, source=source, exception=t.cause, status=t, frame_addr=addr, frame=frame)
+
+
+PORT = RiscV()
