@@ -158,15 +158,16 @@ def real_elf(variable, what):
     return pathlib.Path(path)
 
 
-def plugin_at_stops(elf, stops, commands, planner_path=None, timeout=180):
-    """Boots `elf` on QEMU with semihosting, loads the plugin (planner: `planner_path`, default
-    the build's) and, at each breakpoint of `stops` in turn, runs `commands`; asserts no command
-    printed BAD_OUTPUT and returns GDB's output (the real-TFLM tests' one session)."""
+def plugin_at_stops(elf, stops, commands, planner_path=None, timeout=180, **machine):
+    """Boots `elf` on QEMU with semihosting (machine: qemu()'s machine, system and extra; default
+    mps2-an386), loads the plugin (planner: `planner_path`, default the build's) and, at each
+    breakpoint of `stops` in turn, runs `commands`; asserts no command printed BAD_OUTPUT and
+    returns GDB's output (the real-TFLM tests' one session)."""
     steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {planner_path or PLANNER}",
              "set arena colour off"]
     for stop in stops:
         steps += [f"break {stop}", "continue", *commands]
-    with qemu(elf, semihosting=True) as (port, _):
+    with qemu(elf, semihosting=True, **machine) as (port, _):
         _, text = gdb_batch(elf, steps, remote_port=port, timeout=timeout)
     assert not BAD_OUTPUT.search(text), text
     return text

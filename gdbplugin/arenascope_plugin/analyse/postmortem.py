@@ -302,7 +302,8 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
                      frame_layout: FrameLayout | None = None) -> Verdict | None:
     """The stack-into-arena Verdict, or None when the stack stayed above its limit. who: the
     stack's name in the headline (an RTOS task's, "task 'infer''s stack"); frame_layout: how big
-    a function's frame is (the port's frame_layout: ports/cortex_m/unwind.py), for the reach a return address implies."""
+    a function's frame is (the port's frame_layout: ports/cortex_m/unwind.py), for the reach a
+    return address implies."""
     if stack is None or state is None or state.arena_base is None:
         return None
     end = state.arena_base + state.arena_size
