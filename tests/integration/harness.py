@@ -148,6 +148,12 @@ def gdb_batch(elf, commands, reads=(), remote_port=None, gdb="gdb-multiarch", ti
 BAD_OUTPUT = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
 
 
+def fault_register(fault, name):
+    """The value of the register `name` in a snapshot's or --json's fault (version 3's list), or
+    None when the fault does not list it (not known, or not valid)."""
+    return next((r["value"] for r in fault.get("registers") or [] if r["name"] == name), None)
+
+
 def real_elf(variable, what):
     """The hand-built firmware the environment variable names (the optional real-TFLM tests), or
     the test is skipped cleanly, saying which variable names no `what`."""

@@ -6,7 +6,17 @@ import subprocess
 
 import pytest
 
-from harness import FIRMWARE, PLANNER, ROOT, demo_output_overrun, demo_plan, elf_symbols, gdb_batch, qemu
+from harness import (
+    FIRMWARE,
+    PLANNER,
+    ROOT,
+    demo_output_overrun,
+    demo_plan,
+    elf_symbols,
+    fault_register,
+    gdb_batch,
+    qemu,
+)
 
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
 PLAN = demo_plan() if PLANNER.exists() else None  # the demo's layout (examples/demo/demo_plan.h)
@@ -131,7 +141,9 @@ def test_snapshot_carries_the_fault_and_the_damaged_regions():
         snap = json.load(open(path, encoding="utf-8"))
     jsonschema.validate(snap, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
     f = snap["fault"]
-    assert f["exception"] == "BusFault" and f["bfar"] == 0x5A5A5A58 and f["cfsr"] == 0x8200
+    assert f["exception"] == "BusFault" and fault_register(f, "BFAR") == 0x5A5A5A58
+    assert fault_register(f, "CFSR") == 0x8200
+    assert f["arch"] == "cortex-m" and f["fault_address"] == {"register": "BFAR", "value": 0x5A5A5A58}
     assert [v["kind"] for v in f["verdicts"]] == ["stack-into-arena"] and not f["stale"]
     assert f["verdicts"][0]["headline"].startswith("VERDICT: the stack ran into the arena.")
     assert any(n.startswith("SP at the fault") for n in f["notes"]), f["notes"]

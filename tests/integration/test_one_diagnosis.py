@@ -21,7 +21,7 @@ import tempfile
 import jsonschema
 import pytest
 
-from harness import BUILD, PLANNER, ROOT, elf_symbols, gdb_batch, plan_json, qemu
+from harness import BUILD, PLANNER, ROOT, elf_symbols, fault_register, gdb_batch, plan_json, qemu
 
 ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_fw.elf"
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
@@ -171,10 +171,11 @@ def test_allocation_crashed_inside_tflm(plan):
     assert kind == "allocation-failed" and "TFLM crashed inside it" in headline, headline
     live, dumped = docs["live"]["fault"], docs["dump (tool)"]["fault"]
     assert live["exception"] == dumped["exception"] == "HardFault"
-    assert live["cfsr"] == 0x8200 and live["bfar"] == 0xFFFFFFF0, live
-    assert dumped["cfsr"] is None and dumped["hfsr"] is None and "a RAM dump holds no System Control Block" in \
-        dumped["bits"][0], dumped
-    assert dumped["frame"] == live["frame"] and dumped["exc_return"] == live["exc_return"] == 0xFFFFFFF9
+    assert fault_register(live, "CFSR") == 0x8200 and fault_register(live, "BFAR") == 0xFFFFFFF0, live
+    assert fault_register(dumped, "CFSR") is None and fault_register(dumped, "HFSR") is None and \
+        "a RAM dump holds no System Control Block" in dumped["bits"][0], dumped
+    assert dumped["frame"] == live["frame"]
+    assert fault_register(dumped, "EXC_RETURN") == fault_register(live, "EXC_RETURN") == 0xFFFFFFF9
 
 
 @standin
@@ -218,7 +219,7 @@ def test_stack_into_the_arena_and_its_reach(scenario, stop, tmp_path):
     m = re.search(r"the faulting address \(BFAR\) (0x[0-9a-f]+) is the word at (0x[0-9a-f]+), read through "
                   r"(0x[0-9a-f]+), the value the stack left at (0x[0-9a-f]+) in ([^:]+):", evidence)
     assert m and m.group(5) == sa[2] and sa[0] <= int(m.group(4), 16) < sa[0] + sa[1], evidence
-    assert m.group(2) == m.group(3) and int(m.group(1), 16) == docs["live"]["fault"]["bfar"], evidence
+    assert m.group(2) == m.group(3) and int(m.group(1), 16) == fault_register(docs["live"]["fault"], "BFAR"), evidence
     words = dict(re.findall(r"WORD (\S+): (0x[0-9a-f]+)", text))
     assert int(words[m.group(4)], 16) == int(m.group(3), 16), words  # the stack's value there, as GDB reads it
     assert int(words["pointee"], 16) == int(m.group(1), 16), words  # and what it points at is the BFAR
@@ -228,7 +229,7 @@ def test_stack_into_the_arena_and_its_reach(scenario, stop, tmp_path):
     assert frames[faulting + 1] == "tflite::MicroInterpreterGraph::InvokeSubgraph", frames
     for source, doc in docs.items():
         f = doc["fault"]
-        assert f["exc_return"] == 0xFFFFFFF9, (source, f["exc_return"], f["source"])
+        assert fault_register(f, "EXC_RETURN") == 0xFFFFFFF9, (source, f["registers"], f["source"])
         assert f["frame"] == docs["live"]["fault"]["frame"], source
         # The stacked LR returns into the faulting function itself (a call it made earlier): stale.
         assert f["lr_where"].startswith(f"{f['frame']['lr']:#010x} is stale"), (source, f["lr_where"])

@@ -103,7 +103,7 @@ def test_snapshot_carries_every_figure_and_tflms_plan():
     syms = elf_symbols(FIRMWARE)
     snap, _ = snapshot_of(invokes=2)
     validate(snap)
-    assert snap["schema"] == "arenascope.snapshot" and snap["version"] == 2
+    assert snap["schema"] == "arenascope.snapshot" and snap["version"] == 3
     assert snap["source"]["descriptor_address"] == syms["arenascope_descriptor"]
     a = snap["arenas"][0]
     assert a["base_addr"] == syms["tensor_arena"] and a["size_bytes"] == SIZE

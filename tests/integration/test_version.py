@@ -59,7 +59,7 @@ def test_gdb_plugin_says_the_version_with_no_target():
     assert lines[0] == f"arenascope {EXPECTED}", r.stdout
     # ... and the formats' versions (CHANGELOG.md names the file defining each)
     assert any(re.fullmatch(r"  agent ABI: +1\.x .*", line) for line in lines), r.stdout
-    assert '"arenascope.snapshot" version 2' in r.stdout and f'"{PLAN_SCHEMA}"' in r.stdout
+    assert '"arenascope.snapshot" version 3' in r.stdout and f'"{PLAN_SCHEMA}"' in r.stdout
 
 
 def test_planner_snapshot_carries_the_version(tmp_path):

@@ -172,7 +172,7 @@ def test_snapshot_is_json_with_every_figure():
     from conftest import ROOT
     jsonschema.validate(back, json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
     a = back["arenas"][0]
-    assert back["version"] == 2 and a["used_bytes"] == 1312 and a["plan"]["live_bytes"] == [128, 256, 256]
+    assert back["version"] == 3 and a["used_bytes"] == 1312 and a["plan"]["live_bytes"] == [128, 256, 256]
     assert a["regions"][4]["first_use"] is None and a["regions"][0]["flags"] == ["input"]
     assert back["stack"]["peak_bytes"] == 200 and back["verdict"] in ("PASS", "WARN", "FAIL")
 

@@ -37,12 +37,12 @@ def region(index, kind, offset, size, rid=None, life=None, name=None, flags=()):
 
 def snap(regions, size=1024, head=256, temp=256, tail=896, used=384, peak=384, minimum=None, free=None,
          stack_peak=200, room=8448, guard=256, checks=(("plan", "PASS"),), index=0):
-    """A valid version-2 snapshot with one arena (figures given by hand, not derived)."""
+    """A valid version-3 snapshot with one arena (figures given by hand, not derived)."""
     checks = [{"rule": r, "verdict": v, "reason": f"{r} reason"} for r, v in checks]
     worst = "FAIL" if any(c["verdict"] == "FAIL" for c in checks) else \
         "WARN" if any(c["verdict"] == "WARN" for c in checks) else "PASS"
     return {
-        "schema": "arenascope.snapshot", "version": 2,
+        "schema": "arenascope.snapshot", "version": 3,
         "source": {"elf": "fw.elf", "located_by": "symbol", "descriptor_address": 0x20000000, "abi": "1.1",
                    "addr_size": 4, "time": "2026-12-03T00:00:00+00:00"},
         "state": {"invokes": 1, "in_invoke": False, "measured": True, "measured_by": "agent", "seq": 2,
@@ -254,8 +254,8 @@ def _same_index(doc):
 
 
 @pytest.mark.parametrize("spoil, message", [
-    (lambda d: d.update(version=1), "snapshot version 1: this plugin reads version 2"),
-    (lambda d: d.update(version=3), "snapshot version 3: this plugin reads version 2"),
+    (lambda d: d.update(version=1), "snapshot version 1: this plugin reads versions 2 and 3"),
+    (lambda d: d.update(version=4), "snapshot version 4: this plugin reads versions 2 and 3"),
     (lambda d: d.update(schema="other"), "not an arenascope snapshot"),
     (_missing_stack, "$.stack: missing"),
     (_string_figure, "$.arenas[0].used_bytes: expected an integer or null, found '12'"),
@@ -361,8 +361,11 @@ def test_a_fault_and_damage_are_changes_and_different_models_are_named():
     models were compared without a word."""
     a = snap([region(0, "tensor", 0, 64, rid=0, name="input")])
     b = snap([region(0, "tensor", 0, 64, rid=0, name="input")])
-    b["fault"] = {"exception": "BusFault", "source": "core registers", "cfsr": 0x8200, "hfsr": 0, "bits": [],
-                  "mmfar": None, "bfar": 0x5A5A5A58, "exc_return": 0xFFFFFFF9, "frame": None, "pc_where": None,
+    b["fault"] = {"exception": "BusFault", "source": "core registers", "arch": "cortex-m",
+                  "registers": [{"name": "CFSR", "value": 0x8200, "meaning": ""},
+                                {"name": "BFAR", "value": 0x5A5A5A58, "meaning": ""}],
+                  "fault_address": {"register": "BFAR", "value": 0x5A5A5A58}, "bits": [], "frame": None,
+                  "pc_where": None,
                   "lr_where": None, "causes": [], "notes": [], "stale": False, "damaged_regions": [0],
                   "verdicts": [{"kind": "stack-into-arena", "headline": "VERDICT: x", "evidence": [], "smashed": []}]}
     agentless = json.loads(json.dumps(b))

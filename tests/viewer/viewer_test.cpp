@@ -2,6 +2,7 @@
 // Expected values are worked out by hand or read from the golden fixture snapshot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
 #include <functional>
@@ -102,8 +103,9 @@ TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
         {"fault region",
          [](json &j) {
              j["fault"] = {{"source", "x"},
-                           {"cfsr", 0},
-                           {"hfsr", 0},
+                           {"arch", "cortex-m"},
+                           {"registers", json::array()},
+                           {"fault_address", nullptr},
                            {"bits", json::array()},
                            {"causes", json::array()},
                            {"stale", false},
@@ -115,8 +117,9 @@ TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
         {"fault stale",
          [](json &j) {
              j["fault"] = {{"source", "x"},
-                           {"cfsr", 0},
-                           {"hfsr", 0},
+                           {"arch", "cortex-m"},
+                           {"registers", json::array()},
+                           {"fault_address", nullptr},
                            {"bits", json::array()},
                            {"causes", json::array()},
                            {"verdicts", json::array()},
@@ -125,7 +128,22 @@ TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
          },
          "$.fault.stale: missing"},
         {"missing", [](json &j) { j["arenas"][0].erase("plan"); }, "$.arenas[0].plan: missing"},
-        {"version", [](json &j) { j["version"] = 1; }, "snapshot version 1, this viewer reads version 2"},
+        {"version", [](json &j) { j["version"] = 1; }, "snapshot version 1, this viewer reads versions 2 to 3"},
+        {"version 4", [](json &j) { j["version"] = 4; }, "snapshot version 4, this viewer reads versions 2 to 3"},
+        {"fault registers",
+         [](json &j) {
+             j["fault"] = {{"source", "x"},
+                           {"arch", "riscv32"},
+                           {"registers", {{{"name", "mcause"}}}},
+                           {"fault_address", nullptr},
+                           {"bits", json::array()},
+                           {"causes", json::array()},
+                           {"stale", false},
+                           {"verdicts", json::array()},
+                           {"notes", json::array()},
+                           {"damaged_regions", json::array()}};
+         },
+         "$.fault.registers[0].meaning: missing"},
         {"not a snapshot", [](json &j) { j["schema"] = "other"; }, "not an arenascope snapshot"},
         {"live bytes", [](json &j) { j["arenas"][0]["plan"]["live_bytes"].erase(0); }, "15 values for 16 scopes"},
         {"lifetime", [](json &j) { j["arenas"][0]["regions"][0]["first_use"] = 9; }, "last_use 2 before first_use 9"},
@@ -142,11 +160,12 @@ TEST(Snapshot, MalformedSnapshotsAreRefusedWithTheirPath)
 }
 
 // A verdict kind this viewer does not know (a newer plugin's) is shown as its headline, as every
-// kind is, rather than refusing the whole snapshot (issue 33); and a fault whose CFSR/HFSR are
-// unknown (a RAM dump without the SCB) loads with them unset.
+// kind is, rather than refusing the whole snapshot (issue 33); and a version 2 fault whose
+// CFSR/HFSR are unknown (a RAM dump without the SCB) loads with them left out of its registers.
 TEST(Snapshot, AnUnknownVerdictKindAndAnUnknownCfsrLoad)
 {
     json j = fixture();
+    j["version"] = 2;
     j["fault"] = {{"exception", "HardFault"},
                   {"source", "the registers file"},
                   {"cfsr", nullptr},
@@ -164,8 +183,62 @@ TEST(Snapshot, AnUnknownVerdictKindAndAnUnknownCfsrLoad)
     ASSERT_TRUE(r.snapshot->fault);
     EXPECT_EQ(r.snapshot->fault->verdicts.at(0).kind, "meteor");
     EXPECT_EQ(r.snapshot->fault->verdicts.at(0).headline, "VERDICT: a meteor");
-    EXPECT_FALSE(r.snapshot->fault->cfsr);
-    EXPECT_FALSE(r.snapshot->fault->hfsr);
+    EXPECT_TRUE(r.snapshot->fault->registers.empty());
+    EXPECT_EQ(r.snapshot->fault->arch, "cortex-m");
+    EXPECT_FALSE(r.snapshot->fault->fault_address);
+}
+
+// Version 2 still loads: its Cortex-M fields become version 3's register list, in the order and
+// with the fault address the plugin's Cortex-M port gives (tests/fixtures/v2/ holds a version 2
+// snapshot the plugin wrote before version 3; its version 3 twin is in tests/fixtures/).
+TEST(Snapshot, AVersion2FaultLoadsAsTheSameRegisterList)
+{
+    LoadResult v2 = load_snapshot_file(std::string(ARENASCOPE_FIXTURES_DIR) + "/v2/demo_stack_fault_snapshot.json");
+    LoadResult v3 = load_snapshot_file(std::string(ARENASCOPE_FIXTURES_DIR) + "/demo_stack_fault_snapshot.json");
+    ASSERT_TRUE(v2.snapshot) << v2.error;
+    ASSERT_TRUE(v3.snapshot) << v3.error;
+    const Fault &a = *v2.snapshot->fault, &b = *v3.snapshot->fault;
+    ASSERT_EQ(a.registers.size(), b.registers.size());
+    for (std::size_t i = 0; i < a.registers.size(); i++) {
+        EXPECT_EQ(a.registers[i].name, b.registers[i].name);
+        EXPECT_EQ(a.registers[i].value, b.registers[i].value);
+    }
+    ASSERT_TRUE(a.fault_address && b.fault_address);
+    EXPECT_EQ(a.fault_address->name, "BFAR");
+    EXPECT_EQ(*a.fault_address->value, 0x5A5A5A58u);  // the fixture's bfar, 1515870808
+    EXPECT_EQ(*b.fault_address->value, 0x5A5A5A58u);
+}
+
+// Any architecture's registers are drawn as the snapshot lists them: a RISC-V trap's mcause,
+// mepc and mtval with their meanings, nothing of Cortex-M's.
+TEST(Snapshot, ARiscVFaultShowsItsOwnRegisters)
+{
+    json j = fixture();
+    j["fault"] = {{"exception", "store/AMO access fault"},
+                  {"source", "core registers (halted in the trap handler, mtvec)"},
+                  {"arch", "riscv32"},
+                  {"registers",
+                   {{{"name", "mcause"}, {"value", 7}, {"meaning", "exception 7, store/AMO access fault"}},
+                    {{"name", "mepc"}, {"value", 0x800002f2u}, {"meaning", "the trapping instruction"}},
+                    {{"name", "mtval"}, {"value", 0xffffffc0u}, {"meaning", "the faulting address"}}}},
+                  {"fault_address", {{"register", "mtval"}, {"value", 0xffffffc0u}}},
+                  {"bits", json::array()},
+                  {"frame", nullptr},
+                  {"pc_where", "0x800002f2 in main"},
+                  {"causes", json::array()},
+                  {"stale", false},
+                  {"notes", json::array()},
+                  {"damaged_regions", json::array()},
+                  {"verdicts", json::array()}};
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    std::vector<std::string> texts;
+    for (const PanelLine &l : fault_lines(*r.snapshot, true)) texts.push_back(l.text);
+    const auto has = [&](const std::string &t) { return std::find(texts.begin(), texts.end(), t) != texts.end(); };
+    EXPECT_TRUE(has("mcause 0x00000007: exception 7, store/AMO access fault"));
+    EXPECT_TRUE(has("mtval 0xffffffc0: the faulting address"));
+    EXPECT_TRUE(has("from core registers (halted in the trap handler, mtvec) (riscv32)"));
+    for (const std::string &t : texts) EXPECT_EQ(t.find("CFSR"), std::string::npos) << t;
 }
 
 TEST(Snapshot, TruncatedAndNonJsonTextIsAnError)

@@ -142,10 +142,13 @@ std::vector<PanelLine> fault_lines(const Snapshot &s, bool in_window)
         if (f->stale)
             para("from before a reset: the arena in memory is this boot's, no verdict is drawn from it", kWhite);
         para("PC " + f->pc_where, kWhite);
-        if (!f->lr_where.empty()) para("LR " + f->lr_where, kWhite);
-        if (f->cfsr && f->hfsr) para(fmt::format("CFSR {:#010x}  HFSR {:#010x}", *f->cfsr, *f->hfsr), kWhite);
-        if (!f->exc_return_text.empty()) para("EXC_RETURN " + f->exc_return_text, kWhite);
-        if (!f->source.empty()) para("from " + f->source, kGrey);
+        if (!f->lr_where.empty()) para("caller " + f->lr_where, kWhite);
+        // The architecture's registers as its port named and decoded them (any architecture).
+        for (const FaultRegister &r : f->registers) {
+            if (!r.value) continue;
+            para(fmt::format("{} {:#010x}", r.name, *r.value) + (r.meaning.empty() ? "" : ": " + r.meaning), kWhite);
+        }
+        if (!f->source.empty()) para("from " + f->source + (f->arch.empty() ? "" : " (" + f->arch + ")"), kGrey);
         for (const auto &c : f->causes) para(c, kWhite);
         for (const FaultVerdict &v : f->verdicts) {
             for (const std::string &e : v.evidence) {
@@ -155,8 +158,6 @@ std::vector<PanelLine> fault_lines(const Snapshot &s, bool in_window)
         for (const auto &n : f->notes) {
             if (!shown(n)) para(n, kWhite);
         }
-        if (f->bfar) para(fmt::format("BFAR {:#010x}", *f->bfar), kWhite);
-        if (f->mmfar) para(fmt::format("MMFAR {:#010x}", *f->mmfar), kWhite);
         for (const auto &b : f->bits) para(b, kGrey);
     }
     if (in_window) para("(the whole report: arena fault in GDB)", kDim);

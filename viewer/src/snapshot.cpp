@@ -157,6 +157,46 @@ const json &array(const json &obj, const char *key, const std::string &path, std
     return v;
 }
 
+// Version 3's fault registers: `arch`, `registers` [{name, value, meaning}], `fault_address`
+// {register, value} or null.
+void fault_registers(const json &fj, const std::string &fp, Fault &f)
+{
+    f.arch = string(fj, "arch", fp).substr(0, 32);
+    const json &regs = array(fj, "registers", fp, 64);
+    for (std::size_t i = 0; i < regs.size(); i++) {
+        const std::string rp = fmt::format("{}.registers[{}]", fp, i);
+        if (!regs[i].is_object()) throw LoadError{fmt::format("{}: expected an object", rp)};
+        f.registers.push_back({string(regs[i], "name", rp).substr(0, 32), opt_u64(regs[i], "value", rp),
+                               string(regs[i], "meaning", rp).substr(0, 1024)});
+    }
+    if (auto it = fj.find("fault_address"); it == fj.end()) {
+        throw LoadError{fmt::format("{}.fault_address: missing", fp)};
+    } else if (!it->is_null()) {
+        const std::string ap = fp + ".fault_address";
+        if (!it->is_object()) throw LoadError{fmt::format("{}: expected an object or null", ap)};
+        f.fault_address = FaultRegister{string(*it, "register", ap).substr(0, 32), u64(*it, "value", ap), ""};
+    }
+}
+
+// Version 2's fault: Cortex-M's registers as fields (cfsr, hfsr, mmfar, bfar null unless valid,
+// exc_return with exc_return_text), turned into version 3's list.
+void fault_registers_v2(const json &fj, const std::string &fp, Fault &f)
+{
+    f.arch = "cortex-m";
+    const std::optional<uint64_t> cfsr = opt_u64(fj, "cfsr", fp), hfsr = opt_u64(fj, "hfsr", fp);
+    const std::optional<uint64_t> mmfar = opt_u64(fj, "mmfar", fp), bfar = opt_u64(fj, "bfar", fp);
+    const std::optional<uint64_t> exc = opt_u64(fj, "exc_return", fp);
+    if (cfsr) f.registers.push_back({"CFSR", cfsr, ""});
+    if (hfsr) f.registers.push_back({"HFSR", hfsr, ""});
+    if (mmfar) f.registers.push_back({"MMFAR", mmfar, "the faulting address (MMARVALID)"});
+    if (bfar) f.registers.push_back({"BFAR", bfar, "the faulting address (BFARVALID)"});
+    if (exc) f.registers.push_back({"EXC_RETURN", exc, string(fj, "exc_return_text", fp, true).substr(0, 1024)});
+    if (bfar)
+        f.fault_address = FaultRegister{"BFAR", bfar, ""};
+    else if (mmfar)
+        f.fault_address = FaultRegister{"MMFAR", mmfar, ""};
+}
+
 std::optional<Touched> touched(const json &obj, const char *key, const std::string &path)
 {
     auto it = obj.find(key);
@@ -517,10 +557,10 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     }
     Snapshot s;
     s.version = static_cast<int>(u64(root, "version", path));
-    if (s.version != kSnapshotVersion) {
-        throw LoadError{fmt::format("$.version: snapshot version {}, this viewer reads version {}; use the viewer "
-                                    "from the same arenascope version as the plugin",
-                                    s.version, kSnapshotVersion)};
+    if (s.version < kOldestSnapshotVersion || s.version > kSnapshotVersion) {
+        throw LoadError{fmt::format("$.version: snapshot version {}, this viewer reads versions {} to {}; use the "
+                                    "viewer from the same arenascope version as the plugin",
+                                    s.version, kOldestSnapshotVersion, kSnapshotVersion)};
     }
     const json &src = member(root, "source", path);
     s.elf = string(src, "elf", "$.source", true);
@@ -588,13 +628,12 @@ Snapshot snapshot(const json &root, Streamed &streamed)
         Fault f;
         f.exception = string(fj, "exception", fp, true);
         f.source = string(fj, "source", fp);
-        f.cfsr = opt_u64(fj, "cfsr", fp);
-        f.hfsr = opt_u64(fj, "hfsr", fp);
-        f.mmfar = opt_u64(fj, "mmfar", fp);
-        f.bfar = opt_u64(fj, "bfar", fp);
+        if (s.version >= 3)
+            fault_registers(fj, fp, f);
+        else
+            fault_registers_v2(fj, fp, f);
         f.pc_where = string(fj, "pc_where", fp, true);
         f.lr_where = string(fj, "lr_where", fp, true);
-        f.exc_return_text = string(fj, "exc_return_text", fp, true);
         f.stale = boolean(fj, "stale", fp);
         const json &verdicts = array(fj, "verdicts", fp, kMaxTflmVerdicts);
         for (std::size_t i = 0; i < verdicts.size(); i++) {

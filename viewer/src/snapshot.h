@@ -25,7 +25,8 @@ constexpr std::size_t kMaxHistoryPoints = 600;  // live history
 // "tflm" (the agentless post-mortem): a "tflm" past these is refused (the rest of the snapshot is shown).
 constexpr std::size_t kMaxTflmVerdicts = 16;
 // The snapshot version this viewer reads (docs/snapshot-schema.md; the plugin's present/snapshot.py VERSION).
-constexpr int kSnapshotVersion = 2;
+constexpr int kSnapshotVersion = 3;        // what the plugin writes now
+constexpr int kOldestSnapshotVersion = 2;  // still read: its fault has Cortex-M's registers as fields
 // The live link's message version (the plugin's serve/viewerlink.py MESSAGE_VERSION).
 constexpr int kStreamVersion = 1;
 constexpr std::size_t kMaxTflmLines = 64;     // evidence[] and problems[] lines per list
@@ -106,11 +107,19 @@ struct FaultVerdict {
     std::string headline;  // the sentence shown, "VERDICT: ..."
     std::vector<std::string> evidence;
 };
+// One of a fault's status registers, as the plugin's architecture port named and decoded it
+// (CFSR, mcause, EXCCAUSE, ...; docs/snapshot-schema.md "fault").
+struct FaultRegister {
+    std::string name;
+    std::optional<uint64_t> value;  // nullopt: not known
+    std::string meaning;            // one line, "" when the value says nothing more
+};
 struct Fault {
-    std::string exception, source, pc_where, lr_where, exc_return_text;
-    std::optional<uint64_t> cfsr, hfsr;  // nullopt: unknown (a RAM dump without the SCB's words)
-    std::optional<uint64_t> mmfar, bfar;
-    bool stale = false;  // from before a reset: no verdict is drawn from this boot's memory
+    std::string exception, source, pc_where, lr_where;
+    std::string arch;                            // the port: "cortex-m", "riscv32", "xtensa"
+    std::vector<FaultRegister> registers;        // in the port's order; an unknown one is left out
+    std::optional<FaultRegister> fault_address;  // name: the register holding it (BFAR, mtval, EXCVADDR)
+    bool stale = false;                          // from before a reset: no verdict is drawn from this boot's memory
     std::vector<std::string> bits, causes, notes;
     std::vector<FaultVerdict> verdicts;
     std::vector<int> damaged_regions;  // indices into arenas[0].regions

@@ -85,9 +85,8 @@ class Diagnosis:
         f = self.fault
         if f is None:
             return None
-        # The v2 contract's Cortex-M fields (the port's; null on other architectures), then the
-        # neutral ones.
-        out = {"exception": f.exception, "source": f.source, "stale": f.stale, **f.port.json_fields(f), "arch": f.arch,
+        # Version 3: the architecture's registers as a list (the port names and decodes them).
+        out = {"exception": f.exception, "source": f.source, "stale": f.stale, "arch": f.arch,
                "registers": [{"name": r.name, "value": r.value, "meaning": r.meaning} for r in f.registers()],
                "fault_address": ({"register": f.fault_address[0], "value": f.fault_address[1]}
                                  if f.fault_address else None),

@@ -114,10 +114,6 @@ class Fault:
         return (self.exception, self.pc, self.port.status_key(self), self.source)
 
 
-# The fault fields snapshot v2 requires, named after Cortex-M's registers (docs/snapshot-schema.md).
-V2_FAULT_FIELDS = ("cfsr", "hfsr", "mmfar", "bfar", "sfsr", "sfar", "exc_return", "exc_return_text")
-
-
 class PortBase:
     """What a port does when its architecture has nothing to say: the defaults every port may
     override (a port is a class with the attributes and methods below and those of CortexM)."""
@@ -160,11 +156,6 @@ class PortBase:
     def state_unknown(self, ctx) -> str:
         """Why whether the core is in a fault or trap handler is not known, or "" when it is."""
         return ""
-
-    def json_fields(self, f: Fault) -> dict:
-        """The snapshot v2 contract's Cortex-M-shaped fault fields (docs/snapshot-schema.md
-        "fault"): null for an architecture that has no such registers."""
-        return dict.fromkeys(V2_FAULT_FIELDS)
 
     def code_address(self, addr: int) -> int:
         return addr

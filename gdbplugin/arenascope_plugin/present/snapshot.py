@@ -12,7 +12,9 @@ from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Descriptor, Region
 
 SCHEMA = "arenascope.snapshot"
-VERSION = 2
+VERSION = 3
+# The versions this plugin reads: 2 differs only in its fault (Cortex-M's registers as fields).
+READS = (2, 3)
 
 
 def _band(b, measured):
@@ -156,8 +158,9 @@ def arenas_from_snapshot(doc: Any) -> list[Arena]:
     Checks what the chart needs; SnapshotError names the first field that is wrong ($.arenas[0]...)."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise SnapshotError(f"not an arenascope snapshot (no \"schema\": \"{SCHEMA}\")")
-    if doc.get("version") != VERSION:
-        raise SnapshotError(f"snapshot version {doc.get('version')!r:.20}: this plugin reads version {VERSION}")
+    if doc.get("version") not in READS:
+        raise SnapshotError(f"snapshot version {doc.get('version')!r:.20}: this plugin reads versions "
+                            f"{' and '.join(map(str, READS))}")
     if not isinstance(doc.get("source"), dict):
         raise SnapshotError("$.source: expected an object")
     arenas = doc.get("arenas")

@@ -128,15 +128,6 @@ class CortexM(PortBase):
             out.append("xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")
         return out
 
-    def json_fields(self, f: Fault) -> dict:
-        """The snapshot's v2 fault fields (docs/snapshot-schema.md "fault"), Cortex-M's own."""
-        st, known = f.status, not f.status_unknown
-        return {"cfsr": st.cfsr if known else None, "hfsr": st.hfsr if known else None,
-                "mmfar": st.mmfar, "bfar": st.bfar, "sfsr": st.sfsr, "sfar": st.sfar,
-                "exc_return": st.exc_return,
-                "exc_return_text": faultrecord.ExcReturn(st.exc_return).describe()
-                if st.exc_return is not None else None}
-
     # -- reads at a stop (live.py) ------------------------------------------------------------
     def live_fault(self, ctx, read=None) -> Fault | None:
         return live.live_fault(ctx, self, read)

@@ -21,7 +21,7 @@ namespace arenascope::planner {
 // SCHEMA, and a test checks both against the JSON Schema's.
 inline constexpr const char *kPlanSchema = "arenascope-plan/2";
 // The version of the snapshot `--snapshot` writes (docs/snapshot-schema.md).
-inline constexpr int kSnapshotVersion = 2;
+inline constexpr int kSnapshotVersion = 3;
 
 // The constants and formats the planner's snapshot shares with the GDB plugin's, each defined
 // once per language: the plugin's are in gdbplugin/arenascope_plugin/analysis.py, and both are
