@@ -102,6 +102,32 @@ def test_the_html_holds_every_region_the_summary_and_the_fault_in_full(tmp_path)
     assert "Summary: verdict FAIL" in plain
 
 
+def test_any_architectures_fault_registers_are_in_the_html(tmp_path):
+    """Snapshot version 3: the report lists the fault's registers as the snapshot names them, a
+    RISC-V trap's as well as Cortex-M's (the fixture's own, then a RISC-V fault in its place)."""
+    snap = json.loads(FAULT.read_text())
+    cortex = [r for r in snap["fault"]["registers"] if r["value"] is not None]
+    snap["fault"].update(arch="riscv32", exception="store/AMO access fault",
+                         source="core registers (halted in the trap handler, mtvec)", bits=[],
+                         registers=[{"name": "mcause", "value": 7, "meaning": "exception 7, store/AMO access fault"},
+                                    {"name": "mtval", "value": 0xFFFFFFC0, "meaning": "the faulting address"}],
+                         fault_address={"register": "mtval", "value": 0xFFFFFFC0})
+    rv = tmp_path / "rv32.json"
+    rv.write_text(json.dumps(snap))
+    for path, want in ((FAULT, [f"{r['name']} {r['value']:#010x}" for r in cortex]),
+                       (rv, ["mcause 0x00000007: exception 7, store/AMO access fault",
+                             "mtval 0xffffffc0: the faulting address", "(riscv32)"])):
+        out = tmp_path / path.stem
+        out.mkdir()
+        html, _ = write_report(out, path)
+        dom = browser(out, html.as_uri(), "--dump-dom")
+        plain = re.sub(r"<[^>]+>", "", dom).replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
+        for line in want:
+            assert line in plain, (line, plain[plain.find("Fault"):][:2000])
+        if path == rv:
+            assert "CFSR" not in plain
+
+
 def test_the_filter_hides_the_rows_that_do_not_match(tmp_path):
     html, _ = write_report(tmp_path, FAULT)
     dom = browser(tmp_path, html.as_uri() + "#filter=scratch%2013", "--dump-dom")
