@@ -1,6 +1,6 @@
 /*
  * arenascope target agent: the fault record (portable part). Contract: include/arenascope/fault.h.
- * C99, also compiles as C++. The Cortex-M entry and register reads are in ports/cortex_m.
+ * C99, also compiles as C++. The entry and register reads are the ports' (ports/cortex_m, ports/riscv).
  */
 #include "arenascope/fault.h"
 
@@ -58,19 +58,58 @@ void arenascope_fault_boot(void)
     arenascope_descriptor.fault_record_addr = (uintptr_t)&REC;
 }
 
-void arenascope_fault_capture(const uint32_t *frame, uint32_t exc_return, const arenascope_fault_regs_t *regs)
+/* Starts recording a fault: 0 when one is being recorded already (then NESTED is set). */
+static int begin(uint16_t arch)
 {
-    unsigned i;
-
     if (recording) {
         REC.flags |= ARENASCOPE_FAULT_NESTED; /* keep the first fault's registers */
         seal();
-        return;
+        return 0;
     }
     recording = 1u;
     REC.magic = 0;
     ARENASCOPE_BARRIER();
     REC.flags = 0;
+    REC.arch = arch;
+    return 1;
+}
+
+static void finish(void)
+{
+    REC.fault_count++;
+    REC.fault_boot = REC.boot_count;
+    seal();
+}
+
+void arenascope_fault_capture_words(uint16_t arch, uint32_t sp, const uint32_t status[7], const uint32_t frame[8])
+{
+    unsigned i;
+
+    if (!begin(arch)) {
+        return;
+    }
+    REC.sp = sp;
+    REC.exc_return = status[0];
+    REC.cfsr = status[1];
+    REC.hfsr = status[2];
+    REC.mmfar = status[3];
+    REC.bfar = status[4];
+    REC.shcsr = status[5];
+    REC.icsr = status[6];
+    for (i = 0; i < 8u; i++) {
+        REC.frame[i] = frame[i];
+    }
+    REC.flags |= ARENASCOPE_FAULT_FRAME_COPIED;
+    finish();
+}
+
+void arenascope_fault_capture(const uint32_t *frame, uint32_t exc_return, const arenascope_fault_regs_t *regs)
+{
+    unsigned i;
+
+    if (!begin(ARENASCOPE_FAULT_ARCH_CORTEX_M)) {
+        return;
+    }
     REC.exc_return = exc_return;
     REC.sp = (uint32_t)(uintptr_t)frame;
     REC.cfsr = regs->cfsr;
@@ -94,9 +133,7 @@ void arenascope_fault_capture(const uint32_t *frame, uint32_t exc_return, const 
         }
         REC.flags |= ARENASCOPE_FAULT_FRAME_COPIED;
     }
-    REC.fault_count++;
-    REC.fault_boot = REC.boot_count;
-    seal();
+    finish();
 }
 
 int arenascope_fault_protect(const arenascope_arena_t *arena, uint32_t *table, uint16_t capacity)

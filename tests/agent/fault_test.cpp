@@ -79,7 +79,7 @@ TEST(FaultLayout, MatchesGoldenFixture)
         RECORD_FIELD(cfsr),       RECORD_FIELD(hfsr),           RECORD_FIELD(mmfar),
         RECORD_FIELD(bfar),       RECORD_FIELD(shcsr),          RECORD_FIELD(icsr),
         RECORD_FIELD(frame),      RECORD_FIELD(checksums_addr), RECORD_FIELD(checksum_count),
-        RECORD_FIELD(reserved),   RECORD_FIELD(checksum),       {"_size", sizeof(arenascope_fault_record_t)}};
+        RECORD_FIELD(arch),       RECORD_FIELD(checksum),       {"_size", sizeof(arenascope_fault_record_t)}};
     EXPECT_EQ(layout().size(), c_layout.size());
     for (const auto &[name, offset] : c_layout) {
         ASSERT_TRUE(layout().contains(name)) << name << " missing from the fixture";
@@ -140,6 +140,38 @@ TEST_F(Fault, CaptureRecordsRegistersFlagsAndTheFrame)
     EXPECT_EQ(0, std::memcmp(r.frame, frame, sizeof frame));
     EXPECT_EQ(r.fault_count, 1u);
     EXPECT_EQ(r.fault_boot, r.boot_count);
+}
+
+// The RISC-V port's capture (fault.h): the trap CSRs in the Cortex-M-named fields, arch 1, the
+// registers always copied, and only FRAME_COPIED of the flags; a nested trap keeps the first.
+TEST_F(Fault, CaptureWordsRecordsARiscVTrapUnderItsArch)
+{
+    arenascope_fault_boot();
+    const uint32_t status[7] = {0x1800 /* mstatus */,  7 /* mcause */,         0, 0x90000000 /* mtval */,
+                                0x80000272 /* mepc */, 0x8000092c /* mtvec */, 0};
+    const uint32_t frame[8] = {0x80000272, 0x8000025e, 0x807fffe0, 0x154, 0x8040058c, 0x10, 0xf, 0x154};
+    arenascope_fault_capture_words(ARENASCOPE_FAULT_ARCH_RISCV, 0x807fffe0, status, frame);
+    const auto &r = arenascope_fault_record;
+    EXPECT_TRUE(sealed(r));
+    EXPECT_EQ(field(r, "arch", 2), 1u);
+    EXPECT_EQ(r.flags, ARENASCOPE_FAULT_FRAME_COPIED);
+    EXPECT_EQ(r.exc_return, 0x1800u);
+    EXPECT_EQ(r.cfsr, 7u);
+    EXPECT_EQ(r.mmfar, 0x90000000u);
+    EXPECT_EQ(r.bfar, 0x80000272u);
+    EXPECT_EQ(r.shcsr, 0x8000092cu);
+    EXPECT_EQ(r.sp, 0x807fffe0u);
+    EXPECT_EQ(0, std::memcmp(r.frame, frame, sizeof frame));
+    EXPECT_EQ(r.fault_count, 1u);
+    const uint32_t other[7] = {0, 5, 0, 0xa5000000, 0x80000548, 0x8000092c, 0};
+    arenascope_fault_capture_words(ARENASCOPE_FAULT_ARCH_RISCV, 0, other, frame);
+    EXPECT_TRUE(sealed(r));
+    EXPECT_EQ(r.cfsr, 7u);  // still the first trap
+    EXPECT_NE(r.flags & ARENASCOPE_FAULT_NESTED, 0u);
+    const arenascope_fault_regs_t regs = {0x8200, 0, 0, 0, 0, 3, 0};
+    arenascope_fault_boot();
+    arenascope_fault_capture(frame, 0xFFFFFFF9, &regs);
+    EXPECT_EQ(field(r, "arch", 2), 0u);  // a Cortex-M capture says so
 }
 
 TEST_F(Fault, NoFrameCopyWhenStackingFailedAndNestedFaultsKeepTheFirst)

@@ -65,3 +65,56 @@ def test_a_risc_v_trap_is_decoded_and_its_stack_is_found(elf):
     assert f"stack:                    {top - size:#x}-{top:#x}, size {size} B" in after, after
     peak = int(re.search(r"^peak depth:\s+(\d+) B", after, re.M).group(1))
     assert 21 * 64 <= peak < size, after
+
+
+AGENT = ROOT / "target_agent"
+AGENT_SOURCES = [AGENT / "src" / "arenascope_agent.c", AGENT / "src" / "arenascope_fault.c",
+                 AGENT / "ports" / "riscv" / "arenascope_stack_paint.S",
+                 AGENT / "ports" / "riscv" / "arenascope_fault_port.c",
+                 AGENT / "ports" / "riscv" / "arenascope_fault_hook.c",
+                 AGENT / "ports" / "host" / "arenascope_stack_paint_host.c"]
+
+
+@pytest.fixture(scope="module")
+def agent_elf(tmp_path_factory):
+    """tests/firmware/rv32_agent with the agent and its RISC-V port; picolibc keeps data across a
+    reset in .preserve.*, where the record goes (ARENASCOPE_FAULT_SECTION)."""
+    out = tmp_path_factory.mktemp("rv32agent") / "rv32_agent.elf"
+    cmd = [CC, *FLAGS, "-std=gnu99", "-Wall", "-Wextra", "-Werror", f"-I{AGENT / 'include'}",
+           f"-I{AGENT / 'ports' / 'riscv'}",
+           "-DARENASCOPE_FAULT_SECTION=__attribute__((section(\".preserve.arenascope_fault\")))",
+           str(ROOT / "tests" / "firmware" / "rv32_agent" / "main.c"), *map(str, AGENT_SOURCES), "-o", str(out)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_the_agents_risc_v_port_records_the_trap(agent_elf):
+    """The port's trap entry records mcause, mepc, mtval, mstatus, mtvec and ra, sp, a0-a4 in the
+    agent's record (arch 1) and calls the hook: `arena fault` at the hook reads the fault from the
+    record, with the values GDB's own `info registers` shows there (the CSRs still hold the trap),
+    and GDB's `p` of the record's raw fields."""
+    virt = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
+    with qemu(agent_elf, semihosting=True, **virt) as (port, _):
+        _, text = gdb_batch(agent_elf, ["set pagination off", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
+                                        "set arena colour off", "break arenascope_fault_hook", "continue",
+                                        "info registers mcause mepc mtval",
+                                        "p/x arenascope_fault_record.arch", "p/x arenascope_fault_record.sp",
+                                        "p/x arenascope_fault_record.frame", "arena fault"],
+                            remote_port=port, timeout=120)
+    assert "Traceback" not in text, text
+    mepc = int(re.search(r"^mepc\s+(0x[0-9a-f]+)", text, re.M).group(1), 16)
+    assert re.search(r"^mcause\s+0x7\s", text, re.M) and re.search(r"^mtval\s+0x90000000\s", text, re.M), text
+    assert re.search(r"^\$1 = 0x1$", text, re.M), text  # ARENASCOPE_FAULT_ARCH_RISCV
+    sp = int(re.search(r"^\$2 = (0x[0-9a-f]+)$", text, re.M).group(1), 16)
+    frame = [int(v, 16) for v in re.search(r"^\$3 = \{(.*)\}$", text, re.M).group(1).split(", ")]
+    assert frame[0] == mepc and frame[2] == sp, (frame, mepc, sp)
+    syms = elf_symbols(agent_elf)
+    assert syms["__stack"] - syms["__stack_size"] < sp < syms["__stack"]
+    record = syms["arenascope_fault_record"]
+    assert f"store/AMO access fault: from the agent's fault record at {record:#x} (this boot, fault 1)" in text, text
+    assert "  mcause 0x00000007: exception 7, store/AMO access fault\n" in text, text
+    assert f"  mepc {mepc:#010x}: the trapping instruction\n" in text, text
+    assert "  mtval 0x90000000: the faulting address\n" in text, text
+    assert f"registers at the fault: pc {mepc:#010x}  ra {frame[1]:#010x}  sp {sp:#010x}" in text, text
+    assert re.search(rf"faulting PC: {mepc:#x} in main \+ \d+ at \S+main\.c:\d+$", text, re.M), text

@@ -18,7 +18,7 @@ def record(addr_size=4, **over):
     v = dict(magic=FIXTURE["magic"], version=FIXTURE["version"], size=lay["_size"], boot_count=3, fault_count=1,
              fault_boot=3, flags=1, exc_return=0xFFFFFFF9, sp=0x20005500, cfsr=0x8200, hfsr=0, mmfar=0,
              bfar=0xF0000000, shcsr=0x70000, icsr=5, frame=[0, 1, 2, 3, 12, 0x1F3, 0x10C, 0x41000000],
-             checksums_addr=0, checksum_count=0, reserved=0)
+             checksums_addr=0, checksum_count=0, arch=0)
     v.update(over)
     data = bytearray(lay["_size"])
     for name, ftype in FIXTURE["fields"]:

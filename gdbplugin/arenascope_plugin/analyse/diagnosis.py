@@ -91,7 +91,7 @@ class Diagnosis:
                "fault_address": ({"register": f.fault_address[0], "value": f.fault_address[1]}
                                  if f.fault_address else None),
                "bits": f.status_lines(), "frame_addr": f.frame_addr,
-               "frame": dict(zip(f.port.frame_names, f.frame, strict=False)) if f.frame else None,
+               "frame": dict(zip(f.frame_names, f.frame, strict=False)) if f.frame else None,
                "pc_where": self.pc_where, "lr_where": "; ".join(self.lr) if f.frame else None,
                "causes": f.cause_lines() + [line for line in [self.access] if line],
                "verdicts": [v.json() for v in self.verdicts],

@@ -447,6 +447,10 @@ def find_fault(ctx: PipelineContext) -> tuple[Fault | None, list[Region], str]:
         except (record.RecordError, MemoryReadError) as exc:
             rec_note = str(exc)
             ctx.cache.pop("fault_record", None)
+    if rec is not None and rec.arch != port.record_arch:
+        rec_note = (f"the agent's fault record at {rec_addr:#x} holds the registers of architecture {rec.arch} "
+                    f"(fault.h ARENASCOPE_FAULT_ARCH_*), not {port.title}'s, which the ELF is for: not used")
+        rec = None
     live_f = port.live_fault(ctx, read)
     # The region checksums are re-computed over every immutable region: at a stop always (an
     # overwritten tail is the stack's trace even before a fault), while polling only for a fault.

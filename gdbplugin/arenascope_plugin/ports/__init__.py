@@ -43,14 +43,20 @@ class Fault:
     halted_in_handler: bool = False    # from the core's registers, halted inside the fault handler
     status_unknown: str = ""           # why the status registers are not known ("" when they were read)
     extra: dict = field(default_factory=dict)   # the port's further facts (e.g. Secure fault status)
+    names: tuple | None = None         # frame's register names when not port.frame_names (a record's subset)
 
     @property
     def arch(self) -> str:
         return self.port.name
 
+    @property
+    def frame_names(self) -> tuple:
+        """The names of frame's registers, in its order."""
+        return self.names or tuple(self.port.frame_names)
+
     def frame_value(self, name: str) -> int | None:
         """A saved register by the port's name for it ("pc", "lr"), or None."""
-        names = self.port.frame_names
+        names = self.frame_names
         return self.frame[names.index(name)] if self.frame and name in names else None
 
     @property
@@ -117,7 +123,8 @@ class Fault:
 class PortBase:
     """What a port does when its architecture has nothing to say: the defaults every port may
     override (a port is a class with the attributes and methods below and those of CortexM)."""
-    record = None               # the agent's fault record decoder (Cortex-M's layout only, for now)
+    record = None               # the agent's fault record decoder (ports/cortex_m/faultrecord.py's layout)
+    record_arch = None          # the record's arch field for this port (fault.h ARENASCOPE_FAULT_ARCH_*)
     fault_sp_symbols: tuple = ()
     dump_status_words: tuple = ()
     thread_limit_words = "the stack limit stopped it at pxStack"  # a task's stopped overflow
@@ -177,7 +184,7 @@ class PortBase:
 
     def frame_lines(self, f: Fault) -> list[str]:
         where = f"saved at {f.frame_addr:#x}" if f.frame_addr is not None else "at the fault"
-        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(self.frame_names, f.frame, strict=False))
+        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(f.frame_names, f.frame, strict=False))
         return [f"registers {where}: {regs}"]
 
 

@@ -38,6 +38,10 @@ extern "C" {
  * version 1 truncated to 32 bits). On a 32-bit target the layout is version 1's, byte for byte. */
 #define ARENASCOPE_FAULT_VERSION 2u
 
+/* arenascope_fault_record_t.arch: which core's registers the record holds. */
+#define ARENASCOPE_FAULT_ARCH_CORTEX_M 0u /* the fields' names: Cortex-M's SCB and EXC_RETURN        */
+#define ARENASCOPE_FAULT_ARCH_RISCV 1u    /* RISC-V machine mode: the fields hold the trap CSRs (below) */
+
 /* arenascope_fault_record_t.flags */
 #define ARENASCOPE_FAULT_FRAME_COPIED 0x01u /* frame[] holds the stacked frame                       */
 #define ARENASCOPE_FAULT_PSP 0x02u          /* the frame was on the process stack (EXC_RETURN bit 2) */
@@ -68,9 +72,14 @@ typedef struct arenascope_fault_record {
     arenascope_addr_t checksums_addr; /* 88 uint32_t[checksum_count]: FNV-1a of each immutable   */
                                       /*    region of arena 0 by region index, 0 for the others  */
     uint16_t checksum_count;          /* 92 / 96  entries in that table; 0 if none                          */
-    uint16_t reserved;                /* 94 / 98  zero                                                      */
+    uint16_t arch;                    /* 94 / 98  ARENASCOPE_FAULT_ARCH_*: 0 also in records where it was reserved */
     uint32_t checksum;                /* 96 / 100 FNV-1a 32 over bytes 4 up to this field                   */
 } arenascope_fault_record_t;          /* 100 bytes on a 32-bit target, 104 with 8-byte addresses */
+
+/* On a RISC-V core (arch ARENASCOPE_FAULT_ARCH_RISCV, ports/riscv) the same fields hold the trap,
+ * RISC-V Privileged Architecture 1.12 section 3.1: exc_return = mstatus, sp = the SP at the trap,
+ * cfsr = mcause, hfsr = 0, mmfar = mtval, bfar = mepc, shcsr = mtvec, icsr = 0, frame = mepc, ra,
+ * sp, a0, a1, a2, a3, a4 (always copied); flags only FRAME_COPIED and NESTED. */
 
 /* Bytes the record's checksum covers: from `version` (offset 4) up to `checksum`. */
 #define ARENASCOPE_FAULT_CHECKSUMMED_BYTES ((uint32_t)(offsetof(arenascope_fault_record_t, checksum) - 4u))
@@ -108,6 +117,12 @@ int arenascope_fault_stack_limit(void);
  * port's handler; public so the port can be replaced. Interrupt-safe, not reentrant: a second
  * call before the first returns keeps the first fault and sets NESTED. */
 void arenascope_fault_capture(const uint32_t *frame, uint32_t exc_return, const arenascope_fault_regs_t *regs);
+
+/* Records a trap on a core without Cortex-M's exception frame: arch (ARENASCOPE_FAULT_ARCH_*),
+ * the SP at the trap, the 7 status words in the order of the record's exc_return, cfsr, hfsr,
+ * mmfar, bfar, shcsr, icsr fields and the 8 saved registers, as the arch's mapping above says.
+ * Called by such a port's trap handler (ports/riscv); the same rules as arenascope_fault_capture. */
+void arenascope_fault_capture_words(uint16_t arch, uint32_t sp, const uint32_t status[7], const uint32_t frame[8]);
 
 /* Checksums every region of arena flagged ARENASCOPE_REGION_IMMUTABLE into table[index]
  * (0 for the others) and points the record at the table. Call after allocation is final.

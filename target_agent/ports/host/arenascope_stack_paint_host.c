@@ -1,4 +1,5 @@
-/* arenascope host port: see arenascope_port.h. */
+/* arenascope host port: see arenascope_port.h. The RISC-V port links it too, for a stack already
+ * in use (ports/riscv/arenascope_port.h declares it there). */
 #include "arenascope_port.h"
 
 #include "arenascope/agent.h"

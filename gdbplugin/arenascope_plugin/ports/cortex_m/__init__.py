@@ -31,6 +31,7 @@ class CortexM(PortBase):
     fault_sp_symbols = live.FAULT_SP_SYMBOLS
     # The agent's fault record is this port's layout (target_agent/include/arenascope/fault.h).
     record = faultrecord
+    record_arch = faultrecord.ARCH_CORTEX_M
 
     # -- a Fault's neutral fields -------------------------------------------------------------
     def fault_pc(self, f: Fault) -> int | None:
@@ -122,7 +123,7 @@ class CortexM(PortBase):
 
     def frame_lines(self, f: Fault) -> list[str]:
         """The saved registers, one line, and what they say of the frame itself."""
-        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(self.frame_names, f.frame, strict=False))
+        regs = "  ".join(f"{n} {v:#010x}" for n, v in zip(f.frame_names, f.frame, strict=False))
         out = [f"stacked frame at {f.frame_addr:#x}: {regs}"]
         if f.frame[7] >> 9 & 1:
             out.append("xPSR bit 9: the core added 4 bytes to align the frame to 8 bytes")

@@ -75,7 +75,9 @@ RECORD_FIELDS = [("magic", "u32"), ("version", "u16"), ("size", "u16"), ("boot_c
                  ("fault_count", "u32"), ("fault_boot", "u32"), ("flags", "u32"), ("exc_return", "u32"),
                  ("sp", "u32"), ("cfsr", "u32"), ("hfsr", "u32"), ("mmfar", "u32"), ("bfar", "u32"),
                  ("shcsr", "u32"), ("icsr", "u32"), ("frame", "u32[8]"), ("checksums_addr", "addr"),
-                 ("checksum_count", "u16"), ("reserved", "u16"), ("checksum", "u32")]
+                 ("checksum_count", "u16"), ("arch", "u16"), ("checksum", "u32")]
+# The record's arch field (fault.h ARENASCOPE_FAULT_ARCH_*): whose registers its fields hold.
+ARCH_CORTEX_M, ARCH_RISCV = 0, 1
 
 
 def _record_layout(addr_size):
@@ -246,6 +248,7 @@ class Record:
     frame: list[int]
     checksums_addr: int
     checksum_count: int
+    arch: int = ARCH_CORTEX_M
 
 
 class RecordError(Exception):
@@ -277,8 +280,8 @@ def decode_record(data: bytes, address: int) -> Record:
                           "(corrupt record)")
     frame = list(struct.unpack_from("<8I", data, lay["frame"]))
     checksums_addr = int.from_bytes(data[lay["checksums_addr"]:lay["checksums_addr"] + addr_size], "little")
-    checksum_count = struct.unpack_from("<H", data, lay["checksum_count"])[0]
-    return Record(*f, frame=frame, checksums_addr=checksums_addr, checksum_count=checksum_count)
+    checksum_count, arch = struct.unpack_from("<HH", data, lay["checksum_count"])
+    return Record(*f, frame=frame, checksums_addr=checksums_addr, checksum_count=checksum_count, arch=arch)
 
 
 HEAD_SIZE = 24  # magic, version, size, boot_count, fault_count, fault_boot: what a new boot or fault changes

@@ -6,6 +6,7 @@ import struct
 
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.ports import Fault, PortBase, Register
+from arenascope_plugin.ports.cortex_m import faultrecord
 from arenascope_plugin.ports.riscv import trap as trapmod
 
 # ESP-IDF's RvExcFrame: 37 words in this order (rvruntime-frames.h, STRUCT_FIELDs RV_STK_MEPC ..
@@ -24,6 +25,11 @@ class RiscV(PortBase):
     title = "a RISC-V core"
     elf_abis = ("riscv32-ilp32",)
     planner_target = "riscv32"
+    # The agent's fault record (target_agent/ports/riscv): the same layout as Cortex-M's, its fields
+    # holding the trap CSRs (fault.h, arch ARENASCOPE_FAULT_ARCH_RISCV).
+    record = faultrecord
+    record_arch = faultrecord.ARCH_RISCV
+    RECORD_FRAME = ("pc", "ra", "sp", "a0", "a1", "a2", "a3", "a4")
     # The registers at the trap, pc first (mepc: the trapping instruction).
     frame_names = ("pc", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
                    "a6", "a7")
@@ -131,6 +137,16 @@ class RiscV(PortBase):
                 "GDB server's target description has no CSRs, or a RAM dump's registers file lacks them), so "
                 "whether it stopped in a trap handler, and why, is not known: halt it and run `arena fault` again, "
                 "or `info registers mcause mepc mtval`")
+
+    def from_record(self, rec) -> Fault:
+        """The trap the agent's record holds: exc_return = mstatus, cfsr = mcause, mmfar = mtval,
+        bfar = mepc, shcsr = mtvec, frame = mepc, ra, sp, a0-a4 (fault.h)."""
+        t = trapmod.Trap(mcause=rec.cfsr, mepc=rec.bfar, mtval=rec.mmfar, handler=rec.shcsr & ~3, in_handler=True,
+                         mstatus=rec.exc_return)
+        copied = bool(rec.flags & faultrecord.FLAG_FRAME_COPIED)
+        return Fault(port=self, source="", exception=t.cause, status=t, frame_addr=None,
+                     frame=list(rec.frame) if copied else None, names=self.RECORD_FRAME,
+                     frame_note="" if copied else "the agent did not copy the registers")
 
     def thread_sp(self, core) -> int | None:
         return core.register("sp")
