@@ -12,6 +12,7 @@ its peak, at least the 21 frames' 64 B of locals each."""
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -35,6 +36,34 @@ def elf(tmp_path_factory):
     r = subprocess.run([CC, *FLAGS, str(SOURCE), "-o", str(out)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     return out
+
+
+def test_a_risc_v_frame_is_read_from_the_call_frame_information(elf):
+    """The RISC-V port's frame_layout (the ELF's .debug_frame, DWARF sp x2 and ra x1) against the
+    prologue objdump shows: `addi sp,sp,-N` and `sw ra,K(sp)` give (N, K - N); and the call in
+    main's `jal` to rv32_use_stack is decoded to its address."""
+    sys.path.insert(0, str(ROOT / "gdbplugin"))
+    from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # pylint: disable=import-outside-toplevel
+    from arenascope_plugin.acquire.reader import ImageReader  # pylint: disable=import-outside-toplevel
+    from arenascope_plugin.ports import riscv  # pylint: disable=import-outside-toplevel
+    dis = subprocess.run(["riscv64-unknown-elf-objdump", "-d", "--no-show-raw-insn", str(elf)], capture_output=True,
+                         text=True, check=True).stdout
+    body = dis[dis.index("<rv32_use_stack>:"):].split("\n\n")[0]
+    n = int(re.search(r"addi?\s+sp,sp,-(\d+)", body).group(1))  # binutils 2.40 prints `add` for it
+    k = int(re.search(r"sw\s+ra,(\d+)\(sp\)", body).group(1))
+    syms = elf_symbols(elf)
+    symbols = ElfSymbols(str(elf))
+    assert riscv.PORT.frame_layout(symbols, syms["rv32_use_stack"]) == (n, k - n)
+    raw = subprocess.run(["riscv64-unknown-elf-objdump", "-d", str(elf)], capture_output=True, text=True,
+                         check=True).stdout
+    call = re.search(r"^\s*([0-9a-f]+):\s+([0-9a-f]+)\s+jal\s+(?:ra,)?[0-9a-f]+ <rv32_use_stack>",
+                     raw[raw.index("<main>:"):], re.M)
+    at, size = int(call.group(1), 16), len(call.group(2)) // 2  # a 2-byte C.JAL or a 4-byte JAL
+    from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
+    with open(elf, "rb") as f:
+        text = ELFFile(f).get_section_by_name(".text")
+        reader = ImageReader([(text["sh_addr"], text.data())])
+    assert riscv.PORT.call_target(reader, at + size) == syms["rv32_use_stack"], (hex(at), size)
 
 
 def test_a_risc_v_trap_is_decoded_and_its_stack_is_found(elf):

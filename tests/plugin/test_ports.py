@@ -100,6 +100,11 @@ def test_risc_v_calls_before_a_return_address():
     assert call(reader, 0x104) == "JAL" and call(reader, 0x108) == "JALR x15"
     assert call(reader, 0x10A) == "C.JAL" and call(reader, 0x10C) == "C.JALR x15"
     assert call(reader, 0x110) is None
+    # Their targets: jal ra, +0x100 at 0x100 -> 0x200; c.jal +4 at 0x108 -> 0x10c; a JALR has none.
+    target = riscv.PORT.call_target
+    assert target(reader, 0x104) == 0x200 and target(reader, 0x10A) == 0x10C and target(reader, 0x108) is None
+    # jal ra, -8 at 0x120 (imm -8: 0xff9ff0ef) -> 0x118.
+    assert target(ImageReader([(0x120, struct.pack("<I", 0xFF9FF0EF))]), 0x124) == 0x118
     assert riscv.PORT.spins(b"\x6f\x00\x00\x00") and riscv.PORT.spins(b"\x01\xa0\x00\x00")
     assert not riscv.PORT.spins(struct.pack("<I", 0x00150513))
 

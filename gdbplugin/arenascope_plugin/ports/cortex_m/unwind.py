@@ -13,10 +13,10 @@ is set (ARMv7-M ARM B1.5.6-B1.5.8, ARMv8-M ARM B3.19).
 
 Cortex-M only: the exception frames are the M profile's. Nothing here writes target memory.
 """
-import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from arenascope_plugin.acquire import cfi as dwarf_cfi
 from arenascope_plugin.acquire.symbols import Symbols, short_name
 
 SP, LR, PC = 13, 14, 15
@@ -48,74 +48,14 @@ class Unwound:
     exc_frame: int | None = None
 
 
-class _Cfi:
-    """The ELF's .debug_frame FDEs, sorted by address (read once per ELF: Symbols.memo)."""
-
-    def __init__(self, path: str | None) -> None:
-        self.starts, self.fdes, self.problem = [], [], ""
-        if not path:
-            self.problem = "no ELF file on disk to read call frame information from"
-            return
-        try:
-            from elftools.common.exceptions import DWARFError, ELFError  # pylint: disable=import-outside-toplevel
-            from elftools.dwarf.callframe import FDE  # pylint: disable=import-outside-toplevel
-            from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
-        except ImportError:
-            self.problem = "pyelftools is missing (Debian: apt install python3-pyelftools)"
-            return
-        try:
-            with open(path, "rb") as f:
-                elf = ELFFile(f)
-                dwarf = elf.get_dwarf_info() if elf.has_dwarf_info() else None
-                if dwarf is None or not dwarf.has_CFI():
-                    self.problem = "the ELF has no .debug_frame (build with -g)"
-                    return
-                entries = sorted(((e.header["initial_location"], e.header["address_range"], e)
-                                  for e in dwarf.CFI_entries() if isinstance(e, FDE)), key=lambda t: t[0])
-                for lo, size, fde in entries:
-                    fde.get_decoded()  # decoded while the file is open
-                    self.starts.append(lo)
-                    self.fdes.append((lo, lo + size, fde))
-        except (OSError, ELFError, DWARFError, ValueError, KeyError, AssertionError) as exc:
-            self.starts, self.fdes = [], []
-            self.problem = f"the ELF's call frame information cannot be read ({exc})"
-
-    def rows(self, function: int) -> list[dict]:
-        """Every row of the FDE that starts at `function` ([] when none does)."""
-        i = bisect.bisect_right(self.starts, function) - 1
-        if i < 0 or self.fdes[i][0] != function:
-            return []
-        return list(self.fdes[i][2].get_decoded().table)
-
-    def row(self, pc: int) -> dict | None:
-        """The CFI table row covering pc, or None when no FDE covers it."""
-        i = bisect.bisect_right(self.starts, pc) - 1
-        if i < 0 or not self.fdes[i][0] <= pc < self.fdes[i][1]:
-            return None
-        table = self.fdes[i][2].get_decoded().table
-        rows = [r for r in table if r["pc"] <= pc]
-        return rows[-1] if rows else None
-
-
 def frame_layout(symbols: Symbols, function: int) -> tuple[int, int] | None:
     """(the largest CFA offset from SP, where LR is saved relative to the CFA) of the function at
-    `function`, from its call frame information: the frame it builds on the stack once its
-    prologue has run, and the slot of the return address it pushed (-4: right below the CFA). None
-    when the ELF does not describe it, or the function does not save LR (a leaf)."""
-    cfi = cfi_of(symbols)
-    best = None
-    for row in cfi.rows(function & ~1):
-        rule, lr = row["cfa"], row.get(LR)
-        if rule.expr is None and rule.reg == SP and lr is not None and lr.type == "OFFSET":
-            if best is None or rule.offset > best[0]:
-                best = (rule.offset, lr.arg)
-    return best
+    `function` (its Thumb bit dropped): acquire/cfi.py frame_layout with ARM's DWARF numbers."""
+    return dwarf_cfi.frame_layout(symbols, function & ~1, SP, LR)
 
 
-def cfi_of(symbols: Symbols) -> _Cfi:
-    if "cfi" not in symbols.memo:
-        symbols.memo["cfi"] = _Cfi(symbols.elf_path)
-    return symbols.memo["cfi"]
+def cfi_of(symbols: Symbols) -> dwarf_cfi.Cfi:
+    return dwarf_cfi.cfi_of(symbols)
 
 
 def _name(symbols: Symbols, pc: int) -> str:
@@ -123,7 +63,7 @@ def _name(symbols: Symbols, pc: int) -> str:
     return short_name(named[0]) if named else f"{pc & ~1:#x}"
 
 
-def _caller(cfi: _Cfi, regs: dict[int, int | None], word: Callable[[int], int], interrupted: bool) -> tuple:
+def _caller(cfi: dwarf_cfi.Cfi, regs: dict[int, int | None], word: Callable[[int], int], interrupted: bool) -> tuple:
     """(the caller's registers, None) one frame up from regs by the CFI row covering its PC, or
     (None, why not). interrupted: the PC is where the code was stopped (the newest frame, or one an
     exception interrupted), not a return address."""

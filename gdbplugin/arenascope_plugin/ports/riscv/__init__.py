@@ -1,9 +1,12 @@
 """The RISC-V port (RV32, machine mode: QEMU's virt, ESP32-C3/C6/P4, RP2350's Hazard3): the trap
 CSRs (trap.py, RISC-V Privileged Architecture 1.12), the registers at the trap, ESP-IDF's panic
-frame (RvExcFrame, components/riscv/include/riscv/rvruntime-frames.h), and the call instructions
-before a return address (RISC-V Unprivileged ISA 20191213, 2.5 JAL/JALR and 16.5 C.JAL/C.JALR)."""
+frame (RvExcFrame, components/riscv/include/riscv/rvruntime-frames.h), the call instructions
+before a return address and their targets (RISC-V Unprivileged ISA 20191213, 2.5 JAL/JALR and 16.5
+C.JAL/C.JALR), and frames from the ELF's call frame information (DWARF numbers: ra x1, sp x2, the
+RISC-V ELF psABI's "DWARF Register Numbers")."""
 import struct
 
+from arenascope_plugin.acquire import cfi as dwarf_cfi
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.ports import Fault, PortBase, Register
 from arenascope_plugin.ports.cortex_m import faultrecord
@@ -157,6 +160,29 @@ class RiscV(PortBase):
         return t.cause if t is not None and t.in_handler else None
 
     # -- code ---------------------------------------------------------------------------------
+    def call_target(self, reader, return_address: int) -> int | None:
+        """The address a JAL or C.JAL right before return_address calls (imm[20|10:1|11|19:12] of
+        JAL, imm[11|4|9:8|10|6|7|3:1|5] of C.JAL, sign-extended, added to the call's own address),
+        or None: a JALR through a register, or no call."""
+        kind = self.call_before(reader, return_address)
+        if kind == "JAL":
+            at = return_address - 4
+            w = struct.unpack("<I", reader.read(at, 4))[0]
+            imm = (w >> 31 & 1) << 20 | (w >> 21 & 0x3FF) << 1 | (w >> 20 & 1) << 11 | (w >> 12 & 0xFF) << 12
+            return (at + (imm - (1 << 21) if imm >> 20 else imm)) & 0xFFFFFFFF
+        if kind == "C.JAL":
+            at = return_address - 2
+            h = struct.unpack("<H", reader.read(at, 2))[0]
+            imm = ((h >> 12 & 1) << 11 | (h >> 11 & 1) << 4 | (h >> 9 & 3) << 8 | (h >> 8 & 1) << 10 |
+                   (h >> 7 & 1) << 6 | (h >> 6 & 1) << 7 | (h >> 3 & 7) << 1 | (h >> 2 & 1) << 5)
+            return (at + (imm - (1 << 12) if imm >> 11 else imm)) & 0xFFFFFFFF
+        return None
+
+    def frame_layout(self, symbols, function: int):
+        """(frame bytes, where ra is saved relative to the CFA) from the ELF's call frame
+        information, or None (acquire/cfi.py)."""
+        return dwarf_cfi.frame_layout(symbols, function, 2, 1)
+
     def spins(self, code: bytes) -> bool:
         """`j .`: JAL x0, 0 (0x0000006f), or C.J 0 (0xa001)."""
         return code[:4] == b"\x6f\x00\x00\x00" or code[:2] == b"\x01\xa0"
