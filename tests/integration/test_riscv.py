@@ -9,6 +9,7 @@ fault: the core is not in a fault handler", having read nothing), against GDB's 
 registers` (mcause 7, mepc, mtval the address), and says "no fault" before it; `arena stack` finds
 picolibc's stack (`__stack` - `__stack_size`, the ELF's symbols read here with pyelftools) and
 its peak, at least the 21 frames' 64 B of locals each."""
+import json
 import re
 import shutil
 import subprocess
@@ -147,3 +148,31 @@ def test_the_agents_risc_v_port_records_the_trap(agent_elf):
     assert "  mtval 0x90000000: the faulting address\n" in text, text
     assert f"registers at the fault: pc {mepc:#010x}  ra {frame[1]:#010x}  sp {sp:#010x}" in text, text
     assert re.search(rf"faulting PC: {mepc:#x} in main \+ \d+ at \S+main\.c:\d+$", text, re.M), text
+
+
+def test_the_pmp_stack_guard_stops_an_overflow_and_is_named(agent_elf):
+    """Scenario 1: arenascope_fault_stack_limit locks PMP entry 0 (NAPOT, no access) over the
+    stack's lowest 32 B; the recursion's store into it traps (mcause 7, mtval in the guard, GDB's
+    own `info registers`), and `arena fault` says the guard stopped the stack (verdict stack-limit)."""
+    syms = elf_symbols(agent_elf)
+    low = syms["__stack"] - syms["__stack_size"]
+    virt = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
+    with qemu(agent_elf, semihosting=True, **virt) as (port, _):
+        _, text = gdb_batch(agent_elf, ["set pagination off", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
+                                        "set arena colour off", "break main", "continue", "set var rv32_scenario = 1",
+                                        "break arenascope_fault_hook", "continue", "p rv32_guarded",
+                                        "info registers mcause mtval pmpcfg0 pmpaddr0", "arena fault --json",
+                                        "arena fault"], remote_port=port, timeout=120)
+    assert "Traceback" not in text, text
+    assert re.search(r"^\$1 = 1$", text, re.M), text
+    assert re.search(r"^mcause\s+0x7\s", text, re.M), text
+    mtval = int(re.search(r"^mtval\s+(0x[0-9a-f]+)", text, re.M).group(1), 16)
+    assert low <= mtval < low + 32, (hex(mtval), hex(low))
+    # pmpcfg0 byte 0: L | NAPOT = 0x98; pmpaddr0 = (low >> 2) | (32 / 8 - 1) (Privileged 3.7.1).
+    assert re.search(r"^pmpcfg0\s+0x98\s", text, re.M), text
+    assert re.search(rf"^pmpaddr0\s+{(low >> 2) | 3:#x}\s", text, re.M), text
+    assert ("VERDICT: the stack ran out, and the PMP stack guard stopped it: a locked PMP region over the stack's "
+            f"lowest bytes, armed by arenascope_fault_stack_limit at the stack's low bound {low:#x}") in text, text
+    assert f"PMP entry 0 {low:#x}-{low + 32:#x} (32 B, NAPOT, no access, locked)" in text, text
+    doc, _ = json.JSONDecoder().raw_decode(text[text.index('{\n "schema"'):])  # indent=1
+    assert [v["kind"] for v in doc["verdicts"]] == ["stack-limit"], doc["verdicts"]

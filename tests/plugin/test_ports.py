@@ -159,3 +159,25 @@ def test_xtensa_calls_before_a_return_address():
     assert xtensa.PORT.call_before(reader, 0x800D0006) == "CALLX8"
     assert xtensa.PORT.call_before(reader, 0x800D0009) is None
     assert xtensa.PORT.spins(bytes([0x06, 0xFF, 0xFF]))
+
+
+def test_pmp_entries_decode_as_the_privileged_spec_lays_them_out():
+    """Privileged Architecture 1.12, 3.7.1: entry 0 NAPOT 32 B at 0x807fe000 locked with no access
+    (cfg 0x98, pmpaddr (0x807fe000 >> 2) | 3); entry 1 TOR from entry 0's raw address to 0x80000000,
+    R+X (cfg 0x0d; empty, as its top is below its bottom); entry 2 NA4 at 0x1000, W only, locked
+    (cfg 0x92). A store into entry 0 is denied by it; a store to entry 2 is allowed, a load from it
+    is denied; a cause that is not an access fault is no PMP denial."""
+    from arenascope_plugin.ports.riscv import trap
+    regs = {"pmpcfg0": 0x98 | 0x0D << 8 | 0x92 << 16, "pmpcfg1": 0, "pmpcfg2": 0, "pmpcfg3": 0,
+            "pmpaddr0": (0x807FE000 >> 2) | 3, "pmpaddr1": 0x80000000 >> 2, "pmpaddr2": 0x1000 >> 2,
+            **{f"pmpaddr{i}": 0 for i in range(3, 16)}}
+    got = trap.pmp_regions(regs.get)
+    assert [(r.index, r.low, r.high) for r in got] == [(0, 0x807FE000, 0x807FE020),
+                                                       (1, (0x807FE000 >> 2 | 3) << 2, 0x80000000),
+                                                       (2, 0x1000, 0x1004)]
+    assert got[0].describe() == "PMP entry 0 0x807fe000-0x807fe020 (32 B, NAPOT, no access, locked)"
+    assert trap.pmp_denial(got, 7, 0x807FE010) is got[0]           # a store into the guard
+    assert trap.pmp_denial(got, 7, 0x1000) is None                  # W allowed there
+    assert trap.pmp_denial(got, 5, 0x1002) is got[2]                # a load: R clear, locked
+    assert trap.pmp_denial(got, 2, 0x807FE010) is None              # not an access fault
+    assert trap.pmp_regions({}.get) is None                         # no PMP CSRs to read

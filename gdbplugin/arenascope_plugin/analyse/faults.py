@@ -314,27 +314,25 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
     if f is not None and f.stack_limit_stopped:  # the limit stopped the stack before it went further
         armed = desc is not None and not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT
         on_psp = bool(f.on_thread_stack)
-        limit = f.port.stack_limit_register
+        limit, port = f.port.stack_limit_register, f.port
         if fault_task is not None:
             t = fault_task.task
             size = f" than its {t.stack_high - t.stack_low} B" if t.stack_high is not None else ""
-            headline = (f"VERDICT: {fault_task.stack_name} ran out, and the stack limit register stopped it: "
+            headline = (f"VERDICT: {fault_task.stack_name} ran out, and {port.limit_name} stopped it: "
                         f"{limit(True)}, which the scheduler sets to the running task's pxStack {t.stack_low:#x}, so "
                         "the "
                         f"overflow wrote nothing below it (there: {fault_task.below}). Give the task more "
-                        f"stack{size} (its stack depth at creation), or find the deep call: there is no stacked "
-                        "frame (the stacking stopped at the limit)")
+                        f"stack{size} (its stack depth at creation), or find the deep call: {port.limit_frame_note}")
         else:
             which = (f"{limit(False)}, armed by arenascope_fault_stack_limit at the stack's low bound "
                      f"{desc.stack.low_addr:#x}, "
-                     "so the overflow wrote nothing below it and the arena is as it was (the fault handler itself ran "
-                     "on the guard band below the limit)" if armed and not on_psp else
+                     f"so the overflow wrote nothing below it and the arena is as it was {port.limit_handler_note}"
+                     if armed and not on_psp else
                      f"{limit(True)} (the thread stack's limit)" if on_psp else
                      f"{limit(None)} (not armed by the agent)")
             more = f" than its {s.high - s.low} B" if s is not None and not on_psp else ""
-            headline = (f"VERDICT: the stack ran out, and the stack limit register stopped it: {which}. Give the stack "
-                        f"more room{more}, or find the deep call: there is no stacked frame (the stacking stopped at "
-                        "the limit)")
+            headline = (f"VERDICT: the stack ran out, and {port.limit_name} stopped it: {which}. Give the stack "
+                        f"more room{more}, or find the deep call: {port.limit_frame_note}")
         out.verdicts.append(postmortem.Verdict(kind=STACK_LIMIT, headline=headline))
         out.address_note = address_note(ctx, f)
         return out

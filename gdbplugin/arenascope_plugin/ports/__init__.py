@@ -128,6 +128,11 @@ class PortBase:
     fault_sp_symbols: tuple = ()
     dump_status_words: tuple = ()
     thread_limit_words = "the stack limit stopped it at pxStack"  # a task's stopped overflow
+    # The stack-limit verdict's words (analyse/faults.py): what stopped the overflow, where the
+    # handler ran, and what the frame says.
+    limit_name = "the stack limit"
+    limit_handler_note = ""
+    limit_frame_note = "the faulting instruction is the deepest call"
     exception_mark = "<signal handler called>"  # GDB's frame between a handler and what it interrupted
 
     def prefetch(self, reader, pieces):

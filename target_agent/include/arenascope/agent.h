@@ -84,8 +84,9 @@ extern "C" {
 
 /* Descriptor flags (arenascope_descriptor_t.flags). */
 #define ARENASCOPE_FLAG_MEASURED 0x01u    /* the bands' touched_lo/hi hold a measurement   */
-#define ARENASCOPE_FLAG_STACK_LIMIT 0x02u /* MSPLIM is the stack's low bound (ARMv8-M:     */
-                                          /* arenascope_fault_stack_limit, fault.h)        */
+#define ARENASCOPE_FLAG_STACK_LIMIT 0x02u /* a stack limit guards the stack's low bound:   */
+                                          /* MSPLIM (ARMv8-M) or a PMP guard (RISC-V),     */
+                                          /* arenascope_fault_stack_limit, fault.h         */
 
 /* Arena flags (arenascope_arena_t.flags). */
 #define ARENASCOPE_ARENA_TFLM 0x01u        /* set by the TFLM adapter (adapters/tflm):         */

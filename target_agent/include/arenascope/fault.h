@@ -103,7 +103,8 @@ typedef struct arenascope_fault_regs {
  * fault_record_addr. Once per boot, right after arenascope_init. */
 void arenascope_fault_boot(void);
 
-/* ARMv8-M Mainline (M33, M55, M85): sets MSPLIM, the main stack's limit register, to the stack's
+/* RISC-V (ports/riscv/arenascope_port.h): locks a PMP guard over the stack's lowest bytes instead.
+ * ARMv8-M Mainline (M33, M55, M85): sets MSPLIM, the main stack's limit register, to the stack's
  * low bound given to arenascope_init, so that a stack overflow faults at once (UsageFault STKOF,
  * ARMv8-M ARM B3.22) instead of writing into the guard band and the arena below, and sets the
  * descriptor's ARENASCOPE_FLAG_STACK_LIMIT so that `arena fault` says so. The port's handler

@@ -19,6 +19,10 @@
 #ifndef ARENASCOPE_TRAP_STACK_BYTES
 #define ARENASCOPE_TRAP_STACK_BYTES 256
 #endif
+/* The PMP stack guard's size (arenascope_fault_stack_limit): a power of two, at least 8. */
+#ifndef ARENASCOPE_PMP_GUARD_BYTES
+#define ARENASCOPE_PMP_GUARD_BYTES 32u
+#endif
 
 /* ra, sp, a0, a1, a2, a3, a4 as the trap left them (the entry writes them, the C part reads). */
 uint32_t arenascope_trap_saved[7];
@@ -26,6 +30,29 @@ __attribute__((aligned(16))) uint8_t arenascope_trap_stack[ARENASCOPE_TRAP_STACK
 
 #define CSR_READ(name, out)                                                                                            \
     __asm__ volatile(".option push\n.option arch, +zicsr\ncsrr %0, " #name "\n.option pop" : "=r"(out))
+#define CSR_WRITE(name, in)                                                                                            \
+    __asm__ volatile(".option push\n.option arch, +zicsr\ncsrw " #name ", %0\n.option pop" ::"r"(in) : "memory")
+
+int arenascope_fault_stack_limit(void)
+{
+    /* PMP entry 0, NAPOT over the stack's lowest ARENASCOPE_PMP_GUARD_BYTES, locked (L: it binds
+     * machine mode too) with no R, W or X: pmpcfg 0x98 (L bit 7, A = NAPOT 3 in bits 4:3), pmpaddr
+     * = (base >> 2) | (size / 8 - 1) (Privileged Architecture 1.12, 3.7.1). Only when entry 0 is
+     * unused (pmpcfg0's low byte 0) and the stack's low bound is aligned to the size. */
+    const uint32_t low = (uint32_t)arenascope_descriptor.stack.low_addr;
+    const uint32_t size = ARENASCOPE_PMP_GUARD_BYTES;
+    uint32_t cfg;
+
+    CSR_READ(pmpcfg0, cfg);
+    if ((cfg & 0xFFu) != 0u || low == 0u || (low & (size - 1u)) != 0u ||
+        low + size > (uint32_t)arenascope_descriptor.stack.high_addr) {
+        return 0;
+    }
+    CSR_WRITE(pmpaddr0, (low >> 2) | (size / 8u - 1u));
+    CSR_WRITE(pmpcfg0, cfg | 0x98u);
+    arenascope_descriptor.flags |= ARENASCOPE_FLAG_STACK_LIMIT;
+    return 1;
+}
 
 void arenascope_port_fault_c(void);
 

@@ -46,6 +46,14 @@ void arenascope_port_stack_paint_below_sp(void);
  * exceptions to it when the firmware takes interrupts. */
 void arenascope_fault_handler(void);
 
+/* The RISC-V stack limit: locks PMP entry 0 over the stack's lowest ARENASCOPE_PMP_GUARD_BYTES
+ * (default 32) with no access, so that a stack grown that far faults at once (a store or load
+ * access fault, mtval in the guard) instead of running into an arena below it, and sets the
+ * descriptor's ARENASCOPE_FLAG_STACK_LIMIT so that `arena fault` says so. Locked: until reset.
+ * Call after arenascope_init and after painting the stack (the guard is its bottom). Returns 1
+ * when set, 0 when entry 0 is in use or the stack's low bound is not aligned to the guard's size.
+ * Declared in arenascope/fault.h too (arenascope_fault_stack_limit). */
+
 #ifdef __cplusplus
 }
 #endif

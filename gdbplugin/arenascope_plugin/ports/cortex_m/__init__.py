@@ -62,6 +62,10 @@ class CortexM(PortBase):
         """Why the frame is on the thread stack, with the value that says so."""
         return f"EXC_RETURN {f.status.exc_return:#010x}: the frame is on the process stack (PSP)"
 
+    limit_name = "the stack limit register"
+    limit_handler_note = "(the fault handler itself ran on the guard band below the limit)"
+    limit_frame_note = "there is no stacked frame (the stacking stopped at the limit)"
+
     def stack_limit_register(self, on_thread: bool | None) -> str:
         return {True: "PSPLIM", False: "MSPLIM"}.get(on_thread, "MSPLIM or PSPLIM")
 

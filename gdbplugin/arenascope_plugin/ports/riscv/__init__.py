@@ -64,8 +64,31 @@ class RiscV(PortBase):
     def thread_stack_line(self, f: Fault) -> str:
         return "sp at the trap lies in it"
 
+    limit_name = "the PMP stack guard"
+    limit_handler_note = "(the trap entry ran on a stack of its own)"
+    limit_frame_note = "mepc is the instruction that hit the guard"
+
     def stack_limit_register(self, on_thread: bool | None) -> str:
-        return "a PMP region"
+        return "a locked PMP region over the stack's lowest bytes"
+
+    def stack_limit_stopped(self, f: Fault) -> bool:
+        return "stack_guard" in f.extra
+
+    def after_fault(self, ctx, f: Fault) -> None:
+        """The PMP entry that denied an access fault (read from the core's CSRs now: PMP keeps its
+        configuration until reset), and whether it guards the stack's lowest bytes (then the
+        stack ran out and the guard stopped it: ctx.stack's bounds)."""
+        t, addr = f.status, f.status.fault_address
+        if f.stale or addr is None or t.interrupt:
+            return
+        regions = trapmod.pmp_regions(ctx.core.register)
+        denied = trapmod.pmp_denial(regions or [], t.code, addr)
+        if denied is None:
+            return
+        f.extra["pmp"] = denied
+        stack = ctx.stack
+        if stack is not None and stack.low <= denied.low < stack.low + 4096 and denied.high <= stack.high:
+            f.extra["stack_guard"] = denied
 
     def status_key(self, f: Fault) -> tuple:
         return (f.status.mcause, f.status.mtval)
@@ -84,6 +107,10 @@ class RiscV(PortBase):
             out.append(Register("mstatus", t.mstatus, trapmod.mstatus_text(t.mstatus)))
         if t.handler is not None:
             out.append(Register("mtvec", t.handler, "the trap handler's address (BASE)"))
+        pmp = f.extra.get("pmp")
+        if pmp is not None:
+            out.append(Register(f"pmpaddr{pmp.index}", pmp.raw, f"denied the access: {pmp.describe()}"
+                                + ("; it guards the stack's lowest bytes" if "stack_guard" in f.extra else "")))
         return out
 
     def status_lines(self, f: Fault) -> list[str]:
@@ -93,6 +120,11 @@ class RiscV(PortBase):
 
     def cause_lines(self, f: Fault) -> list[str]:
         t, out = f.status, []
+        guard = f.extra.get("stack_guard")
+        if guard is not None:
+            out.append(f"the stack ran out: the access at mtval {t.fault_address:#x} hit the locked PMP guard over the "
+                       f"stack's lowest {guard.high - guard.low} B ({guard.low:#x}-{guard.high:#x}), which stopped it "
+                       "before anything below the stack was written")
         if t.code in (1, 12) and not t.interrupt and f.pc is not None and f.pc < 0x100:
             out.append(f"an instruction fetch from {f.pc:#x}: a call through a null or corrupted function pointer, "
                        "or a return to a corrupted address (see ra)")

@@ -100,3 +100,73 @@ def lines(trap: Trap, where, memory_of) -> list[str]:
     elif trap.mtval and not trap.interrupt and trap.code == 2:
         out.append(f"mtval {trap.mtval:#x}: the illegal instruction's bits")
     return out
+
+
+# Physical memory protection (Privileged Architecture 1.12, 3.7.1): on RV32, pmpcfg0..3 hold 4
+# one-byte entry configurations each (R bit 0, W 1, X 2, A bits 4:3: OFF, TOR, NA4, NAPOT; L bit
+# 7: locked, binding machine mode too), pmpaddr0..15 the addresses >> 2.
+PMP_ENTRIES = 16
+PMP_MODES = {1: "TOR", 2: "NA4", 3: "NAPOT"}
+
+
+@dataclass
+class PmpRegion:
+    """One active PMP entry: [low, high), its permissions and whether it is locked."""
+    index: int
+    low: int
+    high: int
+    cfg: int
+    raw: int = 0           # pmpaddrN as read
+
+    @property
+    def locked(self) -> bool:
+        return bool(self.cfg >> 7 & 1)
+
+    def allows(self, access: str) -> bool:
+        """Whether the entry permits `access`: "r", "w" or "x"."""
+        return bool(self.cfg >> "rwx".index(access) & 1)
+
+    def describe(self) -> str:
+        perms = "".join(a.upper() for a in "rwx" if self.allows(a)) or "no access"
+        return (f"PMP entry {self.index} {self.low:#x}-{self.high:#x} ({self.high - self.low} B, "
+                f"{PMP_MODES[self.cfg >> 3 & 3]}, {perms}{', locked' if self.locked else ''})")
+
+
+def pmp_regions(register) -> list[PmpRegion] | None:
+    """The active PMP entries from register(name) -> value or None (the core's CSRs), lowest index
+    (highest priority) first; None when pmpcfg0 cannot be read."""
+    cfgs = [register(f"pmpcfg{i}") for i in range(PMP_ENTRIES // 4)]
+    if cfgs[0] is None:
+        return None
+    out, prev = [], 0
+    for i in range(PMP_ENTRIES):
+        word = cfgs[i // 4]
+        addr = register(f"pmpaddr{i}")
+        if word is None or addr is None:
+            break
+        cfg = word >> 8 * (i % 4) & 0xFF
+        mode = cfg >> 3 & 3
+        if mode == 1:
+            low, high = prev << 2, addr << 2
+        elif mode == 2:
+            low, high = addr << 2, (addr << 2) + 4
+        elif mode == 3:
+            ones = (~addr & (addr + 1)).bit_length() - 1  # trailing 1 bits of pmpaddr
+            low, high = (addr & ~((1 << ones) - 1)) << 2, ((addr & ~((1 << ones) - 1)) << 2) + (8 << ones)
+        if mode:
+            out.append(PmpRegion(i, low, high, cfg, addr))
+        prev = addr
+    return out
+
+
+ACCESS_OF_CAUSE = {1: "x", 5: "r", 7: "w"}  # instruction, load, store/AMO access faults
+
+
+def pmp_denial(regions: list[PmpRegion], cause: int, address: int) -> PmpRegion | None:
+    """The locked PMP entry that denied an access fault at `address` (the lowest-numbered entry
+    matching it decides, 3.7.1), or None."""
+    access = ACCESS_OF_CAUSE.get(cause)
+    if access is None:
+        return None
+    hit = next((r for r in regions if r.low <= address < r.high), None)
+    return hit if hit is not None and hit.locked and not hit.allows(access) else None
