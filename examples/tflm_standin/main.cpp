@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <new>
-
+#include "standin_new.h"
 #include "standin_plan.h"
 #include "tflite_standin.h"
 #ifdef STANDIN_WITH_AGENT

@@ -18,7 +18,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include <new>
+#include "standin_new.h"
 
 #include "standin_plan.h"
 
