@@ -15,4 +15,6 @@ set(ARENASCOPE_CPU_FLAGS "-march=rv32imac -mabi=ilp32 -mcmodel=medany --specs=pi
 set(CMAKE_C_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -g -ffunction-sections -fdata-sections")
 set(CMAKE_CXX_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -g -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti")
 set(CMAKE_ASM_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS} -g")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "${ARENASCOPE_CPU_FLAGS}")
+# Nothing more to link a program with: CMake's link line carries the compile flags above already,
+# and picolibc.specs given twice fails ("attempt to rename spec 'link' to already defined spec").
+set(CMAKE_EXE_LINKER_FLAGS_INIT "")
