@@ -8,6 +8,8 @@
  * tensor arena right below the stack), and its scenarios (README.md). GDB sets the two volatile
  * selectors at a breakpoint on standin_boot(), before the interpreter is constructed.
  * Register addresses: ARMv7-M ARM B3.2 (SCB) and the MPS2 AN386 memory map (CMSDK UART0).
+ * Built for RV32 (__riscv: tflm_standin_rv32_fw.elf on QEMU virt, README.md) the UART is picolibc's
+ * semihosted stdout and startup_rv32.cpp paints the stack and sets mtvec at the start of main.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -20,17 +22,30 @@
 #include "arenascope/agent.h"
 #endif
 
+#if defined(__riscv)
+#include <stdio.h>
+#else
 #define REG(addr) (*(volatile uint32_t *)(addr))
 #define UART0_DATA REG(0x40004000u)
 #define UART0_CTRL REG(0x40004008u)
 #define UART0_BAUDDIV REG(0x40004010u)
 #define SCB_VTOR REG(0xE000ED08u)
+#endif
 
 extern "C" {
 extern const uint8_t demo_model_data[];  // cmake/embed_model.cmake: the demo's model
 extern const uint32_t demo_model_bytes;
+#if defined(__riscv)
+// picolibc's linker script: the stack is __stack_size bytes (an absolute symbol) below __stack; the
+// stand-in's (virt_rv32_standin.ld) puts the arena right below it.
+extern char __stack[], __stack_size[];
+#define STANDIN_STACK_LIMIT ((uint32_t)(uintptr_t)(__stack - (uintptr_t)__stack_size))
+void standin_rv32_start(void);  // startup_rv32.cpp: mtvec, the stack's paint
+#else
 extern uint32_t __StackLimit, __StackTop;
 extern void (*const standin_vectors_saving_sp[])(void);
+#define STANDIN_STACK_LIMIT ((uint32_t)&__StackLimit)
+#endif
 
 // The tensor arena: the recommended size, placed by the linker script directly below the stack.
 __attribute__((section(".tensor_arena"), aligned(16))) uint8_t tensor_arena[STANDIN_RECOMMENDED_BYTES];
@@ -106,17 +121,24 @@ static void *standin_heap_alloc(size_t bytes)
 
 // Set from GDB at standin_boot() (the plugin never writes: the tests and you do).
 volatile uint32_t standin_arena_bytes = STANDIN_RECOMMENDED_BYTES;  // what the interpreter gets
-volatile uint32_t standin_scenario = 0;                             // README.md: 0..5
+volatile uint32_t standin_scenario = 0;                             // README.md: 0..5 (RV32: 6)
 volatile uint32_t standin_recursion_depth = 0;        // scenario 3/4: frames; 0: down to the overrun below
 volatile uint32_t standin_stack_overrun_bytes = 200;  // scenario 3/4 with depth 0: how far past __StackLimit
 volatile uint32_t standin_recursion_fill_all = 0;     // scenario 3/4: 1: the frames leave no paint word
 volatile uint32_t standin_invokes;                    // invokes completed
 volatile uint32_t g_fault_sp;                         // scenario 4: the SP the fault stacked its frame at
 volatile int8_t standin_sink;
+#if defined(__riscv)
+volatile uintptr_t standin_wild_address = 0x90000000u;  // scenario 6: no memory answers there on QEMU virt
+#endif
 
 void standin_uart_putc(char c)
 {
+#if defined(__riscv)
+    putchar(c);  // picolibc's stdout: semihosting (--oslib=semihost), QEMU's stdout
+#else
     UART0_DATA = (uint32_t)(uint8_t)c;
+#endif
 }
 
 // Breakpoint targets (noinline, each its own function).
@@ -180,6 +202,14 @@ TfLiteStatus standin_kernel_invoke(TfLiteContext *context, TfLiteNode *node)
     TfLiteEvalTensor *output = context->GetEvalTensor(context, node->outputs->data[0]);
     int8_t v = input->data.int8 ? input->data.int8[0] : 0;
     v = (int8_t)(v + (op_data ? op_data[0] : 0) + (options ? options[0] : 0) + 1);
+#if defined(__riscv)
+    // Scenario 6 (RV32): from the second inference on, the kernel writes its output through a wild
+    // pointer (standin_wild_address, no memory there), as a kernel computing a bad address does.
+    if (standin_scenario == 6 && standin_invokes > 0) {
+        memset((void *)standin_wild_address, v, eval_bytes(output));
+        return kTfLiteOk;
+    }
+#endif
     memset(output->data.data, v, eval_bytes(output));
     return kTfLiteOk;
 }
@@ -217,9 +247,13 @@ __attribute__((noinline)) uint32_t standin_recurse(uint32_t n)
     const int fill = standin_recursion_fill_all ? 8 : 3;
     for (int i = 0; i < fill; ++i) pad[i] = 0x5A5A5A5Au;
     uint32_t sp;
+#if defined(__riscv)
+    __asm__ volatile("mv %0, sp" : "=r"(sp));
+#else
     __asm__ volatile("mov %0, sp" : "=r"(sp));
+#endif
     const bool deeper = standin_recursion_depth ? n + 1 < standin_recursion_depth
-                                                : sp > (uint32_t)&__StackLimit - standin_stack_overrun_bytes;
+                                                : sp > STANDIN_STACK_LIMIT - standin_stack_overrun_bytes;
     uint32_t r = deeper ? standin_recurse(n + 1) : 0;
     return r + pad[n % 3];
 }
@@ -243,13 +277,19 @@ void operator delete(void *, size_t) noexcept {}
 
 int main(void)
 {
+#if defined(__riscv)
+    standin_rv32_start();
+#else
     UART0_BAUDDIV = 16u;
     UART0_CTRL = 1u; /* TX enable */
+#endif
     standin_boot();
     uart_puts("tflm stand-in (NOT TensorFlow Lite Micro): scenario ");
     standin_uart_putc((char)('0' + standin_scenario % 10));
     uart_puts("\n");
+#if !defined(__riscv)
     if (standin_scenario == 4) SCB_VTOR = (uint32_t)standin_vectors_saving_sp;
+#endif
     size_t arena_bytes = standin_arena_bytes;
     if (arena_bytes > sizeof(tensor_arena)) arena_bytes = sizeof(tensor_arena);
 

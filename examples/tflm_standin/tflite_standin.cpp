@@ -967,9 +967,10 @@ TfLiteStatus MicroInterpreter::Invoke()
 
 }  // namespace tflite
 
-// Sizes the planner sizes the tail with (arenascope-plan --target cortex-m --tflm ERA;
-// TFLM-INTERNALS.md; sizeof of real TFLM of each era: docs/integrating-tflm.md).
-#if defined(__arm__)
+// Sizes the planner sizes the tail with (arenascope-plan --target cortex-m --tflm ERA, or --target
+// riscv32 for the RV32 build; TFLM-INTERNALS.md; sizeof of real TFLM of each era and on RV32:
+// docs/integrating-tflm.md). On RV32 only TfLiteTensor differs: its three enums are 4 bytes there.
+#if defined(__arm__) || defined(__riscv)
 #if STANDIN_ERA <= 202203
 static_assert(sizeof(tflite::MicroAllocator) == 36, "MicroAllocator");  // 5b3670d82
 static_assert(sizeof(tflite::SingleArenaBufferAllocator) == 36, "SimpleMemoryAllocator");
@@ -987,7 +988,11 @@ static_assert(sizeof(tflite::NonPersistentArenaBufferAllocator) == 32, "NonPersi
 static_assert(sizeof(tflite::GreedyMemoryPlanner) == 44, "GreedyMemoryPlanner");
 static_assert(sizeof(TfLiteEvalTensor) == 12, "TfLiteEvalTensor");
 static_assert(sizeof(tflite::NodeAndRegistration) == 32, "NodeAndRegistration");
+#if defined(__riscv)
+static_assert(sizeof(TfLiteTensor) == 40, "TfLiteTensor (4-byte enums)");
+#else
 static_assert(sizeof(TfLiteTensor) == 32, "TfLiteTensor");
+#endif
 static_assert(sizeof(tflite::SubgraphAllocations) == 8, "SubgraphAllocations");
 static_assert(sizeof(tflite::ScratchBufferHandle) == 4, "ScratchBufferHandle");
 static_assert(sizeof(tflite::internal::ScratchBufferRequest) == 12, "ScratchBufferRequest");

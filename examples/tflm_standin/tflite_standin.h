@@ -57,7 +57,8 @@
 
 extern "C" {
 
-/* arm-none-eabi uses short enums: these are 1 byte on the target, as TFLM's are. */
+/* arm-none-eabi uses short enums: these are 1 byte on the target, as TFLM's are (4 bytes on RV32,
+ * whose ABI has no short enums, as TFLM's are there). */
 typedef enum TfLiteStatus {
     kTfLiteOk = 0,
     kTfLiteError = 1,
@@ -576,7 +577,7 @@ private:
     MicroInterpreterContext micro_context_;
 };
 
-// MicroPrintf: TFLM's logging, here to the MPS2 UART (%u %d %s %x).
+// MicroPrintf: TFLM's logging, here to the MPS2 UART (RV32: semihosted stdout) (%u %d %s %x).
 void MicroPrintf(const char *format, ...);
 
 // The model's bytes (the flatbuffer: cmake/embed_model.cmake's array).
