@@ -45,7 +45,15 @@ def test_the_stack_run_into_the_rv32_arena():
     """The deepest SP GDB measured at the recursion's last frame was 0x80ffdf90, __stack_limit
     (0x80ffe000, the arena's end) - 112 B; the fault is the load through MicroAllocator's
     non_persistent_buffer_allocator_ (at 0x80ffdf90), which the stack overwrote with 0xa5000000."""
-    text = plugin_at_stops(elf_of("STACK_ARENA"), ["trap_handler"], ["arena fault"], **VIRT)
+    text = plugin_at_stops(elf_of("STACK_ARENA"), ["trap_handler"], ["arena fault", "arena stack", "arena map"],
+                           **VIRT)
+    # The stack from picolibc's symbols (__stack 0x81000000, __stack_size 8 KiB: the ELF's, NOTES),
+    # its peak the same 112 B past the limit; the map the arena tensor_arena 0x80ffd9c0-0x80ffe000
+    # with hello_world's head 32 B and tail 684 B, as the real firmware printed them.
+    assert "stack:                    0x80ffe000-0x81000000, size 8192 B" in text, text
+    assert "peak depth:               >= 8304 B (8.1 KiB): 112 B past the 8192 B (8.0 KiB) stack" in text, text
+    assert "arena 0 0x80ffd9c0 [" in text and "] 0x80ffe000" in text, text
+    assert "head 0..+32, temp ..+32" in text and "tail +916..+1600" in text, text
     assert "load access fault: from core registers" in text and "mtval 0xa5000000: the faulting address" in text
     assert "VERDICT: the stack ran into the arena: 112 B past its limit, 112 B into the arena, down into " \
         "MicroAllocator" in text, text
