@@ -65,7 +65,26 @@ def test_the_measured_2026_08_layout_is_tflm_90b983c2s():
     assert m["offsets"][P.ARENA_ALLOCATOR] == {"buffer_head_": 8, "buffer_tail_": 12, "head_": 16, "tail_": 20,
                                                "temp_": 24}
     assert m["bases"] == (0, 4)  # SingleArenaBufferAllocator's two interfaces, a vtable pointer each
-    assert P.measured(P.BY_ID["2026-08"], "riscv32-ilp32") is None
+    assert P.measured(P.BY_ID["2026-08"], "xtensa") is None
+
+
+def test_the_measured_rv32_layout_differs_from_arms_only_by_4_byte_enums():
+    """Real TFLM 90b983c2 built for rv32imac/ilp32 (docs/integrating-tflm.md, "TFLM without debug
+    information"): the same roles as the Cortex-M4's, and the same figures but where an enum is a
+    member: TfLiteTensor 40 B (32), TfLiteEvalTensor.type 4 B (1), and the MicroInterpreter's
+    TfLiteStatus initialization_status_, 4 B (1), which moves the members after it by 4."""
+    arm, rv = (P.measured(P.BY_ID["2026-08"], abi) for abi in ("arm-eabi", "riscv32-ilp32"))
+    for table in ("offsets", "member_sizes", "optional", "sizes", "vtables"):
+        assert set(rv[table]) == set(arm[table]), table
+    assert rv["sizes"][P.INTERPRETER] == 212 and rv["sizes"][P.TFLITE_TENSOR] == 40
+    assert rv["member_sizes"][P.EVAL_TENSOR]["type"] == 4 and rv["optional"][P.INTERPRETER] == \
+        {"initialization_status_": (152, 4)}
+    moved = {k: v + 4 for k, v in arm["offsets"][P.INTERPRETER].items() if v > 149}
+    assert rv["offsets"][P.INTERPRETER] == {**arm["offsets"][P.INTERPRETER], **moved}
+    differ = {(t, r) for t in ("offsets", "member_sizes", "optional", "sizes") for r in arm[t] if rv[t][r] != arm[t][r]}
+    assert differ == {("offsets", P.INTERPRETER), ("member_sizes", P.EVAL_TENSOR), ("optional", P.INTERPRETER),
+                      ("sizes", P.INTERPRETER), ("sizes", P.TFLITE_TENSOR)}, differ
+    assert rv["vtables"] == arm["vtables"] and rv["bases"] == arm["bases"]
 
 
 @needs_elfs
