@@ -63,3 +63,15 @@ def test_at_a_stop_every_command_hashes_again():
     faults.damaged_regions(ctx, desc, rec)
     faults.damaged_regions(ctx, desc, rec)
     assert reader.bytes == 2 * (12 + 64)
+
+
+def test_a_region_small_enough_for_a_frames_padding_does_not_stop_the_stacks_reach():
+    """stack_reach: an 80-byte RV32 frame (64 B of locals and ra, 16-byte aligned) leaves 12 B
+    unwritten, where an 8 B region stays intact while the stack overwrote the regions above and
+    below it; an intact region of 16 B stops the reach: what changed below it is another writer's."""
+    top, small, mid, big, low = region(0, 100, 28), region(1, 92, 8), region(2, 40, 52), region(3, 24, 16), region(
+        4, 0, 24)
+    reached, beyond = faults.stack_reach([top, mid, low], [small, big])
+    assert (reached, beyond) == ([top, mid], [low])
+    below = region(6, 40, 44)
+    assert faults.stack_reach([top, below], [region(5, 84, 16)]) == ([top], [below])  # 16 B intact: it stopped

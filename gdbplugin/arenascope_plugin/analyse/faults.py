@@ -109,14 +109,26 @@ def damaged_regions(ctx: PipelineContext, desc: Descriptor | None, rec) -> list[
     return out
 
 
+# A frame can leave bytes between its locals and its saved registers unwritten: up to its ABI's stack
+# alignment less a word (12 B under the RISC-V psABI's 16: 64 B of locals and ra make an 80-byte frame).
+# A checksummed region smaller than that alignment can lie wholly in such a gap, so its being intact
+# does not show where the stack stopped.
+STACK_GAP_BYTES = 16
+
+
+def _stops_the_stack(r: Region, intact: list[Region]) -> bool:
+    return r in intact and r.size >= STACK_GAP_BYTES
+
+
 def stack_reach(damaged: list[Region], intact: list[Region]) -> tuple[list[Region], list[Region]]:
     """(reached, beyond): a stack grown down into the arena overwrites its tail from the top down, so
-    the damaged regions above the topmost checksummed region still intact are ones it reached;
-    those below that intact region were, most likely, written by something else (a frame can leave
-    a local array unwritten, hence "most likely")."""
+    the damaged regions above the topmost checksummed region still intact (of STACK_GAP_BYTES or
+    more: a smaller one may sit in a frame's padding) are ones it reached; those below that intact
+    region were, most likely, written by something else (a frame can leave a local array unwritten,
+    hence "most likely")."""
     checked = sorted(damaged + intact, key=lambda r: r.end, reverse=True)
-    first_intact = next((i for i, r in enumerate(checked) if r in intact), len(checked))
-    reached = checked[:first_intact]
+    first_intact = next((i for i, r in enumerate(checked) if _stops_the_stack(r, intact)), len(checked))
+    reached = [r for r in checked[:first_intact] if r not in intact]
     return reached, [r for r in damaged if r not in reached]
 
 
@@ -263,7 +275,8 @@ def _task_into_arena(ts, damaged: list[Region], on_it: bool) -> postmortem.Verdi
 def _beyond_the_stack(desc, beyond: list[Region], intact: list[Region]) -> postmortem.Verdict:
     """The verdict on damaged tail regions below one the stack left intact (stack_reach's beyond)."""
     low = max(r.end for r in beyond)
-    above = min((r for r in intact if r.offset >= low), key=lambda r: r.offset, default=None)
+    above = min((r for r in intact if r.offset >= low and _stops_the_stack(r, intact)), key=lambda r: r.offset,
+                default=None)
     first = min(beyond, key=lambda r: r.offset)
     return postmortem.Verdict(
         kind=TAIL_OVERWRITTEN,
@@ -445,7 +458,9 @@ def find_fault(ctx: PipelineContext) -> tuple[Fault | None, list[Region], str]:
         except (record.RecordError, MemoryReadError) as exc:
             rec_note = str(exc)
             ctx.cache.pop("fault_record", None)
-    if rec is not None and rec.arch != port.record_arch:
+    # A record that never held a fault has no registers yet (its arch is the zeroed field's 0): it still
+    # holds this boot's count and the region checksums.
+    if rec is not None and rec.fault_count and rec.arch != port.record_arch:
         rec_note = (f"the agent's fault record at {rec_addr:#x} holds the registers of architecture {rec.arch} "
                     f"(fault.h ARENASCOPE_FAULT_ARCH_*), not {port.title}'s, which the ELF is for: not used")
         rec = None
