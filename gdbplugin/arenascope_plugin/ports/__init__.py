@@ -196,11 +196,7 @@ class PortBase:
 def for_abi(abi: str | None):
     """The port for an ELF's C ABI (acquire/elfinfo.abi's names), or None for an ABI no port serves
     (a host build, an unknown machine)."""
-    from arenascope_plugin.ports import cortex_m, riscv, xtensa  # pylint: disable=import-outside-toplevel
-    for port in (cortex_m.PORT, riscv.PORT, xtensa.PORT):
-        if abi in port.elf_abis:
-            return port
-    return None
+    return next((port for port in all_ports() if abi in port.elf_abis), None)
 
 
 def of(symbols):
@@ -216,7 +212,18 @@ def of(symbols):
     return port
 
 
+_PORTS: list = []
+
+
 def all_ports() -> list:
-    """Every port, Cortex-M first."""
-    from arenascope_plugin.ports import cortex_m, riscv, xtensa  # pylint: disable=import-outside-toplevel
-    return [cortex_m.PORT, riscv.PORT, xtensa.PORT]
+    """Every port: each package in ports/ with a PORT (a new architecture is one package), Cortex-M
+    first (the default, and the agent's record layout), then by name."""
+    if not _PORTS:
+        import importlib  # pylint: disable=import-outside-toplevel
+        import pathlib  # pylint: disable=import-outside-toplevel
+        import pkgutil  # pylint: disable=import-outside-toplevel
+        here = [str(pathlib.Path(__file__).parent)]
+        found = [importlib.import_module(f"{__name__}.{m.name}").PORT for m in pkgutil.iter_modules(here)
+                 if m.ispkg]
+        _PORTS.extend(sorted(found, key=lambda p: (p.name != "cortex-m", p.name)))
+    return list(_PORTS)
