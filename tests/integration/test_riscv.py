@@ -65,6 +65,12 @@ def test_a_risc_v_frame_is_read_from_the_call_frame_information(elf):
         text = ELFFile(f).get_section_by_name(".text")
         reader = ImageReader([(text["sh_addr"], text.data())])
     assert riscv.PORT.call_target(reader, at + size) == syms["rv32_use_stack"], (hex(at), size)
+    # A PC no function and no code section covers is said to be no code (a wild jump), not code
+    # the debug information misses.
+    from arenascope_plugin.analyse.faults import where  # pylint: disable=import-outside-toplevel
+    assert where(symbols, 0xFFFFFFFE) == ("0xfffffffe: not code: the ELF has no code there (a jump through a "
+                                          "corrupted pointer or return address)")
+    assert where(symbols, syms["rv32_use_stack"]).startswith(f"{syms['rv32_use_stack']:#x} in rv32_use_stack at ")
 
 
 def test_a_risc_v_trap_is_decoded_and_its_stack_is_found(elf):

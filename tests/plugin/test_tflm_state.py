@@ -201,6 +201,13 @@ def test_allocation_verdicts_returned_crashed_and_ignored():
         "AbortImpl", "tflite::MicroInterpreterGraph::PrepareSubgraphs", "tflite::MicroInterpreter::AllocateTensors",
         "main"])
     hung = postmortem.allocation(st, None, hang, REPLAY_PLAN)
+    # A stop at a breakpoint inside AllocateTensors (not stuck, no fault) is a failure only when the
+    # replay says the arena is too small: on a big enough one it is just not finished yet.
+    paused = postmortem.Halt(pc=0x1300, function="tflite::GreedyMemoryPlanner::CalculateOffsetsIfNeeded", frames=[
+        "tflite::GreedyMemoryPlanner::CalculateOffsetsIfNeeded", "tflite::MicroInterpreter::AllocateTensors", "main"])
+    assert postmortem.allocation(st, None, paused, REPLAY_PLAN).kind == "allocation-failed"  # 300 B short
+    fits = dict(REPLAY_PLAN, arena=dict(REPLAY_PLAN["arena"], minimum_bytes=SIZE), replay=None)
+    assert postmortem.allocation(st, None, paused, fits) is None
     assert hung.kind == "allocation-failed" and "TFLM hangs inside it, reacting to a too-small arena" in hung.headline
     assert any(e.startswith("the core is stuck at 0x1300 in AbortImpl") for e in hung.evidence)
     f = faultrecord.make_fault(source="core", exception="HardFault", cfsr=0, hfsr=1 << 30, mmfar=None, bfar=None,

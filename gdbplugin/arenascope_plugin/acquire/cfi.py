@@ -73,6 +73,22 @@ def frame_layout(symbols: Symbols, function: int, sp: int, ra: int) -> tuple[int
     return best
 
 
+def saved_return_address(symbols: Symbols, read_word, pc: int | None, sp: int | None, sp_reg: int,
+                         ra_reg: int) -> int | None:
+    """The return address the function at `pc` saved on the stack, where the ELF's call frame
+    information says it is at that pc (CFA = sp + the row's CFA offset, the slot the row's rule for
+    ra_reg gives), read with read_word(addr) -> int; None: no frame information, a leaf that saved
+    none (its return address is still in the register), sp unknown, or unreadable."""
+    row = cfi_of(symbols).row(pc) if pc is not None and sp is not None else None
+    rule = row.get(ra_reg) if row is not None else None
+    if row is None or rule is None or rule.type != "OFFSET" or row["cfa"].reg != sp_reg or row["cfa"].expr:
+        return None
+    try:
+        return read_word(sp + row["cfa"].offset + rule.arg)
+    except Exception:  # pylint: disable=broad-except  (any reader's error: unreadable is "not known")
+        return None
+
+
 def cfi_of(symbols: Symbols) -> Cfi:
     """The ELF's Cfi, read once (Symbols.memo)."""
     if "cfi" not in symbols.memo:

@@ -32,6 +32,10 @@ def where(symbols: Symbols, pc: int | None, return_address: bool = False) -> str
     named = symbols.name_at(look)
     name = (named[0] if not named[1] else f"{named[0]} + {named[1]}") if named else None
     line = symbols.line_at(look)
+    code = symbols.memory_map()["code"] if named is None and not line else None
+    if code and not any(lo <= look < hi for lo, hi in code):
+        # No function and no code section there: not code the ELF holds (a wild jump).
+        return f"{pc:#x}: not code: the ELF has no code there (a jump through a corrupted pointer or return address)"
     if line:
         loc = f"{line[0]}:{line[1]}"
     elif symbols.has_debug_info():  # the application's code has lines, this object's does not

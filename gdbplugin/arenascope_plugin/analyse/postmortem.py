@@ -477,7 +477,7 @@ def allocation(state: tflmstate.State | None, f: Fault | None, halt: Halt, plan:
     if state is None or state.condition != "unfinished":
         return None
     size = state.arena_size
-    text, evidence, outcome, _minimum = replay_lines(plan, size)
+    text, evidence, outcome, minimum = replay_lines(plan, size)
     evidence = list(state.evidence) + evidence
     s = state.allocator or {}
     want = replay_at(plan, size).get("state")
@@ -495,6 +495,11 @@ def allocation(state: tflmstate.State | None, f: Fault | None, halt: Halt, plan:
                     (text + "." if text else ""))
         return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence + ([stuck] if stuck else []))
     how = (outcome or {}).get("how")
+    fails = bool(replay_at(plan, size).get("failed")) or (minimum is not None and size is not None and size < minimum)
+    if inside and f is None and not halt.stuck and plan and not fails:
+        # Stopped inside AllocateTensors (a breakpoint, a step) on an arena the replay says is big
+        # enough: it is not finished yet, and nothing says it will not finish.
+        return None
     if inside:
         reaction = ("TFLM crashed" if f is not None else "TFLM hangs" if halt.stuck else "the core is")
         headline = (f"VERDICT: AllocateTensors did not finish: {reaction} inside it, reacting to a too-small arena"

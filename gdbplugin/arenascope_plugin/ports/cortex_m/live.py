@@ -6,6 +6,7 @@ ctx is the pipeline's Context (reader, symbols, core, settings, cache). No GDB i
 from collections.abc import Callable
 from typing import Any
 
+from arenascope_plugin.acquire import cfi as dwarf_cfi
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.decode import kernels
@@ -198,15 +199,9 @@ def saved_return_address(ctx: PipelineContext, f: Fault) -> int | None:
     ELF's call frame information says it is at the stacked PC (CFA = the SP before the exception +
     the row's CFA offset), or None: no frame information, a leaf that saved none (then LR is its
     return address), or the SP before the exception is unknown."""
-    sp = f.pre_fault_sp
-    row = unwind.cfi_of(ctx.symbols).row(f.pc & ~1) if f.pc is not None and sp is not None else None
-    rule = row.get(unwind.LR) if row is not None else None
-    if row is None or rule is None or rule.type != "OFFSET" or row["cfa"].reg != unwind.SP or row["cfa"].expr:
-        return None
-    try:
-        return u32(ctx.reader, sp + row["cfa"].offset + rule.arg)
-    except MemoryReadError:
-        return None
+    pc = f.pc & ~1 if f.pc is not None else None
+    return dwarf_cfi.saved_return_address(ctx.symbols, lambda a: u32(ctx.reader, a), pc, f.pre_fault_sp,
+                                          unwind.SP, unwind.LR)
 
 
 

@@ -114,9 +114,9 @@ class RiscV(PortBase):
         return out
 
     def status_lines(self, f: Fault) -> list[str]:
-        t = f.status
-        return [f"mcause {t.mcause:#010x}: {'interrupt' if t.interrupt else 'exception'} {t.code}, {t.cause} "
-                f"({trapmod.SOURCE})"]
+        """None: mcause carries the whole cause, and registers() lists it (the snapshot's `bits`
+        would only repeat it; the decode is trap.SOURCE's table)."""
+        return []
 
     def cause_lines(self, f: Fault) -> list[str]:
         t, out = f.status, []
@@ -209,6 +209,12 @@ class RiscV(PortBase):
                    (h >> 7 & 1) << 6 | (h >> 6 & 1) << 7 | (h >> 3 & 7) << 1 | (h >> 2 & 1) << 5)
             return (at + (imm - (1 << 12) if imm >> 11 else imm)) & 0xFFFFFFFF
         return None
+
+    def saved_return_address(self, ctx, f: Fault) -> int | None:
+        """The ra the faulting function saved on its stack (the ELF's call frame information at
+        mepc, from the SP at the trap), so that `arena fault` can tell a stale ra from the caller."""
+        return dwarf_cfi.saved_return_address(
+            ctx.symbols, lambda a: int.from_bytes(ctx.reader.read(a, 4), "little"), f.pc, f.pre_fault_sp, 2, 1)
 
     def frame_layout(self, symbols, function: int):
         """(frame bytes, where ra is saved relative to the CFA) from the ELF's call frame

@@ -116,9 +116,9 @@ class Xtensa(PortBase):
         return out
 
     def status_lines(self, f: Fault) -> list[str]:
-        st = f.status
-        return [f"EXCCAUSE {st.exccause}: {st.cause} (Xtensa ISA Table 4-64; ESP-IDF prints it so in its Guru "
-                "Meditation line)"]
+        """None: EXCCAUSE carries the whole cause, and registers() lists it (the names are ESP-IDF's
+        Guru Meditation line's, the values the Xtensa ISA's Table 4-64)."""
+        return []
 
     def cause_lines(self, f: Fault) -> list[str]:
         meaning = MEANINGS.get(f.status.exccause)
