@@ -474,6 +474,10 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
             unread = ""
         ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan" if hwm is not None else
                                          "none", painted=bool(painted), arena_end=None, unread=unread)
+    if ctx.stack is not None and ctx.stack.sp is not None and not ctx.stack.sp_on_stack:
+        # SP in one of the ELF's data objects: a handler's own stack (the agent's RISC-V trap stack).
+        held = symbols.object_at(ctx.stack.sp)
+        ctx.stack.sp_object = (held[0], ctx.stack.sp - held[1]) if held is not None else None
     _rtos_tasks(ctx, scanner)
     if ctx.tflm is not None and ctx.tflm.condition == "smashed" and ctx.stack is not None:
         # How far the stack ran into TFLM's tail is a figure of every command (info, check,

@@ -136,10 +136,14 @@ def test_the_agents_risc_v_port_records_the_trap(agent_elf):
                                         "set arena colour off", "break arenascope_fault_hook", "continue",
                                         "info registers mcause mepc mtval",
                                         "p/x arenascope_fault_record.arch", "p/x arenascope_fault_record.sp",
-                                        "p/x arenascope_fault_record.frame", "arena fault"],
+                                        "p/x arenascope_fault_record.frame", "arena fault", "p/x $sp", "arena stack"],
                             remote_port=port, timeout=120)
     assert "Traceback" not in text, text
     mepc = int(re.search(r"^mepc\s+(0x[0-9a-f]+)", text, re.M).group(1), 16)
+    # At the hook the core runs on the port's own trap stack, which `arena stack` names.
+    hook_sp = int(re.search(r"^\$4 = (0x[0-9a-f]+)$", text, re.M).group(1), 16)
+    trap_stack = elf_symbols(agent_elf)["arenascope_trap_stack"]
+    assert f"{hook_sp:#x} is in arenascope_trap_stack (+{hook_sp - trap_stack}), a data object of the ELF" in text
     assert re.search(r"^mcause\s+0x7\s", text, re.M) and re.search(r"^mtval\s+0x90000000\s", text, re.M), text
     assert re.search(r"^\$1 = 0x1$", text, re.M), text  # ARENASCOPE_FAULT_ARCH_RISCV
     sp = int(re.search(r"^\$2 = (0x[0-9a-f]+)$", text, re.M).group(1), 16)

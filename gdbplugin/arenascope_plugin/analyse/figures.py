@@ -67,6 +67,7 @@ class StackFigures:
     reach_low: int | None = None
     unread: str = ""                 # why the stack's words could not be read (a RAM dump lacking them)
     apart: str = ""                  # the memory apart from the stack's that arenas lie in (external RAM)
+    sp_object: tuple | None = None   # (name, offset) of the ELF's data object SP is in when off the stack
 
     @property
     def sp_on_stack(self) -> bool:

@@ -33,8 +33,9 @@ Usage: arena stack [--json]
         live = next((ts for ts in ctx.tasks if ts.sp_live), None)
         v = next((v for v in diagnosis.diagnose(ctx).tflm_verdicts if v.kind == verdicts.STACK_INTO_ARENA), None) \
             if ctx.tflm is not None and ctx.tflm.interpreter else None
-        write(render.stack_lines(ctx.stack, indent="", sp_owner=live.stack_name + " (the process stack, PSP)"
-                                 if live is not None else None, reach=v.reach if v is not None else None))
+        write(render.stack_lines(ctx.stack, indent="", sp_owner=f"{live.stack_name} ({ctx.port.thread_stack_phrase})"
+                                 if live is not None else None,
+                                 reach=v.reach if v is not None else None))
         write(task_text.lines(ctx.kernel, ctx.tasks))
         if ctx.tflm is not None and ctx.tflm.interpreter:
             if v is not None:

@@ -128,6 +128,7 @@ class PortBase:
     fault_sp_symbols: tuple = ()
     dump_status_words: tuple = ()
     thread_limit_words = "the stack limit stopped it at pxStack"  # a task's stopped overflow
+    thread_stack_phrase = "the running task's stack"             # `arena stack`: whose stack SP is on
     # The stack-limit verdict's words (analyse/faults.py): what stopped the overflow, where the
     # handler ran, and what the frame says.
     limit_name = "the stack limit"

@@ -83,6 +83,10 @@ def stack_lines(s, indent="  ", sp_owner=None, reach=None):
             out.append(f"{indent}current SP:               {s.sp:#x} ({s.high - s.sp} B in use now)")
         elif sp_owner:
             out.append(f"{indent}current SP:               {s.sp:#x} is on {sp_owner}, not on this (main) stack")
+        elif s.sp_object is not None:
+            name, off = s.sp_object
+            out.append(f"{indent}current SP:               {s.sp:#x} is in {name} (+{off}), a data object of the "
+                       "ELF, not on this stack: a handler's own stack (such as the agent's trap stack)")
         elif s.low - s.size <= s.sp < s.low:  # just below the limit: this stack overflowed, not another's
             out.append(f"{indent}current SP:               {s.sp:#x} is {s.low - s.sp} B below this stack's limit "
                        f"{s.low:#x}: the stack has overflowed (`arena whereis $sp` says into what, `arena fault` "

@@ -21,6 +21,7 @@ class CortexM(PortBase):
     return_register = "lr"
     pointer_registers = ("r0", "r1", "r2", "r3", "r12")
     thread_stack_name = "PSP"
+    thread_stack_phrase = "the process stack, PSP"   # `arena stack`: whose stack SP is on
     thread_limit_words = "PSPLIM stopped it at pxStack (UsageFault STKOF)"  # a task's stopped overflow
     # What a Core is asked for (a dump's registers file gives these names; acquire/dumpcore.py),
     # and the System Control Block words such a file may add (the dump holds no SCB).
