@@ -270,3 +270,23 @@ def test_an_sp_just_below_the_stack_limit_is_this_stacks_overflow():
     assert "is not on this stack" in sp_line(0x20000100)   # 77 KiB away: perhaps another thread's stack
     assert "is not on this stack" in sp_line(0x20014d24)   # above the top
     assert sp_line(0x20014d00).endswith("(32 B in use now)")
+
+
+def test_a_stack_never_painted_has_no_peak_in_any_output():
+    """A new user's trial (issue 36): a stack with no paint left anywhere (never painted) had
+    `arena stack` say "peak depth: unknown" while its JSON, the snapshot and the report said the
+    whole stack was used. No paint says nothing of its use: the peak and high-water mark are
+    unknown (null) everywhere, unless the guard band or the post-mortem shows how deep it went."""
+    from arenascope_plugin.analyse import figures as fig
+    from arenascope_plugin.present import snapshot as snap
+    bare = fig.StackFigures(low=0x1000, high=0x2000, sp=0x1F00, hwm=0x1000, source="scan", painted=False,
+                            arena_end=0xF00)
+    assert bare.peak is None and bare.required_room is None
+    doc = snap.stack_json(bare)
+    assert doc["hwm_addr"] is None and doc["peak_bytes"] is None and doc["required_room_bytes"] is None
+    painted = fig.StackFigures(low=0x1000, high=0x2000, sp=0x1F00, hwm=0x1800, source="scan", painted=True,
+                               arena_end=0xF00)
+    assert painted.peak == 0x800 and snap.stack_json(painted)["hwm_addr"] == 0x1800
+    reached = fig.StackFigures(low=0x1000, high=0x2000, sp=0x1F00, hwm=0x1000, source="scan", painted=False,
+                               arena_end=0xF00, reach_low=0xF80)
+    assert reached.peak == 0x1080  # the post-mortem's evidence counts without paint

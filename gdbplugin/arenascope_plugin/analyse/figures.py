@@ -93,8 +93,9 @@ class StackFigures:
     def peak(self) -> int | None:
         """Bytes of stack used at the deepest; at least high - guard_low when it went through
         the guard band, or high - reach_low when it ran into the arena (what it did below that
-        is not measured)."""
-        if self.hwm is None and self.reach_low is None:
+        is not measured). None when unknown: no high-water mark, or no paint to measure it against
+        (a stack never painted has lost its "paint" everywhere, which says nothing of its use)."""
+        if (self.hwm is None or not self.painted) and self.reach_low is None and self.guard_low is None:
             return None
         low = self.guard_low if self.guard_low is not None else self.hwm
         if self.reach_low is not None:

@@ -44,7 +44,7 @@ def stack_json(stack: figures.StackFigures) -> dict:
     """The snapshot's `stack` object (docs/snapshot-schema.md); `arena stack --json` prints it too."""
     return {"low_addr": stack.low, "high_addr": stack.high, "size_bytes": stack.size, "sp": stack.sp,
             # through the guard band: the lowest address known reached, so peak = high - hwm holds
-            "hwm_addr": stack.lowest if stack.peak_is_lower_bound else stack.hwm,
+            "hwm_addr": stack.lowest if stack.peak_is_lower_bound else stack.hwm if stack.peak is not None else None,
             "peak_bytes": stack.peak, "peak_is_lower_bound": stack.peak_is_lower_bound, "source": stack.source,
             "overflowed": stack.overflowed, "arena_end_addr": stack.arena_end, "room_bytes": stack.room,
             "required_room_bytes": stack.required_room, "rule_factor": figures.STACK_RULE_FACTOR}
