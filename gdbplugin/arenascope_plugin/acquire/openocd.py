@@ -183,6 +183,16 @@ class TclLink:
 _NUMBER = re.compile(r"^(0x[0-9a-fA-F]+|[0-9]+)$")
 
 
+def word(text: str) -> int | None:
+    """A 32-bit value OpenOCD printed: 0x-prefixed hex or decimal (a leading zero is still
+    decimal: Tcl's `format %d` never writes octal), or None when it is not a number or does not
+    fit in 32 bits (a reply that is not OpenOCD's, or a corrupted one)."""
+    if not _NUMBER.match(text) or len(text) > 12:
+        return None
+    value = int(text, 16) if text[:2] in ("0x", "0X") else int(text, 10)
+    return value if value <= 0xFFFFFFFF else None
+
+
 class TclReader(MemoryReader):
     """Target memory through OpenOCD's Tcl RPC, while the core runs. Reads are split into
     chunks of at most `chunk` bytes (one `read_memory` each), word-aligned (32-bit accesses, as
@@ -242,10 +252,11 @@ class TclReader(MemoryReader):
             raise MemoryReadError(where, total, f"OpenOCD's reply is not {len(spans)} lists: {text[:80]!r}")
         out = []
         for (lo, hi), g in zip(spans, groups, strict=True):
-            words = g.split()
-            if len(words) != (hi - lo) // 4 or not all(_NUMBER.match(w) for w in words):
-                raise MemoryReadError(lo, hi - lo, f"OpenOCD's reply is not {(hi - lo) // 4} numbers: {g[:80]!r}")
-            out.append(b"".join(int(w, 0).to_bytes(4, "little") for w in words))
+            words = [word(w) for w in g.split()]
+            if len(words) != (hi - lo) // 4 or None in words:
+                raise MemoryReadError(lo, hi - lo, f"OpenOCD's reply is not {(hi - lo) // 4} 32-bit numbers: "
+                                      f"{g[:80]!r}")
+            out.append(b"".join(w.to_bytes(4, "little") for w in words))
         return out
 
 
@@ -292,8 +303,8 @@ class CoreOverTcl(Core):
         words = regs.strip("{}").split()
         by_name = {v: k for k, v in self.NAMES.items()}
         for name, value in zip(words[0::2], words[1::2], strict=False):
-            if name in by_name and _NUMBER.match(value):
-                self.regs[by_name[name]] = int(value, 0)
+            if name in by_name and word(value) is not None:
+                self.regs[by_name[name]] = word(value)
 
     def register(self, name):
         return self.regs.get(name)

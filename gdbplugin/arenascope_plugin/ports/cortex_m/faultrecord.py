@@ -365,7 +365,11 @@ def cause_lines(f: Fault) -> list[str]:
         if st.cfsr >> b & 1 and b not in known:
             out.append(f"CFSR bit {b} is set but reserved in ARMv7-M: a corrupt value, or a newer core")
     if st.cfsr >> 17 & 1 or (f.pc is not None and f.pc == 0):
-        if f.pc == 0 or (f.frame and f.frame[6] in (0, 1)):
+        if f.pc is None:  # INVSTATE with no stacked frame (not copied, or a corrupt record)
+            out.append("a branch to an address with bit 0 clear (INVSTATE): a call through a null or corrupted "
+                       "function pointer, or a return to a corrupted address; the frame was not stacked, so the "
+                       "target address is unknown")
+        elif f.pc == 0 or (f.frame and f.frame[6] in (0, 1)):
             out.append("a call through a null function pointer (PC 0)")
         else:
             out.append(f"a branch to {f.pc:#x} with bit 0 clear: a call through a null or corrupted function "

@@ -1,0 +1,48 @@
+"""Hostile OpenOCD Tcl replies (issue 37, "Tracebacks"): a number wider than 32 bits or a decimal
+with a leading zero in a read_memory or get_reg reply raised ValueError/OverflowError out of the
+reader (in GDB, the live poller's thread died). Every number is now range-checked: a reply that is
+not 32-bit numbers is a MemoryReadError that says so; a register that is not one is left unknown."""
+import pytest
+
+from arenascope_plugin.acquire import openocd
+from arenascope_plugin.acquire.reader import MemoryReadError
+
+
+class FakeLink:
+    """A Tcl link whose every call answers `reply` (ok, text), recording the scripts."""
+    endpoint = "fake:6666"
+
+    def __init__(self, reply):
+        self.reply, self.scripts = reply, []
+
+    def call(self, script):
+        self.scripts.append(script)
+        return self.reply
+
+
+@pytest.mark.parametrize("text,value", [("0x10", 16), ("0xfF", 255), ("0XFF", None), ("0123", 123),
+                                        ("4294967295", 0xFFFFFFFF), ("0xffffffff", 0xFFFFFFFF), ("4294967296", None),
+                                        ("0x1ffffffff", None), ("9" * 4000, None), ("abc", None), ("-1", None),
+                                        ("", None)])
+def test_a_word_is_a_32_bit_number_or_none(text, value):
+    assert openocd.word(text) == value
+
+
+@pytest.mark.parametrize("reply", ["{0x1ffffffff 0x0}", "{18446744073709551616 0}", "{0x0}", "{0x0 zz}"])
+def test_a_read_with_a_hostile_reply_is_a_read_error_not_a_traceback(reply):
+    reader = openocd.TclReader(FakeLink((True, reply)))
+    with pytest.raises(MemoryReadError, match="OpenOCD's reply is not 2 32-bit numbers"):
+        reader.read(0x20000000, 8)
+
+
+def test_leading_zeros_are_decimal_as_tcl_prints_them():
+    reader = openocd.TclReader(FakeLink((True, "{010 0x20}")))
+    assert reader.read(0x20000000, 8) == (10).to_bytes(4, "little") + (0x20).to_bytes(4, "little")
+
+
+def test_a_register_reply_with_hostile_numbers_leaves_them_unknown():
+    core = openocd.CoreOverTcl(FakeLink((True, "halted 0 {sp 0x20001000 pc 0x1ffffffff lr 0123 xPSR 99999999999999}")))
+    core.refresh()
+    assert core.state == "halted"
+    assert core.register("sp") == 0x20001000 and core.register("lr") == 123
+    assert core.register("pc") is None and core.register("xpsr") is None
