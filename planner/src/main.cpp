@@ -24,6 +24,7 @@
 #include "arenascope/planner/revisions.h"
 #include "arenascope/planner/rewrite.h"
 #include "arenascope/planner/two_arena.h"
+#include "arenascope/write_whole.h"
 
 #ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
 #define ARENASCOPE_VERSION "unknown"
@@ -110,53 +111,7 @@ void usage(FILE *to)
         "2 bad usage; 3 --write-offline-plan found no saving (nothing written)\n",
         arenascope::planner::kPlanSchema, static_cast<long long>(arenascope::planner::kSearchDefaultBudget));
 }
-// Writes the file `name` whole or not at all: into a new temporary file in its directory (mkstemp:
-// created exclusively, never through a link someone left there), then renamed over it (a full disk
-// leaves the old file, never a truncated one). The new file gets the mode a plain create would (0666 less
-// the umask). Returns "" or why it failed.
-std::string write_whole(const std::string &name, const std::function<void(std::ostream &)> &fill)
-{
-    // A link to a file is written through (its target replaced); a device, a FIFO or a directory,
-    // or a link to one, is refused rather than replaced by a file.
-    std::error_code ec;
-    const auto status = std::filesystem::status(name, ec);
-    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-        return "not a regular file (a directory, a device, a FIFO, or a link to one): give a file name";
-    // /dev/stdout with standard output sent to a file is that file: replacing it would lose what
-    // is printed after (the summary goes to the old file).
-    struct stat target;
-    struct stat stream;
-    if (::stat(name.c_str(), &target) == 0)
-        for (int fd : {1, 2})
-            if (::fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino)
-                return std::string("it is the file standard ") + (fd == 1 ? "output" : "error") +
-                       " goes to: give another file name";
-    std::string path = name;
-    if (std::filesystem::is_symlink(std::filesystem::symlink_status(name, ec)) && std::filesystem::exists(status))
-        path = std::filesystem::canonical(name, ec).string();
-    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-    std::string tmp = ((dir.empty() ? std::filesystem::path(".") : dir) / ".arenascope-XXXXXX").string();
-    const int fd = mkstemp(tmp.data());
-    if (fd < 0) return std::strerror(errno);
-    const mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    bool written;
-    {
-        __gnu_cxx::stdio_filebuf<char> buf(fd, std::ios::out | std::ios::binary);  // closes fd
-        std::ostream out(&buf);
-        fill(out);
-        written = static_cast<bool>(out.flush()) && buf.close() != nullptr;
-    }
-    const std::string why = std::strerror(errno);
-    std::error_code renamed;
-    if (written) std::filesystem::rename(tmp, path, renamed);
-    if (!written || renamed) {
-        std::remove(tmp.c_str());
-        return renamed ? renamed.message() : why;
-    }
-    return {};
-}
+using arenascope::write_whole;  // common/include/arenascope/write_whole.h: the one C++ file writer
 
 // --write-offline-plan: the rewrite, written whole (write_whole), then its table.
 int write_offline_plan(const char *path, const char *out_path, const arenascope::planner::Abi &abi, int margin,

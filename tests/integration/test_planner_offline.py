@@ -109,10 +109,11 @@ def test_without_the_search_the_orderings_find_no_saving(model, tmp_path):
 @built
 def test_the_output_file_is_written_safely(model, tmp_path):
     """Whole or not at all, through a temporary file only this run creates; a link to a file is
-    written through; a FIFO (or a device) is refused, not replaced; the new file has a plain
-    create's mode."""
+    written through; a FIFO (or a device) is refused, not replaced; the file keeps its mode (issue
+    37: a 0600 file became 0644), a new one has a plain create's."""
     target = tmp_path / "target.tflite"
     target.write_bytes(b"old")
+    target.chmod(0o600)
     out = tmp_path / "out.tflite"
     out.symlink_to(target)
     old = os.umask(0o027)
@@ -122,7 +123,13 @@ def test_the_output_file_is_written_safely(model, tmp_path):
         os.umask(old)
     assert r.returncode == 0, r.stderr
     assert out.is_symlink() and target.read_bytes()[4:8] == b"TFL3"
-    assert target.stat().st_mode & 0o777 == 0o640
+    assert target.stat().st_mode & 0o777 == 0o600
+    old = os.umask(0o027)
+    try:
+        r = plan("--write-offline-plan", tmp_path / "fresh.tflite", model)
+    finally:
+        os.umask(old)
+    assert r.returncode == 0 and (tmp_path / "fresh.tflite").stat().st_mode & 0o777 == 0o640
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     r = plan("--write-offline-plan", fifo, model)

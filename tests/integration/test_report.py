@@ -128,6 +128,26 @@ def test_any_architectures_fault_registers_are_in_the_html(tmp_path):
             assert "CFSR" not in plain
 
 
+def test_a_planted_temporary_name_is_never_written_through(tmp_path):
+    """Issue 37: the viewer wrote FILE.tmp, a fixed name, and followed it when it was a link to
+    another file (the victim was overwritten), and a 0600 report became 0644. It now writes through
+    a unique temporary file (common/include/arenascope/write_whole.h) and keeps the file's mode."""
+    import stat  # pylint: disable=import-outside-toplevel
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    html, svg = tmp_path / "report.html", tmp_path / "report.svg"
+    for planted in (html, svg):
+        (tmp_path / (planted.name + ".tmp")).symlink_to(victim)
+    html.write_text("old")
+    html.chmod(0o600)
+    proc = subprocess.run([str(VIEWER), str(FAULT), "--report", str(html), "--svg", str(svg)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert victim.read_text() == "precious"
+    assert stat.S_IMODE(html.stat().st_mode) == 0o600 and html.read_text().startswith("<!DOCTYPE html>")
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".arenascope-")]
+
+
 def test_the_filter_hides_the_rows_that_do_not_match(tmp_path):
     html, _ = write_report(tmp_path, FAULT)
     dom = browser(tmp_path, html.as_uri() + "#filter=scratch%2013", "--dump-dom")
@@ -154,4 +174,4 @@ def test_bad_input_is_refused():
     assert proc.returncode == 2 and "--report and --svg read a snapshot file" in proc.stderr
     proc = subprocess.run([str(VIEWER), str(FAULT), "--report", "/nonexistent-dir/r.html"], capture_output=True,
                           text=True, timeout=30)
-    assert proc.returncode == 2 and "cannot write /nonexistent-dir/r.html.tmp" in proc.stderr
+    assert proc.returncode == 2 and "cannot write /nonexistent-dir/r.html: No such file" in proc.stderr

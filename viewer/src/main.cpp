@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "app.h"
+#include "arenascope/write_whole.h"
 #include "report.h"
 
 #ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
@@ -186,24 +187,13 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
     return true;
 }
 
-// Writes text to path whole: a temporary file beside it, then renamed over it.
+// Writes text to path whole (common/include/arenascope/write_whole.h: a unique temporary file,
+// never a planted name, the file's mode kept).
 bool write_whole(const std::string &path, const std::string &text, std::string &error)
 {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out || !(out << text) || !(out.flush())) {
-            error = fmt::format("cannot write {}: {}", tmp, std::strerror(errno));
-            std::remove(tmp.c_str());
-            return false;
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        error = fmt::format("cannot write {}: {}", path, std::strerror(errno));
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
+    const std::string why = arenascope::write_whole(path, [&text](std::ostream &out) { out << text; });
+    if (!why.empty()) error = fmt::format("cannot write {}: {}", path, why);
+    return why.empty();
 }
 bool write_png(const std::string &path, int w, int h)
 {
@@ -215,7 +205,13 @@ bool write_png(const std::string &path, int w, int h)
     for (int y = 0; y < h; y++) {
         std::memcpy(&flipped[std::size_t(y) * w * 4], &px[std::size_t(h - 1 - y) * w * 4], std::size_t(w) * 4);
     }
-    return stbi_write_png(path.c_str(), w, h, 4, flipped.data(), w * 4) != 0;
+    std::string png;  // encoded in memory, then written whole like every other output
+    const auto append = [](void *to, void *data, int size) {
+        static_cast<std::string *>(to)->append(static_cast<const char *>(data), std::size_t(size));
+    };
+    if (stbi_write_png_to_func(append, &png, w, h, 4, flipped.data(), w * 4) == 0) return false;
+    std::string error;
+    return write_whole(path, png, error);
 }
 
 }  // namespace

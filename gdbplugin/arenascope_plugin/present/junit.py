@@ -2,12 +2,12 @@
 the form CI systems read (GitLab's junit artifacts, Jenkins' junit step): one <testsuite
 name="arenascope">, one <testcase> a check (classname "arenascope.check", name the rule), a FAIL
 as <failure> with its reason, a WARN passing with its reason in <system-out>. Written with
-xml.etree, whole or not at all (snapshot.write_snapshot_file's way)."""
+xml.etree, whole or not at all (present/files.write_whole)."""
 import os
-import tempfile
 import xml.etree.ElementTree as ET
 
 from arenascope_plugin.analyse import figures
+from arenascope_plugin.present import files
 
 
 class JunitError(Exception):
@@ -38,16 +38,6 @@ def write(checks: list[dict], path: str) -> str:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise JunitError(f"cannot write {path}: the folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".arenascope-", suffix=".xml", dir=folder)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            tree(checks).write(f, encoding="utf-8", xml_declaration=True)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    files.write_whole(path, lambda f: tree(checks).write(f, encoding="utf-8", xml_declaration=True))
     failed = sum(c["verdict"] == figures.FAIL for c in checks)
     return f"wrote {path} ({len(checks)} testcases, {failed} failures)"

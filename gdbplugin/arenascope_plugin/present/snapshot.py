@@ -3,13 +3,13 @@ The viewer draws it and recomputes nothing, so every figure it shows is here."""
 import datetime
 import json
 import os
-import tempfile
 from typing import Any
 
 from arenascope_plugin import version
 from arenascope_plugin.analyse import diff, figures
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Descriptor, Region
+from arenascope_plugin.present import files
 
 SCHEMA = "arenascope.snapshot"
 VERSION = 3
@@ -270,20 +270,9 @@ def read_for_diff(path: str) -> tuple[dict, list[Arena]]:
 
 
 def write_snapshot_file(snap: dict, path: str | os.PathLike[str]) -> None:
-    """Writes `snap` to `path` whole or not at all: into a temporary file beside it, then renamed
-    over it (a failure mid-write leaves the old file, never a truncated one). OSError on failure."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".arenascope-", suffix=".json", dir=folder)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(snap, f, indent=1)
-        os.chmod(tmp, 0o666 & ~umask)  # as open() would make it (mkstemp's is 0600): a snapshot is shared
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """Writes `snap` to `path` whole or not at all (present/files.write_whole: a unique temporary
+    file, the file's mode kept). OSError on failure."""
+    files.write_whole(path, lambda f: f.write(json.dumps(snap, indent=1).encode("utf-8")))
 
 
 def save(snap: dict, path: str) -> str:

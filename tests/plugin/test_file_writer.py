@@ -1,0 +1,65 @@
+"""The one file writer (issue 37, "a planted file is overwritten"): present/files.write_whole and its
+C++ twin common/include/arenascope/write_whole.h, used by the planner (--snapshot) and the viewer
+(--report, --svg, --png). Each writes through a unique temporary file, never a planted name; keeps
+the file's mode; leaves no temporary file and the old content when it fails."""
+import os
+import stat
+import subprocess
+
+import pytest
+
+from arenascope_plugin.present import files, snapshot
+from prediction import DSCNN, NOT_BUILT, PLANNER
+
+
+def leftovers(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".arenascope-") or p.name.endswith(".tmp"))
+
+
+def test_a_0600_file_stays_0600_and_a_new_one_gets_the_umask(tmp_path):
+    private = tmp_path / "s.json"
+    private.write_text("old")
+    private.chmod(0o600)
+    snapshot.write_snapshot_file({"a": 1}, private)
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600 and private.read_text() == '{\n "a": 1\n}'
+    umask = os.umask(0o022)
+    try:
+        snapshot.write_snapshot_file({}, tmp_path / "new.json")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o644
+    assert leftovers(tmp_path) == []
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "out.json"
+    target.write_text("old")
+
+    def boom(_f):
+        raise OSError("disk full")
+    with pytest.raises(OSError, match="disk full"):
+        files.write_whole(target, boom)
+    assert target.read_text() == "old" and leftovers(tmp_path) == []
+
+
+def test_a_link_to_a_file_is_written_through_and_a_planted_tmp_is_never_followed(tmp_path):
+    real, victim = tmp_path / "real.json", tmp_path / "victim"
+    real.write_text("old")
+    victim.write_text("precious")
+    (tmp_path / "link.json").symlink_to(real)
+    (tmp_path / "link.json.tmp").symlink_to(victim)     # the old fixed temporary name, planted
+    files.write_whole(tmp_path / "link.json", lambda f: f.write(b"new"))
+    assert real.read_text() == "new" and (tmp_path / "link.json").is_symlink()
+    assert victim.read_text() == "precious"
+
+
+@pytest.mark.skipif(not PLANNER.exists() or not DSCNN.exists(), reason=NOT_BUILT)
+def test_the_planners_snapshot_keeps_a_0600_file_private(tmp_path):
+    out = tmp_path / "plan.json"
+    out.write_text("old")
+    out.chmod(0o600)
+    r = subprocess.run([str(PLANNER), "--snapshot", str(out), str(DSCNN)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600 and out.read_text().startswith("{")
+    assert leftovers(tmp_path) == []
