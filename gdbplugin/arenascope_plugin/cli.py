@@ -360,6 +360,10 @@ def live_main(argv):
             except OSError as exc:
                 print(f"arenascope live: cannot write {args.snapshot_out}: {exc.strerror or exc}", file=sys.stderr)
                 rc = 1
+    if poller.refreshes == 0 and rc == 0:
+        # Nothing was read whole: a script must not take that for a live view that worked.
+        print("arenascope live: no refresh succeeded (the messages above say why): exit status 1", file=sys.stderr)
+        rc = 1
     last = poller.last["live"] if poller.last else None
     print(f"arenascope live: {poller.refreshes} refreshes ({poller.torn} torn reads discarded), "
           f"{target.reader.calls} requests, {target.reader.bytes} B read"

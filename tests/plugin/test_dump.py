@@ -6,6 +6,7 @@ address record ":020000042000DA" (upper address 0x2000: 0x02+0x04+0x20 = 0x26, c
 0x100-0x26 = 0xDA), the end-of-file record ":00000001FF". The registers text is what
 gdb-multiarch 13 printed for `info registers` on QEMU mps2-an386 at the demo's fault hook."""
 import json
+import os
 
 import pytest
 
@@ -91,9 +92,14 @@ def test_flash_from_the_elf_fills_in_what_the_dump_lacks_but_never_overrides_it(
     ("@0x0", r"no file before '@'"),
     ("{e}@0x20000000", r"e\.bin is empty \(0 bytes\)"),
     ("{tmp}/none.bin@0x0", r"none\.bin: no such file"),
+    # Issue 37: a directory, a FIFO or a device was said to be "no such file".
+    ("{tmp}@0x0", r": a directory, not a dump file"),
+    ("{tmp}/fifo@0x0", r"fifo: not a regular file \(a FIFO, a device or a socket\)"),
+    ("/dev/zero@0x0", r"/dev/zero: not a regular file"),
 ])
 def test_bad_arguments_say_what_to_give(tmp_path, spec, message):
     a, e = write(tmp_path, "a.bin", bytes(16)), write(tmp_path, "e.bin", b"")
+    os.mkfifo(tmp_path / "fifo")
     text = spec.format(a=a, e=e, tmp=tmp_path)
     with pytest.raises(dump.DumpError, match=message) as exc:
         dump.load([text])

@@ -93,6 +93,18 @@ def _read_hex(spec: str, path: str) -> list[tuple[int, bytes]]:
     return segments
 
 
+def _not_a_file(path: str) -> str | None:
+    """Why `path` cannot be a dump (None when it is a regular file): missing, or a directory, a
+    FIFO, a device (/dev/zero would be read forever, a FIFO would block) that was not a file."""
+    if not os.path.lexists(path):
+        return "no such file"
+    if os.path.isdir(path):
+        return "a directory, not a dump file"
+    if not os.path.isfile(path):
+        return "not a regular file (a FIFO, a device or a socket): give the file the dump was saved to"
+    return None
+
+
 def read_spec(spec: str) -> tuple[str, list[tuple[int, bytes]]]:
     """(file, [(address, bytes)]) of one --ram argument (FILE@ADDR or FILE.hex); DumpError says why not."""
     path, at, addr = spec.rpartition("@")
@@ -102,8 +114,8 @@ def read_spec(spec: str) -> tuple[str, list[tuple[int, bytes]]]:
     if path.lower().endswith(HEX_SUFFIXES):
         if at:
             raise DumpError(f"{spec}: an Intel HEX file holds its own addresses: give it without @ADDR ({path})")
-        if not os.path.isfile(path):
-            raise DumpError(f"{spec}: no such file")
+        if (why := _not_a_file(path)) is not None:
+            raise DumpError(f"{spec}: {why}")
         return path, _read_hex(spec, path)
     if not at:
         raise DumpError(f"{spec}: a raw dump holds no addresses: give the address of its first byte, "
@@ -111,8 +123,8 @@ def read_spec(spec: str) -> tuple[str, list[tuple[int, bytes]]]:
     if not path:
         raise DumpError(f"{spec}: no file before '@': give FILE@ADDR")
     base = _number(addr, spec)
-    if not os.path.isfile(path):
-        raise DumpError(f"{spec}: {path}: no such file")
+    if (why := _not_a_file(path)) is not None:
+        raise DumpError(f"{spec}: {path}: {why}")
     return path, _read_raw(spec, path, base)
 
 
