@@ -45,36 +45,24 @@ Abi abi_named(const std::string &name, const TflmRevision &tflm)
     Abi a;
     a.tflm = &tflm;
     a.name = name;
-    if (name == "cortex-m") {
+    if (name == "cortex-m" || name == "riscv32" || name == "xtensa") {
+        // ILP32. cortex-m: arm-none-eabi's 1-byte enums. riscv32 and xtensa: 4-byte enums (RISC-V's
+        // psABI: riscv64-unknown-elf-gcc, ESP-IDF's riscv32-esp-elf-gcc; xtensa-esp32-elf-gcc has no
+        // -fshort-enums either), which only TfLiteTensor among these types holds. Measured for
+        // riscv32; xtensa takes the same data model (not measured: no compiler here).
+        const bool short_enums = name == "cortex-m";
         a.pointer = 4;
-        a.enum_size = 1;
+        a.enum_size = short_enums ? 1 : 4;
         a.eval_tensor = {12, 4};
         a.node_and_registration = {32, 4};
-        a.tflite_tensor = {32, 4};
+        a.tflite_tensor = {short_enums ? 32 : 40, 4};
         a.affine_quantization = {12, 4};
         a.subgraph_allocations = {8, 4};
         a.scratch_buffer_handle = {4, 4};
         a.scratch_buffer_request = {12, 4};
         a.allocation_info = {24, 4};
-        // arena_allocator, greedy_planner, micro_allocator: the revision's (revisions.cpp).
-        a.arena_allocator = {tflm.arena_allocator.arm_size, tflm.arena_allocator.arm_align};
-        a.greedy_planner = {tflm.greedy_planner.arm_size, tflm.greedy_planner.arm_align};
-        a.micro_allocator = {tflm.micro_allocator.arm_size, tflm.micro_allocator.arm_align};
-        a.builtin_data_allocator = {8, 4};
-    } else if (name == "riscv32" || name == "xtensa") {
-        // ILP32 with 4-byte enums: RISC-V's psABI (riscv64-unknown-elf-gcc, ESP-IDF's
-        // riscv32-esp-elf-gcc) and Xtensa's (xtensa-esp32-elf-gcc has no -fshort-enums either).
-        // Measured for riscv32; xtensa takes the same data model (not measured: no compiler here).
-        a.pointer = 4;
-        a.enum_size = 4;
-        a.eval_tensor = {12, 4};
-        a.node_and_registration = {32, 4};
-        a.tflite_tensor = {40, 4};
-        a.affine_quantization = {12, 4};
-        a.subgraph_allocations = {8, 4};
-        a.scratch_buffer_handle = {4, 4};
-        a.scratch_buffer_request = {12, 4};
-        a.allocation_info = {24, 4};
+        // arena_allocator, greedy_planner, micro_allocator: the revision's (revisions.cpp), the
+        // same on every ILP32 target.
         a.arena_allocator = {tflm.arena_allocator.arm_size, tflm.arena_allocator.arm_align};
         a.greedy_planner = {tflm.greedy_planner.arm_size, tflm.greedy_planner.arm_align};
         a.micro_allocator = {tflm.micro_allocator.arm_size, tflm.micro_allocator.arm_align};
