@@ -181,3 +181,34 @@ def test_pmp_entries_decode_as_the_privileged_spec_lays_them_out():
     assert trap.pmp_denial(got, 5, 0x1002) is got[2]                # a load: R clear, locked
     assert trap.pmp_denial(got, 2, 0x807FE010) is None              # not an access fault
     assert trap.pmp_regions({}.get) is None                         # no PMP CSRs to read
+
+
+def test_a_core_halted_in_esp_idfs_panic_handler_gives_the_fault_of_its_frame():
+    """ESP-IDF halts in panic_handler(frame, ...) with OpenOCD attached: the RISC-V and Xtensa ports
+    read the fault from that argument's RvExcFrame / XtExcFrame (ports.panic_frames), unwinding the
+    call chain once; a frame that cannot be read is said so on RISC-V, skipped on Xtensa."""
+    class PanicCore(FixedCore):
+        calls = 0
+
+        def frames(self):
+            PanicCore.calls += 1
+            return ["esp_cpu_dbgr_break", "panic_handler", "_panic_handler"]
+
+        def frame_args(self, function, names):
+            return {"frame": 0x3FC8EF50} if function == "panic_handler" else {}
+
+    class Ctx:
+        core = PanicCore({"pc": 0x40380100})
+        reader = ImageReader([(0x3FC8EF50, rv_exc_frame(mepc=0x42000A10, sp=0x3FC8F0A0, mcause=5, mtval=0x10))])
+        symbols = type("S", (), {"name_at": staticmethod(lambda _a: None)})()
+    f = riscv.PORT.live_fault(Ctx)
+    assert f.exception == "load access fault" and f.pc == 0x42000A10 and f.fault_address == ("mtval", 0x10)
+    assert f.source == "ESP-IDF's panic frame (RvExcFrame) at 0x3fc8ef50, the argument of panic_handler"
+    assert PanicCore.calls == 1
+    Ctx.reader = ImageReader([(0x3FC8EF50, xt_exc_frame(pc=0x400D2F3A, exccause=29, excvaddr=0x10))])
+    f = xtensa.PORT.live_fault(Ctx)
+    assert f.exception == "StoreProhibited" and f.fault_address == ("EXCVADDR", 0x10)
+    Ctx.reader = ImageReader([])
+    f = riscv.PORT.live_fault(Ctx)
+    assert f.frame is None and f.frame_note.startswith("the frame is unreadable")
+    assert xtensa.PORT.live_fault(Ctx) is None   # no frame, and no exception registers to read

@@ -303,8 +303,8 @@ class CoreOverTcl(Core):
         words = regs.strip("{}").split()
         by_name = {v: k for k, v in self.NAMES.items()}
         for name, value in zip(words[0::2], words[1::2], strict=False):
-            if name in by_name and word(value) is not None:
-                self.regs[by_name[name]] = word(value)
+            if name in by_name and (number := word(value)) is not None:
+                self.regs[by_name[name]] = number
 
     def register(self, name):
         return self.regs.get(name)

@@ -194,6 +194,18 @@ class PortBase:
         return [f"registers {where}: {regs}"]
 
 
+def panic_frames(ctx, args: tuple[tuple[str, str], ...]):
+    """(function, frame address) for each of `args` ((function, its argument holding a saved
+    frame), as ESP-IDF's panic handlers take one) whose function is on the call chain now and whose
+    argument is not null, in the order given. The call chain is unwound once."""
+    frames = ctx.core.frames()
+    for function, arg in args:
+        if any(function in fr for fr in frames):
+            addr = ctx.core.frame_args(function, (arg,)).get(arg)
+            if addr:
+                yield function, addr
+
+
 def for_abi(abi: str | None):
     """The port for an ELF's C ABI (acquire/elfinfo.abi's names), or None for an ABI no port serves
     (a host build, an unknown machine)."""

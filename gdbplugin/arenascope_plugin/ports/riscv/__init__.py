@@ -8,7 +8,7 @@ import struct
 
 from arenascope_plugin.acquire import cfi as dwarf_cfi
 from arenascope_plugin.acquire.reader import MemoryReadError
-from arenascope_plugin.ports import Fault, PortBase, Register
+from arenascope_plugin.ports import Fault, PortBase, Register, panic_frames
 from arenascope_plugin.ports.cortex_m import faultrecord
 from arenascope_plugin.ports.riscv import trap as trapmod
 
@@ -150,11 +150,7 @@ class RiscV(PortBase):
         return self._panic_frame_fault(ctx)
 
     def _panic_frame_fault(self, ctx) -> Fault | None:
-        for function, arg in PANIC_FRAME_ARGS:
-            addr = ctx.core.frame_args(function, (arg,)).get(arg) if any(function in f for f in ctx.core.frames()) \
-                else None
-            if not addr:
-                continue
+        for function, addr in panic_frames(ctx, PANIC_FRAME_ARGS):
             try:
                 data = ctx.reader.read(addr, 4 * len(RV_EXC_FRAME))
             except MemoryReadError as exc:

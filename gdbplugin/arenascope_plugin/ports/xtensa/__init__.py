@@ -12,7 +12,7 @@ lbeg, lend, lcount on cores with the loop option, as ESP32 and ESP32-S3)."""
 import struct
 
 from arenascope_plugin.acquire.reader import MemoryReadError
-from arenascope_plugin.ports import Fault, PortBase, Register
+from arenascope_plugin.ports import Fault, PortBase, Register, panic_frames
 
 CAUSES = ["IllegalInstruction", "Syscall", "InstructionFetchError", "LoadStoreError", "Level1Interrupt", "Alloca",
           "IntegerDivideByZero", "PCValue", "Privileged", "LoadStoreAlignment", "res", "res", "InstrPDAddrError",
@@ -128,17 +128,13 @@ class Xtensa(PortBase):
         """ESP-IDF's panic frame (XtExcFrame, the panic handler's argument) when the core is halted
         in it, else the core's exception registers when PS.EXCM says an exception is being
         handled and EXCCAUSE names a fault."""
-        for function, arg in PANIC_FRAME_ARGS:
-            if not any(function in fr for fr in ctx.core.frames()):
+        for function, addr in panic_frames(ctx, PANIC_FRAME_ARGS):
+            try:
+                data = ctx.reader.read(addr, 4 * len(XT_EXC_FRAME))
+            except MemoryReadError:
                 continue
-            addr = ctx.core.frame_args(function, (arg,)).get(arg)
-            if addr:
-                try:
-                    data = ctx.reader.read(addr, 4 * len(XT_EXC_FRAME))
-                except MemoryReadError:
-                    continue
-                return exc_frame_fault(self, data, addr, f"ESP-IDF's panic frame (XtExcFrame) at {addr:#x}, the "
-                                       f"argument of {function}")
+            return exc_frame_fault(self, data, addr, f"ESP-IDF's panic frame (XtExcFrame) at {addr:#x}, the "
+                                   f"argument of {function}")
         core = ctx.core
         cause, ps = core.register("exccause"), core.register("ps")
         if cause is None or ps is None or not ps >> 4 & 1 or cause not in FAULT_CAUSES:
