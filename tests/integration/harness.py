@@ -148,6 +148,29 @@ def gdb_batch(elf, commands, reads=(), remote_port=None, gdb="gdb-multiarch", ti
 BAD_OUTPUT = re.compile(r"cannot read|Cannot access memory|Traceback|Python Exception|internal error", re.I)
 
 
+def figure(text, label):
+    """The bytes a report line `LABEL:   N B` gives (`arena info`'s figures)."""
+    m = re.search(rf"^\s*{re.escape(label)}:\s+(\d+) B", text, re.M)
+    assert m, f"no '{label}' in:\n{text}"
+    return int(m.group(1))
+
+
+def info_register(registers, name):
+    """A register's value as GDB's `info registers` printed it."""
+    m = re.search(rf"^{name}\s+(0x[0-9a-f]+)\s", registers, re.M)
+    assert m, registers
+    return int(m.group(1), 16)
+
+
+def fnv1a(data):
+    """FNV-1a, 32 bits: the agent's region checksum (target_agent/src/arenascope_fault.c), computed
+    here apart from the plugin's."""
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
 def fault_register(fault, name):
     """The value of the register `name` in a snapshot's or --json's fault (version 3's list), or
     None when the fault does not list it (not known, or not valid)."""

@@ -36,7 +36,10 @@ from harness import (
     ROOT,
     decode_fault_record,
     elf_symbols,
+    figure,
+    fnv1a,
     gdb_batch,
+    info_register,
     plan_json,
     qemu,
 )
@@ -100,17 +103,6 @@ def session(scenario, stop, commands=("info", "check", "fault"), reads=()):
     return got, dump, firmware_out, text
 
 
-def register(registers, name):
-    """A CSR's value as GDB's `info registers` printed it."""
-    m = re.search(rf"^{name}\s+(0x[0-9a-f]+)\s", registers, re.M)
-    assert m, registers
-    return int(m.group(1), 16)
-
-
-def figure(text, label):
-    m = re.search(rf"^\s*{re.escape(label)}:\s+(\d+) B", text, re.M)
-    assert m, f"no '{label}' in:\n{text}"
-    return int(m.group(1))
 
 
 def header_define(name):
@@ -184,7 +176,7 @@ def test_a_store_to_unmapped_memory_is_read_from_the_agents_record(symbols):
                                          reads=[("record", "&arenascope_fault_record", RECORD_BYTES)])
     assert "arenascope demo: scenario 3" in firmware_out, firmware_out
     regs = got["registers"]
-    mcause, mepc, mtval = (register(regs, n) for n in ("mcause", "mepc", "mtval"))
+    mcause, mepc, mtval = (info_register(regs, n) for n in ("mcause", "mepc", "mtval"))
     assert (mcause, mtval) == (7, 0x90000000), regs
     rec = decode_fault_record(bytes.fromhex(dump["mem"]["record"]), 4)
     assert rec["_checksum_ok"] and rec["arch"] == ARCH_RISCV, rec
@@ -215,7 +207,7 @@ def test_the_stack_run_into_the_arena_is_named_with_what_it_overwrote(plan, symb
     got, dump, firmware_out, _ = session(1, "arenascope_fault_hook", commands=("fault", "check"), reads=reads)
     assert "arenascope demo: scenario 1" in firmware_out, firmware_out
     regs = got["registers"]
-    mcause, mepc, mtval = (register(regs, n) for n in ("mcause", "mepc", "mtval"))
+    mcause, mepc, mtval = (info_register(regs, n) for n in ("mcause", "mepc", "mtval"))
     rec = decode_fault_record(bytes.fromhex(dump["mem"]["record"]), 4)
     assert rec["_checksum_ok"] and rec["arch"] == ARCH_RISCV and rec["checksum_count"] == count, rec
     assert (rec["cfsr"], rec["mmfar"], rec["bfar"]) == (mcause, mtval, mepc), rec
@@ -263,15 +255,15 @@ def test_an_illegal_instruction_and_a_null_call_trap(scenario, mcause, name):
     mcause GDB reads, and `arena fault` gives it from the agent's record."""
     got, _, _, _ = session(scenario, "arenascope_fault_hook", commands=("fault",))
     regs = got["registers"]
-    assert register(regs, "mcause") == mcause, regs
+    assert info_register(regs, "mcause") == mcause, regs
     fault = got["fault"]
     assert f"{name}: from the agent's fault record at " in fault and "(this boot, fault 1)" in fault, fault
     if scenario == 5:
         line = source_line(MAIN_C, '"unimp"')
-        mepc = register(regs, "mepc")
+        mepc = info_register(regs, "mepc")
         assert re.search(rf"faulting PC: {mepc:#x} in provoke \+ \d+ at \S+/rv32/main\.c:{line}$", fault, re.M), fault
     else:
-        assert register(regs, "mepc") == 0 and "faulting PC: 0x0: a null pointer" in fault, fault
+        assert info_register(regs, "mepc") == 0 and "faulting PC: 0x0: a null pointer" in fault, fault
     assert "VERDICT: not the arena and not the stack" in fault, fault
 
 
@@ -280,13 +272,5 @@ def test_a_division_by_zero_does_not_trap_on_risc_v():
     the firmware says so and runs on to the next invoke, with no fault."""
     got, _, firmware_out, _ = session(6, "demo_invoke_done if invokes == 3", commands=("fault",))
     assert "1 / 0 = 0xffffffff: no trap on RISC-V" in firmware_out, firmware_out
-    assert register(got["registers"], "mcause") == 0, got["registers"]
+    assert info_register(got["registers"], "mcause") == 0, got["registers"]
     assert "arena fault: no fault" in got["fault"], got["fault"]
-
-
-def fnv1a(data):
-    """FNV-1a, 32 bits: the agent's region checksum (target_agent/src/arenascope_fault.c)."""
-    h = 2166136261
-    for b in data:
-        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
-    return h

@@ -19,7 +19,7 @@ import tempfile
 
 import pytest
 
-from harness import BUILD, DEMO_MODEL, PLANNER, ROOT, elf_symbols, gdb_batch, plan_json, qemu
+from harness import BUILD, DEMO_MODEL, PLANNER, ROOT, elf_symbols, figure, gdb_batch, plan_json, qemu
 
 ELF = BUILD / "firmware" / "tflm_standin" / "tflm_standin_fw.elf"
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
@@ -174,11 +174,6 @@ def assert_clean(stop, text):
         assert not BAD.search(stop[c]), f"`arena {c}` ended in an error:\n{stop[c]}"
     assert stop["snap"] is not None and "tflm" in stop["snap"], stop["snapshot"]
 
-
-def figure(text, label):
-    m = re.search(rf"^\s*{re.escape(label)}:\s+(\d+) B", text, re.M)
-    assert m, f"no '{label}' in:\n{text}"
-    return int(m.group(1))
 
 
 def test_sizes_equal_tflm(plan):

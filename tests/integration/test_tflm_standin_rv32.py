@@ -27,7 +27,19 @@ import tempfile
 
 import pytest
 
-from harness import BAD_OUTPUT, BUILD, DEMO_MODEL, PLANNER, ROOT, elf_symbols, gdb_batch, plan_json, qemu
+from harness import (
+    BAD_OUTPUT,
+    BUILD,
+    DEMO_MODEL,
+    PLANNER,
+    ROOT,
+    elf_symbols,
+    figure,
+    gdb_batch,
+    info_register,
+    plan_json,
+    qemu,
+)
 
 ELF = BUILD / "firmware" / "tflm_standin_rv32" / "tflm_standin_rv32_fw.elf"
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
@@ -79,17 +91,6 @@ def session(scenario, stop, sets=(), commands=("info", "check", "fault")):
     return out, uart_text, text
 
 
-def register(registers, name):
-    """A CSR's value as GDB's `info registers` printed it."""
-    m = re.search(rf"^{name}\s+(0x[0-9a-f]+)\s", registers, re.M)
-    assert m, registers
-    return int(m.group(1), 16)
-
-
-def figure(text, label):
-    m = re.search(rf"^\s*{re.escape(label)}:\s+(\d+) B", text, re.M)
-    assert m, f"no '{label}' in:\n{text}"
-    return int(m.group(1))
 
 
 def tail_objects(plan, base):
@@ -173,7 +174,7 @@ def test_a_store_access_fault():
     got, uart, _text = session(6, "trap_handler", sets=[f"set var standin_wild_address = {wild:#x}"])
     assert "AllocateTensors ok" in uart, uart
     regs = got["registers"]
-    mcause, mepc, mtval = (register(regs, n) for n in ("mcause", "mepc", "mtval"))
+    mcause, mepc, mtval = (info_register(regs, n) for n in ("mcause", "mepc", "mtval"))
     assert (mcause, mtval) == (7, wild), regs
     fault = got["fault"]
     assert "store/AMO access fault: from core registers (halted in the trap handler, mtvec)" in fault, fault
@@ -196,7 +197,7 @@ def test_the_stack_run_into_the_arena_then_a_trap(plan, symbols):
     got, uart, _text = session(3, "trap_handler", sets=["set var standin_stack_overrun_bytes = 600"])
     assert "recursion returned" in uart and "invoke after the recursion returned" not in uart, uart
     regs = got["registers"]
-    mcause, mepc, mtval = (register(regs, n) for n in ("mcause", "mepc", "mtval"))
+    mcause, mepc, mtval = (info_register(regs, n) for n in ("mcause", "mepc", "mtval"))
     assert mcause in (1, 5, 7), regs   # an access fault: fetch, load or store
     fault = got["fault"]
     assert f"  mcause {mcause:#010x}: exception {mcause}, " in fault, fault
@@ -213,7 +214,7 @@ def test_the_stack_run_into_the_arena_with_no_trap(plan, symbols):
     allocation_failed(). No trap, yet `arena fault` finds TFLM's objects overwritten by the stack."""
     got, uart, _text = session(3, "allocation_failed")
     assert "invoke after the recursion returned" in uart, uart
-    assert register(got["registers"], "mcause") == 0, got["registers"]   # no trap was ever taken
+    assert info_register(got["registers"], "mcause") == 0, got["registers"]   # no trap was ever taken
     fault = got["fault"]
     assert "arena fault: no fault: the core is not in a fault handler" in fault, fault
     assert "VERDICT: the stack ran into the arena" in fault, fault
