@@ -102,12 +102,37 @@ def qemu(elf=FIRMWARE, semihosting=False, machine="mps2-an386", system="qemu-sys
         os.unlink(log.name)
 
 
+def _display_free(n):
+    """Whether display :n can be taken: no lock, or a stale one (its server is gone, as after a
+    killed test run), whose lock and socket are then removed."""
+    lock, sock = f"/tmp/.X{n}-lock", f"/tmp/.X11-unix/X{n}"
+    try:
+        with open(lock, encoding="ascii") as f:
+            pid = int(f.read().strip())
+    except FileNotFoundError:
+        return not os.path.exists(sock)
+    except (OSError, ValueError):
+        return False
+    try:
+        os.kill(pid, 0)
+        return False
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        return False
+    for path in (lock, sock):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+    return True
+
+
 @contextlib.contextmanager
 def xvfb(width=1280, height=800):
     """A private Xvfb server (Mesa renders into it); yields an environment with its DISPLAY.
-    One server per test module: xvfb-run -a races when runs start together."""
-    number = next(n for n in range(120, 400) if not os.path.exists(f"/tmp/.X11-unix/X{n}")
-                  and not os.path.exists(f"/tmp/.X{n}-lock"))
+    One server per test module: xvfb-run -a races when runs start together. Stopped with SIGTERM,
+    so that it removes its lock and socket (SIGKILL left them, and enough of them used up every
+    display number a test may take)."""
+    number = next(n for n in range(120, 400) if _display_free(n))
     proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     try:
@@ -117,8 +142,12 @@ def xvfb(width=1280, height=800):
             time.sleep(0.05)
         yield dict(os.environ, DISPLAY=f":{number}")
     finally:
-        proc.kill()
-        proc.wait()
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def gdb_batch(elf, commands, reads=(), remote_port=None, gdb="gdb-multiarch", timeout=90, args=()):
