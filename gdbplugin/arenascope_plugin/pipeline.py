@@ -341,6 +341,16 @@ def _agentless(ctx, exc, need_descriptor):
         ctx.stack_source = f"the linker symbols {found[2]}"
 
 
+def _overridden(desc, settings):
+    """A corrupt fill pattern the user's setting replaces (`set arena canary-pattern`,
+    `stack-paint-pattern`) stays named, and its rules run against the setting's pattern."""
+    given = {"canary_pattern": settings.canary_pattern, "stack_paint_pattern": settings.stack_paint_pattern}
+    for c in desc.corrupt:
+        if given.get(c.field) is not None and c.rules:
+            c.rules = ()
+            c.why += f"; the setting's {given[c.field]:#010x} is used instead"
+
+
 def _measure(ctx, scanner, which, stack=None):
     """Re-measures the descriptor's bands from target memory (the agent's figures are from its
     last arenascope_measure, which a fault may have overtaken) and, given stack=(low, high,
@@ -351,7 +361,8 @@ def _measure(ctx, scanner, which, stack=None):
     pattern = ctx.settings.canary_pattern if ctx.settings.canary_pattern is not None else desc.canary_pattern
     bands = ([("guard band", desc.guard)] if "guard" in which else []) + \
             ([(f"arena {a.index} free band", a.canary) for a in desc.arenas] if "free" in which else [])
-    bands = [(n, b) for n, b in bands if b.filled]
+    # a band is not read against a pattern the descriptor holds corrupt (it would be "damaged" everywhere)
+    bands = [(n, b) for n, b in bands if b.filled and not desc.not_judged("canary")]
     wanted = [(n, b.low_addr, b.high_addr, pattern) for n, b in bands]
     if stack is not None:
         wanted.append(("stack", *stack))
@@ -426,12 +437,14 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
     if ctx.desc is not None:
         desc = ctx.desc
         lo, hi = bounds or (desc.stack.low_addr, desc.stack.high_addr)
+        _overridden(desc, settings)
         paint = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else desc.stack_paint_pattern
         complete, (scanned, painted) = False, (None, None)
         if not verify and desc.agent_measured and desc.guard.filled:
             ctx.stale, _, _ = _measure(ctx, scanner, ("guard",))
             verify = bool(ctx.stale)  # a fault overtook the agent's measurement: measure everything now
-        stack = (lo, hi, paint) if (bounds or verify or not desc.measured) and hi > lo else None
+        stack = (lo, hi, paint) if (bounds or verify or not desc.measured) and hi > lo and \
+            not desc.not_judged("stack") else None
         unread = ""
         try:
             if verify and not desc.agentless:  # agentless: no bands to scan

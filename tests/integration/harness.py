@@ -18,6 +18,9 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("ARENASCOPE_BUILD_DIR", ROOT / "build"))
+# Every snapshot a plugin or tool run writes in these tests is checked against
+# docs/snapshot-schema.json before it is written (present/snapshot.write_snapshot_file).
+os.environ.setdefault("ARENASCOPE_VALIDATE_SNAPSHOTS", "1")
 FIRMWARE = BUILD / "firmware" / "demo_fw.elf"
 FIRMWARE_MAP = BUILD / "firmware" / "demo_fw.map"
 HOST_DEMO = BUILD / "examples" / "demo" / "host" / "demo_host"

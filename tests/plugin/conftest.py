@@ -1,9 +1,14 @@
 """Plugin unit tests run without GDB: the plugin's pure layers (decode, session, locate,
 analysis, render, snapshot) on byte images built here from the golden ABI fixture."""
 import json
+import os
 import pathlib
 import struct
 import sys
+
+# Every snapshot these tests write is checked against docs/snapshot-schema.json first
+# (present/snapshot.write_snapshot_file).
+os.environ.setdefault("ARENASCOPE_VALIDATE_SNAPSHOTS", "1")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "gdbplugin"))

@@ -106,12 +106,60 @@ def test_unreadable_region_table_names_its_address():
     assert f"{TABLE_ADDR:#x}" in str(err.value) and "region table of arena 0" in str(err.value)
 
 
-def test_region_table_outside_ram_is_refused():
+class LoggingReader(ImageReader):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.reads = []
+
+    def read(self, addr, length):
+        self.reads.append((addr, length))
+        return super().read(addr, length)
+
+
+def test_region_table_outside_ram_is_named_corrupt_and_never_read():
     desc_bytes, table = demo_like(4, arena={"regions_addr": 0xF0000000})
-    reader = reader_for(desc_bytes, table, extra=[(0xF0000000, table)])
-    with pytest.raises(DecodeError) as err:
-        session.DescriptorSession(reader, DESC_ADDR, ram_ranges=[(0x20000000, 0x20400000)]).read()
-    assert "outside the RAM ranges 0x20000000-0x20400000" in str(err.value)
+    reader = LoggingReader([(DESC_ADDR, desc_bytes), (0xF0000000, table)])
+    d = session.DescriptorSession(reader, DESC_ADDR, ram_ranges=[(0x20000000, 0x20400000)]).read()
+    assert d.arenas[0].regions == [] and d.arenas[0].head == 256  # the rest of the descriptor is read
+    [c] = d.corrupt
+    assert c.field == "arena 0 region table" and c.rules == ("plan",)
+    assert "5 entries at 0xf0000000" in c.value and "outside the RAM ranges 0x20000000-0x20400000" in c.value
+    assert all(not 0xF0000000 <= a < 0xF0001000 for a, _ in reader.reads)  # peripheral space is never read
+
+
+@pytest.mark.parametrize("kind, flags, said", [(99, 0, "entry 2 has kind 99"), (0, 0, "entry 2 has kind 0"),
+                                               (1, 0x80, "entry 2 has flags 0x80")])
+def test_a_region_entry_no_agent_writes_makes_the_table_corrupt(kind, flags, said):
+    regions = [(0, 128, 1, 1, 2, 0, 1), (128, 128, 2, 1, 0, 1, 2), (0, 64, 3, kind, flags, 2, 2)]
+    desc_bytes, table = demo_like(4, regions=regions)
+    d = session.DescriptorSession(reader_for(desc_bytes, table), DESC_ADDR).read()
+    assert d.arenas[0].regions == [] and d.arenas[0].table_corrupt
+    assert said in d.arenas[0].table_corrupt and "1 of 3 entries" in d.arenas[0].table_corrupt
+
+
+def test_a_zeroed_region_table_is_corrupt():
+    desc_bytes, table = demo_like(4)
+    d = session.DescriptorSession(reader_for(desc_bytes, bytes(len(table))), DESC_ADDR).read()
+    assert "5 of 5 entries are not the agent's: entry 0 has kind 0" in d.arenas[0].table_corrupt
+
+
+@pytest.mark.parametrize("over, field, value, rules", [
+    ({"canary_pattern": 0}, "canary_pattern", "0x00000000", ("canary", "guard")),
+    ({"canary_pattern": 0xFFFFFFFF}, "canary_pattern", "0xffffffff", ("canary", "guard")),
+    ({"stack_paint_pattern": 0}, "stack_paint_pattern", "0x00000000", ("stack",)),
+    ({"flags": 0xFF}, "flags", "0xff", ("measured",)),
+    ({"arena": {"flags": 0xFF}}, "arena 0 flags", "0xff", ()),
+])
+def test_a_corrupt_field_that_some_rules_rest_on_is_named_not_fatal(over, field, value, rules):
+    desc_bytes, table = demo_like(4, **over)
+    d = session.DescriptorSession(reader_for(desc_bytes, table), DESC_ADDR).read()
+    [c] = d.corrupt
+    assert (c.field, c.value, c.rules) == (field, value, rules)
+    assert len(d.arenas[0].regions) == 5
+    if field == "flags":
+        assert d.flags == 0 and not d.agent_measured  # MEASURED is not believed: the host measures
+    if field == "arena 0 flags":
+        assert d.arenas[0].flags == 0 and not d.arenas[0].tflm_figures  # no label rests on the byte
 
 
 class FlippingReader(ImageReader):

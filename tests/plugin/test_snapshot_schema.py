@@ -84,3 +84,19 @@ def test_the_planners_snapshot_of_the_dscnn_is_valid(tmp_path, args):
 def test_the_planners_snapshot_of_every_shared_model_is_valid(tmp_path, model_path):
     for args in VARIANTS[:2]:
         valid(planner_snapshot(tmp_path, model_path, *args))
+
+
+def test_a_snapshot_that_breaks_its_schema_is_not_written(tmp_path):
+    """The test suite sets ARENASCOPE_VALIDATE_SNAPSHOTS (conftest.py): a write checks the schema
+    first. A region of a kind the schema does not list (what a region table's kind 99 made before
+    the table was named corrupt) is refused by path, and the file before it stays."""
+    snap = target_snapshot(4)
+    assert snapshot.schema_errors(snap) == []
+    snap["arenas"][0]["regions"][0]["kind"] = "kind99"
+    out = tmp_path / "s.json"
+    out.write_text("before")
+    with pytest.raises(snapshot.SnapshotError) as err:
+        snapshot.write_snapshot_file(snap, out)
+    said = str(err.value)
+    assert "$.arenas[0].regions[0].kind: 'kind99' is not one of" in said and "nothing written" in said
+    assert out.read_text() == "before" and [p.name for p in tmp_path.iterdir()] == ["s.json"]

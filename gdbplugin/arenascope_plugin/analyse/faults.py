@@ -423,6 +423,13 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
             out.verdicts.append(postmortem.Verdict(
                 kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the arena could not "
                 f"be read ({why}); look at {where_}"))
+        elif desc is not None and any(c.rules for c in desc.corrupt):  # the bands' own words are not believed
+            fields = "; ".join(c.text() for c in desc.corrupt if c.rules)
+            out.verdicts.append(postmortem.Verdict(
+                kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the arenascope "
+                f"descriptor is corrupt ({fields}), so the rules resting on it were not run; something wrote over "
+                f"the agent's descriptor at {desc.address:#x} (`watch -l` its first changed word and run again); "
+                f"look at {where_}"))
         elif desc is not None and not desc.arenas:
             out.verdicts.append(postmortem.Verdict(
                 kind=NOT_ARENA, headline="VERDICT: not the stack: it stayed inside its bounds (no arena is "

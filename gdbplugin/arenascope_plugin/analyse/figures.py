@@ -68,6 +68,7 @@ class StackFigures:
     unread: str = ""                 # why the stack's words could not be read (a RAM dump lacking them)
     apart: str = ""                  # the memory apart from the stack's that arenas lie in (external RAM)
     sp_object: tuple | None = None   # (name, offset) of the ELF's data object SP is in when off the stack
+    corrupt: str = ""                # the corrupt descriptor field the paint rests on (Descriptor.corrupt)
 
     @property
     def sp_on_stack(self) -> bool:
@@ -214,14 +215,15 @@ def stack_figures(desc: Descriptor, sp: int | None = None, scanned_hwm: int | No
     hwm, source = None, "none"
     if scanned_hwm is not None:
         hwm, source = scanned_hwm, "scan"
-    elif desc.agent_measured and desc.stack.filled and bounds is None:
+    elif desc.agent_measured and desc.stack.filled and bounds is None and not desc.not_judged("stack"):
         hwm = desc.stack.high_addr if desc.stack.touched_lo == abi.NONE else desc.stack.low_addr + desc.stack.touched_lo
         source = "agent"
     if painted is None:  # the agent's measurement cannot tell "never painted" from "all used"
         painted = hwm is not None
     return StackFigures(low=low, high=high, sp=sp, hwm=hwm, source=source, painted=painted,
                         arena_end=arena.end_addr if arena else None, guard_low=through_guard(desc.guard, low, hwm),
-                        apart=", ".join(elsewhere))
+                        apart=", ".join(elsewhere),
+                        corrupt=", ".join(c.field for c in desc.not_judged("stack")) if hwm is None else "")
 
 
 def through_guard(g: Band, low: int, hwm: int | None) -> int | None:
@@ -471,7 +473,26 @@ def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, Ar
         else:
             out.append(Check("guard", PASS, f"guard band intact ({g.size} B at {g.low_addr:#x})"))
     out.append(_stack_check(stack))
-    return out
+    return _not_judged(desc, out)
+
+
+def _not_judged(desc: Descriptor, out: list[Check]) -> list[Check]:
+    """The checks with each rule that rests on a corrupt descriptor field (Descriptor.corrupt)
+    replaced by a WARN naming it, after a `descriptor` FAIL naming every corrupt field: no PASS
+    and no FAIL rests on a word that is not believed."""
+    if not desc.corrupt:
+        return out
+    first = next((c.address for c in desc.corrupt if c.address is not None), desc.address)
+    named = Check("descriptor", FAIL, f"the arenascope descriptor at {desc.address:#x} is corrupt: "
+                  + "; ".join(c.text() for c in desc.corrupt)
+                  + f". Something wrote over the agent's data: `watch -l *(unsigned int *){first:#x}` and run "
+                  "again to catch the writer")
+    judged = []
+    for c in out:
+        rests_on = desc.not_judged(c.rule)
+        judged.append(Check(c.rule, WARN, "not judged: it rests on the corrupt " +
+                            ", ".join(r.field for r in rests_on)) if rests_on else c)
+    return [named] + judged
 
 
 def _stack_check(s):

@@ -19,6 +19,13 @@ FLAG_MEASURED = 0x01
 FLAG_STACK_LIMIT = 0x02  # MSPLIM armed at the stack's low bound (fault.h arenascope_fault_stack_limit)
 ARENA_FLAG_TFLM = 0x01
 ARENA_FLAG_PLANNER_IDS = 0x02  # region ids are TFLM planner buffer ids (the TFLM adapter)
+# The bits each flags field defines; any other bit set is a corrupt descriptor (docs/agent-abi.md).
+FLAGS_DEFINED = FLAG_MEASURED | FLAG_STACK_LIMIT
+ARENA_FLAGS_DEFINED = ARENA_FLAG_TFLM | ARENA_FLAG_PLANNER_IDS
+REGION_FLAGS_DEFINED = sum(REGION_FLAGS)
+# Fill patterns the ABI forbids: zeroed or erased RAM holds them, so a band would look intact
+# (or, read with such a pattern, damaged everywhere). agent_config.h refuses them at build time.
+FORBIDDEN_PATTERNS = (0x00000000, 0xFFFFFFFF)
 
 # Sizes of the scalar types; "addr" is the target's address size (4 or 8).
 _SCALARS = {"u8": (1, "B"), "u16": (2, "H"), "u32": (4, "I"), "i16": (2, "h")}

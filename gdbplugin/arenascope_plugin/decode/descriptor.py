@@ -1,8 +1,12 @@
 """Descriptor bytes in, model out (pure Python, no gdb): the only place that gives the agent's
 bytes a meaning. Field meanings and units: docs/agent-abi.md.
 
-Every check that fails raises DecodeError with a message that says what is wrong, where
-(address, field) and what to do.
+A field whose value makes every figure meaningless (the magic, the ABI, the sizes and counts
+that say where the rest lies, an arena's bounds and marks) raises DecodeError with a message that
+says what is wrong, where (address, field) and what to do. A field that only some rules rest on
+(a fill pattern, a flags byte with bits the ABI does not define, a region table) is kept as a
+Corruption instead (Descriptor.corrupt): named, its rules not run, everything else still read, so
+a post-mortem survives one damaged word of the agent's.
 """
 import struct
 from dataclasses import dataclass, field
@@ -17,6 +21,23 @@ MAX_GUARD_BYTES = 1 << 20
 
 class DecodeError(Exception):
     """The bytes are not a descriptor this plugin can trust."""
+
+
+@dataclass
+class Corruption:
+    """One corrupt descriptor field that only some rules rest on: `field` as docs/agent-abi.md
+    names it ("canary_pattern", "arena 0 flags", "arena 0 region table"), `value` as read
+    ("0x00000000"), `why` it is not believed, and `rules`: the `arena check` rules
+    (analyse/verdicts.RULES) that rest on it and are not run."""
+    field: str
+    value: str
+    why: str
+    rules: tuple[str, ...]
+    address: int | None = None    # where the corrupt word is (a watchpoint's address)
+
+    def text(self) -> str:
+        at = f" at {self.address:#x}" if self.address is not None else ""
+        return f"{self.field} {self.value}{at}: {self.why}"
 
 
 @dataclass
@@ -96,6 +117,9 @@ class Arena:
     # Agentless: where this arena was before it last moved in the session (a per-inference arena
     # allocated again elsewhere), while it stays at its new base; None: it has not moved
     moved_from: int | None = None
+    # Why the region table was not believed (outside RAM, unreadable there, entries no agent
+    # writes): `regions` is then empty and the descriptor names it (Descriptor.corrupt)
+    table_corrupt: str | None = None
 
     @property
     def end_addr(self) -> int:
@@ -133,6 +157,11 @@ class Descriptor:
     agent_measured: bool = False   # the agent's own MEASURED flag, whatever the host did since
     agentless: bool = False        # no agent: TFLM's own objects walked (tflm.py); agent-only figures absent
     unplanned: str | None = None   # agentless without the planner's plan: why (the head's owners are unknown)
+    corrupt: list[Corruption] = field(default_factory=list)  # fields named corrupt, their rules not run
+
+    def not_judged(self, rule: str) -> list[Corruption]:
+        """The corrupt fields `rule` rests on (empty: the rule can run)."""
+        return [c for c in self.corrupt if rule in c.rules]
 
     @property
     def measured(self) -> bool:
@@ -206,7 +235,7 @@ def decode_descriptor(data: bytes, address: int) -> Descriptor:
     if first + h["arena_capacity"] * h["arena_entry_size"] > size:
         raise DecodeError(f"descriptor at {address:#x}: {h['arena_capacity']} arena entries of "
                           f"{h['arena_entry_size']} B do not fit in descriptor_size {size} B (corrupt descriptor)")
-    arenas = []
+    arenas, corrupt = [], []
     for i in range(h["arena_count"]):
         a = _unpack("arena", data, first + i * h["arena_entry_size"], addr_size)
         arena = Arena(index=i, base_addr=a["base_addr"], regions_addr=a["regions_addr"], model_addr=a["model_addr"],
@@ -214,7 +243,31 @@ def decode_descriptor(data: bytes, address: int) -> Descriptor:
                       model_size=a["model_size_bytes"], canary=a["canary"], alignment=a["alignment_bytes"],
                       region_count=a["region_count"], region_capacity=a["region_capacity"], flags=a["flags"])
         _validate_arena(arena, address, bool(h["flags"] & abi.FLAG_MEASURED))
+        if arena.flags & ~abi.ARENA_FLAGS_DEFINED:
+            corrupt.append(Corruption(f"arena {i} flags", f"{arena.flags:#04x}",
+                                      f"bits {arena.flags & ~abi.ARENA_FLAGS_DEFINED:#04x} are not defined by the ABI "
+                                      "(TFLM figures, planner ids), so none of its bits is believed", (),
+                                      address + first + i * h["arena_entry_size"] +
+                                      abi.layout("arena", addr_size)["flags"]))
+            arena.flags = 0  # no label or figure rests on a corrupt byte
         arenas.append(arena)
+    if h["flags"] & ~abi.FLAGS_DEFINED:
+        corrupt.append(Corruption("flags", f"{h['flags']:#04x}",
+                                  f"bits {h['flags'] & ~abi.FLAGS_DEFINED:#04x} are not defined by the ABI, so "
+                                  "MEASURED and STACK_LIMIT are not believed: the host measures the bands itself",
+                                  ("measured",), address + abi.layout("descriptor", addr_size)["flags"]))
+        h["flags"] = 0
+    for name, rules, what in (("canary_pattern", ("canary", "guard"), "the free and guard bands"),
+                              ("stack_paint_pattern", ("stack",), "the stack's paint")):
+        if h[name] in abi.FORBIDDEN_PATTERNS:
+            corrupt.append(Corruption(name, f"{h[name]:#010x}",
+                                      "the ABI forbids 0 and 0xFFFFFFFF (zeroed or erased RAM holds them), so "
+                                      f"{what} cannot be judged against it (`set arena "
+                                      f"{name.replace('_', '-')}` names the real one)",
+                                      rules, address + abi.layout("descriptor", addr_size)[name]))
+    if h["canary_pattern"] in abi.FORBIDDEN_PATTERNS:  # a measurement against it says nothing
+        for band in [h["guard"]] + [a.canary for a in arenas]:
+            band.touched_lo = band.touched_hi = abi.NONE
     measured = bool(h["flags"] & abi.FLAG_MEASURED)
     _validate_band(h["stack"], "stack", MAX_STACK_BYTES, address, measured=measured)
     _validate_band(h["guard"], "guard band", MAX_GUARD_BYTES, address, measured=measured)
@@ -234,7 +287,7 @@ def decode_descriptor(data: bytes, address: int) -> Descriptor:
                       invoke_phase=h["invoke_phase"], canary_pattern=h["canary_pattern"],
                       stack_paint_pattern=h["stack_paint_pattern"], fault_record_addr=h["fault_record_addr"],
                       stack=h["stack"], guard=h["guard"], arenas=arenas, seq_check=seq_check,
-                      agent_measured=bool(h["flags"] & abi.FLAG_MEASURED))
+                      agent_measured=bool(h["flags"] & abi.FLAG_MEASURED), corrupt=corrupt)
 
 
 def _validate_band(band, what, max_size, address, measured=True, inside=None):
@@ -280,16 +333,24 @@ def _validate_arena(a, address, measured):
 
 
 def decode_regions(data: bytes, count: int, entry_size: int) -> list[Region]:
-    """Region entries from a table's bytes (count entries, entry_size bytes apart)."""
+    """Region entries from a table's bytes (count entries, entry_size bytes apart). DecodeError
+    when an entry is not one the agent writes: a kind outside abi.KINDS (a zeroed table's 0
+    among them) or flag bits the ABI does not define; it names the first and the count."""
     need = abi.layout("region", 4)["_size"]
     if entry_size < need:
         raise DecodeError(f"region table: entries {entry_size} B apart, smaller than a region entry ({need} B)")
     if len(data) < count * entry_size:
         raise DecodeError(f"region table: {len(data)} bytes read, need {count} x {entry_size}")
-    out = []
+    out, bad = [], []
     for i in range(count):
         r = _unpack("region", data, i * entry_size, 4)
+        if r["kind"] not in abi.KINDS:
+            bad.append(f"entry {i} has kind {r['kind']} (the ABI's are {', '.join(map(str, abi.KINDS))})")
+        elif r["flags"] & ~abi.REGION_FLAGS_DEFINED:
+            bad.append(f"entry {i} has flags {r['flags']:#04x}, bits the ABI does not define")
         out.append(Region(index=i, offset=r["offset_bytes"], size=r["size_bytes"], id=r["id"],
                           kind=abi.KINDS.get(r["kind"], f"kind{r['kind']}"), flags=r["flags"],
                           first_use=r["first_use"], last_use=r["last_use"]))
+    if bad:
+        raise DecodeError(f"{len(bad)} of {count} entries are not the agent's: {bad[0]}")
     return out

@@ -10,7 +10,14 @@ and 2 bytes of seq), nothing else.
 import struct
 
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
-from arenascope_plugin.decode.descriptor import DecodeError, Descriptor, decode_descriptor, decode_regions, preamble
+from arenascope_plugin.decode.descriptor import (
+    Corruption,
+    DecodeError,
+    Descriptor,
+    decode_descriptor,
+    decode_regions,
+    preamble,
+)
 
 SEQ_OFFSET = 18     # abi.layout("descriptor", n)["seq"], the same for both address sizes
 DEFAULT_RETRIES = 8
@@ -96,7 +103,7 @@ class DescriptorSession:
                 continue
             if all(self._cached(desc, a) for a in desc.arenas):
                 for arena in desc.arenas:
-                    arena.regions = self._regions(desc, arena)
+                    _attach(desc, arena, self._regions(desc, arena))
                 self.last_seq = desc.seq
                 return desc
             tables = {a.index: self._regions(desc, a, use_cache=False) for a in desc.arenas}
@@ -108,13 +115,13 @@ class DescriptorSession:
                 seqs.append(again.seq)
                 continue
             for arena in again.arenas:
-                arena.regions = tables[arena.index]
+                _attach(again, arena, tables[arena.index])
             self.last_seq = again.seq
             return again
         if desc is not None and len(heads) >= 3 and len(set(heads[-3:])) == 1 and (
                 heads[-1][0] % 2 or heads[-1][1] == (heads[-1][0] + 2) & 0xFFFF):
             for arena in desc.arenas:
-                arena.regions = self._regions(desc, arena)
+                _attach(desc, arena, self._regions(desc, arena))
             desc.halted_in_update = True
             self._tables.clear()  # the table may be half-written: do not keep it
             return desc
@@ -127,24 +134,29 @@ class DescriptorSession:
         return bool(cached) and cached[0] == (desc.layout_generation, arena.regions_addr, arena.region_count)
 
     def _regions(self, desc, arena, use_cache=True):
+        """(regions, None), or ([], why) for a table not believed: outside the RAM ranges (then
+        not read at all: a corrupt regions_addr must not make the probe read peripheral space)
+        or holding entries no agent writes. A read that fails inside RAM raises (the link)."""
         cached = self._tables.get(arena.index)
         key = (desc.layout_generation, arena.regions_addr, arena.region_count)
         if use_cache and cached and cached[0] == key:
             return cached[1]
         count, entry = arena.region_count, desc.region_entry_size
-        if count == 0:
-            regions = []
-        else:
-            self._check_in_ram(arena, count * entry)
+        table = ([], None)
+        if count:
             try:
-                data = self.reader.read(arena.regions_addr, count * entry)
-            except MemoryReadError as exc:
-                raise MemoryReadError(exc.addr, exc.length,
-                                      f"{exc.why} (region table of arena {arena.index}, from the descriptor at "
-                                      f"{self.address:#x}; a corrupt regions_addr?)") from None
-            regions = decode_regions(data, count, entry)
-        self._tables[arena.index] = (key, regions)
-        return regions
+                self._check_in_ram(arena, count * entry)
+                try:
+                    data = self.reader.read(arena.regions_addr, count * entry)
+                except MemoryReadError as exc:
+                    raise MemoryReadError(exc.addr, exc.length,
+                                          f"{exc.why} (region table of arena {arena.index}, from the descriptor at "
+                                          f"{self.address:#x}; a corrupt regions_addr?)") from None
+                table = (decode_regions(data, count, entry), None)
+            except DecodeError as exc:
+                table = ([], f"{arena.region_count} entries at {arena.regions_addr:#x}: {exc}")
+        self._tables[arena.index] = (key, table)
+        return table
 
     def _check_in_ram(self, arena, length):
         if not self.ram_ranges:
@@ -152,5 +164,13 @@ class DescriptorSession:
         lo, hi = arena.regions_addr, arena.regions_addr + length
         if not any(r_lo <= lo and hi <= r_hi for r_lo, r_hi in self.ram_ranges):
             ranges = ", ".join(f"{a:#x}-{b:#x}" for a, b in self.ram_ranges)
-            raise DecodeError(f"arena {arena.index}: region table {lo:#x}-{hi:#x} ({arena.region_count} entries) is "
-                              f"outside the RAM ranges {ranges} (corrupt descriptor)")
+            raise DecodeError(f"the table ({hi - lo} B) is outside the RAM ranges {ranges}, so it was not read")
+
+
+def _attach(desc, arena, table):
+    """Gives the arena its regions, or names its table corrupt in desc.corrupt (the `plan` rule
+    rests on it; the rest of the post-mortem does not)."""
+    arena.regions, arena.table_corrupt = table
+    if arena.table_corrupt:
+        desc.corrupt.append(Corruption(f"arena {arena.index} region table", f"({arena.table_corrupt})",
+                                       "not believed, so no region is shown", ("plan",), arena.regions_addr))

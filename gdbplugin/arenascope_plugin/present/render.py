@@ -29,6 +29,7 @@ def info_lines(desc, figs, stack, located_by, kernels=()):
                    "none yet (the agent has not run arenascope_measure)" if not desc.measured else
                    "by the agent at its last arenascope_measure (`arena check` re-reads memory now)"
                    if desc.measured_by == "agent" else desc.measured_by)]
+    out += [style.paint(f"  corrupt:                {c.text()}", "FAIL") for c in desc.corrupt]
     if desc.halted_in_update:
         out.append(style.paint("  warning: the target stopped inside an agent update (seq odd): figures may mix old "
                                "and new values; step past the agent call and look again", "WARN"))
@@ -49,7 +50,9 @@ def info_lines(desc, figs, stack, located_by, kernels=()):
                                                               " (the planner's minimum arena: what AllocateTensors "
                                                               "needs)" if f.minimum_arena and f.peak == f.minimum_arena
                                                               and f.peak > f.used else "")]
-        if f.free_band_size:
+        if desc.not_judged("canary"):
+            out.append("  free band intact:       not judged: the canary_pattern is corrupt")
+        elif f.free_band_size:
             out.append(f"  free band intact:       {f.free_intact} B of {f.free_band_size} B"
                        + (f" (damaged +{f.damage[0]}..+{f.damage[1]})" if f.damage else ""))
         else:
@@ -58,10 +61,12 @@ def info_lines(desc, figs, stack, located_by, kernels=()):
                                                      "unknown (canary not filled)"))
         est = "" if f.minimum_arena else " (upper estimate: measured against used bytes, not the minimum arena)"
         out.append(f"  headroom:               {f.headroom} B = {f.headroom_pct:.1f} % of peak{est}")
-        out.append(f"  regions:                {a.region_count} of {a.region_capacity} table entries")
+        out.append(f"  regions:                {a.region_count} of {a.region_capacity} table entries"
+                   + (" (the table is corrupt: none shown)" if a.table_corrupt else ""))
     g = desc.guard
     if g.filled:
-        state = f"{g.size - g.touched_bytes} B of {g.size} B intact" if desc.measured else "not measured yet"
+        state = ("not judged: the canary_pattern is corrupt" if desc.not_judged("guard") else
+                 f"{g.size - g.touched_bytes} B of {g.size} B intact" if desc.measured else "not measured yet")
         out.append(f"guard band:               {g.low_addr:#x}-{g.high_addr:#x}, {state}")
     out += stack_lines(stack, indent="")
     return out
@@ -99,7 +104,10 @@ def stack_lines(s, indent="  ", sp_owner=None, reach=None):
                  "none left at the bottom: the stack reached its limit" if s.hwm <= s.low else
                  f"{s.hwm - s.low} B at the bottom still painted")
         out.append(f"{indent}paint:                    {paint}")
-    if s.hwm is None and getattr(s, "unread", ""):
+    if s.hwm is None and getattr(s, "corrupt", ""):
+        out.append(f"{indent}high-water mark:          not judged: the descriptor's {s.corrupt} is corrupt "
+                   "(`set arena stack-paint-pattern` names the real one)")
+    elif s.hwm is None and getattr(s, "unread", ""):
         out.append(f"{indent}high-water mark:          unknown: the stack could not be read ({s.unread})")
     elif s.hwm is None:
         out.append(f"{indent}high-water mark:          unknown (not measured by the agent; stack not painted?)")

@@ -1,8 +1,10 @@
 """The snapshot: everything the plugin computed, as JSON (schema: docs/snapshot-schema.md).
 The viewer draws it and recomputes nothing, so every figure it shows is here."""
 import datetime
+import itertools
 import json
 import os
+import pathlib
 from typing import Any
 
 from arenascope_plugin import version
@@ -269,9 +271,35 @@ def read_for_diff(path: str) -> tuple[dict, list[Arena]]:
                             f"wrote (docs/snapshot-schema.md, version {VERSION})") from None
 
 
+# The schema every snapshot keeps, beside the package in a source checkout (a pip install does
+# not ship docs/); VALIDATE_ENV=1 makes every write check against it (the test suite sets it).
+SCHEMA_FILE = pathlib.Path(__file__).resolve().parents[3] / "docs" / "snapshot-schema.json"
+VALIDATE_ENV = "ARENASCOPE_VALIDATE_SNAPSHOTS"
+
+
+def schema_errors(snap: dict, limit: int = 3) -> list[str] | None:
+    """Up to `limit` "$.path: message" violations of docs/snapshot-schema.json by `snap` ([]: it
+    keeps it), or None when it cannot be checked here (no python3-jsonschema, no docs/). The
+    check costs about 0.15 ms a region, so it runs on a write only when VALIDATE_ENV is set."""
+    try:
+        import jsonschema  # pylint: disable=import-outside-toplevel  (optional: tests and bug reports)
+        schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    except (ImportError, OSError, ValueError):
+        return None
+    errors = jsonschema.Draft202012Validator(schema).iter_errors(snap)
+    return [f"{e.json_path}: {e.message[:200]}" for e in itertools.islice(errors, limit)]
+
+
 def write_snapshot_file(snap: dict, path: str | os.PathLike[str]) -> None:
     """Writes `snap` to `path` whole or not at all (present/files.write_whole: a unique temporary
-    file, the file's mode kept). OSError on failure."""
+    file, the file's mode kept). OSError on failure; SnapshotError, and nothing written, when
+    VALIDATE_ENV is set and the snapshot breaks its schema (a bug of this tool: say so)."""
+    if os.environ.get(VALIDATE_ENV) == "1":
+        errors = schema_errors(snap)
+        if errors:
+            raise SnapshotError(f"the snapshot for {os.fspath(path)} breaks docs/snapshot-schema.json ("
+                                + "; ".join(errors) + "): nothing written. This is arenascope's bug: please "
+                                "report it with `arena info` and `arena check`'s output")
     files.write_whole(path, lambda f: f.write(json.dumps(snap, indent=1).encode("utf-8")))
 
 

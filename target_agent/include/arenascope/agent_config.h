@@ -30,6 +30,16 @@
 #define ARENASCOPE_STACK_PAINT_PATTERN 0xCCCCCCCC
 #endif
 
+/* Zeroed or erased RAM holds 0 or 0xFFFFFFFF: a band filled with either would look intact
+ * without ever being filled, so the ABI forbids them and the host names such a pattern in the
+ * descriptor as corrupt (docs/agent-abi.md). */
+#if (ARENASCOPE_CANARY_PATTERN) == 0 || (ARENASCOPE_CANARY_PATTERN) == 0xFFFFFFFF
+#error "ARENASCOPE_CANARY_PATTERN must not be 0 or 0xFFFFFFFF (zeroed or erased RAM holds them)"
+#endif
+#if (ARENASCOPE_STACK_PAINT_PATTERN) == 0 || (ARENASCOPE_STACK_PAINT_PATTERN) == 0xFFFFFFFF
+#error "ARENASCOPE_STACK_PAINT_PATTERN must not be 0 or 0xFFFFFFFF (zeroed or erased RAM holds them)"
+#endif
+
 /* Bytes left unpainted below the caller's stack pointer by arenascope_stack_paint(), so the
  * painter never writes its own frame. Must be a multiple of 4. */
 #ifndef ARENASCOPE_STACK_PAINT_MARGIN
