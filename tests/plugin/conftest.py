@@ -10,6 +10,17 @@ import sys
 # (present/snapshot.write_snapshot_file).
 os.environ.setdefault("ARENASCOPE_VALIDATE_SNAPSHOTS", "1")
 
+# The property tests (python3-hypothesis) run a fixed seed: CI is deterministic; open-ended runs are
+# by hand (HYPOTHESIS_PROFILE=explore), and what they find becomes an explicit example.
+try:
+    from hypothesis import settings as _hypothesis_settings
+except ImportError:  # the tests that need it fail on their own import, saying so
+    _hypothesis_settings = None
+if _hypothesis_settings is not None:
+    _hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+    _hypothesis_settings.register_profile("explore", database=None)
+    _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 

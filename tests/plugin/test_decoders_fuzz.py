@@ -1,15 +1,21 @@
 """Property tests (python3-hypothesis) of the decoders that take target bytes: on any bytes they
 return a model or raise their own error with a message, never anything else (issue 15, item 5).
 Hostile bytes are what a smashed target holds: the plugin must say so, not crash GDB."""
+import json
 import struct
 
+import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arenascope_plugin.acquire.reader import ImageReader, MemoryReadError
+from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import descriptor
+from arenascope_plugin.decode.session import DescriptorSession, TornReadError
+from arenascope_plugin.present import snapshot
 from arenascope_plugin.ports import cortex_m
 from arenascope_plugin.ports.cortex_m import faultrecord
-from conftest import DESC_ADDR, demo_like
+from conftest import DESC_ADDR, ROOT, TABLE_ADDR, demo_like
 
 SETTINGS = settings(max_examples=400, deadline=None)
 
@@ -110,3 +116,29 @@ def test_tflm_objects_of_any_bytes_are_assessed_never_raised(seed, edits):
         found = [postmortem.stack_into_arena(reader, FACTS, state, stack, None, {}),
                  postmortem.allocation(state, None, postmortem.Halt(), {}, reader)]
         postmortem.damaged(state, stack, [v for v in found if v])
+
+
+SCHEMA = jsonschema.Draft202012Validator(json.loads((ROOT / "docs" / "snapshot-schema.json").read_text()))
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 255)), min_size=1, max_size=8),
+       st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 255)), max_size=8))
+def test_a_damaged_descriptor_and_table_give_checks_and_a_schema_valid_snapshot(edits, table_edits):
+    """Whatever a few changed bytes of the descriptor and its region table make, the session
+    reads it or says why, and what it reads gives checks and a snapshot keeping its schema (a
+    region of a kind the ABI lacks, which broke it, is a corrupt table now: issue 37)."""
+    desc_bytes, table = demo_like()
+    reader = ImageReader([(DESC_ADDR, _mutate(desc_bytes, edits)), (TABLE_ADDR, _mutate(table, table_edits))])
+    try:
+        d = DescriptorSession(reader, DESC_ADDR, ram_ranges=[(DESC_ADDR, DESC_ADDR + 0x10000)]).read()
+    except (descriptor.DecodeError, MemoryReadError, TornReadError) as e:
+        assert str(e)
+        return
+    figs = {a.index: figures.arena_figures(a) for a in d.arenas}
+    s = figures.stack_figures(d)
+    checks = figures.checks(d, s, figs)
+    assert (figures.worst(checks) == "FAIL") or not d.corrupt  # a corrupt field is never a PASS
+    snap = snapshot.build(d, figs, s, checks, {"elf": "fw.elf", "located_by": "symbol"})
+    errors = [f"{e.json_path}: {e.message}" for e in SCHEMA.iter_errors(snap)]
+    assert not errors, errors[:3]
