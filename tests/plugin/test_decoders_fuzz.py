@@ -12,9 +12,9 @@ from arenascope_plugin.acquire.reader import ImageReader, MemoryReadError
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import descriptor
 from arenascope_plugin.decode.session import DescriptorSession, TornReadError
-from arenascope_plugin.present import snapshot
 from arenascope_plugin.ports import cortex_m
 from arenascope_plugin.ports.cortex_m import faultrecord
+from arenascope_plugin.present import snapshot
 from conftest import DESC_ADDR, ROOT, TABLE_ADDR, demo_like
 
 SETTINGS = settings(max_examples=400, deadline=None)
