@@ -351,6 +351,21 @@ def _overridden(desc, settings):
             c.why += f"; the setting's {given[c.field]:#010x} is used instead"
 
 
+def _in_declared_memory(ctx, name, lo, hi, _pattern):
+    """Whether [lo, hi) may be scanned: it overlaps the RAM the ELF and the target declare
+    (Symbols.memories(): sections, the heap, named target memory; and the linker's stack), or
+    nothing is declared. A band the descriptor puts elsewhere (a corrupt address: peripheral
+    space, where a read can have side effects) is not read, and said."""
+    ram = [(a, b) for a, b, kind, _ in ctx.symbols.memories() if kind == "ram"]
+    found = ctx.symbols.stack_bounds()
+    ram += [found[:2]] if found else []
+    if not ram or any(a < hi and lo < b for a, b in ram):
+        return True
+    ctx.warn("band-outside-ram", f"the {name} {lo:#x}-{hi:#x} lies in no RAM the ELF or the target declares: not "
+             "read (a corrupt descriptor? `set arena memory` names RAM the ELF does not)")
+    return False
+
+
 def _measure(ctx, scanner, which, stack=None):
     """Re-measures the descriptor's bands from target memory (the agent's figures are from its
     last arenascope_measure, which a fault may have overtaken) and, given stack=(low, high,
@@ -366,6 +381,7 @@ def _measure(ctx, scanner, which, stack=None):
     wanted = [(n, b.low_addr, b.high_addr, pattern) for n, b in bands]
     if stack is not None:
         wanted.append(("stack", *stack))
+    wanted = [w for w in wanted if _in_declared_memory(ctx, *w)]
     results = scanner.measure(ctx.reader, wanted)
     changed = []
     for name, band in bands:

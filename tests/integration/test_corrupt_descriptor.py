@@ -111,3 +111,21 @@ def test_a_fault_with_a_corrupt_pattern_makes_no_claim_about_the_bands(tmp_path)
         "(canary_pattern 0x00000000 at " in fault, fault
     assert "not the arena and not the stack" not in fault
     assert [v["kind"] for v in snap["fault"]["verdicts"]] == ["unknown"]
+
+
+def test_a_band_outside_declared_ram_is_never_read(tmp_path):
+    """The guard band's bounds pointed at peripheral space (0x40000000, the mps2-an386's APB): the
+    host does not scan it (a read there can have side effects), says so, and no `m` packet for it
+    leaves GDB (GDB's own `set debug remote` log of the packets it sends)."""
+    low = "00000040" + "00010040"  # low_addr 0x40000000, high_addr 0x40000100 (little-endian words)
+    steps = [f"source {PLUGIN}", "set arena colour off", "break demo_invoke_done if invokes == 1", "continue",
+             "delete", write(f"{DESC}.guard.low_addr", low), "set debug remote 1", "echo ===CHECK\\n",
+             "arena check", "set debug remote 0"]
+    with qemu() as (port, _):
+        _, text = gdb_batch(FIRMWARE, steps, remote_port=port, timeout=180)
+    assert "Traceback" not in text, text
+    check = text[text.index("===CHECK"):]
+    assert "the guard band 0x40000000-0x40000100 lies in no RAM the ELF or the target declares: not read" in check
+    sent = re.findall(r"Sending packet: \$m([0-9a-f]+),([0-9a-f]+)", check)
+    assert sent, check  # the log is there: the descriptor and the other bands were read
+    assert not [a for a, _ in sent if 0x40000000 <= int(a, 16) < 0x40000100], sent
