@@ -1,15 +1,23 @@
 """The one file writer (issue 37, "a planted file is overwritten"): present/files.write_whole and its
 C++ twin common/include/arenascope/write_whole.h, used by the planner (--snapshot) and the viewer
 (--report, --svg, --png). Each writes through a unique temporary file, never a planted name; keeps
-the file's mode; leaves no temporary file and the old content when it fails."""
+the file's mode; leaves no temporary file and the old content when it fails, is interrupted
+(KeyboardInterrupt, SystemExit) or is killed by a signal in the middle of the write (the C++ one: a
+handler removes the temporary file, then the process dies of the signal; tests/common has the
+forked-child cases of each signal)."""
 import os
+import resource
+import signal
 import stat
 import subprocess
 
 import pytest
 
 from arenascope_plugin.present import files, snapshot
-from prediction import DSCNN, NOT_BUILT, PLANNER
+from conftest import ROOT
+from prediction import BUILD, DSCNN, NOT_BUILT, PLANNER
+
+VIEWER = BUILD / "viewer" / "arenascope-viewer"
 
 
 def leftovers(folder):
@@ -41,6 +49,56 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     with pytest.raises(OSError, match="disk full"):
         files.write_whole(target, boom)
     assert target.read_text() == "old" and leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit])
+def test_ctrl_c_or_an_exit_in_the_middle_of_a_write_leaves_the_old_file_and_no_temporary(tmp_path, stop):
+    target = tmp_path / "out.json"
+    target.write_text("old")
+
+    def interrupted(f):
+        f.write(b"new, half")
+        f.flush()
+        assert len(leftovers(tmp_path)) == 1    # the temporary file is there when the write stops
+        raise stop()
+    with pytest.raises(stop):
+        files.write_whole(target, interrupted)
+    assert target.read_text() == "old" and leftovers(tmp_path) == []
+
+
+def small_file_limit():
+    """In the child: its files may not grow past 4 KiB, so the write of the output is stopped by
+    the kernel's SIGXFSZ in its middle (the default action: the process dies of it), on cue and
+    without a sleep."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+
+def a_private_old_file(folder, name):
+    out = folder / name
+    out.write_text("old")
+    out.chmod(0o600)
+    return out
+
+
+@pytest.mark.skipif(not PLANNER.exists() or not DSCNN.exists(), reason=NOT_BUILT)
+def test_the_planner_killed_in_the_middle_of_its_snapshot_leaves_the_old_file_and_no_temporary(tmp_path):
+    out = a_private_old_file(tmp_path, "plan.json")
+    r = subprocess.run([str(PLANNER), "--snapshot", str(out), str(DSCNN)], capture_output=True, timeout=60,
+                       preexec_fn=small_file_limit)
+    assert r.returncode == -signal.SIGXFSZ, r.stderr
+    assert out.read_text() == "old" and stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(not VIEWER.exists(), reason="viewer not built (cmake --build build)")
+def test_the_viewer_killed_in_the_middle_of_its_report_leaves_the_old_file_and_no_temporary(tmp_path):
+    out = a_private_old_file(tmp_path, "report.html")
+    fixture = ROOT / "tests" / "fixtures" / "demo_overrun_snapshot.json"
+    r = subprocess.run([str(VIEWER), "--report", str(out), str(fixture)], capture_output=True, timeout=60,
+                       preexec_fn=small_file_limit)
+    assert r.returncode == -signal.SIGXFSZ, r.stderr
+    assert out.read_text() == "old" and stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert leftovers(tmp_path) == []
 
 
 def test_a_link_to_a_file_is_written_through_and_a_planted_tmp_is_never_followed(tmp_path):
