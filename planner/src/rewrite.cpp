@@ -33,17 +33,30 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
     } catch (const ModelError &e) {  // its own plan is broken (overlapping, out of range): replaced
         r.before = free;
         r.broken_plan = e.what();
+        if (r.broken_plan.rfind(path + ": ", 0) == 0) r.broken_plan.erase(0, path.size() + 2);  // said once
     }
     const bool plan_counts = had_plan && r.broken_plan.empty();
+    // Nothing is written, and the model keeps its broken plan: say which check it fails (issue 37),
+    // that the figures leave it out, and, when only the saving is missing, what to do with it.
+    auto broken_note = [&r](bool no_saving) {
+        if (r.broken_plan.empty()) return std::string();
+        return ". The model's own offline plan is broken: " + r.broken_plan +
+               (no_saving ? ". These figures are TFLM's plan without it, but it stays in the model, and TFLM "
+                            "would use it as it is (or reject the model): remove that metadata entry (re-export "
+                            "the model without it) and TFLM plans as these figures say"
+                          : "; it stays in the model too");
+    };
     if (!r.before.kernels.rejected.empty()) {
-        r.refused = "TFLM would reject this model (" + r.before.kernels.rejected.front() + "): no offline plan written";
+        r.refused = "TFLM would reject this model (" + r.before.kernels.rejected.front() +
+                    "): no offline plan written" + broken_note(false);
         return r;
     }
     if (!r.before.kernels.unmodelled.empty()) {
         std::string which;
         for (const auto &u : r.before.kernels.unmodelled) which += (which.empty() ? "" : "; ") + u;
         r.refused = "the scratch buffers of " + which +
-                    " are not modelled, so no plan of this head can be trusted: no offline plan written";
+                    " are not modelled, so no plan of this head can be trusted: no offline plan written" +
+                    broken_note(false);
         return r;
     }
     r.planned_head = free.best.head;
@@ -59,6 +72,7 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
                               "): no plan can make the head smaller; nothing written"
                         : "no plan smaller than the " + std::to_string(b.greedy.head) + " B head of " + whose +
                               " was found (" + r.how + "); nothing written";
+        r.refused += broken_note(true);
         return r;
     }
     std::vector<uint8_t> bytes;
@@ -76,7 +90,7 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
         r.refused = "the plan found (" + std::to_string(free.best.head) +
                     " B) does not survive TFLM placing the scratch buffers around it (" +
                     std::to_string(r.after.greedy.head) + " B, not less than " + std::to_string(b.greedy.head) +
-                    " B now): nothing written";
+                    " B now): nothing written" + broken_note(true);
         return r;
     }
     if (r.after.minimum.bytes >= b.minimum.bytes) {
@@ -84,7 +98,7 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
         r.no_saving = true;
         r.refused = "the head would be " + std::to_string(b.greedy.head - r.after.greedy.head) +
                     " B smaller, but the minimum arena stays " + std::to_string(b.minimum.bytes) + " B: it is set by " +
-                    b.arena.steps[b.minimum.binding].what + ", not by the head; nothing written";
+                    b.arena.steps[b.minimum.binding].what + ", not by the head; nothing written" + broken_note(true);
         return r;
     }
     r.bytes = std::move(bytes);

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 
 import pytest
@@ -85,6 +86,44 @@ def test_rewriting_a_written_model_replaces_its_plan(model, tmp_path):
     # The written plan already is the best: nothing to save, nothing written.
     assert r.returncode == 3 and not twice.exists()
     assert "The model's offline plan already reaches the lower bound (3072 B" in r.stderr
+
+
+@built
+def test_no_saving_on_a_broken_offline_plan_says_why_it_is_broken(model, tmp_path):
+    """Issue 37: on a model whose own offline plan is broken, "nothing written" said nothing of it.
+    The written model's plan, with its header's tensor count or its offsets edited in the bytes."""
+    once = tmp_path / "once.tflite"
+    assert plan("--write-offline-plan", once, model).returncode == 0
+    data = once.read_bytes()
+    header = struct.pack("<3I", 1, 1, 12)  # version 1, one subgraph, 12 tensors; then the offsets
+    assert data.count(header) == 1
+    at = data.index(header)
+    assert struct.unpack_from("<7i", data, at + 12) == (0, 768, 2048, 2816, 768, 0, 0)
+    count = tmp_path / "count.tflite"
+    count.write_bytes(data[:at + 8] + struct.pack("<I", 13) + data[at + 12:])
+    overlap = tmp_path / "overlap.tflite"
+    overlap.write_bytes(data[:at + 12] + struct.pack("<7i", *[0] * 7) + data[at + 40:])
+    tail = (". These figures are TFLM's plan without it, but it stays in the model, and TFLM would use it as it is "
+            "(or reject the model): remove that metadata entry (re-export the model without it) and TFLM plans as "
+            "these figures say\n")
+    for bad, why in ((count, "metadata 'OfflineMemoryAllocation' lists 13 offsets but the model has 12 tensors "
+                             "(TFLM rejects this model)"),
+                     (overlap, "the model's offline plan (metadata 'OfflineMemoryAllocation') puts (tensor 0) at 0 "
+                               "and (tensor 1) at 0: they are live at the same time and share bytes; fix the "
+                               "offline plan")):
+        out = tmp_path / "out.tflite"
+        # Without the search no smaller plan is found: the one way to nothing written on this model.
+        r = plan("--write-offline-plan", out, "--search-budget", "0", bad)
+        assert r.returncode == 3 and not out.exists()
+        assert r.stderr == (f"arenascope-plan: {bad}: no plan smaller than the {TFLM_HEAD} B head of TFLM's greedy "
+                            "plan was found (best of orderings, 768 B above the lower bound (no search: "
+                            f"--search-budget 0)); nothing written. The model's own offline plan is broken: {why}"
+                            + tail)
+        # With the search the broken plan is replaced, and the table says why.
+        r = plan("--write-offline-plan", out, bad)
+        assert r.returncode == 0, r.stderr
+        assert f"  the model's own offline plan is invalid ({why}): replaced;" in r.stdout
+        out.unlink()
 
 
 @built

@@ -463,6 +463,44 @@ TEST(Rewrite, NoSavingIsSaidAndNothingIsWritten)
     std::filesystem::remove(in);
 }
 
+// A broken offline plan on a model where no plan saves anything: nothing is written, and the
+// refusal says which check the model's own plan fails, that the figures leave it out, and what to
+// do (issue 37: it said "nothing written" and no more).
+TEST(Rewrite, NoSavingOnABrokenOfflinePlanSaysWhyItIsBroken)
+{
+    const std::string in = temp_path("tight-broken.tflite");
+    test_models::SG sg{{{{1, 64}}, {{1, 64}}, {{1, 64}}}, {{19, {0}, {1}}, {19, {1}, {2}}}, {0}, {2}};
+    const std::string tail =
+        ". These figures are TFLM's plan without it, but it stays in the model, and TFLM would use it as it is (or "
+        "reject the model): remove that metadata entry (re-export the model without it) and TFLM plans as these "
+        "figures say";
+    const std::string bound = "TFLM's greedy plan already reaches the lower bound (128 B live at once, in scope 1): "
+                              "no plan can make the head smaller; nothing written. The model's own offline plan is "
+                              "broken: ";
+    struct Case {
+        std::vector<int32_t> plan;
+        std::string why;
+    };
+    for (const Case &c : std::vector<Case>{
+             {{0, 0, -1},  // tensors 0 and 1, live together, on the same bytes
+              "the model's offline plan (metadata 'OfflineMemoryAllocation') puts (tensor 0) at 0 and (tensor 1) at "
+              "0: they are live at the same time and share bytes; fix the offline plan"},
+             {{0, 64},  // a header that counts 2 tensors of 3
+              "metadata 'OfflineMemoryAllocation' lists 2 offsets but the model has 3 tensors (TFLM rejects this "
+              "model)"},
+             {{-5, -1, -1},
+              "metadata 'OfflineMemoryAllocation' gives tensor 0 the offset -5; offsets are bytes from the arena "
+              "start, or -1 for online"}}) {
+        write_file(in, test_models::build({sg}, c.plan));
+        const OfflineRewrite r = rewrite_file(in);
+        EXPECT_TRUE(r.no_saving);
+        EXPECT_TRUE(r.bytes.empty());
+        EXPECT_EQ(r.broken_plan, c.why);
+        EXPECT_EQ(r.refused, bound + c.why + tail);
+    }
+    std::filesystem::remove(in);
+}
+
 // A model that carries TFLM's own greedy plan as its offline plan: the budget's best plan is
 // searched without it (and says it replaces it), and the rewrite replaces it.
 TEST(Rewrite, AWorseOfflinePlanIsReplaced)

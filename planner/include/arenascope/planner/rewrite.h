@@ -15,9 +15,11 @@ struct OfflineRewrite {
     int64_t planned_head = 0;    // the best plan found for the model without an offline plan
     std::vector<uint8_t> bytes;  // the written model; empty when `refused`
     std::string refused;         // why nothing is written: no saving, or a model it cannot be for
-    bool no_saving = false;      // refused because no plan makes the arena smaller (the model is fine)
+    bool no_saving = false;      // refused because no plan makes the arena smaller (the model is fine,
+                                 // but for a broken plan of its own, which `refused` then names)
     std::string how;             // how the plan was found and its gap to the lower bound (best_how)
-    std::string broken_plan;     // the model's own offline plan is invalid (why): replaced
+    std::string broken_plan;     // the model's own offline plan is invalid (why): replaced, or named in
+                                 // `refused` when nothing is written
 };
 
 // Plans `path` (the options as make_budget's) with any offline plan it carries left out, writes
