@@ -52,9 +52,16 @@ struct Svg {
     {
         // Runs of spaces kept (aligned figures): all but the first of a run as no-break spaces,
         // which SVG renderers do not collapse.
-        std::string e = xml_escape(t), kept;
-        for (std::size_t i = 0; i < e.size(); i++)
-            kept += e[i] == ' ' && i > 0 && e[i - 1] == ' ' ? "&#160;" : e.substr(i, 1);
+        const std::string e = xml_escape(t);
+        std::string kept;
+        kept.reserve(e.size());
+        for (std::size_t i = 0; i < e.size(); i++) {
+            if (e[i] == ' ' && i > 0 && e[i - 1] == ' ') {
+                kept += "&#160;";
+            } else {
+                kept += e[i];
+            }
+        }
         out += fmt::format(R"(<text x="{:g}" y="{:g}" fill="{}">{}</text>)", x, y + 10, rgb(c), kept) + "\n";
     }
     void frame(float x, float y, float w, float h)
@@ -243,23 +250,6 @@ std::string html_lines(const std::vector<PanelLine> &lines)
 }
 
 }  // namespace
-
-std::string xml_escape(const std::string &text)
-{
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
 
 std::string report_svg(const Snapshot &s, const std::string &source, const std::string &generator)
 {

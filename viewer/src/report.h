@@ -8,21 +8,22 @@
 //                 pictures, the summary and fault text as text, and every region in a table.
 //
 // The pictures come from the display lists the window draws (mapview.h, pictures.h) and the
-// text from panels.h, so the report and the window cannot disagree. Every text taken from the
-// snapshot is escaped (a label may hold "<script>").
+// text from panels.h, so the report and the window cannot disagree. Every text written into the
+// SVG or the HTML goes through xml_escape (text.h): escaped (a label may hold "<script>") and
+// cleaned of control characters and bytes that are not UTF-8, so the SVG is well-formed XML
+// whatever a snapshot or --name holds. Labels and lines are cut and wrapped in time linear in
+// their length (layout.h).
 #pragma once
 
 #include <string>
 
 #include "snapshot.h"
+#include "text.h"
 
 namespace arenascope {
 
 // generator: what wrote the report, e.g. "arenascope-viewer 0.9.0"; source: the snapshot's file.
 std::string report_svg(const Snapshot &s, const std::string &source, const std::string &generator);
 std::string report_html(const Snapshot &s, const std::string &source, const std::string &generator);
-
-// Text escaped for XML and HTML content and attribute values (& < > " ').
-std::string xml_escape(const std::string &text);
 
 }  // namespace arenascope

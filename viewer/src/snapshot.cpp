@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "bounded_json.h"
+#include "text.h"
 
 namespace arenascope {
 namespace {
@@ -689,33 +690,22 @@ Snapshot snapshot(const json &root, Streamed &streamed)
 // An error message safe to print and draw on one line: a parse error quotes the bytes it read,
 // which may not be UTF-8, and a JSON path quotes keys, whose "\u0000" or "\n" decode to control
 // characters (a NUL cut the message short, a newline broke its line, an ESC would drive the
-// terminal). Bytes that are not UTF-8, the C0 controls, DEL and the C1 controls (U+0080..U+009F)
-// become \xNN, each byte.
+// terminal). Bytes that are not UTF-8 (text.h's utf8_at), the C0 controls, DEL and the C1
+// controls (U+0080..U+009F) become \xNN, each byte.
 std::string printable(const std::string &s)
 {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t n = c < 0x80                 ? 1
-                              : c >= 0xC2 && c <= 0xDF ? 2
-                              : c >= 0xE0 && c <= 0xEF ? 3
-                              : c >= 0xF0 && c <= 0xF4 ? 4
-                                                       : 0;
-        bool ok = n > 0 && i + n <= s.size();
-        for (std::size_t k = 1; ok && k < n; k++) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-        const bool control = (n == 1 && (c < 0x20 || c == 0x7F)) ||
-                             (ok && n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F);
-        if (control) {
-            for (std::size_t k = 0; k < n; k++) out += fmt::format("\\x{:02X}", static_cast<unsigned char>(s[i + k]));
-            i += n;
-        } else if (ok) {
-            out.append(s, i, n);
-            i += n;
+        const Utf8 u = utf8_at(s, i);
+        if (u.ok && !(u.cp < 0x20 || (u.cp >= 0x7F && u.cp <= 0x9F))) {
+            out.append(s, i, u.length);
         } else {
-            out += fmt::format("\\x{:02X}", c);
-            i++;
+            for (std::size_t k = 0; k < u.length; k++) {
+                out += fmt::format("\\x{:02X}", static_cast<unsigned char>(s[i + k]));
+            }
         }
+        i += u.length;
     }
     return out;
 }
