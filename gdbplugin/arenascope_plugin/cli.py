@@ -32,8 +32,11 @@ Common options: --planner PATH (arenascope-plan; default build/planner beside th
 FILE.tflite (agentless: the model when the ELF has no array of it), --descriptor-address ADDR,
 --stack-range LOW HIGH. Registers are read when the core is halted (OpenOCD's `get_reg`, Tcl
 only); while it runs, and through a GDB port, SP is unknown. The call chain GDB's unwinder
-gives is not available here: only the PC's function. Exit status: 0; 1 a failed check or an
-unwritable file; 2 bad arguments or a target or firmware it cannot read. Debian's
+gives is not available here: only the PC's function. --link-timeout S: each request to the
+server is answered within S seconds (default 3), whatever it sends meanwhile, or the link fails
+with what the server did (docs/hardware.md, "What a bad server gets"). Exit status: 0; 1 a failed
+check, an unwritable file, or a live run with no refresh; 2 bad arguments or a target or firmware
+it cannot read; 130 Ctrl-C, 143 SIGTERM (live too: the last snapshot is written first). Debian's
 /usr/bin/python3 with python3-pyelftools (and python3-intelhex for .hex dumps); nothing else.
 """
 import argparse
@@ -68,6 +71,13 @@ def _number(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
+def _seconds(text):
+    problem = via.check_timeout(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return float(text)
+
+
 def _cpu(text):
     problem = kernels.check_cpu(text)
     if problem:
@@ -82,6 +92,10 @@ def _common(ap):
                     "tcl:127.0.0.1:6666) or gdb:HOST:PORT (a GDB server's port: a second connection)")
     ap.add_argument("--openocd", default=None,
                     help="OpenOCD's Tcl RPC port, HOST:PORT: the same as --via tcl:HOST:PORT")
+    ap.add_argument("--link-timeout", type=_seconds, default=via.TIMEOUT_S, metavar="S",
+                    help="each request to the server must be answered within S seconds, whatever it sends meanwhile "
+                         "(default %(default)g); after one is not, the command ends (docs/hardware.md, \"What a bad "
+                         "server gets\")")
     ap.add_argument("--ram", action="append", metavar="FILE@ADDR", help="read a RAM dump instead of a target: a raw "
                     "binary whose first byte was at ADDR, or FILE.hex (Intel HEX); repeat it for several ranges")
     ap.add_argument("--registers", metavar="FILE", help="with --ram: the core's registers at the crash (GDB's `info "
@@ -146,7 +160,7 @@ def _connect(args, stop=None, progress=None):
         print(f"arenascope: {found.banner}", flush=True, file=sys.stderr if machine else sys.stdout)
     else:
         try:
-            link = via.open_link(where, symbols, cancel=stop, progress=progress)
+            link = via.open_link(where, symbols, cancel=stop, progress=progress, timeout=args.link_timeout)
         except via.LinkError as exc:
             raise UsageError(str(exc)) from None
         reader, core, warnings = link.reader, link.core, link.warnings
@@ -297,48 +311,51 @@ def live_main(argv):
     stop = threading.Event()
     target, settings, link = _connect(args, stop)
     poller = livepoll.LivePoller(target, settings, scan_budget=args.scan_budget)
+    server = viewer = ended_by = None
     try:
-        server = viewerlink.SnapshotServer(args.port)
-    except viewerlink.LiveError as exc:
-        raise UsageError(str(exc)) from None
-    where = f"127.0.0.1:{server.port}"
-    print(f"arenascope live: reading {args.elf} through {link.described}; viewer link on {where}",
-          file=sys.stderr, flush=True)
-    viewer = None
-    if not args.no_viewer:
-        path = paths.built_tool("viewer", "arenascope-viewer")
-        if path is None:
-            print("arenascope live: no viewer found (build it: bash tools/build.sh); serving only", file=sys.stderr)
-        elif not paths.has_display():
-            print("arenascope live: no display (DISPLAY is not set): serving only", file=sys.stderr)
-        else:
-            viewer = subprocess.Popen([path, "--connect", where], stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    if args.duration > 0:
-        timer = threading.Timer(args.duration, stop.set)
-        timer.daemon = True  # Ctrl-C before it fires must not wait for it
-        timer.start()
-
-    def publish(snap):
         try:
-            server.broadcast(viewerlink.message(snap))
+            server = viewerlink.SnapshotServer(args.port)
         except viewerlink.LiveError as exc:
-            print(f"arenascope live: {exc}", file=sys.stderr, flush=True)
-        if args.once and poller.scanner.complete and snap["live"]["link"] == "ok":
-            stop.set()
-        if args.refreshes and poller.refreshes >= args.refreshes:
-            stop.set()
+            raise UsageError(str(exc)) from None
+        where = f"127.0.0.1:{server.port}"
+        print(f"arenascope live: reading {args.elf} through {link.described}; viewer link on {where}",
+              file=sys.stderr, flush=True)
+        if not args.no_viewer:
+            path = paths.built_tool("viewer", "arenascope-viewer")
+            if path is None:
+                print("arenascope live: no viewer found (build it: bash tools/build.sh); serving only", file=sys.stderr)
+            elif not paths.has_display():
+                print("arenascope live: no display (DISPLAY is not set): serving only", file=sys.stderr)
+            else:
+                viewer = subprocess.Popen([path, "--connect", where], stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if args.duration > 0:
+            # A read in progress sees `stop` within a fraction of a second (acquire/rsp.py SLICE_S), and
+            # never outlives its deadline: the run ends within --duration and one --link-timeout.
+            timer = threading.Timer(args.duration, stop.set)
+            timer.daemon = True  # Ctrl-C before it fires must not wait for it
+            timer.start()
 
-    def report(text):
-        print(f"arenascope live: {text}", file=sys.stderr, flush=True)
+        def publish(snap):
+            try:
+                server.broadcast(viewerlink.message(snap))
+            except viewerlink.LiveError as exc:
+                print(f"arenascope live: {exc}", file=sys.stderr, flush=True)
+            if args.once and poller.scanner.complete and snap["live"]["link"] == "ok":
+                stop.set()
+            if args.refreshes and poller.refreshes >= args.refreshes:
+                stop.set()
 
-    try:
+        def report(text):
+            print(f"arenascope live: {text}", file=sys.stderr, flush=True)
+
         livepoll.run(poller, publish, args.hz, stop, report)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated): the end below still runs
         stop.set()
+        ended_by = exc
     finally:
-        server.close()
+        if server is not None:
+            server.close()
         link.close()
         if viewer is not None and viewer.poll() is None:
             viewer.terminate()
@@ -360,7 +377,7 @@ def live_main(argv):
             except OSError as exc:
                 print(f"arenascope live: cannot write {args.snapshot_out}: {exc.strerror or exc}", file=sys.stderr)
                 rc = 1
-    if poller.refreshes == 0 and rc == 0:
+    if poller.refreshes == 0 and rc == 0 and ended_by is None:
         # Nothing was read whole: a script must not take that for a live view that worked.
         print("arenascope live: no refresh succeeded (the messages above say why): exit status 1", file=sys.stderr)
         rc = 1
@@ -368,6 +385,10 @@ def live_main(argv):
     print(f"arenascope live: {poller.refreshes} refreshes ({poller.torn} torn reads discarded), "
           f"{target.reader.calls} requests, {target.reader.bytes} B read"
           + (f", last refresh {last['bytes_last_refresh']} B" if last else ""), file=sys.stderr)
+    if ended_by is not None:
+        code = exit_status(ended_by)
+        print(f"arenascope live: {signal_words(ended_by)}: exit status {code}", file=sys.stderr)
+        return code
     return rc
 
 
@@ -453,18 +474,48 @@ def main(argv):
             _emit(jsonout.error(argv[0], message))  # a script reading stdout reads JSON, failed or not
         print(message, file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         p = PROGRESS["now"]
-        print(f"\narenascope {argv[0]}: {p.interrupted() if p is not None else 'interrupted (Ctrl-C)'}",
-              file=sys.stderr)
-        return 130
+        message = f"arenascope {argv[0]}: {p.interrupted(signal_words(exc)) if p is not None else signal_words(exc)}"
+        if argv[0] in ("info", "check", "fault") and "--json" in argv[1:]:
+            _emit(jsonout.error(argv[0], message))
+        print(f"\n{message}", file=sys.stderr)
+        return exit_status(exc)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (or SIGHUP) arrived: the command ends as at Ctrl-C (`finally` blocks run, a file
+    being written is removed: present/files.write_whole), with exit status 128 + the signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _terminate(signum, _frame):
+    raise Terminated(signum)
+
+
+def signal_words(exc: BaseException) -> str:
+    """How a KeyboardInterrupt (or Terminated) ended a command, for its last message."""
+    if isinstance(exc, Terminated):
+        return f"terminated ({signal.Signals(exc.signum).name})"
+    return "interrupted (Ctrl-C)"
+
+
+def exit_status(exc: BaseException) -> int:
+    """128 + the signal's number, as a shell reports a command a signal ended: 130 Ctrl-C, 143 SIGTERM."""
+    return 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
 
 
 def run():
     """The `arenascope` command (pip's console script and gdbplugin/arenascope): main on the
-    command line's arguments; a Ctrl-C that main does not catch (before a command starts) is exit
-    status 130, with no traceback."""
+    command line's arguments. SIGTERM and SIGHUP end it as Ctrl-C does (Terminated), with a message
+    and exit status 143 or 129 (Ctrl-C: 130), also before a command starts, with no traceback."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) == signal.SIG_DFL:  # not one that nohup or the caller ignores
+            signal.signal(signum, _terminate)
     try:
         return main(sys.argv[1:])
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:
+        return exit_status(exc)

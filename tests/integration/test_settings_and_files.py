@@ -38,6 +38,24 @@ def test_settings_are_checked_when_set_and_the_old_value_kept():
     assert "set arena live-via: 'host:abc': the port is not a number" in out and "arena live-via: auto" in out, out
 
 
+@pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not built")
+def test_the_live_link_deadline_is_a_setting_and_holds_gdb_no_longer():
+    """`set arena link-timeout` (issue 37, "Hangs"): checked when set, and `arena live` on a port
+    that accepts and answers nothing gives up after it, naming the silence."""
+    import socket
+    with socket.socket() as silent:  # the kernel accepts connections; nothing ever answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        port = silent.getsockname()[1]
+        out = gdb(f"file {FIRMWARE}", "set arena link-timeout 0.01", "set arena link-timeout abc",
+                  "set arena link-timeout 0.5", "show arena link-timeout",
+                  f"arena live --via gdb:127.0.0.1:{port} --no-launch")
+    assert "set arena link-timeout: 0.01 s: give 0.1 to 600 seconds; kept '3'" in out, out
+    assert "set arena link-timeout: 'abc' is not a number of seconds; kept '3'" in out, out
+    assert "arena link-timeout: 0.5" in out, out
+    assert f"127.0.0.1:{port} within 0.5 s: it answered nothing" in out, out
+
+
 def test_path_arguments_must_be_regular_files(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

@@ -15,21 +15,30 @@ TOOL = ROOT / "gdbplugin" / "arenascope"
 ELF = BUILD / "firmware" / "demo_fw.elf"
 
 
-def fake_openocd():
-    """A listening Tcl port: `version` succeeds, every other command fails (rc 1)."""
+def fake_openocd(answer=None):
+    """A listening Tcl port: `version` succeeds, every other command fails (rc 1). answer(command)
+    -> bytes, None (say nothing) or an iterator of byte strings (sent in turn, as slowly as it
+    yields them: tests/plugin/test_hostile_servers.py) replaces that."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(4)
 
+    def default(cmd):
+        return b"0 {Open On-Chip Debugger 0.12.0}\x1a" if b"version" in cmd else b"1 {invalid command name}\x1a"
+
     def serve(conn):
         buf = b""
         with conn:
-            while data := conn.recv(4096):
-                buf += data
-                while b"\x1a" in buf:
-                    cmd, _, buf = buf.partition(b"\x1a")
-                    conn.sendall(b"0 {Open On-Chip Debugger 0.12.0}\x1a" if b"version" in cmd else
-                                 b"1 {invalid command name}\x1a")
+            try:
+                while data := conn.recv(4096):
+                    buf += data
+                    while b"\x1a" in buf:
+                        cmd, _, buf = buf.partition(b"\x1a")
+                        out = (answer or default)(cmd)
+                        for chunk in [out] if isinstance(out, bytes) else out or []:
+                            conn.sendall(chunk)
+            except OSError:
+                return
 
     def accept():
         while True:

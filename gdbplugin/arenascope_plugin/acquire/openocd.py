@@ -20,8 +20,10 @@ from arenascope_plugin.acquire.symbols import Core, pc_frames
 TERM = b"\x1a"
 DEFAULT_PORT = 6666       # OpenOCD's default `tcl port` (OpenOCD user guide, "Server Configuration")
 CHUNK_BYTES = 1024        # one read_memory per chunk: a long scan can be interrupted within one
-TIMEOUT_S = 3.0
+TIMEOUT_S = 3.0           # a command's deadline unless set (--link-timeout, `set arena link-timeout`)
+SLICE_S = 0.25            # a wait for bytes is cut into slices this long: a cancel is seen within one
 MAX_REPLY_BYTES = 1 << 20
+FLOOD_BYTES = 1 << 16     # more than this in one wait, still coming at the deadline: a flood, not a drip
 
 
 class TclError(Exception):
@@ -47,6 +49,14 @@ def parse_endpoint(text, default_port=DEFAULT_PORT):
     return host, port
 
 
+def _waiting(sock):
+    """Whether bytes wait on sock, unread (looked at, not taken)."""
+    try:
+        return sock is not None and bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except OSError:  # BlockingIOError: nothing there
+        return False
+
+
 class TclLink:
     """One connection to OpenOCD's Tcl RPC server; reconnects on the next call after a failure.
 
@@ -56,10 +66,17 @@ class TclLink:
     OpenOCD's Jim Tcl connects back to a loopback (or this host's) socket with `socket stream`,
     each command writes its result there and returns nothing, and nothing is logged. If OpenOCD
     cannot connect back (no `socket` command, a firewall), results come in the replies, and
-    `quiet_why` says why (then OpenOCD's log and GDB's console show the reads)."""
+    `quiet_why` says why (then OpenOCD's log and GDB's console show the reads).
 
-    def __init__(self, host="127.0.0.1", port=DEFAULT_PORT, timeout=TIMEOUT_S, quiet=True):
+    Each command() or call() has one deadline (`timeout`) for all of it: connecting, the side
+    channel, the reply however slowly it drips. When it passes the error says what OpenOCD did
+    (answered nothing, stalled mid-reply, sent too slowly), and every later command fails at once
+    with that message (`failed`) until rearm(): the next command, the live poller's next refresh.
+    `cancel` (a threading.Event or None): when set, a wait ends within SLICE_S."""
+
+    def __init__(self, host="127.0.0.1", port=DEFAULT_PORT, timeout=TIMEOUT_S, quiet=True, cancel=None):
         self.host, self.port, self.timeout = host, port, timeout
+        self.cancel = cancel
         self._sock = None
         self._buf = b""
         self.connects = 0
@@ -67,14 +84,34 @@ class TclLink:
         self.quiet_why = None       # why the side channel is not used (None: it is, or quiet=False)
         self._side = None           # (socket, buffer) of the side channel
         self._chan = None           # its Tcl variable in OpenOCD
+        self.failed = None          # the passed deadline's message, repeated until rearm()
+        self._deadline = 0.0
 
     @property
     def endpoint(self):
         return f"{self.host}:{self.port}"
 
+    def rearm(self):
+        """A new command or live refresh starts: after a deadline passed, OpenOCD is asked again."""
+        self.failed = None
+
+    def _start(self):
+        """One deadline from now, for the command or call that starts (TclError at once after a
+        deadline passed, until rearm())."""
+        if self.failed is not None:
+            raise TclError(self.failed)
+        self._deadline = time.monotonic() + self.timeout
+
+    def _left(self):
+        return max(0.01, self._deadline - time.monotonic())
+
     def _connect(self):
         try:
-            self._sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
+            self._sock = socket.create_connection((self.host, self.port), timeout=self._left())
+        except TimeoutError:
+            self.failed = (f"cannot connect to OpenOCD's Tcl port {self.endpoint}: no answer to the connection within "
+                           f"{self.timeout:g} s (the host is down, or a firewall drops it)")
+            raise TclError(self.failed) from None
         except OSError as exc:
             raise TclError(f"cannot connect to OpenOCD's Tcl port {self.endpoint}: {exc.strerror or exc} (is OpenOCD "
                            "running, with `tcl_port` at this port? --via tcl:HOST:PORT names another, "
@@ -91,7 +128,6 @@ class TclLink:
             here = self._sock.getsockname()[0]  # the address OpenOCD reached us from
             listener.bind((here, 0))
             listener.listen(1)
-            listener.settimeout(self.timeout)
             port = listener.getsockname()[1]
             chan = f"::arenascope_side_{port}"
             reply = self._round_trip(f"set __as_rc [catch {{set {chan} [socket stream {here}:{port}]}} __as_r]; "
@@ -99,8 +135,8 @@ class TclLink:
             if reply.strip():
                 self.quiet_why = f"OpenOCD could not open the side channel ({reply.strip()[:120]})"
                 return
+            listener.settimeout(self._left())
             conn, _ = listener.accept()
-            conn.settimeout(self.timeout)
             self._side, self._chan, self.quiet_why = [conn, b""], chan, None
         except (TimeoutError, OSError) as exc:
             self.quiet_why = f"OpenOCD could not connect back to this host ({exc})"
@@ -117,14 +153,43 @@ class TclLink:
         self._sock, self._side, self._chan = None, None, None
         self._buf = b""
 
-    def _recv_until_term(self, sock, buf):
-        deadline = time.monotonic() + self.timeout
+    def _overdue(self, where, partial, got, last, sock=None):
+        """The error of a passed deadline (kept in `failed`): what OpenOCD sent meanwhile on `where`
+        (`partial` bytes of the reply, `got` of them in this wait, the last at monotonic `last`;
+        still sending when more wait on `sock`, or the last came a moment ago)."""
+        quiet = time.monotonic() - last if last is not None else 0.0
+        still = last is not None and (_waiting(sock) or quiet < max(0.1, self.timeout / 4))
+        if not partial:
+            what = "it answered nothing (probe or target stuck? is this port OpenOCD's Tcl port?)"
+        elif still and got > FLOOD_BYTES:
+            what = f"it flooded the link: {partial} B and no 0x1a ending a reply, still coming"
+        elif still:
+            what = f"its reply came too slowly: {partial} B of it and no 0x1a ending it, still arriving (a drip)"
+        else:
+            what = f"it stalled: {partial} B of a reply and no 0x1a ending it, then nothing for {quiet:.1f} s"
+        self.failed = f"no reply from OpenOCD {where} within {self.timeout:g} s: {what}"
+        return TclError(self.failed)
+
+    def _recv_until_term(self, sock, buf, where=None):
+        """(reply text, the bytes after its 0x1a) read from sock within the deadline, checked at
+        every byte that arrives (a drip moves it no further); TclError once it passed."""
+        where = where or f"on its Tcl port {self.endpoint}"
+        got, last = 0, None
         while TERM not in buf:
-            sock.settimeout(max(0.01, deadline - time.monotonic()))
-            chunk = sock.recv(65536)
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                raise self._overdue(where, len(buf), got, last, sock)
+            if self.cancel is not None and self.cancel.is_set():
+                raise TclError(f"stopped while waiting for OpenOCD {where}")
+            sock.settimeout(min(SLICE_S, left))
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                continue
             if not chunk:
                 raise TclError(f"OpenOCD closed the Tcl connection {self.endpoint} (OpenOCD quit or restarted)")
             buf += chunk
+            got, last = got + len(chunk), time.monotonic()
             if len(buf) > MAX_REPLY_BYTES:
                 raise TclError(f"OpenOCD's reply on {self.endpoint} is longer than {MAX_REPLY_BYTES} B without "
                                "its 0x1a terminator: not OpenOCD's Tcl port?")
@@ -132,20 +197,26 @@ class TclLink:
         return reply.decode("ascii", errors="replace"), rest
 
     def _round_trip(self, line):
+        self._sock.settimeout(self._left())
         self._sock.sendall(line.encode() + TERM)
         reply, self._buf = self._recv_until_term(self._sock, self._buf)
         return reply
 
     def command(self, line):
-        """The reply text of one Tcl command; TclError (and a closed link) on any failure."""
+        """The reply text of one Tcl command, within one deadline; TclError (and a closed link) on
+        any failure."""
+        self._start()
+        return self._command(line)
+
+    def _command(self, line):
         try:
             if self._sock is None:
                 self._connect()
             return self._round_trip(line)
-        except TimeoutError:
+        except TimeoutError:  # a send OpenOCD does not take
+            error = self._overdue(f"on its Tcl port {self.endpoint}", len(self._buf), 0, None)
             self.close()
-            raise TclError(f"OpenOCD did not answer within {self.timeout:.1f} s on {self.endpoint} (probe or target "
-                           "stuck? is this port OpenOCD's Tcl port?)") from None
+            raise error from None
         except OSError as exc:
             self.close()
             raise TclError(f"the Tcl connection to OpenOCD {self.endpoint} failed: {exc.strerror or exc}") from None
@@ -154,23 +225,28 @@ class TclLink:
             raise
 
     def call(self, line):
-        """(ok, result text) of `line` run under `catch`: OpenOCD's own error text when not ok."""
+        """(ok, result text) of `line` run under `catch`: OpenOCD's own error text when not ok.
+        One deadline for all of it (connecting, the command, its result on the side channel)."""
+        self._start()
         if self._sock is None:
-            self.command("list")  # connects (and opens the side channel)
+            self._command("list")  # connects (and opens the side channel)
         if self._side is not None:
             script = (f"set __as_rc [catch {{{line}}} __as_r]; "
                       f"${self._chan} puts -nonewline \"$__as_rc [list $__as_r]\\x1a\"; ${self._chan} flush")
-            reply = self.command(script)
+            reply = self._command(script)
             if reply.strip():  # the side channel failed inside OpenOCD: say so, reconnect next time
                 self.close()
                 raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {reply.strip()[:120]}")
             try:
-                text, self._side[1] = self._recv_until_term(self._side[0], self._side[1])
+                text, self._side[1] = self._recv_until_term(self._side[0], self._side[1],
+                                                            f"on the side channel from {self.endpoint}")
             except (OSError, TclError) as exc:
                 self.close()
+                if self.failed is not None:  # the deadline passed: its message says it all
+                    raise TclError(self.failed) from None
                 raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {exc}") from None
         else:
-            text = self.command(f"set __as_rc [catch {{{line}}} __as_r]; list $__as_rc $__as_r")
+            text = self._command(f"set __as_rc [catch {{{line}}} __as_r]; list $__as_rc $__as_r")
         rc, _, result = text.partition(" ")
         if result.startswith("{") and result.endswith("}"):
             result = result[1:-1]

@@ -14,7 +14,15 @@ The protocol, from GDB's manual (Appendix E "GDB Remote Serial Protocol"):
 
 Reads only: `m` and queries; nothing here writes memory, sets registers, or resumes or halts the
 core. (Some servers halt the core when a connection opens: docs/hardware.md says which and how
-to stop it.)"""
+to stop it.)
+
+Every request has one deadline (`timeout`, 3 s unless set: `--link-timeout`, `set arena
+link-timeout`), for all of it: connecting, the acknowledgement, and the reply, whatever arrives
+meanwhile (console output `O` packets, `%Stop` notifications, bytes that are not a packet, a reply
+dripping in). When it passes, the error says what the server did (answered nothing, flooded the
+link, stalled mid-reply, sent no packet), and the link fails every later request at once with
+that message until rearm() (the next command, the live poller's next refresh): a dead server
+costs one deadline, not one per read. docs/hardware.md, "What a bad server gets"."""
 import re
 import socket
 import time
@@ -22,7 +30,8 @@ import time
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core
 
-TIMEOUT_S = 3.0
+TIMEOUT_S = 3.0             # a request's deadline unless set (--link-timeout, `set arena link-timeout`)
+SLICE_S = 0.25              # a wait for bytes is cut into slices this long: a cancel is seen within one
 DEFAULT_PORT = 3333          # OpenOCD's and pyOCD's default GDB port (`gdb:HOST` alone means it)
 DEFAULT_PACKET_SIZE = 400    # GDB's own assumption when the server does not say (remote.c)
 MAX_PACKET_SIZE = 1 << 17    # a PacketSize above this is not believed (a hostile or broken server)
@@ -65,22 +74,46 @@ def decode(body: bytes) -> bytes:
     return bytes(out)
 
 
+class _Traffic:
+    """What the server sent while one exchange waited for its reply: what the error names when
+    the deadline passes."""
+
+    def __init__(self) -> None:
+        self.acks = self.console = self.console_bytes = self.notes = self.garbage = self.bad = 0
+        self.last: float | None = None  # monotonic time of the last byte
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+_NOTIFICATION = re.compile(rb"%[^%$#]*#[0-9a-fA-F]{2}")   # `%name:data#cc` (GDB manual E.9)
+_ACK_OR_START = re.compile(rb"[-+$%]")
+
+
 class RspLink:
     """One connection to a GDB server; reconnects on the next request after a failure.
     `features`: what qSupported answered; `packet_size`: the largest packet the server takes;
-    `no_ack`: whether QStartNoAckMode was accepted."""
+    `no_ack`: whether QStartNoAckMode was accepted. `timeout`: each request's deadline, for the
+    whole of it; `failed`: the message of the deadline that passed, which every request repeats
+    at once until rearm(); `cancel` (a threading.Event or None): when set, a wait ends within
+    SLICE_S."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, timeout: float = TIMEOUT_S,
-                 server: str = "the GDB server") -> None:
+                 server: str = "the GDB server", cancel=None) -> None:
         self.host, self.port, self.timeout = host, port, timeout
         self.server = server            # how messages name it (acquire/servers.py)
+        self.cancel = cancel
         self._sock = None
-        self._buf = b""
+        self._buf = bytearray()         # bytes received and not yet taken (taken from the front: O(1))
         self.connects = 0
         self.features: dict[str, str] = {}
         self.packet_size = DEFAULT_PACKET_SIZE
         self.no_ack = False
         self.quiet_why = None           # the Tcl link's side-channel note; RSP reads are never logged
+        self.failed: str | None = None
+        self._deadline = 0.0
+        self._traffic = _Traffic()
 
     @property
     def endpoint(self) -> str:
@@ -89,20 +122,29 @@ class RspLink:
     def _where(self) -> str:
         return f"{self.server} {self.endpoint}"
 
+    def rearm(self) -> None:
+        """A new command or live refresh starts: after a deadline passed, the server is asked again."""
+        self.failed = None
+
     # --- connection
     def _connect(self) -> None:
         try:
-            self._sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
+            self._sock = socket.create_connection((self.host, self.port), timeout=self._left())
             self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except TimeoutError:
+            self._sock = None
+            self.failed = (f"cannot connect to {self._where()}: no answer to the connection within {self.timeout:g} s "
+                           "(the host is down, or a firewall drops it)")
+            raise RspError(self.failed) from None
         except OSError as exc:
             self._sock = None
             raise RspError(f"cannot connect to {self._where()}: {exc.strerror or exc} (is it running, and does it "
                            "take a second connection? docs/hardware.md says how per server)") from None
-        self._buf, self.no_ack = b"", False
+        self._buf, self.no_ack = bytearray(), False
         self.connects += 1
         try:
-            self._sock.sendall(b"+")      # as GDB does: ack anything the server sent first
-            reply = self._request(b"qSupported:multiprocess-;swbreak+;hwbreak+;no-resumed+")
+            self._send(b"+")              # as GDB does: ack anything the server sent first
+            reply = self._exchange(b"qSupported:multiprocess-;swbreak+;hwbreak+;no-resumed+")
             self.features = {}
             for item in reply.split(b";"):
                 name, eq, value = item.decode("ascii", "replace").partition("=")
@@ -112,7 +154,7 @@ class RspLink:
                 self.packet_size = max(16, min(int(size, 16), MAX_PACKET_SIZE)) if size else DEFAULT_PACKET_SIZE
             except ValueError:
                 self.packet_size = DEFAULT_PACKET_SIZE
-            if self.features.get("QStartNoAckMode") == "+" and self._request(b"QStartNoAckMode") == b"OK":
+            if self.features.get("QStartNoAckMode") == "+" and self._exchange(b"QStartNoAckMode") == b"OK":
                 self.no_ack = True
         except RspError:
             self.close()
@@ -124,65 +166,163 @@ class RspLink:
                 self._sock.close()
             except OSError:
                 pass
-        self._sock, self._buf = None, b""
+        self._sock, self._buf = None, bytearray()
+
+    # --- the deadline
+    def _left(self) -> float:
+        """Seconds to the deadline; RspError naming what the server did once it passed."""
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise self._overdue()
+        return left
+
+    def _overdue(self) -> RspError:
+        """The error of a passed deadline, naming what the server sent meanwhile; kept in `failed`."""
+        t, now, buf = self._traffic, time.monotonic(), self._buf
+        quiet = now - t.last if t.last is not None else 0.0
+        # Still sending: more bytes wait to be read, or the last came a moment ago.
+        still = t.last is not None and (self._waiting() or quiet < max(0.1, self.timeout / 4))
+        console = t.console + (buf[:2] == b"$O")   # one not whole yet counts too
+        notes = t.notes + (buf[:1] == b"%")
+        if buf[:1] == b"$" and not buf[:2] == b"$O":
+            what = (f"its reply came too slowly: {len(buf)} B of it, still arriving (a drip)" if still else
+                    f"it stalled: {len(buf)} B of a reply, then nothing for {quiet:.1f} s")
+        elif console or notes:
+            sent = " and ".join(([f"{_count(console, 'console output packet')} (`O`, {t.console_bytes} B of text)"]
+                                 if console else []) +
+                                ([f"{_count(notes, 'notification')} (`%...`)"] if notes else []))
+            what = (f"it flooded the link with {sent} and no reply" if still else
+                    f"it sent {sent}, then nothing for {quiet:.1f} s, and no reply")
+        elif t.garbage:
+            what = (f"it sent {t.garbage} B that are not the GDB remote protocol (no `$` starting a packet"
+                    f"{', and it is still sending' if still else ''}): is this port a GDB server's?")
+        elif t.bad:
+            what = f"its {_count(t.bad, 'reply', 'replies')} all failed their checksum (a noisy link?)"
+        elif t.acks:
+            what = "it acknowledged the request (`+`) and then answered nothing (probe or target stuck?)"
+        else:
+            what = ("it answered nothing: the connection is open but silent (probe or target stuck? is this port a "
+                    "GDB server's?)")
+        self.failed = f"no reply from {self._where()} within {self.timeout:g} s: {what}"
+        return RspError(self.failed)
+
+    def _waiting(self) -> bool:
+        """Whether bytes wait on the socket, unread (looked at, not taken)."""
+        try:
+            return self._sock is not None and bool(self._sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+        except OSError:  # BlockingIOError: nothing there
+            return False
 
     # --- packets
-    def _recv(self, deadline: float) -> None:
-        self._sock.settimeout(max(0.01, deadline - time.monotonic()))
-        chunk = self._sock.recv(65536)
+    def _send(self, data: bytes) -> None:
+        self._sock.settimeout(self._left())
+        self._sock.sendall(data)
+
+    def _recv(self) -> None:
+        """Waits for bytes, SLICE_S at most, within the deadline (RspError once it passed, or when
+        cancelled); the bytes, if any, are added to the buffer."""
+        left = self._left()
+        if self.cancel is not None and self.cancel.is_set():
+            raise RspError(f"stopped while waiting for {self._where()}")
+        self._sock.settimeout(min(SLICE_S, left))
+        try:
+            chunk = self._sock.recv(65536)
+        except TimeoutError:
+            return
         if not chunk:
             raise RspError(f"{self._where()} closed the connection (it quit, restarted, or takes one connection "
                            "at a time: docs/hardware.md)")
+        self._traffic.last = time.monotonic()
         self._buf += chunk
 
-    def _read_packet(self, deadline: float) -> bytes:
-        """The next packet's raw payload (acks, and notifications `%...#cc`, skipped)."""
+    def _skip(self, junk: bytes) -> None:
+        """Counts what is dropped before a packet: notifications, acks, anything else."""
+        if not junk:
+            return
+        t = self._traffic
+        rest, t_notes = _NOTIFICATION.subn(b"", junk)
+        t.notes += t_notes
+        acks = rest.count(b"+") + rest.count(b"-")
+        t.acks += acks
+        t.garbage += len(rest) - acks
+
+    def _check_size(self) -> None:
+        if len(self._buf) > MAX_REPLY_BYTES:
+            raise RspError(f"a reply from {self._where()} is longer than {MAX_REPLY_BYTES} B without its end: "
+                           "not a GDB server?")
+
+    def _read_packet(self) -> bytes:
+        """The next packet's raw payload (acks, notifications `%...#cc` and stray bytes skipped)."""
         while True:
             start = self._buf.find(b"$")
-            if start >= 0:
-                self._buf = self._buf[start:]
+            if start < 0:
+                # all of it is skipped but a notification not yet whole (its end is counted with it)
+                keep = self._buf.rfind(b"%")
+                if keep < 0 or _NOTIFICATION.match(self._buf, keep):
+                    keep = len(self._buf)
+                self._skip(self._buf[:keep])
+                del self._buf[:keep]
+            else:
+                self._skip(self._buf[:start])
+                del self._buf[:start]
                 end = self._buf.find(b"#")
                 if end >= 0 and len(self._buf) >= end + 3:
-                    body, cc = self._buf[1:end], self._buf[end + 1:end + 3]
-                    self._buf = self._buf[end + 3:]
+                    body, cc = bytes(self._buf[1:end]), bytes(self._buf[end + 1:end + 3])
+                    del self._buf[:end + 3]
                     if cc.lower() != checksum(body):
                         if self.no_ack:
                             raise RspError(f"a reply from {self._where()} failed its checksum (a noisy link?)")
-                        self._sock.sendall(b"-")   # ask again
+                        self._traffic.bad += 1
+                        self._send(b"-")   # ask again
                         continue
                     if not self.no_ack:
-                        self._sock.sendall(b"+")
+                        self._send(b"+")
                     return body
-            else:
-                self._buf = b""       # acks and stray bytes
-            if len(self._buf) > MAX_REPLY_BYTES:
-                raise RspError(f"a reply from {self._where()} is longer than {MAX_REPLY_BYTES} B without its end: "
-                               "not a GDB server?")
-            self._recv(deadline)
+            self._check_size()
+            self._recv()
 
-    def _request(self, payload: bytes) -> bytes:
-        deadline = time.monotonic() + self.timeout
+    def _ack(self) -> bytes:
+        """The server's acknowledgement: b"+" (also for a reply that came first) or b"-" (resend)."""
+        while True:
+            m = _ACK_OR_START.search(self._buf)
+            if m is None:
+                self._skip(self._buf)
+                self._buf.clear()
+                self._recv()
+                continue
+            self._skip(self._buf[:m.start()])
+            del self._buf[:m.start()]
+            c = bytes(self._buf[:1])
+            if c == b"$":             # a reply before the ack (some servers): keep it
+                return b"+"
+            if c == b"%":             # a notification: skipped whole
+                note = _NOTIFICATION.match(self._buf)
+                if note is None:
+                    self._check_size()
+                    self._recv()
+                    continue
+                self._skip(note.group(0))
+                del self._buf[:note.end()]
+                continue
+            del self._buf[:1]
+            self._traffic.acks += 1
+            return c
+
+    def _exchange(self, payload: bytes) -> bytes:
+        """One packet and its decoded reply (console output skipped), within the request's deadline."""
+        self._traffic = _Traffic()
         packet = frame(payload)
         for _ in range(3):
-            self._sock.sendall(packet)
-            if self.no_ack:
-                break
-            while True:               # wait for the ack: '+' done, '-' resend
-                while not self._buf:
-                    self._recv(deadline)
-                c, self._buf = self._buf[:1], self._buf[1:]
-                if c in b"+-":
-                    break
-                if c == b"$":         # a reply before the ack (some servers): keep it
-                    self._buf = c + self._buf
-                    c = b"+"
-                    break
-            if c == b"+":
+            self._send(packet)
+            if self.no_ack or self._ack() == b"+":
                 break
         while True:
-            body = decode(self._read_packet(deadline))
+            body = decode(self._read_packet())
             if body[:1] == b"O" and body != b"OK" and re.fullmatch(rb"O([0-9a-fA-F]{2})+", body):
-                continue              # console output (a monitor command's): not the reply
+                self._traffic.console += 1    # console output (a monitor command's): not the reply
+                self._traffic.console_bytes += (len(body) - 1) // 2
+                self._left()  # the deadline holds while packets already received keep coming
+                continue
             return body
 
     def ensure(self) -> None:
@@ -190,16 +330,21 @@ class RspLink:
         self.request(None)
 
     def request(self, payload: bytes | None) -> bytes:
-        """The decoded reply to one packet (None: only connect); RspError (and a closed link)
-        on any failure."""
+        """The decoded reply to one packet (None: only connect), within one deadline for all of
+        it; RspError (and a closed link) on any failure. After a deadline passed, RspError with
+        its message at once, until rearm()."""
+        if self.failed is not None:
+            raise RspError(self.failed)
+        self._deadline = time.monotonic() + self.timeout
+        self._traffic = _Traffic()
         try:
             if self._sock is None:
                 self._connect()
-            return self._request(payload) if payload is not None else b""
-        except TimeoutError:
+            return self._exchange(payload) if payload is not None else b""
+        except TimeoutError:          # a send the server does not take
+            error = self._overdue()
             self.close()
-            raise RspError(f"{self._where()} did not answer within {self.timeout:.1f} s (probe or target stuck? "
-                           "is this port a GDB server's?)") from None
+            raise error from None
         except OSError as exc:
             self.close()
             raise RspError(f"the connection to {self._where()} failed: {exc.strerror or exc}") from None

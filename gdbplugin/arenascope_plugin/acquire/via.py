@@ -4,7 +4,13 @@
     gdb:HOST:PORT   a second GDB remote connection to any GDB server (acquire/rsp.py)
 
 open_link() connects, checks that the other end is what was asked for, and returns the reader,
-the core and what to call it; docs/hardware.md says per server how to allow the connection."""
+the core and what to call it; docs/hardware.md says per server how to allow the connection.
+
+Every request on the link has one deadline, `timeout` seconds (TIMEOUT_S unless set: the tool's
+--link-timeout, GDB's `set arena link-timeout`), whatever the server sends meanwhile; once one
+passed, the link fails at once with the same message until Link.rearm() (the live poller calls it
+at each refresh; a one-shot command opens its own link): a dead server holds a command about one
+deadline, not one per read."""
 from dataclasses import dataclass, field
 
 from arenascope_plugin.acquire import openocd, rsp, servers
@@ -12,6 +18,19 @@ from arenascope_plugin.acquire.reader import MemoryReader
 from arenascope_plugin.acquire.symbols import Core
 
 KINDS = ("tcl", "gdb")
+TIMEOUT_S = rsp.TIMEOUT_S     # a request's deadline unless set (the same for both kinds)
+MIN_TIMEOUT_S, MAX_TIMEOUT_S = 0.1, 600.0
+
+
+def check_timeout(value) -> str | None:
+    """Why `value` (seconds) is not a link deadline, or None."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return f"{value!r} is not a number of seconds"
+    if not MIN_TIMEOUT_S <= seconds <= MAX_TIMEOUT_S:  # (NaN fails too)
+        return f"{value} s: give {MIN_TIMEOUT_S:g} to {MAX_TIMEOUT_S:g} seconds"
+    return None
 
 
 class LinkError(Exception):
@@ -61,16 +80,22 @@ class Link:
     def close(self) -> None:
         self.link.close()
 
+    def rearm(self) -> None:
+        """A new command or refresh starts: after a deadline passed, the server is asked again."""
+        self.link.rearm()
+
 
 def server_name(host: str, port: int) -> str:
     found = servers.local_server(host, port)
     return found.name if found else "the GDB server"
 
 
-def open_link(via: Via, symbols=None, cancel=None, progress=None) -> Link:
-    """Connects and checks the other end; LinkError says what is wrong and what to do."""
+def open_link(via: Via, symbols=None, cancel=None, progress=None, timeout: float = TIMEOUT_S) -> Link:
+    """Connects and checks the other end, within `timeout` seconds (each request after too);
+    LinkError says what is wrong and what to do. cancel (a threading.Event or None), once set,
+    stops a read within a fraction of a second."""
     if via.kind == "tcl":
-        link = openocd.TclLink(via.host, via.port)
+        link = openocd.TclLink(via.host, via.port, timeout=timeout, cancel=cancel)
         try:
             ok, _ = link.call("version")
         except openocd.TclError as exc:
@@ -90,7 +115,7 @@ def open_link(via: Via, symbols=None, cancel=None, progress=None) -> Link:
                         "core there: arenascope reads a target through a debug probe's GDB server or OpenOCD's Tcl "
                         "port (docs/hardware.md); under QEMU, dump the RAM from GDB (`dump binary memory ram.bin "
                         "...`) and give it with --ram ram.bin@ADDR (docs/hardfault.md)")
-    link = rsp.RspLink(via.host, via.port, server=name)
+    link = rsp.RspLink(via.host, via.port, timeout=timeout, server=name, cancel=cancel)
     try:
         link.ensure()
     except rsp.RspError as exc:

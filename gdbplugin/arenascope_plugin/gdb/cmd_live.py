@@ -16,7 +16,7 @@ from arenascope_plugin import pipeline
 from arenascope_plugin.acquire import servers, via
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.errors import TargetError
-from arenascope_plugin.gdb import events, framework
+from arenascope_plugin.gdb import events, framework, settings
 from arenascope_plugin.gdb.framework import Sub
 from arenascope_plugin.gdb.settings import Spec, resolved, setting
 from arenascope_plugin.serve import livepoll, viewerlink
@@ -39,6 +39,13 @@ SETTINGS = [
          "second connection to the GDB server: OpenOCD, J-Link, ST-LINK, pyOCD); 'auto' picks by the server GDB is "
          "attached to (docs/hardware.md).",
          "the live view's link", check_via),
+    Spec("link-timeout", gdb.PARAM_STRING, f"{via.TIMEOUT_S:g}",
+         "Seconds each request of `arena live`'s link must be answered in, whatever the server sends meanwhile "
+         f"(console output, notifications, a reply dripping in); {via.MIN_TIMEOUT_S:g} to {via.MAX_TIMEOUT_S:g}. "
+         "When it passes, the error says what the server did (answered nothing, flooded the link, stalled) and the "
+         "refresh ends; the next one tries again (docs/hardware.md, \"What a bad server gets\").",
+         "the live link's deadline a request", lambda name, value: via.check_timeout(value),
+         lambda name, value: float(value)),
 ]
 
 # The running (or last) `arena live`. endpoint: (the link, how it was found), kept after a stop
@@ -187,9 +194,10 @@ Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-
             raise TargetError(f"cannot read the ELF {elf}: {exc}") from None
         stop = threading.Event()
         failures, live = [], None
+        timeout = settings.value("link-timeout")  # each link tried holds GDB one deadline at most
         for choice, how in candidates:
             try:
-                live = via.open_link(choice, symbols, cancel=stop)
+                live = via.open_link(choice, symbols, cancel=stop, timeout=timeout)
                 break
             except via.LinkError as exc:
                 failures.append(f"{exc} (the link came from {how})")

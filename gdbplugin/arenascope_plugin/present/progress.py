@@ -54,9 +54,9 @@ class Progress:
     def summary(self) -> str:
         return f"{_kib(self.bytes)} in {self.clock() - self.start:.1f} s"
 
-    def interrupted(self) -> str:
-        """What a command says when Ctrl-C stopped it."""
-        return (f"interrupted (Ctrl-C) after reading {_kib(self.bytes)} of target memory in "
+    def interrupted(self, how: str = "interrupted (Ctrl-C)") -> str:
+        """What a command says when Ctrl-C (or `how`: a signal) stopped it."""
+        return (f"{how} after reading {_kib(self.bytes)} of target memory in "
                 f"{self.clock() - self.start:.1f} s; nothing of it is shown")
 
     def done(self, note: str = "") -> None:

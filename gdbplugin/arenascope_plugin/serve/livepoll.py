@@ -16,6 +16,7 @@ The snapshot carries a "live" object (docs/snapshot-schema.md): reader, time, re
 bytes read, link state and a history of used bytes, stack peak and the arena-stack gap.
 """
 import collections
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -67,6 +68,9 @@ class LivePoller:
         MemoryReadError (the link or the target), DecodeError (a corrupt descriptor), TargetError."""
         before = getattr(self.reader, "bytes", 0)
         failures = getattr(self.reader, "link_failures", 0)
+        rearm = getattr(getattr(self.reader, "link", None), "rearm", None)
+        if rearm is not None:
+            rearm()  # a link whose deadline passed in the last refresh is tried again (once: acquire/via.py)
         refresh_core = getattr(self.target.core, "refresh", None)
         if refresh_core is not None:
             refresh_core()
@@ -149,6 +153,12 @@ def fault_seen(snap: dict) -> tuple[tuple, str] | None:
             "(halt and run `arena fault` for the evidence)")
 
 
+def _gist(why: str) -> str:
+    """A message without its numbers: a link that floods or stalls at every refresh, with other
+    counts each time, is said once."""
+    return re.sub(r"\d+(\.\d+)?", "#", why)
+
+
 def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: threading.Event,
         report: Callable[[str], object], interval_errors: float = 1.0) -> None:
     """Polls until `stop` (a threading.Event) is set: publish(snapshot) at up to `hz` refreshes a
@@ -171,7 +181,7 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
             if stop.is_set():
                 break
             why = str(exc)
-            if trouble != why:
+            if trouble is None or _gist(trouble) != _gist(why):  # said once, not again for other counts
                 corrupt = isinstance(exc, (DecodeError, TargetError))
                 report(f"{'the descriptor read is corrupt' if corrupt else 'live read failed'}: {why}; retrying every "
                        f"{interval_errors:g} s")

@@ -189,10 +189,18 @@ class CortexM(PortBase):
 
     def state_unknown(self, ctx) -> str:
         """Why whether a fault handler runs is unknown (a RAM dump with no xPSR or PC and no System
-        Control Block), or "" when it is known. A live target: find_fault read ICSR already."""
+        Control Block; a live target whose ICSR could not be read, e.g. the link failed), or "" when
+        it is known. A live target: find_fault read ICSR already (and kept why it could not)."""
         core = ctx.core
-        if not ctx.reader.origin or not core.is_cortex_m() or core.register("xpsr") is not None or \
-                core.register("pc") is not None:
+        if not core.is_cortex_m() or core.register("xpsr") is not None:
+            return ""
+        if not ctx.reader.origin:
+            why = ctx.cache.get(live.ICSR_UNREAD)
+            return "" if why is None else (
+                f"could not read the fault state: the core's registers are unknown and ICSR "
+                f"({live.SCB['icsr']:#x}, which says whether a fault handler runs) could not be read ({why}), so "
+                "whether the core is in a fault handler is not known")
+        if core.register("pc") is not None:
             return ""
         try:
             live.u32(ctx.reader, live.SCB["icsr"])

@@ -20,6 +20,10 @@ FAULT_SP_SYMBOLS = ("g_fault_sp", "fault_sp", "g_hardfault_sp", "hardfault_sp", 
                     "stacked_sp")
 
 
+# ctx.cache's key for why ICSR could not be read by live_fault (a lost link, a server that answers
+# nothing): the port then says the core's state is unknown, not "no fault".
+ICSR_UNREAD = "cortex-m icsr unread"
+
 SCB = {"icsr": 0xE000ED04, "shcsr": 0xE000ED24, "cfsr": 0xE000ED28, "hfsr": 0xE000ED2C, "mmfar": 0xE000ED34,
        "bfar": 0xE000ED38}
 
@@ -39,11 +43,14 @@ def live_fault(ctx: PipelineContext, port, read: Callable[[int, int], bytes] | N
     if not core.is_cortex_m():
         return None  # not a Cortex-M (a host build): no SCB to read
     read = read or reader.read
+    ctx.cache.pop(ICSR_UNREAD, None)
     if xpsr is None:  # running (or no registers): ICSR's VECTACTIVE says whether a handler runs
         try:
             icsr = int.from_bytes(read(SCB["icsr"], 4), "little")
-        except MemoryReadError:
+        except MemoryReadError as exc:
             icsr = ctx.core.register("icsr")  # a RAM dump's registers file may give it
+            if icsr is None:
+                ctx.cache[ICSR_UNREAD] = exc.why  # then whether a handler runs is unknown (state_unknown)
         active = icsr & 0x1FF if icsr is not None else None
     else:
         active = xpsr & 0x1FF
