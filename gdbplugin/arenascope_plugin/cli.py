@@ -197,7 +197,9 @@ def _warn(key, text):
 
 
 def _gather(args, need_descriptor=True, verify=True):
-    PROGRESS["now"] = Progress(sys.stderr.write, f"arenascope {args.command}")
+    # on a terminal only: in a pipe or a log the line's appearance would depend on the machine's speed
+    PROGRESS["now"] = Progress(sys.stderr.write if sys.stderr.isatty() else lambda _text: None,
+                               f"arenascope {args.command}")
     target, settings, link = _connect(args, progress=PROGRESS["now"])
     target.core.refresh()
     try:

@@ -3,6 +3,7 @@ pipeline through GDB's acquire/ parts, and turn every expected error into one li
 what happened, where, what to do` (a traceback only with `set arena debug on`)."""
 import argparse
 import json
+import os
 import traceback
 
 import gdb  # pylint: disable=import-error
@@ -148,6 +149,13 @@ def gather(need_descriptor=True, verify=False):
                            need_descriptor=need_descriptor, verify=verify, on_warn=say_warning)
 
 
+def _on_a_terminal() -> bool:
+    """Whether GDB's standard output is a terminal (where a progress line can update in place)."""
+    try:
+        return os.isatty(1)
+    except OSError:
+        return False
+
 class ArgError(Exception):
     pass
 
@@ -220,7 +228,10 @@ class Sub(gdb.Command):
         _JSON["now"] = self.prints_json(args)
         _JSON["messages"].clear()
         _JSON["emitted"] = False
-        progress = Progress(gdb.write if not _JSON["now"] else lambda _text: None, f"arena {self.sub}")
+        # the line updates in place: on a terminal only (captured output, batch runs and generated
+        # docs would keep a line whose appearance depends on how fast the machine is)
+        shown = not _JSON["now"] and _on_a_terminal()
+        progress = Progress(gdb.write if shown else lambda _text: None, f"arena {self.sub}")
         GdbReader.progress = progress
         try:
             try:

@@ -1,5 +1,6 @@
 """What a long read is doing: one line that updates in place once a command has read target
-memory for more than a second (GDB's console and the standalone tool's standard error), with
+memory for more than a second (GDB's console and the standalone tool's standard error, when they
+are a terminal: the front ends give a silent writer otherwise), with
 the bytes so far, the rate, and, for one long read of known length, a bar. Ctrl-C stops the read
 within one chunk (the readers check between chunks; GDB raises KeyboardInterrupt from the
 read); the command then says how much it had read.
