@@ -21,7 +21,8 @@ TABLE = f"{DESC}.arena[0].regions_addr"
 # (name, the lvalue the word is written at (GDB expression), bytes written, the field as named,
 #  the rules that must say "not judged")
 CORRUPTIONS = [
-    ("canary-pattern-0", f"{DESC}.canary_pattern", "00000000", "canary_pattern 0x00000000", ("canary", "guard")),
+    ("canary-pattern-0", f"{DESC}.canary_pattern", "00000000", "canary_pattern 0x00000000",
+     ("canary", "guard", "headroom")),
     ("paint-pattern-0", f"{DESC}.stack_paint_pattern", "00000000", "stack_paint_pattern 0x00000000", ("stack",)),
     ("arena-flags-ff", f"{DESC}.arena[0].flags", "ff", "arena 0 flags 0xff", ()),
     ("region-kind-99", f"((unsigned char *){TABLE})[3 * 16 + 10]", "63", "arena 0 region table", ("plan",)),
@@ -64,12 +65,17 @@ def test_a_corrupt_field_is_named_and_its_rules_not_run(tmp_path, corruption):
     check = checks_of(text[text.index("===CHECK"):text.index("===INFO")])
     verdict, reason = check["descriptor"]
     assert verdict == "FAIL" and field in reason, check
-    if field != "arena 0 region table":  # a table is named by its start, the word written is inside it
-        assert f"{field} at {at:#x}" in reason and f"watch -l *(unsigned int *){at:#x}" in reason, reason
+    width = "unsigned char" if "flags" in field or "table" in field else "unsigned int"  # the written field's
+    # the writer is caught where the test wrote; in the zeroed table, at the first wrong byte: entry 0's
+    # kind, +10 in the entry (docs/agent-abi.md)
+    watched = at + 10 if corruption[0] == "table-zeroed" else at
+    assert f"`watch -l *({width} *){watched:#x}`" in reason, reason
+    if "table" not in field:
+        assert f"{field} at {at:#x}" in reason, reason
     for rule in rules:
         assert check[rule][0] == "WARN" and check[rule][1].startswith("not judged"), (rule, check[rule])
     # the healthy firmware's other rules are still judged, and pass
-    for rule in ("alignment", "bounds", "used"):
+    for rule in ("alignment", "bounds", "used") + (() if "headroom" in rules else ("headroom",)):
         assert check[rule][0] == "PASS", (rule, check[rule])
     info = text[text.index("===INFO"):text.index("===FAULT")]
     assert f"corrupt:                {field}" in info, info
@@ -92,6 +98,9 @@ def test_a_damaged_region_table_keeps_the_post_mortem(tmp_path):
     fault = text[text.index("===FAULT"):]
     assert "from the agent's fault record at " in fault, fault
     assert "VERDICT: the stack ran into the arena" in fault, fault
+    # what the corrupt table keeps it from telling is said, not left out silently
+    assert "the arenascope descriptor is corrupt (arena 0 region table): no region is known, so overwritten " \
+        "tail regions" in " ".join(fault.split()), fault
     check = checks_of(text[text.index("===CHECK"):text.index("===INFO")])
     assert check["descriptor"][0] == "FAIL" and "0xf0000000" in check["descriptor"][1]
     assert "outside the RAM ranges" in check["descriptor"][1] and check["plan"][0] == "WARN"
@@ -107,8 +116,8 @@ def test_a_fault_with_a_corrupt_pattern_makes_no_claim_about_the_bands(tmp_path)
                                                 "continue"])
     fault = text[text.index("===FAULT"):]
     assert "BusFault: from the agent's fault record at " in fault, fault
-    assert "VERDICT: unknown whether the arena or the stack did it: the arenascope descriptor is corrupt " \
-        "(canary_pattern 0x00000000 at " in fault, fault
+    assert "VERDICT: unknown whether the arena or the stack did it: the descriptor's canary_pattern is " \
+        "corrupt, so the checks resting on it could not tell. Look at " in " ".join(fault.split()), fault
     assert "not the arena and not the stack" not in fault
     assert [v["kind"] for v in snap["fault"]["verdicts"]] == ["unknown"]
 

@@ -123,7 +123,10 @@ def test_region_table_outside_ram_is_named_corrupt_and_never_read():
     assert d.arenas[0].regions == [] and d.arenas[0].head == 256  # the rest of the descriptor is read
     [c] = d.corrupt
     assert c.field == "arena 0 region table" and c.rules == ("plan",)
-    assert "5 entries at 0xf0000000" in c.value and "outside the RAM ranges 0x20000000-0x20400000" in c.value
+    assert c.value == "(5 entries at 0xf0000000)" and "outside the RAM ranges 0x20000000-0x20400000" in c.why
+    # the writer is caught at the descriptor's pointer to the table: arena 0 starts at +72 (docs/agent-abi.md,
+    # 4-byte addresses), regions_addr at +4 in it
+    assert c.watch == f"watch -l *(unsigned int *){DESC_ADDR + 72 + 4:#x}"
     assert all(not 0xF0000000 <= a < 0xF0001000 for a, _ in reader.reads)  # peripheral space is never read
 
 
@@ -135,6 +138,8 @@ def test_a_region_entry_no_agent_writes_makes_the_table_corrupt(kind, flags, sai
     d = session.DescriptorSession(reader_for(desc_bytes, table), DESC_ADDR).read()
     assert d.arenas[0].regions == [] and d.arenas[0].table_corrupt
     assert said in d.arenas[0].table_corrupt and "1 of 3 entries" in d.arenas[0].table_corrupt
+    # the watch is on entry 2's wrong byte: kind at +10 of a 16 B entry, flags at +11 (docs/agent-abi.md)
+    assert d.corrupt[0].watch == f"watch -l *(unsigned char *){TABLE_ADDR + 2 * 16 + (11 if flags else 10):#x}"
 
 
 def test_a_zeroed_region_table_is_corrupt():
@@ -144,8 +149,8 @@ def test_a_zeroed_region_table_is_corrupt():
 
 
 @pytest.mark.parametrize("over, field, value, rules", [
-    ({"canary_pattern": 0}, "canary_pattern", "0x00000000", ("canary", "guard")),
-    ({"canary_pattern": 0xFFFFFFFF}, "canary_pattern", "0xffffffff", ("canary", "guard")),
+    ({"canary_pattern": 0}, "canary_pattern", "0x00000000", ("canary", "guard", "headroom")),
+    ({"canary_pattern": 0xFFFFFFFF}, "canary_pattern", "0xffffffff", ("canary", "guard", "headroom")),
     ({"stack_paint_pattern": 0}, "stack_paint_pattern", "0x00000000", ("stack",)),
     ({"flags": 0xFF}, "flags", "0xff", ("measured",)),
     ({"arena": {"flags": 0xFF}}, "arena 0 flags", "0xff", ()),
@@ -160,6 +165,9 @@ def test_a_corrupt_field_that_some_rules_rest_on_is_named_not_fatal(over, field,
         assert d.flags == 0 and not d.agent_measured  # MEASURED is not believed: the host measures
     if field == "arena 0 flags":
         assert d.arenas[0].flags == 0 and not d.arenas[0].tflm_figures  # no label rests on the byte
+    # a watchpoint as wide as the field: flags are one byte (the ABI's table), patterns four
+    width = "unsigned char" if "flags" in field else "unsigned int"
+    assert c.watch == f"watch -l *({width} *){c.address:#x}"
 
 
 class FlippingReader(ImageReader):

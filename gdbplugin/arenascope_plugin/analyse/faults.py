@@ -237,17 +237,18 @@ class Findings:
     sp_note: str | None = None
     stuck_note: str | None = None
     address_note: str | None = None
+    corrupt_note: str | None = None   # the descriptor fields not believed, so what was not judged
 
     @property
     def notes(self) -> list[str]:
-        return [n for n in (self.sp_note, self.stuck_note, self.address_note) if n]
+        return [n for n in (self.sp_note, self.stuck_note, self.address_note, self.corrupt_note) if n]
 
     def details(self) -> list[str]:
         """Every line that is not a headline: the SP, each verdict's evidence, the rest."""
         out = [self.sp_note] if self.sp_note else []
         for v in self.verdicts:
             out += v.lines()[1:]
-        return out + [n for n in (self.stuck_note, self.address_note) if n]
+        return out + [n for n in (self.stuck_note, self.address_note, self.corrupt_note) if n]
 
 
 # The kinds of verdict: analyse/verdicts.py (the registry).
@@ -309,6 +310,10 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
     without one), with damaged the immutable regions overwritten since allocation."""
     out = Findings()
     desc, s = ctx.desc, ctx.stack
+    if desc is not None and desc.corrupt:
+        out.corrupt_note = ("the arenascope descriptor is corrupt (" + ", ".join(c.field for c in desc.corrupt) +
+                            "): " + "; ".join(_not_judged_here(c) for c in desc.corrupt) +
+                            " (`arena check` names the values and the watchpoint that catches the writer)")
     sp = f.pre_fault_sp if f else None
     if s is not None and sp is not None and s.low <= sp <= s.high:
         out.sp_note = f"SP at the fault {sp:#x} was inside the stack ({s.high - sp} B in use)"
@@ -424,12 +429,13 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
                 kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the arena could not "
                 f"be read ({why}); look at {where_}"))
         elif desc is not None and any(c.rules for c in desc.corrupt):  # the bands' own words are not believed
-            fields = "; ".join(c.text() for c in desc.corrupt if c.rules)
+            fields = " and ".join(c.field for c in desc.corrupt if c.rules)
+            overflowed = (" The stack did overflow: its paint is gone down to its limit "
+                          f"{s.low:#x}, so what lies below it may be what failed." if s is not None and s.overflowed
+                          else "")
             out.verdicts.append(postmortem.Verdict(
-                kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the arenascope "
-                f"descriptor is corrupt ({fields}), so the rules resting on it were not run; something wrote over "
-                f"the agent's descriptor at {desc.address:#x} (`watch -l` its first changed word and run again); "
-                f"look at {where_}"))
+                kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the descriptor's "
+                f"{fields} is corrupt, so the checks resting on it could not tell.{overflowed} Look at {where_}"))
         elif desc is not None and not desc.arenas:
             out.verdicts.append(postmortem.Verdict(
                 kind=NOT_ARENA, headline="VERDICT: not the stack: it stayed inside its bounds (no arena is "
@@ -439,6 +445,17 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
                 kind=NOT_ARENA, headline="VERDICT: not the arena and not the stack: the arena's bands and checksums "
                 f"are intact and the stack stayed inside its bounds; the cause is {where_}"))
     return out
+
+
+def _not_judged_here(c) -> str:
+    """What a corrupt descriptor field keeps `arena fault` from telling (Corruption.rules)."""
+    if "plan" in c.rules:
+        return "no region is known, so overwritten tail regions and the objects pointers lead into cannot be named"
+    if "stack" in c.rules:
+        return "the stack's high-water mark is not known"
+    if "guard" in c.rules:
+        return "whether the guard band and the free band were overwritten is not known"
+    return "its bits are not believed"
 
 
 def find_fault(ctx: PipelineContext) -> tuple[Fault | None, list[Region], str]:

@@ -482,11 +482,11 @@ def _not_judged(desc: Descriptor, out: list[Check]) -> list[Check]:
     and no FAIL rests on a word that is not believed."""
     if not desc.corrupt:
         return out
-    first = next((c.address for c in desc.corrupt if c.address is not None), desc.address)
+    watch = next((c.watch for c in desc.corrupt if c.watch), None)
     named = Check("descriptor", FAIL, f"the arenascope descriptor at {desc.address:#x} is corrupt: "
                   + "; ".join(c.text() for c in desc.corrupt)
-                  + f". Something wrote over the agent's data: `watch -l *(unsigned int *){first:#x}` and run "
-                  "again to catch the writer")
+                  + ". Something wrote over the agent's data" + (f": `{watch}` and run again to catch the writer"
+                                                                 if watch else ""))
     judged = []
     for c in out:
         rests_on = desc.not_judged(c.rule)

@@ -23,6 +23,15 @@ class DecodeError(Exception):
     """The bytes are not a descriptor this plugin can trust."""
 
 
+class TableEntryError(DecodeError):
+    """A region table's entry no agent writes; `offset`/`width`: its first wrong byte(s) in the
+    table (where a watchpoint catches the writer)."""
+
+    def __init__(self, text: str, offset: int, width: int) -> None:
+        super().__init__(text)
+        self.offset, self.width = offset, width
+
+
 @dataclass
 class Corruption:
     """One corrupt descriptor field that only some rules rest on: `field` as docs/agent-abi.md
@@ -33,11 +42,21 @@ class Corruption:
     value: str
     why: str
     rules: tuple[str, ...]
-    address: int | None = None    # where the corrupt word is (a watchpoint's address)
+    address: int | None = None    # where the corrupt field is (said as "at")
+    width: int = 4                # its bytes (1, 2, 4 or 8)
+    watch_at: int | None = None   # the word a watchpoint catches the writer at (default: address)
 
     def text(self) -> str:
         at = f" at {self.address:#x}" if self.address is not None else ""
         return f"{self.field} {self.value}{at}: {self.why}"
+
+    @property
+    def watch(self) -> str | None:
+        """The GDB watchpoint that stops the writer of this field: `watch -l *(TYPE *)ADDR`, TYPE
+        as wide as the field (a wider one would also stop on its neighbours' updates)."""
+        at = self.watch_at if self.watch_at is not None else self.address
+        ctype = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}[self.width]
+        return None if at is None else f"watch -l *({ctype} *){at:#x}"
 
 
 @dataclass
@@ -248,16 +267,17 @@ def decode_descriptor(data: bytes, address: int) -> Descriptor:
                                       f"bits {arena.flags & ~abi.ARENA_FLAGS_DEFINED:#04x} are not defined by the ABI "
                                       "(TFLM figures, planner ids), so none of its bits is believed", (),
                                       address + first + i * h["arena_entry_size"] +
-                                      abi.layout("arena", addr_size)["flags"]))
+                                      abi.layout("arena", addr_size)["flags"], width=1))
             arena.flags = 0  # no label or figure rests on a corrupt byte
         arenas.append(arena)
     if h["flags"] & ~abi.FLAGS_DEFINED:
         corrupt.append(Corruption("flags", f"{h['flags']:#04x}",
                                   f"bits {h['flags'] & ~abi.FLAGS_DEFINED:#04x} are not defined by the ABI, so "
                                   "MEASURED and STACK_LIMIT are not believed: the host measures the bands itself",
-                                  ("measured",), address + abi.layout("descriptor", addr_size)["flags"]))
+                                  ("measured",), address + abi.layout("descriptor", addr_size)["flags"], width=1))
         h["flags"] = 0
-    for name, rules, what in (("canary_pattern", ("canary", "guard"), "the free and guard bands"),
+    # the headroom rests on the canary too: the peak is raised to the end of any free-band damage
+    for name, rules, what in (("canary_pattern", ("canary", "guard", "headroom"), "the free and guard bands"),
                               ("stack_paint_pattern", ("stack",), "the stack's paint")):
         if h[name] in abi.FORBIDDEN_PATTERNS:
             corrupt.append(Corruption(name, f"{h[name]:#010x}",
@@ -342,15 +362,18 @@ def decode_regions(data: bytes, count: int, entry_size: int) -> list[Region]:
     if len(data) < count * entry_size:
         raise DecodeError(f"region table: {len(data)} bytes read, need {count} x {entry_size}")
     out, bad = [], []
+    lay = abi.layout("region", 4)
     for i in range(count):
         r = _unpack("region", data, i * entry_size, 4)
         if r["kind"] not in abi.KINDS:
-            bad.append(f"entry {i} has kind {r['kind']} (the ABI's are {', '.join(map(str, abi.KINDS))})")
+            bad.append((f"entry {i} has kind {r['kind']} (the ABI's are {', '.join(map(str, abi.KINDS))})",
+                        i * entry_size + lay["kind"]))
         elif r["flags"] & ~abi.REGION_FLAGS_DEFINED:
-            bad.append(f"entry {i} has flags {r['flags']:#04x}, bits the ABI does not define")
+            bad.append((f"entry {i} has flags {r['flags']:#04x}, bits the ABI does not define",
+                        i * entry_size + lay["flags"]))
         out.append(Region(index=i, offset=r["offset_bytes"], size=r["size_bytes"], id=r["id"],
                           kind=abi.KINDS.get(r["kind"], f"kind{r['kind']}"), flags=r["flags"],
                           first_use=r["first_use"], last_use=r["last_use"]))
     if bad:
-        raise DecodeError(f"{len(bad)} of {count} entries are not the agent's: {bad[0]}")
+        raise TableEntryError(f"{len(bad)} of {count} entries are not the agent's: {bad[0][0]}", bad[0][1], 1)
     return out

@@ -10,10 +10,12 @@ and 2 bytes of seq), nothing else.
 import struct
 
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import (
     Corruption,
     DecodeError,
     Descriptor,
+    TableEntryError,
     decode_descriptor,
     decode_regions,
     preamble,
@@ -134,15 +136,17 @@ class DescriptorSession:
         return bool(cached) and cached[0] == (desc.layout_generation, arena.regions_addr, arena.region_count)
 
     def _regions(self, desc, arena, use_cache=True):
-        """(regions, None), or ([], why) for a table not believed: outside the RAM ranges (then
-        not read at all: a corrupt regions_addr must not make the probe read peripheral space)
-        or holding entries no agent writes. A read that fails inside RAM raises (the link)."""
+        """(regions, None, None), or ([], why, (watch address, width)) for a table not believed:
+        outside the RAM ranges (then not read at all: a corrupt regions_addr must not make the
+        probe read peripheral space; the watch is on that pointer) or holding entries no agent
+        writes (the watch is on the first wrong byte). A read that fails inside RAM raises (the
+        link)."""
         cached = self._tables.get(arena.index)
         key = (desc.layout_generation, arena.regions_addr, arena.region_count)
         if use_cache and cached and cached[0] == key:
             return cached[1]
         count, entry = arena.region_count, desc.region_entry_size
-        table = ([], None)
+        table = ([], None, None)
         if count:
             try:
                 self._check_in_ram(arena, count * entry)
@@ -152,9 +156,13 @@ class DescriptorSession:
                     raise MemoryReadError(exc.addr, exc.length,
                                           f"{exc.why} (region table of arena {arena.index}, from the descriptor at "
                                           f"{self.address:#x}; a corrupt regions_addr?)") from None
-                table = (decode_regions(data, count, entry), None)
-            except DecodeError as exc:
-                table = ([], f"{arena.region_count} entries at {arena.regions_addr:#x}: {exc}")
+                table = (decode_regions(data, count, entry), None, None)
+            except TableEntryError as exc:  # the writer is caught at the entry's byte
+                table = ([], str(exc), (arena.regions_addr + exc.offset, exc.width))
+            except DecodeError as exc:      # at the descriptor's pointer to the table
+                field = abi.header_size(desc.addr_size) + arena.index * desc.arena_entry_size + \
+                    abi.layout("arena", desc.addr_size)["regions_addr"]
+                table = ([], str(exc), (self.address + field, desc.addr_size))
         self._tables[arena.index] = (key, table)
         return table
 
@@ -170,7 +178,9 @@ class DescriptorSession:
 def _attach(desc, arena, table):
     """Gives the arena its regions, or names its table corrupt in desc.corrupt (the `plan` rule
     rests on it; the rest of the post-mortem does not)."""
-    arena.regions, arena.table_corrupt = table
+    arena.regions, arena.table_corrupt, watch = table
     if arena.table_corrupt:
-        desc.corrupt.append(Corruption(f"arena {arena.index} region table", f"({arena.table_corrupt})",
-                                       "not believed, so no region is shown", ("plan",), arena.regions_addr))
+        desc.corrupt.append(Corruption(f"arena {arena.index} region table",
+                                       f"({arena.region_count} entries at {arena.regions_addr:#x})",
+                                       f"{arena.table_corrupt}; not believed, so no region is shown", ("plan",),
+                                       None, width=watch[1], watch_at=watch[0]))
