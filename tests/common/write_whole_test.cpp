@@ -211,3 +211,25 @@ TEST(WriteWhole, AWholeWritePutsTheHandlersBack)
     EXPECT_EQ(after[0].sa_handler, before[0].sa_handler);
     EXPECT_EQ(after[1].sa_handler, before[1].sa_handler);
 }
+
+// A symbolic link another user made in a shared sticky folder (as in /tmp) is not followed: its
+// target is left alone (the kernel's fs.protected_symlinks rule); one the writer owns is. Making a
+// link owned by another uid needs root (lchown): skipped otherwise.
+TEST(WriteWhole, ALinkAnotherUserPlantedInAStickySharedFolderIsNotFollowed)
+{
+    if (::geteuid() != 0) GTEST_SKIP() << "lchown to another uid needs root";
+    Folder f;
+    const fs::path shared = f.dir / "shared";
+    fs::create_directory(shared);
+    ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+    const fs::path planted = shared / "out.html";
+    fs::create_symlink(f.target, planted);
+    ASSERT_EQ(::lchown(planted.c_str(), 12345, 12345), 0);
+    const std::string why = write_whole(planted.string(), [](std::ostream &out) { out << "new"; });
+    EXPECT_NE(why.find("symbolic link another user (uid 12345) made in a shared folder"), std::string::npos) << why;
+    EXPECT_EQ(f.content(), "old");
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(planted)));
+    ASSERT_EQ(::lchown(planted.c_str(), 0, 0), 0);  // the writer's own link: written through
+    EXPECT_EQ(write_whole(planted.string(), [](std::ostream &out) { out << "mine"; }), "");
+    EXPECT_EQ(f.content(), "mine");
+}

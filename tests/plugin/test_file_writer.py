@@ -122,3 +122,24 @@ def test_the_planners_snapshot_keeps_a_0600_file_private(tmp_path):
     assert r.returncode == 0, r.stderr
     assert stat.S_IMODE(out.stat().st_mode) == 0o600 and out.read_text().startswith("{")
     assert leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="lchown to another uid needs root")
+def test_a_link_another_user_planted_in_a_sticky_shared_folder_is_not_followed(tmp_path):
+    """As the kernel's fs.protected_symlinks rule: in a sticky, world-writable folder (/tmp) a link
+    is followed only when the writer or the folder's owner made it. A link a user made is."""
+    victim = tmp_path / "victim"
+    victim.write_text("theirs")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    planted = shared / "out.json"
+    planted.symlink_to(victim)
+    os.lchown(planted, 12345, 12345)
+    with pytest.raises(PermissionError) as err:
+        files.write_whole(planted, lambda f: f.write(b"new"))
+    assert "a symbolic link another user (uid 12345) made in a shared folder" in err.value.strerror
+    assert victim.read_text() == "theirs" and planted.is_symlink() and leftovers(shared) == []
+    os.lchown(planted, 0, 0)  # the writer's own link is written through
+    files.write_whole(planted, lambda f: f.write(b"mine"))
+    assert victim.read_text() == "mine"

@@ -4,8 +4,10 @@
 // write_whole(name, fill) writes the file whole or not at all: into a new temporary file in its
 // directory (mkstemp: created exclusively with a name no one can plant, never through a link left
 // there), then renamed over it (a full disk leaves the old file, never a truncated one). A link to
-// a file is written through (its target replaced); a directory, a device, a FIFO, or a link to
-// one, is refused. The file keeps the mode it had (a 0600 file stays 0600); a new one gets the
+// a file is written through (its target replaced), but not a link another user planted in a
+// shared sticky directory such as /tmp (planted_link: the kernel's fs.protected_symlinks rule,
+// which resolving the link here would otherwise bypass); a directory, a device, a FIFO, or a link
+// to one, is refused. The file keeps the mode it had (a 0600 file stays 0600); a new one gets the
 // mode a plain create would (0666 less the umask). Returns "" or why it failed. The Python side's
 // twin is gdbplugin/arenascope_plugin/present/files.py.
 //
@@ -44,6 +46,24 @@ namespace write_whole_detail {
 // (Ctrl-\), SIGPIPE (kill -PIPE; the fill writes to the file, not to a pipe, so a real one is
 // unlikely but costs nothing) and SIGXFSZ (the temporary file grows past RLIMIT_FSIZE: raised by
 // the write itself).
+// Why the symbolic link `name` is not followed ("" when it may be): in a sticky, world-writable
+// directory a link is followed only when the writer or the directory's owner owns it, as the
+// kernel's fs.protected_symlinks rule says (Documentation/admin-guide/sysctl/fs.rst); a writer
+// that resolves the link itself (canonical) would otherwise bypass it.
+inline std::string planted_link(const std::string &name)
+{
+    struct stat link;
+    struct stat dir;
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::absolute(std::filesystem::path(name), ec).parent_path();
+    if (::lstat(name.c_str(), &link) != 0 || !S_ISLNK(link.st_mode) || ::stat(parent.c_str(), &dir) != 0) return "";
+    const bool shared = (dir.st_mode & S_ISVTX) && (dir.st_mode & S_IWOTH);
+    if (!shared || link.st_uid == ::geteuid() || link.st_uid == dir.st_uid) return "";
+    return "it is a symbolic link another user (uid " + std::to_string(link.st_uid) +
+           ") made in a shared folder anyone can write to: not followed (the kernel's protected_symlinks rule); "
+           "remove it or give another file name";
+}
+
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
 constexpr int kSignals = sizeof kCleanupSignals / sizeof kCleanupSignals[0];
 
@@ -141,6 +161,7 @@ inline std::string write_whole(const std::string &name, const std::function<void
                 return std::string("it is the file standard ") + (fd == 1 ? "output" : "error") +
                        " goes to: give another file name";
     std::string path = name;
+    if (const std::string planted = write_whole_detail::planted_link(name); !planted.empty()) return planted;
     if (std::filesystem::is_symlink(std::filesystem::symlink_status(name, ec)) && std::filesystem::exists(status))
         path = std::filesystem::canonical(name, ec).string();
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
