@@ -383,6 +383,11 @@ def live_main(argv):
         # Nothing was read whole: a script must not take that for a live view that worked.
         print("arenascope live: no refresh succeeded (the messages above say why): exit status 1", file=sys.stderr)
         rc = 1
+    if poller.trouble not in (None, "torn") and poller.refreshes:
+        # It ended while the link was down: the count above must not read as a live view to the end.
+        print(f"arenascope live: it ended with the link down ({poller.trouble}): no refresh for the last "
+              f"{poller.since_last_refresh():.1f} s, after refresh {poller.refreshes}", file=sys.stderr)
+        rc = rc or 1
     last = poller.last["live"] if poller.last else None
     print(f"arenascope live: {poller.refreshes} refreshes ({poller.torn} torn reads discarded), "
           f"{target.reader.calls} requests, {target.reader.bytes} B read"

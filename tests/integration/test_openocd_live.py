@@ -12,6 +12,7 @@ Expected figures come from the planner's JSON for the demo's model and the ELF's
 import json
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -553,3 +554,36 @@ def test_a_long_read_shows_progress_and_ctrl_c_stops_it_within_one_chunk(front):
     assert "Traceback" not in out
     if front == "gdb":
         assert "$1 = 42" in out, out
+
+
+def test_live_that_ends_with_the_link_down_says_so():
+    """OpenOCD frozen (SIGSTOP) after a few good refreshes of `arenascope live`: the summary must
+    not read as a live view to the end. It says the link was down when it ended, since which
+    refresh and for how long (a new user's trial found only "34 refreshes" and exit 0)."""
+    vport = free_ports(1)[0]
+    got = viewer_stand_in(vport)
+    with Chain(str(FIRMWARE)) as ch:
+        def freeze(sig):  # OpenOCD itself: the chain's process is the `timeout` wrapper around it
+            subprocess.run(["pkill", f"-{sig.name.removeprefix('SIG')}", "-P", str(ch.procs["openocd"].pid)],
+                           check=False)
+        ch.gdb(RESET + ["-ex", "monitor resume"])
+        proc = subprocess.Popen([str(CLI), "live", "--openocd", f"127.0.0.1:{ch.tport}", "--elf", str(FIRMWARE),
+                                 "--port", str(vport), "--no-viewer", "--link-timeout", "0.5", "--duration", "300"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            def snaps(link):
+                return [g for g in got if g.get("type") == "snapshot" and (g["snapshot"].get("live") or {}).get(
+                    "link") == link]
+            assert wait_for(lambda: len(snaps("ok")) >= 3, 120)
+            freeze(signal.SIGSTOP)
+            assert wait_for(lambda: snaps("lost"), 60)  # the tool saw the link fail and told the viewer
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            freeze(signal.SIGCONT)
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 143, err
+    assert "live read failed: " in err, err
+    last_ok = max(s["snapshot"]["live"]["refresh_index"] for s in snaps("ok"))
+    assert "arenascope live: it ended with the link down (" in err and f"after refresh {last_ok}" in err, err

@@ -337,3 +337,35 @@ def test_sigterm_ends_info_on_a_silent_server_with_a_message():
     assert re.search(r"arenascope info: terminated \(SIGTERM\)", err), err
     assert "Traceback" not in err, err
     s.close()
+
+
+def test_a_local_server_that_takes_no_connection_is_said_stopped_or_hung():
+    """A server on this machine that stopped accepting (frozen with SIGSTOP: its listen backlog
+    fills and the kernel drops the next connection's SYN) is not "the host is down, or a
+    firewall": a new user's trial of a frozen OpenOCD got that. The backlog is filled here."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(0)
+    port = srv.getsockname()[1]
+    fillers = []
+    try:
+        for _ in range(8):  # until a connection is no longer completed by the kernel
+            s = socket.socket()
+            s.settimeout(0.2)
+            try:
+                s.connect(("127.0.0.1", port))
+            except (TimeoutError, OSError):
+                s.close()
+                break
+            fillers.append(s)
+        else:
+            pytest.skip("the kernel completed every connection: no full backlog to test")
+        for link in (rsp.RspLink("127.0.0.1", port, timeout=0.3), openocd.TclLink("127.0.0.1", port, timeout=0.3)):
+            with pytest.raises((rsp.RspError, openocd.TclError)) as err:
+                link.ensure() if isinstance(link, rsp.RspLink) else link.command("version")
+            assert "no answer to the connection within 0.3 s (the server on this machine takes no connection: it " \
+                "is stopped or hung" in str(err.value), str(err.value)
+    finally:
+        for s in fillers:
+            s.close()
+        srv.close()

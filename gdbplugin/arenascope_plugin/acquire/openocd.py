@@ -14,7 +14,7 @@ import socket
 import time
 
 from arenascope_plugin import ports
-from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError, connect_timeout_cause
 from arenascope_plugin.acquire.symbols import Core, pc_frames
 
 TERM = b"\x1a"
@@ -110,7 +110,7 @@ class TclLink:
             self._sock = socket.create_connection((self.host, self.port), timeout=self._left())
         except TimeoutError:
             self.failed = (f"cannot connect to OpenOCD's Tcl port {self.endpoint}: no answer to the connection within "
-                           f"{self.timeout:g} s (the host is down, or a firewall drops it)")
+                           f"{self.timeout:g} s ({connect_timeout_cause(self.host)})")
             raise TclError(self.failed) from None
         except OSError as exc:
             raise TclError(f"cannot connect to OpenOCD's Tcl port {self.endpoint}: {exc.strerror or exc} (is OpenOCD "

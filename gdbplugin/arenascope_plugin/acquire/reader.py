@@ -52,3 +52,13 @@ class CountingReader(MemoryReader):
         self.calls += 1
         self.bytes += length
         return self.inner.read(addr, length)
+
+
+def connect_timeout_cause(host: str) -> str:
+    """Why a TCP connection to `host` got no answer within the deadline, for the remote readers'
+    messages: on this machine the kernel completes a connection to a listening socket by itself,
+    so none means a server that stopped taking them (stopped with SIGSTOP, hung, its backlog
+    full); elsewhere, the host or the way to it."""
+    if host in ("localhost", "::1") or host.startswith("127."):
+        return "the server on this machine takes no connection: it is stopped or hung (restart it)"
+    return "the host is down, or a firewall drops it"

@@ -27,7 +27,7 @@ import re
 import socket
 import time
 
-from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError, connect_timeout_cause
 from arenascope_plugin.acquire.symbols import Core
 
 TIMEOUT_S = 3.0             # a request's deadline unless set (--link-timeout, `set arena link-timeout`)
@@ -134,7 +134,7 @@ class RspLink:
         except TimeoutError:
             self._sock = None
             self.failed = (f"cannot connect to {self._where()}: no answer to the connection within {self.timeout:g} s "
-                           "(the host is down, or a firewall drops it)")
+                           f"({connect_timeout_cause(self.host)})")
             raise RspError(self.failed) from None
         except OSError as exc:
             self._sock = None

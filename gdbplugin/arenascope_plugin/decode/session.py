@@ -171,7 +171,13 @@ class DescriptorSession:
             return
         lo, hi = arena.regions_addr, arena.regions_addr + length
         if not any(r_lo <= lo and hi <= r_hi for r_lo, r_hi in self.ram_ranges):
-            ranges = ", ".join(f"{a:#x}-{b:#x}" for a, b in self.ram_ranges)
+            merged = []  # adjacent sections said as one range
+            for a, b in sorted(self.ram_ranges):
+                if merged and a <= merged[-1][1]:
+                    merged[-1][1] = max(merged[-1][1], b)
+                else:
+                    merged.append([a, b])
+            ranges = ", ".join(f"{a:#x}-{b:#x}" for a, b in merged)
             raise DecodeError(f"the table ({hi - lo} B) is outside the RAM ranges {ranges}, so it was not read")
 
 

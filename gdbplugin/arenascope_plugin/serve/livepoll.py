@@ -115,6 +115,10 @@ class LivePoller:
         if getattr(self.reader, "link_failures", 0) != failures:
             raise MemoryReadError(0, 0, f"the link failed during this refresh: {self.reader.last_link_error}")
 
+    def since_last_refresh(self) -> float | None:
+        """Seconds since the last good refresh (None: there was none)."""
+        return time.monotonic() - self._times[-1] if self._times else None
+
     def rate(self) -> float:
         """Refreshes per second over the last (up to 64) refreshes within the last 2 s."""
         now = time.monotonic()
