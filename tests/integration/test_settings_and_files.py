@@ -130,11 +130,15 @@ def test_a_link_lost_during_a_command_is_named_as_such():
         _, text = gdb_batch(FIRMWARE, [f"source {PLUGIN}", "break demo_invoke_done", "continue",
                                        "shell for p in $(pgrep -x qemu-system-arm); do "
                                        f"grep -qa tcp:127.0.0.1:{port} /proc/$p/cmdline && kill -9 $p; done",
-                                       "arena info", "arena fault"],
+                                       "arena info", "arena fault", "arena check"],
                             remote_port=port)
     info = next(line for line in text.splitlines() if line.startswith("arena info:"))
     assert "link to the target was lost" in info or "the target is not running" in info, text
     assert "Cannot access memory" not in info and "cannot read" not in info, info
+    # once the loss was seen, later commands say so, not "not running ... (run, starti)"
+    if "link to the target was lost" in info:
+        later = [line for line in text.splitlines() if line.startswith(("arena fault:", "arena check:"))]
+        assert later and all("since the link to it was lost" in line for line in later), later
 
 
 def test_a_stale_copy_of_the_descriptor_is_not_taken_for_the_agent(tmp_path):

@@ -11,6 +11,8 @@ from arenascope_plugin.acquire.symbols import Core, Symbols
 from arenascope_plugin.errors import TargetError
 
 # What GDB says when the remote link is gone (remote.c), as opposed to an address it cannot read.
+# What GDB said when the link to the target was last lost (None: not since the last readable target).
+LOST = {"why": None}
 LINK_LOST = ("Remote connection closed", "Remote communication error", "Connection timed out",
              "The program has no registers now", "Remote target disconnected", "not being run",
              "Broken pipe")
@@ -37,6 +39,7 @@ class GdbReader(MemoryReader):
             return data
         except (gdb.MemoryError, gdb.error) as exc:
             if any(m in str(exc) for m in LINK_LOST):
+                LOST["why"] = str(exc)
                 raise TargetError(f"the link to the target was lost while reading {length} B at {addr:#x} (GDB: "
                                   f"{exc}): nothing read after it is used; reconnect (`target remote HOST:PORT`, or "
                                   "restart the GDB server) and ask again") from None
@@ -60,13 +63,19 @@ def check_readable(in_condition=False):
         if "running" in str(exc):
             raise running from None
         if any(m in str(exc) for m in LINK_LOST):
+            LOST["why"] = str(exc)
             raise TargetError(f"the link to the target was lost (GDB: {exc}): reconnect (`target remote HOST:PORT`, "
                               "or restart the GDB server) and ask again") from None
         raise TargetError(f"GDB cannot query the target: {exc}") from None
+    if (inferior.pid == 0 or not threads) and LOST["why"] and gdb.objfiles():
+        # GDB dropped the target when its link went: "not running" would send a user to `run`
+        raise TargetError(f"no target since the link to it was lost (GDB: {LOST['why']}): reconnect (`target remote "
+                          "HOST:PORT`, or restart the GDB server and the board's link) and ask again")
     if inferior.pid == 0 or not threads:
         raise TargetError("the target is not running: connect to it (`target remote HOST:PORT`) or start it "
                           "(`run`, `starti`); a loaded ELF alone has no RAM to read (a RAM dump does: `arena dump "
                           "load FILE@ADDR`)")
+    LOST["why"] = None  # a target again
     if thread is not None and thread.is_running() and not gdb.parameter("non-stop") and not in_condition:
         raise running
     # In non-stop mode memory reads work while threads run; the seqlock keeps them consistent.
