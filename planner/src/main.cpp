@@ -16,10 +16,12 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include <ext/stdio_filebuf.h>
 
+#include "arenascope/planner/gate.h"
 #include "arenascope/planner/report.h"
 #include "arenascope/planner/revisions.h"
 #include "arenascope/planner/rewrite.h"
@@ -107,8 +109,10 @@ void usage(FILE *to)
         "           other byte kept; an existing OUT, or a link's target, is replaced) and print the head\n"
         "           and arena before and after; nothing is written when the minimum arena would not\n"
         "           shrink (exit status 3)\n"
-        "exit status: 0 ok; 1 unreadable model, one TFLM would reject, or output that cannot be written;\n"
-        "2 bad usage; 3 --write-offline-plan found no saving (nothing written)\n",
+        "exit status: 0 ok (with --arena-size or two arenas: the model fits); 1 unreadable model, one TFLM\n"
+        "would reject, or output that cannot be written; 2 bad usage; 3 --write-offline-plan found no saving\n"
+        "(nothing written); 4 the arena given is too small (AllocateTensors returns kTfLiteError); 5 it is\n"
+        "too small and TFLM crashes, hangs or corrupts memory (docs/arena-budget.md, \"Exit status\")\n",
         arenascope::planner::kPlanSchema, static_cast<long long>(arenascope::planner::kSearchDefaultBudget));
 }
 using arenascope::write_whole;  // common/include/arenascope/write_whole.h: the one C++ file writer
@@ -395,26 +399,26 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
+        // the two buffers' replay, once (two-arena mode), and the verdict CI gates on (gate.h)
+        std::optional<arenascope::planner::TwoArenaBudget> two_budget;
+        if (two) two_budget = arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size);
+        const arenascope::planner::Gate verdict =
+            arenascope::planner::gate(budget, two_budget ? &*two_budget : nullptr);
         if (header)
             std::cout << arenascope::planner::budget_header(budget);
         else if (json) {
             if (two) {
                 auto doc = arenascope::planner::budget_json(budget);
-                doc["two_arena"] = arenascope::planner::two_arena_json(
-                    budget, arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size));
+                doc["two_arena"] = arenascope::planner::two_arena_json(budget, *two_budget);
+                doc["gate"] = arenascope::planner::gate_json(budget, verdict);
                 std::cout << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
             } else {
                 arenascope::planner::budget_json_streamed(budget).write(std::cout);  // = budget_json().dump(1, ...)
             }
             std::cout << "\n";
         } else {
-            std::cout << printable(arenascope::planner::budget_table(budget), true);
-            if (two)
-                std::cout << "\n"
-                          << printable(arenascope::planner::two_arena_table(
-                                           budget, arenascope::planner::plan_two_arenas(budget, persistent_size,
-                                                                                        non_persistent_size)),
-                                       true);
+            std::cout << printable(arenascope::planner::budget_table(budget, verdict), true);
+            if (two) std::cout << "\n" << printable(arenascope::planner::two_arena_table(budget, *two_budget), true);
         }
         if (!std::cout.flush()) {  // a full disk under `> plan.h` must not pass for a header
             std::fprintf(stderr, "arenascope-plan: cannot write the output: %s\n", std::strerror(errno));
@@ -424,6 +428,11 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "arenascope-plan: %s: TFLM would reject this model (%s)\n",
                          printable(path, false).c_str(), printable(budget.kernels.rejected.front(), false).c_str());
             return 1;
+        }
+        if (verdict.exit_status != arenascope::planner::kExitFits) {  // said on stderr too, for a CI log
+            std::fprintf(stderr, "arenascope-plan: %s: %s\n", verdict.verdict.c_str(),
+                         printable(verdict.reason, false).c_str());
+            return verdict.exit_status;
         }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());

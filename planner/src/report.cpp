@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "arenascope/planner/gate.h"
 #include "arenascope/planner/kernels.h"
 
 namespace arenascope::planner {
@@ -463,6 +464,7 @@ StreamedJson budget_json_streamed(const Budget &b)
     doc["tflm_rejects"] = b.kernels.rejected;
     doc["steps"] = steps_json(out, b.arena.steps);
     if (b.at_size) doc["replay"] = replay_json(out, b, *b.at_size);
+    doc["gate"] = gate_json(b, gate(b));  // two arenas: main.cpp puts their gate in its place
     return out;
 }
 
@@ -557,10 +559,16 @@ std::string at_size_table(const Budget &b, const ArenaAtSize &r)
 
 std::string budget_table(const Budget &b)
 {
+    return budget_table(b, gate(b));
+}
+
+std::string budget_table(const Budget &b, const Gate &verdict)
+{
     std::ostringstream out;
     char line[512];
     out << "arenascope-plan: " << b.model_path << " (" << b.model.file_bytes << " bytes, " << b.model.subgraphs.size()
         << " subgraph" << (b.model.subgraphs.size() == 1 ? "" : "s") << ")\n";
+    out << gate_lines(b, verdict);  // what CI gates on, first (the exit status says the same)
     if (b.abi.tflm_given)
         out << "TFLM " << b.abi.tflm->id << " (upstream " << std::string(b.abi.tflm->commit).substr(0, 9) << ", "
             << b.abi.tflm->date << (b.abi.tflm_assumed ? "; assumed: --tflm auto" : "") << ")"

@@ -41,11 +41,19 @@ def figures():
 MODEL_NAMES = sorted(n for n, f in figures().items() if f.get("arm_m4", {}).get("plan"))
 
 
-def two(model, p, n, *more, status=0):
+def two(model, p, n, *more, status=None):
+    """The JSON of a two-arena run; its exit status is the gate's (gate.h): 0 when the buffers fit,
+    4 when one runs out (or `status`, given)."""
     r = subprocess.run([str(PLAN), "--json", *more, "--persistent-size", str(p), "--non-persistent-size", str(n),
                         str(model)], capture_output=True, text=True, timeout=60)
+    doc = json.loads(r.stdout) if r.stdout.strip() else None
+    if status is None:
+        status = 0 if doc["two_arena"]["fits"] else 4
     assert r.returncode == status, r.stderr
-    return json.loads(r.stdout)
+    if doc is not None and status in (0, 4):
+        assert doc["gate"]["exit_status"] == status and doc["gate"]["verdict"] == ("FITS" if status == 0 else
+                                                                                    "DOES NOT FIT")
+    return doc
 
 
 @built
@@ -96,7 +104,9 @@ def test_each_buffer_has_its_own_minimum_and_the_first_to_run_out_is_named():
 def test_the_table_and_the_snapshot_show_both_buffers(tmp_path):
     r = subprocess.run([str(PLAN), "--persistent-size", "20000", "--non-persistent-size", "15000", str(DSCNN)],
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 4, r.stderr  # the gate: the buffers given are too small (gate.h)
+    assert r.stdout.splitlines()[1] == ("verdict: DOES NOT FIT: AllocateTensors fails: the non-persistent buffer "
+                                        "runs out; give it at least 16000 B (exit status 4)")
     assert "the non-persistent buffer runs out first" in r.stdout
     assert "give the non-persistent buffer at least 16000 B" in r.stdout
     snap_path = tmp_path / "two.json"
@@ -148,7 +158,7 @@ def test_a_snapshot_of_buffers_too_small_draws_them_at_their_minimum(tmp_path):
     snap_path = tmp_path / "short.json"
     r = subprocess.run([str(PLAN), "--snapshot", str(snap_path), "--persistent-size", "8199",
                         "--non-persistent-size", "15000", str(DSCNN)], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 4, r.stderr  # the snapshot is written, and the gate says the buffers are too small
     snap = json.loads(snap_path.read_text())
     head, tail = snap["arenas"]
     assert head["size_bytes"] == 16000 and head["head_bytes"] == 16000

@@ -107,3 +107,15 @@ def test_the_two_arena_budget_follows_the_schema(sizes, target):
     broken = copy.deepcopy(doc)
     broken["two_arena"]["runs_out"] = "both"
     assert list(VALIDATOR.iter_errors(broken))
+
+
+def test_an_arena_too_small_is_the_gates_answer_not_a_planner_error():
+    """`arenascope-plan --arena-size N` exits 4 when N is too small (the gate, for CI); the plugin's
+    run_planner takes the document, with its replay and gate, and no error from that status."""
+    if not PLANNER.exists():
+        pytest.skip(NOT_BUILT)
+    minimum = plan_json(DSCNN)["arena"]["minimum_bytes"]
+    doc, error = planner.run_planner(str(PLANNER), DSCNN, arena_size=minimum - 16)
+    assert error is None and not doc["replay"]["fits"]
+    assert (doc["gate"]["verdict"], doc["gate"]["exit_status"], doc["gate"]["minimum_bytes"]) == \
+        ("DOES NOT FIT", 4, minimum)

@@ -42,7 +42,8 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
     (build_args: the kernels' options, e.g. ["--kernels", "cmsis-nn", "--cpu", "cortex-m55"],
     decode/kernels.py KernelBuild.planner_args); returns
     (document, error). error is the tool's message when it printed a budget but also said TFLM
-    would reject the model (exit status 1 with JSON). arena_size: also replay TFLM's allocation
+    would reject the model (exit status 1 with JSON); an arena_size too small (exit status 4 or 5)
+    is no error: the document's `replay` and `gate` say what TFLM does. arena_size: also replay TFLM's allocation
     at that many bytes (the document's `replay`, docs/arena-budget.md)."""
     if not tool:
         raise PlannerError("the planner tool arenascope-plan was not found (`pip install` does not bring it): "
@@ -74,7 +75,9 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
         raise PlannerError(f"{tool} is not arenascope-plan (it printed no \"{SCHEMA}\" plan, exit status "
                            f"{r.returncode}): `set arena planner-path auto`, or the path of "
                            "build/planner/arenascope-plan")
-    return doc, (message if r.returncode else None)
+    # 1: TFLM would reject the model; 4 and 5 are the gate's answer for an arena_size too small
+    # (planner/include/arenascope/planner/gate.h), which the document's `replay` holds: no error
+    return doc, (message if r.returncode == 1 else None)
 
 
 def target_for(pointer_bytes: int, port=None) -> str:

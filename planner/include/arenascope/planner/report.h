@@ -121,6 +121,9 @@ nlohmann::json budget_snapshot(const Budget &b);
 StreamedJson budget_snapshot_streamed(const Budget &b);  // refers to b, as budget_json_streamed
 // The human table.
 std::string budget_table(const Budget &b);
+struct Gate;  // gate.h
+// The table with `verdict` (gate.h) in its first lines: budget_table(b) is budget_table(b, gate(b)).
+std::string budget_table(const Budget &b, const Gate &verdict);
 // A C header for firmware (--header): the head plan as arenascope_region_t entries (the agent's
 // ABI, target_agent/include/arenascope/agent.h) in planner id order, and the figures as macros.
 // Throws ModelError when a value does not fit the region fields (id > 0xFFFE, scope > 32767) or
