@@ -11,6 +11,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import socket
 import struct
 import subprocess
@@ -79,6 +80,19 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+# QEMU's RV32 machine as every RISC-V test boots it: qemu()'s machine, system and extra.
+RV32_VIRT = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
+RV32_SETUP = "tools/setup-deps.sh installs gcc-riscv64-unknown-elf, picolibc-riscv64-unknown-elf, qemu-system-misc"
+
+
+def rv32_firmware_skip(elf):
+    """The skip mark of a test that boots the built RV32 firmware `elf` on RV32_VIRT."""
+    import pytest  # pylint: disable=import-outside-toplevel  (the harness is also used without pytest)
+    return pytest.mark.skipif(not elf.exists() or not shutil.which("qemu-system-riscv32"),
+                              reason=f"{elf} not built or no qemu-system-riscv32 ({RV32_SETUP}; then bash "
+                                     "tools/build.sh)")
 
 
 @contextlib.contextmanager

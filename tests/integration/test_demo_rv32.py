@@ -23,7 +23,6 @@ generated plan header, the ELF's symbols and sections (pyelftools), the source's
 registers and memory."""
 import json
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -34,6 +33,7 @@ from harness import (
     DEMO_MODEL,
     PLANNER,
     ROOT,
+    RV32_VIRT,
     decode_fault_record,
     elf_symbols,
     figure,
@@ -42,6 +42,7 @@ from harness import (
     info_register,
     plan_json,
     qemu,
+    rv32_firmware_skip,
 )
 
 ELF = BUILD / "firmware" / "demo_rv32" / "demo_rv32_fw.elf"
@@ -49,16 +50,12 @@ PLAN_HEADER = BUILD / "demo_plan_rv32" / "arenascope_plan.h"
 MAIN_C = ROOT / "examples" / "demo" / "rv32" / "main.c"
 WORKLOAD_C = ROOT / "examples" / "demo" / "workload.c"
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
-VIRT = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
 TEMP_BYTES = 64      # the demo's first operator takes 64 B of temp above the head (demo_plan.h)
 GUARD_BYTES = 256    # DEMO_GUARD_BYTES
 RECORD_BYTES = 100   # the fault record on a 32-bit target (target_agent/abi/agent_abi_v1.json)
 ARCH_RISCV = 1       # fault.h ARENASCOPE_FAULT_ARCH_RISCV
 
-pytestmark = pytest.mark.skipif(not ELF.exists() or not shutil.which("qemu-system-riscv32"),
-                                reason=f"{ELF} not built or no qemu-system-riscv32 (tools/setup-deps.sh installs "
-                                       "gcc-riscv64-unknown-elf, picolibc-riscv64-unknown-elf, qemu-system-misc; then "
-                                       "bash tools/build.sh)")
+pytestmark = rv32_firmware_skip(ELF)
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +83,7 @@ def session(scenario, stop, commands=("info", "check", "fault"), reads=()):
     `arena` command of `commands`, each after a marker line; dumps `reads` (gdb_probe.py). Returns
     ({"registers": ..., command: its output}, the probe's dump, QEMU's stdout (the firmware's
     semihosted output), GDB's whole output)."""
-    with qemu(ELF, semihosting=True, **VIRT) as (port, out):
+    with qemu(ELF, semihosting=True, **RV32_VIRT) as (port, out):
         cmds = ["set pagination off", "set confirm off", f"source {PLUGIN}", f"set arena planner-path {PLANNER}",
                 "set arena colour off", "break demo_invoke_done if invokes == 1", "continue", "delete",
                 f"set var demo_scenario = {scenario}", f"break {stop}", "continue"]

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from harness import ROOT, elf_symbols, gdb_batch, qemu
+from harness import ROOT, RV32_SETUP, RV32_VIRT, elf_symbols, gdb_batch, qemu
 
 SOURCE = ROOT / "tests" / "firmware" / "rv32_trap" / "main.c"
 CC = "riscv64-unknown-elf-gcc"
@@ -27,8 +27,7 @@ FLAGS = ["-march=rv32imac", "-mabi=ilp32", "-mcmodel=medany", "--specs=picolibc.
          "-g", "-O1"]
 
 pytestmark = pytest.mark.skipif(not shutil.which(CC) or not shutil.which("qemu-system-riscv32"),
-                                reason="no RISC-V toolchain or QEMU (tools/setup-deps.sh installs "
-                                       "gcc-riscv64-unknown-elf, picolibc-riscv64-unknown-elf, qemu-system-misc)")
+                                reason=f"no RISC-V toolchain or QEMU ({RV32_SETUP})")
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +79,7 @@ def test_a_risc_v_trap_is_decoded_and_its_stack_is_found(elf):
     syms = elf_symbols(elf)
     top, size = syms["__stack"], syms["__stack_size"]
     store_line = next(n for n, line in enumerate(SOURCE.read_text().splitlines(), 1) if "0x90000000u = " in line)
-    virt = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
-    with qemu(elf, semihosting=True, **virt) as (port, _):
+    with qemu(elf, semihosting=True, **RV32_VIRT) as (port, _):
         _, text = gdb_batch(elf, ["set pagination off", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
                                   "set arena colour off", "break rv32_use_stack", "continue", "arena fault",
                                   "delete", "break trap_handler", "continue", "info registers mcause mepc mtval",
@@ -130,8 +128,7 @@ def test_the_agents_risc_v_port_records_the_trap(agent_elf):
     agent's record (arch 1) and calls the hook: `arena fault` at the hook reads the fault from the
     record, with the values GDB's own `info registers` shows there (the CSRs still hold the trap),
     and GDB's `p` of the record's raw fields."""
-    virt = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
-    with qemu(agent_elf, semihosting=True, **virt) as (port, _):
+    with qemu(agent_elf, semihosting=True, **RV32_VIRT) as (port, _):
         _, text = gdb_batch(agent_elf, ["set pagination off", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
                                         "set arena colour off", "break arenascope_fault_hook", "continue",
                                         "info registers mcause mepc mtval",
@@ -166,8 +163,7 @@ def test_the_pmp_stack_guard_stops_an_overflow_and_is_named(agent_elf):
     own `info registers`), and `arena fault` says the guard stopped the stack (verdict stack-limit)."""
     syms = elf_symbols(agent_elf)
     low = syms["__stack"] - syms["__stack_size"]
-    virt = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
-    with qemu(agent_elf, semihosting=True, **virt) as (port, _):
+    with qemu(agent_elf, semihosting=True, **RV32_VIRT) as (port, _):
         _, text = gdb_batch(agent_elf, ["set pagination off", f"source {ROOT / 'gdbplugin' / 'arenascope.py'}",
                                         "set arena colour off", "break main", "continue", "set var rv32_scenario = 1",
                                         "break arenascope_fault_hook", "continue", "p rv32_guarded",

@@ -25,9 +25,8 @@ SP of the recursion 0x80ffdf90 = __stack_limit (0x80ffe000, the arena's end) - 1
 MicroAllocator at 0x80ffdf8c."""
 import os
 
-from harness import plugin_at_stops, real_elf
+from harness import RV32_VIRT, plugin_at_stops, real_elf
 
-VIRT = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
 MEASURED = ("layout: arenascope's layout of TFLM 2026-08 measured on 90b983c2, riscv64-unknown-elf-gcc 12.2.0, "
             "-march=rv32imac -mabi=ilp32 (riscv32-ilp32)")
 UNDESCRIBED = "does not describe MicroInterpreterGraph, MicroAllocator, SingleArenaBufferAllocator"
@@ -40,7 +39,7 @@ def elf_and_stop(name, stop):
 
 def test_a_healthy_rv32_firmware_gets_tflms_own_figures_by_the_measured_layout():
     elf, stop = elf_and_stop("HEALTHY", "done")
-    text = plugin_at_stops(elf, [stop], ["arena info", "arena regions", "arena check", "arena fault"], **VIRT)
+    text = plugin_at_stops(elf, [stop], ["arena info", "arena regions", "arena check", "arena fault"], **RV32_VIRT)
     assert MEASURED in text and UNDESCRIBED in text, text
     assert "bounds:                 0x80800970-0x80804970, size 16384 B" in text, text
     assert "head (planned):         672 B" in text and "tail (persistent):      7468 B" in text, text
@@ -54,15 +53,15 @@ def test_a_healthy_rv32_firmware_gets_tflms_own_figures_by_the_measured_layout()
 def test_the_rv32_map_is_the_one_the_g_build_gives():
     elf, stop = elf_and_stop("HEALTHY", "done")
     with_g = real_elf("ARENASCOPE_TFLM_RV32_HEALTHY_KWS_ELF", "real TFLM firmware for RV32 (with -g)")
-    text = plugin_at_stops(elf, [stop], ["arena regions"], **VIRT)
-    reference = plugin_at_stops(with_g, ["done"], ["arena regions"], **VIRT)
+    text = plugin_at_stops(elf, [stop], ["arena regions"], **RV32_VIRT)
+    reference = plugin_at_stops(with_g, ["done"], ["arena regions"], **RV32_VIRT)
     regions = [line for line in text.splitlines() if line.lstrip()[:1].isdigit() and " B " in line]
     assert len(regions) == 90 and all(line in reference for line in regions), (text, reference)
 
 
 def test_an_undersized_rv32_arena_gets_the_failure_and_its_rv32_shortfall():
     elf, stop = elf_and_stop("UNDERSIZED", "allocation_failed")
-    text = plugin_at_stops(elf, [stop], ["arena info", "arena fault"], **VIRT)
+    text = plugin_at_stops(elf, [stop], ["arena info", "arena fault"], **RV32_VIRT)
     assert MEASURED in text, text
     assert "VERDICT: AllocateTensors did not finish: it returned kTfLiteError" in text, text
     assert "Requested: 1632, available 1580, missing: 52" in text, text
@@ -71,7 +70,7 @@ def test_an_undersized_rv32_arena_gets_the_failure_and_its_rv32_shortfall():
 
 def test_the_stack_run_into_the_rv32_arena_without_tflms_debug_information():
     elf, stop = elf_and_stop("STACK", "trap_handler")
-    text = plugin_at_stops(elf, [stop], ["arena info", "arena fault"], **VIRT)
+    text = plugin_at_stops(elf, [stop], ["arena info", "arena fault"], **RV32_VIRT)
     assert MEASURED in text, text
     assert "load access fault: from core registers" in text and "mtval 0xa5000000: the faulting address" in text
     assert "VERDICT: the stack ran into the arena: 112 B past its limit, 112 B into the arena, down into " \

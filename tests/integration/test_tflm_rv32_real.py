@@ -13,9 +13,7 @@ printed (arena_used_bytes 8140 = head 672 + tail 7468; "Failed to allocate temp 
 1632, available 1580, missing: 52") and what GDB's `info registers` showed at the trap (mcause 7,
 mtval 0xffffffc0; mcause 5, mtval 0xa5000000 for the stack run into MicroAllocator's
 non_persistent_buffer_allocator_ at 0x80ffdf90), never the plugin's own output."""
-from harness import plugin_at_stops, real_elf
-
-VIRT = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
+from harness import RV32_VIRT, plugin_at_stops, real_elf
 
 
 def elf_of(name):
@@ -23,20 +21,20 @@ def elf_of(name):
 
 
 def test_a_healthy_rv32_arena_is_mapped_with_tflms_figures():
-    text = plugin_at_stops(elf_of("HEALTHY_KWS"), ["done"], ["arena info", "arena check", "arena fault"], **VIRT)
+    text = plugin_at_stops(elf_of("HEALTHY_KWS"), ["done"], ["arena info", "arena check", "arena fault"], **RV32_VIRT)
     assert "used:                   8140 B" in text, text
     assert "no fault" in text and "Traceback" not in text, text
 
 
 def test_an_undersized_rv32_arena_quotes_the_rv32_figures():
-    text = plugin_at_stops(elf_of("UNDERSIZED"), ["allocation_failed"], ["arena fault"], **VIRT)
+    text = plugin_at_stops(elf_of("UNDERSIZED"), ["allocation_failed"], ["arena fault"], **RV32_VIRT)
     assert "VERDICT: AllocateTensors did not finish" in text, text
     assert "Requested: 1632, available 1580, missing: 52" in text, text
     assert "10468 B" in text and "10400 B" not in text, text
 
 
 def test_a_store_fault_on_rv32_is_decoded():
-    text = plugin_at_stops(elf_of("STORE_FAULT"), ["trap_handler"], ["arena fault"], **VIRT)
+    text = plugin_at_stops(elf_of("STORE_FAULT"), ["trap_handler"], ["arena fault"], **RV32_VIRT)
     assert "store/AMO access fault: from core registers (halted in the trap handler, mtvec)" in text, text
     assert "mtval 0xffffffc0: the faulting address" in text, text
 
@@ -46,7 +44,7 @@ def test_the_stack_run_into_the_rv32_arena():
     (0x80ffe000, the arena's end) - 112 B; the fault is the load through MicroAllocator's
     non_persistent_buffer_allocator_ (at 0x80ffdf90), which the stack overwrote with 0xa5000000."""
     text = plugin_at_stops(elf_of("STACK_ARENA"), ["trap_handler"], ["arena fault", "arena stack", "arena map"],
-                           **VIRT)
+                           **RV32_VIRT)
     # The stack from picolibc's symbols (__stack 0x81000000, __stack_size 8 KiB: the ELF's, NOTES),
     # its peak the same 112 B past the limit; the map the arena tensor_arena 0x80ffd9c0-0x80ffe000
     # with hello_world's head 32 B and tail 684 B, as the real firmware printed them.

@@ -21,7 +21,6 @@ GDB's own `info registers mcause mepc mtval`; never the plugin's."""
 import json
 import pathlib
 import re
-import shutil
 import subprocess
 import tempfile
 
@@ -33,22 +32,20 @@ from harness import (
     DEMO_MODEL,
     PLANNER,
     ROOT,
+    RV32_VIRT,
     elf_symbols,
     figure,
     gdb_batch,
     info_register,
     plan_json,
     qemu,
+    rv32_firmware_skip,
 )
 
 ELF = BUILD / "firmware" / "tflm_standin_rv32" / "tflm_standin_rv32_fw.elf"
 PLUGIN = ROOT / "gdbplugin" / "arenascope.py"
-VIRT = {"machine": "virt", "system": "qemu-system-riscv32", "extra": ("-bios", "none")}
 
-pytestmark = pytest.mark.skipif(not ELF.exists() or not shutil.which("qemu-system-riscv32"),
-                                reason=f"{ELF} not built or no qemu-system-riscv32 (tools/setup-deps.sh installs "
-                                       "gcc-riscv64-unknown-elf, picolibc-riscv64-unknown-elf, qemu-system-misc; then "
-                                       "bash tools/build.sh)")
+pytestmark = rv32_firmware_skip(ELF)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +68,7 @@ def session(scenario, stop, sets=(), commands=("info", "check", "fault")):
     standin_boot(), runs to the breakpoint `stop`, then GDB's `info registers mcause mepc mtval`
     and each `arena` command of `commands`, each after a marker line. Returns ({"registers": ...,
     command: its output}, QEMU's stdout (the firmware's semihosted output), GDB's output)."""
-    with tempfile.TemporaryDirectory() as tmp, qemu(ELF, semihosting=True, **VIRT) as (port, uart):
+    with tempfile.TemporaryDirectory() as tmp, qemu(ELF, semihosting=True, **RV32_VIRT) as (port, uart):
         snap = pathlib.Path(tmp) / "snap.json"
         cmds = ["set pagination off", "set confirm off", "break standin_boot", "continue",
                 f"set var standin_scenario = {scenario}", *sets, "delete", f"break {stop}", "continue",
