@@ -13,6 +13,18 @@ import re
 FILLER_BYTES = 512 << 20
 
 
+def merged(ranges) -> list[tuple[int, int]]:
+    """[(lo, hi)] of ranges [(lo, hi[, name ...])] with touching or overlapping ones joined, sorted
+    (empty ranges left out): adjacent sections said, and checked, as the one memory they are."""
+    out = []
+    for lo, hi in sorted((r[0], r[1]) for r in ranges if r[1] > r[0]):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
 def parse(text: str) -> list[tuple[int, int, str]]:
     """'NAME START END[; NAME START END ...]' (numbers in C syntax: 0x21000000), or "" / "none"
     for no memory. ValueError saying what is wrong."""

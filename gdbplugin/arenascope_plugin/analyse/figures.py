@@ -19,6 +19,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from arenascope_plugin.acquire import targetmemory
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
@@ -301,17 +302,6 @@ def _near(arena, offset):
     return f"; the nearest region below is {region_label(r)} at +{r.offset}..+{r.end}"
 
 
-def _merged_ram(ram_ranges):
-    """[(lo, hi)] of ram_ranges [(lo, hi[, name])] with touching or overlapping ranges joined."""
-    out = []
-    for lo, hi in sorted((r[0], r[1]) for r in ram_ranges if r[1] > r[0]):
-        if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
-
-
 def _bounds_check(desc, arena, tag, ram_ranges):
     """The arena's bytes must be RAM the firmware has (the ELF's writable sections, when known)
     and must not overlap the stack or the guard band the descriptor gives.
@@ -328,7 +318,7 @@ def _bounds_check(desc, arena, tag, ram_ranges):
             problems.append(f"overlaps {name} {band.low_addr:#x}-{band.high_addr:#x} ({shared} B shared)")
     named = [r for r in ram_ranges or () if r[1] > r[0]]
     if named:
-        home = next(((a, b) for a, b in _merged_ram(named) if a <= lo < b), None)
+        home = next(((a, b) for a, b in targetmemory.merged(named) if a <= lo < b), None)
         if home is None:
             listing = ", ".join(f"{r[2] if len(r) > 2 else 'RAM'} {r[0]:#x}-{r[1]:#x}" for r in named[:6])
             problems.append(f"lies outside every RAM the firmware has ({listing}{', ...' if len(named) > 6 else ''})")

@@ -9,6 +9,7 @@ and 2 bytes of seq), nothing else.
 """
 import struct
 
+from arenascope_plugin.acquire import targetmemory
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import (
@@ -171,13 +172,7 @@ class DescriptorSession:
             return
         lo, hi = arena.regions_addr, arena.regions_addr + length
         if not any(r_lo <= lo and hi <= r_hi for r_lo, r_hi in self.ram_ranges):
-            merged = []  # adjacent sections said as one range
-            for a, b in sorted(self.ram_ranges):
-                if merged and a <= merged[-1][1]:
-                    merged[-1][1] = max(merged[-1][1], b)
-                else:
-                    merged.append([a, b])
-            ranges = ", ".join(f"{a:#x}-{b:#x}" for a, b in merged)
+            ranges = ", ".join(f"{a:#x}-{b:#x}" for a, b in targetmemory.merged(self.ram_ranges))
             raise DecodeError(f"the table ({hi - lo} B) is outside the RAM ranges {ranges}, so it was not read")
 
 
