@@ -14,7 +14,7 @@ import socket
 import time
 
 from arenascope_plugin import ports
-from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError, connect_timeout_cause
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError, connect_timeout_cause, still_sending
 from arenascope_plugin.acquire.symbols import Core, pc_frames
 
 TERM = b"\x1a"
@@ -47,14 +47,6 @@ def parse_endpoint(text, default_port=DEFAULT_PORT):
     if not 0 < port < 65536:
         raise ValueError(f"{text!r}: port {port} is not 1..65535")
     return host, port
-
-
-def _waiting(sock):
-    """Whether bytes wait on sock, unread (looked at, not taken)."""
-    try:
-        return sock is not None and bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
-    except OSError:  # BlockingIOError: nothing there
-        return False
 
 
 class TclLink:
@@ -157,8 +149,7 @@ class TclLink:
         """The error of a passed deadline (kept in `failed`): what OpenOCD sent meanwhile on `where`
         (`partial` bytes of the reply, `got` of them in this wait, the last at monotonic `last`;
         still sending when more wait on `sock`, or the last came a moment ago)."""
-        quiet = time.monotonic() - last if last is not None else 0.0
-        still = last is not None and (_waiting(sock) or quiet < max(0.1, self.timeout / 4))
+        still, quiet = still_sending(sock, last, self.timeout)
         if not partial:
             what = "it answered nothing (probe or target stuck? is this port OpenOCD's Tcl port?)"
         elif still and got > FLOOD_BYTES:

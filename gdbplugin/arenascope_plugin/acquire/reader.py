@@ -8,6 +8,8 @@ data) and a `name` for messages. Readers never write. Implementations:
 - acquire/dump.DumpReader: a RAM dump's files (its `origin` says which); the OpenOCD Tcl and GDB
   remote readers (acquire/openocd.py, acquire/rsp.py) read a live target.
 """
+import socket
+import time
 from collections.abc import Iterable
 
 
@@ -52,6 +54,21 @@ class CountingReader(MemoryReader):
         self.calls += 1
         self.bytes += length
         return self.inner.read(addr, length)
+
+
+def still_sending(sock, last: float | None, timeout: float) -> tuple[bool, float]:
+    """(whether a server whose deadline passed is still sending, seconds since its last byte) for
+    the remote readers' messages: bytes wait on `sock` unread (looked at, not taken), or the last
+    came (at `last`, time.monotonic()) less than a quarter of the deadline ago. Nothing came at all
+    (last None): not sending."""
+    quiet = time.monotonic() - last if last is not None else 0.0
+    if last is None:
+        return False, quiet
+    try:
+        waiting = sock is not None and bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except OSError:  # BlockingIOError: nothing there
+        waiting = False
+    return waiting or quiet < max(0.1, timeout / 4), quiet
 
 
 def connect_timeout_cause(host: str) -> str:

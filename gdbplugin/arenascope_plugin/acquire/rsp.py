@@ -27,7 +27,7 @@ import re
 import socket
 import time
 
-from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError, connect_timeout_cause
+from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError, connect_timeout_cause, still_sending
 from arenascope_plugin.acquire.symbols import Core
 
 TIMEOUT_S = 3.0             # a request's deadline unless set (--link-timeout, `set arena link-timeout`)
@@ -178,10 +178,8 @@ class RspLink:
 
     def _overdue(self) -> RspError:
         """The error of a passed deadline, naming what the server sent meanwhile; kept in `failed`."""
-        t, now, buf = self._traffic, time.monotonic(), self._buf
-        quiet = now - t.last if t.last is not None else 0.0
-        # Still sending: more bytes wait to be read, or the last came a moment ago.
-        still = t.last is not None and (self._waiting() or quiet < max(0.1, self.timeout / 4))
+        t, buf = self._traffic, self._buf
+        still, quiet = still_sending(self._sock, t.last, self.timeout)
         console = t.console + (buf[:2] == b"$O")   # one not whole yet counts too
         notes = t.notes + (buf[:1] == b"%")
         if buf[:1] == b"$" and not buf[:2] == b"$O":
@@ -205,13 +203,6 @@ class RspLink:
                     "GDB server's?)")
         self.failed = f"no reply from {self._where()} within {self.timeout:g} s: {what}"
         return RspError(self.failed)
-
-    def _waiting(self) -> bool:
-        """Whether bytes wait on the socket, unread (looked at, not taken)."""
-        try:
-            return self._sock is not None and bool(self._sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
-        except OSError:  # BlockingIOError: nothing there
-            return False
 
     # --- packets
     def _send(self, data: bytes) -> None:
