@@ -17,6 +17,11 @@ server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/ha
                         [--scan-budget BYTES]
     arenascope diff A.json B.json [--json] [--all]   what changed between two snapshots (no ELF,
                         no target); exit 0 identical, 1 different, 2 a file that is not a snapshot
+    arenascope budget   --elf fw.elf [--model M.tflite | --arena-bytes N] [--su FILE.su ...]
+                        [--arena SYMBOL] [--json]   before flashing, no target: the stack's worst
+                        case from the code, the RAM map and the 1.5 x stack rule (as `arena
+                        budget`); exit 0 it holds, 4 the arena does not fit the model, 5 TFLM
+                        would crash or hang, 6 the stack can reach the arena (docs/stack-budget.md)
     arenascope --version
 
 Post-mortem from a RAM dump instead of a target (docs/hardfault.md, "From a RAM dump"):
@@ -48,10 +53,11 @@ import subprocess
 import sys
 import threading
 
-from arenascope_plugin import paths, pipeline, version
-from arenascope_plugin.acquire import dumped, targetmemory, via
+from arenascope_plugin import paths, pipeline, stackbudget_job, version
+from arenascope_plugin.acquire import dumped, elfinfo, targetmemory, via
 from arenascope_plugin.acquire.dump import DumpError
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
+from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.analyse import diagnosis, diff, figures
 from arenascope_plugin.decode import kernels
 from arenascope_plugin.present import compareview, jsonout, junit, report, reports, snapshot, style
@@ -399,6 +405,41 @@ def live_main(argv):
     return rc
 
 
+def budget_main(argv):
+    """`arenascope budget`: the ELF alone, no target (stackbudget_job)."""
+    ap = argparse.ArgumentParser(prog="arenascope budget", description="The stack's worst case from the ELF's code, "
+                                 "the RAM map and the 1.5 x stack rule, before flashing (docs/stack-budget.md).")
+    ap.add_argument("--elf", required=True, help="the firmware's ELF (unstripped: its symbols and .debug_frame)")
+    ap.add_argument("--model", help="the .tflite it runs: the planner's minimum arena, and its verdict on the arena's "
+                    "size in the ELF")
+    ap.add_argument("--arena-bytes", type=_number, metavar="N", help="the arena the model needs (instead of --model)")
+    ap.add_argument("--su", action="append", default=[], metavar="FILE.su",
+                    help="GCC's -fstack-usage files: their frames come first; repeat it, or give a directory")
+    ap.add_argument("--arena", metavar="SYMBOL", help="the arena's array, when its name does not hold \"arena\"")
+    ap.add_argument("--planner", help="the arenascope-plan tool (default: build/planner beside this checkout)")
+    ap.add_argument("--json", action="store_true", help="one JSON document (docs/stack-budget.md)")
+    args = ap.parse_args(argv)
+    problem = elfinfo.not_an_elf(args.elf)
+    if problem:
+        raise UsageError(problem)
+    su = []
+    for given in args.su:
+        if os.path.isdir(given):
+            su += sorted(os.path.join(d, f) for d, _, fs in os.walk(given) for f in fs if f.endswith(".su"))
+        else:
+            su.append(given)
+    try:
+        answer = stackbudget_job.run(args.elf, ElfSymbols(args.elf), su, args.arena, args.model,
+                                     args.planner or paths.built_tool("planner", "arenascope-plan"), args.arena_bytes)
+    except (ValueError, PlannerError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        _emit(answer.json())
+    else:
+        print("\n".join(answer.lines()))
+    return answer.exit_status
+
+
 def diff_main(argv):
     """`arenascope diff A.json B.json`: as `arena diff` (docs/diff.md), from files alone. Exit status
     as diff(1)'s: 0 identical, 1 different, 2 bad arguments or a file that is not a snapshot."""
@@ -456,9 +497,11 @@ def main(argv):
             return live_main(argv[1:])
         if argv[0] == "diff":  # files only: no ELF, no target
             return diff_main(argv[1:])
+        if argv[0] == "budget":  # the ELF only: no target
+            return budget_main(argv[1:])
         if argv[0] not in ONE_SHOT:
-            raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, report, live, diff "
-                             "(`arenascope --help`)")
+            raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, report, live, diff, "
+                             "budget (`arenascope --help`)")
         run, need, verify = ONE_SHOT[argv[0]]
         ap = argparse.ArgumentParser(prog=f"arenascope {argv[0]}")
         _common(ap)

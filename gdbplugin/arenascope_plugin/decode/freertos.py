@@ -264,3 +264,8 @@ def _task(reader, symbols, lay, tcb, state):
     elif saved < low:
         problems.append(f"its saved SP (pxTopOfStack) {saved:#x} is below pxStack {low:#x}: it overflowed")
     return Task(tcb, name or "(no name)", state, prio, low, high, source, saved, problems)
+
+# The functions that create a task (FreeRTOS tasks.c; ESP-IDF's pinned variants): a function
+# whose address their callers load is a task's entry (analyse/stackdepth.py).
+TASK_CREATORS = ("xTaskCreate", "xTaskCreateStatic", "xTaskCreatePinnedToCore", "xTaskCreateStaticPinnedToCore",
+                 "xTaskCreateRestricted", "xTaskCreateRestrictedStatic", "xTaskCreateAffinitySet")

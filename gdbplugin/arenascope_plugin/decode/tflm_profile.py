@@ -107,6 +107,26 @@ VIRTUAL = [MICRO_ALLOCATOR, ARENA_ALLOCATOR, GREEDY_PLANNER, LINEAR_PLANNER, GRA
            TWO_ARENA_PERSISTENT]
 
 
+# The stack's worst case before flashing (analyse/stackdepth.py). TFLM calls each kernel through
+# its TFLMRegistration's function pointers (init, prepare, invoke, free, reset): every indirect call
+# in these functions, the graph's loops over the nodes (micro_interpreter_graph.cc, and
+# micro_graph.cc / micro_interpreter.cc in the 2022 eras), counts as a call to a kernel. The
+# kernels are the functions whose addresses the registration builders load as constants
+# (Register_CONV_2D() and the like return tflite::micro::RegisterOp(Init, Prepare, Eval)): the
+# kernels the application registered, as only those are linked. Demangled names, matched whole
+# (DISPATCHERS) or as a prefix or a suffix (REGISTRATION_BUILDERS: "prefix*", "*suffix").
+KERNEL_DISPATCHERS = ("tflite::MicroInterpreterGraph::InvokeSubgraph",
+                      "tflite::MicroInterpreterGraph::PrepareSubgraphs",
+                      "tflite::MicroInterpreterGraph::InitSubgraphs", "tflite::MicroInterpreterGraph::FreeSubgraphs",
+                      "tflite::MicroInterpreterGraph::ResetSubgraphs", "tflite::MicroGraph::InvokeSubgraph",
+                      "tflite::MicroGraph::PrepareSubgraphs", "tflite::MicroGraph::InitSubgraphs",
+                      "tflite::MicroGraph::FreeSubgraphs", "tflite::MicroGraph::ResetSubgraphs",
+                      "tflite::MicroInterpreter::Invoke", "tflite::MicroInterpreter::AllocateTensors",
+                      "tflite::MicroInterpreter::PrepareNodeAndRegistrationDataFromFlatbuffer")
+REGISTRATION_BUILDERS = ("tflite::Register_*", "tflite::micro::RegisterOp*", "*::FindOp",
+                         "tflite::MicroMutableOpResolver<*")
+
+
 @dataclass(frozen=True)
 class Era:
     """One layout era of TFLM (upstream tensorflow/tflite-micro)."""

@@ -7,6 +7,7 @@ import gdb  # pylint: disable=import-error
 
 from arenascope_plugin.gdb import (
     cmd_attach,
+    cmd_budget,
     cmd_check,
     cmd_diff,
     cmd_dump,
@@ -37,7 +38,8 @@ COMMANDS = [cmd_info.InfoCommand, cmd_map.MapCommand, cmd_regions.RegionsCommand
             cmd_stack.StackCommand, cmd_check.CheckCommand, cmd_whereis.WhereisCommand, cmd_snapshot.SnapshotCommand,
             cmd_report.ReportCommand, cmd_diff.DiffCommand, cmd_view.ViewCommand, cmd_refresh.RefreshCommand,
             cmd_fault.FaultCommand, cmd_attach.AttachCommand, cmd_interpreters.InterpretersCommand,
-            cmd_version.VersionCommand, cmd_live.LiveCommand, cmd_dump.DumpCommand]
+            cmd_version.VersionCommand, cmd_live.LiveCommand, cmd_dump.DumpCommand,
+            cmd_budget.BudgetCommand]
 
 
 def load():

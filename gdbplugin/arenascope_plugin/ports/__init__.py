@@ -120,6 +120,30 @@ class Fault:
         return (self.exception, self.pc, self.port.status_key(self), self.source)
 
 
+# What a port's code decoder (Port.decode_code) calls each control transfer out of a function.
+CALL = "call"                    # a direct call (Thumb BL, RISC-V JAL ra / C.JAL / AUIPC+JALR ra)
+JUMP = "jump"                    # a direct branch: a tail call when it leaves the function
+INDIRECT_CALL = "indirect call"  # a call through a register (BLX Rm, JALR ra, rs / C.JALR)
+INDIRECT_JUMP = "indirect jump"  # a branch through a register that is no return (BX Rm, JR rs)
+
+
+@dataclass(frozen=True)
+class CodeSite:
+    """One control transfer a port's decoder found in a function's code."""
+    at: int                   # the instruction's address
+    kind: str                 # CALL, JUMP, INDIRECT_CALL or INDIRECT_JUMP
+    target: int | None        # where it goes (a direct one; Thumb bit clear), else None
+    text: str                 # the instruction as the architecture's manual names it: "BL", "BLX r3"
+
+
+@dataclass
+class CodeFacts:
+    """What a port's decoder read from one function's code (Port.decode_code)."""
+    sites: list[CodeSite] = field(default_factory=list)
+    constants: set = field(default_factory=set)     # addresses the code builds or loads as constants
+    trap_vectors: set = field(default_factory=set)  # trap handlers the code installs (RISC-V mtvec)
+
+
 class PortBase:
     """What a port does when its architecture has nothing to say: the defaults every port may
     override (a port is a class with the attributes and methods below and those of CortexM)."""
@@ -184,6 +208,35 @@ class PortBase:
 
     def unwind(self, symbols, read, registers: dict, limit: int | None = None):
         return None
+
+    # -- the stack's worst case before flashing (analyse/stackdepth.py) ------------------------
+    dwarf_sp = None           # the stack pointer's DWARF register number (None: no frames read)
+    dwarf_frame_registers: tuple = ()  # the registers a CFA rule may use for a fixed frame (SP, FP)
+    switch_helpers: tuple = ()  # runtime helpers whose indirect jumps go back into their caller
+    nested_exceptions = False   # whether a handler can be interrupted by another (each stacks its frame)
+    exception_entry_note = "the core saves no registers on the stack when it takes an interrupt"
+
+    def decode_code(self, code: bytes, base: int, data: list) -> CodeFacts | None:
+        """The calls, branches and constants in one function's code (`code` at address `base`;
+        `data`: [(lo, hi)] spans in it that are data, not instructions), or None when this
+        architecture has no decoder."""
+        return None
+
+    def exception_entry_bytes(self, fpu: bool) -> int:
+        """What the hardware pushes on the stack when it takes an exception or interrupt, in bytes
+        at most (fpu: the firmware uses the floating-point unit)."""
+        return 0
+
+    def prologue_bytes(self, code: bytes) -> int | None:
+        """The stack a function's prologue takes, in bytes, read from its first instructions (for
+        code the ELF has no call frame information for); None when it is dynamic or not known."""
+        return None
+
+    def entry_points(self, image, facts: dict) -> list[tuple[str, int]]:
+        """(what, address) of the code the core starts in: reset and each exception or interrupt
+        handler, from the ELF (`image`: acquire/elfcode.Image; `facts`: {function address:
+        CodeFacts} of its functions)."""
+        return [("Reset (the ELF's entry point)", image.entry)] if image.entry else []
 
     def report_lines(self, f: Fault) -> list[str]:
         return [f"{r.name} {r.value:#010x}: {r.meaning}" for r in f.registers() if r.value is not None]

@@ -3,8 +3,8 @@ System Control Block's fault status (CFSR, HFSR, MMFAR, BFAR; SFSR and SFAR on A
 stacked frame EXC_RETURN chooses, MSPLIM/PSPLIM, Thumb calls. Sources: faultrecord.py (the
 decode, ARMv7-M ARM B1.5 and B3.2, ARMv8-M ARM D1.2), live.py (the reads at a stop), unwind.py
 (the ELF's call frame information through exception frames)."""
-from arenascope_plugin.ports import Fault, PortBase, Register
-from arenascope_plugin.ports.cortex_m import faultrecord, live
+from arenascope_plugin.ports import CodeFacts, Fault, PortBase, Register
+from arenascope_plugin.ports.cortex_m import calls, faultrecord, live, vectors
 from arenascope_plugin.ports.cortex_m import unwind as cfi
 
 
@@ -237,6 +237,34 @@ class CortexM(PortBase):
         return cfi.unwind(symbols, read, registers, **({"limit": limit} if limit is not None else {}))
 
     exception_mark = cfi.EXCEPTION_MARK
+
+    # -- the stack's worst case before flashing -----------------------------------------------
+    dwarf_sp = cfi.SP
+    dwarf_frame_registers = (cfi.SP, 7, 11)  # SP, and the frame pointer r7 (Thumb) or r11
+    switch_helpers = ("__gnu_thumb1_case_*",)  # libgcc's ARMv6-M switch dispatch (lib1funcs.S)
+    nested_exceptions = True  # the NVIC preempts a handler with a higher-priority one (B1.5.4)
+    # ARMv7-M ARM B1.5.6-B1.5.7: the basic frame (8 words), 4 B of alignment padding when the SP
+    # is not 8-aligned (CCR.STKALIGN), and 18 more words of FP context when the interrupted code
+    # has used the FPU (CONTROL.FPCA; lazy stacking reserves the space all the same).
+    exception_entry_note = ("the core stacks 32 B on each exception (r0-r3, r12, LR, PC, xPSR) plus 4 B of "
+                            "alignment padding, and 72 B more of FP context when the code uses the FPU")
+
+    def decode_code(self, code: bytes, base: int, data: list) -> CodeFacts:
+        return calls.decode(code, base, data)
+
+    def exception_entry_bytes(self, fpu: bool) -> int:
+        return 4 * cfi.FRAME_WORDS + 4 + (cfi.FP_EXTRA_BYTES if fpu else 0)
+
+    def prologue_bytes(self, code: bytes) -> int | None:
+        return calls.prologue_bytes(code)
+
+    def entry_points(self, image, facts: dict) -> list[tuple[str, int]]:
+        """Reset and every handler in the vector table (ports/cortex_m/vectors.py), by vector name;
+        the ELF's entry point alone when no table is found."""
+        found = vectors.table(image)
+        if not found:
+            return super().entry_points(image, facts)
+        return [(vectors.vector_name(i), addr) for i, addr in found[1]]
 
 
 PORT = CortexM()

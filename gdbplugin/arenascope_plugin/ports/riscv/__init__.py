@@ -8,8 +8,9 @@ import struct
 
 from arenascope_plugin.acquire import cfi as dwarf_cfi
 from arenascope_plugin.acquire.reader import MemoryReadError
-from arenascope_plugin.ports import Fault, PortBase, Register, panic_frames
+from arenascope_plugin.ports import CodeFacts, Fault, PortBase, Register, panic_frames
 from arenascope_plugin.ports.cortex_m import faultrecord
+from arenascope_plugin.ports.riscv import calls
 from arenascope_plugin.ports.riscv import trap as trapmod
 
 # ESP-IDF's RvExcFrame: 37 words in this order (rvruntime-frames.h, STRUCT_FIELDs RV_STK_MEPC ..
@@ -216,6 +217,30 @@ class RiscV(PortBase):
         """(frame bytes, where ra is saved relative to the CFA) from the ELF's call frame
         information, or None (acquire/cfi.py)."""
         return dwarf_cfi.frame_layout(symbols, function, 2, 1)
+
+    # -- the stack's worst case before flashing -----------------------------------------------
+    dwarf_sp = 2
+    dwarf_frame_registers = (2, 8)  # sp (x2) and the frame pointer s0 (x8)
+    nested_exceptions = False  # a trap clears mstatus.MIE (Privileged Architecture 3.1.6.1)
+    exception_entry_note = "the core saves no registers on the stack when it takes a trap (its handler's frame does)"
+
+    def decode_code(self, code: bytes, base: int, data: list) -> CodeFacts:
+        return calls.decode(code, base, data)
+
+    def prologue_bytes(self, code: bytes) -> int | None:
+        return calls.prologue_bytes(code)
+
+    def entry_points(self, image, facts: dict) -> list[tuple[str, int]]:
+        """The ELF's entry point (reset) and each trap handler the code writes to mtvec
+        (Privileged Architecture 3.1.7; direct mode: one handler for every trap and interrupt)."""
+        out = super().entry_points(image, facts)
+        seen = {a for _, a in out}
+        for lo, f in sorted(facts.items()):
+            for vector in sorted(f.trap_vectors - seen):
+                seen.add(vector)
+                named = image.function_at(lo)
+                out.append((f"trap handler (mtvec, set in {named[2] if named else hex(lo)})", vector))
+        return out
 
     def spins(self, code: bytes) -> bool:
         """`j .`: JAL x0, 0 (0x0000006f), or C.J 0 (0xa001)."""

@@ -1,0 +1,214 @@
+"""The firmware's call graph, from its code as the ELF holds it (acquire/elfcode.py), decoded by
+the architecture's port (Port.decode_code: Thumb BL/B/BLX/BX, RISC-V JAL/JALR/C.JAL/C.JR ...).
+
+An edge is a direct call, a tail call (a direct branch to another function: its frame replaces the
+caller's) or an indirect call resolved by one of these rules, in this order:
+1. TFLM's kernel dispatch (decode/tflm_profile.KERNEL_DISPATCHERS): an indirect call in
+   graph's loop over the nodes goes to a kernel, the functions whose addresses the registration
+   builders (REGISTRATION_BUILDERS) load: only the kernels the application registered are linked.
+2. Any other indirect call goes to every function whose address the firmware takes (a constant in
+   code or a word in data equal to a function's address), except the handlers the hardware enters
+   (the vector table's) and Reset: a C function pointer can only hold such an address. These
+   edges are marked with this rule. An assumed edge that would close a cycle (a function
+   reaching itself again only through assumed edges) is left out and named in `pointer_cycles`:
+   a recursion through a pointer the ELF cannot confirm. An indirect jump (no link) in a function
+   that a data word points into (a switch's jump table) or in the port's switch helpers
+   (Port.switch_helpers) stays in the function; elsewhere it is a tail call through a pointer,
+   resolved as rule 2.
+An indirect call with no candidate stays unresolved and is named. Nothing here reads target
+memory or runs code."""
+from dataclasses import dataclass, field
+
+from arenascope_plugin import ports
+from arenascope_plugin.acquire import elfcode
+from arenascope_plugin.acquire.elfsymbols import ElfSymbols
+from arenascope_plugin.acquire.symbols import short_name
+from arenascope_plugin.decode import freertos, tflm_profile
+
+DISPATCH, TAKEN = "TFLM's kernel dispatch", "a function whose address is taken"
+
+
+@dataclass(frozen=True)
+class Edge:
+    callee: int          # the callee's address
+    at: int              # the call site's address
+    text: str            # the instruction ("BL", "BLX r3", "JAL")
+    tail: bool = False   # a tail call: the caller's frame is gone when the callee runs
+    rule: str = ""       # how an indirect call was resolved (DISPATCH, TAKEN); "" for a direct one
+
+
+@dataclass
+class Graph:
+    """functions: {address: (size, demangled short name)}; edges: {address: [Edge]}; unresolved:
+    [(caller address, site)] indirect calls with no candidate; taken: the address-taken functions;
+    kernels: the TFLM kernels found; tasks: {address: creator} RTOS task entries; facts: {address:
+    CodeFacts}; problem: why there is no graph ("" when there is one)."""
+    image: object = None
+    port: object = None
+    functions: dict = field(default_factory=dict)
+    edges: dict = field(default_factory=dict)
+    unresolved: list = field(default_factory=list)
+    taken: set = field(default_factory=set)
+    kernels: set = field(default_factory=set)
+    tasks: dict = field(default_factory=dict)
+    switches: set = field(default_factory=set)
+    pointer_cycles: list = field(default_factory=list)
+    facts: dict = field(default_factory=dict)
+    problem: str = ""
+
+    def name(self, addr: int) -> str:
+        f = self.functions.get(addr)
+        return f[1] if f else f"{addr:#x}"
+
+
+def _matches(name: str, patterns) -> bool:
+    for p in patterns:
+        if p.endswith("*") and name.startswith(p[:-1]) or p.startswith("*") and name.endswith(p[1:]) or name == p:
+            return True
+    return False
+
+
+def build(path: str) -> Graph:
+    """The call graph of the ELF at path; Graph.problem says why there is none (not an ELF, no
+    symbols, an architecture with no decoder)."""
+    g = Graph()
+    try:
+        g.image = image = elfcode.read(path)
+    except elfcode.ElfCodeError as exc:
+        g.problem = str(exc)
+        return g
+    g.port = port = ports.for_abi(image.abi)
+    if port is None or port.dwarf_sp is None:
+        g.problem = (f"no call decoder for this ELF's architecture ({image.abi or 'unknown'}): the stack's worst case "
+                     "is worked out for Cortex-M and RISC-V")
+        return g
+    demangled = ElfSymbols(path)
+    for lo, size, name in image.functions:
+        named = demangled.name_at(lo)
+        g.functions[lo] = (size, short_name(named[0]) if named and named[1] == 0 else name)
+        code = image.read(lo, size)
+        g.facts[lo] = port.decode_code(code, lo, image.data_in(lo, lo + size)) if code else ports.CodeFacts()
+    _address_taken(g)
+    _kernels_and_tasks(g)
+    entries = {a for _, a in port.entry_points(image, g.facts)}
+    dispatchers = {a for a, (_, n) in g.functions.items() if n in tflm_profile.KERNEL_DISPATCHERS}
+    assumed = sorted(g.taken - entries)
+    for lo, facts in g.facts.items():
+        g.edges[lo] = _edges(g, lo, facts, sorted(g.kernels) if lo in dispatchers else None, assumed)
+    _cut_assumed_cycles(g)
+    return g
+
+
+def _cut_assumed_cycles(g: Graph) -> None:
+    """Leaves out every assumed edge inside a strongly connected component: any cycle left is made
+    of direct calls and TFLM's dispatch alone (a cycle lies in one component, and what is left of
+    it after the cut lies in one component of the old graph)."""
+    comp = {}
+    for i, members in enumerate(sccs(sorted(g.functions), g.edges)):
+        for v in members:
+            comp[v] = i
+    for lo, edges in g.edges.items():
+        cut = [e for e in edges if e.rule == TAKEN and comp.get(e.callee) == comp.get(lo)]
+        if cut:
+            g.edges[lo] = [e for e in edges if e not in cut]
+            sites = sorted({(e.at, e.text) for e in cut})
+            for at, text in sites:
+                g.pointer_cycles.append((lo, at, text, sorted(e.callee for e in cut if e.at == at)))
+
+
+def _function_start(g: Graph, value: int) -> int | None:
+    addr = g.port.code_address(value)
+    if addr not in g.functions or (g.image.abi == "arm-eabi" and not value & 1):
+        return None  # Thumb code's addresses carry bit 0 (a data word that happens to match does not)
+    return addr
+
+
+def _address_taken(g: Graph) -> None:
+    for facts in g.facts.values():
+        g.taken.update(a for v in facts.constants if (a := _function_start(g, v)) is not None)
+    code_ranges = [(lo, lo + size) for lo, (size, _) in g.functions.items()]
+    for lo, data in g.image.sections:
+        if any(a <= lo < b for a, b in code_ranges):
+            continue  # code: its constants are the decoder's (literal pools), not data words
+        for off in range(0, len(data) - 3, 4):
+            word = int.from_bytes(data[off:off + 4], "little")
+            a = _function_start(g, word)
+            if a is not None:
+                g.taken.add(a)
+            elif (inside := g.image.function_at(g.port.code_address(word))) is not None:
+                g.switches.add(inside[0])  # a jump table's entry: the function's indirect jumps are a switch
+    g.switches.update(a for a, (_, n) in g.functions.items() if _matches(n, g.port.switch_helpers))
+
+
+def _kernels_and_tasks(g: Graph) -> None:
+    creators = {a for a, (_, n) in g.functions.items() if n in freertos.TASK_CREATORS}
+    for lo, facts in g.facts.items():
+        name = g.functions[lo][1]
+        found = {a for v in facts.constants if (a := _function_start(g, v)) is not None}
+        if _matches(name, tflm_profile.REGISTRATION_BUILDERS):
+            g.kernels |= found
+        if creators and any(s.target in creators for s in facts.sites if s.kind == ports.CALL):
+            for a in found - creators:
+                g.tasks.setdefault(a, name)
+
+
+def _edges(g: Graph, lo: int, facts, kernels: list | None, assumed: list) -> list[Edge]:
+    size = g.functions[lo][0]
+    out = []
+    for s in facts.sites:
+        if s.kind in (ports.CALL, ports.JUMP):
+            callee = g.image.function_at(s.target)
+            if callee is None or (s.kind == ports.JUMP and lo <= s.target < lo + size):
+                continue  # a branch inside the function, or into no known function
+            out.append(Edge(callee[0], s.at, s.text, tail=s.kind == ports.JUMP))
+            continue
+        if s.kind == ports.INDIRECT_JUMP and lo in g.switches:
+            continue
+        targets, rule = (kernels, DISPATCH) if kernels else (assumed, TAKEN)
+        if not targets:
+            g.unresolved.append((lo, s))
+        out += [Edge(t, s.at, s.text, tail=s.kind == ports.INDIRECT_JUMP, rule=rule) for t in targets]
+    return out
+
+
+def sccs(nodes, edges) -> list[list[int]]:
+    """Tarjan's strongly connected components, callees before callers (iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(edges.get(root, ())))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for e in it:
+                w = e.callee
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(edges.get(w, ()))))
+                    advanced = True
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(comp)
+    return out

@@ -1,0 +1,322 @@
+"""The stack's worst case before flashing: the deepest path from each entry point through the call
+graph (analyse/callgraph.py), each function's frame added, with what the hardware stacks to enter
+a handler. All figures in bytes.
+
+A function's frame, in order of trust:
+1. GCC's -fstack-usage file (`.su`) when given: "file:line:col:function<TAB>bytes<TAB>static|
+   dynamic|dynamic,bounded" (GCC manual, -fstack-usage); "dynamic" (alloca, VLAs) is unbounded.
+2. The ELF's call frame information (DWARF 5 section 6.4): the largest CFA offset from SP (or the
+   frame pointer) over the function's rows, which is what its prologue pushes and reserves.
+3. Its prologue, decoded (Port.prologue_bytes): PUSH / SUB SP on Thumb, ADDI sp on RISC-V.
+A function with none of these is named, counted as 0 B, and the worst case is then a floor.
+
+worst(f) = max(frame(f) + worst(a callee), worst(a tail callee)); a recursion (a cycle in the graph)
+has no bound: its functions are counted once around the cycle and the cycle is named with what one
+more level costs. The thread's worst case is Reset's (main counted from it); each handler's is its
+own path plus the port's exception_entry_bytes; on a core that nests exceptions (Cortex-M's NVIC)
+the main stack's worst case is the thread's plus every distinct handler's, as priorities are not
+known before the code runs; otherwise the thread's plus the deepest handler's. RTOS tasks run on
+stacks of their own and are reported apart."""
+import re
+from dataclasses import dataclass, field
+
+from arenascope_plugin.acquire import cfi as dwarf_cfi
+from arenascope_plugin.analyse import callgraph
+
+SU_LINE = re.compile(r"^(?P<where>.*?):(?P<line>\d+):(?P<col>\d+):(?P<name>.+)\t(?P<bytes>\d+)\t(?P<kind>[a-z,]+)\s*$")
+CFI, SU, PROLOGUE, UNKNOWN = "call frame information", "-fstack-usage", "prologue", "not known"
+
+
+@dataclass
+class Step:
+    """One function on a path: its name, address, frame (bytes, None: not known) and where the frame
+    came from, and how it was reached: the call's instruction and address ("" for the entry), a
+    tail call, an indirect call's rule."""
+    name: str
+    address: int
+    frame: int | None
+    source: str
+    via: str = ""
+    at: int | None = None
+    tail: bool = False
+    rule: str = ""
+
+
+@dataclass
+class Entry:
+    """The worst case from one entry point: what it is ("Reset", "SysTick", "task ..."), its total
+    (the path's frames, plus entry_bytes for a handler) and the path, and why the total may be
+    short of the truth (`floor`: recursion cycles, indirect calls with no target, unknown or
+    dynamic frames met on the way)."""
+    what: str
+    address: int
+    bytes: int
+    entry_bytes: int
+    path: list[Step]
+    cycles: list[list[str]] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+    unknown_frames: list[str] = field(default_factory=list)
+    dynamic_frames: list[str] = field(default_factory=list)
+
+    @property
+    def floor(self) -> bool:
+        return bool(self.cycles or self.unresolved or self.unknown_frames or self.dynamic_frames)
+
+
+@dataclass
+class StackDepth:
+    """The result (analyse(path)). thread: Reset's; handlers: each exception or interrupt handler's;
+    tasks: each RTOS task's; main_stack_bytes: the main stack's worst case (thread plus handlers
+    as the port nests them); exact: no floor anywhere on it; problem: why there is none."""
+    arch: str = ""
+    thread: Entry | None = None
+    handlers: list[Entry] = field(default_factory=list)
+    tasks: list[Entry] = field(default_factory=list)
+    main_stack_bytes: int | None = None
+    nesting: str = ""
+    exception_entry_note: str = ""
+    frames_from: dict = field(default_factory=dict)
+    pointer_cycles: list = field(default_factory=list)
+    functions: int = 0
+    problem: str = ""
+
+    @property
+    def exact(self) -> bool:
+        return self.thread is not None and not any(e.floor for e in [self.thread] + self.handlers)
+
+
+def read_su(paths) -> dict[str, tuple[int, str]]:
+    """{function name: (bytes, qualifier)} from GCC .su files; a name found twice keeps the larger
+    frame (two static functions of the same name). C++ names are matched without return type and
+    parameters. ValueError for a file that cannot be read."""
+    out: dict[str, tuple[int, str]] = {}
+    for p in paths:
+        try:
+            text = open(p, encoding="utf-8", errors="replace").read()
+        except OSError as exc:
+            raise ValueError(f"cannot read the stack usage file {p}: {exc.strerror}") from None
+        for line in text.splitlines():
+            m = SU_LINE.match(line)
+            if not m:
+                continue
+            name = _su_name(m["name"])
+            size, kind = int(m["bytes"]), m["kind"]
+            if name not in out or out[name][0] < size:
+                out[name] = (size, kind)
+    return out
+
+
+def _su_name(name: str) -> str:
+    """"virtual TfLiteStatus tflite::MicroInterpreter::Invoke()" -> "tflite::MicroInterpreter::Invoke"."""
+    if "(" in name:
+        head = name[:name.index("(")]
+        name = head.split(" ")[-1] if " " in head and "operator" not in head else head
+    return name
+
+
+class _Frames:
+    """Each function's frame: .su, then the call frame information, then the prologue."""
+
+    def __init__(self, g, path: str, su: dict) -> None:
+        self.g, self.su, self.cfi = g, su, dwarf_cfi.Cfi(path)
+        self.memo: dict[int, tuple[int | None, str]] = {}
+
+    def of(self, addr: int) -> tuple[int | None, str]:
+        if addr not in self.memo:
+            self.memo[addr] = self._of(addr)
+        return self.memo[addr]
+
+    def _of(self, addr: int) -> tuple[int | None, str]:
+        name = self.g.name(addr)
+        if name in self.su:
+            size, kind = self.su[name]
+            return (None, f"{SU} (dynamic)") if kind == "dynamic" else (size, SU)
+        regs = self.g.port.dwarf_frame_registers
+        offsets = [r["cfa"].offset for r in self.cfi.rows(addr) if r["cfa"].expr is None and r["cfa"].reg in regs]
+        if offsets:
+            return max(offsets), CFI
+        code = self.g.image.read(addr, self.g.functions[addr][0])
+        size = self.g.port.prologue_bytes(code) if code else None
+        return (size, PROLOGUE) if size is not None else (None, UNKNOWN)
+
+
+@dataclass
+class _Best:
+    total: int
+    edge: object          # the Edge the deepest path leaves by, or None (a leaf)
+    reasons: frozenset    # ("cycle", i) / ("unresolved", addr) / ("unknown", addr) / ("dynamic", addr)
+
+
+class _Worst:
+    """worst(f) for every function, computed once over the graph's components."""
+
+    def __init__(self, g, frames: _Frames) -> None:
+        self.g, self.frames = g, frames
+        self.best: dict[int, _Best] = {}
+        self.cycles: list[list[int]] = []
+        unresolved = {}
+        for lo, site in g.unresolved:
+            unresolved.setdefault(lo, []).append(site)
+        for comp in callgraph.sccs(sorted(g.functions), g.edges):
+            if len(comp) == 1 and all(e.callee != comp[0] for e in g.edges.get(comp[0], ())):
+                self.best[comp[0]] = self._one(comp[0], unresolved)
+            else:
+                self._ring(comp, unresolved)
+
+    def _own_reasons(self, v: int, unresolved: dict) -> set:
+        frame, source = self.frames.of(v)
+        out = set()
+        if frame is None:
+            out.add(("dynamic" if "dynamic" in source else "unknown", v))
+        if v in unresolved:
+            out.add(("unresolved", v))
+        return out
+
+    def _one(self, v: int, unresolved: dict) -> _Best:
+        """A function in no cycle: its frame plus its deepest callee (a tail callee alone)."""
+        base = self.frames.of(v)[0] or 0
+        reasons = self._own_reasons(v, unresolved)
+        total, edge = base, None
+        for e in self.g.edges.get(v, ()):
+            b = self.best[e.callee]
+            reasons |= b.reasons
+            t = b.total if e.tail else base + b.total
+            if t > total:
+                total, edge = t, e
+        return _Best(total, edge, frozenset(reasons))
+
+    def _ring(self, comp: list[int], unresolved: dict) -> None:
+        """A recursion: every function of the cycle counted once, then the deepest way out; each
+        member's path goes round to the member that leaves by it."""
+        members = set(comp)
+        self.cycles.append(self._cycle(comp[0], members))
+        reasons = {("cycle", len(self.cycles) - 1)}
+        ring = sum(self.frames.of(v)[0] or 0 for v in comp)
+        out_total, out_edge, leaver = 0, None, comp[0]
+        for v in comp:
+            reasons |= self._own_reasons(v, unresolved)
+            for e in self.g.edges.get(v, ()):
+                if e.callee in members:
+                    continue
+                b = self.best[e.callee]
+                reasons |= b.reasons
+                if b.total > out_total or out_edge is None:
+                    out_total, out_edge, leaver = b.total, e, v
+        toward = {leaver: out_edge}  # each member's next edge on its way to the leaver
+        frontier = [leaver]
+        while frontier:
+            nxt = []
+            for v in comp:
+                if v in toward:
+                    continue
+                e = next((e for e in self.g.edges.get(v, ()) if e.callee in frontier), None)
+                if e is not None:
+                    toward[v] = e
+                    nxt.append(v)
+            frontier = nxt
+        for v in comp:
+            self.best[v] = _Best(ring + out_total, toward.get(v), frozenset(reasons))
+
+    def _cycle(self, start: int, members: set) -> list[int]:
+        """One cycle through start inside its component (a breadth-first walk back to it)."""
+        prev, frontier = {start: None}, [start]
+        while frontier:
+            nxt = []
+            for v in frontier:
+                for e in self.g.edges.get(v, ()):
+                    if e.callee == start:
+                        path = [v]
+                        while prev[path[-1]] is not None:
+                            path.append(prev[path[-1]])
+                        return list(reversed(path)) + [start]
+                    if e.callee in members and e.callee not in prev:
+                        prev[e.callee] = v
+                        nxt.append(e.callee)
+            frontier = nxt
+        return [start, start]
+
+    def entry(self, what: str, addr: int, entry_bytes: int) -> Entry:
+        b = self.best.get(addr)
+        path, seen, v, via = [], set(), addr, None
+        while v is not None and v not in seen:
+            seen.add(v)
+            frame, source = self.frames.of(v)
+            path.append(Step(self.g.name(v), v, frame, source, via.text if via else "", via.at if via else None,
+                             bool(via and via.tail), via.rule if via else ""))
+            via = self.best[v].edge if v in self.best else None
+            v = via.callee if via else None
+        out = Entry(what, addr, (b.total if b else 0) + entry_bytes, entry_bytes, path)
+        for kind, x in sorted(b.reasons if b else (), key=str):
+            if kind == "cycle":
+                cyc = self.cycles[x]
+                per = sum(self.frames.of(c)[0] or 0 for c in cyc[:-1])
+                out.cycles.append([self.g.name(c) for c in cyc] + [f"{per} B a level"])
+            elif kind == "unresolved":
+                out.unresolved += [f"{self.g.name(x)} at {s.at:#x} ({s.text})"
+                                   for lo, s in self.g.unresolved if lo == x]
+            else:
+                (out.unknown_frames if kind == "unknown" else out.dynamic_frames).append(self.g.name(x))
+        return out
+
+
+def analyse(path: str, su_files=()) -> StackDepth:
+    """The StackDepth of the ELF at path (with GCC's .su files `su_files`, if any). ValueError for
+    a .su file that cannot be read; StackDepth.problem for an ELF that cannot be analysed."""
+    su = read_su(su_files)
+    g = callgraph.build(path)
+    out = StackDepth()
+    if g.problem:
+        out.problem = g.problem
+        return out
+    frames = _Frames(g, path, su)
+    worst = _Worst(g, frames)
+    out.arch, out.functions = g.port.name, len(g.functions)
+    out.exception_entry_note = g.port.exception_entry_note
+    out.pointer_cycles = [f"{g.name(lo)} at {at:#x} ({text}): to {', '.join(g.name(t) for t in targets[:4])}"
+                          + (f" and {len(targets) - 4} more" if len(targets) > 4 else "")
+                          for lo, at, text, targets in g.pointer_cycles]
+    for addr in g.functions:
+        source = frames.of(addr)[1]
+        out.frames_from[source] = out.frames_from.get(source, 0) + 1
+    entries = g.port.entry_points(g.image, g.facts)
+    reset = next(((w, a) for w, a in entries if a == g.image.entry), entries[0] if entries else None)
+    if reset is None:
+        out.problem = "the ELF names no entry point (e_entry is 0) and has no vector table"
+        return out
+    main = g.image.symbols.get("main")
+    if main is not None and main in g.functions and not _reaches(g, reset[1], main):
+        g.edges.setdefault(reset[1], []).append(callgraph.Edge(main, reset[1], "(the startup code reaches main)"))
+        worst = _Worst(g, frames)
+    out.thread = worst.entry(reset[0], reset[1], 0)
+    entry_bytes = g.port.exception_entry_bytes(g.image.fpu)
+    seen = {reset[1]}
+    for what, addr in entries:
+        if addr in seen or addr not in g.functions:
+            continue
+        seen.add(addr)
+        names = [w for w, a in entries if a == addr]
+        label = what if len(names) == 1 else f"{names[0]} and {len(names) - 1} more vectors"
+        out.handlers.append(worst.entry(label, addr, entry_bytes))
+    out.tasks = [worst.entry(f"task {g.name(a)} (created in {creator})", a, 0)
+                 for a, creator in sorted(g.tasks.items())]
+    handlers = [h.bytes for h in out.handlers]
+    if g.port.nested_exceptions:
+        out.main_stack_bytes = out.thread.bytes + sum(handlers)
+        out.nesting = "every handler may preempt every other (priorities are set at run time)"
+    else:
+        out.main_stack_bytes = out.thread.bytes + max(handlers, default=0)
+        out.nesting = "one trap at a time (the core does not nest them)"
+    return out
+
+
+def _reaches(g, src: int, dst: int) -> bool:
+    seen, todo = {src}, [src]
+    while todo:
+        v = todo.pop()
+        if v == dst:
+            return True
+        for e in g.edges.get(v, ()):
+            if e.callee not in seen:
+                seen.add(e.callee)
+                todo.append(e.callee)
+    return False

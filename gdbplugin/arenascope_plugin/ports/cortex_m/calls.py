@@ -1,0 +1,136 @@
+"""Thumb code, decoded for the call graph (analyse/stackdepth.py): every call and branch out of a
+function, and the words of its literal pools (the constants it loads: function addresses among
+them). A linear sweep that skips the spans the ELF's `$d` mapping symbols mark as data.
+
+Encodings (ARMv7-M ARM A5.1 instruction length: a first halfword 0b11101, 0b11110 or 0b11111 in
+bits 15:11 starts a 32-bit instruction; ARMv6-M's subset is the same):
+- BL, A7.7.18 T1: 11110 S imm10 | 11 J1 1 J2 imm11; I1 = NOT(J1 XOR S), I2 = NOT(J2 XOR S),
+  imm32 = SignExtend(S:I1:I2:imm10:imm11:'0'); target = the BL's address + 4 + imm32.
+- B, A7.7.12 T4: 11110 S imm10 | 10 J1 1 J2 imm11 (imm32 as BL's); T3: 11110 S cond imm6 |
+  10 J1 0 J2 imm11, imm32 = SignExtend(S:J2:J1:imm6:imm11:'0'); T2: 11100 imm11; T1: 1101 cond imm8.
+- BLX (register), A7.7.19 T1: 0100 0111 1 Rm 000; BX, A7.7.20 T1: 0100 0111 0 Rm 000 (BX LR is
+  the return); MOV PC, Rm, A7.7.77 T1: 0100 0110 1 Rm 111 (D:Rd = 15).
+"""
+import struct
+
+from arenascope_plugin.ports import CALL, INDIRECT_CALL, INDIRECT_JUMP, JUMP, CodeFacts, CodeSite
+
+LR = 14
+
+
+def _bl_imm(hw1: int, hw2: int) -> int:
+    s = hw1 >> 10 & 1
+    i1 = 1 ^ (hw2 >> 13 & 1) ^ s
+    i2 = 1 ^ (hw2 >> 11 & 1) ^ s
+    imm = s << 24 | i1 << 23 | i2 << 22 | (hw1 & 0x3FF) << 12 | (hw2 & 0x7FF) << 1
+    return imm - (1 << 25) if s else imm
+
+
+def _bcond_imm(hw1: int, hw2: int) -> int:
+    s = hw1 >> 10 & 1
+    imm = s << 20 | (hw2 >> 11 & 1) << 19 | (hw2 >> 13 & 1) << 18 | (hw1 & 0x3F) << 12 | (hw2 & 0x7FF) << 1
+    return imm - (1 << 21) if s else imm
+
+
+def _wide(at: int, hw1: int, hw2: int) -> CodeSite | None:
+    """The call or branch a 32-bit Thumb instruction is, or None."""
+    if hw1 & 0xF800 != 0xF000 or not hw2 & 0x8000:
+        return None
+    if hw2 & 0xD000 == 0xD000:
+        return CodeSite(at, CALL, (at + 4 + _bl_imm(hw1, hw2)) & 0xFFFFFFFF, "BL")
+    if hw2 & 0xD000 == 0x9000:
+        return CodeSite(at, JUMP, (at + 4 + _bl_imm(hw1, hw2)) & 0xFFFFFFFF, "B.W")
+    if hw2 & 0xD000 == 0x8000 and (hw1 >> 7 & 7) != 7:  # cond 111x: not a branch (MSR, hints, ...)
+        return CodeSite(at, JUMP, (at + 4 + _bcond_imm(hw1, hw2)) & 0xFFFFFFFF, "B<c>.W")
+    return None
+
+
+def _narrow(at: int, hw: int) -> CodeSite | None:
+    """The call or branch a 16-bit Thumb instruction is, or None (BX LR, a return, is none)."""
+    if hw & 0xFF87 == 0x4780:
+        return CodeSite(at, INDIRECT_CALL, None, f"BLX r{hw >> 3 & 0xF}")
+    if hw & 0xFF87 == 0x4700 and hw >> 3 & 0xF != LR:
+        return CodeSite(at, INDIRECT_JUMP, None, f"BX r{hw >> 3 & 0xF}")
+    if hw & 0xFF87 == 0x4687:
+        return CodeSite(at, INDIRECT_JUMP, None, f"MOV pc, r{hw >> 3 & 0xF}")
+    if hw & 0xF800 == 0xE000:
+        imm = (hw & 0x7FF) << 1
+        return CodeSite(at, JUMP, (at + 4 + (imm - (1 << 12) if imm >> 11 else imm)) & 0xFFFFFFFF, "B")
+    if hw & 0xF000 == 0xD000 and (hw >> 8 & 0xF) < 0xE:
+        imm = (hw & 0xFF) << 1
+        return CodeSite(at, JUMP, (at + 4 + (imm - (1 << 9) if imm >> 8 else imm)) & 0xFFFFFFFF, "B<c>")
+    return None
+
+
+def decode(code: bytes, base: int, data: list[tuple[int, int]]) -> CodeFacts:
+    """The CodeFacts of one function's Thumb code at `base` (its Thumb bit clear); `data`: sorted
+    [(lo, hi)] spans in it that are data. Constants: every aligned word of those spans."""
+    out = CodeFacts()
+    end = base + len(code)
+    for lo, hi in data:
+        for a in range((lo + 3) & ~3, hi - 3, 4):
+            out.constants.add(struct.unpack_from("<I", code, a - base)[0])
+    spans = iter(data + [(end, end)])
+    skip = next(spans)
+    at = base
+    while at + 2 <= end:
+        if at >= skip[0]:
+            at = max(at, skip[1])
+            skip = next(spans, (end, end))
+            continue
+        hw1 = struct.unpack_from("<H", code, at - base)[0]
+        if hw1 >> 11 in (0x1D, 0x1E, 0x1F):
+            if at + 4 > end:
+                break
+            site = _wide(at, hw1, struct.unpack_from("<H", code, at - base + 2)[0])
+            step = 4
+        else:
+            site, step = _narrow(at, hw1), 2
+        if site is not None:
+            out.sites.append(site)
+        at += step
+    return out
+
+
+def _thumb_expand(imm12: int) -> int:
+    """ThumbExpandImm (ARMv7-M ARM A5.3.2) for the immediates a prologue's SUB SP uses."""
+    if imm12 >> 10 == 0:
+        b, kind = imm12 & 0xFF, imm12 >> 8 & 3
+        return (b, b << 16 | b, b << 24 | b << 8, b * 0x01010101)[kind]
+    value, rot = 0x80 | (imm12 & 0x7F), imm12 >> 7
+    return (value >> rot | value << (32 - rot)) & 0xFFFFFFFF
+
+
+def prologue_bytes(code: bytes, limit: int = 16) -> int | None:
+    """What the prologue at the start of `code` takes from the stack, in bytes, for a function the
+    ELF has no call frame information for: the sum of its PUSH, PUSH.W, VPUSH and SUB SP, #imm
+    (ARMv7-M ARM A7.7.99 PUSH, A7.7.175 SUB SP minus immediate, A7.7.249 VPUSH) before its first
+    branch, call or return, at most `limit` instructions; None when SP moves by a register (a
+    dynamic frame: alloca)."""
+    total, at = 0, 0
+    for _ in range(limit):
+        if at + 2 > len(code):
+            break
+        hw1 = struct.unpack_from("<H", code, at)[0]
+        hw2 = struct.unpack_from("<H", code, at + 2)[0] if at + 4 <= len(code) else 0
+        if hw1 & 0xFE00 == 0xB400:                                  # PUSH {rlist, lr?}
+            total += 4 * (bin(hw1 & 0xFF).count("1") + (hw1 >> 8 & 1))
+        elif hw1 & 0xFF80 == 0xB080:                                # SUB SP, SP, #imm7*4
+            total += 4 * (hw1 & 0x7F)
+        elif hw1 == 0xE92D:                                         # PUSH.W (STMDB SP!)
+            total += 4 * bin(hw2 & 0xDFFF).count("1")
+        elif hw1 == 0xF84D and hw2 & 0x0FFF == 0x0D04:              # PUSH.W {rt}
+            total += 4
+        elif hw1 & 0xFBEF == 0xF1AD and hw2 & 0x8F00 == 0x0D00:     # SUB.W SP, SP, #const
+            total += _thumb_expand((hw1 >> 10 & 1) << 11 | (hw2 >> 12 & 7) << 8 | (hw2 & 0xFF))
+        elif hw1 & 0xFBFF == 0xF2AD and hw2 & 0x8F00 == 0x0D00:     # SUBW SP, SP, #imm12
+            total += (hw1 >> 10 & 1) << 11 | (hw2 >> 12 & 7) << 8 | (hw2 & 0xFF)
+        elif hw1 & 0xFFBF == 0xED2D and hw2 & 0x0E00 == 0x0A00:     # VPUSH
+            total += 4 * (hw2 & 0xFF)
+        elif hw1 & 0xFF87 == 0x4485 or (hw1 & 0xFFEF == 0xEBAD and hw2 >> 8 & 0xF == 0xD):  # ADD/SUB SP, Rm
+            return None
+        elif (_wide(at, hw1, hw2) if hw1 >> 11 in (0x1D, 0x1E, 0x1F) else _narrow(at, hw1)) is not None \
+                or hw1 & 0xFF87 == 0x4700 or hw1 & 0xFE00 == 0xBC00:   # a branch, call or return
+            break
+        at += 4 if hw1 >> 11 in (0x1D, 0x1E, 0x1F) else 2
+    return total

@@ -1,0 +1,174 @@
+"""RV32IC code, decoded for the call graph (analyse/stackdepth.py): every call and branch out of a
+function, the addresses it builds as constants (LUI/AUIPC + ADDI: function pointers among them) and
+the trap handlers it installs (CSRRW to mtvec). A linear sweep that skips `$d` data spans.
+
+Encodings (RISC-V Unprivileged ISA 20191213): instruction length 1.5 (bits 1:0 != 11: 16 bits);
+JAL and JALR 2.5 (rd = x1 or x5 links: a call; rd = x0: a jump; JALR x0, 0(x1) is the return);
+LUI, AUIPC and ADDI 2.4; B-type branches 2.5; CSRRW 9.1 (mtvec is CSR 0x305, Privileged
+Architecture 3.1.7); C.J, C.JAL, C.JR, C.JALR, C.LUI, C.ADDI 16.3-16.5. The assembler's `call`
+and `tail` are AUIPC + JALR on the same register, adjacent: resolved to their target.
+"""
+import struct
+
+from arenascope_plugin.ports import CALL, INDIRECT_CALL, INDIRECT_JUMP, JUMP, CodeFacts, CodeSite
+
+RA, T0 = 1, 5
+MTVEC = 0x305
+_NO_RD = (0x23, 0x27, 0x63, 0x0F, 0x73)  # stores, FP stores, branches, fences, system: no rd written
+
+
+def _sext(value: int, bits: int) -> int:
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+def _jal_imm(w: int) -> int:
+    return _sext((w >> 31 & 1) << 20 | (w >> 21 & 0x3FF) << 1 | (w >> 20 & 1) << 11 | (w >> 12 & 0xFF) << 12, 21)
+
+
+def _cj_imm(h: int) -> int:
+    return _sext((h >> 12 & 1) << 11 | (h >> 11 & 1) << 4 | (h >> 9 & 3) << 8 | (h >> 8 & 1) << 10 |
+                 (h >> 7 & 1) << 6 | (h >> 6 & 1) << 7 | (h >> 3 & 7) << 1 | (h >> 2 & 1) << 5, 12)
+
+
+def _branch_imm(w: int) -> int:
+    return _sext((w >> 31 & 1) << 12 | (w >> 7 & 1) << 11 | (w >> 25 & 0x3F) << 5 | (w >> 8 & 0xF) << 1, 13)
+
+
+class _Sweep:
+    """The state of one linear sweep: the registers holding a known upper value (LUI/AUIPC) or a
+    known address (+ ADDI), and the instruction before (for AUIPC + JALR)."""
+
+    def __init__(self, out: CodeFacts) -> None:
+        self.out, self.upper, self.value, self.last_upper = out, {}, {}, None
+
+    def forget(self, rd: int) -> None:
+        self.upper.pop(rd, None)
+        self.value.pop(rd, None)
+
+    def wide(self, at: int, w: int) -> None:
+        op, rd, f3, rs1 = w & 0x7F, w >> 7 & 31, w >> 12 & 7, w >> 15 & 31
+        just = self.last_upper
+        self.last_upper = None
+        if op in (0x37, 0x17):  # LUI, AUIPC
+            self.forget(rd)
+            self.upper[rd] = ((w & 0xFFFFF000) + (at if op == 0x17 else 0)) & 0xFFFFFFFF
+            self.last_upper = rd
+        elif op == 0x13 and f3 == 0 and (rs1 in self.upper or rs1 == 0):  # ADDI on an upper value (LI: x0)
+            value = (self.upper.get(rs1, 0) + _sext(w >> 20, 12)) & 0xFFFFFFFF
+            self.forget(rd)
+            self.out.constants.add(value)
+            self.value[rd] = value
+        elif op == 0x6F:
+            kind = JUMP if rd == 0 else CALL
+            self.out.sites.append(CodeSite(at, kind, (at + _jal_imm(w)) & 0xFFFFFFFF, "JAL" if rd else "J"))
+            self.forget(rd)
+        elif op == 0x67:
+            self._jalr(at, rd, rs1, _sext(w >> 20, 12), just)
+        elif op == 0x63:
+            self.out.sites.append(CodeSite(at, JUMP, (at + _branch_imm(w)) & 0xFFFFFFFF, "B<c>"))
+        elif op == 0x73 and f3 == 1 and w >> 20 == MTVEC and rs1 in self.value:
+            self.out.trap_vectors.add(self.value[rs1] & ~3)
+        elif op not in _NO_RD:
+            self.forget(rd)
+
+    def _jalr(self, at: int, rd: int, rs1: int, imm: int, just: int | None) -> None:
+        if just == rs1 and rs1 in self.upper:  # AUIPC + JALR: `call` / `tail`
+            target = (self.upper[rs1] + imm) & 0xFFFFFFFF
+            self.out.sites.append(CodeSite(at, CALL if rd else JUMP, target, "AUIPC+JALR"))
+        elif rd == 0 and not (rs1 == RA and imm == 0):
+            self.out.sites.append(CodeSite(at, INDIRECT_JUMP, None, f"JR x{rs1}"))
+        elif rd:
+            self.out.sites.append(CodeSite(at, INDIRECT_CALL, None, f"JALR x{rs1}"))
+        self.forget(rd)
+
+    def narrow(self, at: int, h: int) -> None:
+        op, f3, rd = h & 3, h >> 13, h >> 7 & 31
+        self.last_upper = None
+        if op == 1 and f3 in (1, 5):
+            self.out.sites.append(CodeSite(at, CALL if f3 == 1 else JUMP, (at + _cj_imm(h)) & 0xFFFFFFFF,
+                                           "C.JAL" if f3 == 1 else "C.J"))
+        elif op == 2 and h & 0xF07F in (0x8002, 0x9002) and rd:
+            if h & 0x1000:
+                self.out.sites.append(CodeSite(at, INDIRECT_CALL, None, f"C.JALR x{rd}"))
+            elif rd != RA:
+                self.out.sites.append(CodeSite(at, INDIRECT_JUMP, None, f"C.JR x{rd}"))
+        elif op == 1 and f3 == 3 and rd not in (0, 2):  # C.LUI
+            self.forget(rd)
+            self.upper[rd] = (_sext((h >> 12 & 1) << 5 | (h >> 2 & 0x1F), 6) << 12) & 0xFFFFFFFF
+        elif op == 1 and f3 == 0 and rd in self.upper:  # C.ADDI on an upper value
+            value = (self.upper[rd] + _sext((h >> 12 & 1) << 5 | (h >> 2 & 0x1F), 6)) & 0xFFFFFFFF
+            self.forget(rd)
+            self.out.constants.add(value)
+            self.value[rd] = value
+        elif op == 1 and f3 == 2 and rd:  # C.LI
+            self.forget(rd)
+            self.value[rd] = _sext((h >> 12 & 1) << 5 | (h >> 2 & 0x1F), 6) & 0xFFFFFFFF
+        elif (op == 1 and f3 in (0, 2)) or (op == 2 and f3 in (0, 2, 4)):  # CI/CR formats writing rd
+            self.forget(rd)
+        elif op in (0, 1):  # CIW/CL/CA/CB formats write rd' (x8-x15) in bits 4:2 or 9:7
+            self.forget(8 + (h >> 2 & 7))
+            self.forget(8 + (h >> 7 & 7))
+
+
+def decode(code: bytes, base: int, data: list[tuple[int, int]]) -> CodeFacts:
+    """The CodeFacts of one function's RV32IC code at `base`; `data`: sorted [(lo, hi)] spans in it
+    that are data (their aligned words count as constants)."""
+    out = CodeFacts()
+    end = base + len(code)
+    for lo, hi in data:
+        for a in range((lo + 3) & ~3, hi - 3, 4):
+            out.constants.add(struct.unpack_from("<I", code, a - base)[0])
+    sweep = _Sweep(out)
+    spans = iter(data + [(end, end)])
+    skip = next(spans)
+    at = base
+    while at + 2 <= end:
+        if at >= skip[0]:
+            at = max(at, skip[1])
+            skip = next(spans, (end, end))
+            continue
+        h = struct.unpack_from("<H", code, at - base)[0]
+        if h & 3 == 3:
+            if at + 4 > end:
+                break
+            sweep.wide(at, struct.unpack_from("<I", code, at - base)[0])
+            at += 4
+        else:
+            sweep.narrow(at, h)
+            at += 2
+    return out
+
+
+def prologue_bytes(code: bytes, limit: int = 16) -> int | None:
+    """What the prologue at the start of `code` takes from the stack, in bytes, for a function the
+    ELF has no call frame information for: the sum of its ADDI sp, sp, -N, C.ADDI16SP and C.ADDI
+    sp (2.4, 16.5) before its first jump, at most `limit` instructions; None when SP moves by a
+    register (SUB sp, sp, rs: a dynamic frame)."""
+    total, at = 0, 0
+    for _ in range(limit):
+        if at + 2 > len(code):
+            break
+        h = struct.unpack_from("<H", code, at)[0]
+        if h & 3 == 3:
+            if at + 4 > len(code):
+                break
+            w = struct.unpack_from("<I", code, at)[0]
+            op, rd, rs1 = w & 0x7F, w >> 7 & 31, w >> 15 & 31
+            if op == 0x13 and w >> 12 & 7 == 0 and rd == 2 and rs1 == 2:
+                total += max(0, -_sext(w >> 20, 12))
+            elif op == 0x33 and rd == 2:
+                return None
+            elif op in (0x6F, 0x67, 0x63):
+                break
+            at += 4
+        else:
+            if h & 0xEF83 == 0x6101:  # C.ADDI16SP
+                imm = ((h >> 12 & 1) << 9 | (h >> 6 & 1) << 4 | (h >> 5 & 1) << 6 | (h >> 3 & 3) << 7 |
+                       (h >> 2 & 1) << 5)
+                total += max(0, -_sext(imm, 10))
+            elif h & 0xEF83 == 0x0101:  # C.ADDI sp
+                total += max(0, -_sext((h >> 12 & 1) << 5 | (h >> 2 & 0x1F), 6))
+            elif (h & 3 == 1 and h >> 13 in (1, 5, 6, 7)) or (h & 0xE07F == 0x8002 and h >> 7 & 31):
+                break
+            at += 2
+    return total
