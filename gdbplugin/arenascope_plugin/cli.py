@@ -561,7 +561,8 @@ def exit_status(exc: BaseException) -> int:
 def run():
     """The `arenascope` command (pip's console script and gdbplugin/arenascope): main on the
     command line's arguments. SIGTERM and SIGHUP end it as Ctrl-C does (Terminated), with a message
-    and exit status 143 or 129 (Ctrl-C: 130), also before a command starts, with no traceback."""
+    and exit status 143 or 129 (Ctrl-C: 130), also before a command starts, with no traceback; a
+    reader that goes away (`| head`) ends it quietly with 141, as SIGPIPE ends a shell command."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) == signal.SIG_DFL:  # not one that nohup or the caller ignores
             signal.signal(signum, _terminate)
@@ -569,3 +570,6 @@ def run():
         return main(sys.argv[1:])
     except KeyboardInterrupt as exc:
         return exit_status(exc)
+    except BrokenPipeError:  # the reader went away (`| head`): as a shell command ends on SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+        return 128 + signal.SIGPIPE

@@ -24,7 +24,7 @@ from arenascope_plugin.acquire.elfsymbols import ElfSymbols  # noqa: E402
 from arenascope_plugin.analyse import callgraph, rambudget, stackdepth  # noqa: E402
 
 ARM = ["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb"]
-RV32 = ["riscv64-unknown-elf-gcc", "-march=rv32imac_zicsr", "-mabi=ilp32", "-nostartfiles",
+RV32 = ["riscv64-unknown-elf-gcc", "-march=rv32imac", "-mabi=ilp32", "-nostartfiles",
         "-Wl,--defsym=FLASH_ORIGIN=0x80000000"]
 CORTEX_M_ENTRY = 8 * 4 + 4  # ARMv7-M ARM B1.5.7: the basic frame and 4 B of alignment padding (no FPU here)
 
@@ -36,7 +36,7 @@ def _build(tmp, cc, name, stack=2048, defines=()):
     out.mkdir()
     elf = out / "calls.elf"
     subprocess.run(cc + ["-O2", "-g", "-fstack-usage", "-fcallgraph-info=su", "-nostdlib", *defines, "-T", str(LD),
-                         f"-Wl,--defsym=STACK_BYTES={stack}", str(SRC), "-o", str(elf)], cwd=out, check=True)
+                         f"-Wl,--defsym=STACK_BYTES={stack}", str(SRC), "-lgcc", "-o", str(elf)], cwd=out, check=True)
     su = next(out.glob("*.su"))
     ci = next(out.glob("*.ci"))
     return elf, su, ci
@@ -135,6 +135,17 @@ def test_the_su_file_comes_first_and_a_prologue_stands_in_for_missing_cfi(tmp_pa
     d = stackdepth.analyse(str(elf), [str(fake)])
     assert d.thread.bytes == frames["Reset_Handler"] + frames["main"] + frames["dispatch"] + 1000
     assert d.thread.path[-1].source == stackdepth.SU
+
+
+def test_save_restore_millicode_is_the_callers_frame_not_a_call(tmp_path):
+    """GCC's -msave-restore saves registers with `jal t0, __riscv_save_N` into the caller's frame,
+    which the caller's call frame information counts: no edge, and the frames stay GCC's."""
+    elf, su, _ = _build(tmp_path, RV32 + ["-msave-restore"], "rv32sr")
+    g = callgraph.build(str(elf))
+    names = {g.name(e.callee) for edges in g.edges.values() for e in edges}
+    assert not any(n.startswith("__riscv_save") for n in names)
+    frames, d = _gcc_frames(su), stackdepth.analyse(str(elf))
+    assert [(s.name, s.frame) for s in d.thread.path[1:]] == [(n, frames[n]) for n in ("main", "dispatch", "k1")]
 
 
 def _budget(tmp_path, stack, defines=()):

@@ -110,7 +110,8 @@ def _cut_assumed_cycles(g: Graph) -> None:
     for lo, edges in g.edges.items():
         cut = [e for e in edges if e.rule == TAKEN and comp.get(e.callee) == comp.get(lo)]
         if cut:
-            g.edges[lo] = [e for e in edges if e not in cut]
+            gone = set(cut)
+            g.edges[lo] = [e for e in edges if e not in gone]
             sites = sorted({(e.at, e.text) for e in cut})
             for at, text in sites:
                 g.pointer_cycles.append((lo, at, text, sorted(e.callee for e in cut if e.at == at)))

@@ -52,7 +52,7 @@ __attribute__((aligned(4))) void trap_handler(void)
 int main(void)
 {
 #ifdef __riscv
-    __asm__ volatile("csrw mtvec, %0" : : "r"(trap_handler));
+    __asm__ volatile(".option push\n.option arch, +zicsr\ncsrw mtvec, %0\n.option pop" : : "r"(trap_handler));
 #endif
 #ifdef NO_RECURSION
     for (;;) {

@@ -3,7 +3,9 @@ function, the addresses it builds as constants (LUI/AUIPC + ADDI: function point
 the trap handlers it installs (CSRRW to mtvec). A linear sweep that skips `$d` data spans.
 
 Encodings (RISC-V Unprivileged ISA 20191213): instruction length 1.5 (bits 1:0 != 11: 16 bits);
-JAL and JALR 2.5 (rd = x1 or x5 links: a call; rd = x0: a jump; JALR x0, 0(x1) is the return);
+JAL and JALR 2.5 (rd = x1 links: a call; rd = x0: a jump; JALR x0, 0(x1) is the return; JAL x5
+is GCC's -msave-restore millicode, libgcc's riscv/save-restore.S, whose registers go into the
+caller's frame, which the caller's call frame information already counts: no call);
 LUI, AUIPC and ADDI 2.4; B-type branches 2.5; CSRRW 9.1 (mtvec is CSR 0x305, Privileged
 Architecture 3.1.7); C.J, C.JAL, C.JR, C.JALR, C.LUI, C.ADDI 16.3-16.5. The assembler's `call`
 and `tail` are AUIPC + JALR on the same register, adjacent: resolved to their target.
@@ -58,6 +60,8 @@ class _Sweep:
             self.forget(rd)
             self.out.constants.add(value)
             self.value[rd] = value
+        elif op == 0x6F and rd == T0:
+            pass  # JAL t0: GCC's -msave-restore millicode (__riscv_save_N), whose stack the caller's frame counts
         elif op == 0x6F:
             kind = JUMP if rd == 0 else CALL
             self.out.sites.append(CodeSite(at, kind, (at + _jal_imm(w)) & 0xFFFFFFFF, "JAL" if rd else "J"))
