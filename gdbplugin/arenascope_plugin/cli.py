@@ -433,6 +433,8 @@ def budget_main(argv):
                                      args.planner or paths.built_tool("planner", "arenascope-plan"), args.arena_bytes)
     except (ValueError, PlannerError) as exc:
         raise UsageError(str(exc)) from None
+    if args.arena and answer.budget.arena is None:
+        raise UsageError(answer.budget.reason)
     if args.json:
         _emit(answer.json())
     else:

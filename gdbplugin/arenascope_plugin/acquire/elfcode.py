@@ -84,18 +84,20 @@ def _read(path: str) -> Image:
             if symtab is None:
                 raise ElfCodeError(f"{path} has no symbol table (stripped?): the call graph needs the "
                                    "function symbols; give the unstripped ELF the build wrote")
-            code = []
-            for s in elf.iter_sections():
+            code, code_index = [], set()
+            for i, s in enumerate(elf.iter_sections()):
                 if s["sh_flags"] & SH_FLAGS.SHF_ALLOC and s["sh_type"] != "SHT_NOBITS" and s["sh_size"]:
                     image.sections.append((s["sh_addr"], s.data()))
                     if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR:
                         code.append((s["sh_addr"], s["sh_addr"] + s["sh_size"]))
+                        code_index.add(i)
             marks, funcs = [], {}
             for sym in symtab.iter_symbols():
                 name, value, kind = sym.name, sym["st_value"], sym["st_info"]["type"]
                 if name and kind not in ("STT_SECTION", "STT_FILE"):
                     image.symbols.setdefault(name, value)
-                if name[:2] in ("$d", "$t", "$a", "$x") and (len(name) == 2 or name[2] == "."):
+                if name[:2] in ("$d", "$t", "$a", "$x") and (len(name) == 2 or name[2] == ".") \
+                        and sym["st_shndx"] in code_index:  # a mark in .debug_frame says nothing of code
                     marks.append((value, name[1]))
                 elif kind == "STT_FUNC" and sym["st_size"] and sym["st_shndx"] != "SHN_UNDEF":
                     lo = value & ~1 if image.abi == "arm-eabi" else value

@@ -236,7 +236,7 @@ class PortBase:
         """(what, address) of the code the core starts in: reset and each exception or interrupt
         handler, from the ELF (`image`: acquire/elfcode.Image; `facts`: {function address:
         CodeFacts} of its functions)."""
-        return [("Reset (the ELF's entry point)", image.entry)] if image.entry else []
+        return [("Reset (the ELF's entry point)", self.code_address(image.entry))] if image.entry else []
 
     def report_lines(self, f: Fault) -> list[str]:
         return [f"{r.name} {r.value:#010x}: {r.meaning}" for r in f.registers() if r.value is not None]
