@@ -144,6 +144,29 @@ class CodeFacts:
     trap_vectors: set = field(default_factory=set)  # trap handlers the code installs (RISC-V mtvec)
 
 
+def linear_sweep(code: bytes, base: int, data: list, one) -> set:
+    """Walks one function's code at `base` in 16-bit units, the way both decoders read it: calls
+    one(at, halfword) at each instruction start outside the sorted `data` spans [(lo, hi)], which
+    returns the instruction's length in bytes (None: it runs past the end, and the walk stops).
+    Returns every aligned little-endian word of the data spans (literal pools: constants)."""
+    end = base + len(code)
+    words = {int.from_bytes(code[a - base:a - base + 4], "little")
+             for lo, hi in data for a in range((lo + 3) & ~3, hi - 3, 4)}
+    spans = iter(data + [(end, end)])
+    skip = next(spans)
+    at = base
+    while at + 2 <= end:
+        if at >= skip[0]:
+            at = max(at, skip[1])
+            skip = next(spans, (end, end))
+            continue
+        length = one(at, int.from_bytes(code[at - base:at - base + 2], "little"))
+        if length is None:
+            break
+        at += length
+    return words
+
+
 class PortBase:
     """What a port does when its architecture has nothing to say: the defaults every port may
     override (a port is a class with the attributes and methods below and those of CortexM)."""

@@ -13,7 +13,7 @@ bits 15:11 starts a 32-bit instruction; ARMv6-M's subset is the same):
 """
 import struct
 
-from arenascope_plugin.ports import CALL, INDIRECT_CALL, INDIRECT_JUMP, JUMP, CodeFacts, CodeSite
+from arenascope_plugin.ports import CALL, INDIRECT_CALL, INDIRECT_JUMP, JUMP, CodeFacts, CodeSite, linear_sweep
 
 LR = 14
 
@@ -66,29 +66,19 @@ def decode(code: bytes, base: int, data: list[tuple[int, int]]) -> CodeFacts:
     """The CodeFacts of one function's Thumb code at `base` (its Thumb bit clear); `data`: sorted
     [(lo, hi)] spans in it that are data. Constants: every aligned word of those spans."""
     out = CodeFacts()
-    end = base + len(code)
-    for lo, hi in data:
-        for a in range((lo + 3) & ~3, hi - 3, 4):
-            out.constants.add(struct.unpack_from("<I", code, a - base)[0])
-    spans = iter(data + [(end, end)])
-    skip = next(spans)
-    at = base
-    while at + 2 <= end:
-        if at >= skip[0]:
-            at = max(at, skip[1])
-            skip = next(spans, (end, end))
-            continue
-        hw1 = struct.unpack_from("<H", code, at - base)[0]
+
+    def one(at: int, hw1: int) -> int | None:
         if hw1 >> 11 in (0x1D, 0x1E, 0x1F):
-            if at + 4 > end:
-                break
-            site = _wide(at, hw1, struct.unpack_from("<H", code, at - base + 2)[0])
-            step = 4
+            if at + 4 > base + len(code):
+                return None
+            site, length = _wide(at, hw1, struct.unpack_from("<H", code, at - base + 2)[0]), 4
         else:
-            site, step = _narrow(at, hw1), 2
+            site, length = _narrow(at, hw1), 2
         if site is not None:
             out.sites.append(site)
-        at += step
+        return length
+
+    out.constants = linear_sweep(code, base, data, one)
     return out
 
 

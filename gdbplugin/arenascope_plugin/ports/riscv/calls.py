@@ -12,7 +12,7 @@ and `tail` are AUIPC + JALR on the same register, adjacent: resolved to their ta
 """
 import struct
 
-from arenascope_plugin.ports import CALL, INDIRECT_CALL, INDIRECT_JUMP, JUMP, CodeFacts, CodeSite
+from arenascope_plugin.ports import CALL, INDIRECT_CALL, INDIRECT_JUMP, JUMP, CodeFacts, CodeSite, linear_sweep
 
 RA, T0 = 1, 5
 MTVEC = 0x305
@@ -118,28 +118,18 @@ def decode(code: bytes, base: int, data: list[tuple[int, int]]) -> CodeFacts:
     """The CodeFacts of one function's RV32IC code at `base`; `data`: sorted [(lo, hi)] spans in it
     that are data (their aligned words count as constants)."""
     out = CodeFacts()
-    end = base + len(code)
-    for lo, hi in data:
-        for a in range((lo + 3) & ~3, hi - 3, 4):
-            out.constants.add(struct.unpack_from("<I", code, a - base)[0])
     sweep = _Sweep(out)
-    spans = iter(data + [(end, end)])
-    skip = next(spans)
-    at = base
-    while at + 2 <= end:
-        if at >= skip[0]:
-            at = max(at, skip[1])
-            skip = next(spans, (end, end))
-            continue
-        h = struct.unpack_from("<H", code, at - base)[0]
-        if h & 3 == 3:
-            if at + 4 > end:
-                break
-            sweep.wide(at, struct.unpack_from("<I", code, at - base)[0])
-            at += 4
-        else:
+
+    def one(at: int, h: int) -> int | None:
+        if h & 3 != 3:
             sweep.narrow(at, h)
-            at += 2
+            return 2
+        if at + 4 > base + len(code):
+            return None
+        sweep.wide(at, struct.unpack_from("<I", code, at - base)[0])
+        return 4
+
+    out.constants |= linear_sweep(code, base, data, one)
     return out
 
 
