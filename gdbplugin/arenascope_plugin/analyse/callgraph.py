@@ -118,10 +118,9 @@ def _cut_assumed_cycles(g: Graph) -> None:
 
 
 def _function_start(g: Graph, value: int) -> int | None:
-    addr = g.port.code_address(value)
-    if addr not in g.functions or (g.image.abi == "arm-eabi" and not value & 1):
-        return None  # Thumb code's addresses carry bit 0 (a data word that happens to match does not)
-    return addr
+    """The function a word points to the start of, as a code pointer (Port.code_pointer), or None."""
+    addr = g.port.code_pointer(value)
+    return addr if addr in g.functions else None
 
 
 def _address_taken(g: Graph) -> None:

@@ -250,6 +250,11 @@ class PortBase:
         at most (fpu: the firmware uses the floating-point unit)."""
         return 0
 
+    def code_pointer(self, value: int) -> int | None:
+        """The code address a word holding a function pointer stands for, or None when it cannot be
+        one (Cortex-M: a Thumb address has bit 0 set)."""
+        return self.code_address(value)
+
     def prologue_bytes(self, code: bytes) -> int | None:
         """The stack a function's prologue takes, in bytes, read from its first instructions (for
         code the ELF has no call frame information for); None when it is dynamic or not known."""

@@ -255,6 +255,11 @@ class CortexM(PortBase):
     def exception_entry_bytes(self, fpu: bool) -> int:
         return 4 * cfi.FRAME_WORDS + 4 + (cfi.FP_EXTRA_BYTES if fpu else 0)
 
+    def code_pointer(self, value: int) -> int | None:
+        """A Thumb function's address has bit 0 set (ARMv7-M ARM A2.3.2, interworking): a word
+        without it is no pointer to Thumb code."""
+        return value & ~1 if value & 1 else None
+
     def prologue_bytes(self, code: bytes) -> int | None:
         return calls.prologue_bytes(code)
 
