@@ -422,13 +422,8 @@ def budget_main(argv):
     problem = elfinfo.not_an_elf(args.elf)
     if problem:
         raise UsageError(problem)
-    su = []
-    for given in args.su:
-        if os.path.isdir(given):
-            su += sorted(os.path.join(d, f) for d, _, fs in os.walk(given) for f in fs if f.endswith(".su"))
-        else:
-            su.append(given)
     try:
+        su = stackbudget_job.su_files(args.su)
         answer = stackbudget_job.run(args.elf, ElfSymbols(args.elf), su, args.arena, args.model,
                                      args.planner or paths.built_tool("planner", "arenascope-plan"), args.arena_bytes)
     except (ValueError, PlannerError) as exc:

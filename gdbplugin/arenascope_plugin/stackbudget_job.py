@@ -2,6 +2,7 @@
 `arenascope budget` in the tool): the stack's worst case from the code (analyse/stackdepth.py),
 the RAM map and the stack rule (analyse/rambudget.py), and, with a model, the planner's verdict on
 the arena at the size the ELF gives it (acquire/planner.py). Nothing here reads target memory."""
+import os
 from dataclasses import dataclass
 
 from arenascope_plugin import ports
@@ -29,6 +30,16 @@ class Answer:
         return doc
 
 
+def su_files(given) -> list[str]:
+    """The .su files the user gave (--su): each file as given, each directory's *.su under it."""
+    out = []
+    for p in given:
+        p = os.path.expanduser(p)
+        out += sorted(os.path.join(d, f) for d, _, fs in os.walk(p) for f in fs if f.endswith(".su")) \
+            if os.path.isdir(p) else [p]
+    return out
+
+
 def run(path: str, symbols, su_files=(), arena_symbol: str | None = None, model: str | None = None,
         planner_tool: str | None = None, arena_bytes: int | None = None) -> Answer:
     """The Answer for the ELF at path. model: a .tflite whose minimum arena the planner gives (and
@@ -48,8 +59,7 @@ def run(path: str, symbols, su_files=(), arena_symbol: str | None = None, model:
         minimum = (doc.get("arena") or {}).get("minimum_bytes") if isinstance(doc, dict) else None
         if arena_bytes is None:
             arena_bytes = minimum
-    if arena_bytes is not None:
-        budget = rambudget.build(path, symbols, depth, arena_symbol, needed_arena=arena_bytes)
+    rambudget.need(budget, arena_bytes)
     status = stackbudget.exit_status(budget)
     if gate and gate.get("exit_status") in (stackbudget.EXIT_DOES_NOT_FIT, stackbudget.EXIT_CRASH_OR_HANG,
                                             stackbudget.EXIT_ERROR):

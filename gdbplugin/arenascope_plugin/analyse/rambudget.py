@@ -51,8 +51,8 @@ class Budget:
 
 
 def _arena(path: str, ram: list, named: str | None) -> tuple[Area | None, str]:
-    objects = [(n, v, z) for n, v, z, t in elfinfo._symbols_of(path)  # pylint: disable=protected-access
-               if t == "STT_OBJECT" and z and any(lo <= v < hi for lo, hi, _ in ram)]
+    objects = [(n, v, z) for n, v, z, _type in elfinfo.data_objects(path)
+               if any(lo <= v < hi for lo, hi, _name in ram)]
     if named:
         hit = next(((v, v + z) for n, v, z in objects if n == named), None)
         if hit is None:
@@ -74,7 +74,7 @@ def build(path: str, symbols, depth, arena_symbol: str | None = None, needed_are
     """The Budget of the ELF at path: `symbols` (acquire/symbols.Symbols of it: stack and heap
     bounds), `depth` (a stackdepth.StackDepth, or None), the arena's object if the user names it,
     and the arena the model needs (the planner's minimum, None when no model was given)."""
-    out = Budget(needed_arena=needed_arena)
+    out = Budget()
     ram, why = elfinfo.ram_ranges(path)
     if not ram:
         out.problem = why
@@ -96,7 +96,15 @@ def build(path: str, symbols, depth, arena_symbol: str | None = None, needed_are
         cycles = [c for e in [depth.thread] + depth.handlers for c in e.cycles]
         out.unbounded = f"recursion {' -> '.join(cycles[0][:-1])} ({cycles[0][-1]})" if cycles else ""
     _judge(out, why, depth)
+    need(out, needed_arena)
     return out
+
+
+def need(b: Budget, needed_arena: int | None) -> None:
+    """Records the arena the model needs (bytes; None: not known) and, when the arena lies below
+    the stack, where the stack's top must then be for the rule to hold (needed_top)."""
+    b.needed_arena = needed_arena
+    b.needed_top = None if needed_arena is None or b.room is None else b.arena.lo + needed_arena + b.required_room
 
 
 def _judge(out: Budget, no_arena: str, depth) -> None:
@@ -121,8 +129,6 @@ def _judge(out: Budget, no_arena: str, depth) -> None:
     out.room = out.stack.hi - out.arena.hi
     out.gap = out.stack.lo - out.arena.hi
     out.largest_arena = max(0, out.stack.hi - out.required_room - out.arena.lo)
-    if out.needed_arena is not None:
-        out.needed_top = out.arena.lo + out.needed_arena + out.required_room
     rule = f"room from the stack's top to the arena's end {out.room} B"
     need = f"{figures.rule_text()} x the worst case {out.worst} B = {out.required_room} B"
     if out.unbounded:

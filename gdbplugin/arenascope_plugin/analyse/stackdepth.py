@@ -269,7 +269,6 @@ def analyse(path: str, su_files=()) -> StackDepth:
         out.problem = g.problem
         return out
     frames = _Frames(g, path, su)
-    worst = _Worst(g, frames)
     out.arch, out.functions = g.port.name, len(g.functions)
     out.exception_entry_note = g.port.exception_entry_note
     out.pointer_cycles = [f"{g.name(lo)} at {at:#x} ({text}): to {', '.join(g.name(t) for t in targets[:4])}"
@@ -286,7 +285,7 @@ def analyse(path: str, su_files=()) -> StackDepth:
     main = g.image.symbols.get("main")
     if main is not None and main in g.functions and not _reaches(g, reset[1], main):
         g.edges.setdefault(reset[1], []).append(callgraph.Edge(main, reset[1], "(the startup code reaches main)"))
-        worst = _Worst(g, frames)
+    worst = _Worst(g, frames)
     out.thread = worst.entry(reset[0], reset[1], 0)
     entry_bytes = g.port.exception_entry_bytes(g.image.fpu)
     seen = {reset[1]}

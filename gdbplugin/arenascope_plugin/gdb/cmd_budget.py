@@ -35,14 +35,9 @@ Usage: arena budget [--model FILE.tflite | --arena-bytes N] [--su FILE.su|DIR ..
         symbols = GdbSymbols()
         if not symbols.elf_path or not os.path.exists(symbols.elf_path):
             raise TargetError("no ELF loaded: `file fw.elf` first (no target is needed)")
-        su = []
-        for given in args.su:
-            given = os.path.expanduser(given)
-            su += sorted(os.path.join(d, f) for d, _, fs in os.walk(given) for f in fs if f.endswith(".su")) \
-                if os.path.isdir(given) else [given]
         tool = settings.tool_path("planner-path", "planner", "arenascope-plan") if args.model else None
         try:
-            answer = stackbudget_job.run(symbols.elf_path, symbols, su, args.arena,
+            answer = stackbudget_job.run(symbols.elf_path, symbols, stackbudget_job.su_files(args.su), args.arena,
                                          os.path.expanduser(args.model) if args.model else None, tool,
                                          args.arena_bytes)
         except (ValueError, PlannerError) as exc:
