@@ -29,14 +29,14 @@ RV32 = ["riscv64-unknown-elf-gcc", "-march=rv32imac", "-mabi=ilp32", "-nostartfi
 CORTEX_M_ENTRY = 8 * 4 + 4  # ARMv7-M ARM B1.5.7: the basic frame and 4 B of alignment padding (no FPU here)
 
 
-def _build(tmp, cc, name, stack=2048, defines=()):
+def _build(tmp, cc, name, stack=2048, defines=(), src=SRC):
     if shutil.which(cc[0]) is None:
         pytest.skip(f"{cc[0]} is not installed")
     out = tmp / name
     out.mkdir()
     elf = out / "calls.elf"
     subprocess.run(cc + ["-O2", "-g", "-fstack-usage", "-fcallgraph-info=su", "-nostdlib", *defines, "-T", str(LD),
-                         f"-Wl,--defsym=STACK_BYTES={stack}", str(SRC), "-lgcc", "-o", str(elf)], cwd=out, check=True)
+                         f"-Wl,--defsym=STACK_BYTES={stack}", str(src), "-lgcc", "-o", str(elf)], cwd=out, check=True)
     su = next(out.glob("*.su"))
     ci = next(out.glob("*.ci"))
     return elf, su, ci
@@ -146,6 +146,34 @@ def test_save_restore_millicode_is_the_callers_frame_not_a_call(tmp_path):
     assert not any(n.startswith("__riscv_save") for n in names)
     frames, d = _gcc_frames(su), stackdepth.analyse(str(elf))
     assert [(s.name, s.frame) for s in d.thread.path[1:]] == [(n, frames[n]) for n in ("main", "dispatch", "k1")]
+
+
+def test_calls_that_only_pointers_join_are_counted_and_a_table_in_text_is_read(tmp_path):
+    """The chain chain_a -(p1)-> chain_b -(p2)-> leaf: each pointer call may reach each of them, a
+    cycle the ELF cannot confirm, counted once around (never below the real chain) and named as
+    possible, not as a recursion. The const table linked into .text resolves to its two entries."""
+    elf, su, _ = _build(tmp_path, ARM, "ptr", src=HERE / "stackdepth" / "pointers.c")
+    frames = _gcc_frames(su)
+    d = stackdepth.analyse(str(elf))
+    chain = frames["Reset_Handler"] + frames["main"] + frames["chain_a"] + frames["chain_b"] + frames["leaf"]
+    assert d.thread.bytes >= chain
+    assert not d.thread.cycles and d.thread.pointer_cycles and not d.thread.floor
+    g = callgraph.build(str(elf))
+    by_name = {g.name(a): a for a in g.functions}
+    table = {g.name(e.callee) for e in g.edges[by_name["table_call"]]}
+    assert {"heavy", "light"} <= table
+    assert {h.what for h in d.handlers} == {"NMI and 1 more vectors"}  # the table is the 4-word `vectors`
+
+
+def test_the_vector_table_is_found_whatever_the_entry_point_says(tmp_path):
+    """With the ELF's entry point elsewhere (no ENTRY() in a linker script: the start of .text),
+    the table is still the `vectors` object, Reset still starts the thread, and the table ends at
+    the object's size (its 16 words), not at the next function pointers in flash."""
+    elf, _, _ = _build(tmp_path, ARM, "entry", defines=["-Wl,--entry=Default_Handler"])
+    d, normal = stackdepth.analyse(str(elf)), stackdepth.analyse(str(_build(tmp_path, ARM, "normal")[0]))
+    assert d.thread.path[0].name == "Reset_Handler" and d.thread.bytes == normal.thread.bytes
+    assert [h.what for h in d.handlers] == [h.what for h in normal.handlers]
+    assert d.main_stack_bytes == normal.main_stack_bytes
 
 
 def _budget(tmp_path, stack, defines=()):

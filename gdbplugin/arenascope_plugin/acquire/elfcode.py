@@ -21,7 +21,9 @@ class ElfCodeError(ValueError):
 class Image:
     """One ELF's code (read(path)). functions: [(address, size, linker name)] sorted by address
     (Thumb bit clear); sections: [(address, bytes)] of every loaded section with contents; data:
-    [(lo, hi)] sorted spans of code that are data; symbols: {linker name: value} of every symbol."""
+    [(lo, hi)] sorted spans of code that are data; symbols: {linker name: value} of every symbol;
+    objects: {address: size} of the data objects of known size; sections_named: {name: address}
+    of the loaded sections; ram: [(lo, hi)] of the writable ones (NOBITS included)."""
     path: str
     entry: int
     abi: str | None
@@ -29,6 +31,9 @@ class Image:
     sections: list = field(default_factory=list)
     data: list = field(default_factory=list)
     symbols: dict = field(default_factory=dict)
+    objects: dict = field(default_factory=dict)
+    sections_named: dict = field(default_factory=dict)
+    ram: list = field(default_factory=list)
     fpu: bool = False
     _starts: list = field(default_factory=list)
 
@@ -86,6 +91,10 @@ def _read(path: str) -> Image:
                                    "function symbols; give the unstripped ELF the build wrote")
             code, code_index = [], set()
             for i, s in enumerate(elf.iter_sections()):
+                if s["sh_flags"] & SH_FLAGS.SHF_ALLOC and s["sh_size"]:
+                    image.sections_named.setdefault(s.name, s["sh_addr"])
+                    if s["sh_flags"] & SH_FLAGS.SHF_WRITE:
+                        image.ram.append((s["sh_addr"], s["sh_addr"] + s["sh_size"]))
                 if s["sh_flags"] & SH_FLAGS.SHF_ALLOC and s["sh_type"] != "SHT_NOBITS" and s["sh_size"]:
                     image.sections.append((s["sh_addr"], s.data()))
                     if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR:
@@ -96,6 +105,8 @@ def _read(path: str) -> Image:
                 name, value, kind = sym.name, sym["st_value"], sym["st_info"]["type"]
                 if name and kind not in ("STT_SECTION", "STT_FILE"):
                     image.symbols.setdefault(name, value)
+                if kind == "STT_OBJECT" and sym["st_size"]:
+                    image.objects.setdefault(value, sym["st_size"])
                 if name[:2] in ("$d", "$t", "$a", "$x") and (len(name) == 2 or name[2] == ".") \
                         and sym["st_shndx"] in code_index:  # a mark in .debug_frame says nothing of code
                     marks.append((value, name[1]))

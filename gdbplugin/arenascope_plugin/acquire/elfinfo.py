@@ -233,11 +233,15 @@ def flash_bytes(path):
     return out
 
 
+VTABLE_PREFIX = "_ZTV"  # Itanium C++ ABI 5.1: every vtable's mangled name begins so
+CXX_PREFIX = "_Z"       # ... and every mangled C++ name (a C function's linker name is its own)
+
+
 def itanium_vtable(qualified):
     """The mangled name of `vtable for NS::Class` (Itanium C++ ABI 5.1: _ZTV + nested name)."""
     parts = qualified.split("::")
     nested = "".join(f"{len(p)}{p}" for p in parts)
-    return f"_ZTVN{nested}E" if len(parts) > 1 else f"_ZTV{nested}"
+    return f"{VTABLE_PREFIX}N{nested}E" if len(parts) > 1 else f"{VTABLE_PREFIX}{nested}"
 
 
 def vtables(path, classes):

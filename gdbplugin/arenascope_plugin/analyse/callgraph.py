@@ -7,20 +7,23 @@ caller's) or an indirect call resolved by one of these rules, in this order:
    graph's loop over the nodes goes to a kernel, the functions whose addresses the registration
    builders (REGISTRATION_BUILDERS) load: only the kernels the application registered are linked.
 2. Any other indirect call goes to every function whose address the firmware takes (a constant in
-   code or a word in data equal to a function's address), except the handlers the hardware enters
-   (the vector table's) and Reset: a C function pointer can only hold such an address. These
-   edges are marked with this rule. An assumed edge that would close a cycle (a function
-   reaching itself again only through assumed edges) is left out and named in `pointer_cycles`:
-   a recursion through a pointer the ELF cannot confirm. An indirect jump (no link) in a function
+   code, or a word of any loaded section outside the functions' instructions, equal to a
+   function's address), except the handlers the hardware enters (the vector table's) and Reset:
+   a C function pointer can only hold such an address. Kernels go only through rule 1 when the
+   ELF has TFLM's dispatch. Functions whose addresses stand only in vtables (C++ virtual
+   functions) are candidates only for calls made in C++ code (a mangled caller). These
+   edges are marked with this rule (a cycle they close is only a possible recursion:
+   analyse/stackdepth.py). An indirect jump (no link) in a function
    that a data word points into (a switch's jump table) or in the port's switch helpers
    (Port.switch_helpers) stays in the function; elsewhere it is a tail call through a pointer,
    resolved as rule 2.
 An indirect call with no candidate stays unresolved and is named. Nothing here reads target
 memory or runs code."""
+import bisect
 from dataclasses import dataclass, field
 
 from arenascope_plugin import ports
-from arenascope_plugin.acquire import elfcode
+from arenascope_plugin.acquire import elfcode, elfinfo
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.acquire.symbols import short_name
 from arenascope_plugin.decode import freertos, tflm_profile
@@ -49,10 +52,11 @@ class Graph:
     edges: dict = field(default_factory=dict)
     unresolved: list = field(default_factory=list)
     taken: set = field(default_factory=set)
+    virtual: set = field(default_factory=set)
+    cxx: set = field(default_factory=set)
     kernels: set = field(default_factory=set)
     tasks: dict = field(default_factory=dict)
     switches: set = field(default_factory=set)
-    pointer_cycles: list = field(default_factory=list)
     facts: dict = field(default_factory=dict)
     problem: str = ""
 
@@ -86,35 +90,20 @@ def build(path: str) -> Graph:
     for lo, size, name in image.functions:
         named = demangled.name_at(lo)
         g.functions[lo] = (size, short_name(named[0]) if named and named[1] == 0 else name)
+        if name.startswith(elfinfo.CXX_PREFIX):
+            g.cxx.add(lo)
         code = image.read(lo, size)
         g.facts[lo] = port.decode_code(code, lo, image.data_in(lo, lo + size)) if code else ports.CodeFacts()
-    _address_taken(g)
+    _address_taken(g, path)
     _kernels_and_tasks(g)
     entries = {a for _, a in port.entry_points(image, g.facts)}
     dispatchers = {a for a, (_, n) in g.functions.items() if n in tflm_profile.KERNEL_DISPATCHERS}
-    assumed = sorted(g.taken - entries)
+    for_c = sorted(g.taken - entries - (g.kernels if dispatchers else set()))
+    for_cxx = sorted(set(for_c) | (g.virtual - entries))
     for lo, facts in g.facts.items():
-        g.edges[lo] = _edges(g, lo, facts, sorted(g.kernels) if lo in dispatchers else None, assumed)
-    _cut_assumed_cycles(g)
+        g.edges[lo] = _edges(g, lo, facts, sorted(g.kernels) if lo in dispatchers else None,
+                             for_cxx if lo in g.cxx else for_c)
     return g
-
-
-def _cut_assumed_cycles(g: Graph) -> None:
-    """Leaves out every assumed edge inside a strongly connected component: any cycle left is made
-    of direct calls and TFLM's dispatch alone (a cycle lies in one component, and what is left of
-    it after the cut lies in one component of the old graph)."""
-    comp = {}
-    for i, members in enumerate(sccs(sorted(g.functions), g.edges)):
-        for v in members:
-            comp[v] = i
-    for lo, edges in g.edges.items():
-        cut = [e for e in edges if e.rule == TAKEN and comp.get(e.callee) == comp.get(lo)]
-        if cut:
-            gone = set(cut)
-            g.edges[lo] = [e for e in edges if e not in gone]
-            sites = sorted({(e.at, e.text) for e in cut})
-            for at, text in sites:
-                g.pointer_cycles.append((lo, at, text, sorted(e.callee for e in cut if e.at == at)))
 
 
 def _function_start(g: Graph, value: int) -> int | None:
@@ -123,18 +112,23 @@ def _function_start(g: Graph, value: int) -> int | None:
     return addr if addr in g.functions else None
 
 
-def _address_taken(g: Graph) -> None:
+def _address_taken(g: Graph, path: str) -> None:
+    """The functions whose addresses the code loads (its constants) or the data holds: every
+    aligned word of each loaded section outside the functions' own bytes (whose literal pools
+    are their constants), .rodata linked into .text included. A word in a vtable marks a virtual
+    function; a word pointing inside a function marks a jump table (a switch)."""
     for facts in g.facts.values():
         g.taken.update(a for v in facts.constants if (a := _function_start(g, v)) is not None)
-    code_ranges = [(lo, lo + size) for lo, (size, _) in g.functions.items()]
+    vtables = sorted((v, v + z) for n, v, z, _ in elfinfo.data_objects(path) if n.startswith(elfinfo.VTABLE_PREFIX))
     for lo, data in g.image.sections:
-        if any(a <= lo < b for a, b in code_ranges):
-            continue  # code: its constants are the decoder's (literal pools), not data words
-        for off in range(0, len(data) - 3, 4):
-            word = int.from_bytes(data[off:off + 4], "little")
+        for addr in range((lo + 3) & ~3, lo + len(data) - 3, 4):
+            if g.image.function_at(addr) is not None:
+                continue  # code: its constants are the decoder's (literal pools)
+            word = int.from_bytes(data[addr - lo:addr - lo + 4], "little")
             a = _function_start(g, word)
             if a is not None:
-                g.taken.add(a)
+                i = bisect.bisect_right(vtables, (addr, 1 << 64)) - 1
+                (g.virtual if i >= 0 and addr < vtables[i][1] else g.taken).add(a)
             elif (inside := g.image.function_at(g.port.code_address(word))) is not None:
                 g.switches.add(inside[0])  # a jump table's entry: the function's indirect jumps are a switch
     g.switches.update(a for a, (_, n) in g.functions.items() if _matches(n, g.port.switch_helpers))

@@ -10,10 +10,14 @@ A function's frame, in order of trust:
 3. Its prologue, decoded (Port.prologue_bytes): PUSH / SUB SP on Thumb, ADDI sp on RISC-V.
 A function with none of these is named, counted as 0 B, and the worst case is then a floor.
 
-worst(f) = max(frame(f) + worst(a callee), worst(a tail callee)); a recursion (a cycle in the graph)
-has no bound: its functions are counted once around the cycle and the cycle is named with what one
-more level costs. The thread's worst case is Reset's (main counted from it); each handler's is its
-own path plus the port's exception_entry_bytes; on a core that nests exceptions (Cortex-M's NVIC)
+worst(f) = max(frame(f) + worst(a callee), worst(a tail callee)); a recursion (a cycle of direct calls
+in the graph) has no bound: its functions are counted once around the cycle and the cycle is named
+with what one more level costs. A cycle that needs a call through a pointer assumed to reach any
+address-taken function may not exist: it is counted once around too, which bounds it if the
+pointers never recurse, and named as possible; it does not make the figure a floor.
+
+The thread's worst case is Reset's (main counted from it); each handler's is its own path plus
+the port's exception_entry_bytes; on a core that nests exceptions (Cortex-M's NVIC)
 the main stack's worst case is the thread's plus every distinct handler's, as priorities are not
 known before the code runs; otherwise the thread's plus the deepest handler's. RTOS tasks run on
 stacks of their own and are reported apart."""
@@ -54,6 +58,7 @@ class Entry:
     entry_bytes: int
     path: list[Step]
     cycles: list[list[str]] = field(default_factory=list)
+    pointer_cycles: list[list[str]] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
     unknown_frames: list[str] = field(default_factory=list)
     dynamic_frames: list[str] = field(default_factory=list)
@@ -76,7 +81,6 @@ class StackDepth:
     nesting: str = ""
     exception_entry_note: str = ""
     frames_from: dict = field(default_factory=dict)
-    pointer_cycles: list = field(default_factory=list)
     functions: int = 0
     problem: str = ""
 
@@ -153,7 +157,7 @@ class _Worst:
     def __init__(self, g, frames: _Frames) -> None:
         self.g, self.frames = g, frames
         self.best: dict[int, _Best] = {}
-        self.cycles: list[list[int]] = []
+        self.cycles: list[tuple[bool, list[int]]] = []  # (a sure recursion, its functions round to the first)
         unresolved = {}
         for lo, site in g.unresolved:
             unresolved.setdefault(lo, []).append(site)
@@ -186,11 +190,21 @@ class _Worst:
         return _Best(total, edge, frozenset(reasons))
 
     def _ring(self, comp: list[int], unresolved: dict) -> None:
-        """A recursion: every function of the cycle counted once, then the deepest way out; each
-        member's path goes round to the member that leaves by it."""
+        """A cycle: every function of it counted once, then the deepest way out; each member's path
+        goes round to the member that leaves by it. A cycle of direct calls (and TFLM's dispatch)
+        is a recursion with no bound ("cycle"); one that needs an assumed pointer call is only
+        possible ("pointer-cycle"), and counting it once is a bound if the pointers never recurse."""
         members = set(comp)
-        self.cycles.append(self._cycle(comp[0], members))
-        reasons = {("cycle", len(self.cycles) - 1)}
+        sure = {v: [e for e in self.g.edges.get(v, ()) if e.callee in members and e.rule != callgraph.TAKEN]
+                for v in comp}
+        reasons = set()
+        for sub_comp in callgraph.sccs(comp, sure):
+            if len(sub_comp) > 1 or any(e.callee == sub_comp[0] for e in sure[sub_comp[0]]):
+                self.cycles.append((True, self._cycle(sub_comp[0], set(sub_comp), sure)))
+                reasons.add(("cycle", len(self.cycles) - 1))
+        if not reasons:
+            self.cycles.append((False, self._cycle(comp[0], members, self.g.edges)))
+            reasons.add(("pointer-cycle", len(self.cycles) - 1))
         ring = sum(self.frames.of(v)[0] or 0 for v in comp)
         out_total, out_edge, leaver = 0, None, comp[0]
         for v in comp:
@@ -217,13 +231,14 @@ class _Worst:
         for v in comp:
             self.best[v] = _Best(ring + out_total, toward.get(v), frozenset(reasons))
 
-    def _cycle(self, start: int, members: set) -> list[int]:
-        """One cycle through start inside its component (a breadth-first walk back to it)."""
+    @staticmethod
+    def _cycle(start: int, members: set, edges: dict) -> list[int]:
+        """One cycle through start inside `members` over `edges` (a breadth-first walk back to it)."""
         prev, frontier = {start: None}, [start]
         while frontier:
             nxt = []
             for v in frontier:
-                for e in self.g.edges.get(v, ()):
+                for e in edges.get(v, ()):
                     if e.callee == start:
                         path = [v]
                         while prev[path[-1]] is not None:
@@ -247,10 +262,11 @@ class _Worst:
             v = via.callee if via else None
         out = Entry(what, addr, (b.total if b else 0) + entry_bytes, entry_bytes, path)
         for kind, x in sorted(b.reasons if b else (), key=str):
-            if kind == "cycle":
-                cyc = self.cycles[x]
+            if kind in ("cycle", "pointer-cycle"):
+                cyc = self.cycles[x][1]
                 per = sum(self.frames.of(c)[0] or 0 for c in cyc[:-1])
-                out.cycles.append([self.g.name(c) for c in cyc] + [f"{per} B a level"])
+                (out.cycles if kind == "cycle" else out.pointer_cycles).append(
+                    [self.g.name(c) for c in cyc] + [f"{per} B a level"])
             elif kind == "unresolved":
                 out.unresolved += [f"{self.g.name(x)} at {s.at:#x} ({s.text})"
                                    for lo, s in self.g.unresolved if lo == x]
@@ -271,14 +287,11 @@ def analyse(path: str, su_files=()) -> StackDepth:
     frames = _Frames(g, path, su)
     out.arch, out.functions = g.port.name, len(g.functions)
     out.exception_entry_note = g.port.exception_entry_note
-    out.pointer_cycles = [f"{g.name(lo)} at {at:#x} ({text}): to {', '.join(g.name(t) for t in targets[:4])}"
-                          + (f" and {len(targets) - 4} more" if len(targets) > 4 else "")
-                          for lo, at, text, targets in g.pointer_cycles]
     for addr in g.functions:
         source = frames.of(addr)[1]
         out.frames_from[source] = out.frames_from.get(source, 0) + 1
     entries = g.port.entry_points(g.image, g.facts)
-    reset = next(((w, a) for w, a in entries if a == g.image.entry), entries[0] if entries else None)
+    reset = entries[0] if entries else None  # Port.entry_points: where the core starts comes first
     if reset is None:
         out.problem = "the ELF names no entry point (e_entry is 0) and has no vector table"
         return out

@@ -261,8 +261,8 @@ class PortBase:
         return None
 
     def entry_points(self, image, facts: dict) -> list[tuple[str, int]]:
-        """(what, address) of the code the core starts in: reset and each exception or interrupt
-        handler, from the ELF (`image`: acquire/elfcode.Image; `facts`: {function address:
+        """(what, address) of the code the core starts in: reset first, then each exception or
+        interrupt handler, from the ELF (`image`: acquire/elfcode.Image; `facts`: {function address:
         CodeFacts} of its functions)."""
         return [("Reset (the ELF's entry point)", self.code_address(image.entry))] if image.entry else []
 

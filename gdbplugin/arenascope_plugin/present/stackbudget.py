@@ -65,6 +65,9 @@ def entry_lines(e: stackdepth.Entry) -> list[str]:
         out.append(_step_line(s, e.entry_bytes + sum(frames)))
     for c in e.cycles:
         out.append(f"    recursion: {' -> '.join(c[:-1])} ({c[-1]}): no bound")
+    for c in e.pointer_cycles:
+        out.append(f"    possible recursion through a pointer call: {' -> '.join(c[:-1])} ({c[-1]}); counted once "
+                   "around, a bound unless those pointers really recurse")
     for u in e.unresolved:
         out.append(f"    indirect call with no known target: {u}")
     if e.unknown_frames:
@@ -88,12 +91,6 @@ def depth_lines(d) -> list[str]:
         out.append("RTOS tasks (each on its own stack):")
         for e in d.tasks:
             out += entry_lines(e)
-    if d.pointer_cycles:
-        out.append("indirect calls left out where their assumed targets lead back to the caller "
-                   "(a recursion through a pointer the ELF cannot confirm):")
-        out += [f"  {p}" for p in d.pointer_cycles[:10]]
-        if len(d.pointer_cycles) > 10:
-            out.append(f"  and {len(d.pointer_cycles) - 10} more")
     return out
 
 
@@ -109,6 +106,7 @@ def _step_json(s: stackdepth.Step) -> dict:
 def _entry_json(e: stackdepth.Entry) -> dict:
     return {"entry": e.what, "address": e.address, "worst_bytes": e.bytes, "entry_bytes": e.entry_bytes,
             "floor": e.floor, "path": [_step_json(s) for s in e.path], "recursion": e.cycles,
+            "possible_recursion": e.pointer_cycles,
             "unresolved_calls": e.unresolved, "unknown_frames": e.unknown_frames, "dynamic_frames": e.dynamic_frames}
 
 
@@ -131,7 +129,7 @@ def json_doc(b, d, exit_status: int) -> dict:
             "arch": d.arch, "functions": d.functions, "frames_from": d.frames_from, "exact": d.exact,
             "main_stack_bytes": d.main_stack_bytes, "nesting": d.nesting,
             "thread": _entry_json(d.thread), "handlers": [_entry_json(e) for e in d.handlers],
-            "tasks": [_entry_json(e) for e in d.tasks], "pointer_cycles": d.pointer_cycles},
+            "tasks": [_entry_json(e) for e in d.tasks]},
         "problem": d.problem or b.problem or None,
     }
 

@@ -79,7 +79,7 @@ class _Sweep:
         if just == rs1 and rs1 in self.upper:  # AUIPC + JALR: `call` / `tail`
             target = (self.upper[rs1] + imm) & 0xFFFFFFFF
             self.out.sites.append(CodeSite(at, CALL if rd else JUMP, target, "AUIPC+JALR"))
-        elif rd == 0 and not (rs1 == RA and imm == 0):
+        elif rd == 0 and not (rs1 in (RA, T0) and imm == 0):  # JR ra / JR t0 (millicode): returns
             self.out.sites.append(CodeSite(at, INDIRECT_JUMP, None, f"JR x{rs1}"))
         elif rd:
             self.out.sites.append(CodeSite(at, INDIRECT_CALL, None, f"JALR x{rs1}"))
@@ -94,7 +94,7 @@ class _Sweep:
         elif op == 2 and h & 0xF07F in (0x8002, 0x9002) and rd:
             if h & 0x1000:
                 self.out.sites.append(CodeSite(at, INDIRECT_CALL, None, f"C.JALR x{rd}"))
-            elif rd != RA:
+            elif rd not in (RA, T0):
                 self.out.sites.append(CodeSite(at, INDIRECT_JUMP, None, f"C.JR x{rd}"))
         elif op == 1 and f3 == 3 and rd not in (0, 2):  # C.LUI
             self.forget(rd)
