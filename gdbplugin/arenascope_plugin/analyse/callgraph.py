@@ -11,7 +11,9 @@ caller's) or an indirect call resolved by one of these rules, in this order:
    function's address), except the handlers the hardware enters (the vector table's) and Reset:
    a C function pointer can only hold such an address. Kernels go only through rule 1 when the
    ELF has TFLM's dispatch. Functions whose addresses stand only in vtables (C++ virtual
-   functions) are candidates only for calls made in C++ code (a mangled caller). These
+   functions) are candidates only for calls made in C++ code (a mangled caller). Functions whose
+   addresses stand only in the init/fini arrays are candidates only for the C runtime's calls
+   through them (INIT_ARRAYS, INIT_RUNNERS), when the ELF has those runners. These
    edges are marked with this rule (a cycle they close is only a possible recursion:
    analyse/stackdepth.py). An indirect jump (no link) in a function
    that a data word points into (a switch's jump table) or in the port's switch helpers
@@ -29,6 +31,14 @@ from arenascope_plugin.acquire.symbols import short_name
 from arenascope_plugin.decode import freertos, tflm_profile
 
 DISPATCH, TAKEN = "TFLM's kernel dispatch", "a function whose address is taken"
+INIT = "the C runtime's init/fini arrays"
+# The constructor and destructor arrays (GNU ld's default scripts, newlib's and picolibc's: the
+# bounds their linker scripts define) and the C runtime functions that call through them (newlib
+# and picolibc's __libc_init_array / __libc_fini_array): a function whose address stands only in
+# those arrays is called only by those.
+INIT_ARRAYS = (("__preinit_array_start", "__preinit_array_end"), ("__init_array_start", "__init_array_end"),
+               ("__fini_array_start", "__fini_array_end"), ("__bothinit_array_start", "__bothinit_array_end"))
+INIT_RUNNERS = ("__libc_init_array", "__libc_fini_array")
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,7 @@ class Graph:
     unresolved: list = field(default_factory=list)
     taken: set = field(default_factory=set)
     virtual: set = field(default_factory=set)
+    init: set = field(default_factory=set)
     cxx: set = field(default_factory=set)
     kernels: set = field(default_factory=set)
     tasks: dict = field(default_factory=dict)
@@ -98,11 +109,20 @@ def build(path: str) -> Graph:
     _kernels_and_tasks(g)
     entries = {a for _, a in port.entry_points(image, g.facts)}
     dispatchers = {a for a, (_, n) in g.functions.items() if n in tflm_profile.KERNEL_DISPATCHERS}
+    runners = {a for a, (_, n) in g.functions.items() if n in INIT_RUNNERS}
+    if not runners:
+        g.taken |= g.init  # no C runtime runner: whatever calls through the arrays is not known
+    init = sorted(g.init - g.taken - entries)
     for_c = sorted(g.taken - entries - (g.kernels if dispatchers else set()))
     for_cxx = sorted(set(for_c) | (g.virtual - entries))
     for lo, facts in g.facts.items():
-        g.edges[lo] = _edges(g, lo, facts, sorted(g.kernels) if lo in dispatchers else None,
-                             for_cxx if lo in g.cxx else for_c)
+        if lo in dispatchers:
+            by_rule = (sorted(g.kernels), DISPATCH)
+        elif lo in runners:
+            by_rule = (init, INIT)
+        else:
+            by_rule = (for_cxx if lo in g.cxx else for_c, TAKEN)
+        g.edges[lo] = _edges(g, lo, facts, *by_rule)
     return g
 
 
@@ -120,6 +140,8 @@ def _address_taken(g: Graph, path: str) -> None:
     for facts in g.facts.values():
         g.taken.update(a for v in facts.constants if (a := _function_start(g, v)) is not None)
     vtables = sorted((v, v + z) for n, v, z, _ in elfinfo.data_objects(path) if n.startswith(elfinfo.VTABLE_PREFIX))
+    syms = g.image.symbols
+    arrays = [(syms[lo], syms[hi]) for lo, hi in INIT_ARRAYS if lo in syms and hi in syms]
     for lo, data in g.image.sections:
         for addr in range((lo + 3) & ~3, lo + len(data) - 3, 4):
             if g.image.function_at(addr) is not None:
@@ -128,7 +150,10 @@ def _address_taken(g: Graph, path: str) -> None:
             a = _function_start(g, word)
             if a is not None:
                 i = bisect.bisect_right(vtables, (addr, 1 << 64)) - 1
-                (g.virtual if i >= 0 and addr < vtables[i][1] else g.taken).add(a)
+                if i >= 0 and addr < vtables[i][1]:
+                    g.virtual.add(a)
+                else:
+                    (g.init if any(lo_ <= addr < hi_ for lo_, hi_ in arrays) else g.taken).add(a)
             elif (inside := g.image.function_at(g.port.code_address(word))) is not None:
                 g.switches.add(inside[0])  # a jump table's entry: the function's indirect jumps are a switch
     g.switches.update(a for a, (_, n) in g.functions.items() if _matches(n, g.port.switch_helpers))
@@ -146,7 +171,9 @@ def _kernels_and_tasks(g: Graph) -> None:
                 g.tasks.setdefault(a, name)
 
 
-def _edges(g: Graph, lo: int, facts, kernels: list | None, assumed: list) -> list[Edge]:
+def _edges(g: Graph, lo: int, facts, targets: list, rule: str) -> list[Edge]:
+    """The edges out of the function at lo: its direct calls and tail calls, and its indirect ones
+    to `targets` (by `rule`)."""
     size = g.functions[lo][0]
     out = []
     for s in facts.sites:
@@ -158,7 +185,6 @@ def _edges(g: Graph, lo: int, facts, kernels: list | None, assumed: list) -> lis
             continue
         if s.kind == ports.INDIRECT_JUMP and lo in g.switches:
             continue
-        targets, rule = (kernels, DISPATCH) if kernels else (assumed, TAKEN)
         if not targets:
             g.unresolved.append((lo, s))
         out += [Edge(t, s.at, s.text, tail=s.kind == ports.INDIRECT_JUMP, rule=rule) for t in targets]

@@ -35,7 +35,8 @@ CFI, SU, PROLOGUE, UNKNOWN = "call frame information", "-fstack-usage", "prologu
 class Step:
     """One function on a path: its name, address, frame (bytes, None: not known) and where the frame
     came from, and how it was reached: the call's instruction and address ("" for the entry), a
-    tail call, an indirect call's rule."""
+    tail call, an indirect call's rule; where the path leaves a cycle, the frames of the cycle's
+    other functions it counts (extra, extra_note)."""
     name: str
     address: int
     frame: int | None
@@ -44,6 +45,8 @@ class Step:
     at: int | None = None
     tail: bool = False
     rule: str = ""
+    extra: int = 0           # bytes counted here beyond the frame: the rest of a cycle the path goes round
+    extra_note: str = ""     # what `extra` is
 
 
 @dataclass
@@ -149,6 +152,7 @@ class _Best:
     total: int
     edge: object          # the Edge the deepest path leaves by, or None (a leaf)
     reasons: frozenset    # ("cycle", i) / ("unresolved", addr) / ("unknown", addr) / ("dynamic", addr)
+    ring: frozenset = frozenset()  # the cycle's functions, when this one is in a cycle (all counted once)
 
 
 class _Worst:
@@ -229,7 +233,7 @@ class _Worst:
                     nxt.append(v)
             frontier = nxt
         for v in comp:
-            self.best[v] = _Best(ring + out_total, toward.get(v), frozenset(reasons))
+            self.best[v] = _Best(ring + out_total, toward.get(v), frozenset(reasons), frozenset(members))
 
     @staticmethod
     def _cycle(start: int, members: set, edges: dict) -> list[int]:
@@ -259,6 +263,14 @@ class _Worst:
             path.append(Step(self.g.name(v), v, frame, source, via.text if via else "", via.at if via else None,
                              bool(via and via.tail), via.rule if via else ""))
             via = self.best[v].edge if v in self.best else None
+            ring = self.best[v].ring if v in self.best else frozenset()
+            if ring and (via is None or via.callee not in ring):  # the path leaves the cycle here
+                shown = {s.address for s in path}
+                rest = [c for c in ring if c not in shown]
+                path[-1].extra = sum(self.frames.of(c)[0] or 0 for c in rest)
+                path[-1].extra_note = (f"the other {len(rest)} functions of the cycle through here, each counted "
+                                       "once: " + ", ".join(self.g.name(c) for c in sorted(rest)[:3])
+                                       + (f" and {len(rest) - 3} more" if len(rest) > 3 else ""))
             v = via.callee if via else None
         out = Entry(what, addr, (b.total if b else 0) + entry_bytes, entry_bytes, path)
         for kind, x in sorted(b.reasons if b else (), key=str):

@@ -63,6 +63,9 @@ def entry_lines(e: stackdepth.Entry) -> list[str]:
             frames.pop()  # a tail call: the caller's frame is gone
         frames.append(s.frame or 0)
         out.append(_step_line(s, e.entry_bytes + sum(frames)))
+        if s.extra_note:
+            frames[-1] += s.extra
+            out.append(f"    {s.extra:>6} B {e.entry_bytes + sum(frames):>7} B  ({s.extra_note})")
     for c in e.cycles:
         out.append(f"    recursion: {' -> '.join(c[:-1])} ({c[-1]}): no bound")
     for c in e.pointer_cycles:
@@ -100,7 +103,8 @@ def report_lines(b, d) -> list[str]:
 
 def _step_json(s: stackdepth.Step) -> dict:
     return {"function": s.name, "address": s.address, "frame_bytes": s.frame, "frame_source": s.source,
-            "via": s.via or None, "call_site": s.at, "tail_call": s.tail, "resolved_by": s.rule or None}
+            "via": s.via or None, "call_site": s.at, "tail_call": s.tail, "resolved_by": s.rule or None,
+            "extra_bytes": s.extra, "extra_note": s.extra_note or None}
 
 
 def _entry_json(e: stackdepth.Entry) -> dict:
