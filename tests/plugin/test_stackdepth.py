@@ -176,6 +176,23 @@ def test_the_vector_table_is_found_whatever_the_entry_point_says(tmp_path):
     assert d.main_stack_bytes == normal.main_stack_bytes
 
 
+@pytest.mark.parametrize("cc", [ARM, RV32], ids=["cortex-m", "rv32"])
+def test_a_virtual_call_goes_to_its_vtable_slot_and_a_struct_pointer_to_no_virtual(tmp_path, cc):
+    """virtual.cpp: measure() calls Shape::perimeter, the vtable's fourth slot (the two destructors,
+    area, perimeter: Itanium C++ ABI 2.5.2, in declaration order), so only the two overrides of it;
+    run_hook() calls a struct's function pointer, so no virtual function at all."""
+    gxx = [cc[0].replace("-gcc", "-g++")] + cc[1:] + ["-fno-rtti", "-fno-exceptions", "-fno-use-cxa-atexit"]
+    elf, _, _ = _build(tmp_path, gxx, "cxx", src=HERE / "stackdepth" / "virtual.cpp")
+    g = callgraph.build(str(elf))
+    by_name = {g.name(a): a for a in g.functions}
+
+    def callees(f, rule):
+        return {g.name(e.callee) for e in g.edges[by_name[f]] if e.rule == rule}
+    assert callees("measure", callgraph.VIRTUAL) == {"Square::perimeter", "Circle::perimeter"}
+    assert callees("run_hook", callgraph.VIRTUAL) == set()
+    assert "on_hook" in callees("run_hook", callgraph.TAKEN)
+
+
 def _budget(tmp_path, stack, defines=()):
     elf, _, _ = _build(tmp_path, ARM, f"s{stack}{len(defines)}", stack=stack, defines=defines)
     r = subprocess.run([sys.executable, str(TOOL), "budget", "--elf", str(elf), "--json"], capture_output=True,

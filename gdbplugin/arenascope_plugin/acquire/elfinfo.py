@@ -234,6 +234,7 @@ def flash_bytes(path):
 
 
 VTABLE_PREFIX = "_ZTV"  # Itanium C++ ABI 5.1: every vtable's mangled name begins so
+TYPEINFO_PREFIX = "_ZTI"  # ... and every typeinfo object's (5.1.4)
 CXX_PREFIX = "_Z"       # ... and every mangled C++ name (a C function's linker name is its own)
 
 

@@ -11,7 +11,9 @@ caller's) or an indirect call resolved by one of these rules, in this order:
    function's address), except the handlers the hardware enters (the vector table's) and Reset:
    a C function pointer can only hold such an address. Kernels go only through rule 1 when the
    ELF has TFLM's dispatch. Functions whose addresses stand only in vtables (C++ virtual
-   functions) are candidates only for calls made in C++ code (a mangled caller). Functions whose
+   functions) are candidates only for calls made in C++ code (a mangled caller), and of those only
+   the ones in the slot the call loads from (Port.decode_code: CodeSite.slot) when the decoder
+   follows the loads, none when it loads from a struct rather than a vtable. Functions whose
    addresses stand only in the init/fini arrays are candidates only for the C runtime's calls
    through them (INIT_ARRAYS, INIT_RUNNERS), when the ELF has those runners. These
    edges are marked with this rule (a cycle they close is only a possible recursion:
@@ -32,6 +34,8 @@ from arenascope_plugin.decode import freertos, tflm_profile
 
 DISPATCH, TAKEN = "TFLM's kernel dispatch", "a function whose address is taken"
 INIT = "the C runtime's init/fini arrays"
+VIRTUAL = "a C++ virtual call (the functions in that vtable slot)"
+POINTER_BYTES = 4  # both decoders' cores are 32-bit: a vtable's words
 # The constructor and destructor arrays (GNU ld's default scripts, newlib's and picolibc's: the
 # bounds their linker scripts define) and the C runtime functions that call through them (newlib
 # and picolibc's __libc_init_array / __libc_fini_array): a function whose address stands only in
@@ -63,6 +67,7 @@ class Graph:
     unresolved: list = field(default_factory=list)
     taken: set = field(default_factory=set)
     virtual: set = field(default_factory=set)
+    vslots: dict = field(default_factory=dict)
     init: set = field(default_factory=set)
     cxx: set = field(default_factory=set)
     kernels: set = field(default_factory=set)
@@ -112,17 +117,23 @@ def build(path: str) -> Graph:
     runners = {a for a, (_, n) in g.functions.items() if n in INIT_RUNNERS}
     if not runners:
         g.taken |= g.init  # no C runtime runner: whatever calls through the arrays is not known
-    init = sorted(g.init - g.taken - entries)
-    for_c = sorted(g.taken - entries - (g.kernels if dispatchers else set()))
-    for_cxx = sorted(set(for_c) | (g.virtual - entries))
-    for lo, facts in g.facts.items():
+    kernels = [(a, DISPATCH) for a in sorted(g.kernels)]
+    init = [(a, INIT) for a in sorted(g.init - g.taken - entries)]
+    for_c = [(a, TAKEN) for a in sorted(g.taken - entries - (g.kernels if dispatchers else set()))]
+    any_virtual = [(a, VIRTUAL) for a in sorted(g.virtual - g.taken - entries)]
+    by_slot = {k: [(a, VIRTUAL) for a in sorted(v - g.taken - entries)] for k, v in g.vslots.items()}
+
+    def targets(lo: int, site) -> list[tuple[int, str]]:
         if lo in dispatchers:
-            by_rule = (sorted(g.kernels), DISPATCH)
-        elif lo in runners:
-            by_rule = (init, INIT)
-        else:
-            by_rule = (for_cxx if lo in g.cxx else for_c, TAKEN)
-        g.edges[lo] = _edges(g, lo, facts, *by_rule)
+            return kernels
+        if lo in runners:
+            return init
+        if lo not in g.cxx or site.field:
+            return for_c  # C code, or a struct's function pointer: no virtual call
+        return for_c + (by_slot.get(site.slot, []) if site.slot is not None else any_virtual)
+
+    for lo, facts in g.facts.items():
+        g.edges[lo] = _edges(g, lo, facts, targets)
     return g
 
 
@@ -156,6 +167,28 @@ def _address_taken(g: Graph, path: str) -> None:
                     (g.init if any(lo_ <= addr < hi_ for lo_, hi_ in arrays) else g.taken).add(a)
             elif (inside := g.image.function_at(g.port.code_address(word))) is not None:
                 g.switches.add(inside[0])  # a jump table's entry: the function's indirect jumps are a switch
+    typeinfo = {v for n, v in syms.items() if n.startswith(elfinfo.TYPEINFO_PREFIX)}
+    for lo, hi in vtables:
+        _vtable_slots(g, lo, hi, typeinfo)
+
+
+def _vtable_slots(g: Graph, lo: int, hi: int, typeinfo: set) -> None:
+    """The functions at each slot of the vtable object [lo, hi) (Itanium C++ ABI 2.5.2: the
+    offset-to-top word, the typeinfo word (0 with -fno-rtti), then the virtual functions from the
+    address point; a class with several bases has a secondary vtable after the primary one, each
+    with the same two words before its address point). Every word that follows a 0-or-negative
+    offset-to-top and a 0-or-typeinfo word is taken as an address point, which may add slots, never
+    lose one."""
+    words = [int.from_bytes(w, "little") if (w := g.image.read(a, POINTER_BYTES)) else None
+             for a in range(lo, hi, POINTER_BYTES)]
+    for i in range(2, len(words)):
+        top, info = words[i - 2], words[i - 1]
+        if top is None or not (top == 0 or top >= 0x80000000) or not (info == 0 or info in typeinfo):
+            continue
+        for k, w in enumerate(words[i:]):
+            a = _function_start(g, w) if w is not None else None
+            if a is not None:
+                g.vslots.setdefault(k * POINTER_BYTES, set()).add(a)
     g.switches.update(a for a, (_, n) in g.functions.items() if _matches(n, g.port.switch_helpers))
 
 
@@ -171,9 +204,9 @@ def _kernels_and_tasks(g: Graph) -> None:
                 g.tasks.setdefault(a, name)
 
 
-def _edges(g: Graph, lo: int, facts, targets: list, rule: str) -> list[Edge]:
+def _edges(g: Graph, lo: int, facts, targets) -> list[Edge]:
     """The edges out of the function at lo: its direct calls and tail calls, and its indirect ones
-    to `targets` (by `rule`)."""
+    to targets(lo, site): [(callee, the rule that resolved it)]."""
     size = g.functions[lo][0]
     out = []
     for s in facts.sites:
@@ -185,9 +218,10 @@ def _edges(g: Graph, lo: int, facts, targets: list, rule: str) -> list[Edge]:
             continue
         if s.kind == ports.INDIRECT_JUMP and lo in g.switches:
             continue
-        if not targets:
+        found = targets(lo, s)
+        if not found:
             g.unresolved.append((lo, s))
-        out += [Edge(t, s.at, s.text, tail=s.kind == ports.INDIRECT_JUMP, rule=rule) for t in targets]
+        out += [Edge(t, s.at, s.text, tail=s.kind == ports.INDIRECT_JUMP, rule=rule) for t, rule in found]
     return out
 
 

@@ -134,6 +134,10 @@ class CodeSite:
     kind: str                 # CALL, JUMP, INDIRECT_CALL or INDIRECT_JUMP
     target: int | None        # where it goes (a direct one; Thumb bit clear), else None
     text: str                 # the instruction as the architecture's manual names it: "BL", "BLX r3"
+    slot: int | None = None   # an indirect call through a word loaded from [a word the function loaded] + slot:
+                              # a C++ virtual call's vtable slot (bytes from the address point), if it is one
+    field: bool = False       # an indirect call through a word loaded from [a register holding no word the
+                              # function loaded] + offset: a struct's function pointer, no virtual call
 
 
 @dataclass

@@ -62,18 +62,85 @@ def _narrow(at: int, hw: int) -> CodeSite | None:
     return None
 
 
+def _written(hw: int) -> set[int] | None:
+    """The low registers (r0-r7) a 16-bit Thumb instruction other than LDR (immediate) writes, or
+    None: all of them may be (ARMv7-M ARM A5.2, the 16-bit encodings by opcode)."""
+    top = hw >> 11
+    if top <= 0x03 or hw >> 10 == 0x10 or top == 0x0B or top in (0x0F, 0x11) or hw >> 8 in (0xB2, 0xBA):
+        return {hw & 7}                       # shifts, ADD/SUB, data processing, LDR(reg)/LDRB/LDRH (imm)
+    if top in (0x04, 0x06, 0x07, 0x09, 0x13, 0x14, 0x15):
+        return {hw >> 8 & 7}                  # MOV/ADD/SUB imm8, LDR literal, LDR SP-relative, ADR/ADD SP
+    if hw >> 8 in (0x44, 0x46):
+        return {(hw >> 4 & 8) | (hw & 7)}     # ADD / MOV (register), high registers
+    if hw >> 9 == 0x5E or top == 0x19:
+        return {r for r in range(8) if hw >> r & 1} | ({hw >> 8 & 7} if top == 0x19 else set())  # POP, LDM
+    if top in (0x05, 0x0C, 0x0D, 0x0E, 0x10, 0x12, 0x18, 0x1A, 0x1B, 0x1C) or hw >> 8 in (0x45, 0x47, 0xB0,
+                                                                                           0xB4, 0xB5, 0xBE, 0xBF):
+        return set()                          # stores, CMP imm, branches, PUSH, SP adjust, BKPT, hints
+    return None
+
+
+class _Loads:
+    """LDR chains ending at a BLX: a word loaded from [a word this function loaded + imm] may be a
+    C++ virtual call through vtable slot imm (Itanium C++ ABI 2.5: the object's vtable pointer,
+    then the slot); one loaded from [a register holding no loaded word + imm] is a struct's
+    function pointer. Any instruction that may write a register forgets what it held; a call
+    forgets the caller-saved r0-r3, r12 and LR (AAPCS 5.1.1)."""
+
+    def __init__(self) -> None:
+        self.loaded: dict[int, tuple[bool, int]] = {}
+
+    def ldr(self, rt: int, rn: int, imm: int) -> None:
+        chained = rn in self.loaded
+        self.loaded[rt] = (chained, imm)
+
+    def called(self) -> None:
+        for r in (0, 1, 2, 3, 12, 14):
+            self.loaded.pop(r, None)
+
+    def site(self, site: CodeSite, rm: int) -> CodeSite:
+        found = self.loaded.get(rm)
+        return CodeSite(site.at, site.kind, None, site.text, found[1] if found and found[0] else None,
+                        bool(found and not found[0]))
+
+    def narrow(self, hw: int) -> None:
+        if hw & 0xF800 == 0x6800:  # LDR Rt, [Rn, #imm5 * 4]
+            self.ldr(hw & 7, hw >> 3 & 7, (hw >> 6 & 0x1F) << 2)
+            return
+        written = _written(hw)
+        if written is None:
+            self.loaded.clear()
+        for r in written or ():
+            self.loaded.pop(r, None)
+
+    def wide(self, hw1: int, hw2: int) -> None:
+        if hw1 & 0xFFF0 == 0xF8D0:  # LDR.W Rt, [Rn, #imm12]
+            self.ldr(hw2 >> 12, hw1 & 0xF, hw2 & 0xFFF)
+        elif hw1 & 0xFE00 != 0xF800 or hw1 & 0x0010:  # anything but a store may write any register
+            self.loaded.clear()
+
+
+
 def decode(code: bytes, base: int, data: list[tuple[int, int]]) -> CodeFacts:
     """The CodeFacts of one function's Thumb code at `base` (its Thumb bit clear); `data`: sorted
     [(lo, hi)] spans in it that are data. Constants: every aligned word of those spans."""
     out = CodeFacts()
+    loads = _Loads()
 
     def one(at: int, hw1: int) -> int | None:
         if hw1 >> 11 in (0x1D, 0x1E, 0x1F):
             if at + 4 > base + len(code):
                 return None
-            site, length = _wide(at, hw1, struct.unpack_from("<H", code, at - base + 2)[0]), 4
+            hw2 = struct.unpack_from("<H", code, at - base + 2)[0]
+            site, length = _wide(at, hw1, hw2), 4
+            loads.wide(hw1, hw2)
         else:
             site, length = _narrow(at, hw1), 2
+            if site is not None and site.kind in (INDIRECT_CALL, INDIRECT_JUMP):
+                site = loads.site(site, hw1 >> 3 & 0xF)
+            loads.narrow(hw1)
+        if site is not None and site.kind in (CALL, INDIRECT_CALL):
+            loads.called()
         if site is not None:
             out.sites.append(site)
         return length

@@ -6,9 +6,12 @@ Encodings (RISC-V Unprivileged ISA 20191213): instruction length 1.5 (bits 1:0 !
 JAL and JALR 2.5 (rd = x1 links: a call; rd = x0: a jump; JALR x0, 0(x1) is the return; JAL x5
 is GCC's -msave-restore millicode, libgcc's riscv/save-restore.S, whose registers go into the
 caller's frame, which the caller's call frame information already counts: no call);
-LUI, AUIPC and ADDI 2.4; B-type branches 2.5; CSRRW 9.1 (mtvec is CSR 0x305, Privileged
-Architecture 3.1.7); C.J, C.JAL, C.JR, C.JALR, C.LUI, C.ADDI 16.3-16.5. The assembler's `call`
-and `tail` are AUIPC + JALR on the same register, adjacent: resolved to their target.
+LUI, AUIPC and ADDI 2.4; LW 2.6 and C.LW 16.3 (a call through a word loaded from a word
+the function loaded may be a virtual call, through that vtable slot, Itanium C++ ABI 2.5; one
+through a word loaded from a register holding no loaded word is a struct's function pointer);
+B-type branches 2.5; CSRRW 9.1 (mtvec is CSR 0x305, Privileged Architecture 3.1.7); C.J,
+C.JAL, C.JR, C.JALR, C.LUI, C.ADDI 16.3-16.5. The assembler's `call` and `tail` are AUIPC +
+JALR on the same register, adjacent: resolved to their target.
 """
 import struct
 
@@ -42,10 +45,30 @@ class _Sweep:
 
     def __init__(self, out: CodeFacts) -> None:
         self.out, self.upper, self.value, self.last_upper = out, {}, {}, None
+        self.loaded: dict[int, tuple[bool, int]] = {}  # rd -> (loaded from a loaded word, offset): LW chains
 
     def forget(self, rd: int) -> None:
         self.upper.pop(rd, None)
         self.value.pop(rd, None)
+        self.loaded.pop(rd, None)
+
+    def load_word(self, rd: int, rs1: int, imm: int) -> None:
+        """LW rd, imm(rs1): whether rs1 held a word this function loaded (an object's vtable
+        pointer, for a virtual call), and the offset (the vtable slot)."""
+        chained = rs1 in self.loaded
+        self.forget(rd)
+        self.loaded[rd] = (chained, imm)
+
+    def called(self) -> None:
+        """A call: the caller-saved registers (ra, t0-t6, a0-a7; the psABI's calling convention)
+        hold nothing known after it."""
+        for r in (1, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17, 28, 29, 30, 31):
+            self.forget(r)
+
+    def site(self, at: int, kind: str, text: str, rs1: int, imm: int = 0) -> CodeSite:
+        """An indirect call or jump through rs1 (+ imm), with what the loads say of it."""
+        found = self.loaded.get(rs1) if not imm else None
+        return CodeSite(at, kind, None, text, found[1] if found and found[0] else None, bool(found and not found[0]))
 
     def wide(self, at: int, w: int) -> None:
         op, rd, f3, rs1 = w & 0x7F, w >> 7 & 31, w >> 12 & 7, w >> 15 & 31
@@ -65,11 +88,15 @@ class _Sweep:
         elif op == 0x6F:
             kind = JUMP if rd == 0 else CALL
             self.out.sites.append(CodeSite(at, kind, (at + _jal_imm(w)) & 0xFFFFFFFF, "JAL" if rd else "J"))
+            if rd:
+                self.called()
             self.forget(rd)
         elif op == 0x67:
             self._jalr(at, rd, rs1, _sext(w >> 20, 12), just)
         elif op == 0x63:
             self.out.sites.append(CodeSite(at, JUMP, (at + _branch_imm(w)) & 0xFFFFFFFF, "B<c>"))
+        elif op == 0x03 and f3 == 2:  # LW
+            self.load_word(rd, rs1, _sext(w >> 20, 12))
         elif op == 0x73 and f3 == 1 and w >> 20 == MTVEC and rs1 in self.value:
             self.out.trap_vectors.add(self.value[rs1] & ~3)
         elif op not in _NO_RD:
@@ -80,9 +107,11 @@ class _Sweep:
             target = (self.upper[rs1] + imm) & 0xFFFFFFFF
             self.out.sites.append(CodeSite(at, CALL if rd else JUMP, target, "AUIPC+JALR"))
         elif rd == 0 and not (rs1 in (RA, T0) and imm == 0):  # JR ra / JR t0 (millicode): returns
-            self.out.sites.append(CodeSite(at, INDIRECT_JUMP, None, f"JR x{rs1}"))
+            self.out.sites.append(self.site(at, INDIRECT_JUMP, f"JR x{rs1}", rs1, imm))
         elif rd:
-            self.out.sites.append(CodeSite(at, INDIRECT_CALL, None, f"JALR x{rs1}"))
+            self.out.sites.append(self.site(at, INDIRECT_CALL, f"JALR x{rs1}", rs1, imm))
+        if rd:
+            self.called()
         self.forget(rd)
 
     def narrow(self, at: int, h: int) -> None:
@@ -91,11 +120,14 @@ class _Sweep:
         if op == 1 and f3 in (1, 5):
             self.out.sites.append(CodeSite(at, CALL if f3 == 1 else JUMP, (at + _cj_imm(h)) & 0xFFFFFFFF,
                                            "C.JAL" if f3 == 1 else "C.J"))
+            if f3 == 1:
+                self.called()
         elif op == 2 and h & 0xF07F in (0x8002, 0x9002) and rd:
             if h & 0x1000:
-                self.out.sites.append(CodeSite(at, INDIRECT_CALL, None, f"C.JALR x{rd}"))
+                self.out.sites.append(self.site(at, INDIRECT_CALL, f"C.JALR x{rd}", rd))
+                self.called()
             elif rd not in (RA, T0):
-                self.out.sites.append(CodeSite(at, INDIRECT_JUMP, None, f"C.JR x{rd}"))
+                self.out.sites.append(self.site(at, INDIRECT_JUMP, f"C.JR x{rd}", rd))
         elif op == 1 and f3 == 3 and rd not in (0, 2):  # C.LUI
             self.forget(rd)
             self.upper[rd] = (_sext((h >> 12 & 1) << 5 | (h >> 2 & 0x1F), 6) << 12) & 0xFFFFFFFF
@@ -104,6 +136,9 @@ class _Sweep:
             self.forget(rd)
             self.out.constants.add(value)
             self.value[rd] = value
+        elif op == 0 and f3 == 2:  # C.LW rd', offset(rs1')
+            offset = (h >> 10 & 7) << 3 | (h >> 6 & 1) << 2 | (h >> 5 & 1) << 6
+            self.load_word(8 + (h >> 2 & 7), 8 + (h >> 7 & 7), offset)
         elif op == 1 and f3 == 2 and rd:  # C.LI
             self.forget(rd)
             self.value[rd] = _sext((h >> 12 & 1) << 5 | (h >> 2 & 0x1F), 6) & 0xFFFFFFFF
