@@ -18,7 +18,8 @@ server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/ha
     arenascope diff A.json B.json [--json] [--all]   what changed between two snapshots (no ELF,
                         no target); exit 0 identical, 1 different, 2 a file that is not a snapshot
     arenascope budget   --elf fw.elf [--model M.tflite | --arena-bytes N] [--su FILE.su ...]
-                        [--arena SYMBOL] [--json]   before flashing, no target: the stack's worst
+                        [--arena SYMBOL] [--calls CALLER=CALLEE,...] [--bound FUNCTION=LEVELS]
+                        [--json]   before flashing, no target: the stack's worst
                         case from the code, the RAM map and the 1.5 x stack rule (as `arena
                         budget`); exit 0 it holds, 4 the arena does not fit the model, 5 TFLM
                         would crash or hang, 6 the stack can reach the arena (docs/stack-budget.md)
@@ -412,10 +413,15 @@ def budget_main(argv):
     ap.add_argument("--elf", required=True, help="the firmware's ELF (unstripped: its symbols and .debug_frame)")
     ap.add_argument("--model", help="the .tflite it runs: the planner's minimum arena, and its verdict on the arena's "
                     "size in the ELF")
-    ap.add_argument("--arena-bytes", type=_number, metavar="N", help="the arena the model needs (instead of --model)")
+    ap.add_argument("--arena-bytes", type=_number, metavar="N",
+                    help="the arena the model needs (instead of --model)")
     ap.add_argument("--su", action="append", default=[], metavar="FILE.su",
                     help="GCC's -fstack-usage files: their frames come first; repeat it, or give a directory")
     ap.add_argument("--arena", metavar="SYMBOL", help="the arena's array, when its name does not hold \"arena\"")
+    ap.add_argument("--calls", action="append", default=[], metavar="CALLER=CALLEE[,CALLEE]",
+                    help="the targets of CALLER's calls through pointers, when you know them; repeat it")
+    ap.add_argument("--bound", action="append", default=[], metavar="FUNCTION=LEVELS",
+                    help="a recursion through FUNCTION goes at most LEVELS deep; repeat it")
     ap.add_argument("--planner", help="the arenascope-plan tool (default: build/planner beside this checkout)")
     ap.add_argument("--json", action="store_true", help="one JSON document (docs/stack-budget.md)")
     args = ap.parse_args(argv)
@@ -425,11 +431,14 @@ def budget_main(argv):
     try:
         su = stackbudget_job.su_files(args.su)
         answer = stackbudget_job.run(args.elf, ElfSymbols(args.elf), su, args.arena, args.model,
-                                     args.planner or paths.built_tool("planner", "arenascope-plan"), args.arena_bytes)
+                                     args.planner or paths.built_tool("planner", "arenascope-plan"), args.arena_bytes,
+                                     stackbudget_job.parse_calls(args.calls), stackbudget_job.parse_bounds(args.bound))
     except (ValueError, PlannerError) as exc:
         raise UsageError(str(exc)) from None
     if args.arena and answer.budget.arena is None:
         raise UsageError(answer.budget.reason)
+    if answer.depth.problem:  # not a firmware it can read: no symbols, another architecture
+        raise UsageError(f"{args.elf}: {answer.depth.problem}")
     if args.json:
         _emit(answer.json())
     else:

@@ -19,10 +19,11 @@ class Answer:
     exit_status: int
 
     def lines(self) -> list[str]:
-        out = []
+        """The stack rule's verdict first, then the planner's on the arena (with a model), then the rest."""
+        out = stackbudget.report_lines(self.budget, self.depth)
         if self.gate is not None:
-            out.append(f"arena (the planner, on the model): {self.gate['verdict']}: {self.gate['reason']}")
-        return out + stackbudget.report_lines(self.budget, self.depth)
+            out.insert(1, f"  the arena for the model (the planner): {self.gate['verdict']}: {self.gate['reason']}")
+        return out
 
     def json(self) -> dict:
         doc = stackbudget.json_doc(self.budget, self.depth, self.exit_status)
@@ -35,18 +36,65 @@ def su_files(given) -> list[str]:
     out = []
     for p in given:
         p = os.path.expanduser(p)
-        out += sorted(os.path.join(d, f) for d, _, fs in os.walk(p) for f in fs if f.endswith(".su")) \
+        found = sorted(os.path.join(d, f) for d, _, fs in os.walk(p) for f in fs if f.endswith(".su")) \
             if os.path.isdir(p) else [p]
+        if not found:
+            raise ValueError(f"--su {p}: no .su file under it (GCC writes them beside the objects with -fstack-usage)")
+        out += found
+    return out
+
+
+def _split(text: str) -> list[str]:
+    """Comma-separated names, a comma inside <...> (a C++ template's arguments) kept."""
+    out, depth, word = [], 0, ""
+    for ch in text:
+        depth += {"<": 1, ">": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(word.strip())
+            word = ""
+        else:
+            word += ch
+    return [w for w in out + [word.strip()] if w]
+
+
+def parse_calls(given) -> dict[str, list[str]]:
+    """{caller: [callee]} from --calls CALLER=CALLEE[,CALLEE...] (repeatable); ValueError says what
+    is wrong."""
+    out: dict[str, list[str]] = {}
+    for text in given:
+        caller, sep, callees = text.partition("=")
+        if not sep or not caller.strip() or not _split(callees):
+            raise ValueError(f"--calls {text!r}: give CALLER=CALLEE[,CALLEE...], e.g. "
+                             "--calls 'vfprintf=__file_str_put'")
+        out.setdefault(caller.strip(), []).extend(_split(callees))
+    return out
+
+
+def parse_bounds(given) -> dict[str, int]:
+    """{function: levels} from --bound FUNCTION=LEVELS (repeatable); ValueError says what is wrong."""
+    out = {}
+    for text in given:
+        name, sep, levels = text.rpartition("=")
+        if not sep or not name.strip() or not levels.strip().isdigit() or int(levels) < 1:
+            raise ValueError(f"--bound {text!r}: give FUNCTION=LEVELS, LEVELS a whole number from 1, e.g. "
+                             "--bound 'recurse_down_to=40'")
+        out[name.strip()] = int(levels)
     return out
 
 
 def run(path: str, symbols, su_files=(), arena_symbol: str | None = None, model: str | None = None,
-        planner_tool: str | None = None, arena_bytes: int | None = None) -> Answer:
+        planner_tool: str | None = None, arena_bytes: int | None = None, calls: dict | None = None,
+        bounds: dict | None = None) -> Answer:
     """The Answer for the ELF at path. model: a .tflite whose minimum arena the planner gives (and
     whose allocation it replays at the arena's size in the ELF); arena_bytes: the arena the model
-    needs, given directly. ValueError for an unreadable .su file; planner.PlannerError when the
-    planner cannot run."""
-    depth = stackdepth.analyse(path, su_files)
+    needs, given directly. calls, bounds: the user's (stackdepth.analyse). ValueError for an
+    unreadable .su file or a function the ELF does not have; planner.PlannerError when the planner
+    cannot run."""
+    if model and arena_bytes is not None:
+        raise ValueError("give --model or --arena-bytes, not both: --model takes the planner's minimum arena")
+    if arena_bytes is not None and not 0 < arena_bytes < 1 << 32:
+        raise ValueError(f"--arena-bytes {arena_bytes}: an arena is 1 B to 4 GiB")
+    depth = stackdepth.analyse(path, su_files, calls, bounds)
     budget = rambudget.build(path, symbols, depth, arena_symbol)
     gate = None
     if model:

@@ -193,6 +193,21 @@ def test_a_virtual_call_goes_to_its_vtable_slot_and_a_struct_pointer_to_no_virtu
     assert "on_hook" in callees("run_hook", callgraph.TAKEN)
 
 
+def test_the_users_bound_and_calls_replace_what_the_elf_cannot_say(build):
+    """--bound even=10: the even/odd recursion counts ten times around, and the figure is no floor;
+    --calls dispatch=k2: the table call goes to k2 alone. Expected figures from GCC's .su."""
+    arch, elf, su, _ = build
+    frames = _gcc_frames(su)
+    d = stackdepth.analyse(str(elf), bounds={"even": 10})
+    assert not d.thread.floor and d.thread.bounded and not d.thread.cycles
+    assert d.thread.bytes == frames["Reset_Handler"] + frames["main"] + 10 * (frames["even"] + frames["odd"])
+    g = callgraph.build(str(elf), {"dispatch": ["k2"]})
+    by_name = {g.name(a): a for a in g.functions}
+    assert {(g.name(e.callee), e.rule) for e in g.edges[by_name["dispatch"]]} == {("k2", callgraph.USER)}
+    with pytest.raises(ValueError, match="no function 'nosuch'"):
+        stackdepth.analyse(str(elf), bounds={"nosuch": 2})
+
+
 def _budget(tmp_path, stack, defines=()):
     elf, _, _ = _build(tmp_path, ARM, f"s{stack}{len(defines)}", stack=stack, defines=defines)
     r = subprocess.run([sys.executable, str(TOOL), "budget", "--elf", str(elf), "--json"], capture_output=True,
@@ -231,6 +246,27 @@ def test_an_elf_with_no_decoder_or_no_symbols_is_said_not_crashed(tmp_path):
     assert "no symbol table" in d.problem
     b = rambudget.build(str(stripped), ElfSymbols(str(stripped)), d)
     assert b.verdict == "WARN" and "not judged" in b.reason
+    empty, garbage = tmp_path / "empty", tmp_path / "garbage.su"
+    empty.mkdir()
+    garbage.write_text("not a stack usage line\n")
+    for args, says in ((["--su", str(empty)], "no .su file under it"),
+                       (["--su", str(garbage)], "holds no -fstack-usage line"),
+                       (["--arena-bytes", "0"], "an arena is 1 B to 4 GiB"),
+                       (["--arena-bytes", "100", "--model", str(garbage)], "not both"),
+                       (["--bound", "even=none"], "give FUNCTION=LEVELS"),
+                       (["--calls", "dispatch"], "give CALLER=CALLEE"),
+                       (["--calls", "nosuch=k1"], "no function 'nosuch'"),
+                       (["--arena", "nosuch"], "no RAM object 'nosuch'")):
+        r = subprocess.run([sys.executable, str(TOOL), "budget", "--elf", str(elf), *args], capture_output=True,
+                           text=True, check=False)
+        assert (r.returncode, r.stdout) == (2, "") and says in r.stderr and "Traceback" not in r.stderr, args
+    host = shutil.which("gcc")
+    if host:
+        subprocess.run([host, "-x", "c", "-", "-o", str(tmp_path / "host.elf")], input="int main(void){return 0;}",
+                       text=True, check=True)
+        r = subprocess.run([sys.executable, str(TOOL), "budget", "--elf", str(tmp_path / "host.elf")],
+                           capture_output=True, text=True, check=False)
+        assert r.returncode == 2 and "no call decoder for this ELF's architecture" in r.stderr
     junk = tmp_path / "junk.elf"
     junk.write_bytes(os.urandom(64))
     r = subprocess.run([sys.executable, str(TOOL), "budget", "--elf", str(junk)], capture_output=True, text=True,

@@ -21,7 +21,8 @@ caller's) or an indirect call resolved by one of these rules, in this order:
    that a data word points into (a switch's jump table) or in the port's switch helpers
    (Port.switch_helpers) stays in the function; elsewhere it is a tail call through a pointer,
    resolved as rule 2.
-An indirect call with no candidate stays unresolved and is named. Nothing here reads target
+The user's --calls CALLER=CALLEE,... come before all of these. An indirect call with no candidate
+stays unresolved and is named. Nothing here reads target
 memory or runs code."""
 import bisect
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ from arenascope_plugin.decode import freertos, tflm_profile
 DISPATCH, TAKEN = "TFLM's kernel dispatch", "a function whose address is taken"
 INIT = "the C runtime's init/fini arrays"
 VIRTUAL = "a C++ virtual call (the functions in that vtable slot)"
+USER = "the user's --calls"
+ASSUMED = (TAKEN, VIRTUAL)  # rules whose cycles are only possible: their candidates over-approximate
 POINTER_BYTES = 4  # both decoders' cores are 32-bit: a vtable's words
 # The constructor and destructor arrays (GNU ld's default scripts, newlib's and picolibc's: the
 # bounds their linker scripts define) and the C runtime functions that call through them (newlib
@@ -80,6 +83,16 @@ class Graph:
         f = self.functions.get(addr)
         return f[1] if f else f"{addr:#x}"
 
+    def address_of(self, name: str) -> int:
+        """The function named `name` (as name() gives it, or its linker name); ValueError when the
+        ELF has none."""
+        found = [a for a, (_, n) in self.functions.items() if n == name]
+        found += [lo for lo, _, linker in self.image.functions if linker == name]
+        if not found:
+            raise ValueError(f"the ELF has no function {name!r}: name it as the output does (e.g. "
+                             "tflite::MicroInterpreter::Invoke) or by its linker name")
+        return found[0]
+
 
 def _matches(name: str, patterns) -> bool:
     for p in patterns:
@@ -88,9 +101,11 @@ def _matches(name: str, patterns) -> bool:
     return False
 
 
-def build(path: str) -> Graph:
+def build(path: str, calls: dict | None = None) -> Graph:
     """The call graph of the ELF at path; Graph.problem says why there is none (not an ELF, no
-    symbols, an architecture with no decoder)."""
+    symbols, an architecture with no decoder). calls: {caller: [callee]} the user gives: every
+    indirect call in caller goes to those (rule USER), before any other rule; ValueError for a
+    name the ELF has no function by."""
     g = Graph()
     try:
         g.image = image = elfcode.read(path)
@@ -132,8 +147,10 @@ def build(path: str) -> Graph:
             return for_c  # C code, or a struct's function pointer: no virtual call
         return for_c + (by_slot.get(site.slot, []) if site.slot is not None else any_virtual)
 
+    pinned = {g.address_of(caller): [(g.address_of(c), USER) for c in callees]
+              for caller, callees in (calls or {}).items()}
     for lo, facts in g.facts.items():
-        g.edges[lo] = _edges(g, lo, facts, targets)
+        g.edges[lo] = _edges(g, lo, facts, (lambda _lo, _s, pin=pinned[lo]: pin) if lo in pinned else targets)
     return g
 
 

@@ -77,7 +77,7 @@ def build(path: str, symbols, depth, arena_symbol: str | None = None, needed_are
     out = Budget()
     ram, why = elfinfo.ram_ranges(path)
     if not ram:
-        out.problem = why
+        out.problem = out.reason = f"not judged: {why}"
         return out
     out.areas = [Area(lo, hi, name, "section") for lo, hi, name in ram]
     heap = symbols.heap_span()
@@ -134,7 +134,7 @@ def _judge(out: Budget, no_arena: str, depth) -> None:
     if out.unbounded:
         out.verdict = FAIL
         out.reason = (f"the stack can reach the arena: {out.unbounded} has no bound ({rule}); bound the recursion "
-                      "or make it a loop")
+                      "or make it a loop, or give its depth with --bound FUNCTION=LEVELS")
     elif small:
         out.verdict = FAIL
         out.reason = (f"the stack ({out.stack.hi - out.stack.lo} B) is smaller than its worst case {out.worst} B: "

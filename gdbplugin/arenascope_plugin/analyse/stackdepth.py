@@ -62,6 +62,7 @@ class Entry:
     path: list[Step]
     cycles: list[list[str]] = field(default_factory=list)
     pointer_cycles: list[list[str]] = field(default_factory=list)
+    bounded: list[list[str]] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
     unknown_frames: list[str] = field(default_factory=list)
     dynamic_frames: list[str] = field(default_factory=list)
@@ -102,14 +103,19 @@ def read_su(paths) -> dict[str, tuple[int, str]]:
             text = open(p, encoding="utf-8", errors="replace").read()
         except OSError as exc:
             raise ValueError(f"cannot read the stack usage file {p}: {exc.strerror}") from None
+        found = 0
         for line in text.splitlines():
             m = SU_LINE.match(line)
             if not m:
                 continue
+            found += 1
             name = _su_name(m["name"])
             size, kind = int(m["bytes"]), m["kind"]
             if name not in out or out[name][0] < size:
                 out[name] = (size, kind)
+        if not found:
+            raise ValueError(f"{p} holds no -fstack-usage line (FILE:LINE:COL:FUNCTION<TAB>BYTES<TAB>static): "
+                             "give the .su files GCC writes beside the objects with -fstack-usage")
     return out
 
 
@@ -158,10 +164,12 @@ class _Best:
 class _Worst:
     """worst(f) for every function, computed once over the graph's components."""
 
-    def __init__(self, g, frames: _Frames) -> None:
-        self.g, self.frames = g, frames
+    def __init__(self, g, frames: _Frames, bounds: dict[int, int]) -> None:
+        self.g, self.frames, self.bounds = g, frames, bounds
         self.best: dict[int, _Best] = {}
-        self.cycles: list[tuple[bool, list[int]]] = []  # (a sure recursion, its functions round to the first)
+        # (True: a recursion; N: one the user bounds to N levels; False: a possible one through
+        # pointers, its functions round to the first)
+        self.cycles: list[tuple[bool | int, list[int]]] = []
         unresolved = {}
         for lo, site in g.unresolved:
             unresolved.setdefault(lo, []).append(site)
@@ -199,17 +207,20 @@ class _Worst:
         is a recursion with no bound ("cycle"); one that needs an assumed pointer call is only
         possible ("pointer-cycle"), and counting it once is a bound if the pointers never recurse."""
         members = set(comp)
-        sure = {v: [e for e in self.g.edges.get(v, ()) if e.callee in members and e.rule != callgraph.TAKEN]
+        sure = {v: [e for e in self.g.edges.get(v, ()) if e.callee in members and e.rule not in callgraph.ASSUMED]
                 for v in comp}
-        reasons = set()
+        reasons, ring = set(), sum(self.frames.of(v)[0] or 0 for v in comp)
         for sub_comp in callgraph.sccs(comp, sure):
             if len(sub_comp) > 1 or any(e.callee == sub_comp[0] for e in sure[sub_comp[0]]):
-                self.cycles.append((True, self._cycle(sub_comp[0], set(sub_comp), sure)))
-                reasons.add(("cycle", len(self.cycles) - 1))
-        if not reasons:
+                levels = max((self.bounds[v] for v in sub_comp if v in self.bounds), default=None)
+                self.cycles.append((levels or True, self._cycle(sub_comp[0], set(sub_comp), sure)))
+                reasons.add(("bounded" if levels else "cycle", len(self.cycles) - 1))
+                if levels:  # the user's bound: the recursion's own frames, that many times
+                    ring += (levels - 1) * sum(self.frames.of(v)[0] or 0 for v in sub_comp)
+        if any(e.callee in members and e.rule in callgraph.ASSUMED for v in comp for e in self.g.edges.get(v, ())) \
+                and not any(kind == "cycle" for kind, _ in reasons):
             self.cycles.append((False, self._cycle(comp[0], members, self.g.edges)))
             reasons.add(("pointer-cycle", len(self.cycles) - 1))
-        ring = sum(self.frames.of(v)[0] or 0 for v in comp)
         out_total, out_edge, leaver = 0, None, comp[0]
         for v in comp:
             reasons |= self._own_reasons(v, unresolved)
@@ -274,11 +285,14 @@ class _Worst:
             v = via.callee if via else None
         out = Entry(what, addr, (b.total if b else 0) + entry_bytes, entry_bytes, path)
         for kind, x in sorted(b.reasons if b else (), key=str):
-            if kind in ("cycle", "pointer-cycle"):
-                cyc = self.cycles[x][1]
+            if kind in ("cycle", "pointer-cycle", "bounded"):
+                levels, cyc = self.cycles[x]
                 per = sum(self.frames.of(c)[0] or 0 for c in cyc[:-1])
-                (out.cycles if kind == "cycle" else out.pointer_cycles).append(
-                    [self.g.name(c) for c in cyc] + [f"{per} B a level"])
+                named = [self.g.name(c) for c in cyc] + [f"{per} B a level"]
+                if kind == "bounded":
+                    out.bounded.append(named + [f"at most {levels} levels (--bound)"])
+                else:
+                    (out.cycles if kind == "cycle" else out.pointer_cycles).append(named)
             elif kind == "unresolved":
                 out.unresolved += [f"{self.g.name(x)} at {s.at:#x} ({s.text})"
                                    for lo, s in self.g.unresolved if lo == x]
@@ -287,15 +301,20 @@ class _Worst:
         return out
 
 
-def analyse(path: str, su_files=()) -> StackDepth:
-    """The StackDepth of the ELF at path (with GCC's .su files `su_files`, if any). ValueError for
-    a .su file that cannot be read; StackDepth.problem for an ELF that cannot be analysed."""
+def analyse(path: str, su_files=(), calls: dict | None = None, bounds: dict | None = None) -> StackDepth:
+    """The StackDepth of the ELF at path, with GCC's .su files `su_files`, the user's targets for
+    the indirect calls of some functions (`calls`: {caller: [callee]}, callgraph.build) and the
+    user's bounds on recursions ({function: levels}: a recursion through it goes at most that many
+    levels deep). Functions are named as the output names them (demangled, no parameters) or by
+    their linker names. ValueError for a .su file that cannot be read, or a name the ELF has no
+    function by; StackDepth.problem for an ELF that cannot be analysed."""
     su = read_su(su_files)
-    g = callgraph.build(path)
+    g = callgraph.build(path, calls or {})
     out = StackDepth()
     if g.problem:
         out.problem = g.problem
         return out
+    by_bound = {g.address_of(name): levels for name, levels in (bounds or {}).items()}
     frames = _Frames(g, path, su)
     out.arch, out.functions = g.port.name, len(g.functions)
     out.exception_entry_note = g.port.exception_entry_note
@@ -310,7 +329,7 @@ def analyse(path: str, su_files=()) -> StackDepth:
     main = g.image.symbols.get("main")
     if main is not None and main in g.functions and not _reaches(g, reset[1], main):
         g.edges.setdefault(reset[1], []).append(callgraph.Edge(main, reset[1], "(the startup code reaches main)"))
-    worst = _Worst(g, frames)
+    worst = _Worst(g, frames, by_bound)
     out.thread = worst.entry(reset[0], reset[1], 0)
     entry_bytes = g.port.exception_entry_bytes(g.image.fpu)
     seen = {reset[1]}

@@ -20,8 +20,11 @@ end is at least 1.5 x the stack's worst case. A recursion, an indirect call with
 or a frame not known makes the worst case a floor, and is named.
 
 Usage: arena budget [--model FILE.tflite | --arena-bytes N] [--su FILE.su|DIR ...] [--arena SYMBOL]
+                    [--calls CALLER=CALLEE,...] [--bound FUNCTION=LEVELS]
 --model: the planner's minimum arena for the model, and its verdict on the arena in the ELF;
---arena: the arena's array when its name does not hold "arena"."""
+--arena: the arena's array when its name does not hold "arena";
+--calls: where CALLER's calls through pointers go, when you know better than the ELF says;
+--bound: how deep a recursion through FUNCTION can go (repeat either)."""
     sub = "budget"
 
     def add_arguments(self, parser):
@@ -30,6 +33,10 @@ Usage: arena budget [--model FILE.tflite | --arena-bytes N] [--su FILE.su|DIR ..
         parser.add_argument("--su", action="append", default=[], metavar="FILE.su",
                             help="GCC's -fstack-usage files (or a directory of them)")
         parser.add_argument("--arena", metavar="SYMBOL", help="the arena's array")
+        parser.add_argument("--calls", action="append", default=[], metavar="CALLER=CALLEE[,CALLEE]",
+                            help="the targets of CALLER's calls through pointers, when you know them")
+        parser.add_argument("--bound", action="append", default=[], metavar="FUNCTION=LEVELS",
+                            help="a recursion through FUNCTION goes at most LEVELS deep")
 
     def run(self, args):
         symbols = GdbSymbols()
@@ -39,7 +46,8 @@ Usage: arena budget [--model FILE.tflite | --arena-bytes N] [--su FILE.su|DIR ..
         try:
             answer = stackbudget_job.run(symbols.elf_path, symbols, stackbudget_job.su_files(args.su), args.arena,
                                          os.path.expanduser(args.model) if args.model else None, tool,
-                                         args.arena_bytes)
+                                         args.arena_bytes, stackbudget_job.parse_calls(args.calls),
+                                         stackbudget_job.parse_bounds(args.bound))
         except (ValueError, PlannerError) as exc:
             raise TargetError(str(exc)) from None
         write(answer.lines())

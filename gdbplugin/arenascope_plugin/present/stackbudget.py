@@ -26,11 +26,15 @@ def verdict_lines(b) -> list[str]:
     if b.gap is not None:
         lines.append(f"  gap from the arena's end to the stack's limit: {b.gap} B; room to the stack's top {b.room} B")
     if b.largest_arena is not None and not b.unbounded:
-        lines.append(f"  the largest arena at {_addr(b.arena.lo)} that keeps the rule: {b.largest_arena} B")
+        lines.append(f"  the largest arena at {_addr(b.arena.lo)} that keeps the rule with the stack's top at "
+                     f"{_addr(b.stack.hi)}: {b.largest_arena} B (it may reach into today's stack reservation, "
+                     f"which then keeps {b.required_room} B)")
     if b.needed_top is not None:
-        lines.append(f"  the model needs a {b.needed_arena} B arena: then the stack's top must be at >= "
-                     f"{_addr(b.needed_top)} (now {_addr(b.stack.hi)}): "
-                     f"{'it is' if b.stack.hi >= b.needed_top else f'{b.needed_top - b.stack.hi} B short'}")
+        spare = b.stack.hi - b.needed_top
+        lines.append(f"  the model needs a {b.needed_arena} B arena: with it at {_addr(b.arena.lo)}, the stack's top "
+                     f"must be at {_addr(b.needed_top)} or above; it is at {_addr(b.stack.hi)}, "
+                     + (f"{spare} B above" if spare >= 0 else f"{-spare} B short")
+                     + (" (on a floor of the worst case)" if b.floor else ""))
     return lines
 
 
@@ -68,6 +72,8 @@ def entry_lines(e: stackdepth.Entry) -> list[str]:
             out.append(f"    {s.extra:>6} B {e.entry_bytes + sum(frames):>7} B  ({s.extra_note})")
     for c in e.cycles:
         out.append(f"    recursion: {' -> '.join(c[:-1])} ({c[-1]}): no bound")
+    for c in e.bounded:
+        out.append(f"    recursion: {' -> '.join(c[:-2])} ({c[-2]}): {c[-1]}, counted so")
     for c in e.pointer_cycles:
         out.append(f"    possible recursion through a pointer call: {' -> '.join(c[:-1])} ({c[-1]}); counted once "
                    "around, a bound unless those pointers really recurse")
@@ -84,10 +90,11 @@ def entry_lines(e: stackdepth.Entry) -> list[str]:
 def depth_lines(d) -> list[str]:
     if d.problem:
         return [f"stack worst case: not known: {d.problem}"]
-    out = [f"stack worst case from the code ({d.arch}, {d.functions} functions; frames from "
-           + ", ".join(f"{k}: {v}" for k, v in sorted(d.frames_from.items())) + "):",
-           f"  main stack: {'at least ' if not d.exact else ''}{d.main_stack_bytes} B = the thread's + the handlers' "
-           f"({d.nesting}; {d.exception_entry_note})"]
+    sources = ", ".join(f"{v} from {k}" if k != stackdepth.UNKNOWN else f"{v} not known"
+                        for k, v in sorted(d.frames_from.items()))
+    out = [f"stack worst case from the code: {d.arch}, {d.functions} functions, frames: {sources}",
+           f"  main stack: {'at least ' if not d.exact else ''}{d.main_stack_bytes} B = the thread's + the handlers': "
+           f"{d.nesting}; {d.exception_entry_note}"]
     for e in [d.thread] + d.handlers:
         out += entry_lines(e)
     if d.tasks:
@@ -110,7 +117,7 @@ def _step_json(s: stackdepth.Step) -> dict:
 def _entry_json(e: stackdepth.Entry) -> dict:
     return {"entry": e.what, "address": e.address, "worst_bytes": e.bytes, "entry_bytes": e.entry_bytes,
             "floor": e.floor, "path": [_step_json(s) for s in e.path], "recursion": e.cycles,
-            "possible_recursion": e.pointer_cycles,
+            "possible_recursion": e.pointer_cycles, "bounded_recursion": e.bounded,
             "unresolved_calls": e.unresolved, "unknown_frames": e.unknown_frames, "dynamic_frames": e.dynamic_frames}
 
 

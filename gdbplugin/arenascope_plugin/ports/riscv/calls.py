@@ -11,7 +11,8 @@ the function loaded may be a virtual call, through that vtable slot, Itanium C++
 through a word loaded from a register holding no loaded word is a struct's function pointer);
 B-type branches 2.5; CSRRW 9.1 (mtvec is CSR 0x305, Privileged Architecture 3.1.7); C.J,
 C.JAL, C.JR, C.JALR, C.LUI, C.ADDI 16.3-16.5. The assembler's `call` and `tail` are AUIPC +
-JALR on the same register, adjacent: resolved to their target.
+JALR on the same register, adjacent: resolved to their target. A JR through a register that an
+ADD (2.4, C.ADD 16.5) made from a known address is a relative jump table's switch: no site.
 """
 import struct
 
@@ -46,11 +47,21 @@ class _Sweep:
     def __init__(self, out: CodeFacts) -> None:
         self.out, self.upper, self.value, self.last_upper = out, {}, {}, None
         self.loaded: dict[int, tuple[bool, int]] = {}  # rd -> (loaded from a loaded word, offset): LW chains
+        self.relative: set[int] = set()  # registers holding a known address plus something (ADD)
 
     def forget(self, rd: int) -> None:
         self.upper.pop(rd, None)
         self.value.pop(rd, None)
         self.loaded.pop(rd, None)
+        self.relative.discard(rd)
+
+    def add(self, rd: int, a: int, b: int) -> None:
+        """ADD rd, a, b: a known address plus a register is a place relative to that address (a
+        jump table's base plus the offset loaded from it: a switch's target)."""
+        relative = a in self.value or b in self.value
+        self.forget(rd)
+        if relative:
+            self.relative.add(rd)
 
     def load_word(self, rd: int, rs1: int, imm: int) -> None:
         """LW rd, imm(rs1): whether rs1 held a word this function loaded (an object's vtable
@@ -99,6 +110,8 @@ class _Sweep:
             self.load_word(rd, rs1, _sext(w >> 20, 12))
         elif op == 0x73 and f3 == 1 and w >> 20 == MTVEC and rs1 in self.value:
             self.out.trap_vectors.add(self.value[rs1] & ~3)
+        elif op == 0x33 and f3 == 0 and w >> 25 == 0:  # ADD
+            self.add(rd, rs1, w >> 20 & 31)
         elif op not in _NO_RD:
             self.forget(rd)
 
@@ -106,6 +119,8 @@ class _Sweep:
         if just == rs1 and rs1 in self.upper:  # AUIPC + JALR: `call` / `tail`
             target = (self.upper[rs1] + imm) & 0xFFFFFFFF
             self.out.sites.append(CodeSite(at, CALL if rd else JUMP, target, "AUIPC+JALR"))
+        elif rd == 0 and rs1 in self.relative:
+            pass  # a jump table's base plus an offset from the table: a switch, inside the function
         elif rd == 0 and not (rs1 in (RA, T0) and imm == 0):  # JR ra / JR t0 (millicode): returns
             self.out.sites.append(self.site(at, INDIRECT_JUMP, f"JR x{rs1}", rs1, imm))
         elif rd:
@@ -126,7 +141,7 @@ class _Sweep:
             if h & 0x1000:
                 self.out.sites.append(self.site(at, INDIRECT_CALL, f"C.JALR x{rd}", rd))
                 self.called()
-            elif rd not in (RA, T0):
+            elif rd not in (RA, T0) and rd not in self.relative:  # a return, or a switch
                 self.out.sites.append(self.site(at, INDIRECT_JUMP, f"C.JR x{rd}", rd))
         elif op == 1 and f3 == 3 and rd not in (0, 2):  # C.LUI
             self.forget(rd)
@@ -142,6 +157,8 @@ class _Sweep:
         elif op == 1 and f3 == 2 and rd:  # C.LI
             self.forget(rd)
             self.value[rd] = _sext((h >> 12 & 1) << 5 | (h >> 2 & 0x1F), 6) & 0xFFFFFFFF
+        elif op == 2 and f3 == 4 and h >> 12 & 1 and rd and h >> 2 & 31:  # C.ADD rd, rs2
+            self.add(rd, rd, h >> 2 & 31)
         elif (op == 1 and f3 in (0, 2)) or (op == 2 and f3 in (0, 2, 4)):  # CI/CR formats writing rd
             self.forget(rd)
         elif op in (0, 1):  # CIW/CL/CA/CB formats write rd' (x8-x15) in bits 4:2 or 9:7
