@@ -208,6 +208,29 @@ def test_the_users_bound_and_calls_replace_what_the_elf_cannot_say(build):
         stackdepth.analyse(str(elf), bounds={"nosuch": 2})
 
 
+M0PLUS = ["arm-none-eabi-gcc", "-mcpu=cortex-m0plus", "-mthumb"]
+
+
+@pytest.mark.parametrize("cc", [M0PLUS, ARM, RV32], ids=["cortex-m0plus", "cortex-m4", "rv32"])
+def test_a_prologue_sizes_a_big_frame_and_alloca_is_named_dynamic(tmp_path, cc):
+    """frames.c without .debug_frame: big_frame's prologue gives GCC's .su figure (on ARMv6-M an
+    LDR of -N and an ADD SP); use_alloca moves SP by a register, so it is named dynamic with the
+    instruction, and the figure is a floor, with or without call frame information."""
+    elf, su, _ = _build(tmp_path, cc, "frames", src=HERE / "stackdepth" / "frames.c")
+    frames = _gcc_frames(su)
+    objcopy = cc[0].replace("-gcc", "-objcopy")
+    bare = tmp_path / "nocfi.elf"
+    subprocess.run([objcopy, "--remove-section=.debug_frame", str(elf), str(bare)], check=True)
+    for path, source in ((elf, stackdepth.CFI), (bare, stackdepth.PROLOGUE)):
+        g = callgraph.build(str(path))
+        f = stackdepth._Frames(g, str(path), {})  # pylint: disable=protected-access
+        by_name = {g.name(a): a for a in g.functions}
+        assert f.of(by_name["big_frame"]) == (frames["big_frame"], source)
+        d = stackdepth.analyse(str(path))
+        assert d.thread.floor and len(d.thread.dynamic_frames) == 1
+        assert d.thread.dynamic_frames[0].startswith("use_alloca (") and "sp" in d.thread.dynamic_frames[0]
+
+
 def _budget(tmp_path, stack, defines=()):
     elf, _, _ = _build(tmp_path, ARM, f"s{stack}{len(defines)}", stack=stack, defines=defines)
     r = subprocess.run([sys.executable, str(TOOL), "budget", "--elf", str(elf), "--json"], capture_output=True,

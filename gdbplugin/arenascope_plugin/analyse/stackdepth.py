@@ -4,7 +4,8 @@ a handler. All figures in bytes.
 
 A function's frame, in order of trust:
 1. GCC's -fstack-usage file (`.su`) when given: "file:line:col:function<TAB>bytes<TAB>static|
-   dynamic|dynamic,bounded" (GCC manual, -fstack-usage); "dynamic" (alloca, VLAs) is unbounded.
+   dynamic|dynamic,bounded" (GCC manual, -fstack-usage); "dynamic" (alloca, VLAs) is unbounded,
+   and so is a function whose code moves SP by a register (Port.decode_code: dynamic_sp).
 2. The ELF's call frame information (DWARF 5 section 6.4): the largest CFA offset from SP (or the
    frame pointer) over the function's rows, which is what its prologue pushes and reserves.
 3. Its prologue, decoded (Port.prologue_bytes): PUSH / SUB SP on Thumb, ADDI sp on RISC-V.
@@ -140,17 +141,22 @@ class _Frames:
         return self.memo[addr]
 
     def _of(self, addr: int) -> tuple[int | None, str]:
+        """(the frame's fixed bytes, where they came from); a source holding "dynamic" says SP also
+        moves by a register (alloca, VLAs), which no figure bounds."""
         name = self.g.name(addr)
+        dynamic = self.g.facts[addr].dynamic_sp
         if name in self.su:
             size, kind = self.su[name]
-            return (None, f"{SU} (dynamic)") if kind == "dynamic" else (size, SU)
+            return size, f"{SU}, dynamic" if kind == "dynamic" else SU
         regs = self.g.port.dwarf_frame_registers
         offsets = [r["cfa"].offset for r in self.cfi.rows(addr) if r["cfa"].expr is None and r["cfa"].reg in regs]
         if offsets:
-            return max(offsets), CFI
-        code = self.g.image.read(addr, self.g.functions[addr][0])
-        size = self.g.port.prologue_bytes(code) if code else None
-        return (size, PROLOGUE) if size is not None else (None, UNKNOWN)
+            size, source = max(offsets), CFI
+        else:
+            code = self.g.image.read(addr, self.g.functions[addr][0])
+            size = self.g.port.prologue_bytes(code) if code else None
+            source = PROLOGUE if size is not None else UNKNOWN
+        return size, f"{source}, dynamic: {dynamic}" if dynamic else source
 
 
 @dataclass
@@ -182,8 +188,10 @@ class _Worst:
     def _own_reasons(self, v: int, unresolved: dict) -> set:
         frame, source = self.frames.of(v)
         out = set()
-        if frame is None:
-            out.add(("dynamic" if "dynamic" in source else "unknown", v))
+        if "dynamic" in source:
+            out.add(("dynamic", v))
+        elif frame is None:
+            out.add(("unknown", v))
         if v in unresolved:
             out.add(("unresolved", v))
         return out
@@ -296,8 +304,10 @@ class _Worst:
             elif kind == "unresolved":
                 out.unresolved += [f"{self.g.name(x)} at {s.at:#x} ({s.text})"
                                    for lo, s in self.g.unresolved if lo == x]
+            elif kind == "unknown":
+                out.unknown_frames.append(self.g.name(x))
             else:
-                (out.unknown_frames if kind == "unknown" else out.dynamic_frames).append(self.g.name(x))
+                out.dynamic_frames.append(f"{self.g.name(x)} ({self.frames.of(x)[1].split('dynamic: ')[-1]})")
         return out
 
 
@@ -319,7 +329,7 @@ def analyse(path: str, su_files=(), calls: dict | None = None, bounds: dict | No
     out.arch, out.functions = g.port.name, len(g.functions)
     out.exception_entry_note = g.port.exception_entry_note
     for addr in g.functions:
-        source = frames.of(addr)[1]
+        source = frames.of(addr)[1].split(",")[0]  # "..., dynamic: SUB.W sp, sp, r3" counts as its source
         out.frames_from[source] = out.frames_from.get(source, 0) + 1
     entries = g.port.entry_points(g.image, g.facts)
     reset = entries[0] if entries else None  # Port.entry_points: where the core starts comes first

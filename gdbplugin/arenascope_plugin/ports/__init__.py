@@ -146,6 +146,7 @@ class CodeFacts:
     sites: list[CodeSite] = field(default_factory=list)
     constants: set = field(default_factory=set)     # addresses the code builds or loads as constants
     trap_vectors: set = field(default_factory=set)  # trap handlers the code installs (RISC-V mtvec)
+    dynamic_sp: str = ""  # the first instruction that moves SP by a register (alloca, VLAs), as "SUB.W sp, sp, r3"
 
 
 def linear_sweep(code: bytes, base: int, data: list, one) -> set:

@@ -80,6 +80,16 @@ def _written(hw: int) -> set[int] | None:
     return None
 
 
+def _sp_by_register(hw1: int, hw2: int, length: int) -> str:
+    """The instruction, when it sets SP from a register other than the frame pointer r7 or r11
+    (which restores it): MOV SP, Rm (A7.7.77), SUB.W SP, SP, Rm (A7.7.172 T1, Rd = Rn = SP); else ""."""
+    if length == 2 and hw1 & 0xFF87 == 0x4685 and hw1 >> 3 & 0xF not in (7, 11):
+        return f"MOV sp, r{hw1 >> 3 & 0xF}"
+    if length == 4 and hw1 & 0xFFEF == 0xEBAD and hw2 >> 8 & 0xF == 0xD:
+        return f"SUB.W sp, sp, r{hw2 & 0xF}"
+    return ""
+
+
 class _Loads:
     """LDR chains ending at a BLX: a word loaded from [a word this function loaded + imm] may be a
     C++ virtual call through vtable slot imm (Itanium C++ ABI 2.5: the object's vtable pointer,
@@ -141,6 +151,9 @@ def decode(code: bytes, base: int, data: list[tuple[int, int]]) -> CodeFacts:
             loads.narrow(hw1)
         if site is not None and site.kind in (CALL, INDIRECT_CALL):
             loads.called()
+        if not out.dynamic_sp:
+            out.dynamic_sp = _sp_by_register(hw1, struct.unpack_from("<H", code, at - base + 2)[0]
+                                             if length == 4 else 0, length)
         if site is not None:
             out.sites.append(site)
         return length
@@ -161,16 +174,23 @@ def _thumb_expand(imm12: int) -> int:
 def prologue_bytes(code: bytes, limit: int = 16) -> int | None:
     """What the prologue at the start of `code` takes from the stack, in bytes, for a function the
     ELF has no call frame information for: the sum of its PUSH, PUSH.W, VPUSH and SUB SP, #imm
-    (ARMv7-M ARM A7.7.99 PUSH, A7.7.175 SUB SP minus immediate, A7.7.249 VPUSH) before its first
+    (ARMv7-M ARM A7.7.99 PUSH, A7.7.175 SUB SP minus immediate, A7.7.249 VPUSH; and ARMv6-M's
+    LDR Rm, =-N; ADD SP, Rm for a frame over 508 B, A6.7.3 and A6.7.27) before its first
     branch, call or return, at most `limit` instructions; None when SP moves by a register (a
     dynamic frame: alloca)."""
-    total, at = 0, 0
+    total, at, literal = 0, 0, {}
     for _ in range(limit):
         if at + 2 > len(code):
             break
         hw1 = struct.unpack_from("<H", code, at)[0]
         hw2 = struct.unpack_from("<H", code, at + 2)[0] if at + 4 <= len(code) else 0
-        if hw1 & 0xFE00 == 0xB400:                                  # PUSH {rlist, lr?}
+        if hw1 & 0xF800 == 0x4800:                                  # LDR Rt, [PC, #imm8*4]: a constant
+            where = ((at + 4) & ~3) + 4 * (hw1 & 0xFF)
+            if where + 4 <= len(code):
+                literal[hw1 >> 8 & 7] = struct.unpack_from("<i", code, where)[0]
+        elif hw1 & 0xFF87 == 0x4485 and (hw1 >> 3 & 0xF) in literal:   # ADD SP, Rm: Rm = -frame (ARMv6-M)
+            total += max(0, -literal[hw1 >> 3 & 0xF])
+        elif hw1 & 0xFE00 == 0xB400:                                  # PUSH {rlist, lr?}
             total += 4 * (bin(hw1 & 0xFF).count("1") + (hw1 >> 8 & 1))
         elif hw1 & 0xFF80 == 0xB080:                                # SUB SP, SP, #imm7*4
             total += 4 * (hw1 & 0x7F)

@@ -110,6 +110,8 @@ class _Sweep:
             self.load_word(rd, rs1, _sext(w >> 20, 12))
         elif op == 0x73 and f3 == 1 and w >> 20 == MTVEC and rs1 in self.value:
             self.out.trap_vectors.add(self.value[rs1] & ~3)
+        elif op == 0x33 and f3 == 0 and w >> 25 in (0, 0x20) and rd == 2 and rs1 == 2:  # ADD/SUB sp, sp, rs2
+            self.out.dynamic_sp = self.out.dynamic_sp or f"{'SUB' if w >> 25 else 'ADD'} sp, sp, x{w >> 20 & 31}"
         elif op == 0x33 and f3 == 0 and w >> 25 == 0:  # ADD
             self.add(rd, rs1, w >> 20 & 31)
         elif op not in _NO_RD:
