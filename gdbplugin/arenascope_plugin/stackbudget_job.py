@@ -31,6 +31,25 @@ class Answer:
         return doc
 
 
+_PREDICTED: dict = {}  # (path, mtime, size) -> StackDepth: `arena stack` asks at every stop
+
+
+def predicted(path: str | None) -> stackdepth.StackDepth | None:
+    """The stack's worst case from the ELF at path with no hints (as `arena budget` with no
+    options), worked out once per version of the file; None without a file."""
+    try:
+        st = os.stat(path) if path else None
+    except OSError:
+        return None
+    if st is None:
+        return None
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _PREDICTED:
+        _PREDICTED.clear()  # one ELF at a time
+        _PREDICTED[key] = stackdepth.analyse(path)
+    return _PREDICTED[key]
+
+
 def su_files(given) -> list[str]:
     """The .su files the user gave (--su): each file as given, each directory's *.su under it."""
     out = []

@@ -233,13 +233,13 @@ def real_elf(variable, what):
     return pathlib.Path(path)
 
 
-def plugin_at_stops(elf, stops, commands, planner_path=None, timeout=180, **machine):
+def plugin_at_stops(elf, stops, commands, planner_path=None, timeout=180, first=(), **machine):
     """Boots `elf` on QEMU with semihosting (machine: qemu()'s machine, system and extra; default
-    mps2-an386), loads the plugin (planner: `planner_path`, default the build's) and, at each
-    breakpoint of `stops` in turn, runs `commands`; asserts no command printed BAD_OUTPUT and
-    returns GDB's output (the real-TFLM tests' one session)."""
+    mps2-an386), loads the plugin (planner: `planner_path`, default the build's), runs `first` at
+    reset and, at each breakpoint of `stops` in turn, runs `commands`; asserts no command printed
+    BAD_OUTPUT and returns GDB's output (the real-TFLM tests' one session)."""
     steps = [f"source {ROOT / 'gdbplugin' / 'arenascope.py'}", f"set arena planner-path {planner_path or PLANNER}",
-             "set arena colour off"]
+             "set arena colour off", *first]
     for stop in stops:
         steps += [f"break {stop}", "continue", *commands]
     with qemu(elf, semihosting=True, **machine) as (port, _):

@@ -16,8 +16,8 @@ caller's) or an indirect call resolved by one of these rules, in this order:
    follows the loads, none when it loads from a struct rather than a vtable. Functions whose
    addresses stand only in the init/fini arrays are candidates only for the C runtime's calls
    through them (INIT_ARRAYS, INIT_RUNNERS), when the ELF has those runners. These
-   edges are marked with this rule (a cycle they close is only a possible recursion:
-   analyse/stackdepth.py). An indirect jump (no link) in a function
+   edges are marked with this rule; one that would close a cycle is a recursion through pointers
+   the ELF cannot confirm (cut_pointer_cycles). An indirect jump (no link) in a function
    that a data word points into (a switch's jump table) or in the port's switch helpers
    (Port.switch_helpers) stays in the function; elsewhere it is a tail call through a pointer,
    resolved as rule 2.
@@ -240,6 +240,51 @@ def _edges(g: Graph, lo: int, facts, targets) -> list[Edge]:
             g.unresolved.append((lo, s))
         out += [Edge(t, s.at, s.text, tail=s.kind == ports.INDIRECT_JUMP, rule=rule) for t, rule in found]
     return out
+
+
+def cut_pointer_cycles(g: Graph, roots) -> list[tuple[int, Edge]]:
+    """Leaves out each assumed edge (ASSUMED rules) that closes a cycle in a depth-first walk from
+    `roots`, in order (Reset first, then the handlers, then the rest): a call through a pointer
+    back into a function still on the walk's path, a recursion through pointers the ELF cannot
+    confirm. A chain that only pointers join (A -(p)-> B -(p)-> leaf) keeps its edges in walk
+    order. Then every assumed edge still inside a cycle (one a direct call closes). Returns
+    [(caller, the edge left out)]."""
+    state: dict[int, int] = {}  # 1: on the walk's path, 2: done
+    cut = []
+    for root in roots:
+        if root in state or root not in g.functions:
+            continue
+        state[root] = 1
+        work = [(root, iter(list(g.edges.get(root, ()))))]
+        while work:
+            v, it = work[-1]
+            for e in it:
+                seen = state.get(e.callee)
+                if seen == 1 and e.rule in ASSUMED:
+                    cut.append((v, e))
+                elif seen is None:
+                    state[e.callee] = 1
+                    work.append((e.callee, iter(list(g.edges.get(e.callee, ())))))
+                    break
+            else:
+                state[v] = 2
+                work.pop()
+    _remove(g, cut)
+    # A cycle a direct call closes after a pointer call on the way (A -(p)-> B -> A): no walk order
+    # leaves such an edge last, so every assumed edge still inside a cycle goes too.
+    comp = {v: i for i, members in enumerate(sccs(sorted(g.functions), g.edges)) for v in members}
+    more = [(v, e) for v, edges in g.edges.items() for e in edges
+            if e.rule in ASSUMED and comp.get(e.callee) == comp.get(v)]
+    _remove(g, more)
+    return cut + more
+
+
+def _remove(g: Graph, cut: list[tuple[int, Edge]]) -> None:
+    gone: dict[int, set] = {}
+    for v, e in cut:
+        gone.setdefault(v, set()).add(e)
+    for v, edges in gone.items():
+        g.edges[v] = [e for e in g.edges[v] if e not in edges]
 
 
 def sccs(nodes, edges) -> list[list[int]]:

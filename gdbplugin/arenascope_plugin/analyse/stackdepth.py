@@ -13,9 +13,11 @@ A function with none of these is named, counted as 0 B, and the worst case is th
 
 worst(f) = max(frame(f) + worst(a callee), worst(a tail callee)); a recursion (a cycle of direct calls
 in the graph) has no bound: its functions are counted once around the cycle and the cycle is named
-with what one more level costs. A cycle that needs a call through a pointer assumed to reach any
-address-taken function may not exist: it is counted once around too, which bounds it if the
-pointers never recurse, and named as possible; it does not make the figure a floor.
+with what one more level costs. A call through a pointer assumed to reach a function (any
+address-taken one, any override in a vtable slot) that would close a cycle is a recursion the ELF
+cannot confirm: it is left out (callgraph.cut_pointer_cycles, in a walk from Reset) and named, so
+the figure holds as long as pointers do not recurse. A cycle closed by a direct call that needs an
+assumed pointer call on the way is counted once around and named as possible.
 
 The thread's worst case is Reset's (main counted from it); each handler's is its own path plus
 the port's exception_entry_bytes; on a core that nests exceptions (Cortex-M's NVIC)
@@ -86,6 +88,7 @@ class StackDepth:
     nesting: str = ""
     exception_entry_note: str = ""
     frames_from: dict = field(default_factory=dict)
+    pointer_cuts: list = field(default_factory=list)
     functions: int = 0
     problem: str = ""
 
@@ -339,6 +342,9 @@ def analyse(path: str, su_files=(), calls: dict | None = None, bounds: dict | No
     main = g.image.symbols.get("main")
     if main is not None and main in g.functions and not _reaches(g, reset[1], main):
         g.edges.setdefault(reset[1], []).append(callgraph.Edge(main, reset[1], "(the startup code reaches main)"))
+    handler_addrs = [a for _, a in entries[1:]]
+    cuts = callgraph.cut_pointer_cycles(g, [reset[1], *handler_addrs, *sorted(g.tasks), *sorted(g.functions)])
+    out.pointer_cuts = [f"{g.name(v)} at {e.at:#x} ({e.text}) -> {g.name(e.callee)}" for v, e in cuts]
     worst = _Worst(g, frames, by_bound)
     out.thread = worst.entry(reset[0], reset[1], 0)
     entry_bytes = g.port.exception_entry_bytes(g.image.fpu)

@@ -1,10 +1,11 @@
 """`arena stack`: bounds, paint, high-water mark (with or without the agent)."""
 import gdb  # pylint: disable=import-error
 
+from arenascope_plugin import stackbudget_job
 from arenascope_plugin.analyse import diagnosis, verdicts
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import jsonout, render, snapshot
+from arenascope_plugin.present import jsonout, render, snapshot, stackbudget
 from arenascope_plugin.present import tasks as task_text
 
 
@@ -36,6 +37,7 @@ Usage: arena stack [--json]
         write(render.stack_lines(ctx.stack, indent="", sp_owner=f"{live.stack_name} ({ctx.port.thread_stack_phrase})"
                                  if live is not None else None,
                                  reach=v.reach if v is not None else None))
+        write(stackbudget.measured_lines(stackbudget_job.predicted(ctx.symbols.elf_path), ctx.stack.peak))
         write(task_text.lines(ctx.kernel, ctx.tasks))
         if ctx.tflm is not None and ctx.tflm.interpreter:
             if v is not None:

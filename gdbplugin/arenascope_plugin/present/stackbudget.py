@@ -10,6 +10,9 @@ FORMAT = "arenascope-stack-budget/1"
 EXIT_FITS, EXIT_ERROR, EXIT_DOES_NOT_FIT, EXIT_CRASH_OR_HANG, EXIT_STACK_REACHES_ARENA = 0, 1, 4, 5, 6
 
 
+MOST = 5  # of each kind of note an entry's text lists (the JSON has all)
+
+
 def _addr(a: int) -> str:
     return f"{a:#010x}"
 
@@ -36,6 +39,40 @@ def verdict_lines(b) -> list[str]:
                      + (f"{spare} B above" if spare >= 0 else f"{-spare} B short")
                      + (" (on a floor of the worst case)" if b.floor else ""))
     return lines
+
+
+def _path_text(e: stackdepth.Entry, most: int = 6) -> str:
+    names = [s.name for s in e.path]
+    if len(names) > most:
+        names = names[:most // 2] + [f"... {len(names) - most} more"] + names[-(most // 2):]
+    return " -> ".join(names)
+
+
+def measured_lines(d, peak: int | None) -> list[str]:
+    """The measured peak (bytes; None: not known) against the worst case predicted from the ELF,
+    for `arena stack`: how close it came, and the predicted deepest path."""
+    if d is None:
+        return []
+    if d.problem:
+        return [f"predicted worst case:     not known ({d.problem})"]
+    at_least = "at least " if not d.exact else ""
+    handlers = d.main_stack_bytes - d.thread.bytes
+    out = [f"predicted worst case:     {at_least}{d.main_stack_bytes} B from the ELF's code (`arena budget`): "
+           f"{d.thread.bytes} B via {_path_text(d.thread)}" + (f", + {handlers} B for handlers" if handlers else "")]
+    if peak is None:
+        return out
+    if peak <= d.main_stack_bytes:
+        out.append(f"measured against it:      the peak {peak} B is {100 * peak / max(d.main_stack_bytes, 1):.0f} % of "
+                   f"the {'floor' if at_least else 'worst case'}, {d.main_stack_bytes - peak} B below it")
+    elif at_least:
+        why = "; ".join(c[0] + " recursion" for c in d.thread.cycles) or "what the floor leaves out"
+        out.append(f"measured against it:      the peak {peak} B is above the floor {d.main_stack_bytes} B: {why} "
+                   "ran deeper than the floor counts")
+    else:
+        out.append(f"measured against it:      the peak {peak} B is ABOVE the predicted worst case "
+                   f"{d.main_stack_bytes} B: code the ELF does not show ran on this stack (another image, a "
+                   "frame it cannot see); please report it with `arena budget`'s output")
+    return out
 
 
 def map_lines(b) -> list[str]:
@@ -67,11 +104,13 @@ def entry_lines(e: stackdepth.Entry) -> list[str]:
             frames.pop()  # a tail call: the caller's frame is gone
         frames.append(s.frame or 0)
         out.append(_step_line(s, e.entry_bytes + sum(frames)))
-        if s.extra_note:
+        if s.extra:
             frames[-1] += s.extra
             out.append(f"    {s.extra:>6} B {e.entry_bytes + sum(frames):>7} B  ({s.extra_note})")
-    for c in e.cycles:
+    for c in e.cycles[:MOST]:
         out.append(f"    recursion: {' -> '.join(c[:-1])} ({c[-1]}): no bound")
+    if len(e.cycles) > MOST:
+        out.append(f"    and {len(e.cycles) - MOST} more recursions (--json lists them all)")
     for c in e.bounded:
         out.append(f"    recursion: {' -> '.join(c[:-2])} ({c[-2]}): {c[-1]}, counted so")
     for c in e.pointer_cycles:
@@ -95,6 +134,10 @@ def depth_lines(d) -> list[str]:
     out = [f"stack worst case from the code: {d.arch}, {d.functions} functions, frames: {sources}",
            f"  main stack: {'at least ' if not d.exact else ''}{d.main_stack_bytes} B = the thread's + the handlers': "
            f"{d.nesting}; {d.exception_entry_note}"]
+    if d.pointer_cuts:
+        out.append(f"  assuming calls through pointers do not recurse: {len(d.pointer_cuts)} such call(s) that would "
+                   "close a cycle are left out (the ELF cannot tell where a pointer goes; --calls CALLER=CALLEE "
+                   "says it), e.g. " + "; ".join(d.pointer_cuts[:3]))
     for e in [d.thread] + d.handlers:
         out += entry_lines(e)
     if d.tasks:
@@ -140,7 +183,7 @@ def json_doc(b, d, exit_status: int) -> dict:
             "arch": d.arch, "functions": d.functions, "frames_from": d.frames_from, "exact": d.exact,
             "main_stack_bytes": d.main_stack_bytes, "nesting": d.nesting,
             "thread": _entry_json(d.thread), "handlers": [_entry_json(e) for e in d.handlers],
-            "tasks": [_entry_json(e) for e in d.tasks]},
+            "tasks": [_entry_json(e) for e in d.tasks], "pointer_calls_left_out": d.pointer_cuts},
         "problem": d.problem or b.problem or None,
     }
 
