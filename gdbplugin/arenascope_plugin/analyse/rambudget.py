@@ -94,7 +94,8 @@ def build(path: str, symbols, depth, arena_symbol: str | None = None, needed_are
     if depth is not None and not depth.problem:
         out.worst, out.floor = depth.main_stack_bytes, not depth.exact
         cycles = [c for e in [depth.thread] + depth.handlers for c in e.cycles]
-        out.unbounded = f"recursion {' -> '.join(cycles[0][:-1])} ({cycles[0][-1]})" if cycles else ""
+        more = f" (and {len(cycles) - 1} more)" if len(cycles) > 1 else ""
+        out.unbounded = f"recursion {' -> '.join(cycles[0][:-1])} ({cycles[0][-1]}){more}" if cycles else ""
     _judge(out, why, depth)
     need(out, needed_arena)
     return out
