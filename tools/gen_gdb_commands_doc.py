@@ -33,6 +33,7 @@ EXAMPLES = [
      ["break demo_invoke_done if invokes == 1", "continue", "delete", "break BusFault_Handler",
       "set var demo_scenario = 1", "continue"], ["arena check", "arena stack"]),
     ("arena budget", [], ["arena budget --model build/planner/dscnn_kws.tflite"]),
+    ("arena soak", ["break demo_invoke_done if invokes == 3", "continue", "delete"], ["arena soak 20"]),
     ("arena whereis", ["break demo_invoke_done if invokes == 3", "continue", "delete"],
      ["arena whereis tensor_arena + 520", "arena whereis tensor_arena + 11000", "arena whereis &__guard_start"]),
     ("arena snapshot", ["break demo_invoke_done if invokes == 3", "continue", "delete"],

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(not FIRMWARE.exists(), reason=f"{FIRMWARE} not b
 
 # Lines with the stack's measured peak, which depends on where an interrupt landed.
 TIMING = re.compile(r"^(paint:|high-water mark:|peak depth:|stack rule:|measured against it:|  PASS  stack|"
-                    r"  FAIL  stack).*$", re.M)
+                    r"  FAIL  stack|soak: |stack peak: ).*$", re.M)
 # arena diff across two stops: the stack's high-water mark may have gone deeper in between (or not).
 DIFF_STACK = re.compile(r"^(stack and guard band:|  stack peak: .*)\n", re.M)
 DIFF_COUNT = re.compile(r"^differences: \d+ figure", re.M)

@@ -27,6 +27,12 @@ REGION_FLAGS_DEFINED = sum(REGION_FLAGS)
 # (or, read with such a pattern, damaged everywhere). agent_config.h refuses them at build time.
 FORBIDDEN_PATTERNS = (0x00000000, 0xFFFFFFFF)
 
+# The agent's function called at the start and at the end of each inference (agent.h
+# arenascope_invoke_begin/end): invoke_phase is odd while one runs, so a stop there with an odd
+# phase is the end of one (`arena soak`'s breakpoint).
+INVOKE_MARK = "arenascope_invoke_mark"
+INVOKE_MARK_END = "(arenascope_descriptor.invoke_phase & 1) == 1"
+
 # Sizes of the scalar types; "addr" is the target's address size (4 or 8).
 _SCALARS = {"u8": (1, "B"), "u16": (2, "H"), "u32": (4, "I"), "i16": (2, "h")}
 

@@ -127,6 +127,11 @@ REGISTRATION_BUILDERS = ("tflite::Register_*", "tflite::micro::RegisterOp*", "*:
                          "tflite::MicroMutableOpResolver<*")
 
 
+# Where `arena soak` stops once an inference without the agent: the entry of the next Invoke (the
+# previous one has returned). Every era's MicroInterpreter has it (micro_interpreter.cc).
+INVOKE = "tflite::MicroInterpreter::Invoke"
+
+
 @dataclass(frozen=True)
 class Era:
     """One layout era of TFLM (upstream tensorflow/tflite-micro)."""

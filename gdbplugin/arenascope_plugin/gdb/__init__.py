@@ -22,6 +22,7 @@ from arenascope_plugin.gdb import (
     cmd_regions,
     cmd_report,
     cmd_snapshot,
+    cmd_soak,
     cmd_stack,
     cmd_version,
     cmd_view,
@@ -39,7 +40,7 @@ COMMANDS = [cmd_info.InfoCommand, cmd_map.MapCommand, cmd_regions.RegionsCommand
             cmd_report.ReportCommand, cmd_diff.DiffCommand, cmd_view.ViewCommand, cmd_refresh.RefreshCommand,
             cmd_fault.FaultCommand, cmd_attach.AttachCommand, cmd_interpreters.InterpretersCommand,
             cmd_version.VersionCommand, cmd_live.LiveCommand, cmd_dump.DumpCommand,
-            cmd_budget.BudgetCommand]
+            cmd_budget.BudgetCommand, cmd_soak.SoakCommand]
 
 
 def load():

@@ -260,6 +260,11 @@ class PortBase:
         one (Cortex-M: a Thumb address has bit 0 set)."""
         return self.code_address(value)
 
+    def fault_handlers(self, image) -> list[tuple[str, int]]:
+        """(exception name, handler address) of the handlers the core enters on a fault (not on an
+        interrupt), from the ELF; [] when the architecture shares one handler with interrupts."""
+        return []
+
     def prologue_bytes(self, code: bytes) -> int | None:
         """The stack a function's prologue takes, in bytes, read from its first instructions (for
         code the ELF has no call frame information for); None when it is dynamic or not known."""

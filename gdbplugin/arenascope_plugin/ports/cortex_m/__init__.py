@@ -263,6 +263,12 @@ class CortexM(PortBase):
     def prologue_bytes(self, code: bytes) -> int | None:
         return calls.prologue_bytes(code)
 
+    def fault_handlers(self, image) -> list[tuple[str, int]]:
+        """HardFault, MemManage, BusFault, UsageFault and SecureFault's handlers (vectors 3-7)."""
+        found = vectors.table(image)
+        return [(vectors.vector_name(i), a) for i, a in found[1] if vectors.vector_name(i) in vectors.FAULTS] \
+            if found else []
+
     def entry_points(self, image, facts: dict) -> list[tuple[str, int]]:
         """Reset and every handler in the vector table (ports/cortex_m/vectors.py), by vector name;
         the ELF's entry point alone when no table is found."""

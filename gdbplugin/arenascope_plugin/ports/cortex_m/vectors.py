@@ -15,6 +15,7 @@ import struct
 EXCEPTIONS = {1: "Reset", 2: "NMI", 3: "HardFault", 4: "MemManage", 5: "BusFault", 6: "UsageFault",
               7: "SecureFault", 11: "SVCall", 12: "DebugMonitor", 14: "PendSV", 15: "SysTick"}
 MAX_VECTORS = 16 + 496
+FAULTS = ("HardFault", "MemManage", "BusFault", "UsageFault", "SecureFault")  # the fault exceptions
 # CMSIS startup files (__Vectors, __isr_vector), ST's (g_pfnVectors), NXP's and others'.
 TABLE_SYMBOLS = ("__Vectors", "__isr_vector", "g_pfnVectors", "__vector_table", "_vector_table", "vector_table",
                  "vectors", "_vectors", "__VECTOR_TABLE", "exception_table", "_exc_vector_table")

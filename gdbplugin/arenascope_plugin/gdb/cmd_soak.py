@@ -1,0 +1,205 @@
+"""`arena soak N`: N inferences without a person, every rule checked after each (analyse/soak.py)."""
+import os
+import signal
+import threading
+import time
+
+import gdb  # pylint: disable=import-error
+
+from arenascope_plugin import pipeline, ports
+from arenascope_plugin.acquire import elfcode
+from arenascope_plugin.acquire.gdbtarget import GdbSymbols, batch_mode
+from arenascope_plugin.analyse import figures
+from arenascope_plugin.analyse.soak import Soak
+from arenascope_plugin.decode import abi, tflm_profile
+from arenascope_plugin.errors import TargetError
+from arenascope_plugin.gdb import framework
+from arenascope_plugin.gdb.framework import Sub, write
+from arenascope_plugin.present import soak as soak_text
+
+TIMEOUT_S = 30.0  # seconds one inference may take before the run is stopped (--timeout)
+
+
+class _Watchdog:
+    """Interrupts the target as Ctrl-C does (a SIGINT to GDB) when `continue` has not come back
+    within the timeout: a hang must not hold the command forever. fired: it did."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.fired, self.timer = seconds, False, None
+
+    def __enter__(self):
+        self.fired = False
+        self.timer = threading.Timer(self.seconds, self._fire)
+        self.timer.daemon = True
+        self.timer.start()
+        return self
+
+    def _fire(self) -> None:
+        self.fired = True
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def __exit__(self, *_exc) -> None:
+        self.timer.cancel()
+
+
+class SoakCommand(Sub):
+    """Run N inferences on the target without a person, and report the worst of each rule.
+After each inference the target stops at a breakpoint and every rule `arena check` judges is
+checked (canary, guard band, stack high-water mark, TFLM's objects, fault); the report gives the
+worst verdict of each, with the inference where it first happened, and the highest arena and
+stack peaks. Where it stops: with the agent, at arenascope_invoke_mark when an inference ends;
+without it, at each call of tflite::MicroInterpreter::Invoke (the previous one has returned);
+--at LOCATION names another place the firmware passes once an inference. The run stops early
+when the target enters a fault handler (Cortex-M: the vector table's HardFault, MemManage,
+BusFault, UsageFault, SecureFault), when no inference ends within --timeout seconds (a hang, or a
+fault the handler loops in), when it stops anywhere else, or on Ctrl-C; the report covers what
+ran. The breakpoints are removed. GDB's breakpoints are the only thing it sets; it writes no
+memory itself. With the agent, a stop that comes again for the same inference (an interrupt taken
+while GDB steps off the breakpoint, as on QEMU) is not counted twice; without it, it may be.
+
+Usage: arena soak N [--at LOCATION] [--timeout S] [--stop-on-fail]
+In batch mode (gdb -batch) a FAIL ends the command with an error, as `arena check` does."""
+    sub = "soak"
+
+    def add_arguments(self, parser):
+        parser.add_argument("count", type=int, metavar="N", help="how many inferences to run")
+        parser.add_argument("--at", metavar="LOCATION", help="where the firmware passes once an inference")
+        parser.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="S",
+                            help=f"an inference that does not end within S seconds stops the run "
+                                 f"(default {TIMEOUT_S:g})")
+        parser.add_argument("--stop-on-fail", action="store_true", help="stop at the first FAIL")
+
+    def run(self, args):
+        if args.count < 1:
+            raise TargetError(f"give how many inferences to run (a whole number from 1), not {args.count}")
+        framework.check_readable()
+        location, condition, how = _where(args.at)
+        if args.timeout <= 0:
+            raise TargetError(f"--timeout {args.timeout:g}: give the seconds one inference may take, more than 0")
+        soak = Soak(args.count)
+        stops = []
+        gdb.events.stop.connect(stops.append)
+        bp = _breakpoint(location, condition)
+        faults = {_breakpoint(f"*{addr:#x}", ""): name for name, addr in _fault_handlers()}
+        watchdog = _Watchdog(args.timeout)
+        start = time.monotonic()
+        gdb.write(f"arena soak: {args.count} inferences, {how}; Ctrl-C stops it\n")
+        gdb.flush()
+        try:
+            i, last_stop = 0, None
+            while i < args.count:
+                hits, stops[:] = bp.hit_count, []
+                fault_hits = {b: b.hit_count for b in faults}
+                try:
+                    with watchdog:
+                        gdb.execute("continue", to_string=True)
+                except KeyboardInterrupt:
+                    if not watchdog.fired:
+                        raise
+                hit_fault = next((name for b, name in faults.items() if b.hit_count > fault_hits[b]), None)
+                if bp.hit_count == hits and hit_fault is None:
+                    if watchdog.fired:
+                        soak.stop(f"no inference ended within {args.timeout:g} s after inference {soak.last}: the "
+                                  "target hangs or loops in a fault handler (`arena fault`, `bt`)", True)
+                    else:
+                        soak.stop(f"the target stopped elsewhere after inference {soak.last}: {_why(stops)}", False)
+                    break
+                ctx = framework.gather(verify=True)
+                here = ctx.desc.invoke_phase if _agent(ctx) else None
+                if hit_fault is None and here is not None and here == last_stop:
+                    continue  # the same stop again: an interrupt came while GDB stepped off the breakpoint
+                last_stop, i = here, i + 1
+                at = _inference(ctx, i)
+                soak.observe(at, pipeline.checks_of(ctx), {k: f.peak for k, f in ctx.figs.items()},
+                             ctx.stack.peak if ctx.stack is not None else None)
+                if hit_fault is not None or soak.faulted:
+                    soak.stop(f"the target took a fault ({hit_fault or 'recorded'}) during inference {at}: "
+                              "`arena fault` says what and where", True)
+                    break
+                _progress(soak, i)
+                if args.stop_on_fail and soak.verdict == figures.FAIL:
+                    soak.stop(f"a FAIL at inference {at} (--stop-on-fail)", False)
+                    break
+        except KeyboardInterrupt:
+            soak.stop(f"Ctrl-C after {soak.inferences} inferences", False)
+        finally:
+            for b in [bp, *faults]:
+                b.delete()
+            gdb.events.stop.disconnect(stops.append)
+        write(soak_text.lines(soak, how, time.monotonic() - start))
+        failed = sorted(r for r, w in soak.rules.items() if w.verdict == figures.FAIL)
+        if soak.verdict == figures.FAIL and batch_mode():
+            raise gdb.GdbError(f"arena soak: FAIL: {', '.join(failed) or soak.stopped}")
+
+
+def _where(at: str | None) -> tuple[str, str, str]:
+    """(breakpoint location, its condition, how the report says it) for --at, the agent, or TFLM."""
+    if at:
+        return at, "", f"stopping at {at} once an inference"
+    if gdb.lookup_global_symbol(abi.INVOKE_MARK) is not None or _has_function(abi.INVOKE_MARK):
+        return abi.INVOKE_MARK, abi.INVOKE_MARK_END, f"stopping at the agent's {abi.INVOKE_MARK} as each ends"
+    if _has_function(tflm_profile.INVOKE):
+        return tflm_profile.INVOKE, "", f"stopping at each {tflm_profile.INVOKE}: the previous one has returned"
+    raise TargetError(f"the ELF has neither the agent's {abi.INVOKE_MARK} nor {tflm_profile.INVOKE}: give --at "
+                      "FUNCTION, a function the firmware calls once an inference")
+
+
+def _agent(ctx) -> bool:
+    """Whether the agent's descriptor was read (agentless mode builds one from TFLM's objects, with
+    no invoke count)."""
+    return ctx.desc is not None and ctx.tflm is None
+
+
+def _inference(ctx, run_count: int) -> int:
+    """Which inference this stop ends: the agent's count (invoke_phase: odd while one runs, so the
+    one running is the completed ones + 1), else the run's own count."""
+    d = ctx.desc
+    if not _agent(ctx) or (not d.invokes and not d.in_invoke):
+        return run_count
+    return d.invokes + (1 if d.in_invoke else 0)
+
+
+def _breakpoint(location: str, condition: str):
+    """An internal, silent breakpoint (no stop message a thousand times over)."""
+    b = gdb.Breakpoint(location, internal=True)
+    b.silent = True
+    if condition:
+        b.condition = condition
+    return b
+
+
+def _fault_handlers() -> list[tuple[str, int]]:
+    """The port's fault handlers in the ELF on disk ([] without it)."""
+    symbols = GdbSymbols()
+    if not symbols.elf_path or not os.path.exists(symbols.elf_path):
+        return []
+    try:
+        return ports.of(symbols).fault_handlers(elfcode.read(symbols.elf_path))
+    except elfcode.ElfCodeError:
+        return []
+
+
+def _has_function(name: str) -> bool:
+    try:
+        return gdb.parse_and_eval(f"&'{name}'") is not None
+    except gdb.error:
+        return False
+
+
+def _why(stops: list) -> str:
+    if not stops:
+        return "the program is no longer running" if not gdb.selected_inferior().pid else "no stop was seen"
+    last = stops[-1]
+    if isinstance(last, gdb.SignalEvent):
+        return f"signal {last.stop_signal}"
+    if isinstance(last, gdb.BreakpointEvent):
+        return f"breakpoint {', '.join(str(b.number) for b in last.breakpoints)}"
+    return "a stop that was not the soak's"
+
+
+def _progress(soak: Soak, done: int) -> None:
+    """A line every tenth of the run (and the last), so a long soak shows it is running."""
+    step = max(1, soak.wanted // 10)
+    if done % step == 0 or done == soak.wanted:
+        gdb.write(f"arena soak: {done}/{soak.wanted} inferences, worst so far: {soak.verdict}\n")
+        gdb.flush()
