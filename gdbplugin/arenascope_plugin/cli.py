@@ -23,6 +23,9 @@ server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/ha
                         case from the code, the RAM map and the 1.5 x stack rule (as `arena
                         budget`); exit 0 it holds, 4 the arena does not fit the model, 5 TFLM
                         would crash or hang, 6 the stack can reach the arena (docs/stack-budget.md)
+    arenascope soak N   --elf fw.elf [--via LINK] [--hz N] [--timeout S] [--json]   N inferences
+                        without a person, every rule checked at each live refresh (the agent's
+                        count): the worst of each with where it happened; exit 1 on a FAIL
     arenascope --version
 
 Post-mortem from a RAM dump instead of a target (docs/hardfault.md, "From a RAM dump"):
@@ -53,6 +56,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 from arenascope_plugin import paths, pipeline, stackbudget_job, version
 from arenascope_plugin.acquire import dumped, elfinfo, targetmemory, via
@@ -60,9 +64,11 @@ from arenascope_plugin.acquire.dump import DumpError
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.analyse import diagnosis, diff, figures
+from arenascope_plugin.analyse.soak import Soak
 from arenascope_plugin.decode import kernels
 from arenascope_plugin.present import compareview, jsonout, junit, report, reports, snapshot, style
 from arenascope_plugin.present import diff as diff_text
+from arenascope_plugin.present import soak as soak_text
 from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import livepoll, viewerlink
 
@@ -406,6 +412,81 @@ def live_main(argv):
     return rc
 
 
+def soak_main(argv):
+    """`arenascope soak N`: the live link's refreshes while the target runs N inferences (the agent's
+    count), every rule checked at each (analyse/soak.py, as GDB's `arena soak` with no breakpoint)."""
+    ap = argparse.ArgumentParser(prog="arenascope soak", description="Run N inferences on the target without a "
+                                 "person, the rules checked through the live link, and report the worst of each.")
+    _common(ap)
+    ap.add_argument("count", type=int, metavar="N", help="how many inferences (the agent's own count)")
+    ap.add_argument("--hz", type=float, default=20.0, help="refreshes a second at most (default 20)")
+    ap.add_argument("--timeout", type=float, default=30.0, metavar="S",
+                    help="no new inference within S seconds stops the run (default 30)")
+    ap.add_argument("--json", action="store_true", help="one JSON document (docs/stack-budget.md, \"Soak\")")
+    args = ap.parse_args(argv)
+    if args.ram:
+        raise UsageError("--ram: a dump runs no inference; soak a running target (--via)")
+    if args.count < 1 or not 0.1 <= args.hz <= 200 or args.timeout <= 0:
+        raise UsageError("give N from 1, --hz 0.1 to 200 and --timeout above 0")
+    stop = threading.Event()
+    target, settings, link = _connect(args, stop)
+    poller = livepoll.LivePoller(target, settings)
+    soak, clock = Soak(args.count), time.monotonic
+    seen = {"start": None, "at": None, "when": clock()}
+    start, ended_by = clock(), None
+
+    def publish(snap):
+        state = snap.get("state") or {}
+        invokes = state.get("invokes")
+        if invokes is None or "tflm" in snap:  # agentless: TFLM counts no inference
+            soak.stop("the tool counts inferences by the agent's invoke_phase; without the agent use GDB's "
+                      "`arena soak`, which stops at each Invoke", False)
+            stop.set()
+            return
+        at = invokes + (1 if state.get("in_invoke") else 0)
+        if seen["start"] is None:
+            seen["start"] = at
+        if at == seen["at"]:
+            if clock() - seen["when"] > args.timeout:
+                soak.stop(f"no inference ended within {args.timeout:g} s after inference {soak.last}: the target "
+                          "hangs or loops in a fault handler (`arenascope fault`)", True)
+                stop.set()
+            return
+        seen["at"], seen["when"] = at, clock()
+        checks = [figures.Check(c["rule"], c["verdict"], c["reason"]) for c in snap.get("checks", [])]
+        soak.observe(at, checks, {a["index"]: a["peak_bytes"] for a in snap.get("arenas", [])},
+                     (snap.get("stack") or {}).get("peak_bytes"))
+        if soak.faulted:
+            soak.stop(f"the target took a fault by inference {at}: `arenascope fault` says what and where", True)
+            stop.set()
+        elif at - seen["start"] + 1 >= args.count:
+            stop.set()
+
+    def report(text):
+        print(f"arenascope soak: {text}", file=sys.stderr, flush=True)
+
+    print(f"arenascope soak: {args.count} inferences of {args.elf} through {link.described}, checked at each "
+          "refresh; Ctrl-C stops it", file=sys.stderr, flush=True)
+    try:
+        livepoll.run(poller, publish, args.hz, stop, report)
+    except KeyboardInterrupt as exc:
+        stop.set()
+        ended_by = exc
+        soak.stop(f"{signal_words(exc)} after {soak.ran} inferences", False)
+    finally:
+        link.close()
+    if not soak.stopped and poller.trouble not in (None, "torn"):
+        soak.stop(f"the link went down ({poller.trouble}) after inference {soak.last}", True)
+    how = f"the live link through {link.described}, {args.hz:g} refreshes a second at most"
+    if args.json:
+        _emit(soak_text.json_doc(soak, how, clock() - start))
+    else:
+        print("\n".join(soak_text.lines(soak, how, clock() - start)))
+    if ended_by is not None:
+        return exit_status(ended_by)
+    return 1 if soak.verdict == figures.FAIL or not soak.inferences else 0
+
+
 def budget_main(argv):
     """`arenascope budget`: the ELF alone, no target (stackbudget_job)."""
     ap = argparse.ArgumentParser(prog="arenascope budget", description="The stack's worst case from the ELF's code, "
@@ -505,9 +586,11 @@ def main(argv):
             return diff_main(argv[1:])
         if argv[0] == "budget":  # the ELF only: no target
             return budget_main(argv[1:])
+        if argv[0] == "soak":
+            return soak_main(argv[1:])
         if argv[0] not in ONE_SHOT:
             raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, report, live, diff, "
-                             "budget (`arenascope --help`)")
+                             "budget, soak (`arenascope --help`)")
         run, need, verify = ONE_SHOT[argv[0]]
         ap = argparse.ArgumentParser(prog=f"arenascope {argv[0]}")
         _common(ap)

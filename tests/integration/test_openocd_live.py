@@ -587,3 +587,22 @@ def test_live_that_ends_with_the_link_down_says_so():
     assert "live read failed: " in err, err
     last_ok = max(s["snapshot"]["live"]["refresh_index"] for s in snaps("ok"))
     assert "arenascope live: it ended with the link down (" in err and f"after refresh {last_ok}" in err, err
+
+
+def test_the_tools_soak_checks_the_running_firmware_through_openocd():
+    """`arenascope soak 40` through OpenOCD's Tcl port while the demo runs: the agent's count says
+    how many inferences passed (from the first refresh's to the last's), every rule is checked at
+    each refresh, and the JSON carries the worst of each; the run ends once 40 inferences passed."""
+    with Chain(str(FIRMWARE)) as ch:
+        ch.gdb(RESET + ["-ex", "monitor resume"])
+        r = subprocess.run([str(CLI), "soak", "40", "--openocd", f"127.0.0.1:{ch.tport}", "--elf", str(FIRMWARE),
+                            "--planner", str(PLANNER), "--json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["verdict"] == "PASS" and doc["stopped"] is None, doc
+    assert doc["inferences"] == doc["last_inference"] - doc["first_inference"] + 1 >= 40, doc
+    assert 1 <= doc["checked"] <= doc["inferences"]
+    assert {"canary", "guard", "stack", "used"} <= set(doc["rules"]), doc
+    assert all(w["verdict"] == "PASS" and w["times"] == doc["checked"] for w in doc["rules"].values()), doc
+    assert doc["arena_peaks"][0]["bytes"] == PLAN["arena"]["arena_used_bytes"] + 64  # + the demo's temp bytes
+    assert "arenascope soak: 40 inferences of" in r.stderr

@@ -32,6 +32,7 @@ class Soak:
     stopped: why the run ended before its count ("" when it did not)."""
     wanted: int
     inferences: int = 0
+    first: int = 0
     last: int = 0
     rules: dict = field(default_factory=dict)
     arena_peaks: dict = field(default_factory=dict)
@@ -42,6 +43,7 @@ class Soak:
     def observe(self, at: int, checks, arena_peaks: dict[int, int], stack_peak: int | None) -> None:
         """Records the checks after inference `at` (the target's count, or the run's own)."""
         self.inferences += 1
+        self.first = self.first or at
         self.last = at
         for c in checks:
             w = self.rules.get(c.rule)
@@ -54,6 +56,12 @@ class Soak:
                 self.arena_peaks[i] = Peak(peak, at)
         if stack_peak is not None and (self.stack_peak is None or stack_peak > self.stack_peak.bytes):
             self.stack_peak = Peak(stack_peak, at)
+
+    @property
+    def ran(self) -> int:
+        """How many inferences the run covers: from the first checked to the last (the live link
+        checks some of them, each refresh; a stop in GDB checks each)."""
+        return self.last - self.first + 1 if self.inferences else 0
 
     def stop(self, why: str, broken: bool) -> None:
         """Ends the run early: why, and whether the target failed to run (its verdict is then FAIL)."""

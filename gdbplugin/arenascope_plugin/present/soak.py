@@ -5,7 +5,9 @@ from arenascope_plugin.present import style
 
 
 def lines(s, how: str, seconds: float) -> list[str]:
-    ran = f"{s.inferences} of {s.wanted} inferences" if s.inferences != s.wanted else f"{s.inferences} inferences"
+    ran = f"{s.ran} of {s.wanted} inferences" if s.ran < s.wanted else f"{s.ran} inferences"
+    if s.inferences != s.ran:
+        ran += f" (checked at {s.inferences} of them)"
     out = [f"soak: {ran} in {seconds:.1f} s ({how}): {style.paint(s.verdict, s.verdict)}"]
     if s.stopped:
         out.append(f"  stopped early: {s.stopped}")
@@ -26,7 +28,8 @@ def _rank(verdict: str) -> int:
 
 
 def json_doc(s, how: str, seconds: float) -> dict:
-    return {"inferences": s.inferences, "wanted": s.wanted, "last_inference": s.last, "seconds": round(seconds, 3),
+    return {"inferences": s.ran, "checked": s.inferences, "wanted": s.wanted, "first_inference": s.first,
+            "last_inference": s.last, "seconds": round(seconds, 3),
             "how": how, "verdict": s.verdict, "stopped": s.stopped or None,
             "rules": {r: {"verdict": w.verdict, "reason": w.reason, "first": w.first, "times": w.times}
                       for r, w in sorted(s.rules.items())},
