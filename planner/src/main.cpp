@@ -21,6 +21,7 @@
 
 #include <ext/stdio_filebuf.h>
 
+#include "arenascope/planner/elf_budget.h"
 #include "arenascope/planner/gate.h"
 #include "arenascope/planner/report.h"
 #include "arenascope/planner/revisions.h"
@@ -69,12 +70,16 @@ void usage(FILE *to)
         "                       MODEL.tflite\n"
         "       arenascope-plan --write-offline-plan OUT.tflite [--kernels K] [--cpu CPU] [--target T]\n"
         "                       [--adapter] [--margin PCT] [--search-budget N] MODEL.tflite\n"
+        "       arenascope-plan --elf FW.elf [--json] MODEL.tflite\n"
         "       arenascope-plan --tflm list\n"
         "       arenascope-plan --version\n"
         "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
         "  plan (the non-persistent head of the arena, byte for byte), a better plan and the lower\n"
         "  bound, then replays TFLM's allocations to predict the whole arena AllocateTensors needs.\n"
         "  --json   print the budget as JSON (schema \"%s\", docs/arena-budget.md)\n"
+        "  --elf FW.elf  before flashing: the stack's worst case from the firmware's code, the RAM map and\n"
+        "           the 1.5 x stack rule with this model's arena (the arenascope tool's `budget`, which it\n"
+        "           runs; exit 6 when the stack can reach the arena; docs/stack-budget.md)\n"
         "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
         "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
         "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
@@ -166,7 +171,7 @@ int main(int argc, char **argv)
     const char *snapshot = nullptr, *offline_out = nullptr;
     int64_t search_budget = arenascope::planner::kSearchDefaultBudget;
     int64_t arena_size = 0, persistent_size = 0, non_persistent_size = 0;
-    const char *path = nullptr;
+    const char *path = nullptr, *elf = nullptr;
     arenascope::planner::KernelBuild build;
     bool cpu_given = false;
     const arenascope::planner::TflmRevision *tflm = &arenascope::planner::default_tflm_revision();
@@ -240,6 +245,12 @@ int main(int argc, char **argv)
             }
             cpu_given = cpu_given || !kernels;
             ++i;
+        } else if (!std::strcmp(argv[i], "--elf")) {
+            if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
+                std::fprintf(stderr, "arenascope-plan: --elf needs the firmware's ELF, then the model\n");
+                return 2;
+            }
+            elf = argv[++i];
         } else if (!std::strcmp(argv[i], "--adapter"))
             adapter = true;
         else if (!std::strcmp(argv[i], "--snapshot")) {
@@ -319,6 +330,16 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "arenascope-plan: no model given\n");
         usage(stderr);
         return 2;
+    }
+    if (elf) {
+        if (header || snapshot || offline_out || arena_size || persistent_size || non_persistent_size || tflm_given ||
+            cpu_given || build.set != arenascope::planner::KernelBuild::Set::Reference || adapter ||
+            target != "cortex-m" || margin != 10) {
+            std::fprintf(stderr, "arenascope-plan: --elf takes the model and --json only: the target, the arena's size "
+                                 "and place come from the ELF (docs/stack-budget.md)\n");
+            return 2;
+        }
+        return arenascope::planner::run_elf_budget(elf, path, json);
     }
     if (cpu_given && build.set != arenascope::planner::KernelBuild::Set::CmsisNn) {
         std::fprintf(stderr, "arenascope-plan: --cpu goes with --kernels cmsis-nn (the reference kernels allocate the "

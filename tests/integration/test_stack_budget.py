@@ -4,13 +4,24 @@ the TFLM stand-in, on Cortex-M and RV32, a deep recursion and the demo's SysTick
 real TFLM built by hand when ARENASCOPE_TFLM_RV32_MEASURE_ELF names it. The prediction is never
 below the measured peak; `arena stack` says by how much."""
 import json
+import os
 import re
 import subprocess
 import sys
 
 import pytest
 
-from harness import BUILD, FIRMWARE, ROOT, RV32_VIRT, plugin_at_stops, real_elf, rv32_firmware_skip
+from harness import (
+    BUILD,
+    DEMO_MODEL,
+    FIRMWARE,
+    PLANNER,
+    ROOT,
+    RV32_VIRT,
+    plugin_at_stops,
+    real_elf,
+    rv32_firmware_skip,
+)
 
 TOOL = ROOT / "gdbplugin" / "arenascope"
 STANDIN = BUILD / "firmware" / "tflm_standin" / "tflm_standin_fw.elf"
@@ -83,3 +94,19 @@ def test_real_tflm_rv32_prediction_covers_the_measured_peak(variable, tmp_path):
     peak, doc, text = measured_against_predicted(
         elf, ["done"], first=[f"restore {paint} binary {doc['stack']['low']:#x}"], **RV32_VIRT)
     assert 0 < peak <= doc["worst_bytes"], text
+
+
+def test_the_planner_answers_for_the_elf_through_the_tool():
+    """arenascope-plan --elf FW.elf MODEL runs the tool's `budget` (ELF meaning stays in the plugin):
+    the same JSON and exit status, the planner's gate on the ELF's arena included."""
+    r = subprocess.run([str(PLANNER), "--elf", str(FIRMWARE), "--json", str(DEMO_MODEL)], capture_output=True,
+                       text=True, timeout=300)
+    doc = json.loads(r.stdout)
+    assert r.returncode == doc["exit_status"] == 6, r.stderr  # the demo's deliberate recursion
+    assert doc["arena_gate"]["verdict"] == "FITS" and doc["needed_arena_bytes"] == doc["arena_gate"]["minimum_bytes"]
+    refused = subprocess.run([str(PLANNER), "--elf", str(FIRMWARE), "--arena-size", "1000", str(DEMO_MODEL)],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--elf takes the model and --json only" in refused.stderr
+    missing = subprocess.run([str(PLANNER), "--elf", str(FIRMWARE), str(DEMO_MODEL)], capture_output=True, text=True,
+                             timeout=60, env=dict(os.environ, ARENASCOPE_TOOL="/nonexistent/arenascope"))
+    assert missing.returncode == 2 and "--elf needs the arenascope tool" in missing.stderr
