@@ -14,7 +14,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from arenascope_plugin import ports
+from arenascope_plugin import ports, stackbudget_job
 from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS, STACK_TOP_AND_SIZE_SYMBOLS
 from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
@@ -621,6 +621,10 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
             a["apart_from_stack"] = True  # the stack rule's: the stack cannot run into it
     if snap.get("stack") and (memory := ctx.symbols.memory_of(snap["stack"]["low_addr"])) is not None:
         snap["stack"]["in_memory"] = memory
+    if snap.get("stack") and not ctx.reader.origin:  # a dump's ELF may not be the file on disk now
+        predicted = snapshot_json.predicted_json(stackbudget_job.predicted(ctx.symbols.elf_path))
+        if predicted is not None:
+            snap["stack"]["predicted"] = predicted
     if ctx.kernel is not None:
         snap["tasks"] = snapshot_json.tasks_json(ctx.kernel, ctx.tasks)
     st = ctx.tflm

@@ -110,3 +110,16 @@ def test_the_planner_answers_for_the_elf_through_the_tool():
     missing = subprocess.run([str(PLANNER), "--elf", str(FIRMWARE), str(DEMO_MODEL)], capture_output=True, text=True,
                              timeout=60, env=dict(os.environ, ARENASCOPE_TOOL="/nonexistent/arenascope"))
     assert missing.returncode == 2 and "--elf needs the arenascope tool" in missing.stderr
+
+
+def test_the_snapshot_and_the_report_carry_the_prediction(tmp_path):
+    """`arena snapshot` has stack.predicted (the tool's figures: the same analysis), and the HTML
+    report the viewer draws shows it under the measured peak."""
+    snap, html = tmp_path / "s.json", tmp_path / "r.html"
+    plugin_at_stops(FIRMWARE, ["demo_invoke_done"], [f"arena snapshot {snap}", f"arena report {html}"])
+    doc = predicted(FIRMWARE)
+    got = json.loads(snap.read_text())["stack"]["predicted"]
+    assert (got["worst_bytes"], got["is_floor"]) == (doc["worst_bytes"], doc["worst_is_floor"])
+    assert got["thread_bytes"] == doc["depth"]["thread"]["worst_bytes"]
+    assert got["path"] == [s["function"] for s in doc["depth"]["thread"]["path"]]
+    assert f"predicted  &gt;= {doc['worst_bytes']} B worst case (ELF)" in html.read_text()

@@ -817,6 +817,48 @@ TEST(Snapshot, AMovedArenaInExternalRamIsShownApartAndSaidToHaveMoved)
     EXPECT_NE(parse(j).error.find("$.arenas[0].moved_from"), std::string::npos) << parse(j).error;
 }
 
+// stack.predicted (issue 38): the worst case from the ELF, shown under the measured peak with its
+// path as the line's tip; a peak above a worst case that is no floor is a failure's colour; a
+// malformed one is refused with its path, a path longer than the plugin writes too.
+TEST(Snapshot, ThePredictedWorstCaseIsShownBesideTheMeasuredPeak)
+{
+    json j = fixture();
+    j["stack"]["peak_bytes"] = 900;
+    j["stack"]["predicted"] = {{"worst_bytes", 1228},
+                               {"is_floor", true},
+                               {"thread_bytes", 152},
+                               {"path", {"Reset_Handler", "main", "recurse_down_to"}}};
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    const Stack &st = r.snapshot->stack;
+    EXPECT_EQ(st.predicted_worst_bytes, 1228u);
+    EXPECT_EQ(st.predicted_thread_bytes, 152u);
+    EXPECT_TRUE(st.predicted_is_floor);
+    EXPECT_EQ(st.predicted_path, (std::vector<std::string>{"Reset_Handler", "main", "recurse_down_to"}));
+    auto predicted_line = [](const Snapshot &s) {
+        for (const auto &l : summary_lines(s, &s.arenas[0], -1))
+            if (l.text.rfind("predicted", 0) == 0) return l;
+        return PanelLine{};
+    };
+    PanelLine l = predicted_line(*r.snapshot);
+    EXPECT_EQ(l.text, "predicted  >= 1228 B worst case (ELF)");
+    EXPECT_NE(l.tip.find("152 B via Reset_Handler -> main -> recurse_down_to"), std::string::npos) << l.tip;
+    EXPECT_FALSE(l.colour == colour(Paint::RuleFail));
+    j["stack"]["predicted"]["is_floor"] = false;
+    j["stack"]["peak_bytes"] = 1300;  // above a worst case that is no floor
+    l = predicted_line(*parse(j).snapshot);
+    EXPECT_EQ(l.text, "predicted  1228 B worst case (ELF)");
+    EXPECT_TRUE(l.colour == colour(Paint::RuleFail));
+    EXPECT_TRUE(predicted_line(*load_snapshot_file(ARENASCOPE_FIXTURE).snapshot).text.empty());  // none: no line
+    j["stack"]["predicted"]["path"] = json::array();
+    for (int i = 0; i < 65; i++) j["stack"]["predicted"]["path"].push_back("f");
+    EXPECT_NE(parse(j).error.find("$.stack.predicted.path: 65 entries"), std::string::npos) << parse(j).error;
+    j["stack"]["predicted"]["path"] = {1};
+    EXPECT_NE(parse(j).error.find("$.stack.predicted.path[0]: expected a string"), std::string::npos);
+    j["stack"]["predicted"].erase("worst_bytes");
+    EXPECT_NE(parse(j).error.find("$.stack.predicted.worst_bytes: missing"), std::string::npos);
+}
+
 TEST(Layout, PaletteKindsAreDistinct)
 {
     const std::vector<Paint> kinds = {Paint::Tensor,           Paint::Scratch,    Paint::Temp,

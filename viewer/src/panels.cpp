@@ -69,6 +69,21 @@ std::vector<PanelLine> summary_lines(const Snapshot &s, const Arena *a, int sele
                          s.stack.size_bytes, bad ? "  OVERFLOW" : ""),
              bad ? colour(Paint::RuleFail) : kWhite);
     }
+    if (s.stack.predicted_worst_bytes) {
+        // Above a worst case that is no floor, the prediction missed something: shown as a failure.
+        const bool above =
+            s.stack.peak_bytes && !s.stack.predicted_is_floor && *s.stack.peak_bytes > *s.stack.predicted_worst_bytes;
+        std::string path;
+        for (const std::string &f : s.stack.predicted_path) path += (path.empty() ? "" : " -> ") + f;
+        line(fmt::format("predicted  {}{} B worst case (ELF)", s.stack.predicted_is_floor ? ">= " : "",
+                         *s.stack.predicted_worst_bytes),
+             above ? colour(Paint::RuleFail) : kWhite,
+             fmt::format("The main stack's worst case worked out from the firmware's code before flashing (arena "
+                         "budget){}: Reset's deepest path is {} B via {}",
+                         s.stack.predicted_is_floor ? ", a minimum: it leaves out a recursion or a frame it cannot size"
+                                                    : "",
+                         s.stack.predicted_thread_bytes.value_or(0), path));
+    }
     if (s.stack.room_bytes && s.stack.required_room_bytes) {
         const bool ok = *s.stack.room_bytes >= *s.stack.required_room_bytes;
         line(fmt::format("room       {} B {} {:g} x peak = {} B", *s.stack.room_bytes, ok ? ">=" : "<",

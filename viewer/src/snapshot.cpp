@@ -609,6 +609,19 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     s.stack.in_memory = clip_utf8(string(st, "in_memory", "$.stack", true), kMaxMemoryName);
     s.stack.overflowed = boolean(st, "overflowed", "$.stack");
     s.stack.rule_factor = number(st, "rule_factor", "$.stack");
+    if (auto it = st.find("predicted"); it != st.end() && !it->is_null()) {
+        const std::string pp = "$.stack.predicted";
+        s.stack.predicted_worst_bytes = u64(*it, "worst_bytes", pp);
+        s.stack.predicted_thread_bytes = u64(*it, "thread_bytes", pp);
+        s.stack.predicted_is_floor = boolean(*it, "is_floor", pp);
+        const json &path = array(*it, "path", pp, kMaxPredictedPath);
+        for (std::size_t i = 0; i < path.size(); i++) {
+            if (!path[i].is_string()) {
+                throw LoadError{fmt::format("{}.path[{}]: expected a string, found {}", pp, i, type_name(path[i]))};
+            }
+            s.stack.predicted_path.push_back(clip_utf8(path[i].get<std::string>(), kMaxFunctionName));
+        }
+    }
     s.guard = band(member(root, "guard", path), "$.guard");
     const json &checks = array(root, "checks", path, kMaxChecks);
     auto verdict = [](const std::string &v, const std::string &p) {

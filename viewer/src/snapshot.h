@@ -21,6 +21,8 @@ constexpr std::size_t kMaxRegions = 200000;  // per arena
 constexpr std::size_t kMaxScopes = 200000;
 constexpr std::size_t kMaxChecks = 256;
 constexpr std::size_t kMaxMemoryName = 120;     // bytes of an arena's or the stack's in_memory kept
+constexpr std::size_t kMaxPredictedPath = 64;   // functions of stack.predicted.path (the plugin's limit too)
+constexpr std::size_t kMaxFunctionName = 4096;  // bytes of one of them kept
 constexpr std::size_t kMaxHistoryPoints = 600;  // live history
 // "tflm" (the agentless post-mortem): a "tflm" past these is refused (the rest of the snapshot is shown).
 constexpr std::size_t kMaxTflmVerdicts = 16;
@@ -94,6 +96,11 @@ struct Stack {
     bool overflowed = false;
     bool peak_is_lower_bound = false;  // the stack went through the guard band: peak is a minimum
     double rule_factor = 0;            // the stack rule's factor, as the snapshot gives it (required): never assumed
+    // The worst case worked out from the ELF before flashing (stack.predicted, `arena budget`):
+    // none when the snapshot has none.
+    std::optional<uint64_t> predicted_worst_bytes, predicted_thread_bytes;
+    bool predicted_is_floor = false;          // it leaves something out: a minimum
+    std::vector<std::string> predicted_path;  // Reset's deepest path, outermost first
 };
 
 struct Check {

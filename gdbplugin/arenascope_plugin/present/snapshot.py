@@ -52,6 +52,20 @@ def stack_json(stack: figures.StackFigures) -> dict:
             "required_room_bytes": stack.required_room, "rule_factor": figures.STACK_RULE_FACTOR}
 
 
+PREDICTED_PATH_MAX = 64  # functions of the predicted path a snapshot carries (the viewer's limit too)
+NAME_MAX = 4096          # characters of one function's name there (the schema's maxLength)
+
+
+def predicted_json(depth) -> dict | None:
+    """The snapshot's stack.predicted: the worst case `arena budget` works out from the ELF
+    (analyse/stackdepth.StackDepth), or None when there is none."""
+    if depth is None or depth.problem or depth.thread is None:
+        return None
+    return {"worst_bytes": depth.main_stack_bytes, "is_floor": not depth.exact,
+            "thread_bytes": depth.thread.bytes,
+            "path": [s.name[:NAME_MAX] for s in depth.thread.path][:PREDICTED_PATH_MAX]}
+
+
 def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figures.StackFigures,
           check_list: list[figures.Check], source: dict) -> dict:
     arenas = []
