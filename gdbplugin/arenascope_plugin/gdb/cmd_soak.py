@@ -78,14 +78,15 @@ In batch mode (gdb -batch) a FAIL ends the command with an error, as `arena chec
             raise TargetError(f"--timeout {args.timeout:g}: give the seconds one inference may take, more than 0")
         soak = Soak(args.count)
         stops = []
-        gdb.events.stop.connect(stops.append)
+        on_stop = stops.append  # one callable: disconnect must get the very one connected
+        gdb.events.stop.connect(on_stop)
         bp = _breakpoint(location, condition)
         faults = {_breakpoint(f"*{addr:#x}", ""): name for name, addr in _fault_handlers()}
         watchdog = _Watchdog(args.timeout)
         start = time.monotonic()
-        gdb.write(f"arena soak: {args.count} inferences, {how}; Ctrl-C stops it\n")
-        gdb.flush()
-        try:
+        try:  # from here a Ctrl-C, wherever it lands, ends the run with its report
+            gdb.write(f"arena soak: {args.count} inferences, {how}; Ctrl-C stops it\n")
+            gdb.flush()
             i, last_stop = 0, None
             while i < args.count:
                 hits, stops[:] = bp.hit_count, []
@@ -123,9 +124,7 @@ In batch mode (gdb -batch) a FAIL ends the command with an error, as `arena chec
         except KeyboardInterrupt:
             soak.stop(f"Ctrl-C after {soak.inferences} inferences", False)
         finally:
-            for b in [bp, *faults]:
-                b.delete()
-            gdb.events.stop.disconnect(stops.append)
+            _remove([bp, *faults], on_stop)
         write(soak_text.lines(soak, how, time.monotonic() - start))
         failed = sorted(r for r, w in soak.rules.items() if w.verdict == figures.FAIL)
         if soak.verdict == figures.FAIL and batch_mode():
@@ -148,6 +147,22 @@ def _agent(ctx) -> bool:
     """Whether the agent's descriptor was read (agentless mode builds one from TFLM's objects, with
     no invoke count)."""
     return ctx.desc is not None and ctx.tflm is None
+
+
+def _remove(breakpoints: list, on_stop) -> None:
+    """Deletes the soak's breakpoints and its stop handler, even when a second Ctrl-C lands here."""
+    for attempt in range(3):
+        try:
+            for b in breakpoints:
+                if b.is_valid():
+                    b.delete()
+            if on_stop is not None:
+                gdb.events.stop.disconnect(on_stop)
+                on_stop = None
+            return
+        except KeyboardInterrupt:
+            if attempt == 2:
+                raise
 
 
 def _inference(ctx, run_count: int) -> int:
