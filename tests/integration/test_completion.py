@@ -18,6 +18,9 @@ CASES = {
                               "arena regions --sort size"],
     "arena regions --sort size --": ["arena regions --sort size --json"],
     "arena map --w": ["arena map --width"],
+    "arena budget --a": ["arena budget --arena", "arena budget --arena-bytes"],
+    "arena budget --model tools/check-f": ["arena budget --model tools/check-format.sh"],
+    "arena soak 10 --": ["arena soak 10 --at", "arena soak 10 --stop-on-fail", "arena soak 10 --timeout"],
     # as argparse reads them: --opt=value holds its value, a unique prefix is the option
     "arena regions --sort=size --": ["arena regions --sort=size --json"],
     "arena regions --sort=": ["arena regions --sort=address", "arena regions --sort=lifetime",
