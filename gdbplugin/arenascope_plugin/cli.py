@@ -4,8 +4,9 @@ and a target read through the probe (acquire/via.py), running or halted: OpenOCD
 server's GDB port (--via gdb:HOST:PORT: OpenOCD, J-Link, ST-LINK, pyOCD; docs/hardware.md).
 
     arenascope info     --elf fw.elf [--via LINK] [--json]   the arena's figures (as `arena info`)
-    arenascope check    --elf fw.elf [--via LINK] [--json] [--junit FILE]   PASS/WARN/FAIL rules;
-                        exit 1 on a FAIL; --junit: also the checks as a JUnit XML report
+    arenascope check    --elf fw.elf [--via LINK] [--json] [--junit FILE] [--budget]   PASS/WARN/FAIL
+                        rules; exit 1 on a FAIL; --junit: also the checks as a JUnit XML report;
+                        --budget: also the stack rule on the worst case from the ELF (arena budget)
     arenascope snapshot --elf fw.elf [--via LINK] FILE|-   the snapshot JSON (as `arena snapshot`;
                         -: to standard output)
     arenascope fault    --elf fw.elf [--via LINK] [--json]   the fault and its verdict (as `arena fault`)
@@ -243,7 +244,7 @@ def info_main(ctx, args):
 
 
 def check_main(ctx, args):
-    result = pipeline.checks_of(ctx)
+    result = pipeline.checks_of(ctx, with_budget=args.budget)
     if args.junit:
         try:
             print(f"arenascope check: {junit.write(snapshot.checks_json(result), args.junit)}", file=sys.stderr)
@@ -598,6 +599,8 @@ def main(argv):
             ap.add_argument("--json", action="store_true", help="one JSON document (docs/command-json-schema.json)")
         if argv[0] == "check":
             ap.add_argument("--junit", metavar="FILE", help="also write the checks as a JUnit XML report")
+            ap.add_argument("--budget", action="store_true",
+                            help="also the stack rule with the worst case from the ELF (as `arena budget`)")
         if argv[0] == "snapshot":
             ap.add_argument("file", help="the snapshot file to write (-: to standard output)")
         if argv[0] == "report":

@@ -19,7 +19,7 @@ from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS, STACK_TOP_AND_SIZE_
 from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
-from arenascope_plugin.analyse import agentless, diagnosis, faults, figures, tasks
+from arenascope_plugin.analyse import agentless, diagnosis, faults, figures, rambudget, tasks
 from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.decode import abi, freertos, kernels, regionnames, tflm, tflmstate
 from arenascope_plugin.decode.descriptor import Band, DecodeError
@@ -576,10 +576,11 @@ def _apart_from_stack(ctx: Context, desc) -> Callable[[int], str | None]:
     return apart
 
 
-def checks_of(ctx: Context, with_fault: bool = True) -> list:
+def checks_of(ctx: Context, with_fault: bool = True, with_budget: bool = False) -> list:
     """The `arena check` rules for what gather found (figures.checks, plus TFLM's condition and a
     corrupt descriptor in agentless mode) and, with_fault, the `fault` rule: FAIL when the core
-    took a fault this boot (analyse/diagnosis.Diagnosis.check)."""
+    took a fault this boot (analyse/diagnosis.Diagnosis.check); with_budget, the `budget` rule:
+    the stack rule with the worst case from the ELF (`arena check --budget`, analyse/rambudget)."""
     # the heap and named target memory are RAM too: an arena malloc'd from them is in bounds
     ram = [(lo, hi, what) for lo, hi, kind, what in ctx.symbols.memories() if kind == "ram"]
     out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ram,
@@ -601,7 +602,8 @@ def checks_of(ctx: Context, with_fault: bool = True) -> list:
         out.insert(0, figures.Check("descriptor", figures.FAIL, f"the arenascope descriptor is corrupt "
                                     f"({ctx.descriptor_error}): the figures below are TFLM's own (agentless)"))
     fault = diagnosis.diagnose(ctx).check() if with_fault else None
-    return out + ([fault] if fault is not None else [])
+    budget = [rambudget.check(stackbudget_job.predicted(ctx.symbols.elf_path), ctx.stack)] if with_budget else []
+    return out + ([fault] if fault is not None else []) + budget
 
 
 def snapshot(ctx: Context, with_fault: bool = True) -> dict:

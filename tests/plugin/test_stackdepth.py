@@ -262,6 +262,27 @@ def test_the_gate_fails_on_recursion_and_on_a_stack_too_close_to_the_arena(tmp_p
     assert (status, doc["verdict"]) == (6, "FAIL") and doc["room_bytes"] == tight + doc["gap_bytes"]
 
 
+def test_arena_check_budget_judges_the_rule_on_the_running_stacks_room(tmp_path):
+    """rambudget.check, the `budget` rule of `arena check --budget`: the worst case from the ELF
+    against the room the running firmware's stack figures give (stack top - the arena's end)."""
+    from arenascope_plugin.analyse import figures  # pylint: disable=import-outside-toplevel
+    for stack_bytes, verdict in ((2048, "PASS"), (256, "FAIL")):
+        elf, _, _ = _build(tmp_path, ARM, f"check{stack_bytes}", stack=stack_bytes, defines=["-DNO_RECURSION"])
+        syms = ElfSymbols(str(elf))
+        lo, hi = syms.address("__StackLimit"), syms.address("__StackTop")
+        d = stackdepth.analyse(str(elf))
+        stack = figures.StackFigures(low=lo, high=hi, sp=None, hwm=None, source="none", painted=False, arena_end=lo)
+        c = rambudget.check(d, stack)
+        need = -(-3 * d.main_stack_bytes // 2)
+        assert (c.rule, c.verdict) == ("budget", verdict), c
+        assert f"{hi - lo} B {'>=' if verdict == 'PASS' else '<'} 1.5 x the worst case {d.main_stack_bytes} B = " \
+               f"{need} B" in c.reason, c
+    recursive, _, _ = _build(tmp_path, ARM, "check-rec")
+    c = rambudget.check(stackdepth.analyse(str(recursive)), stack)
+    assert c.verdict == "WARN" and "recursion has no bound" in c.reason and "--bound" in c.reason
+    assert rambudget.check(None, stack).verdict == "WARN"
+
+
 def test_an_elf_with_no_decoder_or_no_symbols_is_said_not_crashed(tmp_path):
     elf, _, _ = _build(tmp_path, ARM, "arm")
     stripped = tmp_path / "stripped.elf"

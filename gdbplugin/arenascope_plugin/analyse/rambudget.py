@@ -108,6 +108,31 @@ def need(b: Budget, needed_arena: int | None) -> None:
     b.needed_top = None if needed_arena is None or b.room is None else b.arena.lo + needed_arena + b.required_room
 
 
+def check(depth, stack) -> figures.Check:
+    """The `budget` rule of `arena check --budget`: the stack rule with the worst case from the ELF
+    (depth: a stackdepth.StackDepth or None) in place of the measured peak, on the room the
+    running firmware's stack figures give (figures.StackFigures: top - the arena's end below)."""
+    if depth is None or depth.problem:
+        return figures.Check("budget", WARN, "not judged: the stack's worst case from the ELF is not known"
+                             + (f" ({depth.problem})" if depth is not None else " (no ELF on disk)"))
+    worst, required = depth.main_stack_bytes, math.ceil(figures.STACK_RULE_FACTOR * depth.main_stack_bytes)
+    if stack is None or stack.room is None:
+        return figures.Check("budget", PASS, f"the stack's worst case {worst} B; no arena below the stack to reach")
+    cycles = [c for e in [depth.thread] + depth.handlers for c in e.cycles]
+    if cycles:
+        return figures.Check("budget", WARN, f"not judged: {' -> '.join(cycles[0][:-1])} recursion has no bound the "
+                             "ELF shows (the worst case is at least {worst} B); give its depth: arena budget --bound "
+                             "FUNCTION=LEVELS".replace("{worst}", str(worst)))
+    floor = "" if depth.exact else " (a floor: see `arena budget`)"
+    if stack.room < required:
+        return figures.Check("budget", FAIL, f"room from the stack's top to the arena's end {stack.room} B < "
+                             f"{figures.rule_text()} x the worst case {worst} B{floor} = {required} B: the stack "
+                             "can run into the arena (`arena budget` gives the path)")
+    return figures.Check("budget", WARN if floor else PASS,
+                         f"room from the stack's top to the arena's end {stack.room} B >= {figures.rule_text()} x the "
+                         f"worst case {worst} B{floor} = {required} B")
+
+
 def _judge(out: Budget, no_arena: str, depth) -> None:
     factor = figures.STACK_RULE_FACTOR
     if out.stack is None:

@@ -43,4 +43,6 @@ RULES = {
     "task-stack": "each RTOS task's stack kept its fill above pxStack",
     "fault": "no fault of this boot (an exception, decoded by `arena fault`)",
     "prediction": "the planner models every kernel of the model (a prediction's snapshot)",
+    "budget": "the room from the stack's top to the arena's end is at least 1.5 x the stack's worst case from the ELF "
+              "(`arena check --budget`)",
 }

@@ -18,7 +18,9 @@ Rules: canary intact (free band and guard band), stack room >= {figures.rule_tex
 16-byte aligned, no two regions with overlapping lifetimes share bytes, headroom in the
 10-20 % band, used <= size. Bands, stack and region table are re-read from memory.
 
-Usage: arena check [--strict] [--json] [--junit FILE]
+Usage: arena check [--strict] [--json] [--junit FILE] [--budget]
+--budget also judges the stack rule with the stack's worst case worked out from the ELF (`arena
+budget`) in place of the measured peak: the gate before flashing and on the board at once.
 In batch mode (gdb -batch) a FAIL ends the command with an error, so GDB exits non-zero when
 the check is its last command (CI can gate on it). --strict does that in any mode; otherwise
 an interactive session or a sourced script just prints the verdicts and goes on.
@@ -31,10 +33,12 @@ an interactive session or a sourced script just prints the verdicts and goes on.
     def add_arguments(self, parser):
         parser.add_argument("--strict", action="store_true", help="a FAIL is an error, also outside batch mode")
         parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report of the checks")
+        parser.add_argument("--budget", action="store_true",
+                            help="also the stack rule with the worst case from the ELF (arena budget)")
 
     def run(self, args):
         ctx = framework.gather(verify=True)
-        result = pipeline.checks_of(ctx)
+        result = pipeline.checks_of(ctx, with_budget=args.budget)
         if args.junit:  # before the report, so "wrote FILE" is among --json's messages
             try:
                 framework.say(f"arena check: {junit.write(snapshot.checks_json(result), args.junit)}\n")
