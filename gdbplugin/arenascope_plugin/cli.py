@@ -51,6 +51,7 @@ it cannot read; 130 Ctrl-C, 143 SIGTERM (live too: the last snapshot is written 
 """
 import argparse
 import json
+import math
 import os
 import re
 import signal
@@ -427,8 +428,8 @@ def soak_main(argv):
     args = ap.parse_args(argv)
     if args.ram:
         raise UsageError("--ram: a dump runs no inference; soak a running target (--via)")
-    if args.count < 1 or not 0.1 <= args.hz <= 200 or args.timeout <= 0:
-        raise UsageError("give N from 1, --hz 0.1 to 200 and --timeout above 0")
+    if args.count < 1 or not 0.1 <= args.hz <= 200 or not (math.isfinite(args.timeout) and 0 < args.timeout <= 86400):
+        raise UsageError("give N from 1, --hz 0.1 to 200 and --timeout above 0 and at most 86400 seconds")
     stop = threading.Event()
     target, settings, link = _connect(args, stop)
     poller = livepoll.LivePoller(target, settings)
@@ -447,6 +448,11 @@ def soak_main(argv):
         at = invokes + (1 if state.get("in_invoke") else 0)
         if seen["start"] is None:
             seen["start"] = at
+        if seen["at"] is not None and at < seen["at"]:
+            soak.stop(f"the target reset after inference {soak.last or seen['at']}: the agent's inference count "
+                      f"went back from {seen['at']} to {at}", True)
+            stop.set()
+            return
         if at == seen["at"]:
             if clock() - seen["when"] > args.timeout:
                 soak.stop(f"no inference ended within {args.timeout:g} s after inference {soak.last}: the target "

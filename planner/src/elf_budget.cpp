@@ -42,14 +42,20 @@ std::string find_arenascope_tool(const std::string &self)
 }
 
 std::vector<std::string> elf_budget_argv(const std::string &tool, const std::string &self, const std::string &elf,
-                                         const std::string &model, bool json)
+                                         const std::string &model, bool json,
+                                         const std::vector<std::pair<std::string, std::string>> &hints)
 {
     std::vector<std::string> out = {tool, "budget", "--elf", elf, "--model", model, "--planner", self};
+    for (const auto &[option, value] : hints) {
+        out.push_back(option);
+        out.push_back(value);
+    }
     if (json) out.push_back("--json");
     return out;
 }
 
-int run_elf_budget(const std::string &elf, const std::string &model, bool json)
+int run_elf_budget(const std::string &elf, const std::string &model, bool json,
+                   const std::vector<std::pair<std::string, std::string>> &hints)
 {
     std::error_code ec;
     const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
@@ -60,7 +66,7 @@ int run_elf_budget(const std::string &elf, const std::string &model, bool json)
                              "names it): it reads the ELF\n");
         return 2;
     }
-    const std::vector<std::string> args = elf_budget_argv(tool, self, elf, model, json);
+    const std::vector<std::string> args = elf_budget_argv(tool, self, elf, model, json, hints);
     std::vector<char *> argv;
     for (const auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
     argv.push_back(nullptr);

@@ -18,6 +18,8 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <ext/stdio_filebuf.h>
 
@@ -70,7 +72,7 @@ void usage(FILE *to)
         "                       MODEL.tflite\n"
         "       arenascope-plan --write-offline-plan OUT.tflite [--kernels K] [--cpu CPU] [--target T]\n"
         "                       [--adapter] [--margin PCT] [--search-budget N] MODEL.tflite\n"
-        "       arenascope-plan --elf FW.elf [--json] MODEL.tflite\n"
+        "       arenascope-plan --elf FW.elf [--json] [--bound F=N] [--calls C=D,...] MODEL.tflite\n"
         "       arenascope-plan --tflm list\n"
         "       arenascope-plan --version\n"
         "  Reads a TensorFlow Lite model and prints its tensors' lifetimes, TFLM's greedy memory\n"
@@ -79,7 +81,8 @@ void usage(FILE *to)
         "  --json   print the budget as JSON (schema \"%s\", docs/arena-budget.md)\n"
         "  --elf FW.elf  before flashing: the stack's worst case from the firmware's code, the RAM map and\n"
         "           the 1.5 x stack rule with this model's arena (the arenascope tool's `budget`, which it\n"
-        "           runs; exit 6 when the stack can reach the arena; docs/stack-budget.md)\n"
+        "           runs; exit 6 when the stack can reach the arena; docs/stack-budget.md); --bound\n"
+        "           FUNCTION=LEVELS and --calls CALLER=CALLEE,... are passed on to it\n"
         "  --header print a C header for firmware: the head plan as arenascope_region_t entries\n"
         "  --snapshot FILE  also write the predicted arena as an arenascope snapshot (the viewer's\n"
         "           input, docs/snapshot-schema.md): arenascope-viewer FILE shows it with no target\n"
@@ -172,6 +175,7 @@ int main(int argc, char **argv)
     int64_t search_budget = arenascope::planner::kSearchDefaultBudget;
     int64_t arena_size = 0, persistent_size = 0, non_persistent_size = 0;
     const char *path = nullptr, *elf = nullptr;
+    std::vector<std::pair<std::string, std::string>> elf_hints;  // --bound, --calls: for --elf's tool
     arenascope::planner::KernelBuild build;
     bool cpu_given = false;
     const arenascope::planner::TflmRevision *tflm = &arenascope::planner::default_tflm_revision();
@@ -244,6 +248,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             cpu_given = cpu_given || !kernels;
+            ++i;
+        } else if (!std::strcmp(argv[i], "--bound") || !std::strcmp(argv[i], "--calls")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                std::fprintf(stderr, "arenascope-plan: %s needs %s (with --elf)\n", argv[i],
+                             argv[i][2] == 'b' ? "FUNCTION=LEVELS" : "CALLER=CALLEE[,CALLEE]");
+                return 2;
+            }
+            elf_hints.emplace_back(argv[i], argv[i + 1]);
             ++i;
         } else if (!std::strcmp(argv[i], "--elf")) {
             if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
@@ -335,11 +347,17 @@ int main(int argc, char **argv)
         if (header || snapshot || offline_out || arena_size || persistent_size || non_persistent_size || tflm_given ||
             cpu_given || build.set != arenascope::planner::KernelBuild::Set::Reference || adapter ||
             target != "cortex-m" || margin != 10) {
-            std::fprintf(stderr, "arenascope-plan: --elf takes the model and --json only: the target, the arena's size "
-                                 "and place come from the ELF (docs/stack-budget.md)\n");
+            std::fprintf(stderr,
+                         "arenascope-plan: --elf takes the model, --json, --bound and --calls only: the target, "
+                         "the arena's size and place come from the ELF (docs/stack-budget.md)\n");
             return 2;
         }
-        return arenascope::planner::run_elf_budget(elf, path, json);
+        return arenascope::planner::run_elf_budget(elf, path, json, elf_hints);
+    }
+    if (!elf_hints.empty()) {
+        std::fprintf(stderr, "arenascope-plan: %s goes with --elf (the stack's worst case from the firmware)\n",
+                     elf_hints.front().first.c_str());
+        return 2;
     }
     if (cpu_given && build.set != arenascope::planner::KernelBuild::Set::CmsisNn) {
         std::fprintf(stderr, "arenascope-plan: --cpu goes with --kernels cmsis-nn (the reference kernels allocate the "

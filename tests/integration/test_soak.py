@@ -39,7 +39,7 @@ def test_a_thousand_inferences_are_checked_and_numbered_by_the_target():
     assert not re.search(r"^  (WARN|FAIL) ", text, re.M), text
     # the arena's peak: TFLM's used-bytes formula on the agent's own marks, read by GDB
     used = max(arena["head_bytes"], arena["temp_bytes"]) + arena["size_bytes"] - arena["tail_offset"]
-    assert f"arena 0 peak: {used} B, first at inference {first}" in text, text
+    assert f"arena 0 peak: {used} B, first seen at inference {first}" in text, text
 
 
 def test_a_fault_stops_the_soak_at_the_handler_with_fail():
@@ -53,7 +53,8 @@ def test_a_target_that_never_ends_an_inference_is_stopped_by_the_timeout():
     """--at a function the demo never calls again after its start: no inference ends."""
     _, text = run(["arena soak 3 --at demo_nodes --timeout 2"])
     assert "arena soak: FAIL: " in text, text
-    assert "stopped early: no inference ended within 2 s after inference 0" in text, text
+    assert re.search(r"stopped early: no inference ended within 2 s after inference (\d+), the last before the soak "
+                     r"began: the target hangs", text), text
 
 
 def test_ctrl_c_ends_the_soak_with_the_report_of_what_ran():
@@ -70,7 +71,7 @@ def test_ctrl_c_ends_the_soak_with_the_report_of_what_ran():
                 break
         rest, _ = p.communicate(timeout=120)
     text = "".join(seen) + rest
-    assert re.search(r"stopped early: Ctrl-C after \d+ inferences", text), text
+    assert re.search(r"stopped early: Ctrl-C after inference \d+", text), text
     assert re.search(r"^soak: \d+ of 100000 inferences in [\d.]+ s", text, re.M), text
 
 
@@ -85,4 +86,25 @@ def test_without_the_agent_it_stops_at_each_invoke_and_counts_the_run():
     assert "stopping at each tflite::MicroInterpreter::Invoke" in text, text
     assert re.search(r"^soak: 20 inferences in [\d.]+ s \(.*\): PASS$", text, re.M), text
     assert set(re.findall(r"^  PASS  (\w+) +all 20: ", text, re.M)) >= {"stack", "used", "plan"}, text
-    assert re.search(r"^arena 0 peak: \d+ B, first at inference 1$", text, re.M), text
+    assert re.search(r"^arena 0 peak: \d+ B, first seen at inference 1$", text, re.M), text
+
+
+def test_a_reset_during_the_run_is_a_fail_not_more_inferences(tmp_path):
+    """The target resets mid-run (QEMU's system_reset from a stop hook at the 15th stop): the agent's
+    count goes back, and the soak says so instead of counting on."""
+    hook = tmp_path / "reset.gdb"
+    hook.write_text("set $stops = 0\ndefine hook-stop\n  set $stops = $stops + 1\n  if $stops == 15\n"
+                    "    monitor system_reset\n  end\nend\n")
+    _, text = run([f"source {hook}", "arena soak 30"])
+    assert re.search(r"stopped early: the target reset after inference \d+: the agent's inference count went back "
+                     r"from \d+ to 0", text), text
+    assert "arena soak: FAIL" in text, text
+
+
+def test_a_place_gdb_cannot_find_and_a_timeout_that_is_no_number_are_refused():
+    _, text = run(["arena soak 3 --at no_such_fn", "arena soak 3 --timeout inf", "arena soak 3 --timeout nan",
+                   "info breakpoints"])
+    assert "arena soak: --at no_such_fn: GDB finds no such place in the program" in text, text
+    assert text.count("--timeout inf: give the seconds one inference may take") == 1, text
+    assert "--timeout nan: give the seconds" in text, text
+    assert "No breakpoints or watchpoints." in text, text

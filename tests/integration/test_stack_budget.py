@@ -104,9 +104,14 @@ def test_the_planner_answers_for_the_elf_through_the_tool():
     doc = json.loads(r.stdout)
     assert r.returncode == doc["exit_status"] == 6, r.stderr  # the demo's deliberate recursion
     assert doc["arena_gate"]["verdict"] == "FITS" and doc["needed_arena_bytes"] == doc["arena_gate"]["minimum_bytes"]
+    bounded = subprocess.run([str(PLANNER), "--elf", str(FIRMWARE), "--bound", "recurse_down_to=40", "--json",
+                              str(DEMO_MODEL)], capture_output=True, text=True, timeout=300)
+    got = json.loads(bounded.stdout)  # --bound passed on: the recursion is counted 40 times, no floor
+    assert bounded.returncode == got["exit_status"] == 0 and not got["worst_is_floor"], bounded.stderr
+    assert got["depth"]["thread"]["bounded_recursion"][0][-1] == "at most 40 levels (--bound)"
     refused = subprocess.run([str(PLANNER), "--elf", str(FIRMWARE), "--arena-size", "1000", str(DEMO_MODEL)],
                              capture_output=True, text=True, timeout=60)
-    assert refused.returncode == 2 and "--elf takes the model and --json only" in refused.stderr
+    assert refused.returncode == 2 and "--elf takes the model, --json, --bound and --calls only" in refused.stderr
     missing = subprocess.run([str(PLANNER), "--elf", str(FIRMWARE), str(DEMO_MODEL)], capture_output=True, text=True,
                              timeout=60, env=dict(os.environ, ARENASCOPE_TOOL="/nonexistent/arenascope"))
     assert missing.returncode == 2 and "--elf needs the arenascope tool" in missing.stderr

@@ -34,5 +34,5 @@ def test_a_target_that_broke_fails_the_run_whatever_the_rules_said(monkeypatch):
     assert s.verdict == FAIL and s.rules["stack"].verdict == PASS
     s = Soak(10)
     s.stop("Ctrl-C after 0 inferences", False)
-    assert s.verdict == PASS and s.inferences == 0
+    assert s.verdict == WARN and s.inferences == 0  # nothing checked: nothing to vouch for
     assert "stopped early: Ctrl-C after 0 inferences" in "\n".join(soak_text.lines(s, "how", 0.0))

@@ -101,11 +101,26 @@ def build(path: str, symbols, depth, arena_symbol: str | None = None, needed_are
     return out
 
 
+STACK_ALIGN = 8  # a stack's top is 8-byte aligned (AAPCS 5.2.1.2, the RISC-V psABI's 16 covers it too)
+
+
 def need(b: Budget, needed_arena: int | None) -> None:
     """Records the arena the model needs (bytes; None: not known) and, when the arena lies below
-    the stack, where the stack's top must then be for the rule to hold (needed_top)."""
+    the stack, where the stack's top must then be for the rule to hold (needed_top, aligned up to
+    STACK_ALIGN). When that is above the stack's top now, the rule fails for the arena the model
+    needs: the verdict is FAIL, whatever the arena in the ELF gave."""
     b.needed_arena = needed_arena
-    b.needed_top = None if needed_arena is None or b.room is None else b.arena.lo + needed_arena + b.required_room
+    if needed_arena is None or b.room is None:
+        b.needed_top = None
+        return
+    top = b.arena.lo + needed_arena + b.required_room
+    b.needed_top = -(-top // STACK_ALIGN) * STACK_ALIGN
+    if b.needed_top > b.stack.hi and not b.unbounded:
+        b.verdict = FAIL
+        b.reason = (f"the arena the model needs ({needed_arena} B) at {b.arena.lo:#x} leaves "
+                    f"{max(0, b.stack.hi - b.arena.lo - needed_arena)} B to the stack's top, < {figures.rule_text()} x "
+                    f"the worst case {b.worst} B = {b.required_room} B: move the arena away from the stack, or make "
+                    f"room above it ({b.needed_top - b.stack.hi} B short)")
 
 
 def check(depth, stack) -> figures.Check:

@@ -45,17 +45,25 @@ class Soak:
         self.inferences += 1
         self.first = self.first or at
         self.last = at
+        self._rules(checks, at)
+        for i, peak in arena_peaks.items():
+            if i not in self.arena_peaks or peak > self.arena_peaks[i].bytes:
+                self.arena_peaks[i] = Peak(peak, at)
+        if stack_peak is not None and (self.stack_peak is None or stack_peak > self.stack_peak.bytes):
+            self.stack_peak = Peak(stack_peak, at)
+
+    def look(self, checks, at: int) -> None:
+        """Records checks made where no inference ended (a fault during inference `at`, a reset, a
+        hang): the fault record and the bands' state go into the report, no inference is counted."""
+        self._rules(checks, at)
+
+    def _rules(self, checks, at: int) -> None:
         for c in checks:
             w = self.rules.get(c.rule)
             if w is None or _RANK[c.verdict] > _RANK[w.verdict]:
                 self.rules[c.rule] = Worst(c.verdict, c.reason, at)
             elif c.verdict == w.verdict:
                 w.times += 1
-        for i, peak in arena_peaks.items():
-            if i not in self.arena_peaks or peak > self.arena_peaks[i].bytes:
-                self.arena_peaks[i] = Peak(peak, at)
-        if stack_peak is not None and (self.stack_peak is None or stack_peak > self.stack_peak.bytes):
-            self.stack_peak = Peak(stack_peak, at)
 
     @property
     def ran(self) -> int:
@@ -69,9 +77,12 @@ class Soak:
 
     @property
     def verdict(self) -> str:
-        """The worst verdict of any rule (PASS when none was judged); FAIL when the target broke."""
+        """The worst verdict of any rule; FAIL when the target broke; WARN when no inference was
+        checked (nothing to vouch for)."""
         worst = max((w.verdict for w in self.rules.values()), key=_RANK.get, default=figures.PASS)
-        return figures.FAIL if self.broken else worst
+        if self.broken:
+            return figures.FAIL
+        return worst if self.inferences else max(worst, figures.WARN, key=_RANK.get)
 
     @property
     def faulted(self) -> bool:

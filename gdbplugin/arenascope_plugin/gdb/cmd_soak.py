@@ -1,4 +1,5 @@
 """`arena soak N`: N inferences without a person, every rule checked after each (analyse/soak.py)."""
+import math
 import os
 import signal
 import threading
@@ -18,6 +19,7 @@ from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import soak as soak_text
 
 TIMEOUT_S = 30.0  # seconds one inference may take before the run is stopped (--timeout)
+MAX_TIMEOUT_S = 86400.0
 
 
 class _Watchdog:
@@ -72,63 +74,128 @@ In batch mode (gdb -batch) a FAIL ends the command with an error, as `arena chec
     def run(self, args):
         if args.count < 1:
             raise TargetError(f"give how many inferences to run (a whole number from 1), not {args.count}")
+        if not (math.isfinite(args.timeout) and 0 < args.timeout <= MAX_TIMEOUT_S):
+            raise TargetError(f"--timeout {args.timeout:g}: give the seconds one inference may take, above 0 and at "
+                              f"most {MAX_TIMEOUT_S:g}")
         framework.check_readable()
         location, condition, how = _where(args.at)
-        if args.timeout <= 0:
-            raise TargetError(f"--timeout {args.timeout:g}: give the seconds one inference may take, more than 0")
-        soak = Soak(args.count)
-        stops = []
+        run = _Run(args, framework.gather(verify=False))
+        stops: list = []
         on_stop = stops.append  # one callable: disconnect must get the very one connected
-        gdb.events.stop.connect(on_stop)
-        bp = _breakpoint(location, condition)
-        faults = {_breakpoint(f"*{addr:#x}", ""): name for name, addr in _fault_handlers()}
-        watchdog = _Watchdog(args.timeout)
+        breakpoints: list = []
         start = time.monotonic()
         try:  # from here a Ctrl-C, wherever it lands, ends the run with its report
+            bp = _breakpoint(location, condition, args.at)
+            breakpoints.append(bp)
+            faults = {_breakpoint(f"*{addr:#x}", "", None): name for name, addr in _fault_handlers()}
+            breakpoints += list(faults)
+            gdb.events.stop.connect(on_stop)
             gdb.write(f"arena soak: {args.count} inferences, {how}; Ctrl-C stops it\n")
             gdb.flush()
-            i, last_stop = 0, None
-            while i < args.count:
-                hits, stops[:] = bp.hit_count, []
-                fault_hits = {b: b.hit_count for b in faults}
-                try:
-                    with watchdog:
-                        gdb.execute("continue", to_string=True)
-                except KeyboardInterrupt:
-                    if not watchdog.fired:
-                        raise
-                hit_fault = next((name for b, name in faults.items() if b.hit_count > fault_hits[b]), None)
-                if bp.hit_count == hits and hit_fault is None:
-                    if watchdog.fired:
-                        soak.stop(f"no inference ended within {args.timeout:g} s after inference {soak.last}: the "
-                                  "target hangs or loops in a fault handler (`arena fault`, `bt`)", True)
-                    else:
-                        soak.stop(f"the target stopped elsewhere after inference {soak.last}: {_why(stops)}", False)
-                    break
-                ctx = framework.gather(verify=True)
-                here = ctx.desc.invoke_phase if _agent(ctx) else None
-                if hit_fault is None and here is not None and here == last_stop:
-                    continue  # the same stop again: an interrupt came while GDB stepped off the breakpoint
-                last_stop, i = here, i + 1
-                at = _inference(ctx, i)
-                soak.observe(at, pipeline.checks_of(ctx), {k: f.peak for k, f in ctx.figs.items()},
-                             ctx.stack.peak if ctx.stack is not None else None)
-                if hit_fault is not None or soak.faulted:
-                    soak.stop(f"the target took a fault ({hit_fault or 'recorded'}) during inference {at}: "
-                              "`arena fault` says what and where", True)
-                    break
-                _progress(soak, i)
-                if args.stop_on_fail and soak.verdict == figures.FAIL:
-                    soak.stop(f"a FAIL at inference {at} (--stop-on-fail)", False)
-                    break
+            run.loop(bp, faults, stops)
         except KeyboardInterrupt:
-            soak.stop(f"Ctrl-C after {soak.inferences} inferences", False)
+            run.soak.stop(f"Ctrl-C after {run.after()}", False)
         finally:
-            _remove([bp, *faults], on_stop)
-        write(soak_text.lines(soak, how, time.monotonic() - start))
-        failed = sorted(r for r, w in soak.rules.items() if w.verdict == figures.FAIL)
-        if soak.verdict == figures.FAIL and batch_mode():
-            raise gdb.GdbError(f"arena soak: FAIL: {', '.join(failed) or soak.stopped}")
+            _remove(breakpoints, on_stop if breakpoints else None)
+        write(soak_text.lines(run.soak, how, time.monotonic() - start))
+        failed = sorted(r for r, w in run.soak.rules.items() if w.verdict == figures.FAIL)
+        if run.soak.verdict == figures.FAIL and batch_mode():
+            raise gdb.GdbError(f"arena soak: FAIL: {', '.join(failed) or run.soak.stopped}")
+
+
+class _Run:
+    """One soak's state: the inferences counted, the agent's count to number them by (and to see a
+    reset by: it goes back), and what a stop means."""
+
+    def __init__(self, args, ctx) -> None:
+        self.args, self.soak = args, Soak(args.count)
+        self.agent = _agent(ctx)
+        self.phase = ctx.desc.invoke_phase if self.agent else None
+        # TFLM's Invoke entry (no agent, no --at): the first stop only starts the run.
+        self.baseline = not self.agent and not args.at
+        self.done = 0
+        self.watchdog = _Watchdog(args.timeout)
+
+    def after(self) -> str:
+        """'inference N' (the last one that ended), for the reasons a run stops."""
+        if self.soak.inferences:
+            return f"inference {self.soak.last}"
+        if self.agent:
+            return f"inference {self.phase // 2}, the last before the soak began"
+        return "no inference of the run"
+
+    def loop(self, bp, faults: dict, stops: list) -> None:
+        args, soak = self.args, self.soak
+        counted_at = time.monotonic()
+        while self.done < args.count:
+            hits, stops[:] = bp.hit_count, []
+            fault_hits = {b: b.hit_count for b in faults}
+            try:
+                with self.watchdog:
+                    gdb.execute("continue", to_string=True)
+            except KeyboardInterrupt:
+                if not self.watchdog.fired:
+                    raise
+            hit_fault = next((name for b, name in faults.items() if b.hit_count > fault_hits[b]), None)
+            if bp.hit_count == hits and hit_fault is None:
+                self._stopped_elsewhere(stops)
+                return
+            ctx = framework.gather(verify=True)
+            phase = ctx.desc.invoke_phase if self.agent and _agent(ctx) else None
+            if phase is not None and self.phase is not None and phase < self.phase:
+                self._look(ctx, phase // 2 + (phase & 1))
+                soak.stop(f"the target reset after {self.after()}: the agent's inference count went back from "
+                          f"{self.phase // 2} to {phase // 2}", True)
+                return
+            repeat = hit_fault is None and phase is not None and phase == self.phase and not args.at
+            self.phase = phase if phase is not None else self.phase
+            if repeat or self.baseline:  # the same stop again (an interrupt while GDB stepped off it), or the start
+                self.baseline = False
+                if time.monotonic() - counted_at > args.timeout:
+                    soak.stop(f"no inference ended within {args.timeout:g} s after {self.after()}", True)
+                    return
+                continue
+            if hit_fault is not None:
+                d = ctx.desc
+                number = (d.invokes + (1 if d.in_invoke else 0)) if self.agent else self.done + 1
+                self._look(ctx, number)
+                when = (f"during inference {number}" if d.in_invoke else f"after inference {number}") \
+                    if self.agent else f"during inference {number} of the run"
+                soak.stop(f"the target took a fault ({hit_fault}) {when}: `arena fault` says what and where", True)
+                return
+            self.done += 1
+            counted_at = time.monotonic()
+            at = _inference(ctx, self.done) if self.agent else self.done
+            soak.observe(at, pipeline.checks_of(ctx), {k: f.peak for k, f in ctx.figs.items()},
+                         ctx.stack.peak if ctx.stack is not None else None)
+            if soak.faulted:
+                soak.stop(f"the target took a fault (recorded) by inference {at}: `arena fault` says what and where",
+                          True)
+                return
+            _progress(soak, self.done)
+            if args.stop_on_fail and soak.verdict == figures.FAIL:
+                soak.stop(f"a FAIL at inference {at} (--stop-on-fail)", False)
+                return
+
+    def _look(self, ctx, at: int) -> None:
+        """The rules once more, where no inference ended (a fault during inference `at`, a reset, a
+        hang): what the agent's fault record and the bands say now goes into the report."""
+        self.soak.look(pipeline.checks_of(ctx), at)
+
+    def _stopped_elsewhere(self, stops: list) -> None:
+        soak = self.soak
+        if self.watchdog.fired:
+            try:
+                ctx = framework.gather(verify=True)
+                self._look(ctx, _inference(ctx, self.done + 1) if self.agent and _agent(ctx) else self.done + 1)
+            except pipeline.EXPECTED:
+                pass
+            soak.stop(f"no inference ended within {self.args.timeout:g} s after {self.after()}: the target hangs, "
+                      "loops in a fault handler, or runs no more inferences (`arena fault`, `bt`)", True)
+        elif stops and isinstance(stops[-1], gdb.SignalEvent) and stops[-1].stop_signal == "SIGINT":
+            soak.stop(f"Ctrl-C after {self.after()}", False)
+        else:
+            soak.stop(f"the target stopped elsewhere after {self.after()}: {_why(stops)}", False)
 
 
 def _where(at: str | None) -> tuple[str, str, str]:
@@ -174,9 +241,17 @@ def _inference(ctx, run_count: int) -> int:
     return d.invokes + (1 if d.in_invoke else 0)
 
 
-def _breakpoint(location: str, condition: str):
-    """An internal, silent breakpoint (no stop message a thousand times over)."""
-    b = gdb.Breakpoint(location, internal=True)
+def _breakpoint(location: str, condition: str, given: str | None):
+    """An internal, silent breakpoint (no stop message a thousand times over); TargetError when
+    GDB finds no such place (given: the user's --at, named in the error)."""
+    try:
+        b = gdb.Breakpoint(location, internal=True)
+    except gdb.error as exc:
+        raise TargetError(f"--at {given or location}: {exc}") from None
+    if b.pending:
+        b.delete()
+        raise TargetError(f"--at {given or location}: GDB finds no such place in the program (a function, "
+                          "FILE:LINE or *ADDRESS the firmware has)")
     b.silent = True
     if condition:
         b.condition = condition
@@ -208,7 +283,8 @@ def _why(stops: list) -> str:
     if isinstance(last, gdb.SignalEvent):
         return f"signal {last.stop_signal}"
     if isinstance(last, gdb.BreakpointEvent):
-        return f"breakpoint {', '.join(str(b.number) for b in last.breakpoints)}"
+        yours = [str(b.number) for b in last.breakpoints if b.number > 0]  # the soak's own are internal (< 0)
+        return f"your breakpoint {', '.join(yours)}" if yours else "the soak's breakpoint, its condition false"
     return "a stop that was not the soak's"
 
 

@@ -17,6 +17,9 @@ With FreeRTOS (found from the ELF's DWARF, no agent needed): every task's stack 
 task (state, priority, bounds, peak, bytes never used, SP), from its TCB and its 0xA5 fill, and
 the stack rule for a task whose stack sits right above an arena.
 
+Then the stack's worst case worked out from the ELF's code (`arena budget`), what makes it a floor
+if it is one, and how close the measured peak came to it.
+
 Usage: arena stack [--json]
 --json: the snapshot's stack object (and its tasks with FreeRTOS) as one JSON document."""
     sub = "stack"

@@ -3,9 +3,11 @@ then the worst of each rule with the inference where it first happened, then the
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.present import style
 
+FORMAT = "arenascope-soak/1"  # the JSON's contract: docs/stack-budget.md, "Soak"
+
 
 def lines(s, how: str, seconds: float) -> list[str]:
-    ran = f"{s.ran} of {s.wanted} inferences" if s.ran < s.wanted else f"{s.ran} inferences"
+    ran = f"{s.ran} of {s.wanted} {_inferences(s.wanted)}" if s.ran < s.wanted else f"{s.ran} {_inferences(s.ran)}"
     if s.inferences != s.ran:
         ran += f" (checked at {s.inferences} of them)"
     out = [f"soak: {ran} in {seconds:.1f} s ({how}): {style.paint(s.verdict, s.verdict)}"]
@@ -17,10 +19,14 @@ def lines(s, how: str, seconds: float) -> list[str]:
             when = f"all {w.times}" if w.verdict == figures.PASS else f"first at inference {w.first}, {w.times} in all"
             out.append(f"  {style.paint(w.verdict, w.verdict)}  {rule:<10} {when}: {w.reason}")
     for i, p in sorted(s.arena_peaks.items()):
-        out.append(f"arena {i} peak: {p.bytes} B, first at inference {p.at}")
+        out.append(f"arena {i} peak: {p.bytes} B, first seen at inference {p.at}")
     if s.stack_peak is not None:
-        out.append(f"stack peak: {s.stack_peak.bytes} B, first at inference {s.stack_peak.at}")
+        out.append(f"stack peak: {s.stack_peak.bytes} B, first seen at inference {s.stack_peak.at}")
     return out
+
+
+def _inferences(n: int) -> str:
+    return "inference" if n == 1 else "inferences"
 
 
 def _rank(verdict: str) -> int:
@@ -28,8 +34,8 @@ def _rank(verdict: str) -> int:
 
 
 def json_doc(s, how: str, seconds: float) -> dict:
-    return {"inferences": s.ran, "checked": s.inferences, "wanted": s.wanted, "first_inference": s.first,
-            "last_inference": s.last, "seconds": round(seconds, 3),
+    return {"format": FORMAT, "inferences": s.ran, "checked": s.inferences, "wanted": s.wanted,
+            "first_inference": s.first, "last_inference": s.last, "seconds": round(seconds, 3),
             "how": how, "verdict": s.verdict, "stopped": s.stopped or None,
             "rules": {r: {"verdict": w.verdict, "reason": w.reason, "first": w.first, "times": w.times}
                       for r, w in sorted(s.rules.items())},

@@ -48,6 +48,20 @@ def _path_text(e: stackdepth.Entry, most: int = 6) -> str:
     return " -> ".join(names)
 
 
+def _floor_reason(d) -> str:
+    """What makes the worst case a floor, the first thing named (`arena budget` lists them all)."""
+    for e in [d.thread] + d.handlers:
+        if e.cycles:
+            return f"{' -> '.join(e.cycles[0][:-1])} recursion has no bound (`arena budget --bound F=N` gives one)"
+        if e.dynamic_frames:
+            return f"{e.dynamic_frames[0]} moves SP by a register (alloca)"
+        if e.unknown_frames:
+            return f"{e.unknown_frames[0]}'s frame is not known"
+        if e.unresolved:
+            return f"an indirect call with no known target: {e.unresolved[0]}"
+    return "see `arena budget`"
+
+
 def measured_lines(d, peak: int | None) -> list[str]:
     """The measured peak (bytes; None: not known) against the worst case predicted from the ELF,
     for `arena stack`: how close it came, and the predicted deepest path."""
@@ -59,6 +73,8 @@ def measured_lines(d, peak: int | None) -> list[str]:
     handlers = d.main_stack_bytes - d.thread.bytes
     out = [f"predicted worst case:     {at_least}{d.main_stack_bytes} B from the ELF's code (`arena budget`): "
            f"{d.thread.bytes} B via {_path_text(d.thread)}" + (f", + {handlers} B for handlers" if handlers else "")]
+    if at_least:
+        out.append(f"  a floor, because:        {_floor_reason(d)}")
     if peak is None:
         return out
     if peak <= d.main_stack_bytes:

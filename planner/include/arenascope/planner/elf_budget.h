@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace arenascope::planner {
@@ -15,12 +16,15 @@ namespace arenascope::planner {
 // "" when none is found. self: this program's path (/proc/self/exe).
 std::string find_arenascope_tool(const std::string &self);
 
-// The argument vector run_elf_budget executes (tool first).
+// The argument vector run_elf_budget executes (tool first); hints: the user's --bound and --calls,
+// as (option, value) pairs, passed on as given.
 std::vector<std::string> elf_budget_argv(const std::string &tool, const std::string &self, const std::string &elf,
-                                         const std::string &model, bool json);
+                                         const std::string &model, bool json,
+                                         const std::vector<std::pair<std::string, std::string>> &hints);
 
 // Replaces this process with the tool (execv); returns only when that fails, with exit status 2
 // after saying why on stderr.
-int run_elf_budget(const std::string &elf, const std::string &model, bool json);
+int run_elf_budget(const std::string &elf, const std::string &model, bool json,
+                   const std::vector<std::pair<std::string, std::string>> &hints);
 
 }  // namespace arenascope::planner
