@@ -627,6 +627,9 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
         predicted = snapshot_json.predicted_json(stackbudget_job.predicted(ctx.symbols.elf_path))
         if predicted is not None:
             snap["stack"]["predicted"] = predicted
+        ram = snapshot_json.ram_map_json(stackbudget_job.ram_map(ctx.symbols.elf_path, ctx.symbols))
+        if ram is not None:
+            snap["ram_map"] = ram
     if ctx.kernel is not None:
         snap["tasks"] = snapshot_json.tasks_json(ctx.kernel, ctx.tasks)
     st = ctx.tflm

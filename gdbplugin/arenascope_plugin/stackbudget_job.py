@@ -45,9 +45,21 @@ def predicted(path: str | None) -> stackdepth.StackDepth | None:
         return None
     key = (path, st.st_mtime_ns, st.st_size)
     if key not in _PREDICTED:
-        _PREDICTED.clear()  # one ELF at a time
+        _PREDICTED.clear()  # one ELF at a time (its RAM map too)
         _PREDICTED[key] = stackdepth.analyse(path)
     return _PREDICTED[key]
+
+
+def ram_map(path: str | None, symbols) -> rambudget.Budget | None:
+    """The RAM map before flashing and the stack rule on the predicted worst case, for the ELF at
+    path (rambudget.build with predicted()'s analysis), worked out once per version of the file."""
+    depth = predicted(path)
+    if depth is None:
+        return None
+    key = ("ram-map", path)
+    if _PREDICTED.get(key, (None,))[0] is not depth:
+        _PREDICTED[key] = (depth, rambudget.build(path, symbols, depth))
+    return _PREDICTED[key][1]
 
 
 def su_files(given) -> list[str]:

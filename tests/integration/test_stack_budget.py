@@ -118,8 +118,8 @@ def test_the_planner_answers_for_the_elf_through_the_tool():
 
 
 def test_the_snapshot_and_the_report_carry_the_prediction(tmp_path):
-    """`arena snapshot` has stack.predicted (the tool's figures: the same analysis), and the HTML
-    report the viewer draws shows it under the measured peak."""
+    """`arena snapshot` has stack.predicted and ram_map (the tool's figures: the same analysis), and
+    the HTML report the viewer draws shows the prediction under the measured peak and the RAM map."""
     snap, html = tmp_path / "s.json", tmp_path / "r.html"
     plugin_at_stops(FIRMWARE, ["demo_invoke_done"], [f"arena snapshot {snap}", f"arena report {html}"])
     doc = predicted(FIRMWARE)
@@ -127,4 +127,11 @@ def test_the_snapshot_and_the_report_carry_the_prediction(tmp_path):
     assert (got["worst_bytes"], got["is_floor"]) == (doc["worst_bytes"], doc["worst_is_floor"])
     assert got["thread_bytes"] == doc["depth"]["thread"]["worst_bytes"]
     assert got["path"] == [s["function"] for s in doc["depth"]["thread"]["path"]]
-    assert f"predicted  &gt;= {doc['worst_bytes']} B worst case (ELF)" in html.read_text()
+    report = html.read_text()
+    assert f"predicted  &gt;= {doc['worst_bytes']} B worst case (ELF)" in report
+    ram = json.loads(snap.read_text())["ram_map"]  # the tool's RAM map, area by area, and the report lists it
+    assert [(a["low_addr"], a["high_addr"], a["kind"]) for a in ram] == \
+        [(a["low"], a["high"], a["kind"]) for a in doc["ram"]]
+    arena = next(a for a in ram if a["kind"] == "arena")
+    assert "RAM map (from the ELF)" in report
+    assert f"  {arena['low_addr']:#010x} {arena['high_addr'] - arena['low_addr']:>9} B {arena['what']}" in report

@@ -859,6 +859,34 @@ TEST(Snapshot, ThePredictedWorstCaseIsShownBesideTheMeasuredPeak)
     EXPECT_NE(parse(j).error.find("$.stack.predicted.worst_bytes: missing"), std::string::npos);
 }
 
+// ram_map: the ELF's RAM areas, listed under the checks (window and report alike); malformed ones
+// are refused with their path.
+TEST(Snapshot, TheRamMapIsListedLowestFirst)
+{
+    json j = fixture();
+    j["ram_map"] = {{{"low_addr", 0x20000000}, {"high_addr", 0x20000004}, {"what", ".data"}, {"kind", "section"}},
+                    {{"low_addr", 0x20000720},
+                     {"high_addr", 0x20006d70},
+                     {"what", ".tensor_arena: the tensor arena (tensor_arena)"},
+                     {"kind", "arena"}}};
+    LoadResult r = parse(j);
+    ASSERT_TRUE(r.snapshot) << r.error;
+    ASSERT_EQ(r.snapshot->ram_map.size(), 2u);
+    EXPECT_EQ(r.snapshot->ram_map[1].kind, "arena");
+    std::vector<std::string> texts;
+    for (const auto &l : summary_lines(*r.snapshot, &r.snapshot->arenas[0], -1)) texts.push_back(l.text);
+    const auto at = std::find(texts.begin(), texts.end(), "RAM map (from the ELF)");
+    ASSERT_NE(at, texts.end());
+    EXPECT_EQ(*(at + 1), "  0x20000000         4 B .data");
+    EXPECT_EQ(*(at + 2), "  0x20000720     26192 B .tensor_arena: the tensor arena (tensor_arena)");
+    j["ram_map"][1]["high_addr"] = 0x20000000;
+    EXPECT_NE(parse(j).error.find("$.ram_map[1]: high_addr below low_addr"), std::string::npos) << parse(j).error;
+    const json first = j["ram_map"][0];
+    j["ram_map"] = json::array();
+    for (int i = 0; i < 65; i++) j["ram_map"].push_back(first);
+    EXPECT_NE(parse(j).error.find("$.ram_map: 65 entries"), std::string::npos) << parse(j).error;
+}
+
 TEST(Layout, PaletteKindsAreDistinct)
 {
     const std::vector<Paint> kinds = {Paint::Tensor,           Paint::Scratch,    Paint::Temp,

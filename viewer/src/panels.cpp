@@ -100,6 +100,16 @@ std::vector<PanelLine> summary_lines(const Snapshot &s, const Arena *a, int sele
             if (c.verdict != "PASS") out.push_back({c.reason, verdict_colour(c.verdict), 12, false, 0, true, {}});
         }
     }
+    if (!s.ram_map.empty()) {  // before flashing: where the linker put each RAM area (arena budget)
+        gap = 4;
+        line("RAM map (from the ELF)", kGrey,
+             "Every RAM area the firmware's ELF lays out, lowest first: what `arena budget` judges the stack rule on");
+        for (const RamArea &r : s.ram_map) {
+            const bool key = r.kind == "arena" || r.kind == "stack";
+            line(fmt::format("  {:#010x} {:>9} B {}", r.low_addr, r.high_addr - r.low_addr, r.what),
+                 key ? kWhite : kDim, fmt::format("{:#x}-{:#x}", r.low_addr, r.high_addr));
+        }
+    }
     if (a && selected >= 0 && selected < int(a->regions.size())) {
         const Region &reg = a->regions[std::size_t(selected)];
         gap = 4;

@@ -623,6 +623,16 @@ Snapshot snapshot(const json &root, Streamed &streamed)
         }
     }
     s.guard = band(member(root, "guard", path), "$.guard");
+    if (auto it = root.find("ram_map"); it != root.end() && !it->is_null()) {
+        const json &areas = array(root, "ram_map", path, kMaxRamMap);
+        for (std::size_t i = 0; i < areas.size(); i++) {
+            const std::string ap = fmt::format("$.ram_map[{}]", i);
+            RamArea r{u64(areas[i], "low_addr", ap), u64(areas[i], "high_addr", ap),
+                      clip_utf8(string(areas[i], "what", ap), kMaxFunctionName), string(areas[i], "kind", ap)};
+            if (r.high_addr < r.low_addr) throw LoadError{ap + ": high_addr below low_addr"};
+            s.ram_map.push_back(std::move(r));
+        }
+    }
     const json &checks = array(root, "checks", path, kMaxChecks);
     auto verdict = [](const std::string &v, const std::string &p) {
         if (v != "PASS" && v != "WARN" && v != "FAIL") {

@@ -23,6 +23,7 @@ constexpr std::size_t kMaxChecks = 256;
 constexpr std::size_t kMaxMemoryName = 120;     // bytes of an arena's or the stack's in_memory kept
 constexpr std::size_t kMaxPredictedPath = 64;   // functions of stack.predicted.path (the plugin's limit too)
 constexpr std::size_t kMaxFunctionName = 4096;  // bytes of one of them kept
+constexpr std::size_t kMaxRamMap = 64;          // ram_map areas (the plugin's limit too)
 constexpr std::size_t kMaxHistoryPoints = 600;  // live history
 // "tflm" (the agentless post-mortem): a "tflm" past these is refused (the rest of the snapshot is shown).
 constexpr std::size_t kMaxTflmVerdicts = 16;
@@ -105,6 +106,13 @@ struct Stack {
 
 struct Check {
     std::string rule, verdict, reason;
+};
+
+// One RAM area the ELF lays out (ram_map: `arena budget`'s RAM map): a section, the heap, the
+// tensor arena, the stack.
+struct RamArea {
+    uint64_t low_addr = 0, high_addr = 0;
+    std::string what, kind;
 };
 
 // One verdict on a fault: kind is a stable word (docs/snapshot-schema.md: stack-into-arena,
@@ -195,6 +203,7 @@ struct Snapshot {
     Stack stack;
     Band guard;
     std::vector<Check> checks;
+    std::vector<RamArea> ram_map;  // none when the snapshot has none
     std::string verdict;
     std::optional<Fault> fault;
     std::optional<Live> live;  // `arena live` only; none in files and at stops

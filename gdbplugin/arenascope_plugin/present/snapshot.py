@@ -66,6 +66,19 @@ def predicted_json(depth) -> dict | None:
             "path": [s.name[:NAME_MAX] for s in depth.thread.path][:PREDICTED_PATH_MAX]}
 
 
+RAM_MAP_MAX = 64  # areas of the RAM map a snapshot carries (the viewer's limit too)
+
+
+def ram_map_json(budget) -> list | None:
+    """The snapshot's ram_map: every RAM area the ELF lays out (analyse/rambudget.Budget.areas:
+    sections, the heap, the arena, the stack), lowest first, with the stack rule's verdict on the
+    predicted worst case; None without one."""
+    if budget is None or not budget.areas:
+        return None
+    return [{"low_addr": a.lo, "high_addr": a.hi, "what": a.what[:NAME_MAX], "kind": a.kind}
+            for a in budget.areas[:RAM_MAP_MAX]]
+
+
 def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figures.StackFigures,
           check_list: list[figures.Check], source: dict) -> dict:
     arenas = []
