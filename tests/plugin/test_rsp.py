@@ -200,3 +200,44 @@ def test_a_long_read_stops_between_chunks_and_reports_progress():
         r.read(0, 16384)
     assert seen == [(256, 16384), (512, 16384), (768, 16384)] and r.calls == 3
     s.close()
+
+
+def test_read_many_pipelines_the_packets_and_merges_adjacent_pieces():
+    # The server answers nothing until it holds all three `m` packets (then all three replies at
+    # once): a reader that waited for each reply before sending the next would hit its deadline.
+    memory = {0x100: bytes(range(16)), 0x200: bytes(range(100, 108)), 0x300: b"\xaa\xbb\xcc\xdd"}
+    held = []
+
+    def m(p):
+        held.append(p)
+        if len(held) < 3:
+            return None
+        out = b""
+        for q in held:
+            addr, n = (int(x, 16) for x in q[1:].split(b","))
+            base = max(b for b in memory if b <= addr)
+            out += packet(memory[base][addr - base:addr - base + n].hex().encode())
+        return out
+    s = server({b"m": m}, ack=False, supported=b"PacketSize=400;QStartNoAckMode+")
+    link = rsp.RspLink("127.0.0.1", s.port, timeout=2.0)
+    r = rsp.RspReader(link)
+    got = r.read_many([(0x100, 4), (0x104, 12), (0x200, 8), (0x300, 4)])
+    assert got == [bytes(range(4)), bytes(range(4, 16)), bytes(range(100, 108)), b"\xaa\xbb\xcc\xdd"]
+    # the two adjacent pieces were one packet of 16 bytes; three packets in all, in order
+    assert [p for p in s.got if p.startswith(b"m")] == [b"m100,10", b"m200,8", b"m300,4"]
+    assert r.calls == 3 and r.bytes == 28
+    s.close()
+
+
+def test_read_many_goes_packet_by_packet_when_the_server_keeps_acknowledging():
+    # No QStartNoAckMode: the server waits for each reply's `+` (OpenOCD's gdb_put_packet does), so
+    # the packets are not pipelined; the answers are the same.
+    def m(p):
+        addr, n = (int(x, 16) for x in p[1:].split(b","))
+        return packet(bytes((addr + i) & 0xFF for i in range(n)).hex().encode())
+    s = server({b"m": m}, supported=b"PacketSize=400")
+    link = rsp.RspLink("127.0.0.1", s.port, timeout=2.0)
+    got = rsp.RspReader(link).read_many([(0x10, 4), (0x40, 4)])
+    assert not link.no_ack
+    assert got == [bytes([0x10, 0x11, 0x12, 0x13]), bytes([0x40, 0x41, 0x42, 0x43])]
+    s.close()

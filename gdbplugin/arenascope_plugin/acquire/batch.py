@@ -8,6 +8,11 @@ descriptor, the fault record, ICSR: what the last two refreshes both read), and 
 scanner's next slices (analyse/bands.py, BandScanner.plan). They are read with the inner
 reader's read_many (OpenOCD's Tcl: one command; RSP: the packets back to back), in that order.
 
+A piece inside memory the firmware never writes (`constants`: the ELF's code and read-only
+data, Symbols.constant_ranges; e.g. the vector table entry and the code word at the PC a fault's
+analysis reads at every refresh) is read once and then served from the copy: a constant word costs
+one read for the poller's life, not one a refresh.
+
 Each fetched piece is served once: a second read of it in the same refresh (the seqlock's retry
 after a torn read) goes to the target again, never to the copy. A read the plan did not foresee
 goes to the target as it would without this reader. Pieces are fetched as asked, never merged,
@@ -16,14 +21,17 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 
 MAX_PIECE = 1024        # a piece longer than this is not fetched ahead (a region table, a long scan)
 MAX_PLAN = 4096         # nor more than this in all, a refresh
+MAX_KEPT = 256          # constant pieces kept (each a word or a few: a vector, the code at a PC)
 
 
 class BatchedReader(MemoryReader):
     """Wraps a reader with read_many (openocd.TclReader, rsp.RspReader). Counters (calls, bytes,
     link_failures, last_link_error) and `name`, `link` are the inner reader's."""
 
-    def __init__(self, inner: MemoryReader) -> None:
+    def __init__(self, inner: MemoryReader, constants: list[tuple[int, int]] | tuple = ()) -> None:
         self.inner, self.name = inner, getattr(inner, "name", "memory")
+        self._constants = sorted(constants)
+        self._kept: dict[tuple[int, int], bytes] = {}   # constant pieces, read once
         self._fetched: dict[tuple[int, int], bytes] = {}
         self._seen: list[tuple[int, int]] = []
         self.hits = self.misses = 0
@@ -40,13 +48,7 @@ class BatchedReader(MemoryReader):
         many = getattr(self.inner, "read_many", None)
         if many is None:
             return  # nothing to gain: the pieces would be read one by one anyway
-        plan = [p for p in dict.fromkeys(plan) if 0 < p[1] <= MAX_PIECE]
-        total, kept = 0, []
-        for p in plan:
-            if total + p[1] > MAX_PLAN:
-                break
-            kept.append(p)
-            total += p[1]
+        kept = self.fetch_plan(plan)
         if not kept:
             return
         try:
@@ -55,24 +57,48 @@ class BatchedReader(MemoryReader):
             return
         self._fetched = dict(zip(kept, got, strict=True))
 
+    def fetch_plan(self, plan: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """What begin(plan) fetches: each piece once, in order, none longer than MAX_PIECE, none
+        already kept as constant, up to MAX_PLAN bytes in all (tools/bench_live.py times it)."""
+        total, kept = 0, []
+        for p in dict.fromkeys(plan):
+            if not 0 < p[1] <= MAX_PIECE or p in self._kept:
+                continue
+            if total + p[1] > MAX_PLAN:
+                break
+            kept.append(p)
+            total += p[1]
+        return kept
+
     def seen(self) -> list[tuple[int, int]]:
         """The pieces this refresh read, in order (what the next one is expected to read)."""
         return list(self._seen)
 
+    def constant(self, addr: int, length: int) -> bool:
+        """Whether [addr, addr + length) lies inside one constant range."""
+        return any(lo <= addr and addr + length <= hi for lo, hi in self._constants)
+
+    def _keep(self, piece: tuple[int, int], data: bytes) -> bytes:
+        if self.constant(*piece) and len(self._kept) < MAX_KEPT:
+            self._kept[piece] = data
+        return data
+
     def read(self, addr: int, length: int) -> bytes:
         self._seen.append((addr, length))
-        data = self._fetched.pop((addr, length), None)
+        piece = (addr, length)
+        data = self._kept.get(piece)
+        if data is None:
+            data = self._fetched.pop(piece, None)
         if data is not None:
             self.hits += 1
-            return data
+            return self._keep(piece, data)
         self.misses += 1
-        return self.inner.read(addr, length)
+        return self._keep(piece, self.inner.read(addr, length))
 
     def _read_many(self, pieces):
-        if all(p in self._fetched for p in pieces):
-            self._seen += pieces
-            self.hits += len(pieces)
-            return [self._fetched.pop(p) for p in pieces]
         self._seen += pieces
+        if all(p in self._fetched or p in self._kept for p in pieces):
+            self.hits += len(pieces)
+            return [self._keep(p, self._kept[p] if p in self._kept else self._fetched.pop(p)) for p in pieces]
         self.misses += len(pieces)
-        return self.inner.read_many(pieces)
+        return [self._keep(p, d) for p, d in zip(pieces, self.inner.read_many(pieces), strict=True)]

@@ -14,7 +14,14 @@ import socket
 import time
 
 from arenascope_plugin import ports
-from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError, connect_timeout_cause, still_sending
+from arenascope_plugin.acquire.reader import (
+    MemoryReader,
+    MemoryReadError,
+    connect_timeout_cause,
+    merge_adjacent,
+    split_merged,
+    still_sending,
+)
 from arenascope_plugin.acquire.symbols import Core, pc_frames
 
 TERM = b"\x1a"
@@ -292,12 +299,14 @@ class TclReader(MemoryReader):
     def read_many(self, pieces):
         """[bytes] for [(addr, length), ...], read in order in one Tcl command (one round trip):
         what a seqlock read wants (the block, then its counter again, as close together as the
-        link allows). Pieces longer than a chunk are read one by one."""
+        link allows). Adjacent pieces are one `read_memory` (reader.merge_adjacent). Pieces longer
+        than a chunk are read one by one."""
         if any(n <= 0 or n > self.chunk for _, n in pieces):
             return [self.read(a, n) for a, n in pieces]
         spans = [(a & ~3, ((a + n + 3) & ~3)) for a, n in pieces]
+        merged, where = merge_adjacent(spans)  # adjacent pieces (a fault's SCB words): one read_memory
         return [data[a - lo:a - lo + n]
-                for (a, n), (lo, _), data in zip(pieces, spans, self._spans(spans), strict=True)]
+                for (a, n), (lo, _), data in zip(pieces, spans, split_merged(self._spans(merged), where), strict=True)]
 
     def _spans(self, spans):
         """The bytes of word-aligned [lo, hi) spans, read in order by one Tcl command (`list` of

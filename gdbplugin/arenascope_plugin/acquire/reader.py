@@ -56,6 +56,27 @@ class CountingReader(MemoryReader):
         return self.inner.read(addr, length)
 
 
+def merge_adjacent(spans: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], list[tuple[int, int, int]]]:
+    """Adjacent spans read as one: ([lo, hi) spans to read, in order; for each span given, (which
+    merged span holds it, its start in that span's bytes, its length)). Only a span that starts
+    where the one before it ends joins it, so memory is read in the order given and no byte that
+    was not asked for is read (a gap may be a register whose read has an effect)."""
+    merged: list[tuple[int, int]] = []
+    where: list[tuple[int, int, int]] = []
+    for lo, hi in spans:
+        if merged and merged[-1][1] == lo:
+            merged[-1] = (merged[-1][0], hi)
+        else:
+            merged.append((lo, hi))
+        where.append((len(merged) - 1, lo - merged[-1][0], hi - lo))
+    return merged, where
+
+
+def split_merged(data: list[bytes], where: list[tuple[int, int, int]]) -> list[bytes]:
+    """The bytes of each span given to merge_adjacent, from the merged spans' bytes."""
+    return [data[i][at:at + n] for i, at, n in where]
+
+
 def still_sending(sock, last: float | None, timeout: float) -> tuple[bool, float]:
     """(whether a server whose deadline passed is still sending, seconds since its last byte) for
     the remote readers' messages: bytes wait on `sock` unread (looked at, not taken), or the last

@@ -27,7 +27,14 @@ import re
 import socket
 import time
 
-from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError, connect_timeout_cause, still_sending
+from arenascope_plugin.acquire.reader import (
+    MemoryReader,
+    MemoryReadError,
+    connect_timeout_cause,
+    merge_adjacent,
+    split_merged,
+    still_sending,
+)
 from arenascope_plugin.acquire.symbols import Core
 
 TIMEOUT_S = 3.0             # a request's deadline unless set (--link-timeout, `set arena link-timeout`)
@@ -307,6 +314,10 @@ class RspLink:
             self._send(packet)
             if self.no_ack or self._ack() == b"+":
                 break
+        return self._reply()
+
+    def _reply(self) -> bytes:
+        """The next decoded reply, console output (`O` packets) skipped."""
         while True:
             body = decode(self._read_packet())
             if body[:1] == b"O" and body != b"OK" and re.fullmatch(rb"O([0-9a-fA-F]{2})+", body):
@@ -343,10 +354,42 @@ class RspLink:
             self.close()
             raise
 
+    def request_many(self, payloads: list[bytes]) -> list[bytes]:
+        """The decoded replies to packets sent back to back, in order (pipelined: one round trip
+        for all of them, not one each), within one deadline; as request() on failure. Only in
+        no-ack mode: with acknowledgements a server waits for the `+` of each reply before it reads
+        the next packet (OpenOCD's gdb_put_packet does), so then they go one by one."""
+        if len(payloads) < 2:
+            return [self.request(p) for p in payloads]
+        if self.failed is not None:
+            raise RspError(self.failed)
+        self._deadline = time.monotonic() + self.timeout
+        self._traffic = _Traffic()
+        try:
+            if self._sock is None:
+                self._connect()
+            if not self.no_ack:  # the server refused no-ack mode when this connection opened
+                return [self._exchange(p) for p in payloads]
+            self._send(b"".join(frame(p) for p in payloads))
+            return [self._reply() for _ in payloads]
+        except TimeoutError:
+            error = self._overdue()
+            self.close()
+            raise error from None
+        except OSError as exc:
+            self.close()
+            raise RspError(f"the connection to {self._where()} failed: {exc.strerror or exc}") from None
+        except RspError:
+            self.close()
+            raise
+
     def read_memory(self, addr: int, length: int) -> bytes:
         """length bytes at addr in one `m` packet (the caller keeps it within max_read());
         MemoryReadError with the server's own error for memory it cannot read."""
-        reply = self.request(b"m%x,%x" % (addr, length))
+        return self.memory_reply(addr, length, self.request(b"m%x,%x" % (addr, length)))
+
+    def memory_reply(self, addr: int, length: int, reply: bytes) -> bytes:
+        """The bytes of an `m addr,length` reply; MemoryReadError with the server's own error."""
         if reply[:1] == b"E" and (len(reply) == 3 or reply[1:2] == b"."):
             raise MemoryReadError(addr, length, f"{self.server} answered {reply.decode('ascii', 'replace')[:80]}")
         if not reply:
@@ -403,9 +446,35 @@ class RspReader(MemoryReader):
 
 
     def read_many(self, pieces):
-        """[bytes] for [(addr, length), ...], one `m` packet after the other, in order (the
-        protocol has no batch; a packet waits for its reply)."""
-        return [self.read(a, n) for a, n in pieces]
+        """[bytes] for [(addr, length), ...], in order: adjacent pieces as one `m` packet
+        (reader.merge_adjacent), and the packets pipelined (RspLink.request_many: one round trip
+        in no-ack mode, which OpenOCD, pyOCD and the J-Link GDB server accept). A piece the
+        server answers short is finished by read()."""
+        try:
+            self.link.ensure()
+        except RspError as exc:
+            self.link_failures += 1
+            self.last_link_error = str(exc)
+            raise MemoryReadError(pieces[0][0] if pieces else 0, 0, str(exc)) from None
+        limit = min(self.chunk, self.link.max_read())
+        merged, where = merge_adjacent([(a, a + n) for a, n in pieces])
+        if not pieces or any(n <= 0 for _, n in pieces) or any(hi - lo > limit for lo, hi in merged):
+            return [self.read(a, n) for a, n in pieces]
+        if self.cancel is not None and self.cancel.is_set():
+            raise MemoryReadError(pieces[0][0], 0, "stopped (interrupted between chunks)")
+        try:
+            replies = self.link.request_many([b"m%x,%x" % (lo, hi - lo) for lo, hi in merged])
+        except RspError as exc:
+            self.link_failures += 1
+            self.last_link_error = str(exc)
+            raise MemoryReadError(merged[0][0], sum(hi - lo for lo, hi in merged), str(exc)) from None
+        data = []
+        for (lo, hi), reply in zip(merged, replies, strict=True):
+            got = self.link.memory_reply(lo, hi - lo, reply)[:hi - lo]
+            self.calls += 1
+            self.bytes += len(got)
+            data.append(got if len(got) == hi - lo else got + self.read(lo + len(got), hi - lo - len(got)))
+        return split_merged(data, where)
 
 
 class CoreOverRsp(Core):

@@ -111,6 +111,14 @@ class Symbols:
             return b"", 0, "the ELF is not on disk"
         return elfinfo.section_bytes(self.elf_path, name, cap)
 
+    def constant_ranges(self) -> list[tuple[int, int]]:
+        """[(low, high)] of the ELF's allocated read-only sections that hold bytes (code and
+        constants: elfinfo.flash_bytes): memory the firmware never writes, so a live view reads a
+        word of it once (acquire/batch.py). [] without the file."""
+        if not self._file():
+            return []
+        return [(addr, addr + len(data)) for addr, data, _name in elfinfo.flash_bytes(self._file())]
+
     def data_objects(self) -> list[tuple[str, int, int, str]]:
         return elfinfo.data_objects(self._file()) if self._file() else []
 

@@ -32,6 +32,7 @@ from arenascope_plugin.errors import TargetError
 
 HISTORY_POINTS = 600
 DEFAULT_SCAN_BUDGET = 256   # bytes of band scan per refresh
+CATCH_UP_S = 0.25           # run(): how far behind its schedule the pacing still makes up
 
 
 class TornError(Exception):
@@ -47,7 +48,8 @@ class LivePoller:
                  scan_budget: int | None = DEFAULT_SCAN_BUDGET) -> None:
         self.settings = settings
         # One request a refresh in steady state: what the last one read, and the scans' next slices.
-        self.reader = BatchedReader(target.reader)
+        constants = getattr(target.symbols, "constant_ranges", list)()  # code and constants: read once
+        self.reader = BatchedReader(target.reader, constants)
         self.target = pipeline.Target(self.reader, target.symbols, target.core)
         self._expected: list[tuple[int, int]] = []
         self._last_seen: set[tuple[int, int]] = set()
@@ -163,13 +165,30 @@ def _gist(why: str) -> str:
     return re.sub(r"\d+(\.\d+)?", "#", why)
 
 
+class Pacer:
+    """The schedule of refreshes at `hz` a second from monotonic time `start`: each refresh is due
+    one period after the last one was, so a slow refresh is made up by the next ones and the rate
+    holds `hz` on average (tools/bench_live.py --hz N measures it), for up to CATCH_UP_S (or a
+    period) behind; a link slower than `hz` is polled as fast as it goes, with no burst when it
+    speeds up again."""
+
+    def __init__(self, hz: float, start: float) -> None:
+        self.period = 1.0 / hz
+        self.due = start  # when the refresh that runs now was due
+
+    def wait(self, now: float) -> float:
+        """Seconds from `now` (a refresh just ended) until the next refresh is due (0: at once)."""
+        self.due = max(self.due + self.period, now - max(CATCH_UP_S, self.period))
+        return max(0.0, self.due - now)
+
+
 def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: threading.Event,
         report: Callable[[str], object], interval_errors: float = 1.0) -> None:
     """Polls until `stop` (a threading.Event) is set: publish(snapshot) at up to `hz` refreshes a
     second; report(text) says what went wrong and when it recovered (once each, not every try).
     Errors never end the loop: the link is retried every `interval_errors` seconds."""
     period = 1.0 / hz
-    due = time.monotonic()  # refreshes are paced by deadline: a slow one is made up by the next
+    pacer = Pacer(hz, time.monotonic())
     trouble = None
     announced = None  # the last fault said (fault_seen's key)
     while not stop.is_set():
@@ -204,6 +223,4 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
             report(seen[1])  # once a fault: the front end says it where the user looks (GDB, stderr)
         announced = seen[0] if seen is not None else announced
         publish(snap)
-        now = time.monotonic()
-        due = max(due + period, now - period)  # never more than one refresh of catching up
-        stop.wait(max(0.0, due - now))
+        stop.wait(pacer.wait(time.monotonic()))
