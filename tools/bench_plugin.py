@@ -7,11 +7,22 @@
    reads the whole arena, the region table and the stack every time.
 2. The demo firmware on QEMU through gdb-multiarch (the DS-CNN layout, GDB's remote protocol): the same
    two figures for real `arena info` commands, counted by the plugin's GdbReader.
-Target (issue #3): at most 1 KiB read per refresh in steady state.
+3. Scale: arenas of 1,000, 4,000 and 16,384 regions (the most one arena's table may hold before
+   the plugin calls it corrupt, decode/descriptor.py MAX_REGIONS; the same in-process image; four regions
+   share each offset at different times, as a greedy plan reuses the head), each command's work
+   (the median of three) as `arena info`, `arena regions`, `arena map` and `arena snapshot FILE` do it in GDB (gather,
+   then the text or the JSON written): the wall time and the ratio to the size before, beside
+   the ratio of regions (equal ratios: linear), and each command's time against `arena info`'s
+   at that size; then a second `arena map` at the same stop (the band scans kept: bytes read).
+Targets: at most 1 KiB read per refresh in steady state (issue #3); every command linear in
+regions (issue 39). Prints the date and the figures; exit status 1 when a command
+grows more than 2x faster than the regions do. --short (the test command): 1,000 and 4,000.
 
-Usage: tools/bench_plugin.py [--refreshes N]
+Usage: tools/bench_plugin.py [--refreshes N] [--short]
 """
 import argparse
+import datetime
+import os
 import pathlib
 import socket
 import struct
@@ -22,11 +33,13 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "gdbplugin"))
 
+from arenascope_plugin import pipeline  # noqa: E402
 from arenascope_plugin.acquire.reader import CountingReader, ImageReader  # noqa: E402
-from arenascope_plugin.analyse import figures  # noqa: E402
+from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols  # noqa: E402
+from arenascope_plugin.analyse import diagnosis, figures  # noqa: E402
 from arenascope_plugin.decode import abi  # noqa: E402
 from arenascope_plugin.decode.session import DescriptorSession  # noqa: E402
-from arenascope_plugin.present import render  # noqa: E402
+from arenascope_plugin.present import render, snapshot  # noqa: E402
 
 DESC, TABLE, ARENA, ARENA_BYTES, STACK_BYTES = 0x20000000, 0x20000100, 0x20010000, 64 * 1024, 8 * 1024
 
@@ -45,8 +58,9 @@ def _put(buf, type_name, values, offset=0):
             struct.pack_into("<" + abi.scalar_format(ftype, 4), buf, at, values[name])
 
 
-def image(regions=200):
-    """A descriptor with one 64 KiB arena of `regions` planned 64-byte tensors."""
+def image(regions=200, table_at=TABLE):
+    """A descriptor with one 64 KiB arena of `regions` planned 64-byte tensors (four offsets, each
+    shared at different times); the region table at `table_at`."""
     size = abi.header_size(4) + abi.layout("arena", 4)["_size"]
     desc = bytearray(size)
     stack_low = ARENA + ARENA_BYTES + 256
@@ -59,8 +73,8 @@ def image(regions=200):
                                         "touched_lo": 7000, "touched_hi": STACK_BYTES},
                               "guard": {"low_addr": ARENA + ARENA_BYTES, "high_addr": stack_low,
                                         "touched_lo": abi.NONE, "touched_hi": abi.NONE}})
-    head = regions * 64 // 4
-    _put(desc, "arena", {"base_addr": ARENA, "regions_addr": TABLE, "size_bytes": ARENA_BYTES, "head_bytes": head,
+    head = min(regions * 64 // 4, ARENA_BYTES // 2)
+    _put(desc, "arena", {"base_addr": ARENA, "regions_addr": table_at, "size_bytes": ARENA_BYTES, "head_bytes": head,
                          "temp_bytes": head, "tail_offset": ARENA_BYTES - 4096, "alignment_bytes": 16,
                          "region_count": regions, "region_capacity": regions,
                          "canary": {"low_addr": ARENA + head, "high_addr": ARENA + ARENA_BYTES - 4096,
@@ -69,7 +83,8 @@ def image(regions=200):
                      for i in range(regions))
     memory = bytes([0xAA]) * ARENA_BYTES
     stack = bytes([0xCC]) * STACK_BYTES
-    return [(DESC, bytes(desc)), (TABLE, table), (ARENA, memory), (stack_low, stack)]
+    guard = bytes([0xAA]) * (stack_low - ARENA - ARENA_BYTES)
+    return [(DESC, bytes(desc)), (table_at, table), (ARENA, memory + guard), (stack_low, stack)]
 
 
 def refresh(session):
@@ -164,13 +179,82 @@ def bench_qemu(n):
     print(f"   naive full-arena refresh:   {naive_b:8.0f} B, {naive_t * 1e3:7.3f} ms per refresh")
 
 
+SCALE_TABLE = 0x30000000  # a table of 100,000 regions (1.6 MB) does not fit below the arena
+
+
+def commands_at_scale(n, tmp):
+    """{command: seconds} for the commands' work on an n-region arena, and the bytes a second
+    `arena map` at the same stop reads."""
+    counting = CountingReader(ImageReader(image(n, SCALE_TABLE)))
+    target = pipeline.Target(counting, TableSymbols(ram=[(0x20000000, 0x20100000, "RAM"), (SCALE_TABLE,
+                                                         SCALE_TABLE + 16 * n, "table")]), FixedCore(cortex_m=False))
+    settings = pipeline.Settings(descriptor_address=DESC)
+    cache = {pipeline.STOP_SCANS: {}}  # as GDB's front end keeps it for one stop
+    out = {}
+
+    def timed(name, work):
+        runs = []
+        for _ in range(3):
+            t = time.perf_counter()
+            work()
+            runs.append(time.perf_counter() - t)
+        out[name] = sorted(runs)[1]  # the median of three
+
+    def info():
+        ctx = pipeline.gather(target, settings, cache)
+        render.info_lines(ctx.desc, ctx.figs, ctx.stack, "bench")
+
+    def regions():
+        ctx = pipeline.gather(target, settings, cache)
+        render.region_table(ctx.desc, "address", diagnosis.diagnose(ctx).overwritten_regions(ctx.desc))
+
+    def arena_map():
+        ctx = pipeline.gather(target, settings, cache, verify=True)
+        render.map_lines(ctx.desc, ctx.figs, 64, diagnosis.diagnose(ctx).overwritten_regions(ctx.desc))
+
+    def snap():
+        ctx = pipeline.gather(target, settings, cache, verify=True)
+        snapshot.save(pipeline.snapshot(ctx), os.path.join(tmp, f"s{n}.json"))
+    info()  # the descriptor session opened and the region table read once, as at a stop
+    for name, work in (("info", info), ("regions", regions), ("map", arena_map), ("snapshot", snap)):
+        timed(name, work)
+    before = counting.bytes
+    arena_map()
+    return out, counting.bytes - before
+
+
+def bench_scale(sizes):
+    import tempfile
+    print(f"3. scale: the commands' work on one arena (in-process image, {datetime.date.today()})")
+    last, ok = None, True
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            got, again = commands_at_scale(n, tmp)
+            cells = []
+            for name, sec in got.items():
+                grow = f" x{sec / last[0][name]:5.1f}" if last else ""
+                cells.append(f"{name} {sec * 1e3:8.1f} ms{grow}")
+                if last and sec / last[0][name] > 2 * n / last[1]:
+                    ok = False
+            ratio = f" (regions x{n / last[1]:g})" if last else ""
+            print(f"   {n:>7} regions{ratio}: " + ", ".join(cells))
+            print("            against `arena info`: " + ", ".join(f"{k} {v / got['info']:.1f}x" for k, v in got.items()
+                                                                  if k != "info") + f"; a second `arena map` at this "
+                  f"stop reads {again} B")
+            last = (got, n)
+    print(f"   linear (no command grows more than 2x faster than its regions): {'PASS' if ok else 'FAIL'}")
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--refreshes", type=int, default=200)
+    parser.add_argument("--short", action="store_true", help="scale runs on 1,000 and 4,000 regions only")
     args = parser.parse_args()
     bench_image(args.refreshes)
     bench_qemu(max(10, args.refreshes // 10))
-    return 0
+    ok = bench_scale([1000, 4000] if args.short else [1000, 4000, 16384])
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.analyse import diagnosis, diff, figures
 from arenascope_plugin.analyse.soak import Soak
 from arenascope_plugin.decode import kernels
-from arenascope_plugin.present import compareview, jsonout, junit, report, reports, snapshot, style
+from arenascope_plugin.present import compareview, jsonout, jsontext, junit, report, reports, snapshot, style
 from arenascope_plugin.present import diff as diff_text
 from arenascope_plugin.present import soak as soak_text
 from arenascope_plugin.present.progress import Progress
@@ -233,7 +233,7 @@ def _gather(args, need_descriptor=True, verify=True):
 def _emit(doc):
     """Prints a --json document (docs/command-json-schema.json) on stdout; the tool's messages
     are on its stderr, so "messages" is empty here."""
-    print(json.dumps(dict(doc, messages=[]), indent=1))
+    print(jsontext.dumps(dict(doc, messages=[])))
 
 
 def info_main(ctx, args):
@@ -267,7 +267,7 @@ def check_main(ctx, args):
 
 def snapshot_main(ctx, args):
     if args.file == "-":  # the snapshot on stdout; messages are on stderr
-        print(json.dumps(pipeline.snapshot(ctx), indent=1))
+        print(jsontext.dumps(pipeline.snapshot(ctx)))
         return 0
     try:
         summary = snapshot.save(pipeline.snapshot(ctx), args.file)

@@ -410,6 +410,10 @@ def _measure_stack(ctx, scanner, low, high, pattern):
 
 
 MEASURED_BY = "host scan of target memory"
+# The cache key of the whole band scans of memory that has not changed since (a dict the front
+# end keeps and empties when the target runs or its memory is written: GDB's at each stop).
+STOP_SCANS = "stop_scans"
+TABLES_READ = "region tables"  # in it: the region tables were read fresh since
 
 
 def gather(target: Target, settings: Settings, cache: dict | None = None, scanner: BandScanner | None = None,
@@ -421,12 +425,17 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
     (descriptor sessions, plans); scanner: whole scans by default, the live poller's incremental
     one; on_warn(key, text): told each warning as it is found. Raises one of EXPECTED."""
     ctx = Context(target=target, settings=settings, cache={} if cache is None else cache, on_warn=on_warn)
-    scanner = scanner or BandScanner()
+    scanner = scanner or BandScanner(memo=ctx.cache.get(STOP_SCANS))
     symbols = target.symbols
     try:
         if settings.interpreter is not None:
             raise NotFoundError("`arena attach` named a MicroInterpreter")
-        _find_descriptor(ctx, fresh_tables=verify)
+        this_stop = ctx.cache.get(STOP_SCANS)
+        # the region tables re-read once a stop, however many commands verify them
+        fresh = verify and not (this_stop is not None and this_stop.get(TABLES_READ))
+        _find_descriptor(ctx, fresh_tables=fresh)
+        if fresh and this_stop is not None:
+            this_stop[TABLES_READ] = True
         _name_regions(ctx)
         if not ctx.desc.arenas and agentless.tflm_in_elf(symbols):
             # The agent runs but no arena is published: an application publishes it after

@@ -59,8 +59,12 @@ class BandScanner:
     """budget None: every band read whole at each measure (a stop). budget N: N bytes a call,
     bands in turn, partial passes kept between calls (live)."""
 
-    def __init__(self, budget: int | None = None):
+    def __init__(self, budget: int | None = None, memo: dict | None = None):
         self.budget = budget
+        # Whole scans only: {(low, high, pattern): Result} of memory that cannot have changed since
+        # (GDB's front end keeps one a stop: gdb/framework.py), so `arena map` then `arena
+        # snapshot` at one stop read each band once.
+        self.memo = memo if budget is None else None
         self._partial: dict[str, _Partial] = {}
         self._order: list[_Partial] = []   # the bands of the last incremental call, in its order
         self._turn = 0
@@ -109,7 +113,14 @@ class BandScanner:
                                   f"{MAX_STACK_BYTES >> 20} MiB through a probe takes too long: check the descriptor "
                                   "or `set arena stack-range`")
         if self.budget is None:
-            return {name: _result(read_chunked(reader, low, high - low), p) for name, low, high, p in bands}
+            if self.memo is None:
+                return {name: _result(read_chunked(reader, low, high - low), p) for name, low, high, p in bands}
+            out = {}
+            for name, low, high, p in bands:
+                if (low, high, p) not in self.memo:
+                    self.memo[(low, high, p)] = _result(read_chunked(reader, low, high - low), p)
+                out[name] = self.memo[(low, high, p)]
+            return out
         parts = []
         for name, low, high, pattern in bands:
             part = self._partial.get(name)

@@ -69,6 +69,8 @@ def register_all():
     gdb.events.new_objfile.connect(framework.forget)
     gdb.events.exited.connect(framework.forget)
     gdb.events.stop.connect(framework.new_stop)
+    for event in (gdb.events.cont, gdb.events.memory_changed, gdb.events.register_changed, gdb.events.inferior_call):
+        event.connect(framework.forget_scans)
     printers.register()  # TFLM's types, collection "arenascope" (printers.py)
     functions.register()  # $arena_owner(), $arena_free(), $arena_headroom(), $arena_stack_room()
     stopcache.connect()

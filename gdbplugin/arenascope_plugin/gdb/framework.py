@@ -18,7 +18,7 @@ from arenascope_plugin.acquire.gdbtarget import (
     parse_address,
 )
 from arenascope_plugin.gdb import options, settings
-from arenascope_plugin.present import jsonout, style
+from arenascope_plugin.present import jsonout, jsontext, style
 from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import viewerlink
 
@@ -41,6 +41,14 @@ def forget(_event=None):
 
 def new_stop(_event=None):
     _WARNED.clear()
+    forget_scans()
+
+
+def forget_scans(_event=None):
+    """The target ran, or its memory or registers changed: band scans are read again
+    (pipeline.STOP_SCANS: each band is read once a stop, however many commands ask)."""
+    for cache in _CACHE.values():
+        cache[pipeline.STOP_SCANS] = {}
 
 
 def attached():
@@ -130,7 +138,7 @@ def say(text):
 def emit(doc):
     """Prints a command's JSON document (--json, `arena snapshot -`) on GDB's stdout, with the
     messages said so far as "messages": [str] (docs/command-json-schema.json)."""
-    gdb.write(json.dumps(dict(doc, messages=_JSON["messages"][:]), indent=1) + "\n")
+    gdb.write(jsontext.dumps(dict(doc, messages=_JSON["messages"][:])) + "\n")
     _JSON["messages"].clear()
     _JSON["emitted"] = True
 
@@ -138,14 +146,20 @@ def emit(doc):
 def new_context():
     """An empty pipeline Context on GDB's parts (for a command that goes on without a gather)."""
     return pipeline.Context(target=target(), settings=settings.resolved(attached(), _fault_sp()),
-                            cache=_CACHE.setdefault(gdb.selected_inferior().num, {}), on_warn=say_warning)
+                            cache=_cache(), on_warn=say_warning)
+
+
+def _cache():
+    """The selected inferior's pipeline cache (with its band scans of this stop)."""
+    cache = _CACHE.setdefault(gdb.selected_inferior().num, {})
+    cache.setdefault(pipeline.STOP_SCANS, {})
+    return cache
 
 
 def gather(need_descriptor=True, verify=False):
     """pipeline.gather through GDB, its warnings said."""
     check_readable()
-    cache = _CACHE.setdefault(gdb.selected_inferior().num, {})
-    return pipeline.gather(target(), settings.resolved(attached(), _fault_sp()), cache,
+    return pipeline.gather(target(), settings.resolved(attached(), _fault_sp()), _cache(),
                            need_descriptor=need_descriptor, verify=verify, on_warn=say_warning)
 
 

@@ -11,7 +11,7 @@ from arenascope_plugin import version
 from arenascope_plugin.analyse import diff, figures
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Descriptor, Region
-from arenascope_plugin.present import files
+from arenascope_plugin.present import files, jsontext
 
 SCHEMA = "arenascope.snapshot"
 VERSION = 3
@@ -327,7 +327,7 @@ def write_snapshot_file(snap: dict, path: str | os.PathLike[str]) -> None:
             raise SnapshotError(f"the snapshot for {os.fspath(path)} breaks docs/snapshot-schema.json ("
                                 + "; ".join(errors) + "): nothing written. This is arenascope's bug: please "
                                 "report it with `arena info` and `arena check`'s output")
-    files.write_whole(path, lambda f: f.write(json.dumps(snap, indent=1).encode("utf-8")))
+    files.write_whole(path, lambda f: f.write(jsontext.dumps(snap).encode("utf-8")))
 
 
 def save(snap: dict, path: str) -> str:

@@ -1,0 +1,145 @@
+"""The parts that keep the live view at the link's limit and the commands linear (issue 39), each
+held to figures worked out here by hand: the pacing schedule, constant words read once, adjacent
+pieces merged into one OpenOCD read, band scans and region tables read once a stop, and the JSON
+text of large documents. (The rates themselves are tools/bench_live.py's and bench_plugin.py's.)"""
+import json
+import random
+
+from arenascope_plugin import pipeline
+from arenascope_plugin.acquire import openocd
+from arenascope_plugin.acquire.batch import BatchedReader
+from arenascope_plugin.acquire.reader import CountingReader, ImageReader
+from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
+from arenascope_plugin.analyse.bands import BandScanner
+from arenascope_plugin.present import jsontext
+from arenascope_plugin.serve import livepoll
+from conftest import DESC_ADDR, TABLE_ADDR, demo_like
+
+
+def simulate(hz, durations):
+    """Refresh start times when each refresh takes durations[k] s and the loop waits as
+    livepoll.run does (Pacer.wait after each), on a clock of its own."""
+    pacer, now, starts = livepoll.Pacer(hz, 0.0), 0.0, []
+    for d in durations:
+        starts.append(now)
+        now += d
+        now += pacer.wait(now)
+    return starts
+
+
+def test_the_pacing_holds_the_rate_through_slow_refreshes():
+    # 20 Hz (50 ms a period); refreshes of 5-30 ms, and one in ten a stall of 120 ms (more than two
+    # periods): the old loop, which made up at most one period, fell behind at every stall.
+    rng = random.Random(7)
+    durations = [0.12 if k % 10 == 9 else rng.uniform(0.005, 0.03) for k in range(2000)]
+    starts = simulate(20.0, durations)
+    rate = (len(starts) - 1) / (starts[-1] - starts[0])
+    assert abs(rate / 20.0 - 1) < 0.002, rate
+    # no refresh starts before it is due: the k-th at k periods at the earliest
+    assert all(s >= k * 0.05 - 1e-9 for k, s in enumerate(starts))
+
+
+def test_a_link_slower_than_the_rate_is_polled_flat_out_without_a_burst_after():
+    # 100 refreshes of 80 ms at 20 Hz (the link gives 12.5/s): back to back; then fast ones of 1
+    # ms: at most CATCH_UP_S (0.25 s: 5 periods) are made up, not the whole 3 s of lag.
+    starts = simulate(20.0, [0.08] * 100 + [0.001] * 40)
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    assert all(abs(g - 0.08) < 1e-9 for g in gaps[:99])
+    burst = sum(1 for g in gaps[100:] if g < 0.01)
+    assert burst == 5, gaps[100:]
+
+
+class ManyReader(CountingReader):
+    """An image reader with read_many, counting the pieces asked."""
+
+    def __init__(self, image):
+        super().__init__(image)
+        self.asked = []
+
+    def read_many(self, pieces):
+        self.asked += pieces
+        return [self.read(a, n) for a, n in pieces]
+
+
+def test_constant_words_are_read_once_for_the_pollers_life():
+    image = ImageReader([(0x0, bytes(range(256))), (0x20000000, bytes(64))])
+    inner = ManyReader(image)
+    batched = BatchedReader(inner, [(0x0, 0x100)])   # the code: 0x0-0x100
+    for _ in range(5):
+        batched.begin([(0x10, 4), (0x20000000, 8)])
+        assert batched.read(0x10, 4) == bytes([16, 17, 18, 19])
+        assert batched.read(0x20000000, 8) == bytes(8)
+    assert inner.asked.count((0x10, 4)) == 1           # once, at the first refresh
+    assert inner.asked.count((0x20000000, 8)) == 5     # RAM: every refresh
+    assert batched.fetch_plan([(0x10, 4), (0x20000000, 8), (0x30, 2000)]) == [(0x20000000, 8)]
+
+
+class FakeTclLink:
+    """Stands in for OpenOCD's Tcl link (the real one: tests/integration/test_openocd_live.py):
+    runs `list [read_memory A 32 N] ...` against a memory image, and keeps every script."""
+    endpoint = "fake:6666"
+
+    def __init__(self, image):
+        self.image, self.scripts = image, []
+
+    def call(self, script):
+        self.scripts.append(script)
+        out = []
+        for a, n in openocd.re.findall(r"read_memory (0x[0-9a-f]+) 32 (\d+)", script):
+            data = self.image.read(int(a, 16), 4 * int(n))
+            out.append("{" + " ".join(f"{int.from_bytes(data[i:i + 4], 'little'):#x}" for i in range(0, len(data), 4))
+                       + "}")
+        return True, " ".join(out)
+
+
+def test_adjacent_pieces_are_one_read_memory_in_openocd():
+    # A fault's SCB words: CFSR 0xE000ED28, HFSR 0xE000ED2C, then MMFAR/BFAR 0xE000ED34/38 (DFSR
+    # 0xE000ED30 between them is not read), and ICSR 0xE000ED04 alone.
+    scb = bytes(range(0x40))
+    link = FakeTclLink(ImageReader([(0xE000ED00, scb)]))
+    reader = openocd.TclReader(link)
+    got = reader.read_many([(0xE000ED04, 4), (0xE000ED28, 4), (0xE000ED2C, 4), (0xE000ED34, 4), (0xE000ED38, 4)])
+    assert got == [scb[4:8], scb[0x28:0x2C], scb[0x2C:0x30], scb[0x34:0x38], scb[0x38:0x3C]]
+    assert link.scripts == ["list [read_memory 0xe000ed04 32 1] [read_memory 0xe000ed28 32 2] "
+                            "[read_memory 0xe000ed34 32 2]"]
+
+
+def gathered(cache, verify):
+    desc, table = demo_like()
+    image = bytearray(0x3000)
+    image[0:len(desc)] = desc
+    image[TABLE_ADDR - DESC_ADDR:TABLE_ADDR - DESC_ADDR + len(table)] = table
+    reader = CountingReader(ImageReader([(DESC_ADDR, image)]))
+    target = pipeline.Target(reader, TableSymbols({"arenascope_descriptor": DESC_ADDR}), FixedCore(cortex_m=False))
+    pipeline.gather(target, pipeline.Settings(), cache, verify=verify)
+    return reader
+
+
+def test_band_scans_and_region_tables_are_read_once_a_stop():
+    # demo_like: a 132 B descriptor (read, then its table, then read again: the seqlock) after a
+    # 16 B header probe the first time; 5 regions (80 B of table); the guard band 64 B, the free
+    # band 288..3072 (2784 B), the stack 1024 B: a verifying gather reads them all.
+    desc = len(demo_like()[0])
+    assert desc == 132
+    stop = {pipeline.STOP_SCANS: {}}
+    assert gathered(stop, True).bytes == 16 + 132 + 80 + 132 + 64 + 2784 + 1024
+    again = gathered(stop, True)                  # `arena snapshot` after `arena map`, same stop
+    assert again.bytes == 132                      # the descriptor only
+    stop[pipeline.STOP_SCANS] = {}                 # the target ran (gdb/framework.forget_scans)
+    assert gathered(stop, True).bytes == 132 + 80 + 132 + 64 + 2784 + 1024
+    assert gathered({}, True).bytes == 16 + 132 + 80 + 132 + 64 + 2784 + 1024  # no stop memo: the tool, a dump
+
+
+def test_the_band_memo_is_for_whole_scans_only():
+    memo = {}
+    assert BandScanner(memo=memo).memo is memo
+    assert BandScanner(256, memo=memo).memo is None  # the live poller's slices: never kept
+
+
+def test_large_documents_are_compact_and_small_ones_indented():
+    def doc(n):
+        return {"arenas": [{"regions": [{"index": i, "offset": 16 * i} for i in range(n)]}]}
+    small, large = jsontext.dumps(doc(jsontext.INDENT_UP_TO)), jsontext.dumps(doc(jsontext.INDENT_UP_TO + 1))
+    assert small.count("\n") > jsontext.INDENT_UP_TO and "\n" not in large and ", " not in large
+    assert json.loads(large) == doc(jsontext.INDENT_UP_TO + 1)
+    assert jsontext.regions_in({"arenas": "hostile"}) == 0 and jsontext.regions_in([]) == 0
