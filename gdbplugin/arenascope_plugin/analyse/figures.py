@@ -237,6 +237,30 @@ def through_guard(g: Band, low: int, hwm: int | None) -> int | None:
     return g.low_addr if hit else None
 
 
+def per_table(fn: Callable) -> Callable:
+    """fn(arena), a pure function of the places and lifetimes of the arena's regions, worked out
+    once for each table: a live refresh reuses the last result while the table is unchanged (the
+    descriptor session attaches the same Region objects until the layout generation moves,
+    decode/session.py), and so do the checks that ask twice. A table is told by the identity of
+    its Region objects, which are kept beside the result (so no identity is reused); a region is
+    never changed once the arena's figures are asked for."""
+    kept: dict[tuple, tuple[list, object]] = {}
+
+    def once(arena: Arena):
+        key = tuple(map(id, arena.regions))
+        hit = kept.get(key)
+        if hit is not None:
+            return hit[1]
+        if len(kept) >= 4:
+            kept.clear()
+        result = fn(arena)
+        kept[key] = (list(arena.regions), result)
+        return result
+    once.__doc__, once.__name__ = fn.__doc__, fn.__name__
+    return once
+
+
+@per_table
 def plan(arena: Arena) -> Plan:
     """Live bytes and live regions per allocation scope (inclusive lifetimes), the lower bound and
     its first scope. A sweep over the scopes: linear in scopes plus live regions, not scopes x
@@ -258,12 +282,14 @@ def plan(arena: Arena) -> Plan:
                 lower_bound_scope=live_bytes.index(lower) if live_bytes else 0)
 
 
+@per_table
 def inverted_lifetimes(arena: Arena) -> list[Region]:
     """Planned regions whose first_use is after their last_use: a corrupt region entry (TFLM's
     allocation scopes always give first <= last)."""
     return [r for r in arena.regions if r.planned and r.first_use > r.last_use]
 
 
+@per_table
 def overlaps(arena: Arena) -> list[Overlap]:
     """Pairs of regions that share bytes while both are live (each a plan error), in the order of
     their offsets; persistent regions live for the whole run, regions of no size share nothing.
