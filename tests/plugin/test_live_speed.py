@@ -83,7 +83,17 @@ class FakeTclLink:
         self.image, self.scripts = image, []
 
     def call(self, script):
+        self.exchanges = getattr(self, "exchanges", 0) + 1
+        return self._run(script)
+
+    def call_many(self, lines):
+        self.exchanges = getattr(self, "exchanges", 0) + 1
+        return [self._run(line) for line in lines]
+
+    def _run(self, script):
         self.scripts.append(script)
+        if "curstate" in script:
+            return True, "running 1 {target running}"
         out = []
         for a, n in openocd.re.findall(r"read_memory (0x[0-9a-f]+) 32 (\d+)", script):
             data = self.image.read(int(a, 16), 4 * int(n))
@@ -143,3 +153,23 @@ def test_large_documents_are_compact_and_small_ones_indented():
     assert small.count("\n") > jsontext.INDENT_UP_TO and "\n" not in large and ", " not in large
     assert json.loads(large) == doc(jsontext.INDENT_UP_TO + 1)
     assert jsontext.regions_in({"arenas": "hostile"}) == 0 and jsontext.regions_in([]) == 0
+
+
+def test_a_live_refresh_through_openocd_is_one_exchange_with_the_core_state_riding_in_it():
+    desc, table = demo_like()
+    image = bytearray(0x3000)
+    image[0:len(desc)] = desc
+    image[TABLE_ADDR - DESC_ADDR:TABLE_ADDR - DESC_ADDR + len(table)] = table
+    link = FakeTclLink(ImageReader([(DESC_ADDR, image), (0xE000ED00, bytes(0x40))]))  # the SCB: ICSR 0
+    symbols = TableSymbols({"arenascope_descriptor": DESC_ADDR})
+    core = openocd.CoreOverTcl(link, symbols)
+    poller = livepoll.LivePoller(pipeline.Target(openocd.TclReader(link), symbols, core), pipeline.Settings())
+    for _ in range(3):  # the first refreshes read the tables and learn the steady reads
+        poller.refresh()
+    for _ in range(5):
+        before, scripts = link.exchanges, len(link.scripts)
+        core._asked = None  # the state is due at every refresh here: it must still cost no round trip
+        poller.refresh()
+        assert link.exchanges - before == 1, link.scripts[scripts:]
+        assert "read_memory" in link.scripts[scripts] and "curstate" in link.scripts[scripts + 1]
+        assert core.state == "running"

@@ -41,21 +41,25 @@ class BatchedReader(MemoryReader):
     def __getattr__(self, name):  # calls, bytes, link_failures, last_link_error, name, link, cancel
         return getattr(self.inner, name)
 
-    def begin(self, plan: list[tuple[int, int]]) -> None:
+    def begin(self, plan: list[tuple[int, int]], also: str | None = None):
         """Starts a refresh: fetches `plan` [(addr, length)] in one request. A failed fetch is
-        dropped quietly: each piece is then read alone, and its error said alone."""
+        dropped quietly: each piece is then read alone, and its error said alone. also: a command
+        for the same request when the inner reader takes one (openocd.TclReader: the core's
+        state); returns its (ok, text), or None when it was not sent."""
         self._fetched, self._seen = {}, []
         many = getattr(self.inner, "read_many", None)
         if many is None:
-            return  # nothing to gain: the pieces would be read one by one anyway
+            return None  # nothing to gain: the pieces would be read one by one anyway
         kept = self.fetch_plan(plan)
-        if not kept:
-            return
+        riding = also is not None and hasattr(self.inner, "also_result")
+        if not kept and not riding:
+            return None
         try:
-            got = many(kept)
+            got = many(kept, also) if riding else many(kept)
         except MemoryReadError:
-            return
+            return None
         self._fetched = dict(zip(kept, got, strict=True))
+        return self.inner.also_result if riding else None
 
     def fetch_plan(self, plan: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """What begin(plan) fetches: each piece once, in order, none longer than MAX_PIECE, none

@@ -207,10 +207,21 @@ class TclLink:
         return self._command(line)
 
     def _command(self, line):
+        return self._commands([line])[0]
+
+    def _commands(self, lines):
+        """The reply texts of lines sent back to back, read in order; TclError (and a closed
+        link) on any failure."""
         try:
             if self._sock is None:
                 self._connect()
-            return self._round_trip(line)
+            self._sock.settimeout(self._left())
+            self._sock.sendall(b"".join(line.encode() + TERM for line in lines))
+            replies = []
+            for _ in lines:
+                reply, self._buf = self._recv_until_term(self._sock, self._buf)
+                replies.append(reply)
+            return replies
         except TimeoutError:  # a send OpenOCD does not take
             error = self._overdue(f"on its Tcl port {self.endpoint}", len(self._buf), 0, None)
             self.close()
@@ -225,26 +236,40 @@ class TclLink:
     def call(self, line):
         """(ok, result text) of `line` run under `catch`: OpenOCD's own error text when not ok.
         One deadline for all of it (connecting, the command, its result on the side channel)."""
+        return self.call_many([line])[0]
+
+    def call_many(self, lines):
+        """[(ok, result text)] of each line, as call() gives it, the commands sent back to back
+        (pipelined: one round trip for all; OpenOCD's Tcl server runs them in order) within one
+        deadline."""
         self._start()
         if self._sock is None:
             self._command("list")  # connects (and opens the side channel)
         if self._side is not None:
-            script = (f"set __as_rc [catch {{{line}}} __as_r]; "
-                      f"${self._chan} puts -nonewline \"$__as_rc [list $__as_r]\\x1a\"; ${self._chan} flush")
-            reply = self._command(script)
-            if reply.strip():  # the side channel failed inside OpenOCD: say so, reconnect next time
+            scripts = [(f"set __as_rc [catch {{{line}}} __as_r]; "
+                        f"${self._chan} puts -nonewline \"$__as_rc [list $__as_r]\\x1a\"; ${self._chan} flush")
+                       for line in lines]
+            replies = self._commands(scripts)
+            if any(r.strip() for r in replies):  # the side channel failed inside OpenOCD: reconnect next time
                 self.close()
-                raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {reply.strip()[:120]}")
+                bad = next(r for r in replies if r.strip())
+                raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {bad.strip()[:120]}")
+            texts = []
             try:
-                text, self._side[1] = self._recv_until_term(self._side[0], self._side[1],
-                                                            f"on the side channel from {self.endpoint}")
+                for _ in lines:
+                    text, self._side[1] = self._recv_until_term(self._side[0], self._side[1],
+                                                                f"on the side channel from {self.endpoint}")
+                    texts.append(text)
             except (OSError, TclError) as exc:
                 self.close()
                 if self.failed is not None:  # the deadline passed: its message says it all
                     raise TclError(self.failed) from None
                 raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {exc}") from None
         else:
-            text = self._command(f"set __as_rc [catch {{{line}}} __as_r]; list $__as_rc $__as_r")
+            texts = self._commands([f"set __as_rc [catch {{{line}}} __as_r]; list $__as_rc $__as_r" for line in lines])
+        return [self._result(text) for text in texts]
+
+    def _result(self, text):
         rc, _, result = text.partition(" ")
         if result.startswith("{") and result.endswith("}"):
             result = result[1:-1]
@@ -276,6 +301,7 @@ class TclReader(MemoryReader):
 
     def __init__(self, link, chunk=CHUNK_BYTES, cancel=None, progress=None):
         self.link, self.chunk, self.cancel, self.progress = link, max(4, chunk // 4 * 4), cancel, progress
+        self.also_result = None
         self.name = f"OpenOCD Tcl RPC {link.endpoint}"
         self.calls = self.bytes = 0
         self.link_failures, self.last_link_error = 0, ""
@@ -296,25 +322,32 @@ class TclReader(MemoryReader):
                 self.progress.add(n, min(at, addr + length) - addr, length)
         return bytes(out[addr - lo:addr - lo + length])
 
-    def read_many(self, pieces):
+    def read_many(self, pieces, also=None):
         """[bytes] for [(addr, length), ...], read in order in one Tcl command (one round trip):
         what a seqlock read wants (the block, then its counter again, as close together as the
         link allows). Adjacent pieces are one `read_memory` (reader.merge_adjacent). Pieces longer
-        than a chunk are read one by one."""
+        than a chunk are read one by one. also: a Tcl command sent in the same round trip, after
+        the reads (the live poller's core state, CoreOverTcl.script); its (ok, text) is kept in
+        `also_result` (None when it was not sent)."""
+        self.also_result = None
         if any(n <= 0 or n > self.chunk for _, n in pieces):
             return [self.read(a, n) for a, n in pieces]
         spans = [(a & ~3, ((a + n + 3) & ~3)) for a, n in pieces]
         merged, where = merge_adjacent(spans)  # adjacent pieces (a fault's SCB words): one read_memory
-        return [data[a - lo:a - lo + n]
-                for (a, n), (lo, _), data in zip(pieces, spans, split_merged(self._spans(merged), where), strict=True)]
+        data = split_merged(self._spans(merged, also), where)
+        return [d[a - lo:a - lo + n] for (a, n), (lo, _), d in zip(pieces, spans, data, strict=True)]
 
-    def _spans(self, spans):
+    def _spans(self, spans, also=None):
         """The bytes of word-aligned [lo, hi) spans, read in order by one Tcl command (`list` of
-        one `read_memory ADDR 32 COUNT` each); MemoryReadError with OpenOCD's own words on error."""
+        one `read_memory ADDR 32 COUNT` each), and `also` after it in the same round trip;
+        MemoryReadError with OpenOCD's own words on error."""
         script = "list " + " ".join(f"[read_memory {lo:#x} 32 {(hi - lo) // 4}]" for lo, hi in spans)
-        where, total = spans[0][0], sum(hi - lo for lo, hi in spans)
+        where, total = (spans[0][0] if spans else 0), sum(hi - lo for lo, hi in spans)
         try:
-            ok, text = self.link.call(script)
+            results = self.link.call_many([script, also]) if also else [self.link.call(script)]
+            ok, text = results[0]
+            if also:
+                self.also_result = results[1]
         except TclError as exc:
             self.link_failures += 1  # the poller tells a lost link from unreadable memory by it
             self.last_link_error = str(exc)
@@ -356,19 +389,32 @@ class CoreOverTcl(Core):
         self.state = None
         self._asked = None  # monotonic time of the last state query
 
+    def due(self):
+        """Whether the state must be asked now: always while halted or unknown; while running,
+        once OpenOCD has polled the target again (POLL_S)."""
+        return not (self.state == "running" and self._asked is not None
+                    and time.monotonic() - self._asked < self.POLL_S)
+
+    def script(self):
+        """The Tcl command that reads the state and, halted, the registers (the live poller sends
+        it with its memory reads: TclReader.read_many's `also`)."""
+        return ("set __as_t [target current]; list [$__as_t curstate] [catch {$__as_t get_reg {"
+                + " ".join(self.NAMES.values()) + "}} __as_g] $__as_g")
+
     def refresh(self):
-        """Reads the core's state (and its registers when halted); a failed read leaves none."""
-        now = time.monotonic()
-        if self.state == "running" and self._asked is not None and now - self._asked < self.POLL_S:
+        """Reads the core's state (and its registers when halted) when due(); a failed read
+        leaves none."""
+        if not self.due():
             return  # OpenOCD has not polled the target since: the same answer
-        self._asked = now
-        self.regs, self.state = {}, None
-        script = ("set __as_t [target current]; list [$__as_t curstate] [catch {$__as_t get_reg {"
-                  + " ".join(self.NAMES.values()) + "}} __as_g] $__as_g")
         try:
-            ok, text = self.link.call(script)
+            self.take(*self.link.call(self.script()))
         except TclError:
-            return
+            self.take(False, "")
+
+    def take(self, ok, text):
+        """The state and registers from script()'s result (ok, text); none when not ok."""
+        self._asked = time.monotonic()
+        self.regs, self.state = {}, None
         if not ok:
             return
         state, _, rest = text.partition(" ")
