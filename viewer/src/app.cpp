@@ -209,7 +209,9 @@ void App::build_strips()
         }
         const Snapshot &from = st.before ? *before_ : *snapshot_;
         const Arena &a = from.arenas[std::size_t(st.arena)];
-        st.lane_count = assign_lanes(a.regions, st.lanes);
+        std::vector<int> lanes;
+        st.lane_count = assign_lanes(a.regions, lanes);
+        st.index = map_index(a, lanes);
         st.damaged = damaged_regions(from, st.arena);
         st.changed.assign(a.regions.size(), false);
         if (diff_) {  // the diff names regions by their "index"
@@ -225,6 +227,21 @@ void App::build_strips()
         st.key.clear();
     }
     if (selected_ >= int(snapshot_->arenas[std::size_t(arena_index_)].regions.size())) selected_ = -1;
+}
+
+void App::bench_motion(int frame)
+{
+    const int phase = frame % 60;
+    for (MapStrip &st : strips_) {
+        const float at = st.axis.px0 + st.axis.pw * 0.37f;  // the mouse, a little left of the middle
+        if (phase < 20) {
+            st.axis.zoom_at(at, 1.25);  // a wheel notch in (draw_strip's factor)
+        } else if (phase < 40) {
+            st.axis.pan_px(phase < 30 ? 9.f : -9.f);  // a drag, 9 px a frame
+        } else {
+            st.axis.zoom_at(at, 0.8);  // a notch out
+        }
+    }
 }
 
 void App::frame(float width, float height)
@@ -439,7 +456,7 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
         g.bar_h = int(st.bar_y1 - st.bar_y0), g.lanes_top = int(st.lanes_top - st.bar_y0), g.lane_h = int(st.lane_h);
         g.lanes_shown = std::max(0, int((lanes_bottom - st.lanes_top + 1) / st.lane_h));
         st.map = map_picture(
-            a, st.lanes, g, pinned,
+            a, st.index, g, pinned,
             [&](int i) { return std::size_t(i) < st.damaged.size() && st.damaged[std::size_t(i)]; }, measure,
             [&](int i) { return std::size_t(i) < st.changed.size() && st.changed[std::size_t(i)]; });
         st.map_raster.reset(cw, ch, colour(Paint::Background));
@@ -570,7 +587,8 @@ void App::draw_ram(const Arena *ap, const Rect &r)
     draw_picture(ImGui::GetWindowDrawList(), ram_picture(s, ap, r, measure, ram_));
     const Rect &col_area = ram_.area;
     const uint64_t b = ap ? ap->base_addr : 0;
-    const Arena &a = ap ? *ap : Arena{};
+    static const Arena kNone;  // not `ap ? *ap : Arena{}`: that copies the arena, every region, every frame
+    const Arena &a = ap ? *ap : kNone;
     // Hover: what is at this address.
     const ImGuiIO &io = ImGui::GetIO();
     if (col_area.contains(io.MousePos.x, io.MousePos.y)) {
@@ -600,16 +618,23 @@ void App::draw_plan(const Arena &a, const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
     const Rect area{r.x + 60, r.y + 24, r.w - 70, r.h - 44};
-    plan_ = plan_geometry(a, area);
     const int px = int(std::floor(area.x)), py = int(std::floor(area.y));
     const int pw = std::max(1, int(area.w)), ph = std::max(1, int(area.h) + 1);
-    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}", serial_, px, py, pw, ph, selected_);
+    // The geometry (it reads every region for its extent) and the draw order once per snapshot,
+    // arena and panel size; the raster again only when the pin changes too.
+    const std::string key = fmt::format("{}/{}/{}/{}/{}/{}", serial_, arena_index_, area.x, area.y, area.w, area.h);
     if (key != plan_key_) {
         plan_key_ = key;
+        plan_ = plan_geometry(a, area);
+        plan_order_ = plan_order(a);
+        plan_drawn_ = false;
+    }
+    if (!plan_drawn_ || plan_selected_ != selected_) {
+        plan_drawn_ = true, plan_selected_ = selected_;
         plan_raster_.reset(pw, ph, colour(Paint::Background));
-        for (const Shape &b : plan_boxes(a, plan_, selected_)) {
+        plan_boxes(plan_, selected_, plan_order_, [&](const Shape &b) {
             plan_raster_.fill(b.x0 - float(px), b.y0 - float(py), b.x1 - float(px), b.y1 - float(py), b.colour);
-        }
+        });
         upload(plan_tex_, plan_raster_);
     }
     opaque_image(dl, plan_tex_, float(px), float(py), float(px + pw), float(py + ph));

@@ -11,6 +11,7 @@
 #include "layout.h"
 #include "link.h"
 #include "mapview.h"
+#include "pictures.h"
 #include "snapshot.h"
 
 namespace arenascope {
@@ -29,13 +30,18 @@ public:
     void set_error(std::string e) { error_ = std::move(e); }
     void set_link(std::unique_ptr<Link> link) { link_ = std::move(link); }
     bool has_snapshot() const { return snapshot_.has_value(); }
-    // Forgets the rasterised regions, so the next frame rebuilds them (what a zoom, a pan or a new
-    // snapshot costs; --bench-rebuild times it).
+    // Forgets the rasterised regions, so the next frame redraws them from the snapshot's index
+    // (what a pin or a resize costs; a zoom or a pan redraws the maps only: --bench-motion);
+    // --bench-rebuild times it.
     void invalidate()
     {
         for (MapStrip &st : strips_) st.key.clear();
-        plan_key_.clear();
+        plan_drawn_ = false;
     }
+    // --bench-motion: what a mouse does to every map at frame `frame`, in a cycle of 60 frames:
+    // the wheel zooms in around a point (20 frames), a drag pans right then left (20), the wheel
+    // zooms out (20). The same axis calls as the mouse's, so every frame rebuilds the maps.
+    void bench_motion(int frame);
     Link *link() { return link_.get(); }
     // Off-screen (--screenshot): no interactive hints, no pointer.
     void set_offscreen(bool on) { offscreen_ = on; }
@@ -59,7 +65,7 @@ private:
         Rect rect;
         AddressAxis axis;
         bool axis_init = false;
-        std::vector<int> lanes;  // each region's lane (assign_lanes)
+        MapIndex index;  // the regions by lane and address, once per snapshot (map_index)
         int lane_count = 1;
         std::vector<bool> damaged;  // regions in the damage colour (damaged_regions)
         std::vector<bool> changed;  // regions the diff marks (compare mode)
@@ -99,8 +105,11 @@ private:
     std::unique_ptr<Link> link_;
     unsigned serial_ = 0;  // +1 per snapshot: rasters key on it
     Raster plan_raster_;
-    unsigned plan_tex_ = 0;  // the plan raster's GL texture
-    std::string plan_key_;
+    unsigned plan_tex_ = 0;             // the plan raster's GL texture
+    std::string plan_key_;              // the snapshot, arena and panel plan_ and plan_order_ are of
+    std::vector<PlanItem> plan_order_;  // plan_order(): the boxes' draw order
+    bool plan_drawn_ = false;           // plan_raster_ is of plan_key_, with plan_selected_ pinned
+    int plan_selected_ = -1;
     int selected_ = -1;
     int arena_index_ = 0;  // which arena the map and plan show (arrows in the map title switch)
 public:

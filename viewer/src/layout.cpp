@@ -215,8 +215,13 @@ int assign_lanes(const std::vector<Region> &regions, std::vector<int> &lanes)
 Rect PlanGeometry::region_rect(const Region &r) const
 {
     if (!r.first_use || !r.last_use || *r.last_use < 0) return {};  // never live (-1..-1): no bar
-    const float x0 = x_of_scope(*r.first_use), x1 = x_of_scope(*r.last_use + 1);
-    const float y0 = y_of_offset(double(r.offset)), y1 = y_of_offset(double(r.offset + r.size_bytes));
+    return lifetime_rect(*r.first_use, *r.last_use, r.offset, r.size_bytes);
+}
+
+Rect PlanGeometry::lifetime_rect(int first, int last, uint64_t offset, uint64_t size) const
+{
+    const float x0 = x_of_scope(first), x1 = x_of_scope(last + 1);
+    const float y0 = y_of_offset(double(offset)), y1 = y_of_offset(double(offset + size));
     return {x0, y0, x1 - x0, std::max(1.f, y1 - y0)};
 }
 

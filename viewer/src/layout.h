@@ -151,6 +151,8 @@ struct PlanGeometry {
     float y_of_offset(double off) const { return area.y + float(off / double(extent)) * area.h; }
     // Rectangle of a region live over [first, last]; empty rect for unplanned regions.
     Rect region_rect(const Region &r) const;
+    // The same of a live region's figures (last >= 0).
+    Rect lifetime_rect(int first, int last, uint64_t offset, uint64_t size) const;
 };
 PlanGeometry plan_geometry(const Arena &a, Rect area);
 int hit_plan(const std::vector<Region> &regions, const PlanGeometry &g, float px, float py);

@@ -14,6 +14,8 @@
 //            --arena N                           show arena N of a multi-arena snapshot (Tab switches)
 //            --bench FRAMES                      print the mean frame time and exit
 //            --bench-rebuild                     with --bench: rebuild the region rasters every frame
+//            --bench-motion                      with --bench: zoom and pan the maps every frame, as
+//                                                the wheel and a drag do (App::bench_motion)
 //   arenascope-viewer SNAPSHOT.json --report OUT.html | --svg OUT.svg [--name TEXT]
 //                                                the static report (report.h): no window, no display;
 //                                                --name: what it calls the snapshot (default its path)
@@ -53,7 +55,7 @@ namespace {
 struct Options {
     std::string file, connect, screenshot, layout_out, report, svg, before, diff, name;
     int frames = 3, width = 1280, height = 800, bench = 0, snapshots = 1, arena = 0;
-    bool bench_rebuild = false, version = false, sized = false;
+    bool bench_rebuild = false, bench_motion = false, version = false, sized = false;
     double zoom = 1;
     std::optional<double> center;
     double wait_snapshot = 0;
@@ -62,7 +64,8 @@ struct Options {
 const char *kUsage =
     "usage: arenascope-viewer SNAPSHOT.json | --connect 127.0.0.1:PORT\n"
     "       [--screenshot OUT.png [--frames N]] [--wait-snapshot SECONDS] [--layout-out FILE.json]\n"
-    "       [--size WxH] [--zoom F] [--center OFFSET] [--arena N] [--snapshots N] [--bench FRAMES [--bench-rebuild]]\n"
+    "       [--size WxH] [--zoom F] [--center OFFSET] [--arena N] [--snapshots N]\n"
+    "       [--bench FRAMES [--bench-rebuild] [--bench-motion]]\n"
     "       arenascope-viewer SNAPSHOT.json --report OUT.html | --svg OUT.svg [--name TEXT]   (no display needed)\n"
     "       arenascope-viewer B.json --before A.json [--diff D.json]   (compare; arena diff A B --view starts it)\n"
     "       arenascope-viewer --version\n";
@@ -123,6 +126,8 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
             (a == "--arena" ? o.arena : o.snapshots) = int(n);
         } else if (a == "--bench-rebuild") {
             o.bench_rebuild = true;
+        } else if (a == "--bench-motion") {
+            o.bench_motion = true;
         } else if (a == "--wait-snapshot") {
             if (!(v = value("seconds"))) return false;
             char *end = nullptr;
@@ -380,6 +385,7 @@ int main(int argc, char **argv)
         if (headless) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
         ImGui::NewFrame();
         if (opt.bench_rebuild) app.invalidate();
+        if (opt.bench_motion && frame >= 1) app.bench_motion(frame);
         int w, h;
         glfwGetFramebufferSize(window, &w, &h);
         app.frame(float(w), float(h));

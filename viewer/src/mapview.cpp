@@ -112,7 +112,56 @@ const MapRun *MapPicture::at(int x, int y) const
     return nullptr;
 }
 
+MapIndex map_index(const Arena &a, const std::vector<int> &lanes)
+{
+    MapIndex x;
+    const uint64_t base = a.base_addr;
+    const uint64_t head = std::min(a.head_bytes, a.size_bytes);
+    const uint64_t temp = std::clamp(a.temp_bytes, head, a.size_bytes);
+    const uint64_t tail = std::clamp(a.tail_offset, temp, a.size_bytes);
+    // The area bar: the four areas, the tail's objects over the tail (gaps between them stay "tail").
+    std::vector<PixelItem> bar = {
+        {base, base + head, kAreaHead}, {base + head, base + temp, kAreaTemp}, {base + temp, base + tail, kAreaFree}};
+    std::vector<std::size_t> tail_regions;
+    for (std::size_t i = 0; i < a.regions.size(); i++) {
+        if (is_tail(a.regions[i])) tail_regions.push_back(i);
+    }
+    std::stable_sort(tail_regions.begin(), tail_regions.end(),
+                     [&](std::size_t p, std::size_t q) { return a.regions[p].offset < a.regions[q].offset; });
+    uint64_t at = tail;
+    for (std::size_t i : tail_regions) {
+        const Region &r = a.regions[i];
+        const uint64_t lo = std::max(r.offset, tail), hi = std::min(r.offset + r.size_bytes, a.size_bytes);
+        if (hi <= lo) continue;
+        if (lo > at) bar.push_back({base + at, base + lo, kAreaTail});
+        bar.push_back({base + lo, base + hi, kTailIdBase + int(i)});
+        at = std::max(at, hi);
+    }
+    if (a.size_bytes > at) bar.push_back({base + at, base + a.size_bytes, kAreaTail});
+    x.bar = pixel_lane(std::move(bar));
+    // The lanes.
+    for (int l : lanes) x.lane_count = std::max(x.lane_count, l + 1);
+    std::vector<std::vector<PixelItem>> by_lane(std::size_t(std::max(0, x.lane_count)));
+    for (std::size_t i = 0; i < a.regions.size() && i < lanes.size(); i++) {
+        const Region &r = a.regions[i];
+        if (r.size_bytes > 0)
+            by_lane[std::size_t(lanes[i])].push_back({base + r.offset, base + r.offset + r.size_bytes, int(i)});
+    }
+    for (std::vector<PixelItem> &items : by_lane) x.lanes.push_back(pixel_lane(std::move(items)));
+    x.paint.reserve(a.regions.size());
+    for (const Region &r : a.regions) x.paint.push_back(paint_of_kind(r.kind));
+    return x;
+}
+
 MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapGeometry &g, int selected,
+                       const std::function<bool(int)> &damaged,
+                       const std::function<float(const std::string &)> &measure,
+                       const std::function<bool(int)> &changed)
+{
+    return map_picture(a, map_index(a, lanes), g, selected, damaged, measure, changed);
+}
+
+MapPicture map_picture(const Arena &a, const MapIndex &index, const MapGeometry &g, int selected,
                        const std::function<bool(int)> &damaged,
                        const std::function<float(const std::string &)> &measure,
                        const std::function<bool(int)> &changed)
@@ -120,20 +169,17 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
     MapPicture p;
     p.g = g;
     const uint64_t base = a.base_addr;
-    const uint64_t head = std::min(a.head_bytes, a.size_bytes);
-    const uint64_t temp = std::clamp(a.temp_bytes, head, a.size_bytes);
-    const uint64_t tail = std::clamp(a.tail_offset, temp, a.size_bytes);
     std::vector<std::pair<int, int>> changed_x;  // pixels of the regions the diff marks
     struct Count {
-        int lane;
         MapLabel label;
         int x_end;
     };
-    std::vector<Count> counts;  // a cluster's count, beside it where no region is
-    auto add_runs = [&](int lane, int y0, int y1, const std::vector<PixelItem> &items,
-                        const std::function<Rgba(int)> &colour_of, const std::function<void(int, MapRun &)> &name,
-                        const std::function<std::string(int)> &label_of, const std::function<bool(int)> &striped,
-                        const std::function<bool(int)> &diffed) {
+    std::vector<Count> counts;           // a cluster's count, beside it where no region is
+    std::vector<MapLabel> count_labels;  // those over empty pixels only: never over another region
+    auto add_runs = [&](int lane, int y0, int y1, const PixelLane &items, const std::function<Rgba(int)> &colour_of,
+                        const std::function<void(int, MapRun &)> &name, const std::function<std::string(int)> &label_of,
+                        const std::function<bool(int)> &striped, const std::function<bool(int)> &diffed) {
+        const std::size_t first_run = p.runs.size(), first_count = counts.size();
         for (const PixelRun &run : own_pixels(items, g.view_lo, g.view_hi, g.width)) {
             MapRun mr;
             mr.lane = lane, mr.x0 = run.x0, mr.x1 = run.x1;
@@ -152,8 +198,7 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
                 p.hidden += run.count();
                 const std::string n = "(" + std::to_string(run.count()) + ")";
                 if (y1 - y0 >= kTextH && measure(n) + 2 <= float(g.width - run.x1)) {
-                    counts.push_back({lane,
-                                      MapLabel{run.x1 + 1, y0 + (y1 - y0 - kTextH) / 2, n, colour(Paint::Cluster)},
+                    counts.push_back({MapLabel{run.x1 + 1, y0 + (y1 - y0 - kTextH) / 2, n, colour(Paint::Cluster)},
                                       run.x1 + 1 + int(std::ceil(measure(n)))});
                 }
                 p.runs.push_back(std::move(mr));
@@ -179,34 +224,23 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
             }
             p.runs.push_back(std::move(mr));
         }
+        // The lane's runs are in x order: the first one ending past the count's start overlaps it,
+        // if any does.
+        for (std::size_t k = first_count; k < counts.size(); k++) {
+            const Count &c = counts[k];
+            const auto r = std::partition_point(p.runs.begin() + std::ptrdiff_t(first_run), p.runs.end(),
+                                                [&](const MapRun &m) { return m.x1 <= c.label.x; });
+            if (r == p.runs.end() || r->x0 >= c.x_end) count_labels.push_back(c.label);
+        }
     };
 
-    // The area bar: the four areas, the tail's objects over the tail (gaps between them stay "tail").
-    std::vector<PixelItem> bar = {
-        {base, base + head, kAreaHead}, {base + head, base + temp, kAreaTemp}, {base + temp, base + tail, kAreaFree}};
-    std::vector<std::size_t> tail_regions;
-    for (std::size_t i = 0; i < a.regions.size(); i++) {
-        if (is_tail(a.regions[i])) tail_regions.push_back(i);
-    }
-    std::stable_sort(tail_regions.begin(), tail_regions.end(),
-                     [&](std::size_t x, std::size_t y) { return a.regions[x].offset < a.regions[y].offset; });
-    uint64_t at = tail;
-    for (std::size_t i : tail_regions) {
-        const Region &r = a.regions[i];
-        const uint64_t lo = std::max(r.offset, tail), hi = std::min(r.offset + r.size_bytes, a.size_bytes);
-        if (hi <= lo) continue;
-        if (lo > at) bar.push_back({base + at, base + lo, kAreaTail});
-        bar.push_back({base + lo, base + hi, kTailIdBase + int(i)});
-        at = std::max(at, hi);
-    }
-    if (a.size_bytes > at) bar.push_back({base + at, base + a.size_bytes, kAreaTail});
     const Rgba free_colour = colour(a.free_band.present ? Paint::FreeIntact : Paint::FreeUnmeasured);
     add_runs(
-        kBarLane, 0, g.bar_h, bar,
+        kBarLane, 0, g.bar_h, index.bar,
         [&](int id) {
             if (id >= kTailIdBase) {
                 const int i = id - kTailIdBase;
-                return colour(damaged(i) ? Paint::FreeTouched : paint_of_kind(a.regions[std::size_t(i)].kind));
+                return colour(damaged(i) ? Paint::FreeTouched : index.paint[std::size_t(i)]);
             }
             return id == kAreaHead   ? colour(Paint::Tensor)
                    : id == kAreaTemp ? colour(Paint::Temp)
@@ -239,24 +273,17 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
 
     // The lanes.
 
-    int lane_count = 0;
-    for (int l : lanes) lane_count = std::max(lane_count, l + 1);
+    const int lane_count = index.lane_count;
     p.lanes = lane_count;
-    std::vector<std::vector<PixelItem>> by_lane(std::size_t(std::max(0, lane_count)));
-    for (std::size_t i = 0; i < a.regions.size() && i < lanes.size(); i++) {
-        const Region &r = a.regions[i];
-        if (r.size_bytes > 0)
-            by_lane[std::size_t(lanes[i])].push_back({base + r.offset, base + r.offset + r.size_bytes, int(i)});
-    }
     const int rows = std::max(1, g.lane_h - 1);
     for (int l = 0; l < std::min(lane_count, g.lanes_shown); l++) {
         const int y0 = g.lanes_top + l * g.lane_h;
         add_runs(
-            l, y0, y0 + rows, by_lane[std::size_t(l)],
+            l, y0, y0 + rows, index.lanes[std::size_t(l)],
             [&](int i) {
                 return colour(i == selected ? Paint::Selected
                               : damaged(i)  ? Paint::FreeTouched
-                                            : paint_of_kind(a.regions[std::size_t(i)].kind));
+                                            : index.paint[std::size_t(i)]);
             },
             [](int i, MapRun &mr) { mr.region = i; }, [&](int i) { return a.regions[std::size_t(i)].label; },
             [&](int i) {
@@ -265,12 +292,7 @@ MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapG
             },
             changed);
     }
-    for (const Count &c : counts) {  // only over empty pixels: never over another region
-        const bool free = std::none_of(p.runs.begin(), p.runs.end(), [&](const MapRun &r) {
-            return r.lane == c.lane && r.x0 < c.x_end && r.x1 > c.label.x;
-        });
-        if (free) p.labels.push_back(c.label);
-    }
+    for (MapLabel &l : count_labels) p.labels.push_back(std::move(l));
     for (auto [x0, x1] : changed_x) {  // at least 3 px wide: the diff's answer must be seen at zoom 1
         if (x1 - x0 < 3) x0 = (x0 + x1) / 2 - 1, x1 = x0 + 3;
         p.fills.push_back({std::max(0, x0), g.bar_h - 5, std::min(g.width, x1), g.bar_h, colour(Paint::Changed)});

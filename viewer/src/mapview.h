@@ -63,11 +63,28 @@ struct MapPicture {
     const MapRun *at(int x, int y) const;
 };
 
+// What the map needs of an arena at any view, built once per snapshot (O(n log n)), so that a
+// zoom or a pan costs O(log n + regions in view + pixels), not O(n log n): the area bar's items
+// and each lane's regions as pixel_lane()s, and each region's paint by kind.
+struct MapIndex {
+    PixelLane bar;                 // ids: 0..3 the areas, 4 + i tail region i
+    std::vector<PixelLane> lanes;  // lane l: the regions whose lane is l (ids: their positions)
+    std::vector<Paint> paint;      // paint_of_kind of each region
+    int lane_count = 0;            // lanes the regions need
+};
+// lanes[i] is region i's lane (assign_lanes).
+MapIndex map_index(const Arena &a, const std::vector<int> &lanes);
+
 // The picture of arena `a`: lanes[i] is region i's lane (assign_lanes); selected is a region's
 // position or -1; damaged(i) says region i is drawn in the damage colour; measure(text) is the
 // text's width in pixels (labels are placed only where they fit: 13 px high text, 2 px margins).
 // changed(i): region i gets the diff's stripe along its lane's bottom quarter (none when empty).
 MapPicture map_picture(const Arena &a, const std::vector<int> &lanes, const MapGeometry &g, int selected,
+                       const std::function<bool(int)> &damaged,
+                       const std::function<float(const std::string &)> &measure,
+                       const std::function<bool(int)> &changed = {});
+// The same from the arena's index (map_index(a, lanes)): what the window does at every zoom and pan.
+MapPicture map_picture(const Arena &a, const MapIndex &index, const MapGeometry &g, int selected,
                        const std::function<bool(int)> &damaged,
                        const std::function<float(const std::string &)> &measure,
                        const std::function<bool(int)> &changed = {});

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -102,37 +102,42 @@ Picture ram_picture(const Snapshot &s, const Arena *ap, const Rect &r, const Mea
     return p;
 }
 
-std::vector<Shape> plan_boxes(const Arena &a, const PlanGeometry &g, int selected)
+std::vector<PlanItem> plan_order(const Arena &a)
 {
-    const std::vector<Region> &rs = a.regions;
-    std::vector<std::size_t> order(rs.size());
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-        const int fx = rs[x].first_use.value_or(-1), fy = rs[y].first_use.value_or(-1);
-        const int lx = rs[x].last_use.value_or(-1), ly = rs[y].last_use.value_or(-1);
-        return fx != fy ? fx < fy : lx != ly ? lx < ly : rs[x].offset < rs[y].offset;
+    std::vector<PlanItem> items;
+    for (std::size_t i = 0; i < a.regions.size(); i++) {
+        const Region &r = a.regions[i];
+        if (!r.first_use || !r.last_use || *r.last_use < 0) continue;  // never live (-1..-1): no bar
+        items.push_back({int(i), *r.first_use, *r.last_use, r.offset, r.size_bytes, paint_of_kind(r.kind)});
+    }
+    std::sort(items.begin(), items.end(), [](const PlanItem &x, const PlanItem &y) {
+        return std::tie(x.first, x.last, x.offset, x.region) < std::tie(y.first, y.last, y.offset, y.region);
     });
-    std::vector<Shape> out;
+    return items;
+}
+
+void plan_boxes(const PlanGeometry &g, int selected, const std::vector<PlanItem> &order,
+                const std::function<void(const Shape &)> &box)
+{
     const Rgba bg = colour(Paint::Background);
-    for (std::size_t i : order) {
-        const Rect rr = g.region_rect(rs[i]);
+    for (const PlanItem &it : order) {
+        const Rect rr = g.lifetime_rect(it.first, it.last, it.offset, it.size);
         if (rr.w <= 0) continue;
         const float x0 = rr.x, y0 = rr.y, x1 = x0 + rr.w, y1 = y0 + rr.h;
-        out.push_back({Shape::Box,
-                       x0,
-                       y0,
-                       x1,
-                       y1,
-                       colour(int(i) == selected ? Paint::Selected : paint_of_kind(rs[i].kind)),
-                       1,
-                       {}});
+        box({Shape::Box, x0, y0, x1, y1, colour(it.region == selected ? Paint::Selected : it.paint), 1, {}});
         if (rr.w > 3 && rr.h > 3) {  // a one-pixel frame just inside: neighbours stay apart
-            out.push_back({Shape::Box, x0, y0, x1, y0 + 1, bg, 1, {}});
-            out.push_back({Shape::Box, x0, y1 - 1, x1, y1, bg, 1, {}});
-            out.push_back({Shape::Box, x0, y0, x0 + 1, y1, bg, 1, {}});
-            out.push_back({Shape::Box, x1 - 1, y0, x1, y1, bg, 1, {}});
+            box({Shape::Box, x0, y0, x1, y0 + 1, bg, 1, {}});
+            box({Shape::Box, x0, y1 - 1, x1, y1, bg, 1, {}});
+            box({Shape::Box, x0, y0, x0 + 1, y1, bg, 1, {}});
+            box({Shape::Box, x1 - 1, y0, x1, y1, bg, 1, {}});
         }
     }
+}
+
+std::vector<Shape> plan_boxes(const Arena &a, const PlanGeometry &g, int selected)
+{
+    std::vector<Shape> out;
+    plan_boxes(g, selected, plan_order(a), [&](const Shape &b) { out.push_back(b); });
     return out;
 }
 

@@ -35,7 +35,18 @@ struct PixelRun {
     int count() const { return id >= 0 ? 1 : int(ids.size()); }
 };
 
+// A lane's items ready to draw at any view: sorted by start, overlaps cut (the rule above),
+// empty items dropped, so each item ends at or before the next one starts. Built once per
+// snapshot (O(n log n)); then own_pixels reads only the items in view.
+struct PixelLane {
+    std::vector<PixelItem> items;
+};
+PixelLane pixel_lane(std::vector<PixelItem> items);
+
 // The runs of owned pixels, left to right (empty pixels are not in a run); lo < hi, width >= 1.
+// O(log n + items in view + width): two binary searches find the items in view.
+std::vector<PixelRun> own_pixels(const PixelLane &lane, double lo, double hi, int width);
+// The same from items in any order (sorts them first: O(n log n)).
 std::vector<PixelRun> own_pixels(std::vector<PixelItem> items, double lo, double hi, int width);
 
 }  // namespace arenascope
