@@ -15,11 +15,15 @@ every output mode (table, --json, --header, --snapshot FILE), each run's wall ti
 (user + system) and peak memory (maximum resident set, from wait4), and the ratio of each figure
 to the previous size's next to the ratio of operators (equal ratios: linear). The targets: the
 100,000-operator chain under 5 s and 500 MB in every mode (docs/arena-budget.md, "Limits and
-scale"). --short: only 2,000 and 20,000 (seconds; ctest benchmarks_short).
+scale"). --short: only 2,000 and 20,000 (seconds; ctest benchmarks_short). Then, per size, the
+snapshot's and the JSON's bytes per operator with their ratio to the previous size's (1.0:
+linear), and whether each snapshot is within the viewer's limits (64 MiB, 200,000 regions an
+arena: common/include/arenascope/snapshot_limits.h) and compact.
 
 Usage: tools/bench_planner.py [--build DIR] [--runs N] [--short] [--sizes N,N,...]
 """
 import argparse
+import datetime
 import json
 import os
 import pathlib
@@ -96,10 +100,14 @@ MODES = (("table", []), ("--json", ["--json"]), ("--header", ["--header"]), ("--
 TARGET_OPS, TARGET_S, TARGET_MB = 100000, 5.0, 500.0
 
 
-def run_measured(argv):
-    """Run argv, its output discarded: (exit code, wall s, CPU s, peak resident MB, stderr) of that child."""
+MAX_SNAPSHOT_BYTES, MAX_REGIONS = 64 << 20, 200000  # common/include/arenascope/snapshot_limits.h
+
+
+def run_measured(argv, stdout=subprocess.DEVNULL):
+    """Run argv, its output to stdout (default: discarded): (exit code, wall s, CPU s, peak resident
+    MB, stderr) of that child."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
     err = proc.stderr.read().decode(errors="replace").strip()  # small: one error line at most
     _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage (RUSAGE_CHILDREN is a maximum)
     wall = time.perf_counter() - t0
@@ -113,11 +121,13 @@ def scale(build, tool, sizes):
     if not writer.exists():
         raise SystemExit(f"need {writer}: build the target arenascope-write-chain first")
     print()
+    print(f"planner at scale, {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d')} (UTC)")
     head = (f"{'operators':>9} {'mode':10} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} "
             f"{'x ops':>6} {'x wall':>7} {'x cpu':>7} {'x MB':>6}  target")
     print(head)
     print("-" * len(head))
     previous = {}
+    outputs = []  # per size: (operators, snapshot bytes, snapshot regions, compact, JSON bytes)
     with tempfile.TemporaryDirectory(prefix="arenascope-bench-") as tmp:
         for n in sizes:
             model = pathlib.Path(tmp) / f"chain{n}.tflite"
@@ -126,7 +136,20 @@ def scale(build, tool, sizes):
                 argv = [str(tool), *extra]
                 if mode == "--snapshot":
                     argv.append(str(pathlib.Path(tmp) / "snapshot.json"))
-                rc, wall, cpu, mb, err = run_measured([*argv, str(model)])
+                printed = pathlib.Path(tmp) / "stdout"
+                with open(printed, "wb") as f:
+                    rc, wall, cpu, mb, err = run_measured([*argv, str(model)], stdout=f)
+                if mode == "--json":
+                    json_bytes = printed.stat().st_size
+                printed.unlink()
+                if mode == "--snapshot":
+                    snap = pathlib.Path(tmp) / "snapshot.json"
+                    if rc == 0 and snap.exists():
+                        regions = json.loads(snap.read_text())["arenas"][0]["regions"]
+                        snap_out = (snap.stat().st_size, len(regions), any(r.get("count") for r in regions))
+                        snap.unlink()
+                    else:
+                        snap_out = (None, None, False)
                 ratios = ""
                 if mode in previous:
                     pn, pwall, pcpu, pmb = previous[mode]
@@ -144,6 +167,22 @@ def scale(build, tool, sizes):
                 print(f"{n:9} {mode:10} {wall:7.2f} {cpu:7.2f} {mb:8.1f} {ratios}  {target}{status}", flush=True)
                 previous[mode] = (n, wall, cpu, mb)
             model.unlink()
+            outputs.append((n, *snap_out, json_bytes))
+    print()
+    head = (f"{'operators':>9} {'snapshot B/op':>13} {'x':>5} {'regions':>8} {'form':8} {'viewer limits':14} "
+            f"{'JSON B/op':>9} {'x':>5}")
+    print(head)
+    print("-" * len(head))
+    last = None
+    for n, sbytes, regions, compact, jbytes in outputs:
+        sper = sbytes / n if sbytes is not None else None
+        jper = jbytes / n
+        sx = f"{sper / last[0]:5.2f}" if last and sper and last[0] else f"{'':5}"
+        jx = f"{jper / last[1]:5.2f}" if last else f"{'':5}"
+        within = (sbytes is not None and sbytes <= MAX_SNAPSHOT_BYTES and regions <= MAX_REGIONS)
+        print(f"{n:9} {sper if sper is not None else float('nan'):13.0f} {sx} {regions or 0:8} "
+              f"{'compact' if compact else 'full':8} {'within' if within else 'REFUSED/OVER':14} {jper:9.0f} {jx}")
+        last = (sper, jper)
 
 
 if __name__ == "__main__":

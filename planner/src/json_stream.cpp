@@ -86,16 +86,39 @@ json StreamedJson::whole() const
 // nlohmann's own serializer, appending to a string that is handed to the stream a megabyte at a
 // time (std::cout would take each small piece through stdio).
 struct JsonSink {
-    explicit JsonSink(std::ostream &o) : out(o) {}
+    JsonSink(std::ostream &o, bool c) : out(o), compact(c) {}
     std::ostream &out;
+    const bool compact;  // dump(-1): no newline, no indentation, no space after ':'
     std::string text;
+    uint64_t written = 0;
     nlohmann::detail::serializer<json> serializer{nlohmann::detail::output_adapter<char, std::string>(text), ' ',
                                                   json::error_handler_t::replace};
     void put(const char *s) { text += s; }
     void put(const std::string &s) { text += s; }
-    void indent(int n) { text.append(static_cast<size_t>(n), ' '); }
-    // A value holding no placeholder, at nesting `indent`: exactly as dump(1, ...) nests it.
-    void value(const json &v, int indent) { serializer.dump(v, true, false, 1, static_cast<unsigned>(indent)); }
+    void indent(int n)
+    {
+        if (!compact) text.append(static_cast<size_t>(n), ' ');
+    }
+    // The punctuation of a non-empty array or object: "[\n" / "[", ",\n" / ",", ": " / ":".
+    void open(char bracket)
+    {
+        text += bracket;
+        if (!compact) text += '\n';
+    }
+    void comma() { put(compact ? "," : ",\n"); }
+    void colon() { put(compact ? ":" : ": "); }
+    void close(char bracket, int n)
+    {
+        if (!compact) text += '\n';
+        indent(n);
+        text += bracket;
+    }
+    // A value holding no placeholder, at nesting `indent`: exactly as dump(1, ...) nests it (or
+    // dump(-1, ...), compact).
+    void value(const json &v, int indent)
+    {
+        serializer.dump(v, !compact, false, compact ? 0 : 1, compact ? 0 : static_cast<unsigned>(indent));
+    }
     void integer(int64_t n)
     {
         char digits[24];
@@ -127,28 +150,24 @@ struct JsonSink {
         case 6: {
             const auto &a = std::get<std::vector<std::string_view>>(v);
             if (a.empty()) return put("[]");
-            put("[\n");
+            open('[');
             for (size_t i = 0; i < a.size(); ++i) {
-                if (i) put(",\n");
+                if (i) comma();
                 this->indent(indent + 1);
                 string(a[i]);
             }
-            put("\n");
-            this->indent(indent);
-            return put("]");
+            return close(']', indent);
         }
         default: {
             const std::vector<int32_t> &a = *std::get<const std::vector<int32_t> *>(v);
             if (a.empty()) return put("[]");
-            put("[\n");
+            open('[');
             for (size_t i = 0; i < a.size(); ++i) {
-                if (i) put(",\n");
+                if (i) comma();
                 this->indent(indent + 1);
                 integer(a[i]);
             }
-            put("\n");
-            this->indent(indent);
-            put("]");
+            close(']', indent);
         }
         }
     }
@@ -156,16 +175,18 @@ struct JsonSink {
     {
         if (always || text.size() >= (1u << 20)) {
             out.write(text.data(), static_cast<std::streamsize>(text.size()));
+            written += text.size();
             text.clear();
         }
     }
 };
 
-void StreamedJson::write(std::ostream &out) const
+uint64_t StreamedJson::write(std::ostream &out, bool compact) const
 {
-    JsonSink sink(out);
+    JsonSink sink(out, compact);
     write(sink, skeleton, 0);
     sink.flush(true);
+    return sink.written;
 }
 
 // The skeleton as nlohmann's serializer::dump prints it with pretty printing: "{}" / "[]" when
@@ -176,10 +197,10 @@ void StreamedJson::write(JsonSink &sink, const json &v, int indent) const
     if (v.is_binary()) {
         const Part &p = parts_.at(static_cast<size_t>(v.get_binary().subtype()));
         if (p.count == 0) return sink.put("[]");
-        sink.put("[\n");
+        sink.open('[');
         StreamedJson::Row row(p.keys.size());
         for (size_t i = 0; i < p.count; ++i) {
-            if (i) sink.put(",\n");
+            if (i) sink.comma();
             sink.indent(indent + 1);
             if (p.element) {
                 sink.value(p.element(i), indent + 1);
@@ -187,49 +208,41 @@ void StreamedJson::write(JsonSink &sink, const json &v, int indent) const
                 sink.put("{}");
             } else {  // a row: as the serializer writes an object, keys in std::map order
                 p.fill(i, row);
-                sink.put("{\n");
+                sink.open('{');
                 for (size_t k = 0; k < p.sorted.size(); ++k) {
-                    if (k) sink.put(",\n");
+                    if (k) sink.comma();
                     sink.indent(indent + 2);
                     sink.string(p.keys[p.sorted[k]]);
-                    sink.put(": ");
+                    sink.colon();
                     sink.row_value(row[p.sorted[k]], indent + 2);
                 }
-                sink.put("\n");
-                sink.indent(indent + 1);
-                sink.put("}");
+                sink.close('}', indent + 1);
             }
             sink.flush();
         }
-        sink.put("\n");
-        sink.indent(indent);
-        sink.put("]");
+        sink.close(']', indent);
     } else if (v.is_object() && !v.empty()) {
-        sink.put("{\n");
+        sink.open('{');
         bool first = true;
         for (const auto &[key, value] : v.items()) {
-            if (!first) sink.put(",\n");
+            if (!first) sink.comma();
             sink.indent(indent + 1);
             sink.value(json(key), indent + 1);
-            sink.put(": ");
+            sink.colon();
             write(sink, value, indent + 1);
             first = false;
         }
-        sink.put("\n");
-        sink.indent(indent);
-        sink.put("}");
+        sink.close('}', indent);
     } else if (v.is_array() && !v.empty()) {
-        sink.put("[\n");
+        sink.open('[');
         bool first = true;
         for (const json &e : v) {
-            if (!first) sink.put(",\n");
+            if (!first) sink.comma();
             sink.indent(indent + 1);
             write(sink, e, indent + 1);
             first = false;
         }
-        sink.put("\n");
-        sink.indent(indent);
-        sink.put("]");
+        sink.close(']', indent);
     } else {
         sink.value(v, indent);
     }

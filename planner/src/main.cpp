@@ -29,6 +29,7 @@
 #include "arenascope/planner/revisions.h"
 #include "arenascope/planner/rewrite.h"
 #include "arenascope/planner/two_arena.h"
+#include "arenascope/snapshot_limits.h"
 #include "arenascope/write_whole.h"
 
 #ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
@@ -124,6 +125,116 @@ void usage(FILE *to)
         arenascope::planner::kPlanSchema, static_cast<long long>(arenascope::planner::kSearchDefaultBudget));
 }
 using arenascope::write_whole;  // common/include/arenascope/write_whole.h: the one C++ file writer
+
+// Passes bytes on up to `limit`, then only counts them: a snapshot over the viewer's byte limit
+// (common/include/arenascope/snapshot_limits.h) is measured to its end, so its size can be told,
+// without being written whole.
+class CappedBuf : public std::streambuf {
+public:
+    CappedBuf(std::streambuf *to, uint64_t limit) : to_(to), limit_(limit) {}
+    uint64_t count = 0;
+    bool failed = false;
+
+protected:
+    std::streamsize xsputn(const char *s, std::streamsize n) override
+    {
+        if (!failed && count + static_cast<uint64_t>(n) <= limit_) failed = to_->sputn(s, n) != n;
+        count += static_cast<uint64_t>(n);
+        return n;
+    }
+    int_type overflow(int_type c) override
+    {
+        if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+        const char ch = traits_type::to_char_type(c);
+        xsputn(&ch, 1);
+        return c;
+    }
+
+private:
+    std::streambuf *to_;
+    uint64_t limit_;
+};
+
+struct OverLimit {
+    uint64_t bytes;
+};
+
+// --snapshot: writes what emit prints (and a newline) to `path` whole, if it is within the byte
+// limit; returns "" or why it could not write. Throws OverLimit (nothing written) past the limit.
+std::string write_snapshot(const char *path, const std::function<void(std::ostream &)> &emit)
+{
+    uint64_t bytes = 0;
+    const std::string failed = write_whole(path, [&](std::ostream &out) {
+        CappedBuf cap(out.rdbuf(), arenascope::kMaxSnapshotBytes);
+        std::ostream capped(&cap);
+        emit(capped);
+        capped << "\n";
+        bytes = cap.count;
+        if (bytes > arenascope::kMaxSnapshotBytes) throw OverLimit{bytes};
+        if (cap.failed) out.setstate(std::ios::badbit);
+    });
+    return failed;
+}
+
+// --snapshot FILE: the full snapshot when it is within the viewer's limits (byte for byte what it
+// always was), else the compact one (no whitespace, runs of tail allocations coalesced: docs/
+// snapshot-schema.md "Compact snapshots"), else a refusal in the words the viewer refuses such a
+// file with (snapshot_refusal). Returns the exit status: 0, 1 (not written) or 2 (refused).
+int snapshot_file(const char *path, const arenascope::planner::Budget &budget,
+                  const std::optional<arenascope::planner::TwoArenaBudget> &two)
+{
+    using arenascope::kMaxRegions;
+    using arenascope::SnapshotLimit;
+    const std::string shown = printable(path, false);
+    auto refuse = [&shown](const std::string &what, SnapshotLimit limit, uint64_t figure) {
+        std::fprintf(stderr, "arenascope-plan: %s\n", arenascope::snapshot_refusal(what, limit, figure).c_str());
+        return 2;
+    };
+    std::string failed;
+    try {
+        if (two) {  // two arenas: a document of their own, small beside the one arena's streamed regions
+            const nlohmann::json doc = arenascope::planner::two_arena_snapshot(budget, *two);
+            for (size_t i = 0; i < doc["arenas"].size(); ++i) {
+                if (doc["arenas"][i]["regions"].size() > kMaxRegions)
+                    return refuse(shown + ": $.arenas[" + std::to_string(i) + "].regions", SnapshotLimit::Regions,
+                                  doc["arenas"][i]["regions"].size());
+            }
+            try {
+                failed = write_snapshot(path, [&doc](std::ostream &out) {
+                    out << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+                });
+            } catch (const OverLimit &) {
+                failed = write_snapshot(path, [&doc](std::ostream &out) {
+                    out << doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+                });
+            }
+        } else {
+            size_t regions = 0;
+            const auto full = arenascope::planner::budget_snapshot_streamed(budget, false, &regions);
+            bool compact = regions > kMaxRegions;
+            if (!compact) {
+                try {
+                    failed = write_snapshot(path, [&full](std::ostream &out) { full.write(out); });
+                } catch (const OverLimit &) {
+                    compact = true;
+                }
+            }
+            if (compact) {
+                const auto small = arenascope::planner::budget_snapshot_streamed(budget, true, &regions);
+                if (regions > kMaxRegions)
+                    return refuse(shown + ": $.arenas[0].regions", SnapshotLimit::Regions, regions);
+                failed = write_snapshot(path, [&small](std::ostream &out) { small.write(out, true); });
+            }
+        }
+    } catch (const OverLimit &over) {
+        return refuse(shown, SnapshotLimit::Bytes, over.bytes);
+    }
+    if (!failed.empty()) {
+        std::fprintf(stderr, "arenascope-plan: cannot write the snapshot to %s: %s\n", shown.c_str(), failed.c_str());
+        return 1;
+    }
+    return 0;
+}
 
 // --write-offline-plan: the rewrite, written whole (write_whole), then its table.
 int write_offline_plan(const char *path, const char *out_path, const arenascope::planner::Abi &abi, int margin,
@@ -421,22 +532,9 @@ int main(int argc, char **argv)
                              printable(snapshot, false).c_str());
                 return 2;
             }
-            const std::string failed = write_whole(snapshot, [&](std::ostream &out) {
-                if (two)
-                    out << arenascope::planner::two_arena_snapshot(
-                               budget,
-                               arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size))
-                               .dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-                else
-                    arenascope::planner::budget_snapshot_streamed(budget).write(
-                        out);  // = budget_snapshot().dump(1, ...)
-                out << "\n";
-            });
-            if (!failed.empty()) {
-                std::fprintf(stderr, "arenascope-plan: cannot write the snapshot to %s: %s\n",
-                             printable(snapshot, false).c_str(), failed.c_str());
-                return 1;
-            }
+            std::optional<arenascope::planner::TwoArenaBudget> split;
+            if (two) split = arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size);
+            if (const int status = snapshot_file(snapshot, budget, split)) return status;
         }
         // the two buffers' replay, once (two-arena mode), and the verdict CI gates on (gate.h)
         std::optional<arenascope::planner::TwoArenaBudget> two_budget;
@@ -446,13 +544,15 @@ int main(int argc, char **argv)
         if (header)
             std::cout << arenascope::planner::budget_header(budget);
         else if (json) {
+            // Large models' JSON has no whitespace (docs/arena-budget.md "Limits and scale").
+            const bool compact = arenascope::planner::json_is_compact(budget);
             if (two) {
                 auto doc = arenascope::planner::budget_json(budget);
                 doc["two_arena"] = arenascope::planner::two_arena_json(budget, *two_budget);
                 doc["gate"] = arenascope::planner::gate_json(budget, verdict);
-                std::cout << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-            } else {
-                arenascope::planner::budget_json_streamed(budget).write(std::cout);  // = budget_json().dump(1, ...)
+                std::cout << doc.dump(compact ? -1 : 1, ' ', false, nlohmann::json::error_handler_t::replace);
+            } else {  // = budget_json().dump(1, ...), or dump(-1, ...) compact
+                arenascope::planner::budget_json_streamed(budget).write(std::cout, compact);
             }
             std::cout << "\n";
         } else {

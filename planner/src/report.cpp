@@ -468,6 +468,13 @@ StreamedJson budget_json_streamed(const Budget &b)
     return out;
 }
 
+bool json_is_compact(const Budget &b)
+{
+    size_t operators = 0;
+    for (const Subgraph &sg : b.model.subgraphs) operators += sg.operators.size();
+    return operators > kCompactJsonOperators;
+}
+
 nlohmann::json budget_json(const Budget &b)
 {
     return budget_json_streamed(b).whole();

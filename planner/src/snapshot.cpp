@@ -36,9 +36,44 @@ std::string utc_now()
     return buf;
 }
 
+// A compact snapshot's runs (docs/snapshot-schema.md "Compact snapshots"): tail regions
+// [begin, end) of b.tail_regions, each run of more than one drawn as one region. Persistent
+// requests go down from the arena's end in TFLM's order, so consecutive ones are adjacent (but
+// for alignment) and no other region lies between them.
+struct Run {
+    size_t begin, end;
+};
+std::vector<Run> tail_runs(const std::vector<TailRegion> &tail, bool compact)
+{
+    std::vector<Run> runs;
+    for (size_t i = 0; i < tail.size(); ++i) {
+        const TailRegion &t = tail[i];
+        if (compact && !runs.empty() && runs.back().end == i) {
+            const TailRegion &p = tail[i - 1];
+            if (t.tensor < 0 && p.tensor < 0 && t.kind == p.kind && t.category == p.category && t.role == p.role &&
+                t.phase == p.phase && t.subgraph == p.subgraph && t.offset + t.size <= p.offset) {
+                runs.back().end = i + 1;
+                continue;
+            }
+        }
+        runs.push_back({i, i + 1});
+    }
+    return runs;
+}
+
 }  // namespace
 
-StreamedJson budget_snapshot_streamed(const Budget &b)
+std::string grouped(uint64_t n)
+{
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+StreamedJson budget_snapshot_streamed(const Budget &b, bool compact, size_t *regions_out)
 {
     using nlohmann::json;
     StreamedJson doc;
@@ -61,6 +96,7 @@ StreamedJson budget_snapshot_streamed(const Budget &b)
         }
         if (buf.offline_offset >= 0) flags.push_back("offline");
         row[10] = nullptr, row[11] = nullptr, row[12] = nullptr;
+        if (row.size() > 13) row[13] = nullptr;  // compact: count
         if (buf.tensor >= 0) {
             const Tensor &t = b.model.subgraphs[buf.subgraph].tensors[buf.tensor];
             if (!t.name.empty()) row[10] = std::string_view(t.name);
@@ -80,8 +116,31 @@ StreamedJson budget_snapshot_streamed(const Budget &b)
         row[6] = int64_t{buf.first}, row[7] = int64_t{buf.last};
         row[8] = std::move(flags);
     };
-    auto tail_region = [&b, head_regions](size_t index, Row &row) {
-        const TailRegion &t = b.tail_regions[index - head_regions];
+    const auto runs = std::make_shared<const std::vector<Run>>(tail_runs(b.tail_regions, compact));
+    auto tail_region = [&b, head_regions, runs](size_t index, Row &row) {
+        const Run &run = (*runs)[index - head_regions];
+        if (run.end - run.begin > 1) {  // a run: one region spanning it, with its count
+            const TailRegion &first = b.tail_regions[run.begin], &last = b.tail_regions[run.end - 1];
+            int64_t low = first.size, high = first.size;
+            for (size_t i = run.begin; i < run.end; ++i) {
+                low = std::min(low, b.tail_regions[i].size), high = std::max(high, b.tail_regions[i].size);
+            }
+            const int64_t end = first.offset + first.size;
+            row[0] = static_cast<int64_t>(index);
+            row[1] = nullptr;
+            row[2] = first.kind;
+            row[3] = last.offset, row[4] = last.offset, row[5] = end - last.offset;
+            row[6] = nullptr, row[7] = nullptr;
+            row[8] = std::vector<std::string_view>{};
+            row[9] = grouped(run.end - run.begin) + " x " + std::string(first.category) + " (" +
+                     (low == high ? std::to_string(low) : std::to_string(low) + "-" + std::to_string(high)) +
+                     " B each)";
+            row[10] = first.what + " .. " + last.what;
+            row[11] = nullptr, row[12] = nullptr;
+            row[13] = static_cast<int64_t>(run.end - run.begin);
+            return;
+        }
+        const TailRegion &t = b.tail_regions[run.begin];
         row[0] = static_cast<int64_t>(index);
         row[1] = t.tensor >= 0 ? StreamedJson::Value(int64_t{t.tensor}) : StreamedJson::Value(nullptr);
         row[2] = t.kind;
@@ -90,14 +149,16 @@ StreamedJson budget_snapshot_streamed(const Budget &b)
         row[8] = t.tensor >= 0 ? std::vector<std::string_view>{"variable"} : std::vector<std::string_view>{};
         row[9] = std::string_view(t.what), row[10] = std::string_view(t.what);
         row[11] = nullptr, row[12] = nullptr;
+        if (row.size() > 13) row[13] = nullptr;
     };
-    const size_t n_regions = head_regions + b.tail_regions.size();
-    json regions = doc.rows(n_regions,
-                            {"index", "id", "kind", "offset", "address", "size_bytes", "first_use", "last_use", "flags",
-                             "label", "name", "shape", "dtype"},
-                            [head_region, tail_region, head_regions](size_t i, Row &row) {
-                                i < head_regions ? head_region(i, row) : tail_region(i, row);
-                            });
+    const size_t n_regions = head_regions + runs->size();
+    if (regions_out) *regions_out = n_regions;
+    std::vector<std::string> keys{"index",    "id",    "kind",  "offset", "address", "size_bytes", "first_use",
+                                  "last_use", "flags", "label", "name",   "shape",   "dtype"};
+    if (compact) keys.push_back("count");  // a run's; null on every other region
+    json regions = doc.rows(n_regions, std::move(keys), [head_region, tail_region, head_regions](size_t i, Row &row) {
+        i < head_regions ? head_region(i, row) : tail_region(i, row);
+    });
     const std::vector<int64_t> live = live_bytes(b.lifetimes.buffers);
     // The head regions live at each scope, in region order: each buffer put in the scopes of its
     // lifetime (the output's size, not scopes x regions).

@@ -348,9 +348,17 @@ TEST(Scale, StreamedJsonIsTheDump)
                       {"pct", 12.25}}},
                     {"list", {1, "two", nullptr}}};
     std::ostringstream out;
-    doc.write(out);
+    const uint64_t bytes = doc.write(out);
+    EXPECT_EQ(bytes, out.str().size());
     const nlohmann::json whole = doc.whole();
     EXPECT_EQ(out.str(), whole.dump(1, ' ', false, nlohmann::json::error_handler_t::replace));
+    // The compact form (large models' --json and --snapshot) is dump(-1): no whitespace at all.
+    std::ostringstream compact;
+    const uint64_t compact_bytes = doc.write(compact, true);
+    EXPECT_EQ(compact_bytes, compact.str().size());
+    EXPECT_EQ(compact.str(), whole.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    EXPECT_EQ(compact.str().find_first_of("\n"), std::string::npos);
+    EXPECT_LT(compact.str().size() * 3, out.str().size() * 2);
     EXPECT_NE(out.str().find("\"bad \xef\xbf\xbd byte\""), std::string::npos);  // U+FFFD, as dump replaces it
     EXPECT_NE(out.str().find("\"tab\\there\""), std::string::npos);
     EXPECT_EQ(whole["alpha"]["rows"][1]["shape"], nlohmann::json({1, 2, 3}));

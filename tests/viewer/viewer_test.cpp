@@ -1019,8 +1019,13 @@ TEST(BoundedReader, StreamedArraysAreCappedAsTheyAreRead)
     const std::string key = "\"regions\":[]";
     text.replace(text.find(key), key.size(), "\"regions\":" + many);
     const std::string e = refusal(text);
-    EXPECT_NE(e.find("snapshot: $.arenas[0].regions[200000]: more than the 200000 entries this viewer accepts (byte "),
-              std::string::npos)
+    // Counted to the end, not kept: refused with the count, in the words the planner uses
+    // (common/include/arenascope/snapshot_limits.h).
+    EXPECT_EQ(e, snapshot_refusal("snapshot: $.arenas[0].regions", SnapshotLimit::Regions, kMaxRegions + 1));
+    EXPECT_EQ(e.rfind("snapshot: $.arenas[0].regions: 200001 regions in one arena, more than the 200000 a snapshot may "
+                      "have (",
+                      0),
+              0u)
         << e;
     // A region's error is told where the arena's validation reaches its regions: its fields first.
     json k = fixture();

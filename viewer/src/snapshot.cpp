@@ -260,6 +260,12 @@ Region region(const json &v, const std::string &path)
         }
     }
     r.label = string(v, "label", path);
+    // A compact snapshot's coalesced run of tail allocations (docs/snapshot-schema.md): its label
+    // says "N x what"; absent: one allocation.
+    if (auto it = v.find("count"); it != v.end() && !it->is_null()) {
+        r.count = u64(v, "count", path);
+        if (r.count == 0) throw LoadError{fmt::format("{}.count: 0, a region stands for at least 1 allocation", path)};
+    }
     if (auto it = v.find("name"); it != v.end() && it->is_string()) {
         r.name = it->get<std::string>();
     }
@@ -335,7 +341,10 @@ Arena arena(const json &v, const std::string &path, ArenaStream &streamed)
         throw LoadError{
             fmt::format("{}.damage: +{} ({} B) is outside the arena", path, a.damage->offset, a.damage->size_bytes)};
     }
-    array(v, "regions", path, kMaxRegions);  // its entries were streamed: an empty array in the DOM
+    array(v, "regions", path, kMaxRegions);     // its entries were streamed: an empty array in the DOM
+    if (streamed.region_count > kMaxRegions) {  // the planner refuses to write it in these words
+        throw LoadError{snapshot_refusal(path + ".regions", SnapshotLimit::Regions, streamed.region_count)};
+    }
     if (!streamed.regions_error.empty()) {
         throw LoadError{streamed.regions_error};
     }
@@ -752,7 +761,9 @@ std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &pref
     };
     std::vector<JsonPlace> out(5);
     out[0].pattern = at({"arenas", "[]", "regions"});
-    out[0].max_entries = kMaxRegions;
+    // Counted to the end, kept up to kMaxRegions: past it the arena is refused with the count
+    // (snapshot_refusal), as the planner refuses to write it; an entry takes 2 bytes at least.
+    out[0].max_entries = kMaxSnapshotBytes / 2;
     out[0].on_start = [arena](const std::vector<std::size_t> &ix) {
         ArenaStream &a = arena(ix);
         a.regions.clear();
@@ -762,7 +773,7 @@ std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &pref
     out[0].on_entry = [arena](const std::vector<std::size_t> &ix, std::size_t i, json &&e, const std::string &) {
         ArenaStream &a = arena(ix);
         a.region_count = i + 1;
-        if (!a.regions_error.empty()) return;  // the first error is the one told
+        if (!a.regions_error.empty() || i >= kMaxRegions) return;  // the first error is the one told
         const std::string path = fmt::format("$.arenas[{}].regions[{}]", ix[0], i);
         try {
             a.regions.push_back(region(e, path));
@@ -849,7 +860,7 @@ const json &whole(const json &root)
 
 std::string too_large(const std::string &where, uint64_t size)
 {
-    return fmt::format("{}: {} bytes, more than the {} MiB a snapshot may have", where, size, kMaxSnapshotBytes >> 20);
+    return snapshot_refusal(where, SnapshotLimit::Bytes, size);  // the planner's words too
 }
 
 }  // namespace

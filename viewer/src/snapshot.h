@@ -12,12 +12,12 @@
 #include <string_view>
 #include <vector>
 
+#include "arenascope/snapshot_limits.h"  // kMaxSnapshotBytes, kMaxRegions (per arena): the planner's too
+
 namespace arenascope {
 
-constexpr std::size_t kMaxSnapshotBytes = 64u << 20;  // a snapshot larger than this is refused
-constexpr std::size_t kMaxMessageBytes = 16u << 20;   // a longer live line drops the connection (link.h)
+constexpr std::size_t kMaxMessageBytes = 16u << 20;  // a longer live line drops the connection (link.h)
 constexpr std::size_t kMaxArenas = 16;
-constexpr std::size_t kMaxRegions = 200000;  // per arena
 constexpr std::size_t kMaxScopes = 200000;
 constexpr std::size_t kMaxChecks = 256;
 constexpr std::size_t kMaxMemoryName = 120;     // bytes of an arena's or the stack's in_memory kept
@@ -62,6 +62,7 @@ struct Region {
     std::string label;
     std::optional<std::string> name, dtype;
     std::vector<int64_t> shape;
+    uint64_t count = 1;  // allocations it stands for: > 1 in a compact snapshot's coalesced run
 };
 
 struct Plan {

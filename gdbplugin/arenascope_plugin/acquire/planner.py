@@ -8,6 +8,11 @@ import tempfile
 
 SCHEMA = "arenascope-plan/2"   # planner/include/arenascope/planner/report.h kPlanSchema
 TIMEOUT_S = 60
+# The most JSON the plugin reads from the tool (bytes): json.loads holds about 10 x that in
+# objects. The tool prints a large model's JSON compact, about 3.0 KB an operator (304 MB for a
+# 100,000-operator chain; docs/arena-budget.md "Limits and scale"), so this is about 130,000
+# operators.
+MAX_PLAN_JSON_BYTES = 384 << 20
 
 # The roles of the planner's tail regions the plugin acts on (the JSON's tail.regions[].role,
 # one of docs/planner-schema.json's $defs/tail_role): match on these, never on the label "what".
@@ -54,9 +59,19 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
         margin = ["--margin", str(margin_pct)] if margin_pct is not None else []
         if arena_size is not None:
             margin += ["--arena-size", str(arena_size)]
-        r = subprocess.run([tool, "--json", "--target", target, *margin, *build_args, "--", model_path],
-                           capture_output=True,
-                           encoding="utf-8", errors="replace", timeout=TIMEOUT_S, check=False)
+        # stdout to a file: its size is known before a byte of it is read (MAX_PLAN_JSON_BYTES)
+        with tempfile.TemporaryFile(prefix="arenascope-plan-") as out:
+            r = subprocess.run([tool, "--json", "--target", target, *margin, *build_args, "--", model_path],
+                               stdout=out, stderr=subprocess.PIPE,
+                               encoding="utf-8", errors="replace", timeout=TIMEOUT_S, check=False)
+            size = os.fstat(out.fileno()).st_size
+            if size > MAX_PLAN_JSON_BYTES:
+                raise PlannerError(f"{tool} printed {size} bytes of JSON for {model_path}, more than the "
+                                   f"{MAX_PLAN_JSON_BYTES >> 20} MiB the plugin reads (acquire/planner.py "
+                                   "MAX_PLAN_JSON_BYTES): read this model's plan with arenascope-plan's table, "
+                                   "or its --json with a tool of your own")
+            out.seek(0)
+            r.stdout = out.read().decode("utf-8", errors="replace")
     except OSError as e:
         raise PlannerError(f"cannot run {tool}: {e.strerror}") from None
     except subprocess.TimeoutExpired:

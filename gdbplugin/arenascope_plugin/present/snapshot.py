@@ -142,7 +142,9 @@ class SnapshotError(Exception):
     """A snapshot file that is not one: its message says which field is wrong."""
 
 
-MAX_SNAPSHOT_BYTES = 64 << 20   # as the viewer (viewer/src/snapshot.h)
+# The snapshot's limits: common/include/arenascope/snapshot_limits.h kMaxSnapshotBytes and
+# kMaxRegions (an arena's), the viewer's and the planner's (tests/plugin/test_snapshot_limits.py).
+MAX_SNAPSHOT_BYTES = 64 << 20
 MAX_REGIONS = 200000
 MAX_SCOPE = 32767               # first/last use are int16 in the agent ABI (and in TFLM's plan here)
 

@@ -43,8 +43,9 @@ public:
     nlohmann::json rows(size_t count, std::vector<std::string> keys, RowFill fill);
     // The document with every placeholder filled in.
     nlohmann::json whole() const;
-    // The document as dump(1, ' ', false, error_handler_t::replace) prints it.
-    void write(std::ostream &out) const;
+    // The document as dump(1, ' ', false, error_handler_t::replace) prints it; compact: as
+    // dump(-1, ...) prints it (no whitespace at all: the large models' form). Returns the bytes written.
+    uint64_t write(std::ostream &out, bool compact = false) const;
 
 private:
     struct Part {

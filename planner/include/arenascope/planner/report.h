@@ -114,11 +114,23 @@ std::string best_use(const Budget &b);
 nlohmann::json budget_json(const Budget &b);
 // The same, written as it is made (json_stream.h): what arenascope-plan --json prints.
 StreamedJson budget_json_streamed(const Budget &b);  // refers to b: write it while b lives
+// --json is printed with no whitespace at all (dump(-1)) for a model of more operators than this,
+// all subgraphs together: a third smaller (docs/arena-budget.md "Limits and scale"); smaller
+// models' JSON stays indented, as it always was.
+constexpr size_t kCompactJsonOperators = 10000;
+bool json_is_compact(const Budget &b);
 // The budget as an arenascope snapshot (docs/snapshot-schema.md, version 1, source "model"):
 // the recommended arena at address 0 with the head plan and the predicted tail, no stack, so
 // the viewer draws a model's plan with no target (--snapshot).
 nlohmann::json budget_snapshot(const Budget &b);
-StreamedJson budget_snapshot_streamed(const Budget &b);  // refers to b, as budget_json_streamed
+// Streamed, as budget_json_streamed (refers to b). compact: each run of consecutive tail
+// allocations of one kind, category, role, phase and subgraph (no variable tensor) is one region
+// with a `count` (docs/snapshot-schema.md "Compact snapshots"): for a model whose full snapshot
+// passes the viewer's limits (common/include/arenascope/snapshot_limits.h). *regions: how many
+// regions the arena has.
+StreamedJson budget_snapshot_streamed(const Budget &b, bool compact = false, size_t *regions = nullptr);
+// The number with its thousands grouped: 100001 -> "100,001" (a coalesced region's label).
+std::string grouped(uint64_t n);
 // The human table.
 std::string budget_table(const Budget &b);
 struct Gate;  // gate.h
