@@ -37,6 +37,24 @@ def _region(a, r):
             "dtype": r.dtype}
 
 
+_REGIONS_KEPT: dict[tuple, tuple[list, list[dict]]] = {}
+
+
+def regions_json(a) -> list[dict]:
+    """The snapshot's region objects of arena `a`, built once for each table and naming: a live
+    refresh of an unchanged table reuses them (the descriptor session attaches the same Region
+    objects until the layout generation moves; analyse/figures.per_table does the same for the
+    figures). Told apart by the Region objects' identity (kept alive beside them) and what each
+    object shows that may be set after decoding (name, shape, dtype)."""
+    key = (a.base_addr, tuple(map(id, a.regions)), tuple([(r.name, id(r.shape), r.dtype) for r in a.regions]))
+    hit = _REGIONS_KEPT.get(key)
+    if hit is None:
+        if len(_REGIONS_KEPT) >= 4:
+            _REGIONS_KEPT.clear()
+        hit = _REGIONS_KEPT[key] = (list(a.regions), [_region(a, r) for r in a.regions])
+    return list(hit[1])
+
+
 def checks_json(check_list: list[figures.Check]) -> list[dict]:
     """The snapshot's `checks`: {rule, verdict, reason} a check (`arena check --json`, --junit)."""
     return [{"rule": c.rule, "verdict": c.verdict, "reason": c.reason} for c in check_list]
@@ -97,7 +115,7 @@ def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figure
             if a.canary.filled else None,
             "damage": {"offset": f.damage[0], "size_bytes": f.damage[1] - f.damage[0]} if f.damage else None,
             "region_capacity": a.region_capacity,
-            "regions": [_region(a, r) for r in a.regions],
+            "regions": regions_json(a),
             "plan": {"scopes": p.scopes, "live_bytes": p.live_bytes, "live_regions": p.live_regions,
                      "lower_bound_bytes": p.lower_bound, "lower_bound_scope": p.lower_bound_scope},
         })
