@@ -3,6 +3,7 @@ host build under plain gdb. Expected values come from the ELF symbols, the linke
 real TFLM figures; every error case must give one clear line and no Python traceback."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -441,3 +442,17 @@ def test_arena_report_uses_the_viewer_the_setting_names(tmp_path):
     fake.chmod(0o755)
     text = on_qemu([f"set arena viewer-path {fake}", f"arena report {tmp_path / 'r.html'}"])
     assert "arena report: the fake viewer ran" in text, text
+
+
+def test_bands_are_read_once_a_stop_and_again_after_memory_is_written():
+    # issue 39: `arena map` twice at one stop reads the bands (the 8 KiB painted stack, the free
+    # band's 3356 B, the guard band) and the region table once; the second reads the descriptor,
+    # the fault record and the tail's TFLM objects the diagnosis checks (under 2 KiB). A write
+    # from GDB (memory_changed) makes the next command read them again and see it.
+    count = "python from arenascope_plugin.acquire.gdbtarget import GdbReader as R; R.bytes = 0"
+    text = on_qemu([count, "arena map", "python print('FIRST', R.bytes)", count, "arena map",
+                    "python print('AGAIN', R.bytes)",
+                    "set {unsigned int}(arenascope_descriptor.arena[0].canary.low_addr + 64) = 0", "arena check"])
+    first, again = (int(re.search(rf"{w} (\d+)", text).group(1)) for w in ("FIRST", "AGAIN"))
+    assert first >= 8192 + 3356 and 132 <= again < 2048, text
+    assert re.search(r"FAIL\s+canary\s+arena: free band overwritten at \+16128\.\.\+16132", text), text
