@@ -225,7 +225,8 @@ def commands_at_scale(n, tmp):
 
 def bench_scale(sizes):
     import tempfile
-    print(f"3. scale: the commands' work on one arena (in-process image, {datetime.date.today()})")
+    today = datetime.datetime.now(datetime.UTC)
+    print(f"3. scale: the commands' work on one arena (in-process image, {today:%Y-%m-%d} UTC)")
     last, ok = None, True
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:

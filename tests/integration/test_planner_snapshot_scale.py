@@ -6,12 +6,16 @@ still passes a limit is refused by the planner in the very words the viewer refu
 with. The expected figures come from the chain's structure (tests/planner/write_chain.cpp: each
 operator adds, or every third multiplies, the previous two activations)."""
 import json
+import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from harness import BUILD, PLANNER, xvfb
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 VIEWER = BUILD / "viewer" / "arenascope-viewer"
 WRITER = BUILD / "tests" / "planner" / "arenascope-write-chain"
@@ -80,6 +84,11 @@ def test_a_100000_operator_chain_is_written_compact_and_the_viewer_draws_it(tmp_
         v = view(out, tmp_path, env)
     assert v.returncode == 0, v.stderr
     assert (tmp_path / "shot.png").stat().st_size > 0
+    # ... and the plugin reads it too (arena diff, arena plan --snapshot): uses up to 100,000, ids
+    # past the agent's 16 bits
+    d = subprocess.run([sys.executable, str(ROOT / "gdbplugin" / "arenascope"), "diff", str(out), str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert d.returncode == 0 and f"identical: 1 arena(s), {len(regions)} region(s)" in d.stdout, d.stdout + d.stderr
 
 
 @pytest.mark.skipif(not VIEWER.exists() or shutil.which("Xvfb") is None, reason="viewer or Xvfb missing")

@@ -39,12 +39,20 @@ def test_the_pacing_holds_the_rate_through_slow_refreshes():
     assert all(s >= k * 0.05 - 1e-9 for k, s in enumerate(starts))
 
 
+def test_a_slow_first_refresh_is_not_made_up_by_a_burst():
+    # the first refresh reads the region tables: 0.4 s; then 5 ms ones at 10 Hz are 0.1 s apart
+    starts = simulate(10.0, [0.4] + [0.005] * 10)
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    assert abs(gaps[0] - 0.5) < 1e-9 and all(abs(g - 0.1) < 1e-9 for g in gaps[1:]), gaps
+
+
 def test_a_link_slower_than_the_rate_is_polled_flat_out_without_a_burst_after():
     # 100 refreshes of 80 ms at 20 Hz (the link gives 12.5/s): back to back; then fast ones of 1
     # ms: at most CATCH_UP_S (0.25 s: 5 periods) are made up, not the whole 3 s of lag.
     starts = simulate(20.0, [0.08] * 100 + [0.001] * 40)
     gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
-    assert all(abs(g - 0.08) < 1e-9 for g in gaps[:99])
+    assert abs(gaps[0] - 0.13) < 1e-9  # the schedule starts as the first refresh ends: one period after
+    assert all(abs(g - 0.08) < 1e-9 for g in gaps[1:99])
     burst = sum(1 for g in gaps[100:] if g < 0.01)
     assert burst == 5, gaps[100:]
 

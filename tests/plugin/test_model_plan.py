@@ -166,7 +166,7 @@ def test_a_snapshots_plan_is_charted_from_its_regions():
     (lambda d: d["arenas"][0]["regions"][0].pop("size_bytes"), r"regions\[0\].size_bytes: expected an integer"),
     (lambda d: d["arenas"][0]["regions"][1].update(index=7), "must be in index order"),
     (lambda d: d["arenas"][0].update(head_bytes="lots"), r"\$.arenas\[0\].head_bytes: expected an integer"),
-    (lambda d: d["arenas"][0]["regions"][0].update(last_use=10 ** 9), "outside 0..32767"),
+    (lambda d: d["arenas"][0]["regions"][0].update(last_use=10 ** 9), "outside 0..200000"),
     (lambda d: d["arenas"][0]["regions"][0].update(first_use=5, last_use=2), "are not a lifetime"),
     (lambda d: d["arenas"][0]["regions"][0].update(flags=3), "flags: expected an array of strings"),
     (lambda d: d["arenas"][0]["regions"][0].update(size_bytes=-1), "outside 0.."),

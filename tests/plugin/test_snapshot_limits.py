@@ -22,5 +22,6 @@ def constant(name):
 def test_the_header_the_plugin_and_the_schema_agree():
     assert constant("kMaxSnapshotBytes") == snapshot.MAX_SNAPSHOT_BYTES == 64 << 20
     assert constant("kMaxRegions") == snapshot.MAX_REGIONS == 200000
+    assert constant("kMaxScopes") == snapshot.MAX_SCOPE == 200000
     regions = SCHEMA["$defs"]["arena"]["properties"]["regions"]
     assert regions["maxItems"] == snapshot.MAX_REGIONS

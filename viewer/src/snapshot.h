@@ -12,13 +12,12 @@
 #include <string_view>
 #include <vector>
 
-#include "arenascope/snapshot_limits.h"  // kMaxSnapshotBytes, kMaxRegions (per arena): the planner's too
+#include "arenascope/snapshot_limits.h"  // kMaxSnapshotBytes, kMaxRegions, kMaxScopes: the planner's too
 
 namespace arenascope {
 
 constexpr std::size_t kMaxMessageBytes = 16u << 20;  // a longer live line drops the connection (link.h)
 constexpr std::size_t kMaxArenas = 16;
-constexpr std::size_t kMaxScopes = 200000;
 constexpr std::size_t kMaxChecks = 256;
 constexpr std::size_t kMaxMemoryName = 120;     // bytes of an arena's or the stack's in_memory kept
 constexpr std::size_t kMaxPredictedPath = 64;   // functions of stack.predicted.path (the plugin's limit too)

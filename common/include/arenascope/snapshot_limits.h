@@ -18,6 +18,9 @@ namespace arenascope {
 constexpr std::size_t kMaxSnapshotBytes = 64u << 20;
 // Regions one arena of a snapshot may have: the viewer keeps, lays out and draws each one.
 constexpr std::size_t kMaxRegions = 200000;
+// Allocation scopes of a plan, and the largest first_use/last_use a region may give: a model's
+// operators (arenascope-plan writes up to one scope an operator; the agent's are 16-bit).
+constexpr std::size_t kMaxScopes = 200000;
 
 enum class SnapshotLimit { Bytes, Regions };
 
@@ -26,12 +29,11 @@ enum class SnapshotLimit { Bytes, Regions };
 // its compact snapshot passes a limit, the viewer when it is given such a file.
 inline std::string snapshot_refusal(const std::string &what, SnapshotLimit limit, std::uint64_t figure)
 {
-    const std::string over =
-        limit == SnapshotLimit::Bytes
-            ? std::to_string(figure) + " bytes, more than the " + std::to_string(kMaxSnapshotBytes >> 20) +
-                  " MiB a snapshot may have"
-            : std::to_string(figure) + " regions in one arena, more than the " + std::to_string(kMaxRegions) +
-                  " a snapshot may have";
+    const std::string over = limit == SnapshotLimit::Bytes
+                                 ? std::to_string(figure) + " bytes, more than the " +
+                                       std::to_string(kMaxSnapshotBytes >> 20) + " MiB a snapshot may have"
+                                 : std::to_string(figure) + " regions in one arena, more than the " +
+                                       std::to_string(kMaxRegions) + " a snapshot may have";
     return what + ": " + over +
            " (arenascope's snapshot limits): the viewer cannot draw it; for a model, read its plan in "
            "arenascope-plan's table or --json instead";

@@ -57,6 +57,27 @@ def load():
     return True
 
 
+# GDB commands that write target memory without GDB's memory_changed event: the server's own
+# (`monitor mww`, `monitor reset`), a file put back into memory, a program flashed.
+MEMORY_WRITERS = ("monitor", "restore", "load")
+
+
+def _hook_memory_writers():
+    """A hook after each of MEMORY_WRITERS forgets this stop's band scans (framework.forget_scans),
+    so the next `arena` command reads what they wrote. A hook of the user's own is kept: GDB has one
+    per command: then band scans are not kept at all (every command reads them)."""
+    for command in MEMORY_WRITERS:
+        try:
+            body = gdb.execute(f"show user hookpost-{command}", to_string=True)
+            if "forget_scans" not in body:
+                framework.KEEP_SCANS = False  # the user's own hook: nothing tells us of that write
+            continue
+        except gdb.error:
+            pass
+        gdb.execute(f"define hookpost-{command}\npython __import__('arenascope_plugin.gdb.framework', "
+                    "fromlist=['forget_scans']).forget_scans()\nend")
+
+
 def register_all():
     """Creates every setting and command, and hooks GDB's events (once: call load(), which guards it)."""
     specs = (  # `show arena` lists them in this order (docs/gdb-commands.md)
@@ -71,6 +92,7 @@ def register_all():
     gdb.events.stop.connect(framework.new_stop)
     for event in (gdb.events.cont, gdb.events.memory_changed, gdb.events.register_changed, gdb.events.inferior_call):
         event.connect(framework.forget_scans)
+    _hook_memory_writers()
     printers.register()  # TFLM's types, collection "arenascope" (printers.py)
     functions.register()  # $arena_owner(), $arena_free(), $arena_headroom(), $arena_stack_room()
     stopcache.connect()

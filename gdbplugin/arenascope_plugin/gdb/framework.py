@@ -44,6 +44,11 @@ def new_stop(_event=None):
     forget_scans()
 
 
+# Whether band scans are kept for a stop (gdb/__init__.py: not when a hook of the user's stands
+# where the plugin's would tell it of memory `monitor`, `restore` or `load` wrote).
+KEEP_SCANS = True
+
+
 def forget_scans(_event=None):
     """The target ran, or its memory or registers changed: band scans are read again
     (pipeline.STOP_SCANS: each band is read once a stop, however many commands ask)."""
@@ -152,7 +157,10 @@ def new_context():
 def _cache():
     """The selected inferior's pipeline cache (with its band scans of this stop)."""
     cache = _CACHE.setdefault(gdb.selected_inferior().num, {})
-    cache.setdefault(pipeline.STOP_SCANS, {})
+    if KEEP_SCANS:
+        cache.setdefault(pipeline.STOP_SCANS, {})
+    else:
+        cache.pop(pipeline.STOP_SCANS, None)
     return cache
 
 

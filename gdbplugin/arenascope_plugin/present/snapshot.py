@@ -160,11 +160,13 @@ class SnapshotError(Exception):
     """A snapshot file that is not one: its message says which field is wrong."""
 
 
-# The snapshot's limits: common/include/arenascope/snapshot_limits.h kMaxSnapshotBytes and
-# kMaxRegions (an arena's), the viewer's and the planner's (tests/plugin/test_snapshot_limits.py).
+# The snapshot's limits: common/include/arenascope/snapshot_limits.h kMaxSnapshotBytes,
+# kMaxRegions (an arena's) and kMaxScopes, the viewer's and the planner's
+# (tests/plugin/test_snapshot_limits.py). A use up to MAX_SCOPE: the planner's snapshot of a model
+# of 100,000 operators gives 100,000 (the agent's uses are 16-bit, TFLM's plan's int).
 MAX_SNAPSHOT_BYTES = 64 << 20
 MAX_REGIONS = 200000
-MAX_SCOPE = 32767               # first/last use are int16 in the agent ABI (and in TFLM's plan here)
+MAX_SCOPE = 200000
 
 
 def _reject_constant(name):
@@ -246,7 +248,8 @@ def arenas_from_snapshot(doc: Any) -> list[Arena]:
                 raise SnapshotError(f"{rp}.kind: {kind!r:.40} is not tensor, scratch, persistent or metadata")
             if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
                 raise SnapshotError(f"{rp}.flags: expected an array of strings")
-            rid = _int(r, "id", rp, 0, abi.ID_NONE, nullable=True)
+            # an agent's ids are 16-bit (0xFFFF: none); a planner's snapshot numbers a model's tensors
+            rid = _int(r, "id", rp, 0, MAX_REGIONS * 4, nullable=True)
             name = r.get("name") if isinstance(r.get("name"), str) else r.get("label")
             regions.append(Region(
                 index=ri, offset=offset, size=rsize, id=abi.ID_NONE if rid is None else rid, kind=kind,

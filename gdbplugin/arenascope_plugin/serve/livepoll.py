@@ -180,9 +180,14 @@ class Pacer:
     def __init__(self, hz: float, start: float) -> None:
         self.period = 1.0 / hz
         self.due = start  # when the refresh that runs now was due
+        self.started = False
 
     def wait(self, now: float) -> float:
-        """Seconds from `now` (a refresh just ended) until the next refresh is due (0: at once)."""
+        """Seconds from `now` (a refresh just ended) until the next refresh is due (0: at once).
+        The schedule starts when the first refresh ends: the first reads the region tables and
+        finds what to read, and is not made up by a burst."""
+        if not self.started:
+            self.started, self.due = True, now
         self.due = max(self.due + self.period, now - max(CATCH_UP_S, self.period))
         return max(0.0, self.due - now)
 
