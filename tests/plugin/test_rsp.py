@@ -241,3 +241,16 @@ def test_read_many_goes_packet_by_packet_when_the_server_keeps_acknowledging():
     assert not link.no_ack
     assert got == [bytes([0x10, 0x11, 0x12, 0x13]), bytes([0x40, 0x41, 0x42, 0x43])]
     s.close()
+
+
+def test_a_server_that_closes_a_second_connection_is_told_how_to_take_two():
+    # OpenOCD with its default -gdb-max-connections 1 accepts a second connection, then closes it:
+    # the client's next send fails with a broken pipe (or a reset), which is how it is told apart
+    link = rsp.RspLink("127.0.0.1", 3333, server="OpenOCD")
+    for exc in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "Connection reset by peer")):
+        text = link._failed_text(exc)
+        assert text.startswith(f"the connection to OpenOCD 127.0.0.1:3333 failed: {exc.strerror} (it closed the "
+                               "connection: a server that takes one GDB connection at a time closes a second"), text
+        assert "-gdb-max-connections 2" in text and "--via tcl:HOST:PORT" in text
+    assert link._failed_text(OSError(113, "No route to host")) == \
+        "the connection to OpenOCD 127.0.0.1:3333 failed: No route to host"

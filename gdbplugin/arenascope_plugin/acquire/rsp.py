@@ -126,6 +126,16 @@ class RspLink:
     def endpoint(self) -> str:
         return f"{self.host}:{self.port}"
 
+    def _failed_text(self, exc: OSError) -> str:
+        """What a failed connection says; a server that closed it (a reset or broken pipe) is most
+        often one that takes one GDB connection at a time, and GDB holds it."""
+        text = f"the connection to {self._where()} failed: {exc.strerror or exc}"
+        if isinstance(exc, (BrokenPipeError, ConnectionResetError)):
+            text += (" (it closed the connection: a server that takes one GDB connection at a time closes a second; "
+                     "let it take two, e.g. OpenOCD's `$_TARGETNAME configure -gdb-max-connections 2` "
+                     "(docs/hardware.md says how per server), or read through OpenOCD's Tcl port: --via tcl:HOST:PORT)")
+        return text
+
     def _where(self) -> str:
         return f"{self.server} {self.endpoint}"
 
@@ -349,7 +359,7 @@ class RspLink:
             raise error from None
         except OSError as exc:
             self.close()
-            raise RspError(f"the connection to {self._where()} failed: {exc.strerror or exc}") from None
+            raise RspError(self._failed_text(exc)) from None
         except RspError:
             self.close()
             raise
@@ -378,7 +388,7 @@ class RspLink:
             raise error from None
         except OSError as exc:
             self.close()
-            raise RspError(f"the connection to {self._where()} failed: {exc.strerror or exc}") from None
+            raise RspError(self._failed_text(exc)) from None
         except RspError:
             self.close()
             raise
