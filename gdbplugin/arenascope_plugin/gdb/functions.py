@@ -25,8 +25,15 @@ def gather(need_descriptor=True, verify=False):
     running, yet its memory and registers can be read."""
     framework.check_readable(in_condition=True)
     base = framework.new_context()
-    return pipeline.gather(base.target, base.settings, base.cache, need_descriptor=need_descriptor, verify=verify,
-                           on_warn=base.on_warn)
+    # A breakpoint condition is tested at stops GDB reports to no one (no stop or cont event): the
+    # target ran since the last one, so this stop's band scans (pipeline.STOP_SCANS) are neither
+    # used nor kept: each test scans afresh.
+    base.cache.pop(pipeline.STOP_SCANS, None)
+    try:
+        return pipeline.gather(base.target, base.settings, base.cache, need_descriptor=need_descriptor,
+                               verify=verify, on_warn=base.on_warn)
+    finally:
+        base.cache.pop(pipeline.STOP_SCANS, None)
 
 
 class ArenaFunction(gdb.Function):
