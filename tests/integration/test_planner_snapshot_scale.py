@@ -40,8 +40,8 @@ def plan_snapshot(model, out):
                           timeout=120)
 
 
-def view(path, tmp_path, env):
-    return subprocess.run([str(VIEWER), str(path), "--screenshot", str(tmp_path / "shot.png"), "--frames", "1"],
+def view(path, tmp_path, env, *more):
+    return subprocess.run([str(VIEWER), str(path), "--screenshot", str(tmp_path / "shot.png"), "--frames", "1", *more],
                           capture_output=True, text=True, timeout=120, env=env)
 
 
@@ -81,9 +81,13 @@ def test_a_100000_operator_chain_is_written_compact_and_the_viewer_draws_it(tmp_
     assert runs[1]["size_bytes"] == 60 + 64 * (adds - 1) + 48 * muls
     assert runs[1]["offset"] + runs[1]["size_bytes"] <= runs[0]["offset"]
     with xvfb() as env:
-        v = view(out, tmp_path, env)
+        v = view(out, tmp_path, env, "--layout-out", str(tmp_path / "layout.json"))
     assert v.returncode == 0, v.stderr
     assert (tmp_path / "shot.png").stat().st_size > 0
+    # the wider run is labelled on the map's bar (its lane is 2 px among 33,335 lanes), as far as
+    # it fits: its count first
+    labels = [lab["text"] for lab in json.loads((tmp_path / "layout.json").read_text())["map_picture"]["labels"]]
+    assert any(t.startswith("100,000 x") for t in labels), labels
     # ... and the plugin reads it too (arena diff, arena plan --snapshot): uses up to 100,000, ids
     # past the agent's 16 bits
     d = subprocess.run([sys.executable, str(ROOT / "gdbplugin" / "arenascope"), "diff", str(out), str(out)],

@@ -254,7 +254,13 @@ MapPicture map_picture(const Arena &a, const MapIndex &index, const MapGeometry 
                 mr.area = id;
             }
         },
-        [&](int id) { return id >= kTailIdBase ? std::string() : std::string(area_name(id)); },
+        [&](int id) {
+            if (id < kTailIdBase) return std::string(area_name(id));
+            // a compact snapshot's coalesced run (count > 1): its label ("100,000 x builtin data
+            // (1-2 B each)") on the bar, where it is wide; its lane may be too thin at 100,000 regions
+            const Region &r = a.regions[std::size_t(id - kTailIdBase)];
+            return r.count > 1 ? r.label : std::string();
+        },
         [](int) { return false; }, {});
     if (a.damage && a.damage->size_bytes > 0) {
         // At least 4 px wide, around the damage's centre: a 64-byte overrun in a 26 KiB arena is
