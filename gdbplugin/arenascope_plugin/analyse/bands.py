@@ -113,14 +113,11 @@ class BandScanner:
                                   f"{MAX_STACK_BYTES >> 20} MiB through a probe takes too long: check the descriptor "
                                   "or `set arena stack-range`")
         if self.budget is None:
-            if self.memo is None:
-                return {name: _result(read_chunked(reader, low, high - low), p) for name, low, high, p in bands}
-            out = {}
-            for name, low, high, p in bands:
-                if (low, high, p) not in self.memo:
-                    self.memo[(low, high, p)] = _result(read_chunked(reader, low, high - low), p)
-                out[name] = self.memo[(low, high, p)]
-            return out
+            memo = {} if self.memo is None else self.memo
+            for _, low, high, p in bands:
+                if (low, high, p) not in memo:
+                    memo[(low, high, p)] = _result(read_chunked(reader, low, high - low), p)
+            return {name: memo[(low, high, p)] for name, low, high, p in bands}
         parts = []
         for name, low, high, pattern in bands:
             part = self._partial.get(name)

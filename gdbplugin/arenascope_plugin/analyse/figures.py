@@ -237,17 +237,21 @@ def through_guard(g: Band, low: int, hwm: int | None) -> int | None:
     return g.low_addr if hit else None
 
 
-def per_table(fn: Callable) -> Callable:
-    """fn(arena), a pure function of the places and lifetimes of the arena's regions, worked out
-    once for each table: a live refresh reuses the last result while the table is unchanged (the
-    descriptor session attaches the same Region objects until the layout generation moves,
-    decode/session.py), and so do the checks that ask twice. A table is told by the identity of
-    its Region objects, which are kept beside the result (so no identity is reused); a region is
-    never changed once the arena's figures are asked for."""
+def per_table(fn: Callable | None = None, *, also: Callable | None = None) -> Callable:
+    """fn(arena), a pure function of the arena's regions, worked out once for each table: a live
+    refresh reuses the last result while the table is unchanged (the descriptor session attaches
+    the same Region objects until the layout generation moves, decode/session.py), and so do the
+    checks that ask twice. A table is told by the identity of its Region objects, which are kept
+    beside the result (so no identity is reused), and by also(arena) when given (what fn reads
+    that may be set after decoding: present/snapshot.py's names); a region's place and lifetime
+    never change once the arena's figures are asked for. Used as @per_table or
+    @per_table(also=...)."""
+    if fn is None:
+        return lambda f: per_table(f, also=also)
     kept: dict[tuple, tuple[list, object]] = {}
 
     def once(arena: Arena):
-        key = tuple(map(id, arena.regions))
+        key = (tuple(map(id, arena.regions)), also(arena) if also is not None else None)
         hit = kept.get(key)
         if hit is not None:
             return hit[1]

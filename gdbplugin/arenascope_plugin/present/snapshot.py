@@ -37,22 +37,16 @@ def _region(a, r):
             "dtype": r.dtype}
 
 
-_REGIONS_KEPT: dict[tuple, tuple[list, list[dict]]] = {}
+@figures.per_table(also=lambda a: (a.base_addr, tuple([(r.name, id(r.shape), r.dtype) for r in a.regions])))
+def _regions_json(a) -> list[dict]:
+    """The snapshot's region objects of arena `a`, built once for each table and naming
+    (figures.per_table): a live refresh of an unchanged table reuses them."""
+    return [_region(a, r) for r in a.regions]
 
 
 def regions_json(a) -> list[dict]:
-    """The snapshot's region objects of arena `a`, built once for each table and naming: a live
-    refresh of an unchanged table reuses them (the descriptor session attaches the same Region
-    objects until the layout generation moves; analyse/figures.per_table does the same for the
-    figures). Told apart by the Region objects' identity (kept alive beside them) and what each
-    object shows that may be set after decoding (name, shape, dtype)."""
-    key = (a.base_addr, tuple(map(id, a.regions)), tuple([(r.name, id(r.shape), r.dtype) for r in a.regions]))
-    hit = _REGIONS_KEPT.get(key)
-    if hit is None:
-        if len(_REGIONS_KEPT) >= 4:
-            _REGIONS_KEPT.clear()
-        hit = _REGIONS_KEPT[key] = (list(a.regions), [_region(a, r) for r in a.regions])
-    return list(hit[1])
+    """The snapshot's region objects of arena `a` (a new list; the objects are shared)."""
+    return list(_regions_json(a))
 
 
 def checks_json(check_list: list[figures.Check]) -> list[dict]:
