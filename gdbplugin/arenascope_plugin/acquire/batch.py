@@ -15,8 +15,9 @@ one read for the poller's life, not one a refresh.
 
 Each fetched piece is served once: a second read of it in the same refresh (the seqlock's retry
 after a torn read) goes to the target again, never to the copy. A read the plan did not foresee
-goes to the target as it would without this reader. Pieces are fetched as asked, never merged,
-so a block the seqlock needs in one ascending read stays one read."""
+goes to the target as it would without this reader. Pieces are fetched as asked and in order;
+the inner reader joins only a piece that starts where the one before it ends
+(reader.merge_adjacent), so a block the seqlock needs in one ascending read stays one read."""
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 
 MAX_PIECE = 1024        # a piece longer than this is not fetched ahead (a region table, a long scan)

@@ -195,10 +195,17 @@ class TclLink:
         return reply.decode("ascii", errors="replace"), rest
 
     def _round_trip(self, line):
+        return self._round_trips([line])[0]
+
+    def _round_trips(self, lines):
+        """The reply texts of lines sent back to back (one sendall), read in order."""
         self._sock.settimeout(self._left())
-        self._sock.sendall(line.encode() + TERM)
-        reply, self._buf = self._recv_until_term(self._sock, self._buf)
-        return reply
+        self._sock.sendall(b"".join(line.encode() + TERM for line in lines))
+        replies = []
+        for _ in lines:
+            reply, self._buf = self._recv_until_term(self._sock, self._buf)
+            replies.append(reply)
+        return replies
 
     def command(self, line):
         """The reply text of one Tcl command, within one deadline; TclError (and a closed link) on
@@ -215,13 +222,7 @@ class TclLink:
         try:
             if self._sock is None:
                 self._connect()
-            self._sock.settimeout(self._left())
-            self._sock.sendall(b"".join(line.encode() + TERM for line in lines))
-            replies = []
-            for _ in lines:
-                reply, self._buf = self._recv_until_term(self._sock, self._buf)
-                replies.append(reply)
-            return replies
+            return self._round_trips(lines)
         except TimeoutError:  # a send OpenOCD does not take
             error = self._overdue(f"on its Tcl port {self.endpoint}", len(self._buf), 0, None)
             self.close()

@@ -345,24 +345,7 @@ class RspLink:
         """The decoded reply to one packet (None: only connect), within one deadline for all of
         it; RspError (and a closed link) on any failure. After a deadline passed, RspError with
         its message at once, until rearm()."""
-        if self.failed is not None:
-            raise RspError(self.failed)
-        self._deadline = time.monotonic() + self.timeout
-        self._traffic = _Traffic()
-        try:
-            if self._sock is None:
-                self._connect()
-            return self._exchange(payload) if payload is not None else b""
-        except TimeoutError:          # a send the server does not take
-            error = self._overdue()
-            self.close()
-            raise error from None
-        except OSError as exc:
-            self.close()
-            raise RspError(self._failed_text(exc)) from None
-        except RspError:
-            self.close()
-            raise
+        return self._within_deadline(lambda: self._exchange(payload) if payload is not None else b"")
 
     def request_many(self, payloads: list[bytes]) -> list[bytes]:
         """The decoded replies to packets sent back to back, in order (pipelined: one round trip
@@ -371,6 +354,18 @@ class RspLink:
         the next packet (OpenOCD's gdb_put_packet does), so then they go one by one."""
         if len(payloads) < 2:
             return [self.request(p) for p in payloads]
+
+        def exchanges():
+            if not self.no_ack:  # the server refused no-ack mode when this connection opened
+                return [self._exchange(p) for p in payloads]
+            self._send(b"".join(frame(p) for p in payloads))
+            return [self._reply() for _ in payloads]
+        return self._within_deadline(exchanges)
+
+    def _within_deadline(self, work):
+        """work() (the exchanges of one request) after connecting if need be, within one deadline
+        for all of it; RspError (and a closed link) on any failure, at once after a deadline
+        passed, until rearm()."""
         if self.failed is not None:
             raise RspError(self.failed)
         self._deadline = time.monotonic() + self.timeout
@@ -378,11 +373,8 @@ class RspLink:
         try:
             if self._sock is None:
                 self._connect()
-            if not self.no_ack:  # the server refused no-ack mode when this connection opened
-                return [self._exchange(p) for p in payloads]
-            self._send(b"".join(frame(p) for p in payloads))
-            return [self._reply() for _ in payloads]
-        except TimeoutError:
+            return work()
+        except TimeoutError:          # a send the server does not take
             error = self._overdue()
             self.close()
             raise error from None
