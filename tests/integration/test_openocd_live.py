@@ -206,14 +206,18 @@ def test_a_long_read_is_chunked_and_stops_within_one_chunk():
         cancel = threading.Event()
         link = openocd.TclLink("127.0.0.1", ch.tport)
         reader = openocd.TclReader(link, chunk=256, cancel=cancel)
-        call = link.call
+        later = link.call_many_later
 
-        def counting_call(line):
-            out = call(line)
-            if reader.calls == 2:  # two chunks done (the third is being counted): interrupt now
-                cancel.set()
-            return out
-        link.call = counting_call
+        def counting_later(lines):
+            collect = later(lines)
+
+            def results():
+                out = collect()
+                if reader.calls == 2:  # two chunks done (the third is being counted): interrupt now
+                    cancel.set()
+                return out
+            return results
+        link.call_many_later = counting_later
         with pytest.raises(MemoryReadError, match="interrupted between chunks"):
             reader.read(0x20000000, 32 * 1024)
         assert reader.calls == 3 and reader.bytes == 3 * 256  # 128 chunks asked for, stopped after one more

@@ -137,6 +137,9 @@ def test_a_flood_at_every_refresh_is_said_once_and_each_refresh_asks_again():
 
         def lost(self, why, how):
             return None
+
+        def settle(self):
+            pass
     said, stop = [], threading.Event()
 
     def three_asked():

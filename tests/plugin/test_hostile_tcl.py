@@ -19,6 +19,10 @@ class FakeLink:
         self.scripts.append(script)
         return self.reply
 
+    def call_many_later(self, lines):
+        got = [self.call(line) for line in lines]
+        return lambda: got
+
 
 @pytest.mark.parametrize("text,value", [("0x10", 16), ("0xfF", 255), ("0XFF", None), ("0123", 123),
                                         ("4294967295", 0xFFFFFFFF), ("0xffffffff", 0xFFFFFFFF), ("4294967296", None),

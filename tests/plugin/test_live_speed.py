@@ -4,6 +4,8 @@ pieces merged into one OpenOCD read, band scans and region tables read once a st
 text of large documents. (The rates themselves are tools/bench_live.py's and bench_plugin.py's.)"""
 import json
 import random
+import re
+import threading
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.acquire import openocd
@@ -14,6 +16,7 @@ from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.present import jsontext
 from arenascope_plugin.serve import livepoll
 from conftest import DESC_ADDR, TABLE_ADDR, demo_like
+from test_live_exit import fake_openocd
 
 
 def simulate(hz, durations):
@@ -98,6 +101,10 @@ class FakeTclLink:
         self.exchanges = getattr(self, "exchanges", 0) + 1
         return [self._run(line) for line in lines]
 
+    def call_many_later(self, lines):
+        got = self.call_many(lines)
+        return lambda: got
+
     def _run(self, script):
         self.scripts.append(script)
         if "curstate" in script:
@@ -181,3 +188,103 @@ def test_a_live_refresh_through_openocd_is_one_exchange_with_the_core_state_ridi
         assert link.exchanges - before == 1, link.scripts[scripts:]
         assert "read_memory" in link.scripts[scripts] and "curstate" in link.scripts[scripts + 1]
         assert core.state == "running"
+
+
+def test_the_band_scanner_plans_the_refresh_after_the_next():
+    # What the poller sends ahead: plan(after=1) is what plan() says once the next measure() has
+    # read what plan() said; over bands of odd sizes and budgets, through many whole passes.
+    rng = random.Random(11)
+    for _ in range(40):
+        budget = rng.choice([4, 12, 64, 256, 1000])
+        bands, at = [], 0x20000000
+        for name in ("guard", "free", "stack")[:rng.randint(1, 3)]:
+            size = rng.choice([2, 4, 6, 40, 300, 1026])
+            bands.append((name, at, at + size, 0xAAAAAAAA))
+            at += size + 16
+        reader = ImageReader([(0x20000000, bytes([0xAA]) * (at - 0x20000000))])
+        scanner = BandScanner(budget)
+        scanner.measure(reader, bands)
+        scanner.take_reads()
+        for _ in range(30):
+            ahead, now = scanner.plan(after=1), scanner.plan()
+            scanner.measure(reader, bands)
+            assert sorted(scanner.take_reads()) == sorted(now)  # plan() is what measure() reads
+            assert scanner.plan() == ahead, (budget, bands)
+
+
+class LaterReader(ManyReader):
+    """ManyReader that also sends now and reads later (as openocd.TclReader.read_many_later)."""
+
+    def __init__(self, image):
+        super().__init__(image)
+        self.sent, self.collected = [], 0
+
+    def read_many_later(self, pieces, also=None):
+        self.sent.append(list(pieces))
+
+        def collect():
+            self.collected += 1
+            return [self.read(a, n) for a, n in pieces], (True, "running") if also else None
+        return collect
+
+
+def test_a_request_sent_ahead_serves_the_next_refresh():
+    inner = LaterReader(ImageReader([(0x20000000, bytes(range(64)))]))
+    batched = BatchedReader(inner)
+    batched.ahead([(0x20000000, 8), (0x20000010, 4)], also="state")
+    assert batched.pending and inner.sent == [[(0x20000000, 8), (0x20000010, 4)]] and inner.collected == 0
+    assert batched.begin([(0x20000000, 8), (0x20000020, 4)], also="ignored") == (True, "running")
+    assert not batched.pending and inner.collected == 1 and inner.asked == []  # no read_many of its own
+    assert batched.read(0x20000000, 8) == bytes(range(8))                       # from the reply ahead
+    assert batched.read(0x20000020, 4) == bytes(range(32, 36))                  # not foreseen: read alone
+    assert (batched.hits, batched.misses) == (1, 1)
+    batched.ahead([(0x20000000, 8)])
+    assert batched.take_ahead() is not None and not batched.pending  # dropped: the poller waits
+    assert batched.begin([(0x20000000, 8)]) is None and inner.asked == [(0x20000000, 8)]  # sent afresh
+
+
+def test_a_poller_sends_ahead_only_when_it_runs_flat_out():
+    def run(hz):
+        desc, table = demo_like()
+        image = bytearray(0x3000)
+        image[0:len(desc)] = desc
+        image[TABLE_ADDR - DESC_ADDR:TABLE_ADDR - DESC_ADDR + len(table)] = table
+        inner = LaterReader(ImageReader([(DESC_ADDR, image), (0xE000ED00, bytes(0x40))]))  # the SCB: ICSR 0
+        poller = livepoll.LivePoller(pipeline.Target(inner, TableSymbols({"arenascope_descriptor": DESC_ADDR}),
+                                                     FixedCore(cortex_m=False)), pipeline.Settings())
+        stop, published = threading.Event(), []
+
+        def publish(snap):
+            published.append(snap)
+            if len(published) == 12:
+                stop.set()
+        livepoll.run(poller, publish, hz, stop, lambda _m: None)
+        return inner, poller
+    inner, poller = run(1e6)   # faster than any refresh: back to back
+    assert len(inner.sent) >= 10 and inner.collected == len(inner.sent) and not poller.reader.pending
+    assert len(inner.asked) <= 8  # the first refreshes only (the tables, the steady reads learnt): then ahead
+    inner, poller = run(20.0)  # 50 ms apart: each refresh reads afresh when it is due
+    assert len(inner.sent) <= 2 and len(inner.asked) >= 12  # (a refresh of over 50 ms on a loaded machine)
+
+
+def test_a_tcl_request_sent_ahead_is_read_later_and_the_replies_stay_in_order():
+    go, answered = threading.Event(), []
+
+    def answer(cmd):
+        inner = re.search(r"catch \{(.*)\} __as_r\]", cmd.decode())
+        if inner is None:
+            return b"\x1a"  # `list`, as the link connects
+        if inner.group(1) == "slow":
+            go.wait(30)  # OpenOCD still reading the probe
+        answered.append(inner.group(1))
+        return f"0 {{{inner.group(1)}}}\x1a".encode()
+    srv = fake_openocd(answer)
+    link = openocd.TclLink("127.0.0.1", srv.getsockname()[1], quiet=False)
+    later = link.call_many_later(["slow", "b"])
+    assert answered == []                        # sent: nothing waited for
+    go.set()
+    assert link.call("c") == (True, "c")         # a command meanwhile reads the replies before it first
+    assert later() == [(True, "slow"), (True, "b")] and answered == ["slow", "b", "c"]
+    assert link.call_many_later(["d"])() == [(True, "d")]
+    srv.close()
+    link.close()

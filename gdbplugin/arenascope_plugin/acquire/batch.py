@@ -17,13 +17,22 @@ Each fetched piece is served once: a second read of it in the same refresh (the 
 after a torn read) goes to the target again, never to the copy. A read the plan did not foresee
 goes to the target as it would without this reader. Pieces are fetched as asked and in order;
 the inner reader joins only a piece that starts where the one before it ends
-(reader.merge_adjacent), so a block the seqlock needs in one ascending read stays one read."""
+(reader.merge_adjacent), so a block the seqlock needs in one ascending read stays one read.
+
+Ahead: when the poller runs flat out (each refresh due as the last ends), it sends the next
+refresh's request (ahead()) as soon as this refresh's reply is in, and works on this refresh while
+the probe answers; the next begin() reads that reply. A refresh then costs about the longer of
+the link's round trip and the host's work, not their sum. This needs an inner reader that sends
+now and reads later (openocd.TclReader.read_many_later, on TclLink.call_many_later); the link
+keeps the replies in order, so a read the plan did not foresee, made meanwhile, reads the reply in
+flight first and keeps it for its refresh. No thread: the host's work and the reply's parsing do
+not contend (a thread cost 0.4 ms of CPU a refresh, and in the rig's busy case the CPU is what the
+emulated link itself runs on)."""
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 
 MAX_PIECE = 1024        # a piece longer than this is not fetched ahead (a region table, a long scan)
 MAX_PLAN = 4096         # nor more than this in all, a refresh
 MAX_KEPT = 256          # constant pieces kept (each a word or a few: a vector, the code at a PC)
-
 
 class BatchedReader(MemoryReader):
     """Wraps a reader with read_many (openocd.TclReader, rsp.RspReader). Counters (calls, bytes,
@@ -31,6 +40,7 @@ class BatchedReader(MemoryReader):
 
     def __init__(self, inner: MemoryReader, constants: list[tuple[int, int]] | tuple = ()) -> None:
         self.inner, self.name = inner, getattr(inner, "name", "memory")
+        self._ahead = None  # (pieces, the function reading their reply) of the request ahead() sent
         self._constants = sorted(constants)
         self._kept: dict[tuple[int, int], bytes] = {}   # constant pieces, read once
         self._fetched: dict[tuple[int, int], bytes] = {}
@@ -43,11 +53,17 @@ class BatchedReader(MemoryReader):
         return getattr(self.inner, name)
 
     def begin(self, plan: list[tuple[int, int]], also: str | None = None):
-        """Starts a refresh: fetches `plan` [(addr, length)] in one request. A failed fetch is
-        dropped quietly: each piece is then read alone, and its error said alone. also: a command
-        for the same request when the inner reader takes one (openocd.TclReader: the core's
-        state); returns its (ok, text), or None when it was not sent."""
+        """Starts a refresh: fetches `plan` [(addr, length)] in one request, or reads the reply to
+        the request ahead() sent for it (then `plan` and `also` are not sent: pieces of `plan` it
+        lacks are read alone). A failed fetch is dropped quietly: each piece is then read alone,
+        and its error said alone. also: a command for the same request when the inner reader
+        takes one (openocd.TclReader: the core's state); returns its (ok, text), or None when it
+        was not sent."""
         self._fetched, self._seen = {}, []
+        ahead = self.take_ahead()
+        if ahead is not None:
+            self._fetched = dict(zip(ahead[0], ahead[1], strict=True))
+            return ahead[2]
         many = getattr(self.inner, "read_many", None)
         if many is None:
             return None  # nothing to gain: the pieces would be read one by one anyway
@@ -61,6 +77,36 @@ class BatchedReader(MemoryReader):
             return None
         self._fetched = dict(zip(kept, got, strict=True))
         return self.inner.also_result if riding else None
+
+    def ahead(self, plan: list[tuple[int, int]], also: str | None = None) -> None:
+        """Sends the next refresh's fetch of `plan` (and `also`) now; the next begin() reads its
+        reply. Nothing is sent while one is pending, nor when the inner reader cannot send now
+        and read later."""
+        later = getattr(self.inner, "read_many_later", None)
+        if self._ahead is not None or later is None:
+            return
+        kept = self.fetch_plan(plan)
+        if kept or also is not None:
+            self._ahead = (kept, later(kept, also))
+
+    @property
+    def pending(self) -> bool:
+        """Whether a request ahead() sent waits for its refresh."""
+        return self._ahead is not None
+
+    def take_ahead(self):
+        """(pieces, [bytes], also's (ok, text) or None) of the request ahead() sent, its reply
+        read now; None when none was sent or it failed (its failure counted by the inner reader).
+        begin() takes it; the poller drops it when it waits before the next refresh (the data
+        would be old by then) and when it stops (before its link is closed)."""
+        pending, self._ahead = self._ahead, None
+        if pending is None:
+            return None
+        try:
+            got, result = pending[1]()
+        except MemoryReadError:
+            return None
+        return pending[0], got, result
 
     def fetch_plan(self, plan: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """What begin(plan) fetches: each piece once, in order, none longer than MAX_PIECE, none

@@ -56,6 +56,15 @@ def parse_endpoint(text, default_port=DEFAULT_PORT):
     return host, port
 
 
+class _Pending:
+    """Commands sent by TclLink.call_many_later: how many, whether their results come on the side
+    channel, their deadline; then their results or error."""
+
+    def __init__(self, count, side, deadline):
+        self.count, self.side, self.deadline = count, side, deadline
+        self.results, self.error = None, None
+
+
 class TclLink:
     """One connection to OpenOCD's Tcl RPC server; reconnects on the next call after a failure.
 
@@ -85,6 +94,7 @@ class TclLink:
         self._chan = None           # its Tcl variable in OpenOCD
         self.failed = None          # the passed deadline's message, repeated until rearm()
         self._deadline = 0.0
+        self._pending = None        # commands sent by call_many_later whose results are not read yet
 
     @property
     def endpoint(self):
@@ -96,7 +106,9 @@ class TclLink:
 
     def _start(self):
         """One deadline from now, for the command or call that starts (TclError at once after a
-        deadline passed, until rearm())."""
+        deadline passed, until rearm()); the results of commands still pending are read first."""
+        if self._pending is not None:
+            self._collect()
         if self.failed is not None:
             raise TclError(self.failed)
         self._deadline = time.monotonic() + self.timeout
@@ -199,10 +211,16 @@ class TclLink:
 
     def _round_trips(self, lines):
         """The reply texts of lines sent back to back (one sendall), read in order."""
+        self._send(lines)
+        return self._replies(len(lines))
+
+    def _send(self, lines):
         self._sock.settimeout(self._left())
         self._sock.sendall(b"".join(line.encode() + TERM for line in lines))
+
+    def _replies(self, count):
         replies = []
-        for _ in lines:
+        for _ in range(count):
             reply, self._buf = self._recv_until_term(self._sock, self._buf)
             replies.append(reply)
         return replies
@@ -219,10 +237,16 @@ class TclLink:
     def _commands(self, lines):
         """The reply texts of lines sent back to back, read in order; TclError (and a closed
         link) on any failure."""
-        try:
+        def connect_and_send():
             if self._sock is None:
                 self._connect()
             return self._round_trips(lines)
+        return self._guarded(connect_and_send)
+
+    def _guarded(self, work):
+        """work() on the main connection; any failure is a TclError, and the link is closed."""
+        try:
+            return work()
         except TimeoutError:  # a send OpenOCD does not take
             error = self._overdue(f"on its Tcl port {self.endpoint}", len(self._buf), 0, None)
             self.close()
@@ -243,32 +267,71 @@ class TclLink:
         """[(ok, result text)] of each line, as call() gives it, the commands sent back to back
         (pipelined: one round trip for all; OpenOCD's Tcl server runs them in order) within one
         deadline."""
-        self._start()
-        if self._sock is None:
-            self._command("list")  # connects (and opens the side channel)
-        if self._side is not None:
-            scripts = [(f"set __as_rc [catch {{{line}}} __as_r]; "
-                        f"${self._chan} puts -nonewline \"$__as_rc [list $__as_r]\\x1a\"; ${self._chan} flush")
-                       for line in lines]
-            replies = self._commands(scripts)
-            if any(r.strip() for r in replies):  # the side channel failed inside OpenOCD: reconnect next time
-                self.close()
-                bad = next(r for r in replies if r.strip())
-                raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {bad.strip()[:120]}")
-            texts = []
-            try:
-                for _ in lines:
-                    text, self._side[1] = self._recv_until_term(self._side[0], self._side[1],
-                                                                f"on the side channel from {self.endpoint}")
-                    texts.append(text)
-            except (OSError, TclError) as exc:
-                self.close()
-                if self.failed is not None:  # the deadline passed: its message says it all
-                    raise TclError(self.failed) from None
-                raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {exc}") from None
-        else:
-            texts = self._commands([f"set __as_rc [catch {{{line}}} __as_r]; list $__as_rc $__as_r" for line in lines])
-        return [self._result(text) for text in texts]
+        return self.call_many_later(lines)()
+
+    def call_many_later(self, lines):
+        """Sends `lines` as call_many() does and returns at once a function that reads their
+        results ([(ok, text)] or TclError), under the deadline that started here: the caller
+        works while OpenOCD answers (the live poller's next refresh, BatchedReader.ahead). A
+        command before that function is called reads these results first (they are kept for it):
+        the replies stay in order."""
+        try:
+            self._start()
+            if self._sock is None:
+                self._command("list")  # connects (and opens the side channel)
+            side = self._side is not None
+            wrapped = [self._wrapped(line, side) for line in lines]
+            self._guarded(lambda: self._send(wrapped))
+        except TclError as exc:
+            def failed(error=exc):
+                raise error
+            return failed
+        pending = self._pending = _Pending(len(lines), side, self._deadline)
+
+        def collect():
+            if pending is self._pending:
+                self._collect()
+            if pending.error is not None:
+                raise pending.error
+            return pending.results
+        return collect
+
+    def _wrapped(self, line, side):
+        """`line` under `catch`, its result sent on the side channel when there is one."""
+        if side:
+            return (f"set __as_rc [catch {{{line}}} __as_r]; "
+                    f"${self._chan} puts -nonewline \"$__as_rc [list $__as_r]\\x1a\"; ${self._chan} flush")
+        return f"set __as_rc [catch {{{line}}} __as_r]; list $__as_rc $__as_r"
+
+    def _collect(self):
+        """Reads the results of the commands call_many_later() sent into its _Pending."""
+        p, self._pending = self._pending, None
+        self._deadline = p.deadline
+        try:
+            replies = self._guarded(lambda: self._replies(p.count))
+            p.results = [self._result(text) for text in (self._side_results(replies) if p.side else replies)]
+        except TclError as exc:
+            p.error = exc
+
+    def _side_results(self, replies):
+        """The texts of `replies`' commands from the side channel (their replies on the main
+        connection are empty when all went well)."""
+        if any(r.strip() for r in replies):  # the side channel failed inside OpenOCD: reconnect next time
+            self.close()
+            bad = next(r for r in replies if r.strip())
+            raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {bad.strip()[:120]}")
+        texts = []
+        try:
+            for _ in replies:
+                text, self._side[1] = self._recv_until_term(self._side[0], self._side[1],
+                                                            f"on the side channel from {self.endpoint}")
+                texts.append(text)
+        except (OSError, TclError) as exc:
+            self.close()
+            if self.failed is not None:  # the deadline passed: its message says it all
+                raise TclError(self.failed) from None
+            raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {exc}") from None
+        return texts
 
     def _result(self, text):
         rc, _, result = text.partition(" ")
@@ -291,6 +354,12 @@ def word(text: str) -> int | None:
         return None
     value = int(text, 16) if text[:2] in ("0x", "0X") else int(text, 10)
     return value if value <= 0xFFFFFFFF else None
+
+
+def _read_script(spans):
+    """The Tcl command reading word-aligned [lo, hi) spans: a `list` of one `read_memory ADDR 32
+    COUNT` each (OpenOCD 0.12)."""
+    return "list " + " ".join(f"[read_memory {lo:#x} 32 {(hi - lo) // 4}]" for lo, hi in spans)
 
 
 class TclReader(MemoryReader):
@@ -317,7 +386,7 @@ class TclReader(MemoryReader):
             if self.cancel is not None and self.cancel.is_set():
                 raise MemoryReadError(addr, length, "stopped (interrupted between chunks)")
             n = min(self.chunk, hi - at)
-            out += self._spans([(at, at + n)])[0]
+            out += self._spans([(at, at + n)])[0][0]
             at += n
             if self.progress is not None:
                 self.progress.add(n, min(at, addr + length) - addr, length)
@@ -330,25 +399,37 @@ class TclReader(MemoryReader):
         than a chunk are read one by one. also: a Tcl command sent in the same round trip, after
         the reads (the live poller's core state, CoreOverTcl.script); its (ok, text) is kept in
         `also_result` (None when it was not sent)."""
-        self.also_result = None
         if any(n <= 0 or n > self.chunk for _, n in pieces):
+            self.also_result = None
             return [self.read(a, n) for a, n in pieces]
+        got, self.also_result = self.read_many_later(pieces, also)()
+        return got
+
+    def read_many_later(self, pieces, also=None):
+        """read_many(pieces, also) sent now (each piece at most a chunk): returns at once a
+        function that reads the reply, ([bytes], also's (ok, text) or None), or raises
+        MemoryReadError (TclLink.call_many_later: the caller works while OpenOCD answers)."""
         spans = [(a & ~3, ((a + n + 3) & ~3)) for a, n in pieces]
         merged, where = merge_adjacent(spans)  # adjacent pieces (a fault's SCB words): one read_memory
-        data = split_merged(self._spans(merged, also), where)
-        return [d[a - lo:a - lo + n] for (a, n), (lo, _), d in zip(pieces, spans, data, strict=True)]
+        results = self.link.call_many_later([_read_script(merged), also] if also else [_read_script(merged)])
 
-    def _spans(self, spans, also=None):
-        """The bytes of word-aligned [lo, hi) spans, read in order by one Tcl command (`list` of
-        one `read_memory ADDR 32 COUNT` each), and `also` after it in the same round trip;
-        MemoryReadError with OpenOCD's own words on error."""
-        script = "list " + " ".join(f"[read_memory {lo:#x} 32 {(hi - lo) // 4}]" for lo, hi in spans)
+        def collect():
+            data, also_result = self._spans(merged, results)
+            data = split_merged(data, where)
+            return [d[a - lo:a - lo + n] for (a, n), (lo, _), d in zip(pieces, spans, data, strict=True)], also_result
+        return collect
+
+    def _spans(self, spans, results=None):
+        """([bytes] of word-aligned [lo, hi) spans, the (ok, text) of a second command or None),
+        read in order by one Tcl command (`list` of one `read_memory ADDR 32 COUNT` each), or from
+        `results` (call_many_later's, whose first command was that one); MemoryReadError with
+        OpenOCD's own words on error."""
         where, total = (spans[0][0] if spans else 0), sum(hi - lo for lo, hi in spans)
         try:
-            results = self.link.call_many([script, also]) if also else [self.link.call(script)]
-            ok, text = results[0]
-            if also:
-                self.also_result = results[1]
+            if results is None:
+                results = self.link.call_many_later([_read_script(spans)])
+            got = results()
+            ok, text = got[0]
         except TclError as exc:
             self.link_failures += 1  # the poller tells a lost link from unreadable memory by it
             self.last_link_error = str(exc)
@@ -367,7 +448,7 @@ class TclReader(MemoryReader):
                 raise MemoryReadError(lo, hi - lo, f"OpenOCD's reply is not {(hi - lo) // 4} 32-bit numbers: "
                                       f"{g[:80]!r}")
             out.append(b"".join(w.to_bytes(4, "little") for w in words))
-        return out
+        return out, (got[1] if len(got) > 1 else None)
 
 
 class CoreOverTcl(Core):

@@ -38,9 +38,11 @@ class _Partial:
         self.result: Result | None = None
         self.reads: list[tuple[int, int]] = []  # (addr, length) of each step, for the scanner's caller
 
-    def next_len(self, budget):
-        """Bytes the next step reads with this budget (whole words; 0: the band is empty)."""
-        return min(budget, len(self.data) - self.cursor) // 4 * 4 or min(4, len(self.data) - self.cursor)
+    def next_len(self, budget, cursor=None):
+        """Bytes the next step reads with this budget (whole words; 0: the band is empty), from
+        the band's cursor or from `cursor` (BandScanner.plan looking further ahead)."""
+        left = len(self.data) - (self.cursor if cursor is None else cursor)
+        return min(budget, left) // 4 * 4 or min(4, left)
 
     def step(self, reader, budget):
         """Reads up to budget bytes at the cursor; returns the bytes read."""
@@ -85,19 +87,33 @@ class BandScanner:
         """Whether every band asked for has had a whole pass (always, for whole scans)."""
         return self.budget is None or all(p.result is not None for p in self._partial.values())
 
-    def plan(self) -> list[tuple[int, int]]:
+    def plan(self, after: int = 0) -> list[tuple[int, int]]:
         """[(addr, length)] the next incremental measure() will read if the bands stay the
-        same: what the live poller fetches ahead, in one request with the refresh's other reads."""
+        same: what the live poller fetches ahead, in one request with the refresh's other reads.
+        after N: the measure() after the next N ones, each reading what plan() says (the poller
+        sends the next refresh's request while it works on this one: BatchedReader.ahead)."""
         if self.budget is None or not self._order:
             return []
+        cursors = {id(p): p.cursor for p in self._order}
+        for turn in range(self._turn, self._turn + after + 1):
+            out = []
+            for part, n in self._steps(cursors, turn):
+                out.append((part.low + cursors[id(part)], n))
+                cursors[id(part)] = (cursors[id(part)] + n) % max(len(part.data), 1)
+        return out
+
+    def _steps(self, cursors: dict[int, int], turn: int) -> list[tuple["_Partial", int]]:
+        """[(band, bytes)] a measure() at `turn` reads with the bands' cursors at `cursors` (their
+        own, or further on: plan): round robin, each call starting one band further, `budget`
+        bytes in all."""
         out, budget = [], self.budget
         for k in range(len(self._order)):
             if budget <= 0:
                 break
-            part = self._order[(self._turn + k) % len(self._order)]
-            n = part.next_len(budget)
+            part = self._order[(turn + k) % len(self._order)]
+            n = part.next_len(budget, cursors[id(part)])
             if n > 0:
-                out.append((part.low + part.cursor, n))
+                out.append((part, n))
                 budget -= n
         return out
 
@@ -125,10 +141,7 @@ class BandScanner:
                 part = self._partial[name] = _Partial(low, high, pattern)
             parts.append((name, part))
         self._order = [part for _, part in parts]
-        budget = self.budget
-        for k in range(len(parts)):  # round robin: each call starts one band further
-            if budget <= 0:
-                break
-            budget -= parts[(self._turn + k) % len(parts)][1].step(reader, budget)
+        for part, n in self._steps({id(p): p.cursor for p in self._order}, self._turn):
+            part.step(reader, n)
         self._turn += 1
         return {name: part.result for name, part in parts}

@@ -398,8 +398,7 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
                 kind=TASK_OVERFLOW, headline=f"VERDICT: {ts.stack_name} overflowed"
                 + (" (the fault was taken on it)" if ts is fault_task else "") + f": {tasks.overflow_text(ts)}; "
                 "what it overwrote there may be what failed"))
-    free_damage = [c for c in figures.checks(desc, s, ctx.figs) if c.rule == "canary" and c.verdict == "FAIL"] \
-        if desc else []
+    free_damage = figures.canary_damage(desc, ctx.figs) if desc else []
     for c in free_damage:
         out.verdicts.append(postmortem.Verdict(
             kind=OVERRUN, headline="VERDICT: something wrote past its buffer in the arena: " +

@@ -287,6 +287,12 @@ def plan(arena: Arena) -> Plan:
 
 
 @per_table
+def past_the_end(arena: Arena) -> list[Region]:
+    """The regions that extend past the arena's size (a corrupt region table)."""
+    return [r for r in arena.regions if r.end > arena.size]
+
+
+@per_table
 def inverted_lifetimes(arena: Arena) -> list[Region]:
     """Planned regions whose first_use is after their last_use: a corrupt region entry (TFLM's
     allocation scopes always give first <= last)."""
@@ -438,6 +444,28 @@ class GuardWriter:
     task_through: bool = False
 
 
+def canary_damage(desc: Descriptor, figures_by_arena: dict[int, ArenaFigures]) -> list[Check]:
+    """The failing `canary` checks of the arenas (as checks() words them): what wrote past its
+    buffer into a free band (the fault analysis's overrun verdict)."""
+    if desc.agentless:
+        return []
+    tagged = [(a, f"arena {a.index}" if len(desc.arenas) > 1 else "arena") for a in desc.arenas]
+    return [c for a, tag in tagged if (c := _canary_check(a, figures_by_arena[a.index], tag)).verdict == FAIL]
+
+
+def _canary_check(arena: Arena, fig: ArenaFigures, tag: str) -> Check:
+    """The `canary` rule of one arena (the agent fills its free band with 0xAA)."""
+    band = arena.canary
+    if not band.filled:
+        return Check("canary", WARN, f"{tag}: free band not filled (arenascope_canary_fill not called)")
+    if fig.damage:
+        s, e = fig.damage
+        return Check("canary", FAIL, f"{tag}: free band overwritten at +{s}..+{e} "
+                                     f"({arena.base_addr + s:#x}-{arena.base_addr + e:#x}, {e - s} B)"
+                                     f"{_near(arena, s)}: something wrote past its buffer")
+    return Check("canary", PASS, f"{tag}: free band intact ({band.size} B)")
+
+
 def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, ArenaFigures], seq_odd: bool = False,
            ram_ranges: Sequence[tuple[int, int, str]] | None = None,
            guard_writer: GuardWriter | None = None) -> list[Check]:
@@ -458,25 +486,15 @@ def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, Ar
     for arena in desc.arenas:
         fig = figures_by_arena[arena.index]
         tag = f"arena {arena.index}" if len(desc.arenas) > 1 else "arena"
-        band = arena.canary
-        if agentless:
-            pass  # no canary without the agent: not a warning, a mode
-        elif not band.filled:
-            out.append(Check("canary", WARN, f"{tag}: free band not filled (arenascope_canary_fill not called)"))
-        elif fig.damage:
-            s, e = fig.damage
-            out.append(Check("canary", FAIL, f"{tag}: free band overwritten at +{s}..+{e} "
-                                             f"({arena.base_addr + s:#x}-{arena.base_addr + e:#x}, {e - s} B)"
-                                             f"{_near(arena, s)}: something wrote past its buffer"))
-        else:
-            out.append(Check("canary", PASS, f"{tag}: free band intact ({band.size} B)"))
+        if not agentless:  # no canary without the agent: not a warning, a mode
+            out.append(_canary_check(arena, fig, tag))
         if arena.base_addr % 16 or (arena.alignment and arena.base_addr % arena.alignment):
             out.append(Check("alignment", FAIL, f"{tag}: base {arena.base_addr:#x} is not {max(16, arena.alignment)}"
                                                 "-byte aligned (TFLM aligns up and loses up to 15 B)"))
         else:
             out.append(Check("alignment", PASS, f"{tag}: base {arena.base_addr:#x} is 16-byte aligned"))
         out.append(_bounds_check(desc, arena, tag, ram_ranges))
-        bad = [r for r in arena.regions if r.end > arena.size]
+        bad = past_the_end(arena)
         backwards = inverted_lifetimes(arena)
         ov = overlaps(arena)
         if bad:

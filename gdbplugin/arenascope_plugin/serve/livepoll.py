@@ -4,7 +4,10 @@ the standalone `arenascope live`. Each refresh is the pipeline's gather and snap
 (pipeline.py), the same figures, checks and fault as at a stop.
 
 One refresh reads only what can change, in one request in steady state (acquire/batch.py: what
-the last two refreshes both read, and the band scanner's next slices, fetched together):
+the last two refreshes both read, and the band scanner's next slices, fetched together). Run flat
+out (the link slower than the rate asked), each refresh sends the next one's request before it
+works on its own reads (BatchedReader.ahead, over OpenOCD's Tcl port), so the host's work hides in
+the probe's round trip; paced, each refresh reads when it is due. What a refresh reads:
 - the descriptor (132 B on Cortex-M, ABI 1.1: one self-checking read), through
   DescriptorSession: a torn read (seq odd, or changed under the read) is retried, and never
   published; the region tables are re-read only when layout_generation changes;
@@ -64,6 +67,9 @@ class LivePoller:
         self.last = None            # the last snapshot published
         self.trouble = None         # what is wrong now (run()), None while refreshes work
         self.trouble_link = "lost"  # and how the viewer is told: "lost" or "untrusted"
+        # Whether each refresh sends the next one's request while it works (BatchedReader.ahead):
+        # run() sets it while refreshes run back to back, and clears it when it paces them.
+        self.ahead = False
 
     def refresh(self) -> dict:
         """One refresh: the snapshot (also kept as .last). Raises TornError (nothing published),
@@ -74,14 +80,16 @@ class LivePoller:
         if rearm is not None:
             rearm()  # a link whose deadline passed in the last refresh is tried again (once: acquire/via.py)
         core = self.target.core
-        # The core's state rides in the reads' request when the link takes it (OpenOCD's Tcl): a
-        # state asked alone cost a round trip every 100 ms, a quarter of the refreshes at 40 a second.
-        ride = core.script() if getattr(core, "script", None) is not None and core.due() else None
-        state = self.reader.begin(self._expected + self.scanner.plan(), also=ride)
+        sent = self.reader.pending  # this refresh's request went while the last one worked
+        state = self.reader.begin(self._expected + self.scanner.plan(), also=self._ride())
         if state is not None:
             core.take(*state)
-        elif getattr(core, "refresh", None) is not None:
-            core.refresh()
+        elif not sent and getattr(core, "refresh", None) is not None:
+            core.refresh()  # (a request sent ahead carries the state when it is due: the next one will)
+        if self.ahead:
+            # The next refresh's request, on the link while this one is worked on: in steady state
+            # it reads what this one does, and the band scans' slices after this refresh's.
+            self.reader.ahead(self._expected + self.scanner.plan(after=1), also=self._ride())
         try:
             ctx = pipeline.gather(self.target, self.settings, self.cache, self.scanner, verify=True)
             if ctx.desc is not None and ctx.desc.halted_in_update:
@@ -115,6 +123,18 @@ class LivePoller:
                         "link_error": None, "history": list(self.history)}
         self.last = snap
         return snap
+
+    def _ride(self) -> str | None:
+        """The core's state command when it is due, to ride in the reads' request when the link
+        takes it (OpenOCD's Tcl): a state asked alone cost a round trip every 100 ms, a quarter of
+        the refreshes at 40 a second."""
+        core = self.target.core
+        return core.script() if getattr(core, "script", None) is not None and core.due() else None
+
+    def settle(self) -> None:
+        """Drops the request sent ahead, if any, once its reply is in: the next refresh will not
+        start at once (its data would be old), or the poller stops (its link may close)."""
+        self.reader.take_ahead()
 
     def _link_check(self, failures: int) -> None:
         """MemoryReadError when a read of this refresh failed because the link did: the stages took
@@ -201,36 +221,50 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
     pacer = Pacer(hz, time.monotonic())
     trouble = None
     announced = None  # the last fault said (fault_seen's key)
-    while not stop.is_set():
-        try:
-            snap = poller.refresh()
-        except TornError as exc:
-            if trouble != "torn":
-                report(f"torn read discarded: {exc}" + ("" if poller.last else " (no good data yet)"))
-                trouble = poller.trouble = "torn"
-            stop.wait(period)
-            continue
-        except (MemoryReadError, DecodeError, TargetError) as exc:
-            if stop.is_set():
-                break
-            why = str(exc)
-            if trouble is None or _gist(trouble) != _gist(why):  # said once, not again for other counts
-                corrupt = isinstance(exc, (DecodeError, TargetError))
-                report(f"{'the descriptor read is corrupt' if corrupt else 'live read failed'}: {why}; retrying every "
-                       f"{interval_errors:g} s")
-                poller.trouble_link = "untrusted" if corrupt else "lost"
-                lost = poller.lost(why, poller.trouble_link)
-                if lost is not None:
-                    publish(lost)
-                trouble = poller.trouble = why
-            stop.wait(interval_errors)
-            continue
-        if trouble is not None:
-            report(f"live reads work again (refresh {poller.refreshes})")
-            trouble = poller.trouble = None
-        seen = fault_seen(snap)
-        if seen is not None and seen[0] != announced:
-            report(seen[1])  # once a fault: the front end says it where the user looks (GDB, stderr)
-        announced = seen[0] if seen is not None else announced
-        publish(snap)
-        stop.wait(pacer.wait(time.monotonic()))
+    try:
+        while not stop.is_set():
+            try:
+                snap = poller.refresh()
+            except TornError as exc:
+                if trouble != "torn":
+                    report(f"torn read discarded: {exc}" + ("" if poller.last else " (no good data yet)"))
+                    trouble = poller.trouble = "torn"
+                _pause(poller, stop, period)
+                continue
+            except (MemoryReadError, DecodeError, TargetError) as exc:
+                if stop.is_set():
+                    break
+                why = str(exc)
+                if trouble is None or _gist(trouble) != _gist(why):  # said once, not again for other counts
+                    corrupt = isinstance(exc, (DecodeError, TargetError))
+                    report(f"{'the descriptor read is corrupt' if corrupt else 'live read failed'}: {why}; retrying "
+                           f"every {interval_errors:g} s")
+                    poller.trouble_link = "untrusted" if corrupt else "lost"
+                    lost = poller.lost(why, poller.trouble_link)
+                    if lost is not None:
+                        publish(lost)
+                    trouble = poller.trouble = why
+                _pause(poller, stop, interval_errors)
+                continue
+            if trouble is not None:
+                report(f"live reads work again (refresh {poller.refreshes})")
+                trouble = poller.trouble = None
+            seen = fault_seen(snap)
+            if seen is not None and seen[0] != announced:
+                report(seen[1])  # once a fault: the front end says it where the user looks (GDB, stderr)
+            announced = seen[0] if seen is not None else announced
+            publish(snap)
+            wait = pacer.wait(time.monotonic())
+            poller.ahead = wait == 0  # back to back: the next refresh's request goes while it works
+            _pause(poller, stop, wait)
+    finally:
+        poller.settle()
+
+
+def _pause(poller: LivePoller, stop: threading.Event, seconds: float) -> None:
+    """Waits `seconds` (until `stop`) before the next refresh; a request sent ahead for it is
+    dropped first when there is a wait (its data would be old)."""
+    if seconds > 0:
+        poller.ahead = False
+        poller.settle()
+        stop.wait(seconds)
