@@ -81,7 +81,7 @@ def lr_lines(ctx: PipelineContext, f: Fault) -> list[str]:
 
 def damaged_regions(ctx: PipelineContext, desc: Descriptor | None, rec) -> list[Region]:
     """Labels of the immutable regions whose bytes no longer match the checksum the agent took
-    after allocation (region checksums: target_agent/include/arenascope/faultrecord.h)."""
+    after allocation (region checksums: target_agent/include/arenascope/fault.h)."""
     if rec is None or not rec.checksums_addr or not desc or not desc.arenas:
         return []
     reader = ctx.reader

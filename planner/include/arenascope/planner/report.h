@@ -17,15 +17,15 @@
 namespace arenascope::planner {
 
 // The contract of budget_json: its "schema" string (docs/planner-schema.json; CHANGELOG.md lists
-// it under "Contract versions"). The GDB plugin's copy is gdbplugin/arenascope_plugin/model.py
-// SCHEMA, and a test checks both against the JSON Schema's.
+// it under "Contract versions"). The GDB plugin's copy is SCHEMA in
+// gdbplugin/arenascope_plugin/acquire/planner.py, and a test checks both against the JSON Schema's.
 inline constexpr const char *kPlanSchema = "arenascope-plan/2";
 // The version of the snapshot `--snapshot` writes (docs/snapshot-schema.md).
 inline constexpr int kSnapshotVersion = 3;
 
 // The constants and formats the planner's snapshot shares with the GDB plugin's, each defined
-// once per language: the plugin's are in gdbplugin/arenascope_plugin/analysis.py, and both are
-// checked against tests/fixtures/shared_definitions_golden.json.
+// once per language: the plugin's are in gdbplugin/arenascope_plugin/analyse/figures.py and
+// decode/tflmvalue.py, and both are checked against tests/fixtures/shared_definitions_golden.json.
 //
 // The stack rule: the room from the stack's top to the arena's end must be at least this many
 // times the stack's peak. A snapshot carries it (stack.rule_factor): the viewer reads it there.
