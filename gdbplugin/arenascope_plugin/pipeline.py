@@ -12,6 +12,7 @@ No GDB here. Errors: TargetError, DecodeError, MemoryReadError, TornReadError, N
 """
 import copy
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 
 from arenascope_plugin import ports, stackbudget_job
@@ -21,8 +22,11 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
 from arenascope_plugin.analyse import agentless, diagnosis, faults, figures, rambudget, tasks
 from arenascope_plugin.analyse.bands import BandScanner
+from arenascope_plugin.analyse.diagnosis import Diagnosis
+from arenascope_plugin.analyse.tasks import TaskStack
 from arenascope_plugin.decode import abi, freertos, kernels, regionnames, tflm, tflmstate
-from arenascope_plugin.decode.descriptor import Band, DecodeError
+from arenascope_plugin.decode.descriptor import Band, DecodeError, Descriptor
+from arenascope_plugin.decode.kernels import KernelBuild
 from arenascope_plugin.decode.locate import NotFoundError, locate, scan
 from arenascope_plugin.decode.session import DescriptorSession, TornReadError
 from arenascope_plugin.errors import TargetError
@@ -64,29 +68,29 @@ class Context:
     settings: Settings
     cache: dict
     warnings: list[tuple[str, str]] = field(default_factory=list)
-    desc: object = None
+    desc: Descriptor | None = None
     located_by: str | None = None
-    tflm_layout: object = None                 # agentless: the decode.tflm.Layout (TFLM's era, its source)
-    figs: dict[int, object] = field(default_factory=dict)
-    stack: object = None
+    tflm_layout: tflm.Layout | None = None     # agentless: TFLM's era and its source
+    figs: dict[int, figures.ArenaFigures] = field(default_factory=dict)
+    stack: figures.StackFigures | None = None
     seq_odd: bool = False
     note: str | None = None
     stale: list[str] = field(default_factory=list)
     stack_source: str = "the descriptor"
     minimum_arena: int | None = None      # the planner's minimum arena, when it holds for this firmware
     descriptor_error: str | None = None     # why the agent's descriptor was not used (corrupt): agentless
-    tflm: object = None                   # agentless: the interpreter's tflmstate.State
+    tflm: tflmstate.State | None = None   # agentless: the interpreter's state
     plan: dict | None = None              # agentless: the planner's JSON for the model
     plan_note: str = ""                   # agentless: why there is no plan (warned once)
-    facts: object = None                  # agentless: the ELF's tflmstate.Facts
-    halt: object = None                   # where the core is stopped (faults.halt_of), unwound once
-    verdicts: object = None               # (fault, [postmortem.Verdict]) computed for it
+    facts: tflmstate.Facts | None = None  # agentless: what the ELF says of TFLM
+    halt: Any = None                      # where the core is stopped (faults.halt_of), unwound once
+    verdicts: Any = None                  # (fault, [postmortem.Verdict]) computed for it
     on_warn: Callable | None = None       # told each warning as it is found (key, text)
-    kernel: object = None                 # the RTOS's tasks (freertos.Kernel), None without one
-    tasks: list = field(default_factory=list)  # [tasks.TaskStack], measured
+    kernel: freertos.Kernel | None = None  # the RTOS's tasks, None without one
+    tasks: list[TaskStack] = field(default_factory=list)  # measured
     intact_regions: list = field(default_factory=list)  # checksummed regions as allocated (faults.damaged_regions)
-    diagnosis: object = None              # the post-mortem (analyse/diagnosis.diagnose), computed once
-    kernels: object = None                # agentless: the TFLM kernels the planner assumed (kernels.KernelBuild)
+    diagnosis: Diagnosis | None = None  # the post-mortem (analyse/diagnosis.diagnose), computed once
+    kernels: KernelBuild | None = None  # agentless: the TFLM kernels the planner assumed
 
     @property
     def reader(self) -> MemoryReader:
