@@ -12,8 +12,8 @@ No GDB here. Errors: TargetError, DecodeError, MemoryReadError, TornReadError, N
 """
 import copy
 from collections.abc import Callable
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 from arenascope_plugin import ports, stackbudget_job
 from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS, STACK_TOP_AND_SIZE_SYMBOLS
