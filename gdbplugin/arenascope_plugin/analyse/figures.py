@@ -476,8 +476,7 @@ def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, Ar
     if not desc.arenas:
         out.append(Check("arena", WARN, "no arena published yet (arenascope_arena_add not called): nothing to "
                                         "check but the stack and the guard band"))
-    agentless = desc.agentless
-    if not agentless and not desc.agent_measured:
+    if not desc.agentless and not desc.agent_measured:
         out.append(Check("measured", WARN, "the agent has not measured yet (arenascope_measure not called): the "
                                            "canary and stack figures come from the host's own scan or are unknown"))
     if seq_odd:
@@ -486,83 +485,97 @@ def checks(desc: Descriptor, stack: StackFigures, figures_by_arena: dict[int, Ar
     for arena in desc.arenas:
         fig = figures_by_arena[arena.index]
         tag = f"arena {arena.index}" if len(desc.arenas) > 1 else "arena"
-        if not agentless:  # no canary without the agent: not a warning, a mode
+        if not desc.agentless:  # no canary without the agent: not a warning, a mode
             out.append(_canary_check(arena, fig, tag))
-        if arena.base_addr % 16 or (arena.alignment and arena.base_addr % arena.alignment):
-            out.append(Check("alignment", FAIL, f"{tag}: base {arena.base_addr:#x} is not {max(16, arena.alignment)}"
-                                                "-byte aligned (TFLM aligns up and loses up to 15 B)"))
-        else:
-            out.append(Check("alignment", PASS, f"{tag}: base {arena.base_addr:#x} is 16-byte aligned"))
-        out.append(_bounds_check(desc, arena, tag, ram_ranges))
-        bad = past_the_end(arena)
-        backwards = inverted_lifetimes(arena)
-        ov = overlaps(arena)
-        if bad:
-            r = bad[0]
-            out.append(Check("plan", FAIL, f"{tag}: {len(bad)} region(s) extend past the arena's {arena.size} B, "
-                                           f"first {region_label(r)} at +{r.offset}..+{r.end}"))
-        elif backwards:
-            r = backwards[0]
-            out.append(Check("plan", FAIL, f"{tag}: corrupt region table: {len(backwards)} region(s) end their "
-                                           f"lifetime before it starts, first region {r.index} "
-                                           f"({region_label(r)}) with first_use {r.first_use} > last_use "
-                                           f"{r.last_use}; TFLM's planner never gives such a lifetime, so the "
-                                           "lifetimes and the plan figures cannot be trusted"))
-        elif ov:
-            o = ov[0]
-            a, b = arena.regions[o.a], arena.regions[o.b]
-            out.append(Check("plan", FAIL, f"{tag}: {len(ov)} pair(s) of regions share bytes while both are live, "
-                                           f"first {region_label(a)} and {region_label(b)} at +{o.start}..+{o.end}"))
-        elif desc.unplanned is not None:  # agentless without the plan: the head's regions are not known
-            out.append(Check("plan", WARN, f"{tag}: the memory plan is not checked: the head's tensors come from "
-                                           f"the plan, and there is none ({desc.unplanned})"))
-        else:
-            out.append(Check("plan", PASS, f"{tag}: no two regions with overlapping lifetimes share bytes "
-                                           f"({len(arena.regions)} regions)"))
-        if fig.peak > arena.size or max(arena.head, arena.temp) > arena.tail:
-            out.append(Check("used", FAIL, f"{tag}: head/temp end {max(arena.head, arena.temp)} B runs into the tail "
-                                           f"at {arena.tail} B (peak {fig.peak} B of {arena.size} B)"))
-        else:
-            out.append(Check("used", PASS, f"{tag}: peak {fig.peak} B <= size {arena.size} B"))
-        basis = ("against the planner's minimum arena" if fig.minimum_arena else
-                 "an upper estimate, measured against used bytes: TFLM needs more while it allocates; never "
-                 "shrink the arena on this figure alone")
-        pct = f"{fig.headroom_pct:.1f} %"
-        if fig.peak == 0:
-            out.append(Check("headroom", PASS, f"{tag}: nothing allocated yet (0 B used): the headroom is measured "
-                                               "once TFLM has allocated (after AllocateTensors; with the TFLM "
-                                               "adapter, after its Publish)"))
-        elif fig.headroom_pct < HEADROOM_WARN_PCT:
-            out.append(Check("headroom", WARN, f"{tag}: headroom {fig.headroom} B = {pct} of peak, below the "
-                                               f"10-20 % band ({basis})"))
-        elif fig.headroom_pct > HEADROOM_NOTE_PCT:
-            out.append(Check("headroom", PASS, f"{tag}: headroom {fig.headroom} B = {pct} of peak, above 20 % "
-                                               f"(note: room to spare; {basis})"))
-        else:
-            out.append(Check("headroom", PASS, f"{tag}: headroom {fig.headroom} B = {pct} of peak ({basis})"))
+        out += [_alignment_check(arena, tag), _bounds_check(desc, arena, tag, ram_ranges),
+                _plan_check(desc, arena, tag), _used_check(arena, fig, tag), _headroom_check(fig, tag)]
     if desc.guard.filled:
-        g = desc.guard
-        if g.touched:
-            w = guard_writer or GuardWriter()
-            where = f"guard band overwritten at {g.low_addr + g.touched_lo:#x}-{g.low_addr + g.touched_hi:#x} " \
-                    f"({g.touched_bytes} B)"
-            if w.stack_limit:
-                out.append(Check("guard", WARN, f"{where}: the fault handler's own frames, after the stack limit "
-                                                "register (MSPLIM) stopped an overflow (STKOF): not the arena; "
-                                                "`arena fault` gives the verdict"))
-            else:
-                who = (f"{w.task}, whose 0xA5 fill is gone down to its pxStack {w.task_low:#x}, "
-                       + ("ran through all of it into the arena below" if w.task_through else "reached it from above")
-                       if w.task else
-                       "the stack ran through all of it into the arena below" if stack.peak_is_lower_bound else
-                       "the stack, whose paint is gone down to its limit, reached it from above"
-                       if stack.overflowed and g.high_addr <= stack.low else
-                       "the stack (from above) or the arena (from below) reached it")
-                out.append(Check("guard", FAIL, f"{where}: {who}"))
-        else:
-            out.append(Check("guard", PASS, f"guard band intact ({g.size} B at {g.low_addr:#x})"))
+        out.append(_guard_check(desc.guard, stack, guard_writer or GuardWriter()))
     out.append(_stack_check(stack))
     return _not_judged(desc, out)
+
+
+def _alignment_check(arena: Arena, tag: str) -> Check:
+    """The `alignment` rule: TFLM aligns the arena's base up to 16 B (or the arena's own)."""
+    if arena.base_addr % 16 or (arena.alignment and arena.base_addr % arena.alignment):
+        return Check("alignment", FAIL, f"{tag}: base {arena.base_addr:#x} is not {max(16, arena.alignment)}"
+                                        "-byte aligned (TFLM aligns up and loses up to 15 B)")
+    return Check("alignment", PASS, f"{tag}: base {arena.base_addr:#x} is 16-byte aligned")
+
+
+def _plan_check(desc: Descriptor, arena: Arena, tag: str) -> Check:
+    """The `plan` rule: no region past the arena's end, no inverted lifetime, and no two regions
+    sharing bytes while both are live (TFLM's greedy planner never gives one)."""
+    bad, backwards, ov = past_the_end(arena), inverted_lifetimes(arena), overlaps(arena)
+    if bad:
+        r = bad[0]
+        return Check("plan", FAIL, f"{tag}: {len(bad)} region(s) extend past the arena's {arena.size} B, "
+                                   f"first {region_label(r)} at +{r.offset}..+{r.end}")
+    if backwards:
+        r = backwards[0]
+        return Check("plan", FAIL, f"{tag}: corrupt region table: {len(backwards)} region(s) end their "
+                                   f"lifetime before it starts, first region {r.index} "
+                                   f"({region_label(r)}) with first_use {r.first_use} > last_use "
+                                   f"{r.last_use}; TFLM's planner never gives such a lifetime, so the "
+                                   "lifetimes and the plan figures cannot be trusted")
+    if ov:
+        o = ov[0]
+        a, b = arena.regions[o.a], arena.regions[o.b]
+        return Check("plan", FAIL, f"{tag}: {len(ov)} pair(s) of regions share bytes while both are live, "
+                                   f"first {region_label(a)} and {region_label(b)} at +{o.start}..+{o.end}")
+    if desc.unplanned is not None:  # agentless without the plan: the head's regions are not known
+        return Check("plan", WARN, f"{tag}: the memory plan is not checked: the head's tensors come from "
+                                   f"the plan, and there is none ({desc.unplanned})")
+    return Check("plan", PASS, f"{tag}: no two regions with overlapping lifetimes share bytes "
+                               f"({len(arena.regions)} regions)")
+
+
+def _used_check(arena: Arena, fig: ArenaFigures, tag: str) -> Check:
+    """The `used` rule: the head (or temp) stays below the tail, the peak within the arena."""
+    if fig.peak > arena.size or max(arena.head, arena.temp) > arena.tail:
+        return Check("used", FAIL, f"{tag}: head/temp end {max(arena.head, arena.temp)} B runs into the tail "
+                                   f"at {arena.tail} B (peak {fig.peak} B of {arena.size} B)")
+    return Check("used", PASS, f"{tag}: peak {fig.peak} B <= size {arena.size} B")
+
+
+def _headroom_check(fig: ArenaFigures, tag: str) -> Check:
+    """The `headroom` rule: 10-20 % of the peak spare is the band to aim for."""
+    basis = ("against the planner's minimum arena" if fig.minimum_arena else
+             "an upper estimate, measured against used bytes: TFLM needs more while it allocates; never "
+             "shrink the arena on this figure alone")
+    pct = f"{fig.headroom_pct:.1f} %"
+    if fig.peak == 0:
+        return Check("headroom", PASS, f"{tag}: nothing allocated yet (0 B used): the headroom is measured "
+                                       "once TFLM has allocated (after AllocateTensors; with the TFLM "
+                                       "adapter, after its Publish)")
+    if fig.headroom_pct < HEADROOM_WARN_PCT:
+        return Check("headroom", WARN, f"{tag}: headroom {fig.headroom} B = {pct} of peak, below the "
+                                       f"10-20 % band ({basis})")
+    if fig.headroom_pct > HEADROOM_NOTE_PCT:
+        return Check("headroom", PASS, f"{tag}: headroom {fig.headroom} B = {pct} of peak, above 20 % "
+                                       f"(note: room to spare; {basis})")
+    return Check("headroom", PASS, f"{tag}: headroom {fig.headroom} B = {pct} of peak ({basis})")
+
+
+def _guard_check(g: Band, stack: StackFigures, w: GuardWriter) -> Check:
+    """The `guard` rule: the filled guard band between the stack and the arena is intact; when it
+    is not, who reached it (the caller's GuardWriter, else the stack's figures)."""
+    if not g.touched:
+        return Check("guard", PASS, f"guard band intact ({g.size} B at {g.low_addr:#x})")
+    where = f"guard band overwritten at {g.low_addr + g.touched_lo:#x}-{g.low_addr + g.touched_hi:#x} " \
+            f"({g.touched_bytes} B)"
+    if w.stack_limit:
+        return Check("guard", WARN, f"{where}: the fault handler's own frames, after the stack limit "
+                                    "register (MSPLIM) stopped an overflow (STKOF): not the arena; "
+                                    "`arena fault` gives the verdict")
+    who = (f"{w.task}, whose 0xA5 fill is gone down to its pxStack {w.task_low:#x}, "
+           + ("ran through all of it into the arena below" if w.task_through else "reached it from above")
+           if w.task else
+           "the stack ran through all of it into the arena below" if stack.peak_is_lower_bound else
+           "the stack, whose paint is gone down to its limit, reached it from above"
+           if stack.overflowed and g.high_addr <= stack.low else
+           "the stack (from above) or the arena (from below) reached it")
+    return Check("guard", FAIL, f"{where}: {who}")
 
 
 def _not_judged(desc: Descriptor, out: list[Check]) -> list[Check]:
