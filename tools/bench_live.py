@@ -166,7 +166,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=0.5, help="each phase of each round (default 0.5)")
     ap.add_argument("--rounds", type=int, default=16, help="rounds of baseline and poll a case (default 16)")
     ap.add_argument("--hz", type=float, default=20.0, help="the paced rate to check (default 20)")
-    ap.add_argument("--short", action="store_true", help="1 round of 0.5 s a phase, the figures printed and only "
+    ap.add_argument("--short", action="store_true", help="2 rounds of 0.5 s a phase, the figures printed and only "
                     "the bytes judged (the test command runs this; the rates depend on the machine's load)")
     args = ap.parse_args()
     if args.short:

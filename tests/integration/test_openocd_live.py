@@ -180,14 +180,17 @@ def test_openocd_going_away_is_reported_and_recovered():
         before = len(snaps)
         ch.stop_openocd()
         wait_for(lambda: any(s["live"]["link"] == "lost" for s in snaps))
-        time.sleep(0.5)  # a second failure (OpenOCD refusing, not closing) may follow
-        lost = [s for s in snaps if s["live"]["link"] == "lost"]
-        ch.start_openocd()
-        wait_for(lambda: any(m.startswith("live reads work again") for m in messages) and lost and any(
-            s["live"]["link"] == "ok" and s["state"]["invokes"] > lost[0]["state"]["invokes"]
-            for s in snaps[snaps.index(lost[0]) + 1:]))
+        ch.start_openocd()  # (a second failure, OpenOCD refusing rather than closing, may come first)
+
+        def recovered():
+            lost = [s for s in snaps if s["live"]["link"] == "lost"]
+            return any(m.startswith("live reads work again") for m in messages) and any(
+                s["live"]["link"] == "ok" and s["state"]["invokes"] > lost[0]["state"]["invokes"]
+                for s in snaps[snaps.index(lost[0]) + 1:])
+        wait_for(recovered)
         stop.set()
         t.join(10)
+    lost = [s for s in snaps if s["live"]["link"] == "lost"]
     assert before > 0
     assert any(m.startswith("live read failed: ") and "OpenOCD" in m for m in messages), messages
     # The viewer is told, with why, once per distinct failure (OpenOCD closing, then refusing), not

@@ -543,6 +543,9 @@ def test_live_link_from_gdb_and_qemu():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     plugin = ROOT / "gdbplugin" / "arenascope.py"
+    for stale in ("/tmp/arenascope-live-test.png", "/tmp/arenascope-live-test.json"):
+        if os.path.exists(stale):
+            os.remove(stale)  # the wait below is for this run's screenshot
     with qemu() as (qport, _):
         viewer = subprocess.Popen([str(VIEWER), "--connect",
                                    f"127.0.0.1:{port}", "--wait-snapshot", "60", "--frames", "5", "--screenshot",
@@ -552,7 +555,11 @@ def test_live_link_from_gdb_and_qemu():
                                        "delete", "set var demo_scenario = 2", "break demo_invoke_done if invokes == 2",
                                        "continue",
                                        f"arena view --no-launch --port {port} --wait 30",
-                                       "python import time; time.sleep(2)"], remote_port=qport)
+                                       # GDB (the server) stays until the viewer has drawn and written its
+                                       # screenshot, at most 60 s
+                                       "python exec(\"import os, time\\nend = time.monotonic() + 60\\n"
+                                       "while not os.path.exists('/tmp/arenascope-live-test.png') and "
+                                       "time.monotonic() < end: time.sleep(0.05)\")"], remote_port=qport)
         out, err = viewer.communicate(timeout=90)
     assert "arena view: snapshot sent to 1 viewer(s), verdict FAIL" in text, text
     assert viewer.returncode == 0, err
@@ -578,7 +585,6 @@ def test_viewer_keeps_the_last_snapshot_and_reconnects_when_gdb_comes_back():
     viewer must reconnect by itself and show the second one."""
     import socket
     import sys
-    import time
     sys.path.insert(0, str(ROOT / "gdbplugin"))
     from arenascope_plugin.serve import viewerlink
     with socket.socket() as s:
@@ -595,9 +601,7 @@ def test_viewer_keeps_the_last_snapshot_and_reconnects_when_gdb_comes_back():
         server = viewerlink.SnapshotServer(port)
         assert server.connected.wait(30), "the viewer never connected"
         server.broadcast(viewerlink.message(first))
-        time.sleep(0.5)
-        server.close()                      # GDB goes away: the viewer keeps its snapshot
-        time.sleep(1.0)
+        server.close()                      # GDB goes away: the viewer keeps its snapshot (sent before the close)
         server = viewerlink.SnapshotServer(port)  # GDB comes back on the same port
         assert server.connected.wait(30), "the viewer did not reconnect"
         server.broadcast(viewerlink.message(second))
