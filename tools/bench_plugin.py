@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the GDB plugin's refresh cost: prints figures, asserts nothing.
+"""Benchmark of the GDB plugin's refresh cost and its growth with regions: prints figures.
 
 1. A 200-region arena (a byte image served by the plugin's ImageReader, so the figures are the
    plugin's own work and bytes, without a probe): bytes read and wall time per `arena info`
@@ -16,7 +16,8 @@
    at that size; then a second `arena map` at the same stop (the band scans kept: bytes read).
 Targets: at most 1 KiB read per refresh in steady state (issue #3); every command linear in
 regions (issue 39). Prints the date and the figures; exit status 1 when a command
-grows more than 2x faster than the regions do. --short (the test command): 1,000 and 4,000.
+grows more than 2x faster than the regions do. --short (the test command): 1,000 and 4,000,
+the growth printed and not judged (a loaded machine's timings cannot judge it).
 
 Usage: tools/bench_plugin.py [--refreshes N] [--short]
 """
@@ -255,6 +256,9 @@ def main():
     bench_image(args.refreshes)
     bench_qemu(max(10, args.refreshes // 10))
     ok = bench_scale([1000, 4000] if args.short else [1000, 4000, 16384])
+    if args.short:
+        print("   (--short: the growth is printed, not judged; run without --short on an idle machine)")
+        return 0
     return 0 if ok else 1
 
 
