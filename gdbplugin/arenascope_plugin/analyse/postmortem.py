@@ -478,78 +478,111 @@ def allocation(state: tflmstate.State | None, f: Fault | None, halt: Halt, plan:
         return None
     size = state.arena_size
     text, evidence, outcome, minimum = replay_lines(plan, size)
-    evidence = list(state.evidence) + evidence
-    s = state.allocator or {}
-    want = replay_at(plan, size).get("state")
-    if s and want:
-        got = {k: s[k + "_"] - s["buffer_head_"] for k in ("head", "temp", "tail")}
-        same = all(got[k] == want.get(k) for k in got)
-        evidence.append("the target's allocator is frozen exactly where the replay stops" if same else
-                        f"the target's allocator (head_ +{got['head']}, temp_ +{got['temp']}, tail_ +{got['tail']}) "
-                        "is not where the replay stops: another model, other kernels, or another TFLM")
+    evidence = list(state.evidence) + evidence + _frozen_line(state, replay_at(plan, size).get("state"))
     stuck = stuck_line(halt) if halt else None
-    inside = halt is not None and halt.in_allocate_tensors
+    said = text + "." if text else ""
     if state.constructor_failed:
         headline = ("VERDICT: the arena is too small for TFLM's own allocator objects: the MicroInterpreter's "
-                    "constructor could not allocate them, and AllocateTensors can only fail after it. " +
-                    (text + "." if text else ""))
+                    "constructor could not allocate them, and AllocateTensors can only fail after it. " + said)
         return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence + ([stuck] if stuck else []))
     how = (outcome or {}).get("how")
     fails = bool(replay_at(plan, size).get("failed")) or (minimum is not None and size is not None and size < minimum)
+    inside = halt is not None and halt.in_allocate_tensors
     if inside and f is None and not halt.stuck and plan and not fails:
         # Stopped inside AllocateTensors (a breakpoint, a step) on an arena the replay says is big
         # enough: it is not finished yet, and nothing says it will not finish.
         return None
     if inside:
-        reaction = ("TFLM crashed" if f is not None else "TFLM hangs" if halt.stuck else "the core is")
-        headline = (f"VERDICT: AllocateTensors did not finish: {reaction} inside it, reacting to a too-small arena"
-                    + (f" ({_cause(how) if f is not None or halt.stuck else how})" if how else "")
-                    + ", not a bug elsewhere. " + (text + "." if text else ""))
-        if stuck:
-            evidence.append(stuck)
-        evidence.append("continuing will not get past it: the core is inside AllocateTensors; give the arena the "
-                        "size above, rebuild and run again")
-        return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence)
+        return _inside_allocate_tensors(f, halt, how, said, evidence, stuck)
+    unplaced = _unplaced(f, halt, how, said, evidence, stuck)
+    if unplaced is not None:
+        return unplaced
+    ignored = _failure_ignored(state, f, halt, plan, reader, text, evidence)
+    if ignored is not None:
+        return ignored
+    if said:
+        why = said
+    elif state.replay_mismatch:
+        why = ("the planner's replay does not match this firmware's TFLM, so no shortfall is given (the evidence "
+               "says what TFLM's own objects hold).")
+    else:
+        why = "the planner cannot say why (no model figures for this firmware)."
+    if stuck:
+        evidence.append(stuck)
+    return Verdict(verdicts.ALLOCATION_FAILED,
+                   "VERDICT: AllocateTensors did not finish: it returned kTfLiteError: " + why, evidence)
+
+
+def _frozen_line(state: tflmstate.State, want: dict | None) -> list[str]:
+    """Whether the target's allocator stopped where the planner's replay stops (head_, temp_,
+    tail_ from buffer_head_), as an evidence line; none when either is unknown."""
+    s = state.allocator or {}
+    if not s or not want:
+        return []
+    got = {k: s[k + "_"] - s["buffer_head_"] for k in ("head", "temp", "tail")}
+    if all(got[k] == want.get(k) for k in got):
+        return ["the target's allocator is frozen exactly where the replay stops"]
+    return [f"the target's allocator (head_ +{got['head']}, temp_ +{got['temp']}, tail_ +{got['tail']}) "
+            "is not where the replay stops: another model, other kernels, or another TFLM"]
+
+
+def _inside_allocate_tensors(f: Fault | None, halt: Halt, how: str | None, said: str, evidence: list[str],
+                             stuck: str | None) -> Verdict:
+    """The core crashed, hangs or stopped inside AllocateTensors on a too-small arena."""
+    reaction = ("TFLM crashed" if f is not None else "TFLM hangs" if halt.stuck else "the core is")
+    headline = (f"VERDICT: AllocateTensors did not finish: {reaction} inside it, reacting to a too-small arena"
+                + (f" ({_cause(how) if f is not None or halt.stuck else how})" if how else "")
+                + ", not a bug elsewhere. " + said)
+    if stuck:
+        evidence.append(stuck)
+    evidence.append("continuing will not get past it: the core is inside AllocateTensors; give the arena the "
+                    "size above, rebuild and run again")
+    return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence)
+
+
+def _unplaced(f: Fault | None, halt: Halt, how: str | None, said: str, evidence: list[str],
+              stuck: str | None) -> Verdict | None:
+    """The verdict when where the core stopped, relative to AllocateTensors, cannot be told: no
+    registers at all (a RAM dump), or no unwinder (the PC's function alone); None otherwise."""
     if halt is not None and halt.pc is None and f is None:
-        # No registers at all (a RAM dump without its registers file): where the core is, is unknown.
         headline = ("VERDICT: AllocateTensors did not finish, reacting to a too-small arena"
                     + (f" ({_cause(how)})" if how else "") + "; where the core stopped is unknown (no registers): it "
-                    "returned kTfLiteError, or TFLM crashed or hangs inside it. " + (text + "." if text else ""))
+                    "returned kTfLiteError, or TFLM crashed or hangs inside it. " + said)
         return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence + [
             "give the registers GDB's `info registers` printed at the stop (--registers FILE) to tell which"])
     if halt is not None and not halt.complete and (f is not None or halt.stuck):
-        # No unwinder (the PC's function alone): whether AllocateTensors is still on the stack is unknown.
         headline = ("VERDICT: AllocateTensors did not finish, reacting to a too-small arena"
                     + (f" ({_cause(how)})" if how else "") + "; " + (f"this {f.exception or 'fault'}" if f is not None
                                                                    else "the core is stuck") +
                     " may be inside it or after it: the call chain is unknown here (only the PC's function, "
-                    f"{halt.function or '??'}), so it cannot tell. " + (text + "." if text else ""))
+                    f"{halt.function or '??'}), so it cannot tell. " + said)
         return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence + ([stuck] if stuck else []) + [
             "load the ELF with its -g debug information (.debug_frame), or give the registers r0-r12, sp, lr, pc "
             "at the stop, to unwind the call chain"])
+    return None
+
+
+def _failure_ignored(state: tflmstate.State, f: Fault | None, halt: Halt, plan: dict | None,
+                     reader: MemoryReader | None, text: str, evidence: list[str]) -> Verdict | None:
+    """The failure-ignored verdict: AllocateTensors failed and the application went on (a fault
+    from the unallocated interpreter, Invoke on the stack, or AllocateTensors run again); None
+    when nothing says the application went on."""
     invoking = halt is not None and any("MicroInterpreter::Invoke" in fr for fr in halt.frames)
-    first = replay_at(plan, size).get("failed") or {}
+    first = replay_at(plan, state.arena_size).get("failed") or {}
     # initialization_status_ turns kTfLiteError only where StartModelAllocation fails: a first
     # failure later than that means AllocateTensors ran again (micro_interpreter.cc).
     later = ("parsing", "Init", "Prepare", "memory planning", "input/output")
     retried = state.init_status == 1 and bool(first) and any(k in first.get("phase", "") for k in later)
-    if f is not None or invoking or retried:
-        ties = [t for t in (_io_tie(reader, f, state),) if t]
-        if retried:  # said once, here, with what it means
-            evidence = [e for e in evidence if not e.startswith("initialization_status_ is kTfLiteError")]
-            ties.append("AllocateTensors ran again after its first failure (initialization_status_ is kTfLiteError, "
-                        "which the first failure in " + first.get("phase", "?") + " does not set): the application "
-                        "called Invoke (which retries it) or AllocateTensors on the unallocated interpreter")
-        headline = ("VERDICT: AllocateTensors failed and the application went on as if it had succeeded: "
-                    + (f"this {f.exception or 'fault'} comes from the unallocated interpreter. " if f is not None
-                       else "the interpreter is unallocated (every Invoke returns kTfLiteError). ")
-                    + (text + ". " if text else "") + "Check AllocateTensors' status and stop on kTfLiteError.")
-        return Verdict(verdicts.FAILURE_IGNORED, headline, evidence + ties)
-    headline = "VERDICT: AllocateTensors did not finish: it returned kTfLiteError: " + \
-        (text + "." if text else
-         "the planner's replay does not match this firmware's TFLM, so no shortfall is given (the evidence says "
-         "what TFLM's own objects hold)." if state.replay_mismatch else
-         "the planner cannot say why (no model figures for this firmware).")
-    if stuck:
-        evidence.append(stuck)
-    return Verdict(verdicts.ALLOCATION_FAILED, headline, evidence)
+    if f is None and not invoking and not retried:
+        return None
+    ties = [t for t in (_io_tie(reader, f, state),) if t]
+    if retried:  # said once, here, with what it means
+        evidence = [e for e in evidence if not e.startswith("initialization_status_ is kTfLiteError")]
+        ties.append("AllocateTensors ran again after its first failure (initialization_status_ is kTfLiteError, "
+                    "which the first failure in " + first.get("phase", "?") + " does not set): the application "
+                    "called Invoke (which retries it) or AllocateTensors on the unallocated interpreter")
+    headline = ("VERDICT: AllocateTensors failed and the application went on as if it had succeeded: "
+                + (f"this {f.exception or 'fault'} comes from the unallocated interpreter. " if f is not None
+                   else "the interpreter is unallocated (every Invoke returns kTfLiteError). ")
+                + (text + ". " if text else "") + "Check AllocateTensors' status and stop on kTfLiteError.")
+    return Verdict(verdicts.FAILURE_IGNORED, headline, evidence + ties)
