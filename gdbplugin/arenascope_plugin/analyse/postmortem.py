@@ -323,36 +323,9 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
     if not paint_gone and deepest is None:
         return None   # no stack value below the limit, and paint left (or none to tell by)
     lowest = deepest[0] if deepest else None
-    painted_line = (f"the stack could not be read ({stack.unread}), so its paint tells nothing; limit {stack.low:#x}"
-                    if stack.unread else
-                    f"the stack paint is gone down to the stack's limit {stack.low:#x}" if paint_gone else
-                    f"paint is left near the stack's limit {stack.low:#x} (the lowest word that lost it is at "
-                    f"{stack.hwm:#x}), but a frame keeps paint in the locals it never writes, so it does not show how "
-                    "deep the stack went" if stack.hwm is not None and stack.painted else
-                    "no stack paint left anywhere in the stack (all of it used, or never painted), limit "
-                    f"{stack.low:#x}")
-    evidence = [painted_line + f" (stack {stack.low:#x}-{stack.high:#x}); the arena {state.arena_symbol or ''} "
-                f"ends at {end:#x}, {stack.low - end} B below it"]
-    objects, values = [], []
-    for addr, size, what, role in tail:
-        if lowest is None or addr + size <= lowest:
-            continue
-        check = next((c for c in state.smashed if c.addr == addr or (c.role and c.role == role)), None)
-        words = _smashed_words(reader, facts, addr, size)
-        bad = _dangling(reader, facts, addr, size, role, state)
-        why = "; ".join(check.problems) if check is not None else \
-            "; ".join([f"{a:#x} holds {w}" for a, _, w in words[:2]] + bad)
-        objects.append({"name": what, "addr": addr, "size": size,
-                        "why": why or "in the range the stack ran over (its words may be the stack's, or still "
-                                      "TFLM's)"})
-        start = max(addr, lowest)
-        values += [(a, v, what) for a, v in tflmstate.words(reader, start, addr + size - start)]
-    for c in state.smashed:  # objects the checks found broken but the plan did not place
-        if not any(o["addr"] == c.addr for o in objects):
-            objects.append({"name": c.name, "addr": c.addr, "size": c.size, "why": "; ".join(c.problems)})
-            values += [(a, v, f"{c.name}.{c.at[a]}" if a in c.at else c.name)
-                       for a, v in tflmstate.words(reader, c.addr, c.size)]
-    objects.sort(key=lambda o: -o["addr"])
+    evidence = [_paint_line(stack, paint_gone) + f" (stack {stack.low:#x}-{stack.high:#x}); the arena "
+                f"{state.arena_symbol or ''} ends at {end:#x}, {stack.low - end} B below it"]
+    objects, values = _overrun_objects(reader, facts, state, tail, lowest)
     if not reach and not state.smashed and (pre_sp is None or pre_sp >= stack.low):
         return None
     into = ""
@@ -377,6 +350,47 @@ def stack_into_arena(reader: MemoryReader, facts: tflmstate.Facts, state: tflmst
                 f"Give the stack at least {figures.rule_text()} x its peak before the arena's end, or move the arena "
                 "away from the stack.")
     return Verdict(verdicts.STACK_INTO_ARENA, headline, evidence, objects, reach=lowest)
+
+
+def _paint_line(stack: figures.StackFigures, paint_gone: bool) -> str:
+    """What the stack's paint says of how deep it went (evidence of the stack-into-arena verdict)."""
+    if stack.unread:
+        return f"the stack could not be read ({stack.unread}), so its paint tells nothing; limit {stack.low:#x}"
+    if paint_gone:
+        return f"the stack paint is gone down to the stack's limit {stack.low:#x}"
+    if stack.hwm is not None and stack.painted:
+        return (f"paint is left near the stack's limit {stack.low:#x} (the lowest word that lost it is at "
+                f"{stack.hwm:#x}), but a frame keeps paint in the locals it never writes, so it does not show how "
+                "deep the stack went")
+    return f"no stack paint left anywhere in the stack (all of it used, or never painted), limit {stack.low:#x}"
+
+
+def _overrun_objects(reader: MemoryReader, facts: tflmstate.Facts, state: tflmstate.State, tail: list,
+                     lowest: int | None) -> tuple[list[dict], list[tuple]]:
+    """([{name, addr, size, why}] highest first, [(addr, value, what)]) of TFLM's tail objects the
+    stack ran over down to `lowest` (the plan's tail layout), and of those TFLM's checks found
+    broken but the plan did not place; the values are their words now, for the fault's tie."""
+    objects, values = [], []
+    for addr, size, what, role in tail:
+        if lowest is None or addr + size <= lowest:
+            continue
+        check = next((c for c in state.smashed if c.addr == addr or (c.role and c.role == role)), None)
+        words = _smashed_words(reader, facts, addr, size)
+        bad = _dangling(reader, facts, addr, size, role, state)
+        why = "; ".join(check.problems) if check is not None else \
+            "; ".join([f"{a:#x} holds {w}" for a, _, w in words[:2]] + bad)
+        objects.append({"name": what, "addr": addr, "size": size,
+                        "why": why or "in the range the stack ran over (its words may be the stack's, or still "
+                                      "TFLM's)"})
+        start = max(addr, lowest)
+        values += [(a, v, what) for a, v in tflmstate.words(reader, start, addr + size - start)]
+    for c in state.smashed:  # objects the checks found broken but the plan did not place
+        if not any(o["addr"] == c.addr for o in objects):
+            objects.append({"name": c.name, "addr": c.addr, "size": c.size, "why": "; ".join(c.problems)})
+            values += [(a, v, f"{c.name}.{c.at[a]}" if a in c.at else c.name)
+                       for a, v in tflmstate.words(reader, c.addr, c.size)]
+    objects.sort(key=lambda o: -o["addr"])
+    return objects, values
 
 
 def damaged(state: tflmstate.State | None, stack: figures.StackFigures | None,
