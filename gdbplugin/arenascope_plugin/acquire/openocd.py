@@ -134,8 +134,8 @@ class TclLink:
 
     def _open_side(self):
         """Asks OpenOCD to connect back to a listening socket here; on success results use it."""
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         assert self._sock is not None  # _connect opened it
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
             here = self._sock.getsockname()[0]  # the address OpenOCD reached us from
             listener.bind((here, 0))
