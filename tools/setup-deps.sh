@@ -13,8 +13,10 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev clang clang-format openocd pkg-config python3-hypothesis
   chromium fonts-dejavu-core python3-intelhex time python3-yaml python3-pykwalify python3-kconfiglib
   python3-venv python3-pip python3-setuptools python3-wheel git pkgconf libxml2-utils
-  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc mypy python3-typeshed
 )
+# mypy: the type check (tools/typecheck.sh); python3-typeshed, which mypy only recommends: the
+# stubs of GDB's `gdb` module that acquire/gdbtarget.py is checked against.
 
 # The linter's node and npm go by command, not by package: a node from elsewhere (NodeSource's
 # nodejs ships npm inside) serves as well, and Debian's npm would conflict with it.

@@ -382,7 +382,7 @@ def _measure(ctx, scanner, which, stack=None):
             ([(f"arena {a.index} free band", a.canary) for a in desc.arenas] if "free" in which else [])
     # a band is not read against a pattern the descriptor holds corrupt (it would be "damaged" everywhere)
     bands = [(n, b) for n, b in bands if b.filled and not desc.not_judged("canary")]
-    wanted = [(n, b.low_addr, b.high_addr, pattern) for n, b in bands]
+    wanted: list[tuple] = [(n, b.low_addr, b.high_addr, pattern) for n, b in bands]
     if stack is not None:
         wanted.append(("stack", *stack))
     wanted = [w for w in wanted if _in_declared_memory(ctx, *w)]
@@ -438,6 +438,7 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
         # the region tables re-read once a stop, however many commands verify them
         fresh = verify and not (this_stop is not None and this_stop.get(TABLES_READ))
         _find_descriptor(ctx, fresh_tables=fresh)
+        assert ctx.desc is not None  # _find_descriptor sets it, or raises
         if fresh and this_stop is not None:
             this_stop[TABLES_READ] = True
         _name_regions(ctx)
@@ -496,8 +497,9 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
                                           apart=_apart_from_stack(ctx, desc))
         ctx.stack.unread = unread if ctx.stack.hwm is None else ""
     else:
-        found = bounds or symbols.stack_bounds()
-        ctx.stack_source = "`set arena stack-range`" if bounds else f"the linker symbols {found[2]}" if found else ""
+        linker = None if bounds else symbols.stack_bounds()
+        found = bounds or linker
+        ctx.stack_source = "`set arena stack-range`" if bounds else f"the linker symbols {linker[2]}" if linker else ""
         if not found:
             raise TargetError("no stack bounds: no arenascope descriptor, no linker symbols (" +
                               ", ".join([f"{a}/{b}" for a, b in STACK_SYMBOLS] +
@@ -546,7 +548,7 @@ def _rtos_tasks(ctx: Context, scanner: BandScanner) -> None:
     if running is None or sp is None or not (running.stack_low - (64 << 10) <= sp <= (running.stack_high or sp)):
         sp = None  # not the running task's (the scheduler has not started, or a server without its SP)
     ctx.tasks = tasks.stacks(ctx.kernel, ctx.desc, ctx.symbols, sp)
-    wanted = [(tasks.scan_key(ts), *ts.scan_range(), freertos.FILL) for ts in ctx.tasks if ts.scan_range()]
+    wanted = [(tasks.scan_key(ts), *span, freertos.FILL) for ts in ctx.tasks if (span := ts.scan_range())]
     try:
         results = scanner.measure(ctx.reader, wanted)
     except (MemoryReadError, TargetError) as exc:
@@ -594,6 +596,8 @@ def checks_of(ctx: Context, with_fault: bool = True, with_budget: bool = False) 
     corrupt descriptor in agentless mode) and, with_fault, the `fault` rule: FAIL when the core
     took a fault this boot (analyse/diagnosis.Diagnosis.check); with_budget, the `budget` rule:
     the stack rule with the worst case from the ELF (`arena check --budget`, analyse/rambudget)."""
+    # gather() with need_descriptor (every caller's here) returns a descriptor, and stack figures always
+    assert ctx.desc is not None and ctx.stack is not None
     # the heap and named target memory are RAM too: an arena malloc'd from them is in bounds
     ram = [(lo, hi, what) for lo, hi, kind, what in ctx.symbols.memories() if kind == "ram"]
     out = figures.checks(ctx.desc, ctx.stack, ctx.figs, seq_odd=ctx.seq_odd, ram_ranges=ram,
@@ -622,6 +626,7 @@ def checks_of(ctx: Context, with_fault: bool = True, with_budget: bool = False) 
 def snapshot(ctx: Context, with_fault: bool = True) -> dict:
     """The snapshot of what gather found (docs/snapshot-schema.md): figures, checks, TFLM's
     objects and, with_fault, the fault and its verdicts."""
+    assert ctx.desc is not None and ctx.stack is not None  # as in checks_of: gather() with need_descriptor
     source = {"elf": ctx.symbols.elf_path, "located_by": ctx.located_by}
     if ctx.reader.origin:
         source["dump"] = ctx.reader.origin  # read from a RAM dump: the snapshot says so

@@ -28,6 +28,8 @@ keeps the replies in order, so a read the plan did not foresee, made meanwhile, 
 flight first and keeps it for its refresh. No thread: the host's work and the reply's parsing do
 not contend (a thread cost 0.4 ms of CPU a refresh, and in the rig's busy case the CPU is what the
 emulated link itself runs on)."""
+from collections.abc import Callable
+
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 
 MAX_PIECE = 1024        # a piece longer than this is not fetched ahead (a region table, a long scan)
@@ -40,7 +42,8 @@ class BatchedReader(MemoryReader):
 
     def __init__(self, inner: MemoryReader, constants: list[tuple[int, int]] | tuple = ()) -> None:
         self.inner, self.name = inner, getattr(inner, "name", "memory")
-        self._ahead = None  # (pieces, the function reading their reply) of the request ahead() sent
+        # (pieces, the function reading their reply) of the request ahead() sent
+        self._ahead: tuple[list[tuple[int, int]], Callable[[], tuple]] | None = None
         self._constants = sorted(constants)
         self._kept: dict[tuple[int, int], bytes] = {}   # constant pieces, read once
         self._fetched: dict[tuple[int, int], bytes] = {}
@@ -76,7 +79,7 @@ class BatchedReader(MemoryReader):
         except MemoryReadError:
             return None
         self._fetched = dict(zip(kept, got, strict=True))
-        return self.inner.also_result if riding else None
+        return getattr(self.inner, "also_result", None) if riding else None  # riding: the inner reader has it
 
     def ahead(self, plan: list[tuple[int, int]], also: str | None = None) -> None:
         """Sends the next refresh's fetch of `plan` (and `also`) now; the next begin() reads its
@@ -152,4 +155,6 @@ class BatchedReader(MemoryReader):
             self.hits += len(pieces)
             return [self._keep(p, self._kept[p] if p in self._kept else self._fetched.pop(p)) for p in pieces]
         self.misses += len(pieces)
-        return [self._keep(p, d) for p, d in zip(pieces, self.inner.read_many(pieces), strict=True)]
+        many = getattr(self.inner, "read_many", None)
+        assert many is not None  # offered (__init__) only when the inner reader has it
+        return [self._keep(p, d) for p, d in zip(pieces, many(pieces), strict=True)]

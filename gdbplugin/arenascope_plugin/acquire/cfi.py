@@ -64,7 +64,7 @@ def frame_layout(symbols: Symbols, function: int, sp: int, ra: int) -> tuple[int
     below the CFA). None when the ELF does not describe it, or the function does not save the
     return address (a leaf). sp, ra: the architecture's DWARF register numbers."""
     table = cfi_of(symbols)
-    best = None
+    best: tuple[int, int] | None = None
     for row in table.rows(function):
         rule, saved = row["cfa"], row.get(ra)
         if rule.expr is None and rule.reg == sp and saved is not None and saved.type == "OFFSET":

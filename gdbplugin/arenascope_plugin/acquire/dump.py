@@ -186,7 +186,8 @@ class DumpReader(ImageReader):
 def load(specs: Iterable[str], flash: Iterable[tuple[int, bytes, str]] = ()) -> DumpReader:
     """The DumpReader of these --ram arguments (and the flash's bytes, DumpReader's flash);
     DumpError for a bad file or overlapping ranges."""
-    pieces, segments = [], []
+    pieces: list[Piece] = []
+    segments: list[tuple[int, bytes]] = []
     for spec in specs:
         path, found = read_spec(spec)
         for base, data in found:

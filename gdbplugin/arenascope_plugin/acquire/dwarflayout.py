@@ -133,7 +133,8 @@ class DwarfTypes:
         die = self._types.defs.get(name)
         if die is None:
             return None
-        offsets, sizes = {}, {}
+        offsets: dict[str, int] = {}
+        sizes: dict[str, int] = {}
         self._walk(die, wanted, 0, offsets, sizes)
         return {m: (offsets[m], sizes.get(m)) for m in offsets}
 

@@ -137,7 +137,8 @@ def _read(path, class_name):
         from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
     except ImportError:
         return []
-    out, seen = [], set()
+    out: list[tuple[str, int, list[int]]] = []
+    seen: set = set()
     try:
         with open(path, "rb") as f:
             elf = ELFFile(f)

@@ -100,7 +100,8 @@ def _read(path: str) -> Image:
                     if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR:
                         code.append((s["sh_addr"], s["sh_addr"] + s["sh_size"]))
                         code_index.add(i)
-            marks, funcs = [], {}
+            marks: list[tuple[int, str]] = []
+            funcs: dict[int, tuple[int, int, str]] = {}   # start -> (start, size, name)
             for sym in symtab.iter_symbols():
                 name, value, kind = sym.name, sym["st_value"], sym["st_info"]["type"]
                 if name and kind not in ("STT_SECTION", "STT_FILE"):

@@ -17,7 +17,8 @@ HEAP_START_SYMBOLS = ("__heap_start", "_heap_start", "__heap_start__", "__HeapBa
 HEAP_END_SYMBOLS = ("__HeapLimit", "__heap_limit", "_heap_end", "__heap_end", "__heap_end__", "_eheap")
 
 
-_CACHE = {}  # (function, path, mtime, size) -> what it read: each ELF file is parsed once a version
+# (function, path, mtime, size) -> what it read: each ELF file is parsed once a version
+_CACHE: dict[tuple, object] = {}
 
 
 def _fresh(value):
@@ -188,7 +189,7 @@ def memory_map(path):
     """{"code": [(lo, hi)], "flash": [(lo, hi)], "ram": [(lo, hi)]} of the ELF's allocated sections:
     executable ones, read-only ones (code included: what a pointer into flash may point at) and
     writable ones. Empty lists without pyelftools or for an unreadable file."""
-    out = {"code": [], "flash": [], "ram": []}
+    out: dict[str, list[tuple[int, int]]] = {"code": [], "flash": [], "ram": []}
     lib = _elftools()
     if lib is None:
         return out

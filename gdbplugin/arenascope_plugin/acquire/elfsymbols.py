@@ -31,9 +31,9 @@ class ElfSymbols(Symbols):
     is True), and the descriptor is found by a scan of its RAM sections or its given address."""
 
     def __init__(self, path: str) -> None:
-        self.elf_path = os.path.abspath(path)
+        self.elf_path: str = os.path.abspath(path)
         self.file_addresses = True
-        self._table = {}
+        self._table: dict[str, tuple[int, int, str]] = {}   # name -> (address, size, STT_ kind)
         problem = elfinfo.not_an_elf(self.elf_path)
         if problem:
             raise ValueError(problem)
@@ -41,10 +41,10 @@ class ElfSymbols(Symbols):
             if name and kind in ("STT_FUNC", "STT_OBJECT", "STT_NOTYPE") and name not in self._table:
                 self._table[name] = (value & ~1 if kind == "STT_FUNC" else value, size, kind)
         self.stripped = not self._table
-        self._sorted = None
-        self._names = {}
-        self._lines = None
-        self._types = None
+        self._sorted: tuple[list[int], list[tuple[int, int, str]]] | None = None
+        self._names: dict[str, str] = {}
+        self._lines: tuple[list[int], list[tuple[int, str | None, int, bool]]] | None = None
+        self._types: dwarflayout.DwarfTypes | None = None
         self._pointer = elfinfo.pointer_size(self.elf_path)
 
     def address(self, name: str) -> int | None:
@@ -82,7 +82,7 @@ class ElfSymbols(Symbols):
         (end_sequence rows end a run)."""
         if self._lines is not None:
             return self._lines
-        rows = []
+        rows: list[tuple[int, str | None, int, bool]] = []
         try:
             from elftools.elf.elffile import ELFFile  # pylint: disable=import-outside-toplevel
             with open(self.elf_path, "rb") as f:

@@ -1,6 +1,7 @@
 """The GDB side: the only module that touches gdb for memory, symbols and target state.
 Read-only: nothing here writes target memory or calls a function on the target."""
 import re
+from typing import Any
 
 import gdb  # pylint: disable=import-error
 
@@ -12,7 +13,7 @@ from arenascope_plugin.errors import TargetError
 
 # What GDB says when the remote link is gone (remote.c), as opposed to an address it cannot read.
 # What GDB said when the link to the target was last lost (None: not since the last readable target).
-LOST = {"why": None}
+LOST: dict[str, str | None] = {"why": None}
 LINK_LOST = ("Remote connection closed", "Remote communication error", "Connection timed out",
              "The program has no registers now", "Remote target disconnected", "not being run",
              "Broken pipe")
@@ -24,7 +25,8 @@ class GdbReader(MemoryReader):
     name = "target"
     calls = 0
     bytes = 0
-    progress = None  # a present.progress.Progress while a command runs (gdb/framework.py)
+    # a present.progress.Progress while a command runs (gdb/framework.py); Any: acquire/ is below present/
+    progress: Any = None
 
     def read(self, addr, length):
         GdbReader.calls += 1
@@ -212,7 +214,7 @@ class GdbSymbols(Symbols):
 
     def name_at(self, addr):
         try:
-            text = gdb.execute(f"info symbol {addr:#x}", to_string=True).strip()
+            text = (gdb.execute(f"info symbol {addr:#x}", to_string=True) or "").strip()  # to_string: a str
         except gdb.error:
             return None
         if not text or text.startswith("No symbol"):
@@ -234,7 +236,7 @@ class GdbSymbols(Symbols):
             t = gdb.lookup_type(type_name).strip_typedefs()
         except gdb.error:
             return None
-        widths = {}
+        widths: dict[str, int] = {}
         found = _member_offsets(t, set(wanted), sizes=widths)
         return {m: (found[m], widths.get(m)) for m in found}
 
@@ -269,11 +271,11 @@ class GdbSymbols(Symbols):
         the server's regions, or the user's own `mem` regions): targetmemory."""
         if "target-memory" not in self.memo:
             try:
-                self.declared_memory = tuple(targetmemory.parse(gdb.parameter("arena memory") or ""))
+                self.declared_memory = tuple(targetmemory.parse(str(gdb.parameter("arena memory") or "")))
             except (RuntimeError, ValueError, gdb.error):  # not registered (a bare import), or refused when set
                 self.declared_memory = ()
             try:
-                mapped = targetmemory.from_info_mem(gdb.execute("info mem", to_string=True))
+                mapped = targetmemory.from_info_mem(gdb.execute("info mem", to_string=True) or "")
             except gdb.error:
                 mapped = []
             self.memo["target-memory"] = mapped
@@ -282,7 +284,7 @@ class GdbSymbols(Symbols):
     def scan_ranges(self):
         ranges = list(elf_ram_ranges()[0])
         if not ranges:  # a position-independent executable: its sections where the process has them
-            for line in gdb.execute("info files", to_string=True).splitlines():
+            for line in (gdb.execute("info files", to_string=True) or "").splitlines():
                 parts = line.split()
                 if len(parts) == 5 and parts[1] == "-" and parts[3] == "is" and parts[4] in (".data", ".bss"):
                     entry = (int(parts[0], 16), int(parts[2], 16), parts[4])
@@ -306,9 +308,9 @@ class GdbCore(Core):
         return None
 
     def frames(self):
-        out = []
+        out: list[str] = []
         try:
-            frame = gdb.newest_frame()
+            frame: gdb.Frame | None = gdb.newest_frame()
             while frame is not None and len(out) < 32:
                 out.append("<exception frame>" if frame.type() == gdb.SIGTRAMP_FRAME else
                            frame.name() or f"{frame.pc():#x}")
@@ -319,7 +321,7 @@ class GdbCore(Core):
 
     def frame_args(self, function, names):
         try:
-            frame = gdb.newest_frame()
+            frame: gdb.Frame | None = gdb.newest_frame()
             while frame is not None:
                 if function in (frame.name() or ""):
                     return {n: int(frame.read_var(n)) for n in names}

@@ -85,16 +85,16 @@ class TclLink:
     def __init__(self, host="127.0.0.1", port=DEFAULT_PORT, timeout=TIMEOUT_S, quiet=True, cancel=None):
         self.host, self.port, self.timeout = host, port, timeout
         self.cancel = cancel
-        self._sock = None
+        self._sock: socket.socket | None = None
         self._buf = b""
         self.connects = 0
         self.quiet = quiet
         self.quiet_why = None       # why the side channel is not used (None: it is, or quiet=False)
-        self._side = None           # (socket, buffer) of the side channel
+        self._side: list | None = None  # [socket, buffer] of the side channel
         self._chan = None           # its Tcl variable in OpenOCD
         self.failed = None          # the passed deadline's message, repeated until rearm()
         self._deadline = 0.0
-        self._pending = None        # commands sent by call_many_later whose results are not read yet
+        self._pending: _Pending | None = None  # commands sent by call_many_later whose results are not read yet
 
     @property
     def endpoint(self):
@@ -134,6 +134,7 @@ class TclLink:
 
     def _open_side(self):
         """Asks OpenOCD to connect back to a listening socket here; on success results use it."""
+        assert self._sock is not None  # _connect opened it
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
             here = self._sock.getsockname()[0]  # the address OpenOCD reached us from
@@ -215,6 +216,7 @@ class TclLink:
         return self._replies(len(lines))
 
     def _send(self, lines):
+        assert self._sock is not None  # connected first (_commands, call_many_later)
         self._sock.settimeout(self._left())
         self._sock.sendall(b"".join(line.encode() + TERM for line in lines))
 
@@ -306,6 +308,7 @@ class TclLink:
     def _collect(self):
         """Reads the results of the commands call_many_later() sent into its _Pending."""
         p, self._pending = self._pending, None
+        assert p is not None  # called only while one is pending
         self._deadline = p.deadline
         try:
             replies = self._guarded(lambda: self._replies(p.count))
@@ -321,10 +324,11 @@ class TclLink:
             bad = next(r for r in replies if r.strip())
             raise TclError(f"the side channel to OpenOCD {self.endpoint} failed: {bad.strip()[:120]}")
         texts = []
+        side = self._side
+        assert side is not None  # the commands were sent for the side channel, and nothing closed it since
         try:
             for _ in replies:
-                text, self._side[1] = self._recv_until_term(self._side[0], self._side[1],
-                                                            f"on the side channel from {self.endpoint}")
+                text, side[1] = self._recv_until_term(side[0], side[1], f"on the side channel from {self.endpoint}")
                 texts.append(text)
         except (OSError, TclError) as exc:
             self.close()
@@ -447,7 +451,7 @@ class TclReader(MemoryReader):
             if len(words) != (hi - lo) // 4 or None in words:
                 raise MemoryReadError(lo, hi - lo, f"OpenOCD's reply is not {(hi - lo) // 4} 32-bit numbers: "
                                       f"{g[:80]!r}")
-            out.append(b"".join(w.to_bytes(4, "little") for w in words))
+            out.append(b"".join(w.to_bytes(4, "little") for w in words if w is not None))  # (none is None)
         return out, (got[1] if len(got) > 1 else None)
 
 

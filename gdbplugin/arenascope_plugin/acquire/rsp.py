@@ -111,7 +111,7 @@ class RspLink:
         self.host, self.port, self.timeout = host, port, timeout
         self.server = server            # how messages name it (acquire/servers.py)
         self.cancel = cancel
-        self._sock = None
+        self._sock: socket.socket | None = None   # None: not connected
         self._buf = bytearray()         # bytes received and not yet taken (taken from the front: O(1))
         self.connects = 0
         self.features: dict[str, str] = {}
@@ -146,8 +146,8 @@ class RspLink:
     # --- connection
     def _connect(self) -> None:
         try:
-            self._sock = socket.create_connection((self.host, self.port), timeout=self._left())
-            self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._sock = sock = socket.create_connection((self.host, self.port), timeout=self._left())
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except TimeoutError:
             self._sock = None
             self.failed = (f"cannot connect to {self._where()}: no answer to the connection within {self.timeout:g} s "
@@ -223,8 +223,10 @@ class RspLink:
 
     # --- packets
     def _send(self, data: bytes) -> None:
-        self._sock.settimeout(self._left())
-        self._sock.sendall(data)
+        sock = self._sock
+        assert sock is not None  # only inside an exchange: _within_deadline connected first
+        sock.settimeout(self._left())
+        sock.sendall(data)
 
     def _recv(self) -> None:
         """Waits for bytes, SLICE_S at most, within the deadline (RspError once it passed, or when
@@ -232,9 +234,11 @@ class RspLink:
         left = self._left()
         if self.cancel is not None and self.cancel.is_set():
             raise RspError(f"stopped while waiting for {self._where()}")
-        self._sock.settimeout(min(SLICE_S, left))
+        sock = self._sock
+        assert sock is not None  # only inside an exchange: _within_deadline connected first
+        sock.settimeout(min(SLICE_S, left))
         try:
-            chunk = self._sock.recv(65536)
+            chunk = sock.recv(65536)
         except TimeoutError:
             return
         if not chunk:

@@ -207,7 +207,8 @@ class Symbols:
     def pointer_paths(self, class_name: str) -> list[tuple[str, int, list[int]]]:
         """Where the ELF's global variables hold typed pointers to class_name (dwarfpointers:
         [(label, address, chain)]); [] without the file or its DWARF."""
-        return dwarfpointers.pointer_paths(self._file(), class_name) if self._file() else []
+        path = self._file()
+        return dwarfpointers.pointer_paths(path, class_name) if path else []
 
     def vtables(self, classes: Iterable[str]) -> dict[str, tuple[int, int]]:
         return elfinfo.vtables(self._file(), classes) if self._file() else {}

@@ -16,7 +16,7 @@ FILLER_BYTES = 512 << 20
 def merged(ranges) -> list[tuple[int, int]]:
     """[(lo, hi)] of ranges [(lo, hi[, name ...])] with touching or overlapping ones joined, sorted
     (empty ranges left out): adjacent sections said, and checked, as the one memory they are."""
-    out = []
+    out: list[tuple[int, int]] = []
     for lo, hi in sorted((r[0], r[1]) for r in ranges if r[1] > r[0]):
         if out and lo <= out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], hi))
@@ -28,7 +28,7 @@ def merged(ranges) -> list[tuple[int, int]]:
 def parse(text: str) -> list[tuple[int, int, str]]:
     """'NAME START END[; NAME START END ...]' (numbers in C syntax: 0x21000000), or "" / "none"
     for no memory. ValueError saying what is wrong."""
-    out = []
+    out: list[tuple[int, int, str]] = []
     text = (text or "").strip()
     if text in ("", "none", "auto"):
         return out
@@ -38,9 +38,9 @@ def parse(text: str) -> list[tuple[int, int, str]]:
             continue
         if len(words) != 3:
             raise ValueError(f"{part.strip()!r}: expected NAME START END, e.g. 'psram 0x21000000 0x22000000'")
-        name, lo, hi = words
+        name, lo_text, hi_text = words
         try:
-            lo, hi = int(lo, 0), int(hi, 0)
+            lo, hi = int(lo_text, 0), int(hi_text, 0)
         except ValueError:
             raise ValueError(f"{part.strip()!r}: START and END are numbers, e.g. 0x21000000") from None
         if not 0 <= lo < hi <= 1 << 64:

@@ -67,7 +67,7 @@ class Link:
     via: Via
     reader: MemoryReader
     core: Core
-    link: object                       # openocd.TclLink or rsp.RspLink (close(), connects)
+    link: openocd.TclLink | rsp.RspLink  # close(), connects
     server: str                        # what messages call the other end
     warnings: list[str] = field(default_factory=list)
 
@@ -115,9 +115,9 @@ def open_link(via: Via, symbols=None, cancel=None, progress=None, timeout: float
                         "core there: arenascope reads a target through a debug probe's GDB server or OpenOCD's Tcl "
                         "port (docs/hardware.md); under QEMU, dump the RAM from GDB (`dump binary memory ram.bin "
                         "...`) and give it with --ram ram.bin@ADDR (docs/hardfault.md)")
-    link = rsp.RspLink(via.host, via.port, timeout=timeout, server=name, cancel=cancel)
+    rsp_link = rsp.RspLink(via.host, via.port, timeout=timeout, server=name, cancel=cancel)
     try:
-        link.ensure()
+        rsp_link.ensure()
     except rsp.RspError as exc:
         raise LinkError(str(exc)) from None
     warnings = []
@@ -126,5 +126,5 @@ def open_link(via: Via, symbols=None, cancel=None, progress=None, timeout: float
                         "a GDB connection opens (its gdb-attach event; docs/hardware.md says how to turn that off): "
                         "start the live view while halted, or read through its Tcl port instead "
                         f"(--via tcl:{via.host}:{found.tcl_port})")
-    return Link(via, rsp.RspReader(link, cancel=cancel, progress=progress), rsp.CoreOverRsp(link, symbols),
-                link, name, warnings)
+    return Link(via, rsp.RspReader(rsp_link, cancel=cancel, progress=progress), rsp.CoreOverRsp(rsp_link, symbols),
+                rsp_link, name, warnings)

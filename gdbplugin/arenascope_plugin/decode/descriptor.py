@@ -197,7 +197,7 @@ class Descriptor:
 
 def _unpack(type_name, data, offset, addr_size):
     lay = abi.layout(type_name, addr_size)
-    out = {}
+    out: dict[str, object] = {}
     for name, ftype in abi.TYPES[type_name]:
         at = offset + lay[name]
         if ftype == "char[8]":

@@ -114,7 +114,8 @@ def _list_owners(reader, lay, addr, label, problems):
     count = _word(reader, addr + lay.list["uxNumberOfItems"][0], lay.ptr)
     end = addr + lay.list["xListEnd"][0]
     item = _word(reader, end + lay.mini["pxNext"][0], lay.ptr)
-    owners, seen = [], set()
+    owners: list[int] = []
+    seen = set()
     if item == 0 and count == 0:
         return owners  # all zero (.bss): vListInitialise has not run yet, the kernel is not started
     while item != end:
@@ -181,6 +182,7 @@ def walk(reader: MemoryReader, symbols: Symbols) -> Kernel | None:
     if missing:
         return Kernel("FreeRTOS", [], None, [f"FreeRTOS's task lists cannot be walked: the debug information lacks "
                                              f"{', '.join(missing)} (build tasks.c with -g)"])
+    assert lay.list_size  # missing() names sizeof(List_t) when it is unknown
     problems: list[str] = []
     try:
         current = _word(reader, symbols.address("pxCurrentTCB"), lay.ptr) or None

@@ -93,7 +93,7 @@ def cpu_from_attributes(attrs: dict) -> tuple[str | None, str]:
     if arch not in _ARCH and named not in _CPUS:
         said = f" (Tag_CPU_name \"{named}\")" if named else ""
         return None, f"the ELF's build attributes name no Cortex-M core{said}"
-    arch_name, representative = _ARCH.get(arch, ("?", named))
+    arch_name, representative = _ARCH.get(arch, ("?", named)) if arch is not None else ("?", named)
     dsp = attrs.get(TAG_DSP_EXTENSION, 0) == 1 or arch == 13   # v7E-M implies the DSP extension
     mve = attrs.get(TAG_MVE_ARCH, 0) in (1, 2)
     base = named if named in _CPUS else representative
@@ -129,9 +129,10 @@ def detect(symbols, kernels: str = "auto", cpu: str = "auto") -> KernelBuild:
         return KernelBuild(kernels, None, "; ".join(evidence))
     if cpu == "auto":
         attrs, why = symbols.build_attributes()
-        cpu, how = cpu_from_attributes(attrs) if attrs else (None, why)
-        if cpu is None:
-            cpu, how = "cortex-m4", f"cortex-m4 assumed ({how}): set arena cpu NAME"
+        read, how = cpu_from_attributes(attrs) if attrs else (None, why)
+        if read is None:
+            read, how = "cortex-m4", f"cortex-m4 assumed ({how}): set arena cpu NAME"
+        cpu = read
         evidence.append(f"CPU {cpu}: {how}")
     else:
         cpu = canonical_cpu(cpu)

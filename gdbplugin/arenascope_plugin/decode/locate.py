@@ -146,7 +146,7 @@ def choose(found: list[Candidate]) -> tuple[Candidate | None, str | None]:
     if len(found) == 1:
         return best, (f"the only descriptor found, at {best.address:#x}, may not be the agent's{copy_note}; point at "
                       "the right one with `set arena descriptor-address ADDR`" if best.inside else None)
-    by = {}
+    by: dict[str | None, list[Candidate]] = {}   # the criterion deciding for best (None: a tie)
     for c in found:
         if c is not best:
             by.setdefault(_decides(best, c), []).append(c)

@@ -23,7 +23,9 @@ def differences(symbols: Symbols, entry: dict, limit: int = 4) -> tuple[list[str
     diffs, confirmed = [], 0
     for role, size in entry["sizes"].items():
         cls = era.cls(role)
-        got = symbols.type_size(cls) if cls else None
+        if not cls:
+            continue
+        got = symbols.type_size(cls)
         if got is None:
             continue
         if got != size:
@@ -31,7 +33,7 @@ def differences(symbols: Symbols, entry: dict, limit: int = 4) -> tuple[list[str
             continue
         confirmed += 1
         keys = {**entry["offsets"].get(role, {}), **{k: v[0] for k, v in entry["optional"].get(role, {}).items()}}
-        names = {era.member(role, k): k for k in keys if era.member(role, k)}
+        names = {m: k for k in keys if (m := era.member(role, k))}
         found = symbols.members(cls, list(names)) or {}
         for name, key in names.items():
             if name not in found:
@@ -70,7 +72,7 @@ def era_of(symbols: Symbols, candidates: list[P.Era]) -> P.Era:
             fits.append(era)
     if len(fits) == 1:
         return fits[0]
-    classes = ", ".join(sorted({P.short(e.cls(r)) for e in candidates for r in (P.MICRO_ALLOCATOR,
+    classes = ", ".join(sorted({P.short(e.cls_of(r)) for e in candidates for r in (P.MICRO_ALLOCATOR,
                                                                                 P.ARENA_ALLOCATOR, P.GRAPH)}))
     head = ("agentless mode: this firmware's TFLM library has no debug information (its DWARF declares "
             f"{classes} without describing them: TFLM built without -g, as prebuilt vendor libraries are)")

@@ -28,7 +28,8 @@ def free_chunks(reader: MemoryReader, free_list_addr: int | None, heap: tuple[in
         return None
     try:
         c = int.from_bytes(reader.read(free_list_addr, pointer), "little")
-        out, seen = [], set()
+        out: list[tuple[int, int]] = []
+        seen = set()
         while c and len(out) < MAX_CHUNKS and c not in seen:
             seen.add(c)
             if not heap[0] <= c < heap[1]:

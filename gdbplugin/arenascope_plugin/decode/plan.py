@@ -30,7 +30,7 @@ def _arena_from_plan(doc):
     tensors = {(sg["index"], t["index"]): t for sg in doc["subgraphs"] for t in sg["tensors"]}
     main = doc["subgraphs"][0]
     bits = {name: bit for bit, name in abi.REGION_FLAGS.items()}
-    regions = []
+    regions: list[Region] = []
     for b in doc["buffers"]:
         t = tensors.get((b["subgraph"], b["tensor"])) if b["tensor"] >= 0 else None
         flags = bits["offline"] if b["offline"] else 0

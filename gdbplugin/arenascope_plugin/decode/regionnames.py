@@ -43,7 +43,8 @@ def _literal(text: bytes) -> int | None:
 def parse(data: bytes, size: int | None = None) -> tuple[dict[tuple[int, str, int], str], list[str]]:
     """({(arena index, kind name, region id): name}, warnings) from the section's bytes. size:
     the section's whole size when `data` is only its start (a cut is warned about)."""
-    names, warnings = {}, []
+    names: dict[tuple[int, str, int], str] = {}
+    warnings: list[str] = []
     where = f"ELF section {SECTION}"
     if size is not None and size > len(data):
         warnings.append(f"{where} is {size} bytes: only its first {len(data)} are read")

@@ -16,6 +16,7 @@ from arenascope_plugin.decode.descriptor import (
     Corruption,
     DecodeError,
     Descriptor,
+    Region,
     TableEntryError,
     decode_descriptor,
     decode_regions,
@@ -38,15 +39,17 @@ class DescriptorSession:
                  ram_ranges: list[tuple[int, int]] | None = None) -> None:
         self.reader, self.address, self.retries = reader, address, retries
         self.ram_ranges = ram_ranges  # [(lo, hi)] the tables must lie in, or None: no check
-        self._size = None
+        self._size: int | None = None
         self._one_read = False  # ABI 1.1: the block alone is checked (seq_check)
-        self._tables = {}   # arena index -> (layout_generation, regions_addr, count, regions)
+        # arena index -> ((layout_generation, regions_addr, count), _regions' answer for them)
+        self._tables: dict[int, tuple[tuple[int, int, int], tuple]] = {}
         self.last_seq = None
 
     def _block_and_seq(self):
         """The descriptor's bytes and then its seq again: from the block itself (ABI 1.1's
         seq_check, read last in the same ascending read), else a second read, in one request
         where the reader can (read_many: one round trip over a probe link)."""
+        assert self._size is not None  # read() reads the preamble first
         if self._one_read:
             desc = self._decode(self.reader.read(self.address, self._size))
             if desc.seq_check is not None:
@@ -134,7 +137,7 @@ class DescriptorSession:
 
     def _cached(self, desc, arena):
         cached = self._tables.get(arena.index)
-        return bool(cached) and cached[0] == (desc.layout_generation, arena.regions_addr, arena.region_count)
+        return cached is not None and cached[0] == (desc.layout_generation, arena.regions_addr, arena.region_count)
 
     def _regions(self, desc, arena, use_cache=True):
         """(regions, None, None), or ([], why, (watch address, width)) for a table not believed:
@@ -147,7 +150,7 @@ class DescriptorSession:
         if use_cache and cached and cached[0] == key:
             return cached[1]
         count, entry = arena.region_count, desc.region_entry_size
-        table = ([], None, None)
+        table: tuple[list[Region], str | None, tuple[int, int] | None] = ([], None, None)
         if count:
             try:
                 self._check_in_ram(arena, count * entry)

@@ -23,7 +23,7 @@ tested on byte images laid out from a Layout. The planner's arrays in free arena
 overwritten by the first Invoke: nothing here reads them. No GDB import.
 """
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from arenascope_plugin.acquire.planner import (
@@ -140,19 +140,19 @@ def era_of(symbols: Symbols) -> P.Era:
 
     def has_member(cls, member):
         found = symbols.members(cls, [member]) if member else None
-        return bool(found) and member in found
+        return found is not None and member in found  # (an empty dict holds no member either)
 
     def has_vtable(sym):
         return symbols.address(sym) is not None
 
     era, found = P.detect(has_vtable, lambda cls: symbols.type_size(cls) is not None, has_member)
     if era is None:
-        candidates = P.undescribed(has_vtable) if symbols.type_size(P.NEWEST.cls(P.INTERPRETER)) else []
+        candidates = P.undescribed(has_vtable) if symbols.type_size(P.NEWEST.cls_of(P.INTERPRETER)) else []
         if candidates:
             era = measuredlayout.era_of(symbols, candidates)
         else:
             linked = next((e for sym, e in P.graph_vtables() if has_vtable(sym)), None)
-            if linked is not None and symbols.type_size(linked.cls(P.MICRO_ALLOCATOR)) is None:
+            if linked is not None and symbols.type_size(linked.cls_of(P.MICRO_ALLOCATOR)) is None:
                 raise TargetError(f"agentless mode: this firmware links TFLM ({linked.describe()}), but its debug "
                                   f"information describes neither {linked.cls(P.MICRO_ALLOCATOR)} nor "
                                   f"{linked.cls(P.INTERPRETER)}: build the application with -g (and keep the "
@@ -178,7 +178,7 @@ def layout(symbols: Symbols) -> Layout:
         cls = era.cls(role)
         if cls is None:
             return None
-        names = {era.member(role, k): k for k in keys if era.member(role, k)}
+        names = {m: k for k in keys if (m := era.member(role, k))}
         found = symbols.members(cls, list(names))
         return None if found is None else {names[m]: v for m, v in found.items() if m in names}
 
@@ -192,7 +192,8 @@ def layout(symbols: Symbols) -> Layout:
         if found is None:  # TFLM built without -g: the era's measured layout, where it is confirmed
             undescribed.append(role)
             continue
-        missing = [era.member(role, k) for k in keys if k not in found]
+        # (`or k`: never taken, every era names REQUIRED's members; a None would stop the join)
+        missing = [era.member(role, k) or k for k in keys if k not in found]
         if missing:
             raise TargetError(f"agentless mode: {era.cls(role)} has no member {', '.join(missing)} in this firmware: "
                               f"a TFLM between the layouts the plugin knows (closest: {era.describe()}); say which "
@@ -200,17 +201,18 @@ def layout(symbols: Symbols) -> Layout:
         offsets[role] = {m: v[0] for m, v in found.items()}
         member_sizes[role] = {m: v[1] for m, v in found.items() if v[1] is not None}
     for role in P.SIZED:
-        size = symbols.type_size(era.cls(role))
+        size = symbols.type_size(era.cls_of(role))
         if size is None:
             if role not in undescribed:
                 undescribed.append(role)
         else:
             sizes[role] = size
     for role in P.SIZED_IF_PRESENT:
-        size = symbols.type_size(era.cls(role)) if era.cls(role) else None
+        size = symbols.type_size(cls) if (cls := era.cls(role)) else None
         if size:
             sizes[role] = size
-    arena_cls, np_base, p_base = (era.cls(r) for r in (P.ARENA_ALLOCATOR, P.NON_PERSISTENT_BASE, P.PERSISTENT_BASE))
+    arena_cls = era.cls_of(P.ARENA_ALLOCATOR)
+    np_base, p_base = (era.cls(r) for r in (P.NON_PERSISTENT_BASE, P.PERSISTENT_BASE))
     base = (symbols.base_offset(arena_cls, np_base) if np_base else 0) or 0
     persistent_base = symbols.base_offset(arena_cls, p_base) if p_base else None
     lay = Layout(pointer=symbols.pointer_size(), offsets=offsets, sizes=sizes, saba_nonpersistent_base=base,
@@ -381,12 +383,12 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
     def tensor_data(s, t):
         return _ptr(reader, tensor_arrays[s] + t * layout.sizes[ev] + layout.off(ev, "data"), layout)
 
-    walk_out = Walk(interpreter=interpreter, model_addr=model_addr, arena=None, two_arena=al.two)
-    regions = []
+    mismatches: list[str] = []  # the Walk's, made once its arena is
+    regions: list[Region] = []
     # The head: every planned buffer where TFLM put it (planner id order, as the agent publishes).
     predicted_scratch = sum(1 for b in plan["buffers"] if b["tensor"] < 0)
     if scratch_count != predicted_scratch and not shared_allocator:
-        walk_out.mismatches.append(
+        mismatches.append(
             f"TFLM holds {scratch_count} scratch buffer(s), the planner predicts {predicted_scratch} (optimized "
             "kernels such as CMSIS-NN request others): the map shows only those both know")
     for b in plan["buffers"]:
@@ -401,12 +403,12 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
             what = scratch_label(b["scratch"])
         offset = where - buffer_head
         if not 0 <= offset <= size - b["size"]:
-            walk_out.mismatches.append(
+            mismatches.append(
                 f"{what} is at {where:#x}, outside the arena {buffer_head:#x}-{buffer_tail:#x}: not shown (the "
                 "model is not the one the interpreter runs, or TFLM's tensor table is corrupt)")
             continue
         if offset != b["offset"]:
-            walk_out.mismatches.append(f"{what}: TFLM put it at +{offset}, the planner predicted +{b['offset']}")
+            mismatches.append(f"{what}: TFLM put it at +{offset}, the planner predicted +{b['offset']}")
         regions.append(Region(index=len(regions), offset=offset, size=b["size"],
                               id=b["tensor"] if b["tensor"] >= 0 else b["scratch"],
                               kind="tensor" if b["tensor"] >= 0 else "scratch",
@@ -481,12 +483,13 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
         tail_regions.append(Region(index=len(tail_regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind=kind,
                                    flags=flags, first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=label))
     no_band = Band(low_addr=0, high_addr=0, touched_lo=abi.NONE, touched_hi=abi.NONE)
-    walk_out.arena = Arena(index=0, base_addr=buffer_head, regions_addr=0, model_addr=model_addr, size=size,
-                           head=max_head, temp=max(head_ptr, temp_ptr) - buffer_head,
-                           tail=size if al.two else tail_lo, model_size=plan["file_bytes"], canary=no_band,
-                           alignment=16, region_count=len(regions), region_capacity=len(regions),
-                           flags=abi.ARENA_FLAG_TFLM, regions=regions, memory="non-persistent" if al.two else "")
-    walk_out.arenas = [walk_out.arena]
+    arena = Arena(index=0, base_addr=buffer_head, regions_addr=0, model_addr=model_addr, size=size,
+                  head=max_head, temp=max(head_ptr, temp_ptr) - buffer_head,
+                  tail=size if al.two else tail_lo, model_size=plan["file_bytes"], canary=no_band,
+                  alignment=16, region_count=len(regions), region_capacity=len(regions),
+                  flags=abi.ARENA_FLAG_TFLM, regions=regions, memory="non-persistent" if al.two else "")
+    walk_out = Walk(interpreter=interpreter, model_addr=model_addr, arena=arena, mismatches=mismatches,
+                    two_arena=al.two, arenas=[arena])
     if al.two:  # the persistent buffer: no head, the tail only
         walk_out.arenas.append(Arena(index=1, base_addr=tail_base, regions_addr=0, model_addr=model_addr,
                                      size=tail_size, head=0, temp=0, tail=tail_lo, model_size=plan["file_bytes"],
@@ -496,11 +499,12 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
     return walk_out
 
 
-def fill_tail(known: list[tuple], tail_lo: int, tail_size: int) -> list[tuple]:
+def fill_tail(known: Sequence[tuple], tail_lo: int, tail_size: int) -> list[tuple]:
     """The tail [tail_lo, tail_size) as regions (offset, size, label, kind, flags): the known
     objects in address order (one that overlaps an earlier one is dropped) and the gaps between
     them, named UNNAMED_TAIL (kernel data, builtin options, quantization, padding)."""
-    at, filled = tail_lo, []
+    at = tail_lo
+    filled: list[tuple] = []
     for offset, nbytes, label, kind, flags in sorted(known):
         if offset > at:
             filled.append((at, offset - at, UNNAMED_TAIL, "persistent", 0))
@@ -547,7 +551,7 @@ def _kernel_buffers(reader, layout, plan, op_data, known, tail_base, tail_lo, ta
     several words fit (two per-channel arrays of one size) take them in the planner's order when
     there are exactly as many such words as requests; otherwise they stay in the unnamed tail.
     Returns [(offset, size, label, kind, flags)]."""
-    requests = {}
+    requests: dict[tuple[int, int], list[dict]] = {}
     for t in plan.get("tail", {}).get("regions", []):
         if t.get("role") == ROLE_KERNEL_BUFFER and t.get("operator", -1) >= 0:
             requests.setdefault((t["subgraph"], t["operator"]), []).append(t)
@@ -567,7 +571,8 @@ def _kernel_buffers(reader, layout, plan, op_data, known, tail_base, tail_lo, ta
         def fits(t, used, words=words):
             return {w - tail_base for w in words if w not in used and free(w - tail_base, w - tail_base + t["size"])}
 
-        used, left = set(), []
+        used: set[int] = set()
+        left = []
         for t in wanted:
             where = fits(t, used)
             if len(where) != 1:

@@ -22,6 +22,7 @@ whose name changed has a key of its own (NON_PERSISTENT_ALLOCATOR, ...), and an 
 members it names otherwise (`renamed`, None: absent).
 """
 from dataclasses import dataclass, field
+from typing import cast
 
 from arenascope_plugin.acquire import elfinfo
 from arenascope_plugin.decode.tflm_layouts import MEASURED
@@ -149,6 +150,12 @@ class Era:
     def cls(self, role: str) -> str | None:
         return self.classes.get(role, _COMMON.get(role))
 
+    def cls_of(self, role: str) -> str:
+        """cls() of a role every era has a class for (the graph, the allocators, SIZED's roles)."""
+        name = self.cls(role)
+        assert name is not None, f"TFLM era {self.id} has no {role} class"  # ERAS name these in every era
+        return name
+
     def member(self, role: str, key: str) -> str | None:
         return self.renamed.get((role, key), _KEYED.get((role, key), key))
 
@@ -207,12 +214,12 @@ def short(class_name: str) -> str:
 def graph_vtables() -> list[tuple[str, Era]]:
     """(vtable symbol, era) of each era's graph class, newest first: a MicroInterpreter is found in
     RAM by its embedded graph's vtable pointer."""
-    return [(vtable_symbol(e.cls(GRAPH)), e) for e in ERAS]
+    return [(vtable_symbol(e.cls_of(GRAPH)), e) for e in ERAS]
 
 
 def any_tflm_vtables() -> list[str]:
     """Vtable symbols that only a firmware linking some TFLM has."""
-    return sorted({vtable_symbol(e.cls(r)) for e in ERAS for r in (GRAPH, MICRO_ALLOCATOR)})
+    return sorted({vtable_symbol(e.cls_of(r)) for e in ERAS for r in (GRAPH, MICRO_ALLOCATOR)})
 
 
 def detect(has_vtable, has_type, has_member) -> tuple[Era | None, list[str]]:
@@ -224,7 +231,7 @@ def detect(has_vtable, has_type, has_member) -> tuple[Era | None, list[str]]:
     # its two-arena allocators' types then stand for it.
     one_arena_linked = any(has_type(e.cls(ARENA_ALLOCATOR)) for e in ERAS)
     for era in ERAS:
-        if not has_vtable(vtable_symbol(era.cls(GRAPH))):
+        if not has_vtable(vtable_symbol(era.cls_of(GRAPH))):
             continue
         two_arena = era.cls(TWO_ARENA_NON_PERSISTENT)
         if not has_type(era.cls(ARENA_ALLOCATOR)) and \
@@ -237,8 +244,8 @@ def detect(has_vtable, has_type, has_member) -> tuple[Era | None, list[str]]:
         if has_member(era.cls(MICRO_ALLOCATOR), era.member(MICRO_ALLOCATOR, NON_PERSISTENT_ALLOCATOR)):
             return era, []
     roles = [MICRO_ALLOCATOR, ARENA_ALLOCATOR, GRAPH, TWO_ARENA_NON_PERSISTENT, TWO_ARENA_PERSISTENT]
-    found = sorted({e.cls(r) for e in ERAS for r in roles if e.cls(r) and has_type(e.cls(r))} |
-                   {e.cls(GRAPH) for e in ERAS if has_vtable(vtable_symbol(e.cls(GRAPH)))})
+    found = sorted({c for e in ERAS for r in roles if (c := e.cls(r)) and has_type(c)} |
+                   {e.cls_of(GRAPH) for e in ERAS if has_vtable(vtable_symbol(e.cls_of(GRAPH)))})
     return None, found
 
 
@@ -254,12 +261,13 @@ def unsupported(found: list[str]) -> str:
 def measured(era: Era, abi: str | None) -> dict | None:
     """The era's layout measured on a real build for the C ABI (tflm_layouts.MEASURED's entry), or
     None when arenascope has not measured it."""
-    return next((m for m in MEASURED if m["era"] == era.id and m["abi"] == abi), None)
+    # cast: the generated entries mix str, dict and None values, which mypy joins to object
+    return next((m for m in cast(list[dict], MEASURED) if m["era"] == era.id and m["abi"] == abi), None)
 
 
 def measured_list() -> str:
     """The measured layouts, as messages name them: "2026-08 on arm-eabi, ..."."""
-    return ", ".join(f"{m['era']} on {m['abi']}" for m in MEASURED) or "none"
+    return ", ".join(f"{m['era']} on {m['abi']}" for m in cast(list[dict], MEASURED)) or "none"
 
 
 def undescribed(has_vtable) -> list[Era]:
@@ -267,13 +275,13 @@ def undescribed(has_vtable) -> list[Era]:
     (TFLM built without -g): those whose graph, MicroAllocator and arena allocator vtables its
     symbol table holds, newest first. Eras with the same vtables are told apart by the
     MicroInterpreter, which the application's own DWARF still describes (decode.tflm.era_of)."""
-    return [e for e in ERAS if all(has_vtable(vtable_symbol(e.cls(r))) for r in (GRAPH, MICRO_ALLOCATOR,
-                                                                               ARENA_ALLOCATOR))]
+    return [e for e in ERAS if all(has_vtable(vtable_symbol(e.cls_of(r))) for r in (GRAPH, MICRO_ALLOCATOR,
+                                                                                  ARENA_ALLOCATOR))]
 
 
 def vtable_classes(era: Era) -> dict[str, str]:
     """role -> class name of the era's classes that have vtables the checks compare."""
-    return {r: era.cls(r) for r in VIRTUAL if era.cls(r)}
+    return {r: c for r in VIRTUAL if (c := era.cls(r))}
 
 
 def names_that_vary() -> set[str]:

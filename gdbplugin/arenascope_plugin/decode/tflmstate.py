@@ -366,7 +366,8 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
     TFLM's constructor alone allocates (MicroAllocator::Create; the planner's replay gives it),
     to tell "not started" from "unfinished" when the allocator does not say. Never raises for
     what the target holds: unreadable and implausible objects are in the State's evidence."""
-    evidence, objects = [], []
+    evidence: list[str] = []
+    objects: list[ObjectCheck] = []
     st = State(interpreter=interpreter, condition="unknown", evidence=evidence, objects=objects)
     interp = _object(reader, lay, lay.name(MI), interpreter, lay.sizes.get(MI, 0),
                      [(MI, "model_"), (MI, "allocator_"), (MI, "tensors_allocated_"), (MI, "input_tensors_"),
