@@ -7,6 +7,8 @@ import random
 import re
 import threading
 
+import pytest
+
 from arenascope_plugin import pipeline
 from arenascope_plugin.acquire import openocd
 from arenascope_plugin.acquire.batch import BatchedReader
@@ -286,5 +288,10 @@ def test_a_tcl_request_sent_ahead_is_read_later_and_the_replies_stay_in_order():
     assert link.call("c") == (True, "c")         # a command meanwhile reads the replies before it first
     assert later() == [(True, "slow"), (True, "b")] and answered == ["slow", "b", "c"]
     assert link.call_many_later(["d"])() == [(True, "d")]
+    pending = link.call_many_later(["e"])
+    link.close()  # the poller stopping: a reply never read is an error, not a read from a closed socket
+    with pytest.raises(openocd.TclError, match="closed before its reply was read"):
+        pending()
+    assert link.call("f") == (True, "f")  # the link reconnects
     srv.close()
     link.close()

@@ -156,6 +156,12 @@ class TclLink:
             listener.close()
 
     def close(self):
+        """Closes the connection (the next command reconnects); commands sent by call_many_later
+        and not read yet fail with a TclError saying so."""
+        if self._pending is not None:
+            self._pending.error = TclError(f"the Tcl connection to OpenOCD {self.endpoint} was closed before "
+                                           "its reply was read")
+            self._pending = None
         for sock in (self._sock, self._side[0] if self._side else None):
             if sock is not None:
                 try:
