@@ -259,7 +259,9 @@ TABLE = [
     Setting("viewer-path", "string", "auto",
             "The viewer executable `arena view` starts: 'auto' looks for build/viewer/arenascope-viewer beside this "
             "plugin, then arenascope-viewer on PATH.", "the viewer executable", check_executable,
-            parse_tool("viewer", "arenascope-viewer"), metavar="PATH"),
+            parse_tool("viewer", "arenascope-viewer"), metavar="PATH",
+            tool_doc="The viewer `arenascope live` starts and `arenascope report` draws with: 'auto' looks for "
+                     "build/viewer/arenascope-viewer beside this plugin, then arenascope-viewer on PATH."),
     Setting("memory", "string", "none",
             "Memory the target has beyond the ELF's sections, 'NAME START END' (numbers), several separated by ';': "
             "external RAM an arena or an interpreter is allocated in (e.g. 'psram 0x21000000 0x22000000'), named in "

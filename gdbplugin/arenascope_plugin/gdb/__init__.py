@@ -27,7 +27,6 @@ from arenascope_plugin.gdb import (
     cmd_version,
     cmd_view,
     cmd_whereis,
-    events,
     framework,
     functions,
     printers,

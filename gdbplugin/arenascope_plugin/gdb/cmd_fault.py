@@ -1,11 +1,10 @@
 """`arena fault`: the last fault decoded, and whether the stack or the arena did it."""
-import gdb  # pylint: disable=import-error
-
-from arenascope_plugin import pipeline, ports
+from arenascope_plugin import pipeline
 from arenascope_plugin.analyse import diagnosis
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import jsonout, reports
+
 
 class FaultCommand(Sub):
     """Decode the last fault and say whether the stack or the arena did it.

@@ -21,7 +21,6 @@ from arenascope_plugin.gdb.framework import Sub
 from arenascope_plugin.gdb.settings import resolved, setting
 from arenascope_plugin.serve import livepoll, viewerlink
 
-
 # The running (or last) `arena live`. endpoint: (the link, how it was found), kept after a stop
 # for `arena live status`; link: the same link while it is still open, None once stop_live()
 # closed it (so it is closed once, after the poller thread no longer reads through it).
@@ -182,7 +181,8 @@ Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-
             gdb.write(f"arena live: warning: {text}\n")
         # Everything GDB knows is resolved here, in GDB's thread: the poller thread makes no GDB call.
         target = pipeline.Target(live.reader, symbols, live.core)
-        poller = livepoll.LivePoller(target, resolved(framework.attached(), with_fault_sp=False), scan_budget=args.scan_budget)
+        poller = livepoll.LivePoller(target, resolved(framework.attached(), with_fault_sp=False),
+                                     scan_budget=args.scan_budget)
         stop_live()  # the new link works: replace a running poller
         if events.LIVE["server"] is None:
             _STATE["own_server"] = True
