@@ -258,10 +258,7 @@ def _connect(args, stop=None, progress=None):
         print(f"arenascope: warning: {args.elf} has no symbol table (stripped): the descriptor is found by scanning "
               "its RAM sections (or --descriptor-address), and functions and lines are not named; give the "
               "unstripped ELF for names", file=sys.stderr)
-    try:
-        symbols.declared_memory = tuple(targetmemory.parse(args.memory))
-    except ValueError as exc:
-        raise UsageError(f"--memory: {exc}") from None
+    symbols.declared_memory = tuple(targetmemory.parse(args.memory))  # checked as the option was parsed
     if args.ram:
         try:
             found = dumped.open_dump(args.ram, args.registers, symbols)
@@ -273,7 +270,7 @@ def _connect(args, stop=None, progress=None):
         print(f"arenascope: {found.banner}", flush=True, file=sys.stderr if machine else sys.stdout)
     else:
         try:
-            link = via.open_link(where, symbols, cancel=stop, progress=progress, timeout=float(args.link_timeout))
+            link = via.open_link(where, symbols, cancel=stop, progress=progress, timeout=_parsed(args, "link-timeout"))
         except via.LinkError as exc:
             raise UsageError(str(exc)) from None
         reader, core, warnings = link.reader, link.core, link.warnings

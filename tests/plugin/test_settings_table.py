@@ -166,3 +166,20 @@ def test_the_tools_help_lists_every_setting():
     listed = out.split("Settings (GDB's `set arena NAME`", 1)[1].splitlines()[1:]
     assert [line.split()[0] for line in listed] == [s.flag for s in TABLE]
     assert "    --canary-pattern WORD" in out and "default 47800" in out
+
+
+ELF = ROOT / "build" / "firmware" / "demo_fw.elf"
+
+
+@pytest.mark.skipif(not ELF.exists(), reason=f"{ELF} not built")
+def test_the_tools_advice_names_its_own_options(tmp_path):
+    """A RAM dump with no descriptor in it: the tool's error points at its option, not GDB's setting."""
+    dump = tmp_path / "zeros.bin"
+    dump.write_bytes(bytes(4096))
+    r = subprocess.run([sys.executable, str(CLI), "info", "--elf", str(ELF), "--ram", f"{dump}@0x20000000",
+                        "--descriptor-address", "0x20000100", "--stack-range", "__StackLimit", "__StackTop"],
+                       capture_output=True, text=True, timeout=60, env=dict(os.environ, PYTHONPATH=""))
+    assert r.returncode == 2
+    assert "no arenascope descriptor at 0x20000100: magic is 00 00 00 00 00 00 00 00" in r.stderr
+    assert "or check the --descriptor-address option)" in r.stderr and "set arena" not in r.stderr \
+        and "show arena" not in r.stderr, r.stderr
