@@ -295,11 +295,16 @@ TABLE = [
             "EXC_RETURN; 'auto' tries the common names ("
             + ", ".join(s for p in ports.all_ports() for s in p.fault_sp_symbols) + ").",
             "the fault handler's saved stack pointer", check_expression, parse_saved_value, metavar="EXPR",
-            field="fault_sp"),
+            field="fault_sp",
+            tool_doc="Where the fault handler saved the stack pointer at the fault (a number, or the ELF's variable "
+                     "that holds it), for `arenascope fault` when the core is halted inside the handler and LR no "
+                     "longer holds EXC_RETURN; 'auto' tries the common names."),
     Setting("planner-path", "string", "auto",
             "The planner tool `arena plan --model` runs: 'auto' looks for build/planner/arenascope-plan beside this "
             "plugin, then arenascope-plan on PATH.", "the planner tool", check_executable,
-            parse_tool("planner", "arenascope-plan"), option="--planner", metavar="PATH", field="planner"),
+            parse_tool("planner", "arenascope-plan"), option="--planner", metavar="PATH", field="planner",
+            tool_doc="The planner tool (arenascope-plan), which names the regions from the model: 'auto' looks for "
+                     "build/planner/arenascope-plan beside this plugin, then arenascope-plan on PATH."),
     Setting("kernels", "string", "auto",
             "The TFLM kernels the firmware links, for the planner's figures and names (docs/cmsis-nn.md): 'auto' "
             "reads them from the ELF (CMSIS-NN's functions linked or not), or reference, or cmsis-nn.",
