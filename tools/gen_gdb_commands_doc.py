@@ -248,6 +248,9 @@ function or an object names its address; a byte-sized value held in memory is re
 `&(...)` to give instead.
 
 `show arena` lists them. Units: bytes unless shown; offsets (`+N`) are from the arena's base.
+Every setting is declared once (`gdbplugin/arenascope_plugin/settings_table.py`) and is an option
+of the standalone tool too, with the same default and refused with the same words: `--NAME VALUE`
+(`--planner` for planner-path, `--via` for live-via; `arenascope --help` lists them).
 
 ## Which figures are measured when
 

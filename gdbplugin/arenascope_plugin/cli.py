@@ -38,13 +38,16 @@ crash, or JSON {"pc": "0x...", ...}; without it the registers are unknown and th
 from the agent's record in the dump. Code and constants are read from the ELF. The first line
 printed says it reads a dump.
 
-Common options: --planner PATH (arenascope-plan; default build/planner beside this), --model
-FILE.tflite (agentless: the model when the ELF has no array of it), --descriptor-address ADDR,
---stack-range LOW HIGH. Registers are read when the core is halted (OpenOCD's `get_reg`, Tcl
-only); while it runs, and through a GDB port, SP is unknown. The call chain GDB's unwinder
-gives is not available here: only the PC's function. --link-timeout S: each request to the
-server is answered within S seconds (default 3), whatever it sends meanwhile, or the link fails
-with what the server did (docs/hardware.md, "What a bad server gets"). Exit status: 0; 1 a failed
+Common options: every setting of GDB's `set arena` is an option (listed below, from the one
+settings table: settings_table.py), checked with the same words: --planner PATH
+(arenascope-plan; default build/planner beside this), --model FILE.tflite (agentless: the model
+when the ELF has no array of it), --descriptor-address ADDR, --stack-range LOW HIGH,
+--scan-range START END, --canary-pattern WORD, ... Addresses are numbers or the ELF's symbols.
+Registers are read when the core is halted (OpenOCD's `get_reg`, Tcl only); while it runs, and
+through a GDB port, SP is unknown. The call chain GDB's unwinder gives is not available here:
+only the PC's function. --link-timeout S: each request to the server is answered within S
+seconds (default 3), whatever it sends meanwhile, or the link fails with what the server did
+(docs/hardware.md, "What a bad server gets"). Exit status: 0; 1 a failed
 check, an unwritable file, or a live run with no refresh; 2 bad arguments or a target or firmware
 it cannot read; 130 Ctrl-C, 143 SIGTERM (live too: the last snapshot is written first). Debian's
 /usr/bin/python3 with python3-pyelftools (and python3-intelhex for .hex dumps); nothing else.
@@ -53,21 +56,22 @@ import argparse
 import json
 import math
 import os
-import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+import traceback
 
-from arenascope_plugin import paths, pipeline, stackbudget_job, version
+from arenascope_plugin import paths, pipeline, remedy, settings_table, stackbudget_job, version
 from arenascope_plugin.acquire import dumped, elfinfo, targetmemory, via
 from arenascope_plugin.acquire.dump import DumpError
 from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.acquire.planner import PlannerError
+from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import diagnosis, diff, figures
 from arenascope_plugin.analyse.soak import Soak
-from arenascope_plugin.decode import kernels
+from arenascope_plugin.errors import TargetError
 from arenascope_plugin.present import compareview, jsonout, jsontext, junit, report, reports, snapshot, style
 from arenascope_plugin.present import diff as diff_text
 from arenascope_plugin.present import soak as soak_text
@@ -86,65 +90,164 @@ def _number(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
-def _seconds(text):
-    problem = via.check_timeout(text)
-    if problem:
-        raise argparse.ArgumentTypeError(problem)
-    return float(text)
+# A boolean setting's words, as GDB's `set` takes them (and refuses others with GDB's words)
+_ON, _OFF = ("on", "1", "yes", "enable"), ("off", "0", "no", "disable")
 
 
-def _cpu(text):
-    problem = kernels.check_cpu(text)
-    if problem:
-        raise argparse.ArgumentTypeError(problem)
-    return text
+def typed(setting, text):
+    """The option's text as the setting's type holds it (as GDB's `set arena` makes it: a string
+    stripped, empty for auto; on/off; on/off/auto as None). ValueError saying what is wrong."""
+    text = text.strip()
+    if setting.type == "string":
+        return text or "auto"
+    if setting.type == "uint":
+        try:
+            return int(text, 0)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number") from None
+    word = text.lower()
+    if setting.type == "auto-bool" and word == "auto":
+        return None
+    if word in _ON or word in _OFF:
+        return word in _ON
+    raise ValueError('"on", "off" or "auto" expected.' if setting.type == "auto-bool" else '"on" or "off" expected.')
+
+
+class _SettingOption(argparse.Action):
+    """The tool's option of one settings_table.Setting: its text made the setting's type and
+    checked by the table's check as it is parsed (refused with the check's words: `argument
+    --NAME: WORDS`, exit status 2). A pair is two words ('START END'); a repeated option is joined
+    with '; '. Records the names given in namespace.given_settings."""
+
+    def __init__(self, option_strings, dest, setting=None, **kwargs):
+        self.setting = setting
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        s = self.setting
+        text = " ".join(values) if isinstance(values, list) else "on" if values is None else values
+        given = getattr(namespace, "given_settings", set())
+        if s.form == "repeat" and s.name in given:
+            text = f"{getattr(namespace, self.dest)}; {text}"
+        try:
+            value = typed(s, text)
+        except ValueError as exc:
+            raise argparse.ArgumentError(self, str(exc)) from None
+        problem = s.check(s.name, value) if s.check else None
+        if problem:
+            raise argparse.ArgumentError(self, problem)
+        setattr(namespace, self.dest, value)
+        namespace.given_settings = given | {s.name}
+
+
+def shown_default(setting):
+    """A setting's default as `show arena` shows it (on, off, auto, "" for the empty model)."""
+    value = setting.default
+    if isinstance(value, bool) or value is None:
+        return "auto" if value is None else "on" if value else "off"
+    return str(value)
+
+
+def add_setting_options(ap, table=None):
+    """The tool's option of each setting of table (settings_table.TABLE by default): its flag,
+    the table's default (args.NAME_WITH_UNDERSCORES holds the value as set), its doc as help."""
+    for s in settings_table.TABLE if table is None else table:
+        nargs = 2 if s.form == "pair" else "?" if s.type in ("bool", "auto-bool") else None
+        metavar = tuple(s.metavar.split()) if s.form == "pair" else s.metavar
+        default = shown_default(s) or "empty"
+        ap.add_argument(s.flag, action=_SettingOption, setting=s, dest=s.name.replace("-", "_"), default=s.default,
+                        nargs=nargs, metavar=metavar,
+                        help=f"{(s.tool_doc or s.doc).replace('%', '%%')} (default: {default}; GDB: "
+                             f"`set arena {s.name}`)")
+
+
+def settings_help(table=None):
+    """The tool's settings for its --help: one line each, option and default."""
+    rows = [(f"{s.flag} {s.metavar}", shown_default(s) or '""')
+            for s in (settings_table.TABLE if table is None else table)]
+    width = max(len(r[0]) for r in rows)
+    return "\n".join(f"    {flag:<{width}}  default {default}" for flag, default in rows)
+
+
+def tool_words(r):
+    """remedy.Remedy in the tool's syntax: `--FLAG VALUE`, or the --FLAG option for a `show`;
+    (words, it is a command). A setting the table does not have is worded as GDB's."""
+    s = settings_table.BY_NAME.get(r.setting)
+    if s is None:
+        return remedy.gdb_words(r)
+    if r.show:
+        return f"the {s.flag} option", False
+    return f"{s.flag}{' ' + r.value if r.value else ''}", True
+
+
+class ToolEvaluator:
+    """settings_table.Evaluator for the tool: numbers, and the names of the ELF's symbols."""
+
+    def __init__(self, symbols, reader):
+        self.symbols, self.reader = symbols, reader
+
+    def address(self, text):
+        """text as a number, or the address of the ELF's symbol text. TargetError otherwise."""
+        try:
+            return int(text, 0)
+        except ValueError:
+            pass
+        address = self.symbols.address(text)
+        if address is None:
+            raise TargetError(f"{text!r}: the tool takes a number or the name of a symbol of the ELF (GDB evaluates "
+                              "expressions)")
+        return address
+
+    def value(self, text):
+        """text as a number, or the 32-bit word the ELF's symbol text holds now."""
+        try:
+            return int(text, 0)
+        except ValueError:
+            pass
+        address = self.address(text)
+        try:
+            return int.from_bytes(self.reader.read(address, 4), "little")
+        except MemoryReadError as exc:
+            raise TargetError(f"{text} is not readable ({exc.why})") from None
 
 
 def _common(ap):
     ap.add_argument("--version", action="version", version=f"arenascope {version.VERSION}")
     ap.add_argument("--elf", required=True, help="the firmware's ELF (symbols, DWARF, the model's bytes)")
-    ap.add_argument("--via", default=None, help="tcl:HOST:PORT (OpenOCD's Tcl RPC port, the default "
-                    "tcl:127.0.0.1:6666) or gdb:HOST:PORT (a GDB server's port: a second connection)")
     ap.add_argument("--openocd", default=None,
                     help="OpenOCD's Tcl RPC port, HOST:PORT: the same as --via tcl:HOST:PORT")
-    ap.add_argument("--link-timeout", type=_seconds, default=via.TIMEOUT_S, metavar="S",
-                    help="each request to the server must be answered within S seconds, whatever it sends meanwhile "
-                         "(default %(default)g); after one is not, the command ends (docs/hardware.md, \"What a bad "
-                         "server gets\")")
     ap.add_argument("--ram", action="append", metavar="FILE@ADDR", help="read a RAM dump instead of a target: a raw "
                     "binary whose first byte was at ADDR, or FILE.hex (Intel HEX); repeat it for several ranges")
     ap.add_argument("--registers", metavar="FILE", help="with --ram: the core's registers at the crash (GDB's `info "
                     "registers` output, or a JSON object {\"pc\": \"0x...\", ...})")
-    ap.add_argument("--planner", help="the arenascope-plan tool (default: build/planner beside this checkout)")
-    ap.add_argument("--model", default="", help="agentless: the .tflite the firmware runs (default: from the ELF)")
-    ap.add_argument("--kernels", default="auto", choices=("auto", *kernels.KERNEL_SETS),
-                    help="the TFLM kernels the firmware links (default: read from the ELF; docs/cmsis-nn.md)")
-    ap.add_argument("--cpu", default="auto", type=_cpu,
-                    help="the core CMSIS-NN is built for, e.g. cortex-m55 (default: the ELF's build attributes)")
-    ap.add_argument("--descriptor-address", type=_number, help="the descriptor's address, when it has no symbol")
-    ap.add_argument("--stack-range", type=_number, nargs=2, metavar=("LOW", "HIGH"), help="the stack's bounds")
-    ap.add_argument("--memory", action="append", default=[], metavar="'NAME START END'",
-                    help="memory the target has beyond the ELF's sections (external RAM an arena is allocated in), "
-                         "e.g. 'psram 0x21000000 0x22000000'; repeat it for several")
+    add_setting_options(ap)
 
 
+def _parsed(args, name):
+    """The setting's option as the table's parse makes it (for a setting with no expression)."""
+    s = settings_table.BY_NAME[name]
+    return settings_table.parsed(s, getattr(args, s.name.replace("-", "_")), None)
+
+
+RUN = {"debug": False}  # --debug: an error also shows its traceback
 PROGRESS = {"now": None}  # the one-shot command's Progress (present/progress.py), for main's Ctrl-C message
 
 
 def _connect(args, stop=None, progress=None):
     """(pipeline.Target, Settings, link) for the options (link: None for a dump); UsageError says
     what is wrong."""
-    if args.via and args.openocd:
+    given_via = args.live_via != "auto"
+    if given_via and args.openocd:
         raise UsageError("give --via or --openocd, not both")
-    if args.ram and (args.via or args.openocd):
-        raise UsageError(f"give --ram (read a dump) or {'--via' if args.via else '--openocd'} (read a live target), "
+    if args.ram and (given_via or args.openocd):
+        raise UsageError(f"give --ram (read a dump) or {'--via' if given_via else '--openocd'} (read a live target), "
                          "not both")
     if args.registers and not args.ram:
         raise UsageError("--registers goes with --ram (a dump): a live target's registers are read from the core")
     try:
-        where = via.parse_via(args.via or f"tcl:{args.openocd or '127.0.0.1:6666'}")
+        where = via.parse_via(args.live_via if given_via else f"tcl:{args.openocd or '127.0.0.1:6666'}")
     except ValueError as exc:
-        raise UsageError(f"{'--via' if args.via else '--openocd'}: {exc}") from None
+        raise UsageError(f"{'--via' if given_via else '--openocd'}: {exc}") from None
     if not os.path.isfile(args.elf):
         raise UsageError(f"cannot read {args.elf}: not a file (give the firmware's ELF)")
     try:
@@ -155,15 +258,7 @@ def _connect(args, stop=None, progress=None):
         print(f"arenascope: warning: {args.elf} has no symbol table (stripped): the descriptor is found by scanning "
               "its RAM sections (or --descriptor-address), and functions and lines are not named; give the "
               "unstripped ELF for names", file=sys.stderr)
-    try:
-        symbols.declared_memory = tuple(m for text in args.memory for m in targetmemory.parse(text))
-    except ValueError as exc:
-        raise UsageError(f"--memory: {exc}") from None
-    if args.stack_range and args.stack_range[1] <= args.stack_range[0]:
-        raise UsageError(f"--stack-range: the end {args.stack_range[1]:#x} is not above the start "
-                         f"{args.stack_range[0]:#x}")
-    if args.model and not os.path.isfile(os.path.expanduser(args.model)):
-        raise UsageError(f"--model {args.model}: not a file")
+    symbols.declared_memory = tuple(targetmemory.parse(args.memory))  # checked as the option was parsed
     if args.ram:
         try:
             found = dumped.open_dump(args.ram, args.registers, symbols)
@@ -175,40 +270,28 @@ def _connect(args, stop=None, progress=None):
         print(f"arenascope: {found.banner}", flush=True, file=sys.stderr if machine else sys.stdout)
     else:
         try:
-            link = via.open_link(where, symbols, cancel=stop, progress=progress, timeout=args.link_timeout)
+            link = via.open_link(where, symbols, cancel=stop, progress=progress, timeout=_parsed(args, "link-timeout"))
         except via.LinkError as exc:
             raise UsageError(str(exc)) from None
         reader, core, warnings = link.reader, link.core, link.warnings
     for text in warnings:
         print(f"arenascope: warning: {text}", file=sys.stderr)
     target = pipeline.Target(reader, symbols, core)
-    settings = pipeline.Settings(planner=args.planner or paths.built_tool("planner", "arenascope-plan"),
-                                 model=args.model, descriptor_address=args.descriptor_address,
-                                 stack_range=tuple(args.stack_range) if args.stack_range else None,
-                                 kernels=args.kernels, cpu=args.cpu)
+    values = {s.name: getattr(args, s.name.replace("-", "_")) for s in settings_table.TABLE}
+    try:
+        settings = pipeline.Settings(**settings_table.pipeline_fields(values, ToolEvaluator(symbols, reader)))
+    except TargetError as exc:
+        if link is not None:
+            link.close()
+        raise UsageError(str(exc)) from None
+    if args.colour is not None:  # auto: main's rule (a terminal, no NO_COLOR, not TERM=dumb)
+        style.enabled = args.colour
+    RUN["debug"] = args.debug
     return target, settings, link
 
 
-# The pipeline words its advice for GDB (`set arena NAME VALUE`); the tool has options for these.
-OPTION_OF_SETTING = {"planner-path": "--planner", "model": "--model", "kernels": "--kernels", "cpu": "--cpu",
-                     "descriptor-address": "--descriptor-address", "stack-range": "--stack-range",
-                     "memory": "--memory"}
-_SETTING_ADVICE = re.compile(r"`(set|show) arena ([\w-]+)( [^`]*)?`")
-
-
-def for_the_tool(text):
-    """text with `set arena NAME VALUE` (and `show arena NAME`) advice given as this tool's option
-    (`--planner VALUE`); a setting the tool has no option for stays GDB's."""
-    def option(m):
-        flag = OPTION_OF_SETTING.get(m.group(2))
-        if flag is None:
-            return m.group(0)
-        return f"`{flag}{m.group(3) or ''}`" if m.group(1) == "set" else f"the {flag} option"
-    return _SETTING_ADVICE.sub(option, text)
-
-
 def _warn(key, text):
-    print(f"arenascope: warning: {for_the_tool(text)}", file=sys.stderr)
+    print(f"arenascope: warning: {text}", file=sys.stderr)
 
 
 def _gather(args, need_descriptor=True, verify=True):
@@ -282,7 +365,7 @@ def snapshot_main(ctx, args):
 
 def report_main(ctx, args):
     try:
-        summary = report.write_report(pipeline.snapshot(ctx), args.file, args.svg)
+        summary = report.write_report(pipeline.snapshot(ctx), args.file, args.svg, viewer=_parsed(args, "viewer-path"))
     except report.ReportError as exc:
         print(f"arenascope report: {exc}", file=sys.stderr)
         return 1
@@ -304,7 +387,8 @@ def live_main(argv):
                                  "viewer, read through the probe while the core runs (--via).")
     _common(ap)
     ap.add_argument("--hz", type=float, default=20.0, help="refreshes a second at most (default 20)")
-    ap.add_argument("--port", type=int, default=0, help="viewer link port on 127.0.0.1 (default: a free one)")
+    ap.add_argument("--port", type=int, default=None, help="viewer link port on 127.0.0.1 (default: --view-port when "
+                    "given, else a free one)")
     ap.add_argument("--no-viewer", action="store_true", help="do not start the viewer (connect one yourself)")
     ap.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds (default: Ctrl-C)")
     ap.add_argument("--refreshes", type=int, default=0, help="stop after this many good refreshes (default: none)")
@@ -319,6 +403,8 @@ def live_main(argv):
                          "`check`, `fault` or `snapshot` on it")
     if not 0.1 <= args.hz <= 200:
         raise UsageError(f"--hz {args.hz:g}: give 0.1 to 200")
+    if args.port is None:
+        args.port = args.view_port if "view-port" in getattr(args, "given_settings", ()) else 0
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: give 0 (any free port) to 65535")
     if not 16 <= args.scan_budget <= 65536:
@@ -338,7 +424,7 @@ def live_main(argv):
         print(f"arenascope live: reading {args.elf} through {link.described}; viewer link on {where}",
               file=sys.stderr, flush=True)
         if not args.no_viewer:
-            path = paths.built_tool("viewer", "arenascope-viewer")
+            path = _parsed(args, "viewer-path")
             if path is None:
                 print("arenascope live: no viewer found (build it: bash tools/build.sh); serving only", file=sys.stderr)
             elif not paths.has_display():
@@ -510,7 +596,7 @@ def budget_main(argv):
                     help="the targets of CALLER's calls through pointers, when you know them; repeat it")
     ap.add_argument("--bound", action="append", default=[], metavar="FUNCTION=LEVELS",
                     help="a recursion through FUNCTION goes at most LEVELS deep; repeat it")
-    ap.add_argument("--planner", help="the arenascope-plan tool (default: build/planner beside this checkout)")
+    add_setting_options(ap, [settings_table.BY_NAME["planner-path"]])
     ap.add_argument("--json", action="store_true", help="one JSON document (docs/stack-budget.md)")
     args = ap.parse_args(argv)
     problem = elfinfo.not_an_elf(args.elf)
@@ -519,7 +605,7 @@ def budget_main(argv):
     try:
         su = stackbudget_job.su_files(args.su)
         answer = stackbudget_job.run(args.elf, ElfSymbols(args.elf), su, args.arena, args.model,
-                                     args.planner or paths.built_tool("planner", "arenascope-plan"), args.arena_bytes,
+                                     _parsed(args, "planner-path"), args.arena_bytes,
                                      stackbudget_job.parse_calls(args.calls), stackbudget_job.parse_bounds(args.bound))
     except (ValueError, PlannerError) as exc:
         raise UsageError(str(exc)) from None
@@ -578,10 +664,19 @@ ONE_SHOT = {"info": (info_main, True, False), "check": (check_main, True, True),
 
 
 def main(argv):
-    # Colour only on a terminal, and never with NO_COLOR (https://no-color.org) or TERM=dumb.
+    """The tool on argv (the command line's arguments after `arenascope`): its exit status. The
+    pipeline's advice is worded in the tool's syntax meanwhile (tool_words)."""
+    with remedy.use(tool_words):
+        return _main(argv)
+
+
+def _main(argv):
+    # Colour only on a terminal, and never with NO_COLOR (https://no-color.org) or TERM=dumb; --colour decides too.
     style.enabled = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    RUN["debug"] = False
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__.strip())
+        print(f"\nSettings (GDB's `set arena NAME`; each command's --help says what they mean):\n{settings_help()}")
         return 0 if argv else 2
     if argv[0] == "--version":
         print(f"arenascope {version.VERSION}")
@@ -617,7 +712,9 @@ def main(argv):
         ctx = _gather(args, need_descriptor=need, verify=verify)
         return run(ctx, args)
     except (UsageError, *pipeline.EXPECTED) as exc:
-        message = f"arenascope {argv[0]}: {for_the_tool(str(exc))}"
+        if RUN["debug"]:
+            traceback.print_exc()
+        message = f"arenascope {argv[0]}: {exc}"
         if argv[0] in ("info", "check", "fault") and "--json" in argv[1:]:
             _emit(jsonout.error(argv[0], message))  # a script reading stdout reads JSON, failed or not
         print(message, file=sys.stderr)

@@ -31,6 +31,7 @@ from arenascope_plugin.decode.locate import NotFoundError, locate, scan
 from arenascope_plugin.decode.session import DescriptorSession, TornReadError
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.present import snapshot as snapshot_json
+from arenascope_plugin.remedy import Remedy
 
 EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError)
 DEFAULT_STACK_PAINT = 0xCCCCCCCC  # the agent's default (target_agent/include/arenascope/agent_config.h)
@@ -131,7 +132,7 @@ def _scan_ranges(ctx):
     """(ranges, their source, why empty) for a descriptor scan."""
     user = ctx.settings.scan_range
     if user:
-        return [(user[0], user[1], "scan-range")], "`set arena scan-range`", ""
+        return [(user[0], user[1], "scan-range")], f"{Remedy('scan-range'):q}", ""
     ranges, why = ctx.symbols.ram_ranges()
     return ranges, "the ELF's RAM sections", why
 
@@ -195,7 +196,7 @@ def _name_regions(ctx):
         ctx.warn("planner", "the planner tool arenascope-plan was not found (not at build/planner/arenascope-plan "
                  "beside the plugin, nor on PATH; `pip install` does not bring it): the regions are not named "
                  "from the model; build it (bash tools/build.sh) and put it on PATH or "
-                 "`set arena planner-path /path/to/arenascope-plan`")
+                 f"{Remedy('planner-path', '/path/to/arenascope-plan'):q}")
     if any(a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):  # the TFLM adapter's arena
         for w in agentless.label_planner_ids(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)
@@ -366,7 +367,7 @@ def _in_declared_memory(ctx, name, lo, hi, _pattern):
     if not ram or any(a < hi and lo < b for a, b in ram):
         return True
     ctx.warn("band-outside-ram", f"the {name} {lo:#x}-{hi:#x} lies in no RAM the ELF or the target declares: not "
-             "read (a corrupt descriptor? `set arena memory` names RAM the ELF does not)")
+             f"read (a corrupt descriptor? {Remedy('memory'):q} names RAM the ELF does not)")
     return False
 
 
@@ -499,12 +500,13 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
     else:
         linker = None if bounds else symbols.stack_bounds()
         found = bounds or linker
-        ctx.stack_source = "`set arena stack-range`" if bounds else f"the linker symbols {linker[2]}" if linker else ""
+        ctx.stack_source = (f"{Remedy('stack-range'):q}" if bounds else
+                            f"the linker symbols {linker[2]}" if linker else "")
         if not found:
             raise TargetError("no stack bounds: no arenascope descriptor, no linker symbols (" +
                               ", ".join([f"{a}/{b}" for a, b in STACK_SYMBOLS] +
                                         [f"{a} - {b}" for a, b in STACK_TOP_AND_SIZE_SYMBOLS]) +
-                              "); set them with `set arena stack-range LOW HIGH`")
+                              f"); set them with {Remedy('stack-range', 'LOW HIGH'):q}")
         lo, hi = found[0], found[1]
         pattern = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else DEFAULT_STACK_PAINT
         try:

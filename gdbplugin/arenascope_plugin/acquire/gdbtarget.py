@@ -1,6 +1,5 @@
 """The GDB side: the only module that touches gdb for memory, symbols and target state.
 Read-only: nothing here writes target memory or calls a function on the target."""
-import re
 from typing import Any
 
 import gdb  # pylint: disable=import-error
@@ -10,6 +9,7 @@ from arenascope_plugin.acquire import elfinfo, targetmemory
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
 from arenascope_plugin.errors import TargetError
+from arenascope_plugin.settings_table import SIDE_EFFECT
 
 # What GDB says when the remote link is gone (remote.c), as opposed to an address it cannot read.
 # What GDB said when the link to the target was last lost (None: not since the last readable target).
@@ -118,15 +118,10 @@ def address_mask():
         return 0xFFFFFFFFFFFFFFFF
 
 
-# An expression that could write target memory or call a target function: an assignment,
-# ++/--, or a call (a name followed by "(", other than sizeof/alignof).
-_SIDE_EFFECT = re.compile(r"<<=|>>=|\+\+|--|(?<![=!<>])=(?!=)|\b(?!sizeof\b|alignof\b|_Alignof\b)[A-Za-z_]\w*\s*\(")
-
-
 def eval_read_only(text):
     """gdb.parse_and_eval(text) with GDB refusing target function calls meanwhile (`set
     may-call-functions off`, GDB manual "Calling Program Functions"), so no spelling of a call
-    (`(f)(1)`, `(*fp)(1)`) gets through; assignments are refused by _SIDE_EFFECT before (GDB's
+    (`(f)(1)`, `(*fp)(1)`) gets through; assignments are refused by SIDE_EFFECT before (GDB's
     may-write-memory cannot be changed while a process runs). TargetError when GDB refused."""
     was = gdb.parameter("may-call-functions")
     gdb.execute("set may-call-functions off", to_string=True)
@@ -147,7 +142,7 @@ def parse_address(text):
     """An address expression (number, symbol, expression) evaluated by GDB, masked to the
     target's address width. Refuses expressions that could write memory or call a function:
     arenascope never changes the target."""
-    if _SIDE_EFFECT.search(text):
+    if SIDE_EFFECT.search(text):
         raise TargetError(f"refusing {text!r}: it could write target memory or call a target function, and "
                           "arenascope only reads; give a number, a symbol, &var or arithmetic on them")
     try:

@@ -6,6 +6,8 @@ import os
 import subprocess
 import tempfile
 
+from arenascope_plugin.remedy import Remedy
+
 SCHEMA = "arenascope-plan/2"   # planner/include/arenascope/planner/report.h kPlanSchema
 TIMEOUT_S = 60
 # The most JSON the plugin reads from the tool (bytes): json.loads holds about 10 x that in
@@ -53,7 +55,7 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
     if not tool:
         raise PlannerError("the planner tool arenascope-plan was not found (`pip install` does not bring it): "
                            "build it (bash tools/build.sh) and put it on PATH or "
-                           "`set arena planner-path /path/to/arenascope-plan`")
+                           f"{Remedy('planner-path', '/path/to/arenascope-plan'):q}")
     try:
         # Model names need not be UTF-8: never let a byte of them break the command.
         margin = ["--margin", str(margin_pct)] if margin_pct is not None else []
@@ -88,7 +90,7 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
             # --target host): it names the file or the option and the problem.
             raise PlannerError(message)
         raise PlannerError(f"{tool} is not arenascope-plan (it printed no \"{SCHEMA}\" plan, exit status "
-                           f"{r.returncode}): `set arena planner-path auto`, or the path of "
+                           f"{r.returncode}): {Remedy('planner-path', 'auto'):q}, or the path of "
                            "build/planner/arenascope-plan")
     # 1: TFLM would reject the model; 4 and 5 are the gate's answer for an arena_size too small
     # (planner/include/arenascope/planner/gate.h), which the document's `replay` holds: no error

@@ -20,6 +20,7 @@ from arenascope_plugin.decode import abi, kernels, newlib_heap, tflm, tflmstate
 from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.errors import TargetError
+from arenascope_plugin.remedy import Remedy
 
 
 def tflm_in_elf(symbols: Symbols) -> bool:
@@ -301,7 +302,7 @@ def _infer_memory(reader, symbols, lay, interpreter, label):
         if max(b for _, b in spans) - min(a for a, _ in spans) <= 16 << 20:
             lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
     symbols.infer_memory(lo, hi, f"memory the ELF does not describe ({lo:#x}-{hi:#x}, holding the interpreter "
-                                 f"{label} points to; name it with `set arena memory NAME START END`)")
+                                 f"{label} points to; name it with {Remedy('memory', 'NAME START END'):q})")
 
 
 def _follow(reader, lay, address, chain):
@@ -349,13 +350,13 @@ def _model_bytes(reader, symbols, address):
     file's own bytes (pyelftools), or from target memory when the ELF has no bytes for it."""
     if not symbols.elf_path or not os.path.exists(symbols.elf_path):
         raise TargetError("agentless mode: the loaded ELF is not on disk, so the model's size is unknown: give the "
-                          "model file with `set arena model FILE.tflite`")
+                          f"model file with {Remedy('model', 'FILE.tflite'):q}")
     # The symbol at the runtime address (a position-independent executable is relocated); the
     # ELF gives that symbol's size and bytes.
     named = symbols.name_at(address)
     if named is None:
         raise TargetError(f"agentless mode: no symbol of the ELF holds the model at {address:#x}: give the model "
-                          "file with `set arena model FILE.tflite`")
+                          f"file with {Remedy('model', 'FILE.tflite'):q}")
     name, into = named
     held = next(((n, z) for n, v, z, _ in elfinfo.data_objects(symbols.elf_path) if v == address - into), None) \
         if symbols.file_addresses else None
@@ -363,7 +364,7 @@ def _model_bytes(reader, symbols, address):
         size, data = symbols.object_bytes(held[0] if held else name)
     except ValueError as e:
         raise TargetError(f"agentless mode: the model at {address:#x} is in '{name}': {e}: give the model file with "
-                          "`set arena model FILE.tflite`") from None
+                          f"{Remedy('model', 'FILE.tflite'):q}") from None
     if data is not None:
         return name, data
     return name, reader.read(address - into, size)  # e.g. a model copied to RAM at run time
@@ -376,9 +377,9 @@ def _check_model_file(reader, path, model_addr):
         with open(os.path.expanduser(path), "rb") as f:
             data = f.read()
     except OSError as e:
-        raise TargetError(f"`set arena model`: cannot read {path}: {e.strerror}") from None
+        raise TargetError(f"{Remedy('model'):q}: cannot read {path}: {e.strerror}") from None
     if len(data) < 8:
-        raise TargetError(f"`set arena model`: {path} is not a TensorFlow Lite model ({len(data)} bytes)")
+        raise TargetError(f"{Remedy('model'):q}: {path} is not a TensorFlow Lite model ({len(data)} bytes)")
     root = int.from_bytes(data[:4], "little")
     n = min(len(data), 4096)
     try:
@@ -386,9 +387,9 @@ def _check_model_file(reader, path, model_addr):
     except MemoryReadError:
         same = False
     if not same:
-        raise TargetError(f"`set arena model`: {path} is not the model the interpreter runs (its bytes differ from "
+        raise TargetError(f"{Remedy('model'):q}: {path} is not the model the interpreter runs (its bytes differ from "
                           f"those at {model_addr - root:#x}): give the file the firmware was built with, or "
-                          "`set arena model auto` to read it from the ELF")
+                          f"{Remedy('model', 'auto'):q} to read it from the ELF")
 
 
 class Loaded:
@@ -580,7 +581,7 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
             state.evidence.append(f"following the MicroInterpreter at {interpreter:#x} led to unreadable memory ({e})")
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise TargetError(f"agentless mode: the planner's JSON does not follow \"{planner.SCHEMA}\" "
-                              f"({type(e).__name__}: {e}): is `set arena planner-path` arenascope-plan?") from None
+                              f"({type(e).__name__}: {e}): is {Remedy('planner-path'):q} arenascope-plan?") from None
         if others and walked is not None:
             _name_shared(reader, symbols, lay, walked, others, planner_tool, plans, build)
         if walked is not None:

@@ -9,6 +9,7 @@ from arenascope_plugin.acquire.reader import MemoryReader
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode.descriptor import MAX_STACK_BYTES
 from arenascope_plugin.errors import TargetError
+from arenascope_plugin.remedy import Remedy
 
 Result = tuple[int, int, bool]
 CHUNK = 4096  # bytes a read: GDB's remote packets carry at most 4 KiB
@@ -127,7 +128,7 @@ class BandScanner:
             if high - low > MAX_STACK_BYTES:
                 raise TargetError(f"the {name} {low:#x}-{high:#x} is {high - low} B; scanning more than "
                                   f"{MAX_STACK_BYTES >> 20} MiB through a probe takes too long: check the descriptor "
-                                  "or `set arena stack-range`")
+                                  f"or {Remedy('stack-range'):q}")
         if self.budget is None:
             memo = {} if self.memo is None else self.memo
             for _, low, high, p in bands:

@@ -25,6 +25,7 @@ from arenascope_plugin.acquire import targetmemory
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
+from arenascope_plugin.remedy import Remedy
 
 # Shared with the planner's snapshot (planner/include/arenascope/planner/report.h), each checked
 # against tests/fixtures/shared_definitions_golden.json: the stack rule's factor (snapshots carry
@@ -416,8 +417,8 @@ def _bounds_check(desc, arena, tag, ram_ranges):
     if problems:
         over_band = any(p.startswith("overlaps") for p in problems)
         cause = ("a corrupt base address, or an arena in memory neither the ELF nor the target's memory map "
-                 "describes (external RAM: name it with `set arena memory NAME START END`, or place it in a linker "
-                 "section)" if outside and len(problems) == 1 else
+                 f"describes (external RAM: name it with {Remedy('memory', 'NAME START END'):q}, or place it in a "
+                 "linker section)" if outside and len(problems) == 1 else
                  "the size given to TFLM and to arenascope_arena_add is larger than the arena's buffer"
                  + (", the stack bounds given to arenascope_init are wrong" if over_band else "")
                  + ", or the descriptor is corrupt")

@@ -12,6 +12,7 @@ import struct
 from dataclasses import dataclass, field
 
 from arenascope_plugin.decode import abi
+from arenascope_plugin.remedy import Remedy
 
 MAX_REGIONS = 16384          # a table larger than this is corruption, not a model
 MAX_ARENA_BYTES = 1 << 30    # 1 GiB: no microcontroller arena is larger
@@ -222,8 +223,8 @@ def preamble(data: bytes, address: int) -> tuple[int, int]:
         shown = " ".join(f"{b:02x}" for b in magic) + f' ("{text}")'
         raise DecodeError(f"no arenascope descriptor at {address:#x}: magic is {shown}, expected "
                           f"{abi.MAGIC.decode()!r} (not initialised yet? run past arenascope_init; or overwritten, by "
-                          "a stray write or the stack, when part of it is still there; or check `show arena "
-                          "descriptor-address`)")
+                          "a stray write or the stack, when part of it is still there; or check "
+                          f"{Remedy('descriptor-address', show=True):q})")
     major, minor, size, addr_size = data[8], data[9], struct.unpack_from("<H", data, 10)[0], data[12]
     if major != abi.ABI_MAJOR:
         raise DecodeError(f"descriptor at {address:#x} has ABI {major}.{minor}; this plugin reads ABI "
@@ -282,8 +283,8 @@ def decode_descriptor(data: bytes, address: int) -> Descriptor:
         if h[name] in abi.FORBIDDEN_PATTERNS:
             corrupt.append(Corruption(name, f"{h[name]:#010x}",
                                       "the ABI forbids 0 and 0xFFFFFFFF (zeroed or erased RAM holds them), so "
-                                      f"{what} cannot be judged against it (`set arena "
-                                      f"{name.replace('_', '-')}` names the real one)",
+                                      f"{what} cannot be judged against it "
+                                      f"({Remedy(name.replace('_', '-')):q} names the real one)",
                                       rules, address + abi.layout("descriptor", addr_size)[name]))
     if h["canary_pattern"] in abi.FORBIDDEN_PATTERNS:  # a measurement against it says nothing
         for band in [h["guard"]] + [a.canary for a in arenas]:

@@ -11,6 +11,8 @@ arena the firmware's TFLM builds, read from the ELF without the user's help.
 """
 from dataclasses import dataclass
 
+from arenascope_plugin.remedy import Remedy
+
 # CMSIS-NN functions TFLM's cmsis_nn kernels call in Prepare or Eval (linker names, C).
 CMSIS_NN_FUNCTIONS = (
     "arm_convolve_wrapper_s8", "arm_convolve_wrapper_s16", "arm_convolve_wrapper_s4",
@@ -124,17 +126,17 @@ def detect(symbols, kernels: str = "auto", cpu: str = "auto") -> KernelBuild:
         against = ("; but the ELF links none of CMSIS-NN's functions" if kernels == "cmsis-nn" and not linked
                    else f"; but the ELF links {linked[0]}, a CMSIS-NN build" if kernels == "reference" and linked
                    else "")
-        evidence.append(f"{kernels} kernels: set arena kernels{against}")
+        evidence.append(f"{kernels} kernels: {Remedy('kernels')}{against}")
     if kernels != "cmsis-nn":
         return KernelBuild(kernels, None, "; ".join(evidence))
     if cpu == "auto":
         attrs, why = symbols.build_attributes()
         read, how = cpu_from_attributes(attrs) if attrs else (None, why)
         if read is None:
-            read, how = "cortex-m4", f"cortex-m4 assumed ({how}): set arena cpu NAME"
+            read, how = "cortex-m4", f"cortex-m4 assumed ({how}): {Remedy('cpu', 'NAME')}"
         cpu = read
         evidence.append(f"CPU {cpu}: {how}")
     else:
         cpu = canonical_cpu(cpu)
-        evidence.append(f"CPU {cpu}: set arena cpu")
+        evidence.append(f"CPU {cpu}: {Remedy('cpu')}")
     return KernelBuild(kernels, cpu, "; ".join(evidence))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import DecodeError, Descriptor, decode_descriptor, preamble
+from arenascope_plugin.remedy import Remedy
 
 CHUNK = 4096   # GDB remote packets carry at most 4 KiB; OpenOCD reads the same way
 
@@ -145,7 +146,7 @@ def choose(found: list[Candidate]) -> tuple[Candidate | None, str | None]:
                  if best.inside else "")
     if len(found) == 1:
         return best, (f"the only descriptor found, at {best.address:#x}, may not be the agent's{copy_note}; point at "
-                      "the right one with `set arena descriptor-address ADDR`" if best.inside else None)
+                      f"the right one with {Remedy('descriptor-address', 'ADDR'):q}" if best.inside else None)
     by: dict[str | None, list[Candidate]] = {}   # the criterion deciding for best (None: a tie)
     for c in found:
         if c is not best:
@@ -166,7 +167,7 @@ def choose(found: list[Candidate]) -> tuple[Candidate | None, str | None]:
     listing = ", ".join(c.summary() for c in found)
     return best, (f"{len(found)} descriptors found: {listing}; using {best.address:#x}: " + "; ".join(why) +
                   copy_note + ". The others are taken for stale copies (a memcpy of the descriptor); if the "
-                  "choice is wrong, `set arena descriptor-address ADDR`")
+                  f"choice is wrong, {Remedy('descriptor-address', 'ADDR'):q}")
 
 
 def scan(reader: MemoryReader, ranges: Iterable[Range],
@@ -187,7 +188,7 @@ def locate(reader: MemoryReader, override: int | None = None, symbol: int | None
     warn(text) is called when a scan found several descriptors. Raises NotFoundError saying
     what was tried and what to do."""
     if override is not None:
-        return override, "set arena descriptor-address"
+        return override, str(Remedy("descriptor-address"))
     if symbol is not None:
         return symbol, "symbol arenascope_descriptor"
     tried = ["no symbol arenascope_descriptor (stripped ELF, or the agent is not linked in)"]
@@ -203,9 +204,9 @@ def locate(reader: MemoryReader, override: int | None = None, symbol: int | None
                      ("no valid descriptor" if rejected else f"no magic {abi.MAGIC.decode()!r}"))
         tried += notes[:5]
     else:
-        tried.append(f"no RAM ranges to scan ({why_no_ranges or 'no ELF loaded'}, and `set arena scan-range` "
+        tried.append(f"no RAM ranges to scan ({why_no_ranges or 'no ELF loaded'}, and {Remedy('scan-range'):q} "
                      "not set)")
     raise NotFoundError(
         "no arenascope descriptor found: " + "; ".join(tried) + ". Link the agent and call arenascope_init "
         "(docs/agent.md), load the firmware's ELF (`file fw.elf`), or point at the block with "
-        "`set arena descriptor-address ADDR` or `set arena scan-range START END`.")
+        f"{Remedy('descriptor-address', 'ADDR'):q} or {Remedy('scan-range', 'START END'):q}.")

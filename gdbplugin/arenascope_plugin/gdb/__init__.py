@@ -1,5 +1,5 @@
-"""The GDB front end: `arena ...` commands (one file each: cmd_*.py), their settings (the
-pipeline's in settings.py, a command's own in its file), the command framework (framework.py) and
+"""The GDB front end: `arena ...` commands (one file each: cmd_*.py), their settings (GDB's
+parameters, generated in settings.py from settings_table.TABLE), the command framework (framework.py) and
 the live view's stop events (events.py), the pretty-printers for TFLM's types (printers.py, their
 per-stop gather in stopcache.py) and the convenience functions $arena_*() (functions.py). With
 acquire/gdbtarget.py the only code that imports gdb."""
@@ -27,7 +27,6 @@ from arenascope_plugin.gdb import (
     cmd_version,
     cmd_view,
     cmd_whereis,
-    events,
     framework,
     functions,
     printers,
@@ -80,10 +79,7 @@ def _hook_memory_writers():
 
 def register_all():
     """Creates every setting and command, and hooks GDB's events (once: call load(), which guards it)."""
-    specs = (  # `show arena` lists them in this order (docs/gdb-commands.md)
-        settings.SETTINGS[:6] + events.SETTINGS[:2] + settings.SETTINGS[6:8] + cmd_live.SETTINGS
-             + cmd_fault.SETTINGS + settings.SETTINGS[8:])
-    settings.register(specs)
+    settings.register()  # every setting of settings_table.TABLE, in its order
     cmd_prefix.ArenaPrefix()
     for cls in COMMANDS:
         cls()

@@ -1,19 +1,20 @@
 """`arena attach EXPR`: agentless mode on a named tflite::MicroInterpreter."""
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin.acquire.gdbtarget import _SIDE_EFFECT, GdbSymbols, eval_read_only
+from arenascope_plugin.acquire.gdbtarget import GdbSymbols, eval_read_only
 from arenascope_plugin.analyse import agentless
 from arenascope_plugin.decode import tflm
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
+from arenascope_plugin.settings_table import SIDE_EFFECT
 
 
 def attach(expr):
     """The interpreter EXPR names (an object, a reference or a pointer to one, or an address),
     remembered for this inferior. Checked before it is kept: its graph's vtable pointer must be
     MicroInterpreterGraph's. Never evaluates what could write memory or call the target."""
-    if _SIDE_EFFECT.search(expr):
+    if SIDE_EFFECT.search(expr):
         raise TargetError(f"refusing {expr!r}: it could write target memory or call a target function, and "
                           "arenascope only reads; give the interpreter variable, a pointer to it, or its address")
     try:

@@ -1,21 +1,9 @@
 """`arena fault`: the last fault decoded, and whether the stack or the arena did it."""
-import gdb  # pylint: disable=import-error
-
-from arenascope_plugin import pipeline, ports
+from arenascope_plugin import pipeline
 from arenascope_plugin.analyse import diagnosis
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.gdb.settings import Spec, check_expression
 from arenascope_plugin.present import jsonout, reports
-
-SETTINGS = [
-    Spec("fault-sp", gdb.PARAM_STRING, "auto",
-         "Where the fault handler saved the stack pointer at the fault (an expression: a variable, or an "
-         "address), for `arena fault` when the core is halted inside the handler and LR no longer holds "
-         "EXC_RETURN; 'auto' tries the common names ("
-         + ", ".join(s for p in ports.all_ports() for s in p.fault_sp_symbols) + ").",
-         "the fault handler's saved stack pointer", check_expression),
-]
 
 
 class FaultCommand(Sub):

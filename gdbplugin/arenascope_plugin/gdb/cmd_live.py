@@ -18,35 +18,8 @@ from arenascope_plugin.acquire.elfsymbols import ElfSymbols
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import events, framework, settings
 from arenascope_plugin.gdb.framework import Sub
-from arenascope_plugin.gdb.settings import Spec, resolved, setting
+from arenascope_plugin.gdb.settings import resolved, setting
 from arenascope_plugin.serve import livepoll, viewerlink
-
-
-def check_via(name, value):
-    """`set arena live-via`: auto, or what via.parse_via takes."""
-    if not isinstance(value, str) or value.strip() in ("", "auto"):
-        return None
-    try:
-        via.parse_via(value)
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
-SETTINGS = [
-    Spec("live-via", gdb.PARAM_STRING, "auto",
-         "How `arena live` reads the running target: tcl:HOST:PORT (OpenOCD's Tcl RPC port) or gdb:HOST:PORT (a "
-         "second connection to the GDB server: OpenOCD, J-Link, ST-LINK, pyOCD); 'auto' picks by the server GDB is "
-         "attached to (docs/hardware.md).",
-         "the live view's link", check_via),
-    Spec("link-timeout", gdb.PARAM_STRING, f"{via.TIMEOUT_S:g}",
-         "Seconds each request of `arena live`'s link must be answered in, whatever the server sends meanwhile "
-         f"(console output, notifications, a reply dripping in); {via.MIN_TIMEOUT_S:g} to {via.MAX_TIMEOUT_S:g}. "
-         "When it passes, the error says what the server did (answered nothing, flooded the link, stalled) and the "
-         "refresh ends; the next one tries again (docs/hardware.md, \"What a bad server gets\").",
-         "the live link's deadline a request", lambda name, value: via.check_timeout(value),
-         lambda name, value: float(value)),
-]
 
 # The running (or last) `arena live`. endpoint: (the link, how it was found), kept after a stop
 # for `arena live status`; link: the same link while it is still open, None once stop_live()
@@ -208,7 +181,8 @@ Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-
             gdb.write(f"arena live: warning: {text}\n")
         # Everything GDB knows is resolved here, in GDB's thread: the poller thread makes no GDB call.
         target = pipeline.Target(live.reader, symbols, live.core)
-        poller = livepoll.LivePoller(target, resolved(framework.attached()), scan_budget=args.scan_budget)
+        poller = livepoll.LivePoller(target, resolved(framework.attached(), with_fault_sp=False),
+                                     scan_budget=args.scan_budget)
         stop_live()  # the new link works: replace a running poller
         if events.LIVE["server"] is None:
             _STATE["own_server"] = True

@@ -8,18 +8,7 @@ import gdb  # pylint: disable=import-error
 from arenascope_plugin import paths, pipeline
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
-from arenascope_plugin.gdb.settings import Spec, check_executable, check_port, parse_tool
 from arenascope_plugin.serve import viewerlink
-
-SETTINGS = [
-    Spec("view-port", gdb.PARAM_ZUINTEGER, 47800,
-         "Loopback TCP port `arena view` serves snapshots on (the viewer reconnects to it when GDB comes back).",
-         "the live view port", check_port),
-    Spec("viewer-path", gdb.PARAM_STRING, "auto",
-         "The viewer executable `arena view` starts: 'auto' looks for build/viewer/arenascope-viewer beside this "
-         "plugin, then arenascope-viewer on PATH.", "the viewer executable", check_executable,
-         parse_tool("viewer", "arenascope-viewer")),
-]
 
 LIVE = {"server": None, "hooked": False}
 

@@ -10,13 +10,7 @@ import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.acquire import gdbtarget
-from arenascope_plugin.acquire.gdbtarget import (
-    GdbCore,
-    GdbReader,
-    GdbSymbols,
-    TargetError,
-    parse_address,
-)
+from arenascope_plugin.acquire.gdbtarget import GdbCore, GdbReader, GdbSymbols
 from arenascope_plugin.gdb import options, settings
 from arenascope_plugin.present import jsonout, jsontext, style
 from arenascope_plugin.present.progress import Progress
@@ -103,19 +97,6 @@ def check_readable(in_condition=False):
         gdbtarget.check_readable(in_condition)
 
 
-def _fault_sp():
-    """`set arena fault-sp EXPR` evaluated now: (EXPR, value or why not); None for auto."""
-    if "fault-sp" not in settings.PARAMS:
-        return None
-    text = str(settings.setting("fault-sp")).strip()
-    if text in ("", "auto"):
-        return None
-    try:
-        return text, parse_address(text)
-    except TargetError as exc:
-        return text, str(exc)
-
-
 def say_warning(key, text, prefix="arena"):
     """Prints a pipeline warning: once a stop (a missing tool once a session). A JSON document
     stands alone, so each one carries every warning of its command (once)."""
@@ -150,7 +131,7 @@ def emit(doc):
 
 def new_context():
     """An empty pipeline Context on GDB's parts (for a command that goes on without a gather)."""
-    return pipeline.Context(target=target(), settings=settings.resolved(attached(), _fault_sp()),
+    return pipeline.Context(target=target(), settings=settings.resolved(attached()),
                             cache=_cache(), on_warn=say_warning)
 
 
@@ -167,7 +148,7 @@ def _cache():
 def gather(need_descriptor=True, verify=False):
     """pipeline.gather through GDB, its warnings said."""
     check_readable()
-    return pipeline.gather(target(), settings.resolved(attached(), _fault_sp()), _cache(),
+    return pipeline.gather(target(), settings.resolved(attached()), _cache(),
                            need_descriptor=need_descriptor, verify=verify, on_warn=say_warning)
 
 

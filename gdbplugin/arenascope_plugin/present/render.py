@@ -4,6 +4,7 @@ import math
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.decode import abi
 from arenascope_plugin.present import style
+from arenascope_plugin.remedy import Remedy
 
 
 def kib(n):
@@ -81,7 +82,7 @@ def stack_lines(s, indent="  ", sp_owner=None, reach=None):
         reach = getattr(s, "reach_low", None)
     if s.high <= s.low:
         return [f"{indent}stack:                    unknown: no bounds (no agent, no linker symbols such as "
-                "__StackLimit/__StackTop): `set arena stack-range LOW HIGH`"]
+                f"__StackLimit/__StackTop): {Remedy('stack-range', 'LOW HIGH'):q}"]
     out = [f"{indent}stack:                    {s.low:#x}-{s.high:#x}, size {kib(s.size)}"]
     if s.sp is not None:
         if s.sp_on_stack:
@@ -106,7 +107,7 @@ def stack_lines(s, indent="  ", sp_owner=None, reach=None):
         out.append(f"{indent}paint:                    {paint}")
     if s.hwm is None and getattr(s, "corrupt", ""):
         out.append(f"{indent}high-water mark:          not judged: the descriptor's {s.corrupt} is corrupt "
-                   "(`set arena stack-paint-pattern` names the real one)")
+                   f"({Remedy('stack-paint-pattern'):q} names the real one)")
     elif s.hwm is None and getattr(s, "unread", ""):
         out.append(f"{indent}high-water mark:          unknown: the stack could not be read ({s.unread})")
     elif s.hwm is None:

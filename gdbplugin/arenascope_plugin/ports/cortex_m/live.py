@@ -12,6 +12,7 @@ from arenascope_plugin.acquire.symbols import Symbols
 from arenascope_plugin.decode import kernels
 from arenascope_plugin.ports import Fault
 from arenascope_plugin.ports.cortex_m import faultrecord, unwind
+from arenascope_plugin.remedy import Remedy
 
 PipelineContext = Any  # pipeline.Context: the stage above, so not imported here
 
@@ -195,7 +196,7 @@ def saved_fault_sp(ctx: PipelineContext) -> tuple[int | None, str]:
         return value, (f"the frame's address is {expr} ({value:#x}), saved by the handler (EXC_RETURN is gone from "
                        "LR: the frame is taken as a basic 32 B one)")
     if not exprs:
-        return None, ("no saved stack pointer to use: `set arena fault-sp EXPR` names where the handler saves it "
+        return None, (f"no saved stack pointer to use: {Remedy('fault-sp', 'EXPR'):q} names where the handler saves it "
                       f"(none of {', '.join(FAULT_SP_SYMBOLS)} is in the ELF)")
     return None, "; ".join(tried)
 
