@@ -68,6 +68,7 @@ from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.analyse import diagnosis, diff, figures
 from arenascope_plugin.analyse.soak import Soak
 from arenascope_plugin.decode import kernels
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.present import compareview, jsonout, jsontext, junit, report, reports, snapshot, style
 from arenascope_plugin.present import diff as diff_text
 from arenascope_plugin.present import soak as soak_text
@@ -75,7 +76,7 @@ from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import livepoll, viewerlink
 
 
-class UsageError(Exception):
+class UsageError(ArenascopeError):
     """Bad arguments, or a target or firmware that cannot be read: exit status 2."""
 
 
@@ -219,7 +220,7 @@ def _gather(args, need_descriptor=True, verify=True):
     target.core.refresh()
     try:
         return pipeline.gather(target, settings, {}, need_descriptor=need_descriptor, verify=verify, on_warn=_warn)
-    except pipeline.EXPECTED as exc:
+    except ArenascopeError as exc:
         if need_descriptor:
             raise UsageError(str(exc)) from None
         # `fault` goes on without the arena, as `arena fault` does: the fault itself may still be read.
@@ -616,7 +617,7 @@ def main(argv):
         args.command = argv[0]
         ctx = _gather(args, need_descriptor=need, verify=verify)
         return run(ctx, args)
-    except (UsageError, *pipeline.EXPECTED) as exc:
+    except ArenascopeError as exc:  # UsageError among them
         message = f"arenascope {argv[0]}: {for_the_tool(str(exc))}"
         if argv[0] in ("info", "check", "fault") and "--json" in argv[1:]:
             _emit(jsonout.error(argv[0], message))  # a script reading stdout reads JSON, failed or not

@@ -7,8 +7,8 @@ snapshot() here, with their own acquire/ parts:
     ctx = gather(Target(reader, symbols, core), settings, cache, scanner, verify=True)
     snap = snapshot(ctx)
 
-No GDB here. Errors: TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError
-(EXPECTED), each saying what happened, where, and what to do.
+No GDB here. Errors: errors.ArenascopeError's (TargetError, DecodeError, MemoryReadError,
+TornReadError, NotFoundError, ...), each saying what happened, where, and what to do.
 """
 import copy
 from collections.abc import Callable
@@ -24,11 +24,10 @@ from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.decode import abi, freertos, kernels, regionnames, tflm, tflmstate
 from arenascope_plugin.decode.descriptor import Band, DecodeError
 from arenascope_plugin.decode.locate import NotFoundError, locate, scan
-from arenascope_plugin.decode.session import DescriptorSession, TornReadError
+from arenascope_plugin.decode.session import DescriptorSession
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.present import snapshot as snapshot_json
 
-EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError)
 DEFAULT_STACK_PAINT = 0xCCCCCCCC  # the agent's default (target_agent/include/arenascope/agent_config.h)
 
 
@@ -423,7 +422,7 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
     stack, whereis, snapshot, live). Without verify only the guard band is re-read (it is small), so
     a stale agent measurement is noticed. cache: a dict the front end keeps between calls
     (descriptor sessions, plans); scanner: whole scans by default, the live poller's incremental
-    one; on_warn(key, text): told each warning as it is found. Raises one of EXPECTED."""
+    one; on_warn(key, text): told each warning as it is found. Raises an errors.ArenascopeError."""
     ctx = Context(target=target, settings=settings, cache={} if cache is None else cache, on_warn=on_warn)
     scanner = scanner or BandScanner(memo=ctx.cache.get(STOP_SCANS))
     symbols = target.symbols

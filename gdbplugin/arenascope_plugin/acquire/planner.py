@@ -6,6 +6,8 @@ import os
 import subprocess
 import tempfile
 
+from arenascope_plugin.errors import ArenascopeError
+
 SCHEMA = "arenascope-plan/2"   # planner/include/arenascope/planner/report.h kPlanSchema
 TIMEOUT_S = 60
 # The most JSON the plugin reads from the tool (bytes): json.loads holds about 10 x that in
@@ -30,7 +32,7 @@ CONSTRUCTOR_ROLES = (ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOC
 POINTER_ARRAY_ROLES = ("subgraph-allocations", "scratch-handles", "input-tensor-array", "output-tensor-array")
 
 
-class PlannerError(Exception):
+class PlannerError(ArenascopeError):
     """The planner tool is missing, failed, or printed something that is not its JSON."""
 
 

@@ -1,8 +1,9 @@
 """`arena fault`: the last fault decoded, and whether the stack or the arena did it."""
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin import pipeline, ports
+from arenascope_plugin import ports
 from arenascope_plugin.analyse import diagnosis
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.settings import Spec, check_expression
@@ -37,7 +38,7 @@ verdicts and notes whether or not there was a fault ("verdict": FAIL when there 
         framework.check_readable()
         try:
             ctx = framework.gather(need_descriptor=False, verify=True)
-        except pipeline.EXPECTED as exc:
+        except ArenascopeError as exc:
             ctx = framework.new_context()
             ctx.note = str(exc)
         d = diagnosis.diagnose(ctx)

@@ -17,12 +17,10 @@ from arenascope_plugin.acquire.gdbtarget import (
     TargetError,
     parse_address,
 )
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.gdb import options, settings
 from arenascope_plugin.present import jsonout, jsontext, style
 from arenascope_plugin.present.progress import Progress
-from arenascope_plugin.serve import viewerlink
-
-EXPECTED = pipeline.EXPECTED + (viewerlink.LiveError,)
 
 _CACHE = {}     # inferior number -> the pipeline's cache (descriptor sessions, plans)
 _WARNED = set()  # warnings said since the target last stopped (each is said once a stop)
@@ -178,7 +176,7 @@ def _on_a_terminal() -> bool:
     except OSError:
         return False
 
-class ArgError(Exception):
+class ArgError(ArenascopeError):
     pass
 
 
@@ -261,7 +259,7 @@ class Sub(gdb.Command):
             except KeyboardInterrupt:
                 progress.shown = False
                 raise gdb.GdbError(f"\narena {self.sub}: {progress.interrupted()}") from None
-            except EXPECTED as exc:
+            except ArenascopeError as exc:
                 raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
             except gdb.GdbError:
                 raise
