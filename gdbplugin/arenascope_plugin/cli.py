@@ -69,7 +69,7 @@ from arenascope_plugin.analyse import diagnosis, diff, figures
 from arenascope_plugin.analyse.soak import Soak
 from arenascope_plugin.decode import kernels
 from arenascope_plugin.errors import ArenascopeError
-from arenascope_plugin.present import compareview, jsonout, jsontext, junit, report, reports, snapshot, style
+from arenascope_plugin.present import compareview, htmlreport, jsonout, jsontext, junit, snapshot, style, textreports
 from arenascope_plugin.present import diff as diff_text
 from arenascope_plugin.present import soak as soak_text
 from arenascope_plugin.present.progress import Progress
@@ -241,7 +241,7 @@ def info_main(ctx, args):
     if args.json:
         _emit(jsonout.info(pipeline.snapshot(ctx, with_fault=False)))
     else:
-        print("\n".join(reports.info_report(ctx)))
+        print("\n".join(textreports.info_report(ctx)))
     return 0
 
 
@@ -259,7 +259,7 @@ def check_main(ctx, args):
     if args.json:
         _emit(jsonout.check(result))
     else:
-        print("\n".join(reports.check_report(ctx, result)))
+        print("\n".join(textreports.check_report(ctx, result)))
     failed = [c.rule for c in result if c.verdict == figures.FAIL]
     if failed:
         print(f"arenascope check: failed rules: {', '.join(failed)}", file=sys.stderr)
@@ -283,8 +283,8 @@ def snapshot_main(ctx, args):
 
 def report_main(ctx, args):
     try:
-        summary = report.write_report(pipeline.snapshot(ctx), args.file, args.svg)
-    except report.ReportError as exc:
+        summary = htmlreport.write_report(pipeline.snapshot(ctx), args.file, args.svg)
+    except htmlreport.ReportError as exc:
         print(f"arenascope report: {exc}", file=sys.stderr)
         return 1
     print(f"arenascope report: {summary}")
@@ -296,7 +296,7 @@ def fault_main(ctx, args):
     if args.json:
         _emit(jsonout.fault(d.json()))
         return 0
-    print("\n".join(reports.fault_report(d)))
+    print("\n".join(textreports.fault_report(d)))
     return 0
 
 

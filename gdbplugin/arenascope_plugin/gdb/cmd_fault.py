@@ -7,7 +7,7 @@ from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.gdb.settings import Spec, check_expression
-from arenascope_plugin.present import jsonout, reports
+from arenascope_plugin.present import jsonout, textreports
 
 SETTINGS = [
     Spec("fault-sp", gdb.PARAM_STRING, "auto",
@@ -45,4 +45,4 @@ verdicts and notes whether or not there was a fault ("verdict": FAIL when there 
         if args.json:
             framework.emit(jsonout.fault(d.json()))
             return
-        write(reports.fault_report(d))
+        write(textreports.fault_report(d))
