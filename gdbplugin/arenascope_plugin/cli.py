@@ -294,7 +294,7 @@ def report_main(ctx, args):
 def fault_main(ctx, args):
     d = diagnosis.diagnose(ctx)
     if args.json:
-        _emit(jsonout.fault(d.json()))
+        _emit(jsonout.fault(d))
         return 0
     print("\n".join(textreports.fault_report(d)))
     return 0

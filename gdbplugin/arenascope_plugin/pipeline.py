@@ -26,6 +26,7 @@ from arenascope_plugin.decode.descriptor import Band, DecodeError
 from arenascope_plugin.decode.locate import NotFoundError, locate, scan
 from arenascope_plugin.decode.session import DescriptorSession
 from arenascope_plugin.errors import TargetError
+from arenascope_plugin.present import faultjson
 from arenascope_plugin.present import snapshot as snapshot_json
 
 DEFAULT_STACK_PAINT = 0xCCCCCCCC  # the agent's default (target_agent/include/arenascope/agent_config.h)
@@ -83,7 +84,7 @@ class Context:
     on_warn: Callable | None = None       # told each warning as it is found (key, text)
     kernel: object = None                 # the RTOS's tasks (freertos.Kernel), None without one
     tasks: list = field(default_factory=list)  # [tasks.TaskStack], measured
-    intact_regions: list = field(default_factory=list)  # checksummed regions as allocated (faults.damaged_regions)
+    intact_regions: list = field(default_factory=list)  # checksummed regions as allocated (faultread.damaged_regions)
     diagnosis: object = None              # the post-mortem (analyse/diagnosis.diagnose), computed once
     kernels: object = None                # agentless: the TFLM kernels the planner assumed (kernels.KernelBuild)
 
@@ -652,7 +653,7 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
             snap["tflm"]["layout"] = tflm.layout_json(ctx.tflm_layout)
     if with_fault:
         d = diagnosis.diagnose(ctx)
-        snap["fault"] = d.fault_json()
+        snap["fault"] = faultjson.snapshot_fault(d)
         if "tflm" in snap:
             snap["tflm"]["verdicts"] = [v.json() for v in d.tflm_verdicts]
     return snap

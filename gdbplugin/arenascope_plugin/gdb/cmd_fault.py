@@ -43,6 +43,6 @@ verdicts and notes whether or not there was a fault ("verdict": FAIL when there 
             ctx.note = str(exc)
         d = diagnosis.diagnose(ctx)
         if args.json:
-            framework.emit(jsonout.fault(d.json()))
+            framework.emit(jsonout.fault(d))
             return
         write(textreports.fault_report(d))

@@ -11,7 +11,7 @@ the probe's round trip; paced, each refresh reads when it is due. What a refresh
 - the descriptor (132 B on Cortex-M, ABI 1.1: one self-checking read), through
   DescriptorSession: a torn read (seq odd, or changed under the read) is retried, and never
   published; the region tables are re-read only when layout_generation changes;
-- the fault record's head and ICSR (analyse/faults.py; the whole record when its head moves);
+- the fault record's head and ICSR (ports/faultread.py; the whole record when its head moves);
 - a slice of the bands (the guard band, each arena's free band with its 0xAA canary, the painted
   stack), `scan_budget` bytes per refresh in turn: each band is re-read whole every few
   refreshes, and its figures are the host's from its first whole pass on (the agent's before).
