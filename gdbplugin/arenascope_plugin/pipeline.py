@@ -19,7 +19,16 @@ from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS, STACK_TOP_AND_SIZE_
 from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
-from arenascope_plugin.analyse import agentless, diagnosis, faults, figures, rambudget, tasks
+from arenascope_plugin.analyse import (
+    agentless,
+    agentregions,
+    diagnosis,
+    faults,
+    figures,
+    modelplan,
+    rambudget,
+    tasks,
+)
 from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.decode import abi, freertos, kernels, regionnames, tflm, tflmstate
 from arenascope_plugin.decode.descriptor import Band, DecodeError
@@ -180,8 +189,8 @@ def _find_descriptor(ctx, fresh_tables=False):
 
 
 def kernel_build(ctx) -> kernels.KernelBuild:
-    """The firmware's TFLM kernels and CPU, as set or read from the ELF (agentless.kernel_build)."""
-    return agentless.kernel_build(ctx.symbols, None, ctx.settings.kernels, ctx.settings.cpu)
+    """The firmware's TFLM kernels and CPU, as set or read from the ELF (modelplan.kernel_build)."""
+    return modelplan.kernel_build(ctx.symbols, None, ctx.settings.kernels, ctx.settings.cpu)
 
 
 def _name_regions(ctx):
@@ -193,10 +202,10 @@ def _name_regions(ctx):
                  "from the model; build it (bash tools/build.sh) and put it on PATH or "
                  "`set arena planner-path /path/to/arenascope-plan`")
     if any(a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):  # the TFLM adapter's arena
-        for w in agentless.label_planner_ids(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
+        for w in agentregions.label_planner_ids(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)
     if any(a.model_addr and not a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):
-        for w in agentless.label_from_model(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
+        for w in agentregions.label_from_model(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)
     _names_from_elf(ctx)
 
@@ -223,7 +232,7 @@ def model_plan(ctx, arena) -> dict | None:
     if not arena.model_addr or not arena.model_size or ctx.settings.planner is None:
         return None
     try:
-        return agentless.published_plan(ctx.reader, ctx.symbols, ctx.desc, arena, ctx.settings.planner,
+        return modelplan.published_plan(ctx.reader, ctx.symbols, ctx.desc, arena, ctx.settings.planner,
                                         kernel_build(ctx))
     except (PlannerError, MemoryReadError, ValueError, OSError):
         return None

@@ -9,7 +9,7 @@ from typing import Any
 
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols, short_name
-from arenascope_plugin.analyse import agentless, figures, postmortem, tasks, verdicts
+from arenascope_plugin.analyse import figures, modelplan, postmortem, tasks, verdicts
 from arenascope_plugin.decode import abi, tflm
 from arenascope_plugin.decode.descriptor import Region
 from arenascope_plugin.errors import TargetError
@@ -125,9 +125,9 @@ def constructor_note(ctx: PipelineContext) -> str | None:
     text = ""
     if size is not None and model_addr:
         try:  # the model the constructor was given, planned at the size it was given
-            doc = agentless.plan_for(ctx.reader, ctx.symbols, tflm.layout(ctx.symbols), model_addr,
+            doc = modelplan.plan_for(ctx.reader, ctx.symbols, tflm.layout(ctx.symbols), model_addr,
                                      ctx.settings.planner, "", arena_size=size, plans=ctx.cache.setdefault("plans", {}),
-                                     build=agentless.kernel_build(ctx.symbols, None, ctx.settings.kernels,
+                                     build=modelplan.kernel_build(ctx.symbols, None, ctx.settings.kernels,
                                                                   ctx.settings.cpu))
             text = " " + postmortem.replay_lines(doc, size)[0] + "."
         except (TargetError, MemoryReadError):
