@@ -1,8 +1,9 @@
 """One error base (errors.ArenascopeError, issue 40): every exception class of the plugin derives
-from it (found by walking the package's sources, so a new class that does not fails here); a front
-end shows what happened, where and what to do; and nothing else is taken for expected: a
-programming error still shows as a bug (the tool: a traceback; `arena ...`: "internal error ...
-please report it")."""
+from it (found by walking the package's sources, so a new class that does not fails here); the
+front ends (`arena` commands through gdb/framework.py, the tool, the live poller) show what
+happened, where and what to do; and nothing else is taken for expected: a programming error still
+shows as a bug (the tool: a traceback; `arena ...`: "internal error ... please report it"; the
+poller: it ends)."""
 import ast
 import builtins
 import importlib
@@ -168,3 +169,42 @@ def test_the_commands_show_what_where_and_remedy_and_a_bug_as_one():
     assert r.stdout.splitlines() == [
         "arena boom: the descriptor is torn at 0x20000100: halt the target",
         "arena boom: internal error KeyError('figs'); `set arena debug on` shows the traceback: please report it"]
+
+
+class _Poller:
+    """What serve/livepoll.run uses of a LivePoller; refresh raises what it is given, and stops the
+    poll at its second call."""
+    last, trouble, trouble_link, refreshes = None, None, "lost", 0
+
+    def __init__(self, exc, stop):
+        self.exc, self.stop, self.calls = exc, stop, 0
+
+    def refresh(self):
+        self.calls += 1
+        if self.calls == 2:
+            self.stop.set()
+        raise self.exc
+
+    def lost(self, why, how):
+        return None
+
+    def settle(self):
+        pass
+
+
+def test_the_live_poller_says_what_where_and_remedy_and_a_bug_ends_it():
+    import threading
+
+    from arenascope_plugin.acquire.planner import PlannerError
+    from arenascope_plugin.serve import livepoll
+    for exc, says in ((TargetError("the descriptor is torn", where="0x20000100", remedy="halt the target"),
+                       "the descriptor read is corrupt: the descriptor is torn at 0x20000100: halt the target; "
+                       "retrying every 0.01 s"),
+                      (PlannerError("the planner failed"), "live read failed: the planner failed; retrying every "
+                                                           "0.01 s")):
+        said, stop = [], threading.Event()
+        livepoll.run(_Poller(exc, stop), lambda snap: None, 20, stop, said.append, interval_errors=0.01)
+        assert said == [says]
+    stop = threading.Event()
+    with pytest.raises(KeyError):
+        livepoll.run(_Poller(KeyError("figs"), stop), lambda snap: None, 20, stop, lambda _text: None)
