@@ -71,15 +71,15 @@ from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import diagnosis, diff, figures
 from arenascope_plugin.analyse.soak import Soak
-from arenascope_plugin.errors import TargetError
-from arenascope_plugin.present import compareview, jsonout, jsontext, junit, report, reports, snapshot, style
+from arenascope_plugin.errors import ArenascopeError, TargetError
+from arenascope_plugin.present import compareview, htmlreport, jsonout, jsontext, junit, snapshot, style, textreports
 from arenascope_plugin.present import diff as diff_text
 from arenascope_plugin.present import soak as soak_text
 from arenascope_plugin.present.progress import Progress
 from arenascope_plugin.serve import livepoll, viewerlink
 
 
-class UsageError(Exception):
+class UsageError(ArenascopeError):
     """Bad arguments, or a target or firmware that cannot be read: exit status 2."""
 
 
@@ -302,7 +302,7 @@ def _gather(args, need_descriptor=True, verify=True):
     target.core.refresh()
     try:
         return pipeline.gather(target, settings, {}, need_descriptor=need_descriptor, verify=verify, on_warn=_warn)
-    except pipeline.EXPECTED as exc:
+    except ArenascopeError as exc:
         if need_descriptor:
             raise UsageError(str(exc)) from None
         # `fault` goes on without the arena, as `arena fault` does: the fault itself may still be read.
@@ -323,7 +323,7 @@ def info_main(ctx, args):
     if args.json:
         _emit(jsonout.info(pipeline.snapshot(ctx, with_fault=False)))
     else:
-        print("\n".join(reports.info_report(ctx)))
+        print("\n".join(textreports.info_report(ctx)))
     return 0
 
 
@@ -341,7 +341,7 @@ def check_main(ctx, args):
     if args.json:
         _emit(jsonout.check(result))
     else:
-        print("\n".join(reports.check_report(ctx, result)))
+        print("\n".join(textreports.check_report(ctx, result)))
     failed = [c.rule for c in result if c.verdict == figures.FAIL]
     if failed:
         print(f"arenascope check: failed rules: {', '.join(failed)}", file=sys.stderr)
@@ -365,8 +365,9 @@ def snapshot_main(ctx, args):
 
 def report_main(ctx, args):
     try:
-        summary = report.write_report(pipeline.snapshot(ctx), args.file, args.svg, viewer=_parsed(args, "viewer-path"))
-    except report.ReportError as exc:
+        summary = htmlreport.write_report(pipeline.snapshot(ctx), args.file, args.svg,
+                                          viewer=_parsed(args, "viewer-path"))
+    except htmlreport.ReportError as exc:
         print(f"arenascope report: {exc}", file=sys.stderr)
         return 1
     print(f"arenascope report: {summary}")
@@ -376,9 +377,9 @@ def report_main(ctx, args):
 def fault_main(ctx, args):
     d = diagnosis.diagnose(ctx)
     if args.json:
-        _emit(jsonout.fault(d.json()))
+        _emit(jsonout.fault(d))
         return 0
-    print("\n".join(reports.fault_report(d)))
+    print("\n".join(textreports.fault_report(d)))
     return 0
 
 
@@ -711,7 +712,7 @@ def _main(argv):
         args.command = argv[0]
         ctx = _gather(args, need_descriptor=need, verify=verify)
         return run(ctx, args)
-    except (UsageError, *pipeline.EXPECTED) as exc:
+    except ArenascopeError as exc:  # UsageError among them
         if RUN["debug"]:
             traceback.print_exc()
         message = f"arenascope {argv[0]}: {exc}"

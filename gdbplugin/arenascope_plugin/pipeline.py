@@ -7,8 +7,8 @@ snapshot() here, with their own acquire/ parts:
     ctx = gather(Target(reader, symbols, core), settings, cache, scanner, verify=True)
     snap = snapshot(ctx)
 
-No GDB here. Errors: TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError
-(EXPECTED), each saying what happened, where, and what to do.
+No GDB here. Errors: errors.ArenascopeError's (TargetError, DecodeError, MemoryReadError,
+TornReadError, NotFoundError, ...), each saying what happened, where, and what to do.
 """
 import copy
 from collections.abc import Callable
@@ -20,7 +20,16 @@ from arenascope_plugin.acquire.elfinfo import STACK_SYMBOLS, STACK_TOP_AND_SIZE_
 from arenascope_plugin.acquire.planner import PlannerError
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Core, Symbols
-from arenascope_plugin.analyse import agentless, diagnosis, faults, figures, rambudget, tasks
+from arenascope_plugin.analyse import (
+    agentless,
+    agentregions,
+    diagnosis,
+    faults,
+    figures,
+    modelplan,
+    rambudget,
+    tasks,
+)
 from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.analyse.diagnosis import Diagnosis
 from arenascope_plugin.analyse.tasks import TaskStack
@@ -28,12 +37,12 @@ from arenascope_plugin.decode import abi, freertos, kernels, regionnames, tflm, 
 from arenascope_plugin.decode.descriptor import Band, DecodeError, Descriptor
 from arenascope_plugin.decode.kernels import KernelBuild
 from arenascope_plugin.decode.locate import NotFoundError, locate, scan
-from arenascope_plugin.decode.session import DescriptorSession, TornReadError
+from arenascope_plugin.decode.session import DescriptorSession
 from arenascope_plugin.errors import TargetError
+from arenascope_plugin.present import faultjson
 from arenascope_plugin.present import snapshot as snapshot_json
 from arenascope_plugin.remedy import Remedy
 
-EXPECTED = (TargetError, DecodeError, MemoryReadError, TornReadError, NotFoundError)
 DEFAULT_STACK_PAINT = 0xCCCCCCCC  # the agent's default (target_agent/include/arenascope/agent_config.h)
 
 
@@ -89,7 +98,7 @@ class Context:
     on_warn: Callable | None = None       # told each warning as it is found (key, text)
     kernel: freertos.Kernel | None = None  # the RTOS's tasks, None without one
     tasks: list[TaskStack] = field(default_factory=list)  # measured
-    intact_regions: list = field(default_factory=list)  # checksummed regions as allocated (faults.damaged_regions)
+    intact_regions: list = field(default_factory=list)  # checksummed regions as allocated (faultread.damaged_regions)
     diagnosis: Diagnosis | None = None  # the post-mortem (analyse/diagnosis.diagnose), computed once
     kernels: KernelBuild | None = None  # agentless: the TFLM kernels the planner assumed
 
@@ -185,8 +194,8 @@ def _find_descriptor(ctx, fresh_tables=False):
 
 
 def kernel_build(ctx) -> kernels.KernelBuild:
-    """The firmware's TFLM kernels and CPU, as set or read from the ELF (agentless.kernel_build)."""
-    return agentless.kernel_build(ctx.symbols, None, ctx.settings.kernels, ctx.settings.cpu)
+    """The firmware's TFLM kernels and CPU, as set or read from the ELF (modelplan.kernel_build)."""
+    return modelplan.kernel_build(ctx.symbols, None, ctx.settings.kernels, ctx.settings.cpu)
 
 
 def _name_regions(ctx):
@@ -198,10 +207,10 @@ def _name_regions(ctx):
                  "from the model; build it (bash tools/build.sh) and put it on PATH or "
                  f"{Remedy('planner-path', '/path/to/arenascope-plan'):q}")
     if any(a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):  # the TFLM adapter's arena
-        for w in agentless.label_planner_ids(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
+        for w in agentregions.label_planner_ids(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)
     if any(a.model_addr and not a.flags & abi.ARENA_FLAG_PLANNER_IDS for a in desc.arenas):
-        for w in agentless.label_from_model(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
+        for w in agentregions.label_from_model(ctx.reader, ctx.symbols, desc, planner, kernel_build(ctx)):
             ctx.warn(w, w)
     _names_from_elf(ctx)
 
@@ -228,7 +237,7 @@ def model_plan(ctx, arena) -> dict | None:
     if not arena.model_addr or not arena.model_size or ctx.settings.planner is None:
         return None
     try:
-        return agentless.published_plan(ctx.reader, ctx.symbols, ctx.desc, arena, ctx.settings.planner,
+        return modelplan.published_plan(ctx.reader, ctx.symbols, ctx.desc, arena, ctx.settings.planner,
                                         kernel_build(ctx))
     except (PlannerError, MemoryReadError, ValueError, OSError):
         return None
@@ -428,7 +437,7 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
     stack, whereis, snapshot, live). Without verify only the guard band is re-read (it is small), so
     a stale agent measurement is noticed. cache: a dict the front end keeps between calls
     (descriptor sessions, plans); scanner: whole scans by default, the live poller's incremental
-    one; on_warn(key, text): told each warning as it is found. Raises one of EXPECTED."""
+    one; on_warn(key, text): told each warning as it is found. Raises an errors.ArenascopeError."""
     ctx = Context(target=target, settings=settings, cache={} if cache is None else cache, on_warn=on_warn)
     scanner = scanner or BandScanner(memo=ctx.cache.get(STOP_SCANS))
     symbols = target.symbols
@@ -664,7 +673,7 @@ def snapshot(ctx: Context, with_fault: bool = True) -> dict:
             snap["tflm"]["layout"] = tflm.layout_json(ctx.tflm_layout)
     if with_fault:
         d = diagnosis.diagnose(ctx)
-        snap["fault"] = d.fault_json()
+        snap["fault"] = faultjson.snapshot_fault(d)
         if "tflm" in snap:
             snap["tflm"]["verdicts"] = [v.json() for v in d.tflm_verdicts]
     return snap

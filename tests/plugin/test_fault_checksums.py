@@ -1,9 +1,10 @@
-"""analyse.faults.damaged_regions: which checksummed (immutable) tail regions changed, and the
+"""ports/faultread.damaged_regions: which checksummed (immutable) tail regions changed, and the
 live poller's cache of that answer (one hash pass per boot, fault and region-table generation)."""
 from types import SimpleNamespace
 
 from arenascope_plugin.acquire.reader import CountingReader, ImageReader
 from arenascope_plugin.analyse import faults
+from arenascope_plugin.ports import faultread
 
 BASE, TABLE = 0x20001000, 0x20000F00
 
@@ -35,7 +36,7 @@ def test_a_changed_region_is_named_and_the_others_are_intact():
     sums = [fnv1a32(arena[0:16]), fnv1a32(arena[16:48]), fnv1a32(arena[48:64])]
     arena[20] ^= 0xFF
     _, desc, rec, ctx = make_target(bytes(arena), sums, pin=False)
-    assert [r.index for r in faults.damaged_regions(ctx, desc, rec)] == [1]
+    assert [r.index for r in faultread.damaged_regions(ctx, desc, rec)] == [1]
     assert [r.index for r in ctx.intact_regions] == [0, 2]
 
 
@@ -43,16 +44,16 @@ def test_live_polling_hashes_once_per_fault_and_generation():
     arena = bytearray(range(64))
     sums = [fnv1a32(arena[0:16]), 0x12345678, fnv1a32(arena[48:64])]
     reader, desc, rec, ctx = make_target(bytes(arena), sums, pin=True)
-    first = faults.damaged_regions(ctx, desc, rec)
+    first = faultread.damaged_regions(ctx, desc, rec)
     assert [r.index for r in first] == [1] and reader.bytes == 12 + 64
-    again = faults.damaged_regions(ctx, desc, rec)
+    again = faultread.damaged_regions(ctx, desc, rec)
     assert [r.index for r in again] == [1] and [r.index for r in ctx.intact_regions] == [0, 2]
     assert reader.bytes == 12 + 64, "a second refresh of the same fault must not re-hash the tail"
     rec.fault_count = 2  # a new fault: hashed again
-    faults.damaged_regions(ctx, desc, rec)
+    faultread.damaged_regions(ctx, desc, rec)
     assert reader.bytes == 2 * (12 + 64)
     desc.layout_generation = 2  # a new region table: hashed again
-    faults.damaged_regions(ctx, desc, rec)
+    faultread.damaged_regions(ctx, desc, rec)
     assert reader.bytes == 3 * (12 + 64)
 
 
@@ -60,8 +61,8 @@ def test_at_a_stop_every_command_hashes_again():
     arena = bytes(range(64))
     sums = [fnv1a32(arena[0:16]), fnv1a32(arena[16:48]), fnv1a32(arena[48:64])]
     reader, desc, rec, ctx = make_target(arena, sums, pin=False)
-    faults.damaged_regions(ctx, desc, rec)
-    faults.damaged_regions(ctx, desc, rec)
+    faultread.damaged_regions(ctx, desc, rec)
+    faultread.damaged_regions(ctx, desc, rec)
     assert reader.bytes == 2 * (12 + 64)
 
 

@@ -361,11 +361,11 @@ def test_arena_info_says_which_kernels_the_plan_assumed():
     reference kernels when no CMSIS-NN function is linked."""
     from arenascope_plugin import pipeline
     from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
-    from arenascope_plugin.present import reports
+    from arenascope_plugin.present import textreports
     cmsis = TableSymbols({"arm_fully_connected_s8": 0x1000, "arm_svdf_s8": 0x1100}, layout=LAYOUT)
     ctx = pipeline.gather(pipeline.Target(image(), cmsis, FixedCore(cortex_m=False)),
                           pipeline.Settings(interpreter=INTERP, cpu="m55"))
-    lines = reports.info_report(ctx)
+    lines = textreports.info_report(ctx)
     assert lines[4] == ("  kernels:                TFLM's CMSIS-NN kernels for cortex-m55, as the planner assumed "
                         "(CMSIS-NN kernels: the ELF links arm_fully_connected_s8 and 1 more; CPU cortex-m55: "
                         "set arena cpu)"), lines
@@ -373,7 +373,7 @@ def test_arena_info_says_which_kernels_the_plan_assumed():
     plain = pipeline.gather(pipeline.Target(image(), TableSymbols(layout=LAYOUT), FixedCore(cortex_m=False)),
                             pipeline.Settings(interpreter=INTERP))
     assert ("  kernels:                TFLM's reference kernels, as the planner assumed (reference kernels: the ELF "
-            "links none of CMSIS-NN's functions)") in reports.info_report(plain)
+            "links none of CMSIS-NN's functions)") in textreports.info_report(plain)
 
 
 def test_a_kernel_buffer_is_named_through_the_pointer_its_opdata_holds():
@@ -507,7 +507,7 @@ def test_a_risc_v_core_whose_trap_registers_cannot_be_read_is_not_said_free_of_f
     from arenascope_plugin import pipeline
     from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
     from arenascope_plugin.analyse import diagnosis
-    from arenascope_plugin.present import reports
+    from arenascope_plugin.present import textreports
 
     class Rv32(TableSymbols):
         abi_name = "riscv32-ilp32"
@@ -524,8 +524,8 @@ def test_a_risc_v_core_whose_trap_registers_cannot_be_read_is_not_said_free_of_f
     assert ctx.port.name == "riscv32"
     assert d.core_unknown.startswith("the RISC-V core's trap registers (mcause, mepc, mtval) cannot be read here"), \
         d.core_unknown
-    assert reports.no_fault_lines(d)[0].startswith("arena fault: the RISC-V core's trap registers"), \
-        reports.no_fault_lines(d)
+    assert textreports.no_fault_lines(d)[0].startswith("arena fault: the RISC-V core's trap registers"), \
+        textreports.no_fault_lines(d)
     assert (ctx.stack.low, ctx.stack.high) == (0x807FF000, 0x80800000)
     symbols = Rv32({"__stack": 0x80800000, "__stack_size": 0x1000}, ram=[(0x807FF000, 0x80800000, ".stack")])
     symbols.abi_name = "x86_64-sysv"

@@ -15,12 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arenascope_plugin.acquire.reader import ImageReader, MemoryReadError
+from arenascope_plugin.errors import ArenascopeError
 
 HEX_SUFFIXES = (".hex", ".ihex", ".ihx")
 ADDRESS_LIMIT = 1 << 32  # Cortex-M: a dump's bytes must lie below 4 GiB
 
 
-class DumpError(Exception):
+class DumpError(ArenascopeError):
     """A dump file cannot be used; the message names the file, what is wrong and what to do."""
 
 

@@ -7,10 +7,12 @@ Only what the walk needs is kept: named struct/class definitions (not declaratio
 byte_size, their members' data_member_location and their base classes (DW_TAG_inheritance),
 by C++-qualified name (namespaces joined with ::).
 """
+from arenascope_plugin.errors import ArenascopeError
+
 _RECORDS = ("DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type")
 
 
-class LayoutError(Exception):
+class LayoutError(ArenascopeError):
     """The DWARF lacks a type or member the walk needs; the message names it."""
 
 

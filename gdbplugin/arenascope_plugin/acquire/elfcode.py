@@ -8,12 +8,13 @@ import bisect
 from dataclasses import dataclass, field
 
 from arenascope_plugin.acquire import elfinfo
+from arenascope_plugin.errors import ArenascopeError
 
 TAG_FP_ARCH = 10     # Arm build attribute Tag_FP_arch (0: no FP instructions)
 TAG_ABI_VFP_ARGS = 28  # Tag_ABI_VFP_args (1: arguments in VFP registers, the hard-float ABI)
 
 
-class ElfCodeError(ValueError):
+class ElfCodeError(ArenascopeError, ValueError):
     """The ELF cannot be read as code: not an ELF, no symbol table, gone. Carries the reason."""
 
 

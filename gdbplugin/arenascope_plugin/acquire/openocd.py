@@ -23,6 +23,7 @@ from arenascope_plugin.acquire.reader import (
     still_sending,
 )
 from arenascope_plugin.acquire.symbols import Core, pc_frames
+from arenascope_plugin.errors import ArenascopeError
 
 TERM = b"\x1a"
 DEFAULT_PORT = 6666       # OpenOCD's default `tcl port` (OpenOCD user guide, "Server Configuration")
@@ -33,7 +34,7 @@ MAX_REPLY_BYTES = 1 << 20
 FLOOD_BYTES = 1 << 16     # more than this in one wait, still coming at the deadline: a flood, not a drip
 
 
-class TclError(Exception):
+class TclError(ArenascopeError):
     """The Tcl link failed (connection, timeout, protocol); the message says what to do."""
 
 

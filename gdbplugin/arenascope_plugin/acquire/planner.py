@@ -6,6 +6,7 @@ import os
 import subprocess
 import tempfile
 
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.remedy import Remedy
 
 SCHEMA = "arenascope-plan/2"   # planner/include/arenascope/planner/report.h kPlanSchema
@@ -32,7 +33,7 @@ CONSTRUCTOR_ROLES = (ROLE_ARENA_ALLOCATOR, ROLE_MEMORY_PLANNER, ROLE_MICRO_ALLOC
 POINTER_ARRAY_ROLES = ("subgraph-allocations", "scratch-handles", "input-tensor-array", "output-tensor-array")
 
 
-class PlannerError(Exception):
+class PlannerError(ArenascopeError):
     """The planner tool is missing, failed, or printed something that is not its JSON."""
 
 

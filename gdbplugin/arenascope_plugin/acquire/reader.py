@@ -12,12 +12,14 @@ import socket
 import time
 from collections.abc import Iterable
 
+from arenascope_plugin.errors import ArenascopeError
 
-class MemoryReadError(Exception):
+
+class MemoryReadError(ArenascopeError):
     """Memory at [addr, addr+length) could not be read; `why` says what the reader was told."""
 
     def __init__(self, addr: int, length: int, why: str) -> None:
-        super().__init__(f"cannot read {length} B at {addr:#x}: {why}")
+        super().__init__(f"cannot read {length} B at {addr:#x}: {why}", where=f"{addr:#x}")
         self.addr, self.length, self.why = addr, length, why
 
 

@@ -36,6 +36,7 @@ from arenascope_plugin.acquire.reader import (
     still_sending,
 )
 from arenascope_plugin.acquire.symbols import Core
+from arenascope_plugin.errors import ArenascopeError
 
 TIMEOUT_S = 3.0             # a request's deadline unless set (--link-timeout, `set arena link-timeout`)
 SLICE_S = 0.25              # a wait for bytes is cut into slices this long: a cancel is seen within one
@@ -46,7 +47,7 @@ MAX_REPLY_BYTES = 1 << 20    # a reply longer than this without its '#' is not R
 CHUNK_BYTES = 1024           # bytes an `m` asks for at most: a long read stops within one chunk
 
 
-class RspError(Exception):
+class RspError(ArenascopeError):
     """The RSP link failed (connection, timeout, protocol); the message says what to do."""
 
 

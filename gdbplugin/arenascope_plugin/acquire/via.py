@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from arenascope_plugin.acquire import openocd, rsp, servers
 from arenascope_plugin.acquire.reader import MemoryReader
 from arenascope_plugin.acquire.symbols import Core
+from arenascope_plugin.errors import ArenascopeError
 
 KINDS = ("tcl", "gdb")
 TIMEOUT_S = rsp.TIMEOUT_S     # a request's deadline unless set (the same for both kinds)
@@ -33,7 +34,7 @@ def check_timeout(value) -> str | None:
     return None
 
 
-class LinkError(Exception):
+class LinkError(ArenascopeError):
     """The live link cannot be opened; the message says why and what to do."""
 
 

@@ -1,24 +1,23 @@
-"""Agentless mode: the MicroInterpreter to walk, its model's bytes for the planner tool, and the
-arena rebuilt from TFLM's own objects (decode/tflm.py walks them, decode/tflmstate.py checks
-them). No GDB here: symbols, types and the ELF come through acquire.symbols.Symbols.
+"""Agentless mode: the MicroInterpreter to walk, its model planned (analyse/modelplan.py runs the
+planner tool), and the arena rebuilt from TFLM's own objects (decode/tflm.py walks them,
+decode/tflmstate.py checks them). An agent arena's regions are named in analyse/agentregions.py.
+No GDB here: symbols, types and the ELF come through acquire.symbols.Symbols.
 
 Where the interpreter comes from, in order: `arena attach EXPR` (the front end resolves it to an
 address: Settings.interpreter); else a scan of the ELF's RAM for the vtable pointer of its
 embedded graph (the era's graph class, decode/tflm_profile.py: its vtable + 2 pointers), minus
 the graph_ member's offset (TFLM-INTERNALS.md section 6, checked on every era's TFLM).
 """
-import hashlib
-import os
 from collections.abc import Callable
 
 from arenascope_plugin import ports
-from arenascope_plugin.acquire import elfinfo, planner
+from arenascope_plugin.acquire import planner
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.acquire.symbols import Symbols
-from arenascope_plugin.analyse import postmortem
+from arenascope_plugin.analyse import modelplan, postmortem
 from arenascope_plugin.decode import abi, kernels, newlib_heap, tflm, tflmstate
 from arenascope_plugin.decode import tflm_profile as P
-from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
+from arenascope_plugin.decode.descriptor import Arena, Band, Region
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.remedy import Remedy
 
@@ -344,54 +343,6 @@ def freed_interpreter(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, 
             "frees them after; stop inside Invoke (`break tflite::MicroInterpreter::Invoke`) to see the arena")
 
 
-def _model_bytes(reader, symbols, address):
-    """The model flatbuffer the interpreter's model_ points into (GetModel returns its root table,
-    a few bytes into the buffer): the ELF data object that holds `address`, read from the ELF
-    file's own bytes (pyelftools), or from target memory when the ELF has no bytes for it."""
-    if not symbols.elf_path or not os.path.exists(symbols.elf_path):
-        raise TargetError("agentless mode: the loaded ELF is not on disk, so the model's size is unknown: give the "
-                          f"model file with {Remedy('model', 'FILE.tflite'):q}")
-    # The symbol at the runtime address (a position-independent executable is relocated); the
-    # ELF gives that symbol's size and bytes.
-    named = symbols.name_at(address)
-    if named is None:
-        raise TargetError(f"agentless mode: no symbol of the ELF holds the model at {address:#x}: give the model "
-                          f"file with {Remedy('model', 'FILE.tflite'):q}")
-    name, into = named
-    held = next(((n, z) for n, v, z, _ in elfinfo.data_objects(symbols.elf_path) if v == address - into), None) \
-        if symbols.file_addresses else None
-    try:
-        size, data = symbols.object_bytes(held[0] if held else name)
-    except ValueError as e:
-        raise TargetError(f"agentless mode: the model at {address:#x} is in '{name}': {e}: give the model file with "
-                          f"{Remedy('model', 'FILE.tflite'):q}") from None
-    if data is not None:
-        return name, data
-    return name, reader.read(address - into, size)  # e.g. a model copied to RAM at run time
-
-
-def _check_model_file(reader, path, model_addr):
-    """TargetError unless the file holds the model the interpreter runs: its bytes from the
-    buffer's start (the root table's offset before model_) equal the target's."""
-    try:
-        with open(os.path.expanduser(path), "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise TargetError(f"{Remedy('model'):q}: cannot read {path}: {e.strerror}") from None
-    if len(data) < 8:
-        raise TargetError(f"{Remedy('model'):q}: {path} is not a TensorFlow Lite model ({len(data)} bytes)")
-    root = int.from_bytes(data[:4], "little")
-    n = min(len(data), 4096)
-    try:
-        same = reader.read(model_addr - root, n) == data[:n]
-    except MemoryReadError:
-        same = False
-    if not same:
-        raise TargetError(f"{Remedy('model'):q}: {path} is not the model the interpreter runs (its bytes differ from "
-                          f"those at {model_addr - root:#x}): give the file the firmware was built with, or "
-                          f"{Remedy('model', 'auto'):q} to read it from the ELF")
-
-
 class Loaded:
     """What agentless.load found: the Descriptor every command reads (None when not even the
     arena's bounds are known), how the interpreter was found, the planner's mismatches, its
@@ -548,8 +499,9 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
     out.facts = facts = elf_facts(symbols, lay, allocator, reader)
     out.state = state = tflmstate.assess(reader, lay, interpreter, facts)
     try:  # planned at the arena's size as TFLM took it (the allocator's bounds, else the ELF's object)
-        out.plan = plan_for(reader, symbols, lay, model_addr, planner_tool, model_setting,
-                            arena_size=None if state.two_arena else state.arena_size, plans=plans, build=build)
+        out.plan = modelplan.plan_for(reader, symbols, lay, model_addr, planner_tool, model_setting,
+                                      arena_size=None if state.two_arena else state.arena_size, plans=plans,
+                                      build=build)
     except (TargetError, MemoryReadError) as e:
         out.plan_note = str(e)
     doc = out.plan
@@ -558,17 +510,7 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
         # unfinished: the planner gives what the constructor alone allocates.
         out.state = state = tflmstate.assess(reader, lay, interpreter, facts, _constructor_tail(doc))
     if state.condition != "allocated" and doc is not None:
-        # Where TFLM did not lay the arena out, the figures come from the planner's replay: not when
-        # what TFLM itself holds contradicts it (the same rule as the healthy walk's minimum).
-        why = postmortem.replay_disagrees(state, doc, allocator)
-        if why:
-            revision = (doc.get("tflm") or {}).get("revision", P.NEWEST.id)
-            out.plan_note = (f"the planner's replay of this model is not what this firmware's TFLM did ({why}): "
-                             f"another model, other kernels, or a TFLM other than the {revision} it replays; its "
-                             "figures (the shortfall, the predicted tail, the minimum) are left out")
-            state.evidence.append(out.plan_note)
-            state.replay_mismatch = why
-            doc = out.plan = None
+        doc = _replay_checked(out, state, doc, allocator)
     others = sharing(reader, symbols, lay, interpreter, found) if state.condition == "allocated" else []
     if state.condition == "allocated" and doc is not None:
         try:
@@ -598,19 +540,41 @@ def load(reader: MemoryReader, symbols: Symbols, planner_tool: str | None, model
                     "the kernels' data (OpData, builtin options) is left unnamed and the minimum arena is not known")
                 a = walked.arena
             out.desc, out.mismatches = tflm.descriptor(walked, lay.pointer), walked.mismatches
-            # The planner's minimum arena holds for this firmware when its tail is the one TFLM
-            # built (same kernels, same TFLM): then the headroom is measured against it.
-            predicted = doc.get("arena") or {}
-            # (Two-arena mode: the prediction is the one arena's, so no minimum per buffer.)
-            if not walked.two_arena and predicted.get("exact") and \
-                    postmortem.tail_bytes_at(doc, a.size) == a.size - a.tail and \
-                    doc["plans"]["tflm-greedy"]["head_bytes"] == a.head:
-                out.minimum = predicted.get("minimum_bytes")
+            out.minimum = _minimum_of(walked, doc)
             return out
     out.desc = _reconstructed(state, doc, lay)
     if out.desc is not None and doc is not None and (doc.get("arena") or {}).get("exact"):
         out.minimum = doc["arena"].get("minimum_bytes")  # the model's need: its arena is TFLM's, broken or not
     return out
+
+
+def _replay_checked(out: Loaded, state: tflmstate.State, doc: dict, allocator: int) -> dict | None:
+    """doc, or None when what TFLM itself holds contradicts the planner's replay (then out and
+    state say why). Where TFLM did not lay the arena out, the figures come from the replay: not
+    when it disagrees (the same rule as the healthy walk's minimum)."""
+    why = postmortem.replay_disagrees(state, doc, allocator)
+    if not why:
+        return doc
+    revision = (doc.get("tflm") or {}).get("revision", P.NEWEST.id)
+    out.plan_note = (f"the planner's replay of this model is not what this firmware's TFLM did ({why}): "
+                     f"another model, other kernels, or a TFLM other than the {revision} it replays; its "
+                     "figures (the shortfall, the predicted tail, the minimum) are left out")
+    state.evidence.append(out.plan_note)
+    state.replay_mismatch = why
+    out.plan = None
+    return None
+
+
+def _minimum_of(walked, doc: dict) -> int | None:
+    """The planner's minimum arena, when it holds for this firmware: its tail is the one TFLM built
+    (same kernels, same TFLM); then the headroom is measured against it. (Two-arena mode: the
+    prediction is the one arena's, so no minimum per buffer.)"""
+    a, predicted = walked.arena, doc.get("arena") or {}
+    if not walked.two_arena and predicted.get("exact") and \
+            postmortem.tail_bytes_at(doc, a.size) == a.size - a.tail and \
+            doc["plans"]["tflm-greedy"]["head_bytes"] == a.head:
+        return predicted.get("minimum_bytes")
+    return None
 
 
 def _name_shared(reader, symbols, lay, walked, others, planner_tool, plans, build):
@@ -625,8 +589,8 @@ def _name_shared(reader, symbols, lay, walked, others, planner_tool, plans, buil
             if not allocated:
                 failed.append(f"{_who(symbols, other)} (not allocated yet)")
                 continue
-            doc = plan_for(reader, symbols, lay, model_addr, planner_tool, "", arena_size=None, plans=plans,
-                           build=build)
+            doc = modelplan.plan_for(reader, symbols, lay, model_addr, planner_tool, "", arena_size=None,
+                                     plans=plans, build=build)
             walks.append((_who(symbols, other), tflm.walk(reader, lay, other, doc).arenas[-1]))
         except (TargetError, MemoryReadError, tflm.AgentlessError, KeyError, TypeError, ValueError, IndexError) as e:
             failed.append(f"{_who(symbols, other)} ({e})")
@@ -637,226 +601,3 @@ def _name_shared(reader, symbols, lay, walked, others, planner_tool, plans, buil
         f"({who}{'; not walked: ' + ', '.join(failed) if failed else ''}): its tail holds each one's objects "
         f"({named} of theirs named, prefixed with the interpreter), its head the plan of whichever ran last (shown: "
         "this one's; `arena attach --interpreter N` shows another's); one model's minimum arena does not apply")
-
-
-def kernel_build(symbols: Symbols, build: kernels.KernelBuild | None = None, kernels_setting: str = "auto",
-                 cpu_setting: str = "auto") -> kernels.KernelBuild:
-    """build, else the firmware's kernels and CPU as set (`set arena kernels`, `set arena cpu`) or
-    read from the ELF (decode/kernels.py detect), kept with the symbols per setting so that a
-    poller reads the ELF once."""
-    if build is not None:
-        return build
-    key = ("kernel-build", kernels_setting, cpu_setting)
-    if key not in symbols.memo:
-        symbols.memo[key] = kernels.detect(symbols, kernels_setting, cpu_setting)
-    return symbols.memo[key]
-
-
-def plan_for(reader: MemoryReader, symbols: Symbols, lay: tflm.Layout, model_addr: int, planner_tool: str | None,
-             model_setting: str = "", arena_size: int | None = None, plans: dict | None = None,
-             build: kernels.KernelBuild | None = None) -> dict:
-    """The planner's JSON for the model the interpreter runs: `set arena model FILE` (checked
-    against the target's bytes), else the model's bytes from the ELF (or the target). plans: a
-    dict the caller keeps, {(model's sha256, arena size, tool, kernels): JSON}, so that a poller
-    runs the planner once per model and size, not once a refresh. build: the firmware's kernels
-    (None: read from the ELF, kernel_build). The planner is told the firmware's TFLM era
-    (`--tflm`, lay.era.id), so its replay is that era's."""
-    # The firmware's kernels and its TFLM era: the planner replays that era's allocation sequence,
-    # with the struct sizes of the ELF's architecture (its port; none for a host build).
-    args = [*kernel_build(symbols, build).planner_args(), "--tflm", lay.era.id]
-    port = ports.for_abi(symbols.abi())
-    if model_setting in ("auto", '""', "''"):
-        model_setting = ""
-    if model_setting:
-        _check_model_file(reader, model_setting, model_addr)
-    try:
-        if model_setting:
-            return planner.run_planner(planner_tool, model_setting, planner.target_for(lay.pointer, port),
-                                       arena_size=arena_size, build_args=args)[0]
-        data = _model_bytes(reader, symbols, model_addr)[1]
-        key = (hashlib.sha256(data).hexdigest(), arena_size, planner_tool, tuple(args), port and port.name)
-        if plans is not None and key in plans:
-            return plans[key]
-        doc = planner.run_planner_on_bytes(planner_tool, data, lay.pointer, arena_size=arena_size, build_args=args,
-                                           port=port)[0]
-        if plans is not None:
-            plans[key] = doc
-        return doc
-    except planner.PlannerError as e:
-        raise TargetError(f"agentless mode: {e}") from None
-
-
-MAX_MODEL_BYTES = 64 << 20  # a published model larger than this is not read over the link
-_PLANS = {}       # (sha256 of a published model's bytes, kernel args) -> the planner's JSON for it
-_ELF_MODELS = {}  # (ELF path, its mtime, address, size) -> the model's bytes the ELF file holds, or None
-
-
-def _published_model_bytes(reader, symbols, a):
-    """The bytes of the model an arena publishes: from the ELF file when the address starts one of
-    its data objects (no target reads; the file is parsed once), else from target memory."""
-    path = symbols.elf_path
-    if path and os.path.exists(path) and symbols.file_addresses:
-        key = (path, os.path.getmtime(path), a.model_addr, a.model_size)
-        if key not in _ELF_MODELS:
-            held = elfinfo.object_at(path, a.model_addr)
-            data = elfinfo.object_bytes(path, held[0])[1] \
-                if held is not None and held[1] == a.model_addr and held[2] >= a.model_size else None
-            _ELF_MODELS[key] = data[:a.model_size] if data is not None else None
-        if _ELF_MODELS[key] is not None:
-            return _ELF_MODELS[key]
-    return reader.read(a.model_addr, a.model_size)
-
-
-def published_plan(reader, symbols, desc, a, planner_tool, build=None):
-    """The planner's JSON for the model arena `a` publishes (arenascope_arena_set_model), planned
-    once per distinct model. Raises planner.PlannerError, MemoryReadError, ValueError or OSError."""
-    if a.model_size > MAX_MODEL_BYTES:
-        raise ValueError(f"the published model size {a.model_size} B is implausible (more than "
-                         f"{MAX_MODEL_BYTES >> 20} MiB)")
-    data = _published_model_bytes(reader, symbols, a)
-    args = kernel_build(symbols, build).planner_args()
-    try:  # the TFLM the firmware links, when its DWARF tells (the agent's firmware need not have -g)
-        args += ["--tflm", tflm.era_of(symbols).id]
-    except TargetError:
-        pass
-    port = ports.for_abi(symbols.abi())
-    key = (hashlib.sha256(data).hexdigest(), tuple(args), port and port.name)
-    if key not in _PLANS:
-        _PLANS[key] = planner.run_planner_on_bytes(planner_tool, data, desc.addr_size, build_args=args, port=port)[0]
-    return _PLANS[key]
-
-
-def label_from_model(reader: MemoryReader, symbols: Symbols, desc: Descriptor, planner_tool: str | None,
-                     build: kernels.KernelBuild | None = None) -> list[str]:
-    """Names an agent arena's unnamed regions from the model it publishes (arenascope_arena_set_
-    model), through the planner tool: a tensor or scratch buffer by its id, offset and size in the
-    plan; a tail region by its distance from the arena's end and its size in the predicted tail
-    (TFLM lays the tail out from the top down, the same way in any arena whose end is 16-byte
-    aligned). Regions that match nothing keep their kind's label. Returns warnings."""
-    warnings = []
-    for a in desc.arenas:
-        if a.flags & abi.ARENA_FLAG_PLANNER_IDS or not a.model_addr or not a.model_size or not planner_tool:
-            continue  # (no planner tool built: the regions keep their kinds' labels)
-        unnamed = [r for r in a.regions if r.name is None]
-        if not unnamed:
-            continue
-        try:
-            doc = published_plan(reader, symbols, desc, a, planner_tool, build)
-            buffers = {(b["tensor"] if b["tensor"] >= 0 else b["scratch"], b["tensor"] < 0, b["offset"], b["size"]):
-                       b["name"] for b in doc.get("buffers", [])}
-            end = doc.get("arena", {}).get("recommended_bytes")
-            tail = {(end - t["offset"], t["size"]): t["what"] for t in doc.get("tail", {}).get("regions", [])} \
-                if end else {}
-        except (planner.PlannerError, MemoryReadError, ValueError, OSError) as e:
-            warnings.append(f"arena {a.index}: cannot plan the published model ({e}): regions are not named")
-            continue
-        except (KeyError, TypeError) as e:
-            warnings.append(f"arena {a.index}: the planner's JSON does not follow \"{planner.SCHEMA}\" ({e})")
-            continue
-        for r in unnamed:
-            if r.kind in ("tensor", "scratch"):
-                r.name = buffers.get((r.id, r.kind == "scratch", r.offset, r.size))
-            elif r.kind in ("persistent", "metadata") and (a.base_addr + a.size) % 16 == 0:
-                r.name = tail.get((a.size - r.offset, r.size))
-    return warnings
-
-
-def label_planner_ids(reader: MemoryReader, symbols: Symbols, desc: Descriptor,
-                      planner_tool: str | None, build: kernels.KernelBuild | None = None) -> list[str]:
-    """The TFLM adapter publishes TFLM's plan with planner buffer ids as region ids
-    (ARENA_FLAG_PLANNER_IDS) and the model's address: map each id to its tensor or scratch buffer
-    through the planner tool on the model's bytes, when every published buffer fits the model's
-    plan. Otherwise the buffers are named "TFLM planner buffer N" and a warning says why.
-    Returns the warnings."""
-    warnings = []
-    for a in desc.arenas:
-        if not a.flags & abi.ARENA_FLAG_PLANNER_IDS:
-            continue
-        planned = [r for r in a.regions if r.first_use != abi.USE_NONE and r.kind == "tensor" and r.name is None]
-        for r in a.regions:
-            if r.kind == "persistent" and r.name is None:
-                r.name = "TFLM's persistent tail (published whole by the adapter)"
-        if not planned:
-            continue  # no buffers, or named already (sessions keep their regions)
-        why = _plan_for_published_model(reader, symbols, desc, a, planner_tool, planned, build)
-        if isinstance(why, str):
-            warnings.append(f"arena {a.index}: {why}: its buffers keep TFLM's planner ids")
-            for r in planned:
-                r.name = f"TFLM planner buffer {r.id}"
-            continue
-        doc, buffers, tensors = why
-        for r in planned:
-            b = buffers[r.id]
-            t = tensors.get((b["subgraph"], b["tensor"]))
-            r.kind = "tensor" if b["tensor"] >= 0 else "scratch"
-            r.id = b["tensor"] if b["tensor"] >= 0 else b["scratch"]
-            r.name, r.shape, r.dtype = b["name"], (t or {}).get("shape"), (t or {}).get("type")
-        if len(planned) < len(buffers):
-            warnings.append(f"arena {a.index}: the region table holds {len(planned)} of the model's {len(buffers)} "
-                            "planned buffers: the adapter's table is too small (it keeps one entry for the tail)")
-        why_whole, mismatches = _split_tail(reader, symbols, a, doc)
-        if why_whole:
-            warnings.append(f"arena {a.index}: the persistent tail is shown whole: {why_whole}")
-        warnings += [f"arena {a.index}: {m}" for m in mismatches]
-    return warnings
-
-
-_ADAPTER_INTERPRETER = {}  # (ELF, arena base) -> the MicroInterpreter found for it
-
-
-def _split_tail(reader, symbols, a, doc):
-    """The adapter publishes TFLM's persistent tail as one region. When the ELF carries TFLM's DWARF,
-    walk the MicroInterpreter that owns this arena as agentless mode does (tflm.walk) and show the
-    tail's objects instead. Returns why not (a string) when TFLM's objects are there but do not
-    match, None otherwise (no TFLM debug information is no warning: the tail stays whole)."""
-    if not tflm_in_elf(symbols):
-        return None, []
-    try:
-        lay = tflm.layout(symbols)
-    except TargetError:
-        return None, []  # TFLM built without -g, or another version: the tail stays whole, named as such
-    key = (symbols.elf_path, a.base_addr)
-    why = "no MicroInterpreter found in the ELF's RAM"
-    try:
-        cached = _ADAPTER_INTERPRETER.get(key)
-        candidates = [cached] if cached is not None else scan_interpreters(reader, symbols, lay)
-    except (TargetError, MemoryReadError) as e:
-        return f"TFLM's interpreters could not be scanned for ({e})", []
-    for interpreter in candidates:  # the one whose arena this is (a firmware may have several)
-        try:
-            check_interpreter(reader, symbols, lay, interpreter, f"{interpreter:#x}")
-            walked = tflm.walk(reader, lay, interpreter, doc)
-        except (TargetError, tflm.AgentlessError, MemoryReadError) as e:
-            why = (f"walking TFLM's objects from the MicroInterpreter at {interpreter:#x} failed ({e}): a pointer on "
-                   "the way is not valid (memory corrupted, or stopped while TFLM was still building them)")
-            continue
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            return f"the planner's JSON does not follow \"{planner.SCHEMA}\" ({type(e).__name__}: {e})", []
-        if walked.arena.base_addr == a.base_addr:
-            _ADAPTER_INTERPRETER[key] = interpreter
-            return tflm.split_tail(a, walked.arena), walked.mismatches
-        why = tflm.split_tail(a, walked.arena) if len(candidates) == 1 else \
-            f"none of the {len(candidates)} MicroInterpreters in RAM holds the arena at {a.base_addr:#x}"
-    _ADAPTER_INTERPRETER.pop(key, None)
-    return why, []
-
-
-def _plan_for_published_model(reader, symbols, desc, a, planner_tool, planned, build=None):
-    """(planner JSON, buffers, tensors) of the planner's plan for the published model, or why not (a string)."""
-    if not a.model_addr or not a.model_size:
-        return "the adapter published no model"
-    try:
-        doc = published_plan(reader, symbols, desc, a, planner_tool, build)
-    except ValueError as e:
-        return str(e)
-    except (planner.PlannerError, MemoryReadError, OSError) as e:
-        return f"cannot plan the published model ({e})"
-    buffers = doc.get("buffers", [])
-    for r in planned:
-        if r.id >= len(buffers) or buffers[r.id]["size"] != r.size:
-            return (f"planner buffer {r.id} ({r.size} B) is not in the published model's plan: the published model is "
-                    "not the one the interpreter runs")
-    if len(planned) > len(buffers):
-        return "TFLM planned more buffers than the published model's plan has (optimized kernels' scratch buffers?)"
-    tensors = {(sg["index"], t["index"]): t for sg in doc.get("subgraphs", []) for t in sg.get("tensors", [])}
-    return doc, buffers, tensors

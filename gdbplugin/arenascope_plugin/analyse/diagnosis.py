@@ -6,8 +6,8 @@ The same Diagnosis comes from a live stop, a RAM dump (acquire/dumped.py) or the
 only the readers differ.
 
     diag = diagnose(ctx)        # ctx: what pipeline.gather() found
-    diag.fault_json()           # the snapshot's "fault" (docs/snapshot-schema.md), or None
-    diag.json()                 # `arena fault --json`'s fault, note, verdicts and notes
+
+Its JSON (the snapshot's "fault", `arena fault --json`) is present/faultjson.py's.
 """
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +15,7 @@ from typing import Any
 from arenascope_plugin import ports
 from arenascope_plugin.analyse import faults, figures, postmortem
 from arenascope_plugin.decode.descriptor import Region
-from arenascope_plugin.ports import Fault
+from arenascope_plugin.ports import Fault, faultread
 
 PipelineContext = Any  # pipeline.Context: the stage above this one, so not imported here
 UNKNOWN = "UNKNOWN"    # `arena fault --json`'s verdict when nothing could be judged
@@ -78,27 +78,6 @@ class Diagnosis:
         """Whether this stop is a failure: a fault of this boot, or a verdict drawn without one."""
         return (self.fault is not None and not self.fault.stale) or bool(self.verdicts)
 
-    def fault_json(self) -> dict | None:
-        """The fault as the snapshot carries it (docs/snapshot-schema.md, "fault"): structured
-        verdicts (kind, headline, evidence), notes, and stale when the fault is from before a
-        reset (then no verdict is drawn from the arena in memory). None without a fault."""
-        f = self.fault
-        if f is None:
-            return None
-        # Version 3: the architecture's registers as a list (the port names and decodes them).
-        out = {"exception": f.exception, "source": f.source, "stale": f.stale, "arch": f.arch,
-               "registers": [{"name": r.name, "value": r.value, "meaning": r.meaning} for r in f.registers()],
-               "fault_address": ({"register": f.fault_address[0], "value": f.fault_address[1]}
-                                 if f.fault_address else None),
-               "bits": f.status_lines(), "frame_addr": f.frame_addr,
-               "frame": dict(zip(f.frame_names, f.frame, strict=False)) if f.frame else None,
-               "pc_where": self.pc_where, "lr_where": "; ".join(self.lr) if f.frame else None,
-               "causes": f.cause_lines() + [line for line in [self.access] if line],
-               "verdicts": [v.json() for v in self.verdicts],
-               "notes": self.notes,
-               "damaged_regions": [r.index for r in self.damaged]}
-        return out
-
     @property
     def notes(self) -> list[str]:
         """The facts that are not verdicts; for a fault from before a reset only where its faulting
@@ -106,15 +85,6 @@ class Diagnosis:
         if self.fault is not None and self.fault.stale:
             return [n for n in (self.stale_address,) if n]
         return self.findings.notes
-
-    def json(self) -> dict:
-        """`arena fault --json`'s parts: the fault (null without one, with why in note), and the
-        verdicts and notes whether or not there was a fault (TFLM's state alone can fail)."""
-        notes = self.notes
-        if not self.subject and self.why_no_verdict:
-            notes = notes + [f"no arena verdict: {self.why_no_verdict}"]
-        return {"fault": self.fault_json(), "note": None if self.fault is not None else self.no_fault,
-                "verdicts": [v.json() for v in self.verdicts], "notes": notes, "verdict": self.verdict}
 
     @property
     def verdict(self) -> str:
@@ -150,7 +120,7 @@ def diagnose(ctx: PipelineContext) -> Diagnosis:
     """The Diagnosis of what gather found, once per gather (kept in ctx.diagnosis)."""
     if getattr(ctx, "diagnosis", None) is not None:
         return ctx.diagnosis
-    f, damaged, note = faults.find_fault(ctx)
+    f, damaged, note = faultread.find_fault(ctx)
     d = Diagnosis(fault=f, damaged=damaged, no_fault="" if f is not None else note,
                   subject=ctx.desc is not None or ctx.tflm is not None,
                   arena_present=ctx.desc is not None, tflm_present=ctx.tflm is not None,

@@ -12,6 +12,7 @@ import struct
 from dataclasses import dataclass, field
 
 from arenascope_plugin.decode import abi
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.remedy import Remedy
 
 MAX_REGIONS = 16384          # a table larger than this is corruption, not a model
@@ -20,7 +21,7 @@ MAX_STACK_BYTES = 64 << 20   # 64 MiB: a larger "stack" is a corrupt descriptor 
 MAX_GUARD_BYTES = 1 << 20
 
 
-class DecodeError(Exception):
+class DecodeError(ArenascopeError):
     """The bytes are not a descriptor this plugin can trust."""
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import DecodeError, Descriptor, decode_descriptor, preamble
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.remedy import Remedy
 
 CHUNK = 4096   # GDB remote packets carry at most 4 KiB; OpenOCD reads the same way
@@ -15,7 +16,7 @@ Range = tuple[int, int, str]   # (low, high, name) of memory to scan
 Progress = Callable[[int, int, str], object]   # (bytes done, bytes in the range, its name)
 
 
-class NotFoundError(Exception):
+class NotFoundError(ArenascopeError):
     """No descriptor: the message lists what was searched and how to point at one."""
 
 

@@ -22,12 +22,13 @@ from arenascope_plugin.decode.descriptor import (
     decode_regions,
     preamble,
 )
+from arenascope_plugin.errors import ArenascopeError
 
 SEQ_OFFSET = 18     # abi.layout("descriptor", n)["seq"], the same for both address sizes
 DEFAULT_RETRIES = 8
 
 
-class TornReadError(Exception):
+class TornReadError(ArenascopeError):
     """The target kept changing the descriptor while it was read."""
 
 

@@ -38,7 +38,7 @@ from arenascope_plugin.decode import abi, measuredlayout
 from arenascope_plugin.decode import tflm_profile as P
 from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
-from arenascope_plugin.errors import TargetError
+from arenascope_plugin.errors import ArenascopeError, TargetError
 
 VARIABLE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "variable")
 OFFLINE = next(bit for bit, name in abi.REGION_FLAGS.items() if name == "offline")
@@ -48,7 +48,7 @@ UNNAMED_TAIL = "other persistent data (per-channel buffers, quantization) and pa
 NPA, PA = P.TWO_ARENA_NON_PERSISTENT, P.TWO_ARENA_PERSISTENT
 
 
-class AgentlessError(Exception):
+class AgentlessError(ArenascopeError):
     """TFLM's objects cannot be walked: the message says which and what to do."""
 
 

@@ -9,7 +9,7 @@ from arenascope_plugin.analyse import figures
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import jsonout, junit, reports, snapshot
+from arenascope_plugin.present import jsonout, junit, snapshot, textreports
 
 
 class CheckCommand(Sub):
@@ -49,7 +49,7 @@ an interactive session or a sourced script just prints the verdicts and goes on.
         if args.json:
             framework.emit(jsonout.check(result))
         else:
-            write(reports.check_report(ctx, result))
+            write(textreports.check_report(ctx, result))
         failed = [c.rule for c in result if c.verdict == figures.FAIL]
         if failed and (args.strict or batch_mode()):
             raise gdb.GdbError(f"arena check: failed rules: {', '.join(failed)}")

@@ -1,9 +1,9 @@
 """`arena fault`: the last fault decoded, and whether the stack or the arena did it."""
-from arenascope_plugin import pipeline
 from arenascope_plugin.analyse import diagnosis
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import jsonout, reports
+from arenascope_plugin.present import jsonout, textreports
 
 
 class FaultCommand(Sub):
@@ -25,11 +25,11 @@ verdicts and notes whether or not there was a fault ("verdict": FAIL when there 
         framework.check_readable()
         try:
             ctx = framework.gather(need_descriptor=False, verify=True)
-        except pipeline.EXPECTED as exc:
+        except ArenascopeError as exc:
             ctx = framework.new_context()
             ctx.note = str(exc)
         d = diagnosis.diagnose(ctx)
         if args.json:
-            framework.emit(jsonout.fault(d.json()))
+            framework.emit(jsonout.fault(d))
             return
-        write(reports.fault_report(d))
+        write(textreports.fault_report(d))

@@ -2,7 +2,7 @@
 from arenascope_plugin import pipeline
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
-from arenascope_plugin.present import jsonout, reports
+from arenascope_plugin.present import jsonout, textreports
 
 
 class InfoCommand(Sub):
@@ -22,4 +22,4 @@ model's minimum arena (TFLM needs more than arena_used_bytes() while it allocate
         if args.json:
             framework.emit(jsonout.info(pipeline.snapshot(ctx, with_fault=False)))
         else:
-            write(reports.info_report(ctx))
+            write(textreports.info_report(ctx))

@@ -1,11 +1,11 @@
-"""`arena report FILE.html [--svg FILE.svg]`: the static report (present/report.py)."""
+"""`arena report FILE.html [--svg FILE.svg]`: the static report (present/htmlreport.py)."""
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.errors import TargetError
 from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.gdb.framework import Sub
-from arenascope_plugin.present import report
+from arenascope_plugin.present import htmlreport
 
 
 class ReportCommand(Sub):
@@ -28,8 +28,8 @@ Usage: arena report FILE.html [--svg FILE.svg]
         ctx = framework.gather(verify=True)
         try:
             # The viewer `set arena viewer-path` names (as `arena view` uses), else the built one.
-            summary = report.write_report(pipeline.snapshot(ctx), args.file, args.svg,
+            summary = htmlreport.write_report(pipeline.snapshot(ctx), args.file, args.svg,
                                           viewer=settings.value("viewer-path"))
-        except report.ReportError as exc:
+        except htmlreport.ReportError as exc:
             raise TargetError(str(exc)) from None
         gdb.write(f"arena report: {summary}\n")

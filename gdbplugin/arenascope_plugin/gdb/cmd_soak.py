@@ -13,7 +13,7 @@ from arenascope_plugin.acquire.gdbtarget import GdbSymbols, batch_mode
 from arenascope_plugin.analyse import figures
 from arenascope_plugin.analyse.soak import Soak
 from arenascope_plugin.decode import abi, tflm_profile
-from arenascope_plugin.errors import TargetError
+from arenascope_plugin.errors import ArenascopeError, TargetError
 from arenascope_plugin.gdb import framework
 from arenascope_plugin.gdb.framework import Sub, write
 from arenascope_plugin.present import soak as soak_text
@@ -188,7 +188,7 @@ class _Run:
             try:
                 ctx = framework.gather(verify=True)
                 self._look(ctx, _inference(ctx, self.done + 1) if self.agent and _agent(ctx) else self.done + 1)
-            except pipeline.EXPECTED:
+            except ArenascopeError:
                 pass
             soak.stop(f"no inference ended within {self.args.timeout:g} s after {self.after()}: the target hangs, "
                       "loops in a fault handler, or runs no more inferences (`arena fault`, `bt`)", True)

@@ -1,9 +1,7 @@
 """`arena view`: the live arena map window, fed a snapshot at every stop."""
 import gdb  # pylint: disable=import-error
 
-from arenascope_plugin.decode.descriptor import DecodeError
-from arenascope_plugin.decode.locate import NotFoundError
-from arenascope_plugin.errors import TargetError
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.gdb import events
 from arenascope_plugin.gdb.framework import Sub
 
@@ -36,5 +34,5 @@ Usage: arena view [--port N] [--no-launch] [--wait SECONDS] [--stop]
         try:
             sent, verdict = events.push()
             gdb.write(f"arena view: snapshot sent to {sent} viewer(s), verdict {verdict}\n")
-        except (TargetError, NotFoundError, DecodeError) as exc:
+        except ArenascopeError as exc:
             gdb.write(f"arena view: nothing to send yet ({exc}); snapshots follow at the next stop\n")

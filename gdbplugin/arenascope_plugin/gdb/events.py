@@ -6,7 +6,7 @@ import time
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import paths, pipeline
-from arenascope_plugin.errors import TargetError
+from arenascope_plugin.errors import ArenascopeError, TargetError
 from arenascope_plugin.gdb import framework, settings
 from arenascope_plugin.serve import viewerlink
 
@@ -28,7 +28,7 @@ def _on_stop(_event):
         return
     try:
         push()
-    except framework.EXPECTED as exc:
+    except ArenascopeError as exc:
         gdb.write(f"arena view: no snapshot at this stop: {exc}\n")
     except Exception as exc:  # pylint: disable=broad-except
         gdb.write(f"arena view: internal error {exc!r} while sending a snapshot\n")

@@ -11,12 +11,10 @@ import gdb  # pylint: disable=import-error
 from arenascope_plugin import pipeline
 from arenascope_plugin.acquire import gdbtarget
 from arenascope_plugin.acquire.gdbtarget import GdbCore, GdbReader, GdbSymbols
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.gdb import options, settings
 from arenascope_plugin.present import jsonout, jsontext, style
 from arenascope_plugin.present.progress import Progress
-from arenascope_plugin.serve import viewerlink
-
-EXPECTED = pipeline.EXPECTED + (viewerlink.LiveError,)
 
 _CACHE = {}     # inferior number -> the pipeline's cache (descriptor sessions, plans)
 _WARNED = set()  # warnings said since the target last stopped (each is said once a stop)
@@ -159,7 +157,7 @@ def _on_a_terminal() -> bool:
     except OSError:
         return False
 
-class ArgError(Exception):
+class ArgError(ArenascopeError):
     pass
 
 
@@ -242,7 +240,7 @@ class Sub(gdb.Command):
             except KeyboardInterrupt:
                 progress.shown = False
                 raise gdb.GdbError(f"\narena {self.sub}: {progress.interrupted()}") from None
-            except EXPECTED as exc:
+            except ArenascopeError as exc:
                 raise gdb.GdbError(f"arena {self.sub}: {exc}") from None
             except gdb.GdbError:
                 raise

@@ -15,6 +15,7 @@ import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.analyse import diagnosis, figures
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.gdb import framework
 
 
@@ -48,7 +49,7 @@ class ArenaFunction(gdb.Function):
             return self.compute(*args)
         except gdb.GdbError:
             raise
-        except pipeline.EXPECTED as exc:
+        except ArenascopeError as exc:
             raise gdb.GdbError(f"${self.name}: {exc}") from None
         except gdb.error as exc:
             raise gdb.GdbError(f"${self.name}: GDB could not do it: {exc}") from None

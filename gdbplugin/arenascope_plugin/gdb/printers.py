@@ -15,12 +15,12 @@ decode.tflmvalue.SHOWN elements. The owner comes from the arena the `arena` comm
 import gdb  # pylint: disable=import-error
 import gdb.printing  # pylint: disable=import-error
 
-from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.gdbtarget import GdbSymbols
 from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse import agentless, diagnosis, figures
 from arenascope_plugin.decode import tflmstate
 from arenascope_plugin.decode import tflmvalue as tv
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.gdb import framework, stopcache, tensorindex
 
 COLLECTION = "arenascope"
@@ -159,7 +159,7 @@ def _overwritten(ctx, addr, size=1):
     try:
         found = [(what, why) for at, n, what, why in diagnosis.diagnose(ctx).overwritten
                  if at < addr + size and addr < at + n]
-    except (gdb.error, MemoryReadError, *pipeline.EXPECTED, ValueError, KeyError, TypeError, AttributeError):
+    except (gdb.error, ArenascopeError, ValueError, KeyError, TypeError, AttributeError):
         return None
     finally:
         _BUSY_DIAGNOSIS.clear()
@@ -328,7 +328,7 @@ class InterpreterPrinter(_Safe):
         shown = ctx is not None and ctx.tflm is not None and ctx.tflm.interpreter == addr
         try:
             st = ctx.tflm if shown else agentless.state_at(framework.reader(), GdbSymbols(), addr)
-        except pipeline.EXPECTED as exc:
+        except ArenascopeError as exc:
             return {"state": f"unknown ({exc})"}
         out = {"state": f"{st.condition} ({tflmstate.CONDITIONS[st.condition]})"}
         if st.arena_base is not None:

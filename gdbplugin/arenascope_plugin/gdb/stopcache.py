@@ -7,6 +7,7 @@ Never raises: the gather's error is kept as its one-line reason."""
 import gdb  # pylint: disable=import-error
 
 from arenascope_plugin import pipeline
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.gdb import framework, settings
 
 _NOW = {}   # "ctx": the Context, or "why": why there is none; empty: not gathered at this stop
@@ -36,7 +37,7 @@ def context():
             framework.check_readable()
             base = framework.new_context()  # the commands' target, settings and cache
             _NOW["ctx"] = pipeline.gather(base.target, base.settings, base.cache, on_warn=None)
-        except pipeline.EXPECTED as exc:
+        except ArenascopeError as exc:
             _NOW["why"] = str(exc)
         except (gdb.error, ValueError, KeyError, TypeError, IndexError, AttributeError, OSError) as exc:
             _NOW["why"] = f"the arena could not be read ({exc})"

@@ -8,10 +8,11 @@ import subprocess
 import tempfile
 
 from arenascope_plugin import paths
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.present import snapshot
 
 
-class ViewError(Exception):
+class ViewError(ArenascopeError):
     """The viewer cannot be started; the message says why and what to do instead."""
 
 

@@ -4,7 +4,7 @@ the snapshot (snapshot.py, docs/snapshot-schema.json) with the same field names,
 analysed data the text report prints, plus "command" and "schema"; docs/command-json-schema.json
 describes every one. Nothing here is computed anew."""
 from arenascope_plugin.analyse import figures
-from arenascope_plugin.present import render, snapshot
+from arenascope_plugin.present import faultjson, render, snapshot
 
 SCHEMA = "arenascope.command"
 VERSION = 1
@@ -73,7 +73,8 @@ def stack(stack_figures, tasks: dict | None) -> dict:
     return _doc("stack", stack=snapshot.stack_json(stack_figures), tasks=tasks)
 
 
-def fault(diagnosis_json: dict) -> dict:
-    """`arena fault --json`: analyse/diagnosis.Diagnosis.json(): the snapshot's fault (null when
-    there is none, with why in note), and the verdicts, notes and verdict (PASS/FAIL) either way."""
-    return _doc("fault", **diagnosis_json)
+def fault(diagnosis) -> dict:
+    """`arena fault --json` of an analyse/diagnosis.Diagnosis (faultjson.command_parts): the
+    snapshot's fault (null when there is none, with why in note), and the verdicts, notes and
+    verdict (PASS/FAIL) either way."""
+    return _doc("fault", **faultjson.command_parts(diagnosis))

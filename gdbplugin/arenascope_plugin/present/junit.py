@@ -7,10 +7,11 @@ import os
 import xml.etree.ElementTree as ET
 
 from arenascope_plugin.analyse import figures
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.present import files
 
 
-class JunitError(Exception):
+class JunitError(ArenascopeError):
     """The report cannot be written where asked; the message says why."""
 
 

@@ -11,6 +11,7 @@ from arenascope_plugin import version
 from arenascope_plugin.analyse import diff, figures
 from arenascope_plugin.decode import abi
 from arenascope_plugin.decode.descriptor import Arena, Descriptor, Region
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.present import files, jsontext
 
 SCHEMA = "arenascope.snapshot"
@@ -150,7 +151,7 @@ def tasks_json(kernel, task_stacks) -> dict:
     return {"kernel": kernel.name, "current_tcb": kernel.current, "problems": list(kernel.problems), "list": rows}
 
 
-class SnapshotError(Exception):
+class SnapshotError(ArenascopeError):
     """A snapshot file that is not one: its message says which field is wrong."""
 
 

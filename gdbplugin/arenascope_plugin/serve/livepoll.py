@@ -11,7 +11,7 @@ the probe's round trip; paced, each refresh reads when it is due. What a refresh
 - the descriptor (132 B on Cortex-M, ABI 1.1: one self-checking read), through
   DescriptorSession: a torn read (seq odd, or changed under the read) is retried, and never
   published; the region tables are re-read only when layout_generation changes;
-- the fault record's head and ICSR (analyse/faults.py; the whole record when its head moves);
+- the fault record's head and ICSR (ports/faultread.py; the whole record when its head moves);
 - a slice of the bands (the guard band, each arena's free band with its 0xAA canary, the painted
   stack), `scan_budget` bytes per refresh in turn: each band is re-read whole every few
   refreshes, and its figures are the host's from its first whole pass on (the agent's before).
@@ -31,14 +31,14 @@ from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.decode.descriptor import DecodeError
 from arenascope_plugin.decode.locate import NotFoundError
 from arenascope_plugin.decode.session import TornReadError
-from arenascope_plugin.errors import TargetError
+from arenascope_plugin.errors import ArenascopeError, TargetError
 
 HISTORY_POINTS = 600
 DEFAULT_SCAN_BUDGET = 256   # bytes of band scan per refresh
 CATCH_UP_S = 0.25           # run(): how far behind its schedule the pacing still makes up
 
 
-class TornError(Exception):
+class TornError(ArenascopeError):
     """This refresh saw the descriptor mid-update: nothing is published for it."""
 
 
@@ -100,7 +100,9 @@ class LivePoller:
         except TornReadError as exc:
             self.torn += 1
             raise TornError(str(exc)) from None
-        except (NotFoundError, TargetError, DecodeError) as exc:
+        except TornError:
+            raise
+        except ArenascopeError as exc:
             self._link_check(failures)  # unreadable because the link failed: not the target's fault
             if isinstance(exc, NotFoundError):
                 raise DecodeError(str(exc)) from None
@@ -231,7 +233,7 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
                     trouble = poller.trouble = "torn"
                 _pause(poller, stop, period)
                 continue
-            except (MemoryReadError, DecodeError, TargetError) as exc:
+            except ArenascopeError as exc:
                 if stop.is_set():
                     break
                 why = str(exc)

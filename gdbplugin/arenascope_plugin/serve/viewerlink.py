@@ -6,12 +6,14 @@ import json
 import socket
 import threading
 
+from arenascope_plugin.errors import ArenascopeError
+
 MESSAGE_VERSION = 1
 MAX_MESSAGE_BYTES = 16 << 20     # the viewer refuses longer lines (viewer/src/link.h)
 SEND_TIMEOUT_S = 1.0
 
 
-class LiveError(Exception):
+class LiveError(ArenascopeError):
     pass
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from arenascope_plugin.acquire.reader import MemoryReader
 from arenascope_plugin.decode.abi import fnv1a
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.ports import Fault
 
 # (bit, name, one line of meaning)
@@ -251,7 +252,7 @@ class Record:
     arch: int = ARCH_CORTEX_M
 
 
-class RecordError(Exception):
+class RecordError(ArenascopeError):
     pass
 
 

@@ -1,7 +1,7 @@
 """A call chain from the ELF's call frame information, for a core that has no GDB unwinder: a RAM
 dump's (acquire/dumpcore.py) and the standalone tool's. It also finds the exception frame a fault
 handler was entered with when the handler has already pushed onto the stack and LR no longer
-holds EXC_RETURN (analyse/faults.py), at a live stop too.
+holds EXC_RETURN (ports/faultread.py), at a live stop too.
 
 Sources: DWARF 5 section 6.4 (call frame information: the CFA rule and the register rules of the
 row covering the PC; GCC writes them to .debug_frame with -g); DWARF register numbers r0..r15 =

@@ -8,12 +8,13 @@ import subprocess
 import tempfile
 
 from arenascope_plugin import paths
+from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.present import snapshot
 
 TIMEOUT_S = 120  # the viewer writes a 10,000-region report in well under a second
 
 
-class ReportError(Exception):
+class ReportError(ArenascopeError):
     """The report cannot be written; the message says why and what to do."""
 
 
