@@ -25,10 +25,10 @@
 
 #include "arenascope/planner/elf_budget.h"
 #include "arenascope/planner/gate.h"
-#include "arenascope/planner/report.h"
 #include "arenascope/planner/revisions.h"
 #include "arenascope/planner/rewrite.h"
 #include "arenascope/planner/two_arena.h"
+#include "arenascope/planner/writers.h"
 #include "arenascope/snapshot_limits.h"
 #include "arenascope/write_whole.h"
 

@@ -16,7 +16,7 @@
 #include <memory>
 #include <unordered_set>
 
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/writers.h"
 
 #ifndef ARENASCOPE_VERSION  // the build defines it from VERSION; a compile outside CMake says so
 #define ARENASCOPE_VERSION "unknown"

@@ -16,7 +16,7 @@
 #include <flatbuffers/flexbuffers.h>
 
 #include "arenascope/planner/kernels.h"
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/writers.h"
 #include "model_builder.h"
 
 using namespace arenascope::planner;
