@@ -108,16 +108,11 @@ nlohmann::json replay_json(StreamedJson &doc, const Budget &b, const ArenaAtSize
             {"arena_used_bytes", r.fits ? json(r.tail_bytes + r.head_bytes) : json(nullptr)},
             {"tail_regions", regions_json(doc, b.at_size_regions)}};
 }
-}  // namespace
 
-StreamedJson budget_json_streamed(const Budget &b)
+// The model's subgraphs: their tensors (with where each is placed) and operators (with their scope).
+nlohmann::json subgraphs_json(StreamedJson &out, const Budget &b)
 {
     using nlohmann::json;
-    StreamedJson out;
-    json &doc = out.skeleton;
-    doc["schema"] = kPlanSchema;
-    doc["model"] = b.model_path;
-    doc["file_bytes"] = b.model.file_bytes;
     json subgraphs = json::array();
     for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
         const Subgraph &sg = b.model.subgraphs[s];
@@ -147,29 +142,94 @@ StreamedJson budget_json_streamed(const Budget &b)
                              {"tensors", tensors},
                              {"operators", ops}});
     }
-    doc["subgraphs"] = subgraphs;
-    doc["buffers"] = out.rows(b.lifetimes.buffers.size(),
-                              {"id", "subgraph", "tensor", "scratch", "name", "bytes", "size", "first", "last",
-                               "offline", "offset", "best_offset"},
-                              [&b](size_t i, Row &row) {
-                                  const Buffer &buf = b.lifetimes.buffers[i];
-                                  row[0] = int64_t{buf.id}, row[1] = int64_t{buf.subgraph};
-                                  row[2] = int64_t{buf.tensor}, row[3] = int64_t{buf.scratch};
-                                  row[4] = buffer_name(b, buf);
-                                  row[5] = buf.bytes, row[6] = buf.size;
-                                  row[7] = int64_t{buf.first}, row[8] = int64_t{buf.last};
-                                  row[9] = buf.offline_offset >= 0;
-                                  row[10] = b.greedy.offsets[buf.id], row[11] = b.best.offsets[buf.id];
-                              });
-    doc["plans"] = {
-        {"tflm-greedy", {{"head_bytes", b.greedy.head}}},
-        {"best",
-         {{"planner", b.best.planner},
-          {"head_bytes", b.best.head},
-          {"gap_bytes", b.best.head - b.bound.bytes},
-          {"minimum_arena_bytes", b.best_minimum},
-          {"replaces_offline_plan", b.best_replaces_offline_plan},
-          {"search", {{"ran", b.search.searched}, {"exhausted", b.search.exhausted}, {"steps", b.search.steps}}}}}};
+    return subgraphs;
+}
+
+// The head's buffers in planner id order, with their offsets in both plans.
+nlohmann::json buffers_json(StreamedJson &out, const Budget &b)
+{
+    return out.rows(b.lifetimes.buffers.size(),
+                    {"id", "subgraph", "tensor", "scratch", "name", "bytes", "size", "first", "last", "offline",
+                     "offset", "best_offset"},
+                    [&b](size_t i, Row &row) {
+                        const Buffer &buf = b.lifetimes.buffers[i];
+                        row[0] = int64_t{buf.id}, row[1] = int64_t{buf.subgraph};
+                        row[2] = int64_t{buf.tensor}, row[3] = int64_t{buf.scratch};
+                        row[4] = buffer_name(b, buf);
+                        row[5] = buf.bytes, row[6] = buf.size;
+                        row[7] = int64_t{buf.first}, row[8] = int64_t{buf.last};
+                        row[9] = buf.offline_offset >= 0;
+                        row[10] = b.greedy.offsets[buf.id], row[11] = b.best.offsets[buf.id];
+                    });
+}
+
+// TFLM's greedy plan and the best plan found, and how the search went.
+nlohmann::json plans_json(const Budget &b)
+{
+    return {{"tflm-greedy", {{"head_bytes", b.greedy.head}}},
+            {"best",
+             {{"planner", b.best.planner},
+              {"head_bytes", b.best.head},
+              {"gap_bytes", b.best.head - b.bound.bytes},
+              {"minimum_arena_bytes", b.best_minimum},
+              {"replaces_offline_plan", b.best_replaces_offline_plan},
+              {"search", {{"ran", b.search.searched}, {"exhausted", b.search.exhausted}, {"steps", b.search.steps}}}}}};
+}
+
+// The kernels the figures hold for (--kernels, --cpu).
+nlohmann::json kernels_json(const Budget &b)
+{
+    using nlohmann::json;
+    const bool cmsis = b.build.set == KernelBuild::Set::CmsisNn;
+    return {{"set", cmsis ? "cmsis-nn" : "reference"},
+            {"cpu", cmsis ? json(b.build.cpu.name) : json(nullptr)},
+            {"dsp", cmsis && b.build.cpu.dsp},
+            {"mve", cmsis && b.build.cpu.mve},
+            {"description", b.build.describe()}};
+}
+
+// The persistent tail: its requests by category, its bytes and where each request lands.
+nlohmann::json tail_json(StreamedJson &out, const Budget &b)
+{
+    using nlohmann::json;
+    json tail = json::array();
+    int64_t requested = 0;
+    for (const TailCategory &c : b.tail) {
+        tail.push_back({{"what", c.category}, {"count", c.count}, {"bytes", c.bytes}, {"source", c.source}});
+        requested += c.bytes;
+    }
+    return {{"parts", tail},
+            {"requested_bytes", requested},
+            {"bytes", b.minimum.tail_bytes},
+            {"regions", regions_json(out, b.tail_regions)}};
+}
+
+// The minimum arena, the request that sets it and the recommendation.
+nlohmann::json arena_json(const Budget &b)
+{
+    const Step &binding = b.arena.steps[b.minimum.binding];
+    return {{"minimum_bytes", b.minimum.bytes},
+            {"exact", b.minimum_exact()},
+            {"set_by", {{"phase", phase_name(binding.phase)}, {"request", binding.what}, {"source", binding.source}}},
+            {"arena_used_bytes", b.minimum.arena_used_bytes},
+            {"margin_pct", b.margin_pct},
+            {"planner_in_arena", !b.adapter},
+            {"recommended_bytes", b.recommended},
+            {"unmodelled_kernels", b.kernels.unmodelled_data}};
+}
+}  // namespace
+
+StreamedJson budget_json_streamed(const Budget &b)
+{
+    using nlohmann::json;
+    StreamedJson out;
+    json &doc = out.skeleton;
+    doc["schema"] = kPlanSchema;
+    doc["model"] = b.model_path;
+    doc["file_bytes"] = b.model.file_bytes;
+    doc["subgraphs"] = subgraphs_json(out, b);
+    doc["buffers"] = buffers_json(out, b);
+    doc["plans"] = plans_json(b);
     doc["lower_bound"] = {{"bytes", b.bound.bytes}, {"scope", b.bound.scope}};
     doc["fragmentation_pct"] = fragmentation_pct(b);
     doc["target"] = b.abi.name;
@@ -180,32 +240,9 @@ StreamedJson budget_json_streamed(const Budget &b)
                        {"commit", b.abi.tflm->commit},
                        {"date", b.abi.tflm->date},
                        {"assumed", b.abi.tflm_assumed}};
-    const bool cmsis = b.build.set == KernelBuild::Set::CmsisNn;
-    doc["kernels"] = {{"set", cmsis ? "cmsis-nn" : "reference"},
-                      {"cpu", cmsis ? json(b.build.cpu.name) : json(nullptr)},
-                      {"dsp", cmsis && b.build.cpu.dsp},
-                      {"mve", cmsis && b.build.cpu.mve},
-                      {"description", b.build.describe()}};
-    json tail = json::array();
-    int64_t requested = 0;
-    for (const TailCategory &c : b.tail) {
-        tail.push_back({{"what", c.category}, {"count", c.count}, {"bytes", c.bytes}, {"source", c.source}});
-        requested += c.bytes;
-    }
-    doc["tail"] = {{"parts", tail},
-                   {"requested_bytes", requested},
-                   {"bytes", b.minimum.tail_bytes},
-                   {"regions", regions_json(out, b.tail_regions)}};
-    const Step &binding = b.arena.steps[b.minimum.binding];
-    doc["arena"] = {
-        {"minimum_bytes", b.minimum.bytes},
-        {"exact", b.minimum_exact()},
-        {"set_by", {{"phase", phase_name(binding.phase)}, {"request", binding.what}, {"source", binding.source}}},
-        {"arena_used_bytes", b.minimum.arena_used_bytes},
-        {"margin_pct", b.margin_pct},
-        {"planner_in_arena", !b.adapter},
-        {"recommended_bytes", b.recommended},
-        {"unmodelled_kernels", b.kernels.unmodelled_data}};
+    doc["kernels"] = kernels_json(b);
+    doc["tail"] = tail_json(out, b);
+    doc["arena"] = arena_json(b);
     doc["approximate"] = !b.kernels.unmodelled.empty();
     doc["unmodelled_scratch"] = b.kernels.unmodelled;
     doc["warnings"] = b.lifetimes.warnings;

@@ -137,29 +137,10 @@ std::string at_size_table(const Budget &b, const ArenaAtSize &r)
 }
 }  // namespace
 
-std::string budget_table(const Budget &b)
+namespace {
+// What TFLM rejects and what is not modelled: said before any figure.
+void notices(std::ostream &out, const Budget &b)
 {
-    return budget_table(b, gate(b));
-}
-
-std::string budget_table(const Budget &b, const Gate &verdict)
-{
-    std::ostringstream out;
-    char line[512];
-    out << "arenascope-plan: " << b.model_path << " (" << b.model.file_bytes << " bytes, " << b.model.subgraphs.size()
-        << " subgraph" << (b.model.subgraphs.size() == 1 ? "" : "s") << ")\n";
-    out << gate_lines(b, verdict);  // what CI gates on, first (the exit status says the same)
-    if (b.abi.tflm_given)
-        out << "TFLM " << b.abi.tflm->id << " (upstream " << std::string(b.abi.tflm->commit).substr(0, 9) << ", "
-            << b.abi.tflm->date << (b.abi.tflm_assumed ? "; assumed: --tflm auto" : "") << ")"
-            << (b.abi.tflm->current ? "" : ": only the kernels checked against its source are exact") << "\n";
-    out << "\n";
-    if (b.at_size) out << at_size_table(b, *b.at_size) << "\n";
-    for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
-        const Subgraph &sg = b.model.subgraphs[s];
-        out << "subgraph " << s << (sg.name.empty() ? "" : " '" + printable(sg.name) + "'") << ": " << sg.tensors.size()
-            << " tensors, " << sg.operators.size() << " operators\n";
-    }
     if (!b.kernels.rejected.empty()) {
         out << "\nTFLM WILL REJECT THIS MODEL in AllocateTensors:\n";
         for (const std::string &r : b.kernels.rejected) out << "  " << printable(r) << "\n";
@@ -174,6 +155,12 @@ std::string budget_table(const Budget &b, const Gate &verdict)
                "arena_used_bytes() below are floors, not TFLM's figures (measure arena_used_bytes() on the target):\n";
         for (const std::string &u : b.kernels.unmodelled_data) out << "  " << printable(u) << "\n";
     }
+}
+
+// The buffers TFLM plans in the head, one a line.
+void buffers_table(std::ostream &out, const Budget &b)
+{
+    char line[512];
     out << "\nbuffers TFLM plans in the arena head, in planner id order. aligned = bytes rounded up to 16;\n"
            "scopes = first..last allocation scope using it (inclusive; operator i of subgraph 0 runs in\n"
            "scope i+1 when there is no control flow); tflm off / best off = offset from the arena start\n"
@@ -197,6 +184,12 @@ std::string budget_table(const Budget &b, const Gate &verdict)
                       static_cast<long long>(b.best.offsets[buf.id]));
         out << line;
     }
+}
+
+// The head's size in each plan, against the lower bound.
+void head_lines(std::ostream &out, const Budget &b)
+{
+    char line[512];
     const double frag = fragmentation_pct(b);
     out << "\nhead (non-persistent part of the arena), bytes"
         << (b.kernels.unmodelled.empty() ? "" : ", without the unmodelled scratch") << ":\n";
@@ -211,6 +204,12 @@ std::string budget_table(const Budget &b, const Gate &verdict)
     std::snprintf(line, sizeof line, "  best plan found    %8lld  (%s; %s)\n", static_cast<long long>(b.best.head),
                   best_how(b).c_str(), best_use(b).c_str());
     out << line;
+}
+
+// The persistent tail by category.
+void tail_lines(std::ostream &out, const Budget &b)
+{
+    char line[512];
     out << "\npersistent tail (" << b.abi.name
         << "), by category: how many (requests, or elements of an array)\n"
            "and the bytes requested, before alignment:\n";
@@ -222,6 +221,12 @@ std::string budget_table(const Budget &b, const Gate &verdict)
     std::snprintf(line, sizeof line, "  %-44s        %8lld B (arena end 16-byte aligned)\n", "tail with alignment",
                   static_cast<long long>(b.minimum.tail_bytes));
     out << line;
+}
+
+// The arena: arena_used_bytes(), the minimum, why, and the recommendation (none when TFLM rejects the model).
+void arena_lines(std::ostream &out, const Budget &b)
+{
+    char line[512];
     const MinimumArena &m = b.minimum;
     const Step &binding = b.arena.steps[m.binding];
     out << "\narena (" << b.abi.name << ", TFLM" << (b.abi.tflm_given ? " " + std::string(b.abi.tflm->id) : "") << "'s "
@@ -230,8 +235,7 @@ std::string budget_table(const Budget &b, const Gate &verdict)
         << ", the arena's start\n16-byte aligned: declare it alignas(16)), bytes:\n";
     if (!b.kernels.rejected.empty()) {
         out << "  none: TFLM rejects this model (see above), so AllocateTensors never succeeds.\n";
-        for (const std::string &w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
-        return out.str();
+        return;
     }
     std::snprintf(line, sizeof line, "  arena_used_bytes()  %8lld  %s\n", static_cast<long long>(m.arena_used_bytes),
                   b.minimum_exact()
@@ -251,6 +255,36 @@ std::string budget_table(const Budget &b, const Gate &verdict)
     std::snprintf(line, sizeof line, "  recommended         %8lld  (minimum + %d %% margin, rounded up to 16)\n",
                   static_cast<long long>(b.recommended), b.margin_pct);
     out << line;
+}
+}  // namespace
+
+std::string budget_table(const Budget &b)
+{
+    return budget_table(b, gate(b));
+}
+
+std::string budget_table(const Budget &b, const Gate &verdict)
+{
+    std::ostringstream out;
+    out << "arenascope-plan: " << b.model_path << " (" << b.model.file_bytes << " bytes, " << b.model.subgraphs.size()
+        << " subgraph" << (b.model.subgraphs.size() == 1 ? "" : "s") << ")\n";
+    out << gate_lines(b, verdict);  // what CI gates on, first (the exit status says the same)
+    if (b.abi.tflm_given)
+        out << "TFLM " << b.abi.tflm->id << " (upstream " << std::string(b.abi.tflm->commit).substr(0, 9) << ", "
+            << b.abi.tflm->date << (b.abi.tflm_assumed ? "; assumed: --tflm auto" : "") << ")"
+            << (b.abi.tflm->current ? "" : ": only the kernels checked against its source are exact") << "\n";
+    out << "\n";
+    if (b.at_size) out << at_size_table(b, *b.at_size) << "\n";
+    for (size_t s = 0; s < b.model.subgraphs.size(); ++s) {
+        const Subgraph &sg = b.model.subgraphs[s];
+        out << "subgraph " << s << (sg.name.empty() ? "" : " '" + printable(sg.name) + "'") << ": " << sg.tensors.size()
+            << " tensors, " << sg.operators.size() << " operators\n";
+    }
+    notices(out, b);
+    buffers_table(out, b);
+    head_lines(out, b);
+    tail_lines(out, b);
+    arena_lines(out, b);
     for (const std::string &w : b.lifetimes.warnings) out << "warning: " << printable(w) << "\n";
     return out.str();
 }
