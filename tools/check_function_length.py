@@ -18,7 +18,7 @@ takes minutes on the project's two cores; this check takes a second.)
 Checked: the project's C/C++ (planner/, common/, target_agent/, tools/ and the tests' C/C++), less
 the checker's fixtures. viewer/ and tests/viewer/ are reported but not enforced until the viewer's
 own split (issue 40, the viewer branch) lands: then they move from REPORT_ONLY to CHECKED;
-examples/ are reported only. PENDING (below) lists what is still to split.
+examples/ are reported only.
 
     python3 tools/check_function_length.py [--limit N] [--report-only] [FILE_OR_DIR...]
 
@@ -47,16 +47,6 @@ CHECKED = ("planner", "common", "target_agent", "tools", "tests")
 REPORT_ONLY = ("viewer", "tests/viewer", "examples")
 # Functions too long on purpose: the checker's own test fixtures.
 SKIPPED = ("tests/fixtures",)
-# The functions over the limit when it came in (issue 40) that are not split yet, with their
-# length then: each is to be split, not waived. The check fails when one grows, and when one is
-# split (or moves) its line here must go: a line that names no function over the limit fails too.
-PENDING: dict[tuple[str, str], int] = {
-    ("planner/fuzz/json_schema_check.cpp", "keyword"): 97,
-    ("planner/src/main.cpp", "main"): 302,
-    ("planner/tools/write_dscnn.cpp", "main"): 89,
-    ("tests/agent/agent_test.cpp", "TEST(AbiLayout, MatchesGoldenFixture)"): 87,
-    ("tests/planner/ops_test.cpp", "cases"): 496,
-}
 
 CONTROL = {"if", "for", "while", "switch", "catch", "return", "sizeof", "alignof", "decltype", "defined"}
 # A function's name at the end of the code before its parameters: qualified, an operator, a
@@ -233,20 +223,9 @@ def main(argv: list[str]) -> int:
         enforced = [f for f in everything if f not in listed]
         if args.report_only:
             enforced, listed = [], enforced + listed
-    found = over_limit(enforced, args.limit)
-    pending = {} if args.paths or args.limit != LIMIT else PENDING
-    bad, waiting = [], []
-    for f, fn in found:
-        was = pending.get((f.relative_to(ROOT).as_posix() if f.is_relative_to(ROOT) else "", fn.name))
-        (waiting if was is not None and fn.lines <= was else bad).append((f, fn))
+    bad = over_limit(enforced, args.limit)
     for f, fn in bad:
         print(f"{_shown(f)}:{fn.line}: {fn.name} is {fn.lines} lines (limit {args.limit})")
-    for f, fn in waiting:
-        print(f"{_shown(f)}:{fn.line}: {fn.name} is {fn.lines} lines (limit {args.limit}; pending its split)")
-    named = {(f.relative_to(ROOT).as_posix(), fn.name) for f, fn in waiting}
-    for path, name in sorted(set(pending) - named):
-        print(f"{path}: {name}: PENDING names no function over {args.limit} lines: take its line out")
-        bad.append((ROOT / path, Function(name, 0, 0)))
     for f, fn in over_limit(listed, args.limit):
         print(f"{_shown(f)}:{fn.line}: {fn.name} is {fn.lines} lines (limit {args.limit}; reported, not enforced)")
     if bad:
@@ -254,7 +233,6 @@ def main(argv: list[str]) -> int:
               "split them (tools/check_function_length.py says how they are counted)", file=sys.stderr)
         return 1
     print(f"check_function_length.py: {len(enforced)} files checked, every function at most {args.limit} lines"
-          + (f" but {len(waiting)} pending their split" if waiting else "")
           + (f"; {len(listed)} files reported only" if listed else ""))
     return 0
 
