@@ -241,10 +241,19 @@ TflmRevision revision_2022_03(const TflmRevision &j22)
 // Newest first, each older revision written as its differences from a newer one.
 std::vector<TflmRevision> make_revisions()
 {
+    // (tests/plugin/test_tflm_profile.py reads the order from the push_backs.)
+    std::vector<TflmRevision> r;
     const TflmRevision now = revision_2026_08();
+    r.push_back(now);
     const TflmRevision y23 = revision_2023_02(now);
+    r.push_back(y23);
     const TflmRevision j22 = revision_2022_07(y23);
-    return {now, y23, revision_2022_09(j22), j22, revision_2022_03(j22)};
+    const TflmRevision s22 = revision_2022_09(j22);
+    r.push_back(s22);
+    r.push_back(j22);
+    const TflmRevision m22 = revision_2022_03(j22);
+    r.push_back(m22);
+    return r;
 }
 
 }  // namespace
