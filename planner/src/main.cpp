@@ -186,7 +186,7 @@ int snapshot_file(const char *path, const arenascope::planner::Budget &budget,
     using arenascope::kMaxRegions;
     using arenascope::SnapshotLimit;
     const std::string shown = printable(path, false);
-    auto refuse = [&shown](const std::string &what, SnapshotLimit limit, uint64_t figure) {
+    auto refuse = [](const std::string &what, SnapshotLimit limit, uint64_t figure) {
         std::fprintf(stderr, "arenascope-plan: %s\n", arenascope::snapshot_refusal(what, limit, figure).c_str());
         return 2;
     };
