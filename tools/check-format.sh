@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Checks that every C/C++ source of the project (tracked .c .h .cpp .hpp .cc; outside a git
-# checkout, the same files found under the tree less build*/) is formatted as .clang-format says.
-# Exits 1 and names the files when one is not (fix: clang-format-14 -i FILE...), 0 when all are,
-# and 77 (ctest: skipped) when clang-format 14 is missing: other versions format differently.
+# checkout, the same files found under the tree less build*/) is formatted as .clang-format says,
+# and that no function is longer than tools/check_function_length.py allows (80 lines).
+# Exits 1 and names the files (or functions) when one is not (fix: clang-format-14 -i FILE...;
+# split the function), 0 when all are, and 77 (ctest: skipped) when clang-format 14 is missing:
+# other versions format differently (the length check still runs first and fails on its own).
+# ctest runs the two as the tests clang_format and function_length.
 #   bash tools/check-format.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python3 tools/check_function_length.py
 cf=""
 for c in clang-format-14 clang-format; do
   if command -v "$c" >/dev/null 2>&1 && "$c" --version | grep -q "version 14\."; then

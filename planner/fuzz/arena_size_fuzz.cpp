@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/writers.h"
 #include "writer_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

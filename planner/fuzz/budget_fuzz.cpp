@@ -14,7 +14,7 @@
 #include <algorithm>
 
 #include "arenascope/planner/offline_plan.h"
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/writers.h"
 #include "writer_checks.h"
 
 namespace {

@@ -4,6 +4,7 @@
 #include "json_schema_check.h"
 
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -69,10 +70,11 @@ private:
         throw std::invalid_argument("unsupported $ref '" + ref + "'");
     }
 
-    std::string keyword(const json &schema, const std::string &key, const json &value, const json &doc,
-                        const std::string &where) const
+    // The keywords on one value (type, enum, const, bounds, lengths, pattern, item counts): the
+    // violation or "", or nullopt for another keyword.
+    std::optional<std::string> value_keyword(const std::string &key, const json &value, const json &doc,
+                                             const std::string &where) const
     {
-        if (key == "$ref") return check(resolve(value.get<std::string>()), doc, where);
         if (key == "type") {
             const json types = value.is_array() ? value : json::array({value});
             for (const json &t : types)
@@ -112,6 +114,14 @@ private:
             return (key == "minItems" ? n >= v : n <= v) ? ""
                                                          : where + ": " + std::to_string(n) + " items break " + key;
         }
+        return std::nullopt;
+    }
+
+    std::string keyword(const json &schema, const std::string &key, const json &value, const json &doc,
+                        const std::string &where) const
+    {
+        if (key == "$ref") return check(resolve(value.get<std::string>()), doc, where);
+        if (auto found = value_keyword(key, value, doc, where)) return *found;
         if (key == "items") {
             if (!doc.is_array()) return "";
             for (size_t i = 0; i < doc.size(); ++i) {

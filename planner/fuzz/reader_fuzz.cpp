@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         const Plan best = plan_best(lifetimes.buffers);
         // An offline plan whose own buffers overlap is the model's fault: make_budget rejects it with
-        // a ModelError (report.cpp), and no plan that keeps those offsets can pass the checker.
+        // a ModelError (budget.cpp), and no plan that keeps those offsets can pass the checker.
         for (const Buffer &x : lifetimes.buffers)
             for (const Buffer &y : lifetimes.buffers)
                 if (x.id < y.id && x.offline_offset >= 0 && y.offline_offset >= 0 && live_together(x, y) &&

@@ -1,4 +1,4 @@
-// What the fuzz harnesses check each of the planner's writers produced (report.h): an empty
+// What the fuzz harnesses check each of the planner's writers produced (writers.h): an empty
 // string when the output is well-formed, else what is wrong. A harness aborts on any.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/writers.h"
 
 namespace arenascope::fuzz {
 

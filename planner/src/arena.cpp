@@ -133,31 +133,29 @@ struct Builder {
 
 }  // namespace
 
-ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, const KernelPrediction &kernels,
-                            const Abi &abi, int64_t head_bytes, bool planner_in_arena)
+namespace {
+// At most this many steps (a temp TfLiteTensor is up to three, an operator's Prepare ends in
+// two, an input or output tensor is up to three): reserved, so that a large model's steps are
+// not copied as the vector grows (and its peak memory not 1.5 times theirs).
+size_t most_steps(const Model &model, const KernelPrediction &kernels)
 {
-    Builder b{model, abi, {}};
-    // At most this many steps (a temp TfLiteTensor is up to three, an operator's Prepare ends in
-    // two, an input or output tensor is up to three): reserved, so that a large model's steps are
-    // not copied as the vector grows (and its peak memory not 1.5 times theirs).
     size_t most = 32 + 2 * model.subgraphs.size();
     for (size_t s = 0; s < model.subgraphs.size(); ++s) {
         most += model.subgraphs[s].tensors.size();
         for (const OpKernel &k : kernels.ops[s]) most += 3 * (k.parse.size() + k.init.size() + k.prepare.size()) + 2;
     }
     most += 3 * (model.subgraphs[0].inputs.size() + model.subgraphs[0].outputs.size());
-    b.steps.reserve(most);
-    ArenaModel out;
-    out.head_bytes = head_bytes;
-    out.unmodelled = kernels.unmodelled_data;
-    using K = Step::Kind;
-    using S = Step::Site;
-    const int subgraphs = static_cast<int>(model.subgraphs.size());
+    return most;
+}
 
-    // MicroAllocator::Create(arena, size, kGreedy): SingleArenaBufferAllocator::Create places the
-    // allocator itself in its own tail, then CreateMemoryPlanner the GreedyMemoryPlanner, then the
-    // MicroAllocator (micro_allocator.cc, single_arena_buffer_allocator.cc).
-    // (Before 2023-02 the class is SimpleMemoryAllocator: the revision names it, revisions.cpp.)
+// MicroAllocator::Create(arena, size, kGreedy): SingleArenaBufferAllocator::Create places the
+// allocator itself in its own tail, then CreateMemoryPlanner the GreedyMemoryPlanner, then the
+// MicroAllocator (micro_allocator.cc, single_arena_buffer_allocator.cc).
+// (Before 2023-02 the class is SimpleMemoryAllocator: the revision names it, revisions.cpp.)
+void constructor_steps(Builder &b, bool planner_in_arena)
+{
+    const Abi &abi = b.abi;
+    using S = Step::Site;
     b.persistent(S::ArenaAllocator, Phase::Constructor, abi.arena_allocator, 1, "arena-allocator", "allocator objects",
                  abi.tflm->arena_allocator_name, abi.tflm->arena_allocator_source);
     if (planner_in_arena)  // MicroAllocator::Create(arena, size, planner) takes the caller's planner
@@ -165,8 +163,16 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
                      "GreedyMemoryPlanner", "micro_allocator.cc CreateMemoryPlanner");
     b.persistent(S::MicroAllocatorObject, Phase::Constructor, abi.micro_allocator, 1, "micro-allocator",
                  "allocator objects", "MicroAllocator", "micro_allocator.cc MicroAllocator::Create");
+}
 
-    // MicroAllocator::StartModelAllocation.
+// MicroAllocator::StartModelAllocation.
+void start_allocation_steps(Builder &b)
+{
+    const Model &model = b.model;
+    const Abi &abi = b.abi;
+    using K = Step::Kind;
+    using S = Step::Site;
+    const int subgraphs = static_cast<int>(model.subgraphs.size());
     const char *start = "micro_allocator.cc MicroAllocator::StartModelAllocation";
     b.persistent(S::BuiltinDataAllocator, Phase::StartAllocation, abi.builtin_data_allocator, 1,
                  "builtin-data-allocator", "allocator objects", "MicroBuiltinDataAllocator", start);
@@ -191,9 +197,18 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
                      "subgraph " + std::to_string(s) + ": NodeAndRegistration[" + std::to_string(n) + "]",
                      "micro_allocator.cc MicroAllocator::AllocateNodeAndRegistrations");
     }
+}
 
-    // Builtin options, then every kernel's Init, then every kernel's Prepare, each pass over
-    // all subgraphs in order (micro_interpreter.cc, micro_interpreter_graph.cc).
+// Builtin options, then every kernel's Init, then every kernel's Prepare, each pass over
+// all subgraphs in order (micro_interpreter.cc, micro_interpreter_graph.cc). Returns how many
+// scratch buffers the kernels request.
+int64_t kernel_steps(Builder &b, const KernelPrediction &kernels)
+{
+    const Model &model = b.model;
+    const Abi &abi = b.abi;
+    using K = Step::Kind;
+    using S = Step::Site;
+    const int subgraphs = static_cast<int>(model.subgraphs.size());
     for (int s = 0; s < subgraphs; ++s)
         for (const Operator &op : model.subgraphs[s].operators)
             b.kernel(Phase::Parse, s, op, kernels.ops[s][op.index].parse);
@@ -221,8 +236,18 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
             b.steps.back().fatal = false;
             b.steps.back().subgraph = s, b.steps.back().op = op.index;
         }
+    return requests;
+}
 
-    // MicroAllocator::FinishModelAllocation.
+// MicroAllocator::FinishModelAllocation: scratch handles, variables, the planning temporaries
+// and the head.
+void finish_allocation_steps(Builder &b, const Lifetimes &lifetimes, int64_t requests, int64_t head_bytes)
+{
+    const Model &model = b.model;
+    const Abi &abi = b.abi;
+    using K = Step::Kind;
+    using S = Step::Site;
+    const int subgraphs = static_cast<int>(model.subgraphs.size());
     auto handles = [&] {
         b.persistent(S::ScratchHandles, Phase::MemoryPlanning, abi.scratch_buffer_handle, requests, "scratch-handles",
                      "ScratchBufferHandle", "ScratchBufferHandle[" + std::to_string(requests) + "]",
@@ -273,9 +298,16 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
     b.add(K::ReserveHead, S::Head, Phase::MemoryPlanning, head_bytes, kArenaAlignment, "head",
           "the memory plan's head (" + std::to_string(head_bytes) + " B)",
           "micro_allocator.cc CommitStaticMemoryPlan (ReserveNonPersistentOverlayMemory)");
+}
 
-    // MicroInterpreter::AllocateTensors: the TfLiteTensor* arrays and a persistent TfLiteTensor
-    // for each input, then for each output (MicroAllocator::AllocatePersistentTfLiteTensor).
+// MicroInterpreter::AllocateTensors: the TfLiteTensor* arrays and a persistent TfLiteTensor
+// for each input, then for each output (MicroAllocator::AllocatePersistentTfLiteTensor).
+void io_tensor_steps(Builder &b)
+{
+    const Model &model = b.model;
+    const Abi &abi = b.abi;
+    using K = Step::Kind;
+    using S = Step::Site;
     const Subgraph &main = model.subgraphs[0];
     for (const auto *list : {&main.inputs, &main.outputs}) {
         const bool inputs = list == &main.inputs;
@@ -298,16 +330,37 @@ ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, cons
             for (size_t i = first; i < b.steps.size(); ++i) b.steps[i].io = static_cast<int>(k);
         }
     }
-    // RecordingMicroAllocator counts a quantization as two allocations, an array as its elements.
-    // Every request is a size_t: on a 32-bit target, one beyond 2^32-1 (or a size whose int64
-    // arithmetic here went negative) cannot be made at all; TFLM's own arithmetic would wrap.
+}
+
+// RecordingMicroAllocator counts a quantization as two allocations, an array as its elements.
+// Every request is a size_t: on a 32-bit target, one beyond 2^32-1 (or a size whose int64
+// arithmetic here went negative) cannot be made at all; TFLM's own arithmetic would wrap.
+void check_step_sizes(const std::vector<Step> &steps, const Abi &abi)
+{
     const int64_t most_bytes = abi.pointer == 4 ? kMaxSize32 : std::numeric_limits<int64_t>::max();
-    for (const Step &s : b.steps)
+    for (const Step &s : steps)
         if (s.bytes < 0 || s.bytes > most_bytes)
             throw ModelError(s.what + " requests " + std::to_string(s.bytes) + " bytes: " +
                              (s.bytes < 0 ? std::string("its size overflows")
                                           : "more than a " + abi.name + " target's 32-bit size_t holds (2^32-1)") +
                              " (" + std::string(s.source) + ")");
+}
+}  // namespace
+
+ArenaModel allocation_steps(const Model &model, const Lifetimes &lifetimes, const KernelPrediction &kernels,
+                            const Abi &abi, int64_t head_bytes, bool planner_in_arena)
+{
+    Builder b{model, abi, {}};
+    b.steps.reserve(most_steps(model, kernels));
+    ArenaModel out;
+    out.head_bytes = head_bytes;
+    out.unmodelled = kernels.unmodelled_data;
+    constructor_steps(b, planner_in_arena);
+    start_allocation_steps(b);
+    const int64_t requests = kernel_steps(b, kernels);
+    finish_allocation_steps(b, lifetimes, requests, head_bytes);
+    io_tensor_steps(b);
+    check_step_sizes(b.steps, abi);
     out.steps = std::move(b.steps);
     return out;
 }

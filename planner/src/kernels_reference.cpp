@@ -245,19 +245,12 @@ int64_t flex_int(const Operator &op, size_t index)
     return v >= 0 && v <= (int64_t{1} << 24) ? v : -1;
 }
 
-// Returns whether the operator's arena use is modelled; sets scratch_ok = whether its scratch
-// requests are (every kernel not listed as requesting scratch requests none).
-bool reference_kernel(Kernel &k, bool &scratch_ok)
+namespace {
+// Pooling, RESHAPE and SOFTMAX, whose arena use is modelled and which request no scratch.
+// Returns whether the operator is one of them.
+bool pool_reshape_softmax(Kernel &k)
 {
     const std::string &n = k.op.op_name;
-    scratch_ok = true;
-    if (n == "FULLY_CONNECTED") return scratch_ok = fully_connected(k);
-    if (n == "CONV_2D") return scratch_ok = conv(k, false);
-    if (n == "DEPTHWISE_CONV_2D") return scratch_ok = conv(k, true);
-    if (n == "SVDF") return scratch_ok = svdf(k);
-    if (n == "UNIDIRECTIONAL_SEQUENCE_LSTM") return scratch_ok = lstm(k);
-    if (n == "SignalRfft") return rfft(k, scratch_ok);
-    if (n.rfind("Signal", 0) == 0 && k.op.opcode == kBuiltinCustom && signal(k)) return true;
     if (n == "AVERAGE_POOL_2D" || n == "MAX_POOL_2D") {
         // ParsePool; pooling.cc Init (OpDataPooling); pooling_common.cc PoolingPrepare.
         k.builtin({40, 4}, {40, 4}, "TfLitePoolParams");
@@ -289,6 +282,14 @@ bool reference_kernel(Kernel &k, bool &scratch_ok)
         k.softmax_int16_tables();
         return true;
     }
+    return false;
+}
+
+// ADD, MUL, DIV, QUANTIZE, CAST, STRIDED_SLICE, CONCATENATION, MINIMUM and MAXIMUM: as
+// pool_reshape_softmax.
+bool arithmetic_and_data(Kernel &k)
+{
+    const std::string &n = k.op.op_name;
     if (n == "ADD") {  // ParseAdd; add.cc AddInit (OpDataAdd); add_common.cc AddPrepare
         k.builtin({2, 1}, {8, 4}, "TfLiteAddParams");
         k.init(60, 60, "OpDataAdd");
@@ -335,6 +336,24 @@ bool reference_kernel(Kernel &k, bool &scratch_ok)
         return true;
     }
     if (n == "MINIMUM" || n == "MAXIMUM") return true;  // maximum_minimum.cc: no Parse data, Init or Prepare
+    return false;
+}
+}  // namespace
+
+// Returns whether the operator's arena use is modelled; sets scratch_ok = whether its scratch
+// requests are (every kernel not listed as requesting scratch requests none).
+bool reference_kernel(Kernel &k, bool &scratch_ok)
+{
+    const std::string &n = k.op.op_name;
+    scratch_ok = true;
+    if (n == "FULLY_CONNECTED") return scratch_ok = fully_connected(k);
+    if (n == "CONV_2D") return scratch_ok = conv(k, false);
+    if (n == "DEPTHWISE_CONV_2D") return scratch_ok = conv(k, true);
+    if (n == "SVDF") return scratch_ok = svdf(k);
+    if (n == "UNIDIRECTIONAL_SEQUENCE_LSTM") return scratch_ok = lstm(k);
+    if (n == "SignalRfft") return rfft(k, scratch_ok);
+    if (n.rfind("Signal", 0) == 0 && k.op.opcode == kBuiltinCustom && signal(k)) return true;
+    if (pool_reshape_softmax(k) || arithmetic_and_data(k)) return true;
     bool modelled = false;
     if (elementwise_kernel(k, modelled, scratch_ok) || shape_kernel(k, modelled, scratch_ok) ||
         compute_kernel(k, modelled, scratch_ok) || signal_stream_kernel(k, modelled, scratch_ok))

@@ -257,12 +257,9 @@ int64_t align16(int64_t n)
     return (n + 15) / 16 * 16;
 }
 
-}  // namespace
-
-Lifetimes build_lifetimes(const Model &model, const std::vector<ScratchRequest> &scratch)
+// ValidateSubgraph: intermediates must have zero bytes.
+void check_intermediates(const Model &model)
 {
-    Lifetimes out;
-    // ValidateSubgraph: intermediates must have zero bytes.
     for (size_t s = 0; s < model.subgraphs.size(); ++s)
         for (const Operator &op : model.subgraphs[s].operators)
             for (int32_t t : op.intermediates) {
@@ -273,6 +270,66 @@ Lifetimes build_lifetimes(const Model &model, const std::vector<ScratchRequest> 
                                      tensor.name + "' of " + std::to_string(tensor.bytes) +
                                      " bytes; TFLM supports only empty intermediates (micro_allocation_info.cc)");
             }
+}
+
+// Where TFLM puts a tensor. needs: needs_allocating (below); offline: its offline offset for the
+// planner, variable_offline for AllocateVariables (-1: none).
+Placement placement_of(const Tensor &tensor, bool needs, int32_t offline, int32_t variable_offline)
+{
+    Placement p = Placement::Planned;
+    if (tensor.has_data)
+        p = Placement::Constant;
+    else if (tensor.bytes == 0 && !needs)
+        p = Placement::Empty;
+    // AllocateVariables: a variable tensor takes tail (persistent) bytes unless its offline
+    // offset is set; then the planner places it in the head (checked on real TFLM, docs/
+    // offline-plan.md). Where the two readings differ (subgraphs after the first) it can get
+    // both or neither.
+    else if (tensor.is_variable)
+        p = variable_offline < 0 ? Placement::Persistent : offline >= 0 ? Placement::Planned : Placement::Unallocated;
+    return p;
+}
+
+// A planned tensor's size, aligned as the planner takes it; throws when TFLM's int cannot hold it.
+int64_t planned_size(const std::string &label, const Tensor &tensor, int32_t offline)
+{
+    // GreedyMemoryPlanner::AddBuffer takes the aligned size as an int, and adds an offline offset
+    // to it in int (greedy_memory_planner.cc GetMaximumMemorySize: offset + size).
+    const int64_t size = align16(tensor.bytes);
+    if (size > kMaxPlannerInt)
+        throw ModelError(label + " needs " + std::to_string(tensor.bytes) + " bytes, " + std::to_string(size) +
+                         " aligned to 16: more than TFLM's planner holds in an int (at most 2^31-1)");
+    if (offline >= 0 && offline + size > kMaxPlannerInt)
+        throw ModelError(label + " has the offline offset " + std::to_string(offline) + " and " + std::to_string(size) +
+                         " bytes: it would end at " + std::to_string(offline + size) +
+                         ", beyond the 2^31-1 TFLM's planner holds in an int (metadata "
+                         "'OfflineMemoryAllocation')");
+    return size;
+}
+
+// The scratch buffers the kernels request, after the tensors (ids from *id on).
+void add_scratch_buffers(Lifetimes &out, const std::vector<ScratchRequest> &scratch, const Marks &m, int *id)
+{
+    for (size_t k = 0; k < scratch.size(); ++k) {
+        auto [first, last] = m.scratch_life[k];
+        // RequestScratchBufferInArena takes a size_t, the planner an int (AddBuffer).
+        if (scratch[k].bytes < 0 || scratch[k].bytes > kMaxPlannerInt - 15)  // align16(bytes) > 2^31-1
+            throw ModelError("subgraph " + std::to_string(scratch[k].subgraph) + " operator " +
+                             std::to_string(scratch[k].op) + " requests a scratch buffer (" + scratch[k].what +
+                             ") of " + std::to_string(scratch[k].bytes) +
+                             " bytes: its size overflows TFLM's arithmetic (the planner holds sizes in an int, at "
+                             "most 2^31-1)");
+        out.buffers.push_back(Buffer{(*id)++, scratch[k].subgraph, -1, static_cast<int>(k), scratch[k].bytes,
+                                     align16(scratch[k].bytes), first, last, -1});
+    }
+}
+
+}  // namespace
+
+Lifetimes build_lifetimes(const Model &model, const std::vector<ScratchRequest> &scratch)
+{
+    Lifetimes out;
+    check_intermediates(model);
     Marks m = mark_lifetimes(model, scratch);
 
     int id = 0;
@@ -297,19 +354,7 @@ Lifetimes build_lifetimes(const Model &model, const std::vector<ScratchRequest> 
             // with an offline offset ("so they can get an offline offset and be handled offline").
             const bool needs =
                 (!tensor.has_data && !tensor.is_variable && tensor.bytes != 0) || (tensor.is_variable && offline >= 0);
-            Placement p = Placement::Planned;
-            if (tensor.has_data)
-                p = Placement::Constant;
-            else if (tensor.bytes == 0 && !needs)
-                p = Placement::Empty;
-            // AllocateVariables: a variable tensor takes tail (persistent) bytes unless its offline
-            // offset is set; then the planner places it in the head (checked on real TFLM, docs/
-            // offline-plan.md). Where the two readings differ (subgraphs after the first) it can get
-            // both or neither.
-            else if (tensor.is_variable)
-                p = variable_offline < 0 ? Placement::Persistent
-                    : offline >= 0       ? Placement::Planned
-                                         : Placement::Unallocated;
+            const Placement p = placement_of(tensor, needs, offline, variable_offline);
             out.placement.back().push_back(p);
             const std::string label = "subgraph " + std::to_string(s) + " tensor " + std::to_string(t) +
                                       (tensor.name.empty() ? std::string() : " '" + tensor.name + "'");
@@ -336,33 +381,12 @@ Lifetimes build_lifetimes(const Model &model, const std::vector<ScratchRequest> 
             else if (first < 0 && !tensor.is_variable)  // a variable holds state: read before it is written
                 out.warnings.push_back(label + " is read by an operator but produced by none (and is not a subgraph "
                                                "input); TFLM plans it with first use -1");
-            // GreedyMemoryPlanner::AddBuffer takes the aligned size as an int, and adds an offline offset
-            // to it in int (greedy_memory_planner.cc GetMaximumMemorySize: offset + size).
-            const int64_t size = align16(tensor.bytes);
-            if (size > kMaxPlannerInt)
-                throw ModelError(label + " needs " + std::to_string(tensor.bytes) + " bytes, " + std::to_string(size) +
-                                 " aligned to 16: more than TFLM's planner holds in an int (at most 2^31-1)");
-            if (offline >= 0 && offline + size > kMaxPlannerInt)
-                throw ModelError(label + " has the offline offset " + std::to_string(offline) + " and " +
-                                 std::to_string(size) + " bytes: it would end at " + std::to_string(offline + size) +
-                                 ", beyond the 2^31-1 TFLM's planner holds in an int (metadata "
-                                 "'OfflineMemoryAllocation')");
+            const int64_t size = planned_size(label, tensor, offline);
             out.buffers.push_back(
                 Buffer{id++, static_cast<int>(s), static_cast<int>(t), -1, tensor.bytes, size, first, last, offline});
         }
     }
-    for (size_t k = 0; k < scratch.size(); ++k) {
-        auto [first, last] = m.scratch_life[k];
-        // RequestScratchBufferInArena takes a size_t, the planner an int (AddBuffer).
-        if (scratch[k].bytes < 0 || scratch[k].bytes > kMaxPlannerInt - 15)  // align16(bytes) > 2^31-1
-            throw ModelError("subgraph " + std::to_string(scratch[k].subgraph) + " operator " +
-                             std::to_string(scratch[k].op) + " requests a scratch buffer (" + scratch[k].what +
-                             ") of " + std::to_string(scratch[k].bytes) +
-                             " bytes: its size overflows TFLM's arithmetic (the planner holds sizes in an int, at "
-                             "most 2^31-1)");
-        out.buffers.push_back(Buffer{id++, scratch[k].subgraph, -1, static_cast<int>(k), scratch[k].bytes,
-                                     align16(scratch[k].bytes), first, last, -1});
-    }
+    add_scratch_buffers(out, scratch, m, &id);
     out.op_scope = std::move(m.op_scope);
     out.last_scope = m.last_scope;
     return out;

@@ -25,10 +25,10 @@
 
 #include "arenascope/planner/elf_budget.h"
 #include "arenascope/planner/gate.h"
-#include "arenascope/planner/report.h"
 #include "arenascope/planner/revisions.h"
 #include "arenascope/planner/rewrite.h"
 #include "arenascope/planner/two_arena.h"
+#include "arenascope/planner/writers.h"
 #include "arenascope/snapshot_limits.h"
 #include "arenascope/write_whole.h"
 
@@ -186,7 +186,7 @@ int snapshot_file(const char *path, const arenascope::planner::Budget &budget,
     using arenascope::kMaxRegions;
     using arenascope::SnapshotLimit;
     const std::string shown = printable(path, false);
-    auto refuse = [&shown](const std::string &what, SnapshotLimit limit, uint64_t figure) {
+    auto refuse = [](const std::string &what, SnapshotLimit limit, uint64_t figure) {
         std::fprintf(stderr, "arenascope-plan: %s\n", arenascope::snapshot_refusal(what, limit, figure).c_str());
         return 2;
     };
@@ -274,291 +274,327 @@ int write_offline_plan(const char *path, const char *out_path, const arenascope:
         return 1;
     }
 }
-}  // namespace
+namespace plan = arenascope::planner;
 
-int main(int argc, char **argv)
-{
-    bool json = false, header = false, options_done = false;
+// What the command line asks for.
+struct Options {
+    bool json = false, header = false;
     std::string target = "cortex-m";
     int margin = 10;
     bool adapter = false;
     const char *snapshot = nullptr, *offline_out = nullptr;
-    int64_t search_budget = arenascope::planner::kSearchDefaultBudget;
+    int64_t search_budget = plan::kSearchDefaultBudget;
     int64_t arena_size = 0, persistent_size = 0, non_persistent_size = 0;
     const char *path = nullptr, *elf = nullptr;
     std::vector<std::pair<std::string, std::string>> elf_hints;  // --bound, --calls: for --elf's tool
-    arenascope::planner::KernelBuild build;
+    plan::KernelBuild build;
     bool cpu_given = false;
-    const arenascope::planner::TflmRevision *tflm = &arenascope::planner::default_tflm_revision();
+    const plan::TflmRevision *tflm = &plan::default_tflm_revision();
     bool tflm_given = false, tflm_assumed = false;
+    bool two() const { return persistent_size || non_persistent_size; }  // two arenas
+};
+
+// What an option's reader returns, when not an exit status: the option is read (go on), or it is
+// not one of the reader's.
+constexpr int kGoOn = -1;
+constexpr int kNotMine = -2;
+
+// --tflm REVISION|auto|list.
+int tflm_option(int argc, char **argv, int &i, Options &o)
+{
+    if (std::strcmp(argv[i], "--tflm")) return kNotMine;
+    const std::string value = i + 1 < argc ? argv[i + 1] : "";
+    if (value == "list") {
+        std::cout << plan::tflm_revision_list_jsonl();
+        return std::cout.flush() ? 0 : 1;
+    }
+    o.tflm_given = true;
+    o.tflm_assumed = value == "auto";
+    try {
+        o.tflm = o.tflm_assumed ? &plan::default_tflm_revision() : &plan::tflm_revision(value);
+    } catch (const std::invalid_argument &e) {
+        if (value.empty())
+            std::fprintf(stderr, "arenascope-plan: --tflm needs a TFLM revision: %s, auto or list\n",
+                         plan::tflm_revision_ids().c_str());
+        else
+            std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
+        return 2;
+    }
+    ++i;
+    return kGoOn;
+}
+
+// --target, --kernels and --cpu: the firmware's build.
+int build_option(int argc, char **argv, int &i, Options &o)
+{
+    if (!std::strcmp(argv[i], "--target")) {
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "arenascope-plan: --target needs %s\n", plan::kTargets);
+            return 2;
+        }
+        o.target = argv[++i];
+        if (o.target != "cortex-m" && o.target != "riscv32" && o.target != "xtensa" && o.target != "host") {
+            std::fprintf(stderr, "arenascope-plan: unknown target '%s': use %s\n", o.target.c_str(), plan::kTargets);
+            return 2;
+        }
+        return kGoOn;
+    }
+    if (std::strcmp(argv[i], "--kernels") && std::strcmp(argv[i], "--cpu")) return kNotMine;
+    const bool kernels = argv[i][2] == 'k';
+    if (i + 1 >= argc) {
+        std::fprintf(stderr, "arenascope-plan: %s needs %s\n", argv[i],
+                     kernels ? "reference or cmsis-nn" : "a CPU such as cortex-m4");
+        return 2;
+    }
+    const std::string value = argv[i + 1];
+    if (value.find('/') != std::string::npos || value.find(".tflite") != std::string::npos) {
+        std::fprintf(stderr, "arenascope-plan: %s needs %s before the model (got '%s')\n", argv[i],
+                     kernels ? "reference or cmsis-nn" : "a CPU such as cortex-m4", printable(value, false).c_str());
+        return 2;
+    }
+    try {
+        if (kernels)
+            o.build.set = plan::KernelBuild::set_named(argv[i + 1]);
+        else
+            o.build.cpu = plan::cpu_named(argv[i + 1]);
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
+        return 2;
+    }
+    o.cpu_given = o.cpu_given || !kernels;
+    ++i;
+    return kGoOn;
+}
+
+// --json, --header, --adapter, --snapshot, --write-offline-plan, --elf, --bound and --calls.
+int output_option(int argc, char **argv, int &i, Options &o)
+{
+    if (!std::strcmp(argv[i], "--json"))
+        o.json = true;
+    else if (!std::strcmp(argv[i], "--header"))
+        o.header = true;
+    else if (!std::strcmp(argv[i], "--adapter"))
+        o.adapter = true;
+    else if (!std::strcmp(argv[i], "--bound") || !std::strcmp(argv[i], "--calls")) {
+        if (i + 1 >= argc || !argv[i + 1][0]) {
+            std::fprintf(stderr, "arenascope-plan: %s needs %s (with --elf)\n", argv[i],
+                         argv[i][2] == 'b' ? "FUNCTION=LEVELS" : "CALLER=CALLEE[,CALLEE]");
+            return 2;
+        }
+        o.elf_hints.emplace_back(argv[i], argv[i + 1]);
+        ++i;
+    } else if (!std::strcmp(argv[i], "--elf")) {
+        if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
+            std::fprintf(stderr, "arenascope-plan: --elf needs the firmware's ELF, then the model\n");
+            return 2;
+        }
+        o.elf = argv[++i];
+    } else if (!std::strcmp(argv[i], "--snapshot")) {
+        if (i + 1 >= argc || !argv[i + 1][0]) {
+            std::fprintf(stderr, "arenascope-plan: --snapshot needs a file name\n");
+            return 2;
+        }
+        o.snapshot = argv[++i];
+    } else if (!std::strcmp(argv[i], "--write-offline-plan")) {
+        if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
+            std::fprintf(stderr, "arenascope-plan: --write-offline-plan needs the file to write, then the model\n");
+            return 2;
+        }
+        if (o.offline_out) {
+            std::fprintf(stderr, "arenascope-plan: --write-offline-plan given twice\n");
+            return 2;
+        }
+        o.offline_out = argv[++i];
+    } else
+        return kNotMine;
+    return kGoOn;
+}
+
+// --search-budget, --arena-size, --persistent-size, --non-persistent-size and --margin.
+int number_option(int argc, char **argv, int &i, Options &o)
+{
+    const char *value = i + 1 < argc ? argv[i + 1] : nullptr;
+    char *end = nullptr;
+    if (!std::strcmp(argv[i], "--search-budget")) {
+        const long long v = value ? std::strtoll(value, &end, 10) : -1;
+        if (!value || !end || *end || end == value || v < 0 || v > 1000000000000LL) {
+            std::fprintf(stderr, "arenascope-plan: --search-budget needs a count from 0 to 10^12 (steps of "
+                                 "work)\n");
+            return 2;
+        }
+        o.search_budget = v;
+    } else if (!std::strcmp(argv[i], "--arena-size")) {
+        o.arena_size = value ? parse_arena_size(value) : 0;
+        if (!o.arena_size) {
+            std::fprintf(stderr,
+                         "arenascope-plan: --arena-size needs a size in bytes from 1 to 4294967295, decimal or hex "
+                         "with 0x%s%s%s\n",
+                         value ? " (got '" : "", value ? printable(value, false).c_str() : "", value ? "')" : "");
+            return 2;
+        }
+    } else if (!std::strcmp(argv[i], "--persistent-size") || !std::strcmp(argv[i], "--non-persistent-size")) {
+        const int64_t v = value ? parse_arena_size(value) : 0;
+        if (!v) {
+            std::fprintf(stderr,
+                         "arenascope-plan: %s needs a size in bytes from 1 to 4294967295, decimal or hex "
+                         "with 0x\n",
+                         argv[i]);
+            return 2;
+        }
+        (argv[i][2] == 'p' ? o.persistent_size : o.non_persistent_size) = v;
+    } else if (!std::strcmp(argv[i], "--margin")) {
+        const long v = value ? std::strtol(value, &end, 10) : -1;
+        if (!value || !end || *end || end == value || v < 0 || v > 100) {
+            std::fprintf(stderr, "arenascope-plan: --margin needs a percentage from 0 to 100\n");
+            return 2;
+        }
+        o.margin = static_cast<int>(v);
+    } else
+        return kNotMine;
+    ++i;
+    return kGoOn;
+}
+
+// The command line into `o`: kGoOn, or the exit status (usage errors, --help, --version, --tflm list).
+int parse_args(int argc, char **argv, Options &o)
+{
+    bool options_done = false;
     for (int i = 1; i < argc; ++i) {
-        if (!options_done && !std::strcmp(argv[i], "--"))
+        if (!options_done && !std::strcmp(argv[i], "--")) {
             options_done = true;
-        else if (options_done) {
-            if (path) {
+            continue;
+        }
+        if (options_done) {
+            if (o.path) {
                 std::fprintf(stderr, "arenascope-plan: one model at a time\n");
                 return 2;
             }
-            path = argv[i];
-        } else if (!std::strcmp(argv[i], "--json"))
-            json = true;
-        else if (!std::strcmp(argv[i], "--header"))
-            header = true;
-        else if (!std::strcmp(argv[i], "--tflm")) {
-            const std::string value = i + 1 < argc ? argv[i + 1] : "";
-            if (value == "list") {
-                std::cout << arenascope::planner::tflm_revision_list_jsonl();
-                return std::cout.flush() ? 0 : 1;
-            }
-            tflm_given = true;
-            tflm_assumed = value == "auto";
-            try {
-                tflm = tflm_assumed ? &arenascope::planner::default_tflm_revision()
-                                    : &arenascope::planner::tflm_revision(value);
-            } catch (const std::invalid_argument &e) {
-                if (value.empty())
-                    std::fprintf(stderr, "arenascope-plan: --tflm needs a TFLM revision: %s, auto or list\n",
-                                 arenascope::planner::tflm_revision_ids().c_str());
-                else
-                    std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
-                return 2;
-            }
-            ++i;
-        } else if (!std::strcmp(argv[i], "--target")) {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "arenascope-plan: --target needs %s\n", arenascope::planner::kTargets);
-                return 2;
-            }
-            target = argv[++i];
-            if (target != "cortex-m" && target != "riscv32" && target != "xtensa" && target != "host") {
-                std::fprintf(stderr, "arenascope-plan: unknown target '%s': use %s\n", target.c_str(),
-                             arenascope::planner::kTargets);
-                return 2;
-            }
-        } else if (!std::strcmp(argv[i], "--kernels") || !std::strcmp(argv[i], "--cpu")) {
-            const bool kernels = argv[i][2] == 'k';
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "arenascope-plan: %s needs %s\n", argv[i],
-                             kernels ? "reference or cmsis-nn" : "a CPU such as cortex-m4");
-                return 2;
-            }
-            const std::string value = argv[i + 1];
-            if (value.find('/') != std::string::npos || value.find(".tflite") != std::string::npos) {
-                std::fprintf(stderr, "arenascope-plan: %s needs %s before the model (got '%s')\n", argv[i],
-                             kernels ? "reference or cmsis-nn" : "a CPU such as cortex-m4",
-                             printable(value, false).c_str());
-                return 2;
-            }
-            try {
-                if (kernels)
-                    build.set = arenascope::planner::KernelBuild::set_named(argv[i + 1]);
-                else
-                    build.cpu = arenascope::planner::cpu_named(argv[i + 1]);
-            } catch (const std::invalid_argument &e) {
-                std::fprintf(stderr, "arenascope-plan: %s\n", printable(e.what(), false).c_str());
-                return 2;
-            }
-            cpu_given = cpu_given || !kernels;
-            ++i;
-        } else if (!std::strcmp(argv[i], "--bound") || !std::strcmp(argv[i], "--calls")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                std::fprintf(stderr, "arenascope-plan: %s needs %s (with --elf)\n", argv[i],
-                             argv[i][2] == 'b' ? "FUNCTION=LEVELS" : "CALLER=CALLEE[,CALLEE]");
-                return 2;
-            }
-            elf_hints.emplace_back(argv[i], argv[i + 1]);
-            ++i;
-        } else if (!std::strcmp(argv[i], "--elf")) {
-            if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
-                std::fprintf(stderr, "arenascope-plan: --elf needs the firmware's ELF, then the model\n");
-                return 2;
-            }
-            elf = argv[++i];
-        } else if (!std::strcmp(argv[i], "--adapter"))
-            adapter = true;
-        else if (!std::strcmp(argv[i], "--snapshot")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                std::fprintf(stderr, "arenascope-plan: --snapshot needs a file name\n");
-                return 2;
-            }
-            snapshot = argv[++i];
-        } else if (!std::strcmp(argv[i], "--write-offline-plan")) {
-            if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
-                std::fprintf(stderr, "arenascope-plan: --write-offline-plan needs the file to write, then the model\n");
-                return 2;
-            }
-            if (offline_out) {
-                std::fprintf(stderr, "arenascope-plan: --write-offline-plan given twice\n");
-                return 2;
-            }
-            offline_out = argv[++i];
-        } else if (!std::strcmp(argv[i], "--search-budget")) {
-            char *end = nullptr;
-            const long long v = i + 1 < argc ? std::strtoll(argv[i + 1], &end, 10) : -1;
-            if (i + 1 >= argc || !end || *end || end == argv[i + 1] || v < 0 || v > 1000000000000LL) {
-                std::fprintf(stderr, "arenascope-plan: --search-budget needs a count from 0 to 10^12 (steps of "
-                                     "work)\n");
-                return 2;
-            }
-            search_budget = v;
-            ++i;
-        } else if (!std::strcmp(argv[i], "--arena-size")) {
-            arena_size = i + 1 < argc ? parse_arena_size(argv[i + 1]) : 0;
-            if (!arena_size) {
-                std::fprintf(stderr,
-                             "arenascope-plan: --arena-size needs a size in bytes from 1 to 4294967295, decimal or hex "
-                             "with 0x%s%s%s\n",
-                             i + 1 < argc ? " (got '" : "", i + 1 < argc ? printable(argv[i + 1], false).c_str() : "",
-                             i + 1 < argc ? "')" : "");
-                return 2;
-            }
-            ++i;
-        } else if (!std::strcmp(argv[i], "--persistent-size") || !std::strcmp(argv[i], "--non-persistent-size")) {
-            const int64_t v = i + 1 < argc ? parse_arena_size(argv[i + 1]) : 0;
-            if (!v) {
-                std::fprintf(stderr,
-                             "arenascope-plan: %s needs a size in bytes from 1 to 4294967295, decimal or hex "
-                             "with 0x\n",
-                             argv[i]);
-                return 2;
-            }
-            (argv[i][2] == 'p' ? persistent_size : non_persistent_size) = v;
-            ++i;
-        } else if (!std::strcmp(argv[i], "--margin")) {
-            char *end = nullptr;
-            const long v = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
-            if (i + 1 >= argc || !end || *end || end == argv[i + 1] || v < 0 || v > 100) {
-                std::fprintf(stderr, "arenascope-plan: --margin needs a percentage from 0 to 100\n");
-                return 2;
-            }
-            margin = static_cast<int>(v);
-            ++i;
-        } else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
+            o.path = argv[i];
+            continue;
+        }
+        int status = kNotMine;
+        for (const auto option : {output_option, tflm_option, build_option, number_option})
+            if ((status = option(argc, argv, i, o)) != kNotMine) break;
+        if (status == kGoOn) continue;
+        if (status != kNotMine) return status;
+        if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
-        } else if (!std::strcmp(argv[i], "--version")) {
+        }
+        if (!std::strcmp(argv[i], "--version")) {
             std::printf("arenascope-plan %s\n", ARENASCOPE_VERSION);
             return 0;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
             std::fprintf(stderr, "arenascope-plan: unknown option '%s'\n", argv[i]);
             usage(stderr);
             return 2;
-        } else if (path) {
-            std::fprintf(stderr, "arenascope-plan: one model at a time ('%s' and '%s')\n", path, argv[i]);
+        }
+        if (o.path) {
+            std::fprintf(stderr, "arenascope-plan: one model at a time ('%s' and '%s')\n", o.path, argv[i]);
             return 2;
-        } else
-            path = argv[i];
+        }
+        o.path = argv[i];
     }
-    if (!path) {
+    if (!o.path) {
         std::fprintf(stderr, "arenascope-plan: no model given\n");
         usage(stderr);
         return 2;
     }
-    if (elf) {
-        if (header || snapshot || offline_out || arena_size || persistent_size || non_persistent_size || tflm_given ||
-            cpu_given || build.set != arenascope::planner::KernelBuild::Set::Reference || adapter ||
-            target != "cortex-m" || margin != 10) {
-            std::fprintf(stderr,
-                         "arenascope-plan: --elf takes the model, --json, --bound and --calls only: the target, "
-                         "the arena's size and place come from the ELF (docs/stack-budget.md)\n");
-            return 2;
-        }
-        return arenascope::planner::run_elf_budget(elf, path, json, elf_hints);
+    return kGoOn;
+}
+
+// --elf: the stack's worst case from the firmware (elf_budget.h), which takes few options.
+int elf_budget(const Options &o)
+{
+    if (o.header || o.snapshot || o.offline_out || o.arena_size || o.two() || o.tflm_given || o.cpu_given ||
+        o.build.set != plan::KernelBuild::Set::Reference || o.adapter || o.target != "cortex-m" || o.margin != 10) {
+        std::fprintf(stderr, "arenascope-plan: --elf takes the model, --json, --bound and --calls only: the target, "
+                             "the arena's size and place come from the ELF (docs/stack-budget.md)\n");
+        return 2;
     }
-    if (!elf_hints.empty()) {
+    return plan::run_elf_budget(o.elf, o.path, o.json, o.elf_hints);
+}
+
+// The options that do not go together: 2 (said on stderr), else kGoOn.
+int check_combinations(const Options &o)
+{
+    const char *error = nullptr;
+    if (!o.elf_hints.empty()) {
         std::fprintf(stderr, "arenascope-plan: %s goes with --elf (the stack's worst case from the firmware)\n",
-                     elf_hints.front().first.c_str());
+                     o.elf_hints.front().first.c_str());
         return 2;
     }
-    if (cpu_given && build.set != arenascope::planner::KernelBuild::Set::CmsisNn) {
-        std::fprintf(stderr, "arenascope-plan: --cpu goes with --kernels cmsis-nn (the reference kernels allocate the "
-                             "same on every CPU)\n");
-        return 2;
-    }
-    if (build.set == arenascope::planner::KernelBuild::Set::CmsisNn && target != "cortex-m") {
-        std::fprintf(stderr, "arenascope-plan: --kernels cmsis-nn goes with --target cortex-m\n");
-        return 2;
-    }
-    if (header && arena_size) {
-        std::fprintf(stderr, "arenascope-plan: --arena-size goes with the table or --json, not --header\n");
-        return 2;
-    }
-    const bool two = persistent_size || non_persistent_size;
-    if (two && (!persistent_size || !non_persistent_size)) {
-        std::fprintf(stderr, "arenascope-plan: two arenas need both --persistent-size and --non-persistent-size\n");
-        return 2;
-    }
-    if (two && (header || adapter || arena_size)) {
-        std::fprintf(stderr, "arenascope-plan: --persistent-size/--non-persistent-size go with the table, --json or "
-                             "--snapshot, not with --header, --adapter or --arena-size (one arena)\n");
-        return 2;
-    }
-    // The target's sizes for the TFLM revision (revisions.h): --tflm names it in the output.
-    arenascope::planner::Abi abi = arenascope::planner::abi_named(target, *tflm);
-    abi.tflm_given = tflm_given;
-    abi.tflm_assumed = tflm_assumed;
-    if (tflm_assumed)
-        std::fprintf(stderr, "arenascope-plan: --tflm auto: assuming TFLM %s (upstream %.9s, %s)\n", tflm->id,
-                     tflm->commit, tflm->date);
-    if (two && !tflm->current) {  // two_arena.cpp models 90b983c2's two-arena allocators only
-        std::fprintf(stderr,
-                     "arenascope-plan: two arenas (--persistent-size/--non-persistent-size) are modelled for "
-                     "TFLM %s only, not --tflm %s\n",
-                     arenascope::planner::default_tflm_revision().id, tflm->id);
-        return 2;
-    }
-    if (offline_out) {
-        if (json || header || snapshot || arena_size || two) {
-            std::fprintf(stderr, "arenascope-plan: --write-offline-plan goes alone (not with --json, --header, "
-                                 "--snapshot, --arena-size or two arenas)\n");
-            return 2;
+    if (o.cpu_given && o.build.set != plan::KernelBuild::Set::CmsisNn)
+        error = "--cpu goes with --kernels cmsis-nn (the reference kernels allocate the same on every CPU)";
+    else if (o.build.set == plan::KernelBuild::Set::CmsisNn && o.target != "cortex-m")
+        error = "--kernels cmsis-nn goes with --target cortex-m";
+    else if (o.header && o.arena_size)
+        error = "--arena-size goes with the table or --json, not --header";
+    else if (o.two() && (!o.persistent_size || !o.non_persistent_size))
+        error = "two arenas need both --persistent-size and --non-persistent-size";
+    else if (o.two() && (o.header || o.adapter || o.arena_size))
+        error = "--persistent-size/--non-persistent-size go with the table, --json or --snapshot, not with "
+                "--header, --adapter or --arena-size (one arena)";
+    if (!error) return kGoOn;
+    std::fprintf(stderr, "arenascope-plan: %s\n", error);
+    return 2;
+}
+
+// The budget on stdout as --header, --json or the table.
+void print_budget(const Options &o, const plan::Budget &budget, const std::optional<plan::TwoArenaBudget> &two,
+                  const plan::Gate &verdict)
+{
+    if (o.header)
+        std::cout << plan::budget_header(budget);
+    else if (o.json) {
+        // Large models' JSON has no whitespace (docs/arena-budget.md "Limits and scale").
+        const bool compact = plan::json_is_compact(budget);
+        if (two) {
+            auto doc = plan::budget_json(budget);
+            doc["two_arena"] = plan::two_arena_json(budget, *two);
+            doc["gate"] = plan::gate_json(budget, verdict);
+            std::cout << doc.dump(compact ? -1 : 1, ' ', false, nlohmann::json::error_handler_t::replace);
+        } else {  // = budget_json().dump(1, ...), or dump(-1, ...) compact
+            plan::budget_json_streamed(budget).write(std::cout, compact);
         }
-        return write_offline_plan(path, offline_out, abi, margin, adapter, build, search_budget);
+        std::cout << "\n";
+    } else {
+        std::cout << printable(plan::budget_table(budget, verdict), true);
+        if (two) std::cout << "\n" << printable(plan::two_arena_table(budget, *two), true);
     }
+}
+
+// The model's budget: the snapshot (--snapshot), then stdout; the exit status (gate.h).
+int plan_model(const Options &o, const plan::Abi &abi)
+{
+    const char *path = o.path;
+    const bool two = o.two();
     try {
-        const auto budget =
-            arenascope::planner::make_budget(path, abi, margin, adapter, arena_size, build, search_budget);
+        const auto budget = plan::make_budget(path, abi, o.margin, o.adapter, o.arena_size, o.build, o.search_budget);
         // Names come from the model and need not be UTF-8: replace bad bytes rather than fail.
-        if (json && header) {
+        if (o.json && o.header) {
             std::fprintf(stderr, "arenascope-plan: --json or --header, not both\n");
             return 2;
         }
-        if (snapshot) {
+        if (o.snapshot) {
             // Never write over the model itself (the two paths swapped, or a link to it).
             std::error_code same_error;
-            if (std::filesystem::equivalent(snapshot, path, same_error)) {
+            if (std::filesystem::equivalent(o.snapshot, path, same_error)) {
                 std::fprintf(stderr,
                              "arenascope-plan: --snapshot %s is the model file itself: give another file name\n",
-                             printable(snapshot, false).c_str());
+                             printable(o.snapshot, false).c_str());
                 return 2;
             }
-            std::optional<arenascope::planner::TwoArenaBudget> split;
-            if (two) split = arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size);
-            if (const int status = snapshot_file(snapshot, budget, split)) return status;
+            std::optional<plan::TwoArenaBudget> split;
+            if (two) split = plan::plan_two_arenas(budget, o.persistent_size, o.non_persistent_size);
+            if (const int status = snapshot_file(o.snapshot, budget, split)) return status;
         }
         // the two buffers' replay, once (two-arena mode), and the verdict CI gates on (gate.h)
-        std::optional<arenascope::planner::TwoArenaBudget> two_budget;
-        if (two) two_budget = arenascope::planner::plan_two_arenas(budget, persistent_size, non_persistent_size);
-        const arenascope::planner::Gate verdict =
-            arenascope::planner::gate(budget, two_budget ? &*two_budget : nullptr);
-        if (header)
-            std::cout << arenascope::planner::budget_header(budget);
-        else if (json) {
-            // Large models' JSON has no whitespace (docs/arena-budget.md "Limits and scale").
-            const bool compact = arenascope::planner::json_is_compact(budget);
-            if (two) {
-                auto doc = arenascope::planner::budget_json(budget);
-                doc["two_arena"] = arenascope::planner::two_arena_json(budget, *two_budget);
-                doc["gate"] = arenascope::planner::gate_json(budget, verdict);
-                std::cout << doc.dump(compact ? -1 : 1, ' ', false, nlohmann::json::error_handler_t::replace);
-            } else {  // = budget_json().dump(1, ...), or dump(-1, ...) compact
-                arenascope::planner::budget_json_streamed(budget).write(std::cout, compact);
-            }
-            std::cout << "\n";
-        } else {
-            std::cout << printable(arenascope::planner::budget_table(budget, verdict), true);
-            if (two) std::cout << "\n" << printable(arenascope::planner::two_arena_table(budget, *two_budget), true);
-        }
+        std::optional<plan::TwoArenaBudget> two_budget;
+        if (two) two_budget = plan::plan_two_arenas(budget, o.persistent_size, o.non_persistent_size);
+        const plan::Gate verdict = plan::gate(budget, two_budget ? &*two_budget : nullptr);
+        print_budget(o, budget, two_budget, verdict);
         if (!std::cout.flush()) {  // a full disk under `> plan.h` must not pass for a header
             std::fprintf(stderr, "arenascope-plan: cannot write the output: %s\n", std::strerror(errno));
             return 1;
@@ -568,7 +604,7 @@ int main(int argc, char **argv)
                          printable(path, false).c_str(), printable(budget.kernels.rejected.front(), false).c_str());
             return 1;
         }
-        if (verdict.exit_status != arenascope::planner::kExitFits) {  // said on stderr too, for a CI log
+        if (verdict.exit_status != plan::kExitFits) {  // said on stderr too, for a CI log
             std::fprintf(stderr, "arenascope-plan: %s: %s\n", verdict.verdict.c_str(),
                          printable(verdict.reason, false).c_str());
             return verdict.exit_status;
@@ -578,4 +614,36 @@ int main(int argc, char **argv)
         return 1;
     }
     return 0;
+}
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    if (const int status = parse_args(argc, argv, o); status != kGoOn) return status;
+    if (o.elf) return elf_budget(o);
+    if (const int status = check_combinations(o); status != kGoOn) return status;
+    // The target's sizes for the TFLM revision (revisions.h): --tflm names it in the output.
+    plan::Abi abi = plan::abi_named(o.target, *o.tflm);
+    abi.tflm_given = o.tflm_given;
+    abi.tflm_assumed = o.tflm_assumed;
+    if (o.tflm_assumed)
+        std::fprintf(stderr, "arenascope-plan: --tflm auto: assuming TFLM %s (upstream %.9s, %s)\n", o.tflm->id,
+                     o.tflm->commit, o.tflm->date);
+    if (o.two() && !o.tflm->current) {  // two_arena.cpp models 90b983c2's two-arena allocators only
+        std::fprintf(stderr,
+                     "arenascope-plan: two arenas (--persistent-size/--non-persistent-size) are modelled for "
+                     "TFLM %s only, not --tflm %s\n",
+                     plan::default_tflm_revision().id, o.tflm->id);
+        return 2;
+    }
+    if (o.offline_out) {
+        if (o.json || o.header || o.snapshot || o.arena_size || o.two()) {
+            std::fprintf(stderr, "arenascope-plan: --write-offline-plan goes alone (not with --json, --header, "
+                                 "--snapshot, --arena-size or two arenas)\n");
+            return 2;
+        }
+        return write_offline_plan(o.path, o.offline_out, abi, o.margin, o.adapter, o.build, o.search_budget);
+    }
+    return plan_model(o, abi);
 }

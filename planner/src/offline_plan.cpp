@@ -14,6 +14,7 @@
 // Buffer.offset (the data of a buffer kept after the flatbuffer, in files over 2 GiB) counts from
 // the file's start, the one absolute position in the format: models that use it are refused.
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 #include "arenascope/planner/offline_plan.h"
@@ -107,18 +108,10 @@ std::vector<int32_t> offline_offsets(const Model &model, const Lifetimes &lifeti
     return out;
 }
 
-std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const std::vector<int32_t> &offsets)
+namespace {
+// A Model table with fields past the ones the rewrite copies cannot be rewritten.
+void check_model_fields(const flatbuffers::Table *table)
 {
-    // Verifies every object the copy points to; the old plan, replaced, need not be readable.
-    const Model model = read_model(data, size, false);
-    size_t tensors = 0;
-    for (const Subgraph &sg : model.subgraphs) tensors += sg.tensors.size();
-    if (offsets.size() != tensors)
-        throw ModelError("an offline plan of " + std::to_string(offsets.size()) + " offsets for a model of " +
-                         std::to_string(tensors) + " tensors");
-
-    const fb::Model *fm = fb::GetModel(data);
-    const auto *table = reinterpret_cast<const flatbuffers::Table *>(fm);
     const uint8_t *vtable = table->GetVTable();
     const int fields = (flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable) - 4) / 2;
     for (int f = kModelFields; f < fields; ++f) {
@@ -131,25 +124,29 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
         throw ModelError("its Model table has field " + std::to_string(f) +
                          ", newer than the TFLite schema arenascope knows: not rewritten");
     }
-    auto where = [&](const void *p) { return static_cast<size_t>(static_cast<const uint8_t *>(p) - data); };
+}
 
+// Buffer.offset > 1: the data after the flatbuffer, counted from the file's start (files over
+// 2 GiB; 1 means none). TFLM 90b983c2 does not read it (micro/ uses Buffer.data only), and the
+// block would move it: such a model is refused, not patched.
+void check_buffers(const fb::Model *fm)
+{
     const auto *old_buffers = fm->buffers();
     const uint32_t buffer_count = old_buffers ? old_buffers->size() : 0;
-    // Buffer 0 is the empty sentinel every tensor without data refers to (schema.fbs, Model.buffers);
-    // a model with no buffers at all gets one, or its tensors would refer to the plan's words.
-    const uint32_t sentinel = buffer_count == 0 ? 1 : 0;
-    const uint32_t plan_buffer = buffer_count + sentinel;
-    // Buffer.offset > 1: the data after the flatbuffer, counted from the file's start (files over
-    // 2 GiB; 1 means none). TFLM 90b983c2 does not read it (micro/ uses Buffer.data only), and the
-    // block would move it: such a model is refused, not patched.
     for (uint32_t i = 0; i < buffer_count; ++i)
         if (reinterpret_cast<const flatbuffers::Table *>(old_buffers->Get(i))->GetField<uint64_t>(slot(1), 0) > 1)
             throw ModelError("buffer " + std::to_string(i) +
                              " keeps its data outside the flatbuffer (Buffer.offset), which TFLM does not read: "
                              "not rewritten");
-    // The plan's words become buffer `plan_buffer` (below): a metadata entry that refers to a
-    // buffer past the old list would then refer to them. TFLM reads only its offline plan's entry,
-    // but other readers (the TFLite runtime's min_runtime_version) read theirs.
+}
+
+// The positions in the old file of the metadata entries kept (every one but an old offline plan).
+// The plan's words become the buffer after the old list: a metadata entry that refers to a buffer
+// past it would then refer to them. TFLM reads only its offline plan's entry, but other readers
+// (the TFLite runtime's min_runtime_version) read theirs.
+std::vector<size_t> kept_metadata_of(const fb::Model *fm, const uint8_t *data)
+{
+    const uint32_t buffer_count = fm->buffers() ? fm->buffers()->size() : 0;
     auto check_metadata_buffer = [&](const std::string &what, uint32_t index) {
         if (index >= buffer_count)
             throw ModelError(what + " refers to buffer " + std::to_string(index) + ", but the model has " +
@@ -163,98 +160,95 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
             if (!md->name() || md->name()->str() != kName) {
                 check_metadata_buffer("metadata '" + (md->name() ? md->name()->str() : std::string()) + "'",
                                       md->buffer());
-                kept_metadata.push_back(where(md));
+                kept_metadata.push_back(static_cast<size_t>(reinterpret_cast<const uint8_t *>(md) - data));
             }
     if (fm->metadata_buffer())
         for (const int32_t index : *fm->metadata_buffer())
             if (index >= 0) check_metadata_buffer("Model.metadata_buffer", static_cast<uint32_t>(index));
+    return kept_metadata;
+}
 
-    // Layout: Model vtable and table; buffers vector; metadata vector; the plan's Buffer; the new
-    // Metadata; its name; the plan's words (16-byte aligned). Offsets point forward only.
-    Block blk;
-    const size_t model_vt = blk.reserve(2 * (2 + kModelFields), 2);
-    const size_t model_at = blk.reserve(4 + 4 * kModelFields, 4);
-    const size_t buffers_at = blk.reserve(4 + 4 * (plan_buffer + 1), 4);
-    const size_t empty_vt = blk.reserve(4, 2), empty_at = blk.reserve(4, 4);  // the sentinel, if needed
-    const size_t metadata_at = blk.reserve(4 + 4 * (kept_metadata.size() + 1), 4);
-    const size_t buffer_vt = blk.reserve(6, 2), buffer_at = blk.reserve(8, 4);
-    const size_t meta_vt = blk.reserve(8, 2), meta_at = blk.reserve(12, 4);
-    const size_t name_at = blk.reserve(4 + std::strlen(kName) + 1, 4);
-    const size_t words = 3 + offsets.size();
-    const size_t plan_at = blk.reserve(16 + 4 * words, 16) + 16;  // the words start 16-byte aligned
-    // The old file's first 8 bytes end the block, at the file position `shift`: where the old
-    // file's byte 0 goes.
-    blk.bytes.resize(align_up(blk.bytes.size() + kInsertAt, kBlockAlign), 0);
-    const size_t shift = blk.bytes.size();
-    std::memcpy(&blk.bytes[shift - kInsertAt], data, kInsertAt);
-    if (size + shift > 0x7fffffffULL)
-        throw ModelError("the model with its offline plan would exceed a flatbuffer's 2 GiB");
+// Where each object of the block goes (block offsets). Layout: Model vtable and table; buffers
+// vector; metadata vector; the plan's Buffer; the new Metadata; its name; the plan's words
+// (16-byte aligned). Offsets point forward only.
+struct Layout {
+    size_t model_vt, model, buffers, empty_vt, empty, metadata, buffer_vt, buffer, meta_vt, meta, name, words, plan;
+};
 
-    // Absolute positions in the new file: block offsets from kInsertAt, old objects + shift.
-    auto ref = [&](size_t at, size_t target_abs) {  // a uoffset at block offset `at`
-        blk.u32(at, static_cast<uint32_t>(target_abs - (kInsertAt + at)));
-    };
-    auto old_abs = [&](size_t old_pos) { return old_pos + shift; };
+Layout reserve_layout(Block &blk, uint32_t plan_buffer, size_t kept_metadata, size_t offsets)
+{
+    Layout at{};
+    at.model_vt = blk.reserve(2 * (2 + kModelFields), 2);
+    at.model = blk.reserve(4 + 4 * kModelFields, 4);
+    at.buffers = blk.reserve(4 + 4 * (plan_buffer + 1), 4);
+    at.empty_vt = blk.reserve(4, 2), at.empty = blk.reserve(4, 4);  // the sentinel, if needed
+    at.metadata = blk.reserve(4 + 4 * (kept_metadata + 1), 4);
+    at.buffer_vt = blk.reserve(6, 2), at.buffer = blk.reserve(8, 4);
+    at.meta_vt = blk.reserve(8, 2), at.meta = blk.reserve(12, 4);
+    at.name = blk.reserve(4 + std::strlen(kName) + 1, 4);
+    at.words = 3 + offsets;
+    at.plan = blk.reserve(16 + 4 * at.words, 16) + 16;  // the words start 16-byte aligned
+    return at;
+}
 
-    // The Model: every field of the old one, in the same slots.
-    blk.u16(model_vt, static_cast<uint16_t>(2 * (2 + kModelFields)));
-    blk.u16(model_vt + 2, static_cast<uint16_t>(4 + 4 * kModelFields));
-    blk.u32(model_at, static_cast<uint32_t>(model_at - model_vt));  // soffset: the vtable is before
+// A uoffset at block offset `at` to the absolute position `target_abs` in the new file (block
+// offsets count from kInsertAt, old objects from their old position + the block's size).
+void ref(Block &blk, size_t at, size_t target_abs)
+{
+    blk.u32(at, static_cast<uint32_t>(target_abs - (kInsertAt + at)));
+}
+
+// The Model: every field of the old one, in the same slots; old_abs(p): where the old object at p
+// is in the new file.
+void write_model_table(Block &blk, const Layout &at, const flatbuffers::Table *table,
+                       const std::function<size_t(const uint8_t *)> &old_abs)
+{
+    blk.u16(at.model_vt, static_cast<uint16_t>(2 * (2 + kModelFields)));
+    blk.u16(at.model_vt + 2, static_cast<uint16_t>(4 + 4 * kModelFields));
+    blk.u32(at.model, static_cast<uint32_t>(at.model - at.model_vt));  // soffset: the vtable is before
     for (int f = 0; f < kModelFields; ++f) {
-        const size_t field_at = model_at + 4 + 4 * f;
-        blk.u16(model_vt + 4 + 2 * f, static_cast<uint16_t>(4 + 4 * f));
+        const size_t field_at = at.model + 4 + 4 * f;
+        blk.u16(at.model_vt + 4 + 2 * f, static_cast<uint16_t>(4 + 4 * f));
         if (f == kFieldVersion)
             blk.u32(field_at, table->GetField<uint32_t>(slot(f), 0));
         else if (f == kFieldBuffers)
-            ref(field_at, kInsertAt + buffers_at);
+            ref(blk, field_at, kInsertAt + at.buffers);
         else if (f == kFieldMetadata)
-            ref(field_at, kInsertAt + metadata_at);
+            ref(blk, field_at, kInsertAt + at.metadata);
         else if (const uint8_t *target = table->GetPointer<const uint8_t *>(slot(f)))
-            ref(field_at, old_abs(where(target)));
+            ref(blk, field_at, old_abs(target));
         else
-            blk.u16(model_vt + 4 + 2 * f, 0);  // absent in the old Model: absent here
+            blk.u16(at.model_vt + 4 + 2 * f, 0);  // absent in the old Model: absent here
     }
+}
 
-    blk.u32(buffers_at, plan_buffer + 1);
-    if (sentinel) {
-        blk.u16(empty_vt, 4), blk.u16(empty_vt + 2, 4);  // Buffer {}: no field
-        blk.u32(empty_at, static_cast<uint32_t>(empty_at - empty_vt));
-        ref(buffers_at + 4, kInsertAt + empty_at);
-    }
-    for (uint32_t i = 0; i < buffer_count; ++i) ref(buffers_at + 4 + 4 * i, old_abs(where(old_buffers->Get(i))));
-    ref(buffers_at + 4 + 4 * plan_buffer, kInsertAt + buffer_at);
+// The plan's Buffer {data}, its Metadata {name, buffer}, the name and the plan's words.
+void write_plan_objects(Block &blk, const Layout &at, uint32_t plan_buffer, uint32_t subgraphs,
+                        const std::vector<int32_t> &offsets)
+{
+    blk.u16(at.buffer_vt, 6), blk.u16(at.buffer_vt + 2, 8), blk.u16(at.buffer_vt + 4, 4);  // Buffer {data}
+    blk.u32(at.buffer, static_cast<uint32_t>(at.buffer - at.buffer_vt));
+    ref(blk, at.buffer + 4, kInsertAt + at.plan - 4);
 
-    blk.u32(metadata_at, static_cast<uint32_t>(kept_metadata.size() + 1));
-    for (size_t i = 0; i < kept_metadata.size(); ++i) ref(metadata_at + 4 + 4 * i, old_abs(kept_metadata[i]));
-    ref(metadata_at + 4 + 4 * kept_metadata.size(), kInsertAt + meta_at);
+    blk.u16(at.meta_vt, 8), blk.u16(at.meta_vt + 2, 12), blk.u16(at.meta_vt + 4, 4), blk.u16(at.meta_vt + 6, 8);
+    blk.u32(at.meta, static_cast<uint32_t>(at.meta - at.meta_vt));  // Metadata {name, buffer}
+    ref(blk, at.meta + 4, kInsertAt + at.name);
+    blk.u32(at.meta + 8, plan_buffer);
 
-    blk.u16(buffer_vt, 6), blk.u16(buffer_vt + 2, 8), blk.u16(buffer_vt + 4, 4);  // Buffer {data}
-    blk.u32(buffer_at, static_cast<uint32_t>(buffer_at - buffer_vt));
-    ref(buffer_at + 4, kInsertAt + plan_at - 4);
+    blk.u32(at.name, static_cast<uint32_t>(std::strlen(kName)));
+    std::memcpy(&blk.bytes[at.name + 4], kName, std::strlen(kName));
 
-    blk.u16(meta_vt, 8), blk.u16(meta_vt + 2, 12), blk.u16(meta_vt + 4, 4), blk.u16(meta_vt + 6, 8);
-    blk.u32(meta_at, static_cast<uint32_t>(meta_at - meta_vt));  // Metadata {name, buffer}
-    ref(meta_at + 4, kInsertAt + name_at);
-    blk.u32(meta_at + 8, plan_buffer);
+    blk.u32(at.plan - 4, static_cast<uint32_t>(4 * at.words));
+    blk.u32(at.plan, kFormatVersion);
+    blk.u32(at.plan + 4, subgraphs);
+    blk.u32(at.plan + 8, static_cast<uint32_t>(offsets.size()));
+    for (size_t i = 0; i < offsets.size(); ++i) blk.u32(at.plan + 12 + 4 * i, static_cast<uint32_t>(offsets[i]));
+}
 
-    blk.u32(name_at, static_cast<uint32_t>(std::strlen(kName)));
-    std::memcpy(&blk.bytes[name_at + 4], kName, std::strlen(kName));
-
-    blk.u32(plan_at - 4, static_cast<uint32_t>(4 * words));
-    blk.u32(plan_at, kFormatVersion);
-    blk.u32(plan_at + 4, static_cast<uint32_t>(model.subgraphs.size()));
-    blk.u32(plan_at + 8, static_cast<uint32_t>(offsets.size()));
-    for (size_t i = 0; i < offsets.size(); ++i) blk.u32(plan_at + 12 + 4 * i, static_cast<uint32_t>(offsets[i]));
-
-    std::vector<uint8_t> out;
-    out.reserve(size + shift);
-    out.insert(out.end(), data, data + kInsertAt);
-    out.insert(out.end(), blk.bytes.begin(), blk.bytes.end());
-    out.insert(out.end(), data + kInsertAt, data + size);
-    const uint32_t root = static_cast<uint32_t>(kInsertAt + model_at);
-    std::memcpy(out.data(), &root, 4);
-    // What TFLM will read: it must verify, with the verifier that checked the old, and hold the
-    // same model.
+// What TFLM will read: it must verify, with the verifier that checked the old, and hold the same
+// model.
+void check_read_back(const Model &model, const std::vector<uint8_t> &out)
+{
     Model back;
     try {
         back = read_model(out.data(), out.size(), false);
@@ -265,6 +259,69 @@ std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const s
     if (!same_model(model, back))
         throw std::logic_error("arenascope-plan bug: the model with the offline plan does not read back as the "
                                "same model");
+}
+}  // namespace
+
+std::vector<uint8_t> with_offline_plan(const uint8_t *data, size_t size, const std::vector<int32_t> &offsets)
+{
+    // Verifies every object the copy points to; the old plan, replaced, need not be readable.
+    const Model model = read_model(data, size, false);
+    size_t tensors = 0;
+    for (const Subgraph &sg : model.subgraphs) tensors += sg.tensors.size();
+    if (offsets.size() != tensors)
+        throw ModelError("an offline plan of " + std::to_string(offsets.size()) + " offsets for a model of " +
+                         std::to_string(tensors) + " tensors");
+
+    const fb::Model *fm = fb::GetModel(data);
+    const auto *table = reinterpret_cast<const flatbuffers::Table *>(fm);
+    check_model_fields(table);
+    auto where = [&](const void *p) { return static_cast<size_t>(static_cast<const uint8_t *>(p) - data); };
+
+    const auto *old_buffers = fm->buffers();
+    const uint32_t buffer_count = old_buffers ? old_buffers->size() : 0;
+    // Buffer 0 is the empty sentinel every tensor without data refers to (schema.fbs, Model.buffers);
+    // a model with no buffers at all gets one, or its tensors would refer to the plan's words.
+    const uint32_t sentinel = buffer_count == 0 ? 1 : 0;
+    const uint32_t plan_buffer = buffer_count + sentinel;
+    check_buffers(fm);
+    const std::vector<size_t> kept_metadata = kept_metadata_of(fm, data);
+
+    Block blk;
+    const Layout at = reserve_layout(blk, plan_buffer, kept_metadata.size(), offsets.size());
+    // The old file's first 8 bytes end the block, at the file position `shift`: where the old
+    // file's byte 0 goes.
+    blk.bytes.resize(align_up(blk.bytes.size() + kInsertAt, kBlockAlign), 0);
+    const size_t shift = blk.bytes.size();
+    std::memcpy(&blk.bytes[shift - kInsertAt], data, kInsertAt);
+    if (size + shift > 0x7fffffffULL)
+        throw ModelError("the model with its offline plan would exceed a flatbuffer's 2 GiB");
+    auto old_abs = [&](size_t old_pos) { return old_pos + shift; };
+
+    write_model_table(blk, at, table, [&](const uint8_t *target) { return old_abs(where(target)); });
+
+    blk.u32(at.buffers, plan_buffer + 1);
+    if (sentinel) {
+        blk.u16(at.empty_vt, 4), blk.u16(at.empty_vt + 2, 4);  // Buffer {}: no field
+        blk.u32(at.empty, static_cast<uint32_t>(at.empty - at.empty_vt));
+        ref(blk, at.buffers + 4, kInsertAt + at.empty);
+    }
+    for (uint32_t i = 0; i < buffer_count; ++i) ref(blk, at.buffers + 4 + 4 * i, old_abs(where(old_buffers->Get(i))));
+    ref(blk, at.buffers + 4 + 4 * plan_buffer, kInsertAt + at.buffer);
+
+    blk.u32(at.metadata, static_cast<uint32_t>(kept_metadata.size() + 1));
+    for (size_t i = 0; i < kept_metadata.size(); ++i) ref(blk, at.metadata + 4 + 4 * i, old_abs(kept_metadata[i]));
+    ref(blk, at.metadata + 4 + 4 * kept_metadata.size(), kInsertAt + at.meta);
+
+    write_plan_objects(blk, at, plan_buffer, static_cast<uint32_t>(model.subgraphs.size()), offsets);
+
+    std::vector<uint8_t> out;
+    out.reserve(size + shift);
+    out.insert(out.end(), data, data + kInsertAt);
+    out.insert(out.end(), blk.bytes.begin(), blk.bytes.end());
+    out.insert(out.end(), data + kInsertAt, data + size);
+    const uint32_t root = static_cast<uint32_t>(kInsertAt + at.model);
+    std::memcpy(out.data(), &root, 4);
+    check_read_back(model, out);
     return out;
 }
 

@@ -217,46 +217,56 @@ struct Walk {
     // A failed request of a kernel's Prepare; returns true when TFLM goes on.
     bool prepare_failure(size_t i, const Step &s, ArenaAtSize &out)
     {
+        if (s.kind == Step::Kind::Temp) return temp_failure(i, s, out);
+        return persistent_prepare_failure(i, s, out);
+    }
+
+    // A temporary of a kernel's Prepare (AllocateTempTfLiteTensor, AllocateTempBuffer) is refused.
+    bool temp_failure(size_t i, const Step &s, ArenaAtSize &out)
+    {
         const Operator &op = op_of(s);
         const std::string who = op.op_name + " (operator " + std::to_string(s.op) + ")";
         const std::string ensure = "<kernel source>:<line> <tensor> != nullptr was not true.";
-        if (s.kind == Step::Kind::Temp) {
-            if (s.site == Site::TempTensor && !abi.tflm->tensor_null_checked) {
-                out = unchecked_tensor(i, s);
-                return false;
-            }
-            if (s.site == Site::TempTensor)  // micro_allocator.cc AllocateTempTfLiteTensor
-                log("Failed to allocate temp. memory for tensor " + d32(s.tensor) + ", subgraph " + d32(s.subgraph));
-            else if (s.site == Site::TempQuantization || s.site == Site::TempZeroPoints) {
-                // micro_allocator.cc InitializeTfLiteTensorFromFlatbuffer, AllocateTempTfLiteTensor
-                log(s.site == Site::TempQuantization ? "Unable to allocate TfLiteAffineQuantization."
-                                                     : "Unable to allocate quantization->zero_point.");
-                log("Failed to populate a temp TfLiteTensor struct from flatbuffer data!");
-            } else {
-                out = stop(i, K::Unknown,
-                           who + "'s AllocateTempBuffer failed: what the kernel does with the null is not modelled");
-                return false;
-            }
-            if (op.op_name == "STRIDED_SLICE") {
-                // strided_slice_common.cc StridedSliceContext: NumDimensions(input) with no null check.
-                out = stop(i, abi.pointer == 8 ? K::Crash : K::Unknown,
-                           who +
-                               "'s StridedSliceContext does not check the null TfLiteTensor it gets and reads its dims "
-                               "(kernels/strided_slice_common.cc): " +
-                               (abi.pointer == 8
-                                    ? std::string("a SIGSEGV on x86-64")
-                                    : "on a Cortex-M it reads near address 0, and what follows is not decided"));
-                return false;
-            }
-            log(ensure);
-            log(node_line(s));
-            out =
-                stop(i, K::Error,
-                     who + "'s Prepare gets a null TfLiteTensor, its TF_LITE_ENSURE(... != nullptr) fails, and "
-                           "PrepareSubgraphs returns kTfLiteError (micro_interpreter_graph.cc), temporaries not reset");
+        if (s.site == Site::TempTensor && !abi.tflm->tensor_null_checked) {
+            out = unchecked_tensor(i, s);
             return false;
         }
-        // A persistent buffer of Prepare (context->AllocatePersistentBuffer returns null).
+        if (s.site == Site::TempTensor)  // micro_allocator.cc AllocateTempTfLiteTensor
+            log("Failed to allocate temp. memory for tensor " + d32(s.tensor) + ", subgraph " + d32(s.subgraph));
+        else if (s.site == Site::TempQuantization || s.site == Site::TempZeroPoints) {
+            // micro_allocator.cc InitializeTfLiteTensorFromFlatbuffer, AllocateTempTfLiteTensor
+            log(s.site == Site::TempQuantization ? "Unable to allocate TfLiteAffineQuantization."
+                                                 : "Unable to allocate quantization->zero_point.");
+            log("Failed to populate a temp TfLiteTensor struct from flatbuffer data!");
+        } else {
+            out = stop(i, K::Unknown,
+                       who + "'s AllocateTempBuffer failed: what the kernel does with the null is not modelled");
+            return false;
+        }
+        if (op.op_name == "STRIDED_SLICE") {
+            // strided_slice_common.cc StridedSliceContext: NumDimensions(input) with no null check.
+            out =
+                stop(i, abi.pointer == 8 ? K::Crash : K::Unknown,
+                     who +
+                         "'s StridedSliceContext does not check the null TfLiteTensor it gets and reads its dims "
+                         "(kernels/strided_slice_common.cc): " +
+                         (abi.pointer == 8 ? std::string("a SIGSEGV on x86-64")
+                                           : "on a Cortex-M it reads near address 0, and what follows is not decided"));
+            return false;
+        }
+        log(ensure);
+        log(node_line(s));
+        out = stop(i, K::Error,
+                   who + "'s Prepare gets a null TfLiteTensor, its TF_LITE_ENSURE(... != nullptr) fails, and "
+                         "PrepareSubgraphs returns kTfLiteError (micro_interpreter_graph.cc), temporaries not reset");
+        return false;
+    }
+
+    // A persistent buffer of Prepare (context->AllocatePersistentBuffer returns null).
+    bool persistent_prepare_failure(size_t i, const Step &s, ArenaAtSize &out)
+    {
+        const Operator &op = op_of(s);
+        const std::string who = op.op_name + " (operator " + std::to_string(s.op) + ")";
         const bool channels = s.what.find("per-channel output") != std::string::npos;
         if ((op.op_name == "CONV_2D" || op.op_name == "DEPTHWISE_CONV_2D") && channels) {
             const Tensor *in =
@@ -309,8 +319,6 @@ struct Walk {
     // The first step TFLM fails at, and each later one it goes on past. Returns true to go on.
     bool failure(size_t i, const Step &s, const Attempt &a, ArenaAtSize &out)
     {
-        const std::string placement_new =
-            " does not check the null it gets and constructs the object through it (placement new at address 0): ";
         if (a.wrapped && s.kind == Step::Kind::Temp) {
             out = stop(
                 i, K::Unknown,
@@ -321,47 +329,14 @@ struct Walk {
         }
         switch (s.site) {
         case Site::ArenaAllocator:
-            out = stop(i, K::Crash,
-                       "SingleArenaBufferAllocator::Create" + placement_new + null_store(abi) +
-                           " (arena_allocator/single_arena_buffer_allocator.cc), in the MicroInterpreter "
-                           "constructor");
-            return false;
         case Site::PlannerObject:
-            out = stop(i, K::Crash,
-                       "CreateMemoryPlanner" + placement_new + null_store(abi) +
-                           " (micro_allocator.cc), in the MicroInterpreter constructor");
-            return false;
         case Site::MicroAllocatorObject:
-            out = stop(i, K::Crash,
-                       "MicroAllocator::Create" + placement_new + null_store(abi) +
-                           " (micro_allocator.cc), in the MicroInterpreter constructor");
-            return false;
         case Site::BuiltinDataAllocator:
-            out = stop(i, K::Crash, "StartModelAllocation" + placement_new + null_store(abi) + " (micro_allocator.cc)");
-            return false;
-        case Site::BuiltinData:
-            out = stop(
-                i, K::Crash,
-                "the Parse function's SafeBuiltinDataAllocator::Allocate does new (ptr) T() with the null it gets, "
-                "zeroing the options at address 0 before its TF_LITE_ENSURE(params != nullptr) "
-                "(tensorflow/lite/core/api/flatbuffer_conversions.h AllocatePOD, flatbuffer_conversions.cc): " +
-                    null_store(abi));
-            return false;
+        case Site::BuiltinData: return constructor_failure(i, s, out);
         case Site::ScratchRequests:
         case Site::SubgraphAllocations:
         case Site::EvalTensors:
-        case Site::NodeAndRegistrations: {
-            if (s.site == Site::SubgraphAllocations) log("Failed to allocate memory for model metadata.");
-            if (s.site == Site::EvalTensors)
-                log("Failed to allocate memory for context->eval_tensors, " + d32(s.bytes) + " bytes required");
-            if (s.site == Site::NodeAndRegistrations) log("Failed to allocate memory for node_and_registrations.");
-            log("Failed starting model allocation.");
-            out =
-                stop(i, K::Error,
-                     "StartModelAllocation returns null (micro_allocator.cc) and AllocateTensors returns kTfLiteError "
-                     "(micro_interpreter.cc)");
-            return false;
-        }
+        case Site::NodeAndRegistrations: return start_failure(i, s, out);
         case Site::KernelPersistent:
             if (s.phase == Phase::Init) {  // the kernel's Init returns null; InitSubgraphs stores it, unchecked
                 init_failed.emplace_back(s.subgraph, s.op);
@@ -401,32 +376,89 @@ struct Walk {
         case Site::IoArray:
         case Site::IoTensor:
         case Site::IoQuantization:
-        case Site::IoZeroPoints: {  // micro_interpreter.cc AllocateTensors, micro_allocator.cc
-            if (s.site == Site::IoTensor && !abi.tflm->tensor_null_checked) {
-                out = unchecked_tensor(i, s);
-                return false;
-            }
-            const bool input = s.what.rfind("input", 0) == 0;
-            const std::string io = input ? "input" : "output";
-            if (s.site == Site::IoArray)
-                log("Failed to allocate memory for context->" + io + "_tensors_, " + d32(s.bytes) + " bytes required");
-            else {
-                if (s.site == Site::IoTensor) log("Failed to allocate memory for persistent TfLiteTensor");
-                if (s.site == Site::IoQuantization) log("Unable to allocate TfLiteAffineQuantization.");
-                if (s.site == Site::IoZeroPoints) log("Unable to allocate quantization->zero_point.");
-                if (s.site != Site::IoTensor)
-                    log("Failed to populate a persistent TfLiteTensor struct from flatbuffer data!");
-                log("Failed to initialize " + io + " tensor " + d32(s.io));
-            }
-            out = stop(i, K::Error,
-                       "MicroInterpreter::AllocateTensors returns kTfLiteError after the plan is committed, its " + io +
-                           " tensors not set (micro_interpreter.cc)");
-            return false;
-        }
+        case Site::IoZeroPoints: return io_failure(i, s, out);
         case Site::PrepareEnd:
         case Site::PlanningEnd: break;
         }
         out = stop(i, K::Unknown, "not modelled");
+        return false;
+    }
+
+    // An object TFLM constructs with placement new on what it gets, unchecked.
+    bool constructor_failure(size_t i, const Step &s, ArenaAtSize &out)
+    {
+        const std::string placement_new =
+            " does not check the null it gets and constructs the object through it (placement new at address 0): ";
+        switch (s.site) {
+        case Site::ArenaAllocator:
+            out = stop(i, K::Crash,
+                       "SingleArenaBufferAllocator::Create" + placement_new + null_store(abi) +
+                           " (arena_allocator/single_arena_buffer_allocator.cc), in the MicroInterpreter "
+                           "constructor");
+            return false;
+        case Site::PlannerObject:
+            out = stop(i, K::Crash,
+                       "CreateMemoryPlanner" + placement_new + null_store(abi) +
+                           " (micro_allocator.cc), in the MicroInterpreter constructor");
+            return false;
+        case Site::MicroAllocatorObject:
+            out = stop(i, K::Crash,
+                       "MicroAllocator::Create" + placement_new + null_store(abi) +
+                           " (micro_allocator.cc), in the MicroInterpreter constructor");
+            return false;
+        case Site::BuiltinDataAllocator:
+            out = stop(i, K::Crash, "StartModelAllocation" + placement_new + null_store(abi) + " (micro_allocator.cc)");
+            return false;
+        case Site::BuiltinData:
+            out = stop(
+                i, K::Crash,
+                "the Parse function's SafeBuiltinDataAllocator::Allocate does new (ptr) T() with the null it gets, "
+                "zeroing the options at address 0 before its TF_LITE_ENSURE(params != nullptr) "
+                "(tensorflow/lite/core/api/flatbuffer_conversions.h AllocatePOD, flatbuffer_conversions.cc): " +
+                    null_store(abi));
+            return false;
+        default: break;
+        }
+        out = stop(i, K::Unknown, "not modelled");
+        return false;
+    }
+
+    // An input or output tensor of subgraph 0 (micro_interpreter.cc AllocateTensors, micro_allocator.cc).
+    bool io_failure(size_t i, const Step &s, ArenaAtSize &out)
+    {
+        if (s.site == Site::IoTensor && !abi.tflm->tensor_null_checked) {
+            out = unchecked_tensor(i, s);
+            return false;
+        }
+        const bool input = s.what.rfind("input", 0) == 0;
+        const std::string io = input ? "input" : "output";
+        if (s.site == Site::IoArray)
+            log("Failed to allocate memory for context->" + io + "_tensors_, " + d32(s.bytes) + " bytes required");
+        else {
+            if (s.site == Site::IoTensor) log("Failed to allocate memory for persistent TfLiteTensor");
+            if (s.site == Site::IoQuantization) log("Unable to allocate TfLiteAffineQuantization.");
+            if (s.site == Site::IoZeroPoints) log("Unable to allocate quantization->zero_point.");
+            if (s.site != Site::IoTensor)
+                log("Failed to populate a persistent TfLiteTensor struct from flatbuffer data!");
+            log("Failed to initialize " + io + " tensor " + d32(s.io));
+        }
+        out = stop(i, K::Error,
+                   "MicroInterpreter::AllocateTensors returns kTfLiteError after the plan is committed, its " + io +
+                       " tensors not set (micro_interpreter.cc)");
+        return false;
+    }
+
+    // StartModelAllocation's own arrays.
+    bool start_failure(size_t i, const Step &s, ArenaAtSize &out)
+    {
+        if (s.site == Site::SubgraphAllocations) log("Failed to allocate memory for model metadata.");
+        if (s.site == Site::EvalTensors)
+            log("Failed to allocate memory for context->eval_tensors, " + d32(s.bytes) + " bytes required");
+        if (s.site == Site::NodeAndRegistrations) log("Failed to allocate memory for node_and_registrations.");
+        log("Failed starting model allocation.");
+        out = stop(i, K::Error,
+                   "StartModelAllocation returns null (micro_allocator.cc) and AllocateTensors returns kTfLiteError "
+                   "(micro_interpreter.cc)");
         return false;
     }
 

@@ -142,9 +142,8 @@ std::vector<int32_t> builtin_options(const fb::Operator *op, const uint8_t *data
     return values;
 }
 
-}  // namespace
-
-Model read_model(const uint8_t *data, size_t size, bool offline_plan)
+// The flatbuffer checked as a model: its identifier, its size and every offset in it.
+const fb::Model *verified_model(const uint8_t *data, size_t size)
 {
     if (size < 8) fail("file too short to be a .tflite model (" + std::to_string(size) + " bytes)");
     if (!fb::ModelBufferHasIdentifier(data))
@@ -158,10 +157,12 @@ Model read_model(const uint8_t *data, size_t size, bool offline_plan)
         fail("the flatbuffer is corrupt or truncated (flatbuffers verifier rejected it): "
              "offsets, vectors or strings point outside the file's " +
              std::to_string(size) + " bytes");
-    const fb::Model *fm = fb::GetModel(data);
+    return fb::GetModel(data);
+}
 
-    Model model;
-    model.file_bytes = size;
+// The planner's own limits (limits.h): subgraphs, and tensors and operators in all.
+void check_limits(const fb::Model *fm)
+{
     const auto *subgraphs = fm->subgraphs();
     if (!subgraphs || subgraphs->size() == 0) fail("the model has no subgraphs");
     if (subgraphs->size() > kMaxSubgraphs)
@@ -180,97 +181,91 @@ Model read_model(const uint8_t *data, size_t size, bool offline_plan)
         fail("the model has " + std::to_string(all_operators) +
              " operators in all, more than arenascope-plan's limit of " + std::to_string(kMaxOperators) +
              " (docs/arena-budget.md, Limits and scale)");
+}
+
+// Tensor t of a subgraph (`where` names it), with its size as TFLM computes it.
+Tensor read_tensor(const fb::Model *fm, const fb::Tensor *ft, size_t t, const std::string &where)
+{
     const size_t buffer_count = fm->buffers() ? fm->buffers()->size() : 0;
-    const size_t opcode_count = fm->operator_codes() ? fm->operator_codes()->size() : 0;
-
-    for (flatbuffers::uoffset_t s = 0; s < subgraphs->size(); ++s) {
-        const fb::SubGraph *fsg = subgraphs->Get(s);
-        const std::string sg_where = "subgraph " + std::to_string(s);
-        Subgraph sg;
-        if (fsg->name()) sg.name = fsg->name()->str();
-        const size_t tensor_count = fsg->tensors() ? fsg->tensors()->size() : 0;
-        for (size_t t = 0; t < tensor_count; ++t) {
-            const fb::Tensor *ft = fsg->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
-            const std::string where = sg_where + " tensor " + std::to_string(t);
-            Tensor tensor;
-            tensor.index = static_cast<int>(t);
-            if (ft->name()) tensor.name = ft->name()->str();
-            tensor.shape = ints(ft->shape());
-            tensor.type = ft->type();
-            tensor.buffer = ft->buffer();
-            tensor.is_variable = ft->is_variable();
-            if (const auto *q = ft->quantization())
-                if (q->scale() && q->scale()->size() > 0 && q->zero_point() && q->zero_point()->size() > 0)
-                    tensor.quant_channels = static_cast<int>(q->scale()->size());
-            if (tensor.buffer >= buffer_count && !(tensor.buffer == 0 && buffer_count == 0))
-                fail(where + " refers to buffer " + std::to_string(tensor.buffer) + ", but the model has " +
-                     std::to_string(buffer_count) + " buffers");
-            if (buffer_count) {
-                const fb::Buffer *fbuf = fm->buffers()->Get(tensor.buffer);
-                // TFLM points a tensor at its flatbuffer data when the buffer has bytes
-                // (micro_allocator.cc, InitializeTfLiteEvalTensorFromFlatbuffer); offset > 1 marks
-                // data stored after the flatbuffer (large-model format).
-                tensor.has_data = (fbuf->data() && fbuf->data()->size() > 0) || fbuf->offset() > 1;
-            }
-            // TfLiteEvalTensorByteLength (memory_helpers.cc): element count (1 for a scalar)
-            // times TfLiteTypeSizeOf.
-            int64_t elements = 1;
-            for (int32_t d : tensor.shape) {
-                if (d < 0)
-                    fail(where + " ('" + tensor.name + "') has a dynamic or negative dimension (" + std::to_string(d) +
-                         "); TFLM needs static shapes");
-                elements *= d;
-                if (elements > std::numeric_limits<int32_t>::max())
-                    fail(where + " ('" + tensor.name + "') has more than 2^31-1 elements; TFLM counts them in an int");
-            }
-            const int esize = type_size(tensor.type);
-            tensor.bytes = esize ? elements * esize : -1;
-            // GreedyMemoryPlanner keeps sizes and offsets in int (greedy_memory_planner.h).
-            if (tensor.bytes > std::numeric_limits<int32_t>::max())
-                fail(where + " ('" + tensor.name + "') needs " + std::to_string(tensor.bytes) +
-                     " bytes; TFLM's planner holds sizes in an int (at most 2^31-1 bytes)");
-            sg.tensors.push_back(std::move(tensor));
-        }
-        sg.inputs = ints(fsg->inputs());
-        sg.outputs = ints(fsg->outputs());
-        check_tensor_refs(sg.inputs, tensor_count, false, sg_where + " inputs");
-        check_tensor_refs(sg.outputs, tensor_count, false, sg_where + " outputs");
-
-        const size_t op_count = fsg->operators() ? fsg->operators()->size() : 0;
-        for (size_t i = 0; i < op_count; ++i) {
-            const fb::Operator *fop = fsg->operators()->Get(static_cast<flatbuffers::uoffset_t>(i));
-            const std::string where = sg_where + " operator " + std::to_string(i);
-            Operator op;
-            op.index = static_cast<int>(i);
-            if (fop->opcode_index() >= opcode_count)
-                fail(where + " uses opcode " + std::to_string(fop->opcode_index()) + ", but the model has " +
-                     std::to_string(opcode_count) + " operator codes");
-            const fb::OperatorCode *code = fm->operator_codes()->Get(fop->opcode_index());
-            // The effective code is the larger of the two fields (schema.fbs, OperatorCode comment;
-            // tensorflow/lite/schema/schema_utils.cc GetBuiltinCode).
-            op.opcode = std::max<int>(code->deprecated_builtin_code(), code->builtin_code());
-            op.op_name = builtin_name(op.opcode);
-            if (op.opcode == kBuiltinCustom && code->custom_code()) op.op_name = code->custom_code()->str();
-            op.inputs = ints(fop->inputs());
-            op.outputs = ints(fop->outputs());
-            op.intermediates = ints(fop->intermediates());
-            if (fop->custom_options())
-                op.custom_options.assign(fop->custom_options()->begin(), fop->custom_options()->end());
-            check_tensor_refs(op.inputs, tensor_count, true, where + " (" + op.op_name + ") inputs");
-            check_tensor_refs(op.outputs, tensor_count, false, where + " (" + op.op_name + ") outputs");
-            check_tensor_refs(op.intermediates, tensor_count, false, where + " (" + op.op_name + ") intermediates");
-            op.called_subgraphs = called_subgraphs(fop, op.opcode, data, size, where);
-            op.options = builtin_options(fop, data, size, where);
-            if (!op.options.empty()) op.options_type = fop->builtin_options_type();
-            for (int callee : op.called_subgraphs)
-                if (callee < 0 || static_cast<size_t>(callee) >= subgraphs->size())
-                    fail(where + " (" + op.op_name + ") calls subgraph " + std::to_string(callee) +
-                         ", but the model has " + std::to_string(subgraphs->size()) + " subgraphs");
-            sg.operators.push_back(std::move(op));
-        }
-        model.subgraphs.push_back(std::move(sg));
+    Tensor tensor;
+    tensor.index = static_cast<int>(t);
+    if (ft->name()) tensor.name = ft->name()->str();
+    tensor.shape = ints(ft->shape());
+    tensor.type = ft->type();
+    tensor.buffer = ft->buffer();
+    tensor.is_variable = ft->is_variable();
+    if (const auto *q = ft->quantization())
+        if (q->scale() && q->scale()->size() > 0 && q->zero_point() && q->zero_point()->size() > 0)
+            tensor.quant_channels = static_cast<int>(q->scale()->size());
+    if (tensor.buffer >= buffer_count && !(tensor.buffer == 0 && buffer_count == 0))
+        fail(where + " refers to buffer " + std::to_string(tensor.buffer) + ", but the model has " +
+             std::to_string(buffer_count) + " buffers");
+    if (buffer_count) {
+        const fb::Buffer *fbuf = fm->buffers()->Get(tensor.buffer);
+        // TFLM points a tensor at its flatbuffer data when the buffer has bytes
+        // (micro_allocator.cc, InitializeTfLiteEvalTensorFromFlatbuffer); offset > 1 marks
+        // data stored after the flatbuffer (large-model format).
+        tensor.has_data = (fbuf->data() && fbuf->data()->size() > 0) || fbuf->offset() > 1;
     }
+    // TfLiteEvalTensorByteLength (memory_helpers.cc): element count (1 for a scalar)
+    // times TfLiteTypeSizeOf.
+    int64_t elements = 1;
+    for (int32_t d : tensor.shape) {
+        if (d < 0)
+            fail(where + " ('" + tensor.name + "') has a dynamic or negative dimension (" + std::to_string(d) +
+                 "); TFLM needs static shapes");
+        elements *= d;
+        if (elements > std::numeric_limits<int32_t>::max())
+            fail(where + " ('" + tensor.name + "') has more than 2^31-1 elements; TFLM counts them in an int");
+    }
+    const int esize = type_size(tensor.type);
+    tensor.bytes = esize ? elements * esize : -1;
+    // GreedyMemoryPlanner keeps sizes and offsets in int (greedy_memory_planner.h).
+    if (tensor.bytes > std::numeric_limits<int32_t>::max())
+        fail(where + " ('" + tensor.name + "') needs " + std::to_string(tensor.bytes) +
+             " bytes; TFLM's planner holds sizes in an int (at most 2^31-1 bytes)");
+    return tensor;
+}
 
+// Operator i of a subgraph (`where` names it) of tensor_count tensors.
+Operator read_operator(const fb::Model *fm, const fb::Operator *fop, size_t i, const std::string &where,
+                       size_t tensor_count, const uint8_t *data, size_t size)
+{
+    const size_t opcode_count = fm->operator_codes() ? fm->operator_codes()->size() : 0;
+    const auto *subgraphs = fm->subgraphs();
+    Operator op;
+    op.index = static_cast<int>(i);
+    if (fop->opcode_index() >= opcode_count)
+        fail(where + " uses opcode " + std::to_string(fop->opcode_index()) + ", but the model has " +
+             std::to_string(opcode_count) + " operator codes");
+    const fb::OperatorCode *code = fm->operator_codes()->Get(fop->opcode_index());
+    // The effective code is the larger of the two fields (schema.fbs, OperatorCode comment;
+    // tensorflow/lite/schema/schema_utils.cc GetBuiltinCode).
+    op.opcode = std::max<int>(code->deprecated_builtin_code(), code->builtin_code());
+    op.op_name = builtin_name(op.opcode);
+    if (op.opcode == kBuiltinCustom && code->custom_code()) op.op_name = code->custom_code()->str();
+    op.inputs = ints(fop->inputs());
+    op.outputs = ints(fop->outputs());
+    op.intermediates = ints(fop->intermediates());
+    if (fop->custom_options()) op.custom_options.assign(fop->custom_options()->begin(), fop->custom_options()->end());
+    check_tensor_refs(op.inputs, tensor_count, true, where + " (" + op.op_name + ") inputs");
+    check_tensor_refs(op.outputs, tensor_count, false, where + " (" + op.op_name + ") outputs");
+    check_tensor_refs(op.intermediates, tensor_count, false, where + " (" + op.op_name + ") intermediates");
+    op.called_subgraphs = called_subgraphs(fop, op.opcode, data, size, where);
+    op.options = builtin_options(fop, data, size, where);
+    if (!op.options.empty()) op.options_type = fop->builtin_options_type();
+    for (int callee : op.called_subgraphs)
+        if (callee < 0 || static_cast<size_t>(callee) >= subgraphs->size())
+            fail(where + " (" + op.op_name + ") calls subgraph " + std::to_string(callee) + ", but the model has " +
+                 std::to_string(subgraphs->size()) + " subgraphs");
+    return op;
+}
+
+// The model's offline plan (metadata 'OfflineMemoryAllocation') into model.offline_offsets, and
+// its metadata names. offline_plan false: the names only.
+void read_offline_plan(const fb::Model *fm, bool offline_plan, Model &model)
+{
+    const size_t buffer_count = fm->buffers() ? fm->buffers()->size() : 0;
     size_t total_tensors = 0;
     for (const auto &sg : model.subgraphs) total_tensors += sg.tensors.size();
     if (fm->metadata()) {
@@ -312,6 +307,43 @@ Model read_model(const uint8_t *data, size_t size, bool offline_plan)
             }
         }
     }
+}
+
+}  // namespace
+
+Model read_model(const uint8_t *data, size_t size, bool offline_plan)
+{
+    const fb::Model *fm = verified_model(data, size);
+
+    Model model;
+    model.file_bytes = size;
+    check_limits(fm);
+    const auto *subgraphs = fm->subgraphs();
+    for (flatbuffers::uoffset_t s = 0; s < subgraphs->size(); ++s) {
+        const fb::SubGraph *fsg = subgraphs->Get(s);
+        const std::string sg_where = "subgraph " + std::to_string(s);
+        Subgraph sg;
+        if (fsg->name()) sg.name = fsg->name()->str();
+        const size_t tensor_count = fsg->tensors() ? fsg->tensors()->size() : 0;
+        for (size_t t = 0; t < tensor_count; ++t) {
+            const fb::Tensor *ft = fsg->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
+            sg.tensors.push_back(read_tensor(fm, ft, t, sg_where + " tensor " + std::to_string(t)));
+        }
+        sg.inputs = ints(fsg->inputs());
+        sg.outputs = ints(fsg->outputs());
+        check_tensor_refs(sg.inputs, tensor_count, false, sg_where + " inputs");
+        check_tensor_refs(sg.outputs, tensor_count, false, sg_where + " outputs");
+
+        const size_t op_count = fsg->operators() ? fsg->operators()->size() : 0;
+        for (size_t i = 0; i < op_count; ++i) {
+            const fb::Operator *fop = fsg->operators()->Get(static_cast<flatbuffers::uoffset_t>(i));
+            sg.operators.push_back(
+                read_operator(fm, fop, i, sg_where + " operator " + std::to_string(i), tensor_count, data, size));
+        }
+        model.subgraphs.push_back(std::move(sg));
+    }
+
+    read_offline_plan(fm, offline_plan, model);
     return model;
 }
 

@@ -71,10 +71,9 @@ std::vector<KernelSizeFact> kernel_sizes_2022(const std::string &at)
     };
 }
 
-std::vector<TflmRevision> make_revisions()
+// 90b983c2 (2026-08-20): the revision every rule is written from.
+TflmRevision revision_2026_08()
 {
-    std::vector<TflmRevision> r;
-
     TflmRevision now;
     now.id = "2026-08";
     now.commit = "90b983c2b3f1480642e040bbd2ddb37b998f3424";
@@ -99,10 +98,13 @@ std::vector<TflmRevision> make_revisions()
     now.messages_source = "micro_allocator.cc AllocateTempTfLiteTensor, AllocatePersistentTfLiteTensor; "
                           "micro_interpreter_graph.cc PrepareSubgraphs";
     now.offline_variables = true;
-    r.push_back(now);
+    return now;
+}
 
-    // 58aa9833f (2023-02-13): SingleArenaBufferAllocator and MicroAllocator without an
-    // ErrorReporter, MicroGraph (not MicroInterpreterGraph).
+// 58aa9833f (2023-02-13): SingleArenaBufferAllocator and MicroAllocator without an
+// ErrorReporter, MicroGraph (not MicroInterpreterGraph).
+TflmRevision revision_2023_02(const TflmRevision &now)
+{
     TflmRevision y23 = now;
     y23.id = "2023-02";
     y23.commit = "58aa9833f077643ff2c7b5317204164ae7d81ddb";
@@ -143,10 +145,13 @@ std::vector<TflmRevision> make_revisions()
          "kernels/fully_connected.h at 58aa9833f (8 int32 + filter_buffer_index, no per-channel pointers): gdb "
          "sizeof 36, host 36"},
     };
-    r.push_back(y23);
+    return y23;
+}
 
-    // 547f8aeab (2022-07-06): SimpleMemoryAllocator in arena_allocator/, with both buffer
-    // interfaces and an ErrorReporter*; MicroAllocator with error_reporter_.
+// 547f8aeab (2022-07-06): SimpleMemoryAllocator in arena_allocator/, with both buffer
+// interfaces and an ErrorReporter*; MicroAllocator with error_reporter_.
+TflmRevision revision_2022_07(const TflmRevision &y23)
+{
     TflmRevision j22 = y23;
     j22.id = "2022-07";
     j22.commit = "547f8aeab1b499db914f63aa16827d4d8e9a97e4";
@@ -171,11 +176,15 @@ std::vector<TflmRevision> make_revisions()
                           "%df)\") at 547f8aeab";
     j22.offline_variables = false;  // micro_allocator.cc AllocateVariables: every variable in the tail
     j22.kernel_sizes = kernel_sizes_2022("at 547f8aeab");
+    return j22;
+}
 
-    // 59b39f6cb (2022-09-14): the SingleArenaBufferAllocator of 86abc0af9 (2022-07-07), still with
-    // an ErrorReporter* as MicroAllocator has (both removed by 95761fcfd, 2022-09-19); otherwise
-    // 2022-07's sequence and kernels, except that FinishModelAllocation allocates the handles
-    // once, before the loop over the subgraphs' variables.
+// 59b39f6cb (2022-09-14): the SingleArenaBufferAllocator of 86abc0af9 (2022-07-07), still with
+// an ErrorReporter* as MicroAllocator has (both removed by 95761fcfd, 2022-09-19); otherwise
+// 2022-07's sequence and kernels, except that FinishModelAllocation allocates the handles
+// once, before the loop over the subgraphs' variables.
+TflmRevision revision_2022_09(const TflmRevision &j22)
+{
     TflmRevision s22 = j22;
     s22.id = "2022-09";
     s22.commit = "59b39f6cb6df907aaccdbd43d08d2b3a1c0bc202";
@@ -198,11 +207,13 @@ std::vector<TflmRevision> make_revisions()
     s22.kernel_sizes = kernel_sizes_2022("at 547f8aeab, the same at 59b39f6cb (between them the checked kernels "
                                          "changed only their logging and registration functions: git diff "
                                          "547f8aeab 59b39f6cb -- tensorflow/lite/micro/kernels)");
-    r.push_back(s22);
-    r.push_back(j22);
+    return s22;
+}
 
-    // 5b3670d82 (2022-03-31): SimpleMemoryAllocator in micro/ with no base class (one vptr),
-    // MicroAllocator with one memory_allocator_.
+// 5b3670d82 (2022-03-31): SimpleMemoryAllocator in micro/ with no base class (one vptr),
+// MicroAllocator with one memory_allocator_.
+TflmRevision revision_2022_03(const TflmRevision &j22)
+{
     TflmRevision m22 = j22;
     m22.id = "2022-03";
     m22.commit = "5b3670d82018ea526665c16996264e555e9cc463";
@@ -224,6 +235,23 @@ std::vector<TflmRevision> make_revisions()
     m22.checked_kernels = kChecked;
     m22.checked_kernels.erase(std::find(m22.checked_kernels.begin(), m22.checked_kernels.end(), "SOFTMAX"));
     m22.kernel_sizes = kernel_sizes_2022("at 5b3670d82");
+    return m22;
+}
+
+// Newest first, each older revision written as its differences from a newer one.
+std::vector<TflmRevision> make_revisions()
+{
+    // (tests/plugin/test_tflm_profile.py reads the order from the push_backs.)
+    std::vector<TflmRevision> r;
+    const TflmRevision now = revision_2026_08();
+    r.push_back(now);
+    const TflmRevision y23 = revision_2023_02(now);
+    r.push_back(y23);
+    const TflmRevision j22 = revision_2022_07(y23);
+    const TflmRevision s22 = revision_2022_09(j22);
+    r.push_back(s22);
+    r.push_back(j22);
+    const TflmRevision m22 = revision_2022_03(j22);
     r.push_back(m22);
     return r;
 }

@@ -7,11 +7,11 @@
 
 namespace arenascope::planner {
 
-OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &out_label, const Abi &abi,
-                                    int margin_pct, bool adapter, const KernelBuild &build, int64_t search_budget)
+namespace {
+// The model as read, and a broken offline plan of its own (r->broken_plan) when the reader
+// refuses it.
+Model read_for_rewrite(const std::string &path, const std::vector<uint8_t> &original, OfflineRewrite *r)
 {
-    OfflineRewrite r;
-    const std::vector<uint8_t> original = read_model_bytes(path);
     Model model;
     try {
         model = read_model(original.data(), original.size());
@@ -19,10 +19,64 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
         // A plan the reader refuses (a negative offset, the wrong count, truncated) is replaced too;
         // any other fault of the model is the model's.
         model = read_model(original.data(), original.size(), false);
-        r.broken_plan = e.what();
+        r->broken_plan = e.what();
     } catch (const ModelError &e) {
         throw ModelError(path + ": " + e.what());
     }
+    return model;
+}
+
+// Nothing is written, and the model keeps its broken plan: say which check it fails (issue 37),
+// that the figures leave it out, and, when only the saving is missing, what to do with it.
+std::string broken_note(const OfflineRewrite &r, bool no_saving)
+{
+    if (r.broken_plan.empty()) return std::string();
+    return ". The model's own offline plan is broken: " + r.broken_plan +
+           (no_saving ? ". These figures are TFLM's plan without it, but it stays in the model, and TFLM "
+                        "would use it as it is (or reject the model): remove that metadata entry (re-export "
+                        "the model without it) and TFLM plans as these figures say"
+                      : "; it stays in the model too");
+}
+
+// A model TFLM rejects, or whose scratch buffers are not modelled, gets no plan: r->refused says why.
+bool refused_before_planning(OfflineRewrite *r)
+{
+    if (!r->before.kernels.rejected.empty()) {
+        r->refused = "TFLM would reject this model (" + r->before.kernels.rejected.front() +
+                     "): no offline plan written" + broken_note(*r, false);
+        return true;
+    }
+    if (!r->before.kernels.unmodelled.empty()) {
+        std::string which;
+        for (const auto &u : r->before.kernels.unmodelled) which += (which.empty() ? "" : "; ") + u;
+        r->refused = "the scratch buffers of " + which +
+                     " are not modelled, so no plan of this head can be trusted: no offline plan written" +
+                     broken_note(*r, false);
+        return true;
+    }
+    return false;
+}
+
+// Why no plan is written when the search found none smaller than the head TFLM plans now.
+std::string no_smaller_plan(const Budget &b, bool plan_counts, const std::string &how)
+{
+    const std::string whose = plan_counts ? "the model's offline plan" : "TFLM's greedy plan";
+    return b.greedy.head == b.bound.bytes
+               ? std::string(plan_counts ? "The model's offline plan" : "TFLM's greedy plan") +
+                     " already reaches the lower bound (" + std::to_string(b.bound.bytes) +
+                     " B live at once, in scope " + std::to_string(b.bound.scope) +
+                     "): no plan can make the head smaller; nothing written"
+               : "no plan smaller than the " + std::to_string(b.greedy.head) + " B head of " + whose + " was found (" +
+                     how + "); nothing written";
+}
+}  // namespace
+
+OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &out_label, const Abi &abi,
+                                    int margin_pct, bool adapter, const KernelBuild &build, int64_t search_budget)
+{
+    OfflineRewrite r;
+    const std::vector<uint8_t> original = read_model_bytes(path);
+    Model model = read_for_rewrite(path, original, &r);
     const bool had_plan = !model.offline_offsets.empty();
     Model without = model;
     without.offline_offsets.clear();
@@ -36,43 +90,14 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
         if (r.broken_plan.rfind(path + ": ", 0) == 0) r.broken_plan.erase(0, path.size() + 2);  // said once
     }
     const bool plan_counts = had_plan && r.broken_plan.empty();
-    // Nothing is written, and the model keeps its broken plan: say which check it fails (issue 37),
-    // that the figures leave it out, and, when only the saving is missing, what to do with it.
-    auto broken_note = [&r](bool no_saving) {
-        if (r.broken_plan.empty()) return std::string();
-        return ". The model's own offline plan is broken: " + r.broken_plan +
-               (no_saving ? ". These figures are TFLM's plan without it, but it stays in the model, and TFLM "
-                            "would use it as it is (or reject the model): remove that metadata entry (re-export "
-                            "the model without it) and TFLM plans as these figures say"
-                          : "; it stays in the model too");
-    };
-    if (!r.before.kernels.rejected.empty()) {
-        r.refused = "TFLM would reject this model (" + r.before.kernels.rejected.front() +
-                    "): no offline plan written" + broken_note(false);
-        return r;
-    }
-    if (!r.before.kernels.unmodelled.empty()) {
-        std::string which;
-        for (const auto &u : r.before.kernels.unmodelled) which += (which.empty() ? "" : "; ") + u;
-        r.refused = "the scratch buffers of " + which +
-                    " are not modelled, so no plan of this head can be trusted: no offline plan written" +
-                    broken_note(false);
-        return r;
-    }
+    if (refused_before_planning(&r)) return r;
     r.planned_head = free.best.head;
     r.how = best_how(free);
     const Budget &b = r.before;
     if (free.best.head >= b.greedy.head) {
         r.no_saving = true;
-        const std::string whose = plan_counts ? "the model's offline plan" : "TFLM's greedy plan";
-        r.refused = b.greedy.head == b.bound.bytes
-                        ? std::string(plan_counts ? "The model's offline plan" : "TFLM's greedy plan") +
-                              " already reaches the lower bound (" + std::to_string(b.bound.bytes) +
-                              " B live at once, in scope " + std::to_string(b.bound.scope) +
-                              "): no plan can make the head smaller; nothing written"
-                        : "no plan smaller than the " + std::to_string(b.greedy.head) + " B head of " + whose +
-                              " was found (" + r.how + "); nothing written";
-        r.refused += broken_note(true);
+        r.refused = no_smaller_plan(b, plan_counts, r.how);
+        r.refused += broken_note(r, true);
         return r;
     }
     std::vector<uint8_t> bytes;
@@ -90,7 +115,7 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
         r.refused = "the plan found (" + std::to_string(free.best.head) +
                     " B) does not survive TFLM placing the scratch buffers around it (" +
                     std::to_string(r.after.greedy.head) + " B, not less than " + std::to_string(b.greedy.head) +
-                    " B now): nothing written" + broken_note(true);
+                    " B now): nothing written" + broken_note(r, true);
         return r;
     }
     if (r.after.minimum.bytes >= b.minimum.bytes) {
@@ -98,7 +123,7 @@ OfflineRewrite rewrite_offline_plan(const std::string &path, const std::string &
         r.no_saving = true;
         r.refused = "the head would be " + std::to_string(b.greedy.head - r.after.greedy.head) +
                     " B smaller, but the minimum arena stays " + std::to_string(b.minimum.bytes) + " B: it is set by " +
-                    b.arena.steps[b.minimum.binding].what + ", not by the head; nothing written" + broken_note(true);
+                    b.arena.steps[b.minimum.binding].what + ", not by the head; nothing written" + broken_note(r, true);
         return r;
     }
     r.bytes = std::move(bytes);

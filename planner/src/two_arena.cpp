@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "arenascope/planner/writers.h"
+
 namespace arenascope::planner {
 
 namespace {

@@ -124,10 +124,9 @@ int usage(const std::string &why)
     return 2;
 }
 
-int main(int argc, char **argv)
+// The command line: -1 to go on with *blocks and *out_path set, else the exit status.
+int parse_args(int argc, char **argv, int *blocks, const char **out_path)
 {
-    int blocks = 4;
-    const char *out_path = nullptr;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--help" || a == "-h") {
@@ -144,15 +143,38 @@ int main(int argc, char **argv)
             const long n = std::strtol(argv[++i], &end, 10);
             if (*argv[i] == '\0' || *end != '\0' || n < 1 || n > 500)
                 return usage(std::string("--blocks ") + argv[i] + ": give a whole number from 1 to 500");
-            blocks = static_cast<int>(n);
+            *blocks = static_cast<int>(n);
         } else if (!a.empty() && a[0] == '-') {
             return usage("unknown option " + a);
-        } else if (out_path) {
-            return usage("one output file only (" + std::string(out_path) + " and " + a + ")");
+        } else if (*out_path) {
+            return usage("one output file only (" + std::string(*out_path) + " and " + a + ")");
         } else {
-            out_path = argv[i];
+            *out_path = argv[i];
         }
     }
+    return -1;
+}
+
+// The model around the operators and tensors written: its operator codes, its one subgraph
+// (input and probs its input and output) and its description.
+void finish_model(Writer &w, int input, int probs)
+{
+    std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
+    for (int c : w.opcodes) codes.push_back(fb::CreateOperatorCode(w.b, static_cast<int8_t>(c), 0, 1, c));
+    auto sg = fb::CreateSubGraph(w.b, w.b.CreateVector(w.tensors), w.b.CreateVector(std::vector<int32_t>{input}),
+                                 w.b.CreateVector(std::vector<int32_t>{probs}), w.b.CreateVector(w.ops),
+                                 w.b.CreateString("main"));
+    auto model =
+        fb::CreateModel(w.b, 3, w.b.CreateVector(codes), w.b.CreateVector(std::vector<decltype(sg)>{sg}),
+                        w.b.CreateString("arenascope DS-CNN (generated weights)"), w.b.CreateVector(w.buffers));
+    fb::FinishModelBuffer(w.b, model);
+}
+
+int main(int argc, char **argv)
+{
+    int blocks = 4;
+    const char *out_path = nullptr;
+    if (const int status = parse_args(argc, argv, &blocks, &out_path); status >= 0) return status;
     if (!out_path) return usage("give the output file");
     Writer w;
     const int channels = 64;
@@ -196,15 +218,7 @@ int main(int argc, char **argv)
     const int probs = w.tensor("softmax", {1, 12}, kInt8, {}, 1, -128, 1.0f / 256);
     w.op(kSoftmax, {logits}, {probs}, kSoftmaxOptions, fb::CreateSoftmaxOptions(w.b, 1.0f).Union());
 
-    std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
-    for (int c : w.opcodes) codes.push_back(fb::CreateOperatorCode(w.b, static_cast<int8_t>(c), 0, 1, c));
-    auto sg = fb::CreateSubGraph(w.b, w.b.CreateVector(w.tensors), w.b.CreateVector(std::vector<int32_t>{input}),
-                                 w.b.CreateVector(std::vector<int32_t>{probs}), w.b.CreateVector(w.ops),
-                                 w.b.CreateString("main"));
-    auto model =
-        fb::CreateModel(w.b, 3, w.b.CreateVector(codes), w.b.CreateVector(std::vector<decltype(sg)>{sg}),
-                        w.b.CreateString("arenascope DS-CNN (generated weights)"), w.b.CreateVector(w.buffers));
-    fb::FinishModelBuffer(w.b, model);
+    finish_model(w, input, probs);
     std::ofstream out(out_path, std::ios::binary);
     out.write(reinterpret_cast<const char *>(w.b.GetBufferPointer()), static_cast<std::streamsize>(w.b.GetSize()));
     out.close();

@@ -49,15 +49,13 @@ protected:
 
 #define FIELD(type, name) std::pair<const std::string, size_t>(#name, offsetof(type, name))
 
-TEST(AbiLayout, MatchesGoldenFixture)
+namespace {
+// Every ABI struct's field offsets and size as this compiler lays them out, by the fixture's names.
+using Layout = std::map<std::string, std::map<std::string, size_t>>;
+Layout c_layout()
 {
-    std::ifstream in(ARENASCOPE_ABI_FIXTURE);
-    ASSERT_TRUE(in) << "cannot open " << ARENASCOPE_ABI_FIXTURE;
-    const auto abi = nlohmann::json::parse(in);
-    const auto &layout = abi["layouts"][std::to_string(sizeof(void *))];
-
     const size_t kEnd = offsetof(arenascope_descriptor_t, arena) + sizeof(arenascope_descriptor::arena);
-    const std::map<std::string, std::map<std::string, size_t>> c_layout = {
+    return {
         {"region",
          {FIELD(arenascope_region_t, offset_bytes),
           FIELD(arenascope_region_t, size_bytes),
@@ -117,7 +115,18 @@ TEST(AbiLayout, MatchesGoldenFixture)
           {"reserved_end", offsetof(arenascope_descriptor_t, reserved_end) - kEnd},
           {"_size", offsetof(arenascope_descriptor_t, reserved_end) + 2 - kEnd}}},
     };
-    for (const auto &[type, fields] : c_layout) {
+}
+}  // namespace
+
+TEST(AbiLayout, MatchesGoldenFixture)
+{
+    std::ifstream in(ARENASCOPE_ABI_FIXTURE);
+    ASSERT_TRUE(in) << "cannot open " << ARENASCOPE_ABI_FIXTURE;
+    const auto abi = nlohmann::json::parse(in);
+    const auto &layout = abi["layouts"][std::to_string(sizeof(void *))];
+
+    const Layout c = c_layout();
+    for (const auto &[type, fields] : c) {
         ASSERT_TRUE(layout.contains(type)) << type;
         EXPECT_EQ(layout[type].size(), fields.size()) << "field count of " << type;
         for (const auto &[name, offset] : fields) {

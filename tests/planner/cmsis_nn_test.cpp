@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "arenascope/planner/kernels.h"
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/writers.h"
 #include "model_builder.h"
 
 using namespace arenascope::planner;

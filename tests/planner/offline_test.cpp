@@ -14,8 +14,8 @@
 
 #include "arenascope/planner/offline_plan.h"
 #include "arenascope/planner/plan.h"
-#include "arenascope/planner/report.h"
 #include "arenascope/planner/rewrite.h"
+#include "arenascope/planner/writers.h"
 #include "greedy_loses.h"
 #include "random_graph.h"
 

@@ -16,7 +16,7 @@
 #include <flatbuffers/flexbuffers.h>
 
 #include "arenascope/planner/kernels.h"
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/writers.h"
 #include "model_builder.h"
 
 using namespace arenascope::planner;
@@ -63,10 +63,11 @@ SG binary(int opcode, T a, T b, T out)
     return one({a, b, out}, {opcode, {0, 1}, {2}}, {0, 1}, {2});
 }
 
-std::vector<Case> cases()
+// The operators LOGISTIC .. GATHER, in the order the test lists them.
+std::vector<Case> logistic_to_gather()
 {
     const T x = f32({1, 8});
-    std::vector<Case> c = {
+    return {
         // logistic.cc: OpDataLogistic {int32 x4} = 16; input and output.
         {"LOGISTIC", unary(14, x, x), 0, 16, 0, 2, {}, 608},
         // tanh.cc: OpData {int32 x4} = 16; input, then input and output again.
@@ -131,6 +132,14 @@ std::vector<Case> cases()
         {"PACK", one({f32({4}), f32({4}), f32({2, 4})}, {83, {0, 1}, {2}}, {0, 1}, {2}), 8, 0, 0, 0, {}, 688},
         // TfLiteGatherParams {int x2} = 8; input, positions, output; output dims 4 + 4 x 2 = 12.
         {"GATHER", one({f32({4, 3}), T{{2}, I32}, f32({2, 3})}, {36, {0, 1}, {2}}, {0, 1}, {2}), 8, 0, 12, 3, {}, 736},
+    };
+}
+
+// The operators SLICE .. REDUCE_MAX, in the order the test lists them.
+std::vector<Case> slice_to_reduce_max()
+{
+    const T x = f32({1, 8});
+    return {
         // slice.cc: input, begin, size, output.
         {"SLICE",
          one({x, i32c({2}, {0, 2}), i32c({2}, {1, 4}), f32({1, 4})}, {65, {0, 1, 2}, {3}}, {0}, {3}),
@@ -193,6 +202,14 @@ std::vector<Case> cases()
          6,
          {16, 8},
          1184},
+    };
+}
+
+// The operators TRANSPOSE_CONV .. SPACE_TO_BATCH_ND, in the order the test lists them.
+std::vector<Case> transpose_conv_to_space_to_batch()
+{
+    const T x = f32({1, 8});
+    return {
         // TfLiteTransposeConvParams {enum, int x2, enum, enum} = 16; OpData {ConvParams 56, int x2,
         // int32* x2} = 72; output, input, filter; 2 channels x int32 x2 = 16; int8 scratch
         // 1x4x4x2 x int32 = 128; then CalculateOpData's input, filter, (no bias), output.
@@ -234,19 +251,14 @@ std::vector<Case> cases()
          {},
          704},
     };
-    // BATCH_MATMUL with adj_y (BatchMatMulOptions, union type 101, field 1): no transposed
-    // copy, only the output dims: 16.
-    Case adj = *std::find_if(c.begin(), c.end(), [](const Case &e) { return std::string(e.name) == "BATCH_MATMUL"; });
-    adj.name = "BATCH_MATMUL adj_y";
-    adj.sg.tensors[1] = f32({1, 4, 3});
-    adj.sg.ops[0].options_type = 101;
-    adj.sg.ops[0].option_bytes = {0, 1};
-    adj.persistent = 16;
-    adj.host_used = 784;
-    c.push_back(adj);
+}
 
+// The operators FLOOR_DIV .. RESIZE_BILINEAR, in the order the test lists them.
+std::vector<Case> floor_div_to_resize_bilinear()
+{
+    const T x = f32({1, 8});
     const T b8{{1, 8}, BOOL};
-    const std::vector<Case> more = {
+    return {
         // floor_div.cc, floor_mod.cc: Init returns nullptr; input 1, input 2, output.
         {"FLOOR_DIV", binary(90, x, x, x), 0, 0, 0, 3, {}, 704},
         {"FLOOR_MOD", binary(95, x, x, x), 0, 0, 0, 3, {}, 704},
@@ -309,6 +321,14 @@ std::vector<Case> cases()
          3,
          {},
          624},
+    };
+}
+
+// The operators BATCH_TO_SPACE_ND .. SPACE_TO_DEPTH, in the order the test lists them.
+std::vector<Case> batch_to_space_to_space_to_depth()
+{
+    const T x = f32({1, 8});
+    return {
         {"BATCH_TO_SPACE_ND",
          one({f32({4, 2, 2, 1}), i32c({2}, {2, 2}), i32c({2, 2}, {0, 0, 0, 0}), f32({1, 4, 4, 1})},
              {37, {0, 1, 2}, {3}}, {0}, {3}),
@@ -373,6 +393,14 @@ std::vector<Case> cases()
          2,
          {},
          672},
+    };
+}
+
+// The operators L2_POOL_2D .. BATCH_MATMUL int8, in the order the test lists them.
+std::vector<Case> l2_pool_to_batch_matmul_int8()
+{
+    const T x = f32({1, 8});
+    return {
         // Pool2DOptions VALID, strides 1, filter 2x2 (union type 5): TfLitePoolParams 40;
         // output, input; output dims 20.
         {"L2_POOL_2D",
@@ -432,11 +460,15 @@ std::vector<Case> cases()
          {},
          912},
     };
-    c.insert(c.end(), more.begin(), more.end());
-    // TFLite_Detection_PostProcess (custom): 10 boxes, 2 classes (+ background), 3 detections:
-    // OpData 112; box encodings, class predictions, anchors; scratch 10, 10 x 4 x 4, 10 x 3 x 4,
-    // 10 x 4, 10 x 4, 3 x 10 x 4, 3 x 10 x 4, 10 x 4, 3 x 10 x 4, max(2, 3) x 10 x 4,
-    // min(10, 3) x 10 x 4.
+}
+
+// TFLite_Detection_PostProcess (custom): 10 boxes, 2 classes (+ background), 3 detections:
+// OpData 112; box encodings, class predictions, anchors; scratch 10, 10 x 4 x 4, 10 x 3 x 4,
+// 10 x 4, 10 x 4, 3 x 10 x 4, 3 x 10 x 4, 10 x 4, 3 x 10 x 4, max(2, 3) x 10 x 4,
+// min(10, 3) x 10 x 4.
+std::vector<Case> detection_cases()
+{
+    std::vector<Case> c;
     flexbuffers::Builder fx;
     fx.Map([&] {
         fx.Int("max_detections", 3);
@@ -461,18 +493,26 @@ std::vector<Case> cases()
                  3,
                  {10, 160, 120, 40, 40, 120, 120, 40, 120, 120, 120},
                  2592});
+    return c;
+}
 
-    // The signal library's streaming kernels (custom, options by key order). SignalDelay,
-    // int16 [2, 8], delay_length 3: TFLMSignalFrontendDelayParams 20; input, output; 2 x 4 + 2 x
-    // 4 pointers and 2 CircularBuffer states of 24 + 2 x 2 x (8 + 3): 152.
-    const auto flex = [](const std::vector<std::pair<const char *, int64_t>> &kv) {
-        flexbuffers::Builder f;
-        f.Map([&] {
-            for (const auto &[key, value] : kv) f.Int(key, value);
-        });
-        f.Finish();
-        return f.GetBuffer();
-    };
+// Custom options: a flexbuffer map of the integer options given, by key.
+std::vector<uint8_t> flex(const std::vector<std::pair<const char *, int64_t>> &kv)
+{
+    flexbuffers::Builder f;
+    f.Map([&] {
+        for (const auto &[key, value] : kv) f.Int(key, value);
+    });
+    f.Finish();
+    return f.GetBuffer();
+}
+
+// The signal library's streaming kernels (custom, options by key order). SignalDelay,
+// int16 [2, 8], delay_length 3: TFLMSignalFrontendDelayParams 20; input, output; 2 x 4 + 2 x
+// 4 pointers and 2 CircularBuffer states of 24 + 2 x 2 x (8 + 3): 152.
+std::vector<Case> signal_stream_cases()
+{
+    std::vector<Case> c;
     const T s16{{2, 8}, 7};
     c.push_back({"SignalDelay",
                  one({s16, s16}, {32, {0}, {1}, {}, "SignalDelay", flex({{"delay_length", 3}})}, {0}, {1}),
@@ -526,6 +566,13 @@ std::vector<Case> cases()
                  2,
                  {},
                  640});
+    return c;
+}
+
+// SignalIrfft and CIRCULAR_BUFFER.
+std::vector<Case> irfft_and_buffer_cases()
+{
+    std::vector<Case> c;
     // SignalIrfft, int16, fft_length 32: TfLiteAudioFrontendIrfftParams 24 and the kiss_fftr
     // state 12 + 268 + 4 x 15 + 4 x 24 = 436 (kiss_fftr.c kiss_fftr_alloc with kiss_fft_alloc
     // of 16, as rfft_int16.cc); input, output. int32 / float32 (cpx 8): 12 + 272 + 8 x 15 + 8 x
@@ -558,6 +605,32 @@ std::vector<Case> cases()
                  2,
                  {},
                  640});
+    return c;
+}
+
+std::vector<Case> cases()
+{
+    std::vector<Case> c;
+    for (auto group : {logistic_to_gather, slice_to_reduce_max, transpose_conv_to_space_to_batch}) {
+        const std::vector<Case> more = group();
+        c.insert(c.end(), more.begin(), more.end());
+    }
+    // BATCH_MATMUL with adj_y (BatchMatMulOptions, union type 101, field 1): no transposed
+    // copy, only the output dims: 16.
+    Case adj = *std::find_if(c.begin(), c.end(), [](const Case &e) { return std::string(e.name) == "BATCH_MATMUL"; });
+    adj.name = "BATCH_MATMUL adj_y";
+    adj.sg.tensors[1] = f32({1, 4, 3});
+    adj.sg.ops[0].options_type = 101;
+    adj.sg.ops[0].option_bytes = {0, 1};
+    adj.persistent = 16;
+    adj.host_used = 784;
+    c.push_back(adj);
+
+    for (auto group : {floor_div_to_resize_bilinear, batch_to_space_to_space_to_depth, l2_pool_to_batch_matmul_int8,
+                       detection_cases, signal_stream_cases, irfft_and_buffer_cases}) {
+        const std::vector<Case> more = group();
+        c.insert(c.end(), more.begin(), more.end());
+    }
     return c;
 }
 

@@ -13,7 +13,7 @@
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/outcome.h"
 #include "arenascope/planner/plan.h"
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/writers.h"
 #include "model_builder.h"
 
 using namespace arenascope::planner;

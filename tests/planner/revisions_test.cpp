@@ -15,8 +15,8 @@
 
 #include "arenascope/planner/arena.h"
 #include "arenascope/planner/outcome.h"
-#include "arenascope/planner/report.h"
 #include "arenascope/planner/revisions.h"
+#include "arenascope/planner/writers.h"
 #include "model_builder.h"
 
 using namespace arenascope::planner;

@@ -15,7 +15,7 @@
 #include "arenascope/planner/json_stream.h"
 #include "arenascope/planner/limits.h"
 #include "arenascope/planner/plan.h"
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/writers.h"
 #include "model_builder.h"
 
 using namespace arenascope::planner;

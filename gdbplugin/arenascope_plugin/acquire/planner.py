@@ -9,7 +9,7 @@ import tempfile
 from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.remedy import Remedy
 
-SCHEMA = "arenascope-plan/2"   # planner/include/arenascope/planner/report.h kPlanSchema
+SCHEMA = "arenascope-plan/2"   # planner/include/arenascope/planner/writers.h kPlanSchema
 TIMEOUT_S = 60
 # The most JSON the plugin reads from the tool (bytes): json.loads holds about 10 x that in
 # objects. The tool prints a large model's JSON compact, about 3.0 KB an operator (304 MB for a

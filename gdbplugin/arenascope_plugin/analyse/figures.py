@@ -27,7 +27,7 @@ from arenascope_plugin.decode.descriptor import Arena, Band, Descriptor, Region
 from arenascope_plugin.decode.plan import scratch_label
 from arenascope_plugin.remedy import Remedy
 
-# Shared with the planner's snapshot (planner/include/arenascope/planner/report.h), each checked
+# Shared with the planner's snapshot (planner/include/arenascope/planner/budget.h), each checked
 # against tests/fixtures/shared_definitions_golden.json: the stack rule's factor (snapshots carry
 # it as stack.rule_factor, which the viewer reads), headroom_pct_2dp and scratch_label.
 STACK_RULE_FACTOR = 1.5

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/budget.h"
 #include "arenascope/planner/two_arena.h"
 
 namespace arenascope::planner {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/budget.h"
 
 namespace arenascope::planner {
 

@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arenascope/planner/arena.h"
-#include "arenascope/planner/report.h"
+#include "arenascope/planner/budget.h"
 
 namespace arenascope::planner {
 

@@ -1,27 +1,20 @@
-// arenascope planner: the budget of one model, as a table for people and JSON for the plugin.
+// arenascope planner: the budget of one model (what it computes: plans, the arena TFLM lays out,
+// the tail, the recommendation). Its writers, one output format each, are writers.h.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "arenascope/planner/arena.h"
-#include "arenascope/planner/json_stream.h"
 #include "arenascope/planner/kernels.h"
 #include "arenascope/planner/model.h"
 #include "arenascope/planner/outcome.h"
 #include "arenascope/planner/plan.h"
 
 namespace arenascope::planner {
-
-// The contract of budget_json: its "schema" string (docs/planner-schema.json; CHANGELOG.md lists
-// it under "Contract versions"). The GDB plugin's copy is SCHEMA in
-// gdbplugin/arenascope_plugin/acquire/planner.py, and a test checks both against the JSON Schema's.
-inline constexpr const char *kPlanSchema = "arenascope-plan/2";
-// The version of the snapshot `--snapshot` writes (docs/snapshot-schema.md).
-inline constexpr int kSnapshotVersion = 3;
 
 // The constants and formats the planner's snapshot shares with the GDB plugin's, each defined
 // once per language: the plugin's are in gdbplugin/arenascope_plugin/analyse/figures.py and
@@ -87,10 +80,6 @@ struct Budget {
     }
 };
 
-// Text from the model for a terminal: control bytes (ESC, ...) and DEL become '?'; newlines too
-// unless keep_newlines.
-std::string printable(std::string text, bool keep_newlines = false);
-
 // Read, plan and check a model. Throws ModelError (bad model) or std::logic_error (a plan
 // failed its check: a planner bug, never expected). arena_size > 0: also replay TFLM in an
 // arena of that many bytes (Budget::at_size). `build`: the kernels the firmware links; CMSIS-NN
@@ -110,36 +99,12 @@ std::string best_how(const Budget &b);
 // What the best plan is worth, in words: the minimum arena it gives and how to get it, or why not.
 std::string best_use(const Budget &b);
 
-// JSON document (kPlanSchema: docs/arena-budget.md, "JSON output", and docs/planner-schema.json).
-nlohmann::json budget_json(const Budget &b);
-// The same, written as it is made (json_stream.h): what arenascope-plan --json prints.
-StreamedJson budget_json_streamed(const Budget &b);  // refers to b: write it while b lives
-// --json is printed with no whitespace at all (dump(-1)) for a model of more operators than this,
-// all subgraphs together: a third smaller (docs/arena-budget.md "Limits and scale"); smaller
-// models' JSON stays indented, as it always was.
-constexpr size_t kCompactJsonOperators = 10000;
-bool json_is_compact(const Budget &b);
-// The budget as an arenascope snapshot (docs/snapshot-schema.md, version 1, source "model"):
-// the recommended arena at address 0 with the head plan and the predicted tail, no stack, so
-// the viewer draws a model's plan with no target (--snapshot).
-nlohmann::json budget_snapshot(const Budget &b);
-// Streamed, as budget_json_streamed (refers to b). compact: each run of consecutive tail
-// allocations of one kind, category, role, phase and subgraph (no variable tensor) is one region
-// with a `count` (docs/snapshot-schema.md "Compact snapshots"): for a model whose full snapshot
-// passes the viewer's limits (common/include/arenascope/snapshot_limits.h). *regions: how many
-// regions the arena has.
-StreamedJson budget_snapshot_streamed(const Budget &b, bool compact = false, size_t *regions = nullptr);
-// The number with its thousands grouped: 100001 -> "100,001" (a coalesced region's label).
-std::string grouped(uint64_t n);
-// The human table.
-std::string budget_table(const Budget &b);
-struct Gate;  // gate.h
-// The table with `verdict` (gate.h) in its first lines: budget_table(b) is budget_table(b, gate(b)).
-std::string budget_table(const Budget &b, const Gate &verdict);
-// A C header for firmware (--header): the head plan as arenascope_region_t entries (the agent's
-// ABI, target_agent/include/arenascope/agent.h) in planner id order, and the figures as macros.
-// Throws ModelError when a value does not fit the region fields (id > 0xFFFE, scope > 32767) or
-// a figure its 32-bit fields (the head, the minimum or the recommended arena over 4 GiB).
-std::string budget_header(const Budget &b);
+// A head buffer's name: its tensor's (or "(tensor N)" when the model gives none), or a scratch
+// buffer's label (scratch_label).
+std::string buffer_name(const Budget &b, const Buffer &buf);
+// --arena-size N: the smallest arena minus N, when N is below it (else 0).
+int64_t shortfall(const Budget &b, const ArenaAtSize &r);
+// (TFLM head - lower bound) / TFLM head, percent: the share of the head above the bound.
+double fragmentation_pct(const Budget &b);
 
 }  // namespace arenascope::planner
