@@ -2,8 +2,9 @@
 //   arenascope-plan MODEL.tflite          budget table
 //   arenascope-plan --json MODEL.tflite   the same as JSON (what the GDB plugin reads)
 //   arenascope-plan --version             the version (VERSION at the repository root)
-// Exit status: 0 ok; 1 the model cannot be read or planned, or TFLM would reject it (the
-// budget is still printed then); 2 bad usage.
+// Exit status: as --help says (0 ok; 1 the model cannot be read or planned, or TFLM would reject
+// it, the budget still printed; 2 bad usage; 3-6 the verdicts of --write-offline-plan,
+// --arena-size and --elf: docs/arena-budget.md, "Exit status").
 #include <sys/stat.h>
 #include <unistd.h>
 

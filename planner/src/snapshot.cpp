@@ -1,5 +1,5 @@
-// A model's predicted arena as an arenascope snapshot (docs/snapshot-schema.md, version 2), so
-// the viewer draws a plan with no target (`arenascope-plan --snapshot FILE`).
+// A model's predicted arena as an arenascope snapshot (docs/snapshot-schema.md, version
+// kSnapshotVersion, 3), so the viewer draws a plan with no target (`arenascope-plan --snapshot FILE`).
 //
 // The arena is the recommended one (the minimum plus the margin), at address 0: a model has no
 // target address. The head holds TFLM's greedy plan; the tail holds every persistent request at
