@@ -14,6 +14,7 @@
 #include "mapview.h"
 #include "report.h"
 #include "text.h"
+#include "textfit.h"
 
 using namespace arenascope;
 

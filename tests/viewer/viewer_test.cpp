@@ -12,6 +12,7 @@
 #include "layout.h"
 #include "panels.h"
 #include "snapshot.h"
+#include "textfit.h"
 
 using namespace arenascope;
 using nlohmann::json;

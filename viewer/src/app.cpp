@@ -3,6 +3,7 @@
 
 #include "panels.h"
 #include "pictures.h"
+#include "textfit.h"
 
 #include <fmt/format.h>
 #include <imgui.h>
@@ -22,7 +23,7 @@ ImU32 col(Paint p)
     return colour(p).imgui();
 }
 
-void text(ImDrawList *dl, float x, float y, const std::string &s, ImU32 c = IM_COL32(230, 230, 230, 255))
+void text(ImDrawList *dl, float x, float y, const std::string &s, ImU32 c = style().text.imgui())
 {
     dl->AddText(ImVec2(x, y), c, s.c_str());
 }
@@ -34,8 +35,7 @@ float measure(const std::string &t)
     return ImGui::CalcTextSize(t.c_str(), t.c_str() + t.size()).x;
 }
 
-float text_fit(ImDrawList *dl, float x, float y, const std::string &text, float max_w,
-               ImU32 c = IM_COL32(230, 230, 230, 255))
+float text_fit(ImDrawList *dl, float x, float y, const std::string &text, float max_w, ImU32 c = style().text.imgui())
 {
     const std::string s = cut_to_width(text, max_w, measure);
     dl->AddText(ImVec2(x, y), c, s.c_str());
@@ -56,7 +56,7 @@ public:
         const float mark_h = more ? 16.f : 0.f;
         if (more) {
             const ImVec2 t = ImGui::CalcTextSize(kMore);
-            parent->AddText(ImVec2(r.x + r.w - t.x - 16, r.y + r.h - t.y - 2), kMoreColour, kMore);
+            parent->AddText(ImVec2(r.x + r.w - t.x - 16, r.y + r.h - t.y - 2), style().more_mark.imgui(), kMore);
         }
         ImGui::SetCursorScreenPos(ImVec2(r.x + 1, r.y + 1));
         ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(5, 3));
@@ -102,7 +102,7 @@ public:
     }
 
     static constexpr const char *kMore = "more below: scroll";
-    static constexpr ImU32 kMoreColour = IM_COL32(170, 170, 170, 255);
+
     ImDrawList *dl;
 
 private:
@@ -298,8 +298,7 @@ void App::frame(float width, float height)
                                 : snapshot_     ? "The snapshot has no arena."
                                                 : "Waiting for a snapshot...";
         dl->AddText(nullptr, 0, ImVec2(layout_.map.x + 8, layout_.map.y + 8),
-                    error_.empty() ? IM_COL32(230, 230, 230, 255) : col(Paint::RuleFail), msg.c_str(), nullptr,
-                    width - 40);
+                    error_.empty() ? style().text.imgui() : col(Paint::RuleFail), msg.c_str(), nullptr, width - 40);
     }
     ImGui::End();
     ImGui::PopStyleColor();
@@ -342,17 +341,17 @@ void App::draw_status(const ScreenLayout &l)
     float x = l.status.x;
     if (!live.empty())
         x += text_fit(dl, x, l.status.y + 3, live, l.status.w,
-                      status_lost_ ? col(Paint::RuleFail) : IM_COL32(230, 230, 230, 255));
+                      status_lost_ ? col(Paint::RuleFail) : style().text.imgui());
     if (l.status.x + l.status.w - x > 40) text_fit(dl, x, l.status.y + 3, s, l.status.x + l.status.w - x);
 }
 
 void App::draw_history(const Live &lv, const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
-    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), style().frame.imgui());
     history_ = history_geometry(lv, r);
     const HistoryGeometry &g = history_;
-    const ImU32 grey = IM_COL32(160, 160, 160, 255);
+    const ImU32 grey = style().text_dim.imgui();
     text_fit(dl, r.x + 6, r.y + 3,
              fmt::format("Live history, each lane scaled to its own range (0 included): last {:.1f} s, {} refreshes",
                          g.t1 - g.t0, lv.history.size()),
@@ -380,11 +379,11 @@ void App::draw_history(const Live &lv, const Rect &r)
         if (g.lo[i] < 0) {
             if (ln.h >= 26) text_fit(dl, r.x + 4, ln.y + ln.h - 12, signed_bytes(g.lo[i]), g.plot.x - r.x - 8, grey);
             const float y0 = g.y_of(i, 0);
-            dl->AddLine(ImVec2(ln.x, y0), ImVec2(ln.x + ln.w, y0), IM_COL32(90, 90, 100, 255), 1.0f);
+            dl->AddLine(ImVec2(ln.x, y0), ImVec2(ln.x + ln.w, y0), style().zero_line.imgui(), 1.0f);
         }
         if (i > 0) {
             const float ys = (g.lane[i - 1].y + g.lane[i - 1].h + ln.y) / 2;
-            dl->AddLine(ImVec2(ln.x, ys), ImVec2(ln.x + ln.w, ys), IM_COL32(60, 60, 70, 255), 1.0f);
+            dl->AddLine(ImVec2(ln.x, ys), ImVec2(ln.x + ln.w, ys), style().lane_separator.imgui(), 1.0f);
         }
         if (!g.known[i]) {
             text(dl, ln.x + 6, ln.y + ln.h / 2 - 7, std::string(history_series_name(i)) + ": unknown", grey);
@@ -433,7 +432,7 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
     // Whole pixels, so that pixel k of the picture shows exactly the k-th 1/pw of the view.
     st.axis.px0 = std::floor(r.x + 8);
     st.axis.pw = std::max(1.f, std::floor(r.w - 16));
-    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), style().frame.imgui());
     const int n_arenas = int(snapshot_->arenas.size());
     const bool chosen = st.arena == arena_index_ && !st.before;  // the arena the plan, RAM column and summary show
     const int pinned = chosen ? selected_ : -1;
@@ -480,8 +479,7 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
                            offscreen_ ? ""
                                       : fmt::format("  (wheel zoom, drag pan, double-click reset{})",
                                                     n_arenas > 1 ? ", Tab or click: plan this arena" : ""));
-    text_fit(dl, r.x + 6, r.y + 3, st.map_title, r.w - 12,
-             !notes.empty() ? col(Paint::Temp) : IM_COL32(230, 230, 230, 255));
+    text_fit(dl, r.x + 6, r.y + 3, st.map_title, r.w - 12, !notes.empty() ? col(Paint::Temp) : style().text.imgui());
     opaque_image(dl, st.map_tex, float(cx), float(cy), float(cx + cw), float(cy + ch));
     for (const MapLabel &l : st.map.labels) text(dl, float(cx + l.x), float(cy + l.y), l.text, l.colour.imgui());
     // Boundaries (head end, temp end, tail start): marks above the bar, never over a region.
@@ -497,10 +495,10 @@ void App::draw_strip(MapStrip &st, const Arena &a, const Rect &r)
          lo + double(off) <= st.axis.view_hi; off += step) {
         const float x = st.axis.to_px(lo + double(off));
         if (x < st.axis.px0 - 1) continue;
-        dl->AddLine(ImVec2(x, lanes_bottom + 2), ImVec2(x, lanes_bottom + 6), IM_COL32(160, 160, 160, 255));
+        dl->AddLine(ImVec2(x, lanes_bottom + 2), ImVec2(x, lanes_bottom + 6), style().text_dim.imgui());
         const std::string label = "+" + format_bytes(off);
         if (x + 2 + ImGui::CalcTextSize(label.c_str()).x <= r.x + r.w - 2) {
-            text(dl, x + 2, lanes_bottom + 4, label, IM_COL32(160, 160, 160, 255));
+            text(dl, x + 2, lanes_bottom + 4, label, style().text_dim.imgui());
         }
     }
     // Interaction: wheel zoom, drag pan, hover tooltip, click to pin.
@@ -651,7 +649,7 @@ void App::draw_plan(const Arena &a, const Rect &r)
 
 void App::draw_summary(const Arena *a, const Rect &r)
 {
-    const ScrollPanel panel("summary", r, IM_COL32(80, 80, 90, 255), summary_more_);
+    const ScrollPanel panel("summary", r, style().frame.imgui(), summary_more_);
     summary_lines_.clear();
     // A line wraps where the panel is narrow (the panel scrolls): no figure is cut off, and a
     // figure's continuation stays in its value column (after the 11-character label).
@@ -687,7 +685,7 @@ void App::draw_fault(const Rect &r)
 void App::draw_legend(const Rect &r)
 {
     ImDrawList *dl = ImGui::GetWindowDrawList();
-    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(80, 80, 90, 255));
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), style().frame.imgui());
     const Paint paints[] = {Paint::Tensor,    Paint::Scratch,      Paint::Temp,           Paint::Persistent,
                             Paint::Metadata,  Paint::FreeIntact,   Paint::FreeUnmeasured, Paint::FreeTouched,
                             Paint::Guard,     Paint::GuardTouched, Paint::StackUsed,      Paint::StackUnused,

@@ -1,6 +1,6 @@
 // arenascope viewer: layout arithmetic without ImGui or GL, so it is unit-tested on its own.
+// Colours are style.h's; cutting and wrapping text textfit.h's.
 //
-//   Palette            colour of every kind of byte (the legend and the tests use it)
 //   screen_layout      where each view goes in the window
 //   AddressAxis        address <-> pixel for the zoomable arena map
 //   tick_step          power-of-two tick spacing for an address range
@@ -18,54 +18,9 @@
 #include <vector>
 
 #include "snapshot.h"
+#include "style.h"
 
 namespace arenascope {
-
-struct Rgba {
-    uint8_t r, g, b, a;
-    uint32_t imgui() const { return uint32_t(a) << 24 | uint32_t(b) << 16 | uint32_t(g) << 8 | r; }  // IM_COL32
-    bool operator==(const Rgba &o) const { return r == o.r && g == o.g && b == o.b && a == o.a; }
-};
-
-enum class Paint {
-    Background,
-    Tensor,
-    Scratch,
-    Temp,
-    Persistent,
-    Metadata,
-    FreeIntact,
-    FreeTouched,
-    FreeUnmeasured,
-    Guard,
-    GuardTouched,
-    StackUsed,
-    StackUnused,
-    HighWater,
-    StackPointer,
-    RulePass,
-    RuleFail,
-    Boundary,
-    LiveCurve,
-    LowerBound,
-    Selected,
-    HistoryUsed,
-    HistoryStackPeak,
-    HistoryGap,  // the live history's three series
-    Offline,     // the stripe on a region the model's offline plan places (flag "offline")
-    Cluster,     // the map's mark where regions are too small to tell apart at this zoom (pixelmap.h)
-    Changed,     // the stripe along the bottom of a region the diff says changed (diffdoc.h)
-};
-
-// The fixed palette: distinct hues for tensor/scratch/temp/persistent/metadata, green for
-// canary-intact free space, red for anything touched. Documented in viewer/README.md.
-Rgba colour(Paint p);
-// The last pixel column of a map region at least 4 px wide: its colour at 60 %, so that two
-// neighbours of one kind are told apart while every pixel stays in its owner's colour family.
-Rgba edge_shade(Rgba c);
-Paint paint_of_kind(const std::string &kind);  // region kind -> Paint
-const char *paint_name(Paint p);
-const char *paint_short_name(Paint p);  // at most 15 characters, for a two-column legend
 
 struct Rect {
     float x = 0, y = 0, w = 0, h = 0;
@@ -111,31 +66,6 @@ uint64_t tick_step(double lo, double hi, int max_ticks);
 std::string format_bytes(uint64_t n);
 // "672 B", "7380 B (7.2 KiB)": exact bytes, with KiB/MiB beside from 1 KiB (figures)
 std::string format_bytes_exact(uint64_t n);
-
-// A text's width in pixels, in the caller's font (ImGui's in the window, the report's monospace).
-using Measure = std::function<float(const std::string &)>;
-
-// Cutting and wrapping cost time linear in the text's length, whatever it is (a snapshot's label
-// may be 1 MiB): each measures the whole text at most once or twice and finds the cut with
-// O(log k) calls on strings of O(k) characters, k what is kept, so `measure` must grow with the
-// text (a start of a text no wider than the text; true of any font without negative advances).
-// A character is a UTF-8 sequence: no cut splits one.
-//
-// cut_middle: the text cut in the middle to fit max_px ("start...end"), keeping a third of its
-// characters from the start and the rest from the end: for names whose end tells them apart
-// (tensor names). cut_to_width: `text` whole when no wider than max_px, else its longest start
-// (whole characters) that fits with "..." after it ("..." alone when nothing does): every cut
-// label and line.
-std::string cut_middle(const std::string &text, float max_px, const Measure &measure);
-std::string cut_to_width(std::string text, float max_px, const Measure &measure);
-
-// The lines of `text` no wider than first_px (the first line) and rest_px (the others), broken
-// at spaces only, so an address range such as "+12064..+12288" stays whole (ImGui's own wrap
-// also breaks after '.'); a word wider than a line is cut by characters (at least one a line).
-// Runs of spaces inside a line are kept (aligned columns); a line never starts with a space.
-// measure(s): s's width, px. Linear in the text's length too (times the width of a line).
-std::vector<std::string> wrap_at_spaces(const std::string &text, float first_px, float rest_px,
-                                        const std::function<float(const std::string &)> &measure);
 
 // Lane of each region (index-aligned with regions): tail regions (persistent, metadata) in
 // lane 0; head regions (tensor, scratch) first-fit by (offset, index) into lanes 1.. so that

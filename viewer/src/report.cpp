@@ -10,6 +10,7 @@
 #include "mapview.h"
 #include "panels.h"
 #include "pictures.h"
+#include "textfit.h"
 
 namespace arenascope {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 // 0.6 em advance measures the same), 15 px a line.
 constexpr float kCharW = 7.25f, kLineH = 15;
 constexpr float kWidth = 1600, kMargin = 16;
-const Rgba kText{230, 230, 230, 255}, kAxis{160, 160, 160, 255}, kFrame{80, 80, 90, 255};
+const Rgba kText = style().text, kAxis = style().text_dim, kFrame = style().frame;
 
 float measure(const std::string &s)
 {
@@ -29,7 +30,7 @@ float measure(const std::string &s)
 
 std::string rgb(Rgba c)
 {
-    return fmt::format("rgb({},{},{})", c.r, c.g, c.b);
+    return css_rgb(c);
 }
 
 // An SVG fragment, in pixels; text y is the top of the line, as in the window.
@@ -235,6 +236,24 @@ Built build_svg(const Snapshot &s, const std::string &source, const std::string 
     return b;
 }
 
+// The HTML's style sheet, its colours from style.h.
+std::string css()
+{
+    const Style &st = style();
+    return fmt::format(
+        R"(body {{ background: {}; color: {}; font: 12px "DejaVu Sans Mono", monospace; margin: 16px; }}
+h1 {{ font-size: 16px; margin: 0 0 8px 0; }} h2 {{ font-size: 14px; margin: 20px 0 6px 0; }}
+#pictures svg {{ max-width: 100%; height: auto; }}
+.panel {{ border: 1px solid {}; padding: 6px 8px; max-width: 1552px; }}
+.line {{ white-space: pre-wrap; }} .line.hang {{ text-indent: -11ch; }}
+table {{ border-collapse: collapse; }} td, th {{ border: 1px solid {}; padding: 2px 6px; text-align: left; }}
+th {{ background: {}; }} td.num {{ text-align: right; }} tr.damaged td {{ color: {}; }}
+input {{ font: inherit; background: {}; color: inherit; border: 1px solid {}; padding: 3px; width: 40ch; }}
+)",
+        rgb(colour(Paint::Background)), rgb(st.text), rgb(st.frame), rgb(st.table_border), rgb(st.table_head),
+        rgb(colour(Paint::RuleFail)), rgb(st.table_head), rgb(st.frame));
+}
+
 std::string html_lines(const std::vector<PanelLine> &lines)
 {
     std::string out;
@@ -261,25 +280,13 @@ std::string report_html(const Snapshot &s, const std::string &source, const std:
     std::string h;
     h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     h += "<title>arenascope report: " + xml_escape(source) + "</title>\n";
-    h += R"(<style>
-body { background: rgb(24,24,28); color: rgb(230,230,230); font: 12px "DejaVu Sans Mono", monospace; margin: 16px; }
-h1 { font-size: 16px; margin: 0 0 8px 0; } h2 { font-size: 14px; margin: 20px 0 6px 0; }
-#pictures svg { max-width: 100%; height: auto; }
-.panel { border: 1px solid rgb(80,80,90); padding: 6px 8px; max-width: 1552px; }
-.line { white-space: pre-wrap; } .line.hang { text-indent: -11ch; }
-table { border-collapse: collapse; } td, th { border: 1px solid rgb(60,60,70); padding: 2px 6px; text-align: left; }
-th { background: rgb(40,40,48); } td.num { text-align: right; } tr.damaged td { color: rgb(230,40,40); }
-input { font: inherit; background: rgb(40,40,48); color: inherit; border: 1px solid rgb(80,80,90); padding: 3px; width: 40ch; }
-</style>
-</head>
-<body>
-)";
+    h += "<style>\n" + css() + "</style>\n</head>\n<body>\n";
     const Rgba vc = colour(s.verdict == "FAIL" ? Paint::RuleFail : s.verdict == "WARN" ? Paint::Temp : Paint::RulePass);
     h += "<h1>arenascope report: " + xml_escape(source) + "</h1>\n";
     if (!s.dump.empty()) {
-        h +=
-            "<p id=\"dump\" style=\"color:rgb(240,200,60)\">From a RAM DUMP, not a live target: " + xml_escape(s.dump) +
-            " (the time below is when the snapshot was made from it, not when the board crashed)</p>\n";
+        h += "<p id=\"dump\" style=\"color:" + rgb(colour(Paint::Temp)) +
+             "\">From a RAM DUMP, not a live target: " + xml_escape(s.dump) +
+             " (the time below is when the snapshot was made from it, not when the board crashed)</p>\n";
     }
     h += fmt::format("<p id=\"verdict\" style=\"color:{}\">verdict {}{}; written by {}</p>\n", rgb(vc),
                      xml_escape(s.verdict), s.time.empty() ? "" : xml_escape(", snapshot taken " + s.time),
