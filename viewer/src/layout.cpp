@@ -10,35 +10,73 @@
 
 namespace arenascope {
 
-ScreenLayout screen_layout(float width, float height, bool history, bool fault)
+float body_height(float height)
 {
-    const float m = 8, status_h = 22, ram_w = std::max(120.f, width * 0.14f), side_w = std::max(260.f, width * 0.26f);
-    ScreenLayout l;
-    l.status = {m, m, width - 2 * m, status_h};
-    const float top = m + status_h + m;
-    const float body_h = height - top - m;
+    return height - (kLayoutMargin + kStatusHeight + kLayoutMargin) - kLayoutMargin;
+}
+
+namespace {
+
+// The heights of one column's spaces (positions in `spaces`, top to bottom) in body_h.
+std::vector<float> column_heights(const std::vector<Space> &spaces, const std::vector<std::size_t> &in, float body_h)
+{
+    const float m = kLayoutMargin;
+    int fills = 0;
+    for (std::size_t i : in) fills += spaces[i].size == Space::Fill;
+    const bool shared = fills > 1;
+    std::vector<float> h(in.size(), 0);
+    float left = body_h;  // what the Fill panels split (subtracted in order: the same floats as before)
+    int rest = 0;         // Fill panels that split it
+    for (std::size_t k = 0; k < in.size(); k++) {
+        const Space &s = spaces[in[k]];
+        if (s.size == Space::Fixed) {
+            h[k] = shared && s.shared_px > 0 ? s.shared_px : s.px;
+        } else if (s.size == Space::Share) {
+            h[k] = std::clamp(body_h * s.share, s.min_px, s.max_px);
+        } else if (shared && s.shared_share > 0) {
+            h[k] = body_h * s.shared_share;
+        } else {
+            rest++;
+            continue;
+        }
+        left -= h[k];
+    }
+    left -= m * float(in.empty() ? 0 : in.size() - 1);
+    for (std::size_t k = 0; k < in.size(); k++) {
+        const Space &s = spaces[in[k]];
+        if (s.size == Space::Fill && !(shared && s.shared_share > 0)) h[k] = left / float(rest);
+    }
+    return h;
+}
+
+}  // namespace
+
+std::vector<Rect> screen_layout(float width, float height, const std::vector<Space> &spaces)
+{
+    const float m = kLayoutMargin, ram_w = std::max(120.f, width * 0.14f), side_w = std::max(260.f, width * 0.26f);
+    const float top = m + kStatusHeight + m, body_h = body_height(height);
     const float left_w = width - ram_w - side_w - 4 * m;
-    l.map = {m, top, left_w, body_h * 0.42f};
-    l.plan = {m, l.map.y + l.map.h + m, left_w, body_h - l.map.h - m};
-    if (history) {
-        const float hh = std::clamp(body_h * 0.2f, 120.f, 200.f);
-        l.plan.h -= hh + m;
-        l.history = {m, l.plan.y + l.plan.h + m, left_w, hh};
+    const float x[] = {m, m, m + left_w + m, m + left_w + m + ram_w + m};  // by Column
+    const float w[] = {width - 2 * m, left_w, ram_w, side_w};
+    std::vector<Rect> out(spaces.size());
+    for (Column c : {Column::Status, Column::Left, Column::Middle, Column::Right}) {
+        std::vector<std::size_t> in;
+        for (std::size_t i = 0; i < spaces.size(); i++)
+            if (spaces[i].column == c) in.push_back(i);
+        std::stable_sort(in.begin(), in.end(),
+                         [&](std::size_t a, std::size_t b) { return spaces[a].order < spaces[b].order; });
+        if (c == Column::Status) {
+            for (std::size_t i : in) out[i] = {m, m, width - 2 * m, kStatusHeight};
+            continue;
+        }
+        const std::vector<float> h = column_heights(spaces, in, body_h);
+        float y = top;
+        for (std::size_t k = 0; k < in.size(); k++) {
+            out[in[k]] = {x[int(c)], y, w[int(c)], h[k]};
+            y = y + h[k] + m;
+        }
     }
-    l.ram = {m + left_w + m, top, ram_w, body_h};
-    if (fault) {
-        const float legend_h = 8 * 15 + 8;
-        l.summary = {l.ram.x + ram_w + m, top, side_w, body_h * 0.40f};
-        l.fault = {l.summary.x, l.summary.y + l.summary.h + m, side_w, body_h - l.summary.h - legend_h - 2 * m};
-        l.legend = {l.summary.x, l.fault.y + l.fault.h + m, side_w, legend_h};
-    } else {
-        // The legend as tall as its content: one column of 16 rows where 38 % of the column holds
-        // it, else two columns of 8; the summary takes the rest.
-        const float legend_h = (body_h - m) * 0.38f >= 16 * 15 + 8 ? 16 * 15 + 8 : 8 * 15 + 8;
-        l.summary = {l.ram.x + ram_w + m, top, side_w, body_h - legend_h - m};
-        l.legend = {l.summary.x, l.summary.y + l.summary.h + m, side_w, legend_h};
-    }
-    return l;
+    return out;
 }
 
 void AddressAxis::zoom_at(float px, double factor)

@@ -27,23 +27,32 @@ struct Rect {
     bool contains(float px, float py) const { return px >= x && px < x + w && py >= y && py < y + h; }
 };
 
-struct ScreenLayout {
-    Rect map;      // arena map: area bar on top, region lanes below
-    Rect ram;      // RAM column: stack, guard band, arena
-    Rect plan;     // plan view
-    Rect summary;  // figures and verdicts
-    Rect fault;    // the fault panel, below the summary; empty (h 0) with no fault
-    Rect legend;   // one column; with a fault, two compact columns below the fault panel
-    Rect status;   // link state line
-    Rect history;  // live history, below the plan; empty (h 0) when hidden
+// Where a panel goes in the window and how tall it wants to be: screen_layout shares the window
+// out by what the panels ask (panel.h), with no knowledge of any one panel.
+//   Status: the line across the top (22 px); Left: the wide column (58 %: the maps, the plan);
+//   Middle: 14 % (the RAM column); Right: 26 % (the text panels). Each column's panels are
+//   stacked by `order`, 8 px apart.
+enum class Column { Status, Left, Middle, Right };
+struct Space {
+    Column column = Column::Left;
+    int order = 0;  // top to bottom within its column
+    enum Size {
+        Fixed,  // px tall
+        Share,  // share x the body's height, held within [min_px, max_px]
+        Fill,   // what the others leave, split evenly between the column's Fill panels
+    } size = Fill;
+    float px = 0;
+    float share = 0, min_px = 0, max_px = 1e9f;
+    // When the column holds more than one Fill panel ("shared"): a Fill panel with
+    // shared_share > 0 takes that share of the body instead (the others fill the rest), and a
+    // Fixed panel with shared_px > 0 takes that height.
+    float shared_share = 0, shared_px = 0;
 };
-// history: a live snapshot is shown, so the bottom of the left column is the history panel
-// (height 20 % of the body, 120..200 px) and the plan is that much shorter.
-// Right column: the summary, then the legend as tall as its content (one column of 16 rows,
-// 248 px, where 38 % of the column holds it, else two columns of 8 rows, 128 px).
-// fault: a fault is shown, so the right column is the summary (40 % of the body), the fault
-// panel, and a two-column legend of 8 rows at the bottom (128 px).
-ScreenLayout screen_layout(float width, float height, bool history = false, bool fault = false);
+constexpr float kLayoutMargin = 8, kStatusHeight = 22;
+// The height of the columns under the status line, for a window `height` tall.
+float body_height(float height);
+// The rectangle of each space (index-aligned with spaces).
+std::vector<Rect> screen_layout(float width, float height, const std::vector<Space> &spaces);
 
 // Address axis of the arena map: the visible range [view_lo, view_hi) drawn over [px0, px0+pw).
 struct AddressAxis {

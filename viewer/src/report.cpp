@@ -175,54 +175,72 @@ struct Built {
     float height = 0;
 };
 
-Built build_svg(const Snapshot &s, const std::string &source, const std::string &generator, bool with_text)
+// Arena ai's row (its map, its head zoomed, the plan, the RAM column, the legend) at y, or the
+// RAM column alone without an arena (ai -1); returns its height.
+float draw_arena(Svg &svg, const Snapshot &s, int ai, float y)
+{
+    const float y0 = y;
+    const Arena *a = ai < 0 ? nullptr : &s.arenas[std::size_t(ai)];
+    if (a) y += draw_map(svg, s, ai, y, 0, a->size_bytes) + 8;
+    // The head (tensors, scratch buffers, temp) zoomed, where it is under a quarter of the
+    // arena: at the whole arena's scale it is a few pixels wide.
+    if (a && a->temp_bytes > 0 && a->temp_bytes * 4 < a->size_bytes) {
+        const uint64_t hi = std::min(a->size_bytes, a->temp_bytes + std::max<uint64_t>(64, a->temp_bytes / 10));
+        y += draw_map(svg, s, ai, y, 0, hi) + 8;
+    }
+    const float h = 420;
+    const Rect plan_r{kMargin, y, 900, h}, ram_r{kMargin + 908, y, 200, h},
+        legend_r{kMargin + 1116, y, kWidth - 2 * kMargin - 1116, h};
+    if (a) {
+        const PlanGeometry g = plan_geometry(*a, Rect{plan_r.x + 60, plan_r.y + 24, plan_r.w - 70, plan_r.h - 44});
+        for (const Shape &b : plan_boxes(*a, g, -1)) svg.box(b.x0, b.y0, b.x1, b.y1, b.colour);
+        svg.picture(plan_overlay(*a, g, plan_r));
+    }
+    RamColumn column;
+    svg.picture(ram_picture(s, a, ram_r, measure, column));
+    draw_legend(svg, legend_r);
+    return y + h + 12 - y0;
+}
+
+// The text panels' parts, two to a row, each wrapped in its column; returns their height.
+float draw_texts(Svg &svg, const std::vector<ReportText> &texts, float y)
+{
+    const float y0 = y, col_w = (kWidth - 3 * kMargin) / 2;
+    for (std::size_t i = 0; i < texts.size(); i += 2) {
+        float h = draw_lines(svg, texts[i].lines, kMargin, y, col_w, texts[i].title);
+        if (i + 1 < texts.size())
+            h = std::max(h, draw_lines(svg, texts[i + 1].lines, 2 * kMargin + col_w, y, col_w, texts[i + 1].title));
+        y += h + 8;
+    }
+    return y - y0;
+}
+
+Rgba verdict_colour(const std::string &verdict)
+{
+    return colour(verdict == "FAIL" ? Paint::RuleFail : verdict == "WARN" ? Paint::Temp : Paint::RulePass);
+}
+
+// texts: null in the HTML, which says the heading and the texts in its own elements.
+Built build_svg(const Snapshot &s, const std::string &source, const std::string &generator,
+                const std::vector<ReportText> *texts)
 {
     Svg svg;
     float y = kMargin;
-    if (with_text) {  // the HTML says this in its own heading
+    if (texts) {
         svg.text(kMargin, y,
                  fmt::format("arenascope report: {}{}  |  verdict {}{}  |  {}", source,
                              s.dump.empty() ? "" : "  |  from a RAM DUMP: " + s.dump, s.verdict,
                              s.time.empty() ? "" : "  |  taken " + s.time, generator),
-                 colour(s.verdict == "FAIL"   ? Paint::RuleFail
-                        : s.verdict == "WARN" ? Paint::Temp
-                                              : Paint::RulePass));
+                 verdict_colour(s.verdict));
         y += kLineH + 8;
     }
     if (s.arenas.empty()) {
         svg.text(kMargin, y, "No arena published: the stack, the guard band and the checks are below.", kText);
         y += kLineH + 8;
+        y += draw_arena(svg, s, -1, y);
     }
-    for (int ai = 0; ai < int(s.arenas.size()) || (ai == 0 && s.arenas.empty()); ai++) {
-        const Arena *a = s.arenas.empty() ? nullptr : &s.arenas[std::size_t(ai)];
-        if (a) y += draw_map(svg, s, ai, y, 0, a->size_bytes) + 8;
-        // The head (tensors, scratch buffers, temp) zoomed, where it is under a quarter of the
-        // arena: at the whole arena's scale it is a few pixels wide.
-        if (a && a->temp_bytes > 0 && a->temp_bytes * 4 < a->size_bytes) {
-            const uint64_t hi = std::min(a->size_bytes, a->temp_bytes + std::max<uint64_t>(64, a->temp_bytes / 10));
-            y += draw_map(svg, s, ai, y, 0, hi) + 8;
-        }
-        const float h = 420;
-        const Rect plan_r{kMargin, y, 900, h}, ram_r{kMargin + 908, y, 200, h},
-            legend_r{kMargin + 1116, y, kWidth - 2 * kMargin - 1116, h};
-        if (a) {
-            const PlanGeometry g = plan_geometry(*a, Rect{plan_r.x + 60, plan_r.y + 24, plan_r.w - 70, plan_r.h - 44});
-            for (const Shape &b : plan_boxes(*a, g, -1)) svg.box(b.x0, b.y0, b.x1, b.y1, b.colour);
-            svg.picture(plan_overlay(*a, g, plan_r));
-        }
-        RamColumn column;
-        svg.picture(ram_picture(s, a, ram_r, measure, column));
-        draw_legend(svg, legend_r);
-        y += h + 12;
-    }
-    if (with_text) {
-        const float col_w = (kWidth - 3 * kMargin) / 2;
-        const float hs = draw_lines(svg, summary_lines(s, s.arenas.empty() ? nullptr : &s.arenas[0], -1), kMargin, y,
-                                    col_w, "Summary");
-        const std::vector<PanelLine> fl = fault_lines(s, false);
-        const float hf = fl.empty() ? 0 : draw_lines(svg, fl, 2 * kMargin + col_w, y, col_w, "Fault");
-        y += std::max(hs, hf) + 8;
-    }
+    for (int ai = 0; ai < int(s.arenas.size()); ai++) y += draw_arena(svg, s, ai, y);
+    if (texts) y += draw_texts(svg, *texts, y);
     Built b;
     b.height = y + kMargin;
     b.svg = fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{:g}" height="{:g}" viewBox="0 0 {:g} {:g}" )"
@@ -268,42 +286,10 @@ std::string html_lines(const std::vector<PanelLine> &lines)
     return out;
 }
 
-}  // namespace
-
-std::string report_svg(const Snapshot &s, const std::string &source, const std::string &generator)
-{
-    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + build_svg(s, source, generator, true).svg;
-}
-
-std::string report_html(const Snapshot &s, const std::string &source, const std::string &generator)
+// Every region of every arena, a table row each.
+std::string region_rows(const Snapshot &s)
 {
     std::string h;
-    h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-    h += "<title>arenascope report: " + xml_escape(source) + "</title>\n";
-    h += "<style>\n" + css() + "</style>\n</head>\n<body>\n";
-    const Rgba vc = colour(s.verdict == "FAIL" ? Paint::RuleFail : s.verdict == "WARN" ? Paint::Temp : Paint::RulePass);
-    h += "<h1>arenascope report: " + xml_escape(source) + "</h1>\n";
-    if (!s.dump.empty()) {
-        h += "<p id=\"dump\" style=\"color:" + rgb(colour(Paint::Temp)) +
-             "\">From a RAM DUMP, not a live target: " + xml_escape(s.dump) +
-             " (the time below is when the snapshot was made from it, not when the board crashed)</p>\n";
-    }
-    h += fmt::format("<p id=\"verdict\" style=\"color:{}\">verdict {}{}; written by {}</p>\n", rgb(vc),
-                     xml_escape(s.verdict), s.time.empty() ? "" : xml_escape(", snapshot taken " + s.time),
-                     xml_escape(generator));
-    h += "<div id=\"pictures\">\n" + build_svg(s, source, generator, false).svg + "</div>\n";
-    h += "<h2>Summary</h2>\n<div class=\"panel\" id=\"summary\">\n" +
-         html_lines(summary_lines(s, s.arenas.empty() ? nullptr : &s.arenas[0], -1)) + "</div>\n";
-    const std::vector<PanelLine> fl = fault_lines(s, false);
-    if (!fl.empty()) h += "<h2>Fault</h2>\n<div class=\"panel\" id=\"fault\">\n" + html_lines(fl) + "</div>\n";
-    std::size_t total = 0;
-    for (const Arena &a : s.arenas) total += a.regions.size();
-    h += fmt::format("<h2>Regions ({})</h2>\n", total);
-    h += "<p><input id=\"filter\" type=\"search\" placeholder=\"filter: any text of a row\" "
-         "aria-label=\"filter the regions\"> <span id=\"shown\"></span></p>\n";
-    h += "<table id=\"regions\">\n<thead><tr><th>arena</th><th>#</th><th>label</th><th>kind</th><th>id</th>"
-         "<th>offset</th><th>address</th><th>bytes</th><th>lifetime (scopes)</th><th>flags</th><th>name</th>"
-         "<th>type</th><th>shape</th><th>state</th></tr></thead>\n<tbody>\n";
     for (int ai = 0; ai < int(s.arenas.size()); ai++) {
         const Arena &a = s.arenas[std::size_t(ai)];
         const std::vector<bool> damaged = damaged_regions(s, ai);
@@ -326,6 +312,54 @@ std::string report_html(const Snapshot &s, const std::string &source, const std:
                             bad ? "overwritten" : "");
         }
     }
+    return h;
+}
+
+// The HTML's head and heading: the source, a RAM dump's files, the verdict.
+std::string html_head(const Snapshot &s, const std::string &source, const std::string &generator)
+{
+    std::string h;
+    h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    h += "<title>arenascope report: " + xml_escape(source) + "</title>\n";
+    h += "<style>\n" + css() + "</style>\n</head>\n<body>\n";
+    h += "<h1>arenascope report: " + xml_escape(source) + "</h1>\n";
+    if (!s.dump.empty()) {
+        h += "<p id=\"dump\" style=\"color:" + rgb(colour(Paint::Temp)) +
+             "\">From a RAM DUMP, not a live target: " + xml_escape(s.dump) +
+             " (the time below is when the snapshot was made from it, not when the board crashed)</p>\n";
+    }
+    h += fmt::format("<p id=\"verdict\" style=\"color:{}\">verdict {}{}; written by {}</p>\n",
+                     rgb(verdict_colour(s.verdict)), xml_escape(s.verdict),
+                     s.time.empty() ? "" : xml_escape(", snapshot taken " + s.time), xml_escape(generator));
+    return h;
+}
+
+}  // namespace
+
+std::string report_svg(const Snapshot &s, const std::string &source, const std::string &generator,
+                       const std::vector<ReportText> &texts)
+{
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + build_svg(s, source, generator, &texts).svg;
+}
+
+std::string report_html(const Snapshot &s, const std::string &source, const std::string &generator,
+                        const std::vector<ReportText> &texts)
+{
+    std::string h = html_head(s, source, generator);
+    h += "<div id=\"pictures\">\n" + build_svg(s, source, generator, nullptr).svg + "</div>\n";
+    for (const ReportText &t : texts) {
+        h += "<h2>" + xml_escape(t.title) + "</h2>\n<div class=\"panel\" id=\"" + t.id + "\">\n" + html_lines(t.lines) +
+             "</div>\n";
+    }
+    std::size_t total = 0;
+    for (const Arena &a : s.arenas) total += a.regions.size();
+    h += fmt::format("<h2>Regions ({})</h2>\n", total);
+    h += "<p><input id=\"filter\" type=\"search\" placeholder=\"filter: any text of a row\" "
+         "aria-label=\"filter the regions\"> <span id=\"shown\"></span></p>\n";
+    h += "<table id=\"regions\">\n<thead><tr><th>arena</th><th>#</th><th>label</th><th>kind</th><th>id</th>"
+         "<th>offset</th><th>address</th><th>bytes</th><th>lifetime (scopes)</th><th>flags</th><th>name</th>"
+         "<th>type</th><th>shape</th><th>state</th></tr></thead>\n<tbody>\n";
+    h += region_rows(s);
     h += "</tbody>\n</table>\n";
     h += R"(<script>
 (function () {

@@ -45,6 +45,7 @@ struct Streamed {
     std::vector<uint64_t> damaged;    // $.fault.damaged_regions: each unsigned entry ...
     std::string damaged_bad;          // ... up to the first that is not one (its JSON), if any
     std::string tflm_error;           // a limit passed inside $.tflm: it is left out (null)
+    std::string tasks_error;          // likewise $.tasks
 };
 
 std::string type_name(const json &j)
@@ -452,6 +453,72 @@ std::string clip_utf8(std::string s, std::size_t max)
     return s + "...";
 }
 
+// A string member cut to kMaxTaskTextBytes; "" when absent or null.
+std::string task_text(const json &obj, const char *key, const std::string &path)
+{
+    return clip_utf8(string(obj, key, path, true), kMaxTaskTextBytes);
+}
+
+std::vector<std::string> task_lines(const json &obj, const char *key, const std::string &path)
+{
+    std::vector<std::string> out;
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return out;
+    for (const auto &line : array(obj, key, path, kMaxTaskLines)) {
+        if (!line.is_string()) throw LoadError{fmt::format("{}.{}: expected strings", path, key)};
+        out.push_back(clip_utf8(line.get<std::string>(), kMaxTaskTextBytes));
+    }
+    return out;
+}
+
+bool opt_boolean(const json &obj, const char *key, const std::string &path)
+{
+    auto it = obj.find(key);
+    return it != obj.end() && !it->is_null() && boolean(obj, key, path);
+}
+
+RtosTask task(const json &v, const std::string &p)
+{
+    RtosTask t;
+    t.name = task_text(v, "name", p);
+    t.state = task_text(v, "state", p);
+    t.tcb_addr = u64(v, "tcb_addr", p);
+    if (auto it = v.find("priority"); it != v.end() && !it->is_null()) t.priority = i64(v, "priority", p);
+    t.low_addr = u64(v, "low_addr", p);
+    t.high_addr = opt_u64(v, "high_addr", p);
+    if (t.high_addr && *t.high_addr < t.low_addr) {
+        throw LoadError{fmt::format("{}: high_addr {:#x} below low_addr {:#x}", p, *t.high_addr, t.low_addr)};
+    }
+    t.sp = opt_u64(v, "sp", p);
+    t.sp_live = opt_boolean(v, "sp_live", p);
+    t.hwm_addr = opt_u64(v, "hwm_addr", p);
+    t.never_used_bytes = opt_u64(v, "never_used_bytes", p);
+    t.peak_bytes = opt_u64(v, "peak_bytes", p);
+    t.peak_is_lower_bound = opt_boolean(v, "peak_is_lower_bound", p);
+    t.overflowed = opt_boolean(v, "overflowed", p);
+    t.below = task_text(v, "below", p);
+    t.room_bytes = opt_u64(v, "room_bytes", p);
+    t.required_room_bytes = opt_u64(v, "required_room_bytes", p);
+    t.problems = task_lines(v, "problems", p);
+    return t;
+}
+
+// "tasks" (the RTOS's tasks), absent or null without one. A malformed one is left out and said.
+std::optional<RtosTasks> tasks(const json &root)
+{
+    auto it = root.find("tasks");
+    if (it == root.end() || it->is_null()) return std::nullopt;
+    const std::string p = "$.tasks";
+    if (!it->is_object()) throw LoadError{fmt::format("{}: expected an object or null, found {}", p, type_name(*it))};
+    RtosTasks ts;
+    ts.kernel = task_text(*it, "kernel", p);
+    ts.current_tcb = opt_u64(*it, "current_tcb", p);
+    ts.problems = task_lines(*it, "problems", p);
+    const json &list = array(*it, "list", p, kMaxTasks);
+    for (std::size_t i = 0; i < list.size(); i++) ts.list.push_back(task(list[i], fmt::format("{}.list[{}]", p, i)));
+    return ts;
+}
+
 // "tflm" (agentless mode: the post-mortem), null or absent otherwise. Every string is cut to
 // kMaxTflmLineBytes, and all of them together may hold kMaxTflmTextBytes: the panel wraps them
 // every frame. The caller shows the rest of the snapshot when this throws.
@@ -716,6 +783,15 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     } catch (const std::exception &e) {
         s.tflm_error = fmt::format("$.tflm: {}", e.what());
     }
+    // The RTOS's tasks, likewise: one more reading, left out when malformed.
+    try {
+        if (!streamed.tasks_error.empty()) throw LoadError{streamed.tasks_error};
+        s.tasks = tasks(root);
+    } catch (const LoadError &e) {
+        s.tasks_error = e.message;
+    } catch (const std::exception &e) {
+        s.tasks_error = fmt::format("$.tasks: {}", e.what());
+    }
     return s;
 }
 
@@ -759,7 +835,7 @@ std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &pref
         if (st.arenas.size() <= ix[0]) st.arenas.resize(ix[0] + 1);
         return st.arenas[ix[0]];
     };
-    std::vector<JsonPlace> out(5);
+    std::vector<JsonPlace> out(6);
     out[0].pattern = at({"arenas", "[]", "regions"});
     // Counted to the end, kept up to kMaxRegions: past it the arena is refused with the count
     // (snapshot_refusal), as the planner refuses to write it; an entry takes 2 bytes at least.
@@ -821,6 +897,10 @@ std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &pref
     out[4].pattern = at({"tflm"});
     out[4].on_error = [&st, strip = prefix.empty() ? 0 : 2 + prefix[0].size()](const std::string &m) {
         st.tflm_error = strip && m.size() > strip ? "$" + m.substr(strip) : m;  // "$.snapshot.tflm" -> "$.tflm"
+    };
+    out[5].pattern = at({"tasks"});  // the RTOS's tasks: likewise
+    out[5].on_error = [&st, strip = prefix.empty() ? 0 : 2 + prefix[0].size()](const std::string &m) {
+        st.tasks_error = strip && m.size() > strip ? "$" + m.substr(strip) : m;
     };
     return out;
 }

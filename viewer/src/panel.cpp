@@ -1,0 +1,56 @@
+// arenascope viewer: the registry of panels; see panel.h.
+#include "panel.h"
+
+#include <algorithm>
+
+namespace arenascope {
+namespace {
+
+std::vector<PanelFactory> &registry()
+{
+    static std::vector<PanelFactory> factories;  // filled before main by each panel file
+    return factories;
+}
+
+}  // namespace
+
+void Panel::describe(const View &, const Rect &r, nlohmann::json &out) const
+{
+    out[name()] = {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}};
+}
+
+PanelRegistration::PanelRegistration(PanelFactory make)
+{
+    registry().push_back(make);
+}
+
+std::vector<std::unique_ptr<Panel>> make_panels()
+{
+    std::vector<std::unique_ptr<Panel>> out;
+    for (PanelFactory make : registry()) out.push_back(make());
+    return out;
+}
+
+std::vector<ReportText> report_texts(const Snapshot &s)
+{
+    View v;
+    v.snapshot = &s;
+    std::vector<std::unique_ptr<Panel>> panels = make_panels();
+    std::vector<std::pair<std::pair<Column, int>, const Panel *>> order;
+    for (const auto &p : panels) {
+        if (!p->shown(v)) continue;
+        const Space sp = p->wants(v);
+        order.push_back({{sp.column, sp.order}, p.get()});
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<ReportText> out;
+    for (const auto &[key, p] : order) p->report(s, out);
+    return out;
+}
+
+nlohmann::json rect_json(const Rect &r)
+{
+    return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}};
+}
+
+}  // namespace arenascope
