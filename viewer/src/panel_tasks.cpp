@@ -1,6 +1,6 @@
 // arenascope viewer: the RTOS tasks panel (right, above the legend; snapshots with `tasks` only):
-// each task's name and state, its stack's range, its peak and never-used bytes, its high-water
-// mark, and OVERFLOW in red where the plugin says its stack overflowed (or its fill is gone down
+// each task's name and state, its stack's range, its peak and high-water mark (the never-used
+// bytes, the TCB and SP under the mouse), and OVERFLOW in red where the plugin says its stack overflowed (or its fill is gone down
 // to pxStack). Every figure is the snapshot's (docs/snapshot-schema.md, "tasks"): none is
 // computed here. The panel is as tall as its lines, at most 30 % of the column; it scrolls.
 #include <algorithm>
@@ -22,29 +22,36 @@ std::string address(const std::optional<uint64_t> &a)
     return a ? fmt::format("{:#x}", *a) : std::string("?");
 }
 
-// A task's headline: its name, state and priority, its peak (">= " when a minimum) and OVERFLOW.
+// A task's headline: its name, state and priority, and OVERFLOW (red) where the plugin says its
+// stack overflowed or its fill is gone down to pxStack. Short, for the narrow column.
 PanelLine headline(const RtosTask &t)
 {
     const bool bad = t.overflowed || t.peak_is_lower_bound;
     std::string s = t.name.empty() ? std::string("(no name)") : t.name;
     s += "  " + (t.state.empty() ? std::string("?") : t.state);
     if (t.priority) s += fmt::format(" p{}", *t.priority);
-    s += t.peak_bytes ? fmt::format("  peak {}{} B", t.peak_is_lower_bound ? ">= " : "", *t.peak_bytes)
-                      : std::string("  peak unknown");
     if (bad) s += "  OVERFLOW";
     std::string tip = fmt::format("TCB {:#x}; SP {}{}", t.tcb_addr, address(t.sp), t.sp_live ? " (live)" : "");
+    if (t.never_used_bytes) tip += fmt::format("; never used {} B", *t.never_used_bytes);
     if (!t.below.empty()) tip += "; below the stack: " + t.below;
     if (t.room_bytes && t.required_room_bytes)
         tip += fmt::format("; room {} B, the rule asks {} B", *t.room_bytes, *t.required_room_bytes);
     return {s, bad ? colour(Paint::RuleFail) : style().text, 0, false, 3, false, tip};
 }
 
-// Below it: the stack's range, the high-water mark and the bytes never used.
-PanelLine stack_line(const RtosTask &t)
+// Below it: the stack's range; then its peak (">= " when a minimum) and high-water mark.
+std::vector<PanelLine> figure_lines(const RtosTask &t)
 {
-    std::string s = fmt::format("stack {}..{}  HWM {}", address(t.low_addr), address(t.high_addr), address(t.hwm_addr));
-    if (t.never_used_bytes) s += fmt::format("  never used {} B", *t.never_used_bytes);
-    return {s, style().text_grey, 12, false, 0, true, {}};
+    const std::string peak =
+        t.peak_bytes ? fmt::format("peak {}{} B", t.peak_is_lower_bound ? ">= " : "", *t.peak_bytes) : "peak unknown";
+    return {{fmt::format("stack {}..{}", address(t.low_addr), address(t.high_addr)),
+             style().text_grey,
+             12,
+             false,
+             0,
+             true,
+             {}},
+            {peak + "  HWM " + address(t.hwm_addr), style().text_grey, 12, false, 0, true, {}}};
 }
 
 // The panel's lines: a heading, then each task (headline, stack line, its problems), then the
@@ -53,17 +60,16 @@ std::vector<PanelLine> tasks_lines(const RtosTasks &ts)
 {
     std::vector<PanelLine> out;
     const Rgba warn = colour(Paint::Temp);
-    out.push_back(
-        {fmt::format("RTOS tasks ({}): {}, the running one first", ts.kernel.empty() ? "?" : ts.kernel, ts.list.size()),
-         style().text,
-         0,
-         false,
-         0,
-         false,
-         {}});
+    out.push_back({fmt::format("RTOS tasks ({}): {}", ts.kernel.empty() ? "?" : ts.kernel, ts.list.size()),
+                   style().text,
+                   0,
+                   false,
+                   0,
+                   false,
+                   {}});
     for (const RtosTask &t : ts.list) {
         out.push_back(headline(t));
-        out.push_back(stack_line(t));
+        for (PanelLine &l : figure_lines(t)) out.push_back(std::move(l));
         for (const std::string &p : t.problems) out.push_back({p, warn, 12, false, 0, true, {}});
     }
     for (const std::string &p : ts.problems) out.push_back({p, warn, 0, false, 3, false, {}});
