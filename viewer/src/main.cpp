@@ -221,6 +221,31 @@ bool write_png(const std::string &path, int w, int h)
 
 }  // namespace
 
+// The static report (--report, --svg): no window, no display. Returns the exit status.
+static int write_reports(const Options &opt)
+{
+    std::string error;
+    arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
+    if (!r.snapshot) {
+        std::fprintf(stderr, "arenascope-viewer: %s\n", r.error.c_str());
+        return 2;
+    }
+    const std::string generator = std::string("arenascope-viewer ") + ARENASCOPE_VERSION;
+    for (const auto &[path, html] : {std::pair{opt.report, true}, std::pair{opt.svg, false}}) {
+        if (path.empty()) continue;
+        const std::string &name = opt.name.empty() ? opt.file : opt.name;
+        const std::vector<arenascope::ReportText> texts = arenascope::report_texts(*r.snapshot);
+        const std::string text = html ? arenascope::report_html(*r.snapshot, name, generator, texts)
+                                      : arenascope::report_svg(*r.snapshot, name, generator, texts);
+        if (!write_whole(path, text, error)) {
+            std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
+            return 2;
+        }
+        std::printf("arenascope-viewer: wrote %s (%zu B)\n", path.c_str(), text.size());
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     Options opt;
@@ -234,27 +259,7 @@ int main(int argc, char **argv)
         std::printf("arenascope-viewer %s\n", ARENASCOPE_VERSION);
         return 0;
     }
-    if (!opt.report.empty() || !opt.svg.empty()) {  // the static report: no window, no display
-        arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
-        if (!r.snapshot) {
-            std::fprintf(stderr, "arenascope-viewer: %s\n", r.error.c_str());
-            return 2;
-        }
-        const std::string generator = std::string("arenascope-viewer ") + ARENASCOPE_VERSION;
-        for (const auto &[path, html] : {std::pair{opt.report, true}, std::pair{opt.svg, false}}) {
-            if (path.empty()) continue;
-            const std::string &name = opt.name.empty() ? opt.file : opt.name;
-            const std::vector<arenascope::ReportText> texts = arenascope::report_texts(*r.snapshot);
-            const std::string text = html ? arenascope::report_html(*r.snapshot, name, generator, texts)
-                                          : arenascope::report_svg(*r.snapshot, name, generator, texts);
-            if (!write_whole(path, text, error)) {
-                std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
-                return 2;
-            }
-            std::printf("arenascope-viewer: wrote %s (%zu B)\n", path.c_str(), text.size());
-        }
-        return 0;
-    }
+    if (!opt.report.empty() || !opt.svg.empty()) return write_reports(opt);  // no window, no display
     const bool headless = !opt.screenshot.empty() || opt.bench > 0;
     arenascope::App app;
     std::optional<arenascope::DiffDoc> diff;

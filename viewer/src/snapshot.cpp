@@ -623,15 +623,9 @@ std::optional<Tflm> tflm(const json &root)
     return t;
 }
 
-Snapshot snapshot(const json &root, Streamed &streamed)
+Snapshot header(const json &root)
 {
     const std::string path = "$";
-    if (!root.is_object()) {
-        throw LoadError{fmt::format("$: expected a snapshot object, found {}", type_name(root))};
-    }
-    if (string(root, "schema", path) != "arenascope.snapshot") {
-        throw LoadError{"$.schema: not an arenascope snapshot"};
-    }
     Snapshot s;
     s.version = static_cast<int>(u64(root, "version", path));
     if (s.version < kOldestSnapshotVersion || s.version > kSnapshotVersion) {
@@ -655,11 +649,14 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     s.in_invoke = boolean(state, "in_invoke", "$.state");
     s.measured = boolean(state, "measured", "$.state");
     s.measured_by = string(state, "measured_by", "$.state", true);
-    const json &arenas = array(root, "arenas", path, kMaxArenas);
-    for (std::size_t i = 0; i < arenas.size(); i++) {
-        if (streamed.arenas.size() <= i) streamed.arenas.resize(i + 1);  // an arena without regions
-        s.arenas.push_back(arena(arenas[i], fmt::format("$.arenas[{}]", i), streamed.arenas[i]));
-    }
+    return s;
+}
+
+// "stack": the main stack's figures, and its worst case from the ELF when known.
+Stack stack(const json &root)
+{
+    const std::string path = "$";
+    Snapshot s;
     const json &st = member(root, "stack", path);
     s.stack.low_addr = u64(st, "low_addr", "$.stack");
     s.stack.high_addr = u64(st, "high_addr", "$.stack");
@@ -698,7 +695,13 @@ Snapshot snapshot(const json &root, Streamed &streamed)
             s.stack.predicted_path.push_back(clip_utf8(path[i].get<std::string>(), kMaxFunctionName));
         }
     }
-    s.guard = band(member(root, "guard", path), "$.guard");
+    return s.stack;
+}
+
+// "ram_map" (arena budget's RAM map, optional) and "checks".
+void ram_map_and_checks(const json &root, Snapshot &s)
+{
+    const std::string path = "$";
     if (auto it = root.find("ram_map"); it != root.end() && !it->is_null()) {
         const json &areas = array(root, "ram_map", path, kMaxRamMap);
         for (std::size_t i = 0; i < areas.size(); i++) {
@@ -722,57 +725,64 @@ Snapshot snapshot(const json &root, Streamed &streamed)
                             string(checks[i], "reason", p)});
     }
     s.verdict = verdict(string(root, "verdict", path), "$.verdict");
-    if (auto it = root.find("fault"); it != root.end() && !it->is_null()) {
-        const json &fj = *it;
-        const std::string fp = "$.fault";
-        Fault f;
-        f.exception = string(fj, "exception", fp, true);
-        f.source = string(fj, "source", fp);
-        if (s.version >= 3)
-            fault_registers(fj, fp, f);
-        else
-            fault_registers_v2(fj, fp, f);
-        f.pc_where = string(fj, "pc_where", fp, true);
-        f.lr_where = string(fj, "lr_where", fp, true);
-        f.stale = boolean(fj, "stale", fp);
-        const json &verdicts = array(fj, "verdicts", fp, kMaxTflmVerdicts);
-        for (std::size_t i = 0; i < verdicts.size(); i++) {
-            const std::string vp = fmt::format("{}.verdicts[{}]", fp, i);
-            FaultVerdict d;
-            // The kind is shown nowhere but through its headline: one this viewer does not know (a
-            // newer plugin's) is kept as text, not a reason to refuse the snapshot.
-            d.kind = string(verdicts[i], "kind", vp).substr(0, 64);
-            d.headline = string(verdicts[i], "headline", vp).substr(0, 4096);
-            for (const auto &line : array(verdicts[i], "evidence", vp, 64)) {
-                if (!line.is_string()) throw LoadError{fmt::format("{}.evidence: expected strings", vp)};
-                d.evidence.push_back(line.get<std::string>().substr(0, 4096));
-            }
-            f.verdicts.push_back(std::move(d));
+}
+
+// "fault" (not null): the exception, its registers, its verdicts and the damaged regions (indices
+// into the first arena's regions, streamed).
+Fault fault(const json &fj, const Snapshot &s, const Streamed &streamed)
+{
+    const std::string fp = "$.fault";
+    Fault f;
+    f.exception = string(fj, "exception", fp, true);
+    f.source = string(fj, "source", fp);
+    if (s.version >= 3)
+        fault_registers(fj, fp, f);
+    else
+        fault_registers_v2(fj, fp, f);
+    f.pc_where = string(fj, "pc_where", fp, true);
+    f.lr_where = string(fj, "lr_where", fp, true);
+    f.stale = boolean(fj, "stale", fp);
+    const json &verdicts = array(fj, "verdicts", fp, kMaxTflmVerdicts);
+    for (std::size_t i = 0; i < verdicts.size(); i++) {
+        const std::string vp = fmt::format("{}.verdicts[{}]", fp, i);
+        FaultVerdict d;
+        // The kind is shown nowhere but through its headline: one this viewer does not know (a
+        // newer plugin's) is kept as text, not a reason to refuse the snapshot.
+        d.kind = string(verdicts[i], "kind", vp).substr(0, 64);
+        d.headline = string(verdicts[i], "headline", vp).substr(0, 4096);
+        for (const auto &line : array(verdicts[i], "evidence", vp, 64)) {
+            if (!line.is_string()) throw LoadError{fmt::format("{}.evidence: expected strings", vp)};
+            d.evidence.push_back(line.get<std::string>().substr(0, 4096));
         }
-        for (const char *key : {"bits", "causes", "notes"}) {
-            std::vector<std::string> &dst = std::string(key) == "bits"     ? f.bits
-                                            : std::string(key) == "causes" ? f.causes
-                                                                           : f.notes;
-            for (const auto &line : array(fj, key, fp, 64)) {
-                if (!line.is_string()) throw LoadError{fmt::format("{}.{}: expected strings", fp, key)};
-                dst.push_back(line.get<std::string>().substr(0, 4096));
-            }
-        }
-        const std::size_t n_regions = s.arenas.empty() ? 0 : s.arenas[0].regions.size();
-        array(fj, "damaged_regions", fp, kMaxRegions);  // streamed
-        for (const uint64_t i : streamed.damaged) {
-            if (i >= n_regions) {
-                throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, i, n_regions)};
-            }
-            f.damaged_regions.push_back(int(i));
-        }
-        if (!streamed.damaged_bad.empty()) {
-            throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp,
-                                        streamed.damaged_bad, n_regions)};
-        }
-        s.fault = std::move(f);
+        f.verdicts.push_back(std::move(d));
     }
-    s.live = live(root);
+    for (const char *key : {"bits", "causes", "notes"}) {
+        std::vector<std::string> &dst = std::string(key) == "bits"     ? f.bits
+                                        : std::string(key) == "causes" ? f.causes
+                                                                       : f.notes;
+        for (const auto &line : array(fj, key, fp, 64)) {
+            if (!line.is_string()) throw LoadError{fmt::format("{}.{}: expected strings", fp, key)};
+            dst.push_back(line.get<std::string>().substr(0, 4096));
+        }
+    }
+    const std::size_t n_regions = s.arenas.empty() ? 0 : s.arenas[0].regions.size();
+    array(fj, "damaged_regions", fp, kMaxRegions);  // streamed
+    for (const uint64_t i : streamed.damaged) {
+        if (i >= n_regions) {
+            throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, i, n_regions)};
+        }
+        f.damaged_regions.push_back(int(i));
+    }
+    if (!streamed.damaged_bad.empty()) {
+        throw LoadError{
+            fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, streamed.damaged_bad, n_regions)};
+    }
+    return f;
+}
+
+// The post-mortem and the RTOS tasks: each left out when malformed, and said.
+void optional_parts(const json &root, const Streamed &streamed, Snapshot &s)
+{
     // The post-mortem is one more reading of the target: a malformed one is left out and said so
     // (the status line), and the map, the figures and the fault are still shown.
     try {
@@ -792,6 +802,29 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     } catch (const std::exception &e) {
         s.tasks_error = fmt::format("$.tasks: {}", e.what());
     }
+}
+
+Snapshot snapshot(const json &root, Streamed &streamed)
+{
+    const std::string path = "$";
+    if (!root.is_object()) {
+        throw LoadError{fmt::format("$: expected a snapshot object, found {}", type_name(root))};
+    }
+    if (string(root, "schema", path) != "arenascope.snapshot") {
+        throw LoadError{"$.schema: not an arenascope snapshot"};
+    }
+    Snapshot s = header(root);
+    const json &arenas = array(root, "arenas", path, kMaxArenas);
+    for (std::size_t i = 0; i < arenas.size(); i++) {
+        if (streamed.arenas.size() <= i) streamed.arenas.resize(i + 1);  // an arena without regions
+        s.arenas.push_back(arena(arenas[i], fmt::format("$.arenas[{}]", i), streamed.arenas[i]));
+    }
+    s.stack = stack(root);
+    s.guard = band(member(root, "guard", "$"), "$.guard");
+    ram_map_and_checks(root, s);
+    if (auto it = root.find("fault"); it != root.end() && !it->is_null()) s.fault = fault(*it, s, streamed);
+    s.live = live(root);
+    optional_parts(root, streamed, s);
     return s;
 }
 
@@ -816,6 +849,19 @@ std::string printable(const std::string &s)
         i += u.length;
     }
     return out;
+}
+
+// A place whose value is left out (null) when it passes a limit: error gets the message, its
+// path the snapshot's ("$.snapshot.tflm" -> "$.tflm").
+JsonPlace left_out_when_malformed(std::vector<std::string> pattern, std::string &error,
+                                  const std::vector<std::string> &prefix)
+{
+    JsonPlace p;
+    p.pattern = std::move(pattern);
+    p.on_error = [&error, strip = prefix.empty() ? 0 : 2 + prefix[0].size()](const std::string &m) {
+        error = strip && m.size() > strip ? "$" + m.substr(strip) : m;
+    };
+    return p;
 }
 
 // The places of a snapshot the reader streams past the DOM or skips (bounded_json.h), for a
@@ -893,15 +939,10 @@ std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &pref
     };
     out[3].pattern = at({"arenas", "[]", "plan", "live_regions"});  // not read: region indices per scope
     out[3].skip = true;
-    // The post-mortem is left out when malformed, the rest shown: so when it passes a limit too.
-    out[4].pattern = at({"tflm"});
-    out[4].on_error = [&st, strip = prefix.empty() ? 0 : 2 + prefix[0].size()](const std::string &m) {
-        st.tflm_error = strip && m.size() > strip ? "$" + m.substr(strip) : m;  // "$.snapshot.tflm" -> "$.tflm"
-    };
-    out[5].pattern = at({"tasks"});  // the RTOS's tasks: likewise
-    out[5].on_error = [&st, strip = prefix.empty() ? 0 : 2 + prefix[0].size()](const std::string &m) {
-        st.tasks_error = strip && m.size() > strip ? "$" + m.substr(strip) : m;
-    };
+    // The post-mortem and the RTOS tasks are left out when malformed, the rest shown: so when
+    // they pass a limit too.
+    out[4] = left_out_when_malformed(at({"tflm"}), st.tflm_error, prefix);
+    out[5] = left_out_when_malformed(at({"tasks"}), st.tasks_error, prefix);
     return out;
 }
 
