@@ -77,6 +77,14 @@ Snapshot with_tasks()
     return parsed(j);
 }
 
+// The panels' texts in the report, in their order (report.h's ReportPart::report).
+std::vector<ReportText> report_texts(const Snapshot &s)
+{
+    std::vector<ReportText> out;
+    for (const ReportPart *p : report_parts(s).parts) p->report(s, out);
+    return out;
+}
+
 Panel *find(std::vector<std::unique_ptr<Panel>> &panels, const std::string &name)
 {
     for (auto &p : panels)
@@ -186,4 +194,22 @@ TEST(TasksPanel, ItTakesItsLinesHeightAboveTheLegendAndTheSummaryGivesItUp)
     const Snapshot plain = parsed(fixture());
     v.snapshot = &plain;
     EXPECT_FALSE(tasks->shown(v));
+}
+
+TEST(TasksPanel, TheReportHasItsSectionAfterTheSummary)
+{
+    const Snapshot s = with_tasks();
+    const std::string html = report_html(s, "tasks.json", "test", report_parts(s).parts);
+    const std::size_t summary = html.find("<h2>Summary</h2>"), tasks = html.find("<h2>RTOS tasks</h2>");
+    ASSERT_NE(tasks, std::string::npos);
+    EXPECT_LT(summary, tasks);
+    EXPECT_NE(html.find("<div class=\"panel\" id=\"tasks\">"), std::string::npos);
+    // The overflowed task's headline in the failure red (230, 40, 40: Style's RuleFail).
+    const std::size_t infer = html.find(">infer  blocked p1  OVERFLOW</div>");
+    ASSERT_NE(infer, std::string::npos);
+    const std::size_t line = html.rfind("<div class=\"line\"", infer);
+    EXPECT_EQ(html.substr(line, 60).find("color:rgb(230,40,40)"), 25u) << html.substr(line, 80);
+    const std::string svg = report_svg(s, "tasks.json", "test", report_parts(s).parts);
+    EXPECT_NE(svg.find(">RTOS tasks</text>"), std::string::npos);
+    EXPECT_NE(svg.find("fill=\"rgb(230,40,40)\">infer &#160;blocked p1 &#160;OVERFLOW</text>"), std::string::npos);
 }

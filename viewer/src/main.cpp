@@ -232,9 +232,9 @@ int write_reports(const Options &opt)
     for (const auto &[path, html] : {std::pair{opt.report, true}, std::pair{opt.svg, false}}) {
         if (path.empty()) continue;
         const std::string &name = opt.name.empty() ? opt.file : opt.name;
-        const std::vector<arenascope::ReportText> texts = arenascope::report_texts(*r.snapshot);
-        const std::string text = html ? arenascope::report_html(*r.snapshot, name, generator, texts)
-                                      : arenascope::report_svg(*r.snapshot, name, generator, texts);
+        const arenascope::ReportPanels report = arenascope::report_parts(*r.snapshot);
+        const std::string text = html ? arenascope::report_html(*r.snapshot, name, generator, report.parts)
+                                      : arenascope::report_svg(*r.snapshot, name, generator, report.parts);
         if (!write_whole(path, text, error)) {
             std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
             return 2;

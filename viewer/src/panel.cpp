@@ -31,20 +31,22 @@ std::vector<std::unique_ptr<Panel>> make_panels()
     return out;
 }
 
-std::vector<ReportText> report_texts(const Snapshot &s)
+ReportPanels report_parts(const Snapshot &s)
 {
     View v;
     v.snapshot = &s;
-    std::vector<std::unique_ptr<Panel>> panels = make_panels();
-    std::vector<std::pair<std::pair<Column, int>, const Panel *>> order;
-    for (const auto &p : panels) {
+    ReportPanels out;
+    std::vector<std::pair<std::pair<Column, int>, std::unique_ptr<Panel>>> order;
+    for (auto &p : make_panels()) {
         if (!p->shown(v)) continue;
         const Space sp = p->wants(v);
-        order.push_back({{sp.column, sp.order}, p.get()});
+        order.emplace_back(std::make_pair(sp.column, sp.order), std::move(p));
     }
     std::stable_sort(order.begin(), order.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    std::vector<ReportText> out;
-    for (const auto &[key, p] : order) p->report(s, out);
+    for (auto &[key, p] : order) {
+        out.parts.push_back(p.get());
+        out.panels.push_back(std::move(p));
+    }
     return out;
 }
 

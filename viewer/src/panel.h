@@ -5,7 +5,7 @@
 //   wants     where and how tall (layout.h's Space): screen_layout shares the window out by them
 //   draw      itself into the window (Dear ImGui), in the rectangle it was given
 //   describe  its rectangle and what the pixel tests read (--layout-out), into the layout JSON
-//   report    its part of the static report (report.h's ReportText), if any
+//   report    its part of the static report (report.h's ReportPart: a picture per arena, a text)
 // The window (app.h) knows no panel by name: it asks them all, in (column, order) order.
 #pragma once
 
@@ -46,7 +46,7 @@ struct View {
     }
 };
 
-class Panel {
+class Panel : public ReportPart {
 public:
     virtual ~Panel() = default;
     virtual const char *name() const = 0;  // its key in the layout JSON
@@ -55,7 +55,6 @@ public:
     virtual void draw(View &v, const Rect &r) = 0;
     // Default: {name: rect}.
     virtual void describe(const View &v, const Rect &r, nlohmann::json &out) const;
-    virtual void report(const Snapshot &, std::vector<ReportText> &) const {}
     // The snapshot, the one before, the diff or the chosen arena changed (fresh: another arena
     // altogether, so what was kept of the old one, its zoom, goes too).
     virtual void changed(const View &, bool /*fresh*/) {}
@@ -71,9 +70,13 @@ struct PanelRegistration {
 };
 // One of every registered panel.
 std::vector<std::unique_ptr<Panel>> make_panels();
-// Every panel's part of the static report of s, in the window's order (column by column, top to
-// bottom): what report_html and report_svg write under the pictures.
-std::vector<ReportText> report_texts(const Snapshot &s);
+// The panels shown for s, in the window's order (column by column, top to bottom), and their
+// parts of the static report (pointers into panels): what report_html and report_svg draw.
+struct ReportPanels {
+    std::vector<std::unique_ptr<Panel>> panels;
+    std::vector<const ReportPart *> parts;
+};
+ReportPanels report_parts(const Snapshot &s);
 // {"x", "y", "w", "h"}: a rectangle in the layout JSON.
 nlohmann::json rect_json(const Rect &r);
 

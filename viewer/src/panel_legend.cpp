@@ -3,12 +3,36 @@
 #include <iterator>
 
 #include "panel.h"
+#include "svg.h"
 #include "ui.h"
 
 namespace arenascope {
 namespace {
 
 constexpr float kRow = 15;
+
+// The legend: every colour and its name, one column.
+void report_legend(Svg &svg, const Rect &r)
+{
+    svg.frame(r.x, r.y, r.w, r.h);
+    const Paint paints[] = {Paint::Tensor,    Paint::Scratch,      Paint::Temp,           Paint::Persistent,
+                            Paint::Metadata,  Paint::FreeIntact,   Paint::FreeUnmeasured, Paint::FreeTouched,
+                            Paint::Guard,     Paint::GuardTouched, Paint::StackUsed,      Paint::StackUnused,
+                            Paint::HighWater, Paint::StackPointer, Paint::LiveCurve,      Paint::LowerBound,
+                            Paint::Cluster,   Paint::Offline};
+    float y = r.y + 6;
+    for (Paint p : paints) {
+        const bool line =
+            p == Paint::HighWater || p == Paint::StackPointer || p == Paint::LiveCurve || p == Paint::LowerBound;
+        if (line) {
+            svg.line(r.x + 5, y + 7, r.x + 19, y + 7, colour(p), 2);
+        } else {
+            svg.box(r.x + 6, y + 2, r.x + 18, y + 12, colour(p));
+        }
+        svg.text(r.x + 24, y, paint_name(p), style().text);
+        y += kReportLineH;
+    }
+}
 
 class LegendPanel : public Panel {
 public:
@@ -57,6 +81,13 @@ public:
                 ImGui::SetTooltip("%s", paint_name(p));
             }
         }
+    }
+
+    ReportSpace report_space() const override { return {ReportSpace::Row, 0}; }  // the rest of the row
+    float report_picture(Svg &svg, const Snapshot &, int, const Rect &r) const override
+    {
+        report_legend(svg, r);
+        return r.h;
     }
 };
 

@@ -8,6 +8,7 @@
 
 #include "mapview.h"
 #include "panel.h"
+#include "svg.h"
 #include "ui.h"
 
 namespace arenascope {
@@ -75,6 +76,56 @@ void cluster_tip(const Arena &a, const MapRun &run)
     if (run.members.size() > 12) names += fmt::format("\n... and {} more", run.members.size() - 12);
     ImGui::SetTooltip("%zu regions or areas too small to tell apart at this zoom (zoom in):%s",
                       run.members.size() + run.areas.size(), names.c_str());
+}
+
+// The map of arena ai at y, offsets [lo, hi) of it (every lane); returns the panel's height.
+float report_map(Svg &svg, const Snapshot &s, int ai, float y, uint64_t lo, uint64_t hi)
+{
+    const Arena &a = s.arenas[std::size_t(ai)];
+    std::vector<int> lanes;
+    const int lane_count = assign_lanes(a.regions, lanes);
+    MapGeometry g;
+    g.width = int(kReportWidth - 2 * kReportMargin - 16);
+    g.view_lo = double(a.base_addr + lo), g.view_hi = double(a.base_addr + std::max(hi, lo + 1));
+    g.bar_h = 26, g.lanes_top = 32;
+    g.lane_h = std::clamp(int(720 / std::max(1, lane_count)), 2, 18);
+    g.lanes_shown = std::min(lane_count, 4000 / g.lane_h);
+    const std::vector<bool> damaged = damaged_regions(s, ai);
+    const MapPicture p = map_picture(
+        a, lanes, g, -1, [&](int i) { return std::size_t(i) < damaged.size() && damaged[std::size_t(i)]; },
+        report_measure);
+    const float x0 = kReportMargin + 8, top = y + 22;
+    const float lanes_bottom = top + float(g.lanes_top + g.lanes_shown * g.lane_h);
+    const float h = lanes_bottom - y + 22;
+    svg.frame(kReportMargin, y, kReportWidth - 2 * kReportMargin, h);
+    const std::string notes = p.notes(false);
+    svg.text(
+        kReportMargin + 6, y + 3,
+        fmt::format("Arena {}{}  {:#x}..{:#x}  ({}){}{}", a.index,
+                    s.arenas.size() > 1 ? fmt::format(" ({} of {})", ai + 1, s.arenas.size()) : "", a.base_addr,
+                    a.base_addr + a.size_bytes, format_bytes_exact(a.size_bytes),
+                    lo == 0 && hi == a.size_bytes ? std::string() : fmt::format(": the head zoomed, +{}..+{}", lo, hi),
+                    notes),
+        notes.empty() ? style().text : colour(Paint::Temp));
+    svg.out += fmt::format("<g transform=\"translate({:g},{:g})\">\n", x0, top);
+    for (const MapFill &f : p.fills) svg.box(float(f.x0), float(f.y0), float(f.x1), float(f.y1), f.colour);
+    for (const MapLabel &l : p.labels) svg.text(float(l.x), float(l.y), l.text, l.colour);
+    svg.out += "</g>\n";
+    const double span = g.view_hi - g.view_lo;
+    auto X = [&](double off) { return x0 + float((off - double(lo)) / span * g.width); };
+    for (uint64_t off : {a.head_bytes, a.temp_bytes, a.tail_offset}) {
+        const float x = std::floor(X(double(off)));
+        if (x >= x0 && x < x0 + float(g.width)) svg.line(x + 0.5f, top - 5, x + 0.5f, top - 1, colour(Paint::Boundary));
+    }
+    const uint64_t step = tick_step(double(lo), double(lo) + span, int(float(g.width) / 90));
+    for (uint64_t off = (lo + step - 1) / step * step; double(off) <= double(lo) + span; off += step) {
+        const float x = X(double(off));
+        svg.line(x + 0.5f, lanes_bottom + 2, x + 0.5f, lanes_bottom + 6, style().text_dim);
+        const std::string label = "+" + format_bytes(off);
+        if (x + 2 + report_measure(label) <= kReportWidth - kReportMargin - 2)
+            svg.text(x + 2, lanes_bottom + 4, label, style().text_dim);
+    }
+    return h;
 }
 
 nlohmann::json strip_json(const MapStrip &st)
@@ -173,6 +224,22 @@ public:
                 st.axis.zoom_at(at, 0.8);  // a notch out
             }
         }
+    }
+
+    ReportSpace report_space() const override { return {ReportSpace::Stack}; }
+    // The whole arena, then its head zoomed where it is under a quarter of the arena: at the whole
+    // arena's scale it is a few pixels wide.
+    float report_picture(Svg &svg, const Snapshot &s, int ai, const Rect &r) const override
+    {
+        if (ai < 0) return 0;
+        const Arena &a = s.arenas[std::size_t(ai)];
+        float y = r.y;
+        y += report_map(svg, s, ai, y, 0, a.size_bytes) + 8;
+        if (a.temp_bytes > 0 && a.temp_bytes * 4 < a.size_bytes) {
+            const uint64_t hi = std::min(a.size_bytes, a.temp_bytes + std::max<uint64_t>(64, a.temp_bytes / 10));
+            y += report_map(svg, s, ai, y, 0, hi) + 8;
+        }
+        return y - r.y;
     }
 
 private:

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "panel.h"
+#include "svg.h"
 #include "ui.h"
 
 namespace arenascope {
@@ -52,6 +53,18 @@ public:
     }
 
     void invalidate() override { drawn_ = false; }
+
+    ReportSpace report_space() const override { return {ReportSpace::Row, 900}; }
+    // Every box (no pin), then the overlay, as the window draws them.
+    float report_picture(Svg &svg, const Snapshot &s, int ai, const Rect &r) const override
+    {
+        if (ai < 0) return r.h;
+        const Arena &a = s.arenas[std::size_t(ai)];
+        const PlanGeometry g = plan_geometry(a, Rect{r.x + 60, r.y + 24, r.w - 70, r.h - 44});
+        for (const Shape &b : plan_boxes(a, g, -1)) svg.box(b.x0, b.y0, b.x1, b.y1, b.colour);
+        svg.picture(plan_overlay(a, g, r));
+        return r.h;
+    }
 
 private:
     // The geometry (it reads every region for its extent) and the draw order once per snapshot,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "panel.h"
+#include "svg.h"
 #include "ui.h"
 
 namespace arenascope {
@@ -56,6 +57,14 @@ public:
     {
         out["ram"] = rect_json(r);
         out["ram_column"] = {{"rect", rect_json(ram_.area)}, {"lo", ram_.lo}, {"hi", ram_.hi}};
+    }
+
+    ReportSpace report_space() const override { return {ReportSpace::Row, 200}; }
+    float report_picture(Svg &svg, const Snapshot &s, int ai, const Rect &r) const override
+    {
+        RamColumn column;
+        svg.picture(ram_picture(s, ai < 0 ? nullptr : &s.arenas[std::size_t(ai)], r, report_measure, column));
+        return r.h;
     }
 
 private:
