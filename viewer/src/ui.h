@@ -12,6 +12,7 @@
 #include "pictures.h"
 #include "snapshot.h"
 #include "style.h"
+#include "textfit.h"
 
 namespace arenascope {
 
@@ -103,7 +104,7 @@ private:
 };
 
 // The lines of a text panel (panels.h) into a ScrollPanel, with their tooltips; returns the
-// lines said (not the details), for the layout JSON. value_column: where a hanging line's
+// lines said (the details too when details_too), for the layout JSON. value_column: where a hanging line's
 // continuation starts, px.
 std::vector<std::string> draw_lines(const ScrollPanel &panel, const std::vector<PanelLine> &lines, float value_column,
                                     bool details_too = false);
