@@ -1128,3 +1128,37 @@ TEST(BoundedReader, APostMortemPastALimitIsLeftOutAndTheRestShown)
     ASSERT_TRUE(s.snapshot) << s.error;
     EXPECT_EQ(s.snapshot->tflm_error.rfind(path + said, 0), 0u) << s.snapshot->tflm_error;  // one level deeper
 }
+
+TEST(Layout, TheColumnsAreSharedOutByWhatThePanelsAsk)
+{
+    // 1000x600: body 600 - 38 - 8 = 554 px. Left column: a 100 px panel, then two Fill panels
+    // that split the rest evenly: (554 - 100 - 2 x 8) / 2 = 219. Right column: two Fill panels,
+    // the first taking its shared share (25 % = 138.5), a Fixed one its shared height (50, not 70).
+    Space fixed{Column::Left, 0, Space::Fixed, 100};
+    Space fill_a{Column::Left, 1, Space::Fill}, fill_b{Column::Left, 2, Space::Fill};
+    Space shared{Column::Right, 0, Space::Fill};
+    shared.shared_share = 0.25f;
+    Space rest{Column::Right, 1, Space::Fill};
+    Space small{Column::Right, 2, Space::Fixed, 70};
+    small.shared_px = 50;
+    Space status{Column::Status, 0, Space::Fixed, kStatusHeight};
+    // Out of order on purpose: each column is stacked by `order`.
+    const std::vector<Rect> r = screen_layout(1000, 600, {fill_b, small, fixed, rest, fill_a, shared, status});
+    EXPECT_NEAR(body_height(600), 554, 1e-3);
+    EXPECT_NEAR(r[2].y, 38, 1e-3);  // fixed, first in the left column
+    EXPECT_NEAR(r[2].h, 100, 1e-3);
+    EXPECT_NEAR(r[4].y, 38 + 100 + 8, 1e-3);  // fill_a
+    EXPECT_NEAR(r[4].h, 219, 1e-3);
+    EXPECT_NEAR(r[0].y, 38 + 100 + 8 + 219 + 8, 1e-3);  // fill_b
+    EXPECT_NEAR(r[0].h, 219, 1e-3);
+    EXPECT_NEAR(r[0].y + r[0].h, 600 - 8, 1e-3);  // to the bottom margin
+    // Right column x: 8 + left (1000 - 140 - 260 - 32 = 568) + 8 + 140 + 8 = 732, 260 wide.
+    EXPECT_NEAR(r[5].x, 732, 1e-3);
+    EXPECT_NEAR(r[5].w, 260, 1e-3);
+    EXPECT_NEAR(r[5].h, 138.5, 1e-3);
+    EXPECT_NEAR(r[1].h, 50, 1e-3);
+    EXPECT_NEAR(r[3].h, 554 - 138.5 - 50 - 16, 1e-3);
+    EXPECT_NEAR(r[1].y, 600 - 8 - 50, 1e-3);
+    EXPECT_NEAR(r[6].y, 8, 1e-3);  // the status line
+    EXPECT_NEAR(r[6].w, 1000 - 16, 1e-3);
+}
