@@ -305,6 +305,70 @@ def test_schema_holds_the_live_contract(tmp_path):
         jsonschema.validate(dict(snap, live="yes"), schema)
 
 
+def rtos_tasks():
+    """Three FreeRTOS tasks as the plugin writes them (docs/snapshot-schema.md, "tasks"): one fine,
+    one whose stack overflowed (its fill gone down to pxStack), one never scanned."""
+    def task(name, state, prio, low, high, **figures):
+        t = {"name": name, "tcb_addr": 0x20000100 + prio, "state": state, "priority": prio, "low_addr": low,
+             "high_addr": high, "high_source": "pxEndOfStack", "sp": high - 64, "sp_live": False, "hwm_addr": None,
+             "never_used_bytes": None, "peak_bytes": None, "peak_is_lower_bound": False, "overflowed": False,
+             "below": "an ELF object", "arena_index": None, "room_bytes": None, "required_room_bytes": None,
+             "problems": []}
+        t.update(figures)
+        return t
+    return {"kernel": "FreeRTOS", "current_tcb": 0x20000102, "problems": [], "list": [
+        task("main", "running", 2, 0x20008000, 0x20008800, hwm_addr=0x20008400, never_used_bytes=1024,
+             peak_bytes=1024),
+        task("infer", "blocked", 1, 0x20009000, 0x20009400, hwm_addr=0x20009000, never_used_bytes=0,
+             peak_bytes=1024, peak_is_lower_bound=True, overflowed=True),
+        task("IDLE", "ready", 0, 0x2000a000, 0x2000a100)]}
+
+
+def test_rtos_tasks_panel_shows_each_task_and_the_overflow_in_red(tmp_path):
+    """The snapshot's tasks in their own panel above the legend: its rectangle from the layout
+    rules (right column x 8 + 736 + 8 + 179.2 + 8 = 939.2, 332.8 wide; 10 lines of 16 px, 3 px above
+    each task, 12 px of padding: 181 px; the legend keeps its 248 px, the summary gives up the rest),
+    its lines as the figures say, and the overflowed task's line in the failure red."""
+    snap = json.loads(FIXTURE.read_text())
+    snap["tasks"] = rtos_tasks()
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(snap))
+    proc, image, layout = render(path)
+    assert proc.returncode == 0, proc.stderr
+    r = layout["tasks"]["rect"]
+    assert (r["x"], r["w"], r["h"]) == pytest.approx((939.2, 332.8, 181), abs=1e-3)
+    assert r["y"] == pytest.approx(38 + (754 - 181 - 248 - 16) + 8, abs=1e-3)
+    assert layout["legend"]["y"] == pytest.approx(r["y"] + 181 + 8, abs=1e-3)
+    assert layout["tasks"]["lines"] == [
+        "RTOS tasks (FreeRTOS): 3",
+        "main  running p2", "stack 0x20008000..0x20008800", "peak 1024 B  HWM 0x20008400",
+        "infer  blocked p1  OVERFLOW", "stack 0x20009000..0x20009400", "peak >= 1024 B  HWM 0x20009000",
+        "IDLE  ready p0", "stack 0x2000a000..0x2000a100", "peak unknown  HWM ?"]
+    assert not layout["tasks"]["more"]
+    # In pixels: the text starts 4 px in (border, padding); a line is 16 px, a task's headline has
+    # 3 px above it. infer's headline (the 5th line) is red, nothing above it in the panel is.
+    top = int(r["y"]) + 4
+    infer = top + 16 + 3 + 3 * 16 + 3
+    x0, x1 = int(r["x"]) + 2, int(r["x"] + r["w"]) - 2
+    red = PALETTE["touched"]  # the failure red (Style's RuleFail)
+    assert sum(image.getpixel((x, y)) == red for x in range(x0, x1) for y in range(infer, infer + 13)) > 50
+    assert not any(image.getpixel((x, y)) == red for x in range(x0, x1) for y in range(int(r["y"]) + 1, infer - 1))
+    assert "RTOS tasks not shown" not in layout["status"]["text"]
+
+
+def test_a_malformed_rtos_tasks_is_left_out_and_said(tmp_path):
+    snap = json.loads(FIXTURE.read_text())
+    snap["tasks"] = rtos_tasks()
+    snap["tasks"]["list"] = "yes"
+    path = tmp_path / "bad_tasks.json"
+    path.write_text(json.dumps(snap))
+    proc, image, layout = render(path)
+    assert proc.returncode == 0, proc.stderr
+    assert "tasks" not in layout
+    assert "RTOS tasks not shown: $.tasks.list: expected an array, found string" in layout["status"]["text"]
+    assert region_colours_checked(snap, image, layout) >= 8  # the rest is shown
+
+
 def test_snapshot_without_live_has_no_history_panel(shot):
     """Files and stops carry no "live": the layout is the one before the history panel (the plan
     reaches the bottom margin) and no history colour is drawn anywhere."""

@@ -12,8 +12,10 @@
 
 #include "layout.h"
 #include "mapview.h"
+#include "panel.h"
 #include "report.h"
 #include "text.h"
+#include "textfit.h"
 
 using namespace arenascope;
 
@@ -304,8 +306,8 @@ TEST(LinearText, AReportHoldsNoControlCharacterWhateverTheSnapshotSays)
     s.arenas[0].regions[0].label = "tensor 0" + hostile;
     s.arenas[0].regions[1].label = "subgraph 0 operator 3 (CONV_2D): output" + hostile + times("x", 300);
     const std::string name = "fw.elf" + hostile + "\xFF\xFE";
-    for (const std::string &out :
-         {report_svg(s, name, "arenascope-viewer test"), report_html(s, name, "arenascope-viewer test")}) {
+    for (const std::string &out : {report_svg(s, name, "arenascope-viewer test", report_parts(s).parts),
+                                   report_html(s, name, "arenascope-viewer test", report_parts(s).parts)}) {
         const std::size_t bad = first_unclean(out, true);
         EXPECT_EQ(bad, std::string::npos) << out.substr(bad == std::string::npos ? 0 : bad, 40);
         EXPECT_NE(out.find("fw.elf" + kFffd + kFffd + kFffd + kFffd + kFffd + kFffd + "[2J" + kFffd + kFffd + kFffd),

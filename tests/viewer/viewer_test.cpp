@@ -6,12 +6,16 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "layout.h"
+#include "panel.h"
 #include "panels.h"
 #include "snapshot.h"
+#include "textfit.h"
 
 using namespace arenascope;
 using nlohmann::json;
@@ -601,47 +605,83 @@ TEST(Live, StatusTextSaysRateAgeAndIndexOrThatTheLinkIsLost)
     EXPECT_TRUE(lost);
 }
 
+// The window's layout as the App makes it: every registered panel (panel.h) that is shown for a
+// snapshot with (or without) a live history and a fault asks for its space; screen_layout
+// shares the window out. By panel name; a hidden panel's rectangle is empty.
+struct WindowLayout {
+    std::map<std::string, Rect> rects;
+    Rect operator[](const std::string &name) const
+    {
+        auto it = rects.find(name);
+        return it == rects.end() ? Rect{} : it->second;
+    }
+};
+
+WindowLayout window_layout(float width, float height, bool live = false, bool fault = false,
+                           std::optional<RtosTasks> tasks = std::nullopt)
+{
+    Snapshot s;
+    if (live) s.live = Live{};
+    if (fault) s.fault = Fault{};
+    s.tasks = std::move(tasks);
+    View v;
+    v.snapshot = &s;
+    v.body_h = body_height(height);
+    std::vector<Space> spaces;
+    std::vector<std::string> names;
+    const auto panels = make_panels();
+    for (const auto &p : panels) {
+        if (!p->shown(v)) continue;
+        spaces.push_back(p->wants(v));
+        names.push_back(p->name());
+    }
+    const std::vector<Rect> rects = screen_layout(width, height, spaces);
+    WindowLayout out;
+    for (std::size_t i = 0; i < names.size(); i++) out.rects[names[i]] = rects[i];
+    return out;
+}
+
 TEST(Layout, HistoryPanelTakesTheBottomOfTheLeftColumnOnlyWhenLive)
 {
     // 1280x800: margin 8, status 22, body 38..792 (754 px); left column 736 px wide; map 42 % of
     // the body (316.68); history 20 % of the body (150.8, within 120..200).
-    const ScreenLayout plain = screen_layout(1280, 800), live = screen_layout(1280, 800, true);
-    EXPECT_EQ(plain.history.h, 0.f);
-    EXPECT_NEAR(plain.plan.h, 754 - 316.68 - 8, 1e-3);  // as before: the plan fills the column
-    EXPECT_NEAR(live.history.x, 8, 1e-3);
-    EXPECT_NEAR(live.history.w, 736, 1e-3);
-    EXPECT_NEAR(live.history.h, 150.8, 1e-3);
-    EXPECT_NEAR(live.history.y, 792 - 150.8, 1e-3);
-    EXPECT_NEAR(live.plan.y, plain.plan.y, 1e-3);
-    EXPECT_NEAR(live.plan.h, 754 - 316.68 - 8 - 150.8 - 8, 1e-3);
-    EXPECT_NEAR(live.map.h, plain.map.h, 1e-3);  // nothing else moves
-    EXPECT_NEAR(live.summary.h, plain.summary.h, 1e-3);
+    const WindowLayout plain = window_layout(1280, 800), live = window_layout(1280, 800, true);
+    EXPECT_EQ(plain["history"].h, 0.f);
+    EXPECT_NEAR(plain["plan"].h, 754 - 316.68 - 8, 1e-3);  // as before: the plan fills the column
+    EXPECT_NEAR(live["history"].x, 8, 1e-3);
+    EXPECT_NEAR(live["history"].w, 736, 1e-3);
+    EXPECT_NEAR(live["history"].h, 150.8, 1e-3);
+    EXPECT_NEAR(live["history"].y, 792 - 150.8, 1e-3);
+    EXPECT_NEAR(live["plan"].y, plain["plan"].y, 1e-3);
+    EXPECT_NEAR(live["plan"].h, 754 - 316.68 - 8 - 150.8 - 8, 1e-3);
+    EXPECT_NEAR(live["map"].h, plain["map"].h, 1e-3);  // nothing else moves
+    EXPECT_NEAR(live["summary"].h, plain["summary"].h, 1e-3);
     // 1024x700: body 654 px, history 130.8; 2000x1200: 20 % is 230.8, held at 200.
-    EXPECT_NEAR(screen_layout(1024, 700, true).history.h, 130.8, 1e-3);
-    EXPECT_NEAR(screen_layout(1024, 700, true).history.y, 692 - 130.8, 1e-3);
-    EXPECT_NEAR(screen_layout(2000, 1200, true).history.h, 200, 1e-3);
-    EXPECT_NEAR(screen_layout(2000, 1200, true).history.y, 992, 1e-3);
+    EXPECT_NEAR(window_layout(1024, 700, true)["history"].h, 130.8, 1e-3);
+    EXPECT_NEAR(window_layout(1024, 700, true)["history"].y, 692 - 130.8, 1e-3);
+    EXPECT_NEAR(window_layout(2000, 1200, true)["history"].h, 200, 1e-3);
+    EXPECT_NEAR(window_layout(2000, 1200, true)["history"].y, 992, 1e-3);
 }
 
 TEST(Layout, AFaultSharesTheRightColumnWithTheSummaryAndTheLegend)
 {
     // 1280x800: body 38..792 (754 px); right column x = 8 + 736 + 8 + 179.2 + 8 = 939.2 (RAM column
     // 14 % of 1280), 332.8 wide (26 %). Summary 40 % (301.6), fault panel, legend 8 x 15 + 8 = 128.
-    const ScreenLayout plain = screen_layout(1280, 800), f = screen_layout(1280, 800, false, true);
-    EXPECT_EQ(plain.fault.h, 0.f);
-    EXPECT_NEAR(plain.summary.h, 754 - 248 - 8, 1e-3);  // (754 - 8) x 0.38 = 283.5 holds 16 rows (248)
-    EXPECT_NEAR(plain.legend.h, 248, 1e-3);
-    EXPECT_NEAR(screen_layout(1024, 700).legend.h, 128, 1e-3);  // 646 x 0.38 = 245.5: two columns of 8
-    EXPECT_NEAR(screen_layout(1024, 700).summary.h, 654 - 128 - 8, 1e-3);
-    EXPECT_NEAR(f.summary.x, 939.2, 1e-3);
-    EXPECT_NEAR(f.summary.w, 332.8, 1e-3);
-    EXPECT_NEAR(f.summary.h, 301.6, 1e-3);
-    EXPECT_NEAR(f.fault.y, 38 + 301.6 + 8, 1e-3);
-    EXPECT_NEAR(f.fault.h, 754 - 301.6 - 128 - 16, 1e-3);
-    EXPECT_NEAR(f.legend.y, 792 - 128, 1e-3);
-    EXPECT_NEAR(f.legend.h, 128, 1e-3);
-    EXPECT_NEAR(f.map.h, plain.map.h, 1e-3);  // the left and middle columns do not move
-    EXPECT_NEAR(f.ram.x, plain.ram.x, 1e-3);
+    const WindowLayout plain = window_layout(1280, 800), f = window_layout(1280, 800, false, true);
+    EXPECT_EQ(plain["fault"].h, 0.f);
+    EXPECT_NEAR(plain["summary"].h, 754 - 248 - 8, 1e-3);  // (754 - 8) x 0.38 = 283.5 holds 16 rows (248)
+    EXPECT_NEAR(plain["legend"].h, 248, 1e-3);
+    EXPECT_NEAR(window_layout(1024, 700)["legend"].h, 128, 1e-3);  // 646 x 0.38 = 245.5: two columns of 8
+    EXPECT_NEAR(window_layout(1024, 700)["summary"].h, 654 - 128 - 8, 1e-3);
+    EXPECT_NEAR(f["summary"].x, 939.2, 1e-3);
+    EXPECT_NEAR(f["summary"].w, 332.8, 1e-3);
+    EXPECT_NEAR(f["summary"].h, 301.6, 1e-3);
+    EXPECT_NEAR(f["fault"].y, 38 + 301.6 + 8, 1e-3);
+    EXPECT_NEAR(f["fault"].h, 754 - 301.6 - 128 - 16, 1e-3);
+    EXPECT_NEAR(f["legend"].y, 792 - 128, 1e-3);
+    EXPECT_NEAR(f["legend"].h, 128, 1e-3);
+    EXPECT_NEAR(f["map"].h, plain["map"].h, 1e-3);  // the left and middle columns do not move
+    EXPECT_NEAR(f["ram"].x, plain["ram"].x, 1e-3);
 }
 
 TEST(Layout, HistoryMapsTimeAcrossAndEachSeriesToItsOwnLane)
@@ -1087,4 +1127,38 @@ TEST(BoundedReader, APostMortemPastALimitIsLeftOutAndTheRestShown)
     LoadResult s = parse_stream_message(m.dump());
     ASSERT_TRUE(s.snapshot) << s.error;
     EXPECT_EQ(s.snapshot->tflm_error.rfind(path + said, 0), 0u) << s.snapshot->tflm_error;  // one level deeper
+}
+
+TEST(Layout, TheColumnsAreSharedOutByWhatThePanelsAsk)
+{
+    // 1000x600: body 600 - 38 - 8 = 554 px. Left column: a 100 px panel, then two Fill panels
+    // that split the rest evenly: (554 - 100 - 2 x 8) / 2 = 219. Right column: two Fill panels,
+    // the first taking its shared share (25 % = 138.5), a Fixed one its shared height (50, not 70).
+    Space fixed{Column::Left, 0, Space::Fixed, 100};
+    Space fill_a{Column::Left, 1, Space::Fill}, fill_b{Column::Left, 2, Space::Fill};
+    Space shared{Column::Right, 0, Space::Fill};
+    shared.shared_share = 0.25f;
+    Space rest{Column::Right, 1, Space::Fill};
+    Space small{Column::Right, 2, Space::Fixed, 70};
+    small.shared_px = 50;
+    Space status{Column::Status, 0, Space::Fixed, kStatusHeight};
+    // Out of order on purpose: each column is stacked by `order`.
+    const std::vector<Rect> r = screen_layout(1000, 600, {fill_b, small, fixed, rest, fill_a, shared, status});
+    EXPECT_NEAR(body_height(600), 554, 1e-3);
+    EXPECT_NEAR(r[2].y, 38, 1e-3);  // fixed, first in the left column
+    EXPECT_NEAR(r[2].h, 100, 1e-3);
+    EXPECT_NEAR(r[4].y, 38 + 100 + 8, 1e-3);  // fill_a
+    EXPECT_NEAR(r[4].h, 219, 1e-3);
+    EXPECT_NEAR(r[0].y, 38 + 100 + 8 + 219 + 8, 1e-3);  // fill_b
+    EXPECT_NEAR(r[0].h, 219, 1e-3);
+    EXPECT_NEAR(r[0].y + r[0].h, 600 - 8, 1e-3);  // to the bottom margin
+    // Right column x: 8 + left (1000 - 140 - 260 - 32 = 568) + 8 + 140 + 8 = 732, 260 wide.
+    EXPECT_NEAR(r[5].x, 732, 1e-3);
+    EXPECT_NEAR(r[5].w, 260, 1e-3);
+    EXPECT_NEAR(r[5].h, 138.5, 1e-3);
+    EXPECT_NEAR(r[1].h, 50, 1e-3);
+    EXPECT_NEAR(r[3].h, 554 - 138.5 - 50 - 16, 1e-3);
+    EXPECT_NEAR(r[1].y, 600 - 8 - 50, 1e-3);
+    EXPECT_NEAR(r[6].y, 8, 1e-3);  // the status line
+    EXPECT_NEAR(r[6].w, 1000 - 16, 1e-3);
 }

@@ -10,132 +10,73 @@
 
 namespace arenascope {
 
-Rgba colour(Paint p)
+float body_height(float height)
 {
-    switch (p) {
-    case Paint::Background: return {24, 24, 28, 255};
-    case Paint::Tensor: return {66, 135, 245, 255};
-    case Paint::Scratch: return {186, 85, 211, 255};
-    case Paint::Temp: return {240, 200, 60, 255};
-    case Paint::Persistent: return {0, 170, 170, 255};
-    case Paint::Metadata: return {128, 128, 128, 255};
-    case Paint::FreeIntact: return {40, 110, 40, 255};
-    case Paint::FreeUnmeasured: return {70, 80, 70, 255};
-    case Paint::FreeTouched: return {230, 40, 40, 255};
-    case Paint::Guard: return {200, 200, 200, 255};
-    case Paint::GuardTouched: return {255, 90, 90, 255};
-    case Paint::StackUsed: return {255, 140, 0, 255};
-    case Paint::StackUnused: return {70, 70, 100, 255};
-    case Paint::HighWater: return {255, 255, 255, 255};
-    case Paint::StackPointer: return {255, 255, 0, 255};
-    case Paint::RulePass: return {60, 180, 75, 255};
-    case Paint::RuleFail: return {230, 40, 40, 255};
-    case Paint::Boundary: return {250, 250, 250, 255};
-    case Paint::LiveCurve: return {255, 255, 255, 255};
-    case Paint::LowerBound: return {255, 80, 80, 255};
-    case Paint::Selected: return {255, 255, 0, 255};
-    case Paint::HistoryUsed: return {120, 200, 255, 255};
-    case Paint::HistoryStackPeak: return {255, 120, 170, 255};
-    case Paint::HistoryGap: return {150, 230, 90, 255};
-    case Paint::Offline: return {255, 255, 160, 255};
-    case Paint::Cluster: return {235, 235, 255, 255};
-    case Paint::Changed: return {255, 40, 220, 255};
+    return height - (kLayoutMargin + kStatusHeight + kLayoutMargin) - kLayoutMargin;
+}
+
+namespace {
+
+// The heights of one column's spaces (positions in `spaces`, top to bottom) in body_h.
+std::vector<float> column_heights(const std::vector<Space> &spaces, const std::vector<std::size_t> &in, float body_h)
+{
+    const float m = kLayoutMargin;
+    int fills = 0;
+    for (std::size_t i : in) fills += spaces[i].size == Space::Fill;
+    const bool shared = fills > 1;
+    std::vector<float> h(in.size(), 0);
+    float left = body_h;  // what the Fill panels split (subtracted in order: the same floats as before)
+    int rest = 0;         // Fill panels that split it
+    for (std::size_t k = 0; k < in.size(); k++) {
+        const Space &s = spaces[in[k]];
+        if (s.size == Space::Fixed) {
+            h[k] = shared && s.shared_px > 0 ? s.shared_px : s.px;
+        } else if (s.size == Space::Share) {
+            h[k] = std::clamp(body_h * s.share, s.min_px, s.max_px);
+        } else if (shared && s.shared_share > 0) {
+            h[k] = body_h * s.shared_share;
+        } else {
+            rest++;
+            continue;
+        }
+        left -= h[k];
     }
-    return {255, 0, 255, 255};
-}
-
-Rgba edge_shade(Rgba c)
-{
-    return {uint8_t(c.r * 3 / 5), uint8_t(c.g * 3 / 5), uint8_t(c.b * 3 / 5), c.a};
-}
-
-Paint paint_of_kind(const std::string &kind)
-{
-    if (kind == "tensor") return Paint::Tensor;
-    if (kind == "scratch") return Paint::Scratch;
-    if (kind == "persistent") return Paint::Persistent;
-    return Paint::Metadata;
-}
-
-const char *paint_short_name(Paint p)
-{
-    switch (p) {
-    case Paint::Tensor: return "tensor";
-    case Paint::Metadata: return "TFLM metadata";
-    case Paint::Persistent: return "persistent";
-    case Paint::Scratch: return "scratch";
-    case Paint::FreeIntact: return "free, intact";
-    case Paint::FreeTouched: return "touched/overwr.";
-    case Paint::FreeUnmeasured: return "free, no canary";
-    case Paint::GuardTouched: return "guard, touched";
-    case Paint::StackUsed: return "stack used";
-    case Paint::StackUnused: return "stack unused";
-    case Paint::HighWater: return "high-water";
-    case Paint::Offline: return "offline plan";
-    case Paint::Cluster: return "too small: N";
-    case Paint::Changed: return "changed (diff)";
-    default: return paint_name(p);
+    left -= m * float(in.empty() ? 0 : in.size() - 1);
+    for (std::size_t k = 0; k < in.size(); k++) {
+        const Space &s = spaces[in[k]];
+        if (s.size == Space::Fill && !(shared && s.shared_share > 0)) h[k] = left / float(rest);
     }
+    return h;
 }
 
-const char *paint_name(Paint p)
-{
-    switch (p) {
-    case Paint::Tensor: return "tensor (planned, head)";
-    case Paint::Scratch: return "scratch buffer";
-    case Paint::Temp: return "temp";
-    case Paint::Persistent: return "persistent (tail)";
-    case Paint::Metadata: return "TFLM metadata (tail)";
-    case Paint::FreeIntact: return "free, canary intact";
-    case Paint::FreeTouched: return "touched: free band's canary, or overwritten since allocation";
-    case Paint::FreeUnmeasured: return "free, no canary (not filled, agentless, or a model)";
-    case Paint::Guard: return "guard band";
-    case Paint::GuardTouched: return "guard band, touched";
-    case Paint::StackUsed: return "stack used (above the high-water mark)";
-    case Paint::StackUnused: return "stack never used (paint intact)";
-    case Paint::HighWater: return "high-water mark";
-    case Paint::StackPointer: return "current SP";
-    case Paint::LowerBound: return "lower bound";
-    case Paint::LiveCurve: return "live bytes";
-    case Paint::HistoryUsed: return "history: used bytes";
-    case Paint::HistoryStackPeak: return "history: stack peak";
-    case Paint::HistoryGap: return "history: gap (stack HWM - arena end)";
-    case Paint::Offline: return "stripe: placed by the model's offline plan";
-    case Paint::Cluster: return "regions too small to tell apart here (N of them): zoom in";
-    case Paint::Changed: return "stripe: moved, grew, shrank, appeared or vanished (arena diff)";
-    default: return "";
-    }
-}
+}  // namespace
 
-ScreenLayout screen_layout(float width, float height, bool history, bool fault)
+std::vector<Rect> screen_layout(float width, float height, const std::vector<Space> &spaces)
 {
-    const float m = 8, status_h = 22, ram_w = std::max(120.f, width * 0.14f), side_w = std::max(260.f, width * 0.26f);
-    ScreenLayout l;
-    l.status = {m, m, width - 2 * m, status_h};
-    const float top = m + status_h + m;
-    const float body_h = height - top - m;
+    const float m = kLayoutMargin, ram_w = std::max(120.f, width * 0.14f), side_w = std::max(260.f, width * 0.26f);
+    const float top = m + kStatusHeight + m, body_h = body_height(height);
     const float left_w = width - ram_w - side_w - 4 * m;
-    l.map = {m, top, left_w, body_h * 0.42f};
-    l.plan = {m, l.map.y + l.map.h + m, left_w, body_h - l.map.h - m};
-    if (history) {
-        const float hh = std::clamp(body_h * 0.2f, 120.f, 200.f);
-        l.plan.h -= hh + m;
-        l.history = {m, l.plan.y + l.plan.h + m, left_w, hh};
+    const float x[] = {m, m, m + left_w + m, m + left_w + m + ram_w + m};  // by Column
+    const float w[] = {width - 2 * m, left_w, ram_w, side_w};
+    std::vector<Rect> out(spaces.size());
+    for (Column c : {Column::Status, Column::Left, Column::Middle, Column::Right}) {
+        std::vector<std::size_t> in;
+        for (std::size_t i = 0; i < spaces.size(); i++)
+            if (spaces[i].column == c) in.push_back(i);
+        std::stable_sort(in.begin(), in.end(),
+                         [&](std::size_t a, std::size_t b) { return spaces[a].order < spaces[b].order; });
+        if (c == Column::Status) {
+            for (std::size_t i : in) out[i] = {m, m, width - 2 * m, kStatusHeight};
+            continue;
+        }
+        const std::vector<float> h = column_heights(spaces, in, body_h);
+        float y = top;
+        for (std::size_t k = 0; k < in.size(); k++) {
+            out[in[k]] = {x[int(c)], y, w[int(c)], h[k]};
+            y = y + h[k] + m;
+        }
     }
-    l.ram = {m + left_w + m, top, ram_w, body_h};
-    if (fault) {
-        const float legend_h = 8 * 15 + 8;
-        l.summary = {l.ram.x + ram_w + m, top, side_w, body_h * 0.40f};
-        l.fault = {l.summary.x, l.summary.y + l.summary.h + m, side_w, body_h - l.summary.h - legend_h - 2 * m};
-        l.legend = {l.summary.x, l.fault.y + l.fault.h + m, side_w, legend_h};
-    } else {
-        // The legend as tall as its content: one column of 16 rows where 38 % of the column holds
-        // it, else two columns of 8; the summary takes the rest.
-        const float legend_h = (body_h - m) * 0.38f >= 16 * 15 + 8 ? 16 * 15 + 8 : 8 * 15 + 8;
-        l.summary = {l.ram.x + ram_w + m, top, side_w, body_h - legend_h - m};
-        l.legend = {l.summary.x, l.summary.y + l.summary.h + m, side_w, legend_h};
-    }
-    return l;
+    return out;
 }
 
 void AddressAxis::zoom_at(float px, double factor)
@@ -373,148 +314,6 @@ void Raster::frame(float x0, float y0, float x1, float y1, Rgba c)
     const uint32_t v = c.imgui();
     for (int x = xa; x < xb; x++) px[std::size_t(ya) * w + x] = px[std::size_t(yb - 1) * w + x] = v;
     for (int y = ya; y < yb; y++) px[std::size_t(y) * w + xa] = px[std::size_t(y) * w + xb - 1] = v;
-}
-
-namespace {
-
-bool continues(char c)
-{
-    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;  // a UTF-8 continuation byte, 10xxxxxx
-}
-
-// Where a text's characters start: at byte 0 and at every byte that is not a continuation byte,
-// so no cut splits a UTF-8 sequence. Found only as far as they are asked for, from the front or
-// from the back: asking about the first or the last k characters costs O(k) whatever the length.
-class CharStarts {
-public:
-    static constexpr std::size_t kPast = std::string::npos;  // the text has fewer characters
-    explicit CharStarts(std::string_view text) : t_(text), front_{0}, back_{text.size()} {}
-    // Byte offset of character k (0-based); the text's size when it has k characters exactly.
-    std::size_t front(std::size_t k)
-    {
-        if (t_.empty()) return k == 0 ? 0 : kPast;
-        while (front_.size() <= k && front_.back() < t_.size()) {
-            std::size_t i = front_.back() + 1;
-            while (i < t_.size() && continues(t_[i])) i++;
-            front_.push_back(i);
-        }
-        return k < front_.size() ? front_[k] : kPast;
-    }
-    // Byte offset where the last k characters start (the size for k = 0; 0 for all of them).
-    std::size_t back(std::size_t k)
-    {
-        while (back_.size() <= k && back_.back() > 0) {
-            std::size_t i = back_.back() - 1;
-            while (i > 0 && continues(t_[i])) i--;
-            back_.push_back(i);
-        }
-        return k < back_.size() ? back_[k] : kPast;
-    }
-
-private:
-    std::string_view t_;
-    std::vector<std::size_t> front_, back_;
-};
-
-// The largest k in [0, n] with fits(k), where fits(0) holds and fits is true up to some k and
-// false after it (a text's width grows with what is kept of it). Gallops from 0 (1, 3, 7, 15, ...)
-// then halves: O(log k) calls, none past 2k + 1, so a search over a long text costs what fits.
-std::size_t longest(std::size_t n, const std::function<bool(std::size_t)> &fits)
-{
-    std::size_t lo = 0, hi = n + 1;  // fits(lo); hi: the first known not to fit (or past n)
-    for (std::size_t step = 1; lo < n; step *= 2) {
-        const std::size_t k = lo + std::min(step, n - lo);
-        if (!fits(k)) {
-            hi = k;
-            break;
-        }
-        lo = k;
-    }
-    while (hi - lo > 1) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        (fits(mid) ? lo : hi) = mid;
-    }
-    return lo;
-}
-
-}  // namespace
-
-std::string cut_middle(const std::string &text, float max_px, const Measure &measure)
-{
-    if (measure(text) <= max_px) return text;
-    // Keep a third from the start and the rest from the end ("MobilenetV1/...conv_pw_13/Relu6"):
-    // the end of a tensor's name tells it from its siblings, its start says which model part.
-    // The most characters (fewer than all) whose cut fits; none: "...".
-    CharStarts at(text);
-    const auto cut = [&](std::size_t keep) {
-        const std::size_t head = keep / 3, tail = keep - head;
-        return text.substr(0, at.front(head)) + "..." + text.substr(at.back(tail));
-    };
-    const std::size_t keep = longest(text.size(), [&](std::size_t k) {
-        const std::size_t head = k / 3, from = at.back(k - head), to = at.front(head);
-        return to != CharStarts::kPast && from != CharStarts::kPast && to < from && measure(cut(k)) <= max_px;
-    });
-    return keep == 0 ? std::string("...") : cut(keep);
-}
-
-std::string cut_to_width(std::string text, float max_px, const Measure &measure)
-{
-    if (measure(text) <= max_px) return text;
-    // Its longest start, fewer characters than all, that fits with "..." after it; none: "...".
-    CharStarts at(text);
-    const std::size_t keep = longest(text.size(), [&](std::size_t k) {
-        const std::size_t to = at.front(k);
-        return to < text.size() && measure(text.substr(0, to) + "...") <= max_px;
-    });
-    text.resize(at.front(keep));
-    return text + "...";
-}
-
-std::vector<std::string> wrap_at_spaces(const std::string &text, float first_px, float rest_px,
-                                        const std::function<float(const std::string &)> &measure)
-{
-    std::vector<std::string> lines;
-    std::string line, joined;  // joined: the line with the next segment (its buffer reused)
-    auto limit = [&] { return lines.empty() ? first_px : rest_px; };
-    std::size_t i = 0;
-    while (i < text.size()) {
-        // The next segment, text[i, j): its leading spaces and one word.
-        std::size_t j = i;
-        while (j < text.size() && text[j] == ' ') j++;
-        while (j < text.size() && text[j] != ' ') j++;
-        joined.assign(line).append(text, i, j - i);
-        if (measure(joined) <= limit()) {
-            line.swap(joined);
-            i = j;
-            continue;
-        }
-        if (!line.empty()) {
-            lines.push_back(line);
-            line.clear();
-        }
-        while (i < j && text[i] == ' ') i++;
-        // The word, text[i, j), on as many lines as it needs: on each, its longest start that
-        // fits (at least one character); what fits whole starts the next line.
-        while (i < j) {
-            const std::string_view rest(text.data() + i, j - i);
-            CharStarts at(rest);
-            const float room = limit();
-            const std::size_t fit = longest(rest.size(), [&](std::size_t k) {
-                const std::size_t to = at.front(k);
-                return to != CharStarts::kPast && (k <= 1 || measure(std::string(rest.substr(0, to))) <= room);
-            });
-            const std::size_t to = at.front(fit);
-            if (to == rest.size() && measure(std::string(rest)) <= room) {
-                line.assign(rest);
-                break;
-            }
-            lines.emplace_back(rest.substr(0, to));
-            i += to;
-        }
-        i = j;
-    }
-    if (!line.empty() || lines.empty()) lines.push_back(line);
-    return lines;
 }
 
 }  // namespace arenascope

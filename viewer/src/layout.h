@@ -1,6 +1,6 @@
 // arenascope viewer: layout arithmetic without ImGui or GL, so it is unit-tested on its own.
+// Colours are style.h's; cutting and wrapping text textfit.h's.
 //
-//   Palette            colour of every kind of byte (the legend and the tests use it)
 //   screen_layout      where each view goes in the window
 //   AddressAxis        address <-> pixel for the zoomable arena map
 //   tick_step          power-of-two tick spacing for an address range
@@ -18,77 +18,41 @@
 #include <vector>
 
 #include "snapshot.h"
+#include "style.h"
 
 namespace arenascope {
-
-struct Rgba {
-    uint8_t r, g, b, a;
-    uint32_t imgui() const { return uint32_t(a) << 24 | uint32_t(b) << 16 | uint32_t(g) << 8 | r; }  // IM_COL32
-    bool operator==(const Rgba &o) const { return r == o.r && g == o.g && b == o.b && a == o.a; }
-};
-
-enum class Paint {
-    Background,
-    Tensor,
-    Scratch,
-    Temp,
-    Persistent,
-    Metadata,
-    FreeIntact,
-    FreeTouched,
-    FreeUnmeasured,
-    Guard,
-    GuardTouched,
-    StackUsed,
-    StackUnused,
-    HighWater,
-    StackPointer,
-    RulePass,
-    RuleFail,
-    Boundary,
-    LiveCurve,
-    LowerBound,
-    Selected,
-    HistoryUsed,
-    HistoryStackPeak,
-    HistoryGap,  // the live history's three series
-    Offline,     // the stripe on a region the model's offline plan places (flag "offline")
-    Cluster,     // the map's mark where regions are too small to tell apart at this zoom (pixelmap.h)
-    Changed,     // the stripe along the bottom of a region the diff says changed (diffdoc.h)
-};
-
-// The fixed palette: distinct hues for tensor/scratch/temp/persistent/metadata, green for
-// canary-intact free space, red for anything touched. Documented in viewer/README.md.
-Rgba colour(Paint p);
-// The last pixel column of a map region at least 4 px wide: its colour at 60 %, so that two
-// neighbours of one kind are told apart while every pixel stays in its owner's colour family.
-Rgba edge_shade(Rgba c);
-Paint paint_of_kind(const std::string &kind);  // region kind -> Paint
-const char *paint_name(Paint p);
-const char *paint_short_name(Paint p);  // at most 15 characters, for a two-column legend
 
 struct Rect {
     float x = 0, y = 0, w = 0, h = 0;
     bool contains(float px, float py) const { return px >= x && px < x + w && py >= y && py < y + h; }
 };
 
-struct ScreenLayout {
-    Rect map;      // arena map: area bar on top, region lanes below
-    Rect ram;      // RAM column: stack, guard band, arena
-    Rect plan;     // plan view
-    Rect summary;  // figures and verdicts
-    Rect fault;    // the fault panel, below the summary; empty (h 0) with no fault
-    Rect legend;   // one column; with a fault, two compact columns below the fault panel
-    Rect status;   // link state line
-    Rect history;  // live history, below the plan; empty (h 0) when hidden
+// Where a panel goes in the window and how tall it wants to be: screen_layout shares the window
+// out by what the panels ask (panel.h), with no knowledge of any one panel.
+//   Status: the line across the top (22 px); Left: the wide column (58 %: the maps, the plan);
+//   Middle: 14 % (the RAM column); Right: 26 % (the text panels). Each column's panels are
+//   stacked by `order`, 8 px apart.
+enum class Column { Status, Left, Middle, Right };
+struct Space {
+    Column column = Column::Left;
+    int order = 0;  // top to bottom within its column
+    enum Size {
+        Fixed,  // px tall
+        Share,  // share x the body's height, held within [min_px, max_px]
+        Fill,   // what the others leave, split evenly between the column's Fill panels
+    } size = Fill;
+    float px = 0;
+    float share = 0, min_px = 0, max_px = 1e9f;
+    // When the column holds more than one Fill panel ("shared"): a Fill panel with
+    // shared_share > 0 takes that share of the body instead (the others fill the rest), and a
+    // Fixed panel with shared_px > 0 takes that height.
+    float shared_share = 0, shared_px = 0;
 };
-// history: a live snapshot is shown, so the bottom of the left column is the history panel
-// (height 20 % of the body, 120..200 px) and the plan is that much shorter.
-// Right column: the summary, then the legend as tall as its content (one column of 16 rows,
-// 248 px, where 38 % of the column holds it, else two columns of 8 rows, 128 px).
-// fault: a fault is shown, so the right column is the summary (40 % of the body), the fault
-// panel, and a two-column legend of 8 rows at the bottom (128 px).
-ScreenLayout screen_layout(float width, float height, bool history = false, bool fault = false);
+constexpr float kLayoutMargin = 8, kStatusHeight = 22;
+// The height of the columns under the status line, for a window `height` tall.
+float body_height(float height);
+// The rectangle of each space (index-aligned with spaces).
+std::vector<Rect> screen_layout(float width, float height, const std::vector<Space> &spaces);
 
 // Address axis of the arena map: the visible range [view_lo, view_hi) drawn over [px0, px0+pw).
 struct AddressAxis {
@@ -111,31 +75,6 @@ uint64_t tick_step(double lo, double hi, int max_ticks);
 std::string format_bytes(uint64_t n);
 // "672 B", "7380 B (7.2 KiB)": exact bytes, with KiB/MiB beside from 1 KiB (figures)
 std::string format_bytes_exact(uint64_t n);
-
-// A text's width in pixels, in the caller's font (ImGui's in the window, the report's monospace).
-using Measure = std::function<float(const std::string &)>;
-
-// Cutting and wrapping cost time linear in the text's length, whatever it is (a snapshot's label
-// may be 1 MiB): each measures the whole text at most once or twice and finds the cut with
-// O(log k) calls on strings of O(k) characters, k what is kept, so `measure` must grow with the
-// text (a start of a text no wider than the text; true of any font without negative advances).
-// A character is a UTF-8 sequence: no cut splits one.
-//
-// cut_middle: the text cut in the middle to fit max_px ("start...end"), keeping a third of its
-// characters from the start and the rest from the end: for names whose end tells them apart
-// (tensor names). cut_to_width: `text` whole when no wider than max_px, else its longest start
-// (whole characters) that fits with "..." after it ("..." alone when nothing does): every cut
-// label and line.
-std::string cut_middle(const std::string &text, float max_px, const Measure &measure);
-std::string cut_to_width(std::string text, float max_px, const Measure &measure);
-
-// The lines of `text` no wider than first_px (the first line) and rest_px (the others), broken
-// at spaces only, so an address range such as "+12064..+12288" stays whole (ImGui's own wrap
-// also breaks after '.'); a word wider than a line is cut by characters (at least one a line).
-// Runs of spaces inside a line are kept (aligned columns); a line never starts with a space.
-// measure(s): s's width, px. Linear in the text's length too (times the width of a line).
-std::vector<std::string> wrap_at_spaces(const std::string &text, float first_px, float rest_px,
-                                        const std::function<float(const std::string &)> &measure);
 
 // Lane of each region (index-aligned with regions): tail regions (persistent, metadata) in
 // lane 0; head regions (tensor, scratch) first-fit by (offset, index) into lanes 1.. so that

@@ -219,43 +219,35 @@ bool write_png(const std::string &path, int w, int h)
     return write_whole(path, png, error);
 }
 
-}  // namespace
-
-int main(int argc, char **argv)
+// The static report (--report, --svg): no window, no display. Returns the exit status.
+int write_reports(const Options &opt)
 {
-    Options opt;
     std::string error;
-    if (!parse(argc, argv, opt, error)) {
-        if (!error.empty()) std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
-        std::fputs(kUsage, error.empty() ? stdout : stderr);
-        return error.empty() ? 0 : 2;
+    arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
+    if (!r.snapshot) {
+        std::fprintf(stderr, "arenascope-viewer: %s\n", r.error.c_str());
+        return 2;
     }
-    if (opt.version) {  // before any window or display is opened
-        std::printf("arenascope-viewer %s\n", ARENASCOPE_VERSION);
-        return 0;
-    }
-    if (!opt.report.empty() || !opt.svg.empty()) {  // the static report: no window, no display
-        arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
-        if (!r.snapshot) {
-            std::fprintf(stderr, "arenascope-viewer: %s\n", r.error.c_str());
+    const std::string generator = std::string("arenascope-viewer ") + ARENASCOPE_VERSION;
+    for (const auto &[path, html] : {std::pair{opt.report, true}, std::pair{opt.svg, false}}) {
+        if (path.empty()) continue;
+        const std::string &name = opt.name.empty() ? opt.file : opt.name;
+        const arenascope::ReportPanels report = arenascope::report_parts(*r.snapshot);
+        const std::string text = html ? arenascope::report_html(*r.snapshot, name, generator, report.parts)
+                                      : arenascope::report_svg(*r.snapshot, name, generator, report.parts);
+        if (!write_whole(path, text, error)) {
+            std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
             return 2;
         }
-        const std::string generator = std::string("arenascope-viewer ") + ARENASCOPE_VERSION;
-        for (const auto &[path, html] : {std::pair{opt.report, true}, std::pair{opt.svg, false}}) {
-            if (path.empty()) continue;
-            const std::string &name = opt.name.empty() ? opt.file : opt.name;
-            const std::string text = html ? arenascope::report_html(*r.snapshot, name, generator)
-                                          : arenascope::report_svg(*r.snapshot, name, generator);
-            if (!write_whole(path, text, error)) {
-                std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
-                return 2;
-            }
-            std::printf("arenascope-viewer: wrote %s (%zu B)\n", path.c_str(), text.size());
-        }
-        return 0;
+        std::printf("arenascope-viewer: wrote %s (%zu B)\n", path.c_str(), text.size());
     }
-    const bool headless = !opt.screenshot.empty() || opt.bench > 0;
-    arenascope::App app;
+    return 0;
+}
+
+// The snapshot file (and in compare mode the one before and the diff) into the app. Returns -1,
+// or the exit status when one of them cannot be used.
+int load_files(const Options &opt, arenascope::App &app)
+{
     std::optional<arenascope::DiffDoc> diff;
     std::optional<arenascope::Snapshot> before;
     if (!opt.before.empty()) {  // compare mode: both files must load, and the diff when given
@@ -274,60 +266,74 @@ int main(int argc, char **argv)
             diff = std::move(d.diff);
         }
     }
-    if (!opt.file.empty()) {
-        arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
-        if (!r.snapshot) {
-            std::fprintf(stderr, "arenascope-viewer: %s\n", r.error.c_str());
-            if (opt.bench > 0) return 2;
-            app.set_error(r.error);  // shown in the window; headless runs still exit 2
-        } else {
-            if (!r.snapshot->tflm_error.empty()) {  // the snapshot is shown without its post-mortem
-                std::fprintf(stderr, "arenascope-viewer: %s: post-mortem not shown: %s\n", opt.file.c_str(),
-                             r.snapshot->tflm_error.c_str());
-            }
-            if (before) {  // compare mode: the diff must be of these two files
-                if (diff) {
-                    const std::string bad = arenascope::diff_mismatch(*diff, opt.diff, *before, *r.snapshot);
-                    if (!bad.empty()) {
-                        std::fprintf(stderr, "arenascope-viewer: --diff: %s\n", bad.c_str());
-                        return 2;
-                    }
-                    auto base = [](const std::string &p) { return p.substr(p.find_last_of('/') + 1); };
-                    if ((!diff->a_file.empty() && base(diff->a_file) != base(opt.before)) ||
-                        (!diff->b_file.empty() && base(diff->b_file) != base(opt.file))) {
-                        std::fprintf(stderr, "arenascope-viewer: warning: %s was made from %s and %s, not %s and %s\n",
-                                     opt.diff.c_str(), diff->a_file.c_str(), diff->b_file.c_str(), opt.before.c_str(),
-                                     opt.file.c_str());
-                    }
-                    app.set_diff(std::move(*diff));
-                }
-                app.set_before(std::move(*before), opt.before);
-            }
-            app.set_snapshot(std::move(*r.snapshot), opt.file);
-        }
+    arenascope::LoadResult r = arenascope::load_snapshot_file(opt.file);
+    if (!r.snapshot) {
+        std::fprintf(stderr, "arenascope-viewer: %s\n", r.error.c_str());
+        if (opt.bench > 0) return 2;
+        app.set_error(r.error);  // shown in the window; headless runs still exit 2
     } else {
-        const auto colon = opt.connect.rfind(':');
-        const std::string host = colon == std::string::npos ? opt.connect : opt.connect.substr(0, colon);
-        char *end = nullptr;
-        const long port = colon == std::string::npos ? 0 : std::strtol(opt.connect.c_str() + colon + 1, &end, 10);
-        if (colon == std::string::npos || *end || port < 1 || port > 65535) {
-            std::fprintf(stderr, "arenascope-viewer: --connect %s: expected HOST:PORT, port 1..65535\n",
-                         opt.connect.c_str());
-            return 2;
+        if (!r.snapshot->tflm_error.empty()) {  // the snapshot is shown without its post-mortem
+            std::fprintf(stderr, "arenascope-viewer: %s: post-mortem not shown: %s\n", opt.file.c_str(),
+                         r.snapshot->tflm_error.c_str());
         }
-        auto link = std::make_unique<arenascope::Link>(host, int(port));
-        if (!link->start(error)) {
-            std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
-            return 2;
+        if (!r.snapshot->tasks_error.empty()) {  // and without its RTOS tasks
+            std::fprintf(stderr, "arenascope-viewer: %s: RTOS tasks not shown: %s\n", opt.file.c_str(),
+                         r.snapshot->tasks_error.c_str());
         }
-        app.set_link(std::move(link));
+        if (before) {  // compare mode: the diff must be of these two files
+            if (diff) {
+                const std::string bad = arenascope::diff_mismatch(*diff, opt.diff, *before, *r.snapshot);
+                if (!bad.empty()) {
+                    std::fprintf(stderr, "arenascope-viewer: --diff: %s\n", bad.c_str());
+                    return 2;
+                }
+                auto base = [](const std::string &p) { return p.substr(p.find_last_of('/') + 1); };
+                if ((!diff->a_file.empty() && base(diff->a_file) != base(opt.before)) ||
+                    (!diff->b_file.empty() && base(diff->b_file) != base(opt.file))) {
+                    std::fprintf(stderr, "arenascope-viewer: warning: %s was made from %s and %s, not %s and %s\n",
+                                 opt.diff.c_str(), diff->a_file.c_str(), diff->b_file.c_str(), opt.before.c_str(),
+                                 opt.file.c_str());
+                }
+                app.set_diff(std::move(*diff));
+            }
+            app.set_before(std::move(*before), opt.before);
+        }
+        app.set_snapshot(std::move(*r.snapshot), opt.file);
     }
+    return -1;
+}
 
+// --connect HOST:PORT: the live link into the app. Returns -1, or the exit status.
+int connect(const Options &opt, arenascope::App &app)
+{
+    std::string error;
+    const auto colon = opt.connect.rfind(':');
+    const std::string host = colon == std::string::npos ? opt.connect : opt.connect.substr(0, colon);
+    char *end = nullptr;
+    const long port = colon == std::string::npos ? 0 : std::strtol(opt.connect.c_str() + colon + 1, &end, 10);
+    if (colon == std::string::npos || *end || port < 1 || port > 65535) {
+        std::fprintf(stderr, "arenascope-viewer: --connect %s: expected HOST:PORT, port 1..65535\n",
+                     opt.connect.c_str());
+        return 2;
+    }
+    auto link = std::make_unique<arenascope::Link>(host, int(port));
+    if (!link->start(error)) {
+        std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
+        return 2;
+    }
+    app.set_link(std::move(link));
+    return -1;
+}
+
+// GLFW's window with an OpenGL 3.3 context, and ImGui on it; null (said on stderr) when there is
+// no display.
+GLFWwindow *open_window(const Options &opt, bool headless)
+{
     glfwSetErrorCallback(
         [](int code, const char *msg) { std::fprintf(stderr, "arenascope-viewer: GLFW %d: %s\n", code, msg); });
     if (!glfwInit()) {
         std::fprintf(stderr, "arenascope-viewer: no display (set DISPLAY, or run under xvfb-run for --screenshot)\n");
-        return 2;
+        return nullptr;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -337,13 +343,10 @@ int main(int argc, char **argv)
     if (!window) {
         std::fprintf(stderr, "arenascope-viewer: cannot open a %dx%d OpenGL 3.3 window\n", opt.width, opt.height);
         glfwTerminate();
-        return 2;
+        return nullptr;
     }
     glfwMakeContextCurrent(window);
     glfwSetWindowSizeLimits(window, 1024, 700, GLFW_DONT_CARE, GLFW_DONT_CARE);  // smaller is unreadable
-    app.select_arena(opt.arena);
-    app.set_offscreen(!opt.screenshot.empty());
-    app.set_view(opt.zoom, opt.center);
     glfwSwapInterval(headless ? 0 : 1);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -356,6 +359,12 @@ int main(int argc, char **argv)
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
+    return window;
+}
+
+// --wait-snapshot: waits for the live link's first snapshots (said when they do not come, headless).
+void wait_for_snapshots(const Options &opt, arenascope::App &app, bool headless)
+{
     if (!opt.connect.empty() && opt.wait_snapshot > 0) {
         const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.wait_snapshot);
         while (app.link()->received() < unsigned(opt.snapshots) && std::chrono::steady_clock::now() < until) {
@@ -368,7 +377,44 @@ int main(int argc, char **argv)
                          why.empty() ? "" : ": ", why.c_str());
         }
     }
+}
 
+// The last headless frame: the bench's times, the screenshot, the layout JSON. Returns the exit
+// status.
+int finish(const Options &opt, arenascope::App &app, int w, int h, std::chrono::steady_clock::time_point t0,
+           double build_ms, double render_ms)
+{
+    int status = 0;
+    const int total = opt.bench > 0 ? opt.bench : opt.frames;
+    if (opt.bench > 0) {
+        glFinish();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("frames %d, mean frame time %.3f ms (build %.3f ms + draw %.3f ms + present %.3f ms), "
+                    "%d draw vertices\n",
+                    total - 1, ms / (total - 1), build_ms / (total - 1), render_ms / (total - 1),
+                    (ms - build_ms - render_ms) / (total - 1), ImGui::GetDrawData()->TotalVtxCount);
+    }
+    if (!opt.screenshot.empty()) {
+        if (!write_png(opt.screenshot, w, h)) {
+            std::fprintf(stderr, "arenascope-viewer: cannot write %s\n", opt.screenshot.c_str());
+            status = 2;
+        } else {
+            std::printf("arenascope-viewer: wrote %s (%dx%d)%s\n", opt.screenshot.c_str(), w, h,
+                        app.link() ? fmt::format(", {} live snapshot(s) received", app.link()->received()).c_str()
+                                   : "");
+        }
+    }
+    if (!opt.layout_out.empty()) {
+        std::ofstream(opt.layout_out) << app.layout_json();
+    }
+    if (!app.has_snapshot()) status = 2;
+    return status;
+}
+
+// The frames: until the window closes, or headless, until the last frame is written. Returns the
+// exit status.
+int run(const Options &opt, arenascope::App &app, GLFWwindow *window, bool headless)
+{
     int status = 0, frame = 0, grown_from = 0;
     const int total = opt.bench > 0 ? opt.bench : opt.frames;
     auto t0 = std::chrono::steady_clock::now();
@@ -418,34 +464,40 @@ int main(int argc, char **argv)
             continue;
         }
         if (headless && frame >= total + 1) {
-            if (opt.bench > 0) {
-                glFinish();
-                const double ms =
-                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                std::printf("frames %d, mean frame time %.3f ms (build %.3f ms + draw %.3f ms + present %.3f ms), "
-                            "%d draw vertices\n",
-                            total - 1, ms / (total - 1), build_ms / (total - 1), render_ms / (total - 1),
-                            (ms - build_ms - render_ms) / (total - 1), ImGui::GetDrawData()->TotalVtxCount);
-            }
-            if (!opt.screenshot.empty()) {
-                if (!write_png(opt.screenshot, w, h)) {
-                    std::fprintf(stderr, "arenascope-viewer: cannot write %s\n", opt.screenshot.c_str());
-                    status = 2;
-                } else {
-                    std::printf("arenascope-viewer: wrote %s (%dx%d)%s\n", opt.screenshot.c_str(), w, h,
-                                app.link()
-                                    ? fmt::format(", {} live snapshot(s) received", app.link()->received()).c_str()
-                                    : "");
-                }
-            }
-            if (!opt.layout_out.empty()) {
-                std::ofstream(opt.layout_out) << app.layout_json();
-            }
-            if (!app.has_snapshot()) status = 2;
+            status = finish(opt, app, w, h, t0, build_ms, render_ms);
             break;
         }
         glfwSwapBuffers(window);
     }
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options opt;
+    std::string error;
+    if (!parse(argc, argv, opt, error)) {
+        if (!error.empty()) std::fprintf(stderr, "arenascope-viewer: %s\n", error.c_str());
+        std::fputs(kUsage, error.empty() ? stdout : stderr);
+        return error.empty() ? 0 : 2;
+    }
+    if (opt.version) {  // before any window or display is opened
+        std::printf("arenascope-viewer %s\n", ARENASCOPE_VERSION);
+        return 0;
+    }
+    if (!opt.report.empty() || !opt.svg.empty()) return write_reports(opt);  // no window, no display
+    const bool headless = !opt.screenshot.empty() || opt.bench > 0;
+    arenascope::App app;
+    if (const int status = opt.file.empty() ? connect(opt, app) : load_files(opt, app); status >= 0) return status;
+    GLFWwindow *window = open_window(opt, headless);
+    if (!window) return 2;
+    app.select_arena(opt.arena);
+    app.set_offscreen(!opt.screenshot.empty());
+    app.set_view(opt.zoom, opt.center);
+    wait_for_snapshots(opt, app, headless);
+    const int status = run(opt, app, window, headless);
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

@@ -44,7 +44,7 @@ std::string fitting(std::string label, int room, const std::function<float(const
 Rgba label_colour(Rgba fill)
 {
     const int lum = fill.r * 299 + fill.g * 587 + fill.b * 114;  // ITU-R BT.601 luma x 1000
-    return lum > 110000 ? Rgba{16, 16, 20, 255} : Rgba{240, 240, 240, 255};
+    return lum > 110000 ? style().label_on_light : style().label_on_dark;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "layout.h"
 #include "pixelmap.h"
+#include "textfit.h"
 
 namespace arenascope {
 

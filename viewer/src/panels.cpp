@@ -8,7 +8,7 @@
 namespace arenascope {
 namespace {
 
-const Rgba kWhite{230, 230, 230, 255}, kGrey{200, 200, 200, 255}, kDim{160, 160, 160, 255};
+const Rgba kWhite = style().text, kGrey = style().text_grey, kDim = style().text_dim;
 
 Rgba verdict_colour(const std::string &v)
 {

@@ -8,6 +8,7 @@
 #include "diffdoc.h"
 #include "layout.h"
 #include "snapshot.h"
+#include "style.h"
 
 namespace arenascope {
 

@@ -7,10 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "textfit.h"
+
 namespace arenascope {
 namespace {
 
-const Rgba kFrame{80, 80, 90, 255}, kText{230, 230, 230, 255}, kAxis{160, 160, 160, 255};
+const Rgba kFrame = style().frame, kText = style().text, kAxis = style().text_dim;
 
 void frame(Picture &p, const Rect &r)
 {

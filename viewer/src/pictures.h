@@ -9,6 +9,7 @@
 
 #include "layout.h"
 #include "snapshot.h"
+#include "textfit.h"
 
 namespace arenascope {
 

@@ -45,6 +45,7 @@ struct Streamed {
     std::vector<uint64_t> damaged;    // $.fault.damaged_regions: each unsigned entry ...
     std::string damaged_bad;          // ... up to the first that is not one (its JSON), if any
     std::string tflm_error;           // a limit passed inside $.tflm: it is left out (null)
+    std::string tasks_error;          // likewise $.tasks
 };
 
 std::string type_name(const json &j)
@@ -452,6 +453,72 @@ std::string clip_utf8(std::string s, std::size_t max)
     return s + "...";
 }
 
+// A string member cut to kMaxTaskTextBytes; "" when absent or null.
+std::string task_text(const json &obj, const char *key, const std::string &path)
+{
+    return clip_utf8(string(obj, key, path, true), kMaxTaskTextBytes);
+}
+
+std::vector<std::string> task_lines(const json &obj, const char *key, const std::string &path)
+{
+    std::vector<std::string> out;
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return out;
+    for (const auto &line : array(obj, key, path, kMaxTaskLines)) {
+        if (!line.is_string()) throw LoadError{fmt::format("{}.{}: expected strings", path, key)};
+        out.push_back(clip_utf8(line.get<std::string>(), kMaxTaskTextBytes));
+    }
+    return out;
+}
+
+bool opt_boolean(const json &obj, const char *key, const std::string &path)
+{
+    auto it = obj.find(key);
+    return it != obj.end() && !it->is_null() && boolean(obj, key, path);
+}
+
+RtosTask task(const json &v, const std::string &p)
+{
+    RtosTask t;
+    t.name = task_text(v, "name", p);
+    t.state = task_text(v, "state", p);
+    t.tcb_addr = u64(v, "tcb_addr", p);
+    if (auto it = v.find("priority"); it != v.end() && !it->is_null()) t.priority = i64(v, "priority", p);
+    t.low_addr = u64(v, "low_addr", p);
+    t.high_addr = opt_u64(v, "high_addr", p);
+    if (t.high_addr && *t.high_addr < t.low_addr) {
+        throw LoadError{fmt::format("{}: high_addr {:#x} below low_addr {:#x}", p, *t.high_addr, t.low_addr)};
+    }
+    t.sp = opt_u64(v, "sp", p);
+    t.sp_live = opt_boolean(v, "sp_live", p);
+    t.hwm_addr = opt_u64(v, "hwm_addr", p);
+    t.never_used_bytes = opt_u64(v, "never_used_bytes", p);
+    t.peak_bytes = opt_u64(v, "peak_bytes", p);
+    t.peak_is_lower_bound = opt_boolean(v, "peak_is_lower_bound", p);
+    t.overflowed = opt_boolean(v, "overflowed", p);
+    t.below = task_text(v, "below", p);
+    t.room_bytes = opt_u64(v, "room_bytes", p);
+    t.required_room_bytes = opt_u64(v, "required_room_bytes", p);
+    t.problems = task_lines(v, "problems", p);
+    return t;
+}
+
+// "tasks" (the RTOS's tasks), absent or null without one. A malformed one is left out and said.
+std::optional<RtosTasks> tasks(const json &root)
+{
+    auto it = root.find("tasks");
+    if (it == root.end() || it->is_null()) return std::nullopt;
+    const std::string p = "$.tasks";
+    if (!it->is_object()) throw LoadError{fmt::format("{}: expected an object or null, found {}", p, type_name(*it))};
+    RtosTasks ts;
+    ts.kernel = task_text(*it, "kernel", p);
+    ts.current_tcb = opt_u64(*it, "current_tcb", p);
+    ts.problems = task_lines(*it, "problems", p);
+    const json &list = array(*it, "list", p, kMaxTasks);
+    for (std::size_t i = 0; i < list.size(); i++) ts.list.push_back(task(list[i], fmt::format("{}.list[{}]", p, i)));
+    return ts;
+}
+
 // "tflm" (agentless mode: the post-mortem), null or absent otherwise. Every string is cut to
 // kMaxTflmLineBytes, and all of them together may hold kMaxTflmTextBytes: the panel wraps them
 // every frame. The caller shows the rest of the snapshot when this throws.
@@ -556,15 +623,9 @@ std::optional<Tflm> tflm(const json &root)
     return t;
 }
 
-Snapshot snapshot(const json &root, Streamed &streamed)
+Snapshot header(const json &root)
 {
     const std::string path = "$";
-    if (!root.is_object()) {
-        throw LoadError{fmt::format("$: expected a snapshot object, found {}", type_name(root))};
-    }
-    if (string(root, "schema", path) != "arenascope.snapshot") {
-        throw LoadError{"$.schema: not an arenascope snapshot"};
-    }
     Snapshot s;
     s.version = static_cast<int>(u64(root, "version", path));
     if (s.version < kOldestSnapshotVersion || s.version > kSnapshotVersion) {
@@ -588,11 +649,14 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     s.in_invoke = boolean(state, "in_invoke", "$.state");
     s.measured = boolean(state, "measured", "$.state");
     s.measured_by = string(state, "measured_by", "$.state", true);
-    const json &arenas = array(root, "arenas", path, kMaxArenas);
-    for (std::size_t i = 0; i < arenas.size(); i++) {
-        if (streamed.arenas.size() <= i) streamed.arenas.resize(i + 1);  // an arena without regions
-        s.arenas.push_back(arena(arenas[i], fmt::format("$.arenas[{}]", i), streamed.arenas[i]));
-    }
+    return s;
+}
+
+// "stack": the main stack's figures, and its worst case from the ELF when known.
+Stack stack(const json &root)
+{
+    const std::string path = "$";
+    Snapshot s;
     const json &st = member(root, "stack", path);
     s.stack.low_addr = u64(st, "low_addr", "$.stack");
     s.stack.high_addr = u64(st, "high_addr", "$.stack");
@@ -631,7 +695,13 @@ Snapshot snapshot(const json &root, Streamed &streamed)
             s.stack.predicted_path.push_back(clip_utf8(path[i].get<std::string>(), kMaxFunctionName));
         }
     }
-    s.guard = band(member(root, "guard", path), "$.guard");
+    return s.stack;
+}
+
+// "ram_map" (arena budget's RAM map, optional) and "checks".
+void ram_map_and_checks(const json &root, Snapshot &s)
+{
+    const std::string path = "$";
     if (auto it = root.find("ram_map"); it != root.end() && !it->is_null()) {
         const json &areas = array(root, "ram_map", path, kMaxRamMap);
         for (std::size_t i = 0; i < areas.size(); i++) {
@@ -655,57 +725,64 @@ Snapshot snapshot(const json &root, Streamed &streamed)
                             string(checks[i], "reason", p)});
     }
     s.verdict = verdict(string(root, "verdict", path), "$.verdict");
-    if (auto it = root.find("fault"); it != root.end() && !it->is_null()) {
-        const json &fj = *it;
-        const std::string fp = "$.fault";
-        Fault f;
-        f.exception = string(fj, "exception", fp, true);
-        f.source = string(fj, "source", fp);
-        if (s.version >= 3)
-            fault_registers(fj, fp, f);
-        else
-            fault_registers_v2(fj, fp, f);
-        f.pc_where = string(fj, "pc_where", fp, true);
-        f.lr_where = string(fj, "lr_where", fp, true);
-        f.stale = boolean(fj, "stale", fp);
-        const json &verdicts = array(fj, "verdicts", fp, kMaxTflmVerdicts);
-        for (std::size_t i = 0; i < verdicts.size(); i++) {
-            const std::string vp = fmt::format("{}.verdicts[{}]", fp, i);
-            FaultVerdict d;
-            // The kind is shown nowhere but through its headline: one this viewer does not know (a
-            // newer plugin's) is kept as text, not a reason to refuse the snapshot.
-            d.kind = string(verdicts[i], "kind", vp).substr(0, 64);
-            d.headline = string(verdicts[i], "headline", vp).substr(0, 4096);
-            for (const auto &line : array(verdicts[i], "evidence", vp, 64)) {
-                if (!line.is_string()) throw LoadError{fmt::format("{}.evidence: expected strings", vp)};
-                d.evidence.push_back(line.get<std::string>().substr(0, 4096));
-            }
-            f.verdicts.push_back(std::move(d));
+}
+
+// "fault" (not null): the exception, its registers, its verdicts and the damaged regions (indices
+// into the first arena's regions, streamed).
+Fault fault(const json &fj, const Snapshot &s, const Streamed &streamed)
+{
+    const std::string fp = "$.fault";
+    Fault f;
+    f.exception = string(fj, "exception", fp, true);
+    f.source = string(fj, "source", fp);
+    if (s.version >= 3)
+        fault_registers(fj, fp, f);
+    else
+        fault_registers_v2(fj, fp, f);
+    f.pc_where = string(fj, "pc_where", fp, true);
+    f.lr_where = string(fj, "lr_where", fp, true);
+    f.stale = boolean(fj, "stale", fp);
+    const json &verdicts = array(fj, "verdicts", fp, kMaxTflmVerdicts);
+    for (std::size_t i = 0; i < verdicts.size(); i++) {
+        const std::string vp = fmt::format("{}.verdicts[{}]", fp, i);
+        FaultVerdict d;
+        // The kind is shown nowhere but through its headline: one this viewer does not know (a
+        // newer plugin's) is kept as text, not a reason to refuse the snapshot.
+        d.kind = string(verdicts[i], "kind", vp).substr(0, 64);
+        d.headline = string(verdicts[i], "headline", vp).substr(0, 4096);
+        for (const auto &line : array(verdicts[i], "evidence", vp, 64)) {
+            if (!line.is_string()) throw LoadError{fmt::format("{}.evidence: expected strings", vp)};
+            d.evidence.push_back(line.get<std::string>().substr(0, 4096));
         }
-        for (const char *key : {"bits", "causes", "notes"}) {
-            std::vector<std::string> &dst = std::string(key) == "bits"     ? f.bits
-                                            : std::string(key) == "causes" ? f.causes
-                                                                           : f.notes;
-            for (const auto &line : array(fj, key, fp, 64)) {
-                if (!line.is_string()) throw LoadError{fmt::format("{}.{}: expected strings", fp, key)};
-                dst.push_back(line.get<std::string>().substr(0, 4096));
-            }
-        }
-        const std::size_t n_regions = s.arenas.empty() ? 0 : s.arenas[0].regions.size();
-        array(fj, "damaged_regions", fp, kMaxRegions);  // streamed
-        for (const uint64_t i : streamed.damaged) {
-            if (i >= n_regions) {
-                throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, i, n_regions)};
-            }
-            f.damaged_regions.push_back(int(i));
-        }
-        if (!streamed.damaged_bad.empty()) {
-            throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp,
-                                        streamed.damaged_bad, n_regions)};
-        }
-        s.fault = std::move(f);
+        f.verdicts.push_back(std::move(d));
     }
-    s.live = live(root);
+    for (const char *key : {"bits", "causes", "notes"}) {
+        std::vector<std::string> &dst = std::string(key) == "bits"     ? f.bits
+                                        : std::string(key) == "causes" ? f.causes
+                                                                       : f.notes;
+        for (const auto &line : array(fj, key, fp, 64)) {
+            if (!line.is_string()) throw LoadError{fmt::format("{}.{}: expected strings", fp, key)};
+            dst.push_back(line.get<std::string>().substr(0, 4096));
+        }
+    }
+    const std::size_t n_regions = s.arenas.empty() ? 0 : s.arenas[0].regions.size();
+    array(fj, "damaged_regions", fp, kMaxRegions);  // streamed
+    for (const uint64_t i : streamed.damaged) {
+        if (i >= n_regions) {
+            throw LoadError{fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, i, n_regions)};
+        }
+        f.damaged_regions.push_back(int(i));
+    }
+    if (!streamed.damaged_bad.empty()) {
+        throw LoadError{
+            fmt::format("{}.damaged_regions: {} is not a region index (0..{})", fp, streamed.damaged_bad, n_regions)};
+    }
+    return f;
+}
+
+// The post-mortem and the RTOS tasks: each left out when malformed, and said.
+void optional_parts(const json &root, const Streamed &streamed, Snapshot &s)
+{
     // The post-mortem is one more reading of the target: a malformed one is left out and said so
     // (the status line), and the map, the figures and the fault are still shown.
     try {
@@ -716,6 +793,38 @@ Snapshot snapshot(const json &root, Streamed &streamed)
     } catch (const std::exception &e) {
         s.tflm_error = fmt::format("$.tflm: {}", e.what());
     }
+    // The RTOS's tasks, likewise: one more reading, left out when malformed.
+    try {
+        if (!streamed.tasks_error.empty()) throw LoadError{streamed.tasks_error};
+        s.tasks = tasks(root);
+    } catch (const LoadError &e) {
+        s.tasks_error = e.message;
+    } catch (const std::exception &e) {
+        s.tasks_error = fmt::format("$.tasks: {}", e.what());
+    }
+}
+
+Snapshot snapshot(const json &root, Streamed &streamed)
+{
+    const std::string path = "$";
+    if (!root.is_object()) {
+        throw LoadError{fmt::format("$: expected a snapshot object, found {}", type_name(root))};
+    }
+    if (string(root, "schema", path) != "arenascope.snapshot") {
+        throw LoadError{"$.schema: not an arenascope snapshot"};
+    }
+    Snapshot s = header(root);
+    const json &arenas = array(root, "arenas", path, kMaxArenas);
+    for (std::size_t i = 0; i < arenas.size(); i++) {
+        if (streamed.arenas.size() <= i) streamed.arenas.resize(i + 1);  // an arena without regions
+        s.arenas.push_back(arena(arenas[i], fmt::format("$.arenas[{}]", i), streamed.arenas[i]));
+    }
+    s.stack = stack(root);
+    s.guard = band(member(root, "guard", "$"), "$.guard");
+    ram_map_and_checks(root, s);
+    if (auto it = root.find("fault"); it != root.end() && !it->is_null()) s.fault = fault(*it, s, streamed);
+    s.live = live(root);
+    optional_parts(root, streamed, s);
     return s;
 }
 
@@ -742,6 +851,19 @@ std::string printable(const std::string &s)
     return out;
 }
 
+// A place whose value is left out (null) when it passes a limit: error gets the message, its
+// path the snapshot's ("$.snapshot.tflm" -> "$.tflm").
+JsonPlace left_out_when_malformed(std::vector<std::string> pattern, std::string &error,
+                                  const std::vector<std::string> &prefix)
+{
+    JsonPlace p;
+    p.pattern = std::move(pattern);
+    p.on_error = [&error, strip = prefix.empty() ? 0 : 2 + prefix[0].size()](const std::string &m) {
+        error = strip && m.size() > strip ? "$" + m.substr(strip) : m;
+    };
+    return p;
+}
+
 // The places of a snapshot the reader streams past the DOM or skips (bounded_json.h), for a
 // snapshot at prefix (a file: the root; a live message: "snapshot"). Paths in messages are the
 // snapshot's ("$.arenas[0]..."), as the DOM's validation gives them.
@@ -759,7 +881,7 @@ std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &pref
         if (st.arenas.size() <= ix[0]) st.arenas.resize(ix[0] + 1);
         return st.arenas[ix[0]];
     };
-    std::vector<JsonPlace> out(5);
+    std::vector<JsonPlace> out(6);
     out[0].pattern = at({"arenas", "[]", "regions"});
     // Counted to the end, kept up to kMaxRegions: past it the arena is refused with the count
     // (snapshot_refusal), as the planner refuses to write it; an entry takes 2 bytes at least.
@@ -817,11 +939,10 @@ std::vector<JsonPlace> places(Streamed &st, const std::vector<std::string> &pref
     };
     out[3].pattern = at({"arenas", "[]", "plan", "live_regions"});  // not read: region indices per scope
     out[3].skip = true;
-    // The post-mortem is left out when malformed, the rest shown: so when it passes a limit too.
-    out[4].pattern = at({"tflm"});
-    out[4].on_error = [&st, strip = prefix.empty() ? 0 : 2 + prefix[0].size()](const std::string &m) {
-        st.tflm_error = strip && m.size() > strip ? "$" + m.substr(strip) : m;  // "$.snapshot.tflm" -> "$.tflm"
-    };
+    // The post-mortem and the RTOS tasks are left out when malformed, the rest shown: so when
+    // they pass a limit too.
+    out[4] = left_out_when_malformed(at({"tflm"}), st.tflm_error, prefix);
+    out[5] = left_out_when_malformed(at({"tasks"}), st.tasks_error, prefix);
     return out;
 }
 

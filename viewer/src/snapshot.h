@@ -188,6 +188,32 @@ struct Tflm {
     std::vector<TflmVerdict> verdicts;
 };
 
+// "tasks": the RTOS's tasks and their stacks (FreeRTOS), as the plugin read them: every figure is
+// the plugin's (docs/snapshot-schema.md, "tasks"); the viewer shows them and computes none.
+constexpr std::size_t kMaxTasks = 64;           // tasks shown (a longer list is refused, the rest shown)
+constexpr std::size_t kMaxTaskLines = 16;       // problems per list
+constexpr std::size_t kMaxTaskTextBytes = 256;  // a name, a state, a problem line: longer is cut
+struct RtosTask {
+    std::string name, state;  // pcTaskName; running, ready, blocked, suspended, deleted
+    uint64_t tcb_addr = 0;
+    std::optional<int64_t> priority;
+    uint64_t low_addr = 0;                 // pxStack
+    std::optional<uint64_t> high_addr;     // one past the stack's top; none: unknown
+    std::optional<uint64_t> sp, hwm_addr;  // SP (live or at its last switch-out); the lowest word that lost the fill
+    bool sp_live = false;
+    std::optional<uint64_t> never_used_bytes, peak_bytes;  // none: not scanned or never filled
+    bool peak_is_lower_bound = false, overflowed = false;
+    std::string below;  // what lies right below the stack
+    std::optional<uint64_t> room_bytes, required_room_bytes;
+    std::vector<std::string> problems;
+};
+struct RtosTasks {
+    std::string kernel;  // "FreeRTOS"
+    std::optional<uint64_t> current_tcb;
+    std::vector<std::string> problems;
+    std::vector<RtosTask> list;  // the running one first, then by priority
+};
+
 struct Snapshot {
     bool running = false;  // live: the target runs again since this snapshot (set by the link)
     int version = 0;
@@ -206,9 +232,11 @@ struct Snapshot {
     std::vector<RamArea> ram_map;  // none when the snapshot has none
     std::string verdict;
     std::optional<Fault> fault;
-    std::optional<Live> live;  // `arena live` only; none in files and at stops
-    std::optional<Tflm> tflm;  // agentless mode only; none when absent, null or refused
-    std::string tflm_error;    // why a "tflm" present was refused (path-named); the rest is shown
+    std::optional<Live> live;        // `arena live` only; none in files and at stops
+    std::optional<Tflm> tflm;        // agentless mode only; none when absent, null or refused
+    std::string tflm_error;          // why a "tflm" present was refused (path-named); the rest is shown
+    std::optional<RtosTasks> tasks;  // none when absent, null or refused
+    std::string tasks_error;         // why a "tasks" present was refused (path-named); the rest is shown
 };
 
 struct LoadResult {
