@@ -383,7 +383,9 @@ def fault_main(ctx, args):
     return 0
 
 
-def live_main(argv):
+def _live_args(argv):
+    """`arenascope live`'s arguments, checked (--port made the port to serve on); UsageError says
+    what is wrong."""
     ap = argparse.ArgumentParser(prog="arenascope live", description="Stream snapshots of the running target to the "
                                  "viewer, read through the probe while the core runs (--via).")
     _common(ap)
@@ -412,10 +414,67 @@ def live_main(argv):
         raise UsageError(f"--scan-budget {args.scan_budget}: give 16 to 65536 bytes")
     if args.refreshes < 0:
         raise UsageError(f"--refreshes {args.refreshes}: give a count (0: no limit)")
-    stop = threading.Event()
-    target, settings, link = _connect(args, stop)
-    poller = livepoll.LivePoller(target, settings, scan_budget=args.scan_budget)
-    server = viewer = ended_by = None
+    return args
+
+
+def _start_viewer(args, where):
+    """The viewer started on the link at where (a Popen), or None, said why, when it cannot be."""
+    path = _parsed(args, "viewer-path")
+    if path is None:
+        print("arenascope live: no viewer found (build it: bash tools/build.sh); serving only", file=sys.stderr)
+        return None
+    if not paths.has_display():
+        print("arenascope live: no display (DISPLAY is not set): serving only", file=sys.stderr)
+        return None
+    return subprocess.Popen([path, "--connect", where], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _end_viewer(viewer):
+    """Ends the viewer live_main started (None: none), if it still runs: killed after 5 s."""
+    if viewer is not None and viewer.poll() is None:
+        viewer.terminate()
+        try:
+            viewer.wait(5)
+        except subprocess.TimeoutExpired:
+            viewer.kill()
+
+
+def _stop_after(seconds, stop):
+    """Sets stop after seconds (--duration)."""
+    # A read in progress sees `stop` within a fraction of a second (acquire/rsp.py SLICE_S), and
+    # never outlives its deadline: the run ends within --duration and one --link-timeout.
+    timer = threading.Timer(seconds, stop.set)
+    timer.daemon = True  # Ctrl-C before it fires must not wait for it
+    timer.start()
+
+
+def _live_publisher(args, server, poller, stop):
+    """livepoll.run's publish for `arenascope live`: each snapshot to the viewer link; stop set at
+    --once's complete snapshot and at --refreshes."""
+
+    def publish(snap):
+        try:
+            server.broadcast(viewerlink.message(snap))
+        except viewerlink.LiveError as exc:
+            print(f"arenascope live: {exc}", file=sys.stderr, flush=True)
+        if args.once and poller.scanner.complete and snap["live"]["link"] == "ok":
+            stop.set()
+        if args.refreshes and poller.refreshes >= args.refreshes:
+            stop.set()
+
+    return publish
+
+
+def _live_report(text):
+    print(f"arenascope live: {text}", file=sys.stderr, flush=True)
+
+
+def _stream_live(args, link, poller, stop):
+    """Serves the poller's snapshots on the viewer link (and starts the viewer) until stop, then
+    closes the link, the server and the viewer: the KeyboardInterrupt (or Terminated) that ended
+    it, or None."""
+    server = viewer = None
     try:
         try:
             server = viewerlink.SnapshotServer(args.port)
@@ -425,62 +484,41 @@ def live_main(argv):
         print(f"arenascope live: reading {args.elf} through {link.described}; viewer link on {where}",
               file=sys.stderr, flush=True)
         if not args.no_viewer:
-            path = _parsed(args, "viewer-path")
-            if path is None:
-                print("arenascope live: no viewer found (build it: bash tools/build.sh); serving only", file=sys.stderr)
-            elif not paths.has_display():
-                print("arenascope live: no display (DISPLAY is not set): serving only", file=sys.stderr)
-            else:
-                viewer = subprocess.Popen([path, "--connect", where], stdin=subprocess.DEVNULL,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            viewer = _start_viewer(args, where)
         if args.duration > 0:
-            # A read in progress sees `stop` within a fraction of a second (acquire/rsp.py SLICE_S), and
-            # never outlives its deadline: the run ends within --duration and one --link-timeout.
-            timer = threading.Timer(args.duration, stop.set)
-            timer.daemon = True  # Ctrl-C before it fires must not wait for it
-            timer.start()
-
-        def publish(snap):
-            try:
-                server.broadcast(viewerlink.message(snap))
-            except viewerlink.LiveError as exc:
-                print(f"arenascope live: {exc}", file=sys.stderr, flush=True)
-            if args.once and poller.scanner.complete and snap["live"]["link"] == "ok":
-                stop.set()
-            if args.refreshes and poller.refreshes >= args.refreshes:
-                stop.set()
-
-        def report(text):
-            print(f"arenascope live: {text}", file=sys.stderr, flush=True)
-
-        livepoll.run(poller, publish, args.hz, stop, report)
+            _stop_after(args.duration, stop)
+        livepoll.run(poller, _live_publisher(args, server, poller, stop), args.hz, stop, _live_report)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated): the end below still runs
         stop.set()
-        ended_by = exc
+        return exc
     finally:
         if server is not None:
             server.close()
         link.close()
-        if viewer is not None and viewer.poll() is None:
-            viewer.terminate()
-            try:
-                viewer.wait(5)
-            except subprocess.TimeoutExpired:
-                viewer.kill()
-    rc = 0
-    if args.snapshot_out:
-        if poller.last is None:
-            print(f"arenascope live: no refresh succeeded: {args.snapshot_out} not written", file=sys.stderr)
-            rc = 1
-        else:
-            # Ended while the link was lost: the last good data, marked so (as the viewer was sent).
-            last = poller.lost(poller.trouble, poller.trouble_link) if poller.trouble not in (None, "torn") else \
-                poller.last
-            try:
-                snapshot.write_snapshot_file(last, args.snapshot_out)
-            except OSError as exc:
-                print(f"arenascope live: cannot write {args.snapshot_out}: {exc.strerror or exc}", file=sys.stderr)
-                rc = 1
+        _end_viewer(viewer)
+    return None
+
+
+def _write_last_snapshot(args, poller):
+    """Writes --snapshot-out: 0, or 1 said why when there is none or it cannot be written."""
+    if poller.last is None:
+        print(f"arenascope live: no refresh succeeded: {args.snapshot_out} not written", file=sys.stderr)
+        return 1
+    # Ended while the link was lost: the last good data, marked so (as the viewer was sent).
+    last = poller.lost(poller.trouble, poller.trouble_link) if poller.trouble not in (None, "torn") else \
+        poller.last
+    try:
+        snapshot.write_snapshot_file(last, args.snapshot_out)
+    except OSError as exc:
+        print(f"arenascope live: cannot write {args.snapshot_out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _live_outcome(args, poller, ended_by):
+    """The live run's exit status unless a signal ended it: 1 when --snapshot-out was not written,
+    no refresh succeeded or it ended with the link down (each said), else 0."""
+    rc = _write_last_snapshot(args, poller) if args.snapshot_out else 0
     if poller.refreshes == 0 and rc == 0 and ended_by is None:
         # Nothing was read whole: a script must not take that for a live view that worked.
         print("arenascope live: no refresh succeeded (the messages above say why): exit status 1", file=sys.stderr)
@@ -490,6 +528,16 @@ def live_main(argv):
         print(f"arenascope live: it ended with the link down ({poller.trouble}): no refresh for the last "
               f"{poller.since_last_refresh():.1f} s, after refresh {poller.refreshes}", file=sys.stderr)
         rc = rc or 1
+    return rc
+
+
+def live_main(argv):
+    args = _live_args(argv)
+    stop = threading.Event()
+    target, settings, link = _connect(args, stop)
+    poller = livepoll.LivePoller(target, settings, scan_budget=args.scan_budget)
+    ended_by = _stream_live(args, link, poller, stop)
+    rc = _live_outcome(args, poller, ended_by)
     last = poller.last["live"] if poller.last else None
     print(f"arenascope live: {poller.refreshes} refreshes ({poller.torn} torn reads discarded), "
           f"{target.reader.calls} requests, {target.reader.bytes} B read"
@@ -501,9 +549,8 @@ def live_main(argv):
     return rc
 
 
-def soak_main(argv):
-    """`arenascope soak N`: the live link's refreshes while the target runs N inferences (the agent's
-    count), every rule checked at each (analyse/soak.py, as GDB's `arena soak` with no breakpoint)."""
+def _soak_args(argv):
+    """`arenascope soak`'s arguments, checked; UsageError says what is wrong."""
     ap = argparse.ArgumentParser(prog="arenascope soak", description="Run N inferences on the target without a "
                                  "person, the rules checked through the live link, and report the worst of each.")
     _common(ap)
@@ -517,12 +564,14 @@ def soak_main(argv):
         raise UsageError("--ram: a dump runs no inference; soak a running target (--via)")
     if args.count < 1 or not 0.1 <= args.hz <= 200 or not (math.isfinite(args.timeout) and 0 < args.timeout <= 86400):
         raise UsageError("give N from 1, --hz 0.1 to 200 and --timeout above 0 and at most 86400 seconds")
-    stop = threading.Event()
-    target, settings, link = _connect(args, stop)
-    poller = livepoll.LivePoller(target, settings)
-    soak, clock = Soak(args.count), time.monotonic
+    return args
+
+
+def _soak_publisher(args, soak, stop, clock):
+    """livepoll.run's publish for `arenascope soak`: each snapshot's checks to soak at each new
+    inference (the agent's count); stop set, and soak stopped saying why, at the end: N
+    inferences, a reset, no inference within --timeout, a fault, or no agent."""
     seen = {"start": None, "at": None, "when": clock()}
-    start, ended_by = clock(), None
 
     def publish(snap):
         state = snap.get("state") or {}
@@ -556,13 +605,27 @@ def soak_main(argv):
         elif at - seen["start"] + 1 >= args.count:
             stop.set()
 
-    def report(text):
-        print(f"arenascope soak: {text}", file=sys.stderr, flush=True)
+    return publish
 
+
+def _soak_report(text):
+    print(f"arenascope soak: {text}", file=sys.stderr, flush=True)
+
+
+def soak_main(argv):
+    """`arenascope soak N`: the live link's refreshes while the target runs N inferences (the agent's
+    count), every rule checked at each (analyse/soak.py, as GDB's `arena soak` with no breakpoint)."""
+    args = _soak_args(argv)
+    stop = threading.Event()
+    target, settings, link = _connect(args, stop)
+    poller = livepoll.LivePoller(target, settings)
+    soak, clock = Soak(args.count), time.monotonic
+    publish = _soak_publisher(args, soak, stop, clock)
+    start, ended_by = clock(), None
     print(f"arenascope soak: {args.count} inferences of {args.elf} through {link.described}, checked at each "
           "refresh; Ctrl-C stops it", file=sys.stderr, flush=True)
     try:
-        livepoll.run(poller, publish, args.hz, stop, report)
+        livepoll.run(poller, publish, args.hz, stop, _soak_report)
     except KeyboardInterrupt as exc:
         stop.set()
         ended_by = exc
@@ -671,6 +734,36 @@ def main(argv):
         return _main(argv)
 
 
+# command: its main on the arguments after the command's name (it parses them itself)
+OWN_MAIN = {"live": live_main,
+            "diff": diff_main,  # files only: no ELF, no target
+            "budget": budget_main,  # the ELF only: no target
+            "soak": soak_main}
+
+
+def _one_shot_parser(command):
+    """The parser of a ONE_SHOT command's arguments: the common options and its own."""
+    ap = argparse.ArgumentParser(prog=f"arenascope {command}")
+    _common(ap)
+    if command in ("info", "check", "fault"):
+        ap.add_argument("--json", action="store_true", help="one JSON document (docs/command-json-schema.json)")
+    if command == "check":
+        ap.add_argument("--junit", metavar="FILE", help="also write the checks as a JUnit XML report")
+        ap.add_argument("--budget", action="store_true",
+                        help="also the stack rule with the worst case from the ELF (as `arena budget`)")
+    if command == "snapshot":
+        ap.add_argument("file", help="the snapshot file to write (-: to standard output)")
+    if command == "report":
+        ap.add_argument("file", nargs="?", help="the HTML report to write")
+        ap.add_argument("--svg", help="also (or only) the SVG picture")
+    return ap
+
+
+def _json_asked(argv):
+    """A command that answers with a JSON document was asked for one (--json)."""
+    return argv[0] in ("info", "check", "fault") and "--json" in argv[1:]
+
+
 def _main(argv):
     # Colour only on a terminal, and never with NO_COLOR (https://no-color.org) or TERM=dumb; --colour decides too.
     style.enabled = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
@@ -683,32 +776,13 @@ def _main(argv):
         print(f"arenascope {version.VERSION}")
         return 0
     try:
-        if argv[0] == "live":
-            return live_main(argv[1:])
-        if argv[0] == "diff":  # files only: no ELF, no target
-            return diff_main(argv[1:])
-        if argv[0] == "budget":  # the ELF only: no target
-            return budget_main(argv[1:])
-        if argv[0] == "soak":
-            return soak_main(argv[1:])
+        if argv[0] in OWN_MAIN:
+            return OWN_MAIN[argv[0]](argv[1:])
         if argv[0] not in ONE_SHOT:
             raise UsageError(f"unknown command {argv[0]!r}: one of info, check, snapshot, fault, report, live, diff, "
                              "budget, soak (`arenascope --help`)")
         run, need, verify = ONE_SHOT[argv[0]]
-        ap = argparse.ArgumentParser(prog=f"arenascope {argv[0]}")
-        _common(ap)
-        if argv[0] in ("info", "check", "fault"):
-            ap.add_argument("--json", action="store_true", help="one JSON document (docs/command-json-schema.json)")
-        if argv[0] == "check":
-            ap.add_argument("--junit", metavar="FILE", help="also write the checks as a JUnit XML report")
-            ap.add_argument("--budget", action="store_true",
-                            help="also the stack rule with the worst case from the ELF (as `arena budget`)")
-        if argv[0] == "snapshot":
-            ap.add_argument("file", help="the snapshot file to write (-: to standard output)")
-        if argv[0] == "report":
-            ap.add_argument("file", nargs="?", help="the HTML report to write")
-            ap.add_argument("--svg", help="also (or only) the SVG picture")
-        args = ap.parse_args(argv[1:])
+        args = _one_shot_parser(argv[0]).parse_args(argv[1:])
         args.command = argv[0]
         ctx = _gather(args, need_descriptor=need, verify=verify)
         return run(ctx, args)
@@ -716,14 +790,14 @@ def _main(argv):
         if RUN["debug"]:
             traceback.print_exc()
         message = f"arenascope {argv[0]}: {exc}"
-        if argv[0] in ("info", "check", "fault") and "--json" in argv[1:]:
+        if _json_asked(argv):
             _emit(jsonout.error(argv[0], message))  # a script reading stdout reads JSON, failed or not
         print(message, file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         p = PROGRESS["now"]
         message = f"arenascope {argv[0]}: {p.interrupted(signal_words(exc)) if p is not None else signal_words(exc)}"
-        if argv[0] in ("info", "check", "fault") and "--json" in argv[1:]:
+        if _json_asked(argv):
             _emit(jsonout.error(argv[0], message))
         print(f"\n{message}", file=sys.stderr)
         return exit_status(exc)
