@@ -119,85 +119,112 @@ lower bound); a model's plan as JSON is `arenascope-plan --json FILE.tflite`."""
                             help="with --model and cmsis-nn kernels: the core, e.g. cortex-m55")
 
     def run(self, args):
-        if args.json and (args.snapshot is not None or args.model is not None):
-            raise TargetError("--json charts a target's plan; for a model's: arenascope-plan --json FILE.tflite; a "
-                              "snapshot's plan is its arenas[].plan")
-        if args.snapshot is not None and args.model is not None:
-            raise TargetError("--model or --snapshot, not both")
-        if args.model is None and any(v is not None for v in (args.target, args.margin, args.kernels, args.cpu,
-                                                              args.tflm)):
-            raise TargetError("--target, --margin, --kernels, --cpu and --tflm go with --model FILE.tflite (a "
-                              "target's own plan has its own ABI, kernels, TFLM and arena)")
+        _check_options(args)
         if args.snapshot is not None:
-            path = os.path.expanduser(args.snapshot)
-            try:
-                doc = snapshot.load_snapshot_file(path)
-                arenas = snapshot.arenas_from_snapshot(doc)
-            except snapshot.SnapshotError as e:
-                raise TargetError(f"{path}: {e}" if not str(e).startswith(("cannot read", path)) else str(e)) from None
-            src = doc["source"]
-            what = (f"model {src.get('model')}, predicted by arenascope-plan for {src.get('target')}"
-                    if src.get("located_by") == "model"
-                    else f"snapshot of {src.get('elf') or 'a target'} at {src.get('time')}")
-            write([f"{path}: {what}"])
-            for c in doc.get("checks") if isinstance(doc.get("checks"), list) else []:
-                if isinstance(c, dict) and c.get("verdict") in ("WARN", "FAIL"):
-                    write([style.paint(f"{c['verdict']}  {c.get('rule')}: {c.get('reason')}", c["verdict"])])
-            if not arenas:
-                write([render.NO_ARENA])
-            for a in arenas:
-                write(render.plan_lines(a, figures.plan(a), args.width))
-            return
-        if args.model is not None:
-            if not args.model.strip():
-                raise TargetError("--model needs a .tflite file")
-            path = os.path.expanduser(args.model)
-            if os.path.exists(path) and not os.path.isfile(path):
-                raise TargetError(f"{path} is not a regular file: give a .tflite model file")
-            try:
-                tool = settings.tool_path("planner-path", "planner", "arenascope-plan")
-                build = _model_build(args)
-                era, era_how = _model_tflm(args)
-                doc, rejected = planner.run_planner(tool, path, args.target or _elf_target(), args.margin,
-                                                    build_args=[*build.planner_args(), "--tflm", era])
-                a = plan.arena_from_plan(doc)
-                words = budget.arena_lines(doc)
-            except planner.PlannerError as e:
-                raise TargetError(str(e)) from None
-            lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan with "
-                     f"{build.describe()} ({build.evidence}), as TFLM {era} allocates ({era_how})"]
-            message = None
-            if rejected:
-                reason = planner.printable(doc["tflm_rejects"][0]) if doc.get("tflm_rejects") else rejected
-                message = f"TFLM would reject this model: {reason}"
-                lines.append(style.paint(message + " (its plan is charted all the same)", "FAIL"))
-            if doc["approximate"]:
-                lines.append(style.paint("APPROXIMATE: the scratch of " +
-                                         planner.printable("; ".join(doc["unmodelled_scratch"])) +
-                                         " is not modelled; the figures below leave it out", "WARN"))
-            # What limits the figures comes first, before the chart: a FLOOR as the others.
-            lines += [style.paint(line, "WARN") for line in words if "FLOOR" in line]
-            write(lines + render.plan_lines(a, figures.plan(a), args.width))
-            write([line for line in words if "FLOOR" not in line])
-            try:
-                write(budget.saving_lines(a, doc, path))
-            except planner.PlannerError as e:
-                raise TargetError(str(e)) from None
-            if message and batch_mode():
-                raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
-            return
-        ctx = framework.gather()
-        if args.json:
-            framework.emit(jsonout.plan(pipeline.snapshot(ctx, with_fault=False)))
-            return
-        if not ctx.desc.arenas:
-            write([render.NO_ARENA])
-        for a in ctx.desc.arenas:
-            write(render.plan_lines(a, figures.plan(a), args.width))
-            try:  # no model known: no saving to speak of
-                write(budget.saving_lines(a, pipeline.model_plan(ctx, a), ctx.settings.model or None))
-            except planner.PlannerError as e:
-                framework.say_warning("plan-saving", str(e))
+            _chart_snapshot(args)
+        elif args.model is not None:
+            _chart_model(args)
+        else:
+            _chart_target(args)
+
+
+def _check_options(args):
+    """TargetError when the options do not go together."""
+    if args.json and (args.snapshot is not None or args.model is not None):
+        raise TargetError("--json charts a target's plan; for a model's: arenascope-plan --json FILE.tflite; a "
+                          "snapshot's plan is its arenas[].plan")
+    if args.snapshot is not None and args.model is not None:
+        raise TargetError("--model or --snapshot, not both")
+    if args.model is None and any(v is not None for v in (args.target, args.margin, args.kernels, args.cpu,
+                                                          args.tflm)):
+        raise TargetError("--target, --margin, --kernels, --cpu and --tflm go with --model FILE.tflite (a "
+                          "target's own plan has its own ABI, kernels, TFLM and arena)")
+
+
+def _chart_snapshot(args):
+    """`arena plan --snapshot FILE`: what the file holds, its WARN and FAIL checks, its plans."""
+    path = os.path.expanduser(args.snapshot)
+    try:
+        doc = snapshot.load_snapshot_file(path)
+        arenas = snapshot.arenas_from_snapshot(doc)
+    except snapshot.SnapshotError as e:
+        raise TargetError(f"{path}: {e}" if not str(e).startswith(("cannot read", path)) else str(e)) from None
+    src = doc["source"]
+    what = (f"model {src.get('model')}, predicted by arenascope-plan for {src.get('target')}"
+            if src.get("located_by") == "model"
+            else f"snapshot of {src.get('elf') or 'a target'} at {src.get('time')}")
+    write([f"{path}: {what}"])
+    for c in doc.get("checks") if isinstance(doc.get("checks"), list) else []:
+        if isinstance(c, dict) and c.get("verdict") in ("WARN", "FAIL"):
+            write([style.paint(f"{c['verdict']}  {c.get('rule')}: {c.get('reason')}", c["verdict"])])
+    if not arenas:
+        write([render.NO_ARENA])
+    for a in arenas:
+        write(render.plan_lines(a, figures.plan(a), args.width))
+
+
+def _model_path(args) -> str:
+    """--model's file, its ~ expanded; TargetError when it is no file name or not a regular file."""
+    if not args.model.strip():
+        raise TargetError("--model needs a .tflite file")
+    path = os.path.expanduser(args.model)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise TargetError(f"{path} is not a regular file: give a .tflite model file")
+    return path
+
+
+def _chart_model(args):
+    """`arena plan --model FILE`: the planner's prediction of the model's plan, its arena figures
+    and the saving a better plan gives; in gdb -batch, TargetError when TFLM would reject it."""
+    path = _model_path(args)
+    try:
+        tool = settings.tool_path("planner-path", "planner", "arenascope-plan")
+        build = _model_build(args)
+        era, era_how = _model_tflm(args)
+        doc, rejected = planner.run_planner(tool, path, args.target or _elf_target(), args.margin,
+                                            build_args=[*build.planner_args(), "--tflm", era])
+        a = plan.arena_from_plan(doc)
+        words = budget.arena_lines(doc)
+    except planner.PlannerError as e:
+        raise TargetError(str(e)) from None
+    lines = [f"{path}: predicted by arenascope-plan (no target), TFLM's greedy plan with "
+             f"{build.describe()} ({build.evidence}), as TFLM {era} allocates ({era_how})"]
+    message = None
+    if rejected:
+        reason = planner.printable(doc["tflm_rejects"][0]) if doc.get("tflm_rejects") else rejected
+        message = f"TFLM would reject this model: {reason}"
+        lines.append(style.paint(message + " (its plan is charted all the same)", "FAIL"))
+    if doc["approximate"]:
+        lines.append(style.paint("APPROXIMATE: the scratch of " +
+                                 planner.printable("; ".join(doc["unmodelled_scratch"])) +
+                                 " is not modelled; the figures below leave it out", "WARN"))
+    # What limits the figures comes first, before the chart: a FLOOR as the others.
+    lines += [style.paint(line, "WARN") for line in words if "FLOOR" in line]
+    write(lines + render.plan_lines(a, figures.plan(a), args.width))
+    write([line for line in words if "FLOOR" not in line])
+    try:
+        write(budget.saving_lines(a, doc, path))
+    except planner.PlannerError as e:
+        raise TargetError(str(e)) from None
+    if message and batch_mode():
+        raise TargetError(message)  # gdb -batch exits non-zero, as the tool does
+
+
+def _chart_target(args):
+    """`arena plan` on the target: each arena's plan and the saving a better plan gives (--json:
+    the plans as JSON)."""
+    ctx = framework.gather()
+    if args.json:
+        framework.emit(jsonout.plan(pipeline.snapshot(ctx, with_fault=False)))
+        return
+    if not ctx.desc.arenas:
+        write([render.NO_ARENA])
+    for a in ctx.desc.arenas:
+        write(render.plan_lines(a, figures.plan(a), args.width))
+        try:  # no model known: no saving to speak of
+            write(budget.saving_lines(a, pipeline.model_plan(ctx, a), ctx.settings.model or None))
+        except planner.PlannerError as e:
+            framework.say_warning("plan-saving", str(e))
 
 
 def _elf_target() -> str:
