@@ -130,53 +130,16 @@ Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-
     def run(self, args):
         _print_pending()
         if args.action == "stop":
-            running = _STATE["thread"] is not None
-            stop_live()
-            if _STATE["own_server"]:  # started by `arena live`, not `arena view`: stop-time snapshots end too
-                events.stop_serving()
-                _STATE["own_server"] = False
-            gdb.write("arena live: stopped\n" if running else "arena live: not running\n")
+            self._stop()
             return
         if args.action == "status":
             self._status()
             return
-        if not 0.1 <= args.hz <= 200:
-            raise TargetError(f"--hz {args.hz:g}: give 0.1 to 200 refreshes a second")
-        if not 16 <= args.scan_budget <= 65536:
-            raise TargetError(f"--scan-budget {args.scan_budget}: give 16 to 65536 bytes")
-        if args.port is not None and not 0 <= args.port <= 65535:
-            raise TargetError(f"--port {args.port}: give 0 (any free port) to 65535")
-        if framework.loaded_dump() is not None:
-            raise TargetError("a RAM dump is loaded and does not change: nothing to stream (`arena dump forget` "
-                              "to read the target again)")
-        given = args.via or (f"tcl:{args.openocd}" if args.openocd else None)
-        if given:
-            try:
-                candidates = [(via.parse_via(given), "--via" if args.via else "--openocd")]
-            except ValueError as exc:
-                raise TargetError(f"{'--via' if args.via else '--openocd'}: {exc}") from None
-        else:
-            candidates = _candidates()
-        progspace = gdb.current_progspace()
-        elf = progspace.filename if progspace else None
-        if not elf:
-            raise TargetError("no ELF loaded: load the firmware's ELF (`file fw.elf`): the live view reads its symbols")
-        try:
-            symbols = ElfSymbols(elf)
-        except (OSError, ValueError) as exc:
-            raise TargetError(f"cannot read the ELF {elf}: {exc}") from None
+        _check_options(args)
+        candidates = _given_link(args) or _candidates()
+        elf, symbols = _loaded_elf()
         stop = threading.Event()
-        failures, live = [], None
-        timeout = settings.value("link-timeout")  # each link tried holds GDB one deadline at most
-        for choice, how in candidates:
-            try:
-                live = via.open_link(choice, symbols, cancel=stop, timeout=timeout)
-                break
-            except via.LinkError as exc:
-                failures.append(f"{exc} (the link came from {how})")
-        if live is None:
-            raise TargetError("; then ".join(failures) + ("; the running `arena live` goes on" if _STATE["thread"]
-                                                          else ""))
+        live, how = _open_first(candidates, symbols, stop)
         for text in live.warnings:
             gdb.write(f"arena live: warning: {text}\n")
         # Everything GDB knows is resolved here, in GDB's thread: the poller thread makes no GDB call.
@@ -187,26 +150,23 @@ Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-
         if events.LIVE["server"] is None:
             _STATE["own_server"] = True
         server = events.serve(args.port, args.no_launch, 0.0, who="arena live")
-        messages = _STATE["messages"]
-
-        def publish(snap):
-            try:
-                server.broadcast(viewerlink.message(snap))
-            except viewerlink.LiveError as exc:
-                messages.put(str(exc))
-
         thread = threading.Thread(target=livepoll.run, name="arenascope-live-poll", daemon=True,
-                                  args=(poller, publish, args.hz, stop, messages.put))
+                                  args=(poller, _publisher(server), args.hz, stop, _STATE["messages"].put))
         _STATE.update(thread=thread, stop=stop, poller=poller, endpoint=(live, how), link=live,
                       last_message=None)
-        if not _STATE["hooked"]:
-            gdb.events.before_prompt.connect(_print_pending)
-            if hasattr(gdb.events, "gdb_exiting"):
-                gdb.events.gdb_exiting.connect(lambda _e: stop_live())
-            _STATE["hooked"] = True
+        _hook_events()
         thread.start()
         gdb.write(f"arena live: polling {elf} through {live.described} (from {how}) at up to {args.hz:g} "
                   "refreshes/s; `arena live status`, `arena live stop`\n")
+
+    @staticmethod
+    def _stop():
+        running = _STATE["thread"] is not None
+        stop_live()
+        if _STATE["own_server"]:  # started by `arena live`, not `arena view`: stop-time snapshots end too
+            events.stop_serving()
+            _STATE["own_server"] = False
+        gdb.write("arena live: stopped\n" if running else "arena live: not running\n")
 
     @staticmethod
     def _status():
@@ -227,3 +187,75 @@ Usage: arena live [--hz N] [--via tcl:HOST:PORT|gdb:HOST:PORT] [--port N] [--no-
                   f"  reconnects:       {max(0, live.link.connects - 1)}\n"
                   + side +
                   f"  last message:     {_STATE['last_message'] or 'none'}\n")
+
+
+def _check_options(args):
+    """TargetError when an option is out of range, or a RAM dump is loaded (nothing to stream)."""
+    if not 0.1 <= args.hz <= 200:
+        raise TargetError(f"--hz {args.hz:g}: give 0.1 to 200 refreshes a second")
+    if not 16 <= args.scan_budget <= 65536:
+        raise TargetError(f"--scan-budget {args.scan_budget}: give 16 to 65536 bytes")
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise TargetError(f"--port {args.port}: give 0 (any free port) to 65535")
+    if framework.loaded_dump() is not None:
+        raise TargetError("a RAM dump is loaded and does not change: nothing to stream (`arena dump forget` "
+                          "to read the target again)")
+
+
+def _given_link(args):
+    """[(Via, the option)] for --via or --openocd, or None when neither is given."""
+    given = args.via or (f"tcl:{args.openocd}" if args.openocd else None)
+    if not given:
+        return None
+    try:
+        return [(via.parse_via(given), "--via" if args.via else "--openocd")]
+    except ValueError as exc:
+        raise TargetError(f"{'--via' if args.via else '--openocd'}: {exc}") from None
+
+
+def _loaded_elf():
+    """(path, ElfSymbols) of the ELF GDB has loaded; TargetError when there is none to read."""
+    progspace = gdb.current_progspace()
+    elf = progspace.filename if progspace else None
+    if not elf:
+        raise TargetError("no ELF loaded: load the firmware's ELF (`file fw.elf`): the live view reads its symbols")
+    try:
+        return elf, ElfSymbols(elf)
+    except (OSError, ValueError) as exc:
+        raise TargetError(f"cannot read the ELF {elf}: {exc}") from None
+
+
+def _open_first(candidates, symbols, stop):
+    """(the link, how it was chosen) of the first candidate that opens; TargetError saying why
+    each failed when none does."""
+    failures = []
+    timeout = settings.value("link-timeout")  # each link tried holds GDB one deadline at most
+    for choice, how in candidates:
+        try:
+            return via.open_link(choice, symbols, cancel=stop, timeout=timeout), how
+        except via.LinkError as exc:
+            failures.append(f"{exc} (the link came from {how})")
+    raise TargetError("; then ".join(failures) + ("; the running `arena live` goes on" if _STATE["thread"]
+                                                  else ""))
+
+
+def _publisher(server):
+    """The poller thread's publish: each snapshot to the viewer link, a failure to the messages."""
+    messages = _STATE["messages"]
+
+    def publish(snap):
+        try:
+            server.broadcast(viewerlink.message(snap))
+        except viewerlink.LiveError as exc:
+            messages.put(str(exc))
+
+    return publish
+
+
+def _hook_events():
+    """Once: the thread's messages printed at each prompt, the thread stopped when GDB exits."""
+    if not _STATE["hooked"]:
+        gdb.events.before_prompt.connect(_print_pending)
+        if hasattr(gdb.events, "gdb_exiting"):
+            gdb.events.gdb_exiting.connect(lambda _e: stop_live())
+        _STATE["hooked"] = True
