@@ -440,7 +440,29 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
     one; on_warn(key, text): told each warning as it is found. Raises an errors.ArenascopeError."""
     ctx = Context(target=target, settings=settings, cache={} if cache is None else cache, on_warn=on_warn)
     scanner = scanner or BandScanner(memo=ctx.cache.get(STOP_SCANS))
-    symbols = target.symbols
+    _read_descriptor(ctx, need_descriptor, verify)
+    sp = target.core.register("sp")
+    if ctx.desc is not None:
+        _stack_of_descriptor(ctx, scanner, verify, sp)
+    else:
+        _stack_without_descriptor(ctx, scanner, sp)
+    if ctx.stack is not None and ctx.stack.sp is not None and not ctx.stack.sp_on_stack:
+        # SP in one of the ELF's data objects: a handler's own stack (the agent's RISC-V trap stack).
+        held = target.symbols.object_at(ctx.stack.sp)
+        ctx.stack.sp_object = (held[0], ctx.stack.sp - held[1]) if held is not None else None
+    _rtos_tasks(ctx, scanner)
+    if ctx.tflm is not None and ctx.tflm.condition == "smashed" and ctx.stack is not None:
+        # How far the stack ran into TFLM's tail is a figure of every command (info, check,
+        # stack, snapshot, $arena_stack_room), not only of `arena fault`: the post-mortem finds it.
+        diagnosis.diagnose(ctx)
+    return ctx
+
+
+def _read_descriptor(ctx: Context, need_descriptor: bool, verify: bool) -> None:
+    """Finds the arenascope descriptor and names its regions (the region tables re-read when
+    verify), or, with none, falls back to TFLM's own objects; sets ctx.note when neither is read
+    and need_descriptor is false, else raises."""
+    settings, symbols = ctx.settings, ctx.target.symbols
     try:
         if settings.interpreter is not None:
             raise NotFoundError("`arena attach` named a MicroInterpreter")
@@ -472,73 +494,73 @@ def gather(target: Target, settings: Settings, cache: dict | None = None, scanne
             raise
         else:
             ctx.note = f"no usable arenascope descriptor ({exc})"
-    sp = target.core.register("sp")
+
+
+def _stack_of_descriptor(ctx: Context, scanner: BandScanner, verify: bool, sp: int | None) -> None:
+    """Sets the arenas' figures and ctx.stack from the descriptor, re-measuring the bands and the
+    stack when verify (or when the guard band shows the agent's measurement stale)."""
+    desc, settings = ctx.desc, ctx.settings
+    assert desc is not None
     bounds = settings.stack_range
-    if ctx.desc is not None:
-        desc = ctx.desc
-        lo, hi = bounds or (desc.stack.low_addr, desc.stack.high_addr)
-        _overridden(desc, settings)
-        paint = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else desc.stack_paint_pattern
-        complete, (scanned, painted) = False, (None, None)
-        if not verify and desc.agent_measured and desc.guard.filled:
-            ctx.stale, _, _ = _measure(ctx, scanner, ("guard",))
-            verify = bool(ctx.stale)  # a fault overtook the agent's measurement: measure everything now
-        stack = (lo, hi, paint) if (bounds or verify or not desc.measured) and hi > lo and \
-            not desc.not_judged("stack") else None
-        unread = ""
-        try:
-            if verify and not desc.agentless:  # agentless: no bands to scan
-                _, complete, (scanned, painted) = _measure(ctx, scanner, ("guard", "free"), stack)
-            elif stack is not None:
-                _, _, (scanned, painted) = _measure(ctx, scanner, (), stack)
-        except MemoryReadError as exc:
-            if stack is None or not ctx.reader.origin:
-                raise
-            _stack_unreadable(ctx, exc)  # a RAM dump that lacks part of the stack: the rest is still read
-            unread = str(exc)
-            if verify and not desc.agentless:
-                _, complete, _ = _measure(ctx, scanner, ("guard", "free"))
-        ctx.figs = {a.index: figures.arena_figures(a, ctx.minimum_arena) for a in desc.arenas}
-        if complete:
-            desc.flags |= abi.FLAG_MEASURED
-            desc.measured_by = MEASURED_BY + (": the agent's last measurement is stale (the guard band changed "
-                                              "after it)" if ctx.stale else "")
-        ctx.stack = figures.stack_figures(desc, sp=sp, scanned_hwm=scanned, bounds=bounds, painted=painted,
-                                          apart=_apart_from_stack(ctx, desc))
-        ctx.stack.unread = unread if ctx.stack.hwm is None else ""
+    lo, hi = bounds or (desc.stack.low_addr, desc.stack.high_addr)
+    _overridden(desc, settings)
+    paint = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else desc.stack_paint_pattern
+    complete, (scanned, painted) = False, (None, None)
+    if not verify and desc.agent_measured and desc.guard.filled:
+        ctx.stale, _, _ = _measure(ctx, scanner, ("guard",))
+        verify = bool(ctx.stale)  # a fault overtook the agent's measurement: measure everything now
+    stack = (lo, hi, paint) if (bounds or verify or not desc.measured) and hi > lo and \
+        not desc.not_judged("stack") else None
+    unread = ""
+    try:
+        if verify and not desc.agentless:  # agentless: no bands to scan
+            _, complete, (scanned, painted) = _measure(ctx, scanner, ("guard", "free"), stack)
+        elif stack is not None:
+            _, _, (scanned, painted) = _measure(ctx, scanner, (), stack)
+    except MemoryReadError as exc:
+        if stack is None or not ctx.reader.origin:
+            raise
+        _stack_unreadable(ctx, exc)  # a RAM dump that lacks part of the stack: the rest is still read
+        unread = str(exc)
+        if verify and not desc.agentless:
+            _, complete, _ = _measure(ctx, scanner, ("guard", "free"))
+    ctx.figs = {a.index: figures.arena_figures(a, ctx.minimum_arena) for a in desc.arenas}
+    if complete:
+        desc.flags |= abi.FLAG_MEASURED
+        desc.measured_by = MEASURED_BY + (": the agent's last measurement is stale (the guard band changed "
+                                          "after it)" if ctx.stale else "")
+    ctx.stack = figures.stack_figures(desc, sp=sp, scanned_hwm=scanned, bounds=bounds, painted=painted,
+                                      apart=_apart_from_stack(ctx, desc))
+    ctx.stack.unread = unread if ctx.stack.hwm is None else ""
+
+
+def _stack_without_descriptor(ctx: Context, scanner: BandScanner, sp: int | None) -> None:
+    """Sets ctx.stack with no descriptor: the bounds set by `arena stack-range` or the linker's
+    symbols, its paint scanned; raises when neither gives bounds."""
+    settings, symbols = ctx.settings, ctx.target.symbols
+    bounds = settings.stack_range
+    linker = None if bounds else symbols.stack_bounds()
+    found = bounds or linker
+    ctx.stack_source = (f"{Remedy('stack-range'):q}" if bounds else
+                        f"the linker symbols {linker[2]}" if linker else "")
+    if not found:
+        raise TargetError("no stack bounds: no arenascope descriptor, no linker symbols (" +
+                          ", ".join([f"{a}/{b}" for a, b in STACK_SYMBOLS] +
+                                    [f"{a} - {b}" for a, b in STACK_TOP_AND_SIZE_SYMBOLS]) +
+                          f"); set them with {Remedy('stack-range', 'LOW HIGH'):q}")
+    lo, hi = found[0], found[1]
+    pattern = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else DEFAULT_STACK_PAINT
+    try:
+        hwm, painted = _measure_stack(ctx, scanner, lo, hi, pattern)
+    except MemoryReadError as exc:
+        if not ctx.reader.origin:
+            raise
+        _stack_unreadable(ctx, exc)
+        hwm, painted, unread = None, None, str(exc)
     else:
-        linker = None if bounds else symbols.stack_bounds()
-        found = bounds or linker
-        ctx.stack_source = (f"{Remedy('stack-range'):q}" if bounds else
-                            f"the linker symbols {linker[2]}" if linker else "")
-        if not found:
-            raise TargetError("no stack bounds: no arenascope descriptor, no linker symbols (" +
-                              ", ".join([f"{a}/{b}" for a, b in STACK_SYMBOLS] +
-                                        [f"{a} - {b}" for a, b in STACK_TOP_AND_SIZE_SYMBOLS]) +
-                              f"); set them with {Remedy('stack-range', 'LOW HIGH'):q}")
-        lo, hi = found[0], found[1]
-        pattern = settings.stack_paint_pattern if settings.stack_paint_pattern is not None else DEFAULT_STACK_PAINT
-        try:
-            hwm, painted = _measure_stack(ctx, scanner, lo, hi, pattern)
-        except MemoryReadError as exc:
-            if not ctx.reader.origin:
-                raise
-            _stack_unreadable(ctx, exc)
-            hwm, painted, unread = None, None, str(exc)
-        else:
-            unread = ""
-        ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan" if hwm is not None else
-                                         "none", painted=bool(painted), arena_end=None, unread=unread)
-    if ctx.stack is not None and ctx.stack.sp is not None and not ctx.stack.sp_on_stack:
-        # SP in one of the ELF's data objects: a handler's own stack (the agent's RISC-V trap stack).
-        held = symbols.object_at(ctx.stack.sp)
-        ctx.stack.sp_object = (held[0], ctx.stack.sp - held[1]) if held is not None else None
-    _rtos_tasks(ctx, scanner)
-    if ctx.tflm is not None and ctx.tflm.condition == "smashed" and ctx.stack is not None:
-        # How far the stack ran into TFLM's tail is a figure of every command (info, check,
-        # stack, snapshot, $arena_stack_room), not only of `arena fault`: the post-mortem finds it.
-        diagnosis.diagnose(ctx)
-    return ctx
+        unread = ""
+    ctx.stack = figures.StackFigures(low=lo, high=hi, sp=sp, hwm=hwm, source="scan" if hwm is not None else
+                                     "none", painted=bool(painted), arena_end=None, unread=unread)
 
 
 def _stack_unreadable(ctx: Context, exc: MemoryReadError) -> None:

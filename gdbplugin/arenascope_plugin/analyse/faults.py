@@ -263,6 +263,44 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
     """The verdicts from the arena's point of view, for fault f (or None: what the memory says
     without one), with damaged the immutable regions overwritten since allocation."""
     out = Findings()
+    fault_task = _notes(ctx, f, out)
+    if ctx.tflm is not None and ctx.tflm.interpreter:
+        out.verdicts = list(tflm_verdicts(ctx, f))
+        if out.verdicts:
+            tied = any(line.startswith("the faulting address") for v in out.verdicts for line in v.evidence)
+            out.address_note = None if tied else address_note(ctx, f)
+            return out
+        out.stuck_note = out.stuck_note or postmortem.stuck_line(halt_of(ctx))
+    if f is not None and f.stack_limit_stopped:  # the limit stopped the stack before it went further
+        out.verdicts.append(_stack_limit_verdict(ctx, f, fault_task))
+        out.address_note = address_note(ctx, f)
+        return out
+    desc, s = ctx.desc, ctx.stack
+    stack_in_arena = s is not None and s.peak_is_lower_bound
+    # A task's stack right above an arena that overflowed: that task did it (the faulting one first).
+    task_in = tasks.adjacent([ts for ts in ctx.tasks if ts.sound_overflow], fault_task)
+    out.verdicts.extend(_damage_verdicts(ctx, damaged, stack_in_arena, task_in, fault_task))
+    for ts in ctx.tasks:
+        if ts.sound_overflow and ts is not task_in:
+            out.verdicts.append(postmortem.Verdict(
+                kind=TASK_OVERFLOW, headline=f"VERDICT: {ts.stack_name} overflowed"
+                + (" (the fault was taken on it)" if ts is fault_task else "") + f": {tasks.overflow_text(ts)}; "
+                "what it overwrote there may be what failed"))
+    free_damage = figures.canary_damage(desc, ctx.figs) if desc else []
+    for c in free_damage:
+        out.verdicts.append(postmortem.Verdict(
+            kind=OVERRUN, headline="VERDICT: something wrote past its buffer in the arena: " +
+            c.reason.removesuffix(": something wrote past its buffer")))
+    out.address_note = address_note(ctx, f)
+    if not stack_in_arena and not damaged and not free_damage and f is not None and \
+            not any(ts.sound_overflow for ts in ctx.tasks):
+        out.verdicts.append(_nothing_found_verdict(ctx, f))
+    return out
+
+
+def _notes(ctx: PipelineContext, f: Fault | None, out: Findings):
+    """Sets out's notes on the descriptor's corruption, SP at the fault and a stuck overflow hook;
+    returns the RTOS task the fault was taken in (tasks.fault_task), or None."""
     desc, s = ctx.desc, ctx.stack
     if desc is not None and desc.corrupt:
         out.corrupt_note = ("the arenascope descriptor is corrupt (" + ", ".join(c.field for c in desc.corrupt) +
@@ -280,50 +318,52 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
         out.sp_note = tasks.sp_line(fault_task, f, ctx.kernel)
     if ctx.kernel is not None:
         out.stuck_note = tasks.overflow_hook_note(halt_of(ctx).frames, ctx.kernel)
-    if ctx.tflm is not None and ctx.tflm.interpreter:
-        out.verdicts = list(tflm_verdicts(ctx, f))
-        if out.verdicts:
-            tied = any(line.startswith("the faulting address") for v in out.verdicts for line in v.evidence)
-            out.address_note = None if tied else address_note(ctx, f)
-            return out
-        out.stuck_note = out.stuck_note or postmortem.stuck_line(halt_of(ctx))
-    if f is not None and f.stack_limit_stopped:  # the limit stopped the stack before it went further
-        armed = desc is not None and not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT
-        on_psp = bool(f.on_thread_stack)
-        limit, port = f.port.stack_limit_register, f.port
-        if fault_task is not None:
-            t = fault_task.task
-            size = f" than its {t.stack_high - t.stack_low} B" if t.stack_high is not None else ""
-            headline = (f"VERDICT: {fault_task.stack_name} ran out, and {port.limit_name} stopped it: "
-                        f"{limit(True)}, which the scheduler sets to the running task's pxStack {t.stack_low:#x}, so "
-                        "the "
-                        f"overflow wrote nothing below it (there: {fault_task.below}). Give the task more "
-                        f"stack{size} (its stack depth at creation), or find the deep call: {port.limit_frame_note}")
-        else:
-            which = (f"{limit(False)}, armed by arenascope_fault_stack_limit at the stack's low bound "
-                     f"{desc.stack.low_addr:#x}, "
-                     f"so the overflow wrote nothing below it and the arena is as it was {port.limit_handler_note}"
-                     if armed and not on_psp else
-                     f"{limit(True)} (the thread stack's limit)" if on_psp else
-                     f"{limit(None)} (not armed by the agent)")
-            more = f" than its {s.high - s.low} B" if s is not None and not on_psp else ""
-            headline = (f"VERDICT: the stack ran out, and {port.limit_name} stopped it: {which}. Give the stack "
-                        f"more room{more}, or find the deep call: {port.limit_frame_note}")
-        out.verdicts.append(postmortem.Verdict(kind=STACK_LIMIT, headline=headline))
-        out.address_note = address_note(ctx, f)
-        return out
-    stack_in_arena = s is not None and s.peak_is_lower_bound
-    # A task's stack right above an arena that overflowed: that task did it (the faulting one first).
-    task_in = tasks.adjacent([ts for ts in ctx.tasks if ts.sound_overflow], fault_task)
+    return fault_task
+
+
+def _stack_limit_verdict(ctx: PipelineContext, f: Fault, fault_task) -> postmortem.Verdict:
+    """The verdict when the core's stack limit stopped the stack (f.stack_limit_stopped): of the
+    faulting task's stack, else of the main or thread stack."""
+    desc, s = ctx.desc, ctx.stack
+    armed = desc is not None and not desc.agentless and desc.flags & abi.FLAG_STACK_LIMIT
+    on_psp = bool(f.on_thread_stack)
+    limit, port = f.port.stack_limit_register, f.port
+    if fault_task is not None:
+        t = fault_task.task
+        size = f" than its {t.stack_high - t.stack_low} B" if t.stack_high is not None else ""
+        headline = (f"VERDICT: {fault_task.stack_name} ran out, and {port.limit_name} stopped it: "
+                    f"{limit(True)}, which the scheduler sets to the running task's pxStack {t.stack_low:#x}, so "
+                    "the "
+                    f"overflow wrote nothing below it (there: {fault_task.below}). Give the task more "
+                    f"stack{size} (its stack depth at creation), or find the deep call: {port.limit_frame_note}")
+    else:
+        which = (f"{limit(False)}, armed by arenascope_fault_stack_limit at the stack's low bound "
+                 f"{desc.stack.low_addr:#x}, "
+                 f"so the overflow wrote nothing below it and the arena is as it was {port.limit_handler_note}"
+                 if armed and not on_psp else
+                 f"{limit(True)} (the thread stack's limit)" if on_psp else
+                 f"{limit(None)} (not armed by the agent)")
+        more = f" than its {s.high - s.low} B" if s is not None and not on_psp else ""
+        headline = (f"VERDICT: the stack ran out, and {port.limit_name} stopped it: {which}. Give the stack "
+                    f"more room{more}, or find the deep call: {port.limit_frame_note}")
+    return postmortem.Verdict(kind=STACK_LIMIT, headline=headline)
+
+
+def _damage_verdicts(ctx: PipelineContext, damaged: list[Region], stack_in_arena: bool, task_in,
+                     fault_task) -> list[postmortem.Verdict]:
+    """The verdicts on the overwritten tail regions (damaged) and a stack in the arena: a wild
+    write, a task's stack run into the arena (task_in), or the stack run into it."""
+    desc, s = ctx.desc, ctx.stack
     # The stack cannot have done it when paint is left above its limit and the guard band below
     # it is whole: then the tail was overwritten by something else.
     stack_clear = (s is not None and s.painted and s.hwm is not None and s.hwm > s.low and desc is not None and
                    desc.guard.filled and not desc.guard.touched and task_in is None)
+    out: list[postmortem.Verdict] = []
     if damaged and not stack_in_arena and stack_clear:
         names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in damaged)
         first = min(damaged, key=lambda r: r.offset)
         addr = desc.arenas[0].base_addr + first.offset
-        out.verdicts.append(postmortem.Verdict(
+        out.append(postmortem.Verdict(
             kind=TAIL_OVERWRITTEN,
             headline=f"VERDICT: the persistent tail was overwritten, not by the stack: {names} changed since "
             f"allocation, while the stack's paint is left above its limit {s.low:#x} and the guard band below it "
@@ -331,12 +371,12 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
             f"`watch -l *(unsigned int *){addr:#x}` (the first changed region's start; watch the word that differs) "
             "and run again to catch the writer."))
     elif task_in is not None:
-        out.verdicts.append(_task_into_arena(task_in, damaged, task_in is fault_task))
+        out.append(_task_into_arena(task_in, damaged, task_in is fault_task))
     elif stack_in_arena or damaged:
         reached, beyond = stack_reach(damaged, ctx.intact_regions)
         names = ", ".join(f"{figures.region_label(r)} (+{r.offset}..+{r.end})" for r in reached)
         if stack_in_arena or reached:
-            out.verdicts.append(postmortem.Verdict(
+            out.append(postmortem.Verdict(
                 kind=verdicts.STACK_INTO_ARENA,
                 headline="VERDICT: the stack ran into the arena. " +
                 (f"Its paint is gone to the limit {s.low:#x} and the guard band below it is overwritten. " if
@@ -345,59 +385,50 @@ def arena_verdict(ctx: PipelineContext, f: Fault | None, damaged: list[Region]) 
                 f"{INTO_TAIL} Give the stack at least {figures.STACK_RULE_FACTOR:g} x its peak before the arena's "
                 "end, or move the arena away from the stack."))
         if beyond:
-            out.verdicts.append(_beyond_the_stack(desc, beyond, ctx.intact_regions))
-    for ts in ctx.tasks:
-        if ts.sound_overflow and ts is not task_in:
-            out.verdicts.append(postmortem.Verdict(
-                kind=TASK_OVERFLOW, headline=f"VERDICT: {ts.stack_name} overflowed"
-                + (" (the fault was taken on it)" if ts is fault_task else "") + f": {tasks.overflow_text(ts)}; "
-                "what it overwrote there may be what failed"))
-    free_damage = figures.canary_damage(desc, ctx.figs) if desc else []
-    for c in free_damage:
-        out.verdicts.append(postmortem.Verdict(
-            kind=OVERRUN, headline="VERDICT: something wrote past its buffer in the arena: " +
-            c.reason.removesuffix(": something wrote past its buffer")))
-    out.address_note = address_note(ctx, f)
-    if not stack_in_arena and not damaged and not free_damage and f is not None and \
-            not any(ts.sound_overflow for ts in ctx.tasks):
-        where_ = (f"the code that called through the pointer: see {f.port.return_register.upper()}" if f.pc == 0 else
-                  f"the code at {f.port.pc_phrase}" if f.frame else
-                  "the code that faulted (no stacked frame here to say where)")
-        if desc is not None and desc.agentless and ctx.tflm is not None and ctx.tflm.condition == "allocated" and \
-                s is not None and s.painted and not s.overflowed:
-            out.verdicts.append(postmortem.Verdict(
-                kind=NONE_OF_THESE, headline="VERDICT: none of these: the stack stayed above its limit, TFLM's "
-                "allocator objects hold TFLM's values and AllocateTensors finished (no agent: no canary bands to "
-                f"check for overruns inside the arena); look at {where_}"))
-        elif desc is not None and desc.agentless:
-            out.verdicts.append(postmortem.Verdict(
-                kind=UNKNOWN, headline="VERDICT: unknown whether the arena or the stack did it: with no arenascope "
-                "agent there are no canary or guard bands and no region checksums to tell"
-                + ("" if s is not None and s.high > s.low and s.painted else ", and the stack's bounds or paint "
-                   "are unknown") + f"; look at {where_}"))
-        elif desc is None:  # nothing of the arena was read: no claim about it either way
-            why = ctx.note or (ctx.tflm.evidence[0] if ctx.tflm is not None and ctx.tflm.evidence else
-                               "its bounds are unknown")
-            out.verdicts.append(postmortem.Verdict(
-                kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the arena could not "
-                f"be read ({why}); look at {where_}"))
-        elif desc is not None and any(c.rules for c in desc.corrupt):  # the bands' own words are not believed
-            fields = " and ".join(c.field for c in desc.corrupt if c.rules)
-            overflowed = (" The stack did overflow: its paint is gone down to its limit "
-                          f"{s.low:#x}, so what lies below it may be what failed." if s is not None and s.overflowed
-                          else "")
-            out.verdicts.append(postmortem.Verdict(
-                kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the descriptor's "
-                f"{fields} is corrupt, so the checks resting on it could not tell.{overflowed} Look at {where_}"))
-        elif desc is not None and not desc.arenas:
-            out.verdicts.append(postmortem.Verdict(
-                kind=NOT_ARENA, headline="VERDICT: not the stack: it stayed inside its bounds (no arena is "
-                f"published, so only the stack and the guard band were checked); the cause is {where_}"))
-        else:
-            out.verdicts.append(postmortem.Verdict(
-                kind=NOT_ARENA, headline="VERDICT: not the arena and not the stack: the arena's bands and checksums "
-                f"are intact and the stack stayed inside its bounds; the cause is {where_}"))
+            out.append(_beyond_the_stack(desc, beyond, ctx.intact_regions))
     return out
+
+
+def _nothing_found_verdict(ctx: PipelineContext, f: Fault) -> postmortem.Verdict:
+    """The verdict for fault f when neither the arena nor the stack shows damage: none of these,
+    unknown (no agent, no arena read, a corrupt descriptor) or not the arena."""
+    desc, s = ctx.desc, ctx.stack
+    where_ = (f"the code that called through the pointer: see {f.port.return_register.upper()}" if f.pc == 0 else
+              f"the code at {f.port.pc_phrase}" if f.frame else
+              "the code that faulted (no stacked frame here to say where)")
+    if desc is not None and desc.agentless and ctx.tflm is not None and ctx.tflm.condition == "allocated" and \
+            s is not None and s.painted and not s.overflowed:
+        return postmortem.Verdict(
+            kind=NONE_OF_THESE, headline="VERDICT: none of these: the stack stayed above its limit, TFLM's "
+            "allocator objects hold TFLM's values and AllocateTensors finished (no agent: no canary bands to "
+            f"check for overruns inside the arena); look at {where_}")
+    if desc is not None and desc.agentless:
+        return postmortem.Verdict(
+            kind=UNKNOWN, headline="VERDICT: unknown whether the arena or the stack did it: with no arenascope "
+            "agent there are no canary or guard bands and no region checksums to tell"
+            + ("" if s is not None and s.high > s.low and s.painted else ", and the stack's bounds or paint "
+               "are unknown") + f"; look at {where_}")
+    if desc is None:  # nothing of the arena was read: no claim about it either way
+        why = ctx.note or (ctx.tflm.evidence[0] if ctx.tflm is not None and ctx.tflm.evidence else
+                           "its bounds are unknown")
+        return postmortem.Verdict(
+            kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the arena could not "
+            f"be read ({why}); look at {where_}")
+    if any(c.rules for c in desc.corrupt):  # the bands' own words are not believed
+        fields = " and ".join(c.field for c in desc.corrupt if c.rules)
+        overflowed = (" The stack did overflow: its paint is gone down to its limit "
+                      f"{s.low:#x}, so what lies below it may be what failed." if s is not None and s.overflowed
+                      else "")
+        return postmortem.Verdict(
+            kind=UNKNOWN, headline=f"VERDICT: unknown whether the arena or the stack did it: the descriptor's "
+            f"{fields} is corrupt, so the checks resting on it could not tell.{overflowed} Look at {where_}")
+    if not desc.arenas:
+        return postmortem.Verdict(
+            kind=NOT_ARENA, headline="VERDICT: not the stack: it stayed inside its bounds (no arena is "
+            f"published, so only the stack and the guard band were checked); the cause is {where_}")
+    return postmortem.Verdict(
+        kind=NOT_ARENA, headline="VERDICT: not the arena and not the stack: the arena's bands and checksums "
+        f"are intact and the stack stayed inside its bounds; the cause is {where_}")
 
 
 def _not_judged_here(c) -> str:

@@ -184,29 +184,9 @@ def _tie(f, smashed_values, objects, reader=None):
     regs = f.argument_registers
     saved = f.port.register_word
     if addr is not None:
-        for name, v in regs:
-            if not 0 <= addr - v < 256:
-                continue
-            held = [(at, obj) for at, w, obj in smashed_values if w == v]
-            if held:
-                near = [(at - r, at, obj, rn, r) for at, obj in held for rn, r in regs if 0 <= at - r < 64]
-                at, obj = (min(near)[1], min(near)[2]) if near else held[0]
-                via = f" ({saved} {min(near)[3]} {min(near)[4]:#x} points at it)" if near else ""
-                return (f"the faulting address ({far}) {addr:#x} is {saved} {name} {v:#x}"
-                        + (f" + {addr - v}" if addr != v else "") + f": {name} held {v:#x}, the word the stack left "
-                        f"at {at:#x} in {obj}{via}: the code loaded it as one of TFLM's pointers and followed it")
-        for name, reg in regs:
-            o = next((o for o in objects if o["addr"] <= reg < o["addr"] + o["size"]), None)
-            if o is None:
-                continue
-            held = [(at - reg, addr - w, at, w) for at, w, obj in smashed_values
-                    if obj.split(".")[0] == o["name"] and 0 <= addr - w < 256 and 0 <= at - reg < 64]
-            if held:
-                _k, delta, at, w = min(held)
-                return (f"the faulting address ({far}) {addr:#x} is "
-                        + (f"{w:#x} + {delta}" if delta else "that word") + f": {saved} {name} {reg:#x} points into "
-                        f"{o['name']}, whose word at {at:#x} now holds {w:#x} (the stack's, not TFLM's); the code "
-                        "loaded it as a pointer and " + (f"read {delta} B past it" if delta else "read through it"))
+        tied = _tie_through_register(f, smashed_values, objects)
+        if tied:
+            return tied
     candidates = [(f"the faulting address ({far})", addr)] if addr is not None else []
     candidates += [(f"{saved} {n}", v) for n, v in regs]
     # Without the faulting address (a RAM dump without the SCB, an imprecise fault) a register is
@@ -233,6 +213,39 @@ def _tie(f, smashed_values, objects, reader=None):
             two = _through_a_stack_pointer(reader, addr, smashed_values)
             if two:
                 return f"{what} {addr:#x} {two}"
+    return None
+
+
+def _tie_through_register(f, smashed_values, objects):
+    """_tie's first two ways, for fault f with a faulting address: the line saying a stacked register
+    the faulting access went through held a word the stack left, or points into an overwritten
+    object whose word the access followed; or None."""
+    far, addr = f.fault_address
+    regs = f.argument_registers
+    saved = f.port.register_word
+    for name, v in regs:
+        if not 0 <= addr - v < 256:
+            continue
+        held = [(at, obj) for at, w, obj in smashed_values if w == v]
+        if held:
+            near = [(at - r, at, obj, rn, r) for at, obj in held for rn, r in regs if 0 <= at - r < 64]
+            at, obj = (min(near)[1], min(near)[2]) if near else held[0]
+            via = f" ({saved} {min(near)[3]} {min(near)[4]:#x} points at it)" if near else ""
+            return (f"the faulting address ({far}) {addr:#x} is {saved} {name} {v:#x}"
+                    + (f" + {addr - v}" if addr != v else "") + f": {name} held {v:#x}, the word the stack left "
+                    f"at {at:#x} in {obj}{via}: the code loaded it as one of TFLM's pointers and followed it")
+    for name, reg in regs:
+        o = next((o for o in objects if o["addr"] <= reg < o["addr"] + o["size"]), None)
+        if o is None:
+            continue
+        held = [(at - reg, addr - w, at, w) for at, w, obj in smashed_values
+                if obj.split(".")[0] == o["name"] and 0 <= addr - w < 256 and 0 <= at - reg < 64]
+        if held:
+            _k, delta, at, w = min(held)
+            return (f"the faulting address ({far}) {addr:#x} is "
+                    + (f"{w:#x} + {delta}" if delta else "that word") + f": {saved} {name} {reg:#x} points into "
+                    f"{o['name']}, whose word at {at:#x} now holds {w:#x} (the stack's, not TFLM's); the code "
+                    "loaded it as a pointer and " + (f"read {delta} B past it" if delta else "read through it"))
     return None
 
 

@@ -85,21 +85,7 @@ def stack_lines(s, indent="  ", sp_owner=None, reach=None):
                 f"__StackLimit/__StackTop): {Remedy('stack-range', 'LOW HIGH'):q}"]
     out = [f"{indent}stack:                    {s.low:#x}-{s.high:#x}, size {kib(s.size)}"]
     if s.sp is not None:
-        if s.sp_on_stack:
-            out.append(f"{indent}current SP:               {s.sp:#x} ({s.high - s.sp} B in use now)")
-        elif sp_owner:
-            out.append(f"{indent}current SP:               {s.sp:#x} is on {sp_owner}, not on this (main) stack")
-        elif s.sp_object is not None:
-            name, off = s.sp_object
-            out.append(f"{indent}current SP:               {s.sp:#x} is in {name} (+{off}), a data object of the "
-                       "ELF, not on this stack: a handler's own stack (such as the agent's trap stack)")
-        elif s.low - s.size <= s.sp < s.low:  # just below the limit: this stack overflowed, not another's
-            out.append(f"{indent}current SP:               {s.sp:#x} is {s.low - s.sp} B below this stack's limit "
-                       f"{s.low:#x}: the stack has overflowed (`arena whereis $sp` says into what, `arena fault` "
-                       "the verdict)")
-        else:
-            out.append(f"{indent}current SP:               {s.sp:#x} is not on this stack (another thread's or "
-                       "the main stack? select the thread that runs the inferences)")
+        out.append(indent + _sp_text(s, sp_owner))
     if s.hwm is not None:
         paint = ("none anywhere: not painted (yet?)" if not s.painted else
                  "none left at the bottom: the stack reached its limit" if s.hwm <= s.low else
@@ -139,6 +125,25 @@ def stack_lines(s, indent="  ", sp_owner=None, reach=None):
                        + style.paint("PASS" if ok else "FAIL", "PASS" if ok else "FAIL"))
     return out
 
+
+
+def _sp_text(s, sp_owner):
+    """stack_lines' line on the current SP of stack figures s (not indented): where it is, on or off
+    the stack."""
+    if s.sp_on_stack:
+        return f"current SP:               {s.sp:#x} ({s.high - s.sp} B in use now)"
+    if sp_owner:
+        return f"current SP:               {s.sp:#x} is on {sp_owner}, not on this (main) stack"
+    if s.sp_object is not None:
+        name, off = s.sp_object
+        return (f"current SP:               {s.sp:#x} is in {name} (+{off}), a data object of the "
+                "ELF, not on this stack: a handler's own stack (such as the agent's trap stack)")
+    if s.low - s.size <= s.sp < s.low:  # just below the limit: this stack overflowed, not another's
+        return (f"current SP:               {s.sp:#x} is {s.low - s.sp} B below this stack's limit "
+                f"{s.low:#x}: the stack has overflowed (`arena whereis $sp` says into what, `arena fault` "
+                "the verdict)")
+    return (f"current SP:               {s.sp:#x} is not on this stack (another thread's or "
+            "the main stack? select the thread that runs the inferences)")
 
 
 def _mostly_metadata(a, lo, hi):

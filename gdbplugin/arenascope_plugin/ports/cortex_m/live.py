@@ -45,71 +45,18 @@ def live_fault(ctx: PipelineContext, port, read: Callable[[int, int], bytes] | N
         return None  # not a Cortex-M (a host build): no SCB to read
     read = read or reader.read
     ctx.cache.pop(ICSR_UNREAD, None)
-    if xpsr is None:  # running (or no registers): ICSR's VECTACTIVE says whether a handler runs
-        try:
-            icsr = int.from_bytes(read(SCB["icsr"], 4), "little")
-        except MemoryReadError as exc:
-            icsr = ctx.core.register("icsr")  # a RAM dump's registers file may give it
-            if icsr is None:
-                ctx.cache[ICSR_UNREAD] = exc.why  # then whether a handler runs is unknown (state_unknown)
-        active = icsr & 0x1FF if icsr is not None else None
-    else:
-        active = xpsr & 0x1FF
+    active = _active_exception(ctx, read, xpsr)
     if active not in faultrecord.EXCEPTIONS:
         return None  # not in a fault handler: nothing more is read (the live poller's every refresh)
     regs, unknown = _scb_words(ctx, read)
     lr = register("lr")
     pc = register("pc")
-    # The stacked frame is at SP only at the handler's first instruction: after that the handler
-    # may have pushed onto the same stack (LR can still hold EXC_RETURN). Entry = the vector
-    # table's entry for this exception, or the agent's naked entry it branches to; with no VTOR to
-    # read (a RAM dump), the first instruction of the function the PC is in.
-    entries = set()
-    try:
-        vtor = u32(reader, 0xE000ED08)
-        entries.add(u32(reader, vtor + 4 * active) & ~1)
-    except MemoryReadError:
-        named = ctx.symbols.name_at(pc & ~1) if pc is not None else None
-        if named is not None and named[1] == 0:
-            entries.add(pc & ~1)
-    agent_entry = ctx.symbols.address("arenascope_fault_handler")
-    if agent_entry is not None:
-        entries.add(agent_entry & ~1)
-    at_entry = pc is not None and (pc & ~1) in entries
+    at_entry = pc is not None and (pc & ~1) in _handler_entries(ctx, active, pc)
     exc = lr if lr is not None and faultrecord.ExcReturn(lr).valid and at_entry else None
-    frame_addr, note = None, ""
     if exc is None:
-        frame_addr, note = saved_fault_sp(ctx)
-        if frame_addr is not None:
-            # The handler saved SP; EXC_RETURN may still be in LR (nothing but an exception entry
-            # writes such a value there), else where the ELF's CFI says the handler saved it.
-            held = lr if lr is not None and faultrecord.ExcReturn(lr).valid else None
-            found, at, _ = (None, None, "") if held is not None else _unwound_exception(ctx)
-            exc = held if held is not None else found if at == frame_addr else None
-            if exc is not None:
-                note = note.replace("(EXC_RETURN is gone from LR: the frame is taken as a basic 32 B one)",
-                                    f"(EXC_RETURN {exc:#x} is still in LR)" if held is not None else
-                                    f"(EXC_RETURN {exc:#x} is where the handler saved it, by the ELF's call frame "
-                                    "information)")
-                if faultrecord.ExcReturn(exc).callee_stacked:
-                    frame_addr, note = frame_addr + faultrecord.CALLEE_CONTEXT_BYTES, note + "; " + \
-                        faultrecord.CALLEE_NOTE
-        else:
-            exc, frame_addr, how = _unwound_exception(ctx)
-            note = how if frame_addr is not None else \
-                ("the frame's address is unknown here: the handler has started (it may have pushed onto the stack, "
-                 "and LR may no longer hold EXC_RETURN); " + note + "; " + how + "; or stop at its first instruction "
-                 "(`break HardFault_Handler`, `break BusFault_Handler`, ...) and reproduce, or let the agent record "
-                 "it (`arena fault` at arenascope_fault_hook)")
+        exc, frame_addr, note = _frame_past_entry(ctx, lr)
     else:
-        er = faultrecord.ExcReturn(exc)
-        frame_addr = register("psp") if er.psp else register("msp")
-        if frame_addr is None and not er.psp:
-            frame_addr = register("sp")  # at handler entry SP is MSP and nothing is pushed yet
-        if frame_addr is None:
-            note = "the frame is on PSP, which this GDB server does not expose (OpenOCD does)"
-        elif er.callee_stacked:
-            frame_addr, note = frame_addr + faultrecord.CALLEE_CONTEXT_BYTES, faultrecord.CALLEE_NOTE
+        frame_addr, note = _frame_at_entry(ctx, exc)
     frame = None
     if frame_addr is not None and not (regs["cfsr"] or 0) & (1 << 4 | 1 << 12):
         try:
@@ -126,6 +73,85 @@ def live_fault(ctx: PipelineContext, port, read: Callable[[int, int], bytes] | N
     return Fault(port=port, source=source, halted_in_handler=xpsr is not None,
                  exception=faultrecord.EXCEPTIONS[active], status=status, frame_addr=frame_addr, frame=frame,
                  frame_note=note, status_unknown=unknown)
+
+
+def _active_exception(ctx: PipelineContext, read: Callable[[int, int], bytes], xpsr: int | None) -> int | None:
+    """The exception number the core is in: xPSR's, or while it runs ICSR's VECTACTIVE (None when
+    ICSR cannot be read either: why is kept in ctx.cache[ICSR_UNREAD])."""
+    if xpsr is not None:
+        return xpsr & 0x1FF
+    try:
+        icsr = int.from_bytes(read(SCB["icsr"], 4), "little")
+    except MemoryReadError as exc:
+        icsr = ctx.core.register("icsr")  # a RAM dump's registers file may give it
+        if icsr is None:
+            ctx.cache[ICSR_UNREAD] = exc.why  # then whether a handler runs is unknown (state_unknown)
+    return icsr & 0x1FF if icsr is not None else None
+
+
+def _handler_entries(ctx: PipelineContext, active: int, pc: int | None) -> set[int]:
+    """The addresses of the handler's first instruction for exception active.
+    The stacked frame is at SP only at the handler's first instruction: after that the handler
+    may have pushed onto the same stack (LR can still hold EXC_RETURN). Entry = the vector
+    table's entry for this exception, or the agent's naked entry it branches to; with no VTOR to
+    read (a RAM dump), the first instruction of the function the PC is in."""
+    reader = ctx.reader
+    entries = set()
+    try:
+        vtor = u32(reader, 0xE000ED08)
+        entries.add(u32(reader, vtor + 4 * active) & ~1)
+    except MemoryReadError:
+        named = ctx.symbols.name_at(pc & ~1) if pc is not None else None
+        if named is not None and named[1] == 0:
+            entries.add(pc & ~1)
+    agent_entry = ctx.symbols.address("arenascope_fault_handler")
+    if agent_entry is not None:
+        entries.add(agent_entry & ~1)
+    return entries
+
+
+def _frame_past_entry(ctx: PipelineContext, lr: int | None) -> tuple[int | None, int | None, str]:
+    """(EXC_RETURN or None, the stacked frame's address or None, a note on how it was found) once
+    the handler has started: from the SP the handler saved, else by unwinding with the ELF's CFI."""
+    frame_addr, note = saved_fault_sp(ctx)
+    if frame_addr is None:
+        exc, frame_addr, how = _unwound_exception(ctx)
+        note = how if frame_addr is not None else \
+            ("the frame's address is unknown here: the handler has started (it may have pushed onto the stack, "
+             "and LR may no longer hold EXC_RETURN); " + note + "; " + how + "; or stop at its first instruction "
+             "(`break HardFault_Handler`, `break BusFault_Handler`, ...) and reproduce, or let the agent record "
+             "it (`arena fault` at arenascope_fault_hook)")
+        return exc, frame_addr, note
+    # The handler saved SP; EXC_RETURN may still be in LR (nothing but an exception entry
+    # writes such a value there), else where the ELF's CFI says the handler saved it.
+    held = lr if lr is not None and faultrecord.ExcReturn(lr).valid else None
+    found, at, _ = (None, None, "") if held is not None else _unwound_exception(ctx)
+    exc = held if held is not None else found if at == frame_addr else None
+    if exc is not None:
+        note = note.replace("(EXC_RETURN is gone from LR: the frame is taken as a basic 32 B one)",
+                            f"(EXC_RETURN {exc:#x} is still in LR)" if held is not None else
+                            f"(EXC_RETURN {exc:#x} is where the handler saved it, by the ELF's call frame "
+                            "information)")
+        if faultrecord.ExcReturn(exc).callee_stacked:
+            frame_addr, note = frame_addr + faultrecord.CALLEE_CONTEXT_BYTES, note + "; " + \
+                faultrecord.CALLEE_NOTE
+    return exc, frame_addr, note
+
+
+def _frame_at_entry(ctx: PipelineContext, exc: int) -> tuple[int | None, str]:
+    """(the stacked frame's address or None, a note) at the handler's first instruction, with
+    EXC_RETURN exc in LR: MSP or PSP as it says."""
+    register = ctx.core.register
+    note = ""
+    er = faultrecord.ExcReturn(exc)
+    frame_addr = register("psp") if er.psp else register("msp")
+    if frame_addr is None and not er.psp:
+        frame_addr = register("sp")  # at handler entry SP is MSP and nothing is pushed yet
+    if frame_addr is None:
+        note = "the frame is on PSP, which this GDB server does not expose (OpenOCD does)"
+    elif er.callee_stacked:
+        frame_addr, note = frame_addr + faultrecord.CALLEE_CONTEXT_BYTES, faultrecord.CALLEE_NOTE
+    return frame_addr, note
 
 
 def _scb_words(ctx: PipelineContext, read: Callable[[int, int], bytes]) -> tuple[dict[str, int | None], str]:
