@@ -188,21 +188,7 @@ def walk(reader: MemoryReader, symbols: Symbols) -> Kernel | None:
         current = _word(reader, symbols.address("pxCurrentTCB"), lay.ptr) or None
     except MemoryReadError as exc:
         return Kernel("FreeRTOS", [], None, [f"pxCurrentTCB is unreadable ({exc.why})"])
-    found: dict[int, str] = {}
-    for name, state in LISTS:
-        base = symbols.address(name)
-        if base is None:
-            continue
-        total = symbols.object_size(name) or lay.list_size
-        for i in range(max(1, total // lay.list_size)):
-            label = f"{name}[{i}]" if name == "pxReadyTasksLists" else name
-            try:
-                owners = _list_owners(reader, lay, base + i * lay.list_size, label, problems)
-            except MemoryReadError as exc:
-                problems.append(f"{label} is unreadable ({exc.why})")
-                continue
-            for o in owners:
-                found.setdefault(o, state)
+    found = _listed_tasks(reader, symbols, lay, problems)
     running = _scheduler_running(reader, symbols)
     ram = [(lo, hi) for lo, hi, _ in symbols.ram_ranges()[0]]
     if current and ram and not any(lo <= current < hi for lo, hi in ram):
@@ -230,6 +216,27 @@ def walk(reader: MemoryReader, symbols: Symbols) -> Kernel | None:
         problems.append("the scheduler has not started yet (xSchedulerRunning is pdFALSE): no task runs, the core "
                         "is on the main stack")
     return Kernel("FreeRTOS", tasks, current_running, problems)
+
+
+def _listed_tasks(reader, symbols, lay, problems: list[str]) -> dict[int, str]:
+    """{TCB address: state} of the tasks on the kernel's state lists (LISTS: the first list that
+    holds a TCB gives its state); what cannot be read is added to `problems`."""
+    found: dict[int, str] = {}
+    for name, state in LISTS:
+        base = symbols.address(name)
+        if base is None:
+            continue
+        total = symbols.object_size(name) or lay.list_size
+        for i in range(max(1, total // lay.list_size)):
+            label = f"{name}[{i}]" if name == "pxReadyTasksLists" else name
+            try:
+                owners = _list_owners(reader, lay, base + i * lay.list_size, label, problems)
+            except MemoryReadError as exc:
+                problems.append(f"{label} is unreadable ({exc.why})")
+                continue
+            for o in owners:
+                found.setdefault(o, state)
+    return found
 
 
 def _scheduler_running(reader, symbols) -> bool | None:

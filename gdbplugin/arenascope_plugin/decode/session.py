@@ -97,14 +97,8 @@ class DescriptorSession:
             seqs.append(desc.seq)
             heads.append((desc.seq, after))
             if desc.seq % 2 or after != desc.seq:
-                if len(heads) >= 3 and len(set(heads[-3:])) == 1:
-                    if desc.seq % 2 or after == (desc.seq + 2) & 0xFFFF:
-                        break  # not moving, odd (or seq_check written, seq not yet odd): halted in an update
-                    if desc.seq_check is not None:
-                        raise DecodeError(
-                            f"descriptor at {self.address:#x}: seq_check {after} never matches seq {desc.seq}, "
-                            "though neither moves (corrupt descriptor, or an agent that says ABI 1.1 and does not "
-                            "write seq_check)")
+                if self._halted_in_update(desc, after, heads):
+                    break
                 if after != desc.seq:
                     seqs.append(after)
                 continue
@@ -135,6 +129,21 @@ class DescriptorSession:
         raise TornReadError(
             f"descriptor at {self.address:#x} kept changing while it was read ({self.retries} tries, seq values "
             f"{', '.join(str(s) for s in seqs[-6:])}): the target is updating it; halt it (or retry)")
+
+    def _halted_in_update(self, desc, after, heads) -> bool:
+        """Whether the descriptor, read with seq odd or seq_check `after` unequal to it, stopped
+        moving inside an update: the last three (seq, check) pairs in `heads` the same, with seq odd
+        (or seq_check written, seq not yet odd). DecodeError when they stopped with seq_check never
+        matching an even seq."""
+        if len(heads) >= 3 and len(set(heads[-3:])) == 1:
+            if desc.seq % 2 or after == (desc.seq + 2) & 0xFFFF:
+                return True  # not moving, odd (or seq_check written, seq not yet odd): halted in an update
+            if desc.seq_check is not None:
+                raise DecodeError(
+                    f"descriptor at {self.address:#x}: seq_check {after} never matches seq {desc.seq}, "
+                    "though neither moves (corrupt descriptor, or an agent that says ABI 1.1 and does not "
+                    "write seq_check)")
+        return False
 
     def _cached(self, desc, arena):
         cached = self._tables.get(arena.index)

@@ -329,6 +329,21 @@ def allocator_state(reader: MemoryReader, layout: Layout, interpreter: int) -> t
     return (model_addr, True, allocator, *allocators(reader, layout, allocator).key())
 
 
+@dataclass
+class _Pointers:
+    """What `walk` reads of the interpreter and its MicroAllocator before the model's arrays."""
+    allocator: int
+    al: Allocators
+    subgraphs: int            # graph_.subgraph_allocations_
+    handles: int              # scratch_buffer_handles_
+    io_arrays: list[int]      # input_tensors_, output_tensors_
+    planner: int              # memory_planner_
+    max_head: int             # max_head_buffer_usage_
+    scratch_count: int        # scratch_buffer_request_count_
+    tensor_arrays: list[int] = field(default_factory=list)  # per subgraph: tensors
+    node_arrays: list[int] = field(default_factory=list)    # per subgraph: node_and_registrations
+
+
 def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, kernel_sizes: bool = True,
          shared_allocator: bool = False) -> Walk:
     """The arena of the interpreter at `interpreter`, as TFLM laid it out, with the planner's JSON
@@ -337,17 +352,42 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
     only the planner sizes, is left in the unnamed tail (the replay is not this firmware's).
     shared_allocator: other interpreters use the same MicroAllocator, whose scratch buffer count
     is then theirs too (not compared with this model's)."""
-    mi, ma = P.INTERPRETER, P.MICRO_ALLOCATOR
-    p = layout.pointer
     model_addr, allocated = read_header(reader, layout, interpreter)
     if not allocated:
         raise AgentlessError(f"the MicroInterpreter at {interpreter:#x} has not allocated its tensors yet "
                              "(tensors_allocated_ is false): continue past AllocateTensors() and ask again")
+    ptrs = _read_pointers(reader, layout, interpreter)
+    _check_allocators(layout, ptrs.al)
+    _read_subgraph_arrays(reader, layout, ptrs, len(plan["subgraphs"]))
+    regions, mismatches = _head_regions(reader, layout, plan, ptrs, shared_allocator)
+    tail_items = _tail_objects(reader, layout, plan, ptrs)
+    kernel_items, op_data = _kernel_data(reader, layout, plan, ptrs, kernel_sizes)
+    tail_items += kernel_items
+    tail_items += _io_objects(reader, layout, plan, ptrs)
+    al = ptrs.al
+    tail_lo, tail_size = al.tail_ - al.tail_base, al.tail_end - al.tail_base
+    known = []
+    for addr, nbytes, label, kind, flags in tail_items:
+        offset = addr - al.tail_base
+        if nbytes and tail_lo <= offset and offset + nbytes <= tail_size:
+            known.append((offset, nbytes, label, kind, flags))
+    known += _kernel_buffers(reader, layout, plan, op_data, known, al.tail_base, tail_lo, tail_size)
+    # What the interpreter does not point to (kernel data, builtin options, quantization, padding):
+    # the gaps between the known objects, named as such.
+    filled = fill_tail(known, tail_lo, tail_size)
+    tail_regions = regions if not al.two else []
+    for offset, nbytes, label, kind, flags in filled:
+        tail_regions.append(Region(index=len(tail_regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind=kind,
+                                   flags=flags, first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=label))
+    return _walk_out(interpreter, model_addr, plan, ptrs, regions, tail_regions, mismatches)
+
+
+def _read_pointers(reader: MemoryReader, layout: Layout, interpreter: int) -> _Pointers:
+    """The interpreter's and its MicroAllocator's pointers and counters `walk` starts from."""
+    mi, ma = P.INTERPRETER, P.MICRO_ALLOCATOR
+    p = layout.pointer
     allocator = _ptr(reader, interpreter + layout.off(mi, "allocator_"), layout)
     al = allocators(reader, layout, allocator)
-    saba, buffer_head, buffer_tail, head_ptr, temp_ptr = al.non_persistent, al.head_base, al.head_end, al.head_, \
-        al.temp_
-    tail_base, tail_end, tail_ptr = al.tail_base, al.tail_end, al.tail_
     graph = interpreter + layout.off(mi, "graph_")
     subgraphs = _ptr(reader, graph + layout.off(P.GRAPH, "subgraph_allocations_"), layout)
     handles = _ptr(reader, interpreter + layout.off(mi, "scratch_buffer_handles_"), layout)
@@ -355,9 +395,16 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
     planner = _ptr(reader, allocator + layout.off(ma, "memory_planner_"), layout)
     max_head = _u(reader, allocator + layout.off(ma, "max_head_buffer_usage_"), p)
     scratch_count = _u(reader, allocator + layout.off(ma, "scratch_buffer_request_count_"), p)
+    return _Pointers(allocator, al, subgraphs, handles, io_arrays, planner, max_head, scratch_count)
+
+
+def _check_allocators(layout: Layout, al: Allocators) -> None:
+    """AgentlessError unless the arena allocators' pointers are in TFLM's order."""
+    buffer_head, buffer_tail, head_ptr, temp_ptr = al.head_base, al.head_end, al.head_, al.temp_
+    tail_base, tail_end, tail_ptr = al.tail_base, al.tail_end, al.tail_
     if al.two:
         if not buffer_head <= head_ptr <= temp_ptr <= buffer_tail:
-            raise AgentlessError(f"the {layout.name(NPA)} at {saba:#x} does not hold a buffer: "
+            raise AgentlessError(f"the {layout.name(NPA)} at {al.non_persistent:#x} does not hold a buffer: "
                                  f"buffer_head_ {buffer_head:#x}, head_temp_ {head_ptr:#x}, next_temp_ {temp_ptr:#x}, "
                                  f"buffer_tail_ {buffer_tail:#x} are not in order (another TFLM version, or memory "
                                  "overwritten)")
@@ -366,26 +413,36 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
                                  f"buffer_head_ {tail_base:#x}, tail_temp_ {tail_ptr:#x}, buffer_tail_ {tail_end:#x} "
                                  "are not in order (another TFLM version, or memory overwritten)")
     elif not buffer_head <= head_ptr <= tail_ptr <= buffer_tail or not head_ptr <= temp_ptr <= buffer_tail:
-        raise AgentlessError(f"the {layout.name(P.ARENA_ALLOCATOR)} at {saba:#x} does not hold an arena: "
+        raise AgentlessError(f"the {layout.name(P.ARENA_ALLOCATOR)} at {al.non_persistent:#x} does not hold an arena: "
                              f"buffer_head_ {buffer_head:#x}, "
                              f"head_ {head_ptr:#x}, temp_ {temp_ptr:#x}, tail_ {tail_ptr:#x}, buffer_tail_ "
                              f"{buffer_tail:#x} are not in order (another TFLM version, or not a MicroInterpreter)")
+
+
+def _read_subgraph_arrays(reader: MemoryReader, layout: Layout, ptrs: _Pointers, count: int) -> None:
+    """Fills ptrs.node_arrays and ptrs.tensor_arrays from the first `count` subgraph allocations."""
+    sga = P.SUBGRAPH_ALLOCATIONS
+    for s in range(count):
+        entry = ptrs.subgraphs + s * layout.sizes[sga]
+        ptrs.node_arrays.append(_ptr(reader, entry + layout.off(sga, "node_and_registrations"), layout))
+        ptrs.tensor_arrays.append(_ptr(reader, entry + layout.off(sga, "tensors"), layout))
+
+
+def _tensor_data(reader: MemoryReader, layout: Layout, ptrs: _Pointers, s: int, t: int) -> int:
+    """tensors[t].data.data of subgraph s: where TFLM put tensor t."""
+    ev = P.EVAL_TENSOR
+    return _ptr(reader, ptrs.tensor_arrays[s] + t * layout.sizes[ev] + layout.off(ev, "data"), layout)
+
+
+def _head_regions(reader: MemoryReader, layout: Layout, plan: dict, ptrs: _Pointers,
+                  shared_allocator: bool) -> tuple[list[Region], list[str]]:
+    """The head: every planned buffer where TFLM put it (planner id order, as the agent
+    publishes), and where TFLM's placement differs from the planner's (the Walk's mismatches)."""
+    buffer_head, buffer_tail = ptrs.al.head_base, ptrs.al.head_end
     size = buffer_tail - buffer_head
-    tail_size = tail_end - tail_base
-    subgraph_docs = plan["subgraphs"]
-    sga, ev = P.SUBGRAPH_ALLOCATIONS, P.EVAL_TENSOR
-    tensor_arrays, node_arrays = [], []
-    for s in range(len(subgraph_docs)):
-        entry = subgraphs + s * layout.sizes[sga]
-        node_arrays.append(_ptr(reader, entry + layout.off(sga, "node_and_registrations"), layout))
-        tensor_arrays.append(_ptr(reader, entry + layout.off(sga, "tensors"), layout))
-
-    def tensor_data(s, t):
-        return _ptr(reader, tensor_arrays[s] + t * layout.sizes[ev] + layout.off(ev, "data"), layout)
-
+    scratch_count, handles = ptrs.scratch_count, ptrs.handles
     mismatches: list[str] = []  # the Walk's, made once its arena is
     regions: list[Region] = []
-    # The head: every planned buffer where TFLM put it (planner id order, as the agent publishes).
     predicted_scratch = sum(1 for b in plan["buffers"] if b["tensor"] < 0)
     if scratch_count != predicted_scratch and not shared_allocator:
         mismatches.append(
@@ -393,7 +450,7 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
             "kernels such as CMSIS-NN request others): the map shows only those both know")
     for b in plan["buffers"]:
         if b["tensor"] >= 0:
-            where = tensor_data(b["subgraph"], b["tensor"])
+            where = _tensor_data(reader, layout, ptrs, b["subgraph"], b["tensor"])
             what = f"tensor {b['tensor']}"
         else:
             if b["scratch"] >= scratch_count or not handles:
@@ -414,84 +471,104 @@ def walk(reader: MemoryReader, layout: Layout, interpreter: int, plan: dict, ker
                               kind="tensor" if b["tensor"] >= 0 else "scratch",
                               flags=OFFLINE if b.get("offline") else 0,  # placed by the model's offline plan
                               first_use=b["first"], last_use=b["last"], name=b["name"]))
-    # The tail: TFLM's objects and arrays the interpreter points to, sized by DWARF.
+    return regions, mismatches
+
+
+def _tail_objects(reader: MemoryReader, layout: Layout, plan: dict, ptrs: _Pointers) -> list[tuple]:
+    """The tail: TFLM's objects and arrays the interpreter points to, sized by DWARF, as
+    (address, size, label, kind, flags); the variable tensors too."""
+    ma, sga, ev = P.MICRO_ALLOCATOR, P.SUBGRAPH_ALLOCATIONS, P.EVAL_TENSOR
+    al, subgraph_docs = ptrs.al, plan["subgraphs"]
     allocator_objects = [(al.persistent, layout.sizes[PA], layout.name(PA), "metadata", 0),
                          (al.non_persistent, layout.sizes[NPA], layout.name(NPA), "metadata", 0)] \
-        if al.two else [(saba, layout.sizes[P.ARENA_ALLOCATOR], layout.name(P.ARENA_ALLOCATOR), "metadata", 0)]
-    tail_items = [*allocator_objects,
-                  (allocator, layout.sizes[ma], layout.name(ma), "metadata", 0),
-                  (subgraphs, len(subgraph_docs) * layout.sizes[sga], f"{layout.name(sga)}[]", "metadata", 0)]
+        if al.two else [(al.non_persistent, layout.sizes[P.ARENA_ALLOCATOR], layout.name(P.ARENA_ALLOCATOR),
+                         "metadata", 0)]
+    tail_items: list[tuple] = [*allocator_objects,
+                               (ptrs.allocator, layout.sizes[ma], layout.name(ma), "metadata", 0),
+                               (ptrs.subgraphs, len(subgraph_docs) * layout.sizes[sga], f"{layout.name(sga)}[]",
+                                "metadata", 0)]
     if layout.planner_size:
-        tail_items.append((planner, layout.planner_size, layout.name(layout.planner_type), "metadata", 0))
+        tail_items.append((ptrs.planner, layout.planner_size, layout.name(layout.planner_type), "metadata", 0))
     # MicroBuiltinDataAllocator is local to micro_allocator.cc (no DWARF name to size it by): its
     # size is the planner's (a vtable pointer and the persistent allocator's, 8 / 16 B).
     builtin = next((t["size"] for t in plan.get("tail", {}).get("regions", [])
-                    if t.get("role") == ROLE_BUILTIN_DATA_ALLOCATOR), 2 * p)
-    tail_items.append((_ptr(reader, allocator + layout.off(ma, "builtin_data_allocator_"), layout), builtin,
+                    if t.get("role") == ROLE_BUILTIN_DATA_ALLOCATOR), 2 * layout.pointer)
+    tail_items.append((_ptr(reader, ptrs.allocator + layout.off(ma, "builtin_data_allocator_"), layout), builtin,
                        layout.name(P.BUILTIN_DATA_ALLOCATOR), "metadata", 0))
     for s, sg in enumerate(subgraph_docs):
-        tail_items.append((tensor_arrays[s], len(sg["tensors"]) * layout.sizes[ev],
+        tail_items.append((ptrs.tensor_arrays[s], len(sg["tensors"]) * layout.sizes[ev],
                            f"subgraph {s}: {layout.name(ev)}[{len(sg['tensors'])}]", "metadata", 0))
-        tail_items.append((node_arrays[s], len(sg["operators"]) * layout.sizes[P.NODE_AND_REGISTRATION],
+        tail_items.append((ptrs.node_arrays[s], len(sg["operators"]) * layout.sizes[P.NODE_AND_REGISTRATION],
                            f"subgraph {s}: {layout.name(P.NODE_AND_REGISTRATION)}[{len(sg['operators'])}]",
                            "metadata", 0))
         for t in sg["tensors"]:
             if t["placement"] == "persistent":
-                tail_items.append((tensor_data(s, t["index"]), t["bytes"], f"variable tensor {t['index']}",
-                                   "persistent", VARIABLE))
-    # Each operator's builtin options (node.builtin_data, from Parse) and OpData (node.user_data,
-    # from Init), sized by the planner's prediction of that operator's requests (by their roles).
+                tail_items.append((_tensor_data(reader, layout, ptrs, s, t["index"]), t["bytes"],
+                                   f"variable tensor {t['index']}", "persistent", VARIABLE))
+    return tail_items
+
+
+def _kernel_data(reader: MemoryReader, layout: Layout, plan: dict, ptrs: _Pointers,
+                 kernel_sizes: bool) -> tuple[list[tuple], list[tuple]]:
+    """Each operator's builtin options (node.builtin_data, from Parse) and OpData (node.user_data,
+    from Init), sized by the planner's prediction of that operator's requests (by their roles), as
+    tail items, and (subgraph, operator, address, size) of each OpData found: none of either when
+    kernel_sizes is False (they stay in the unnamed tail)."""
     kernel_requests = {(t["subgraph"], t["operator"], t["role"]): t for t in
                        reversed(plan.get("tail", {}).get("regions", [])) if t.get("operator", -1) >= 0} \
         if kernel_sizes else {}
     nar, node = P.NODE_AND_REGISTRATION, P.NODE
-    op_data = []  # (subgraph, operator, address, size) of each OpData found
-    for s, sg in enumerate(subgraph_docs):
+    items: list[tuple] = []
+    op_data: list[tuple] = []  # (subgraph, operator, address, size) of each OpData found
+    for s, sg in enumerate(plan["subgraphs"]):
         for i in range(len(sg["operators"])):
-            at = node_arrays[s] + i * layout.sizes[nar] + layout.off(nar, "node")
+            at = ptrs.node_arrays[s] + i * layout.sizes[nar] + layout.off(nar, "node")
             for member, role in (("builtin_data", ROLE_BUILTIN_DATA), ("user_data", ROLE_OP_DATA)):
                 request = kernel_requests.get((s, i, role))
                 if request:
                     addr = _ptr(reader, at + layout.off(node, member), layout)
-                    tail_items.append((addr, request["size"], request["what"], "persistent", 0))
+                    items.append((addr, request["size"], request["what"], "persistent", 0))
                     if role == ROLE_OP_DATA:
                         op_data.append((s, i, addr, request["size"]))
-    if scratch_count and handles:
-        tail_items.append((handles, scratch_count * layout.sizes[P.SCRATCH_HANDLE],
-                           f"ScratchBufferHandle[{scratch_count}]", "metadata", 0))
-    main = subgraph_docs[0]
-    for array, names, what in zip(io_arrays, (main["inputs"], main["outputs"]), ("input", "output"), strict=True):
+    return items, op_data
+
+
+def _io_objects(reader: MemoryReader, layout: Layout, plan: dict, ptrs: _Pointers) -> list[tuple]:
+    """The scratch buffer handles, and the input and output tensor arrays with the TfLiteTensors
+    they point to, as tail items."""
+    p = layout.pointer
+    items: list[tuple] = []
+    if ptrs.scratch_count and ptrs.handles:
+        items.append((ptrs.handles, ptrs.scratch_count * layout.sizes[P.SCRATCH_HANDLE],
+                      f"ScratchBufferHandle[{ptrs.scratch_count}]", "metadata", 0))
+    main = plan["subgraphs"][0]
+    for array, names, what in zip(ptrs.io_arrays, (main["inputs"], main["outputs"]), ("input", "output"),
+                                  strict=True):
         if not array:
             continue
-        tail_items.append((array, len(names) * p, f"{what} TfLiteTensor*[{len(names)}]", "metadata", 0))
+        items.append((array, len(names) * p, f"{what} TfLiteTensor*[{len(names)}]", "metadata", 0))
         for k, t in enumerate(names):
             tensor = _ptr(reader, array + k * p, layout)
-            tail_items.append((tensor, layout.sizes[P.TFLITE_TENSOR], f"{what} tensor {t}: TfLiteTensor", "metadata",
-                               0))
-    tail_lo = tail_ptr - tail_base
-    known = []
-    for addr, nbytes, label, kind, flags in tail_items:
-        offset = addr - tail_base
-        if nbytes and tail_lo <= offset and offset + nbytes <= tail_size:
-            known.append((offset, nbytes, label, kind, flags))
-    known += _kernel_buffers(reader, layout, plan, op_data, known, tail_base, tail_lo, tail_size)
-    # What the interpreter does not point to (kernel data, builtin options, quantization, padding):
-    # the gaps between the known objects, named as such.
-    filled = fill_tail(known, tail_lo, tail_size)
-    tail_regions = regions if not al.two else []
-    for offset, nbytes, label, kind, flags in filled:
-        tail_regions.append(Region(index=len(tail_regions), offset=offset, size=nbytes, id=abi.ID_NONE, kind=kind,
-                                   flags=flags, first_use=abi.USE_NONE, last_use=abi.USE_NONE, name=label))
+            items.append((tensor, layout.sizes[P.TFLITE_TENSOR], f"{what} tensor {t}: TfLiteTensor", "metadata", 0))
+    return items
+
+
+def _walk_out(interpreter: int, model_addr: int, plan: dict, ptrs: _Pointers, regions: list[Region],
+              tail_regions: list[Region], mismatches: list[str]) -> Walk:
+    """The Walk: one Arena, or two-arena mode's non-persistent and persistent buffers."""
+    al = ptrs.al
+    buffer_head, size = al.head_base, al.head_end - al.head_base
+    tail_lo, tail_size = al.tail_ - al.tail_base, al.tail_end - al.tail_base
     no_band = Band(low_addr=0, high_addr=0, touched_lo=abi.NONE, touched_hi=abi.NONE)
     arena = Arena(index=0, base_addr=buffer_head, regions_addr=0, model_addr=model_addr, size=size,
-                  head=max_head, temp=max(head_ptr, temp_ptr) - buffer_head,
+                  head=ptrs.max_head, temp=max(al.head_, al.temp_) - buffer_head,
                   tail=size if al.two else tail_lo, model_size=plan["file_bytes"], canary=no_band,
                   alignment=16, region_count=len(regions), region_capacity=len(regions),
                   flags=abi.ARENA_FLAG_TFLM, regions=regions, memory="non-persistent" if al.two else "")
     walk_out = Walk(interpreter=interpreter, model_addr=model_addr, arena=arena, mismatches=mismatches,
                     two_arena=al.two, arenas=[arena])
     if al.two:  # the persistent buffer: no head, the tail only
-        walk_out.arenas.append(Arena(index=1, base_addr=tail_base, regions_addr=0, model_addr=model_addr,
+        walk_out.arenas.append(Arena(index=1, base_addr=al.tail_base, regions_addr=0, model_addr=model_addr,
                                      size=tail_size, head=0, temp=0, tail=tail_lo, model_size=plan["file_bytes"],
                                      canary=no_band, alignment=16, region_count=len(tail_regions),
                                      region_capacity=len(tail_regions), flags=abi.ARENA_FLAG_TFLM,

@@ -249,6 +249,22 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
     _check_vptr(ma, facts, MA, lay, reader)
     if any(p.startswith("unreadable") for p in ma.problems):
         return out
+    _check_micro_allocator(ma, lay, facts, arena, reader)
+    v = ma.values
+    two = lay.two_arena_known and is_two_arena(lay, v[P.NON_PERSISTENT_ALLOCATOR],
+                                               v.get(P.PERSISTENT_ALLOCATOR)) and \
+        _is_a(reader, lay, facts, NPA, v[P.NON_PERSISTENT_ALLOCATOR], ma.sound)
+    if two:
+        out += _two_arena_objects(reader, lay, facts, v, arena)
+    elif points(facts, v[P.NON_PERSISTENT_ALLOCATOR], arena) in ("arena", "ram", "unknown"):
+        out.append(_arena_allocator_object(reader, lay, facts, v[P.NON_PERSISTENT_ALLOCATOR], arena))
+    out += _planner_objects(reader, lay, facts, v["memory_planner_"], arena)
+    return out
+
+
+def _check_micro_allocator(ma, lay, facts, arena, reader):
+    """Adds the MicroAllocator's problems: its pointers where TFLM keeps them, its usage within the
+    arena, its bool a bool."""
     v = ma.values
     _check_pointer(ma, facts, lay.member(MA, P.NON_PERSISTENT_ALLOCATOR), v[P.NON_PERSISTENT_ALLOCATOR], arena,
                    ("arena", "ram"), reader)
@@ -259,29 +275,35 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
                            f"{arena[1] - arena[0]} B")
     if v.get("model_is_allocating_", 0) > 1:
         ma.problems.append(f"model_is_allocating_ (a bool) holds {v['model_is_allocating_']}")
-    two = lay.two_arena_known and is_two_arena(lay, v[P.NON_PERSISTENT_ALLOCATOR],
-                                               v.get(P.PERSISTENT_ALLOCATOR)) and \
-        _is_a(reader, lay, facts, NPA, v[P.NON_PERSISTENT_ALLOCATOR], ma.sound)
-    if two:
-        out += _two_arena_objects(reader, lay, facts, v, arena)
-    elif points(facts, v[P.NON_PERSISTENT_ALLOCATOR], arena) in ("arena", "ram", "unknown"):
-        saba_addr = v[P.NON_PERSISTENT_ALLOCATOR] - lay.saba_nonpersistent_base
-        sa = _object(reader, lay, lay.name(SA), saba_addr, lay.sizes[SA],
-                     [(SA, k) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_",
-                                        "temp_buffer_count_")], ROLE_ARENA_ALLOCATOR)
-        out.append(sa)
-        _check_vptr(sa, facts, SA, lay, reader)
-        if sa.sound:
-            s = sa.values
-            for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_"):
-                if arena and not arena[0] <= s[k] <= arena[1]:
-                    _check_pointer(sa, facts, k, s[k], arena, ("arena",), reader)
-            if sa.sound and not (s["buffer_head_"] <= s["head_"] <= s["temp_"] <= s["buffer_tail_"] and
-                                 s["head_"] <= s["tail_"] <= s["buffer_tail_"]):
-                sa.problems.append(
-                    f"its pointers are out of order: buffer_head_ {s['buffer_head_']:#x}, head_ {s['head_']:#x}, "
-                    f"temp_ {s['temp_']:#x}, tail_ {s['tail_']:#x}, buffer_tail_ {s['buffer_tail_']:#x}")
-    planner = v["memory_planner_"]
+
+
+def _arena_allocator_object(reader, lay, facts, non_persistent, arena):
+    """The ObjectCheck of the one arena's SingleArenaBufferAllocator, whose interface
+    `non_persistent` (the MicroAllocator's pointer) points to: vtable, pointers in the arena,
+    in order."""
+    saba_addr = non_persistent - lay.saba_nonpersistent_base
+    sa = _object(reader, lay, lay.name(SA), saba_addr, lay.sizes[SA],
+                 [(SA, k) for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_",
+                                    "temp_buffer_count_")], ROLE_ARENA_ALLOCATOR)
+    _check_vptr(sa, facts, SA, lay, reader)
+    if not sa.sound:
+        return sa
+    s = sa.values
+    for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_"):
+        if arena and not arena[0] <= s[k] <= arena[1]:
+            _check_pointer(sa, facts, k, s[k], arena, ("arena",), reader)
+    if sa.sound and not (s["buffer_head_"] <= s["head_"] <= s["temp_"] <= s["buffer_tail_"] and
+                         s["head_"] <= s["tail_"] <= s["buffer_tail_"]):
+        sa.problems.append(
+            f"its pointers are out of order: buffer_head_ {s['buffer_head_']:#x}, head_ {s['head_']:#x}, "
+            f"temp_ {s['temp_']:#x}, tail_ {s['tail_']:#x}, buffer_tail_ {s['buffer_tail_']:#x}")
+    return sa
+
+
+def _planner_objects(reader, lay, facts, planner, arena):
+    """The ObjectChecks of the memory planner at `planner`, when it can be reached: of an unknown
+    type, only when it is overwritten; of a known type, with its counts."""
+    out = []
     planners = [c for c in P.PLANNERS if c in facts.vtables]
     reached = points(facts, planner, arena) in ("arena", "ram", "unknown")
     if reached and not lay.planner_type and planners:
@@ -301,19 +323,25 @@ def check_allocator_objects(reader: MemoryReader, lay: Layout, facts: Facts, all
         if not gp.sound:
             out.append(gp)
     if reached and lay.planner_type:
-        size = lay.planner_size or 2 * lay.pointer
-        gp = _object(reader, lay, lay.name(lay.planner_type), planner, size,
-                     [(GP, "max_buffer_count_"), (GP, "buffer_count_")], ROLE_MEMORY_PLANNER)
-        out.append(gp)
-        _check_vptr(gp, facts, lay.planner_type, lay, reader)
-        c = gp.values
-        for k in ("buffer_count_", "max_buffer_count_"):  # ints (greedy_memory_planner.h)
-            if k in c and c[k] >= 1 << 31:
-                c[k] -= 1 << 32
-        if gp.sound and "buffer_count_" in c and not 0 <= c["buffer_count_"] <= c["max_buffer_count_"]:
-            gp.problems.append(f"buffer_count_ {c['buffer_count_']} and max_buffer_count_ {c['max_buffer_count_']} "
-                               "are not a planner's counts (0 <= buffer_count_ <= max_buffer_count_)")
+        out.append(_typed_planner_object(reader, lay, facts, planner))
     return out
+
+
+def _typed_planner_object(reader, lay, facts, planner):
+    """The ObjectCheck of a planner of the known type lay.planner_type: vtable, and its counts
+    (buffer_count_, max_buffer_count_) a planner's."""
+    size = lay.planner_size or 2 * lay.pointer
+    gp = _object(reader, lay, lay.name(lay.planner_type), planner, size,
+                 [(GP, "max_buffer_count_"), (GP, "buffer_count_")], ROLE_MEMORY_PLANNER)
+    _check_vptr(gp, facts, lay.planner_type, lay, reader)
+    c = gp.values
+    for k in ("buffer_count_", "max_buffer_count_"):  # ints (greedy_memory_planner.h)
+        if k in c and c[k] >= 1 << 31:
+            c[k] -= 1 << 32
+    if gp.sound and "buffer_count_" in c and not 0 <= c["buffer_count_"] <= c["max_buffer_count_"]:
+        gp.problems.append(f"buffer_count_ {c['buffer_count_']} and max_buffer_count_ {c['max_buffer_count_']} "
+                           "are not a planner's counts (0 <= buffer_count_ <= max_buffer_count_)")
+    return gp
 
 
 def _is_a(reader, lay, facts, cls, addr, otherwise):
@@ -379,6 +407,53 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
     v = interp.values
     allocator = v["allocator_"]
     arena = arena_span(facts)
+    _take_interpreter(st, interp, facts, arena, reader)
+    if allocator == 0 and not st.tensors_allocated and interp.sound:
+        return _constructor_failed(st, arena)
+    if arena and not arena[0] <= allocator < arena[1]:
+        _check_pointer(interp, facts, "allocator_", allocator, arena, ("arena",), reader)
+    if not interp.sound:
+        evidence.append("the MicroInterpreter object itself does not hold TFLM's values: "
+                        + "; ".join(interp.problems) + " (something overwrote it: it lives outside the arena, "
+                        "in .data/.bss, so not the arena's own use; a wild write, or the stack if it is below it)")
+        _whole_arena(st, arena)
+        return st
+    found = check_allocator_objects(reader, lay, facts, allocator, arena)
+    objects.extend(found)
+    by_role = {o.role: o for o in found}
+    _take_allocators(st, by_role, arena)
+    gp = next((o for o in found if o.role not in ALLOCATOR_ROLES), None)
+    if gp is not None and gp.sound and "buffer_count_" in gp.values:
+        st.planner_counts = (gp.values["buffer_count_"], gp.values["max_buffer_count_"])
+    bad = [o for o in found if not o.sound]
+    for o in bad:
+        evidence.append(f"{o.name} at {o.addr:#x}: " + "; ".join(o.problems))
+    if bad:
+        st.condition = "smashed" if st.tensors_allocated else "unknown"
+        return st
+    ma = by_role[ROLE_MICRO_ALLOCATOR].values
+    s = st.allocator
+    if s is None:  # its pointer led nowhere readable as one (checked above): nothing more is known
+        evidence.append(f"the {lay.name(MA)} at {allocator:#x} gives no {lay.name(SA)} to read")
+        return st
+    if st.tensors_allocated:
+        st.condition = "allocated"
+        return st
+    return _allocation_progress(st, s, ma, constructor_tail)
+
+
+def _whole_arena(st: State, arena: Span | None) -> None:
+    """The State's arena, when no allocator gives it: the arena's data object, its start aligned
+    up to 16 as MicroAllocator::Create aligns it."""
+    if arena:
+        st.arena_base = (arena[0] + 15) & ~15
+        st.arena_size = arena[1] - st.arena_base
+
+
+def _take_interpreter(st: State, interp: ObjectCheck, facts: Facts, arena: Span | None,
+                      reader: MemoryReader) -> None:
+    """What the MicroInterpreter's own members say, into the State; its problems into `interp`."""
+    v = interp.values
     if facts.arena:
         st.arena_symbol = facts.arena[0]
     if v["tensors_allocated_"] > 1:
@@ -387,30 +462,25 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
     st.io_tensors = {"input_tensors_": v["input_tensors_"], "output_tensors_": v["output_tensors_"]}
     st.init_status = v.get("initialization_status_")
     _check_pointer(interp, facts, "model_", v["model_"], arena, ("flash", "ram"), reader)
-    if allocator == 0 and not st.tensors_allocated and interp.sound:
-        # MicroAllocator::Create's persistent allocation of the MicroAllocator did not fit: TFLM
-        # placement-news it at the null it got (micro_allocator.cc) and the interpreter keeps that.
-        st.condition = "unfinished"
-        st.constructor_failed = True
-        if arena:
-            st.arena_base, st.arena_size = (arena[0] + 15) & ~15, arena[1] - ((arena[0] + 15) & ~15)
-        evidence.append("the MicroInterpreter's allocator_ is null: the arena could not hold TFLM's own allocator "
-                        "objects, so MicroAllocator::Create built the MicroAllocator at address 0 (a placement new "
-                        "through the null its failed allocation returned; on a board with flash at 0 that write "
-                        "faults, on RAM at 0 it overwrites the vector table)")
-        return st
-    if arena and not arena[0] <= allocator < arena[1]:
-        _check_pointer(interp, facts, "allocator_", allocator, arena, ("arena",), reader)
-    if not interp.sound:
-        evidence.append("the MicroInterpreter object itself does not hold TFLM's values: "
-                        + "; ".join(interp.problems) + " (something overwrote it: it lives outside the arena, "
-                        "in .data/.bss, so not the arena's own use; a wild write, or the stack if it is below it)")
-        if arena:
-            st.arena_base, st.arena_size = (arena[0] + 15) & ~15, arena[1] - ((arena[0] + 15) & ~15)
-        return st
-    found = check_allocator_objects(reader, lay, facts, allocator, arena)
-    objects.extend(found)
-    by_role = {o.role: o for o in found}
+
+
+def _constructor_failed(st: State, arena: Span | None) -> State:
+    """The State when MicroAllocator::Create's persistent allocation of the MicroAllocator did not
+    fit: TFLM placement-news it at the null it got (micro_allocator.cc) and the interpreter keeps
+    that."""
+    st.condition = "unfinished"
+    st.constructor_failed = True
+    _whole_arena(st, arena)
+    st.evidence.append("the MicroInterpreter's allocator_ is null: the arena could not hold TFLM's own allocator "
+                       "objects, so MicroAllocator::Create built the MicroAllocator at address 0 (a placement new "
+                       "through the null its failed allocation returned; on a board with flash at 0 that write "
+                       "faults, on RAM at 0 it overwrites the vector table)")
+    return st
+
+
+def _take_allocators(st: State, by_role: dict[str, ObjectCheck], arena: Span | None) -> None:
+    """The arena allocators' pointers and the arena they give, into the State: two-arena mode's
+    pair, else the one SingleArenaBufferAllocator, else the arena's data object."""
     sa = by_role.get(ROLE_ARENA_ALLOCATOR)
     npa, pa = by_role.get("non-persistent-arena-allocator"), by_role.get("persistent-arena-allocator")
     if npa is not None or pa is not None:
@@ -426,42 +496,37 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
         st.allocator = {k: sa.values[k] for k in ("buffer_head_", "buffer_tail_", "head_", "temp_", "tail_")}
         st.arena_base = sa.values["buffer_head_"]
         st.arena_size = sa.values["buffer_tail_"] - sa.values["buffer_head_"]
-    elif arena:
-        st.arena_base = (arena[0] + 15) & ~15   # MicroAllocator::Create aligns the start up to 16
-        st.arena_size = arena[1] - st.arena_base
-    gp = next((o for o in found if o.role not in ALLOCATOR_ROLES), None)
-    if gp is not None and gp.sound and "buffer_count_" in gp.values:
-        st.planner_counts = (gp.values["buffer_count_"], gp.values["max_buffer_count_"])
-    bad = [o for o in found if not o.sound]
-    for o in bad:
-        evidence.append(f"{o.name} at {o.addr:#x}: " + "; ".join(o.problems))
-    if bad:
-        st.condition = "smashed" if st.tensors_allocated else "unknown"
-        return st
-    ma = by_role[ROLE_MICRO_ALLOCATOR].values
-    s = st.allocator
-    if s is None:  # its pointer led nowhere readable as one (checked above): nothing more is known
-        evidence.append(f"the {lay.name(MA)} at {allocator:#x} gives no {lay.name(SA)} to read")
-        return st
+    else:
+        _whole_arena(st, arena)
+
+
+def _allocation_progress(st: State, s: dict[str, int], ma: dict[str, int], constructor_tail: int | None) -> State:
+    """The State of an interpreter whose allocators are sound and whose tensors_allocated_ is false
+    (`s`: the arena allocator's pointers, st.allocator; `ma`: the MicroAllocator's values): not
+    started, or unfinished with what shows how far AllocateTensors went."""
     used_tail = st.persistent["buffer_tail_"] - st.persistent["tail_temp_"] if st.persistent else \
         s["buffer_tail_"] - s["tail_"]
-    if st.tensors_allocated:
-        st.condition = "allocated"
-        return st
     allocating = ma.get("model_is_allocating_")
     started = bool(allocating) or ma["builtin_data_allocator_"] != 0 or \
         (constructor_tail is not None and used_tail > constructor_tail)
     if not started:
         st.condition = "not-started"
-        evidence.append(f"tensors_allocated_ is false and the tail holds only what the constructor allocates "
-                        f"({used_tail} B): AllocateTensors has not run")
+        st.evidence.append(f"tensors_allocated_ is false and the tail holds only what the constructor allocates "
+                           f"({used_tail} B): AllocateTensors has not run")
         return st
     st.condition = "unfinished"
-    evidence.append("tensors_allocated_ is false, but the arena allocator has moved past what the constructor "
-                    f"allocates: AllocateTensors started (tail {used_tail} B, head {s['head_'] - s['buffer_head_']} B, "
-                    f"temp up to +{s['temp_'] - s['buffer_head_']})")
+    st.evidence.append("tensors_allocated_ is false, but the arena allocator has moved past what the constructor "
+                       f"allocates: AllocateTensors started (tail {used_tail} B, head {s['head_'] - s['buffer_head_']} "
+                       f"B, temp up to +{s['temp_'] - s['buffer_head_']})")
     if allocating:
-        evidence.append("MicroAllocator.model_is_allocating_ is still true: FinishModelAllocation did not complete")
+        st.evidence.append("MicroAllocator.model_is_allocating_ is still true: FinishModelAllocation did not complete")
+    st.evidence += _unfinished_evidence(st, s)
+    return st
+
+
+def _unfinished_evidence(st: State, s: dict[str, int]) -> list[str]:
+    """What an unfinished AllocateTensors left that says why (`s`: the arena allocator's pointers)."""
+    evidence: list[str] = []
     if s["tail_"] < s["temp_"]:
         evidence.append(f"tail_ {s['tail_']:#x} is below temp_ {s['temp_']:#x}: a persistent allocation went into "
                         "temporary memory, and the free space TFLM computes (tail_ - temp_) wraps around")
@@ -472,7 +537,7 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
     elif st.planner_counts and st.planner_counts[1] and st.planner_counts[0] >= st.planner_counts[1]:
         evidence.append(f"the memory planner holds {st.planner_counts[0]} buffers, its maximum for the free space "
                         f"({st.planner_counts[1]}): planning ran out of room (\"Too many buffers\")")
-    if not v["input_tensors_"]:
+    if not st.io_tensors["input_tensors_"]:
         evidence.append("input_tensors_ is null: the last step of AllocateTensors never ran, so input(i) and "
                         "output(i) return whatever word is at address 4*i")
     if st.init_status == 1:
@@ -480,7 +545,7 @@ def assess(reader: MemoryReader, lay: Layout, interpreter: int, facts: Facts,
                         "ran again after failing (MicroInterpreter::Invoke calls it while tensors_allocated_ is "
                         "false), which then fails with \"Model allocation started before finishing previously "
                         "allocated model\"")
-    return st
+    return evidence
 
 
 def words(reader: MemoryReader, addr: int, size: int) -> list[tuple[int, int]]:
