@@ -425,7 +425,8 @@ int main(void)
     if (standin_scenario == 5) {
         // Several interpreters: the second one over an allocator the application creates in
         // two-arena mode.
-        static tflite::MicroInterpreter second(tflite::GetModel(demo_model_data), resolver, two_arena_allocator());
+        tflite::MicroAllocator *two = two_arena_allocator();
+        static tflite::MicroInterpreter second(tflite::GetModel(demo_model_data), resolver, two);
         if (second.AllocateTensors() != kTfLiteOk) allocation_failed();
         uart_puts("second interpreter (two arenas): AllocateTensors ok\n");
         for (;;) {
