@@ -275,7 +275,13 @@ extern "C" void __cxa_pure_virtual(void)
 void operator delete(void *) noexcept {}
 void operator delete(void *, size_t) noexcept {}
 
-int main(void)
+// main's parts, inlined into it (always_inline): main's frame, and so the stack the scenarios
+// overrun, stays what it was as one function, and the interpreters stay main's statics
+// (main::interpreter, main::second: the tests find them by those names).
+#define STANDIN_MAIN_PART static inline __attribute__((always_inline))
+
+// The UART, standin_boot (where GDB sets the scenario), the banner; scenario 4's vector table.
+STANDIN_MAIN_PART void start(void)
 {
 #if defined(__riscv)
     standin_rv32_start();
@@ -290,17 +296,23 @@ int main(void)
 #if !defined(__riscv)
     if (standin_scenario == 4) SCB_VTOR = (uint32_t)standin_vectors_saving_sp;
 #endif
-    size_t arena_bytes = standin_arena_bytes;
-    if (arena_bytes > sizeof(tensor_arena)) arena_bytes = sizeof(tensor_arena);
+}
 
-#ifdef STANDIN_WITH_AGENT
-    // The variant with the arenascope agent (tflm_standin_agent_fw.elf): the descriptor, the stack
-    // painted band; the arena is published only once AllocateTensors succeeded, as an application
-    // publishes it after allocation (docs/agent.md), so a failed allocation leaves none.
-    arenascope_init(&__StackLimit, &__StackTop, nullptr, nullptr);
-#endif
-    static StandinOpResolver resolver;
+// Invokes forever, each inference completed counted; a failed Invoke stops in invoke_failed.
+STANDIN_MAIN_PART void invoke_forever(tflite::MicroInterpreter &interpreter)
+{
+    for (;;) {
+        if (interpreter.Invoke() != kTfLiteOk) {
+            for (;;) invoke_failed();
+        }
+        inference_done((int)++standin_invokes);
+    }
+}
+
 #ifdef STANDIN_PER_INFERENCE
+// An arena and an interpreter taken from the heap for each inference, and freed after it.
+STANDIN_MAIN_PART void allocate_per_inference(const tflite::MicroOpResolver &resolver, size_t arena_bytes)
+{
     for (;;) {
         uint8_t *raw = static_cast<uint8_t *>(malloc(arena_bytes + 15u));
         void *where = malloc(sizeof(tflite::MicroInterpreter));
@@ -320,19 +332,77 @@ int main(void)
         if (!standin_results) standin_results = static_cast<volatile uint8_t *>(malloc(64));
         between_inferences((int)standin_invokes);
     }
+}
 #endif
+
 #if defined(STANDIN_HEAP) || defined(STANDIN_EXTRAM)
+// The arena and the interpreter taken from the heap (STANDIN_HEAP) or external RAM (STANDIN_EXTRAM),
+// the interpreter's pointer kept where the application keeps it.
+STANDIN_MAIN_PART tflite::MicroInterpreter *heap_interpreter(const tflite::MicroOpResolver &resolver,
+                                                             size_t arena_bytes)
+{
     uint8_t *heap_arena = static_cast<uint8_t *>(standin_heap_alloc(arena_bytes));
-    void *heap_interpreter = standin_heap_alloc(sizeof(tflite::MicroInterpreter));
-    if (!heap_arena || !heap_interpreter) allocation_failed();
-    tflite::MicroInterpreter *made = new (heap_interpreter)
-        tflite::MicroInterpreter(tflite::GetModel(demo_model_data), resolver, heap_arena, arena_bytes);
+    void *where = standin_heap_alloc(sizeof(tflite::MicroInterpreter));
+    if (!heap_arena || !where) allocation_failed();
+    tflite::MicroInterpreter *made =
+        new (where) tflite::MicroInterpreter(tflite::GetModel(demo_model_data), resolver, heap_arena, arena_bytes);
 #ifdef STANDIN_HEAP
     g_interpreter = made;
 #else
     standin_app.slots[1].interpreter = made;
 #endif
-    tflite::MicroInterpreter &interpreter = *made;
+    return made;
+}
+#endif
+
+// Scenario 5's second interpreter's allocator, which the application creates in two-arena mode
+// (MicroAllocator::Create(persistent, size, non_persistent, size)).
+STANDIN_MAIN_PART tflite::MicroAllocator *two_arena_allocator(void)
+{
+    size_t p = standin_persistent_bytes, np = standin_non_persistent_bytes;
+    if (p > sizeof(standin_persistent_arena)) p = sizeof(standin_persistent_arena);
+    if (np > sizeof(standin_non_persistent_arena)) np = sizeof(standin_non_persistent_arena);
+#if STANDIN_ONE_POINTER  // TFLM before 2022-04 has no two-arena mode: two arenas of its one kind
+    (void)np;
+    tflite::MicroAllocator *two = tflite::MicroAllocator::Create(standin_persistent_arena, p);
+#else
+    tflite::MicroAllocator *two =
+        tflite::MicroAllocator::Create(standin_persistent_arena, p, standin_non_persistent_arena, np);
+#endif
+    if (!two) allocation_failed();
+    return two;
+}
+
+// Scenario 3/4: an inference, then the recursion into the arena's tail, then an Invoke that follows
+// TFLM's pointers from the tail the stack overwrote.
+STANDIN_MAIN_PART void overrun_the_stack(tflite::MicroInterpreter &interpreter)
+{
+    if (interpreter.Invoke() == kTfLiteOk) inference_done((int)++standin_invokes);
+    standin_sink = (int8_t)standin_recurse(0);
+    uart_puts("recursion returned\n");
+    interpreter.Invoke();  // follows TFLM's pointers from the tail the stack overwrote
+    uart_puts("invoke after the recursion returned\n");
+    allocation_failed();
+}
+
+int main(void)
+{
+    start();
+    size_t arena_bytes = standin_arena_bytes;
+    if (arena_bytes > sizeof(tensor_arena)) arena_bytes = sizeof(tensor_arena);
+
+#ifdef STANDIN_WITH_AGENT
+    // The variant with the arenascope agent (tflm_standin_agent_fw.elf): the descriptor, the stack
+    // painted band; the arena is published only once AllocateTensors succeeded, as an application
+    // publishes it after allocation (docs/agent.md), so a failed allocation leaves none.
+    arenascope_init(&__StackLimit, &__StackTop, nullptr, nullptr);
+#endif
+    static StandinOpResolver resolver;
+#ifdef STANDIN_PER_INFERENCE
+    allocate_per_inference(resolver, arena_bytes);
+#endif
+#if defined(STANDIN_HEAP) || defined(STANDIN_EXTRAM)
+    tflite::MicroInterpreter &interpreter = *heap_interpreter(resolver, arena_bytes);
 #else
     static tflite::MicroInterpreter interpreter(tflite::GetModel(demo_model_data), resolver, tensor_arena, arena_bytes);
 #endif
@@ -348,29 +418,14 @@ int main(void)
         // The status ignored: input(0) reads input_tensors_[0], a null array when AllocateTensors
         // failed, so it returns the word at address 0 (the vector table's initial SP).
         interpreter.input(0)->data.int8[0] = 0;
-        for (;;) {
-            if (interpreter.Invoke() != kTfLiteOk) {
-                for (;;) invoke_failed();
-            }
-            inference_done((int)++standin_invokes);
-        }
+        invoke_forever(interpreter);
     }
     if (status != kTfLiteOk) allocation_failed();
     uart_puts("AllocateTensors ok\n");
     if (standin_scenario == 5) {
         // Several interpreters: the second one over an allocator the application creates in
-        // two-arena mode (MicroAllocator::Create(persistent, size, non_persistent, size)).
-        size_t p = standin_persistent_bytes, np = standin_non_persistent_bytes;
-        if (p > sizeof(standin_persistent_arena)) p = sizeof(standin_persistent_arena);
-        if (np > sizeof(standin_non_persistent_arena)) np = sizeof(standin_non_persistent_arena);
-#if STANDIN_ONE_POINTER  // TFLM before 2022-04 has no two-arena mode: two arenas of its one kind
-        (void)np;
-        tflite::MicroAllocator *two = tflite::MicroAllocator::Create(standin_persistent_arena, p);
-#else
-        tflite::MicroAllocator *two =
-            tflite::MicroAllocator::Create(standin_persistent_arena, p, standin_non_persistent_arena, np);
-#endif
-        if (!two) allocation_failed();
+        // two-arena mode.
+        tflite::MicroAllocator *two = two_arena_allocator();
         static tflite::MicroInterpreter second(tflite::GetModel(demo_model_data), resolver, two);
         if (second.AllocateTensors() != kTfLiteOk) allocation_failed();
         uart_puts("second interpreter (two arenas): AllocateTensors ok\n");
@@ -381,18 +436,6 @@ int main(void)
             inference_done((int)++standin_invokes);
         }
     }
-    if (standin_scenario == 3 || standin_scenario == 4) {
-        if (interpreter.Invoke() == kTfLiteOk) inference_done((int)++standin_invokes);
-        standin_sink = (int8_t)standin_recurse(0);
-        uart_puts("recursion returned\n");
-        interpreter.Invoke();  // follows TFLM's pointers from the tail the stack overwrote
-        uart_puts("invoke after the recursion returned\n");
-        allocation_failed();
-    }
-    for (;;) {
-        if (interpreter.Invoke() != kTfLiteOk) {
-            for (;;) invoke_failed();
-        }
-        inference_done((int)++standin_invokes);
-    }
+    if (standin_scenario == 3 || standin_scenario == 4) overrun_the_stack(interpreter);
+    invoke_forever(interpreter);
 }

@@ -556,10 +556,11 @@ SubgraphAllocations *MicroAllocator::StartModelAllocation(const Model *)
     return reinterpret_cast<SubgraphAllocations *>(1);  // the steps follow (StandinAllocate)
 }
 
-namespace {
-
-// What StandinAllocate tracks between steps.
-struct Cursor {
+// What StandinAllocate tracks between steps: the interpreter it allocates for, the phase of
+// AllocateTensors it is in, what it has built so far.
+struct MicroAllocator::StandinCursor {
+    MicroInterpreter &in;
+    int phase = 1;  // the constructor's phase (0) has run
     SubgraphAllocations *subgraphs = nullptr;
     int node_filled[STANDIN_SUBGRAPH_COUNT] = {};  // nodes filled by the Parse pass so far
     TfLiteTensor *last_tensor = nullptr;           // for its quantization steps
@@ -567,6 +568,8 @@ struct Cursor {
     int last_tensor_index = -1;
     int io_next = 0;
 };
+
+namespace {
 
 void fill_eval_tensors(TfLiteEvalTensor *tensors, const standin_subgraph_t &sg)
 {
@@ -621,211 +624,252 @@ __attribute__((noinline)) static uint32_t standin_follow_null(const uint8_t *p)
     return *reinterpret_cast<const volatile uint32_t *>(reinterpret_cast<uintptr_t>(p) - 16u);
 }
 
+// TFLM's actions between the phases of AllocateTensors, for phases [c.phase, to).
+void MicroAllocator::StandinAdvance(StandinCursor &c, int to)
+{
+    MicroInterpreter &in = c.in;
+    for (; c.phase < to; ++c.phase) {
+        switch (c.phase) {
+        case 1:  // StartModelAllocation returned: graph_.SetSubgraphAllocations(allocations)
+            in.graph_.SetSubgraphAllocations(c.subgraphs);
+            break;
+        case 2:  // PrepareNodeAndRegistrationDataFromFlatbuffer done: every node filled
+            for (int s = 0; s < (int)STANDIN_SUBGRAPH_COUNT; ++s)
+                for (int i = c.node_filled[s]; i < standin_subgraphs[s].operator_count; ++i) {
+                    NodeAndRegistration &n = c.subgraphs[s].node_and_registrations[i];
+                    const standin_operator_t &op = standin_subgraphs[s].operators[i];
+                    n.node.inputs = (TfLiteIntArray *)(g_model_base + op.inputs);
+                    n.node.outputs = (TfLiteIntArray *)(g_model_base + op.outputs);
+                    n.registration = in.op_resolver_.FindOp(op.builtin_code);
+                    c.node_filled[s] = i + 1;
+                }
+            in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kInit);
+            break;
+        case 3: in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kPrepare); break;
+        case 4:
+            in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kMemoryPlanning);
+            break;
+        case 5:  // FinishModelAllocation returned
+            model_is_allocating_ = false;
+            in.micro_context_.SetScratchBufferHandles(in.scratch_buffer_handles_);
+            break;
+        case 6:  // the io tensors done: Reset(), then tensors_allocated_
+            in.tensors_allocated_ = true;
+            in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kInvoke);
+            break;
+        }
+    }
+}
+
+// How step s fails (standin_on_failure): TFLM's message and kTfLiteError, an abort, or a crash.
+TfLiteStatus MicroAllocator::StandinFailed(const StandinCursor &c, const standin_step_t &s)
+{
+    if (standin_on_failure == 1) AbortImpl();
+    if (standin_on_failure == 2) standin_sink_word = standin_follow_null(nullptr);
+    if (s.phase == 1) {  // StartModelAllocation returned nullptr
+        MicroPrintf("Failed starting model allocation.\n");
+        c.in.initialization_status_ = kTfLiteError;
+    } else if (s.role == STANDIN_ROLE_INPUT_ARRAY || s.role == STANDIN_ROLE_OUTPUT_ARRAY) {
+        MicroPrintf("Failed to allocate memory for context->%s_tensors_, %d bytes required",
+                    s.role == STANDIN_ROLE_INPUT_ARRAY ? "input" : "output", s.bytes);
+    } else if (s.role == STANDIN_ROLE_INPUT_TENSOR || s.role == STANDIN_ROLE_OUTPUT_TENSOR) {
+        MicroPrintf("Failed to initialize %s tensor %d", s.role == STANDIN_ROLE_INPUT_TENSOR ? "input" : "output",
+                    c.io_next);
+    }
+    return kTfLiteError;
+}
+
+// A persistent step (kind 0) of the main subgraph's io tensors, at p: the input or output array, a
+// tensor in it, its quantization, its zero points.
+void MicroAllocator::StandinPlaceIo(StandinCursor &c, const standin_step_t &s, uint8_t *p)
+{
+    MicroInterpreter &in = c.in;
+    const standin_subgraph_t &main_sg = standin_subgraphs[0];
+    switch (s.role) {
+    case STANDIN_ROLE_INPUT_ARRAY:
+    case STANDIN_ROLE_OUTPUT_ARRAY:
+        memset(p, 0, s.bytes);
+        (s.role == STANDIN_ROLE_INPUT_ARRAY ? in.input_tensors_ : in.output_tensors_) =
+            reinterpret_cast<TfLiteTensor **>(p);
+        c.io_next = 0;
+        break;
+    case STANDIN_ROLE_INPUT_TENSOR:
+    case STANDIN_ROLE_OUTPUT_TENSOR: {
+        const bool input = s.role == STANDIN_ROLE_INPUT_TENSOR;
+        const int t = (input ? main_sg.inputs : main_sg.outputs)[c.io_next];
+        TfLiteTensor *tensor = reinterpret_cast<TfLiteTensor *>(p);
+        fill_io_tensor(tensor, c.subgraphs ? &c.subgraphs[0].tensors[t] : nullptr, main_sg.tensors[t]);
+        (input ? in.input_tensors_ : in.output_tensors_)[c.io_next++] = tensor;
+        c.last_tensor = tensor;
+        c.last_tensor_index = t;
+        break;
+    }
+    case STANDIN_ROLE_QUANTIZATION: {
+        const standin_tensor_t &f = main_sg.tensors[c.last_tensor_index];
+        c.last_quant = reinterpret_cast<TfLiteAffineQuantization *>(p);
+        c.last_quant->scale = f.scale >= 0 ? (TfLiteFloatArray *)(g_model_base + f.scale) : nullptr;
+        c.last_quant->zero_point = nullptr;
+        c.last_quant->quantized_dimension = f.quantized_dimension;
+        c.last_tensor->quantization.type = kTfLiteAffineQuantization;
+        c.last_tensor->quantization.params = c.last_quant;
+        if (c.last_quant->scale && c.last_quant->scale->size > 0)
+            c.last_tensor->params.scale = c.last_quant->scale->data[0];
+        break;
+    }
+    case STANDIN_ROLE_ZERO_POINTS: {
+        const standin_tensor_t &f = main_sg.tensors[c.last_tensor_index];
+        TfLiteIntArray *zp = reinterpret_cast<TfLiteIntArray *>(p);
+        zp->size = f.zero_points;
+        for (int k = 0; k < f.zero_points; ++k) {
+            int64_t v = 0;
+            if (f.zero_point_data >= 0) memcpy(&v, g_model_base + f.zero_point_data + 8 * k, 8);
+            zp->data[k] = (int)v;
+        }
+        if (c.last_quant) c.last_quant->zero_point = zp;
+        if (f.zero_points > 0) c.last_tensor->params.zero_point = zp->data[0];
+        break;
+    }
+    default: break;
+    }
+}
+
+// A persistent step (kind 0): its buffer from the tail (a builtin's data from the builtin data
+// allocator), then what TFLM builds in it.
+TfLiteStatus MicroAllocator::StandinPersistentStep(StandinCursor &c, const standin_step_t &s)
+{
+    MicroInterpreter &in = c.in;
+    uint8_t *p = s.role == STANDIN_ROLE_BUILTIN_DATA
+                     ? static_cast<uint8_t *>(builtin_data_allocator_->Allocate(s.bytes, s.align))
+                     : persistent_buffer_allocator_->AllocatePersistentBuffer(s.bytes, s.align);
+    if (!p) return StandinFailed(c, s);
+    switch (s.role) {
+    case STANDIN_ROLE_BUILTIN_ALLOCATOR:
+        builtin_data_allocator_ = new (p) MicroBuiltinDataAllocator(persistent_buffer_allocator_);
+        break;
+    case STANDIN_ROLE_SUBGRAPH_ALLOCATIONS: c.subgraphs = new (p) SubgraphAllocations[STANDIN_SUBGRAPH_COUNT](); break;
+    case STANDIN_ROLE_EVAL_TENSORS:
+        c.subgraphs[s.subgraph].tensors = new (p) TfLiteEvalTensor[s.count]();
+        fill_eval_tensors(c.subgraphs[s.subgraph].tensors, standin_subgraphs[s.subgraph]);
+        break;
+    case STANDIN_ROLE_NODES:
+        c.subgraphs[s.subgraph].node_and_registrations = new (p) NodeAndRegistration[s.count]();
+        break;
+    case STANDIN_ROLE_BUILTIN_DATA: {
+        memset(p, 0, s.bytes);
+        // PrepareNodeAndRegistrationDataFromFlatbuffer: operator by operator.
+        const standin_subgraph_t &sg = standin_subgraphs[s.subgraph];
+        for (int k = c.node_filled[s.subgraph]; k <= s.op; ++k) {
+            NodeAndRegistration &n = c.subgraphs[s.subgraph].node_and_registrations[k];
+            n.node.inputs = (TfLiteIntArray *)(g_model_base + sg.operators[k].inputs);
+            n.node.outputs = (TfLiteIntArray *)(g_model_base + sg.operators[k].outputs);
+            n.registration = in.op_resolver_.FindOp(sg.operators[k].builtin_code);
+        }
+        c.node_filled[s.subgraph] = s.op + 1;
+        c.subgraphs[s.subgraph].node_and_registrations[s.op].node.builtin_data = p;
+        break;
+    }
+    case STANDIN_ROLE_USER_DATA:
+        memset(p, 0, s.bytes);
+        c.subgraphs[s.subgraph].node_and_registrations[s.op].node.user_data = p;
+        break;
+    case STANDIN_ROLE_SCRATCH_HANDLES: in.scratch_buffer_handles_ = new (p) ScratchBufferHandle[s.count](); break;
+    case STANDIN_ROLE_VARIABLE:
+        memset(p, 0, s.bytes);
+        AllocateVariables(c.subgraphs[s.subgraph].tensors, s.tensor, p);
+        break;
+    case STANDIN_ROLE_INPUT_ARRAY:
+    case STANDIN_ROLE_OUTPUT_ARRAY:
+    case STANDIN_ROLE_INPUT_TENSOR:
+    case STANDIN_ROLE_OUTPUT_TENSOR:
+    case STANDIN_ROLE_QUANTIZATION:
+    case STANDIN_ROLE_ZERO_POINTS: StandinPlaceIo(c, s, p); break;
+    default: break;  // KERNEL_BUFFER: the kernel's own data, no pointer TFLM's walk follows
+    }
+    return kTfLiteOk;
+}
+
+// A step on the head (kinds 3 to 5): the resizable buffer, the planner's arrays in the free
+// space, the head reserved and the plan committed in it.
+TfLiteStatus MicroAllocator::StandinHeadStep(StandinCursor &c, const standin_step_t &s)
+{
+    // The head and temporaries: the one arena's allocator, or two-arena mode's non-persistent one.
+    auto *arena = non_persistent_buffer_allocator_;
+    switch (s.kind) {
+    case STANDIN_STEP_3_RESIZE_HEAD: {
+        TfLiteStatus ok;
+        if (s.phase == 1) {  // InitScratchBufferData: AllocateResizableBuffer
+            scratch_buffer_request_count_ = 0;
+            scratch_buffer_head_ = arena->AllocateResizableBuffer(s.bytes, s.align);
+            ok = scratch_buffer_head_ ? kTfLiteOk : kTfLiteError;
+        } else if (s.bytes == 0) {  // CommitStaticMemoryPlan: DeallocateResizableBuffer
+            ok = arena->DeallocateResizableBuffer(scratch_buffer_head_);
+        } else {  // FinishPrepareNodeAllocations: ResizeBuffer (its status is ignored)
+            ok = arena->ResizeBuffer(scratch_buffer_head_, s.bytes, s.align);
+        }
+        if (ok != kTfLiteOk && s.fatal) return StandinFailed(c, s);
+        break;
+    }
+    case STANDIN_STEP_4_PLANNER_ARRAYS: {
+        // CommitStaticMemoryPlan: the free space as one temp, the planner's arrays in it.
+        GreedyMemoryPlanner *planner = static_cast<GreedyMemoryPlanner *>(memory_planner_);
+        size_t remaining = arena->GetAvailableMemory(kArenaAlignment);
+        uint8_t *planner_arena = arena->AllocateTemp(remaining, kArenaAlignment);
+        if (!planner_arena) return StandinFailed(c, s);
+        planner->Init(planner_arena, (int)remaining);
+        for (int b = 0; b < s.count && b < (int)STANDIN_BUFFER_COUNT; ++b) {
+            const standin_buffer_t &buf = standin_buffers[b];
+            if (planner->AddBuffer(buf.size, buf.first, buf.last) != kTfLiteOk) return StandinFailed(c, s);
+        }
+        for (int b = 0; b < s.count && b < (int)STANDIN_BUFFER_COUNT; ++b)
+            planner->SetPlannedOffset(b, standin_buffers[b].offset);
+        break;
+    }
+    case STANDIN_STEP_5_RESERVE_HEAD: {
+        if (arena->ReserveNonPersistentOverlayMemory(s.bytes, s.align) != kTfLiteOk) return StandinFailed(c, s);
+        if ((size_t)s.bytes > max_head_buffer_usage_) max_head_buffer_usage_ = s.bytes;
+        // CommitPlan: every planned tensor and scratch buffer at its offset in the head.
+        uint8_t *head = arena->GetOverlayMemoryAddress();
+        for (unsigned b = 0; b < STANDIN_BUFFER_COUNT; ++b) {
+            const standin_buffer_t &buf = standin_buffers[b];
+            if (buf.tensor >= 0)
+                c.subgraphs[buf.subgraph].tensors[buf.tensor].data.data = head + buf.offset;
+            else if (c.in.scratch_buffer_handles_)
+                c.in.scratch_buffer_handles_[buf.scratch].data = head + buf.offset;
+        }
+        scratch_buffer_request_count_ = 0;
+        for (unsigned b = 0; b < STANDIN_BUFFER_COUNT; ++b)
+            scratch_buffer_request_count_ += standin_buffers[b].tensor < 0;
+        break;
+    }
+    }
+    return kTfLiteOk;
+}
+
 // MicroInterpreter::AllocateTensors re-enacted from the planner's steps (see the file comment).
 TfLiteStatus MicroAllocator::StandinAllocate(MicroInterpreter &in)
 {
     // The head and temporaries: the one arena's allocator, or two-arena mode's non-persistent one.
     auto *arena = non_persistent_buffer_allocator_;
-    GreedyMemoryPlanner *planner = static_cast<GreedyMemoryPlanner *>(memory_planner_);
-    Cursor c;
-    int phase = 1;  // the constructor's phase (0) has run
-    // TFLM's actions between the phases of AllocateTensors, for phases [from, to).
-    auto advance = [&](int to) {
-        for (; phase < to; ++phase) {
-            switch (phase) {
-            case 1:  // StartModelAllocation returned: graph_.SetSubgraphAllocations(allocations)
-                in.graph_.SetSubgraphAllocations(c.subgraphs);
-                break;
-            case 2:  // PrepareNodeAndRegistrationDataFromFlatbuffer done: every node filled
-                for (int s = 0; s < (int)STANDIN_SUBGRAPH_COUNT; ++s)
-                    for (int i = c.node_filled[s]; i < standin_subgraphs[s].operator_count; ++i) {
-                        NodeAndRegistration &n = c.subgraphs[s].node_and_registrations[i];
-                        const standin_operator_t &op = standin_subgraphs[s].operators[i];
-                        n.node.inputs = (TfLiteIntArray *)(g_model_base + op.inputs);
-                        n.node.outputs = (TfLiteIntArray *)(g_model_base + op.outputs);
-                        n.registration = in.op_resolver_.FindOp(op.builtin_code);
-                        c.node_filled[s] = i + 1;
-                    }
-                in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kInit);
-                break;
-            case 3: in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kPrepare); break;
-            case 4:
-                in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kMemoryPlanning);
-                break;
-            case 5:  // FinishModelAllocation returned
-                model_is_allocating_ = false;
-                in.micro_context_.SetScratchBufferHandles(in.scratch_buffer_handles_);
-                break;
-            case 6:  // the io tensors done: Reset(), then tensors_allocated_
-                in.tensors_allocated_ = true;
-                in.micro_context_.SetInterpreterState(MicroInterpreterContext::InterpreterState::kInvoke);
-                break;
-            }
-        }
-    };
-    auto failed = [&](const standin_step_t &s) {
-        if (standin_on_failure == 1) AbortImpl();
-        if (standin_on_failure == 2) standin_sink_word = standin_follow_null(nullptr);
-        if (s.phase == 1) {  // StartModelAllocation returned nullptr
-            MicroPrintf("Failed starting model allocation.\n");
-            in.initialization_status_ = kTfLiteError;
-        } else if (s.role == STANDIN_ROLE_INPUT_ARRAY || s.role == STANDIN_ROLE_OUTPUT_ARRAY) {
-            MicroPrintf("Failed to allocate memory for context->%s_tensors_, %d bytes required",
-                        s.role == STANDIN_ROLE_INPUT_ARRAY ? "input" : "output", s.bytes);
-        } else if (s.role == STANDIN_ROLE_INPUT_TENSOR || s.role == STANDIN_ROLE_OUTPUT_TENSOR) {
-            MicroPrintf("Failed to initialize %s tensor %d", s.role == STANDIN_ROLE_INPUT_TENSOR ? "input" : "output",
-                        c.io_next);
-        }
-        return kTfLiteError;
-    };
-    const standin_subgraph_t &main_sg = standin_subgraphs[0];
+    StandinCursor c{in};
     for (unsigned i = 3; i < STANDIN_STEP_COUNT; ++i) {
         const standin_step_t &s = standin_steps[i];
-        if (s.phase > phase) advance(s.phase);
+        if (s.phase > c.phase) StandinAdvance(c, s.phase);
         switch (s.kind) {
-        case STANDIN_STEP_0_PERSISTENT: {
-            uint8_t *p = s.role == STANDIN_ROLE_BUILTIN_DATA
-                             ? static_cast<uint8_t *>(builtin_data_allocator_->Allocate(s.bytes, s.align))
-                             : persistent_buffer_allocator_->AllocatePersistentBuffer(s.bytes, s.align);
-            if (!p) return failed(s);
-            switch (s.role) {
-            case STANDIN_ROLE_BUILTIN_ALLOCATOR:
-                builtin_data_allocator_ = new (p) MicroBuiltinDataAllocator(persistent_buffer_allocator_);
-                break;
-            case STANDIN_ROLE_SUBGRAPH_ALLOCATIONS:
-                c.subgraphs = new (p) SubgraphAllocations[STANDIN_SUBGRAPH_COUNT]();
-                break;
-            case STANDIN_ROLE_EVAL_TENSORS:
-                c.subgraphs[s.subgraph].tensors = new (p) TfLiteEvalTensor[s.count]();
-                fill_eval_tensors(c.subgraphs[s.subgraph].tensors, standin_subgraphs[s.subgraph]);
-                break;
-            case STANDIN_ROLE_NODES:
-                c.subgraphs[s.subgraph].node_and_registrations = new (p) NodeAndRegistration[s.count]();
-                break;
-            case STANDIN_ROLE_BUILTIN_DATA: {
-                memset(p, 0, s.bytes);
-                // PrepareNodeAndRegistrationDataFromFlatbuffer: operator by operator.
-                const standin_subgraph_t &sg = standin_subgraphs[s.subgraph];
-                for (int k = c.node_filled[s.subgraph]; k <= s.op; ++k) {
-                    NodeAndRegistration &n = c.subgraphs[s.subgraph].node_and_registrations[k];
-                    n.node.inputs = (TfLiteIntArray *)(g_model_base + sg.operators[k].inputs);
-                    n.node.outputs = (TfLiteIntArray *)(g_model_base + sg.operators[k].outputs);
-                    n.registration = in.op_resolver_.FindOp(sg.operators[k].builtin_code);
-                }
-                c.node_filled[s.subgraph] = s.op + 1;
-                c.subgraphs[s.subgraph].node_and_registrations[s.op].node.builtin_data = p;
-                break;
-            }
-            case STANDIN_ROLE_USER_DATA:
-                memset(p, 0, s.bytes);
-                c.subgraphs[s.subgraph].node_and_registrations[s.op].node.user_data = p;
-                break;
-            case STANDIN_ROLE_SCRATCH_HANDLES:
-                in.scratch_buffer_handles_ = new (p) ScratchBufferHandle[s.count]();
-                break;
-            case STANDIN_ROLE_VARIABLE:
-                memset(p, 0, s.bytes);
-                AllocateVariables(c.subgraphs[s.subgraph].tensors, s.tensor, p);
-                break;
-            case STANDIN_ROLE_INPUT_ARRAY:
-            case STANDIN_ROLE_OUTPUT_ARRAY:
-                memset(p, 0, s.bytes);
-                (s.role == STANDIN_ROLE_INPUT_ARRAY ? in.input_tensors_ : in.output_tensors_) =
-                    reinterpret_cast<TfLiteTensor **>(p);
-                c.io_next = 0;
-                break;
-            case STANDIN_ROLE_INPUT_TENSOR:
-            case STANDIN_ROLE_OUTPUT_TENSOR: {
-                const bool input = s.role == STANDIN_ROLE_INPUT_TENSOR;
-                const int t = (input ? main_sg.inputs : main_sg.outputs)[c.io_next];
-                TfLiteTensor *tensor = reinterpret_cast<TfLiteTensor *>(p);
-                fill_io_tensor(tensor, c.subgraphs ? &c.subgraphs[0].tensors[t] : nullptr, main_sg.tensors[t]);
-                (input ? in.input_tensors_ : in.output_tensors_)[c.io_next++] = tensor;
-                c.last_tensor = tensor;
-                c.last_tensor_index = t;
-                break;
-            }
-            case STANDIN_ROLE_QUANTIZATION: {
-                const standin_tensor_t &f = main_sg.tensors[c.last_tensor_index];
-                c.last_quant = reinterpret_cast<TfLiteAffineQuantization *>(p);
-                c.last_quant->scale = f.scale >= 0 ? (TfLiteFloatArray *)(g_model_base + f.scale) : nullptr;
-                c.last_quant->zero_point = nullptr;
-                c.last_quant->quantized_dimension = f.quantized_dimension;
-                c.last_tensor->quantization.type = kTfLiteAffineQuantization;
-                c.last_tensor->quantization.params = c.last_quant;
-                if (c.last_quant->scale && c.last_quant->scale->size > 0)
-                    c.last_tensor->params.scale = c.last_quant->scale->data[0];
-                break;
-            }
-            case STANDIN_ROLE_ZERO_POINTS: {
-                const standin_tensor_t &f = main_sg.tensors[c.last_tensor_index];
-                TfLiteIntArray *zp = reinterpret_cast<TfLiteIntArray *>(p);
-                zp->size = f.zero_points;
-                for (int k = 0; k < f.zero_points; ++k) {
-                    int64_t v = 0;
-                    if (f.zero_point_data >= 0) memcpy(&v, g_model_base + f.zero_point_data + 8 * k, 8);
-                    zp->data[k] = (int)v;
-                }
-                if (c.last_quant) c.last_quant->zero_point = zp;
-                if (f.zero_points > 0) c.last_tensor->params.zero_point = zp->data[0];
-                break;
-            }
-            default: break;  // KERNEL_BUFFER: the kernel's own data, no pointer TFLM's walk follows
-            }
+        case STANDIN_STEP_0_PERSISTENT:
+            if (StandinPersistentStep(c, s) != kTfLiteOk) return kTfLiteError;
             break;
-        }
         case STANDIN_STEP_1_TEMP:
-            if (!arena->AllocateTemp(s.bytes, s.align)) return failed(s);
+            if (!arena->AllocateTemp(s.bytes, s.align)) return StandinFailed(c, s);
             break;
         case STANDIN_STEP_2_RESET_TEMP: arena->ResetTempAllocations(); break;
-        case STANDIN_STEP_3_RESIZE_HEAD: {
-            TfLiteStatus ok;
-            if (s.phase == 1) {  // InitScratchBufferData: AllocateResizableBuffer
-                scratch_buffer_request_count_ = 0;
-                scratch_buffer_head_ = arena->AllocateResizableBuffer(s.bytes, s.align);
-                ok = scratch_buffer_head_ ? kTfLiteOk : kTfLiteError;
-            } else if (s.bytes == 0) {  // CommitStaticMemoryPlan: DeallocateResizableBuffer
-                ok = arena->DeallocateResizableBuffer(scratch_buffer_head_);
-            } else {  // FinishPrepareNodeAllocations: ResizeBuffer (its status is ignored)
-                ok = arena->ResizeBuffer(scratch_buffer_head_, s.bytes, s.align);
-            }
-            if (ok != kTfLiteOk && s.fatal) return failed(s);
+        case STANDIN_STEP_3_RESIZE_HEAD:
+        case STANDIN_STEP_4_PLANNER_ARRAYS:
+        case STANDIN_STEP_5_RESERVE_HEAD:
+            if (StandinHeadStep(c, s) != kTfLiteOk) return kTfLiteError;
             break;
-        }
-        case STANDIN_STEP_4_PLANNER_ARRAYS: {
-            // CommitStaticMemoryPlan: the free space as one temp, the planner's arrays in it.
-            size_t remaining = arena->GetAvailableMemory(kArenaAlignment);
-            uint8_t *planner_arena = arena->AllocateTemp(remaining, kArenaAlignment);
-            if (!planner_arena) return failed(s);
-            planner->Init(planner_arena, (int)remaining);
-            for (int b = 0; b < s.count && b < (int)STANDIN_BUFFER_COUNT; ++b) {
-                const standin_buffer_t &buf = standin_buffers[b];
-                if (planner->AddBuffer(buf.size, buf.first, buf.last) != kTfLiteOk) return failed(s);
-            }
-            for (int b = 0; b < s.count && b < (int)STANDIN_BUFFER_COUNT; ++b)
-                planner->SetPlannedOffset(b, standin_buffers[b].offset);
-            break;
-        }
-        case STANDIN_STEP_5_RESERVE_HEAD: {
-            if (arena->ReserveNonPersistentOverlayMemory(s.bytes, s.align) != kTfLiteOk) return failed(s);
-            if ((size_t)s.bytes > max_head_buffer_usage_) max_head_buffer_usage_ = s.bytes;
-            // CommitPlan: every planned tensor and scratch buffer at its offset in the head.
-            uint8_t *head = arena->GetOverlayMemoryAddress();
-            for (unsigned b = 0; b < STANDIN_BUFFER_COUNT; ++b) {
-                const standin_buffer_t &buf = standin_buffers[b];
-                if (buf.tensor >= 0)
-                    c.subgraphs[buf.subgraph].tensors[buf.tensor].data.data = head + buf.offset;
-                else if (in.scratch_buffer_handles_)
-                    in.scratch_buffer_handles_[buf.scratch].data = head + buf.offset;
-            }
-            scratch_buffer_request_count_ = 0;
-            for (unsigned b = 0; b < STANDIN_BUFFER_COUNT; ++b)
-                scratch_buffer_request_count_ += standin_buffers[b].tensor < 0;
-            break;
-        }
         }
     }
-    advance(7);
+    StandinAdvance(c, 7);
     return kTfLiteOk;
 }
 

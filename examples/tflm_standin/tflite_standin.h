@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "standin_plan_types.h"
+
 /* STANDIN_ERA: the TFLM layout era the classes take (arenascope's decode/tflm_profile.py; its id
  * without the dash), so that CI checks agentless mode's walk of every era on QEMU:
  *   202608 (the default): MicroInterpreterGraph, SingleArenaBufferAllocator (TFLM 90b983c2)
@@ -464,6 +466,15 @@ private:
     uint8_t *scratch_buffer_head_ = nullptr;
     size_t max_head_buffer_usage_ = 0;
     friend class MicroInterpreter;
+
+    // StandinAllocate's parts (tflite_standin.cpp): what it tracks between steps, TFLM's actions
+    // between the phases of AllocateTensors, a failed step's end, and the steps by kind.
+    struct StandinCursor;
+    void StandinAdvance(StandinCursor &c, int to);
+    TfLiteStatus StandinFailed(const StandinCursor &c, const standin_step_t &s);
+    TfLiteStatus StandinPersistentStep(StandinCursor &c, const standin_step_t &s);
+    void StandinPlaceIo(StandinCursor &c, const standin_step_t &s, uint8_t *p);
+    TfLiteStatus StandinHeadStep(StandinCursor &c, const standin_step_t &s);
 };
 
 class MicroResourceVariables;

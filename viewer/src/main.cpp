@@ -37,6 +37,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -70,11 +71,116 @@ const char *kUsage =
     "       arenascope-viewer B.json --before A.json [--diff D.json]   (compare; arena diff A B --view starts it)\n"
     "       arenascope-viewer --version\n";
 
+// A count option's value (--frames, --bench, --snapshots, --arena) into o; false with error set
+// when it is out of range.
+bool parse_count(const std::string &a, const char *v, Options &o, std::string &error)
+{
+    char *end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (a == "--frames" || a == "--bench") {
+        if (*end || n < 1 || n > 100000) {
+            error = fmt::format("{} {}: expected 1..100000", a, v);
+            return false;
+        }
+        (a == "--frames" ? o.frames : o.bench) = int(n);
+        return true;
+    }
+    if (*end || n < (a == "--arena" ? 0 : 1) || n > 1000) {
+        error = fmt::format("{} {}: expected a number from {} to 1000", a, v, a == "--arena" ? 0 : 1);
+        return false;
+    }
+    (a == "--arena" ? o.arena : o.snapshots) = int(n);
+    return true;
+}
+
+// --zoom's factor or --center's offset (decimal, +decimal or hex) into o; false with error set
+// when it is out of range.
+bool parse_zoom_or_center(const std::string &a, const char *v, Options &o, std::string &error)
+{
+    char *end = nullptr;
+    const bool hex = a == "--center" && (std::strncmp(v, "0x", 2) == 0 || std::strncmp(v, "+0x", 3) == 0);
+    const double x = hex ? double(std::strtoull(v + (v[0] == '+' ? 1 : 0), &end, 16)) : std::strtod(v, &end);
+    if (*end || (a == "--zoom" ? !(x >= 1 && x <= 1e6) : !(x >= 0 && x <= 1e12))) {
+        error = a == "--zoom" ? fmt::format("--zoom {}: expected a factor from 1 (the whole arena) to 1000000", v)
+                              : fmt::format("--center {}: expected an offset in bytes from the arena's base, "
+                                            "e.g. 4096, +4096 or 0x1000",
+                                            v);
+        return false;
+    }
+    if (a == "--zoom") {
+        o.zoom = x;
+    } else {
+        o.center = x;
+    }
+    return true;
+}
+
+// The options that take a number (counts, seconds, a zoom, an offset, a size) into o; false with
+// error set when the value is missing or out of range.
+bool parse_number(const std::string &a, const std::function<const char *(const char *)> &value, Options &o,
+                  std::string &error)
+{
+    const char *v = nullptr;
+    if (a == "--frames" || a == "--bench") {
+        return (v = value("a frame count")) && parse_count(a, v, o, error);
+    } else if (a == "--snapshots" || a == "--arena") {
+        return (v = value("a count")) && parse_count(a, v, o, error);
+    } else if (a == "--wait-snapshot") {
+        if (!(v = value("seconds"))) return false;
+        char *end = nullptr;
+        o.wait_snapshot = std::strtod(v, &end);
+        if (*end || !(o.wait_snapshot >= 0 && o.wait_snapshot <= 3600)) {
+            error = fmt::format("--wait-snapshot {}: expected seconds from 0 to 3600", v);
+            return false;
+        }
+    } else if (a == "--zoom" || a == "--center") {
+        return (v = value(a == "--zoom" ? "a factor" : "an offset in bytes")) && parse_zoom_or_center(a, v, o, error);
+    } else if (a == "--size") {
+        if (!(v = value("WxH"))) return false;
+        char tail = 0;
+        if (std::sscanf(v, "%dx%d%c", &o.width, &o.height, &tail) != 2 || o.width < 1024 || o.height < 700 ||
+            o.width > 8192 || o.height > 8192) {
+            error = fmt::format("--size {}: expected WxH, from 1024x700 (smaller is unreadable) to 8192x8192", v);
+            return false;
+        }
+        o.sized = true;
+    }
+    return true;
+}
+
+bool takes_number(const std::string &a)
+{
+    return a == "--frames" || a == "--bench" || a == "--snapshots" || a == "--arena" || a == "--wait-snapshot" ||
+           a == "--zoom" || a == "--center" || a == "--size";
+}
+
+// The options given together that do not go together; false with error set if any.
+bool check_combination(const Options &o, std::string &error)
+{
+    if (!o.diff.empty() && o.before.empty()) {
+        error = "--diff marks the changes between --before A.json and the snapshot: give --before too";
+        return false;
+    }
+    if (!o.before.empty() && o.file.empty()) {
+        error = "--before compares with a snapshot file (give its path)";
+        return false;
+    }
+    if ((!o.report.empty() || !o.svg.empty()) && o.file.empty()) {
+        error = "--report and --svg read a snapshot file (give its path)";
+        return false;
+    }
+    if (o.file.empty() == o.connect.empty()) {
+        error = "give a snapshot file or --connect HOST:PORT (one of them)";
+        return false;
+    }
+    return true;
+}
+
 bool parse(int argc, char **argv, Options &o, std::string &error)
 {
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
-        auto value = [&](const char *what) -> const char * {
+        const std::function<const char *(const char *)> value = [&](const char *what) -> const char * {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 error = fmt::format("{} needs {}", a, what);
                 return nullptr;
@@ -106,63 +212,12 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
         } else if (a == "--layout-out") {
             if (!(v = value("a JSON path"))) return false;
             o.layout_out = v;
-        } else if (a == "--frames" || a == "--bench") {
-            if (!(v = value("a frame count"))) return false;
-            char *end = nullptr;
-            const long n = std::strtol(v, &end, 10);
-            if (*end || n < 1 || n > 100000) {
-                error = fmt::format("{} {}: expected 1..100000", a, v);
-                return false;
-            }
-            (a == "--frames" ? o.frames : o.bench) = int(n);
-        } else if (a == "--snapshots" || a == "--arena") {
-            if (!(v = value("a count"))) return false;
-            char *end = nullptr;
-            const long n = std::strtol(v, &end, 10);
-            if (*end || n < (a == "--arena" ? 0 : 1) || n > 1000) {
-                error = fmt::format("{} {}: expected a number from {} to 1000", a, v, a == "--arena" ? 0 : 1);
-                return false;
-            }
-            (a == "--arena" ? o.arena : o.snapshots) = int(n);
+        } else if (takes_number(a)) {
+            if (!parse_number(a, value, o, error)) return false;
         } else if (a == "--bench-rebuild") {
             o.bench_rebuild = true;
         } else if (a == "--bench-motion") {
             o.bench_motion = true;
-        } else if (a == "--wait-snapshot") {
-            if (!(v = value("seconds"))) return false;
-            char *end = nullptr;
-            o.wait_snapshot = std::strtod(v, &end);
-            if (*end || !(o.wait_snapshot >= 0 && o.wait_snapshot <= 3600)) {
-                error = fmt::format("--wait-snapshot {}: expected seconds from 0 to 3600", v);
-                return false;
-            }
-        } else if (a == "--zoom" || a == "--center") {
-            if (!(v = value(a == "--zoom" ? "a factor" : "an offset in bytes"))) return false;
-            char *end = nullptr;
-            const bool hex = a == "--center" && (std::strncmp(v, "0x", 2) == 0 || std::strncmp(v, "+0x", 3) == 0);
-            const double x = hex ? double(std::strtoull(v + (v[0] == '+' ? 1 : 0), &end, 16)) : std::strtod(v, &end);
-            if (*end || (a == "--zoom" ? !(x >= 1 && x <= 1e6) : !(x >= 0 && x <= 1e12))) {
-                error = a == "--zoom"
-                            ? fmt::format("--zoom {}: expected a factor from 1 (the whole arena) to 1000000", v)
-                            : fmt::format("--center {}: expected an offset in bytes from the arena's base, "
-                                          "e.g. 4096, +4096 or 0x1000",
-                                          v);
-                return false;
-            }
-            if (a == "--zoom") {
-                o.zoom = x;
-            } else {
-                o.center = x;
-            }
-        } else if (a == "--size") {
-            if (!(v = value("WxH"))) return false;
-            char tail = 0;
-            if (std::sscanf(v, "%dx%d%c", &o.width, &o.height, &tail) != 2 || o.width < 1024 || o.height < 700 ||
-                o.width > 8192 || o.height > 8192) {
-                error = fmt::format("--size {}: expected WxH, from 1024x700 (smaller is unreadable) to 8192x8192", v);
-                return false;
-            }
-            o.sized = true;
         } else if (!a.empty() && a[0] == '-') {
             error = fmt::format("unknown option {}", a);
             return false;
@@ -173,23 +228,7 @@ bool parse(int argc, char **argv, Options &o, std::string &error)
             return false;
         }
     }
-    if (!o.diff.empty() && o.before.empty()) {
-        error = "--diff marks the changes between --before A.json and the snapshot: give --before too";
-        return false;
-    }
-    if (!o.before.empty() && o.file.empty()) {
-        error = "--before compares with a snapshot file (give its path)";
-        return false;
-    }
-    if ((!o.report.empty() || !o.svg.empty()) && o.file.empty()) {
-        error = "--report and --svg read a snapshot file (give its path)";
-        return false;
-    }
-    if (o.file.empty() == o.connect.empty()) {
-        error = "give a snapshot file or --connect HOST:PORT (one of them)";
-        return false;
-    }
-    return true;
+    return check_combination(o, error);
 }
 
 // Writes text to path whole (common/include/arenascope/write_whole.h: a unique temporary file,

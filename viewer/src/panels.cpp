@@ -17,57 +17,69 @@ Rgba verdict_colour(const std::string &v)
 
 }  // namespace
 
-std::vector<PanelLine> summary_lines(const Snapshot &s, const Arena *a, int selected)
-{
+namespace {
+
+// The summary's lines as they are written: each after a gap of `gap` pixels (then none).
+struct SummaryText {
     std::vector<PanelLine> out;
     int gap = 0;
-    auto line = [&](const std::string &t, Rgba c = kWhite, const std::string &tip = {}) {
+    void line(const std::string &t, Rgba c = kWhite, const std::string &tip = {})
+    {
         out.push_back({t, c, 0, true, gap, false, tip});
         gap = 0;
-    };
-    line("Summary: verdict " + s.verdict + (s.time.size() >= 19 ? "  at " + s.time.substr(11, 8) + " UTC" : ""),
-         verdict_colour(s.verdict), s.time.empty() ? "" : "snapshot taken " + s.time);
-    if (a) {
-        if (a->moved_from) {  // said first: every figure below is the new arena's
-            line(fmt::format("moved      from {:#x} to {:#x}", *a->moved_from, a->base_addr), verdict_colour("WARN"),
-                 "TFLM's arena was allocated again elsewhere since the previous snapshot (a per-inference arena, "
-                 "freed after each inference, or the interpreter built again).");
-        }
-        line(fmt::format("size       {}", format_bytes_exact(a->size_bytes)));
-        line(fmt::format("head       {} (planned)   temp {}", format_bytes_exact(a->head_bytes),
-                         format_bytes_exact(a->temp_bytes - std::min(a->temp_bytes, a->head_bytes))));
-        line(fmt::format("tail       {} (persistent)", format_bytes_exact(a->tail_bytes)));
-        line(fmt::format("used       {}", format_bytes_exact(a->used_bytes)));
-        if (!s.model.empty()) {  // a model's prediction: its peak is the minimum arena TFLM needs
-            line(fmt::format("minimum    {}", format_bytes_exact(a->minimum_arena_bytes.value_or(a->peak_bytes))),
-                 kWhite, "The smallest arena AllocateTensors succeeds in, as arenascope-plan predicts it.");
-            line(fmt::format("margin     {} B = {:.1f} % over the minimum", a->headroom_bytes, a->headroom_pct), kWhite,
-                 "The free space on the map is not spare: AllocateTensors needs it while it runs (its "
-                 "temporaries and the planner's arrays). The margin is what the recommended arena adds "
-                 "to the minimum.");
-        } else {
-            line(fmt::format("peak       {}", format_bytes_exact(a->peak_bytes)));
-            line(fmt::format("headroom   {} B = {:.1f} %{}", a->headroom_bytes, a->headroom_pct,
-                             a->headroom_is_upper_estimate ? " (upper est.)" : ""),
-                 kWhite,
-                 a->headroom_is_upper_estimate ? "Measured against the used bytes: TFLM needs more while it "
-                                                 "allocates. Never shrink the arena on this figure alone."
-                                               : "");
-        }
-        if (a->free_band.present && a->free_band.intact_bytes) {
-            line(fmt::format("free band  {} of {} B intact", *a->free_band.intact_bytes, a->free_band.size_bytes),
-                 a->free_band.touched ? colour(Paint::RuleFail) : kWhite);
-        }
     }
+};
+
+// The arena's sizes: moved, size, head, tail, used, then minimum and margin (a model's prediction)
+// or peak and headroom, and the free band.
+void arena_summary(SummaryText &text, const Snapshot &s, const Arena &arena)
+{
+    const Arena *a = &arena;
+    if (a->moved_from) {  // said first: every figure below is the new arena's
+        text.line(fmt::format("moved      from {:#x} to {:#x}", *a->moved_from, a->base_addr), verdict_colour("WARN"),
+                  "TFLM's arena was allocated again elsewhere since the previous snapshot (a per-inference arena, "
+                  "freed after each inference, or the interpreter built again).");
+    }
+    text.line(fmt::format("size       {}", format_bytes_exact(a->size_bytes)));
+    text.line(fmt::format("head       {} (planned)   temp {}", format_bytes_exact(a->head_bytes),
+                          format_bytes_exact(a->temp_bytes - std::min(a->temp_bytes, a->head_bytes))));
+    text.line(fmt::format("tail       {} (persistent)", format_bytes_exact(a->tail_bytes)));
+    text.line(fmt::format("used       {}", format_bytes_exact(a->used_bytes)));
+    if (!s.model.empty()) {  // a model's prediction: its peak is the minimum arena TFLM needs
+        text.line(fmt::format("minimum    {}", format_bytes_exact(a->minimum_arena_bytes.value_or(a->peak_bytes))),
+                  kWhite, "The smallest arena AllocateTensors succeeds in, as arenascope-plan predicts it.");
+        text.line(fmt::format("margin     {} B = {:.1f} % over the minimum", a->headroom_bytes, a->headroom_pct),
+                  kWhite,
+                  "The free space on the map is not spare: AllocateTensors needs it while it runs (its "
+                  "temporaries and the planner's arrays). The margin is what the recommended arena adds "
+                  "to the minimum.");
+    } else {
+        text.line(fmt::format("peak       {}", format_bytes_exact(a->peak_bytes)));
+        text.line(fmt::format("headroom   {} B = {:.1f} %{}", a->headroom_bytes, a->headroom_pct,
+                              a->headroom_is_upper_estimate ? " (upper est.)" : ""),
+                  kWhite,
+                  a->headroom_is_upper_estimate ? "Measured against the used bytes: TFLM needs more while it "
+                                                  "allocates. Never shrink the arena on this figure alone."
+                                                : "");
+    }
+    if (a->free_band.present && a->free_band.intact_bytes) {
+        text.line(fmt::format("free band  {} of {} B intact", *a->free_band.intact_bytes, a->free_band.size_bytes),
+                  a->free_band.touched ? colour(Paint::RuleFail) : kWhite);
+    }
+}
+
+// The guard and the stack: its measured peak, the ELF's predicted worst case, the room the rule asks.
+void stack_summary(SummaryText &text, const Snapshot &s)
+{
     if (s.guard.present && s.guard.intact_bytes) {
-        line(fmt::format("guard      {} of {} B intact", *s.guard.intact_bytes, s.guard.size_bytes),
-             s.guard.touched ? colour(Paint::RuleFail) : kWhite);
+        text.line(fmt::format("guard      {} of {} B intact", *s.guard.intact_bytes, s.guard.size_bytes),
+                  s.guard.touched ? colour(Paint::RuleFail) : kWhite);
     }
     if (s.stack.peak_bytes) {
         const bool bad = s.stack.overflowed || s.stack.peak_is_lower_bound;
-        line(fmt::format("stack peak {}{} B of {} B{}", s.stack.peak_is_lower_bound ? ">= " : "", *s.stack.peak_bytes,
-                         s.stack.size_bytes, bad ? "  OVERFLOW" : ""),
-             bad ? colour(Paint::RuleFail) : kWhite);
+        text.line(fmt::format("stack peak {}{} B of {} B{}", s.stack.peak_is_lower_bound ? ">= " : "",
+                              *s.stack.peak_bytes, s.stack.size_bytes, bad ? "  OVERFLOW" : ""),
+                  bad ? colour(Paint::RuleFail) : kWhite);
     }
     if (s.stack.predicted_worst_bytes) {
         // Above a worst case that is no floor, the prediction missed something: shown as a failure.
@@ -75,50 +87,71 @@ std::vector<PanelLine> summary_lines(const Snapshot &s, const Arena *a, int sele
             s.stack.peak_bytes && !s.stack.predicted_is_floor && *s.stack.peak_bytes > *s.stack.predicted_worst_bytes;
         std::string path;
         for (const std::string &f : s.stack.predicted_path) path += (path.empty() ? "" : " -> ") + f;
-        line(fmt::format("predicted  {}{} B worst case (ELF)", s.stack.predicted_is_floor ? ">= " : "",
-                         *s.stack.predicted_worst_bytes),
-             above ? colour(Paint::RuleFail) : kWhite,
-             fmt::format("The main stack's worst case worked out from the firmware's code before flashing (arena "
-                         "budget){}: Reset's deepest path is {} B via {}",
-                         s.stack.predicted_is_floor ? ", a minimum: it leaves out a recursion or a frame it cannot size"
-                                                    : "",
-                         s.stack.predicted_thread_bytes.value_or(0), path));
+        text.line(fmt::format("predicted  {}{} B worst case (ELF)", s.stack.predicted_is_floor ? ">= " : "",
+                              *s.stack.predicted_worst_bytes),
+                  above ? colour(Paint::RuleFail) : kWhite,
+                  fmt::format("The main stack's worst case worked out from the firmware's code before flashing (arena "
+                              "budget){}: Reset's deepest path is {} B via {}",
+                              s.stack.predicted_is_floor
+                                  ? ", a minimum: it leaves out a recursion or a frame it cannot size"
+                                  : "",
+                              s.stack.predicted_thread_bytes.value_or(0), path));
     }
     if (s.stack.room_bytes && s.stack.required_room_bytes) {
         const bool ok = *s.stack.room_bytes >= *s.stack.required_room_bytes;
-        line(fmt::format("room       {} B {} {:g} x peak = {} B", *s.stack.room_bytes, ok ? ">=" : "<",
-                         s.stack.rule_factor, *s.stack.required_room_bytes),
-             colour(ok ? Paint::RulePass : Paint::RuleFail));
+        text.line(fmt::format("room       {} B {} {:g} x peak = {} B", *s.stack.room_bytes, ok ? ">=" : "<",
+                              s.stack.rule_factor, *s.stack.required_room_bytes),
+                  colour(ok ? Paint::RulePass : Paint::RuleFail));
     }
-    gap = 4;
-    // What failed first, then warnings, then what passed (each in the checks' own order).
+}
+
+// The checks, what failed first, then warnings, then what passed (each in the checks' own order),
+// and the RAM map the ELF lays out.
+void checks_summary(SummaryText &text, const Snapshot &s)
+{
+    text.gap = 4;
     auto rank = [](const std::string &v) { return v == "FAIL" ? 0 : v == "WARN" ? 1 : 2; };
     for (int shown = 0; shown < 3; shown++) {
         for (const Check &c : s.checks) {
             if (rank(c.verdict) != shown) continue;
-            line(fmt::format("{:<4} {}", c.verdict, c.rule), verdict_colour(c.verdict), c.reason);
-            if (c.verdict != "PASS") out.push_back({c.reason, verdict_colour(c.verdict), 12, false, 0, true, {}});
+            text.line(fmt::format("{:<4} {}", c.verdict, c.rule), verdict_colour(c.verdict), c.reason);
+            if (c.verdict != "PASS") text.out.push_back({c.reason, verdict_colour(c.verdict), 12, false, 0, true, {}});
         }
     }
     if (!s.ram_map.empty()) {  // before flashing: where the linker put each RAM area (arena budget)
-        gap = 4;
-        line("RAM map (from the ELF)", kGrey,
-             "Every RAM area the firmware's ELF lays out, lowest first: what `arena budget` judges the stack rule on");
+        text.gap = 4;
+        text.line("RAM map (from the ELF)", kGrey,
+                  "Every RAM area the firmware's ELF lays out, lowest first: what `arena budget` judges the stack "
+                  "rule on");
         for (const RamArea &r : s.ram_map) {
             const bool key = r.kind == "arena" || r.kind == "stack";
-            line(fmt::format("  {:#010x} {:>9} B {}", r.low_addr, r.high_addr - r.low_addr, r.what),
-                 key ? kWhite : kDim, fmt::format("{:#x}-{:#x}", r.low_addr, r.high_addr));
+            text.line(fmt::format("  {:#010x} {:>9} B {}", r.low_addr, r.high_addr - r.low_addr, r.what),
+                      key ? kWhite : kDim, fmt::format("{:#x}-{:#x}", r.low_addr, r.high_addr));
         }
     }
+}
+
+}  // namespace
+
+std::vector<PanelLine> summary_lines(const Snapshot &s, const Arena *a, int selected)
+{
+    SummaryText text;
+    text.line("Summary: verdict " + s.verdict + (s.time.size() >= 19 ? "  at " + s.time.substr(11, 8) + " UTC" : ""),
+              verdict_colour(s.verdict), s.time.empty() ? "" : "snapshot taken " + s.time);
+    if (a) arena_summary(text, s, *a);
+    stack_summary(text, s);
+    checks_summary(text, s);
     if (a && selected >= 0 && selected < int(a->regions.size())) {
         const Region &reg = a->regions[std::size_t(selected)];
-        gap = 4;
-        line("pinned: " + reg.label, colour(Paint::Selected));
-        line(fmt::format("  {:#x} +{} {}", a->base_addr + reg.offset, reg.offset, format_bytes_exact(reg.size_bytes)));
-        line(reg.first_use && reg.last_use ? fmt::format("  scopes {}..{}, {}", *reg.first_use, *reg.last_use, reg.kind)
-                                           : "  whole run, " + reg.kind);
+        text.gap = 4;
+        text.line("pinned: " + reg.label, colour(Paint::Selected));
+        text.line(
+            fmt::format("  {:#x} +{} {}", a->base_addr + reg.offset, reg.offset, format_bytes_exact(reg.size_bytes)));
+        text.line(reg.first_use && reg.last_use
+                      ? fmt::format("  scopes {}..{}, {}", *reg.first_use, *reg.last_use, reg.kind)
+                      : "  whole run, " + reg.kind);
     }
-    return out;
+    return text.out;
 }
 
 std::vector<PanelLine> fault_lines(const Snapshot &s, bool in_window)

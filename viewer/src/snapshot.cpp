@@ -295,9 +295,9 @@ void in_arena(const Region &r, const std::string &path, const Arena &a)
     }
 }
 
-Arena arena(const json &v, const std::string &path, ArenaStream &streamed)
+// The arena's place and its head, temp and tail (each within the arena, as TFLM lays them out).
+void arena_layout(const json &v, const std::string &path, Arena &a)
 {
-    Arena a;
     a.index = static_cast<int>(u64(v, "index", path));
     a.base_addr = u64(v, "base_addr", path);
     a.size_bytes = u64(v, "size_bytes", path);
@@ -320,28 +320,11 @@ Arena arena(const json &v, const std::string &path, ArenaStream &streamed)
         throw LoadError{fmt::format("{}: temp {} below head {}, or tail_bytes {} not size - tail_offset", path,
                                     a.temp_bytes, a.head_bytes, a.tail_bytes)};
     }
-    a.alignment_bytes = u64(v, "alignment_bytes", path);
-    a.tflm_figures = boolean(v, "tflm_figures", path);
-    a.used_bytes = u64(v, "used_bytes", path);
-    a.peak_bytes = u64(v, "peak_bytes", path);
-    a.headroom_bytes = i64(v, "headroom_bytes", path);
-    a.headroom_pct = number(v, "headroom_pct", path);
-    a.minimum_arena_bytes = opt_u64(v, "minimum_arena_bytes", path);
-    a.headroom_is_upper_estimate = boolean(v, "headroom_is_upper_estimate", path);
-    a.moved_from = opt_u64(v, "moved_from", path);
-    a.in_memory = clip_utf8(string(v, "in_memory", path, true), kMaxMemoryName);
-    a.apart_from_stack = v.contains("apart_from_stack") && boolean(v, "apart_from_stack", path);
-    a.free_band = band(member(v, "free_band", path), path + ".free_band");
-    if (a.free_band.present &&
-        (a.free_band.low_addr < a.base_addr || a.free_band.high_addr > a.base_addr + a.size_bytes)) {
-        throw LoadError{fmt::format("{}.free_band: {:#x}-{:#x} is outside the arena", path, a.free_band.low_addr,
-                                    a.free_band.high_addr)};
-    }
-    a.damage = touched(v, "damage", path);
-    if (a.damage && (a.damage->offset > a.size_bytes || a.damage->size_bytes > a.size_bytes - a.damage->offset)) {
-        throw LoadError{
-            fmt::format("{}.damage: +{} ({} B) is outside the arena", path, a.damage->offset, a.damage->size_bytes)};
-    }
+}
+
+// The arena's regions, streamed out of the DOM (ArenaStream), each within the arena.
+void arena_regions(const json &v, const std::string &path, ArenaStream &streamed, Arena &a)
+{
     array(v, "regions", path, kMaxRegions);     // its entries were streamed: an empty array in the DOM
     if (streamed.region_count > kMaxRegions) {  // the planner refuses to write it in these words
         throw LoadError{snapshot_refusal(path + ".regions", SnapshotLimit::Regions, streamed.region_count)};
@@ -353,6 +336,12 @@ Arena arena(const json &v, const std::string &path, ArenaStream &streamed)
         in_arena(streamed.regions[i], fmt::format("{}.regions[{}]", path, i), a);
     }
     a.regions = std::move(streamed.regions);
+}
+
+// The arena's plan: its scopes' live bytes (streamed, as the regions) and lower bound, none of them
+// more than all head regions together, and no region used past the plan's scopes.
+void arena_plan(const json &v, const std::string &path, ArenaStream &streamed, Arena &a)
+{
     const std::string pp = path + ".plan";
     const json &plan = member(v, "plan", path);
     a.plan.scopes = static_cast<int>(u64(plan, "scopes", pp));
@@ -392,6 +381,36 @@ Arena arena(const json &v, const std::string &path, ArenaStream &streamed)
         throw LoadError{fmt::format("{}.lower_bound_bytes: {} B, more than all head regions together ({} B)", pp,
                                     a.plan.lower_bound_bytes, head_regions)};
     }
+}
+
+Arena arena(const json &v, const std::string &path, ArenaStream &streamed)
+{
+    Arena a;
+    arena_layout(v, path, a);
+    a.alignment_bytes = u64(v, "alignment_bytes", path);
+    a.tflm_figures = boolean(v, "tflm_figures", path);
+    a.used_bytes = u64(v, "used_bytes", path);
+    a.peak_bytes = u64(v, "peak_bytes", path);
+    a.headroom_bytes = i64(v, "headroom_bytes", path);
+    a.headroom_pct = number(v, "headroom_pct", path);
+    a.minimum_arena_bytes = opt_u64(v, "minimum_arena_bytes", path);
+    a.headroom_is_upper_estimate = boolean(v, "headroom_is_upper_estimate", path);
+    a.moved_from = opt_u64(v, "moved_from", path);
+    a.in_memory = clip_utf8(string(v, "in_memory", path, true), kMaxMemoryName);
+    a.apart_from_stack = v.contains("apart_from_stack") && boolean(v, "apart_from_stack", path);
+    a.free_band = band(member(v, "free_band", path), path + ".free_band");
+    if (a.free_band.present &&
+        (a.free_band.low_addr < a.base_addr || a.free_band.high_addr > a.base_addr + a.size_bytes)) {
+        throw LoadError{fmt::format("{}.free_band: {:#x}-{:#x} is outside the arena", path, a.free_band.low_addr,
+                                    a.free_band.high_addr)};
+    }
+    a.damage = touched(v, "damage", path);
+    if (a.damage && (a.damage->offset > a.size_bytes || a.damage->size_bytes > a.size_bytes - a.damage->offset)) {
+        throw LoadError{
+            fmt::format("{}.damage: +{} ({} B) is outside the arena", path, a.damage->offset, a.damage->size_bytes)};
+    }
+    arena_regions(v, path, streamed, a);
+    arena_plan(v, path, streamed, a);
     return a;
 }
 
@@ -519,6 +538,91 @@ std::optional<RtosTasks> tasks(const json &root)
     return ts;
 }
 
+// The tflm member's text, counted as it is read: each string cut to kMaxTflmLineBytes, all of them
+// together at most kMaxTflmTextBytes (p, the member's path, says where the limit was passed).
+struct TflmText {
+    std::string p;
+    std::size_t text_bytes = 0;
+
+    std::string counted(std::string s)
+    {
+        s = clip_utf8(std::move(s), kMaxTflmLineBytes);
+        text_bytes += s.size();
+        if (text_bytes > kMaxTflmTextBytes) {
+            throw LoadError{
+                fmt::format("{}: more than {} KiB of text, more than this viewer draws", p, kMaxTflmTextBytes >> 10)};
+        }
+        return s;
+    }
+    std::string str(const json &obj, const char *key, const std::string &path, bool nullable = false)
+    {
+        return counted(string(obj, key, path, nullable));
+    }
+    std::vector<std::string> lines(const json &obj, const char *key, const std::string &path)
+    {
+        std::vector<std::string> out;
+        const json &a = array(obj, key, path, kMaxTflmLines);
+        for (std::size_t i = 0; i < a.size(); i++) {
+            if (!a[i].is_string()) {
+                throw LoadError{fmt::format("{}.{}[{}]: expected a string, found {}", path, key, i, type_name(a[i]))};
+            }
+            out.push_back(counted(a[i].get<std::string>()));
+        }
+        return out;
+    }
+};
+
+// value when it is one of allowed, else a LoadError naming them.
+std::string one_of(const std::string &value, const std::string &path, std::initializer_list<const char *> allowed)
+{
+    std::string names;
+    for (const char *a : allowed) {
+        if (value == a) return value;
+        names += std::string(names.empty() ? "" : ", ") + a;
+    }
+    throw LoadError{fmt::format("{}: \"{}\" is not one of {}", path, clip_utf8(value, 40), names)};
+}
+
+// The tflm member's "allocator" (at path ap): an object of at most 16 addresses. Only its soundness
+// is kept.
+void check_tflm_allocator(const json &a, const std::string &ap)
+{
+    if (!a.is_object()) {
+        throw LoadError{fmt::format("{}: expected an object or null, found {}", ap, type_name(a))};
+    }
+    if (a.size() > 16) {
+        throw LoadError{fmt::format("{}: {} members, more than the 16 this viewer accepts", ap, a.size())};
+    }
+    for (const auto &m : a.items()) {
+        const json &x = m.value();
+        if (!x.is_number_unsigned() && !(x.is_number_integer() && x.get<int64_t>() >= 0)) {  // an address
+            throw LoadError{fmt::format("{}.{}: expected an address (a non-negative integer), found {}", ap,
+                                        clip_utf8(m.key(), 40), x.is_number() ? x.dump() : type_name(x))};
+        }
+    }
+}
+
+// One of the tflm member's verdicts (at path vp), with the objects it says were smashed.
+TflmVerdict tflm_verdict(const json &v, const std::string &vp, TflmText &text)
+{
+    TflmVerdict d;
+    d.kind = one_of(string(v, "kind", vp), vp + ".kind",
+                    {"stack-into-arena", "allocation-failed", "failure-ignored", "tflm-damaged"});
+    d.headline = text.str(v, "headline", vp);
+    d.evidence = text.lines(v, "evidence", vp);
+    const json &smashed = array(v, "smashed", vp, kMaxTflmSmashed);
+    for (std::size_t k = 0; k < smashed.size(); k++) {
+        const std::string sp = fmt::format("{}.smashed[{}]", vp, k);
+        TflmSmashed o;
+        o.name = text.str(smashed[k], "name", sp);
+        o.addr = u64(smashed[k], "addr", sp);
+        o.size = u64(smashed[k], "size", sp);
+        o.why = text.str(smashed[k], "why", sp);
+        d.smashed.push_back(std::move(o));
+    }
+    return d;
+}
+
 // "tflm" (agentless mode: the post-mortem), null or absent otherwise. Every string is cut to
 // kMaxTflmLineBytes, and all of them together may hold kMaxTflmTextBytes: the panel wraps them
 // every frame. The caller shows the rest of the snapshot when this throws.
@@ -533,92 +637,32 @@ std::optional<Tflm> tflm(const json &root)
         throw LoadError{fmt::format("{}: expected an object or null, found {}", p, type_name(*it))};
     }
     const json &v = *it;
-    std::size_t text_bytes = 0;
-    auto counted = [&](std::string s) {
-        s = clip_utf8(std::move(s), kMaxTflmLineBytes);
-        text_bytes += s.size();
-        if (text_bytes > kMaxTflmTextBytes) {
-            throw LoadError{
-                fmt::format("{}: more than {} KiB of text, more than this viewer draws", p, kMaxTflmTextBytes >> 10)};
-        }
-        return s;
-    };
-    auto str = [&](const json &obj, const char *key, const std::string &path, bool nullable = false) {
-        return counted(string(obj, key, path, nullable));
-    };
-    auto lines = [&](const json &obj, const char *key, const std::string &path) {
-        std::vector<std::string> out;
-        const json &a = array(obj, key, path, kMaxTflmLines);
-        for (std::size_t i = 0; i < a.size(); i++) {
-            if (!a[i].is_string()) {
-                throw LoadError{fmt::format("{}.{}[{}]: expected a string, found {}", path, key, i, type_name(a[i]))};
-            }
-            out.push_back(counted(a[i].get<std::string>()));
-        }
-        return out;
-    };
-    auto one_of = [&](const std::string &value, const std::string &path, std::initializer_list<const char *> allowed) {
-        std::string names;
-        for (const char *a : allowed) {
-            if (value == a) return value;
-            names += std::string(names.empty() ? "" : ", ") + a;
-        }
-        throw LoadError{fmt::format("{}: \"{}\" is not one of {}", path, clip_utf8(value, 40), names)};
-    };
+    TflmText text{p};
     Tflm t;
     t.interpreter_addr = opt_u64(v, "interpreter_addr", p);
     t.condition = one_of(string(v, "condition", p), p + ".condition",
                          {"allocated", "smashed", "not-started", "unfinished", "unknown"});
-    t.meaning = str(v, "meaning", p);
-    t.evidence = lines(v, "evidence", p);
-    t.arena_symbol = str(v, "arena_symbol", p, true);
+    t.meaning = text.str(v, "meaning", p);
+    t.evidence = text.lines(v, "evidence", p);
+    t.arena_symbol = text.str(v, "arena_symbol", p, true);
     if (auto a = v.find("allocator"); a != v.end() && !a->is_null()) {
-        const std::string ap = p + ".allocator";
-        if (!a->is_object()) {
-            throw LoadError{fmt::format("{}: expected an object or null, found {}", ap, type_name(*a))};
-        }
-        if (a->size() > 16) {
-            throw LoadError{fmt::format("{}: {} members, more than the 16 this viewer accepts", ap, a->size())};
-        }
-        for (const auto &m : a->items()) {
-            const json &x = m.value();
-            if (!x.is_number_unsigned() && !(x.is_number_integer() && x.get<int64_t>() >= 0)) {  // an address
-                throw LoadError{fmt::format("{}.{}: expected an address (a non-negative integer), found {}", ap,
-                                            clip_utf8(m.key(), 40), x.is_number() ? x.dump() : type_name(x))};
-            }
-        }
+        check_tflm_allocator(*a, p + ".allocator");
         t.allocator_sound = true;
     }
     const json &objects = array(v, "objects", p, kMaxTflmObjects);
     for (std::size_t i = 0; i < objects.size(); i++) {
         const std::string op = fmt::format("{}.objects[{}]", p, i);
         TflmObject o;
-        o.name = str(objects[i], "name", op);
+        o.name = text.str(objects[i], "name", op);
         o.addr = u64(objects[i], "addr", op);
         o.size_bytes = u64(objects[i], "size_bytes", op);
         o.sound = boolean(objects[i], "sound", op);
-        o.problems = lines(objects[i], "problems", op);
+        o.problems = text.lines(objects[i], "problems", op);
         t.objects.push_back(std::move(o));
     }
     const json &verdicts = array(v, "verdicts", p, kMaxTflmVerdicts);
     for (std::size_t i = 0; i < verdicts.size(); i++) {
-        const std::string vp = fmt::format("{}.verdicts[{}]", p, i);
-        TflmVerdict d;
-        d.kind = one_of(string(verdicts[i], "kind", vp), vp + ".kind",
-                        {"stack-into-arena", "allocation-failed", "failure-ignored", "tflm-damaged"});
-        d.headline = str(verdicts[i], "headline", vp);
-        d.evidence = lines(verdicts[i], "evidence", vp);
-        const json &smashed = array(verdicts[i], "smashed", vp, kMaxTflmSmashed);
-        for (std::size_t k = 0; k < smashed.size(); k++) {
-            const std::string sp = fmt::format("{}.smashed[{}]", vp, k);
-            TflmSmashed o;
-            o.name = str(smashed[k], "name", sp);
-            o.addr = u64(smashed[k], "addr", sp);
-            o.size = u64(smashed[k], "size", sp);
-            o.why = str(smashed[k], "why", sp);
-            d.smashed.push_back(std::move(o));
-        }
-        t.verdicts.push_back(std::move(d));
+        t.verdicts.push_back(tflm_verdict(verdicts[i], fmt::format("{}.verdicts[{}]", p, i), text));
     }
     return t;
 }
