@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""The C and C++ function length limit (issue 40): no function body longer than LIMIT lines.
+"""The function length limit (issue 40): no C, C++ or Python function longer than LIMIT lines.
 
 A function's length is its body's physical lines, from the line of its opening brace to the line of
 its closing brace, both included, comments and blank lines too (what a reader scrolls through).
 A lambda or a local class counts toward the function that holds it. Functions defined in a class
 (inline members) and test bodies (gtest's TEST(...) { ... }) are functions. The limit is 80 lines:
 a function over it is split into well-named smaller ones, never waived (there is no waiver).
+A Python function counts from its `def` line to its last line (its syntax tree's lineno and
+end_lineno; decorators not counted), methods one by one, a function nested in one toward it; its
+complexity, statements and branches are ruff's (pyproject.toml: C901, PLR0915, PLR0912).
 
 The scan needs no compiler or build tree: it blanks comments, string and character literals and
 preprocessor lines, then matches braces, and takes a brace that follows `NAME(...)` (then const,
@@ -18,7 +21,8 @@ takes about 5 s a planner source (nlohmann/json), minutes for the tree on two co
 takes about a second.)
 
 Checked: all of the project's C/C++ (planner/, common/, target_agent/, viewer/, examples/, tools/
-and the tests' C/C++, tests/viewer/ too), less the checker's fixtures. Nothing is reported only:
+and the tests' C/C++, tests/viewer/ too) and its Python (gdbplugin/, tools/, tests/, examples/),
+less the checker's fixtures. Nothing is reported only:
 the viewer's and the examples' long functions were split too (issue 40), and the repository holds
 no third-party C/C++ to leave out (examples/tflm_standin is the project's own stand-in, written
 after TFLM's names; the STM32CubeIDE recipe's CubeMX-named files are the project's own, shortened).
@@ -32,6 +36,7 @@ one is, else 0. FILE_OR_DIR given: those are checked (--report-only: reported, e
 from __future__ import annotations
 
 import argparse
+import ast
 import bisect
 import os
 import re
@@ -42,8 +47,8 @@ from pathlib import Path
 
 LIMIT = 80
 ROOT = Path(__file__).resolve().parent.parent
-EXTENSIONS = (".c", ".h", ".cc", ".cpp", ".hpp")
-CHECKED = ("planner", "common", "target_agent", "viewer", "examples", "tools", "tests")
+EXTENSIONS = (".c", ".h", ".cc", ".cpp", ".hpp", ".py")
+CHECKED = ("planner", "common", "target_agent", "viewer", "examples", "tools", "tests", "gdbplugin")
 # Functions too long on purpose: the checker's own test fixtures.
 SKIPPED = ("tests/fixtures",)
 
@@ -59,7 +64,7 @@ QUALIFIER = re.compile(r"\s*(?:\b(?:const|volatile|noexcept|override|final|mutab
 @dataclass
 class Function:
     name: str
-    line: int  # of the opening brace (1-based)
+    line: int  # of the opening brace, or of a Python function's `def` (1-based)
     lines: int
 
 
@@ -132,6 +137,35 @@ def function_name(header: str) -> str | None:
     return name
 
 
+def functions_in(path: Path) -> list[Function]:
+    """Every function defined in the file at `path`: Python by its syntax tree, else C or C++."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return python_functions(text) if path.suffix == ".py" else functions(text)
+
+
+def python_functions(text: str) -> list[Function]:
+    """Every function and method of a Python source, outermost only (a function nested in one
+    counts toward it, as a lambda does in C++): its length from its `def` line to its last line,
+    both included (decorators are not counted); none from a file that does not parse."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    found: list[Function] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                end = child.end_lineno or child.lineno
+                found.append(Function(prefix + child.name, child.lineno, end - child.lineno + 1))
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+            else:
+                visit(child, prefix)
+    visit(tree, "")
+    return found
+
+
 def functions(text: str) -> list[Function]:
     """Every function defined in `text` (C or C++ source), outermost only."""
     code = strip_code(text)
@@ -196,7 +230,7 @@ def _under(path: Path, prefixes: tuple[str, ...]) -> bool:
 def over_limit(files: list[Path], limit: int) -> list[tuple[Path, Function]]:
     out = []
     for f in files:
-        for fn in functions(f.read_text(encoding="utf-8", errors="replace")):
+        for fn in functions_in(f):
             if fn.lines > limit:
                 out.append((f, fn))
     return out

@@ -41,7 +41,7 @@ def test_at_the_limit_passes():
 def test_report_only_lists_and_passes():
     r = run("--report-only", FIXTURES)
     assert r.returncode == 0
-    assert len([line for line in r.stdout.splitlines() if "reported, not enforced" in line]) == 4
+    assert len([line for line in r.stdout.splitlines() if "reported, not enforced" in line]) == 5  # 4 C++, 1 Python
 
 
 def test_lambdas_local_classes_members_and_trailing_returns_count():
@@ -77,3 +77,14 @@ def test_function_heads(head, name):
 def test_the_project_passes():
     r = run()
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_python_functions_are_held_to_the_same_limit():
+    # too_long: its def line, 39 statements of two lines and a return of two (lines 5-85);
+    # at_the_limit one line fewer (88-167); Holder.method 4 lines (171-174), its nested function
+    # inside them.
+    found = {f.name: (f.line, f.lines) for f in cfl.functions_in(FIXTURES / "too_long.py")}
+    assert found == {"too_long": (5, 81), "at_the_limit": (88, 80), "Holder.method": (171, 4)}
+    r = run(FIXTURES / "too_long.py")
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == ["tests/fixtures/function_length/too_long.py:5: too_long is 81 lines (limit 80)"]
