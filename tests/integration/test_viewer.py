@@ -45,7 +45,7 @@ def render(snapshot_path=None, args=(), timeout=120, size="1280x800"):
         png, lay = os.path.join(tmp, "shot.png"), os.path.join(tmp, "layout.json")
         cmd = [str(VIEWER)]
         cmd += [str(snapshot_path)] if snapshot_path else []
-        cmd += ["--screenshot", png, "--layout-out", lay, "--size", size, *args]
+        cmd += ["--screenshot", png, "--layout-out", lay, *(["--size", size] if size else []), *args]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=DISPLAY_ENV)
         image = layout = None
         if os.path.exists(png):
@@ -327,7 +327,8 @@ def rtos_tasks():
 def test_rtos_tasks_panel_shows_each_task_and_the_overflow_in_red(tmp_path):
     """The snapshot's tasks in their own panel above the legend: its rectangle from the layout
     rules (right column x 8 + 736 + 8 + 179.2 + 8 = 939.2, 332.8 wide; 10 lines of 16 px, 3 px above
-    each task, 12 px of padding: 181 px; the legend keeps its 248 px, the summary gives up the rest),
+    each task, 12 px of padding and a line's room for the "more below" mark: 197 px; the legend
+    keeps its 248 px, the summary gives up the rest),
     its lines as the figures say, and the overflowed task's line in the failure red."""
     snap = json.loads(FIXTURE.read_text())
     snap["tasks"] = rtos_tasks()
@@ -336,9 +337,9 @@ def test_rtos_tasks_panel_shows_each_task_and_the_overflow_in_red(tmp_path):
     proc, image, layout = render(path)
     assert proc.returncode == 0, proc.stderr
     r = layout["tasks"]["rect"]
-    assert (r["x"], r["w"], r["h"]) == pytest.approx((939.2, 332.8, 181), abs=1e-3)
-    assert r["y"] == pytest.approx(38 + (754 - 181 - 248 - 16) + 8, abs=1e-3)
-    assert layout["legend"]["y"] == pytest.approx(r["y"] + 181 + 8, abs=1e-3)
+    assert (r["x"], r["w"], r["h"]) == pytest.approx((939.2, 332.8, 197), abs=1e-3)
+    assert r["y"] == pytest.approx(38 + (754 - 197 - 248 - 16) + 8, abs=1e-3)
+    assert layout["legend"]["y"] == pytest.approx(r["y"] + 197 + 8, abs=1e-3)
     assert layout["tasks"]["lines"] == [
         "RTOS tasks (FreeRTOS): 3",
         "main  running p2", "stack 0x20008000..0x20008800", "peak 1024 B  HWM 0x20008400",
@@ -354,6 +355,24 @@ def test_rtos_tasks_panel_shows_each_task_and_the_overflow_in_red(tmp_path):
     assert sum(image.getpixel((x, y)) == red for x in range(x0, x1) for y in range(infer, infer + 13)) > 50
     assert not any(image.getpixel((x, y)) == red for x in range(x0, x1) for y in range(int(r["y"]) + 1, infer - 1))
     assert "RTOS tasks not shown" not in layout["status"]["text"]
+
+
+def test_many_rtos_tasks_grow_a_screenshot_only_as_far_as_they_need(tmp_path):
+    """Four tasks or more made a screenshot of its own size grow to 8192 px, every panel stretched
+    and the tasks still cut (the "more below" mark took the last line's room, so the panel never
+    fitted and the window kept growing). Eight tasks: 25 lines, 3 px above each of the 8, 12 px of
+    padding and 16 px for the mark: 25 x 16 + 24 + 12 + 16 = 452 px, shown whole; the window grows
+    by 160 px at a time until 30 % of the column holds them: (h - 46) x 0.3 >= 452 first at 1600."""
+    snap = json.loads(FIXTURE.read_text())
+    snap["tasks"] = rtos_tasks()
+    snap["tasks"]["list"] = [dict(snap["tasks"]["list"][2], name=f"t{k}", tcb_addr=0x20000100 + k) for k in range(8)]
+    path = tmp_path / "eight_tasks.json"
+    path.write_text(json.dumps(snap))
+    proc, image, layout = render(path, size=None)
+    assert proc.returncode == 0, proc.stderr
+    assert image.size == (1280, 1600), image.size
+    assert layout["tasks"]["rect"]["h"] == pytest.approx(452, abs=1e-3) and not layout["tasks"]["more"]
+    assert len(layout["tasks"]["lines"]) == 25 and layout["tasks"]["lines"][-1] == "peak unknown  HWM ?"
 
 
 def test_a_malformed_rtos_tasks_is_left_out_and_said(tmp_path):

@@ -162,12 +162,12 @@ TEST(TasksPanel, ItTakesItsLinesHeightAboveTheLegendAndTheSummaryGivesItUp)
     v.body_h = body_height(800);  // 800 - 38 - 8 = 754
     EXPECT_FLOAT_EQ(v.body_h, 754);
     ASSERT_TRUE(tasks->shown(v));
-    // 10 lines of 16 px, 3 px above each task's headline, 2 x 6 px of padding: 181 px, within
-    // 90 px and 30 % of the column (226.2 px).
+    // 10 lines of 16 px, 3 px above each task's headline, 2 x 6 px of padding and one more line
+    // (the "more below" mark's room): 197 px, within 90 px and 30 % of the column (226.2 px).
     const Space sp = tasks->wants(v);
     EXPECT_EQ(sp.column, Column::Right);
     EXPECT_EQ(sp.size, Space::Fixed);
-    EXPECT_FLOAT_EQ(sp.px, 181);
+    EXPECT_FLOAT_EQ(sp.px, 197);
     // The whole window at 1280x800: the right column (x 939.2, 332.8 wide) is the summary, the
     // tasks and the legend (one column of 16 rows, 248 px: (754 - 8) x 0.38 holds it).
     std::vector<Space> spaces;
@@ -183,12 +183,12 @@ TEST(TasksPanel, ItTakesItsLinesHeightAboveTheLegendAndTheSummaryGivesItUp)
             if (names[i] == n) return rects[i];
         return Rect{};
     };
-    EXPECT_NEAR(rect("summary").h, 754 - 181 - 248 - 16, 1e-3);
+    EXPECT_NEAR(rect("summary").h, 754 - 197 - 248 - 16, 1e-3);
     EXPECT_NEAR(rect("tasks").x, 939.2, 1e-3);
     EXPECT_NEAR(rect("tasks").w, 332.8, 1e-3);
-    EXPECT_NEAR(rect("tasks").y, 38 + 309 + 8, 1e-3);
-    EXPECT_NEAR(rect("tasks").h, 181, 1e-3);
-    EXPECT_NEAR(rect("legend").y, 38 + 309 + 8 + 181 + 8, 1e-3);
+    EXPECT_NEAR(rect("tasks").y, 38 + 293 + 8, 1e-3);
+    EXPECT_NEAR(rect("tasks").h, 197, 1e-3);
+    EXPECT_NEAR(rect("legend").y, 38 + 293 + 8 + 197 + 8, 1e-3);
     EXPECT_NEAR(rect("legend").h, 248, 1e-3);
     // Without tasks the panel takes no space.
     const Snapshot plain = parsed(fixture());

@@ -80,13 +80,18 @@ class TasksPanel : public Panel {
 public:
     const char *name() const override { return "tasks"; }
     bool shown(const View &v) const override { return v.snapshot && v.snapshot->tasks; }
-    // As tall as its lines (unwrapped), within 90 px and 30 % of the column.
+    // As tall as its lines (unwrapped) and one more (the "more below" mark's room, so that the
+    // mark alone never cuts the last line), within 90 px and 30 % of the column. Only a panel the
+    // 30 % held down is cut for want of room (cut(): a taller screenshot shows it whole); one
+    // whose wrapped lines overflow its own height scrolls.
     Space wants(const View &v) const override
     {
         const std::vector<PanelLine> lines = tasks_lines(*v.snapshot->tasks);
-        float h = 2 * kPad;
+        float h = 2 * kPad + kLineH;
         for (const PanelLine &l : lines) h += kLineH + float(l.gap_before);
-        return {Column::Right, 2, Space::Fixed, std::clamp(h, 90.f, std::max(90.f, v.body_h * 0.30f))};
+        const float most = std::max(90.f, v.body_h * 0.30f);
+        capped_ = h > most;
+        return {Column::Right, 2, Space::Fixed, std::clamp(h, 90.f, most)};
     }
 
     void draw(View &v, const Rect &r) override
@@ -105,11 +110,12 @@ public:
         if (s.tasks) out.push_back({"RTOS tasks", "tasks", tasks_lines(*s.tasks)});
     }
 
-    bool cut() const override { return more_; }
+    bool cut() const override { return more_ && capped_; }
 
 private:
     std::vector<std::string> lines_;  // its lines at the last frame (the details too)
     bool more_ = false;
+    mutable bool capped_ = false;  // the last wants() held the panel below its lines' height
 };
 
 const PanelRegistration kRegistered{[]() -> std::unique_ptr<Panel> { return std::make_unique<TasksPanel>(); }};
