@@ -3,6 +3,7 @@ any folder directly in the checkout that CMake configured from it: `cmake -B out
 EXECUTABLE on PATH. No GDB: the plugin and `arenascope` both use it."""
 import os
 import shutil
+import signal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -40,3 +41,14 @@ def built_tool(folder, executable):
         if os.path.isfile(built) and os.access(built, os.X_OK):
             return built
     return shutil.which(executable)
+
+
+def ended(returncode: int) -> str:
+    """How one of the project's tools ended, from its exit status (subprocess's returncode, negative
+    for a signal): "crashed (SIGSEGV)" or "exited with status 3"."""
+    if returncode < 0:
+        try:
+            return f"crashed ({signal.Signals(-returncode).name})"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"

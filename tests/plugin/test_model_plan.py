@@ -128,6 +128,14 @@ def test_planner_errors_are_clear(tmp_path):
         planner.run_planner(fake_tool(tmp_path, "echo not json; exit 0"), "m.tflite")
     with pytest.raises(planner.PlannerError, match="is not arenascope-plan"):
         planner.run_planner(fake_tool(tmp_path, "echo '[1, 2]'; echo 'unrecognized option' >&2; exit 1"), "m.tflite")
+    # How it ended, in words, with what it said (a new user's trial: "exit status -11", its stderr dropped).
+    with pytest.raises(planner.PlannerError) as e:
+        planner.run_planner(fake_tool(tmp_path, "echo 'tensor 3 is odd' >&2; kill -SEGV $$"), "m.tflite")
+    assert str(e.value).endswith("crashed (SIGSEGV) on m.tflite: tensor 3 is odd: a bug of arenascope-plan (run it "
+                                 "by hand on the model to see it, and report it)"), e.value
+    with pytest.raises(planner.PlannerError, match=r"printed no \"arenascope-plan/2\" plan and exited with status 3: "
+                                                   r"busy\)"):
+        planner.run_planner(fake_tool(tmp_path, "echo busy >&2; exit 3"), "m.tflite")
     # A model name that is not UTF-8 nor printable, in the tool's error: one clean line.
     with pytest.raises(planner.PlannerError) as e:
         tool = fake_tool(tmp_path, r"printf 'arenascope-plan: m.tflite: tensor \377\033x bad\nsecond\n' >&2; exit 1")
@@ -248,3 +256,25 @@ def test_a_malformed_plan_is_an_error_not_a_crash():
     for broken in ({"plans": {}}, {"plans": {"tflm-greedy": {"head_bytes": 1}, "best": "x"}}, {"plans": None}):
         with pytest.raises(planner.PlannerError, match="does not follow"):
             budget.saving_lines(a, broken)
+
+
+def test_a_viewer_that_writes_no_report_or_crashes_is_said(tmp_path):
+    """A report the viewer did not write was said written (a new user's trial); a crash was "exit
+    status -11". An old report is kept when the new one fails."""
+    from arenascope_plugin.present import htmlreport
+    fixture = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "demo_overrun_snapshot.json"
+    snap = json.loads(fixture.read_text())
+    out = tmp_path / "r.html"
+    out.write_text("the old report")
+    silent = fake_tool(tmp_path, "echo garbage; exit 0")
+    with pytest.raises(htmlreport.ReportError, match=r"exited with status 0 but wrote no .*r\.html: is it "
+                                                     r"arenascope-viewer\?"):
+        htmlreport.write_report(snap, str(out), viewer=silent)
+    crashing = fake_tool(tmp_path, "echo 'drawing the map' >&2; kill -SEGV $$")
+    with pytest.raises(htmlreport.ReportError, match=r"crashed \(SIGSEGV\) while drawing the report \(drawing the "
+                                                     r"map\): a bug of the viewer"):
+        htmlreport.write_report(snap, str(out), viewer=crashing)
+    assert out.read_text() == "the old report"
+    writes = fake_tool(tmp_path, 'while [ "$1" != --report ]; do shift; done; echo "<html>new</html>" > "$2"')
+    assert htmlreport.write_report(snap, str(out), viewer=writes).startswith(f"wrote {out} (1 arena(s)")
+    assert out.read_text() == "<html>new</html>\n"

@@ -6,6 +6,7 @@ import os
 import subprocess
 import tempfile
 
+from arenascope_plugin import paths
 from arenascope_plugin.errors import ArenascopeError
 from arenascope_plugin.remedy import Remedy
 
@@ -90,9 +91,13 @@ def run_planner(tool: str | None, model_path: str | os.PathLike[str], target: st
             # The tool's own error (1: the model; 2: the options, e.g. --kernels cmsis-nn with
             # --target host): it names the file or the option and the problem.
             raise PlannerError(message)
-        raise PlannerError(f"{tool} is not arenascope-plan (it printed no \"{SCHEMA}\" plan, exit status "
-                           f"{r.returncode}): {Remedy('planner-path', 'auto'):q}, or the path of "
-                           "build/planner/arenascope-plan")
+        said = f": {message}" if message else ""
+        if r.returncode < 0:  # a signal: the planner itself broke
+            raise PlannerError(f"{tool} {paths.ended(r.returncode)} on {model_path}{said}: a bug of arenascope-plan "
+                               f"(run it by hand on the model to see it, and report it)")
+        raise PlannerError(f"{tool} is not arenascope-plan (it printed no \"{SCHEMA}\" plan and "
+                           f"{paths.ended(r.returncode)}{said}): {Remedy('planner-path', 'auto'):q}, or the path "
+                           "of build/planner/arenascope-plan")
     # 1: TFLM would reject the model; 4 and 5 are the gate's answer for an arena_size too small
     # (planner/include/arenascope/planner/gate.h), which the document's `replay` holds: no error
     return doc, (message if r.returncode == 1 else None)
