@@ -383,9 +383,15 @@ def test_a_malformed_rtos_tasks_is_left_out_and_said(tmp_path):
     path.write_text(json.dumps(snap))
     proc, image, layout = render(path)
     assert proc.returncode == 0, proc.stderr
-    assert "tasks" not in layout
-    assert "RTOS tasks not shown: $.tasks.list: expected an array, found string" in layout["status"]["text"]
+    why = "RTOS tasks not shown: $.tasks.list: expected an array, found string"
+    assert layout["tasks"]["lines"] == [why]  # where the tasks would be
+    assert why in layout["status"]["text"]
     assert region_colours_checked(snap, image, layout) >= 8  # the rest is shown
+    # and the report says it too (a new user's trial: the tasks vanished from it without a word)
+    html = tmp_path / "bad_tasks.html"
+    proc = subprocess.run([str(VIEWER), str(path), "--report", str(html)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert why in html.read_text()
 
 
 def test_snapshot_without_live_has_no_history_panel(shot):

@@ -76,17 +76,30 @@ std::vector<PanelLine> tasks_lines(const RtosTasks &ts)
     return out;
 }
 
+// The panel's lines: the tasks', or why they were refused.
+std::vector<PanelLine> lines_of(const Snapshot &s)
+{
+    if (s.tasks) return tasks_lines(*s.tasks);
+    return {{"RTOS tasks not shown: " + s.tasks_error, colour(Paint::Temp), 0, false, 0, false, {}}};
+}
+
 class TasksPanel : public Panel {
 public:
     const char *name() const override { return "tasks"; }
-    bool shown(const View &v) const override { return v.snapshot && v.snapshot->tasks; }
+    // Shown for a snapshot with tasks, and for one whose tasks were refused: then its one line says
+    // why (path-named, as the status line does), on screen and in the report, which must not drop
+    // them without a word.
+    bool shown(const View &v) const override
+    {
+        return v.snapshot && (v.snapshot->tasks || !v.snapshot->tasks_error.empty());
+    }
     // As tall as its lines (unwrapped) and one more (the "more below" mark's room, so that the
     // mark alone never cuts the last line), within 90 px and 30 % of the column. Only a panel the
     // 30 % held down is cut for want of room (cut(): a taller screenshot shows it whole); one
     // whose wrapped lines overflow its own height scrolls.
     Space wants(const View &v) const override
     {
-        const std::vector<PanelLine> lines = tasks_lines(*v.snapshot->tasks);
+        const std::vector<PanelLine> lines = lines_of(*v.snapshot);
         float h = 2 * kPad + kLineH;
         for (const PanelLine &l : lines) h += kLineH + float(l.gap_before);
         const float most = std::max(90.f, v.body_h * 0.30f);
@@ -97,7 +110,7 @@ public:
     void draw(View &v, const Rect &r) override
     {
         const ScrollPanel panel("tasks", r, style().frame.imgui(), more_);
-        lines_ = draw_lines(panel, tasks_lines(*v.snapshot->tasks), 0, true);
+        lines_ = draw_lines(panel, lines_of(*v.snapshot), 0, true);
     }
 
     void describe(const View &, const Rect &r, nlohmann::json &out) const override
@@ -107,7 +120,7 @@ public:
 
     void report(const Snapshot &s, std::vector<ReportText> &out) const override
     {
-        if (s.tasks) out.push_back({"RTOS tasks", "tasks", tasks_lines(*s.tasks)});
+        out.push_back({"RTOS tasks", "tasks", lines_of(s)});
     }
 
     bool cut() const override { return more_ && capped_; }
