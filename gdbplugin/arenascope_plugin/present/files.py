@@ -32,6 +32,19 @@ def planted_link(path: str) -> str | None:
             "not followed (the kernel's protected_symlinks rule); remove it or give another file name")
 
 
+def target_problem(path: str, what: str) -> str | None:
+    """Why `path` (~ expanded) cannot take a new file named for `what` ("report", "JUnit
+    report"), checked before any work: it is not a regular file (a FIFO would hang the writer) or
+    its folder does not exist; None when it can."""
+    path = os.path.expanduser(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        return f"{path} is not a regular file: give a file name for the {what}"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"cannot write {path}: the folder {folder} does not exist"
+    return None
+
+
 def write_whole(path: str | os.PathLike[str], fill: Callable[[BinaryIO], object]) -> None:
     """Writes `path` with fill(binary file). OSError (or fill's exception) on failure, the old
     file then left as it was; PermissionError for a link planted_link() refuses."""

@@ -10,7 +10,7 @@ import tempfile
 
 from arenascope_plugin import paths
 from arenascope_plugin.errors import ArenascopeError
-from arenascope_plugin.present import snapshot
+from arenascope_plugin.present import files, snapshot
 from arenascope_plugin.remedy import Remedy
 
 TIMEOUT_S = 120  # the viewer writes a 10,000-region report in well under a second
@@ -21,13 +21,10 @@ class ReportError(ArenascopeError):
 
 
 def _check_target(path: str, what: str) -> str:
-    path = os.path.expanduser(path)
-    if os.path.exists(path) and not os.path.isfile(path):
-        raise ReportError(f"{path} is not a regular file: give a file name for the {what}")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ReportError(f"cannot write {path}: the folder {folder} does not exist")
-    return path
+    problem = files.target_problem(path, what)
+    if problem:
+        raise ReportError(problem)
+    return os.path.expanduser(path)
 
 
 def name(snap: dict) -> str:

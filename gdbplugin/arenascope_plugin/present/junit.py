@@ -33,12 +33,10 @@ def tree(checks: list[dict], name: str = "arenascope") -> ET.ElementTree:
 def write(checks: list[dict], path: str) -> str:
     """Writes the report to path (~ expanded); returns its one-line summary. JunitError when the
     path is not a regular file or its folder does not exist, OSError when it cannot be written."""
+    problem = files.target_problem(path, "JUnit report")
+    if problem:
+        raise JunitError(problem)
     path = os.path.expanduser(path)
-    if os.path.exists(path) and not os.path.isfile(path):
-        raise JunitError(f"{path} is not a regular file: give a file name for the JUnit report")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise JunitError(f"cannot write {path}: the folder {folder} does not exist")
     files.write_whole(path, lambda f: tree(checks).write(f, encoding="utf-8", xml_declaration=True))
     failed = sum(c["verdict"] == figures.FAIL for c in checks)
     return f"wrote {path} ({len(checks)} testcases, {failed} failures)"
