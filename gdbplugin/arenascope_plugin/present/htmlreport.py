@@ -72,9 +72,10 @@ def write_report(snap: dict, html: str | None, svg: str | None = None, viewer: s
     with tempfile.TemporaryDirectory(prefix="arenascope-report-") as tmp:
         source = os.path.join(tmp, "snapshot.json")
         snapshot.write_snapshot_file(snap, source)
-        # The viewer writes beside the snapshot, and each file is moved into place once it is
-        # there: a viewer that says nothing and writes nothing is caught, and an old report is
-        # kept when a new one fails.
+        # The viewer writes beside the snapshot, and each file is then written into place by the
+        # plugin's one writer (files.write_whole: whole or not at all, no planted link followed):
+        # a viewer that says nothing and writes nothing is caught, and an old report is kept
+        # when a new one fails.
         drafts = [os.path.join(tmp, f"draft-{k}{os.path.splitext(t)[1]}") for k, t in enumerate(targets)]
         cmd = [viewer, source, "--name", name(snap)]
         if html:
@@ -87,7 +88,8 @@ def write_report(snap: dict, html: str | None, svg: str | None = None, viewer: s
                 raise ReportError(f"{viewer} {paths.ended(proc.returncode)} but wrote no {target}: is it "
                                   f"arenascope-viewer? ({Remedy('viewer-path', 'auto'):q})")
             try:
-                shutil.move(draft, target)
+                with open(draft, "rb") as src:
+                    files.write_whole(target, lambda f, src=src: shutil.copyfileobj(src, f))
             except OSError as exc:
                 raise ReportError(f"cannot write {target}: {exc.strerror or exc}") from None
     regions = sum(len(a["regions"]) for a in snap["arenas"])
