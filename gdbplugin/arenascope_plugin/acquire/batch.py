@@ -47,7 +47,7 @@ class BatchedReader(MemoryReader):
         self._constants = sorted(constants)
         self._kept: dict[tuple[int, int], bytes] = {}   # constant pieces, read once
         self._fetched: dict[tuple[int, int], bytes] = {}
-        self._seen: list[tuple[int, int]] = []
+        self._seen: list[tuple[tuple[int, int], bytes]] = []  # this refresh's reads and their bytes
         self.hits = self.misses = 0
         if hasattr(inner, "read_many"):  # callers test for it: offered only when the inner reader batches
             self.read_many = self._read_many
@@ -126,7 +126,16 @@ class BatchedReader(MemoryReader):
 
     def seen(self) -> list[tuple[int, int]]:
         """The pieces this refresh read, in order (what the next one is expected to read)."""
+        return [p for p, _ in self._seen]
+
+    def got(self) -> list[tuple[tuple[int, int], bytes]]:
+        """[(piece, its bytes)] this refresh read, in order (serve/livememo.py compares them)."""
         return list(self._seen)
+
+    def peek(self, piece: tuple[int, int]) -> bytes | None:
+        """The bytes this refresh's request fetched for `piece`, not yet served (None: not
+        fetched, or served already); peeking serves nothing."""
+        return self._fetched.get(piece)
 
     def constant(self, addr: int, length: int) -> bool:
         """Whether [addr, addr + length) lies inside one constant range."""
@@ -138,23 +147,26 @@ class BatchedReader(MemoryReader):
         return data
 
     def read(self, addr: int, length: int) -> bytes:
-        self._seen.append((addr, length))
         piece = (addr, length)
         data = self._kept.get(piece)
         if data is None:
             data = self._fetched.pop(piece, None)
         if data is not None:
             self.hits += 1
-            return self._keep(piece, data)
-        self.misses += 1
-        return self._keep(piece, self.inner.read(addr, length))
+        else:
+            self.misses += 1
+            data = self.inner.read(addr, length)
+        self._seen.append((piece, data))
+        return self._keep(piece, data)
 
     def _read_many(self, pieces):
-        self._seen += pieces
         if all(p in self._fetched or p in self._kept for p in pieces):
             self.hits += len(pieces)
-            return [self._keep(p, self._kept[p] if p in self._kept else self._fetched.pop(p)) for p in pieces]
-        self.misses += len(pieces)
-        many = getattr(self.inner, "read_many", None)
-        assert many is not None  # offered (__init__) only when the inner reader has it
-        return [self._keep(p, d) for p, d in zip(pieces, many(pieces), strict=True)]
+            got = [self._kept[p] if p in self._kept else self._fetched.pop(p) for p in pieces]
+        else:
+            self.misses += len(pieces)
+            many = getattr(self.inner, "read_many", None)
+            assert many is not None  # offered (__init__) only when the inner reader has it
+            got = many(pieces)
+        self._seen += zip(pieces, got, strict=True)
+        return [self._keep(p, d) for p, d in zip(pieces, got, strict=True)]

@@ -71,6 +71,8 @@ class BandScanner:
         self._partial: dict[str, _Partial] = {}
         self._order: list[_Partial] = []   # the bands of the last incremental call, in its order
         self._turn = 0
+        self._calls: list[tuple[list, dict]] = []  # incremental measure() calls since take_calls()
+        self._kept: list[tuple[list, dict]] = []   # steps taken already this refresh, served again (keep_steps)
 
     def take_reads(self) -> list[tuple[int, int]]:
         """The (addr, length) pieces the incremental scans read since the last call."""
@@ -78,6 +80,18 @@ class BandScanner:
         for p in self._partial.values():
             p.reads = []
         return out
+
+    def take_calls(self) -> list[tuple[list, dict]]:
+        """[(bands, results)] of each incremental measure() since the last call: what a live
+        refresh asked and got (serve/livememo.py asks it again to replay the refresh)."""
+        out, self._calls, self._kept = self._calls, [], []
+        return out
+
+    def keep_steps(self) -> None:
+        """The measure() calls made since take_calls() are answered again, in order, to the next
+        calls with the same bands, without a step: a replay that found a band's result changed
+        gives way to the full refresh, and the bands are stepped once a refresh all the same."""
+        self._kept, self._calls = self._calls, []
 
     @property
     def incremental(self) -> bool:
@@ -124,6 +138,10 @@ class BandScanner:
         TargetError for a band too large to read through a probe (a corrupt descriptor or
         stack-range); MemoryReadError from the reader."""
         bands = [b for b in bands if b[2] > b[1]]
+        if self._kept and self._kept[0][0] == bands:  # stepped already this refresh (keep_steps)
+            self._calls.append(self._kept.pop(0))
+            return self._calls[-1][1]
+        self._kept = []
         for name, low, high, _ in bands:
             if high - low > MAX_STACK_BYTES:
                 raise TargetError(f"the {name} {low:#x}-{high:#x} is {high - low} B; scanning more than "
@@ -145,4 +163,6 @@ class BandScanner:
         for part, n in self._steps({id(p): p.cursor for p in self._order}, self._turn):
             part.step(reader, n)
         self._turn += 1
-        return {name: part.result for name, part in parts}
+        results = {name: part.result for name, part in parts}
+        self._calls.append((bands, results))
+        return results

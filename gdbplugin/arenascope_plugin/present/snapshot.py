@@ -121,16 +121,25 @@ def build(desc: Descriptor, figs: dict[int, figures.ArenaFigures], stack: figure
     return {
         "schema": SCHEMA, "version": VERSION,
         "source": dict(source, descriptor_address=desc.address, abi=f"{desc.abi_major}.{desc.abi_minor}",
-                       addr_size=desc.addr_size, arenascope_version=version.VERSION,
-                       time=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")),
-        "state": {"invokes": desc.invokes, "in_invoke": desc.in_invoke, "measured": desc.measured,
-                  "measured_by": desc.measured_by, "seq": desc.seq, "layout_generation": desc.layout_generation},
+                       addr_size=desc.addr_size, arenascope_version=version.VERSION, time=now_text()),
+        "state": state_json(desc),
         "arenas": arenas,
         "stack": stack_json(stack),
         "guard": _band(desc.guard, desc.measured),
         "checks": checks_json(check_list),
         "verdict": figures.worst(check_list),
     }
+
+
+def now_text() -> str:
+    """The snapshot's source.time: now, UTC, ISO 8601 to the second."""
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def state_json(desc: Descriptor) -> dict:
+    """The snapshot's `state`: the descriptor's counters and flags (docs/snapshot-schema.md)."""
+    return {"invokes": desc.invokes, "in_invoke": desc.in_invoke, "measured": desc.measured,
+            "measured_by": desc.measured_by, "seq": desc.seq, "layout_generation": desc.layout_generation}
 
 
 def tasks_json(kernel, task_stacks) -> dict:

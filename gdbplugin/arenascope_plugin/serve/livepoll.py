@@ -32,6 +32,7 @@ from arenascope_plugin.decode.descriptor import DecodeError
 from arenascope_plugin.decode.locate import NotFoundError
 from arenascope_plugin.decode.session import TornReadError
 from arenascope_plugin.errors import ArenascopeError, TargetError
+from arenascope_plugin.serve.livememo import Memo
 
 HISTORY_POINTS = 600
 DEFAULT_SCAN_BUDGET = 256   # bytes of band scan per refresh
@@ -57,6 +58,8 @@ class LivePoller:
         self._expected: list[tuple[int, int]] = []
         self._last_seen: set[tuple[int, int]] = set()
         self.scanner = BandScanner(scan_budget)
+        self.memo = Memo()          # the last full refresh, replayed while the target's bytes stay the same
+        self._ctx = None
         self.scan_budget = scan_budget
         # Found once, then pinned: no RAM scan through the probe at every refresh.
         self.cache = {"pin": True}
@@ -91,12 +94,7 @@ class LivePoller:
             # it reads what this one does, and the band scans' slices after this refresh's.
             self.reader.ahead(self._expected + self.scanner.plan(after=1), also=self._ride())
         try:
-            ctx = pipeline.gather(self.target, self.settings, self.cache, self.scanner, verify=True)
-            if ctx.desc is not None and ctx.desc.halted_in_update:
-                self.torn += 1
-                raise TornError(f"the descriptor's seq stays odd ({ctx.desc.seq}): the target is inside an arenascope "
-                                "update (stopped there by a debugger, or stuck)")
-            snap = pipeline.snapshot(ctx)
+            snap, point, replayed = self._snapshot(core)
         except TornReadError as exc:
             self.torn += 1
             raise TornError(str(exc)) from None
@@ -109,22 +107,48 @@ class LivePoller:
             raise
         self._link_check(failures)
         scanned = set(self.scanner.take_reads())
-        seen = [p for p in self.reader.seen() if p not in scanned]
+        scans = self.scanner.take_calls()
+        got = [(p, d) for p, d in self.reader.got() if p not in scanned]
+        seen = [p for p, _ in got]
         # steady state: what this refresh and the last both read (not a walk after a layout change)
         self._expected, self._last_seen = [p for p in seen if p in self._last_seen], set(seen)
-        figs, stack = ctx.figs, ctx.stack
+        if not replayed:
+            self.memo.record(got, scans, self._ctx, core, self.settings, snap, point)
         now = time.time()
         self.refreshes += 1
         self._times.append(time.monotonic())
-        gap = (stack.hwm - stack.arena_end) if stack.hwm is not None and stack.arena_end is not None else None
-        self.history.append({"t_unix_s": round(now, 3), "used_bytes": figs[0].used if 0 in figs else 0,
-                             "stack_peak_bytes": stack.peak if stack.hwm is not None else None, "gap_bytes": gap})
+        self.history.append({"t_unix_s": round(now, 3), "used_bytes": point[0], "stack_peak_bytes": point[1],
+                             "gap_bytes": point[2]})
         snap["live"] = {"reader": getattr(self.reader, "name", "memory"), "captured_at_unix_s": round(now, 3),
                         "refresh_index": self.refreshes, "refresh_hz": round(self.rate(), 2),
                         "bytes_last_refresh": getattr(self.reader, "bytes", 0) - before, "link": "ok",
                         "link_error": None, "history": list(self.history)}
         self.last = snap
         return snap
+
+    def _snapshot(self, core) -> tuple[dict, tuple, bool]:
+        """(snapshot, history point, whether it was replayed): the last full refresh's when this
+        request brought its bytes again (livememo.py), else the pipeline's. Nothing is replayed
+        after a refresh that failed."""
+        try:
+            replayed = self.memo.replay(self.reader, self.scanner, core, self.settings)
+            return (*replayed, True) if replayed is not None else (*self._work(), False)
+        except Exception:
+            self.memo.forget()
+            raise
+
+    def _work(self) -> tuple[dict, tuple]:
+        """The pipeline's gather and snapshot for this refresh (the Context kept as ._ctx for the
+        memo), and its history point (used bytes, stack peak, arena-stack gap)."""
+        ctx = self._ctx = pipeline.gather(self.target, self.settings, self.cache, self.scanner, verify=True)
+        if ctx.desc is not None and ctx.desc.halted_in_update:
+            self.torn += 1
+            raise TornError(f"the descriptor's seq stays odd ({ctx.desc.seq}): the target is inside an arenascope "
+                            "update (stopped there by a debugger, or stuck)")
+        snap = pipeline.snapshot(ctx)
+        figs, stack = ctx.figs, ctx.stack
+        gap = (stack.hwm - stack.arena_end) if stack.hwm is not None and stack.arena_end is not None else None
+        return snap, (figs[0].used if 0 in figs else 0, stack.peak if stack.hwm is not None else None, gap)
 
     def _ride(self) -> str | None:
         """The core's state command when it is due, to ride in the reads' request when the link
