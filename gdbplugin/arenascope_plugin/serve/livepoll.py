@@ -15,6 +15,8 @@ the probe's round trip; paced, each refresh reads when it is due. What a refresh
 - a slice of the bands (the guard band, each arena's free band with its 0xAA canary, the painted
   stack), `scan_budget` bytes per refresh in turn: each band is re-read whole every few
   refreshes, and its figures are the host's from its first whole pass on (the agent's before).
+A refresh whose request brings the last full refresh's bytes again (the descriptor's counters
+aside) publishes that refresh's snapshot with the counters read now (livememo.py).
 The snapshot carries a "live" object (docs/snapshot-schema.md): reader, time, refresh rate,
 bytes read, link state and a history of used bytes, stack peak and the arena-stack gap.
 """
