@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from arenascope_plugin import pipeline
+from arenascope_plugin.acquire import batch as batch_module
 from arenascope_plugin.acquire import openocd
 from arenascope_plugin.acquire.batch import BatchedReader
 from arenascope_plugin.acquire.reader import CountingReader, ImageReader
@@ -295,3 +296,59 @@ def test_a_tcl_request_sent_ahead_is_read_later_and_the_replies_stay_in_order():
     assert link.call("f") == (True, "f")  # the link reconnects
     srv.close()
     link.close()
+
+
+def test_the_link_s_round_trip_is_measured_on_replies_waited_for(monkeypatch):
+    # On a clock of the test's own: a request read at once takes what its read takes; one sent
+    # ahead counts from its sending only when its reply was still to come (else the reply sat
+    # there for an unknown time, and says nothing).
+    clock = [10.0]
+    monkeypatch.setattr(batch_module.time, "monotonic", lambda: clock[0])
+
+    class Slow(LaterReader):
+        def read_many(self, pieces):
+            clock[0] += 0.020
+            return super().read_many(pieces)
+
+        def read_many_later(self, pieces, also=None):
+            collect = super().read_many_later(pieces, also)
+
+            def later():
+                clock[0] += self.wait
+                return collect()
+            return later
+    inner = Slow(ImageReader([(0x20000000, bytes(64))]))
+    batched = BatchedReader(inner)
+    assert batched.round_trip is None
+    batched.begin([(0x20000000, 8)])
+    assert batched.round_trip == pytest.approx(0.020)
+    inner.wait = 0.0                      # the reply was in before it was asked for: no sample
+    batched.ahead([(0x20000000, 8)])
+    clock[0] += 0.050
+    batched.begin([(0x20000000, 8)])
+    assert batched.round_trip == pytest.approx(0.020)
+    inner.wait = 0.004                    # waited for: 6 ms of work, then 4 ms of waiting
+    batched.ahead([(0x20000000, 8)])
+    clock[0] += 0.006
+    batched.begin([(0x20000000, 8)])
+    assert batched.round_trip == pytest.approx(0.015)  # the median of 20 and 10 ms
+
+
+def test_a_wait_shorter_than_the_round_trip_keeps_the_request_sent_ahead():
+    desc, table = demo_like()
+    image = bytearray(0x3000)
+    image[0:len(desc)] = desc
+    image[TABLE_ADDR - DESC_ADDR:TABLE_ADDR - DESC_ADDR + len(table)] = table
+    inner = LaterReader(ImageReader([(DESC_ADDR, image), (0xE000ED00, bytes(0x40))]))
+    poller = livepoll.LivePoller(pipeline.Target(inner, TableSymbols({"arenascope_descriptor": DESC_ADDR}),
+                                                 FixedCore(cortex_m=False)), pipeline.Settings())
+    stop = threading.Event()
+    stop.set()  # the waits return at once
+    for _ in range(3):  # the tables read, the steady reads learnt
+        poller.refresh()
+    poller.ahead = True
+    for keep in (True, False):
+        poller.refresh()
+        assert poller.reader.pending
+        livepoll._pause(poller, stop, 0.001, keep=keep)
+        assert poller.reader.pending is keep and poller.ahead is keep

@@ -28,6 +28,9 @@ keeps the replies in order, so a read the plan did not foresee, made meanwhile, 
 flight first and keeps it for its refresh. No thread: the host's work and the reply's parsing do
 not contend (a thread cost 0.4 ms of CPU a refresh, and in the rig's busy case the CPU is what the
 emulated link itself runs on)."""
+import collections
+import statistics
+import time
 from collections.abc import Callable
 
 from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
@@ -35,6 +38,7 @@ from arenascope_plugin.acquire.reader import MemoryReader, MemoryReadError
 MAX_PIECE = 1024        # a piece longer than this is not fetched ahead (a region table, a long scan)
 MAX_PLAN = 4096         # nor more than this in all, a refresh
 MAX_KEPT = 256          # constant pieces kept (each a word or a few: a vector, the code at a PC)
+WAITED_S = 0.0005       # a reply collected after waiting this long had not come yet: its round trip is known
 
 class BatchedReader(MemoryReader):
     """Wraps a reader with read_many (openocd.TclReader, rsp.RspReader). Counters (calls, bytes,
@@ -42,8 +46,9 @@ class BatchedReader(MemoryReader):
 
     def __init__(self, inner: MemoryReader, constants: list[tuple[int, int]] | tuple = ()) -> None:
         self.inner, self.name = inner, getattr(inner, "name", "memory")
-        # (pieces, the function reading their reply) of the request ahead() sent
-        self._ahead: tuple[list[tuple[int, int]], Callable[[], tuple]] | None = None
+        # (pieces, the function reading their reply, when it was sent) of the request ahead() sent
+        self._ahead: tuple[list[tuple[int, int]], Callable[[], tuple], float] | None = None
+        self._trips: collections.deque[float] = collections.deque(maxlen=8)
         self._constants = sorted(constants)
         self._kept: dict[tuple[int, int], bytes] = {}   # constant pieces, read once
         self._fetched: dict[tuple[int, int], bytes] = {}
@@ -75,7 +80,9 @@ class BatchedReader(MemoryReader):
         if not kept and not riding:
             return None
         try:
+            t0 = time.monotonic()
             got = many(kept, also) if riding else many(kept)
+            self._trips.append(time.monotonic() - t0)
         except MemoryReadError:
             return None
         self._fetched = dict(zip(kept, got, strict=True))
@@ -90,7 +97,14 @@ class BatchedReader(MemoryReader):
             return
         kept = self.fetch_plan(plan)
         if kept or also is not None:
-            self._ahead = (kept, later(kept, also))
+            self._ahead = (kept, later(kept, also), time.monotonic())
+
+    @property
+    def round_trip(self) -> float | None:
+        """The link's round trip for a refresh's request, in seconds: the median of the last 8
+        measured (a request read at once, or one sent ahead whose reply was waited for), None
+        before one was."""
+        return statistics.median(self._trips) if self._trips else None
 
     @property
     def pending(self) -> bool:
@@ -106,9 +120,12 @@ class BatchedReader(MemoryReader):
         if pending is None:
             return None
         try:
+            t0 = time.monotonic()
             got, result = pending[1]()
         except MemoryReadError:
             return None
+        if time.monotonic() - t0 > WAITED_S:  # it came while waited for: sent to here is its round trip
+            self._trips.append(time.monotonic() - pending[2])
         return pending[0], got, result
 
     def fetch_plan(self, plan: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -7,7 +7,9 @@ One refresh reads only what can change, in one request in steady state (acquire/
 the last two refreshes both read, and the band scanner's next slices, fetched together). Run flat
 out (the link slower than the rate asked), each refresh sends the next one's request before it
 works on its own reads (BatchedReader.ahead, over OpenOCD's Tcl port), so the host's work hides in
-the probe's round trip; paced, each refresh reads when it is due. What a refresh reads:
+the probe's round trip; paced, each refresh reads when it is due, unless the wait for it is
+shorter than the link's round trip (a rate near the link's limit): then its request goes ahead
+too. What a refresh reads:
 - the descriptor (132 B on Cortex-M, ABI 1.1: one self-checking read), through
   DescriptorSession: a torn read (seq odd, or changed under the read) is retried, and never
   published; the region tables are re-read only when layout_generation changes;
@@ -283,16 +285,21 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
             announced = seen[0] if seen is not None else announced
             publish(snap)
             wait = pacer.wait(time.monotonic())
-            poller.ahead = wait == 0  # back to back: the next refresh's request goes while it works
-            _pause(poller, stop, wait)
+            # The next refresh's request goes while this one works when they run back to back, or
+            # when the wait is shorter than the link's round trip: its reply would not come before
+            # the refresh is due anyway, and a rate near the link's limit holds (--hz N).
+            poller.ahead = wait == 0 or wait < (poller.reader.round_trip or 0.0)
+            _pause(poller, stop, wait, keep=poller.ahead)
     finally:
         poller.settle()
 
 
-def _pause(poller: LivePoller, stop: threading.Event, seconds: float) -> None:
+def _pause(poller: LivePoller, stop: threading.Event, seconds: float, keep: bool = False) -> None:
     """Waits `seconds` (until `stop`) before the next refresh; a request sent ahead for it is
-    dropped first when there is a wait (its data would be old)."""
+    dropped first when there is a wait (its data would be old), unless `keep`: its reply is due
+    no earlier than the refresh."""
     if seconds > 0:
-        poller.ahead = False
-        poller.settle()
+        if not keep:
+            poller.ahead = False
+            poller.settle()
         stop.wait(seconds)
