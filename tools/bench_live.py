@@ -23,7 +23,8 @@ half within a second (QEMU, the JTAG bridge and OpenOCD share the cores with the
 vCPU), so only phases side by side compare. Then the pacing: the poller at --hz N (default 20),
 its rate against N.
 Targets (issue 39): in every case at least 80 % of the link limit; at --hz N within 2 % of N when
-N is below the limit; at most 1 KiB a refresh. Prints the date, the figures and PASS/FAIL; exit
+N is below the limit (judged up to 90 % of the steady case's: the limit swings round by round); at
+most 1 KiB a refresh. Prints the date, the figures and PASS/FAIL; exit
 status 1 if a target is missed. --short (the test command): 2 rounds of 0.5 s a phase, figures
 printed, only the bytes judged (the rates need a machine that is not running the test suite).
 
@@ -50,6 +51,7 @@ from chain import Chain  # noqa: E402
 
 BLOCKS = 17   # 40 planned buffers + 162 tail regions = 202 regions
 TARGET_RATIO, TARGET_BYTES, PACE_TOLERANCE = 0.8, 1024, 0.02
+PACE_BELOW = 0.9  # --hz N is judged when N is at most this share of the steady case's link limit (which swings)
 DEMO_BUSY, DEMO_BUS_FAULT = 9, 3  # examples/demo/workload.h
 
 
@@ -215,12 +217,12 @@ def main():
               f"(target >= {TARGET_RATIO * 100:.0f} %: {verdict})")
     limit = cases["steady"]["limit"]
     off = paced["per_s"] / args.hz - 1
-    below = args.hz < TARGET_RATIO * limit
+    below = args.hz <= PACE_BELOW * limit
     pace_ok = abs(off) <= PACE_TOLERANCE if below else None
     pace = "not judged in --short" if args.short else "PASS" if pace_ok else "FAIL"
     print(f"  --hz {args.hz:g}: {paced['per_s']:.2f} refreshes/s, {off * 100:+.2f} % "
           + (f"(target within {PACE_TOLERANCE * 100:g} %: {pace})" if below else
-             f"(not judged: {args.hz:g} is above 80 % of this run's link limit, {limit:.0f}/s)"))
+             f"(not judged: {args.hz:g} is above {PACE_BELOW * 100:.0f} % of this run's link limit, {limit:.0f}/s)"))
     worst_bytes = max(c["bytes"] for c in cases.values())
     bytes_ok = worst_bytes <= TARGET_BYTES
     print(f"  bytes a refresh: at most {worst_bytes:.0f} B (target <= {TARGET_BYTES}: "
