@@ -272,7 +272,7 @@ def test_a_link_lost_during_an_agentless_refresh_is_not_taken_for_unreadable_obj
     poller = livepoll.LivePoller(target, pipeline.Settings(interpreter=INTERP))
     good = poller.refresh()
     reader.up = False
-    with pytest.raises(MemoryReadError, match="the link failed during this refresh: cannot connect"):
+    with pytest.raises(livepoll.LinkError, match="the link failed during this refresh: cannot connect"):
         poller.refresh()
     assert poller.last is good and poller.lost("gone")["live"]["link"] == "lost"
 

@@ -30,7 +30,6 @@ from collections.abc import Callable
 
 from arenascope_plugin import pipeline
 from arenascope_plugin.acquire.batch import BatchedReader
-from arenascope_plugin.acquire.reader import MemoryReadError
 from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.decode.descriptor import DecodeError
 from arenascope_plugin.decode.locate import NotFoundError
@@ -45,6 +44,10 @@ CATCH_UP_S = 0.25           # run(): how far behind its schedule the pacing stil
 
 class TornError(ArenascopeError):
     """This refresh saw the descriptor mid-update: nothing is published for it."""
+
+
+class LinkError(ArenascopeError):
+    """A read of this refresh failed because the link to the probe did: nothing is published."""
 
 
 class LivePoller:
@@ -80,7 +83,8 @@ class LivePoller:
 
     def refresh(self) -> dict:
         """One refresh: the snapshot (also kept as .last). Raises TornError (nothing published),
-        MemoryReadError (the link or the target), DecodeError (a corrupt descriptor), TargetError."""
+        LinkError (the link), MemoryReadError (the target), DecodeError (a corrupt descriptor),
+        TargetError."""
         before = getattr(self.reader, "bytes", 0)
         failures = getattr(self.reader, "link_failures", 0)
         rearm = getattr(getattr(self.reader, "link", None), "rearm", None)
@@ -167,10 +171,10 @@ class LivePoller:
         self.reader.take_ahead()
 
     def _link_check(self, failures: int) -> None:
-        """MemoryReadError when a read of this refresh failed because the link did: the stages took
-        it for unreadable memory (a TFLM object "not readable"); nothing of it is published."""
+        """LinkError when a read of this refresh failed because the link did: the stages took it
+        for unreadable memory (a TFLM object "not readable"); nothing of it is published."""
         if getattr(self.reader, "link_failures", 0) != failures:
-            raise MemoryReadError(0, 0, f"the link failed during this refresh: {self.reader.last_link_error}")
+            raise LinkError(f"the link failed during this refresh: {self.reader.last_link_error}")
 
     def since_last_refresh(self) -> float | None:
         """Seconds since the last good refresh (None: there was none)."""
@@ -198,10 +202,11 @@ class LivePoller:
         return snap
 
 
-def fault_seen(snap: dict) -> tuple[tuple, str] | None:
-    """(key, the line to say) for a fault of this boot in a live snapshot, or None: the key
-    (exception, the faulting PC, the fault's registers, source) tells one fault from the next, so
-    each is said once."""
+def fault_seen(snap: dict) -> tuple[tuple, str, str] | None:
+    """(key, verdict, the line to say) for a fault of this boot in a live snapshot, or None: the
+    key (exception, the faulting PC, the fault's registers, source) tells one fault from the next,
+    so each is said once, and again only when its verdict changes (the band scans that came in
+    after the fault tell more: a guard band read before the stack reached it)."""
     f = snap.get("fault")
     if not f or f.get("stale"):
         return None
@@ -209,9 +214,8 @@ def fault_seen(snap: dict) -> tuple[tuple, str] | None:
     first = f["verdicts"][0]["headline"] if f.get("verdicts") else "no arena verdict"
     where = f" at {f['pc_where']}" if f.get("pc_where") else ""
     regs = tuple(r.get("value") for r in f.get("registers") or [] if isinstance(r, dict))
-    return ((f.get("exception"), pc, regs, f.get("source")),
-            f"fault seen while polling: {f.get('exception') or 'an exception'}{where}; {first} "
-            "(halt and run `arena fault` for the evidence)")
+    return ((f.get("exception"), pc, regs, f.get("source")), first,
+            f"{f.get('exception') or 'an exception'}{where}; {first} (halt and run `arena fault` for the evidence)")
 
 
 def _gist(why: str) -> str:
@@ -250,7 +254,7 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
     period = 1.0 / hz
     pacer = Pacer(hz, time.monotonic())
     trouble = None
-    announced = None  # the last fault said (fault_seen's key)
+    announced = None  # the last fault said (fault_seen's key and verdict)
     try:
         while not stop.is_set():
             try:
@@ -260,6 +264,7 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
                     report(f"torn read discarded: {exc}" + ("" if poller.last else " (no good data yet)"))
                     trouble = poller.trouble = "torn"
                 _pause(poller, stop, period)
+                pacer = Pacer(hz, time.monotonic())  # the pause was meant: no burst to make it up
                 continue
             except ArenascopeError as exc:
                 if stop.is_set():
@@ -275,14 +280,16 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
                         publish(lost)
                     trouble = poller.trouble = why
                 _pause(poller, stop, interval_errors)
+                pacer = Pacer(hz, time.monotonic())
                 continue
             if trouble is not None:
                 report(f"live reads work again (refresh {poller.refreshes})")
                 trouble = poller.trouble = None
             seen = fault_seen(snap)
-            if seen is not None and seen[0] != announced:
-                report(seen[1])  # once a fault: the front end says it where the user looks (GDB, stderr)
-            announced = seen[0] if seen is not None else announced
+            if seen is not None and seen[:2] != announced:  # once a fault and verdict: where the user looks
+                lead = "the fault verdict changed" if announced is not None and seen[0] == announced[0] else "fault seen"
+                report(f"{lead} while polling: {seen[2]}")
+                announced = seen[:2]
             publish(snap)
             wait = pacer.wait(time.monotonic())
             # The next refresh's request goes while this one works when they run back to back, or
