@@ -287,7 +287,8 @@ def run(poller: LivePoller, publish: Callable[[dict], object], hz: float, stop: 
                 trouble = poller.trouble = None
             seen = fault_seen(snap)
             if seen is not None and seen[:2] != announced:  # once a fault and verdict: where the user looks
-                lead = "the fault verdict changed" if announced is not None and seen[0] == announced[0] else "fault seen"
+                again = announced is not None and seen[0] == announced[0]
+                lead = "the fault verdict changed" if again else "fault seen"
                 report(f"{lead} while polling: {seen[2]}")
                 announced = seen[:2]
             publish(snap)
