@@ -2,7 +2,9 @@
 numbers are worked out by hand in the comments, or taken from the real TFLM figures."""
 import json
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from arenascope_plugin.acquire.reader import ImageReader
 from arenascope_plugin.analyse import figures
@@ -290,3 +292,24 @@ def test_a_stack_never_painted_has_no_peak_in_any_output():
     reached = fig.StackFigures(low=0x1000, high=0x2000, sp=0x1F00, hwm=0x1000, source="scan", painted=False,
                                arena_end=0xF00, reach_low=0xF80)
     assert reached.peak == 0x1080  # the post-mortem's evidence counts without paint
+
+
+def _changed_range_word_by_word(data, pattern):
+    """The agent's definition, a word at a time (the reference figures.changed_range must match)."""
+    word = pattern.to_bytes(4, "little")
+    n = len(data) // 4 * 4
+    lo = next((i for i in range(0, n, 4) if data[i:i + 4] != word), None)
+    if lo is None:
+        return NONE, NONE
+    return lo, next(i for i in range(n - 4, lo - 4, -4) if data[i:i + 4] != word) + 4
+
+
+@hypothesis.settings(max_examples=500, deadline=None)
+@hypothesis.given(st.integers(0, 300), st.lists(st.tuples(st.integers(0, 299), st.integers(0, 255)), max_size=4),
+                  st.sampled_from([0xAAAAAAAA, 0xCCCCCCCC, 0x12345678]))
+def test_changed_range_by_binary_search_is_the_word_by_word_one(size, writes, pattern):
+    data = bytearray(pattern.to_bytes(4, "little") * (size // 4 + 1))[:size]
+    for at, value in writes:
+        if at < size:
+            data[at] = value
+    assert figures.changed_range(bytes(data), pattern) == _changed_range_word_by_word(bytes(data), pattern)

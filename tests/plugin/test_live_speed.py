@@ -18,7 +18,7 @@ from arenascope_plugin.acquire.symbols import FixedCore, TableSymbols
 from arenascope_plugin.analyse.bands import BandScanner
 from arenascope_plugin.present import jsontext
 from arenascope_plugin.serve import livepoll
-from conftest import DESC_ADDR, TABLE_ADDR, demo_like
+from conftest import DESC_ADDR, NONE, TABLE_ADDR, demo_like
 from test_live_exit import fake_openocd
 
 
@@ -352,3 +352,22 @@ def test_a_wait_shorter_than_the_round_trip_keeps_the_request_sent_ahead():
         assert poller.reader.pending
         livepoll._pause(poller, stop, 0.001, keep=keep)
         assert poller.reader.pending is keep and poller.ahead is keep
+
+
+def test_a_write_into_a_band_shows_at_the_slice_that_reads_it():
+    # A 1 KiB canary band read 64 B a call: after the first whole pass, a word overwritten at +520
+    # shows at the call that reads +512..+576, not at the end of the pass (8 calls later), and a
+    # write behind the cursor shows when the next pass reaches it.
+    band = bytearray(b"\xaa" * 1024)
+    reader = ImageReader([])
+    reader.read = lambda addr, n: bytes(band[addr - 0x20000000:addr - 0x20000000 + n])
+    scanner = BandScanner(64)
+    bands = [("free", 0x20000000, 0x20000400, 0xAAAAAAAA)]
+    first = [scanner.measure(reader, bands)["free"] for _ in range(16)]
+    assert first == [None] * 15 + [(NONE, NONE, True)]  # nothing before the first whole pass
+    band[520:524] = b"\x00\x00\x00\x00"
+    got = [scanner.measure(reader, bands)["free"] for _ in range(16)]
+    assert got[:8] == [(NONE, NONE, True)] * 8 and got[8:] == [(520, 524, True)] * 8
+    band[100:104] = b"\x01\x00\x00\x00"   # the cursor is at 0 again: read at the next call's slice
+    assert scanner.measure(reader, bands)["free"] == (520, 524, True)   # +0..+64
+    assert scanner.measure(reader, bands)["free"] == (100, 524, True)   # +64..+128

@@ -1,6 +1,7 @@
 """One scanner for the filled bands (the guard band and each arena's free band, 0xAA canary; the
 painted stack, 0xCC): a whole scan at a stop, or `budget` bytes per call in turn while the core
-runs (the live poller), each band re-read whole every few calls. The result of a band is
+runs (the live poller), each band re-read whole every few calls; from its first whole pass on, a
+band's result is its bytes as last read, so a change shows at the call that reads it. The result of a band is
 (touched_lo, touched_hi, painted): the offsets of the lowest and highest word that lost the
 pattern (figures.changed_range; abi.NONE when none did) and whether any patterned word is left."""
 from collections.abc import Iterable
@@ -46,15 +47,21 @@ class _Partial:
         return min(budget, left) // 4 * 4 or min(4, left)
 
     def step(self, reader, budget):
-        """Reads up to budget bytes at the cursor; returns the bytes read."""
+        """Reads up to budget bytes at the cursor; returns the bytes read. After the first whole
+        pass the result is the band's as last read, word by word: a slice that changed moves it
+        at once (a write into the band shows at the refresh that reads it, not a pass later)."""
         n = self.next_len(budget)
         if n <= 0:
             return 0
         self.reads.append((self.low + self.cursor, n))
-        self.data[self.cursor:self.cursor + n] = reader.read(self.low + self.cursor, n)
+        new = reader.read(self.low + self.cursor, n)
+        changed = self.data[self.cursor:self.cursor + n] != new
+        self.data[self.cursor:self.cursor + n] = new
         self.cursor += n
         if self.cursor >= len(self.data):
             self.result, self.cursor = _result(self.data, self.pattern), 0
+        elif changed and self.result is not None:
+            self.result = _result(self.data, self.pattern)
         return n
 
 

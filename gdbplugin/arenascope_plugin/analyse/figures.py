@@ -163,13 +163,22 @@ def changed_range(data: bytes, pattern: int) -> tuple[int, int]:
     """(first, end) byte offsets of the words of data that differ from the 32-bit pattern, as the
     agent's arenascope_measure computes them (whole little-endian words; a partial last word is
     ignored), or (NONE, NONE) when every word holds it."""
-    word = pattern.to_bytes(4, "little")
-    n = len(data) // 4 * 4
-    lo = next((i for i in range(0, n, 4) if data[i:i + 4] != word), None)
-    if lo is None:
+    words = len(data) // 4
+    body, full = bytes(data[:4 * words]), pattern.to_bytes(4, "little") * words
+    if body == full:
         return abi.NONE, abi.NONE
-    hi = next(i for i in range(n - 4, lo - 4, -4) if data[i:i + 4] != word) + 4
-    return lo, hi
+    # Binary searches on whole-slice comparisons (memcmp), not a Python loop a word: the live
+    # poller asks again at each slice of a band that changed (analyse/bands.py).
+    a, b = 0, words          # the first a words hold the pattern, the first b do not
+    while b - a > 1:
+        k = (a + b) // 2
+        a, b = (k, b) if body[:4 * k] == full[:4 * k] else (a, k)
+    lo = a                   # the first differing word
+    a, b = lo, words         # the words from b on hold the pattern, those from a do not
+    while b - a > 1:
+        k = (a + b) // 2
+        a, b = (a, k) if body[4 * k:] == full[4 * k:] else (k, b)
+    return 4 * lo, 4 * b     # b: just past the last differing word
 
 
 def used_bytes(head: int, temp: int, tail: int, size: int) -> int:
