@@ -61,11 +61,14 @@ class Image(MemoryReader):
         self.put(PHASE, "<I", self.word(PHASE, "<I") + phases)
 
 
-def poller(image, core=None, replay=True):
+def poller(image, core=None, replay=True, warm=0):
+    """A live poller on `image`, `warm` refreshes done (the tables read, the steady reads learnt)."""
     p = livepoll.LivePoller(pipeline.Target(image, TableSymbols({"arenascope_descriptor": DESC_ADDR}),
                                             core or FixedCore()), pipeline.Settings(), scan_budget=64)
     if not replay:
         p.memo.replay = lambda *_a: None
+    for _ in range(warm):
+        p.refresh()
     return p
 
 
@@ -110,9 +113,7 @@ def test_replayed_snapshots_are_the_pipelines_at_every_step(monkeypatch):
 def test_a_replay_carries_the_counters_read_now(monkeypatch):
     monkeypatch.setattr(livememo, "FULL_AFTER_S", 1e9)
     image = Image()
-    p = poller(image)
-    for _ in range(3):
-        p.refresh()
+    p = poller(image, warm=3)
     image.bump(phases=3)  # seq 10 -> 12, invoke_phase 6 -> 9: 4 inferences done, one running
     hits = p.memo.hits
     snap = p.refresh()
@@ -123,9 +124,7 @@ def test_a_replay_carries_the_counters_read_now(monkeypatch):
 def test_an_update_under_way_is_not_replayed(monkeypatch):
     monkeypatch.setattr(livememo, "FULL_AFTER_S", 1e9)
     image = Image()
-    p = poller(image)
-    for _ in range(3):
-        p.refresh()
+    p = poller(image, warm=3)
     image.put(CHECK, "<H", 12)  # seq_check written, seq not yet: the agent is inside an update
     hits = p.memo.hits
     with pytest.raises(livepoll.TornError):
@@ -139,9 +138,7 @@ def test_no_replay_where_the_pipeline_might_answer_otherwise(monkeypatch, why):
     monkeypatch.setattr(livememo.time, "monotonic", lambda: clock[0])
     image = Image(minor=0 if why == "abi 1.0" else 1)
     core = FixedCore({"pc": 0x1000, "sp": STACK[1] - 64}) if why == "halted" else None
-    p = poller(image, core)
-    for _ in range(3):
-        p.refresh()
+    p = poller(image, core, warm=3)
     if why == "settings":
         p.settings = dataclasses.replace(p.settings, stack_paint_pattern=0xCDCDCDCD)
     if why == "clock":

@@ -141,12 +141,9 @@ class BatchedReader(MemoryReader):
             total += p[1]
         return kept
 
-    def seen(self) -> list[tuple[int, int]]:
-        """The pieces this refresh read, in order (what the next one is expected to read)."""
-        return [p for p, _ in self._seen]
-
     def got(self) -> list[tuple[tuple[int, int], bytes]]:
-        """[(piece, its bytes)] this refresh read, in order (serve/livememo.py compares them)."""
+        """[(piece, its bytes)] this refresh read, in order: what the next one is expected to read,
+        and what serve/livememo.py compares."""
         return list(self._seen)
 
     def peek(self, piece: tuple[int, int]) -> bytes | None:

@@ -34,6 +34,7 @@ FULL_AFTER_S = 0.25  # a full refresh at least this often
 class _Entry:
     reads: list[tuple[tuple[int, int], bytes]]   # the full refresh's reads outside the band scans
     masked: list[tuple[int, int]]                # [lo, hi) of the descriptor's counters
+    block: tuple[int, int]                       # the read holding all three (the descriptor's one read)
     desc: object                                 # its Descriptor
     scans: list[tuple[list, dict]]               # the scanner's measure() calls: (bands, results)
     core: tuple                                  # the core's state then
@@ -75,12 +76,6 @@ def _masked(piece: tuple[int, int], data: bytes, ranges: list[tuple[int, int]]) 
     return bytes(out)
 
 
-def _u(data: bytes, piece: tuple[int, int], addr: int, fmt: str) -> int | None:
-    off = addr - piece[0]
-    size = struct.calcsize(fmt)
-    return struct.unpack_from(fmt, data, off)[0] if 0 <= off and off + size <= piece[1] else None
-
-
 class Memo:
     """The last full refresh of a live poller, and its replay. hits: refreshes replayed."""
 
@@ -91,15 +86,16 @@ class Memo:
     def forget(self) -> None:
         self.entry = None
 
-    def record(self, reads, scans, ctx, core, settings, snap: dict, point: tuple) -> None:
+    def record(self, reads, scans, desc, core, settings, snap: dict, point: tuple) -> None:
         """Keeps a full refresh: its reads [(piece, bytes)] outside the band scans, the scanner's
-        measure() calls, the Context, the core, the settings, its snapshot and history point."""
-        ranges = counter_ranges(ctx.desc)
+        measure() calls, its Descriptor, the core, the settings, its snapshot and history point."""
+        ranges = counter_ranges(desc)
         key = core_key(core)
-        if ranges is None or key is None or snap.get("fault"):
+        block = next((p for p, _ in reads if ranges and p[0] <= ranges[0][0] and ranges[-1][1] <= p[0] + p[1]), None)
+        if block is None or key is None or snap.get("fault"):
             self.entry = None
             return
-        self.entry = _Entry([(p, _masked(p, d, ranges)) for p, d in reads], ranges, ctx.desc, scans, key,
+        self.entry = _Entry([(p, _masked(p, d, ranges)) for p, d in reads], ranges, block, desc, scans, key,
                             copy.copy(settings), snap, point, time.monotonic())
 
     def replay(self, reader, scanner, core, settings) -> tuple[dict, tuple] | None:
@@ -132,15 +128,9 @@ class Memo:
 
     @staticmethod
     def _counters(reader, e: _Entry) -> tuple[int, int] | None:
-        """(seq, invoke_phase) from the descriptor's piece in this request, when seq is even and
+        """(seq, invoke_phase) from the descriptor's read in this request, when seq is even and
         equal to seq_check (an update was not under way), else None."""
-        (seq_lo, _), (phase_lo, _), (check_lo, _) = e.masked
-        for piece, _ in e.reads:
-            data = reader.peek(piece)
-            if data is None:
-                continue
-            seq, phase, check = _u(data, piece, seq_lo, "<H"), _u(data, piece, phase_lo, "<I"), \
-                _u(data, piece, check_lo, "<H")
-            if seq is not None and phase is not None and check is not None:
-                return (seq, phase) if seq % 2 == 0 and seq == check else None
-        return None
+        data, lo = reader.peek(e.block), e.block[0]  # there: replay() compared it
+        (seq_at, _), (phase_at, _), (check_at, _) = e.masked
+        seq, check = struct.unpack_from("<H", data, seq_at - lo)[0], struct.unpack_from("<H", data, check_at - lo)[0]
+        return (seq, struct.unpack_from("<I", data, phase_at - lo)[0]) if seq % 2 == 0 and seq == check else None

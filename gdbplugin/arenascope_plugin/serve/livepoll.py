@@ -66,7 +66,6 @@ class LivePoller:
         self._last_seen: set[tuple[int, int]] = set()
         self.scanner = BandScanner(scan_budget)
         self.memo = Memo()          # the last full refresh, replayed while the target's bytes stay the same
-        self._ctx = None
         self.scan_budget = scan_budget
         # Found once, then pinned: no RAM scan through the probe at every refresh.
         self.cache = {"pin": True}
@@ -102,7 +101,7 @@ class LivePoller:
             # it reads what this one does, and the band scans' slices after this refresh's.
             self.reader.ahead(self._expected + self.scanner.plan(after=1), also=self._ride())
         try:
-            snap, point, replayed = self._snapshot(core)
+            snap, point, ctx = self._snapshot(core)
         except TornReadError as exc:
             self.torn += 1
             raise TornError(str(exc)) from None
@@ -120,8 +119,8 @@ class LivePoller:
         seen = [p for p, _ in got]
         # steady state: what this refresh and the last both read (not a walk after a layout change)
         self._expected, self._last_seen = [p for p in seen if p in self._last_seen], set(seen)
-        if not replayed:
-            self.memo.record(got, scans, self._ctx, core, self.settings, snap, point)
+        if ctx is not None:  # worked out, not replayed
+            self.memo.record(got, scans, ctx.desc, core, self.settings, snap, point)
         now = time.time()
         self.refreshes += 1
         self._times.append(time.monotonic())
@@ -134,21 +133,21 @@ class LivePoller:
         self.last = snap
         return snap
 
-    def _snapshot(self, core) -> tuple[dict, tuple, bool]:
-        """(snapshot, history point, whether it was replayed): the last full refresh's when this
-        request brought its bytes again (livememo.py), else the pipeline's. Nothing is replayed
-        after a refresh that failed."""
+    def _snapshot(self, core) -> tuple[dict, tuple, pipeline.Context | None]:
+        """(snapshot, history point, the Context it was worked out from): the last full refresh's,
+        with None, when this request brought its bytes again (livememo.py), else the pipeline's.
+        Nothing is replayed after a refresh that failed."""
         try:
             replayed = self.memo.replay(self.reader, self.scanner, core, self.settings)
-            return (*replayed, True) if replayed is not None else (*self._work(), False)
+            return (*replayed, None) if replayed is not None else self._work()
         except Exception:
             self.memo.forget()
             raise
 
-    def _work(self) -> tuple[dict, tuple]:
-        """The pipeline's gather and snapshot for this refresh (the Context kept as ._ctx for the
-        memo), and its history point (used bytes, stack peak, arena-stack gap)."""
-        ctx = self._ctx = pipeline.gather(self.target, self.settings, self.cache, self.scanner, verify=True)
+    def _work(self) -> tuple[dict, tuple, pipeline.Context]:
+        """The pipeline's gather and snapshot for this refresh, its history point (used bytes,
+        stack peak, arena-stack gap) and its Context (the memo keeps its descriptor)."""
+        ctx = pipeline.gather(self.target, self.settings, self.cache, self.scanner, verify=True)
         if ctx.desc is not None and ctx.desc.halted_in_update:
             self.torn += 1
             raise TornError(f"the descriptor's seq stays odd ({ctx.desc.seq}): the target is inside an arenascope "
@@ -156,7 +155,7 @@ class LivePoller:
         snap = pipeline.snapshot(ctx)
         figs, stack = ctx.figs, ctx.stack
         gap = (stack.hwm - stack.arena_end) if stack.hwm is not None and stack.arena_end is not None else None
-        return snap, (figs[0].used if 0 in figs else 0, stack.peak if stack.hwm is not None else None, gap)
+        return snap, (figs[0].used if 0 in figs else 0, stack.peak if stack.hwm is not None else None, gap), ctx
 
     def _ride(self) -> str | None:
         """The core's state command when it is due, to ride in the reads' request when the link
